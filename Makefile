@@ -1,0 +1,30 @@
+# wirebench — a thin veneer over cargo. `make help` lists the targets.
+CARGO ?= cargo
+RELEASE := $(CARGO) run --release --quiet --
+ADDR ?= 127.0.0.1:8090
+FORMAT ?= json
+COUNT ?= 1
+
+.PHONY: help serve test lint fmt fixtures bless generate check-generated bench bench-quick bench-http bench-codec bench-sizes bench-peers report explain
+
+help:
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
+
+serve: ## run the HTTP server on $(ADDR)
+	$(RELEASE) serve --addr $(ADDR)
+
+test: ## every test (unit, integration, golden, differential, hostile)
+	$(CARGO) test --all-targets
+
+lint: ## rustfmt check and clippy with warnings as errors
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --all-targets -- -D warnings
+
+fmt:
+	$(CARGO) fmt --all
+
+fixtures: ## rewrite fixtures/catalog.json from the generator
+	$(RELEASE) fixtures
+
+bless: ## rewrite golden files from the current encoders (review the diff!)
+	UPDATE_GOLDEN=1 $(CARGO) test --test golden

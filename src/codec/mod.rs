@@ -1,0 +1,152 @@
+//! The five wire formats behind one [`Format`] type.
+//!
+//! | format | self-describing? | integers | strings | records | optional |
+//! |---|---|---|---|---|---|
+//! | JSON | yes: keys and punctuation | decimal text | quoted, escaped | `{"key":value,…}` | `null` |
+//! | MessagePack | yes: keys + 1-byte markers | smallest big-endian width | marker + length | map of key → value | `nil` |
+//! | Avro | no: the schema is the order | zigzag varint | varint length + bytes | fields back to back | union index 0/1 |
+//! | Protobuf | partly: field numbers + wire types | varint | key + varint length | length-delimited submessage | field present or not |
+//! | FlatBuffers | no: vtables locate fields | fixed little-endian, aligned | u32 length + bytes + NUL | table + vtable of offsets | field absent from vtable |
+//!
+//! Every encoder appends to a caller's `Vec<u8>` (clear it to reuse the
+//! allocation) and takes a slice of products, so the server can encode the
+//! first N products of its prepared catalog without copying them. Every decoder
+//! ends in our domain types and validates them.
+//!
+//! **Architecture Invariant:** codecs never do I/O and never import `http`,
+//! `load`, `bench` or `report`.
+
+pub mod avro;
+pub mod cursor;
+pub mod error;
+pub mod flatbuffers;
+pub mod json;
+pub mod msgpack;
+pub mod protobuf;
+pub mod varint;
+
+pub use error::{DecodeError, EncodeError, ErrorKind};
+
+use crate::model::{Catalog, Product};
+use std::fmt;
+
+/// One of the five wire formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Format {
+    Json,
+    Msgpack,
+    Protobuf,
+    Avro,
+    Flatbuffers,
+}
+
+impl Format {
+    /// Every format, in the order tables and charts use.
+    pub const ALL: [Format; 5] = [
+        Format::Json,
+        Format::Msgpack,
+        Format::Protobuf,
+        Format::Avro,
+        Format::Flatbuffers,
+    ];
+
+    /// The name used in URLs, CLI flags and result files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Json => "json",
+            Format::Msgpack => "msgpack",
+            Format::Protobuf => "protobuf",
+            Format::Avro => "avro",
+            Format::Flatbuffers => "flatbuffers",
+        }
+    }
+
+    /// Parses [`Format::name`] (exact, lowercase).
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// The HTTP `Content-Type` (see README "Content types" for the sources).
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Format::Json => "application/json",
+            Format::Msgpack => "application/vnd.msgpack",
+            Format::Protobuf => "application/protobuf",
+            Format::Avro => "avro/binary",
+            Format::Flatbuffers => "application/x-flatbuffers",
+        }
+    }
+
+    /// File extension of golden files and saved payloads.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Json => "json",
+            Format::Msgpack => "msgpack",
+            Format::Protobuf => "pb",
+            Format::Avro => "avro",
+            Format::Flatbuffers => "fb",
+        }
+    }
+
+    /// Appends the encoding of `Catalog { products }` to `out`.
+    pub fn encode(self, products: &[Product], out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        match self {
+            Format::Json => json::encode(products, out),
+            Format::Msgpack => msgpack::encode(products, out),
+            Format::Protobuf => protobuf::encode(products, out),
+            Format::Avro => avro::encode(products, out),
+            Format::Flatbuffers => flatbuffers::encode(products, out),
+        }
+    }
+
+    /// Parses a whole payload into a validated catalog.
+    pub fn decode(self, bytes: &[u8]) -> Result<Catalog, DecodeError> {
+        match self {
+            Format::Json => json::decode(bytes),
+            Format::Msgpack => msgpack::decode(bytes),
+            Format::Protobuf => protobuf::decode(bytes),
+            Format::Avro => avro::decode(bytes),
+            Format::Flatbuffers => flatbuffers::decode(bytes),
+        }
+    }
+
+    /// Convenience: a fresh buffer holding the encoding.
+    pub fn encode_to_vec(self, products: &[Product]) -> Result<Vec<u8>, EncodeError> {
+        let mut out = Vec::new();
+        self.encode(products, &mut out)?;
+        Ok(out)
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Format, String> {
+        Format::from_name(s).ok_or_else(|| {
+            let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+            format!("unknown format {s:?}; expected one of {}", names.join(", "))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for f in Format::ALL {
+            assert_eq!(Format::from_name(f.name()), Some(f));
+            assert_eq!(f.name().parse::<Format>().unwrap(), f);
+        }
+        assert_eq!(
+            "xml".parse::<Format>().unwrap_err(),
+            "unknown format \"xml\"; expected one of json, msgpack, protobuf, avro, flatbuffers"
+        );
+    }
+}

@@ -1,0 +1,146 @@
+//! LEB128 varints and zigzag: the integer encodings of Avro and Protobuf.
+//!
+//! # Wire format
+//!
+//! Seven value bits per byte, least significant group first; the high bit of
+//! each byte says "more follows". 300 = 0b1_0010_1100 → `AC 02`.
+//! Zigzag maps signed to unsigned so small magnitudes stay short:
+//! 0→0, -1→1, 1→2, -2→3 … (`(n << 1) ^ (n >> 63)`), so -1 is the single byte `01`.
+//! A u64 needs at most 10 bytes; a longer run of continuation bits, or a 10th
+//! byte above 1, is an error (it would overflow), never a loop.
+
+use super::cursor::Cursor;
+use super::error::{DecodeError, ErrorKind};
+
+/// Most bytes a 64-bit varint may take.
+pub const MAX_LEN: usize = 10;
+
+/// Appends `v` as LEB128.
+#[inline]
+pub fn write_u64(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Zigzag-encodes `v` then appends it as LEB128.
+#[inline]
+pub fn write_i64_zigzag(out: &mut Vec<u8>, v: i64) {
+    write_u64(out, zigzag_encode(v));
+}
+
+#[inline]
+pub fn zigzag_encode(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+#[inline]
+pub fn zigzag_decode(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+/// Bytes `v` takes as LEB128.
+pub fn len_u64(v: u64) -> usize {
+    ((64 - (v | 1).leading_zeros() as usize) + 6) / 7
+}
+
+/// Reads one LEB128 u64.
+#[inline]
+pub fn read_u64(c: &mut Cursor<'_>, what: &'static str) -> Result<u64, DecodeError> {
+    let start = c.pos();
+    let mut v: u64 = 0;
+    for i in 0..MAX_LEN {
+        let b = c.u8(what)?;
+        if i == MAX_LEN - 1 && b > 1 {
+            return Err(DecodeError::new(
+                start,
+                ErrorKind::OutOfRange {
+                    what,
+                    value: "varint longer than 64 bits".into(),
+                },
+            ));
+        }
+        v |= u64::from(b & 0x7f) << (7 * i);
+        if b < 0x80 {
+            return Ok(v);
+        }
+    }
+    Err(DecodeError::new(
+        start,
+        ErrorKind::OutOfRange {
+            what,
+            value: "varint longer than 10 bytes".into(),
+        },
+    ))
+}
+
+/// Reads one zigzag LEB128 i64.
+#[inline]
+pub fn read_i64_zigzag(c: &mut Cursor<'_>, what: &'static str) -> Result<i64, DecodeError> {
+    read_u64(c, what).map(zigzag_decode)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn enc(v: u64) -> Vec<u8> {
+        let mut out = Vec::new();
+        write_u64(&mut out, v);
+        out
+    }
+
+    #[test]
+    fn known_encodings() {
+        assert_eq!(enc(0), [0x00]);
+        assert_eq!(enc(1), [0x01]);
+        assert_eq!(enc(127), [0x7f]);
+        assert_eq!(enc(128), [0x80, 0x01]);
+        assert_eq!(enc(300), [0xac, 0x02]);
+        assert_eq!(
+            enc(u64::MAX),
+            [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]
+        );
+    }
+
+    #[test]
+    fn zigzag_table() {
+        for (n, z) in [
+            (0i64, 0u64),
+            (-1, 1),
+            (1, 2),
+            (-2, 3),
+            (2, 4),
+            (i64::MAX, u64::MAX - 1),
+            (i64::MIN, u64::MAX),
+        ] {
+            assert_eq!(zigzag_encode(n), z);
+            assert_eq!(zigzag_decode(z), n);
+        }
+    }
+
+    #[test]
+    fn every_length_boundary_round_trips() {
+        for k in 0..64 {
+            for v in [(1u64 << k) - 1, 1u64 << k, (1u64 << k) + 1] {
+                let bytes = enc(v);
+                assert_eq!(bytes.len(), len_u64(v), "{v}");
+                let mut c = Cursor::new(&bytes);
+                assert_eq!(read_u64(&mut c, "v").unwrap(), v);
+                assert!(c.is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn overlong_and_truncated_are_errors() {
+        let mut c = Cursor::new(&[0xff; 11]);
+        assert!(read_u64(&mut c, "v").is_err());
+        let mut c = Cursor::new(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02]);
+        assert!(read_u64(&mut c, "v").is_err());
+        let mut c = Cursor::new(&[0x80]);
+        assert!(matches!(read_u64(&mut c, "v").unwrap_err().kind, ErrorKind::Eof { .. }));
+    }
+}

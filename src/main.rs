@@ -1,0 +1,50 @@
+//! The `wirebench` binary: parses the subcommand and hands the rest of the
+//! arguments to the module that owns it. No logic lives here.
+
+use std::process::ExitCode;
+use wirebench::cli::Args;
+
+const USAGE: &str = "\
+wirebench — what each serialization format really costs on an HTTP path
+
+USAGE: wirebench <COMMAND> [FLAGS]
+
+COMMANDS:
+  serve         run the catalog HTTP server (default 127.0.0.1:8090)
+  bench         HTTP load generator: closed loop, open loop (--rate), or --url
+  codec-bench   codec microbenchmarks -> results/codec.txt
+  sizes         raw and gzip payload sizes -> results/sizes.csv
+  report        results/*.{txt,csv} -> results/REPORT.md, medians.json, charts
+  explain       annotated byte-by-byte dump of a payload
+  fixtures      write fixtures/catalog.json (the canonical 1,000 products)
+  help          this text
+
+Run `wirebench <COMMAND> --help` for the flags of one command.
+";
+
+fn main() -> ExitCode {
+    let mut argv = std::env::args().skip(1);
+    let cmd = argv.next().unwrap_or_else(|| "help".to_string());
+    let mut args = Args::new(argv);
+    let result = match cmd.as_str() {
+        "serve" => wirebench::http::cli_main(&mut args),
+        "bench" => wirebench::load::cli_main(&mut args),
+        "codec-bench" => wirebench::bench::cli_codec_bench(&mut args),
+        "sizes" => wirebench::bench::cli_sizes(&mut args),
+        "report" => wirebench::report::cli_main(&mut args),
+        "explain" => wirebench::explain::cli_main(&mut args),
+        "fixtures" => wirebench::fixtures::cli_main(&mut args),
+        "help" | "--help" | "-h" => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        other => Err(format!("unknown command {other:?}\n\n{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(msg) => {
+            eprintln!("wirebench {cmd}: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}

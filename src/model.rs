@@ -1,0 +1,293 @@
+//! The domain model: one product catalog, the same logical data in every format.
+//!
+//! Every decoder ends here: it builds these types and then calls
+//! [`Catalog::validate`], so a payload that parses but breaks a rule of the data
+//! model (a negative price, a rating of 7.5, a sixth tag) is still an error.
+//! Field order in these structs is the order of SPEC's table, which is also the
+//! order of every schema and of every encoder's output.
+
+use std::collections::HashSet;
+use std::fmt;
+
+/// Lifecycle of a product. JSON and MessagePack spell it as lowercase strings,
+/// Protobuf/Avro/FlatBuffers as an enum index in this order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    Active,
+    Draft,
+    Discontinued,
+}
+
+impl Status {
+    /// All values in schema order (index = Avro/FlatBuffers/Protobuf ordinal).
+    pub const ALL: [Status; 3] = [Status::Active, Status::Draft, Status::Discontinued];
+
+    /// The string used by the self-describing formats (JSON, MessagePack).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Active => "active",
+            Status::Draft => "draft",
+            Status::Discontinued => "discontinued",
+        }
+    }
+
+    /// Inverse of [`Status::as_str`]; `None` for anything else (case-sensitive).
+    pub fn from_str_exact(s: &str) -> Option<Status> {
+        match s {
+            "active" => Some(Status::Active),
+            "draft" => Some(Status::Draft),
+            "discontinued" => Some(Status::Discontinued),
+            _ => None,
+        }
+    }
+
+    /// Schema ordinal: ACTIVE = 0, DRAFT = 1, DISCONTINUED = 2.
+    pub fn index(self) -> u32 {
+        self as u32
+    }
+
+    /// Inverse of [`Status::index`].
+    pub fn from_index(i: i64) -> Option<Status> {
+        match i {
+            0 => Some(Status::Active),
+            1 => Some(Status::Draft),
+            2 => Some(Status::Discontinued),
+            _ => None,
+        }
+    }
+}
+
+/// Physical size of a product; every field is ≥ 0.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Dimensions {
+    pub width_mm: i32,
+    pub height_mm: i32,
+    pub depth_mm: i32,
+    pub weight_g: i32,
+}
+
+/// A purchasable variant of a product (colour/size).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Variant {
+    pub sku: String,
+    pub color: String,
+    pub size: String,
+    pub price_cents: i64,
+    pub stock: i32,
+}
+
+/// One catalog entry. Field order = SPEC order = schema order = wire order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Product {
+    pub id: i64,
+    pub sku: String,
+    pub name: String,
+    pub description: String,
+    pub price_cents: i64,
+    pub currency: String,
+    pub rating: f64,
+    pub review_count: i32,
+    pub in_stock: bool,
+    pub stock: i32,
+    pub status: Status,
+    pub tags: Vec<String>,
+    pub dimensions: Dimensions,
+    pub variants: Vec<Variant>,
+    pub discount_percent: Option<i32>,
+    pub created_at_ms: i64,
+    pub image_url: String,
+}
+
+/// The envelope every format encodes: `Catalog { products: [Product] }`.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Catalog {
+    pub products: Vec<Product>,
+}
+
+/// Most tags a product may carry.
+pub const MAX_TAGS: usize = 5;
+/// Most variants a product may carry.
+pub const MAX_VARIANTS: usize = 3;
+/// Inclusive range of `discount_percent` when present.
+pub const DISCOUNT_RANGE: std::ops::RangeInclusive<i32> = 1..=90;
+/// Inclusive range of `rating`.
+pub const RATING_RANGE: std::ops::RangeInclusive<f64> = 0.0..=5.0;
+
+/// A rule of the data model that a value breaks, with the path to the value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValidationError {
+    /// Where, e.g. `products[3].variants[1].stock`.
+    pub path: String,
+    /// What the rule is and what was found, e.g. `must be >= 0, found -1`.
+    pub problem: String,
+}
+
+impl fmt::Display for ValidationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.problem)
+    }
+}
+
+impl std::error::Error for ValidationError {}
+
+#[cold]
+fn invalid(index: usize, field: &str, problem: String) -> ValidationError {
+    ValidationError {
+        path: format!("products[{index}].{field}"),
+        problem,
+    }
+}
+
+fn non_negative_i64(index: usize, field: &str, v: i64) -> Result<(), ValidationError> {
+    if v < 0 {
+        return Err(invalid(index, field, format!("must be >= 0, found {v}")));
+    }
+    Ok(())
+}
+
+fn non_negative_i32(index: usize, field: &str, v: i32) -> Result<(), ValidationError> {
+    non_negative_i64(index, field, i64::from(v))
+}
+
+impl Product {
+    /// Checks the rules of SPEC's data table for the product at `index`
+    /// (the index only names the product in the error).
+    pub fn validate(&self, index: usize) -> Result<(), ValidationError> {
+        if self.id < 1 {
+            return Err(invalid(index, "id", format!("must be >= 1, found {}", self.id)));
+        }
+        if !self.sku.is_ascii() {
+            return Err(invalid(index, "sku", "must be ASCII".to_string()));
+        }
+        non_negative_i64(index, "price_cents", self.price_cents)?;
+        let c = self.currency.as_bytes();
+        if c.len() != 3 || !c.iter().all(u8::is_ascii_uppercase) {
+            return Err(invalid(
+                index,
+                "currency",
+                format!("must be a 3-letter ISO 4217 code, found {:?}", self.currency),
+            ));
+        }
+        if !self.rating.is_finite() || !RATING_RANGE.contains(&self.rating) {
+            return Err(invalid(
+                index,
+                "rating",
+                format!("must be finite and in 0.0..=5.0, found {}", self.rating),
+            ));
+        }
+        non_negative_i32(index, "review_count", self.review_count)?;
+        non_negative_i32(index, "stock", self.stock)?;
+        if self.tags.len() > MAX_TAGS {
+            return Err(invalid(
+                index,
+                "tags",
+                format!("at most {MAX_TAGS} items, found {}", self.tags.len()),
+            ));
+        }
+        let d = &self.dimensions;
+        non_negative_i32(index, "dimensions.width_mm", d.width_mm)?;
+        non_negative_i32(index, "dimensions.height_mm", d.height_mm)?;
+        non_negative_i32(index, "dimensions.depth_mm", d.depth_mm)?;
+        non_negative_i32(index, "dimensions.weight_g", d.weight_g)?;
+        if self.variants.len() > MAX_VARIANTS {
+            return Err(invalid(
+                index,
+                "variants",
+                format!("at most {MAX_VARIANTS} items, found {}", self.variants.len()),
+            ));
+        }
+        for (j, v) in self.variants.iter().enumerate() {
+            non_negative_i64(index, &format!("variants[{j}].price_cents"), v.price_cents)?;
+            non_negative_i32(index, &format!("variants[{j}].stock"), v.stock)?;
+        }
+        if let Some(p) = self.discount_percent {
+            if !DISCOUNT_RANGE.contains(&p) {
+                return Err(invalid(
+                    index,
+                    "discount_percent",
+                    format!("must be absent or in 1..=90, found {p}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Catalog {
+    /// Validates every product and that ids are unique.
+    pub fn validate(&self) -> Result<(), ValidationError> {
+        validate_products(&self.products)
+    }
+}
+
+/// Validates a slice of products (what an encoder is handed) and id uniqueness.
+pub fn validate_products(products: &[Product]) -> Result<(), ValidationError> {
+    let mut seen = HashSet::with_capacity(products.len());
+    for (i, p) in products.iter().enumerate() {
+        p.validate(i)?;
+        if !seen.insert(p.id) {
+            return Err(invalid(i, "id", format!("duplicate id {}", p.id)));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures;
+
+    #[test]
+    fn fixture_products_are_valid() {
+        fixtures::catalog(1000).validate().unwrap();
+    }
+
+    #[test]
+    fn each_rule_is_enforced() {
+        let base = fixtures::product(1);
+        let cases: Vec<(Box<dyn Fn(&mut Product)>, &str)> = vec![
+            (Box::new(|p| p.id = 0), "products[0].id: must be >= 1, found 0"),
+            (
+                Box::new(|p| p.price_cents = -1),
+                "products[0].price_cents: must be >= 0, found -1",
+            ),
+            (
+                Box::new(|p| p.rating = f64::NAN),
+                "products[0].rating: must be finite and in 0.0..=5.0, found NaN",
+            ),
+            (
+                Box::new(|p| p.rating = 5.5),
+                "products[0].rating: must be finite and in 0.0..=5.0, found 5.5",
+            ),
+            (
+                Box::new(|p| p.currency = "usd".into()),
+                "products[0].currency: must be a 3-letter ISO 4217 code, found \"usd\"",
+            ),
+            (
+                Box::new(|p| p.tags = vec![String::new(); 6]),
+                "products[0].tags: at most 5 items, found 6",
+            ),
+            (
+                Box::new(|p| p.discount_percent = Some(91)),
+                "products[0].discount_percent: must be absent or in 1..=90, found 91",
+            ),
+            (
+                Box::new(|p| p.dimensions.weight_g = -3),
+                "products[0].dimensions.weight_g: must be >= 0, found -3",
+            ),
+            (Box::new(|p| p.sku = "SKU-ü".into()), "products[0].sku: must be ASCII"),
+        ];
+        for (mutate, want) in cases {
+            let mut p = base.clone();
+            mutate(&mut p);
+            assert_eq!(p.validate(0).unwrap_err().to_string(), want);
+        }
+    }
+
+    #[test]
+    fn duplicate_ids_are_rejected() {
+        let p = fixtures::product(1);
+        let err = validate_products(&[p.clone(), p]).unwrap_err();
+        assert_eq!(err.to_string(), "products[1].id: duplicate id 1");
+    }
+}
