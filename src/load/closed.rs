@@ -1,0 +1,215 @@
+//! Closed loop: `concurrency` connections, each sending its next request as soon
+//! as the previous response was verified, for a fixed duration.
+//!
+//! One thread per connection (small stacks, so 1,000 connections are 1,000
+//! threads). Every thread connects first; then all start together behind a
+//! barrier, and each keeps going until the deadline — a request in flight at the
+//! deadline is finished and counted. `elapsed` runs from the common start to the
+//! moment the last thread stopped, and rates divide by it.
+//!
+//! Latency here is the *service time*: from just before the request is written
+//! to the last byte of the response (gunzip included, decode and checks
+//! excluded). A closed loop never sends while a response is late, so a stall of
+//! the server shows up as one slow sample per connection, not as the many
+//! requests a real client population would have queued (coordinated omission).
+//! Use the open loop ([`super::open`]) for that question.
+
+use super::client::Client;
+use super::histogram::Histogram;
+use super::verify::Target;
+use super::{Errors, FailureKind};
+use std::sync::{Condvar, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// Stack size of a connection thread. Decoders are iterative or depth-limited,
+/// so this is plenty, and 1,000 threads reserve 512 MiB of address space, not RAM.
+pub const STACK_SIZE: usize = 512 * 1024;
+
+/// Pause after a failed connect, so a dead server is not hammered in a busy loop.
+const CONNECT_BACKOFF: Duration = Duration::from_millis(10);
+
+/// What one run (one round of one case) measured.
+#[derive(Clone, Debug, Default)]
+pub struct RoundStats {
+    /// Verified responses.
+    pub requests: u64,
+    /// Wire bytes (head + body as received) of verified responses.
+    pub bytes: u64,
+    /// Latency of verified responses, ns (closed loop: service time;
+    /// open loop: from the intended send time).
+    pub latency: Histogram,
+    /// Open loop only: service time of the same responses, ns.
+    pub service: Option<Histogram>,
+    pub errors: Errors,
+    /// From the common start to the last thread's stop.
+    pub elapsed: Duration,
+    /// Open loop only: requests sent more than [`super::open::LATE`] after their intended time.
+    pub late: u64,
+    /// Open loop only: scheduled requests never sent (the run hit its hard end).
+    pub unsent: u64,
+    /// Open loop only: requests in the schedule.
+    pub scheduled: u64,
+}
+
+impl RoundStats {
+    /// Verified requests per second.
+    pub fn rps(&self) -> f64 {
+        per_second(self.requests, self.elapsed)
+    }
+
+    /// Wire bytes of verified responses per second.
+    pub fn bytes_per_s(&self) -> f64 {
+        per_second(self.bytes, self.elapsed)
+    }
+
+    /// Adds another thread's results (histograms by adding counts).
+    pub fn absorb(&mut self, other: &RoundStats) {
+        self.requests += other.requests;
+        self.bytes += other.bytes;
+        self.latency.merge(&other.latency);
+        match (&mut self.service, &other.service) {
+            (Some(a), Some(b)) => a.merge(b),
+            (None, Some(b)) => self.service = Some(b.clone()),
+            _ => {}
+        }
+        self.errors.add_all(&other.errors);
+        self.late += other.late;
+        self.unsent += other.unsent;
+        self.scheduled += other.scheduled;
+    }
+}
+
+fn per_second(n: u64, d: Duration) -> f64 {
+    let s = d.as_secs_f64();
+    if s > 0.0 { n as f64 / s } else { 0.0 }
+}
+
+/// The start line: threads report "connected", the main thread releases them all
+/// with one start instant (or tells them to give up).
+#[derive(Default)]
+struct Gate {
+    /// (threads connected, Some(Some(start)) = go, Some(None) = abort)
+    state: Mutex<(usize, Option<Option<Instant>>)>,
+    cv: Condvar,
+}
+
+impl Gate {
+    fn arrive_and_wait(&self) -> Option<Instant> {
+        let mut g = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        g.0 += 1;
+        self.cv.notify_all();
+        loop {
+            if let Some(go) = g.1 {
+                return go;
+            }
+            g = self.cv.wait(g).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn wait_for(&self, n: usize) {
+        let mut g = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        while g.0 < n {
+            g = self.cv.wait(g).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn release(&self, go: Option<Instant>) {
+        let mut g = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        g.1 = Some(go);
+        self.cv.notify_all();
+    }
+}
+
+/// Runs `concurrency` connection threads, each calling `work(index, client, start)`
+/// after all have connected; merges what they return. `start` is one instant
+/// shared by every thread.
+pub(crate) fn run_threads<F>(target: &Target, concurrency: usize, work: F) -> Result<RoundStats, String>
+where
+    F: Fn(usize, &mut Client, Instant) -> RoundStats + Sync,
+{
+    let concurrency = concurrency.max(1);
+    let gate = Gate::default();
+    let mut total = RoundStats::default();
+    thread::scope(|s| {
+        let mut handles = Vec::with_capacity(concurrency);
+        for i in 0..concurrency {
+            let (gate, work) = (&gate, &work);
+            let spawned = thread::Builder::new()
+                .name(format!("load-{i}"))
+                .stack_size(STACK_SIZE)
+                .spawn_scoped(s, move || {
+                    let mut client = Client::new(target.addr, target.timeout);
+                    let connect_error = client.connect().err();
+                    let Some(start) = gate.arrive_and_wait() else {
+                        return RoundStats::default();
+                    };
+                    let mut stats = work(i, &mut client, start);
+                    if let Some(kind) = connect_error {
+                        stats.errors.add(kind);
+                    }
+                    stats
+                });
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    gate.release(None);
+                    return Err(format!(
+                        "cannot start connection thread {} of {concurrency}: {e} (check ulimit -u and memory)",
+                        i + 1
+                    ));
+                }
+            }
+        }
+        gate.wait_for(concurrency);
+        let start = Instant::now();
+        gate.release(Some(start));
+        for h in handles {
+            match h.join() {
+                Ok(stats) => total.absorb(&stats),
+                Err(_) => return Err("a connection thread panicked".to_string()),
+            }
+        }
+        total.elapsed = start.elapsed();
+        Ok(())
+    })?;
+    Ok(total)
+}
+
+/// One closed-loop run of `duration` with `concurrency` connections.
+pub fn run(target: &Target, concurrency: usize, duration: Duration) -> Result<RoundStats, String> {
+    run_threads(target, concurrency, |_, client, start| {
+        let deadline = start + duration;
+        let mut st = RoundStats::default();
+        let mut now = Instant::now();
+        while now < deadline {
+            let sent = now;
+            match client.send(&target.request) {
+                Ok(resp) => {
+                    let done = Instant::now();
+                    match target.check.verify(&resp) {
+                        Ok(()) => {
+                            st.latency.record(nanos(done - sent));
+                            st.requests += 1;
+                            st.bytes += resp.wire_bytes;
+                        }
+                        Err(kind) => st.errors.add(kind),
+                    }
+                }
+                Err(kind) => {
+                    st.errors.add(kind);
+                    if kind == FailureKind::Connect {
+                        thread::sleep(CONNECT_BACKOFF.min(deadline.saturating_duration_since(Instant::now())));
+                    }
+                }
+            }
+            now = Instant::now();
+        }
+        st
+    })
+}
+
+/// A duration in whole nanoseconds, saturating.
+pub(crate) fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}

@@ -1,0 +1,408 @@
+//! The load generator against small std::net test servers on 127.0.0.1 (a ping
+//! server, a chunked one, a stalling one, a wrong-body one) and against the real
+//! in-process `http::Server`. Every run is bounded (≤ 0.5 s) and loopback only.
+//! Timing assertions compare relations with wide margins, never absolute speed.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::thread;
+use std::time::Duration;
+use wirebench::codec::Format;
+use wirebench::load::closed::{self, RoundStats};
+use wirebench::load::histogram::{Histogram, MAX_TRACKABLE};
+use wirebench::load::verify::{Check, Target};
+use wirebench::load::{FailureKind, client, open};
+
+// ---------------------------------------------------------------------------
+// Test servers
+
+/// What a test server answers to the n-th request (1-based) on a connection.
+type Handler = dyn Fn(u64, &str) -> (Vec<u8>, Duration) + Send + Sync;
+
+/// A std::net server on 127.0.0.1:0, one thread per connection; counts requests.
+struct TestServer {
+    addr: SocketAddr,
+    served: Arc<AtomicU64>,
+    connections: Arc<AtomicU64>,
+    stop: Arc<AtomicBool>,
+}
+
+impl TestServer {
+    fn start(handler: impl Fn(u64, &str) -> (Vec<u8>, Duration) + Send + Sync + 'static) -> TestServer {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let handler: Arc<Handler> = Arc::new(handler);
+        let served = Arc::new(AtomicU64::new(0));
+        let connections = Arc::new(AtomicU64::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (s, c, st) = (served.clone(), connections.clone(), stop.clone());
+        thread::spawn(move || {
+            for conn in listener.incoming() {
+                if st.load(Ordering::SeqCst) {
+                    break;
+                }
+                let Ok(conn) = conn else { continue };
+                c.fetch_add(1, Ordering::SeqCst);
+                let (h, s) = (handler.clone(), s.clone());
+                thread::spawn(move || serve_conn(conn, &*h, &s));
+            }
+        });
+        TestServer {
+            addr,
+            served,
+            connections,
+            stop,
+        }
+    }
+
+    fn served(&self) -> u64 {
+        self.served.load(Ordering::SeqCst)
+    }
+
+    fn target(&self, path: &str, check: Check) -> Target {
+        let url = format!("http://{}{path}", self.addr);
+        Target::from_url(&url, check, Duration::from_secs(2)).unwrap()
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let _ = TcpStream::connect(self.addr); // wake the accept loop
+    }
+}
+
+fn serve_conn(conn: TcpStream, handler: &Handler, served: &AtomicU64) {
+    conn.set_nodelay(true).unwrap();
+    conn.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let mut writer = conn.try_clone().unwrap();
+    let mut reader = BufReader::new(conn);
+    let mut n = 0;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        let path = line.split(' ').nth(1).unwrap_or("/").to_string();
+        loop {
+            let mut header = String::new();
+            if reader.read_line(&mut header).unwrap_or(0) == 0 {
+                return;
+            }
+            if header == "\r\n" {
+                break;
+            }
+        }
+        n += 1;
+        let (response, stall) = handler(n, &path);
+        if !stall.is_zero() {
+            thread::sleep(stall);
+        }
+        served.fetch_add(1, Ordering::SeqCst);
+        if writer.write_all(&response).is_err() || response.starts_with(b"HTTP/1.0") {
+            return; // HTTP/1.0 without keep-alive: the body ends at the close
+        }
+    }
+}
+
+fn ok(body: &[u8]) -> Vec<u8> {
+    let mut r = format!(
+        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nContent-Type: application/json\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    r.extend_from_slice(body);
+    r
+}
+
+const PONG: &[u8] = br#"{"message":"pong"}"#;
+
+// ---------------------------------------------------------------------------
+// Percentile math and the histogram
+
+fn hist(values: &[u64]) -> Histogram {
+    let mut h = Histogram::new();
+    for &v in values {
+        h.record(v);
+    }
+    h
+}
+
+#[test]
+fn nearest_rank_percentiles_match_hand_computed_values() {
+    let one_to_100: Vec<u64> = (1..=100).collect();
+    // (values, q, expected): rank = ceil(q * n), the rank-th smallest value.
+    let cases: &[(&[u64], f64, u64)] = &[
+        (&one_to_100, 0.50, 50),
+        (&one_to_100, 0.90, 90),
+        (&one_to_100, 0.95, 95),
+        (&one_to_100, 0.99, 99),
+        (&one_to_100, 0.999, 100), // ceil(99.9) = 100
+        (&one_to_100, 1.0, 100),
+        (&one_to_100, 0.0, 1),
+        (&one_to_100, 0.001, 1), // ceil(0.1) = 1
+        (&one_to_100, 0.011, 2), // ceil(1.1) = 2
+        (&[5, 1, 3], 0.5, 3),    // ceil(1.5) = 2 → 3
+        (&[5, 1, 3], 0.33, 1),   // ceil(0.99) = 1 → 1
+        (&[5, 1, 3], 0.34, 3),   // ceil(1.02) = 2 → 3
+        (&[5, 1, 3], 0.67, 5),   // ceil(2.01) = 3 → 5
+        (&[7, 7, 7, 200], 0.75, 7),
+        (&[7, 7, 7, 200], 0.76, 200),
+        (&[42], 0.99, 42),
+        (&[], 0.5, 0),
+    ];
+    for &(values, q, expected) in cases {
+        assert_eq!(hist(values).value_at_quantile(q), expected, "values {values:?} q {q}");
+    }
+    let h = hist(&one_to_100);
+    assert_eq!((h.count(), h.max(), h.min()), (100, 100, 1));
+}
+
+#[test]
+fn histogram_value_error_is_at_most_one_percent() {
+    // Values from 1 ns to 2^40 ns, 64 per power of two, deterministic.
+    let mut rng = wirebench::prng::Rng::new(7);
+    let mut worst = 0.0f64;
+    for e in 0..40u32 {
+        for _ in 0..64 {
+            let lo = 1u64 << e;
+            let v = lo + rng.below(lo);
+            // 0 and a huge value around v keep min/max clamping out of the way.
+            let h = hist(&[0, v, MAX_TRACKABLE * 2]);
+            let got = h.value_at_quantile(0.5);
+            let err = (got as f64 - v as f64).abs() / v as f64;
+            worst = worst.max(err);
+            assert!(err <= 0.01, "value {v}: reported {got}, error {:.4}%", err * 100.0);
+        }
+    }
+    assert!(
+        worst > 0.0,
+        "values above 256 ns are not exact, so some error must show"
+    );
+}
+
+#[test]
+fn merging_adds_counts_and_text_round_trips() {
+    let mut rng = wirebench::prng::Rng::new(11);
+    let values: Vec<u64> = (0..5000).map(|_| rng.below(50_000_000)).collect();
+    let (a, b) = values.split_at(1234);
+    let mut merged = hist(a);
+    merged.merge(&hist(b));
+    let whole = hist(&values);
+    assert_eq!(merged, whole);
+
+    let mut text = Vec::new();
+    whole.write_text(&mut text).unwrap();
+    let text = String::from_utf8(text).unwrap();
+    let back = Histogram::read_text(&format!("# format=json\n{text}")).unwrap();
+    assert_eq!(
+        (back.count(), back.max(), back.min()),
+        (whole.count(), whole.max(), whole.min())
+    );
+    for q in [0.0, 0.5, 0.9, 0.99, 0.999, 1.0] {
+        assert_eq!(back.value_at_quantile(q), whole.value_at_quantile(q), "q {q}");
+    }
+    // Two files merged = one histogram of both halves.
+    let (mut ta, mut tb) = (Vec::new(), Vec::new());
+    hist(a).write_text(&mut ta).unwrap();
+    hist(b).write_text(&mut tb).unwrap();
+    let mut m = Histogram::read_text(std::str::from_utf8(&ta).unwrap()).unwrap();
+    m.merge(&Histogram::read_text(std::str::from_utf8(&tb).unwrap()).unwrap());
+    assert_eq!(m.value_at_quantile(0.99), whole.value_at_quantile(0.99));
+    assert_eq!(m.count(), whole.count());
+}
+
+#[test]
+fn histogram_text_errors_name_the_line() {
+    for (text, msg) in [
+        ("# x\n1 2\n", "line 2: expected `low_ns high_ns count`"),
+        (
+            "300 301 1\n",
+            "line 1: [300, 301) is not a bucket of this layout (expected [300, 302))",
+        ),
+        ("1 2 x\n", "line 1: count must be an unsigned integer"),
+        ("# max_ns=abc\n", "line 1: bad number"),
+    ] {
+        let err = Histogram::read_text(text).unwrap_err();
+        assert!(err.starts_with(msg), "{text:?}: {err}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Client framing
+
+#[test]
+fn client_reads_content_length_and_chunked_bodies_on_one_connection() {
+    let server = TestServer::start(|_, path| {
+        let r = match path {
+            "/chunked" => b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\
+                           5;ext=1\r\nhello\r\n1\r\n \r\n6\r\nworld!\r\n0\r\nTrailer: x\r\n\r\n"
+                .to_vec(),
+            _ => ok(PONG),
+        };
+        (r, Duration::ZERO)
+    });
+    let mut c = client::Client::new(server.addr, Duration::from_secs(2));
+    let host = server.addr.to_string();
+    for _ in 0..2 {
+        let r = c.send(&client::get_request(&host, "/chunked")).unwrap();
+        assert_eq!((r.status, r.body), (200, &b"hello world!"[..]));
+        let r = c.send(&client::get_request(&host, "/ping")).unwrap();
+        assert_eq!((r.status, r.body), (200, PONG));
+    }
+    assert_eq!(
+        server.connections.load(Ordering::SeqCst),
+        1,
+        "keep-alive reuses the connection"
+    );
+}
+
+#[test]
+fn client_reads_until_close_and_reconnects() {
+    let server = TestServer::start(|_, _| (b"HTTP/1.0 200 OK\r\n\r\nuntil close".to_vec(), Duration::ZERO));
+    let mut c = client::Client::new(server.addr, Duration::from_secs(2));
+    let req = client::get_request(&server.addr.to_string(), "/");
+    for _ in 0..2 {
+        let r = c.send(&req).unwrap();
+        assert_eq!((r.status, r.body), (200, &b"until close"[..]));
+        assert!(!c.is_connected(), "the body ended with the connection");
+    }
+    assert_eq!(server.connections.load(Ordering::SeqCst), 2);
+}
+
+#[test]
+fn malformed_framing_is_a_read_failure_and_a_silent_server_a_timeout() {
+    let server = TestServer::start(|_, path| {
+        let r = match path {
+            "/short" => b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc".to_vec(),
+            "/badchunk" => b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n".to_vec(),
+            _ => b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nab".to_vec(),
+        };
+        (r, Duration::ZERO)
+    });
+    let mut c = client::Client::new(server.addr, Duration::from_millis(200));
+    let host = server.addr.to_string();
+    assert_eq!(
+        c.send(&client::get_request(&host, "/short")).unwrap_err(),
+        FailureKind::Timeout
+    );
+    assert_eq!(
+        c.send(&client::get_request(&host, "/badchunk")).unwrap_err(),
+        FailureKind::Read
+    );
+    assert_eq!(
+        c.send(&client::get_request(&host, "/twolengths")).unwrap_err(),
+        FailureKind::Read
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Runs against test servers
+
+fn assert_clean(st: &RoundStats, what: &str) {
+    assert_eq!(st.errors.total(), 0, "{what}: {:?}", st.errors);
+    assert!(st.requests > 0, "{what}: no requests");
+    assert_eq!(st.latency.count(), st.requests, "{what}");
+}
+
+#[test]
+fn closed_and_open_runs_count_exactly_what_the_server_answered() {
+    let server = TestServer::start(|_, _| (ok(PONG), Duration::ZERO));
+    let target = server.target("/ping", Check::Status200);
+    let st = closed::run(&target, 4, Duration::from_millis(200)).unwrap();
+    assert_clean(&st, "closed");
+    assert_eq!(st.requests, server.served());
+    assert!(st.bytes >= st.requests * PONG.len() as u64);
+
+    let before = server.served();
+    let st = open::run(&target, 2, Duration::from_millis(200), 500.0).unwrap();
+    assert_clean(&st, "open");
+    assert_eq!(st.scheduled, 100);
+    assert_eq!(st.requests + st.unsent, 100);
+    assert_eq!(st.requests, server.served() - before);
+    assert_eq!(st.service.as_ref().unwrap().count(), st.requests);
+}
+
+#[test]
+fn open_loop_p99_shows_a_stall_that_the_closed_loop_hides() {
+    // Every 200th request on a connection stalls 200 ms: 0.5% of the closed
+    // loop's samples, but in the open loop every request due during the stall waits.
+    const STALL: Duration = Duration::from_millis(200);
+    let server = TestServer::start(|n, _| (ok(PONG), if n % 200 == 0 { STALL } else { Duration::ZERO }));
+    let target = server.target("/ping", Check::Status200);
+
+    let closed = closed::run(&target, 1, Duration::from_millis(500)).unwrap();
+    assert_clean(&closed, "closed");
+    let open = open::run(&target, 1, Duration::from_millis(500), 1000.0).unwrap();
+    assert_eq!(open.errors.total(), 0);
+
+    let ms = |ns: u64| ns as f64 / 1e6;
+    let closed_p99 = ms(closed.latency.value_at_quantile(0.99));
+    let open_p99 = ms(open.latency.value_at_quantile(0.99));
+    let open_service_p99 = ms(open.service.as_ref().unwrap().value_at_quantile(0.99));
+    let report = format!(
+        "closed: {} req p99 {closed_p99:.2} ms max {:.1} ms; open: {} req p99 {open_p99:.2} ms (service p99 {open_service_p99:.2} ms)",
+        closed.requests,
+        ms(closed.latency.max()),
+        open.requests
+    );
+    assert!(
+        closed.requests >= 200,
+        "the closed loop must have reached a stall: {report}"
+    );
+    assert!(
+        ms(closed.latency.max()) >= 150.0,
+        "the stall is in the closed loop's max: {report}"
+    );
+    assert!(closed_p99 < 50.0, "the closed loop's p99 hides the stall: {report}");
+    assert!(open_p99 >= 100.0, "the open loop's p99 shows the stall: {report}");
+    assert!(open_p99 > 4.0 * closed_p99, "{report}");
+    assert!(open.late > 0, "requests due during the stall started late: {report}");
+}
+
+#[test]
+fn wrong_bodies_and_statuses_never_count_as_success() {
+    let server = TestServer::start(|_, path| {
+        let r = if path.starts_with("/status") {
+            b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n".to_vec()
+        } else {
+            ok(b"this is not a catalog")
+        };
+        (r, Duration::ZERO)
+    });
+    for format in Format::ALL {
+        let check = Check::Catalog {
+            format,
+            count: 3,
+            gzip: false,
+        };
+        let st = closed::run(&server.target("/catalog?count=3", check), 2, Duration::from_millis(100)).unwrap();
+        assert_eq!(st.requests, 0, "{format:?}");
+        assert!(st.errors.get(FailureKind::Decode) > 0, "{format:?}: {:?}", st.errors);
+        assert_eq!(st.errors.total(), st.errors.get(FailureKind::Decode), "{format:?}");
+    }
+    let before = server.served();
+    let st = closed::run(
+        &server.target("/status", Check::Status200),
+        2,
+        Duration::from_millis(100),
+    )
+    .unwrap();
+    assert_eq!(st.requests, 0);
+    assert_eq!(st.errors.get(FailureKind::Status), server.served() - before);
+}
+
+#[test]
+fn a_refused_connection_is_a_connect_failure() {
+    let addr = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap()
+    }; // closed again: nothing listens there now
+    let target = Target::from_url(&format!("http://{addr}/"), Check::Status200, Duration::from_secs(1)).unwrap();
+    let st = closed::run(&target, 2, Duration::from_millis(50)).unwrap();
+    assert_eq!(st.requests, 0);
+    assert!(st.errors.get(FailureKind::Connect) >= 2);
+    assert_eq!(st.errors.total(), st.errors.get(FailureKind::Connect));
+}
