@@ -28,3 +28,16 @@ fixtures: ## rewrite fixtures/catalog.json from the generator
 
 bless: ## rewrite golden files from the current encoders (review the diff!)
 	UPDATE_GOLDEN=1 $(CARGO) test --test golden
+
+# --- bench-http (load generator, owner: load) -------------------------------
+# Real in-process runs: closed loop, 5 rounds x 1 s per case, all formats,
+# counts 1,100,1000. Raw per-round CSV rows; REPORT.md is the report's business.
+BENCH_HTTP := $(RELEASE) bench --rounds 5 --duration 1s --counts 1,100,1000
+
+bench-http: ## HTTP load runs -> results/http.csv, http-gzip.csv, http-c1.csv, http-c16.csv
+	mkdir -p results/histograms
+	$(BENCH_HTTP) --concurrency 8 --compression none --histograms results/histograms > results/http.csv
+	$(BENCH_HTTP) --concurrency 8 --compression gzip --histograms results/histograms > results/http-gzip.csv
+	$(BENCH_HTTP) --concurrency 1 --compression none > results/http-c1.csv
+	$(BENCH_HTTP) --concurrency 16 --compression none > results/http-c16.csv
+# --- end bench-http ----------------------------------------------------------
