@@ -114,3 +114,32 @@ fn unsafe_only_where_allowed() {
         }
     }
 }
+
+/// Runtime dependencies are exactly flatbuffers, prost and miniz_oxide (and
+/// what they pull in): `cargo tree -e normal` lists nothing else at depth 1.
+#[test]
+fn runtime_dependencies_are_the_three_allowed() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .args(["tree", "-e", "normal", "--depth", "1", "--prefix", "depth", "--offline"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run cargo tree");
+    assert!(
+        out.status.success(),
+        "cargo tree failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut direct: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix('1'))
+        .map(|l| l.split_whitespace().next().unwrap_or("").to_string())
+        .collect();
+    direct.sort();
+    assert_eq!(
+        direct,
+        ["flatbuffers", "miniz_oxide", "prost"],
+        "cargo tree -e normal:\n{text}"
+    );
+}
