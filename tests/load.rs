@@ -10,10 +10,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread;
 use std::time::Duration;
 use wirebench::codec::Format;
+use wirebench::fixtures;
 use wirebench::load::closed::{self, RoundStats};
 use wirebench::load::histogram::{Histogram, MAX_TRACKABLE};
 use wirebench::load::verify::{Check, Target};
-use wirebench::load::{FailureKind, client, open};
+use wirebench::load::{FailureKind, cases, client, mux, open};
 
 // ---------------------------------------------------------------------------
 // Test servers
@@ -323,6 +324,32 @@ fn closed_and_open_runs_count_exactly_what_the_server_answered() {
     assert_eq!(st.requests + st.unsent, 100);
     assert_eq!(st.requests, server.served() - before);
     assert_eq!(st.service.as_ref().unwrap().count(), st.requests);
+
+    for threads in [1, 3] {
+        let before = server.served();
+        let st = mux::run(&target, 7, threads, Duration::from_millis(200)).unwrap();
+        assert_clean(&st, "mux");
+        assert_eq!(st.requests, server.served() - before, "threads {threads}");
+    }
+}
+
+#[test]
+fn the_polling_driver_reads_every_framing() {
+    let server = TestServer::start(|n, path| {
+        let r = match (path, n % 3) {
+            ("/close", _) => b"HTTP/1.0 200 OK\r\n\r\nuntil close".to_vec(),
+            (_, 0) => b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\npong\r\n0\r\n\r\n".to_vec(),
+            (_, 1) => ok(PONG),
+            _ => ok(&vec![b'x'; 100_000]), // larger than one read
+        };
+        (r, Duration::ZERO)
+    });
+    for path in ["/mixed", "/close"] {
+        let before = server.served();
+        let st = mux::run(&server.target(path, Check::Status200), 4, 2, Duration::from_millis(150)).unwrap();
+        assert_clean(&st, path);
+        assert_eq!(st.requests, server.served() - before, "{path}");
+    }
 }
 
 #[test]
@@ -405,4 +432,87 @@ fn a_refused_connection_is_a_connect_failure() {
     assert_eq!(st.requests, 0);
     assert!(st.errors.get(FailureKind::Connect) >= 2);
     assert_eq!(st.errors.total(), st.errors.get(FailureKind::Connect));
+}
+
+// ---------------------------------------------------------------------------
+// Verification against real encodings (codecs and gzip)
+
+fn catalog_server(body: Vec<u8>, gzip: bool) -> TestServer {
+    let mut head = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n", body.len());
+    if gzip {
+        head.push_str("Content-Encoding: gzip\r\n");
+    }
+    head.push_str("\r\n");
+    let mut response = head.into_bytes();
+    response.extend_from_slice(&body);
+    TestServer::start(move |_, _| (response.clone(), Duration::ZERO))
+}
+
+#[test]
+fn a_valid_catalog_with_the_wrong_count_is_a_mismatch() {
+    // Asked for 3 products, served a valid catalog of 2.
+    for format in Format::ALL {
+        let body = format.encode_to_vec(&fixtures::catalog(2).products).unwrap();
+        let server = catalog_server(body, false);
+        let check = Check::Catalog {
+            format,
+            count: 3,
+            gzip: false,
+        };
+        let st = closed::run(&server.target("/catalog", check), 2, Duration::from_millis(100)).unwrap();
+        assert_eq!(st.requests, 0, "{format:?}");
+        assert!(st.errors.get(FailureKind::Mismatch) > 0, "{format:?}");
+        assert_eq!(
+            st.errors.total(),
+            st.errors.get(FailureKind::Mismatch),
+            "{format:?}: {:?}",
+            st.errors
+        );
+    }
+}
+
+#[test]
+fn gzip_bodies_are_gunzipped_and_the_encoding_is_checked() {
+    let plain = Format::Json.encode_to_vec(&fixtures::catalog(3).products).unwrap();
+    let mut gz = Vec::new();
+    wirebench::gzip::compress(&plain, wirebench::gzip::DEFAULT_LEVEL, &mut gz);
+    let server = catalog_server(gz, true);
+    let asked_gzip = Check::Catalog {
+        format: Format::Json,
+        count: 3,
+        gzip: true,
+    };
+    let st = closed::run(&server.target("/c", asked_gzip), 2, Duration::from_millis(100)).unwrap();
+    assert_clean(&st, "gzip");
+    // Gzip that was not asked for is a mismatch, not a success.
+    let not_asked = Check::Catalog {
+        format: Format::Json,
+        count: 3,
+        gzip: false,
+    };
+    let st = closed::run(&server.target("/c", not_asked), 1, Duration::from_millis(50)).unwrap();
+    assert_eq!(st.requests, 0);
+    assert_eq!(st.errors.total(), st.errors.get(FailureKind::Mismatch));
+}
+
+#[test]
+fn the_first_warm_up_response_is_compared_field_by_field() {
+    let expected = fixtures::catalog(3).products;
+    let mut served = fixtures::catalog(3);
+    served.products[1].name.push('!');
+    let body = Format::Msgpack.encode_to_vec(&served.products).unwrap();
+    let server = catalog_server(body, false);
+    let target = server.target(
+        "/c",
+        Check::Catalog {
+            format: Format::Msgpack,
+            count: 3,
+            gzip: false,
+        },
+    );
+    let (errors, difference) = cases::warm_up(&target, 3, Some(&expected));
+    let difference = difference.expect("a difference");
+    assert!(difference.starts_with("products[1].name: expected "), "{difference}");
+    assert_eq!(errors.get(FailureKind::Mismatch), 1);
+    assert_eq!(errors.total(), 1, "the count is right, so only the comparison fails");
 }

@@ -54,6 +54,7 @@ pub fn run(config: &Config) -> Result<(), String> {
 fn measure(config: &Config, target: &Target) -> Result<RoundStats, String> {
     match config.rate {
         Some(rate) => open::run(target, config.concurrency, config.duration, rate),
+        None if config.threads > 0 => super::mux::run(target, config.concurrency, config.threads, config.duration),
         None => closed::run(target, config.concurrency, config.duration),
     }
 }
@@ -61,7 +62,8 @@ fn measure(config: &Config, target: &Target) -> Result<RoundStats, String> {
 fn mode(config: &Config) -> String {
     match config.rate {
         Some(r) => format!("open loop at {r} requests/s"),
-        None => "closed loop".to_string(),
+        None if config.threads > 0 => format!("closed loop, {} polling threads", config.threads),
+        None => "closed loop, one thread per connection".to_string(),
     }
 }
 

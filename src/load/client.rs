@@ -285,6 +285,101 @@ impl Client {
     }
 }
 
+/// A whole response found at the start of a buffer by [`parse_buffered`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Parsed {
+    pub status: u16,
+    pub gzipped: bool,
+    pub keep_alive: bool,
+    /// Bytes of the buffer this response took (head + framed body).
+    pub consumed: usize,
+}
+
+/// Parses one response from `buf` (the bytes received so far; `eof` when the
+/// peer closed) for the non-blocking driver: `Ok(None)` until it is complete,
+/// then the framing facts, with the de-chunked body in `body`. Same framing
+/// rules and limits as [`Client::send`].
+pub(crate) fn parse_buffered(buf: &[u8], eof: bool, body: &mut Vec<u8>) -> Result<Option<Parsed>, FailureKind> {
+    let Some(head_end) = find(buf, b"\r\n\r\n").map(|p| p + 4) else {
+        return if buf.len() >= MAX_HEAD || eof {
+            Err(FailureKind::Read)
+        } else {
+            Ok(None)
+        };
+    };
+    let (status, framing, gzipped, keep_alive) = parse_head(&buf[..head_end])?;
+    body.clear();
+    let done = |consumed, keep_alive| {
+        Ok(Some(Parsed {
+            status,
+            gzipped,
+            keep_alive,
+            consumed,
+        }))
+    };
+    if status / 100 == 1 || status == 204 || status == 304 {
+        return done(head_end, keep_alive);
+    }
+    let incomplete = if eof { Err(FailureKind::Read) } else { Ok(None) };
+    match framing {
+        Framing::Length(n) => {
+            if buf.len() - head_end < n {
+                return incomplete;
+            }
+            body.extend_from_slice(&buf[head_end..head_end + n]);
+            done(head_end + n, keep_alive)
+        }
+        Framing::UntilClose => {
+            if !eof {
+                return Ok(None);
+            }
+            if buf.len() - head_end > MAX_BODY {
+                return Err(FailureKind::Read);
+            }
+            body.extend_from_slice(&buf[head_end..]);
+            done(buf.len(), false)
+        }
+        Framing::Chunked => {
+            let mut pos = head_end;
+            loop {
+                let Some(eol) = find(&buf[pos..], b"\r\n") else {
+                    return if buf.len() - pos > MAX_CHUNK_LINE {
+                        Err(FailureKind::Read)
+                    } else {
+                        incomplete
+                    };
+                };
+                let line = &buf[pos..pos + eol];
+                pos += eol + 2;
+                let size_part = line.split(|&c| c == b';').next().unwrap_or(&[]);
+                let size = parse_hex(trim(size_part)).ok_or(FailureKind::Read)?;
+                if size == 0 {
+                    loop {
+                        let Some(eol) = find(&buf[pos..], b"\r\n") else {
+                            return incomplete;
+                        };
+                        pos += eol + 2;
+                        if eol == 0 {
+                            return done(pos, keep_alive);
+                        }
+                    }
+                }
+                if body.len() + size > MAX_BODY {
+                    return Err(FailureKind::Read);
+                }
+                if buf.len() - pos < size + 2 {
+                    return incomplete;
+                }
+                if &buf[pos + size..pos + size + 2] != b"\r\n" {
+                    return Err(FailureKind::Read);
+                }
+                body.extend_from_slice(&buf[pos..pos + size]);
+                pos += size + 2;
+            }
+        }
+    }
+}
+
 /// The bytes of `GET {path} HTTP/1.1` with `Host`, built once per target.
 pub fn get_request(host: &str, path: &str) -> Vec<u8> {
     format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: wirebench\r\nAccept: */*\r\n\r\n").into_bytes()
@@ -406,6 +501,36 @@ mod tests {
         ] {
             assert!(parse_head(bad).is_err(), "{:?}", String::from_utf8_lossy(bad));
         }
+    }
+
+    #[test]
+    fn buffered_responses() {
+        let mut body = Vec::new();
+        let chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2;x\r\nde\r\n0\r\n\r\nNEXT";
+        let whole = chunked.len() - 4;
+        for cut in 0..whole {
+            assert_eq!(
+                parse_buffered(&chunked[..cut], false, &mut body),
+                Ok(None),
+                "cut at {cut}"
+            );
+        }
+        let p = parse_buffered(chunked, false, &mut body).unwrap().unwrap();
+        assert_eq!((p.status, p.consumed, &body[..]), (200, whole, &b"abcde"[..]));
+        let fixed = b"HTTP/1.1 404 Not Found\r\nContent-Length: 2\r\n\r\nok";
+        assert_eq!(parse_buffered(&fixed[..fixed.len() - 1], false, &mut body), Ok(None));
+        assert_eq!(
+            parse_buffered(&fixed[..fixed.len() - 1], true, &mut body),
+            Err(FailureKind::Read)
+        );
+        let p = parse_buffered(fixed, false, &mut body).unwrap().unwrap();
+        assert_eq!((p.status, p.keep_alive, &body[..]), (404, true, &b"ok"[..]));
+        let close = b"HTTP/1.0 200 OK\r\n\r\nrest";
+        assert_eq!(parse_buffered(close, false, &mut body), Ok(None));
+        let p = parse_buffered(close, true, &mut body).unwrap().unwrap();
+        assert_eq!((p.keep_alive, &body[..]), (false, &b"rest"[..]));
+        let bad = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n";
+        assert_eq!(parse_buffered(bad, false, &mut body), Err(FailureKind::Read));
     }
 
     #[test]

@@ -128,46 +128,67 @@ pub(crate) fn run_threads<F>(target: &Target, concurrency: usize, work: F) -> Re
 where
     F: Fn(usize, &mut Client, Instant) -> RoundStats + Sync,
 {
-    let concurrency = concurrency.max(1);
+    run_workers(
+        concurrency,
+        |_| {
+            let mut client = Client::new(target.addr, target.timeout);
+            let connect_error = client.connect().err();
+            (client, connect_error)
+        },
+        |i, (mut client, connect_error), start| {
+            let mut stats = work(i, &mut client, start);
+            if let Some(kind) = connect_error {
+                stats.errors.add(kind);
+            }
+            stats
+        },
+    )
+}
+
+/// Runs `threads` worker threads: each runs `setup(index)` (e.g. connects), all
+/// wait until every setup is done, then each runs `work(index, state, start)`
+/// with one shared start instant; the results are merged. `elapsed` is from the
+/// start to the last thread's end.
+pub(crate) fn run_workers<S, Setup, Work>(threads: usize, setup: Setup, work: Work) -> Result<RoundStats, String>
+where
+    Setup: Fn(usize) -> S + Sync,
+    Work: Fn(usize, S, Instant) -> RoundStats + Sync,
+{
+    let threads = threads.max(1);
     let gate = Gate::default();
     let mut total = RoundStats::default();
     thread::scope(|s| {
-        let mut handles = Vec::with_capacity(concurrency);
-        for i in 0..concurrency {
-            let (gate, work) = (&gate, &work);
+        let mut handles = Vec::with_capacity(threads);
+        for i in 0..threads {
+            let (gate, setup, work) = (&gate, &setup, &work);
             let spawned = thread::Builder::new()
                 .name(format!("load-{i}"))
                 .stack_size(STACK_SIZE)
                 .spawn_scoped(s, move || {
-                    let mut client = Client::new(target.addr, target.timeout);
-                    let connect_error = client.connect().err();
-                    let Some(start) = gate.arrive_and_wait() else {
-                        return RoundStats::default();
-                    };
-                    let mut stats = work(i, &mut client, start);
-                    if let Some(kind) = connect_error {
-                        stats.errors.add(kind);
+                    let state = setup(i);
+                    match gate.arrive_and_wait() {
+                        Some(start) => work(i, state, start),
+                        None => RoundStats::default(),
                     }
-                    stats
                 });
             match spawned {
                 Ok(h) => handles.push(h),
                 Err(e) => {
                     gate.release(None);
                     return Err(format!(
-                        "cannot start connection thread {} of {concurrency}: {e} (check ulimit -u and memory)",
+                        "cannot start load thread {} of {threads}: {e} (check ulimit -u and memory)",
                         i + 1
                     ));
                 }
             }
         }
-        gate.wait_for(concurrency);
+        gate.wait_for(threads);
         let start = Instant::now();
         gate.release(Some(start));
         for h in handles {
             match h.join() {
                 Ok(stats) => total.absorb(&stats),
-                Err(_) => return Err("a connection thread panicked".to_string()),
+                Err(_) => return Err("a load thread panicked".to_string()),
             }
         }
         total.elapsed = start.elapsed();

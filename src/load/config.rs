@@ -18,7 +18,11 @@ FLAGS (both --flag value and --flag=value):
   --counts LIST        products per response (default: 1,100,1000)
   --rounds N           measured runs per case (default: 5; 1 with --url)
   --duration D         per run, e.g. 300ms, 1s, 10s (default: 1s)
-  --concurrency C      connections, one thread each (default: 8)
+  --concurrency C      connections (default: 8)
+  --threads N          closed loop: 0 = one blocking thread per connection
+                       (default without --url); N > 0 = N polling threads,
+                       each driving C/N non-blocking connections, busy-polling
+                       its core (default with --url: the cores we may run on)
   --compression C      none | gzip (default: none)
   --warmup N           warm-up requests before every run (default: 20)
   --rate R             open loop: R requests/s from a fixed schedule
@@ -55,6 +59,8 @@ pub struct Config {
     pub rounds: usize,
     pub duration: Duration,
     pub concurrency: usize,
+    /// 0: one blocking thread per connection; N: N polling threads ([`super::mux`]).
+    pub threads: usize,
     pub compression: Compression,
     pub warmup: usize,
     pub url: Option<String>,
@@ -74,6 +80,7 @@ impl Default for Config {
             rounds: 5,
             duration: Duration::from_secs(1),
             concurrency: 8,
+            threads: 0,
             compression: Compression::None,
             warmup: 20,
             url: None,
@@ -85,6 +92,12 @@ impl Default for Config {
             output: None,
         }
     }
+}
+
+/// The polling threads of `--url` mode by default: the CPUs this process may
+/// run on (respects `taskset`), at least 1.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// Most connections accepted (one thread each).
@@ -139,6 +152,7 @@ impl Config {
             rounds,
             duration,
             concurrency,
+            threads: args.parse_or("--threads", if url.is_some() { default_threads() } else { d.threads })?,
             compression,
             warmup: args.parse_or("--warmup", d.warmup)?,
             url,

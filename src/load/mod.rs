@@ -32,6 +32,7 @@ pub mod client;
 pub mod closed;
 pub mod config;
 pub mod histogram;
+pub mod mux;
 pub mod open;
 pub mod summary;
 pub mod verify;
