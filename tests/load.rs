@@ -516,3 +516,14 @@ fn the_first_warm_up_response_is_compared_field_by_field() {
     assert_eq!(errors.get(FailureKind::Mismatch), 1);
     assert_eq!(errors.total(), 1, "the count is right, so only the comparison fails");
 }
+
+#[test]
+fn the_polling_driver_counts_refused_connections_with_backoff() {
+    let addr = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let target = Target::from_url(&format!("http://{addr}/"), Check::Status200, Duration::from_secs(1)).unwrap();
+    let st = mux::run(&target, 2, 1, Duration::from_millis(100)).unwrap();
+    assert_eq!(st.requests, 0);
+    assert_eq!(st.errors.total(), st.errors.get(FailureKind::Connect));
+    // 2 at setup, then at most one attempt per connection per 10 ms.
+    assert!((2..=2 + 2 * 11 + 2).contains(&st.errors.total()), "{:?}", st.errors);
+}

@@ -28,6 +28,10 @@ use std::time::{Duration, Instant};
 /// Empty polling passes before the thread starts yielding between passes.
 pub const SPIN_PASSES: u32 = 64;
 
+/// After a failed connect, the connection waits this long before the next attempt
+/// (the others keep going), so a dead server is not hit in a busy loop.
+const CONNECT_BACKOFF: Duration = Duration::from_millis(10);
+
 /// Bytes read per `read` call; the receive buffer grows by this much as needed
 /// (up to the client's head and body limits).
 const READ_CHUNK: usize = 16 * 1024;
@@ -41,6 +45,8 @@ struct Conn {
     /// Some(when) while a request is in flight; `written` bytes of it are out.
     sent_at: Option<Instant>,
     written: usize,
+    /// After a failed connect, no new attempt before this instant.
+    retry_at: Option<Instant>,
 }
 
 fn connect(target: &Target) -> Result<TcpStream, FailureKind> {
@@ -63,6 +69,7 @@ impl Conn {
             len: 0,
             sent_at: None,
             written: 0,
+            retry_at: None,
         };
         (conn, err)
     }
@@ -117,10 +124,14 @@ fn drive(target: &Target, conns: &mut [Conn], deadline: Instant, st: &mut RoundS
                     continue;
                 }
                 if c.stream.is_none() {
+                    if c.retry_at.is_some_and(|t| now < t) {
+                        continue;
+                    }
                     match connect(target) {
                         Ok(s) => c.stream = Some(s),
                         Err(k) => {
                             c.fail(st, k);
+                            c.retry_at = Some(Instant::now() + CONNECT_BACKOFF);
                             continue;
                         }
                     }
