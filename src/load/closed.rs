@@ -18,7 +18,7 @@ use super::client::Client;
 use super::histogram::Histogram;
 use super::verify::Target;
 use super::{Errors, FailureKind};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Condvar, Mutex, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -85,39 +85,46 @@ fn per_second(n: u64, d: Duration) -> f64 {
     if s > 0.0 { n as f64 / s } else { 0.0 }
 }
 
-/// The start line: threads report "connected", the main thread releases them all
-/// with one start instant (or tells them to give up).
+/// The start line. Threads report "ready" under a mutex (spread out in time, as
+/// connects finish), then park. The main thread publishes the start (or an
+/// abort) and unparks each thread by its handle, so 1,000 threads do not all
+/// wake on one condition variable and queue for its mutex — on a busy machine
+/// that herd alone took seconds.
 #[derive(Default)]
 struct Gate {
-    /// (threads connected, Some(Some(start)) = go, Some(None) = abort)
-    state: Mutex<(usize, Option<Option<Instant>>)>,
+    ready: Mutex<usize>,
     cv: Condvar,
+    /// Some(Some(start)) = go, Some(None) = abort.
+    go: OnceLock<Option<Instant>>,
 }
 
 impl Gate {
     fn arrive_and_wait(&self) -> Option<Instant> {
-        let mut g = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        g.0 += 1;
-        self.cv.notify_all();
+        {
+            let mut n = self.ready.lock().unwrap_or_else(|e| e.into_inner());
+            *n += 1;
+            self.cv.notify_all();
+        }
         loop {
-            if let Some(go) = g.1 {
-                return go;
+            if let Some(go) = self.go.get() {
+                return *go;
             }
-            g = self.cv.wait(g).unwrap_or_else(|e| e.into_inner());
+            thread::park();
         }
     }
 
     fn wait_for(&self, n: usize) {
-        let mut g = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        while g.0 < n {
+        let mut g = self.ready.lock().unwrap_or_else(|e| e.into_inner());
+        while *g < n {
             g = self.cv.wait(g).unwrap_or_else(|e| e.into_inner());
         }
     }
 
-    fn release(&self, go: Option<Instant>) {
-        let mut g = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        g.1 = Some(go);
-        self.cv.notify_all();
+    fn release<'a>(&self, go: Option<Instant>, threads: impl Iterator<Item = &'a thread::Thread>) {
+        let _ = self.go.set(go);
+        for t in threads {
+            t.unpark();
+        }
     }
 }
 
@@ -174,7 +181,7 @@ where
             match spawned {
                 Ok(h) => handles.push(h),
                 Err(e) => {
-                    gate.release(None);
+                    gate.release(None, handles.iter().map(|h| h.thread()));
                     return Err(format!(
                         "cannot start load thread {} of {threads}: {e} (check ulimit -u and memory)",
                         i + 1
@@ -184,7 +191,7 @@ where
         }
         gate.wait_for(threads);
         let start = Instant::now();
-        gate.release(Some(start));
+        gate.release(Some(start), handles.iter().map(|h| h.thread()));
         for h in handles {
             match h.join() {
                 Ok(stats) => total.absorb(&stats),
