@@ -527,3 +527,67 @@ fn the_polling_driver_counts_refused_connections_with_backoff() {
     // 2 at setup, then at most one attempt per connection per 10 ms.
     assert!((2..=2 + 2 * 11 + 2).contains(&st.errors.total()), "{:?}", st.errors);
 }
+
+// ---------------------------------------------------------------------------
+// The command end to end (`--url` mode): CSV rows and histogram files agree
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("wirebench-load-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn url_mode_writes_csv_rows_and_histograms_that_agree() {
+    let server = TestServer::start(|_, _| (ok(PONG), Duration::ZERO));
+    let dir = temp_dir("url");
+    let csv = dir.join("out.csv");
+    for (threads, rate) in [("0", None), ("2", None), ("0", Some("400"))] {
+        let mut argv = vec![
+            format!("--url=http://{}/ping", server.addr),
+            "--rounds=2".into(),
+            "--duration=100ms".into(),
+            "--concurrency=3".into(),
+            "--warmup=2".into(),
+            format!("--threads={threads}"),
+            format!("--output={}", csv.display()),
+            format!("--histograms={}", dir.display()),
+        ];
+        argv.extend(rate.map(|r| format!("--rate={r}")));
+        let mut args = wirebench::cli::Args::new(argv);
+        let config = wirebench::load::Config::from_args(&mut args).unwrap();
+        args.finish().unwrap();
+        cases::run(&config).unwrap();
+
+        let text = std::fs::read_to_string(&csv).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some(wirebench::load::summary::CSV_HEADER));
+        let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+        assert_eq!(rows.len(), 2, "one row per round");
+        for (i, row) in rows.iter().enumerate() {
+            let round = i + 1;
+            assert_eq!(&row[..5], [&round.to_string(), "url", "0", "none", "3"]);
+            assert!(row[15..].iter().all(|e| *e == "0"), "no failures: {row:?}");
+            let requests: u64 = row[6].parse().unwrap();
+            let hist = std::fs::read_to_string(dir.join(format!("url-0-none-r{round}.hist"))).unwrap();
+            assert!(hist.contains("# unit=ns\n") && hist.contains("# round="));
+            let h = Histogram::read_text(&hist).unwrap();
+            assert_eq!(h.count(), requests, "histogram file holds every counted request");
+            let p50_ms: f64 = row[9].parse().unwrap();
+            assert!((p50_ms - h.value_at_quantile(0.5) as f64 / 1e6).abs() < 0.001);
+            let service = dir.join(format!("url-0-none-r{round}.service-hist"));
+            assert_eq!(service.exists(), rate.is_some(), "open loop also writes service times");
+            if rate.is_some() {
+                assert_eq!(requests, 40, "400/s for 100 ms");
+            }
+        }
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x != "csv") {
+                std::fs::remove_file(p).unwrap();
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
