@@ -330,6 +330,13 @@ fn closed_and_open_runs_count_exactly_what_the_server_answered() {
         let st = mux::run(&target, 7, threads, Duration::from_millis(200)).unwrap();
         assert_clean(&st, "mux");
         assert_eq!(st.requests, server.served() - before, "threads {threads}");
+
+        let before = server.served();
+        let st = mux::run_open(&target, 7, threads, Duration::from_millis(200), 500.0).unwrap();
+        assert_clean(&st, "mux open");
+        assert_eq!((st.scheduled, st.requests + st.unsent), (100, 100), "threads {threads}");
+        assert_eq!(st.requests, server.served() - before, "threads {threads}");
+        assert_eq!(st.service.as_ref().unwrap().count(), st.requests);
     }
 }
 
@@ -387,6 +394,17 @@ fn open_loop_p99_shows_a_stall_that_the_closed_loop_hides() {
     assert!(open_p99 >= 100.0, "the open loop's p99 shows the stall: {report}");
     assert!(open_p99 > 4.0 * closed_p99, "{report}");
     assert!(open.late > 0, "requests due during the stall started late: {report}");
+
+    // The polling driver measures the same thing.
+    let polled = mux::run_open(&target, 1, 1, Duration::from_millis(500), 1000.0).unwrap();
+    let polled_p99 = ms(polled.latency.value_at_quantile(0.99));
+    assert!(
+        polled_p99 >= 100.0,
+        "polling open loop p99 {polled_p99:.2} ms; {report}"
+    );
+    let polled_closed = mux::run(&target, 1, 1, Duration::from_millis(500)).unwrap();
+    let pc_p99 = ms(polled_closed.latency.value_at_quantile(0.99));
+    assert!(pc_p99 < 50.0, "polling closed loop p99 {pc_p99:.2} ms; {report}");
 }
 
 #[test]

@@ -53,6 +53,9 @@ pub fn run(config: &Config) -> Result<(), String> {
 /// One measured run (closed or open loop, per `config.rate`).
 fn measure(config: &Config, target: &Target) -> Result<RoundStats, String> {
     match config.rate {
+        Some(rate) if config.threads > 0 => {
+            super::mux::run_open(target, config.concurrency, config.threads, config.duration, rate)
+        }
         Some(rate) => open::run(target, config.concurrency, config.duration, rate),
         None if config.threads > 0 => super::mux::run(target, config.concurrency, config.threads, config.duration),
         None => closed::run(target, config.concurrency, config.duration),
@@ -61,7 +64,8 @@ fn measure(config: &Config, target: &Target) -> Result<RoundStats, String> {
 
 fn mode(config: &Config) -> String {
     match config.rate {
-        Some(r) => format!("open loop at {r} requests/s"),
+        Some(r) if config.threads > 0 => format!("open loop at {r} requests/s, {} polling threads", config.threads),
+        Some(r) => format!("open loop at {r} requests/s, one thread per connection"),
         None if config.threads > 0 => format!("closed loop, {} polling threads", config.threads),
         None => "closed loop, one thread per connection".to_string(),
     }

@@ -19,7 +19,7 @@ FLAGS (both --flag value and --flag=value):
   --rounds N           measured runs per case (default: 5; 1 with --url)
   --duration D         per run, e.g. 300ms, 1s, 10s (default: 1s)
   --concurrency C      connections (default: 8)
-  --threads N          closed loop: 0 = one blocking thread per connection
+  --threads N          0 = one blocking thread per connection
                        (default without --url); N > 0 = N polling threads,
                        each driving C/N non-blocking connections, busy-polling
                        its core (default with --url: the cores we may run on)

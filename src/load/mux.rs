@@ -1,12 +1,15 @@
-//! Closed loop with few threads: each thread drives many non-blocking
+//! Few threads, many connections: each thread drives its share of non-blocking
 //! connections by polling them in turn (`--threads N`).
 //!
-//! Same semantics as [`super::closed`] — every connection sends its next request
-//! as soon as its previous response was verified, independently of the others —
-//! but one thread serves `concurrency / N` connections, so a response does not
-//! cost a thread wake-up. std has no portable readiness API (epoll/kqueue), so
+//! Same semantics as the one-thread-per-connection drivers — closed loop as in
+//! [`super::closed`] (every connection sends its next request as soon as its
+//! previous response was verified, independently of the others), open loop as in
+//! [`super::open`] (same schedule, latency from the due time, service time,
+//! late and unsent counts) — but one thread serves `concurrency / N`
+//! connections, so a response does not cost a thread wake-up. std has no portable readiness API (epoll/kqueue), so
 //! the thread polls: it tries a non-blocking read on every waiting connection;
 //! after [`SPIN_PASSES`] passes without progress it yields the CPU once per pass.
+//! (In the open loop, when nothing is in flight, it sleeps until the next due time.)
 //! The consequence is stated, not hidden: **a polling thread uses its whole core
 //! while the run lasts**, whatever the request rate.
 //!
@@ -18,6 +21,7 @@
 
 use super::client::{MAX_HEAD, parse_buffered};
 use super::closed::{RoundStats, nanos, run_workers};
+use super::histogram::Histogram;
 use super::verify::Target;
 use super::{FailureKind, client::Response};
 use std::io::{self, Read, Write};
@@ -45,8 +49,13 @@ struct Conn {
     /// Some(when) while a request is in flight; `written` bytes of it are out.
     sent_at: Option<Instant>,
     written: usize,
-    /// After a failed connect, no new attempt before this instant.
+    /// After a failed connect, no new attempt before this instant (closed loop).
     retry_at: Option<Instant>,
+    /// Open loop: due offsets (ns from the start) of this connection's requests,
+    /// the next one to send, and the due time of the one in flight.
+    plan: Vec<u64>,
+    next: usize,
+    due: Option<Instant>,
 }
 
 fn connect(target: &Target) -> Result<TcpStream, FailureKind> {
@@ -70,6 +79,9 @@ impl Conn {
             sent_at: None,
             written: 0,
             retry_at: None,
+            plan: Vec::new(),
+            next: 0,
+            due: None,
         };
         (conn, err)
     }
@@ -82,18 +94,59 @@ impl Conn {
     }
 }
 
+/// When connections send.
+#[derive(Clone, Copy)]
+enum Mode {
+    /// Back to back until the deadline.
+    Closed { deadline: Instant },
+    /// Each at its due times from `start`; nothing is sent after `hard_end`.
+    Open { start: Instant, hard_end: Instant },
+}
+
 /// One closed-loop run: `concurrency` connections over `threads` polling threads.
 pub fn run(target: &Target, concurrency: usize, threads: usize, duration: Duration) -> Result<RoundStats, String> {
+    run_mode(target, concurrency, threads, None, |start| Mode::Closed {
+        deadline: start + duration,
+    })
+}
+
+/// One open-loop run (see [`super::open`] for the definitions: schedule, latency
+/// from the due time, late, unsent) over `threads` polling threads.
+pub fn run_open(
+    target: &Target,
+    concurrency: usize,
+    threads: usize,
+    duration: Duration,
+    rate: f64,
+) -> Result<RoundStats, String> {
+    let plan = super::open::schedule(rate, duration, concurrency)?;
+    let hard_end = duration + target.timeout;
+    run_mode(target, concurrency, threads, Some(plan), |start| Mode::Open {
+        start,
+        hard_end: start + hard_end,
+    })
+}
+
+fn run_mode(
+    target: &Target,
+    concurrency: usize,
+    threads: usize,
+    plan: Option<Vec<Vec<u64>>>,
+    mode: impl Fn(Instant) -> Mode + Sync,
+) -> Result<RoundStats, String> {
     let threads = threads.clamp(1, concurrency.max(1));
     run_workers(
         threads,
         |t| {
-            let mine = (t..concurrency).step_by(threads).count();
             let mut errors = Vec::new();
-            let conns: Vec<Conn> = (0..mine)
-                .map(|_| {
-                    let (c, e) = Conn::new(target);
+            let conns: Vec<Conn> = (t..concurrency)
+                .step_by(threads)
+                .map(|i| {
+                    let (mut c, e) = Conn::new(target);
                     errors.extend(e);
+                    if let Some(p) = &plan {
+                        c.plan = p[i].clone();
+                    }
                     c
                 })
                 .collect();
@@ -101,32 +154,53 @@ pub fn run(target: &Target, concurrency: usize, threads: usize, duration: Durati
         },
         |_, (mut conns, errors), start| {
             let mut st = RoundStats::default();
+            if plan.is_some() {
+                st.service = Some(Histogram::new());
+                st.scheduled = conns.iter().map(|c| c.plan.len() as u64).sum();
+            }
             for e in errors {
                 st.errors.add(e);
             }
-            drive(target, &mut conns, start + duration, &mut st);
+            drive(target, &mut conns, mode(start), &mut st);
             st
         },
     )
 }
 
-fn drive(target: &Target, conns: &mut [Conn], deadline: Instant, st: &mut RoundStats) {
+fn drive(target: &Target, conns: &mut [Conn], mode: Mode, st: &mut RoundStats) {
     let mut body = Vec::new();
     let mut idle_passes = 0u32;
     loop {
         let now = Instant::now();
-        let sending = now < deadline;
         let mut progress = false;
         let mut in_flight = 0;
+        let mut waiting = false; // open loop: requests still to send
+        let mut earliest: Option<Instant> = None;
         for c in conns.iter_mut() {
             if c.sent_at.is_none() {
-                if !sending {
-                    continue;
-                }
-                if c.stream.is_none() {
-                    if c.retry_at.is_some_and(|t| now < t) {
-                        continue;
+                let due = match mode {
+                    Mode::Closed { deadline } => {
+                        if now >= deadline || c.retry_at.is_some_and(|t| now < t) {
+                            continue;
+                        }
+                        None
                     }
+                    Mode::Open { start, hard_end } => {
+                        let Some(&due_ns) = c.plan.get(c.next) else { continue };
+                        if now >= hard_end {
+                            continue;
+                        }
+                        waiting = true;
+                        let due = start + Duration::from_nanos(due_ns);
+                        if due > now {
+                            earliest = Some(earliest.map_or(due, |e| e.min(due)));
+                            continue;
+                        }
+                        c.next += 1;
+                        Some(due)
+                    }
+                };
+                if c.stream.is_none() {
                     match connect(target) {
                         Ok(s) => c.stream = Some(s),
                         Err(k) => {
@@ -136,7 +210,12 @@ fn drive(target: &Target, conns: &mut [Conn], deadline: Instant, st: &mut RoundS
                         }
                     }
                 }
-                c.sent_at = Some(Instant::now());
+                let sent = Instant::now();
+                if due.is_some_and(|d| sent > d + super::open::LATE) {
+                    st.late += 1;
+                }
+                c.sent_at = Some(sent);
+                c.due = due;
                 c.written = 0;
                 progress = true;
             }
@@ -145,11 +224,18 @@ fn drive(target: &Target, conns: &mut [Conn], deadline: Instant, st: &mut RoundS
                 progress = true;
             }
         }
-        if !sending && in_flight == 0 {
-            return;
+        if in_flight == 0 && !waiting {
+            let closed_done = matches!(mode, Mode::Closed { deadline } if now >= deadline);
+            if closed_done || matches!(mode, Mode::Open { .. }) {
+                break;
+            }
         }
         if progress {
             idle_passes = 0;
+        } else if in_flight == 0 && earliest.is_some() {
+            // Open loop, nothing in flight: sleep until the next due time (≤ 1 ms).
+            let wait = earliest.map_or(Duration::ZERO, |e| e.saturating_duration_since(Instant::now()));
+            thread::sleep(wait.min(Duration::from_millis(1)));
         } else {
             idle_passes += 1;
             if idle_passes > SPIN_PASSES {
@@ -157,6 +243,7 @@ fn drive(target: &Target, conns: &mut [Conn], deadline: Instant, st: &mut RoundS
             }
         }
     }
+    st.unsent += conns.iter().map(|c| (c.plan.len() - c.next) as u64).sum::<u64>();
 }
 
 /// Advances one in-flight request: write what is left, read what arrived, and
@@ -248,7 +335,10 @@ fn step(target: &Target, c: &mut Conn, st: &mut RoundStats, body: &mut Vec<u8>) 
             };
             match target.check.verify(&resp) {
                 Ok(()) => {
-                    st.latency.record(nanos(done - sent_at));
+                    st.latency.record(nanos(done - c.due.unwrap_or(sent_at)));
+                    if let Some(service) = &mut st.service {
+                        service.record(nanos(done - sent_at));
+                    }
                     st.requests += 1;
                     st.bytes += p.consumed as u64;
                 }
