@@ -311,7 +311,6 @@ fn step(target: &Target, c: &mut Conn, st: &mut RoundStats, body: &mut Vec<u8>) 
             true
         }
         Ok(Some(p)) => {
-            let done = Instant::now();
             let plain;
             let resp_body = if p.gzipped {
                 match crate::gzip::decompress(body, super::client::MAX_BODY) {
@@ -327,6 +326,7 @@ fn step(target: &Target, c: &mut Conn, st: &mut RoundStats, body: &mut Vec<u8>) 
             } else {
                 &body[..]
             };
+            let done = Instant::now(); // after gunzip, as in the blocking client
             let resp = Response {
                 status: p.status,
                 body: resp_body,
