@@ -117,7 +117,12 @@ pub fn decompress_into(data: &[u8], max_output: usize, out: &mut Vec<u8>) -> Res
 
 fn decompress_members(data: &[u8], max_output: usize, out: &mut Vec<u8>, start: usize) -> Result<(), GzipError> {
     if data.is_empty() {
-        return Err(GzipError::new(0, GzipErrorKind::Truncated { expected: "gzip header" }));
+        return Err(GzipError::new(
+            0,
+            GzipErrorKind::Truncated {
+                expected: "gzip header",
+            },
+        ));
     }
     // The last 4 bytes claim the size of the (last) member: a size hint only,
     // bounded by what deflate can produce and by max_output.
@@ -162,7 +167,10 @@ fn member(
         ));
     }
     if header[2] != CM_DEFLATE {
-        return Err(GzipError::new(member_start + 2, GzipErrorKind::UnsupportedMethod { cm: header[2] }));
+        return Err(GzipError::new(
+            member_start + 2,
+            GzipErrorKind::UnsupportedMethod { cm: header[2] },
+        ));
     }
     let flg = header[3];
     if flg & FLG_RESERVED != 0 {
@@ -185,7 +193,10 @@ fn member(
         let stored = take(data, &mut pos, 2, "FHCRC header CRC-16")?;
         let stored = u16::from_le_bytes([stored[0], stored[1]]);
         if stored != computed {
-            return Err(GzipError::new(at, GzipErrorKind::HeaderCrcMismatch { stored, computed }));
+            return Err(GzipError::new(
+                at,
+                GzipErrorKind::HeaderCrcMismatch { stored, computed },
+            ));
         }
     }
 
@@ -351,14 +362,20 @@ impl fmt::Display for GzipErrorKind {
             }
             GzipErrorKind::ReservedFlags { flg } => write!(f, "reserved FLG bits set in {flg:#04x}"),
             GzipErrorKind::HeaderCrcMismatch { stored, computed } => {
-                write!(f, "header CRC-16 mismatch: stored {stored:#06x}, computed {computed:#06x}")
+                write!(
+                    f,
+                    "header CRC-16 mismatch: stored {stored:#06x}, computed {computed:#06x}"
+                )
             }
             GzipErrorKind::Deflate => write!(f, "corrupt deflate data"),
             GzipErrorKind::TooLarge { max_output } => {
                 write!(f, "decompressed data exceeds the limit of {max_output} bytes")
             }
             GzipErrorKind::CrcMismatch { stored, computed } => {
-                write!(f, "CRC-32 mismatch: trailer says {stored:#010x}, data has {computed:#010x}")
+                write!(
+                    f,
+                    "CRC-32 mismatch: trailer says {stored:#010x}, data has {computed:#010x}"
+                )
             }
             GzipErrorKind::SizeMismatch { stored, actual } => {
                 write!(f, "ISIZE mismatch: trailer says {stored} bytes, data has {actual}")

@@ -135,7 +135,10 @@ fn errors_say_what_and_where() {
     let hand = every_header_field();
     let cases: Vec<(Vec<u8>, &str)> = vec![
         (vec![], "unexpected end of input, expected gzip header at byte 0"),
-        (g[..5].to_vec(), "unexpected end of input, expected 10-byte gzip header at byte 5"),
+        (
+            g[..5].to_vec(),
+            "unexpected end of input, expected 10-byte gzip header at byte 5",
+        ),
         (
             with(g, |v| v[..2].copy_from_slice(b"PK")),
             "expected gzip magic 1f 8b, found 50 4b at byte 0",
@@ -145,7 +148,10 @@ fn errors_say_what_and_where() {
             "unsupported compression method 7 (only 8 = deflate exists) at byte 2",
         ),
         (with(g, |v| v[3] |= 0x20), "reserved FLG bits set in 0x28 at byte 3"),
-        (g[..15].to_vec(), "unexpected end of input, expected zero byte ending FNAME at byte 15"),
+        (
+            g[..15].to_vec(),
+            "unexpected end of input, expected zero byte ending FNAME at byte 15",
+        ),
         (
             with(&hand, |v| v[10] = 200),
             "unexpected end of input, expected FEXTRA field (XLEN bytes) at byte 65",
@@ -154,10 +160,7 @@ fn errors_say_what_and_where() {
             with(&hand, |v| v[30] ^= 1),
             "header CRC-16 mismatch: stored 0x25d3, computed 0xf676 at byte 36",
         ),
-        (
-            with(g, |v| v[20] = 0x07),
-            "corrupt deflate data at byte 21",
-        ),
+        (with(g, |v| v[20] = 0x07), "corrupt deflate data at byte 21"),
         (
             g[..30].to_vec(),
             "unexpected end of input, expected more deflate data (the stream ends before its final block) at byte 30",
@@ -174,7 +177,10 @@ fn errors_say_what_and_where() {
             with(g, |v| v[43] = 18),
             "ISIZE mismatch: trailer says 18 bytes, data has 17 at byte 43",
         ),
-        (with(g, |v| v.push(0)), "1 trailing bytes after the last gzip member at byte 47"),
+        (
+            with(g, |v| v.push(0)),
+            "1 trailing bytes after the last gzip member at byte 47",
+        ),
         (
             with(g, |v| v.extend_from_slice(b"garbage")),
             "7 trailing bytes after the last gzip member at byte 47",

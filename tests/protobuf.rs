@@ -199,7 +199,9 @@ fn errors_say_what() {
         ),
         (
             with_product_prefix(&[0x0a, 0x00]),
-            format!("{prost}Product.id: Catalog.products: invalid wire type: LengthDelimited (expected Varint) at byte 0"),
+            format!(
+                "{prost}Product.id: Catalog.products: invalid wire type: LengthDelimited (expected Varint) at byte 0"
+            ),
         ),
         (
             vec![0x08, 0x01],
@@ -209,7 +211,10 @@ fn errors_say_what() {
             with_product_prefix(&[0x12, 0x01, 0xff]),
             format!("{prost}Product.sku: Catalog.products: invalid string value: data is not UTF-8 encoded at byte 0"),
         ),
-        (vec![0x0a, 0x05, 0x08], format!("{prost}Catalog.products: buffer underflow at byte 0")),
+        (
+            vec![0x0a, 0x05, 0x08],
+            format!("{prost}Catalog.products: buffer underflow at byte 0"),
+        ),
         (
             vec![0x0b],
             format!("{prost}Catalog.products: invalid wire type: StartGroup (expected LengthDelimited) at byte 0"),

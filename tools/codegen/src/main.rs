@@ -73,8 +73,7 @@ fn stamp(tool: &str, schema: &str, schema_bytes: &[u8]) -> String {
 fn proto(check: bool) -> Result<(), String> {
     let root = repo_root();
     let schema_path = root.join(PROTO_SCHEMA);
-    let schema_bytes =
-        std::fs::read(&schema_path).map_err(|e| format!("{}: {e}", schema_path.display()))?;
+    let schema_bytes = std::fs::read(&schema_path).map_err(|e| format!("{}: {e}", schema_path.display()))?;
     let schema_dir = schema_path.parent().expect("schema has a parent directory");
     let file_name = schema_path.file_name().expect("schema has a file name");
 
@@ -123,7 +122,11 @@ fn crc32(data: &[u8]) -> u32 {
     for &b in data {
         crc ^= u32::from(b);
         for _ in 0..8 {
-            crc = if crc & 1 == 1 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
         }
     }
     !crc
