@@ -7,7 +7,8 @@
 //! list, enum value 0): such fields cost 0 bytes, and a reader cannot tell
 //! "absent" from "zero". A product with `id = 0` would vanish the same way,
 //! but validation rejects `id = 0` anyway. prost reports no byte offset, so
-//! every decode error says `at byte 0` (see the codec's module doc).
+//! its parse errors say `at byte 0`; enum and validation errors point at the
+//! status value or the product (see the codec's module doc).
 
 #[path = "support/largest_alloc.rs"]
 mod largest_alloc;
@@ -191,7 +192,19 @@ fn errors_say_what() {
     let cases: Vec<(Vec<u8>, String)> = vec![
         (
             with_product_prefix(&[0x08, 0x01, 0x12, 0x01, b'S', 0x32, 0x03, b'T', b'H', b'B', 0x58, 0x07]),
-            "unknown Status value 7 at byte 0".into(),
+            "unknown Status value 7 at byte 13".into(),
+        ),
+        (
+            [TINY, TINY].concat(),
+            "invalid data: products[1].id: duplicate id 1 at byte 14".into(),
+        ),
+        (
+            [
+                TINY,
+                &with_product_prefix(&[0x08, 0x02, 0x12, 0x01, b'S', 0x32, 0x03, b'u', b's', b'd']),
+            ]
+            .concat(),
+            "invalid data: products[1].currency: must be a 3-letter ISO 4217 code, found \"usd\" at byte 14".into(),
         ),
         (
             with_product_prefix(&[0x12, 0x01, b'S', 0x32, 0x03, b'T', b'H', b'B']),

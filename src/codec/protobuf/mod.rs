@@ -54,11 +54,16 @@
 //! before anything is allocated, nesting is limited to 100), then moves the
 //! strings into our types without copying and validates them.
 //!
-//! prost's errors carry a field path (e.g. `Catalog.products: Product.sku:
-//! invalid string value`) but no byte offset, so decode errors report offset 0
-//! (as do enum and validation errors found after parsing).
+//! prost's errors carry a field path, innermost first (e.g. `Product.sku:
+//! Catalog.products: invalid string value`), but no byte offset, so parse
+//! errors report `at byte 0`. Errors found after parsing are placed by
+//! [`decode`] with a second, hand-written walk over the keys ([`locate`]): an
+//! unknown enum value at the byte of that value, a validation failure at the
+//! key that starts the offending product. [`from_generated`] has no bytes to
+//! point into and reports 0.
 
 pub mod generated;
+mod locate;
 
 use crate::codec::{DecodeError, EncodeError, ErrorKind};
 use crate::model::{Catalog, Dimensions, Product, Status, Variant};
@@ -72,7 +77,15 @@ pub fn encode(products: &[Product], out: &mut Vec<u8>) -> Result<(), EncodeError
 
 /// Decodes a whole protobuf payload into a validated catalog.
 pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
-    from_generated(decode_generated(bytes)?)
+    convert(decode_generated(bytes)?).map_err(|(index, mut e)| {
+        // Cold path: find where product `index` (or its status) is in `bytes`.
+        let at = match e.kind {
+            ErrorKind::UnknownEnum { .. } => locate::status_offset(bytes, index),
+            _ => locate::product_offset(bytes, index),
+        };
+        e.offset = at.unwrap_or(0);
+        e
+    })
 }
 
 /// Builds the prost message for `products` (clones every string).
@@ -108,15 +121,23 @@ pub fn decode_generated(bytes: &[u8]) -> Result<pb::Catalog, DecodeError> {
 }
 
 /// Converts a parsed prost message into our domain types (moving the strings)
-/// and validates the result.
+/// and validates the result. Errors report offset 0 (there are no bytes).
 pub fn from_generated(msg: pb::Catalog) -> Result<Catalog, DecodeError> {
+    convert(msg).map_err(|(_, e)| e)
+}
+
+/// [`from_generated`], also telling which product an error belongs to.
+fn convert(msg: pb::Catalog) -> Result<Catalog, (usize, DecodeError)> {
     let products = msg
         .products
         .into_iter()
-        .map(product_from_pb)
+        .enumerate()
+        .map(|(i, p)| product_from_pb(p).map_err(|e| (i, e)))
         .collect::<Result<Vec<_>, _>>()?;
     let catalog = Catalog { products };
-    catalog.validate().map_err(|e| DecodeError::invalid(0, e))?;
+    catalog
+        .validate()
+        .map_err(|e| (locate::index_in_path(&e.path).unwrap_or(0), DecodeError::invalid(0, e)))?;
     Ok(catalog)
 }
 
