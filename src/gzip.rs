@@ -259,7 +259,8 @@ fn inflate_raw(
     let mut state = Box::<DecompressorOxide>::default();
     let (mut in_pos, mut out_pos) = (0usize, 0usize);
     loop {
-        let (status, read, written) = inflate(&mut state, &input[in_pos..], &mut out[out_start..], out_pos, flags);
+        let rest = input.get(in_pos..).unwrap_or_default();
+        let (status, read, written) = inflate(&mut state, rest, &mut out[out_start..], out_pos, flags);
         in_pos += read;
         out_pos += written;
         match status {

@@ -57,7 +57,7 @@
 //! prost's errors carry a field path, innermost first (e.g. `Product.sku:
 //! Catalog.products: invalid string value`), but no byte offset, so parse
 //! errors report `at byte 0`. Errors found after parsing are placed by
-//! [`decode`] with a second, hand-written walk over the keys ([`locate`]): an
+//! [`decode`] with a second, hand-written walk over the keys (`locate.rs`): an
 //! unknown enum value at the byte of that value, a validation failure at the
 //! key that starts the offending product. [`from_generated`] has no bytes to
 //! point into and reports 0.
