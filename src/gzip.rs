@@ -395,3 +395,10 @@ impl fmt::Display for GzipError {
 }
 
 impl std::error::Error for GzipError {}
+
+/// Lets the CLI's `Result<_, String>` functions use `?` on gzip calls.
+impl From<GzipError> for String {
+    fn from(e: GzipError) -> String {
+        e.to_string()
+    }
+}
