@@ -28,3 +28,17 @@ fixtures: ## rewrite fixtures/catalog.json from the generator
 
 bless: ## rewrite golden files from the current encoders (review the diff!)
 	UPDATE_GOLDEN=1 $(CARGO) test --test golden
+
+# --- protobuf codegen (begin; owner: protobuf helper) -------------------------
+# tools/codegen is its own Cargo project (own Cargo.lock, not a dependency of
+# wirebench): only these targets build it. `make test` never needs it.
+.PHONY: generate-proto check-generated-proto
+CODEGEN := $(CARGO) run --quiet --manifest-path tools/codegen/Cargo.toml --target-dir target/codegen --
+
+generate-proto: ## regenerate src/codec/protobuf/generated.rs from schemas/catalog.proto (prost-build + protox)
+	$(CODEGEN) proto
+
+check-generated-proto: ## fail if the committed prost code differs from a fresh generation (byte for byte)
+	$(CODEGEN) proto --check
+	$(CARGO) test --quiet --test generated
+# --- protobuf codegen (end) ---------------------------------------------------
