@@ -186,7 +186,15 @@ fn place(path: &str) -> String {
 /// Maps a verifier error to a [`DecodeError`] at the position it names.
 #[cold]
 fn verifier_error(e: &InvalidFlatbuffer, opts: &VerifierOptions, len: usize) -> DecodeError {
-    let library = |at: usize, message: String| DecodeError::new(at, ErrorKind::Library { library: LIBRARY, message });
+    let library = |at: usize, message: String| {
+        DecodeError::new(
+            at,
+            ErrorKind::Library {
+                library: LIBRARY,
+                message,
+            },
+        )
+    };
     match e {
         InvalidFlatbuffer::Utf8Error { error, range, .. } => {
             DecodeError::new(range.start + error.valid_up_to(), ErrorKind::InvalidUtf8)
@@ -257,13 +265,14 @@ fn verifier_error(e: &InvalidFlatbuffer, opts: &VerifierOptions, len: usize) -> 
                 format!("vtable offset {soffset} {} points outside the buffer", place(&path)),
             )
         }
-        InvalidFlatbuffer::InconsistentUnion {
-            field, error_trace, ..
-        } => {
+        InvalidFlatbuffer::InconsistentUnion { field, error_trace, .. } => {
             let (path, at) = trace_path(error_trace.as_ref());
             library(
                 at.unwrap_or(0),
-                format!("union {field} {} has a type without a value or the reverse", place(&path)),
+                format!(
+                    "union {field} {} has a type without a value or the reverse",
+                    place(&path)
+                ),
             )
         }
     }

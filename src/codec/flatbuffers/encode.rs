@@ -225,3 +225,95 @@ fn build_product(
     };
     fb::Product::create(fbb, &args)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures;
+    use std::time::Instant;
+
+    /// The alternatives to the thread-local builder: a fresh builder per call,
+    /// growing by doubling (`sized = false`) or preallocated from
+    /// [`size_bound`] (`sized = true`).
+    fn encode_fresh(products: &[Product], out: &mut Vec<u8>, sized: bool) {
+        let mut s = Scratch::new();
+        if sized {
+            s.fbb = FlatBufferBuilder::with_capacity(size_bound(products));
+        }
+        build(&mut s, products);
+        out.extend_from_slice(s.fbb.finished_data());
+    }
+
+    #[test]
+    fn every_strategy_writes_the_same_bytes() {
+        for count in [0, 1, 3, 100] {
+            let c = fixtures::catalog(count);
+            let mut a = Vec::new();
+            encode(&c.products, &mut a).unwrap();
+            let mut again = Vec::new();
+            encode(&c.products, &mut again).unwrap();
+            let mut b = Vec::new();
+            encode_fresh(&c.products, &mut b, false);
+            let mut d = Vec::new();
+            encode_fresh(&c.products, &mut d, true);
+            assert_eq!(a, again, "count {count}: reused builder changed the output");
+            assert_eq!(a, b, "count {count}");
+            assert_eq!(a, d, "count {count}");
+            assert!(
+                size_bound(&c.products) >= a.len(),
+                "count {count}: bound below real size"
+            );
+        }
+    }
+
+    #[test]
+    fn a_builder_left_dirty_by_a_panic_is_replaced() {
+        let c = fixtures::catalog(3);
+        let mut want = Vec::new();
+        encode(&c.products, &mut want).unwrap();
+        let r = std::panic::catch_unwind(|| {
+            with_scratch(|s| {
+                s.fbb.reset();
+                s.fbb.start_table();
+                s.fbb.push_slot::<i64>(4, 7, 0);
+                panic!("simulated panic in the middle of a table");
+            })
+        });
+        assert!(r.is_err());
+        let mut got = Vec::new();
+        encode(&c.products, &mut got).unwrap();
+        assert_eq!(got, want);
+    }
+
+    /// Not a test of speed (nothing is asserted about time): prints the cost
+    /// of each builder strategy so the choice in [`with_scratch`] can be
+    /// re-checked. Run:
+    /// `cargo test --release --lib codec::flatbuffers::encode::tests::measure_reuse -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn measure_reuse() {
+        for count in [1, 100, 1000] {
+            let c = fixtures::catalog(count);
+            let iters = 200_000 / count;
+            let mut out = Vec::new();
+            let mut run = |name: &str, f: &mut dyn FnMut(&mut Vec<u8>)| {
+                let mut best = f64::MAX;
+                for _ in 0..5 {
+                    let t = Instant::now();
+                    for _ in 0..iters {
+                        out.clear();
+                        f(&mut out);
+                        std::hint::black_box(&out);
+                    }
+                    best = best.min(t.elapsed().as_secs_f64() * 1e9 / iters as f64);
+                }
+                println!("count {count:5} {name:<28} {best:12.0} ns/op (best of 5 × {iters})");
+            };
+            run("thread-local reuse", &mut |o| encode(&c.products, o).unwrap());
+            run("fresh, growing", &mut |o| encode_fresh(&c.products, o, false));
+            run("fresh, sized by size_bound", &mut |o| {
+                encode_fresh(&c.products, o, true)
+            });
+        }
+    }
+}
