@@ -87,16 +87,9 @@
 //! [`APPARENT_SIZE_FACTOR`] × `len`, which stops a small buffer whose offsets
 //! all point at one big string from decoding into gigabytes.
 
-#[allow(
-    unsafe_code,
-    unused_imports,
-    dead_code,
-    unsafe_op_in_unsafe_fn,
-    non_camel_case_types,
-    clippy::all,
-    clippy::pedantic,
-    clippy::nursery
-)]
+// flatc's output: `unsafe` accessors (sound after the verifier; see
+// decode.rs) and code style that is flatc's, not ours.
+#[allow(unsafe_code, clippy::all)]
 #[rustfmt::skip]
 pub mod generated;
 
