@@ -364,6 +364,37 @@ fn shared_objects_cannot_amplify() {
     assert!(allocated < 64 * 1024, "{allocated} bytes allocated");
 }
 
+/// The densest legal buffer for the verifier's apparent-size limit: products
+/// whose strings and lists are all empty, so each re-counted vtable is large
+/// next to the data (measured 1.36× the buffer, under the 2× limit).
+#[test]
+fn products_with_nothing_in_them_still_verify() {
+    let products: Vec<Product> = (1..=200)
+        .map(|id| Product {
+            id,
+            sku: String::new(),
+            name: String::new(),
+            description: String::new(),
+            currency: "EUR".into(),
+            tags: vec![],
+            variants: vec![
+                Variant {
+                    sku: String::new(),
+                    color: String::new(),
+                    size: String::new(),
+                    price_cents: 0,
+                    stock: 0,
+                };
+                (id % 4) as usize
+            ],
+            image_url: String::new(),
+            ..tiny_product()
+        })
+        .collect();
+    let bytes = encode(&products);
+    assert_eq!(fbc::decode(&bytes).unwrap().products, products);
+}
+
 #[test]
 fn decoding_allocates_about_what_it_returns() {
     // A real catalog: the verifier limits leave room for it, and decoding
