@@ -20,8 +20,9 @@ use flatbuffers::{ErrorTraceDetail, InvalidFlatbuffer, VerifierOptions};
 pub const IDENTIFIER: &[u8; 4] = b"WBCT";
 
 /// Deepest table nesting in our schema: Catalog → Product → Variant. The
-/// verifier follows the schema's types, so a buffer cannot nest deeper
-/// without failing a type check first; the limit states it anyway.
+/// verifier walks the schema's types and ours has no recursive type, so no
+/// buffer can reach a deeper table; the limit states the bound anyway (and
+/// would catch a schema change that adds recursion).
 pub const MAX_DEPTH: usize = 3;
 
 /// How much larger than the buffer its "apparent size" (every object counted
