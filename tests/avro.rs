@@ -12,23 +12,23 @@ use wirebench::model::{Catalog, Dimensions, Product, Status, Variant};
 /// The smallest valid product, field by field (bytes in schema order).
 /// Offsets in a one-product catalog: the product starts at byte 1.
 const FIELDS: [(&str, &[u8]); 17] = [
-    ("id", &[0x02]),                                   // byte 1: 1
-    ("sku", &[0x02, b'S']),                            // 2: "S"
-    ("name", &[0x00]),                                 // 4: ""
-    ("description", &[0x00]),                          // 5: ""
-    ("price_cents", &[0x00]),                          // 6: 0
-    ("currency", &[0x06, b'T', b'H', b'B']),           // 7: "THB"
-    ("rating", &[0, 0, 0, 0, 0, 0, 0, 0]),             // 11: 0.0
-    ("review_count", &[0x00]),                         // 19: 0
-    ("in_stock", &[0x01]),                             // 20: true
-    ("stock", &[0x02]),                                // 21: 1
-    ("status", &[0x00]),                               // 22: ACTIVE
-    ("tags", &[0x00]),                                 // 23: []
-    ("dimensions", &[0x00, 0x00, 0x00, 0x00]),         // 24: 0 0 0 0
-    ("variants", &[0x00]),                             // 28: []
-    ("discount_percent", &[0x00]),                     // 29: null
-    ("created_at_ms", &[0x00]),                        // 30: 0
-    ("image_url", &[0x00]),                            // 31: ""
+    ("id", &[0x02]),                           // byte 1: 1
+    ("sku", &[0x02, b'S']),                    // 2: "S"
+    ("name", &[0x00]),                         // 4: ""
+    ("description", &[0x00]),                  // 5: ""
+    ("price_cents", &[0x00]),                  // 6: 0
+    ("currency", &[0x06, b'T', b'H', b'B']),   // 7: "THB"
+    ("rating", &[0, 0, 0, 0, 0, 0, 0, 0]),     // 11: 0.0
+    ("review_count", &[0x00]),                 // 19: 0
+    ("in_stock", &[0x01]),                     // 20: true
+    ("stock", &[0x02]),                        // 21: 1
+    ("status", &[0x00]),                       // 22: ACTIVE
+    ("tags", &[0x00]),                         // 23: []
+    ("dimensions", &[0x00, 0x00, 0x00, 0x00]), // 24: 0 0 0 0
+    ("variants", &[0x00]),                     // 28: []
+    ("discount_percent", &[0x00]),             // 29: null
+    ("created_at_ms", &[0x00]),                // 30: 0
+    ("image_url", &[0x00]),                    // 31: ""
 ];
 
 /// The minimal product's bytes with `field` replaced by `bytes`.
@@ -105,13 +105,19 @@ fn check_ok(input: &[u8], want: &Catalog) {
 #[test]
 fn minimal_product_decodes() {
     assert_eq!(minimal().len(), 33);
-    check_ok(&minimal(), &Catalog { products: vec![minimal_product(1)] });
+    check_ok(
+        &minimal(),
+        &Catalog {
+            products: vec![minimal_product(1)],
+        },
+    );
 }
 
 #[test]
 fn error_table() {
     let with = catalog_with;
-    let cases: Vec<(Vec<u8>, String)> = vec![
+    let cases: Vec<(Vec<u8>, String)> =
+        vec![
         (vec![], "unexpected end of input, expected products block count at byte 0".into()),
         // Lengths beyond the input: refused before any allocation.
         (
@@ -283,7 +289,17 @@ fn accepts_every_legal_blocking() {
         price_cents: 7,
         stock: 0,
     }];
-    let tags = cat(&[&long(1), b"\x02a", &long(-1), &long(2), b"\x02b", &long(-1), &long(2), b"\x02c", &[0]]);
+    let tags = cat(&[
+        &long(1),
+        b"\x02a",
+        &long(-1),
+        &long(2),
+        b"\x02b",
+        &long(-1),
+        &long(2),
+        b"\x02c",
+        &[0],
+    ]);
     let variant = cat(&[b"\x02v", &[0, 0], &long(7), &[0]]);
     let variants = cat(&[&long(-1), &long(variant.len() as i64), &variant, &[0]]);
     let mut bytes = vec![0x02];
@@ -326,7 +342,10 @@ fn hostile_files() {
             "avro-tags-block-count-2pow62.bin",
             "tags block count of 4611686018427387904 exceeds the 9 bytes remaining at byte 33",
         ),
-        ("avro-negative-block-size.bin", "block byte size out of range: -1 at byte 1"),
+        (
+            "avro-negative-block-size.bin",
+            "block byte size out of range: -1 at byte 1",
+        ),
         (
             "avro-varint-11-bytes.bin",
             "id out of range: varint longer than 64 bits at byte 1",
@@ -343,8 +362,8 @@ fn hostile_files() {
     assert_eq!(files, listed, "every fixtures/hostile/avro-*.bin has a row here");
     for (file, want) in expected {
         let bytes = std::fs::read(dir.join(file)).unwrap();
-        let got = std::panic::catch_unwind(|| avro::decode(&bytes))
-            .unwrap_or_else(|_| panic!("{file}: decoder panicked"));
+        let got =
+            std::panic::catch_unwind(|| avro::decode(&bytes)).unwrap_or_else(|_| panic!("{file}: decoder panicked"));
         assert_eq!(got.unwrap_err().to_string(), want, "{file}");
     }
 }
@@ -362,7 +381,10 @@ fn hostile_files_are_what_their_builders_make() {
         ("avro-negative-block-size.bin", cat(&[&long(-1), &long(-1)])),
         (
             "avro-varint-11-bytes.bin",
-            catalog_with("id", &[0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00]),
+            catalog_with(
+                "id",
+                &[0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00],
+            ),
         ),
     ];
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/hostile");

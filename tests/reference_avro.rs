@@ -117,8 +117,8 @@ fn check(schema: &Schema, catalog: &Catalog, name: &str) {
     let value = to_value(&catalog.products);
 
     // 1. Bytes: ours == apache-avro's Value writer.
-    let theirs = apache_avro::to_avro_datum(schema, value.clone())
-        .unwrap_or_else(|e| panic!("{name}: apache-avro encode: {e}"));
+    let theirs =
+        apache_avro::to_avro_datum(schema, value.clone()).unwrap_or_else(|e| panic!("{name}: apache-avro encode: {e}"));
     if ours != theirs {
         let at = ours.iter().zip(&theirs).position(|(a, b)| a != b);
         panic!(
@@ -140,14 +140,20 @@ fn check(schema: &Schema, catalog: &Catalog, name: &str) {
     let read = apache_avro::from_avro_datum(schema, &mut reader, None)
         .unwrap_or_else(|e| panic!("{name}: apache-avro decode of our bytes: {e}"));
     assert!(reader.is_empty(), "{name}: apache-avro left {} bytes", reader.len());
-    assert!(read == value, "{name}: apache-avro decoded our bytes to a different value");
+    assert!(
+        read == value,
+        "{name}: apache-avro decoded our bytes to a different value"
+    );
 
     // 4. We read theirs back to the same catalog (ratings bit for bit).
     let back = avro::decode(&theirs).unwrap_or_else(|e| panic!("{name}: our decode of apache-avro bytes: {e}"));
     for (a, b) in catalog.products.iter().zip(&back.products) {
         assert_eq!(a.rating.to_bits(), b.rating.to_bits(), "{name}: rating of id {}", a.id);
     }
-    assert!(back == *catalog, "{name}: decoded apache-avro bytes differ from the catalog");
+    assert!(
+        back == *catalog,
+        "{name}: decoded apache-avro bytes differ from the catalog"
+    );
 }
 
 #[test]
@@ -162,7 +168,11 @@ fn fixture_catalogs_match_apache_avro() {
 fn random_catalogs_match_apache_avro() {
     let schema = schema();
     for seed in 0..300 {
-        check(&schema, &fixtures::random_catalog(seed), &format!("random_catalog seed {seed}"));
+        check(
+            &schema,
+            &fixtures::random_catalog(seed),
+            &format!("random_catalog seed {seed}"),
+        );
     }
 }
 

@@ -160,7 +160,10 @@ mod tests {
         let mut out = Vec::new();
         encode(std::slice::from_ref(&p), &mut out).unwrap();
         // ... dimensions, variants [] = 00, discount null = 00, created_at -64, image_url
-        assert_eq!(out[out.len() - 10..], [0x02, 0x04, 0x06, 0x08, 0x00, 0x00, 0x7f, 0x02, b'u', 0x00]);
+        assert_eq!(
+            out[out.len() - 10..],
+            [0x02, 0x04, 0x06, 0x08, 0x00, 0x00, 0x7f, 0x02, b'u', 0x00]
+        );
         assert_eq!(decode(&out).unwrap().products, [p]);
     }
 
@@ -207,11 +210,26 @@ mod tests {
         // One product announced, none of its (at least 27) bytes present.
         let e = decode(&[0x02]).unwrap_err();
         assert_eq!(e.offset, 1);
-        assert!(matches!(e.kind, ErrorKind::LengthExceedsInput { len: 1, remaining: 0, .. }));
+        assert!(matches!(
+            e.kind,
+            ErrorKind::LengthExceedsInput {
+                len: 1,
+                remaining: 0,
+                ..
+            }
+        ));
         let mut truncated = SMALL.to_vec();
         truncated[49] = 0x02; // a valid variant price, so the product validates
         truncated.truncate(58);
         let e = decode(&truncated).unwrap_err();
-        assert_eq!((e.offset, e.kind), (58, ErrorKind::Eof { expected: "products block count" }));
+        assert_eq!(
+            (e.offset, e.kind),
+            (
+                58,
+                ErrorKind::Eof {
+                    expected: "products block count"
+                }
+            )
+        );
     }
 }

@@ -9,9 +9,7 @@
 
 use crate::codec::cursor::Cursor;
 use crate::codec::{DecodeError, ErrorKind, varint};
-use crate::model::{
-    Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, ValidationError, Variant,
-};
+use crate::model::{Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, ValidationError, Variant};
 use std::collections::HashSet;
 
 /// Smallest possible encoding of a `Product`: one byte for each varint,
@@ -38,7 +36,8 @@ pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
             let start = r.c.pos();
             let p = r.product(index)?;
             p.validate(index).map_err(|e| DecodeError::invalid(start, e))?;
-            ids.check(p.id, before, index).map_err(|e| DecodeError::invalid(start, e))?;
+            ids.check(p.id, before, index)
+                .map_err(|e| DecodeError::invalid(start, e))?;
             Ok(p)
         },
     )?;
@@ -67,9 +66,16 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     /// `long`: LEB128 (at most 10 bytes, else an error) then zigzag.
-    #[inline]
+    /// One-byte values (|v| < 64: counts, flags, small ints) skip the loop.
+    #[inline(always)]
     fn long(&mut self, what: &'static str) -> Result<i64, DecodeError> {
-        varint::read_i64_zigzag(&mut self.c, what)
+        match self.c.peek() {
+            Some(b) if b < 0x80 => {
+                self.c.seek(self.c.pos() + 1);
+                Ok(varint::zigzag_decode(u64::from(b)))
+            }
+            _ => varint::read_i64_zigzag(&mut self.c, what),
+        }
     }
 
     /// `int`: a `long` on the wire that must fit in 32 bits.
@@ -162,7 +168,11 @@ impl Reader<'_> {
             // `unsigned_abs` maps i64::MIN to 2^63 without overflow; the count
             // check below then rejects it like any other oversized count.
             let count = raw.unsigned_abs();
-            let sized = if raw < 0 { Some(self.block_size(items.what)?) } else { None };
+            let sized = if raw < 0 {
+                Some(self.block_size(items.what)?)
+            } else {
+                None
+            };
             let n = self.c.check_count(count, items.min_item_bytes, items.what)?;
             if let Some(limit) = &items.max {
                 let total = out.len() + n;
@@ -367,7 +377,13 @@ mod tests {
         // The smallest product: every number 0/1, strings empty, arrays empty.
         let mut p = crate::fixtures::product(1);
         p.id = 1;
-        for s in [&mut p.sku, &mut p.name, &mut p.description, &mut p.currency, &mut p.image_url] {
+        for s in [
+            &mut p.sku,
+            &mut p.name,
+            &mut p.description,
+            &mut p.currency,
+            &mut p.image_url,
+        ] {
             s.clear();
         }
         (p.price_cents, p.rating, p.review_count, p.stock, p.created_at_ms) = (0, 0.0, 0, 0, 0);
@@ -385,7 +401,9 @@ mod tests {
             price_cents: 0,
             stock: 0,
         };
-        let mut r = Reader { c: Cursor::new(&[0, 0, 0, 0, 0]) };
+        let mut r = Reader {
+            c: Cursor::new(&[0, 0, 0, 0, 0]),
+        };
         assert_eq!(r.variant().unwrap(), v);
         assert!(r.c.is_empty(), "VARIANT_MIN_BYTES = {VARIANT_MIN_BYTES}");
     }

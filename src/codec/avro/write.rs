@@ -36,12 +36,7 @@ fn size_bound(products: &[Product]) -> usize {
     const VARIANT_FIXED: usize = 5 * MAX_VARINT;
     let mut n = 2 * MAX_VARINT;
     for p in products {
-        n += PRODUCT_FIXED
-            + p.sku.len()
-            + p.name.len()
-            + p.description.len()
-            + p.currency.len()
-            + p.image_url.len();
+        n += PRODUCT_FIXED + p.sku.len() + p.name.len() + p.description.len() + p.currency.len() + p.image_url.len();
         for t in &p.tags {
             n += MAX_VARINT + t.len();
         }
@@ -201,7 +196,10 @@ mod tests {
         assert_eq!(long_bytes(1), [0x02]);
         assert_eq!(long_bytes(-64), [0x7f]);
         assert_eq!(long_bytes(64), [0x80, 0x01]);
-        assert_eq!(long_bytes(i64::MIN), [0xff; 9].iter().copied().chain([0x01]).collect::<Vec<_>>());
+        assert_eq!(
+            long_bytes(i64::MIN),
+            [0xff; 9].iter().copied().chain([0x01]).collect::<Vec<_>>()
+        );
     }
 
     #[test]
