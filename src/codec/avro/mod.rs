@@ -29,6 +29,18 @@
 //! encoder always writes one positive block per non-empty array (as
 //! apache-avro's `Value` writer does); the decoder accepts any blocking.
 //!
+//! The first bytes of `fixtures/golden/catalog-1.avro`, field by field:
+//!
+//! ```text
+//! 02                                 products: a block of 1 item
+//!   02                               id 1
+//!   14 53 4b 55 2d 30 30 30 30 30 31 sku: length 10, "SKU-000001"
+//!   28 52 75 67 67 65 64 …           name: length 20, "Rugged Running Shoes"
+//!   aa 01 44 65 73 69 67 6e …        description: length 85 (zigzag 170 = aa 01)
+//!   …
+//! 00                                 end of products
+//! ```
+//!
 //! The whole payload for `Catalog { products: [] }` is the single byte `00`;
 //! with one product it starts `02` (one item), then the product's fields from
 //! `id` to `image_url`, then the `00` that ends the array.
