@@ -168,11 +168,7 @@ impl Reader<'_> {
             // `unsigned_abs` maps i64::MIN to 2^63 without overflow; the count
             // check below then rejects it like any other oversized count.
             let count = raw.unsigned_abs();
-            let sized = if raw < 0 {
-                Some(self.block_size(items.what)?)
-            } else {
-                None
-            };
+            let sized = if raw < 0 { Some(self.block_size()?) } else { None };
             let n = self.c.check_count(count, items.min_item_bytes, items.what)?;
             if let Some(limit) = &items.max {
                 let total = out.len() + n;
@@ -211,9 +207,9 @@ impl Reader<'_> {
     }
 
     /// The byte size after a negative block count: ≥ 0 and within the input.
-    fn block_size(&mut self, what: &'static str) -> Result<u64, DecodeError> {
+    fn block_size(&mut self) -> Result<u64, DecodeError> {
         let at = self.c.pos();
-        let size = self.long(what)?;
+        let size = self.long("block byte size")?;
         let size = u64::try_from(size).map_err(|_| {
             DecodeError::new(
                 at,
