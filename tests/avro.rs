@@ -212,6 +212,7 @@ fn error_table() {
             "products block count of 9223372036854775808 exceeds the 0 bytes remaining at byte 11".into(),
         ),
         // Negative count: its byte size must be >= 0, fit, and be exact.
+        (long(-1), "unexpected end of input, expected block byte size at byte 1".into()),
         (cat(&[&long(-1), &long(-1)]), "block byte size out of range: -1 at byte 1".into()),
         (
             cat(&[&long(-1), &long(1 << 40)]),
