@@ -14,7 +14,7 @@
 //! 14 53 4b …    sku: string length 10, then the bytes
 //! ```
 
-use super::{Category, ENVELOPE, ExplainError, Failed, Span, Value, Walker, preview};
+use super::{Category, ENVELOPE, ExplainError, Failed, Span, Value, Walker, plural, preview};
 
 /// Walks one Catalog datum.
 pub fn annotate(bytes: &[u8]) -> Result<(Vec<Span>, Value), Failed> {
@@ -93,10 +93,10 @@ fn array(
             w.span(
                 at,
                 Category::Structure,
-                format!("{name}: block of {n} items, {size} bytes (negative count)"),
+                format!("{name}: block of {}, {size} bytes (negative count)", plural(n, "item")),
             );
         } else {
-            w.span(at, Category::Structure, format!("{name}: block of {n} items"));
+            w.span(at, Category::Structure, format!("{name}: block of {}", plural(n, "item")));
         }
         // Each item takes at least one byte.
         if n > (w.bytes.len() - w.pos) as u64 {

@@ -191,6 +191,7 @@ impl<'a> Fb<'a> {
         let mut fields = Vec::with_capacity(slots.len());
         for (i, &(name, slot)) in slots.iter().enumerate() {
             let entry = vt + 4 + 2 * i;
+            self.w.depth = depth;
             let off = if i < present {
                 self.u16_at(entry, "vtable entry")?
             } else {
@@ -324,7 +325,7 @@ impl<'a> Fb<'a> {
                 }
                 self.w.depth = depth + 1;
                 self.w
-                    .span_at(x, 4, Category::Structure, format!("{name}: vector of {count} elements"));
+                    .span_at(x, 4, Category::Structure, format!("{name}: vector of {count} {}", if count == 1 { "element" } else { "elements" }));
                 let mut items = Vec::with_capacity(count);
                 for k in 0..count {
                     let elem = x + 4 + 4 * k;

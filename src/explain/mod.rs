@@ -222,6 +222,11 @@ impl<'a> Walker<'a> {
 /// Deepest nesting an annotator follows (our catalog needs 4).
 pub(crate) const MAX_DEPTH: usize = 64;
 
+/// "1 item", "3 items".
+pub(crate) fn plural(n: u64, word: &str) -> String {
+    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
+}
+
 /// A short, printable rendering of string bytes for the meaning column.
 pub(crate) fn preview(s: &str) -> String {
     const MAX: usize = 40;

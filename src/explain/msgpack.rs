@@ -12,7 +12,7 @@
 //! cd 01 2c           uint16 300
 //! ```
 
-use super::{Category, ExplainError, FRAMING, Failed, MAX_DEPTH, Span, Value, Walker, static_field};
+use super::{Category, ExplainError, FRAMING, Failed, MAX_DEPTH, Span, Value, Walker, plural, static_field};
 
 /// Walks one MessagePack value (the whole payload).
 pub fn annotate(bytes: &[u8]) -> Result<(Vec<Span>, Value), Failed> {
@@ -58,25 +58,25 @@ fn value(w: &mut Walker<'_>, level: usize, role: Role) -> Result<Value, ExplainE
             w,
             start,
             u64::from(m & 0x0f),
-            format!("fixmap, {} entries (0x80 | {0})", m & 0x0f),
+            format!("fixmap, {} (0x80 | {})", plural(u64::from(m & 0x0f), "entry").replace("entrys", "entries"), m & 0x0f),
             level,
         ),
         0xde | 0xdf => {
             let width = if m == 0xde { 2 } else { 4 };
             let n = length(w, width, "a map length")?;
-            map(w, start, n, format!("map{}, {n} entries", width * 8), level)
+            map(w, start, n, format!("map{}, {}", width * 8, plural(n, "entry").replace("entrys", "entries")), level)
         }
         0x90..=0x9f => array(
             w,
             start,
             u64::from(m & 0x0f),
-            format!("fixarray, {} items (0x90 | {0})", m & 0x0f),
+            format!("fixarray, {} (0x90 | {})", plural(u64::from(m & 0x0f), "item"), m & 0x0f),
             level,
         ),
         0xdc | 0xdd => {
             let width = if m == 0xdc { 2 } else { 4 };
             let n = length(w, width, "an array length")?;
-            array(w, start, n, format!("array{}, {n} items", width * 8), level)
+            array(w, start, n, format!("array{}, {}", width * 8, plural(n, "item")), level)
         }
         0xa0..=0xbf => string(
             w,
