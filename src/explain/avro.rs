@@ -93,10 +93,10 @@ fn array(
             w.span(
                 at,
                 Category::Structure,
-                format!("{name}: block of {}, {size} bytes (negative count)", plural(n, "item")),
+                format!("{name}: block of {}, {size} bytes (negative count)", plural(n, "item", "items")),
             );
         } else {
-            w.span(at, Category::Structure, format!("{name}: block of {}", plural(n, "item")));
+            w.span(at, Category::Structure, format!("{name}: block of {}", plural(n, "item", "items")));
         }
         // Each item takes at least one byte.
         if n > (w.bytes.len() - w.pos) as u64 {

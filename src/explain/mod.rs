@@ -222,9 +222,9 @@ impl<'a> Walker<'a> {
 /// Deepest nesting an annotator follows (our catalog needs 4).
 pub(crate) const MAX_DEPTH: usize = 64;
 
-/// "1 item", "3 items".
-pub(crate) fn plural(n: u64, word: &str) -> String {
-    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
+/// "1 entry", "3 entries".
+pub(crate) fn plural(n: u64, one: &str, many: &str) -> String {
+    if n == 1 { format!("1 {one}") } else { format!("{n} {many}") }
 }
 
 /// A short, printable rendering of string bytes for the meaning column.
