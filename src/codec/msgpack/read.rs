@@ -116,19 +116,19 @@ fn out_of_range(at: usize, what: &'static str, value: impl ToString) -> DecodeEr
 }
 
 /// The next marker and its offset.
-#[inline]
+#[inline(always)]
 fn marker(cur: &mut Cursor<'_>, expected: &'static str) -> Result<(usize, Marker), DecodeError> {
     let at = cur.pos();
     let b = cur.u8(expected)?;
     Ok((at, Marker::from_u8(b)))
 }
 
-#[inline]
+#[inline(always)]
 fn be_u16(cur: &mut Cursor<'_>, expected: &'static str) -> Result<u16, DecodeError> {
     cur.array::<2>(expected).map(u16::from_be_bytes)
 }
 
-#[inline]
+#[inline(always)]
 fn be_u32(cur: &mut Cursor<'_>, expected: &'static str) -> Result<u32, DecodeError> {
     cur.array::<4>(expected).map(u32::from_be_bytes)
 }
@@ -137,6 +137,7 @@ fn be_u32(cur: &mut Cursor<'_>, expected: &'static str) -> Result<u32, DecodeErr
 ///
 /// Every width of the same value reads the same: `01`, `cc 01`, `cf 00…01`,
 /// `d3 00…01` are all 1.
+#[inline]
 pub fn read_int(cur: &mut Cursor<'_>, f: &Field) -> Result<i64, DecodeError> {
     let (at, m) = marker(cur, f.expected)?;
     let e = f.expected;
@@ -159,6 +160,7 @@ pub fn read_int(cur: &mut Cursor<'_>, f: &Field) -> Result<i64, DecodeError> {
 }
 
 /// Any integer format, range-checked into `i32`.
+#[inline]
 pub fn read_i32(cur: &mut Cursor<'_>, f: &Field) -> Result<i32, DecodeError> {
     let at = cur.pos();
     let v = read_int(cur, f)?;
@@ -190,7 +192,7 @@ fn read_bool(cur: &mut Cursor<'_>, f: &Field) -> Result<bool, DecodeError> {
 }
 
 /// The payload of a str of any width, not yet checked for UTF-8, and its offset.
-#[inline]
+#[inline(always)]
 fn read_str_bytes<'a>(cur: &mut Cursor<'a>, expected: &'static str) -> Result<(usize, &'a [u8]), DecodeError> {
     let (at, m) = marker(cur, expected)?;
     let len = match m {
@@ -210,6 +212,7 @@ fn utf8(start: usize, bytes: &[u8]) -> Result<&str, DecodeError> {
 }
 
 /// A str of any width as `&str`; invalid UTF-8 is reported at the first bad byte.
+#[inline]
 pub fn read_str<'a>(cur: &mut Cursor<'a>, f: &Field) -> Result<&'a str, DecodeError> {
     let (start, bytes) = read_str_bytes(cur, f.expected)?;
     utf8(start, bytes)
@@ -243,7 +246,7 @@ fn read_map_len(cur: &mut Cursor<'_>, expected: &'static str) -> Result<(usize, 
 
 /// Reads a key and finds it in `fields`, trying `fields[hint]` first (the
 /// position our encoder puts it at). Unknown keys must still be valid UTF-8.
-#[inline]
+#[inline(always)]
 fn read_key(
     cur: &mut Cursor<'_>,
     fields: &[Field],
@@ -252,18 +255,39 @@ fn read_key(
 ) -> Result<(usize, Option<usize>), DecodeError> {
     let at = cur.pos();
     let (start, key) = read_str_bytes(cur, expected)?;
-    if fields.get(hint).is_some_and(|f| f.key.as_bytes() == key) {
+    if fields.get(hint).is_some_and(|f| key_eq(f.key.as_bytes(), key)) {
         return Ok((at, Some(hint)));
     }
-    if let Some(i) = fields.iter().position(|f| f.key.as_bytes() == key) {
+    if let Some(i) = fields.iter().position(|f| key_eq(f.key.as_bytes(), key)) {
         return Ok((at, Some(i)));
     }
     utf8(start, key)?;
     Ok((at, None))
 }
 
+/// `a == b` for short keys without a call to `memcmp`: two overlapping
+/// 8-byte (or 4-byte) loads cover any key of 4..=16 bytes. Same result as `==`.
+#[inline(always)]
+fn key_eq(a: &[u8], b: &[u8]) -> bool {
+    fn u64_at(s: &[u8], i: usize) -> u64 {
+        s.get(i..i + 8).and_then(|s| s.try_into().ok()).map_or(0, u64::from_le_bytes)
+    }
+    fn u32_at(s: &[u8], i: usize) -> u32 {
+        s.get(i..i + 4).and_then(|s| s.try_into().ok()).map_or(0, u32::from_le_bytes)
+    }
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    match n {
+        8..=16 => u64_at(a, 0) == u64_at(b, 0) && u64_at(a, n - 8) == u64_at(b, n - 8),
+        4..=7 => u32_at(a, 0) == u32_at(b, 0) && u32_at(a, n - 4) == u32_at(b, n - 4),
+        _ => a == b,
+    }
+}
+
 /// Marks field `i` as seen; a second sighting is `DuplicateField` at the key.
-#[inline]
+#[inline(always)]
 fn mark_seen(seen: &mut u32, i: usize, fields: &[Field], key_at: usize) -> Result<(), DecodeError> {
     let bit = 1u32 << i;
     if *seen & bit != 0 {
@@ -570,6 +594,22 @@ mod tests {
         assert_eq!(PRODUCT[14].expected, "nil or an integer for `discount_percent`");
         // map16 header + 17 keys + 17 one-byte values + the 4 dimension keys.
         assert_eq!(PRODUCT_MIN_BYTES, 3 + 153 + 17 + 37);
+    }
+
+    #[test]
+    fn key_eq_is_slice_equality() {
+        let words: [&[u8]; 12] = [
+            b"", b"a", b"ab", b"abc", b"abcd", b"abce", b"abcdefg", b"abcdefh", b"abcdefgh", b"xbcdefgh",
+            b"discount_percent", b"discount_percenx",
+        ];
+        for a in words {
+            for b in words {
+                assert_eq!(key_eq(a, b), a == b, "{a:?} {b:?}");
+            }
+        }
+        for f in PRODUCT.iter().chain(&DIMENSIONS).chain(&VARIANT) {
+            assert!(f.key.len() <= 16, "{} is longer than key_eq's fast path", f.key);
+        }
     }
 
     #[test]
