@@ -270,10 +270,14 @@ fn read_key(
 #[inline(always)]
 fn key_eq(a: &[u8], b: &[u8]) -> bool {
     fn u64_at(s: &[u8], i: usize) -> u64 {
-        s.get(i..i + 8).and_then(|s| s.try_into().ok()).map_or(0, u64::from_le_bytes)
+        s.get(i..i + 8)
+            .and_then(|s| s.try_into().ok())
+            .map_or(0, u64::from_le_bytes)
     }
     fn u32_at(s: &[u8], i: usize) -> u32 {
-        s.get(i..i + 4).and_then(|s| s.try_into().ok()).map_or(0, u32::from_le_bytes)
+        s.get(i..i + 4)
+            .and_then(|s| s.try_into().ok())
+            .map_or(0, u32::from_le_bytes)
     }
     let n = a.len();
     if n != b.len() {
@@ -599,8 +603,18 @@ mod tests {
     #[test]
     fn key_eq_is_slice_equality() {
         let words: [&[u8]; 12] = [
-            b"", b"a", b"ab", b"abc", b"abcd", b"abce", b"abcdefg", b"abcdefh", b"abcdefgh", b"xbcdefgh",
-            b"discount_percent", b"discount_percenx",
+            b"",
+            b"a",
+            b"ab",
+            b"abc",
+            b"abcd",
+            b"abce",
+            b"abcdefg",
+            b"abcdefh",
+            b"abcdefgh",
+            b"xbcdefgh",
+            b"discount_percent",
+            b"discount_percenx",
         ];
         for a in words {
             for b in words {
