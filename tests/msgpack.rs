@@ -1,62 +1,18 @@
 //! MessagePack codec, byte level: every width boundary with exact bytes,
 //! every non-canonical width accepted, errors as `(input, "message at byte N")`
 //! tables, crafted hostile inputs (huge lengths, deep nesting) that must fail
-//! without allocating, and the files in `fixtures/hostile/msgpack-*.bin`.
+//! without allocating (checked under `ulimit -v`, like `tests/protobuf.rs`),
+//! and the files in `fixtures/hostile/msgpack-*.bin`.
 //!
 //! Offsets in the tables: a catalog built by [`catalog_of`] starts
 //! `81 a8 "products" 91` (11 bytes), so its product map is at byte 11 and,
 //! with a map 16 header, the first key at byte 14 and the first value at
 //! `15 + key.len()`. Tests put the field under test first.
-#![allow(unsafe_code)] // the counting allocator below, nothing else
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use wirebench::codec::cursor::Cursor;
 use wirebench::codec::msgpack::{self, read, write};
 use wirebench::fixtures;
 use wirebench::model::{Catalog, Product};
-
-// ---------------------------------------------------------------------------
-// A per-thread counting allocator: proves a huge length prefix is refused
-// without being allocated (tests run on several threads at once).
-
-struct Counting;
-
-thread_local! {
-    static ALLOCATED: Cell<usize> = const { Cell::new(0) };
-}
-
-// SAFETY: every call is forwarded unchanged to `System`, which upholds the
-// `GlobalAlloc` contract; the only addition is a thread-local counter with a
-// const initializer, which never allocates (and is skipped during teardown).
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let _ = ALLOCATED.try_with(|a| a.set(a.get() + layout.size()));
-        // SAFETY: same layout the caller gave us, per the trait contract.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from `System.alloc` with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// Bytes allocated on this thread while `f` runs.
-fn allocated_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let before = ALLOCATED.with(Cell::get);
-    let out = f();
-    (out, ALLOCATED.with(Cell::get) - before)
-}
-
-#[test]
-fn the_allocation_counter_counts() {
-    let (v, n) = allocated_during(|| vec![0u8; 1 << 20]);
-    assert_eq!(v.len(), 1 << 20);
-    assert!(n >= 1 << 20, "counted {n}");
-}
 
 // ---------------------------------------------------------------------------
 // Encoding: every width boundary, exact bytes; decoding reads them back.
@@ -413,20 +369,13 @@ fn check_err(input: &[u8], want: &str) {
     }
 }
 
-/// `Err(description)` unless decoding `input` fails with exactly `want`
-/// (and allocates less than 4 KiB: product 1 needs far less, and nothing
-/// here may allocate from a length prefix).
+/// `Err(description)` unless decoding `input` fails with exactly `want`.
 fn try_err(input: &[u8], want: &str) -> Result<(), String> {
-    let (got, bytes) = allocated_during(|| msgpack::decode(input));
-    match got {
-        Ok(_) => return Err(format!("{want}: decoded without error")),
-        Err(e) if e.to_string() != want => return Err(format!("want {want}\n got {e}")),
-        Err(_) => {}
+    match msgpack::decode(input) {
+        Ok(_) => Err(format!("{want}: decoded without error")),
+        Err(e) if e.to_string() != want => Err(format!("want {want}\n got {e}")),
+        Err(_) => Ok(()),
     }
-    if bytes >= 4096 {
-        return Err(format!("{want}: allocated {bytes} bytes"));
-    }
-    Ok(())
 }
 
 /// Runs a whole table and reports every mismatch at once.
@@ -629,65 +578,64 @@ fn errors_in_structure() {
 }
 
 /// Length prefixes of 2^31 and 0xFFFFFFFF in every 32-bit family: an error
-/// at the end of the prefix, and nothing allocated for them.
-#[test]
-fn huge_lengths_fail_without_allocating() {
-    let cases: &[(&[u8], &str)] = &[
-        (
-            b"\x81\xdb\x80\x00\x00\x00",
-            "string length of 2147483648 exceeds the 0 bytes remaining at byte 6",
-        ),
-        (
-            b"\x81\xdb\xff\xff\xff\xffab",
-            "string length of 4294967295 exceeds the 2 bytes remaining at byte 6",
-        ),
-        (
-            b"\x81\xa8products\xdd\x80\x00\x00\x00\x80",
-            "array length of 2147483648 exceeds the 1 bytes remaining at byte 15",
-        ),
-        (
-            b"\x81\xa8products\xdd\xff\xff\xff\xff",
-            "array length of 4294967295 exceeds the 0 bytes remaining at byte 15",
-        ),
-        (
-            b"\xdf\x80\x00\x00\x00",
-            "map length of 2147483648 exceeds the 0 bytes remaining at byte 5",
-        ),
-        (
-            b"\xdf\xff\xff\xff\xff\x00\x00",
-            "map length of 4294967295 exceeds the 2 bytes remaining at byte 5",
-        ),
-        (
-            b"\x81\xa8products\x91\xdf\xff\xff\xff\xff",
-            "map length of 4294967295 exceeds the 0 bytes remaining at byte 16",
-        ),
-        (
-            b"\x81\xa1x\xc6\x80\x00\x00\x00",
-            "bin length of 2147483648 exceeds the 0 bytes remaining at byte 8",
-        ),
-        (
-            b"\x81\xa1x\xc6\xff\xff\xff\xff\x00",
-            "bin length of 4294967295 exceeds the 1 bytes remaining at byte 8",
-        ),
-        (
-            b"\x81\xa1x\xc9\xff\xff\xff\xff\x01",
-            "ext length of 4294967295 exceeds the 0 bytes remaining at byte 9",
-        ),
-        (
-            b"\x81\xa1x\xdd\x80\x00\x00\x00",
-            "array length of 2147483648 exceeds the 0 bytes remaining at byte 8",
-        ),
-        (
-            b"\x81\xa1x\xdf\xff\xff\xff\xff",
-            "map length of 4294967295 exceeds the 0 bytes remaining at byte 8",
-        ),
-        (
-            b"\x81\xa1x\xdb\x80\x00\x00\x00",
-            "string length of 2147483648 exceeds the 0 bytes remaining at byte 8",
-        ),
-    ];
-    check_table(cases);
-    // Inside a product: the same refusal, wherever the prefix sits.
+/// at the end of the prefix (the offset [`Cursor::take`] reports).
+const HUGE_LENGTHS: &[(&[u8], &str)] = &[
+    (
+        b"\x81\xdb\x80\x00\x00\x00",
+        "string length of 2147483648 exceeds the 0 bytes remaining at byte 6",
+    ),
+    (
+        b"\x81\xdb\xff\xff\xff\xffab",
+        "string length of 4294967295 exceeds the 2 bytes remaining at byte 6",
+    ),
+    (
+        b"\x81\xa8products\xdd\x80\x00\x00\x00\x80",
+        "array length of 2147483648 exceeds the 1 bytes remaining at byte 15",
+    ),
+    (
+        b"\x81\xa8products\xdd\xff\xff\xff\xff",
+        "array length of 4294967295 exceeds the 0 bytes remaining at byte 15",
+    ),
+    (
+        b"\xdf\x80\x00\x00\x00",
+        "map length of 2147483648 exceeds the 0 bytes remaining at byte 5",
+    ),
+    (
+        b"\xdf\xff\xff\xff\xff\x00\x00",
+        "map length of 4294967295 exceeds the 2 bytes remaining at byte 5",
+    ),
+    (
+        b"\x81\xa8products\x91\xdf\xff\xff\xff\xff",
+        "map length of 4294967295 exceeds the 0 bytes remaining at byte 16",
+    ),
+    (
+        b"\x81\xa1x\xc6\x80\x00\x00\x00",
+        "bin length of 2147483648 exceeds the 0 bytes remaining at byte 8",
+    ),
+    (
+        b"\x81\xa1x\xc6\xff\xff\xff\xff\x00",
+        "bin length of 4294967295 exceeds the 1 bytes remaining at byte 8",
+    ),
+    (
+        b"\x81\xa1x\xc9\xff\xff\xff\xff\x01",
+        "ext length of 4294967295 exceeds the 0 bytes remaining at byte 9",
+    ),
+    (
+        b"\x81\xa1x\xdd\x80\x00\x00\x00",
+        "array length of 2147483648 exceeds the 0 bytes remaining at byte 8",
+    ),
+    (
+        b"\x81\xa1x\xdf\xff\xff\xff\xff",
+        "map length of 4294967295 exceeds the 0 bytes remaining at byte 8",
+    ),
+    (
+        b"\x81\xa1x\xdb\x80\x00\x00\x00",
+        "string length of 2147483648 exceeds the 0 bytes remaining at byte 8",
+    ),
+];
+
+/// The same prefixes inside a product (description, tags), by offset.
+fn check_huge_lengths_in_a_product() {
     let e = msgpack::decode(&with_first(&[("description", &[0xdb, 0xff, 0xff, 0xff, 0xff])])).unwrap_err();
     assert_eq!(e.offset, 14 + 12 + 5);
     let e = msgpack::decode(&with_first(&[("tags", &[0xdd, 0x80, 0, 0, 0])])).unwrap_err();
@@ -695,6 +643,55 @@ fn huge_lengths_fail_without_allocating() {
         (e.offset, e.to_string().starts_with("array length of 2147483648")),
         (19 + 5, true)
     );
+}
+
+#[test]
+fn huge_lengths_are_errors() {
+    check_table(HUGE_LENGTHS);
+    check_huge_lengths_in_a_product();
+}
+
+/// Set by the parent test when it runs [`huge_length_child`] under `ulimit -v`.
+const LIMITED: &str = "WIREBENCH_MEMORY_LIMITED";
+
+/// Huge prefixes are refused before anything of that size is allocated:
+/// the test binary re-runs itself with its address space capped at 1 GiB,
+/// where allocating 2 GiB fails and aborts the process (no custom allocator,
+/// so no `unsafe` in tests; the pattern of `tests/protobuf.rs`).
+#[cfg(unix)]
+#[test]
+fn huge_lengths_fail_without_allocating() {
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new("sh")
+        .args([
+            "-c",
+            r#"ulimit -v 1048576 && exec "$0" --exact huge_length_child --ignored --test-threads=1"#,
+        ])
+        .arg(&exe)
+        .env(LIMITED, "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "child under a 1 GiB address-space limit: {:?}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+#[ignore = "run by huge_lengths_fail_without_allocating under `ulimit -v`"]
+fn huge_length_child() {
+    if std::env::var_os(LIMITED).is_some() {
+        // The limit is in force: this test could fail if the decoder allocated.
+        assert!(
+            Vec::<u8>::new().try_reserve(1 << 31).is_err(),
+            "2 GiB allocation succeeded"
+        );
+    }
+    check_table(HUGE_LENGTHS);
+    check_huge_lengths_in_a_product();
 }
 
 /// Deeply nested unknown values: `DepthLimit` at the first container past
