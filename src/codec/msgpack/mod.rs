@@ -20,7 +20,7 @@
 //! | bin | bin 8/16/32 `c4..=c6` | 1/2/4-byte length, bytes |
 //! | array | fixarray `90..=9f`, array 16/32 `dc`/`dd` | 0/2/4-byte count, elements |
 //! | map | fixmap `80..=8f`, map 16/32 `de`/`df` | 0/2/4-byte count, key, value, … |
-//! | ext | fixext 1/2/4/8/16 `d4..=d8`, ext 8/16/32 `c7..=c9` | [length], type byte, data |
+//! | ext | fixext 1/2/4/8/16 `d4..=d8`, ext 8/16/32 `c7..=c9` | (ext: 1/2/4-byte length), type byte, data |
 //! | — | `c1` never used | an error |
 //!
 //! `{"id":1}` is five bytes:
