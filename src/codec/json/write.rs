@@ -14,7 +14,7 @@ use crate::model::{Product, Variant};
 
 /// A rough per-product size (the canonical fixture averages a bit under
 /// this), used once to reserve the output so it rarely has to grow.
-const TYPICAL_PRODUCT_BYTES: usize = 512;
+const TYPICAL_PRODUCT_BYTES: usize = 640;
 
 /// Appends `{"products":[…]}`; on error `out` is left as it was.
 pub fn encode(products: &[Product], out: &mut Vec<u8>) -> Result<(), EncodeError> {
