@@ -70,6 +70,8 @@ fn errors_say_what_and_where() {
         (with(r#""N""#, r#""\ud800\u0041""#), "lone UTF-16 surrogate \\uD800 at byte 39"),
         (with(r#""N""#, r#""\udc00""#), "lone UTF-16 surrogate \\uDC00 at byte 39"),
         (with(r#""N""#, r#""\ud83d\ud83d""#), "lone UTF-16 surrogate \\uD83D at byte 39"),
+        ((*b"{\"\xff\":1,\"products\":[]}").to_vec(), "invalid UTF-8 in string at byte 2"),
+        ((*b"{\"products\":[{\"z\\u00e9\xff\":1}]}").to_vec(), "invalid UTF-8 in string at byte 22"),
         // Invalid UTF-8: a stray continuation byte, a truncated sequence
         // before the quote, an overlong '/', an encoded surrogate, > U+10FFFF.
         (with_bytes(b"\"N\"", b"\"a\x80\""), "invalid UTF-8 in string at byte 40"),

@@ -23,6 +23,18 @@ pub enum Str<'a> {
     Escaped,
 }
 
+/// An object key just read: raw input bytes (UTF-8 not yet checked; the
+/// offset of the first is kept for the error) or decoded into the scratch.
+pub enum Key<'a> {
+    Unchecked(&'a [u8], usize),
+    Escaped,
+}
+
+/// UTF-8 check of an unchecked key that matched no field name.
+pub fn check_utf8(bytes: &[u8], at: usize) -> Result<()> {
+    utf8(bytes, 0, bytes.len()).map(|_| ()).map_err(|e| DecodeError::new(at + e.offset, e.kind))
+}
+
 /// Bounds of one integer field: names for messages and the allowed range.
 pub struct IntField {
     /// `expected` text of an `Unexpected` error, e.g. "integer for `stock`".
@@ -186,6 +198,28 @@ impl<'a> Lexer<'a> {
                 }
             }
         }
+    }
+
+    /// Reads an object key (after optional whitespace). Fast path: a key
+    /// without escapes comes back as raw bytes, *not yet* checked as UTF-8 —
+    /// a key that matches one of our (ASCII) field names is valid by that
+    /// match, and the caller validates any other with [`check_utf8`].
+    #[inline]
+    pub fn key(&mut self) -> Result<Key<'a>> {
+        const EXPECTED: &str = "string (object key)";
+        if self.peek() != Some(b'"') {
+            return Err(self.error_here(EXPECTED));
+        }
+        let start = self.pos + 1;
+        let end = find_special(self.bytes, start);
+        if self.bytes.get(end) == Some(&b'"') {
+            self.pos = end + 1;
+            return Ok(Key::Unchecked(&self.bytes[start..end], start));
+        }
+        Ok(match self.string(EXPECTED)? {
+            Str::Raw(s) => Key::Unchecked(s.as_bytes(), start),
+            Str::Escaped => Key::Escaped,
+        })
     }
 
     /// Decodes the escape whose `\` is at `at` into `scratch`; returns the

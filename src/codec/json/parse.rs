@@ -9,7 +9,7 @@
 //! read, so an `Invalid` error points at that product's `{`; ids are checked
 //! for uniqueness the same way, with `model::validate_products`'s message.
 
-use super::lexer::{IntField, Lexer, Str};
+use super::lexer::{IntField, Key, Lexer, Str, check_utf8};
 use crate::codec::{DecodeError, ErrorKind};
 use crate::model::{Catalog, Dimensions, Product, Status, ValidationError, Variant};
 use std::collections::HashSet;
@@ -158,10 +158,17 @@ impl<'a> Parser<'a> {
     /// `"key":` → which field (None = unknown), and where the key began.
     #[inline]
     fn key<F>(&mut self, lookup: fn(&[u8], usize) -> Option<F>, hint: usize) -> Result<(Option<F>, usize)> {
+        self.lx.skip_ws();
         let at = self.lx.pos;
-        let field = match self.lx.string("string (object key)")? {
-            Str::Raw(s) => lookup(s.as_bytes(), hint),
-            Str::Escaped => lookup(self.lx.scratch.as_bytes(), hint),
+        let field = match self.lx.key()? {
+            Key::Unchecked(bytes, start) => {
+                let field = lookup(bytes, hint);
+                if field.is_none() {
+                    check_utf8(bytes, start)?; // a field name is ASCII; others need the check
+                }
+                field
+            }
+            Key::Escaped => lookup(self.lx.scratch.as_bytes(), hint),
         };
         self.lx.expect(b':', "':' after object key")?;
         Ok((field, at))
