@@ -23,18 +23,6 @@ pub enum Str<'a> {
     Escaped,
 }
 
-/// An object key just read: raw input bytes (UTF-8 not yet checked; the
-/// offset of the first is kept for the error) or decoded into the scratch.
-pub enum Key<'a> {
-    Unchecked(&'a [u8], usize),
-    Escaped,
-}
-
-/// UTF-8 check of an unchecked key that matched no field name.
-pub fn check_utf8(bytes: &[u8], at: usize) -> Result<()> {
-    utf8(bytes, 0, bytes.len()).map(|_| ()).map_err(|e| DecodeError::new(at + e.offset, e.kind))
-}
-
 /// Bounds of one integer field: names for messages and the allowed range.
 pub struct IntField {
     /// `expected` text of an `Unexpected` error, e.g. "integer for `stock`".
@@ -46,7 +34,13 @@ pub struct IntField {
 }
 
 /// Position in the input plus a reusable buffer for escaped strings.
+///
+/// The input arrives as `&str`: RFC 8259 §8.1 makes the whole JSON text
+/// UTF-8, so the caller checks it once, up front (one pass, error at the
+/// first bad byte), and every string value is then an O(1) slice of `text`
+/// between two ASCII delimiters — no per-string validation.
 pub struct Lexer<'a> {
+    pub text: &'a str,
     pub bytes: &'a [u8],
     pub pos: usize,
     pub scratch: String,
@@ -63,9 +57,10 @@ pub fn describe(b: u8) -> String {
 }
 
 impl<'a> Lexer<'a> {
-    pub fn new(bytes: &'a [u8]) -> Lexer<'a> {
+    pub fn new(text: &'a str) -> Lexer<'a> {
         Lexer {
-            bytes,
+            text,
+            bytes: text.as_bytes(),
             pos: 0,
             scratch: String::new(),
         }
@@ -156,11 +151,18 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// `text[from..to]`. Both ends sit next to ASCII delimiters (or the end),
+    /// so they are character boundaries and this cannot fail on input that
+    /// reached the lexer; the error keeps it total all the same.
+    #[inline]
+    fn slice(&self, from: usize, to: usize) -> Result<&'a str> {
+        self.text
+            .get(from..to)
+            .ok_or_else(|| DecodeError::new(from, ErrorKind::InvalidUtf8))
+    }
+
     /// Reads a string (after optional whitespace), `expected` naming it in
-    /// errors. Runs between escapes are validated as UTF-8 where they lie;
-    /// escapes cannot split a UTF-8 sequence (every byte of a multi-byte
-    /// sequence is >= 0x80), so run-by-run validation is whole-string
-    /// validation.
+    /// errors: borrowed when it has no escapes, else decoded into `scratch`.
     pub fn string(&mut self, expected: &'static str) -> Result<Str<'a>> {
         if self.peek() != Some(b'"') {
             return Err(self.error_here(expected));
@@ -170,7 +172,7 @@ impl<'a> Lexer<'a> {
         let mut escaped = false;
         loop {
             let i = find_special(bytes, run);
-            let text = utf8(bytes, run, i)?;
+            let text = self.slice(run, i)?;
             match bytes.get(i) {
                 None => return Err(DecodeError::eof(i, "closing '\"' of string")),
                 Some(b'"') => {
@@ -198,28 +200,6 @@ impl<'a> Lexer<'a> {
                 }
             }
         }
-    }
-
-    /// Reads an object key (after optional whitespace). Fast path: a key
-    /// without escapes comes back as raw bytes, *not yet* checked as UTF-8 —
-    /// a key that matches one of our (ASCII) field names is valid by that
-    /// match, and the caller validates any other with [`check_utf8`].
-    #[inline]
-    pub fn key(&mut self) -> Result<Key<'a>> {
-        const EXPECTED: &str = "string (object key)";
-        if self.peek() != Some(b'"') {
-            return Err(self.error_here(EXPECTED));
-        }
-        let start = self.pos + 1;
-        let end = find_special(self.bytes, start);
-        if self.bytes.get(end) == Some(&b'"') {
-            self.pos = end + 1;
-            return Ok(Key::Unchecked(&self.bytes[start..end], start));
-        }
-        Ok(match self.string(EXPECTED)? {
-            Str::Raw(s) => Key::Unchecked(s.as_bytes(), start),
-            Str::Escaped => Key::Escaped,
-        })
     }
 
     /// Decodes the escape whose `\` is at `at` into `scratch`; returns the
@@ -415,7 +395,7 @@ impl<'a> Lexer<'a> {
     pub fn float(&mut self, expected: &'static str, what: &'static str) -> Result<f64> {
         self.skip_ws();
         let (start, end, _) = self.number_token(expected)?;
-        let text = std::str::from_utf8(&self.bytes[start..end]).unwrap_or("");
+        let text = self.slice(start, end)?;
         match text.parse::<f64>() {
             Ok(v) if v.is_finite() => {
                 self.pos = end;
@@ -530,14 +510,6 @@ impl<'a> Lexer<'a> {
         self.string("string (object key)")?;
         self.expect(b':', "':' after object key")
     }
-}
-
-/// Validates `bytes[from..to]` as UTF-8; the error points at the first bad byte.
-#[inline]
-fn utf8(bytes: &[u8], from: usize, to: usize) -> Result<&str> {
-    let run = &bytes[from..to.min(bytes.len())];
-    std::str::from_utf8(run)
-        .map_err(|e| DecodeError::new(from + e.valid_up_to(), ErrorKind::InvalidUtf8))
 }
 
 #[cold]

@@ -9,7 +9,7 @@
 //! read, so an `Invalid` error points at that product's `{`; ids are checked
 //! for uniqueness the same way, with `model::validate_products`'s message.
 
-use super::lexer::{IntField, Key, Lexer, Str, check_utf8};
+use super::lexer::{IntField, Lexer, Str};
 use crate::codec::{DecodeError, ErrorKind};
 use crate::model::{Catalog, Dimensions, Product, Status, ValidationError, Variant};
 use std::collections::HashSet;
@@ -126,7 +126,10 @@ const WEIGHT_G: IntField = int_field!("weight_g", i32);
 
 /// Parses and validates a whole payload.
 pub fn decode(bytes: &[u8]) -> Result<Catalog> {
-    let mut p = Parser { lx: Lexer::new(bytes) };
+    // RFC 8259 §8.1: the whole text is UTF-8. One check up front (error at
+    // the first bad byte) lets the lexer slice strings without re-checking.
+    let text = std::str::from_utf8(bytes).map_err(|e| DecodeError::new(e.valid_up_to(), ErrorKind::InvalidUtf8))?;
+    let mut p = Parser { lx: Lexer::new(text) };
     let products = p.catalog()?;
     p.lx.skip_ws();
     if p.lx.pos < bytes.len() {
@@ -160,15 +163,9 @@ impl<'a> Parser<'a> {
     fn key<F>(&mut self, lookup: fn(&[u8], usize) -> Option<F>, hint: usize) -> Result<(Option<F>, usize)> {
         self.lx.skip_ws();
         let at = self.lx.pos;
-        let field = match self.lx.key()? {
-            Key::Unchecked(bytes, start) => {
-                let field = lookup(bytes, hint);
-                if field.is_none() {
-                    check_utf8(bytes, start)?; // a field name is ASCII; others need the check
-                }
-                field
-            }
-            Key::Escaped => lookup(self.lx.scratch.as_bytes(), hint),
+        let field = match self.lx.string("string (object key)")? {
+            Str::Raw(s) => lookup(s.as_bytes(), hint),
+            Str::Escaped => lookup(self.lx.scratch.as_bytes(), hint),
         };
         self.lx.expect(b':', "':' after object key")?;
         Ok((field, at))
