@@ -50,15 +50,13 @@ macro_rules! fields {
                 1 << (self as u32)
             }
 
-            /// The field named `key`; `hint` is the index expected next.
-            #[inline]
-            fn lookup(key: &[u8], hint: usize) -> Option<$enum> {
-                if let Some(&f) = Self::ALL.get(hint) {
-                    if f.name().as_bytes() == key {
-                        return Some(f);
-                    }
-                }
-                Self::ALL.iter().copied().find(|f| f.name().as_bytes() == key)
+            /// `"name":` of each key, in order: what our writer emits, tried
+            /// first against the input before any general key scanning.
+            const TOKENS: &'static [&'static [u8]] = &[$(concat!("\"", $name, "\":").as_bytes(),)*];
+
+            /// The field named `key`, if any.
+            fn lookup(key: &[u8]) -> Option<$enum> {
+                Self::ALL.iter().copied().find(|f| same(f.name().as_bytes(), key))
             }
         }
     };
@@ -147,6 +145,31 @@ struct Parser<'a> {
     lx: Lexer<'a>,
 }
 
+/// Equality of two short byte strings, eight bytes at a time, inline (keys
+/// are 2–19 bytes; a libc `memcmp` call per key costs more than the compare).
+#[inline(always)]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], i: usize| -> u64 {
+        let w = &s[i..i + 8];
+        u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]])
+    };
+    if n < 8 {
+        return a.iter().zip(b).all(|(x, y)| x == y);
+    }
+    let mut i = 0;
+    while i + 8 <= n {
+        if word(a, i) != word(b, i) {
+            return false;
+        }
+        i += 8;
+    }
+    i == n || word(a, n - 8) == word(b, n - 8)
+}
+
 #[cold]
 fn duplicate(at: usize, field: &'static str) -> DecodeError {
     DecodeError::new(at, ErrorKind::DuplicateField { field })
@@ -160,12 +183,28 @@ fn missing(at: usize, field: &'static str) -> DecodeError {
 impl<'a> Parser<'a> {
     /// `"key":` → which field (None = unknown), and where the key began.
     #[inline]
-    fn key<F>(&mut self, lookup: fn(&[u8], usize) -> Option<F>, hint: usize) -> Result<(Option<F>, usize)> {
+    fn key<F: Copy>(
+        &mut self,
+        all: &[F],
+        tokens: &[&[u8]],
+        lookup: fn(&[u8]) -> Option<F>,
+        hint: usize,
+    ) -> Result<(Option<F>, usize)> {
         self.lx.skip_ws();
         let at = self.lx.pos;
+        // Fast path: the key we predict, written as we write it (no escapes,
+        // no whitespace before ':'). Anything else takes the general path.
+        if let (Some(&f), Some(tok)) = (all.get(hint), tokens.get(hint)) {
+            if let Some(rest) = self.lx.bytes.get(at..at + tok.len()) {
+                if same(rest, tok) {
+                    self.lx.pos = at + tok.len();
+                    return Ok((Some(f), at));
+                }
+            }
+        }
         let field = match self.lx.string("string (object key)")? {
-            Str::Raw(s) => lookup(s.as_bytes(), hint),
-            Str::Escaped => lookup(self.lx.scratch.as_bytes(), hint),
+            Str::Raw(s) => lookup(s.as_bytes()),
+            Str::Escaped => lookup(self.lx.scratch.as_bytes()),
         };
         self.lx.expect(b':', "':' after object key")?;
         Ok((field, at))
@@ -185,7 +224,7 @@ impl<'a> Parser<'a> {
         let mut products = None;
         let mut first = true;
         while self.lx.next_member(&mut first)? {
-            match self.key(CatalogField::lookup, 0)? {
+            match self.key(CatalogField::ALL, CatalogField::TOKENS, CatalogField::lookup, 0)? {
                 (Some(CatalogField::Products), at) => {
                     if products.is_some() {
                         return Err(duplicate(at, "products"));
@@ -239,7 +278,7 @@ impl<'a> Parser<'a> {
         let mut hint = 0;
         let mut first = true;
         while self.lx.next_member(&mut first)? {
-            let (field, at) = self.key(ProductField::lookup, hint)?;
+            let (field, at) = self.key(ProductField::ALL, ProductField::TOKENS, ProductField::lookup, hint)?;
             let Some(f) = field else {
                 self.lx.skip_value(PRODUCT_LEVEL)?;
                 continue;
@@ -334,7 +373,7 @@ impl<'a> Parser<'a> {
         let mut d = Dimensions::default();
         let (mut seen, mut hint, mut first) = (0u32, 0, true);
         while self.lx.next_member(&mut first)? {
-            let (field, at) = self.key(DimensionsField::lookup, hint)?;
+            let (field, at) = self.key(DimensionsField::ALL, DimensionsField::TOKENS, DimensionsField::lookup, hint)?;
             let Some(f) = field else {
                 self.lx.skip_value(NESTED_LEVEL)?;
                 continue;
@@ -373,7 +412,7 @@ impl<'a> Parser<'a> {
         let (mut price_cents, mut stock) = (0, 0);
         let (mut seen, mut hint, mut first) = (0u32, 0, true);
         while self.lx.next_member(&mut first)? {
-            let (field, at) = self.key(VariantField::lookup, hint)?;
+            let (field, at) = self.key(VariantField::ALL, VariantField::TOKENS, VariantField::lookup, hint)?;
             let Some(f) = field else {
                 self.lx.skip_value(VARIANT_LEVEL)?;
                 continue;

@@ -98,8 +98,9 @@ const fn digit_pairs() -> [u8; 200] {
 /// Index of the first byte of `s[from..]` that [`ESCAPE`] marks, or `s.len()`.
 ///
 /// Eight bytes at a time (SWAR): a word has a byte `< 0x20`, `== '"'` or
-/// `== '\\'` exactly when one of the three classic bit tricks below fires;
-/// then the byte loop finds which one. Both the writer (runs to copy) and the
+/// `== '\\'` exactly when one of the three classic bit tricks below fires,
+/// and the lowest flag marks the first such byte; the last < 8 bytes of the
+/// input go through the table one by one. Both the writer (runs to copy) and the
 /// parser (runs to validate) use it, so they agree on the set by construction.
 #[inline]
 pub fn find_special(s: &[u8], mut i: usize) -> usize {
@@ -116,8 +117,12 @@ pub fn find_special(s: &[u8], mut i: usize) -> usize {
         let quote = q.wrapping_sub(LO) & !q;
         let b = w ^ (LO * u64::from(b'\\'));
         let backslash = b.wrapping_sub(LO) & !b;
-        if (ctrl | quote | backslash) & HI != 0 {
-            break;
+        let hits = (ctrl | quote | backslash) & HI;
+        if hits != 0 {
+            // The lowest flagged byte is exact (a false flag can only sit
+            // above a true one, where a borrow ran on): little-endian, so it
+            // is the first special byte of the chunk.
+            return i + (hits.trailing_zeros() / 8) as usize;
         }
         i += 8;
     }
