@@ -330,24 +330,26 @@ impl<'a> Lexer<'a> {
         self.skip_ws();
         let bytes = self.bytes;
         let start = self.pos;
-        // Fast path: up to 18 plain digits cannot overflow an i64.
+        // Fast path: 1 to 18 plain digits (no leading zero, no fraction or
+        // exponent) cannot overflow, so accumulate first and check after.
         let neg = bytes.get(start) == Some(&b'-');
-        let mut i = start + usize::from(neg);
-        let mut v: i64 = 0;
-        let digits_from = i;
-        while let Some(&b @ b'0'..=b'9') = bytes.get(i) {
-            if i - digits_from == 18 {
+        let first = start + usize::from(neg);
+        let mut i = first;
+        let mut v: u64 = 0;
+        while let Some(&b) = bytes.get(i) {
+            let d = b.wrapping_sub(b'0');
+            if d > 9 {
                 break;
             }
-            v = v * 10 + i64::from(b - b'0');
+            v = v.wrapping_mul(10).wrapping_add(u64::from(d));
             i += 1;
         }
-        let n = i - digits_from;
-        let simple = n > 0
-            && (n == 1 || bytes[digits_from] != b'0')
-            && !matches!(bytes.get(i), Some(b'0'..=b'9' | b'.' | b'e' | b'E'));
+        let n = i - first;
+        let simple = (1..=18).contains(&n)
+            && (n == 1 || bytes[first] != b'0')
+            && !matches!(bytes.get(i), Some(b'.' | b'e' | b'E'));
         if simple {
-            let v = if neg { -v } else { v };
+            let v = if neg { -(v as i64) } else { v as i64 };
             if v < f.min || v > f.max {
                 return Err(out_of_range(start, f.what, &bytes[start..i]));
             }
