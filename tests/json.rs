@@ -43,78 +43,252 @@ fn nested(prefix: &str, open: &str, depth: usize) -> Vec<u8> {
 fn errors_say_what_and_where() {
     let cases: Vec<(Vec<u8>, &str)> = vec![
         // Structure.
-        (b"".to_vec(), "unexpected end of input, expected '{' (start of the catalog) at byte 0"),
-        (b"  [ ]".to_vec(), "expected '{' (start of the catalog), found '[' at byte 2"),
+        (
+            b"".to_vec(),
+            "unexpected end of input, expected '{' (start of the catalog) at byte 0",
+        ),
+        (
+            b"  [ ]".to_vec(),
+            "expected '{' (start of the catalog), found '[' at byte 2",
+        ),
         (b"{}".to_vec(), "missing field `products` at byte 1"),
-        (br#"{"products":[],"products":[]}"#.to_vec(), "duplicate field `products` at byte 15"),
-        (br#"{"products":[]} x"#.to_vec(), "1 trailing bytes after the root value at byte 16"),
-        (br#"{"products":[]}{}"#.to_vec(), "2 trailing bytes after the root value at byte 15"),
-        (br#"{"products":["#.to_vec(), "unexpected end of input, expected '{' (start of a product) at byte 13"),
-        (br#"{"products":[],}"#.to_vec(), "expected string (object key), found '}' at byte 15"),
-        (br#"{"products" []}"#.to_vec(), "expected ':' after object key, found '[' at byte 12"),
-        (br#"{"products":[] "x":1}"#.to_vec(), "expected ',' or '}' after object member, found '\"' at byte 15"),
-        (br#"{"x":[1,],"products":[]}"#.to_vec(), "expected JSON value, found ']' at byte 8"),
-        (br#"{"x":[1 2],"products":[]}"#.to_vec(), "expected ',' or ']' after array element, found '2' at byte 8"),
-        (br#"{"x":tru,"products":[]}"#.to_vec(), "expected JSON value, found 't' at byte 5"),
-        (br#"{"x":"abc"#.to_vec(), "unexpected end of input, expected closing '\"' of string at byte 9"),
+        (
+            br#"{"products":[],"products":[]}"#.to_vec(),
+            "duplicate field `products` at byte 15",
+        ),
+        (
+            br#"{"products":[]} x"#.to_vec(),
+            "1 trailing bytes after the root value at byte 16",
+        ),
+        (
+            br#"{"products":[]}{}"#.to_vec(),
+            "2 trailing bytes after the root value at byte 15",
+        ),
+        (
+            br#"{"products":["#.to_vec(),
+            "unexpected end of input, expected '{' (start of a product) at byte 13",
+        ),
+        (
+            br#"{"products":[],}"#.to_vec(),
+            "expected string (object key), found '}' at byte 15",
+        ),
+        (
+            br#"{"products" []}"#.to_vec(),
+            "expected ':' after object key, found '[' at byte 12",
+        ),
+        (
+            br#"{"products":[] "x":1}"#.to_vec(),
+            "expected ',' or '}' after object member, found '\"' at byte 15",
+        ),
+        (
+            br#"{"x":[1,],"products":[]}"#.to_vec(),
+            "expected JSON value, found ']' at byte 8",
+        ),
+        (
+            br#"{"x":[1 2],"products":[]}"#.to_vec(),
+            "expected ',' or ']' after array element, found '2' at byte 8",
+        ),
+        (
+            br#"{"x":tru,"products":[]}"#.to_vec(),
+            "expected JSON value, found 't' at byte 5",
+        ),
+        (
+            br#"{"x":"abc"#.to_vec(),
+            "unexpected end of input, expected closing '\"' of string at byte 9",
+        ),
         // Nesting: 100,000 levels inside an unknown key is one error, no stack overflow.
-        (nested(r#"{"x":"#, "[", 100_000), "nesting deeper than 128 levels at byte 132"),
-        (nested(r#"{"x":"#, r#"{"a":"#, 100_000), "nesting deeper than 128 levels at byte 640"),
-        (nested(r#"{"products":[{"x":"#, "[", 100_000), "nesting deeper than 128 levels at byte 143"),
+        (
+            nested(r#"{"x":"#, "[", 100_000),
+            "nesting deeper than 128 levels at byte 132",
+        ),
+        (
+            nested(r#"{"x":"#, r#"{"a":"#, 100_000),
+            "nesting deeper than 128 levels at byte 640",
+        ),
+        (
+            nested(r#"{"products":[{"x":"#, "[", 100_000),
+            "nesting deeper than 128 levels at byte 143",
+        ),
         // Strings: UTF-8, control characters, escapes, surrogates.
-        (with(r#""N""#, "\"N\u{7}\""), "expected string character (control characters must be escaped), found byte 0x07 at byte 40"),
-        (with(r#""N""#, r#""N\x""#), "expected escape character (one of \" \\ / b f n r t u), found 'x' at byte 41"),
-        (with(r#""N""#, r#""\u12G4""#), "expected 4 hex digits after \\u, found 'G' at byte 43"),
-        (with(r#""N""#, r#""\ud800""#), "lone UTF-16 surrogate \\uD800 at byte 39"),
-        (with(r#""N""#, r#""\ud800x""#), "lone UTF-16 surrogate \\uD800 at byte 39"),
-        (with(r#""N""#, r#""\ud800\u0041""#), "lone UTF-16 surrogate \\uD800 at byte 39"),
-        (with(r#""N""#, r#""\udc00""#), "lone UTF-16 surrogate \\uDC00 at byte 39"),
-        (with(r#""N""#, r#""\ud83d\ud83d""#), "lone UTF-16 surrogate \\uD83D at byte 39"),
-        ((*b"{\"\xff\":1,\"products\":[]}").to_vec(), "invalid UTF-8 in string at byte 2"),
-        ((*b"{\"products\":[{\"z\\u00e9\xff\":1}]}").to_vec(), "invalid UTF-8 in string at byte 22"),
+        (
+            with(r#""N""#, "\"N\u{7}\""),
+            "expected string character (control characters must be escaped), found byte 0x07 at byte 40",
+        ),
+        (
+            with(r#""N""#, r#""N\x""#),
+            "expected escape character (one of \" \\ / b f n r t u), found 'x' at byte 41",
+        ),
+        (
+            with(r#""N""#, r#""\u12G4""#),
+            "expected 4 hex digits after \\u, found 'G' at byte 43",
+        ),
+        (
+            with(r#""N""#, r#""\ud800""#),
+            "lone UTF-16 surrogate \\uD800 at byte 39",
+        ),
+        (
+            with(r#""N""#, r#""\ud800x""#),
+            "lone UTF-16 surrogate \\uD800 at byte 39",
+        ),
+        (
+            with(r#""N""#, r#""\ud800\u0041""#),
+            "lone UTF-16 surrogate \\uD800 at byte 39",
+        ),
+        (
+            with(r#""N""#, r#""\udc00""#),
+            "lone UTF-16 surrogate \\uDC00 at byte 39",
+        ),
+        (
+            with(r#""N""#, r#""\ud83d\ud83d""#),
+            "lone UTF-16 surrogate \\uD83D at byte 39",
+        ),
+        (
+            (*b"{\"\xff\":1,\"products\":[]}").to_vec(),
+            "invalid UTF-8 in string at byte 2",
+        ),
+        (
+            (*b"{\"products\":[{\"z\\u00e9\xff\":1}]}").to_vec(),
+            "invalid UTF-8 in string at byte 22",
+        ),
         // Invalid UTF-8: a stray continuation byte, a truncated sequence
         // before the quote, an overlong '/', an encoded surrogate, > U+10FFFF.
         (with_bytes(b"\"N\"", b"\"a\x80\""), "invalid UTF-8 in string at byte 40"),
-        (with_bytes(b"\"N\"", b"\"ab\xe0\xa4\""), "invalid UTF-8 in string at byte 41"),
-        (with_bytes(b"\"N\"", b"\"\xc0\xaf\""), "invalid UTF-8 in string at byte 39"),
-        (with_bytes(b"\"N\"", b"\"\xed\xa0\x80\""), "invalid UTF-8 in string at byte 39"),
-        (with_bytes(b"\"N\"", b"\"\xf4\x90\x80\x80\""), "invalid UTF-8 in string at byte 39"),
-        (with_bytes(b"\"N\"", b"\"ok\\n\xff\""), "invalid UTF-8 in string at byte 43"),
-        (with_bytes(b"\"name\"", b"\"n\xffme\""), "invalid UTF-8 in string at byte 33"),
+        (
+            with_bytes(b"\"N\"", b"\"ab\xe0\xa4\""),
+            "invalid UTF-8 in string at byte 41",
+        ),
+        (
+            with_bytes(b"\"N\"", b"\"\xc0\xaf\""),
+            "invalid UTF-8 in string at byte 39",
+        ),
+        (
+            with_bytes(b"\"N\"", b"\"\xed\xa0\x80\""),
+            "invalid UTF-8 in string at byte 39",
+        ),
+        (
+            with_bytes(b"\"N\"", b"\"\xf4\x90\x80\x80\""),
+            "invalid UTF-8 in string at byte 39",
+        ),
+        (
+            with_bytes(b"\"N\"", b"\"ok\\n\xff\""),
+            "invalid UTF-8 in string at byte 43",
+        ),
+        (
+            with_bytes(b"\"name\"", b"\"n\xffme\""),
+            "invalid UTF-8 in string at byte 33",
+        ),
         // Numbers: NaN and infinities are not JSON; ranges per field type.
-        (with("4.5", "NaN"), "expected number for `rating`, found 'N' at byte 102"),
-        (with("4.5", "Infinity"), "expected number for `rating`, found 'I' at byte 102"),
-        (with("4.5", "-Infinity"), "expected digit after '-', found 'I' at byte 103"),
-        (with("4.5", "1e400"), "`rating` (finite f64) out of range: 1e400 at byte 102"),
+        (
+            with("4.5", "NaN"),
+            "expected number for `rating`, found 'N' at byte 102",
+        ),
+        (
+            with("4.5", "Infinity"),
+            "expected number for `rating`, found 'I' at byte 102",
+        ),
+        (
+            with("4.5", "-Infinity"),
+            "expected digit after '-', found 'I' at byte 103",
+        ),
+        (
+            with("4.5", "1e400"),
+            "`rating` (finite f64) out of range: 1e400 at byte 102",
+        ),
         (with("4.5", "4."), "expected digit after '.', found ',' at byte 104"),
         (with("4.5", "4.5e"), "expected digit in exponent, found ',' at byte 106"),
-        (with(r#""stock":0"#, r#""stock":2147483648"#), "`stock` (i32) out of range: 2147483648 at byte 147"),
-        (with(r#""stock":0"#, r#""stock":-2147483649"#), "`stock` (i32) out of range: -2147483649 at byte 147"),
-        (with(r#""id":1"#, r#""id":9223372036854775808"#), "`id` (i64) out of range: 9223372036854775808 at byte 19"),
-        (with(r#""id":1"#, r#""id":-9223372036854775809"#), "`id` (i64) out of range: -9223372036854775809 at byte 19"),
-        (with(r#""id":1"#, r#""id":123456789012345678901234567890123456789012"#), "`id` (i64) out of range: 123456789012345678901234567890123456789012 at byte 19"),
-        (with(r#""stock":0"#, r#""stock":1e3"#), "expected integer for `stock`, found 1e3 (a fraction or exponent is not an integer) at byte 147"),
-        (with(r#""stock":0"#, r#""stock":1.0"#), "expected integer for `stock`, found 1.0 (a fraction or exponent is not an integer) at byte 147"),
-        (with(r#""stock":0"#, r#""stock":01"#), "expected end of number (JSON forbids leading zeros), found '1' at byte 148"),
-        (with(r#""stock":0"#, r#""stock":"0""#), "expected integer for `stock`, found '\"' at byte 147"),
-        (with(r#""stock":0"#, r#""stock":-"#), "expected digit after '-', found ',' at byte 148"),
-        (with(r#""created_at_ms""#, r#""discount_percent":2147483648,"created_at_ms""#), "`discount_percent` (i32) out of range: 2147483648 at byte 339"),
-        (with(r#""created_at_ms""#, r#""discount_percent":91,"created_at_ms""#), "invalid data: products[0].discount_percent: must be absent or in 1..=90, found 91 at byte 13"),
-        (with(r#""created_at_ms""#, r#""discount_percent":nul,"created_at_ms""#), "expected integer for `discount_percent`, found 'n' at byte 339"),
+        (
+            with(r#""stock":0"#, r#""stock":2147483648"#),
+            "`stock` (i32) out of range: 2147483648 at byte 147",
+        ),
+        (
+            with(r#""stock":0"#, r#""stock":-2147483649"#),
+            "`stock` (i32) out of range: -2147483649 at byte 147",
+        ),
+        (
+            with(r#""id":1"#, r#""id":9223372036854775808"#),
+            "`id` (i64) out of range: 9223372036854775808 at byte 19",
+        ),
+        (
+            with(r#""id":1"#, r#""id":-9223372036854775809"#),
+            "`id` (i64) out of range: -9223372036854775809 at byte 19",
+        ),
+        (
+            with(r#""id":1"#, r#""id":123456789012345678901234567890123456789012"#),
+            "`id` (i64) out of range: 123456789012345678901234567890123456789012 at byte 19",
+        ),
+        (
+            with(r#""stock":0"#, r#""stock":1e3"#),
+            "expected integer for `stock`, found 1e3 (a fraction or exponent is not an integer) at byte 147",
+        ),
+        (
+            with(r#""stock":0"#, r#""stock":1.0"#),
+            "expected integer for `stock`, found 1.0 (a fraction or exponent is not an integer) at byte 147",
+        ),
+        (
+            with(r#""stock":0"#, r#""stock":01"#),
+            "expected end of number (JSON forbids leading zeros), found '1' at byte 148",
+        ),
+        (
+            with(r#""stock":0"#, r#""stock":"0""#),
+            "expected integer for `stock`, found '\"' at byte 147",
+        ),
+        (
+            with(r#""stock":0"#, r#""stock":-"#),
+            "expected digit after '-', found ',' at byte 148",
+        ),
+        (
+            with(r#""created_at_ms""#, r#""discount_percent":2147483648,"created_at_ms""#),
+            "`discount_percent` (i32) out of range: 2147483648 at byte 339",
+        ),
+        (
+            with(r#""created_at_ms""#, r#""discount_percent":91,"created_at_ms""#),
+            "invalid data: products[0].discount_percent: must be absent or in 1..=90, found 91 at byte 13",
+        ),
+        (
+            with(r#""created_at_ms""#, r#""discount_percent":nul,"created_at_ms""#),
+            "expected integer for `discount_percent`, found 'n' at byte 339",
+        ),
         // Types, enum, keys.
-        (with(r#""sku":"S""#, r#""sku":1"#), "expected string for `sku`, found '1' at byte 27"),
-        (with("true", "1"), "expected true or false for `in_stock`, found '1' at byte 134"),
-        (with(r#""draft""#, r#""archived""#), "unknown status (active, draft or discontinued) value \"archived\" at byte 158"),
-        (with(r#""draft""#, r#""Draft""#), "unknown status (active, draft or discontinued) value \"Draft\" at byte 158"),
-        (with(r#""tags":[]"#, r#""tags":[1]"#), "expected string (a tag), found '1' at byte 174"),
-        (with(r#""id":1,"#, r#""id":1,"id":2,"#), "duplicate field `id` at byte 21"),
-        (with(r#""id":1,"#, r#""id":1,"\u0069d":2,"#), "duplicate field `id` at byte 21"),
+        (
+            with(r#""sku":"S""#, r#""sku":1"#),
+            "expected string for `sku`, found '1' at byte 27",
+        ),
+        (
+            with("true", "1"),
+            "expected true or false for `in_stock`, found '1' at byte 134",
+        ),
+        (
+            with(r#""draft""#, r#""archived""#),
+            "unknown status (active, draft or discontinued) value \"archived\" at byte 158",
+        ),
+        (
+            with(r#""draft""#, r#""Draft""#),
+            "unknown status (active, draft or discontinued) value \"Draft\" at byte 158",
+        ),
+        (
+            with(r#""tags":[]"#, r#""tags":[1]"#),
+            "expected string (a tag), found '1' at byte 174",
+        ),
+        (
+            with(r#""id":1,"#, r#""id":1,"id":2,"#),
+            "duplicate field `id` at byte 21",
+        ),
+        (
+            with(r#""id":1,"#, r#""id":1,"\u0069d":2,"#),
+            "duplicate field `id` at byte 21",
+        ),
         (with(r#""sku":"S","#, ""), "missing field `sku` at byte 342"),
         (with(r#","weight_g":0"#, ""), "missing field `weight_g` at byte 229"),
         (with(r#","stock":1}"#, "}"), "missing field `stock` at byte 307"),
         // Model validation, reported at the product's '{'.
-        (with(r#""stock":0"#, r#""stock":-1"#), "invalid data: products[0].stock: must be >= 0, found -1 at byte 13"),
-        (with("4.5", "5.5"), "invalid data: products[0].rating: must be finite and in 0.0..=5.0, found 5.5 at byte 13"),
+        (
+            with(r#""stock":0"#, r#""stock":-1"#),
+            "invalid data: products[0].stock: must be >= 0, found -1 at byte 13",
+        ),
+        (
+            with("4.5", "5.5"),
+            "invalid data: products[0].rating: must be finite and in 0.0..=5.0, found 5.5 at byte 13",
+        ),
     ];
     let mut failures = Vec::new();
     for (input, want) in cases {
@@ -124,7 +298,12 @@ fn errors_say_what_and_where() {
             Err(_) => {}
         }
     }
-    assert!(failures.is_empty(), "{} cases failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -152,15 +331,33 @@ fn liberal_inputs_decode_to_the_same_catalog() {
     let want = one();
     let garbage = r#"{"a":[1,-2.5e-3,{"b":null,"c":[true,false,"x\u00e9\ud83d\ude00\"\\"]},[]],"d":{},"e":""}"#;
     let cases: Vec<(&str, Vec<u8>)> = vec![
-        ("unknown key in catalog", with(r#"{"products""#, &format!(r#"{{"zz":{garbage},"products""#))),
-        ("unknown key in product", with(r#""id":1,"#, &format!(r#""zz":{garbage},"id":1,"#))),
-        ("unknown key last in product", with(r#""image_url":"""#, &format!(r#""image_url":"","zz":{garbage}"#))),
-        ("unknown key in dimensions", with(r#""weight_g":0"#, &format!(r#""weight_g":0,"zz":{garbage}"#))),
-        ("unknown key in variant", with(r#""color":"red","#, &format!(r#""color":"red","zz":{garbage},"#))),
+        (
+            "unknown key in catalog",
+            with(r#"{"products""#, &format!(r#"{{"zz":{garbage},"products""#)),
+        ),
+        (
+            "unknown key in product",
+            with(r#""id":1,"#, &format!(r#""zz":{garbage},"id":1,"#)),
+        ),
+        (
+            "unknown key last in product",
+            with(r#""image_url":"""#, &format!(r#""image_url":"","zz":{garbage}"#)),
+        ),
+        (
+            "unknown key in dimensions",
+            with(r#""weight_g":0"#, &format!(r#""weight_g":0,"zz":{garbage}"#)),
+        ),
+        (
+            "unknown key in variant",
+            with(r#""color":"red","#, &format!(r#""color":"red","zz":{garbage},"#)),
+        ),
         ("escaped key", with(r#""id":1"#, r#""\u0069\u0064":1"#)),
         ("rating as integer", with("4.5", "45e-1")),
         ("discount_percent absent = null", ONE.as_bytes().to_vec()),
-        ("discount_percent null", with(r#""created_at_ms""#, r#""discount_percent":null,"created_at_ms""#)),
+        (
+            "discount_percent null",
+            with(r#""created_at_ms""#, r#""discount_percent":null,"created_at_ms""#),
+        ),
         ("negative zero int", with(r#""stock":0"#, r#""stock":-0"#)),
         (
             "keys reversed",

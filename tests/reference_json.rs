@@ -42,7 +42,11 @@ fn check(c: &Catalog, what: &str) {
     let mut ours = Vec::new();
     json::encode(&c.products, &mut ours).unwrap();
     if ours != theirs {
-        let at = ours.iter().zip(&theirs).position(|(a, b)| a != b).unwrap_or(ours.len().min(theirs.len()));
+        let at = ours
+            .iter()
+            .zip(&theirs)
+            .position(|(a, b)| a != b)
+            .unwrap_or(ours.len().min(theirs.len()));
         let lo = at.saturating_sub(40);
         panic!(
             "{what}: bytes differ at {at}\n ours: {}\ntheirs: {}",

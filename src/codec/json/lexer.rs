@@ -375,7 +375,10 @@ impl<'a> Lexer<'a> {
             return Err(DecodeError::unexpected(
                 start,
                 f.expected,
-                format!("{} (a fraction or exponent is not an integer)", String::from_utf8_lossy(text)),
+                format!(
+                    "{} (a fraction or exponent is not an integer)",
+                    String::from_utf8_lossy(text)
+                ),
             ));
         }
         // Grammar-checked ASCII digits: parse as i128 so 20+ digits still

@@ -98,9 +98,6 @@ mod tests {
         // and the ".0" of the rating.
         let mut out = Vec::new();
         encode(&c.products, &mut out).unwrap();
-        assert_eq!(
-            out.len(),
-            text.len() + ",\"discount_percent\":null".len() + ".0".len()
-        );
+        assert_eq!(out.len(), text.len() + ",\"discount_percent\":null".len() + ".0".len());
     }
 }

@@ -141,9 +141,8 @@ fn write_shortest_general(a: f64, out: &mut Vec<u8>) {
         let n = (top - unit + 1).max(0) as usize;
         all.iter().take(n).fold(0u64, |acc, &d| acc * 10 + u64::from(d - b'0'))
     };
-    let reads_back = |digits: u64, unit: i32| -> bool {
-        digits != 0 && format!("{digits}e{unit}").parse::<f64>() == Ok(a)
-    };
+    let reads_back =
+        |digits: u64, unit: i32| -> bool { digits != 0 && format!("{digits}e{unit}").parse::<f64>() == Ok(a) };
 
     let s = prefix(k + 1);
     let (mut digits, mut unit) = if reads_back(s + 1, k + 1) {

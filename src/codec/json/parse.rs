@@ -373,7 +373,12 @@ impl<'a> Parser<'a> {
         let mut d = Dimensions::default();
         let (mut seen, mut hint, mut first) = (0u32, 0, true);
         while self.lx.next_member(&mut first)? {
-            let (field, at) = self.key(DimensionsField::ALL, DimensionsField::TOKENS, DimensionsField::lookup, hint)?;
+            let (field, at) = self.key(
+                DimensionsField::ALL,
+                DimensionsField::TOKENS,
+                DimensionsField::lookup,
+                hint,
+            )?;
             let Some(f) = field else {
                 self.lx.skip_value(NESTED_LEVEL)?;
                 continue;

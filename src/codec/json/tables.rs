@@ -177,9 +177,7 @@ mod tests {
                 s.extend_from_slice("é€😀".as_bytes());
                 s[at] = special;
                 for from in 0..=at {
-                    let want = (from..s.len())
-                        .find(|&i| ESCAPE[s[i] as usize] != 0)
-                        .unwrap_or(s.len());
+                    let want = (from..s.len()).find(|&i| ESCAPE[s[i] as usize] != 0).unwrap_or(s.len());
                     assert_eq!(find_special(&s, from), want, "byte {special:#04x} at {at} from {from}");
                 }
             }
