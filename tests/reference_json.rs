@@ -124,7 +124,7 @@ fn floats_are_spelled_like_serde_json() {
     for k in 0..=5_000 {
         values.push(k as f64 / 1000.0);
     }
-    let mut r = Rng::new(0x0F10_A7);
+    let mut r = Rng::new(0x000F_10A7);
     for _ in 0..50_000 {
         values.push(f64::from_bits(r.next_u64()));
         values.push(r.unit_f64() * 5.0);
