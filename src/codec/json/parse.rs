@@ -11,7 +11,7 @@
 
 use super::lexer::{IntField, Lexer, Str};
 use crate::codec::{DecodeError, ErrorKind};
-use crate::model::{Catalog, Dimensions, Product, Status, ValidationError, Variant};
+use crate::model::{Catalog, Dimensions, MAX_TAGS, Product, Status, ValidationError, Variant};
 use std::collections::HashSet;
 
 type Result<T> = std::result::Result<T, DecodeError>;
@@ -246,7 +246,8 @@ impl<'a> Parser<'a> {
         while self.lx.next_element(&mut first)? {
             let at = self.lx.pos;
             let index = products.len();
-            let p = self.product()?;
+            products.push(self.product()?);
+            let p = &products[index];
             p.validate(index).map_err(|e| DecodeError::invalid(at, e))?;
             if !ids.insert(p.id) {
                 // The same rule and message as `model::validate_products`.
@@ -256,7 +257,6 @@ impl<'a> Parser<'a> {
                 };
                 return Err(DecodeError::invalid(at, e));
             }
-            products.push(p);
         }
         Ok(products)
     }
@@ -361,6 +361,9 @@ impl<'a> Parser<'a> {
     fn tags(&mut self) -> Result<Vec<String>> {
         self.lx.expect(b'[', "'[' (start of `tags`)")?;
         let mut tags = Vec::new();
+        if self.lx.peek() != Some(b']') {
+            tags.reserve_exact(MAX_TAGS); // a small constant: one allocation for any valid list
+        }
         let mut first = true;
         while self.lx.next_element(&mut first)? {
             tags.push(self.string("string (a tag)")?);
