@@ -425,3 +425,52 @@ fn key_order_shuffled() {
     assert!(sorted.starts_with(br#"{"products":[{"created_at_ms":"#));
     assert_eq!(decode(&sorted).unwrap(), c);
 }
+
+/// Every `fixtures/hostile/json-*.json` is an error with the recorded message.
+#[test]
+fn hostile_files() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/hostile");
+    let cases = [
+        (
+            "json-nested-arrays-10000-unknown-key.json",
+            "nesting deeper than 128 levels at byte 132",
+        ),
+        (
+            "json-lone-high-surrogate.json",
+            "lone UTF-16 surrogate \\uD800 at byte 28",
+        ),
+        (
+            "json-lone-low-surrogate.json",
+            "lone UTF-16 surrogate \\uDC00 at byte 28",
+        ),
+        (
+            "json-invalid-utf8-overlong-slash.json",
+            "invalid UTF-8 in string at byte 22",
+        ),
+        (
+            "json-int-field-with-exponent.json",
+            "expected integer for `stock`, found 1e3 (a fraction or exponent is not an integer) at byte 22",
+        ),
+        (
+            "json-i64-overflow.json",
+            "`id` (i64) out of range: 9223372036854775808 at byte 19",
+        ),
+        (
+            "json-nan-rating.json",
+            "expected number for `rating`, found 'N' at byte 23",
+        ),
+    ];
+    let mut listed: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("json-"))
+        .collect();
+    listed.sort();
+    let mut named: Vec<String> = cases.iter().map(|(n, _)| n.to_string()).collect();
+    named.sort();
+    assert_eq!(listed, named, "every fixtures/hostile/json-*.json has a row here");
+    for (name, want) in cases {
+        let bytes = std::fs::read(dir.join(name)).unwrap();
+        check_err(&bytes, want);
+    }
+}

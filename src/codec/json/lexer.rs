@@ -1,6 +1,7 @@
 //! The JSON tokenizer: whitespace, punctuation, strings (every escape,
-//! surrogate pairs, UTF-8 validation), numbers (integer and float grammar of
-//! RFC 8259 §6) and skipping whole unknown values with an explicit depth limit.
+//! surrogate pairs; the text arrives already checked as UTF-8), numbers
+//! (integer and float grammar of RFC 8259 §6) and skipping whole unknown
+//! values with an explicit depth limit.
 //!
 //! Every error carries the byte offset where it was detected. Nothing here
 //! recurses: [`Lexer::skip_value`] walks nested arrays and objects with a
