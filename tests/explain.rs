@@ -66,7 +66,7 @@ fn check(format: Format) {
         );
     }
     // The count-1 annotated dump is a golden file.
-    let text = explain::explain_text(format, &golden(format, 1), true).unwrap();
+    let text = explain::explain_text(format, &golden(format, 1), true).unwrap_or_else(|u| panic!("{}", u.error));
     let path = golden_dir().join(format!("catalog-1.{}.explain.txt", format.extension()));
     if std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| v == "1") {
         std::fs::write(&path, &text).unwrap();
@@ -171,5 +171,24 @@ fn compare_table_covers_every_field() {
             table.contains(&format!("**{size}**")),
             "{format} total {size} missing:\n{table}"
         );
+    }
+}
+
+/// A payload that does not parse still shows what did, and names the first bad byte.
+#[test]
+fn errors_point_at_the_first_bad_byte() {
+    let err = explain::explain_text(Format::Json, br#"{"products":[{"id":1,}]}"#, true).unwrap_err();
+    assert_eq!(err.error.to_string(), "expected a string key at byte 21");
+    assert!(err.partial.contains("integer 1"), "{}", err.partial);
+    for format in Format::ALL {
+        let bytes = golden(format, 1);
+        let cut = &bytes[..bytes.len() - 1];
+        if let Err(e) = explain::explain_text(format, cut, true) {
+            assert!(
+                e.error.offset <= cut.len(),
+                "{format}: error offset {} past the input",
+                e.error.offset
+            );
+        }
     }
 }

@@ -93,10 +93,17 @@ fn array(
             w.span(
                 at,
                 Category::Structure,
-                format!("{name}: block of {}, {size} bytes (negative count)", plural(n, "item", "items")),
+                format!(
+                    "{name}: block of {}, {size} bytes (negative count)",
+                    plural(n, "item", "items")
+                ),
             );
         } else {
-            w.span(at, Category::Structure, format!("{name}: block of {}", plural(n, "item", "items")));
+            w.span(
+                at,
+                Category::Structure,
+                format!("{name}: block of {}", plural(n, "item", "items")),
+            );
         }
         // Each item takes at least one byte.
         if n > (w.bytes.len() - w.pos) as u64 {
@@ -200,13 +207,13 @@ fn product(w: &mut Walker<'_>, _index: usize) -> Result<Value, ExplainError> {
 }
 
 fn variant(w: &mut Walker<'_>, _index: usize) -> Result<Value, ExplainError> {
-    let mut v = Vec::with_capacity(5);
-    v.push(("sku".to_string(), string(w, "variant sku")?));
-    v.push(("color".to_string(), string(w, "color")?));
-    v.push(("size".to_string(), string(w, "size")?));
-    v.push(("price_cents".to_string(), long(w, "price_cents")?));
-    v.push(("stock".to_string(), int(w, "stock")?));
-    Ok(Value::Record(v))
+    Ok(Value::Record(vec![
+        ("sku".to_string(), string(w, "variant sku")?),
+        ("color".to_string(), string(w, "color")?),
+        ("size".to_string(), string(w, "size")?),
+        ("price_cents".to_string(), long(w, "price_cents")?),
+        ("stock".to_string(), int(w, "stock")?),
+    ]))
 }
 
 #[cfg(test)]

@@ -324,8 +324,15 @@ impl<'a> Fb<'a> {
                     ));
                 }
                 self.w.depth = depth + 1;
-                self.w
-                    .span_at(x, 4, Category::Structure, format!("{name}: vector of {count} {}", if count == 1 { "element" } else { "elements" }));
+                self.w.span_at(
+                    x,
+                    4,
+                    Category::Structure,
+                    format!(
+                        "{name}: vector of {count} {}",
+                        if count == 1 { "element" } else { "elements" }
+                    ),
+                );
                 let mut items = Vec::with_capacity(count);
                 for k in 0..count {
                     let elem = x + 4 + 4 * k;

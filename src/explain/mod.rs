@@ -224,7 +224,11 @@ pub(crate) const MAX_DEPTH: usize = 64;
 
 /// "1 entry", "3 entries".
 pub(crate) fn plural(n: u64, one: &str, many: &str) -> String {
-    if n == 1 { format!("1 {one}") } else { format!("{n} {many}") }
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
 }
 
 /// A short, printable rendering of string bytes for the meaning column.
@@ -285,18 +289,31 @@ pub fn cli_main(args: &mut crate::cli::Args) -> Result<(), String> {
         Some(path) => std::fs::read(path).map_err(|e| format!("{path}: {e}"))?,
         None => format.encode_to_vec(&products()?).map_err(|e| e.to_string())?,
     };
-    let text = explain_text(format, &bytes, !summary_only).map_err(|e| match &file {
-        Some(path) => format!("{path}: {e}"),
-        None => e,
-    })?;
-    print!("{text}");
-    Ok(())
+    match explain_text(format, &bytes, !summary_only) {
+        Ok(text) => {
+            print!("{text}");
+            Ok(())
+        }
+        Err(Unparsable { partial, error }) => {
+            // What did parse is still worth seeing; the error names the first bad byte.
+            print!("{partial}");
+            let source = file.unwrap_or_else(|| "the encoded fixture".into());
+            Err(format!("{source}: not valid {format}: {error}"))
+        }
+    }
+}
+
+/// A payload that does not parse: the dump of what did, and the first error.
+#[derive(Clone, Debug)]
+pub struct Unparsable {
+    pub partial: String,
+    pub error: ExplainError,
 }
 
 /// The full text `explain FORMAT` prints (also served at `/explain/{format}`):
 /// the annotated dump (when `dump`) and the summary. A payload that does not
 /// parse yields the spans read so far and an error naming the first bad byte.
-pub fn explain_text(format: Format, bytes: &[u8], dump: bool) -> Result<String, String> {
+pub fn explain_text(format: Format, bytes: &[u8], dump: bool) -> Result<String, Unparsable> {
     match explain(format, bytes) {
         Ok(ex) => {
             let mut out = String::new();
@@ -314,11 +331,10 @@ pub fn explain_text(format: Format, bytes: &[u8], dump: bool) -> Result<String, 
                 spans: failed.spans,
                 value: Value::Null,
             };
-            Err(format!(
-                "{}\n{format}: cannot parse: {}",
-                render(&partial),
-                failed.error
-            ))
+            Err(Unparsable {
+                partial: render(&partial),
+                error: failed.error,
+            })
         }
     }
 }

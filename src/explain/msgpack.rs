@@ -58,25 +58,45 @@ fn value(w: &mut Walker<'_>, level: usize, role: Role) -> Result<Value, ExplainE
             w,
             start,
             u64::from(m & 0x0f),
-            format!("fixmap, {} (0x80 | {})", plural(u64::from(m & 0x0f), "entry", "entries"), m & 0x0f),
+            format!(
+                "fixmap, {} (0x80 | {})",
+                plural(u64::from(m & 0x0f), "entry", "entries"),
+                m & 0x0f
+            ),
             level,
         ),
         0xde | 0xdf => {
             let width = if m == 0xde { 2 } else { 4 };
             let n = length(w, width, "a map length")?;
-            map(w, start, n, format!("map{}, {}", width * 8, plural(n, "entry", "entries")), level)
+            map(
+                w,
+                start,
+                n,
+                format!("map{}, {}", width * 8, plural(n, "entry", "entries")),
+                level,
+            )
         }
         0x90..=0x9f => array(
             w,
             start,
             u64::from(m & 0x0f),
-            format!("fixarray, {} (0x90 | {})", plural(u64::from(m & 0x0f), "item", "items"), m & 0x0f),
+            format!(
+                "fixarray, {} (0x90 | {})",
+                plural(u64::from(m & 0x0f), "item", "items"),
+                m & 0x0f
+            ),
             level,
         ),
         0xdc | 0xdd => {
             let width = if m == 0xdc { 2 } else { 4 };
             let n = length(w, width, "an array length")?;
-            array(w, start, n, format!("array{}, {}", width * 8, plural(n, "item", "items")), level)
+            array(
+                w,
+                start,
+                n,
+                format!("array{}, {}", width * 8, plural(n, "item", "items")),
+                level,
+            )
         }
         0xa0..=0xbf => string(
             w,
