@@ -609,3 +609,62 @@ fn url_mode_writes_csv_rows_and_histograms_that_agree() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+// ---------------------------------------------------------------------------
+// Catalog mode end to end against a std::net catalog server (codecs + gzip)
+
+/// Serves `/catalog/{format}?count=N&compression=none|gzip` from the fixture.
+fn catalog_route(path: &str) -> Vec<u8> {
+    let (route, query) = path.split_once('?').unwrap_or((path, ""));
+    let format = route.strip_prefix("/catalog/").and_then(Format::from_name).unwrap();
+    let mut count = 100;
+    let mut gzip = false;
+    for kv in query.split('&') {
+        match kv.split_once('=') {
+            Some(("count", n)) => count = n.parse().unwrap(),
+            Some(("compression", c)) => gzip = c == "gzip",
+            _ => {}
+        }
+    }
+    let mut body = format.encode_to_vec(&fixtures::catalog(count).products).unwrap();
+    if gzip {
+        let mut gz = Vec::new();
+        wirebench::gzip::compress(&body, wirebench::gzip::DEFAULT_LEVEL, &mut gz);
+        body = gz;
+    }
+    let enc = if gzip { "Content-Encoding: gzip\r\n" } else { "" };
+    let mut r = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n{enc}\r\n", body.len()).into_bytes();
+    r.extend_from_slice(&body);
+    r
+}
+
+#[test]
+fn catalog_mode_runs_every_case_and_round_with_zero_failures() {
+    let server = TestServer::start(|_, path| (catalog_route(path), Duration::ZERO));
+    for (compression, threads) in [("none", "0"), ("gzip", "2")] {
+        let mut args = wirebench::cli::Args::new([
+            "--rounds=2",
+            "--duration=60ms",
+            "--counts=1,7",
+            "--concurrency=2",
+            "--warmup=3",
+            &format!("--compression={compression}"),
+            &format!("--threads={threads}"),
+        ]);
+        let config = wirebench::load::Config::from_args(&mut args).unwrap();
+        args.finish().unwrap();
+        let mut csv = Vec::new();
+        cases::run_cases(&config, &mut csv, server.addr, &fixtures::catalog(7).products).unwrap();
+        let csv = String::from_utf8(csv).unwrap();
+        let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
+        assert_eq!(rows.len(), 2 * 5 * 2, "rounds x formats x counts:\n{csv}");
+        for row in &rows {
+            assert_eq!(row[3], compression);
+            assert!(row[6].parse::<u64>().unwrap() > 0, "{row:?}");
+            assert!(row[15..].iter().all(|e| *e == "0"), "no failures: {row:?}");
+        }
+        // Round 1 starts at format (seed 1) mod 5 = msgpack; round 2 at protobuf.
+        assert_eq!((rows[0][0], rows[0][1], rows[0][2]), ("1", "msgpack", "1"));
+        assert_eq!((rows[10][0], rows[10][1]), ("2", "protobuf"));
+    }
+}

@@ -172,7 +172,9 @@ fn run_catalog(config: &Config, csv: &mut dyn Write) -> Result<(), String> {
     result
 }
 
-fn run_cases(config: &Config, csv: &mut dyn Write, addr: SocketAddr, products: &[Product]) -> Result<(), String> {
+/// Every case and round of catalog mode against the catalog server at `addr`
+/// (normally the in-process one), checking against `products` (the fixture).
+pub fn run_cases(config: &Config, csv: &mut dyn Write, addr: SocketAddr, products: &[Product]) -> Result<(), String> {
     let host = addr.to_string();
     for round in 1..=config.rounds {
         for format in round_order(&config.formats, config.seed, round) {
