@@ -38,7 +38,11 @@ fn fenced<'a>(lines: &[&'a str], at: usize, lang: &str) -> Result<Vec<&'a str>, 
     if lines.get(at + 1).map(|l| l.trim_end()) != Some(open.as_str()) {
         return Err(format!("line {}: expected {open} after the marker", at + 2));
     }
-    let body: Vec<&str> = lines[at + 2..].iter().copied().take_while(|l| l.trim_end() != "```").collect();
+    let body: Vec<&str> = lines[at + 2..]
+        .iter()
+        .copied()
+        .take_while(|l| l.trim_end() != "```")
+        .collect();
     if at + 2 + body.len() >= lines.len() {
         return Err(format!("line {}: unclosed code block", at + 2));
     }
@@ -69,7 +73,9 @@ fn check(doc: &str) -> Result<Checked, String> {
             let body = fenced(&lines, i, "json")?.join("\n");
             let quoted: serde_json::Value =
                 serde_json::from_str(&body).map_err(|e| format!("line {}: record: {e}", i + 3))?;
-            let bytes = Format::Json.encode_to_vec(&fixtures::catalog(1).products).map_err(|e| e.to_string())?;
+            let bytes = Format::Json
+                .encode_to_vec(&fixtures::catalog(1).products)
+                .map_err(|e| e.to_string())?;
             let real: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
             if quoted != real["products"][0] {
                 return Err(format!("line {}: the record differs from fixtures::product(1)", i + 3));
@@ -82,7 +88,11 @@ fn check(doc: &str) -> Result<Checked, String> {
         };
         let arg = arg.trim();
         if arg == "compare" {
-            let table: Vec<&str> = lines[i + 1..].iter().copied().take_while(|l| !l.trim().is_empty()).collect();
+            let table: Vec<&str> = lines[i + 1..]
+                .iter()
+                .copied()
+                .take_while(|l| !l.trim().is_empty())
+                .collect();
             let real = explain::compare_text(&fixtures::catalog(1).products)?;
             if table.join("\n") != real.trim_end() {
                 return Err(format!(
@@ -136,9 +146,8 @@ fn formats_md_quotes_the_real_output() {
 #[test]
 fn edits_to_quotations_are_caught() {
     let dump = "<!-- explain: msgpack -->\n```text\n";
-    let good = format!(
-        "{dump}     17  01                                                     positive fixint 1\n```\n"
-    );
+    let good =
+        format!("{dump}     17  01                                                     positive fixint 1\n```\n");
     assert!(check(&good).is_ok(), "{:?}", check(&good));
     let cases = [
         good.replace("01   ", "02   "),
