@@ -8,7 +8,7 @@
 //! does. Each thread has a small stack (`ServerConfig::stack_size`) and owns
 //! its buffers ([`Worker`]), reused from connection to connection.
 //!
-//! Capacity: `busy + queued < max_connections` or [`Pool::submit`] hands the
+//! Capacity: `open < max_connections` (open = queued + being served) or [`Pool::submit`] hands the
 //! connection back and the acceptor answers 503. The queue therefore never
 //! holds more than `max_connections` entries.
 //!
@@ -54,6 +54,8 @@ pub struct Pool {
 #[derive(Debug, Default)]
 struct State {
     queue: VecDeque<Job>,
+    /// Connections accepted and not yet closed (queued or being served).
+    open: usize,
     /// Workers waiting for a job.
     idle: usize,
     threads: usize,
@@ -80,11 +82,10 @@ impl Pool {
     /// Gives the job back when the server is at capacity or shutting down.
     pub fn submit(&self, shared: &Arc<Shared>, job: Job) -> Result<(), Job> {
         let mut st = lock(&self.state);
-        let busy = st.threads - st.idle;
-        if st.shutdown || busy + st.queue.len() >= self.cap {
+        if st.shutdown || st.open >= self.cap {
             return Err(job);
         }
-        if st.idle <= st.queue.len() {
+        if st.idle <= st.queue.len() && st.threads < self.cap {
             // Every idle worker already has a queued job to take: add a thread.
             let slot: Slot = Arc::default();
             let (shared, worker_slot) = (Arc::clone(shared), Arc::clone(&slot));
@@ -101,15 +102,20 @@ impl Pool {
                 Err(_) => return Err(job), // out of threads or memory: answer 503
             }
         }
+        st.open += 1;
         st.queue.push_back(job);
         drop(st);
         self.wake.notify_one();
         Ok(())
     }
 
-    /// The next job, or `None` once shutting down.
-    fn next(&self) -> Option<Job> {
+    /// The next job, or `None` once shutting down. `finished`: the caller
+    /// just closed a connection.
+    fn next(&self, finished: bool) -> Option<Job> {
         let mut st = lock(&self.state);
+        if finished {
+            st.open -= 1;
+        }
         loop {
             if st.shutdown {
                 return None;
@@ -154,7 +160,9 @@ impl Pool {
 
 fn worker_main(shared: &Arc<Shared>, slot: &Slot) {
     let mut worker = Worker::new(&shared.config.limits);
-    while let Some(job) = shared.pool.next() {
+    let mut finished = false;
+    while let Some(job) = shared.pool.next(finished) {
+        finished = true;
         let stream = Arc::new(job.stream);
         *lock(slot) = Some(Arc::clone(&stream));
         if !shared.shutdown.load(Ordering::SeqCst) {
