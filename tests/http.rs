@@ -390,9 +390,9 @@ fn one_thousand_concurrent_keep_alive_connections() {
     // clients one by one on a busy machine can take seconds.
     let server = start_with(|c| c.header_timeout = Duration::from_secs(60));
     let addr = server.local_addr();
-    let t = Instant::now();
+    // Sequential connects; on a loaded machine the acceptor can fall behind
+    // std's 128-entry listen backlog and a few connects take a 1 s SYN retry.
     let mut clients: Vec<Client> = (0..N).map(|_| Client::connect(addr)).collect();
-    eprintln!("connected {N} in {:?}", t.elapsed());
     for round in 0..2 {
         for c in &mut clients {
             c.send(get("/ping").as_bytes());

@@ -2,8 +2,9 @@
 //! open, at most `max_connections` of them.
 //!
 //! A blocking server spends a thread per open connection, so the thread cap
-//! *is* the connection cap. Threads are spawned lazily — only when a
-//! connection arrives and no worker is idle — and never exit before shutdown,
+//! *is* the connection cap. Threads are spawned lazily by a spawner thread —
+//! only when a connection arrives and no worker is idle or starting — and
+//! never exit before shutdown,
 //! so after warm-up no connection ever spawns a thread and no request ever
 //! does. Each thread has a small stack (`ServerConfig::stack_size`) and owns
 //! its buffers ([`Worker`]), reused from connection to connection.
@@ -23,7 +24,8 @@
 //! by the write timeout.
 
 use super::conn::{self, Worker};
-use super::server::Shared;
+use super::date::DateCache;
+use super::server::{Shared, refuse};
 use std::collections::VecDeque;
 use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -46,7 +48,10 @@ type Slot = Arc<Mutex<Option<Arc<TcpStream>>>>;
 #[derive(Debug)]
 pub struct Pool {
     state: Mutex<State>,
+    /// Workers wait here for jobs.
     wake: Condvar,
+    /// The spawner waits here for threads to start.
+    spawn: Condvar,
     cap: usize,
     stack_size: usize,
 }
@@ -59,8 +64,11 @@ struct State {
     /// Workers waiting for a job.
     idle: usize,
     threads: usize,
+    /// Threads the spawner has been asked to start and has not started yet.
+    to_spawn: usize,
     handles: Vec<JoinHandle<()>>,
     slots: Vec<Slot>,
+    spawner: Option<JoinHandle<()>>,
     shutdown: bool,
 }
 
@@ -73,37 +81,39 @@ impl Pool {
         Pool {
             state: Mutex::new(State::default()),
             wake: Condvar::new(),
+            spawn: Condvar::new(),
             cap: cap.max(1),
             stack_size,
         }
     }
 
-    /// Hands `job` to a worker, spawning one if none is idle and the cap allows.
-    /// Gives the job back when the server is at capacity or shutting down.
-    pub fn submit(&self, shared: &Arc<Shared>, job: Job) -> Result<(), Job> {
+    /// Starts the spawner thread: thread creation (~tens of µs) happens there,
+    /// never on the accept path, so a burst of connects drains the listen
+    /// backlog as fast as `accept` can go.
+    pub fn start(&self, shared: &Arc<Shared>) -> std::io::Result<()> {
+        let shared = Arc::clone(shared);
+        let handle = thread::Builder::new()
+            .name("http-spawner".into())
+            .spawn(move || spawner_main(&shared))?;
+        lock(&self.state).spawner = Some(handle);
+        Ok(())
+    }
+
+    /// Queues `job` for a worker and asks for one more thread when no idle or
+    /// starting worker is left for it. Gives the job back when the server is
+    /// at capacity or shutting down.
+    pub fn submit(&self, job: Job) -> Result<(), Job> {
         let mut st = lock(&self.state);
         if st.shutdown || st.open >= self.cap {
             return Err(job);
         }
-        if st.idle <= st.queue.len() && st.threads < self.cap {
-            // Every idle worker already has a queued job to take: add a thread.
-            let slot: Slot = Arc::default();
-            let (shared, worker_slot) = (Arc::clone(shared), Arc::clone(&slot));
-            let spawned = thread::Builder::new()
-                .name("http-worker".into())
-                .stack_size(self.stack_size)
-                .spawn(move || worker_main(&shared, &worker_slot));
-            match spawned {
-                Ok(handle) => {
-                    st.threads += 1;
-                    st.handles.push(handle);
-                    st.slots.push(slot);
-                }
-                Err(_) => return Err(job), // out of threads or memory: answer 503
-            }
-        }
         st.open += 1;
         st.queue.push_back(job);
+        let uncovered = st.queue.len() > st.idle + st.to_spawn;
+        if uncovered && st.threads + st.to_spawn < self.cap {
+            st.to_spawn += 1;
+            self.spawn.notify_one();
+        }
         drop(st);
         self.wake.notify_one();
         Ok(())
@@ -136,9 +146,17 @@ impl Pool {
 
     /// Stops the pool: see the module doc. Safe to call more than once.
     pub fn shutdown(&self) {
-        let (handles, slots, queued) = {
+        let spawner = {
             let mut st = lock(&self.state);
             st.shutdown = true;
+            st.spawner.take()
+        };
+        self.spawn.notify_all();
+        if let Some(spawner) = spawner {
+            let _ = spawner.join(); // after this no thread is added
+        }
+        let (handles, slots, queued) = {
+            let mut st = lock(&self.state);
             (
                 std::mem::take(&mut st.handles),
                 st.slots.clone(),
@@ -154,6 +172,47 @@ impl Pool {
         }
         for handle in handles {
             let _ = handle.join();
+        }
+    }
+}
+
+fn spawner_main(shared: &Arc<Shared>) {
+    let pool = &shared.pool;
+    let mut date = DateCache::new();
+    loop {
+        {
+            let mut st = lock(&pool.state);
+            while st.to_spawn == 0 && !st.shutdown {
+                st = pool.spawn.wait(st).unwrap_or_else(PoisonError::into_inner);
+            }
+            if st.shutdown {
+                return;
+            }
+        }
+        let slot: Slot = Arc::default();
+        let (worker_shared, worker_slot) = (Arc::clone(shared), Arc::clone(&slot));
+        let spawned = thread::Builder::new()
+            .name("http-worker".into())
+            .stack_size(pool.stack_size)
+            .spawn(move || worker_main(&worker_shared, &worker_slot));
+        let mut st = lock(&pool.state);
+        st.to_spawn -= 1;
+        match spawned {
+            Ok(handle) => {
+                st.threads += 1;
+                st.handles.push(handle);
+                st.slots.push(slot);
+            }
+            Err(_) => {
+                // Out of threads or memory: refuse the job nobody will take.
+                if st.queue.len() > st.idle + st.to_spawn
+                    && let Some(job) = st.queue.pop_back()
+                {
+                    st.open -= 1;
+                    drop(st);
+                    refuse(job.stream, &mut date);
+                }
+            }
         }
     }
 }

@@ -65,6 +65,7 @@ impl Server {
             shutdown: AtomicBool::new(false),
             pool,
         });
+        shared.pool.start(&shared)?;
         let acceptor = {
             let shared = Arc::clone(&shared);
             thread::Builder::new()
@@ -198,7 +199,7 @@ fn accept_loop(listener: &TcpListener, shared: &Arc<Shared>) {
                     peer,
                     accepted: Instant::now(),
                 };
-                if let Err(job) = shared.pool.submit(shared, job) {
+                if let Err(job) = shared.pool.submit(job) {
                     refuse(job.stream, &mut date);
                 }
             }
@@ -218,7 +219,7 @@ fn accept_loop(listener: &TcpListener, shared: &Arc<Shared>) {
 }
 
 /// The fast 503: never blocks the acceptor.
-fn refuse(stream: TcpStream, date: &mut DateCache) {
+pub(super) fn refuse(stream: TcpStream, date: &mut DateCache) {
     let bytes = response::simple(
         503,
         "server at its connection limit; retry later",
