@@ -188,6 +188,14 @@ fn spawner_main(shared: &Arc<Shared>) {
             if st.shutdown {
                 return;
             }
+            // Move the request from `to_spawn` to `threads` *before* the thread
+            // exists: once started it may take a job at once, and counting it
+            // in `to_spawn` then would make `submit` think a queued job is
+            // covered when it is not (a job would wait for a thread that never
+            // comes). Until it reaches `next` it counts nowhere, so at worst
+            // `submit` asks for one thread too many.
+            st.to_spawn -= 1;
+            st.threads += 1;
         }
         let slot: Slot = Arc::default();
         let (worker_shared, worker_slot) = (Arc::clone(shared), Arc::clone(&slot));
@@ -196,14 +204,13 @@ fn spawner_main(shared: &Arc<Shared>) {
             .stack_size(pool.stack_size)
             .spawn(move || worker_main(&worker_shared, &worker_slot));
         let mut st = lock(&pool.state);
-        st.to_spawn -= 1;
         match spawned {
             Ok(handle) => {
-                st.threads += 1;
                 st.handles.push(handle);
                 st.slots.push(slot);
             }
             Err(_) => {
+                st.threads -= 1;
                 // Out of threads or memory: refuse the job nobody will take.
                 if st.queue.len() > st.idle + st.to_spawn
                     && let Some(job) = st.queue.pop_back()

@@ -61,7 +61,10 @@ impl Client {
         let stream = TcpStream::connect(addr).expect("connect");
         stream.set_read_timeout(Some(CLIENT_TIMEOUT)).unwrap();
         stream.set_nodelay(true).unwrap();
-        Client { stream, buf: Vec::new() }
+        Client {
+            stream,
+            buf: Vec::new(),
+        }
     }
 
     pub fn send(&mut self, bytes: &[u8]) {
@@ -87,7 +90,11 @@ impl Client {
             if let Some(i) = self.buf.windows(4).position(|w| w == b"\r\n\r\n") {
                 break i + 4;
             }
-            assert!(self.fill() > 0, "connection closed before a full response head: {:?}", self.text());
+            assert!(
+                self.fill() > 0,
+                "connection closed before a full response head: {:?}",
+                self.text()
+            );
         };
         let head = String::from_utf8(self.buf[..head_end].to_vec()).expect("ASCII head");
         let mut lines = head.split("\r\n");
@@ -141,7 +148,11 @@ impl Client {
 /// `/ping` on a fresh connection answers 200 pong.
 pub fn assert_alive(addr: SocketAddr) {
     let r = Client::connect(addr).get("/ping");
-    assert_eq!((r.status, r.text().as_str()), (200, r#"{"message":"pong"}"#), "server still answers /ping");
+    assert_eq!(
+        (r.status, r.text().as_str()),
+        (200, r#"{"message":"pong"}"#),
+        "server still answers /ping"
+    );
 }
 
 /// Raises this process's soft open-file limit to `want` (or the hard limit)
