@@ -168,7 +168,8 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
         })) {
             Ok(reply) => reply,
             Err(_) => {
-                w.scratch = Scratch::default();
+                w.scratch.body.clear(); // whatever the panic left half-written
+                w.scratch.gz.clear();
                 internal_error(&mut w.scratch)
             }
         };
@@ -204,7 +205,7 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
             Body::Static(b) => b,
             Body::Scratch => &w.scratch.body,
             Body::Gzipped => &w.scratch.gz,
-            Body::Schema(i) => &shared.app.schemas[i].bytes,
+            Body::Schema(i) => shared.app.schemas[i].bytes,
         };
         w.head.clear();
         response::write_head(&mut w.head, &reply.head, w.date.get(), body.len(), conn);

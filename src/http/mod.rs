@@ -21,7 +21,7 @@
 //! | header lines | 64 | `--max-headers` | 431, close |
 //! | request body (discarded) | 16 KiB | `--max-body` | 413, close |
 //! | open connections = worker threads | 2,048 | `--max-connections` (`--threads`) | fast 503, close |
-//! | worker stack | 256 KiB | `--stack-size` | (sized for the encode + gzip path) |
+//! | worker stack | 512 KiB | `--stack-size` | (measured need: see [`ServerConfig::stack_size`]) |
 //! | first request / head deadline | 10 s | `--header-timeout` | 408 if partly sent, close |
 //! | keep-alive idle | 30 s | `--idle-timeout` | close |
 //! | one blocked write | 10 s | `--write-timeout` | close |
@@ -35,6 +35,7 @@
 //! encodes afresh. **Architecture Invariant:** no thread is spawned per
 //! request; threads only grow to the peak of concurrent connections.
 
+pub mod compress;
 pub mod conn;
 pub mod date;
 pub mod parse;
@@ -71,7 +72,13 @@ pub struct ServerConfig {
     /// One line per request on stderr. Off by default.
     pub access_log: bool,
     pub limits: Limits,
-    /// Stack size of each worker thread.
+    /// Stack size of each worker thread. Measured (`--stack-size` with curl on
+    /// every format at count 1,000, with and without gzip): the deepest path
+    /// is the first gzip of a worker, where miniz_oxide's compressor state
+    /// (~66 KiB inline) passes through the stack before it is boxed. Release
+    /// builds need between 64 and 96 KiB, debug builds (tests) between 192
+    /// and 256 KiB. The default of 512 KiB is twice the debug need; only the
+    /// pages a thread touches become resident.
     pub stack_size: usize,
     /// Test hook, not for production: serve `/__panic`, which panics inside
     /// the handler (proves a panic becomes a 500 and the worker lives on).
@@ -91,7 +98,7 @@ impl Default for ServerConfig {
             write_timeout: Duration::from_secs(10),
             access_log: false,
             limits: Limits::default(),
-            stack_size: 256 * 1024,
+            stack_size: 512 * 1024,
             test_panic_route: false,
         }
     }
@@ -113,7 +120,7 @@ FLAGS:
   --max-header-bytes BYTES  larger header blocks get 431 [16384]
   --max-headers N           more header lines get 431 [64]
   --max-body BYTES          larger request bodies get 413 [16384]
-  --stack-size BYTES        worker thread stack [262144]
+  --stack-size BYTES        worker thread stack [524288]
   --access-log              one line per request on stderr (off by default)
 ";
 

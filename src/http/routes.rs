@@ -11,7 +11,6 @@
 
 use super::response::{Head, json_error};
 use crate::codec::Format;
-use crate::gzip;
 use crate::model::Product;
 
 /// `Allow` header of every route (RFC 9110 §10.2.1).
@@ -28,8 +27,27 @@ pub const PONG: &[u8] = br#"{"message":"pong"}"#;
 pub struct Schema {
     pub name: &'static str,
     pub content_type: &'static str,
-    pub bytes: Vec<u8>,
+    pub bytes: &'static [u8],
 }
+
+/// The schema files, compiled into the binary so it is self-contained.
+pub const SCHEMAS: [Schema; 3] = [
+    Schema {
+        name: "catalog.proto",
+        content_type: TEXT,
+        bytes: include_bytes!("../../schemas/catalog.proto"),
+    },
+    Schema {
+        name: "catalog.avsc",
+        content_type: JSON, // an Avro schema is a JSON document
+        bytes: include_bytes!("../../schemas/catalog.avsc"),
+    },
+    Schema {
+        name: "catalog.fbs",
+        content_type: TEXT,
+        bytes: include_bytes!("../../schemas/catalog.fbs"),
+    },
+];
 
 /// What every worker reads: the prepared products and the schema files.
 #[derive(Debug)]
@@ -37,7 +55,7 @@ pub struct App {
     pub products: Vec<Product>,
     /// Largest `count` accepted: min(`--max-count`, products prepared).
     pub max_count: usize,
-    pub schemas: Vec<Schema>,
+    pub schemas: &'static [Schema],
     /// Test hook: when true, `/__panic` panics inside the handler.
     pub panic_route: bool,
 }
@@ -47,6 +65,7 @@ pub struct App {
 pub struct Scratch {
     pub body: Vec<u8>,
     pub gz: Vec<u8>,
+    pub gzipper: super::compress::Gzipper,
 }
 
 /// Which bytes to send after the head.
@@ -260,7 +279,7 @@ fn catalog(app: &App, format: Format, query: &str, s: &mut Scratch) -> Reply {
         };
     }
     s.gz.clear();
-    gzip::compress(&s.body, gzip::DEFAULT_LEVEL, &mut s.gz);
+    s.gzipper.compress(&s.body, &mut s.gz); // gzip::compress's bytes, reused deflate state
     head.gzip = true;
     Reply {
         head,

@@ -25,7 +25,7 @@ use super::ServerConfig;
 use super::date::DateCache;
 use super::pool::{Job, Pool};
 use super::response::{self, Connection};
-use super::routes::{App, Schema};
+use super::routes::{App, SCHEMAS};
 use crate::fixtures;
 use std::io::{self, Read, Write};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
@@ -146,30 +146,9 @@ fn prepare(config: &ServerConfig) -> io::Result<App> {
     Ok(App {
         max_count: products.len(),
         products,
-        schemas: schemas(),
+        schemas: &SCHEMAS,
         panic_route: config.test_panic_route,
     })
-}
-
-/// The schema files under `/schemas/`, read from the crate's `schemas/`
-/// directory at startup (files that do not exist are simply not served).
-fn schemas() -> Vec<Schema> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas");
-    [
-        ("catalog.proto", "text/plain; charset=utf-8"),
-        ("catalog.avsc", "application/json"),
-        ("catalog.fbs", "text/plain; charset=utf-8"),
-    ]
-    .into_iter()
-    .filter_map(|(name, content_type)| {
-        let bytes = std::fs::read(dir.join(name)).ok()?;
-        Some(Schema {
-            name,
-            content_type,
-            bytes,
-        })
-    })
-    .collect()
 }
 
 // Linux errno values of the resource-shortage accept errors (asm-generic/errno-base.h,

@@ -23,6 +23,10 @@ pub fn start_with(edit: impl FnOnce(&mut ServerConfig)) -> Server {
         test_panic_route: true,
         ..ServerConfig::default()
     };
+    // To measure what the worker stack must hold: WIREBENCH_TEST_STACK=65536 cargo test --test http
+    if let Some(bytes) = std::env::var("WIREBENCH_TEST_STACK").ok().and_then(|v| v.parse().ok()) {
+        config.stack_size = bytes;
+    }
     edit(&mut config);
     Server::start(config).expect("server starts")
 }
