@@ -528,3 +528,49 @@ fn shutdown_closes_idle_keep_alive_connections_and_returns() {
         .expect("shutdown returns promptly");
     assert!(idle.is_closed(), "idle keep-alive connection closed by shutdown");
 }
+
+#[test]
+fn the_accept_loop_survives_running_out_of_file_descriptors() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    // The real binary under `prlimit` (util-linux): 32 descriptors in all, so
+    // accept fails with EMFILE while our 60 connections are open.
+    if Command::new("prlimit").arg("--version").output().is_err() {
+        eprintln!("skipped: prlimit (util-linux) is not installed");
+        return;
+    }
+    let mut child = Command::new("prlimit")
+        .args([
+            "--nofile=32:32",
+            env!("CARGO_BIN_EXE_wirebench"),
+            "serve",
+            "--addr",
+            "127.0.0.1:0",
+        ])
+        .args(["--max-count", "10", "--header-timeout", "5s"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run wirebench serve under prlimit");
+    let mut line = String::new();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    stdout.read_line(&mut line).unwrap();
+    let addr: std::net::SocketAddr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| panic!("no address in {line:?}"));
+
+    let mut clients: Vec<Client> = (0..60).map(|_| Client::connect(addr)).collect();
+    // The first connections were accepted before the descriptors ran out.
+    for c in clients.iter_mut().take(5) {
+        assert_eq!(c.get("/ping").status, 200);
+    }
+    drop(clients); // descriptors come back as the server sees these close
+    assert_alive(addr);
+    let _ = child.kill();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "server stderr: {stderr}");
+}

@@ -48,6 +48,7 @@ pub use parse::Limits;
 pub use server::Server;
 
 use crate::cli::{self, Args};
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -174,13 +175,19 @@ pub fn cli_main(args: &mut Args) -> Result<(), String> {
     let config = config_from_args(args)?;
     args.finish()?;
     let server = Server::start(config.clone()).map_err(|e| format!("cannot start on {}: {e}", config.addr))?;
-    println!(
-        "wirebench serve: listening on http://{} ({} products prepared, up to {} connections)",
-        server.local_addr(),
+    // Write errors are ignored: a closed stdout (the reader went away) must
+    // not take the server down, as `println!` would by panicking.
+    let mut out = std::io::stdout().lock();
+    let addr = server.local_addr();
+    let _ = writeln!(
+        out,
+        "wirebench serve: listening on http://{addr} ({} products prepared, up to {} connections)",
         server.max_count(),
         config.max_connections
     );
-    println!("try: curl 'http://{}/catalog/json?count=1'", server.local_addr());
+    let _ = writeln!(out, "try: curl 'http://{addr}/catalog/json?count=1'");
+    let _ = out.flush();
+    drop(out);
     loop {
         std::thread::park();
     }
