@@ -94,8 +94,12 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
     let mut filled = 0usize;
     // When the request being read started (the accept, for the first one).
     let mut started: Option<Instant> = Some(accepted);
+    // Whether the bytes in the buffer may hold a decision for the parser (see below).
+    let mut ready = false;
+    // Whether the current request's bytes so far contain a line feed.
+    let mut seen_lf = false;
     loop {
-        let parsed = if filled == 0 {
+        let parsed = if filled == 0 || !ready {
             Ok(Parsed::Partial)
         } else {
             parse::parse(&w.inbuf[..filled], &cfg.limits)
@@ -121,7 +125,15 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
                     Ok(0) => return,
                     Ok(n) => {
                         started.get_or_insert_with(Instant::now);
+                        // The parser is stateless and rescans from the start,
+                        // so run it only when the answer can have changed: a
+                        // new line ended, the request line outgrew its limit,
+                        // or the buffer is full. A client trickling one byte
+                        // per packet then costs a rescan per line, not per byte.
+                        let lf = w.inbuf[filled..filled + n].contains(&b'\n');
+                        seen_lf |= lf;
                         filled += n;
+                        ready = lf || filled == w.inbuf.len() || (!seen_lf && filled > cfg.limits.max_request_line + 2);
                     }
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                     Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
@@ -200,6 +212,7 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
             }
         }
         started = (filled > 0).then(Instant::now);
+        (ready, seen_lf) = (filled > 0, filled > 0);
 
         let body: &[u8] = match reply.body {
             Body::Static(b) => b,
