@@ -10,15 +10,18 @@
 #     `return 200 '{"message":"pong"}'` with default_type application/json,
 #     keepalive_requests 1000000, worker_connections 4096, access_log off;
 #   - for each case: a 2 s warm-up, then `wrk -t1 -cC -d${DURATION} --latency`;
+#     ours and nginx alternate case by case, for $ROUNDS rounds, so a noisy
+#     neighbour on a shared machine hits both and the spread shows;
 #   - server CPU time = (utime + stime) delta of the server process from
 #     /proc/<pid>/stat (all threads), divided by the requests wrk completed.
 #
 # Usage: scripts/bench-http-server.sh            (as root for apt-get)
-#   env: DURATION=10s SERVER_CPU=0 WRK_CPU=1 OUR_PORT=8090 NGINX_PORT=8091 OUT=dir
+#   env: DURATION=10s ROUNDS=2 SERVER_CPU=0 WRK_CPU=1 OUR_PORT=8090 NGINX_PORT=8091 OUT=dir
 # Output: one summary line per case on stdout; raw wrk output under $OUT.
 set -euo pipefail
 
 DURATION=${DURATION:-10s}
+ROUNDS=${ROUNDS:-2}
 SERVER_CPU=${SERVER_CPU:-0}
 WRK_CPU=${WRK_CPU:-1}
 OUR_PORT=${OUR_PORT:-8090}
@@ -116,8 +119,11 @@ wait_port "$NGINX_PORT"
 
 echo "# $(date -u +%FT%TZ) $(nproc) cores, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# wrk $(wrk -v 2>&1 | head -1 | awk '{print $2}'), $("$NGINX" -v 2>&1 | sed 's/.*: //'), raw output in $OUT"
-for c in 8 64 1000; do
-    bench wirebench-ping "$OUR_PID" "http://127.0.0.1:$OUR_PORT/ping" "$c"
-    bench nginx-ping "$NGINX_PID" "http://127.0.0.1:$NGINX_PORT/ping" "$c"
+for round in $(seq 1 "$ROUNDS"); do
+    echo "# round $round"
+    for c in 8 64 1000; do
+        bench "wirebench-ping-r$round" "$OUR_PID" "http://127.0.0.1:$OUR_PORT/ping" "$c"
+        bench "nginx-ping-r$round" "$NGINX_PID" "http://127.0.0.1:$NGINX_PORT/ping" "$c"
+    done
+    bench "wirebench-json-1000-r$round" "$OUR_PID" "http://127.0.0.1:$OUR_PORT/catalog/json?count=1000" 8
 done
-bench wirebench-json-1000 "$OUR_PID" "http://127.0.0.1:$OUR_PORT/catalog/json?count=1000" 8
