@@ -574,3 +574,32 @@ fn the_accept_loop_survives_running_out_of_file_descriptors() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!stderr.contains("panicked"), "server stderr: {stderr}");
 }
+
+#[test]
+fn idle_and_silent_connections_are_closed_at_their_deadlines() {
+    let server = start_with(|c| {
+        c.idle_timeout = Duration::from_millis(300);
+        c.header_timeout = Duration::from_millis(600);
+    });
+    let addr = server.local_addr();
+    // Idle keep-alive: one request, then nothing; closed silently after the idle timeout.
+    let mut idle = Client::connect(addr);
+    assert_eq!(idle.get("/ping").status, 200);
+    let t = Instant::now();
+    assert!(idle.is_closed(), "idle connection closed without a response");
+    let waited = t.elapsed();
+    assert!(
+        waited >= Duration::from_millis(250) && waited < Duration::from_secs(5),
+        "idle close after {waited:?}"
+    );
+    // Connected but never sent a byte: closed silently at the header deadline.
+    let t = Instant::now();
+    let mut silent = Client::connect(addr);
+    assert!(silent.is_closed(), "silent connection closed without a response");
+    let waited = t.elapsed();
+    assert!(
+        waited >= Duration::from_millis(550) && waited < Duration::from_secs(5),
+        "silent close after {waited:?}"
+    );
+    assert_alive(addr);
+}
