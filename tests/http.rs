@@ -539,6 +539,14 @@ fn the_accept_loop_survives_running_out_of_file_descriptors() {
         eprintln!("skipped: prlimit (util-linux) is not installed");
         return;
     }
+    /// Kills the server even when an assertion fails first.
+    struct KillOnDrop(std::process::Child);
+    impl Drop for KillOnDrop {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
     let mut child = Command::new("prlimit")
         .args([
             "--nofile=32:32",
@@ -552,8 +560,11 @@ fn the_accept_loop_survives_running_out_of_file_descriptors() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("run wirebench serve under prlimit");
+    let stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let guard = KillOnDrop(child);
     let mut line = String::new();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut stdout = BufReader::new(stdout);
     stdout.read_line(&mut line).unwrap();
     let addr: std::net::SocketAddr = line
         .split("http://")
@@ -569,10 +580,10 @@ fn the_accept_loop_survives_running_out_of_file_descriptors() {
     }
     drop(clients); // descriptors come back as the server sees these close
     assert_alive(addr);
-    let _ = child.kill();
-    let output = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!stderr.contains("panicked"), "server stderr: {stderr}");
+    drop(guard); // kill, then read what it wrote
+    let mut log = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut log).unwrap();
+    assert!(!log.contains("panicked"), "server stderr: {log}");
 }
 
 #[test]
