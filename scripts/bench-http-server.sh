@@ -13,7 +13,9 @@
 #     ours and nginx alternate case by case, for $ROUNDS rounds, so a noisy
 #     neighbour on a shared machine hits both and the spread shows;
 #   - server CPU time = (utime + stime) delta of the server process from
-#     /proc/<pid>/stat (all threads), divided by the requests wrk completed.
+#     /proc/<pid>/stat (all threads), divided by the requests wrk completed;
+#     context switches per request from /proc/<pid>/task/*/status (threads
+#     that exist at both reads; wirebench's are all spawned in the warm-up).
 #
 # Usage: scripts/bench-http-server.sh            (as root for apt-get)
 #   env: DURATION=10s ROUNDS=2 SERVER_CPU=0 WRK_CPU=1 OUR_PORT=8090 NGINX_PORT=8091 OUT=dir
@@ -59,15 +61,22 @@ cpu_ticks() { # utime + stime of the whole process (fields 14 and 15)
     awk '{ print $14 + $15 }' "/proc/$1/stat"
 }
 
+ctx_switches() { # voluntary + involuntary context switches of every thread
+    cat /proc/"$1"/task/*/status 2>/dev/null | awk '/ctxt_switches/ { n += $2 } END { print n + 0 }'
+}
+
 # bench NAME PID URL CONNECTIONS
 bench() {
     local name=$1 pid=$2 url=$3 conns=$4
     taskset -c "$WRK_CPU" wrk -t1 -c"$conns" -d2s "$url" >/dev/null
-    local before after
+    local before after sw_before sw_after
     before=$(cpu_ticks "$pid")
+    sw_before=$(ctx_switches "$pid")
     taskset -c "$WRK_CPU" wrk -t1 -c"$conns" -d"$DURATION" --latency "$url" >"$OUT/$name-c$conns.txt"
     after=$(cpu_ticks "$pid")
-    awk -v name="$name" -v conns="$conns" -v ticks=$((after - before)) -v hz="$TICKS" '
+    sw_after=$(ctx_switches "$pid")
+    awk -v name="$name" -v conns="$conns" -v ticks=$((after - before)) -v hz="$TICKS" \
+        -v switches=$((sw_after - sw_before)) '
         /requests in/ { reqs = $1 }
         /Requests\/sec/ { rps = $2 }
         /^ +50%/ { p50 = $2 }
@@ -76,8 +85,8 @@ bench() {
         /Non-2xx/ { non2xx = $NF }
         END {
             if (errors == "") errors = "Socket errors: none"
-            printf "%-22s c=%-5s %10s req/s  p50 %-8s p99 %-8s  cpu/req %6.2f us  non-2xx %s  %s\n",
-                name, conns, rps, p50, p99, (ticks / hz) / reqs * 1e6, (non2xx == "" ? 0 : non2xx), errors
+            printf "%-26s c=%-5s %10s req/s  p50 %-8s p99 %-8s  cpu/req %6.2f us  switches/req %5.2f  non-2xx %s  %s\n",
+                name, conns, rps, p50, p99, (ticks / hz) / reqs * 1e6, switches / reqs, (non2xx == "" ? 0 : non2xx), errors
         }' "$OUT/$name-c$conns.txt"
 }
 

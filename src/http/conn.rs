@@ -87,7 +87,9 @@ impl ReadTimeout<'_> {
 /// connection simply ends.
 pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &Shared, w: &mut Worker) {
     let cfg = &shared.config;
-    if stream.set_write_timeout(Some(cfg.write_timeout)).is_err() {
+    // Responses are single writes; without TCP_NODELAY, Nagle would hold a
+    // response back while an earlier one is unacknowledged.
+    if stream.set_nodelay(true).is_err() || stream.set_write_timeout(Some(cfg.write_timeout)).is_err() {
         return;
     }
     let mut timeout = ReadTimeout { stream, current: None };

@@ -66,6 +66,8 @@ struct State {
     threads: usize,
     /// Threads the spawner has been asked to start and has not started yet.
     to_spawn: usize,
+    /// The spawner is waiting on `spawn` (only then is a wake-up needed).
+    spawner_waiting: bool,
     handles: Vec<JoinHandle<()>>,
     slots: Vec<Slot>,
     spawner: Option<JoinHandle<()>>,
@@ -110,12 +112,21 @@ impl Pool {
         st.open += 1;
         st.queue.push_back(job);
         let uncovered = st.queue.len() > st.idle + st.to_spawn;
+        // Wake-ups are system calls: skip them when nobody waits, so the
+        // acceptor drains a connect burst as fast as it can.
+        let mut wake_spawner = false;
         if uncovered && st.threads + st.to_spawn < self.cap {
             st.to_spawn += 1;
+            wake_spawner = st.spawner_waiting;
+        }
+        let wake_worker = st.idle > 0;
+        drop(st);
+        if wake_spawner {
             self.spawn.notify_one();
         }
-        drop(st);
-        self.wake.notify_one();
+        if wake_worker {
+            self.wake.notify_one();
+        }
         Ok(())
     }
 
@@ -183,7 +194,9 @@ fn spawner_main(shared: &Arc<Shared>) {
         {
             let mut st = lock(&pool.state);
             while st.to_spawn == 0 && !st.shutdown {
+                st.spawner_waiting = true;
                 st = pool.spawn.wait(st).unwrap_or_else(PoisonError::into_inner);
+                st.spawner_waiting = false;
             }
             if st.shutdown {
                 return;

@@ -4,8 +4,8 @@
 //! before anything listens), binds, and returns once the socket is listening,
 //! so a test or the load generator can connect at once — no readiness polling.
 //!
-//! The accept loop does as little as possible per connection: `accept`,
-//! `TCP_NODELAY`, hand the socket to the [`Pool`]. It never dies:
+//! The accept loop does as little as possible per connection: `accept` and
+//! hand the socket to the [`Pool`] (the worker sets `TCP_NODELAY`). It never dies:
 //! `ECONNABORTED` (the client gave up while queued) and `EINTR` are retried at
 //! once; `EMFILE`/`ENFILE`/`ENOBUFS`/`ENOMEM` and anything unexpected back off
 //! (1 ms doubling to 100 ms) so an fd shortage does not become a busy loop,
@@ -172,7 +172,6 @@ fn accept_loop(listener: &TcpListener, shared: &Arc<Shared>) {
         match accepted {
             Ok((stream, peer)) => {
                 backoff = BACKOFF_MIN;
-                let _ = stream.set_nodelay(true);
                 let job = Job {
                     stream,
                     peer,
