@@ -4,14 +4,22 @@
 //! A blocking server spends a thread per open connection, so the thread cap
 //! *is* the connection cap. Threads are spawned lazily by a spawner thread —
 //! only when a connection arrives and no worker is idle or starting — and
-//! never exit before shutdown,
-//! so after warm-up no connection ever spawns a thread and no request ever
-//! does. Each thread has a small stack (`ServerConfig::stack_size`) and owns
-//! its buffers ([`Worker`]), reused from connection to connection.
+//! never exit before shutdown, so after warm-up no connection spawns a thread
+//! and no request ever does. Each thread has a small stack
+//! (`ServerConfig::stack_size`) and owns its buffers ([`Worker`]), reused
+//! from connection to connection.
 //!
-//! Capacity: `open < max_connections` (open = queued + being served) or [`Pool::submit`] hands the
-//! connection back and the acceptor answers 503. The queue therefore never
-//! holds more than `max_connections` entries.
+//! Capacity: `open < max_connections` (open = queued + being served), or
+//! [`Pool::submit`] hands the connection back and the acceptor answers 503.
+//! The queue therefore never holds more than `max_connections` entries.
+//!
+//! Accounting invariant: every queued job has a future taker — an idle
+//! worker, a thread the spawner was asked for, or a thread already started
+//! that has not reached [`Pool::next`] yet. `submit` counts only the first two
+//! (a lower bound), so it may ask for one thread too many but never leaves a
+//! job without a taker. (A starting thread used to stay counted as "to spawn"
+//! after it had taken a job; the 1,000-connection test caught the job that
+//! then waited for a thread that never came.)
 //!
 //! A panic that escapes a connection (a bug; route panics are already turned
 //! into 500s by `conn`) is caught here: the connection closes, the worker
