@@ -15,7 +15,7 @@
 //!
 //! Accounting invariant: every queued job has a future taker — an idle
 //! worker, a thread the spawner was asked for, or a thread already started
-//! that has not reached [`Pool::next`] yet. `submit` counts only the first two
+//! that has not asked for a job yet. `submit` counts only the first two
 //! (a lower bound), so it may ask for one thread too many but never leaves a
 //! job without a taker. (A starting thread used to stay counted as "to spawn"
 //! after it had taken a job; the 1,000-connection test caught the job that
