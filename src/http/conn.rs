@@ -36,8 +36,11 @@ use std::time::{Duration, Instant};
 /// Buffers a worker reuses for every connection it serves.
 #[derive(Debug)]
 pub struct Worker {
-    /// Request bytes; fixed length [`parse::Limits::head_buffer_len`].
+    /// Request bytes: starts at [`INBUF_START`] and doubles up to
+    /// [`parse::Limits::head_buffer_len`] only for heads that need it.
     inbuf: Vec<u8>,
+    /// The largest head the limits allow.
+    inbuf_max: usize,
     /// Response head (and small bodies).
     head: Vec<u8>,
     scratch: Scratch,
@@ -47,10 +50,15 @@ pub struct Worker {
 /// Scratch capacity kept between connections; larger buffers are shrunk back.
 const KEEP_SCRATCH: usize = 256 * 1024;
 
+/// Initial request buffer: one page holds any ordinary request head, so an
+/// idle worker keeps (and a request touches) as little memory as possible.
+pub const INBUF_START: usize = 4096;
+
 impl Worker {
     pub fn new(limits: &parse::Limits) -> Worker {
         Worker {
-            inbuf: vec![0; limits.head_buffer_len()],
+            inbuf: vec![0; INBUF_START.min(limits.head_buffer_len())],
+            inbuf_max: limits.head_buffer_len(),
             head: Vec::with_capacity(512),
             scratch: Scratch::default(),
             date: super::date::DateCache::new(),
@@ -59,6 +67,8 @@ impl Worker {
 
     /// Releases unusually large response buffers after a connection ends.
     pub fn trim(&mut self) {
+        self.inbuf.truncate(INBUF_START.min(self.inbuf_max));
+        self.inbuf.shrink_to_fit();
         self.scratch.body.clear();
         self.scratch.body.shrink_to(KEEP_SCRATCH);
         self.scratch.gz.clear();
@@ -109,6 +119,10 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
         let req = match parsed {
             Ok(Parsed::Complete(req)) => req,
             Ok(Parsed::Partial) => {
+                if filled == w.inbuf.len() && filled < w.inbuf_max {
+                    let grown = (filled * 2).min(w.inbuf_max);
+                    w.inbuf.resize(grown, 0);
+                }
                 if filled == w.inbuf.len() {
                     // Cannot happen with a buffer of head_buffer_len; defensive.
                     let e = "request head too large";
@@ -135,7 +149,7 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
                         let lf = w.inbuf[filled..filled + n].contains(&b'\n');
                         seen_lf |= lf;
                         filled += n;
-                        ready = lf || filled == w.inbuf.len() || (!seen_lf && filled > cfg.limits.max_request_line + 2);
+                        ready = lf || filled == w.inbuf_max || (!seen_lf && filled > cfg.limits.max_request_line + 2);
                     }
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                     Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {

@@ -27,9 +27,10 @@
 //! | one blocked write | 10 s | `--write-timeout` | close |
 //! | `count` | 10,000 | `--max-count` | 400 |
 //!
-//! Per connection the worker holds one head buffer (line + header limits,
-//! ~24 KiB) and response buffers that grow to the largest body it sent and
-//! are trimmed back to 256 KiB when the connection ends.
+//! Per connection the worker holds one request buffer (4 KiB, doubling up to
+//! the line + header limits, ~24 KiB, only for heads that need it) and
+//! response buffers that grow to the largest body it sent; both are trimmed
+//! back (to 4 KiB and 256 KiB) when the connection ends.
 //!
 //! **Architecture Invariant:** no response is cached; every catalog request
 //! encodes afresh. **Architecture Invariant:** no thread is spawned per
