@@ -355,6 +355,20 @@ fn oversized_and_malformed_heads() {
 }
 
 #[test]
+fn heads_just_inside_the_limits_are_served() {
+    let server = start();
+    let mut c = Client::connect(server.local_addr());
+    // 8,192-byte request line (the buffer grows from 4 KiB on the way).
+    let path = format!("/{}", "a".repeat(8192 - "GET / HTTP/1.1".len()));
+    let r = check(&mut c, &get(&path), 404, "no resource");
+    assert_eq!(r.header("connection"), None);
+    // A 16,000-byte header block, then a normal request on the same connection.
+    let big = format!("GET /ping HTTP/1.1\r\nHost: t\r\nX-Big: {}\r\n\r\n", "v".repeat(15_900));
+    check(&mut c, &big, 200, "");
+    check(&mut c, &get("/ping"), 200, "");
+}
+
+#[test]
 fn smuggling_shaped_framing_is_rejected_and_closed() {
     let server = start();
     let addr = server.local_addr();
