@@ -52,3 +52,9 @@ generate: generate-proto generate-fbs ## regenerate all committed generated code
 
 check-generated: check-generated-proto ## fail if generated code is stale (no compiler needed for the stamp test)
 	$(CARGO) test --quiet --test generated
+
+explain: ## annotated byte-by-byte dump: make explain FORMAT=msgpack [COUNT=1]
+	$(RELEASE) explain $(FORMAT) --count $(COUNT)
+
+explain-compare: ## bytes per field of one product across the five formats
+	$(RELEASE) explain compare --count $(COUNT)
