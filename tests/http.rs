@@ -628,3 +628,25 @@ fn idle_and_silent_connections_are_closed_at_their_deadlines() {
     );
     assert_alive(addr);
 }
+
+#[test]
+fn a_fixture_file_caps_count_at_its_product_count() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(fixtures::CANONICAL_PATH);
+    let server = start_with(|c| {
+        c.max_count = 10_000;
+        c.fixture = Some(path);
+    });
+    assert_eq!(server.max_count(), 1000, "min(--max-count, products in the file)");
+    let mut c = Client::connect(server.local_addr());
+    let got = fetch_catalog(&mut c, Format::Protobuf, 1000, false).unwrap();
+    assert_eq!(got, fixtures::catalog(1000));
+    check(&mut c, &get("/catalog/json?count=1001"), 400, "from 1 to 1000");
+
+    let missing = wirebench::http::ServerConfig {
+        addr: "127.0.0.1:0".into(),
+        fixture: Some("no/such/catalog.json".into()),
+        ..Default::default()
+    };
+    let err = wirebench::http::Server::start(missing).unwrap_err();
+    assert!(err.to_string().contains("no/such/catalog.json"), "{err}");
+}
