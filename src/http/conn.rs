@@ -15,7 +15,8 @@
 //! - **Close rules**: a parse error answers its status with
 //!   `Connection: close` and then closes *gracefully* — shut down our write
 //!   side and drain what the client is still sending for a short while — so
-//!   the client reads the error instead of a reset.
+//!   the client reads the error instead of a reset. A `Connection: close`
+//!   response ends the same graceful way (pipelined bytes may follow it).
 //! - **Panics** in a route become a 500 for that request; the connection
 //!   stays usable because framing was not affected.
 //!
@@ -243,7 +244,13 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
             let micros = t0.elapsed().as_micros();
             eprintln!("{peer} \"{line}\" {} {} {micros}us", reply.head.status, body.len());
         }
-        if sent.is_err() || conn == Connection::Close {
+        if sent.is_err() {
+            return;
+        }
+        if conn == Connection::Close {
+            // Pipelined bytes may still be arriving: close gracefully so they
+            // do not turn our last response into a reset at the client.
+            linger_close(stream, &mut w.inbuf);
             return;
         }
     }
