@@ -650,3 +650,40 @@ fn a_fixture_file_caps_count_at_its_product_count() {
     let err = wirebench::http::Server::start(missing).unwrap_err();
     assert!(err.to_string().contains("no/such/catalog.json"), "{err}");
 }
+
+// ---------------------------------------------------------------------------
+// /explain/{format}
+
+/// `/explain/{format}?count=N` returns exactly what `wirebench explain FORMAT --count N` prints.
+#[test]
+fn explain_route_serves_the_annotated_dump() {
+    let server = start();
+    let mut c = Client::connect(server.local_addr());
+    for format in Format::ALL {
+        for count in [1, 3] {
+            let r = c.get(&format!("/explain/{}?count={count}", format.name()));
+            assert_eq!(r.status, 200, "{format}: {}", r.text());
+            assert_eq!(r.header("content-type"), Some("text/plain; charset=utf-8"));
+            let bytes = format.encode_to_vec(&fixtures::catalog(count).products).unwrap();
+            let want = wirebench::explain::explain_text(format, &bytes, true).unwrap();
+            assert_eq!(r.text(), want, "{format} count {count}");
+        }
+    }
+    let r = c.get("/explain/json");
+    assert!(
+        r.text().contains("# json payload, 674 bytes"),
+        "default count is 1: {}",
+        r.text()
+    );
+    for (path, status, needle) in [
+        ("/explain/xml", 404, "unknown format \\\"xml\\\""),
+        ("/explain/json?count=0", 400, "count must be an integer from 1 to 100"),
+        ("/explain/json?count=101", 400, "count must be an integer from 1 to 100"),
+        ("/explain/json?compression=gzip", 400, "allowed: count"),
+    ] {
+        let r = c.get(path);
+        assert_eq!(r.status, status, "{path}: {}", r.text());
+        assert!(r.text().contains(needle), "{path}: {}", r.text());
+    }
+    assert_alive(server.local_addr());
+}

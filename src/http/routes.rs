@@ -91,6 +91,7 @@ enum Route {
     Index,
     Ping,
     Catalog(Format),
+    Explain(Format),
     Schema(usize),
     Panic,
 }
@@ -117,6 +118,14 @@ pub fn handle(app: &App, method: &str, target: &str, s: &mut Scratch) -> Reply {
                         return error(s, 404, &msg, "");
                     }
                 }
+            } else if let Some(name) = path.strip_prefix("/explain/") {
+                match Format::from_name(name) {
+                    Some(f) => Route::Explain(f),
+                    None => {
+                        let msg = format!("unknown format {name:?}; formats: {FORMATS}");
+                        return error(s, 404, &msg, "");
+                    }
+                }
             } else if let Some(name) = path.strip_prefix("/schemas/") {
                 match app.schemas.iter().position(|f| f.name == name) {
                     Some(i) => Route::Schema(i),
@@ -128,7 +137,7 @@ pub fn handle(app: &App, method: &str, target: &str, s: &mut Scratch) -> Reply {
                 }
             } else {
                 let msg = format!(
-                    "no resource at {path:?}; try /, /ping, /catalog/{{{}}}, /schemas/{{file}}",
+                    "no resource at {path:?}; try /, /ping, /catalog/{{{0}}}, /explain/{{{0}}}, /schemas/{{file}}",
                     FORMATS.replace(", ", "|")
                 );
                 return error(s, 404, &msg, "");
@@ -154,6 +163,46 @@ pub fn handle(app: &App, method: &str, target: &str, s: &mut Scratch) -> Reply {
         }),
         Route::Panic => panic!("test-only /__panic route"),
         Route::Catalog(format) => catalog(app, format, query, s),
+        Route::Explain(format) => explain(app, format, query, s),
+    }
+}
+
+/// Most products `/explain/{format}` annotates: a dump is ~40 lines per product.
+pub const EXPLAIN_MAX_COUNT: usize = 100;
+
+/// `/explain/{format}?count=N`: the same text as `wirebench explain FORMAT --count N`.
+fn explain(app: &App, format: Format, query: &str, s: &mut Scratch) -> Reply {
+    let max = EXPLAIN_MAX_COUNT.min(app.max_count);
+    let mut count = 1;
+    for param in query.split('&').filter(|p| !p.is_empty()) {
+        match param.split_once('=').unwrap_or((param, "")) {
+            ("count", value) => match parse_count(value, max) {
+                Ok(n) => count = n,
+                Err(msg) => return error(s, 400, &msg, ""),
+            },
+            (other, _) => {
+                return error(
+                    s,
+                    400,
+                    &format!("unknown query parameter {other:?}; allowed: count"),
+                    "",
+                );
+            }
+        }
+    }
+    s.body.clear();
+    if let Err(e) = format.encode(&app.products[..count], &mut s.body) {
+        return error(s, 500, &format!("encoding {} failed: {e}", format.name()), "");
+    }
+    let text = match crate::explain::explain_text(format, &s.body, true) {
+        Ok(text) => text,
+        Err(u) => return error(s, 500, &format!("explaining {} failed: {}", format.name(), u.error), ""),
+    };
+    s.body.clear();
+    s.body.extend_from_slice(text.as_bytes());
+    Reply {
+        head: ok(TEXT, ""),
+        body: Body::Scratch,
     }
 }
 
@@ -294,6 +343,8 @@ GET|HEAD /catalog/{json|msgpack|protobuf|avro|flatbuffers}?count=N&compression=g
     the first N products (default 100) in that format; gzip only when asked
 GET|HEAD /ping
     {\"message\":\"pong\"}, the zero-codec baseline
+GET|HEAD /explain/{json|msgpack|protobuf|avro|flatbuffers}?count=N
+    every byte of the first N products (default 1, at most 100), annotated
 GET|HEAD /schemas/{catalog.proto|catalog.avsc|catalog.fbs}
     the schemas a client needs to decode protobuf, avro and flatbuffers
 ";
