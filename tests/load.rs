@@ -668,3 +668,85 @@ fn catalog_mode_runs_every_case_and_round_with_zero_failures() {
         assert_eq!((rows[10][0], rows[10][1]), ("2", "protobuf"));
     }
 }
+
+// ---------------------------------------------------------------------------
+// The real in-process server
+
+fn http_server(max_count: usize) -> wirebench::http::Server {
+    wirebench::http::Server::start(wirebench::http::ServerConfig {
+        addr: "127.0.0.1:0".into(),
+        max_connections: 64,
+        max_count,
+        ..Default::default()
+    })
+    .unwrap()
+}
+
+#[test]
+fn closed_and_open_runs_against_the_real_server_have_zero_failures() {
+    let server = http_server(50);
+    let addr = server.local_addr();
+    let expected = fixtures::catalog(50).products;
+    for format in Format::ALL {
+        for (compression, gzip) in [("none", false), ("gzip", true)] {
+            let url = format!(
+                "http://{addr}/catalog/{}?count=50&compression={compression}",
+                format.name()
+            );
+            let check = Check::Catalog {
+                format,
+                count: 50,
+                gzip,
+            };
+            let target = Target::from_url(&url, check, Duration::from_secs(5)).unwrap();
+            let (errors, difference) = cases::warm_up(&target, 3, Some(&expected));
+            assert_eq!((errors.total(), difference), (0, None), "{url}");
+            let st = closed::run(&target, 3, Duration::from_millis(100)).unwrap();
+            assert_clean(&st, &url);
+        }
+    }
+    let url = format!("http://{addr}/catalog/avro?count=7&compression=gzip");
+    let check = Check::Catalog {
+        format: Format::Avro,
+        count: 7,
+        gzip: true,
+    };
+    let target = Target::from_url(&url, check, Duration::from_secs(5)).unwrap();
+    let st = open::run(&target, 2, Duration::from_millis(250), 200.0).unwrap();
+    assert_clean(&st, "open");
+    assert_eq!((st.scheduled, st.requests, st.unsent), (50, 50, 0));
+    let st = mux::run_open(&target, 2, 1, Duration::from_millis(250), 200.0).unwrap();
+    assert_clean(&st, "polling open");
+    assert_eq!((st.scheduled, st.requests, st.unsent), (50, 50, 0));
+
+    let ping = Target::from_url(&format!("http://{addr}/ping"), Check::Status200, Duration::from_secs(5)).unwrap();
+    let st = mux::run(&ping, 8, 1, Duration::from_millis(100)).unwrap();
+    assert_clean(&st, "ping");
+    server.shutdown();
+}
+
+#[test]
+fn the_bench_command_runs_in_process_and_writes_the_csv() {
+    let dir = temp_dir("inproc");
+    let csv = dir.join("http.csv");
+    let mut args = wirebench::cli::Args::new([
+        "--formats=json,flatbuffers".to_string(),
+        "--counts=1,10".into(),
+        "--rounds=2".into(),
+        "--duration=50ms".into(),
+        "--concurrency=2".into(),
+        "--warmup=2".into(),
+        format!("--output={}", csv.display()),
+    ]);
+    let config = wirebench::load::Config::from_args(&mut args).unwrap();
+    args.finish().unwrap();
+    cases::run(&config).unwrap();
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let rows: Vec<Vec<&str>> = text.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 2 * 2 * 2, "{text}");
+    for row in &rows {
+        assert!(row[6].parse::<u64>().unwrap() > 0, "{row:?}");
+        assert!(row[15..].iter().all(|e| *e == "0"), "no failures: {row:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

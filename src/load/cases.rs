@@ -233,11 +233,21 @@ impl LocalServer {
     }
 }
 
-/// Starts `crate::http::Server` on 127.0.0.1:0 with room for the load connections
-/// plus the warm-up connection.
+/// Starts `crate::http::Server` on 127.0.0.1:0, after the fixture was prepared,
+/// with room for the load connections plus the warm-up connection.
 fn start_server(config: &Config, max_count: usize) -> Result<LocalServer, String> {
-    let _ = (config, max_count);
-    Err("the in-process server is not available in this build yet (src/http not merged); use --url".into())
+    let server = crate::http::Server::start(crate::http::ServerConfig {
+        addr: "127.0.0.1:0".into(),
+        max_connections: config.concurrency + 16,
+        max_count,
+        fixture: config.fixture.clone(),
+        ..Default::default()
+    })
+    .map_err(|e| format!("cannot start the in-process server: {e}"))?;
+    Ok(LocalServer {
+        addr: server.local_addr(),
+        stop: Box::new(move || server.shutdown()),
+    })
 }
 
 #[cfg(test)]
