@@ -2,7 +2,9 @@
 # wrk vs `wirebench bench --url` against the same server and path.
 #
 # Server pinned to core 0, client pinned to core 1, one client thread for wrk
-# (-t1). For each concurrency C: wrk, then wirebench, each for $DUR; prints
+# (-t1). For each concurrency C: wrk, then wirebench (default --url driver: one
+# polling thread per allowed core, so 1 here), then wirebench --threads 0 (one
+# blocking thread per connection), each for $DUR; prints
 # requests/s, p50 and the CPU seconds each side used (utime+stime from
 # /proc/<pid>/stat for the server, bash `time` for the client).
 #
@@ -90,4 +92,5 @@ printf '%-10s %-6s %12s %10s %10s %10s  %s\n' client conns req/s p50 client_cpu 
 for C in $CONNS; do
     run wrk wrk -t1 -c"$C" -d"$DUR" --latency "$URL"
     run wirebench "$BIN" bench --url "$URL" --concurrency "$C" --duration "$DUR" --warmup 0
+    run wb-thread "$BIN" bench --url "$URL" --concurrency "$C" --duration "$DUR" --warmup 0 --threads 0
 done
