@@ -48,7 +48,7 @@ pub enum FailureKind {
     Write,
     /// Reading failed, the peer closed mid-response, or the framing was malformed.
     Read,
-    /// A read or write exceeded `--timeout`.
+    /// A read or write exceeded `--timeout` (polling driver: the whole response did).
     Timeout,
     /// The status was not 200.
     Status,
