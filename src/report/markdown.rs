@@ -42,7 +42,7 @@ pub fn num(x: f64) -> String {
     let a = x.abs();
     if !x.is_finite() {
         "n/a".into()
-    } else if a >= 10_000.0 {
+    } else if a >= 1_000.0 {
         group(x.round() as i64)
     } else if a >= 100.0 {
         format!("{x:.1}")
