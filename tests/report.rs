@@ -42,11 +42,17 @@ fn medians_spreads_and_pooled_percentiles() {
     };
     // Odd number of runs: the middle one; even: the mean of the two middle ones.
     let e = codec("Encode", "json", 1000);
-    assert_eq!((e.ns_per_op.median, e.ns_per_op.min, e.ns_per_op.max, e.ns_per_op.n), (200_000.0, 100_000.0, 300_000.0, 3));
+    assert_eq!(
+        (e.ns_per_op.median, e.ns_per_op.min, e.ns_per_op.max, e.ns_per_op.n),
+        (200_000.0, 100_000.0, 300_000.0, 3)
+    );
     assert_eq!((e.bytes_per_op, e.allocs_per_op), (1000.0, 1.0));
     assert_eq!(e.mb_per_s.unwrap().median, 750.0);
     assert_eq!(codec("Decode", "json", 1000).ns_per_op.median, 710_000.0);
-    assert_eq!(codec("FlatbuffersDirect", "flatbuffers", 1000).ns_per_op.median, 50_000.0);
+    assert_eq!(
+        codec("FlatbuffersDirect", "flatbuffers", 1000).ns_per_op.median,
+        50_000.0
+    );
 
     let http = &d.http.iter().find(|f| f.name == "http.csv").unwrap().stats;
     let j = http.iter().find(|s| s.format == "json" && s.count == 1000).unwrap();
@@ -66,11 +72,24 @@ fn medians_spreads_and_pooled_percentiles() {
 fn report_files_and_tables() {
     let dir = scratch("tables");
     let written = report::write_report(&dir).unwrap();
-    let names: Vec<String> = written.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
-    for want in ["REPORT.md", "medians.json", "chart-size.svg", "chart-codec.svg", "chart-http-rps.svg", "chart-http-p95.svg"] {
+    let names: Vec<String> = written
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    for want in [
+        "REPORT.md",
+        "medians.json",
+        "chart-size.svg",
+        "chart-codec.svg",
+        "chart-http-rps.svg",
+        "chart-http-p95.svg",
+    ] {
         assert!(names.iter().any(|n| n == want), "{want} not in {names:?}");
     }
-    assert!(!names.iter().any(|n| n == "environment.json"), "kept the run's environment.json");
+    assert!(
+        !names.iter().any(|n| n == "environment.json"),
+        "kept the run's environment.json"
+    );
     let md = std::fs::read_to_string(dir.join("REPORT.md")).unwrap();
     for line in [
         // Headline: sizes, encode/decode µs with spread, HTTP medians.
@@ -114,7 +133,11 @@ fn check_malformed(case: usize, file: &str, text: &str, line: usize, message: &s
     std::fs::write(dir.join(file), text).unwrap();
     let err = report::write_report(&dir).unwrap_err();
     let path = dir.join(file).display().to_string();
-    let want = if line == 0 { format!("{path}: {message}") } else { format!("{path}:{line}: {message}") };
+    let want = if line == 0 {
+        format!("{path}: {message}")
+    } else {
+        format!("{path}:{line}: {message}")
+    };
     assert_eq!(err, want, "case {case}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -125,16 +148,66 @@ fn malformed_raw_files_name_file_and_line() {
     let sizes_header = wirebench::bench::sizes::HEADER;
     let hist = "histograms/json-1000-none-r2.hist";
     let cases: Vec<(&str, String, usize, String)> = vec![
-        ("codec.txt", "goos: linux\n\nBenchmarkEncode/json/abc-2 10 5 ns/op\n".into(), 3, "product count in the name: expected a number, found \"abc\"".into()),
-        ("codec.txt", "goos: linux\nhello world\n".into(), 2, "expected a `Benchmark…` result or a `key: value` line, found \"hello world\"".into()),
-        ("codec.txt", "BenchmarkEncode/json/1-2 10 5 ns/op 7\n".into(), 1, "expected `value unit` pairs after the iteration count".into()),
-        ("codec.txt", "BenchmarkEncode/json/1-2 10 12 B/op\n".into(), 1, "missing `ns/op` value".into()),
-        ("codec.txt", "BenchmarkEncode-2 10 12 ns/op\n".into(), 1, "benchmark name \"Encode-2\": expected Benchmark<Op>/<format>/<count>-<procs>".into()),
-        ("sizes.csv", format!("{sizes_header}\njson,1,2\n"), 2, "expected 12 columns, found 3".into()),
-        ("sizes.csv", "format,count\n".into(), 1, format!("expected the header {sizes_header:?}, found \"format,count\"")),
-        ("http.csv", format!("{http_header}\n1,json,1000,none,8,1.0,800,fast,1,1,1,1,1,1,1,0,0,0,0,0,0,0\n"), 2, "rps: expected a number, found \"fast\"".into()),
-        ("http-gzip.csv", String::new(), 0, "empty file: expected a header line".into()),
-        (hist, "# ok\n0 10 5\n10 20\n".into(), 3, "expected `low_ns high_ns count`, found \"10 20\"".into()),
+        (
+            "codec.txt",
+            "goos: linux\n\nBenchmarkEncode/json/abc-2 10 5 ns/op\n".into(),
+            3,
+            "product count in the name: expected a number, found \"abc\"".into(),
+        ),
+        (
+            "codec.txt",
+            "goos: linux\nhello world\n".into(),
+            2,
+            "expected a `Benchmark…` result or a `key: value` line, found \"hello world\"".into(),
+        ),
+        (
+            "codec.txt",
+            "BenchmarkEncode/json/1-2 10 5 ns/op 7\n".into(),
+            1,
+            "expected `value unit` pairs after the iteration count".into(),
+        ),
+        (
+            "codec.txt",
+            "BenchmarkEncode/json/1-2 10 12 B/op\n".into(),
+            1,
+            "missing `ns/op` value".into(),
+        ),
+        (
+            "codec.txt",
+            "BenchmarkEncode-2 10 12 ns/op\n".into(),
+            1,
+            "benchmark name \"Encode-2\": expected Benchmark<Op>/<format>/<count>-<procs>".into(),
+        ),
+        (
+            "sizes.csv",
+            format!("{sizes_header}\njson,1,2\n"),
+            2,
+            "expected 12 columns, found 3".into(),
+        ),
+        (
+            "sizes.csv",
+            "format,count\n".into(),
+            1,
+            format!("expected the header {sizes_header:?}, found \"format,count\""),
+        ),
+        (
+            "http.csv",
+            format!("{http_header}\n1,json,1000,none,8,1.0,800,fast,1,1,1,1,1,1,1,0,0,0,0,0,0,0\n"),
+            2,
+            "rps: expected a number, found \"fast\"".into(),
+        ),
+        (
+            "http-gzip.csv",
+            String::new(),
+            0,
+            "empty file: expected a header line".into(),
+        ),
+        (
+            hist,
+            "# ok\n0 10 5\n10 20\n".into(),
+            3,
+            "expected `low_ns high_ns count`, found \"10 20\"".into(),
+        ),
         (hist, "20 10 5\n".into(), 1, "high_ns 10 is below low_ns 20".into()),
     ];
     for (case, (file, text, line, message)) in cases.iter().enumerate() {
@@ -165,11 +238,26 @@ fn assert_balanced(svg: &str) {
 #[test]
 fn svg_is_well_formed() {
     use report::svg::{Series, bars, lines};
-    let s = |name: &str, v: Vec<Option<f64>>| Series { name: name.into(), values: v };
+    let s = |name: &str, v: Vec<Option<f64>>| Series {
+        name: name.into(),
+        values: v,
+    };
     let cats = vec!["json".to_string(), "a<b&c".to_string()];
-    assert_balanced(&bars("Size <raw> & \"gzip\"", "bytes", &cats, &[s("raw", vec![Some(10.0), None]), s("gz", vec![Some(1.0), Some(0.0)])]));
+    assert_balanced(&bars(
+        "Size <raw> & \"gzip\"",
+        "bytes",
+        &cats,
+        &[s("raw", vec![Some(10.0), None]), s("gz", vec![Some(1.0), Some(0.0)])],
+    ));
     assert_balanced(&bars("empty", "x", &[], &[]));
-    assert_balanced(&lines("t", "x", "y", &[1.0, 100.0, 10_000.0], &[s("e", vec![Some(3.0), Some(2.0), None])], true));
+    assert_balanced(&lines(
+        "t",
+        "x",
+        "y",
+        &[1.0, 100.0, 10_000.0],
+        &[s("e", vec![Some(3.0), Some(2.0), None])],
+        true,
+    ));
     let dir = scratch("svg");
     for p in report::write_report(&dir).unwrap() {
         if p.extension().is_some_and(|e| e == "svg") {

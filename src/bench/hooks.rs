@@ -9,8 +9,14 @@
 
 use crate::model::Product;
 
-/// prost's generated `Catalog` (or `()` while it is not available).
-pub type PbCatalog = ();
+/// prost's generated `Catalog` (a stand-in while it is not available).
+pub type PbCatalog = Unavailable;
+
+/// Stand-in for a generated type that has not landed yet.
+#[derive(Debug, Default)]
+pub struct Unavailable {
+    pub products: Vec<()>,
+}
 
 const MISSING: &str = "not available in this build";
 
@@ -42,6 +48,6 @@ pub fn pb_decode_generated(_bytes: &[u8]) -> Result<PbCatalog, String> {
 }
 
 /// Number of products in a generated catalog (`catalog.products.len()`).
-pub fn pb_len(_catalog: &PbCatalog) -> usize {
-    0
+pub fn pb_len(catalog: &PbCatalog) -> usize {
+    catalog.products.len()
 }

@@ -19,10 +19,10 @@
 //! (monotonic); the loop runs on the calling thread only.
 //!
 //! Result lines follow Go's benchmark format, so `benchstat` can read
-//! `results/codec.txt`:
+//! `results/codec.txt` (fields are tab-separated in the file):
 //!
 //! ```text
-//! BenchmarkEncode/json/1000-2   	    5000	    237010 ns/op	 714.05 MB/s	  169241 B/op	       3 allocs/op
+//! BenchmarkEncode/json/1000-2    5000    237010 ns/op    714.05 MB/s    169241 B/op    3 allocs/op
 //! ```
 //!
 //! MB/s is payload bytes (10^6) per second: the encoded size of that format at
@@ -290,7 +290,7 @@ mod tests {
         });
         assert_eq!(runs.len(), 2);
         assert_eq!(runs[0].iters, runs[1].iters);
-        assert!(calls >= 2 * runs[0].iters + 1);
+        assert!(calls > 2 * runs[0].iters);
         // The lib test binary installs the counting allocator (see alloc.rs):
         // one 64-byte Vec per iteration at least.
         assert!(runs[0].allocs.allocs >= runs[0].iters, "{:?}", runs[0]);

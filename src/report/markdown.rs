@@ -16,7 +16,7 @@ pub const HEADLINE_COUNT: usize = 1000;
 /// SPEC's reference figures from the Go workshop (Apple M5 Pro, go1.27.1,
 /// 1,000 products, median of 5 rounds, HTTP uncompressed at concurrency 8):
 /// format, raw bytes, gzip bytes, encode µs, decode µs, req/s, p50 ms, p95 ms.
-pub const GO_REFERENCE: [(&str, f64, f64, f64, f64, f64, f64, f64); 5] = [
+pub const GO_REFERENCE: [GoRef; 5] = [
     ("json", 169_241.0, 9_653.0, 237.01, 719.14, 855.89, 9.303, 11.139),
     ("msgpack", 154_013.0, 8_926.0, 196.84, 287.52, 1_284.13, 6.203, 7.726),
     ("protobuf", 111_976.0, 7_396.0, 158.64, 211.03, 1_582.48, 4.996, 6.634),
@@ -32,6 +32,10 @@ pub const GO_REFERENCE: [(&str, f64, f64, f64, f64, f64, f64, f64); 5] = [
         7.131,
     ),
 ];
+
+/// One row of [`GO_REFERENCE`]: format, raw bytes, gzip bytes, encode µs,
+/// decode µs, req/s, p50 ms, p95 ms.
+pub type GoRef = (&'static str, f64, f64, f64, f64, f64, f64, f64);
 
 fn formats() -> impl Iterator<Item = &'static str> {
     crate::codec::Format::ALL.into_iter().map(|f| f.name())
