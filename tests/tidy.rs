@@ -1,0 +1,145 @@
+//! House rules that a test can hold (after rust-analyzer's `tidy.rs`):
+//! every source file opens with a module doc, every codec documents its wire
+//! format, and `unsafe` appears only where it is allowed — generated code and
+//! the counting allocator, each of which says why.
+
+use std::path::{Path, PathBuf};
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+fn sources() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["src", "tests", "benches"] {
+        if root.join(dir).is_dir() {
+            rust_files(&root.join(dir), &mut files);
+        }
+    }
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+            (rel, std::fs::read_to_string(&p).unwrap())
+        })
+        .collect()
+}
+
+fn is_generated(text: &str) -> bool {
+    text.starts_with("// @generated")
+}
+
+#[test]
+fn every_module_opens_with_a_doc_comment() {
+    for (path, text) in sources() {
+        if is_generated(&text) || path.starts_with("tests/support/") && text.starts_with("//!") {
+            continue;
+        }
+        let first = text.lines().next().unwrap_or("");
+        assert!(
+            first.starts_with("//!") || first.starts_with("#![") && text.contains("\n//!"),
+            "{path}: first line must be a module doc (`//! what this file does`)"
+        );
+    }
+}
+
+#[test]
+fn every_codec_documents_its_wire_format() {
+    for (path, text) in sources() {
+        let is_codec_root = path.starts_with("src/codec/") && path.ends_with("/mod.rs") && path != "src/codec/mod.rs";
+        if is_codec_root {
+            assert!(
+                text.contains("# Wire format"),
+                "{path}: the module doc needs a `# Wire format` section"
+            );
+            assert!(
+                text.lines()
+                    .take_while(|l| l.starts_with("//!"))
+                    .any(|l| l.contains("0x") || l.contains("  ")),
+                "{path}: the wire format section should show bytes"
+            );
+        }
+    }
+}
+
+/// Files where `unsafe` is allowed, and why.
+const UNSAFE_ALLOWED: &[&str] = &[
+    // flatc output: the generated accessors use unchecked reads after verification.
+    "src/codec/flatbuffers/generated.rs",
+    // A GlobalAlloc impl is unsafe by definition; each block carries a SAFETY comment.
+    "src/bench/alloc.rs",
+];
+
+#[test]
+fn unsafe_only_where_allowed() {
+    for (path, text) in sources() {
+        if UNSAFE_ALLOWED.contains(&path.as_str()) {
+            if path.ends_with("alloc.rs") {
+                for (i, line) in text.lines().enumerate() {
+                    if line.trim_start().starts_with("unsafe ") {
+                        let before: Vec<&str> = text.lines().take(i).collect();
+                        let near = before.iter().rev().take(6).any(|l| l.contains("SAFETY:"));
+                        assert!(near, "{path}:{}: unsafe without a `// SAFETY:` comment above it", i + 1);
+                    }
+                }
+            }
+            continue;
+        }
+        if path == "tests/tidy.rs" {
+            continue;
+        }
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            // The one allowed attribute: on the declaration of a generated module.
+            let on_generated_mod = code.contains("allow(unsafe_code")
+                && lines[i + 1..].iter().take(3).any(|l| l.contains("mod generated"));
+            if on_generated_mod {
+                continue;
+            }
+            assert!(
+                !(code.contains("unsafe ") || code.contains("unsafe{") || code.contains("allow(unsafe_code")),
+                "{path}:{}: `unsafe` outside the allowed files",
+                i + 1
+            );
+        }
+    }
+}
+
+/// Runtime dependencies are exactly flatbuffers, prost and miniz_oxide (and
+/// what they pull in): `cargo tree -e normal` lists nothing else at depth 1.
+#[test]
+fn runtime_dependencies_are_the_three_allowed() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .args(["tree", "-e", "normal", "--depth", "1", "--prefix", "depth", "--offline"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run cargo tree");
+    assert!(
+        out.status.success(),
+        "cargo tree failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut direct: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix('1'))
+        .map(|l| l.split_whitespace().next().unwrap_or("").to_string())
+        .collect();
+    direct.sort();
+    assert_eq!(
+        direct,
+        ["flatbuffers", "miniz_oxide", "prost"],
+        "cargo tree -e normal:\n{text}"
+    );
+}
