@@ -92,7 +92,7 @@ pub fn installed() -> bool {
     REGISTERED.load(Relaxed)
 }
 
-// SAFETY (for the whole impl): every method forwards its arguments unchanged
+// SAFETY: (the whole impl) every method forwards its arguments unchanged
 // to `System`, which upholds the `GlobalAlloc` contract; the extra work is a
 // few relaxed atomic adds, which neither allocate nor unwind.
 #[allow(unsafe_code)]
@@ -104,12 +104,16 @@ unsafe impl GlobalAlloc for CountingAlloc {
         unsafe { System.alloc(layout) }
     }
 
+    // SAFETY: the caller upholds the `GlobalAlloc` contract for this method;
+    // we pass it on to `System` unchanged.
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         self.count(layout.size());
         // SAFETY: same contract as `alloc`, passed through unchanged.
         unsafe { System.alloc_zeroed(layout) }
     }
 
+    // SAFETY: the caller upholds the `GlobalAlloc` contract for this method;
+    // we pass it on to `System` unchanged.
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         TOTAL_FREES.fetch_add(1, Relaxed);
         // SAFETY: `ptr` was returned by this allocator, i.e. by `System`
@@ -117,6 +121,8 @@ unsafe impl GlobalAlloc for CountingAlloc {
         unsafe { System.dealloc(ptr, layout) }
     }
 
+    // SAFETY: the caller upholds the `GlobalAlloc` contract for this method;
+    // we pass it on to `System` unchanged.
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         self.count(new_size);
         // SAFETY: `ptr`/`layout` come from `System` via this allocator and
