@@ -208,7 +208,13 @@ fn malformed_raw_files_name_file_and_line() {
             3,
             "expected `low_ns high_ns count`, found \"10 20\"".into(),
         ),
-        (hist, "20 10 5\n".into(), 1, "high_ns 10 is below low_ns 20".into()),
+        (hist, "20 10 5\n".into(), 1, "high_ns 10 is not above low_ns 20".into()),
+        (
+            hist,
+            "# max_ns=lots\n".into(),
+            1,
+            "max_ns: expected a number, found \"lots\"".into(),
+        ),
     ];
     for (case, (file, text, line, message)) in cases.iter().enumerate() {
         check_malformed(case, file, text, *line, message);

@@ -255,7 +255,7 @@ cores (here the CPU count in the environment below), talk over **loopback** (no 
 bandwidth limit), with **no TLS**. Requests/s is verified responses per second of the round. \
 **The p95 shown per case is the median of the rounds' p95s, which is not the p95 of all requests**; \
 the *pooled* p95/p99 beside it are computed from the rounds' histograms merged by adding counts \
-(nearest rank, bucket upper bound, ≤1% bucket error).
+(nearest rank, bucket midpoint, within 1% of the true value).
 - Nothing here was cherry-picked: every row in the raw files appears below, every count gets its table.
 ";
 

@@ -13,7 +13,8 @@
 //! count present in the raw files gets its table; nothing is dropped. The HTTP
 //! p95 shown per case is the median of the rounds' p95s (not the p95 of all
 //! requests); the *pooled* p95/p99 beside it come from adding the rounds'
-//! histogram counts and taking the nearest rank of the merged distribution.
+//! histogram counts and taking the nearest rank of the merged distribution
+//! (bucket midpoint, as the load generator reports its own percentiles).
 
 pub mod env;
 pub mod json;
@@ -233,11 +234,11 @@ pub fn http_stats(rows: &[HttpRow], hist_dir: Option<&Path>) -> Result<Vec<HttpS
                 *e += x;
             }
         }
-        let buckets = match hist_dir {
-            Some(dir) => pooled_buckets(dir, &format, count, &compression)?,
-            None => Vec::new(),
+        let pooled = match hist_dir {
+            Some(dir) => pooled_histogram(dir, &format, count, &compression)?,
+            None => parse::Histogram::default(),
         };
-        let q = |q: f64| parse::pooled_quantile(&buckets, q).map(|ns| ns as f64 / 1e6);
+        let q = |q: f64| pooled.quantile(q).map(|ns| ns as f64 / 1e6);
         out.push(HttpStat {
             rounds: rs.len(),
             requests: rs.iter().map(|r| r.requests).sum(),
@@ -259,11 +260,11 @@ pub fn http_stats(rows: &[HttpRow], hist_dir: Option<&Path>) -> Result<Vec<HttpS
     Ok(out)
 }
 
-/// All buckets of `{format}-{count}-{compression}-r*.hist` in `dir`, merged.
-fn pooled_buckets(dir: &Path, format: &str, count: usize, compression: &str) -> Result<Vec<parse::Bucket>, String> {
+/// Every `{format}-{count}-{compression}-r*.hist` in `dir`, merged.
+fn pooled_histogram(dir: &Path, format: &str, count: usize, compression: &str) -> Result<parse::Histogram, String> {
     let prefix = format!("{format}-{count}-{compression}-r");
     let Ok(entries) = std::fs::read_dir(dir) else {
-        return Ok(Vec::new());
+        return Ok(parse::Histogram::default());
     };
     let mut paths: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -276,10 +277,10 @@ fn pooled_buckets(dir: &Path, format: &str, count: usize, compression: &str) -> 
         })
         .collect();
     paths.sort();
-    let mut all = Vec::new();
+    let mut all = parse::Histogram::default();
     for p in paths {
         let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-        all.extend(parse::histogram(&p.display().to_string(), &text).map_err(|e| e.to_string())?);
+        all.merge(parse::histogram(&p.display().to_string(), &text).map_err(|e| e.to_string())?);
     }
     Ok(all)
 }

@@ -279,7 +279,7 @@ pub fn http(file: &str, text: &str) -> Result<Vec<HttpRow>, Error> {
     })
 }
 
-/// One non-empty histogram bucket: latencies in `low_ns ..= high_ns`.
+/// One non-empty histogram bucket: latencies in `[low_ns, high_ns)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bucket {
     pub low_ns: u64,
@@ -287,12 +287,63 @@ pub struct Bucket {
     pub count: u64,
 }
 
+/// One `.hist` file: its buckets and the exact min/max from its
+/// `# min_ns=` / `# max_ns=` comments, when present.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Histogram {
+    pub buckets: Vec<Bucket>,
+    pub min_ns: Option<u64>,
+    pub max_ns: Option<u64>,
+}
+
+impl Histogram {
+    /// Adds `other`'s counts (exact: buckets are fixed, counts add) and widens min/max.
+    pub fn merge(&mut self, other: Histogram) {
+        self.buckets.extend(other.buckets);
+        self.min_ns = [self.min_ns, other.min_ns].into_iter().flatten().min();
+        self.max_ns = [self.max_ns, other.max_ns].into_iter().flatten().max();
+    }
+
+    /// Nearest-rank quantile, defined as the load generator defines it
+    /// (`src/load/histogram.rs`): rank `r = ceil(q·n)` (at least 1), reported
+    /// as the midpoint of the bucket holding the `r`-th smallest value,
+    /// clamped to the exact min and max. `None` when there are no samples.
+    pub fn quantile(&self, q: f64) -> Option<u64> {
+        let mut b = self.buckets.clone();
+        b.sort_by_key(|b| (b.low_ns, b.high_ns));
+        let total: u64 = b.iter().map(|b| b.count).sum();
+        if total == 0 {
+            return None;
+        }
+        let rank = ((q.clamp(0.0, 1.0) * total as f64).ceil() as u64).clamp(1, total);
+        let mut seen = 0;
+        let bucket = b.iter().find(|bucket| {
+            seen += bucket.count;
+            seen >= rank
+        })?;
+        let mid = bucket.low_ns + (bucket.high_ns - bucket.low_ns - 1) / 2;
+        let lo = self.min_ns.unwrap_or(0);
+        let hi = self.max_ns.unwrap_or(u64::MAX).max(lo);
+        Some(mid.clamp(lo, hi))
+    }
+}
+
 /// Parses one `.hist` file.
-pub fn histogram(file: &str, text: &str) -> Result<Vec<Bucket>, Error> {
-    let mut out = Vec::new();
+pub fn histogram(file: &str, text: &str) -> Result<Histogram, Error> {
+    let mut out = Histogram::default();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
+        if let Some(comment) = line.strip_prefix('#') {
+            for kv in comment.split_whitespace() {
+                if let Some(v) = kv.strip_prefix("min_ns=") {
+                    out.min_ns = Some(num(file, i + 1, "min_ns", v)?);
+                } else if let Some(v) = kv.strip_prefix("max_ns=") {
+                    out.max_ns = Some(num(file, i + 1, "max_ns", v)?);
+                }
+            }
+            continue;
+        }
+        if line.is_empty() {
             continue;
         }
         let f: Vec<&str> = line.split_whitespace().collect();
@@ -308,38 +359,16 @@ pub fn histogram(file: &str, text: &str) -> Result<Vec<Bucket>, Error> {
             high_ns: num(file, i + 1, "high_ns", f[1])?,
             count: num(file, i + 1, "count", f[2])?,
         };
-        if b.high_ns < b.low_ns {
+        if b.high_ns <= b.low_ns {
             return Err(err(
                 file,
                 i + 1,
-                format!("high_ns {} is below low_ns {}", b.high_ns, b.low_ns),
+                format!("high_ns {} is not above low_ns {}", b.high_ns, b.low_ns),
             ));
         }
-        out.push(b);
+        out.buckets.push(b);
     }
     Ok(out)
-}
-
-/// Nearest-rank quantile over merged buckets, reported as the bucket's upper
-/// bound (so it never understates): the smallest `high_ns` whose cumulative
-/// count reaches `ceil(q × total)`. Merging = concatenating the buckets of
-/// several files (counts add); `None` when there are no samples.
-pub fn pooled_quantile(buckets: &[Bucket], q: f64) -> Option<u64> {
-    let mut b = buckets.to_vec();
-    b.sort_by_key(|b| (b.high_ns, b.low_ns));
-    let total: u64 = b.iter().map(|b| b.count).sum();
-    if total == 0 {
-        return None;
-    }
-    let rank = ((q.clamp(0.0, 1.0) * total as f64).ceil() as u64).max(1);
-    let mut seen = 0;
-    for bucket in &b {
-        seen += bucket.count;
-        if seen >= rank {
-            return Some(bucket.high_ns);
-        }
-    }
-    b.last().map(|b| b.high_ns)
 }
 
 #[cfg(test)]
@@ -363,20 +392,31 @@ mod tests {
     }
 
     #[test]
-    fn quantiles_nearest_rank_upper_bound() {
+    fn quantiles_nearest_rank_bucket_midpoint() {
         let b = |low, high, count| Bucket {
             low_ns: low,
             high_ns: high,
             count,
         };
-        // 100 samples: 90 in ≤10, 9 in ≤20, 1 in ≤30.
-        let h = [b(21, 30, 1), b(0, 10, 90), b(11, 20, 9)];
-        assert_eq!(pooled_quantile(&h, 0.5), Some(10));
-        assert_eq!(pooled_quantile(&h, 0.90), Some(10));
-        assert_eq!(pooled_quantile(&h, 0.91), Some(20));
-        assert_eq!(pooled_quantile(&h, 0.99), Some(20));
-        assert_eq!(pooled_quantile(&h, 0.995), Some(30));
-        assert_eq!(pooled_quantile(&h, 1.0), Some(30));
-        assert_eq!(pooled_quantile(&[], 0.5), None);
+        // 100 samples: 90 in [0,11), 9 in [11,21), 1 in [21,31).
+        let mut h = Histogram {
+            buckets: vec![b(21, 31, 1), b(0, 11, 90), b(11, 21, 9)],
+            min_ns: None,
+            max_ns: None,
+        };
+        assert_eq!(h.quantile(0.5), Some(5));
+        assert_eq!(h.quantile(0.90), Some(5));
+        assert_eq!(h.quantile(0.91), Some(15));
+        assert_eq!(h.quantile(0.99), Some(15));
+        assert_eq!(h.quantile(0.995), Some(25));
+        // Clamped to the exact extremes.
+        h.merge(Histogram {
+            buckets: vec![],
+            min_ns: Some(7),
+            max_ns: Some(22),
+        });
+        assert_eq!(h.quantile(0.5), Some(7));
+        assert_eq!(h.quantile(1.0), Some(22));
+        assert_eq!(Histogram::default().quantile(0.5), None);
     }
 }
