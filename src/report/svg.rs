@@ -54,7 +54,7 @@ pub fn short(x: f64) -> String {
         format!("{:.2}M", x / 1e6)
     } else if a >= 1e4 {
         format!("{:.1}k", x / 1e3)
-    } else if a >= 100.0 {
+    } else if a >= 100.0 || x.fract() == 0.0 {
         format!("{x:.0}")
     } else if a >= 1.0 {
         format!("{x:.2}")
