@@ -217,7 +217,7 @@ fn run() -> Result<(), String> {
     let mut summary = String::new();
     for n in counts {
         let products = wirebench::fixtures::catalog(n).products;
-        let ratios = compare(&r, &products, &schema);
+        let (ratios, floors) = compare(&r, &products, &schema);
         summary += &format!(
             "\n# {n} products. ratio = reference time / our time = our throughput / reference throughput (median of {count} runs; > 1: ours faster)\n| comparison | ours µs | reference µs | ratio | target | met |\n|---|---|---|---|---|---|\n"
         );
@@ -246,12 +246,42 @@ fn run() -> Result<(), String> {
                 us(&x.peer)
             );
         }
+        summary += &format!(
+            "\n# {n} products: our throughput beside memcpy of the same bytes (the physical floor), MB/s\n| format | payload bytes | encode MB/s | decode MB/s | memcpy MB/s | decode ÷ memcpy time |\n|---|---|---|---|---|---|\n"
+        );
+        for f in floors {
+            let mbs = |s: &Side| {
+                s.as_ref()
+                    .map_or("n/a".into(), |ns| format!("{:.1}", f.bytes as f64 / ns * 1e3))
+            };
+            let times = match (&f.decode, &f.memcpy) {
+                (Ok(d), Ok(m)) => format!("{:.0}×", d / m),
+                _ => "n/a".into(),
+            };
+            summary += &format!(
+                "| {} | {} | {} | {} | {} | {times} |\n",
+                f.format,
+                f.bytes,
+                mbs(&f.encode),
+                mbs(&f.decode),
+                mbs(&f.memcpy)
+            );
+        }
     }
     print!("{summary}");
     Ok(())
 }
 
-fn compare(r: &Runner, products: &[Product], schema: &apache_avro::Schema) -> Vec<Ratio> {
+/// Our throughput beside the memcpy floor for one format's payload.
+struct Floor {
+    format: &'static str,
+    bytes: usize,
+    encode: Side,
+    decode: Side,
+    memcpy: Side,
+}
+
+fn compare(r: &Runner, products: &[Product], schema: &apache_avro::Schema) -> (Vec<Ratio>, Vec<Floor>) {
     let n = products.len();
     let scat = SCatalog::from(&Catalog {
         products: products.to_vec(),
@@ -282,7 +312,9 @@ fn compare(r: &Runner, products: &[Product], schema: &apache_avro::Schema) -> Ve
     };
 
     // JSON vs serde_json.
+    let mut floors: Vec<(&'static str, Side, Side)> = Vec::new();
     let (oe, od, _) = ours(Format::Json);
+    floors.push(("json", oe.clone(), od.clone()));
     let sj = serde_json::to_vec(&scat).expect("serde_json");
     let mut buf = Vec::with_capacity(sj.len());
     let pe = r.side(&format!("Encode/json/{n}/serde_json"), sj.len(), Ok(()), || {
@@ -310,6 +342,7 @@ fn compare(r: &Runner, products: &[Product], schema: &apache_avro::Schema) -> Ve
 
     // MessagePack vs rmp-serde (named fields).
     let (oe, od, _) = ours(Format::Msgpack);
+    floors.push(("msgpack", oe.clone(), od.clone()));
     let mp = rmp_serde::to_vec_named(&scat).expect("rmp_serde");
     let mut buf = Vec::with_capacity(mp.len());
     let pe = r.side(&format!("Encode/msgpack/{n}/rmp_serde"), mp.len(), Ok(()), || {
@@ -337,6 +370,7 @@ fn compare(r: &Runner, products: &[Product], schema: &apache_avro::Schema) -> Ve
 
     // Avro vs apache-avro.
     let (oe, od, our_avro) = ours(Format::Avro);
+    floors.push(("avro", oe.clone(), od.clone()));
     let mut av = Vec::new();
     let avro_ok = apache_avro::write_avro_datum_ref(schema, &acat, &mut av)
         .map(|_| ())
@@ -385,6 +419,7 @@ fn compare(r: &Runner, products: &[Product], schema: &apache_avro::Schema) -> Ve
 
     // Protobuf: conversion cost apart from wire cost.
     let (oe, od, pb) = ours(Format::Protobuf);
+    floors.push(("protobuf", oe.clone(), od.clone()));
     let pb = pb.unwrap_or_default();
     let prebuilt = hooks::pb_to_generated(products);
     let pe = match &prebuilt {
@@ -419,7 +454,8 @@ fn compare(r: &Runner, products: &[Product], schema: &apache_avro::Schema) -> Ve
     });
 
     // FlatBuffers: verifier alone and verify + read vs full decode.
-    let (_, od, fb) = ours(Format::Flatbuffers);
+    let (oe, od, fb) = ours(Format::Flatbuffers);
+    floors.push(("flatbuffers", oe, od.clone()));
     let fb = fb.unwrap_or_default();
     let probe = hooks::fb_verify(&fb);
     let pv = r.side(&format!("Verify/flatbuffers/{n}"), fb.len(), probe, || {
@@ -442,7 +478,9 @@ fn compare(r: &Runner, products: &[Product], schema: &apache_avro::Schema) -> Ve
         target: None,
     });
 
-    // memcpy floor beside each payload.
+    // memcpy floor beside each payload (peer bytes where ours are missing:
+    // JSON and MessagePack bytes are identical to the peers' by design).
+    let mut out_floors = Vec::new();
     for (f, bytes) in [
         ("json", sj),
         ("msgpack", mp),
@@ -454,10 +492,22 @@ fn compare(r: &Runner, products: &[Product], schema: &apache_avro::Schema) -> Ve
             continue;
         }
         let mut dst = vec![0u8; bytes.len()];
-        let _ = r.side(&format!("Memcpy/{f}/{n}"), bytes.len(), Ok(()), || {
+        let memcpy = r.side(&format!("Memcpy/{f}/{n}"), bytes.len(), Ok(()), || {
             dst.copy_from_slice(black_box(&bytes));
             black_box(&mut dst);
         });
+        let (_, encode, decode) = floors
+            .iter()
+            .find(|x| x.0 == f)
+            .cloned()
+            .expect("every format measured");
+        out_floors.push(Floor {
+            format: f,
+            bytes: bytes.len(),
+            encode,
+            decode,
+            memcpy,
+        });
     }
-    out
+    (out, out_floors)
 }

@@ -105,10 +105,17 @@ fn report_files_and_tables() {
         // Go reference as ratios to JSON: ours / Go.
         "| avro | 0.63 / 0.63 | 0.70 / 0.70 | 0.45 / 0.37 | n/a / 0.17 | 1.88 / 1.91 | 0.64 / 0.62 |",
         "which is not the p95 of all requests",
+        // Peers: the summary table, not the per-run lines.
+        "\n1000 products. ratio = reference time / our time\n",
+        "| JSON encode vs serde_json | 100.00 | 200.00 | 2.00× | ≥ 1.5× | yes |",
         "Run 2026-11-29T22:00:00Z on Handmade Test CPU @ 1.00GHz (2 logical cores",
     ] {
         assert!(md.contains(line), "REPORT.md lacks {line:?}\n\n{md}");
     }
+    assert!(
+        !md.contains("BenchmarkEncode/json/1000/ours"),
+        "per-run peer lines belong in peers.txt"
+    );
     let json = std::fs::read_to_string(dir.join("medians.json")).unwrap();
     assert!(json.contains("\"op\": \"Encode\", \"format\": \"json\", \"count\": 1000, \"ns_per_op\": {\"median\": 200000, \"min\": 100000, \"max\": 300000, \"n\": 3}"), "{json}");
     assert!(json.contains("\"pooled_p95_ms\": 2, \"pooled_p99_ms\": 9"), "{json}");

@@ -301,9 +301,7 @@ pub fn render(d: &Data, chart_names: &[&str]) -> String {
         http_tables(&mut o, file);
     }
     if let Some(p) = &d.peers {
-        o.push_str("\n## Peer implementations (`peers.txt`)\n\nOur codecs beside serde_json, rmp-serde and apache-avro on the same catalog; ratio = our throughput ÷ theirs (> 1: ours is faster). Raw output of `make bench-peers`:\n\n```text\n");
-        o.push_str(p.trim_end());
-        o.push_str("\n```\n");
+        peers(&mut o, p);
     }
     go_reference(&mut o, d);
     o.push_str("\n## Environment (`environment.json`)\n\n```json\n");
@@ -525,6 +523,19 @@ fn http_tables(o: &mut String, file: &HttpFile) {
                 if errs.is_empty() { "0".into() } else { errs.join(", ") },
                 s.rounds
             );
+        }
+    }
+}
+
+/// The summary tables of `peers.txt` (its `#` headings and `|` rows); the
+/// per-run Go lines stay in the raw file.
+fn peers(o: &mut String, text: &str) {
+    o.push_str("\n## Peer implementations (`peers.txt`)\n\nOur codecs beside serde_json, rmp-serde and apache-avro on the same catalog, in one run (`make bench-peers`); every run's line is in `peers.txt`.\n");
+    for line in text.lines() {
+        if let Some(h) = line.strip_prefix("# ") {
+            let _ = writeln!(o, "\n{h}\n");
+        } else if line.starts_with('|') {
+            let _ = writeln!(o, "{line}");
         }
     }
 }
