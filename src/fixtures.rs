@@ -114,11 +114,13 @@ pub fn product(i: u64) -> Product {
         if k > 0 {
             description.push(' ');
         }
-        description.push_str(*r.pick(SENTENCES));
+        let sentence = *r.pick(SENTENCES);
+        description.push_str(sentence);
     }
     if r.chance(35) {
         description.push(' ');
-        description.push_str(*r.pick(TRICKY));
+        let tricky = *r.pick(TRICKY);
+        description.push_str(tricky);
     }
     let price_cents = r.range_i64(99, 250_000);
     let stock = if r.chance(15) { 0 } else { r.range_i64(1, 500) as i32 };
@@ -332,6 +334,23 @@ pub fn random_catalog(seed: u64) -> Catalog {
     Catalog { products }
 }
 
+/// `wirebench fixtures [--count N] [--out PATH]`: writes the canonical catalog as JSON.
+pub fn cli_main(args: &mut crate::cli::Args) -> Result<(), String> {
+    if args.switch("--help") {
+        println!("wirebench fixtures [--count N (default {CANONICAL_COUNT})] [--out PATH (default {CANONICAL_PATH})]");
+        return Ok(());
+    }
+    let count = args.parse_or("--count", CANONICAL_COUNT)?;
+    let out = args.value("--out")?.unwrap_or_else(|| CANONICAL_PATH.to_string());
+    args.finish()?;
+    let mut bytes = Vec::new();
+    crate::codec::json::encode(&catalog(count).products, &mut bytes).map_err(|e| e.to_string())?;
+    bytes.push(b'\n');
+    std::fs::write(&out, &bytes).map_err(|e| format!("{out}: {e}"))?;
+    eprintln!("wrote {count} products ({} bytes) to {out}", bytes.len());
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -381,21 +400,4 @@ mod tests {
             assert_eq!(c, random_catalog(seed), "seed {seed}");
         }
     }
-}
-
-/// `wirebench fixtures [--count N] [--out PATH]`: writes the canonical catalog as JSON.
-pub fn cli_main(args: &mut crate::cli::Args) -> Result<(), String> {
-    if args.switch("--help") {
-        println!("wirebench fixtures [--count N (default {CANONICAL_COUNT})] [--out PATH (default {CANONICAL_PATH})]");
-        return Ok(());
-    }
-    let count = args.parse_or("--count", CANONICAL_COUNT)?;
-    let out = args.value("--out")?.unwrap_or_else(|| CANONICAL_PATH.to_string());
-    args.finish()?;
-    let mut bytes = Vec::new();
-    crate::codec::json::encode(&catalog(count).products, &mut bytes).map_err(|e| e.to_string())?;
-    bytes.push(b'\n');
-    std::fs::write(&out, &bytes).map_err(|e| format!("{out}: {e}"))?;
-    eprintln!("wrote {count} products ({} bytes) to {out}", bytes.len());
-    Ok(())
 }

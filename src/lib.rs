@@ -9,7 +9,7 @@
 //! 3. [`gzip`] and [`crc32`] — RFC 1952 framing around miniz_oxide's deflate.
 //! 4. [`http`] — the blocking thread-pool HTTP/1.1 server.
 //! 5. [`load`] — the load generator (closed and open loop) and its client.
-//! 6. [`bench`] — codec microbenchmarks, sizes; [`report`] — REPORT.md and charts.
+//! 6. [`crate::bench`] — codec microbenchmarks, sizes; [`report`] — REPORT.md and charts.
 //! 7. [`explain`] — byte-by-byte annotated dumps of every format.
 //!
 //! [`fixtures`] makes the deterministic catalog, [`prng`] is the only

@@ -2,49 +2,41 @@
 //! FlatBuffers verify / direct field access, and Protobuf on prost's
 //! generated types without our domain conversion.
 //!
-//! They live here, one function each, so that wiring a codec's function when
-//! it lands is a one-line change, and a row whose function is missing is
-//! skipped with a note (never faked). Each returns `Err(reason)` when the
-//! operation is unavailable or fails.
+//! They live here, one function each, so the benchmark rows and the peers
+//! bench call the codecs through one place, with errors as strings. Each
+//! returns `Err(reason)` when the operation fails; the row is then skipped
+//! with a note, never faked.
 
 use crate::model::Product;
 
-/// prost's generated `Catalog` (a stand-in while it is not available).
-pub type PbCatalog = Unavailable;
-
-/// Stand-in for a generated type that has not landed yet.
-#[derive(Debug, Default)]
-pub struct Unavailable {
-    pub products: Vec<()>,
-}
-
-const MISSING: &str = "not available in this build";
+/// prost's generated `Catalog`.
+pub type PbCatalog = crate::codec::protobuf::generated::Catalog;
 
 /// `codec::flatbuffers::verify`: the verifier alone, no field reads.
-pub fn fb_verify(_bytes: &[u8]) -> Result<(), String> {
-    Err(format!("codec::flatbuffers::verify {MISSING}"))
+pub fn fb_verify(bytes: &[u8]) -> Result<(), String> {
+    crate::codec::flatbuffers::verify(bytes).map_err(|e| e.to_string())
 }
 
 /// `codec::flatbuffers::read_direct`: verify, then read every field in place
 /// (no conversion to domain types); returns a checksum of what it read.
-pub fn fb_read_direct(_bytes: &[u8]) -> Result<u64, String> {
-    Err(format!("codec::flatbuffers::read_direct {MISSING}"))
+pub fn fb_read_direct(bytes: &[u8]) -> Result<u64, String> {
+    crate::codec::flatbuffers::read_direct(bytes).map_err(|e| e.to_string())
 }
 
 /// `codec::protobuf::to_generated`: domain types → prost messages.
-pub fn pb_to_generated(_products: &[Product]) -> Result<PbCatalog, String> {
-    Err(format!("codec::protobuf::to_generated {MISSING}"))
+pub fn pb_to_generated(products: &[Product]) -> Result<PbCatalog, String> {
+    Ok(crate::codec::protobuf::to_generated(products))
 }
 
 /// `codec::protobuf::encode_generated`: prost encoding of prebuilt messages.
-pub fn pb_encode_generated(_catalog: &PbCatalog, _out: &mut Vec<u8>) -> Result<(), String> {
-    Err(format!("codec::protobuf::encode_generated {MISSING}"))
+pub fn pb_encode_generated(catalog: &PbCatalog, out: &mut Vec<u8>) -> Result<(), String> {
+    crate::codec::protobuf::encode_generated(catalog, out).map_err(|e| e.to_string())
 }
 
 /// `codec::protobuf::decode_generated`: prost decoding into generated types
 /// only (no conversion, no validation).
-pub fn pb_decode_generated(_bytes: &[u8]) -> Result<PbCatalog, String> {
-    Err(format!("codec::protobuf::decode_generated {MISSING}"))
+pub fn pb_decode_generated(bytes: &[u8]) -> Result<PbCatalog, String> {
+    crate::codec::protobuf::decode_generated(bytes).map_err(|e| e.to_string())
 }
 
 /// Number of products in a generated catalog (`catalog.products.len()`).

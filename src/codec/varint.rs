@@ -43,7 +43,7 @@ pub fn zigzag_decode(v: u64) -> i64 {
 
 /// Bytes `v` takes as LEB128.
 pub fn len_u64(v: u64) -> usize {
-    ((64 - (v | 1).leading_zeros() as usize) + 6) / 7
+    (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
 }
 
 /// Reads one LEB128 u64.

@@ -1,0 +1,428 @@
+//! Avro decoder: reads one binary datum of `Catalog` in schema order into our
+//! domain types, validating as it goes.
+//!
+//! The input is untrusted. Every length and block count goes through
+//! [`Cursor`] and is compared with what remains *before* anything is sliced or
+//! allocated (a block of n items needs at least n × the item's smallest
+//! encoding), so a 2^63 string length or block count costs an error, not an
+//! allocation. Every error carries the byte offset where it was found.
+
+use crate::codec::cursor::Cursor;
+use crate::codec::{DecodeError, ErrorKind, varint};
+use crate::model::{Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, ValidationError, Variant};
+use std::collections::HashSet;
+
+/// Smallest possible encoding of a `Product`: one byte for each varint,
+/// string length, boolean, enum, union index and empty array (13 + 4
+/// dimensions), plus the 8-byte `rating`.
+const PRODUCT_MIN_BYTES: u64 = 27;
+/// Smallest `Variant`: three empty strings, two one-byte varints.
+const VARIANT_MIN_BYTES: u64 = 5;
+/// Smallest tag: the empty string's one-byte length.
+const TAG_MIN_BYTES: u64 = 1;
+
+/// Decodes a whole payload into a validated catalog.
+pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
+    let mut r = Reader { c: Cursor::new(bytes) };
+    let mut ids = UniqueIds::default();
+    let products = r.array(
+        Items {
+            what: "products block count",
+            min_item_bytes: PRODUCT_MIN_BYTES,
+            max: None,
+        },
+        |r, before| {
+            let index = before.len();
+            let start = r.c.pos();
+            let p = r.product(index)?;
+            p.validate(index).map_err(|e| DecodeError::invalid(start, e))?;
+            ids.check(p.id, before, index)
+                .map_err(|e| DecodeError::invalid(start, e))?;
+            Ok(p)
+        },
+    )?;
+    r.c.finish()?;
+    Ok(Catalog { products })
+}
+
+/// How to read one array: what to call its block count in errors, the
+/// smallest encoding of an item, and the model's item limit (if any) with the
+/// owning product's index for the error path.
+struct Items {
+    what: &'static str,
+    min_item_bytes: u64,
+    max: Option<Limit>,
+}
+
+struct Limit {
+    max: usize,
+    product: usize,
+    field: &'static str,
+}
+
+struct Reader<'a> {
+    c: Cursor<'a>,
+}
+
+impl Reader<'_> {
+    /// `long`: LEB128 (at most 10 bytes, else an error) then zigzag.
+    /// One-byte values (|v| < 64: counts, flags, small ints) skip the loop.
+    #[inline(always)]
+    fn long(&mut self, what: &'static str) -> Result<i64, DecodeError> {
+        match self.c.peek() {
+            Some(b) if b < 0x80 => {
+                self.c.seek(self.c.pos() + 1);
+                Ok(varint::zigzag_decode(u64::from(b)))
+            }
+            _ => varint::read_i64_zigzag(&mut self.c, what),
+        }
+    }
+
+    /// `int`: a `long` on the wire that must fit in 32 bits.
+    #[inline]
+    fn int(&mut self, what: &'static str) -> Result<i32, DecodeError> {
+        let at = self.c.pos();
+        let v = self.long(what)?;
+        i32::try_from(v).map_err(|_| {
+            DecodeError::new(
+                at,
+                ErrorKind::OutOfRange {
+                    what,
+                    value: v.to_string(),
+                },
+            )
+        })
+    }
+
+    /// `string`: a non-negative `long` byte length, then that many bytes of
+    /// UTF-8. The length is checked against the remaining input first.
+    #[inline]
+    fn string(&mut self, what: &'static str) -> Result<String, DecodeError> {
+        let at = self.c.pos();
+        let len = self.long(what)?;
+        let len = u64::try_from(len).map_err(|_| {
+            DecodeError::new(
+                at,
+                ErrorKind::OutOfRange {
+                    what,
+                    value: len.to_string(),
+                },
+            )
+        })?;
+        let start = self.c.pos();
+        let bytes = self.c.take(len, what)?;
+        match std::str::from_utf8(bytes) {
+            Ok(s) => Ok(s.to_owned()),
+            Err(e) => Err(DecodeError::new(start + e.valid_up_to(), ErrorKind::InvalidUtf8)),
+        }
+    }
+
+    /// `double`: 8 bytes little-endian; our one double (`rating`) must be finite.
+    #[inline]
+    fn finite_double(&mut self, what: &'static str) -> Result<f64, DecodeError> {
+        let at = self.c.pos();
+        let v = f64::from_le_bytes(self.c.array::<8>(what)?);
+        if !v.is_finite() {
+            return Err(DecodeError::new(
+                at,
+                ErrorKind::OutOfRange {
+                    what,
+                    value: v.to_string(),
+                },
+            ));
+        }
+        Ok(v)
+    }
+
+    /// `boolean`: exactly the byte 0 or 1.
+    #[inline]
+    fn boolean(&mut self, what: &'static str) -> Result<bool, DecodeError> {
+        match self.c.u8(what)? {
+            0 => Ok(false),
+            1 => Ok(true),
+            b => Err(DecodeError::unexpected(
+                self.c.pos() - 1,
+                "boolean byte 0x00 or 0x01",
+                format!("{b:#04x}"),
+            )),
+        }
+    }
+
+    /// `array`: blocks until a zero count. A negative count n means |n| items
+    /// preceded by a `long` byte size of the block, which must be ≥ 0, fit in
+    /// the input, and equal the bytes the items then take (spec, "Arrays").
+    /// The running item total is checked against the input (at
+    /// `min_item_bytes` each) and against the model's limit before reserving.
+    fn array<T>(
+        &mut self,
+        items: Items,
+        mut item: impl FnMut(&mut Self, &[T]) -> Result<T, DecodeError>,
+    ) -> Result<Vec<T>, DecodeError> {
+        let mut out: Vec<T> = Vec::new();
+        loop {
+            let count_at = self.c.pos();
+            let raw = self.long(items.what)?;
+            if raw == 0 {
+                return Ok(out);
+            }
+            // `unsigned_abs` maps i64::MIN to 2^63 without overflow; the count
+            // check below then rejects it like any other oversized count.
+            let count = raw.unsigned_abs();
+            let sized = if raw < 0 { Some(self.block_size()?) } else { None };
+            let n = self.c.check_count(count, items.min_item_bytes, items.what)?;
+            if let Some(limit) = &items.max {
+                let total = out.len() + n;
+                if total > limit.max {
+                    let found = if out.is_empty() {
+                        format!("found {total}")
+                    } else {
+                        format!("found at least {total}")
+                    };
+                    return Err(DecodeError::invalid(
+                        count_at,
+                        ValidationError {
+                            path: format!("products[{}].{}", limit.product, limit.field),
+                            problem: format!("at most {} items, {found}", limit.max),
+                        },
+                    ));
+                }
+            }
+            out.reserve(n);
+            let block_start = self.c.pos();
+            for _ in 0..n {
+                let x = item(self, &out)?;
+                out.push(x);
+            }
+            if let Some(size) = sized {
+                let used = (self.c.pos() - block_start) as u64;
+                if used != size {
+                    return Err(DecodeError::unexpected(
+                        block_start,
+                        "a block byte size equal to the bytes of its items",
+                        format!("size {size}, items took {used} bytes"),
+                    ));
+                }
+            }
+        }
+    }
+
+    /// The byte size after a negative block count: ≥ 0 and within the input.
+    fn block_size(&mut self) -> Result<u64, DecodeError> {
+        let at = self.c.pos();
+        let size = self.long("block byte size")?;
+        let size = u64::try_from(size).map_err(|_| {
+            DecodeError::new(
+                at,
+                ErrorKind::OutOfRange {
+                    what: "block byte size",
+                    value: size.to_string(),
+                },
+            )
+        })?;
+        self.c.check_count(size, 1, "block byte size")?;
+        Ok(size)
+    }
+
+    /// `Product`: 17 fields in schema order.
+    fn product(&mut self, index: usize) -> Result<Product, DecodeError> {
+        let id = self.long("id")?;
+        let sku = self.string("sku length")?;
+        let name = self.string("name length")?;
+        let description = self.string("description length")?;
+        let price_cents = self.long("price_cents")?;
+        let currency = self.string("currency length")?;
+        let rating = self.finite_double("rating")?;
+        let review_count = self.int("review_count")?;
+        let in_stock = self.boolean("in_stock")?;
+        let stock = self.int("stock")?;
+        let status = self.status()?;
+        let tags = self.array(
+            Items {
+                what: "tags block count",
+                min_item_bytes: TAG_MIN_BYTES,
+                max: Some(Limit {
+                    max: MAX_TAGS,
+                    product: index,
+                    field: "tags",
+                }),
+            },
+            |r, _| r.string("tag length"),
+        )?;
+        let dimensions = Dimensions {
+            width_mm: self.int("dimensions.width_mm")?,
+            height_mm: self.int("dimensions.height_mm")?,
+            depth_mm: self.int("dimensions.depth_mm")?,
+            weight_g: self.int("dimensions.weight_g")?,
+        };
+        let variants = self.array(
+            Items {
+                what: "variants block count",
+                min_item_bytes: VARIANT_MIN_BYTES,
+                max: Some(Limit {
+                    max: MAX_VARIANTS,
+                    product: index,
+                    field: "variants",
+                }),
+            },
+            |r, _| r.variant(),
+        )?;
+        let discount_percent = self.discount()?;
+        let created_at_ms = self.long("created_at_ms")?;
+        let image_url = self.string("image_url length")?;
+        Ok(Product {
+            id,
+            sku,
+            name,
+            description,
+            price_cents,
+            currency,
+            rating,
+            review_count,
+            in_stock,
+            stock,
+            status,
+            tags,
+            dimensions,
+            variants,
+            discount_percent,
+            created_at_ms,
+            image_url,
+        })
+    }
+
+    /// enum `Status`: the symbol index as an `int`, 0..=2.
+    fn status(&mut self) -> Result<Status, DecodeError> {
+        let at = self.c.pos();
+        let i = self.long("status")?;
+        Status::from_index(i).ok_or_else(|| {
+            DecodeError::new(
+                at,
+                ErrorKind::UnknownEnum {
+                    what: "Status",
+                    value: i.to_string(),
+                },
+            )
+        })
+    }
+
+    /// union `["null","int"]`: branch 0 has no bytes, branch 1 an `int`.
+    fn discount(&mut self) -> Result<Option<i32>, DecodeError> {
+        let at = self.c.pos();
+        match self.long("discount_percent union branch")? {
+            0 => Ok(None),
+            1 => self.int("discount_percent").map(Some),
+            b => Err(DecodeError::unexpected(
+                at,
+                "discount_percent union branch 0 (null) or 1 (int)",
+                format!("branch {b}"),
+            )),
+        }
+    }
+
+    fn variant(&mut self) -> Result<Variant, DecodeError> {
+        Ok(Variant {
+            sku: self.string("variant sku length")?,
+            color: self.string("variant color length")?,
+            size: self.string("variant size length")?,
+            price_cents: self.long("variant price_cents")?,
+            stock: self.int("variant stock")?,
+        })
+    }
+}
+
+/// Id uniqueness without hashing in the common case: while ids arrive in
+/// strictly increasing order they cannot repeat. The first id out of order
+/// switches to a hash set seeded with the ids seen so far.
+#[derive(Default)]
+struct UniqueIds {
+    last: Option<i64>,
+    seen: Option<HashSet<i64>>,
+}
+
+impl UniqueIds {
+    fn check(&mut self, id: i64, before: &[Product], index: usize) -> Result<(), ValidationError> {
+        let fresh = match (&mut self.seen, self.last) {
+            (None, None) => true,
+            (None, Some(last)) if id > last => true,
+            (None, Some(_)) => {
+                let mut set: HashSet<i64> = before.iter().map(|p| p.id).collect();
+                let fresh = set.insert(id);
+                self.seen = Some(set);
+                fresh
+            }
+            (Some(set), _) => set.insert(id),
+        };
+        self.last = Some(id);
+        if fresh {
+            Ok(())
+        } else {
+            Err(ValidationError {
+                path: format!("products[{index}].id"),
+                problem: format!("duplicate id {id}"),
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minimum_sizes_match_the_smallest_encodings() {
+        // The smallest product: every number 0/1, strings empty, arrays empty.
+        let mut p = crate::fixtures::product(1);
+        p.id = 1;
+        for s in [
+            &mut p.sku,
+            &mut p.name,
+            &mut p.description,
+            &mut p.currency,
+            &mut p.image_url,
+        ] {
+            s.clear();
+        }
+        (p.price_cents, p.rating, p.review_count, p.stock, p.created_at_ms) = (0, 0.0, 0, 0, 0);
+        (p.status, p.discount_percent) = (Status::Active, None);
+        p.dimensions = Dimensions::default();
+        p.tags.clear();
+        p.variants.clear();
+        let mut out = Vec::new();
+        super::super::encode(&[p], &mut out).unwrap();
+        assert_eq!(out.len() as u64, 1 + PRODUCT_MIN_BYTES + 1, "count + product + end");
+        let v = Variant {
+            sku: String::new(),
+            color: String::new(),
+            size: String::new(),
+            price_cents: 0,
+            stock: 0,
+        };
+        let mut r = Reader {
+            c: Cursor::new(&[0, 0, 0, 0, 0]),
+        };
+        assert_eq!(r.variant().unwrap(), v);
+        assert!(r.c.is_empty(), "VARIANT_MIN_BYTES = {VARIANT_MIN_BYTES}");
+    }
+
+    #[test]
+    fn out_of_order_ids_fall_back_to_a_set() {
+        let mut ids = UniqueIds::default();
+        let ps: Vec<Product> = [5, 7, 3].into_iter().map(crate::fixtures::product).collect();
+        let mut before = Vec::new();
+        for (i, p) in ps.into_iter().enumerate() {
+            let mut p = p;
+            p.id = [5, 7, 3][i];
+            ids.check(p.id, &before, i).unwrap();
+            before.push(p);
+        }
+        assert_eq!(
+            ids.check(7, &before, 3).unwrap_err().to_string(),
+            "products[3].id: duplicate id 7"
+        );
+        let mut ids = UniqueIds::default();
+        ids.check(2, &[], 0).unwrap();
+        let mut first = crate::fixtures::product(1);
+        first.id = 2;
+        assert!(ids.check(2, &[first], 1).is_err(), "equal to the last id");
+    }
+}

@@ -1,0 +1,121 @@
+//! Byte offsets for the errors found after prost has parsed a payload.
+//!
+//! prost keeps no positions, so an unknown `status` value or a validation
+//! failure is only known as "product N". On that cold path we walk the wire
+//! once more by hand (keys, varints, lengths: see the parent module's
+//! `# Wire format`) to find where product N starts and where its `status`
+//! value sits. Best effort: if the walk meets something it does not follow
+//! (a group, malformed bytes) the offset stays 0. Never used on success.
+
+use crate::codec::cursor::Cursor;
+use crate::codec::varint;
+
+/// `Catalog.products` and `Product.status` field numbers in `catalog.proto`.
+const PRODUCTS: u64 = 1;
+const STATUS: u64 = 11;
+
+/// One field of a message as it sits on the wire (offsets absolute).
+#[derive(Debug, PartialEq)]
+struct Field {
+    number: u64,
+    wire_type: u64,
+    key_at: usize,
+    /// Where the value starts (for LEN fields: after the length varint).
+    value_at: usize,
+    end: usize,
+}
+
+/// The fields of the message in `bytes`, which starts at `base` in the
+/// payload; stops quietly at the first thing it cannot follow.
+fn fields(bytes: &[u8], base: usize) -> Vec<Field> {
+    let mut c = Cursor::new(bytes);
+    let mut out = Vec::new();
+    while !c.is_empty() {
+        let key_at = c.pos();
+        let Ok(key) = varint::read_u64(&mut c, "field key") else {
+            break;
+        };
+        let mut value_at = c.pos();
+        let read = match key & 7 {
+            0 => varint::read_u64(&mut c, "varint").map(drop),
+            1 => c.fixed(8, "I64 value").map(drop),
+            2 => varint::read_u64(&mut c, "length").and_then(|len| {
+                value_at = c.pos();
+                c.take(len, "LEN value").map(drop)
+            }),
+            5 => c.fixed(4, "I32 value").map(drop),
+            _ => break, // groups (3, 4) and the undefined 6, 7
+        };
+        if read.is_err() {
+            break;
+        }
+        out.push(Field {
+            number: key >> 3,
+            wire_type: key & 7,
+            key_at: base + key_at,
+            value_at: base + value_at,
+            end: base + c.pos(),
+        });
+    }
+    out
+}
+
+/// The `index`-th `products` entry of a `Catalog` payload.
+fn product(payload: &[u8], index: usize) -> Option<Field> {
+    fields(payload, 0)
+        .into_iter()
+        .filter(|f| f.number == PRODUCTS && f.wire_type == 2)
+        .nth(index)
+}
+
+/// Offset of the key that starts product `index`.
+pub(super) fn product_offset(payload: &[u8], index: usize) -> Option<usize> {
+    product(payload, index).map(|f| f.key_at)
+}
+
+/// Offset of the `status` value of product `index` (the last one written
+/// wins, as in prost).
+pub(super) fn status_offset(payload: &[u8], index: usize) -> Option<usize> {
+    let p = product(payload, index)?;
+    fields(&payload[p.value_at..p.end], p.value_at)
+        .into_iter()
+        .rfind(|f| f.number == STATUS && f.wire_type == 0)
+        .map(|f| f.value_at)
+}
+
+/// `products[12].id` → 12.
+pub(super) fn index_in_path(path: &str) -> Option<usize> {
+    let rest = path.strip_prefix("products[")?;
+    rest[..rest.find(']')?].parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_products_and_status() {
+        // products[0] = {id 1}, unknown field 2, products[1] = {status 1, status 7}
+        let payload = [0x0a, 0x02, 0x08, 0x01, 0x10, 0x05, 0x0a, 0x04, 0x58, 0x01, 0x58, 0x07];
+        assert_eq!(product_offset(&payload, 0), Some(0));
+        assert_eq!(product_offset(&payload, 1), Some(6));
+        assert_eq!(product_offset(&payload, 2), None);
+        assert_eq!(status_offset(&payload, 0), None);
+        assert_eq!(status_offset(&payload, 1), Some(11));
+    }
+
+    #[test]
+    fn stops_at_what_it_cannot_follow() {
+        assert_eq!(fields(&[0x08], 0), vec![]);
+        assert_eq!(fields(&[0x0a, 0x05, 0x00], 0), vec![]);
+        assert_eq!(fields(&[0x0b, 0x0c], 0), vec![]);
+        assert_eq!(fields(&[0xff; 11], 0), vec![]);
+    }
+
+    #[test]
+    fn path_index() {
+        assert_eq!(index_in_path("products[12].variants[1].stock"), Some(12));
+        assert_eq!(index_in_path("products[x].id"), None);
+        assert_eq!(index_in_path("catalog"), None);
+    }
+}
