@@ -97,7 +97,8 @@ pub fn cli_sizes(args: &mut Args) -> Result<(), String> {
                 encode_us
             );
             eprintln!(
-                "sizes: {f:<12} {n:>6}: raw {:>9} B, gzip6 {:>8} B, gzip6 {:>10.1} µs, encode {:>10.1} µs",
+                "sizes: {:<12} {n:>6}: raw {:>9} B, gzip6 {:>8} B, gzip6 {:>10.1} µs, encode {:>10.1} µs",
+                f.name(),
                 raw.len(),
                 gz[1],
                 us[1],
