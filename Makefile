@@ -53,6 +53,12 @@ generate: generate-proto generate-fbs ## regenerate all committed generated code
 check-generated: check-generated-proto ## fail if generated code is stale (no compiler needed for the stamp test)
 	$(CARGO) test --quiet --test generated
 
+explain: ## annotated byte-by-byte dump: make explain FORMAT=msgpack [COUNT=1]
+	$(RELEASE) explain $(FORMAT) --count $(COUNT)
+
+explain-compare: ## bytes per field of one product across the five formats
+	$(RELEASE) explain compare --count $(COUNT)
+
 # ---- bench: codec microbenchmarks, sizes, peers and the report (issue 5) ----
 # Budget for `make bench` on 2 shared cores (~4.5 min, see docs/MEASUREMENT.md):
 #   codec  : 19 rows x counts 1,100,1000 x (calibration + 5 x 300ms) + 10 scaling rows at 10,000 x 3  ~ 2.5 min

@@ -330,7 +330,15 @@ pub fn random_catalog(seed: u64) -> Catalog {
                 image_url: boundary_string(&mut r),
             }
         })
-        .collect();
+        .collect::<Vec<Product>>();
+    let mut products = products;
+    // Every 25th seed carries a string over 64 KiB (MessagePack str32, a
+    // 3-byte varint length), multi-byte so that no width shortcut can pass.
+    if seed % 25 == 7 {
+        if let Some(p) = products.first_mut() {
+            p.description = "é".repeat(40_000);
+        }
+    }
     Catalog { products }
 }
 

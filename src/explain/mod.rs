@@ -1,6 +1,377 @@
-//! explain (placeholder until its implementation lands).
+//! `wirebench explain`: every byte of every format, annotated.
+//!
+//! Each format has an annotator (`explain::json`, `explain::msgpack`, …) written
+//! from the wire format itself — none of them calls the codec's decoder or the
+//! generated code — so it teaches the format and doubles as a second,
+//! independent reader. An annotator walks a payload and produces:
+//!
+//! - a list of [`Span`]s that cover every byte exactly once, in order: offset,
+//!   length, nesting depth, what kind of byte it is ([`Category`]), which
+//!   product field it belongs to, and what it means in words;
+//! - the decoded data as a generic [`Value`] tree, which [`Value::to_catalog`]
+//!   turns into our domain types, so tests can check that the annotator reads
+//!   the same catalog as the real decoder.
+//!
+//! [`render`] prints the spans as an offset / hex / meaning table, and
+//! [`Summary`] adds them up per category ("where the bytes go") and per field.
+//!
+//! **Architecture Invariant:** annotators never call `codec::*::decode` or the
+//! generated Protobuf/FlatBuffers code; they share only the byte-level helpers
+//! (`Cursor`, `varint`).
 
-/// Entry point of the subcommand.
-pub fn cli_main(_args: &mut crate::cli::Args) -> Result<(), String> {
-    Err("not implemented yet".into())
+pub mod avro;
+pub mod flatbuffers;
+pub mod json;
+pub mod msgpack;
+pub mod protobuf;
+mod render;
+mod value;
+
+pub use render::{Summary, compare_table, render};
+pub use value::Value;
+
+use crate::codec::Format;
+use std::fmt;
+
+/// What a byte is for. The summary adds bytes up by category.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Category {
+    /// Field names written into the payload (JSON and MessagePack keys).
+    Key,
+    /// Everything that frames the data: markers, tags, type bytes, lengths,
+    /// counts, offsets, vtables, punctuation.
+    Structure,
+    /// Bytes that exist only for alignment.
+    Padding,
+    /// The data itself: digits, string bytes, fixed-width numbers.
+    Value,
+}
+
+impl Category {
+    pub const ALL: [Category; 4] = [Category::Key, Category::Structure, Category::Padding, Category::Value];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Category::Key => "keys",
+            Category::Structure => "structure",
+            Category::Padding => "padding",
+            Category::Value => "values",
+        }
+    }
+}
+
+/// Spans outside any product: the catalog envelope.
+pub const ENVELOPE: &str = "(envelope)";
+/// Spans of a product that belong to no single field (its map/record framing).
+pub const FRAMING: &str = "(product framing)";
+
+/// One annotated run of bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Span {
+    pub offset: usize,
+    pub len: usize,
+    /// Nesting depth, for indentation.
+    pub depth: usize,
+    pub category: Category,
+    /// The top-level product field these bytes belong to, or [`ENVELOPE`] / [`FRAMING`].
+    pub field: &'static str,
+    pub meaning: String,
+}
+
+/// The first byte an annotator could not make sense of.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExplainError {
+    pub offset: usize,
+    pub message: String,
+}
+
+impl fmt::Display for ExplainError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at byte {}", self.message, self.offset)
+    }
+}
+
+impl std::error::Error for ExplainError {}
+
+/// An annotated payload: spans in order and the value they decode to.
+#[derive(Clone, Debug)]
+pub struct Explained {
+    pub format: Format,
+    /// The payload itself (the dump shows its bytes).
+    pub bytes: Vec<u8>,
+    pub spans: Vec<Span>,
+    pub value: Value,
+}
+
+/// A failed walk keeps the spans read so far, so the dump can show them.
+#[derive(Clone, Debug)]
+pub struct Failed {
+    pub spans: Vec<Span>,
+    pub error: ExplainError,
+}
+
+/// Annotates `bytes` as `format`.
+pub fn explain(format: Format, bytes: &[u8]) -> Result<Explained, Failed> {
+    let (spans, value) = match format {
+        Format::Json => json::annotate(bytes),
+        Format::Msgpack => msgpack::annotate(bytes),
+        Format::Avro => avro::annotate(bytes),
+        Format::Protobuf => protobuf::annotate(bytes),
+        Format::Flatbuffers => flatbuffers::annotate(bytes),
+    }?;
+    Ok(Explained {
+        format,
+        bytes: bytes.to_vec(),
+        spans,
+        value,
+    })
+}
+
+/// The shared bookkeeping of every annotator: a position in the payload,
+/// bounds-checked reads, and the spans recorded so far.
+#[derive(Debug)]
+pub(crate) struct Walker<'a> {
+    pub bytes: &'a [u8],
+    pub pos: usize,
+    pub spans: Vec<Span>,
+    /// Current nesting depth (indentation of the next span).
+    pub depth: usize,
+    /// The product field the next span belongs to.
+    pub field: &'static str,
+}
+
+impl<'a> Walker<'a> {
+    pub fn new(bytes: &'a [u8]) -> Walker<'a> {
+        Walker {
+            bytes,
+            pos: 0,
+            spans: Vec::new(),
+            depth: 0,
+            field: ENVELOPE,
+        }
+    }
+
+    /// `n` bytes from the current position; an error if the payload ends first.
+    pub fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], ExplainError> {
+        let end = self.pos.checked_add(n).filter(|&e| e <= self.bytes.len());
+        match end {
+            Some(end) => {
+                let s = &self.bytes[self.pos..end];
+                self.pos = end;
+                Ok(s)
+            }
+            None => Err(self.err(
+                self.pos,
+                format!("{what} needs {n} bytes but only {} remain", self.bytes.len() - self.pos),
+            )),
+        }
+    }
+
+    pub fn u8(&mut self, what: &str) -> Result<u8, ExplainError> {
+        Ok(self.take(1, what)?[0])
+    }
+
+    /// Records the bytes from `start` to the current position as one span.
+    pub fn span(&mut self, start: usize, category: Category, meaning: impl Into<String>) {
+        self.span_at(start, self.pos - start, category, meaning);
+    }
+
+    /// Records `len` bytes at `offset` as one span.
+    pub fn span_at(&mut self, offset: usize, len: usize, category: Category, meaning: impl Into<String>) {
+        if len == 0 {
+            return;
+        }
+        self.spans.push(Span {
+            offset,
+            len,
+            depth: self.depth,
+            category,
+            field: self.field,
+            meaning: meaning.into(),
+        });
+    }
+
+    #[cold]
+    pub fn err(&self, offset: usize, message: impl Into<String>) -> ExplainError {
+        ExplainError {
+            offset,
+            message: message.into(),
+        }
+    }
+
+    /// Ends a walk: the value if every byte was read, else the error with the
+    /// spans read so far.
+    pub fn finish(self, result: Result<Value, ExplainError>) -> Result<(Vec<Span>, Value), Failed> {
+        match result {
+            Ok(_) if self.pos < self.bytes.len() => Err(Failed {
+                error: ExplainError {
+                    offset: self.pos,
+                    message: format!("{} trailing bytes after the root value", self.bytes.len() - self.pos),
+                },
+                spans: self.spans,
+            }),
+            Ok(v) => Ok((self.spans, v)),
+            Err(error) => Err(Failed {
+                spans: self.spans,
+                error,
+            }),
+        }
+    }
+}
+
+/// Deepest nesting an annotator follows (our catalog needs 4).
+pub(crate) const MAX_DEPTH: usize = 64;
+
+/// "1 entry", "3 entries".
+pub(crate) fn plural(n: u64, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+/// A short, printable rendering of string bytes for the meaning column.
+pub(crate) fn preview(s: &str) -> String {
+    const MAX: usize = 40;
+    let mut out = String::from("\"");
+    for (i, c) in s.chars().enumerate() {
+        if i == MAX {
+            out.push('…');
+            break;
+        }
+        out.extend(c.escape_debug());
+    }
+    out.push('"');
+    out
+}
+
+/// `wirebench explain FORMAT [--count N] [--fixture FILE | --file PAYLOAD] [--summary]`
+/// and `wirebench explain compare [--count N] [--fixture FILE]`.
+pub fn cli_main(args: &mut crate::cli::Args) -> Result<(), String> {
+    if args.switch("--help") {
+        println!(
+            "wirebench explain FORMAT [--count N (default 1)] [--fixture FILE | --file PAYLOAD] [--summary]\n\
+             wirebench explain compare [--count N] [--fixture FILE]\n\n\
+             FORMAT is one of json, msgpack, protobuf, avro, flatbuffers. --file explains a payload saved\n\
+             from anywhere (e.g. `curl -o c.pb ...`); --summary prints only where the bytes go."
+        );
+        return Ok(());
+    }
+    let count: usize = args.parse_or("--count", 1)?;
+    let fixture = args.value("--fixture")?;
+    let file = args.value("--file")?;
+    let summary_only = args.switch("--summary");
+    let pos = args.positional();
+    args.finish()?;
+    let [what] = pos.as_slice() else {
+        return Err("expected one FORMAT (json, msgpack, protobuf, avro, flatbuffers) or `compare`".into());
+    };
+    let products = || -> Result<Vec<crate::model::Product>, String> {
+        let catalog = match &fixture {
+            Some(path) => crate::fixtures::load_file(std::path::Path::new(path))?,
+            None => crate::fixtures::catalog(count),
+        };
+        if count == 0 || count > catalog.products.len() {
+            return Err(format!("--count must be 1..={}, got {count}", catalog.products.len()));
+        }
+        Ok(catalog.products[..count].to_vec())
+    };
+    if what == "compare" {
+        if file.is_some() {
+            return Err("compare encodes the fixture in all five formats; --file is not allowed".into());
+        }
+        print!("{}", compare_text(&products()?)?);
+        return Ok(());
+    }
+    let format: Format = what.parse()?;
+    let bytes = match &file {
+        Some(path) => std::fs::read(path).map_err(|e| format!("{path}: {e}"))?,
+        None => format.encode_to_vec(&products()?).map_err(|e| e.to_string())?,
+    };
+    match explain_text(format, &bytes, !summary_only) {
+        Ok(text) => {
+            print!("{text}");
+            Ok(())
+        }
+        Err(Unparsable { partial, error }) => {
+            // What did parse is still worth seeing; the error names the first bad byte.
+            print!("{partial}");
+            let source = file.unwrap_or_else(|| "the encoded fixture".into());
+            Err(format!("{source}: not valid {format}: {error}"))
+        }
+    }
+}
+
+/// A payload that does not parse: the dump of what did, and the first error.
+#[derive(Clone, Debug)]
+pub struct Unparsable {
+    pub partial: String,
+    pub error: ExplainError,
+}
+
+/// The full text `explain FORMAT` prints (also served at `/explain/{format}`):
+/// the annotated dump (when `dump`) and the summary. A payload that does not
+/// parse yields the spans read so far and an error naming the first bad byte.
+pub fn explain_text(format: Format, bytes: &[u8], dump: bool) -> Result<String, Unparsable> {
+    match explain(format, bytes) {
+        Ok(ex) => {
+            let mut out = String::new();
+            if dump {
+                out.push_str(&render(&ex));
+                out.push('\n');
+            }
+            out.push_str(&Summary::of(&ex).to_text());
+            Ok(out)
+        }
+        Err(failed) => {
+            let partial = Explained {
+                format,
+                bytes: bytes.to_vec(),
+                spans: failed.spans,
+                value: Value::Null,
+            };
+            Err(Unparsable {
+                partial: render(&partial),
+                error: failed.error,
+            })
+        }
+    }
+}
+
+/// The per-field byte table across all five formats for `products`.
+pub fn compare_text(products: &[crate::model::Product]) -> Result<String, String> {
+    let mut all = Vec::new();
+    for format in Format::ALL {
+        let bytes = format.encode_to_vec(products).map_err(|e| e.to_string())?;
+        let ex = explain(format, &bytes).map_err(|f| format!("{format}: {}", f.error))?;
+        all.push(ex);
+    }
+    Ok(compare_table(&all))
+}
+
+/// The product's fields in SPEC order: the rows of the per-field tables.
+pub const PRODUCT_FIELDS: [&str; 17] = [
+    "id",
+    "sku",
+    "name",
+    "description",
+    "price_cents",
+    "currency",
+    "rating",
+    "review_count",
+    "in_stock",
+    "stock",
+    "status",
+    "tags",
+    "dimensions",
+    "variants",
+    "discount_percent",
+    "created_at_ms",
+    "image_url",
+];
+
+/// The `'static` name of a product field, or [`FRAMING`] for a key we do not know.
+pub(crate) fn static_field(name: &str) -> &'static str {
+    PRODUCT_FIELDS.iter().copied().find(|f| *f == name).unwrap_or(FRAMING)
 }

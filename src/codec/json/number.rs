@@ -1,0 +1,269 @@
+//! Number text for the JSON writer: integers (two digits per step, the itoa
+//! technique) and f64 in exactly the spelling serde_json produces.
+//!
+//! serde_json 1.0.154 formats f64 with the `zmij` crate (Schubfach-based; older
+//! releases used `ryu`, which lays digits out the same way but wrote exponents
+//! as `e21`, not `e+21`). Its digits are the shortest that read back to the
+//! same bits, except that ties are broken its own way, so we decide them by
+//! zmij's rule (see [`write_shortest_general`]) with std's exact expansion
+//! and parse as the arithmetic; two fast paths cover integers and values with
+//! up to three decimals (every rating of the canonical fixture). With
+//! `d₁d₂…dₙ` the digits and `x` the decimal exponent of `d₁`
+//! (value = d₁.d₂…dₙ × 10^x), the layout (`write` in zmij's lib.rs,
+//! `FIXED_DEC_EXP = -5..=15`) is:
+//!
+//! | condition | layout | example |
+//! |---|---|---|
+//! | value is 0 | `0.0` (`-0.0`) | `0.0` |
+//! | -5 ≤ x ≤ 15 and n-1 ≤ x | digits, zeros up to x+1 places, `.0` | `5.0`, `1200.0` |
+//! | 0 ≤ x ≤ 15 and n-1 > x | digits with `.` after x+1 of them | `4.25` |
+//! | -5 ≤ x < 0 | `0.`, -x-1 zeros, digits | `0.001` |
+//! | otherwise, n = 1 | `d e±x` | `1e+16`, `5e-324` |
+//! | otherwise | `d.ddd e±x` | `1.2345e-7` |
+//!
+//! A negative value gets a leading `-`. Non-finite values have no JSON
+//! spelling; the encoder refuses them before calling [`write_f64`].
+
+use super::tables::DIGIT_PAIRS;
+
+/// Appends the decimal digits of `v` (no sign).
+#[inline]
+pub fn write_u64(mut v: u64, out: &mut Vec<u8>) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    while v >= 100 {
+        let pair = (v % 100) as usize * 2;
+        v /= 100;
+        i -= 2;
+        buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+    }
+    if v >= 10 {
+        let pair = v as usize * 2;
+        i -= 2;
+        buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+    } else {
+        i -= 1;
+        buf[i] = b'0' + v as u8;
+    }
+    out.extend_from_slice(&buf[i..]);
+}
+
+/// Appends `v` in decimal, `-` first when negative (`i64::MIN` included).
+#[inline]
+pub fn write_i64(v: i64, out: &mut Vec<u8>) {
+    if v < 0 {
+        out.push(b'-');
+    }
+    write_u64(v.unsigned_abs(), out);
+}
+
+const POW10: [f64; 4] = [1.0, 10.0, 100.0, 1000.0];
+
+/// Appends finite `v` exactly as serde_json would (see the module table).
+pub fn write_f64(v: f64, out: &mut Vec<u8>) {
+    debug_assert!(v.is_finite());
+    if v.is_sign_negative() {
+        out.push(b'-');
+    }
+    let a = v.abs();
+    if a == 0.0 {
+        out.extend_from_slice(b"0.0");
+        return;
+    }
+    // Fast path 1: integers below 2^53. The rounding interval of such a value
+    // is at most 1 wide, so the only integer in it is the value itself: the
+    // shortest digits are its own, and x <= 15 keeps it in fixed notation.
+    if a < 9_007_199_254_740_992.0 && a.fract() == 0.0 {
+        write_u64(a as u64, out);
+        out.extend_from_slice(b".0");
+        return;
+    }
+    // Fast path 2: a = n / 10^d for d in 1..=3 (ratings like 4.3). Below 1e9
+    // the rounding interval is narrower than 2^-22, far below 10^-3, so no
+    // shorter decimal and no other d-place decimal lies in it: the shortest
+    // digits are n's, laid out as `int.frac` (x >= -3 keeps it fixed).
+    if a < 1e9 {
+        for d in 1..=3 {
+            let n = (a * POW10[d]).round();
+            if n / POW10[d] == a {
+                let n = n as u64;
+                if n % 10 == 0 {
+                    break; // cannot happen (d-1 would have matched); be safe
+                }
+                let p = 10u64.pow(d as u32);
+                write_u64(n / p, out);
+                out.push(b'.');
+                let frac = n % p;
+                let mut digits = [b'0'; 3];
+                let mut f = frac;
+                for k in (0..d).rev() {
+                    digits[k] = b'0' + (f % 10) as u8;
+                    f /= 10;
+                }
+                out.extend_from_slice(&digits[..d]);
+                return;
+            }
+        }
+    }
+    write_shortest_general(a, out);
+}
+
+/// The general case: zmij's digit choice, decided exactly.
+///
+/// zmij (Schubfach) works at two decimal scales fixed by the binary exponent
+/// `e` of the 53-bit significand: a fine unit `10^k` with
+/// `k = floor(log10(2^e))` (for an exact power of two, `floor(log10(¾·2^e))`)
+/// and a coarse unit `10^(k+1)`. If the coarse candidate above the value
+/// reads back to the same f64 it wins, else the one below does; otherwise the
+/// result is the value rounded to the fine unit, ties to even (the nearest
+/// such value that reads back, which differs only for powers of two). std's shortest
+/// `{:e}` agrees almost always but breaks ties differently, so we follow the
+/// rule itself: std's exact expansion (`{:.800e}` prints every digit of any
+/// f64) gives the candidates, std's correctly rounded parse decides "reads
+/// back". Trailing zeros are then dropped. Verified against serde_json over
+/// every power of two (and its neighbours), powers of ten and 100,000 seeded values in tests/reference_json.rs.
+#[cold]
+fn write_shortest_general(a: f64, out: &mut Vec<u8>) {
+    let bits = a.to_bits();
+    let raw_exp = ((bits >> 52) & 0x7FF) as i32;
+    let mantissa = bits & ((1 << 52) - 1);
+    let bin_exp = if raw_exp == 0 { -1074 } else { raw_exp - 1075 };
+    let irregular = mantissa == 0 && raw_exp > 1;
+    // floor(e·log10 2) (or of ¾·2^e), zmij's fixed-point formula.
+    let k = (bin_exp * 315_653 - i32::from(irregular) * 131_072) >> 20;
+
+    let exact = format!("{a:.800e}");
+    let (mantissa_text, exp_text) = exact.split_once('e').unwrap_or((&exact, "0"));
+    let top: i32 = exp_text.parse().unwrap_or(0); // weight of the first digit
+    let all: Vec<u8> = mantissa_text.bytes().filter(u8::is_ascii_digit).collect();
+    // The integer made of the digits weighing at least 10^unit.
+    let prefix = |unit: i32| -> u64 {
+        let n = (top - unit + 1).max(0) as usize;
+        all.iter().take(n).fold(0u64, |acc, &d| acc * 10 + u64::from(d - b'0'))
+    };
+    let reads_back =
+        |digits: u64, unit: i32| -> bool { digits != 0 && format!("{digits}e{unit}").parse::<f64>() == Ok(a) };
+
+    let s = prefix(k + 1);
+    let (mut digits, mut unit) = if reads_back(s + 1, k + 1) {
+        (s + 1, k + 1)
+    } else if reads_back(s, k + 1) {
+        (s, k + 1)
+    } else {
+        let r = prefix(k);
+        let at = (top - k + 1).max(0) as usize; // first digit below the fine unit
+        let rest = all.get(at..).unwrap_or(&[]);
+        let up = match rest.first() {
+            Some(&d) if d > b'5' => true,
+            Some(b'5') => rest[1..].iter().any(|&d| d != b'0') || r % 2 == 1,
+            _ => false,
+        };
+        let r = r + u64::from(up);
+        // Only for an exact power of two (its gap below is half the gap
+        // above) can the nearest fine candidate fall outside the interval;
+        // zmij then takes the nearest one inside.
+        let r = [r, r + 1, r.saturating_sub(1)]
+            .into_iter()
+            .find(|&c| reads_back(c, k))
+            .unwrap_or(r);
+        (r, k)
+    };
+    while digits % 10 == 0 && digits != 0 {
+        digits /= 10;
+        unit += 1;
+    }
+    let mut text = Vec::with_capacity(20);
+    write_u64(digits, &mut text);
+    let n = text.len() as i32;
+    let x = unit + n - 1; // weight of the first digit
+    if (-5..=15).contains(&x) {
+        if n - 1 <= x {
+            out.extend_from_slice(&text);
+            out.extend(std::iter::repeat_n(b'0', (x + 1 - n) as usize));
+            out.extend_from_slice(b".0");
+        } else if x >= 0 {
+            let int = (x + 1) as usize;
+            out.extend_from_slice(&text[..int]);
+            out.push(b'.');
+            out.extend_from_slice(&text[int..]);
+        } else {
+            out.extend_from_slice(b"0.");
+            out.extend(std::iter::repeat_n(b'0', (-x - 1) as usize));
+            out.extend_from_slice(&text);
+        }
+        return;
+    }
+    out.push(text[0]);
+    if n > 1 {
+        out.push(b'.');
+        out.extend_from_slice(&text[1..]);
+    }
+    out.push(b'e');
+    out.push(if x < 0 { b'-' } else { b'+' });
+    write_u64(u64::from(x.unsigned_abs()), out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(v: f64) -> String {
+        let mut out = Vec::new();
+        write_f64(v, &mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    fn i(v: i64) -> String {
+        let mut out = Vec::new();
+        write_i64(v, &mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn integers() {
+        for (v, want) in [
+            (0, "0"),
+            (7, "7"),
+            (10, "10"),
+            (99, "99"),
+            (100, "100"),
+            (-1, "-1"),
+            (1_234_567, "1234567"),
+            (i64::MAX, "9223372036854775807"),
+            (i64::MIN, "-9223372036854775808"),
+        ] {
+            assert_eq!(i(v), want);
+        }
+    }
+
+    /// One case per row of the module table, plus each fast path's edges.
+    #[test]
+    fn floats_follow_the_layout_table() {
+        for (v, want) in [
+            (0.0, "0.0"),
+            (-0.0, "-0.0"),
+            (5.0, "5.0"),
+            (1200.0, "1200.0"),
+            (4.3, "4.3"),
+            (4.25, "4.25"),
+            (0.001, "0.001"),
+            (0.1, "0.1"),
+            (1.0 / 3.0, "0.3333333333333333"),
+            (0.00001, "0.00001"),
+            (0.000001, "1e-6"),
+            (0.0000012, "1.2e-6"),
+            (1e15, "1000000000000000.0"),
+            (9007199254740993.0, "9007199254740992.0"),
+            (1e16, "1e+16"),
+            (1.5e16, "1.5e+16"),
+            (123456789.125, "123456789.125"),
+            (1e21, "1e+21"),
+            (f64::MAX, "1.7976931348623157e+308"),
+            (f64::MIN_POSITIVE, "2.2250738585072014e-308"),
+            (f64::from_bits(1), "5e-324"),
+            (-2.5, "-2.5"),
+        ] {
+            assert_eq!(f(v), want, "{v:e}");
+        }
+    }
+}

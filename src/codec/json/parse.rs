@@ -1,0 +1,452 @@
+//! From JSON text to a validated [`Catalog`]: the shape of the catalog on top
+//! of the [`Lexer`]'s tokens.
+//!
+//! Records accept their keys in any order (the SPEC order is only predicted,
+//! which makes our own output cheap to match), skip unknown keys whatever
+//! their value, and refuse a key seen twice. A missing `discount_percent`
+//! means "absent" (as serde's `Option` does); every other field is required.
+//! Each product is validated with [`Product::validate`] as soon as its `}` is
+//! read, so an `Invalid` error points at that product's `{`; ids are checked
+//! for uniqueness the same way, with `model::validate_products`'s message.
+
+use super::lexer::{IntField, Lexer, Str};
+use crate::codec::{DecodeError, ErrorKind};
+use crate::model::{Catalog, Dimensions, MAX_TAGS, Product, Status, ValidationError, Variant};
+use std::collections::HashSet;
+
+type Result<T> = std::result::Result<T, DecodeError>;
+
+/// Nesting level of each record's members (the catalog object is level 1):
+/// an unknown member's value opens its containers one level deeper.
+const CATALOG_LEVEL: usize = 1;
+const PRODUCT_LEVEL: usize = 3; // catalog { products [ product {
+const NESTED_LEVEL: usize = 4; // … product { dimensions {
+const VARIANT_LEVEL: usize = 5; // … product { variants [ variant {
+
+/// The shortest text a valid product can have (every required key, minimal
+/// values). Capacity for the products `Vec` is input length divided by this:
+/// never more products than the input could possibly hold.
+pub const MINIMAL_PRODUCT: &str = r#"{"id":1,"sku":"","name":"","description":"","price_cents":0,"currency":"USD","rating":0,"review_count":0,"in_stock":true,"stock":0,"status":"draft","tags":[],"dimensions":{"width_mm":0,"height_mm":0,"depth_mm":0,"weight_g":0},"variants":[],"created_at_ms":0,"image_url":""}"#;
+
+/// Upper bound on the products preallocated, whatever the input length.
+const PREALLOC_MAX: usize = 1 << 16;
+
+/// Declares a record's keys: an enum in SPEC order, each key's name, and a
+/// lookup that tries the predicted next key first.
+macro_rules! fields {
+    ($enum:ident { $($var:ident = $name:literal,)* }) => {
+        #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+        enum $enum { $($var,)* }
+
+        impl $enum {
+            const ALL: &'static [$enum] = &[$($enum::$var,)*];
+
+            const fn name(self) -> &'static str {
+                match self { $($enum::$var => $name,)* }
+            }
+
+            #[allow(dead_code)] // CatalogField has one key and tracks it with an Option
+            fn bit(self) -> u32 {
+                1 << (self as u32)
+            }
+
+            /// `"name":` of each key, in order: what our writer emits, tried
+            /// first against the input before any general key scanning.
+            const TOKENS: &'static [&'static [u8]] = &[$(concat!("\"", $name, "\":").as_bytes(),)*];
+
+            /// The field named `key`, if any.
+            fn lookup(key: &[u8]) -> Option<$enum> {
+                Self::ALL.iter().copied().find(|f| same(f.name().as_bytes(), key))
+            }
+        }
+    };
+}
+
+fields!(CatalogField { Products = "products", });
+
+fields!(ProductField {
+    Id = "id",
+    Sku = "sku",
+    Name = "name",
+    Description = "description",
+    PriceCents = "price_cents",
+    Currency = "currency",
+    Rating = "rating",
+    ReviewCount = "review_count",
+    InStock = "in_stock",
+    Stock = "stock",
+    Status = "status",
+    Tags = "tags",
+    Dimensions = "dimensions",
+    Variants = "variants",
+    DiscountPercent = "discount_percent",
+    CreatedAtMs = "created_at_ms",
+    ImageUrl = "image_url",
+});
+
+fields!(DimensionsField {
+    WidthMm = "width_mm",
+    HeightMm = "height_mm",
+    DepthMm = "depth_mm",
+    WeightG = "weight_g",
+});
+
+fields!(VariantField {
+    Sku = "sku",
+    Color = "color",
+    Size = "size",
+    PriceCents = "price_cents",
+    Stock = "stock",
+});
+
+/// An integer field's messages and range, from its name and Rust type.
+macro_rules! int_field {
+    ($name:literal, $ty:ty) => {
+        IntField {
+            expected: concat!("integer for `", $name, "`"),
+            what: concat!("`", $name, "` (", stringify!($ty), ")"),
+            min: <$ty>::MIN as i64,
+            max: <$ty>::MAX as i64,
+        }
+    };
+}
+
+const ID: IntField = int_field!("id", i64);
+const PRICE_CENTS: IntField = int_field!("price_cents", i64);
+const REVIEW_COUNT: IntField = int_field!("review_count", i32);
+const STOCK: IntField = int_field!("stock", i32);
+const DISCOUNT_PERCENT: IntField = int_field!("discount_percent", i32);
+const CREATED_AT_MS: IntField = int_field!("created_at_ms", i64);
+const WIDTH_MM: IntField = int_field!("width_mm", i32);
+const HEIGHT_MM: IntField = int_field!("height_mm", i32);
+const DEPTH_MM: IntField = int_field!("depth_mm", i32);
+const WEIGHT_G: IntField = int_field!("weight_g", i32);
+
+/// Parses and validates a whole payload.
+pub fn decode(bytes: &[u8]) -> Result<Catalog> {
+    // RFC 8259 §8.1: the whole text is UTF-8. One check up front (error at
+    // the first bad byte) lets the lexer slice strings without re-checking.
+    let text = std::str::from_utf8(bytes).map_err(|e| DecodeError::new(e.valid_up_to(), ErrorKind::InvalidUtf8))?;
+    let mut p = Parser { lx: Lexer::new(text) };
+    let products = p.catalog()?;
+    p.lx.skip_ws();
+    if p.lx.pos < bytes.len() {
+        return Err(DecodeError::new(
+            p.lx.pos,
+            ErrorKind::TrailingBytes {
+                count: bytes.len() - p.lx.pos,
+            },
+        ));
+    }
+    Ok(Catalog { products })
+}
+
+struct Parser<'a> {
+    lx: Lexer<'a>,
+}
+
+/// Equality of two short byte strings, eight bytes at a time, inline (keys
+/// are 2–19 bytes; a libc `memcmp` call per key costs more than the compare).
+#[inline(always)]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], i: usize| -> u64 {
+        let w = &s[i..i + 8];
+        u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]])
+    };
+    if n < 8 {
+        return a.iter().zip(b).all(|(x, y)| x == y);
+    }
+    let mut i = 0;
+    while i + 8 <= n {
+        if word(a, i) != word(b, i) {
+            return false;
+        }
+        i += 8;
+    }
+    i == n || word(a, n - 8) == word(b, n - 8)
+}
+
+#[cold]
+fn duplicate(at: usize, field: &'static str) -> DecodeError {
+    DecodeError::new(at, ErrorKind::DuplicateField { field })
+}
+
+#[cold]
+fn missing(at: usize, field: &'static str) -> DecodeError {
+    DecodeError::new(at, ErrorKind::MissingField { field })
+}
+
+impl<'a> Parser<'a> {
+    /// `"key":` → which field (None = unknown), and where the key began.
+    #[inline]
+    fn key<F: Copy>(
+        &mut self,
+        all: &[F],
+        tokens: &[&[u8]],
+        lookup: fn(&[u8]) -> Option<F>,
+        hint: usize,
+    ) -> Result<(Option<F>, usize)> {
+        self.lx.skip_ws();
+        let at = self.lx.pos;
+        // Fast path: the key we predict, written as we write it (no escapes,
+        // no whitespace before ':'). Anything else takes the general path.
+        if let (Some(&f), Some(tok)) = (all.get(hint), tokens.get(hint)) {
+            if let Some(rest) = self.lx.bytes.get(at..at + tok.len()) {
+                if same(rest, tok) {
+                    self.lx.pos = at + tok.len();
+                    return Ok((Some(f), at));
+                }
+            }
+        }
+        let field = match self.lx.string("string (object key)")? {
+            Str::Raw(s) => lookup(s.as_bytes()),
+            Str::Escaped => lookup(self.lx.scratch.as_bytes()),
+        };
+        self.lx.expect(b':', "':' after object key")?;
+        Ok((field, at))
+    }
+
+    /// A string value, owned (one allocation of exactly its length).
+    #[inline]
+    fn string(&mut self, expected: &'static str) -> Result<String> {
+        Ok(match self.lx.string(expected)? {
+            Str::Raw(s) => s.to_owned(),
+            Str::Escaped => self.lx.scratch.clone(),
+        })
+    }
+
+    fn catalog(&mut self) -> Result<Vec<Product>> {
+        self.lx.expect(b'{', "'{' (start of the catalog)")?;
+        let mut products = None;
+        let mut first = true;
+        while self.lx.next_member(&mut first)? {
+            match self.key(CatalogField::ALL, CatalogField::TOKENS, CatalogField::lookup, 0)? {
+                (Some(CatalogField::Products), at) => {
+                    if products.is_some() {
+                        return Err(duplicate(at, "products"));
+                    }
+                    products = Some(self.products()?);
+                }
+                (None, _) => self.lx.skip_value(CATALOG_LEVEL)?,
+            }
+        }
+        products.ok_or_else(|| missing(self.lx.pos - 1, "products"))
+    }
+
+    fn products(&mut self) -> Result<Vec<Product>> {
+        self.lx.expect(b'[', "'[' (start of the products array)")?;
+        let cap = (self.lx.bytes.len() / MINIMAL_PRODUCT.len()).min(PREALLOC_MAX);
+        let mut products = Vec::with_capacity(cap);
+        let mut ids = HashSet::with_capacity(cap);
+        let mut first = true;
+        while self.lx.next_element(&mut first)? {
+            let at = self.lx.pos;
+            let index = products.len();
+            products.push(self.product()?);
+            let p = &products[index];
+            p.validate(index).map_err(|e| DecodeError::invalid(at, e))?;
+            if !ids.insert(p.id) {
+                // The same rule and message as `model::validate_products`.
+                let e = ValidationError {
+                    path: format!("products[{index}].id"),
+                    problem: format!("duplicate id {}", p.id),
+                };
+                return Err(DecodeError::invalid(at, e));
+            }
+        }
+        Ok(products)
+    }
+
+    fn product(&mut self) -> Result<Product> {
+        self.lx.expect(b'{', "'{' (start of a product)")?;
+        let (mut id, mut price_cents, mut created_at_ms) = (0, 0, 0);
+        let (mut review_count, mut stock) = (0, 0);
+        let (mut sku, mut name, mut description) = (String::new(), String::new(), String::new());
+        let (mut currency, mut image_url) = (String::new(), String::new());
+        let mut rating = 0.0;
+        let mut in_stock = false;
+        let mut status = Status::Active;
+        let mut tags = Vec::new();
+        let mut dimensions = Dimensions::default();
+        let mut variants = Vec::new();
+        let mut discount_percent = None;
+        let mut seen = 0u32;
+        let mut hint = 0;
+        let mut first = true;
+        while self.lx.next_member(&mut first)? {
+            let (field, at) = self.key(ProductField::ALL, ProductField::TOKENS, ProductField::lookup, hint)?;
+            let Some(f) = field else {
+                self.lx.skip_value(PRODUCT_LEVEL)?;
+                continue;
+            };
+            if seen & f.bit() != 0 {
+                return Err(duplicate(at, f.name()));
+            }
+            seen |= f.bit();
+            hint = f as usize + 1;
+            use ProductField as P;
+            match f {
+                P::Id => id = self.lx.integer(&ID)?,
+                P::Sku => sku = self.string("string for `sku`")?,
+                P::Name => name = self.string("string for `name`")?,
+                P::Description => description = self.string("string for `description`")?,
+                P::PriceCents => price_cents = self.lx.integer(&PRICE_CENTS)?,
+                P::Currency => currency = self.string("string for `currency`")?,
+                P::Rating => rating = self.lx.float("number for `rating`", "`rating` (finite f64)")?,
+                P::ReviewCount => review_count = self.lx.integer(&REVIEW_COUNT)? as i32,
+                P::InStock => in_stock = self.lx.boolean("true or false for `in_stock`")?,
+                P::Stock => stock = self.lx.integer(&STOCK)? as i32,
+                P::Status => status = self.status()?,
+                P::Tags => tags = self.tags()?,
+                P::Dimensions => dimensions = self.dimensions()?,
+                P::Variants => variants = self.variants()?,
+                P::DiscountPercent => {
+                    discount_percent = if self.lx.null() {
+                        None
+                    } else {
+                        Some(self.lx.integer(&DISCOUNT_PERCENT)? as i32)
+                    }
+                }
+                P::CreatedAtMs => created_at_ms = self.lx.integer(&CREATED_AT_MS)?,
+                P::ImageUrl => image_url = self.string("string for `image_url`")?,
+            }
+        }
+        let required = ((1u32 << ProductField::ALL.len()) - 1) & !ProductField::DiscountPercent.bit();
+        if let Some(&f) = ProductField::ALL.iter().find(|f| required & !seen & f.bit() != 0) {
+            return Err(missing(self.lx.pos - 1, f.name()));
+        }
+        Ok(Product {
+            id,
+            sku,
+            name,
+            description,
+            price_cents,
+            currency,
+            rating,
+            review_count,
+            in_stock,
+            stock,
+            status,
+            tags,
+            dimensions,
+            variants,
+            discount_percent,
+            created_at_ms,
+            image_url,
+        })
+    }
+
+    fn status(&mut self) -> Result<Status> {
+        self.lx.skip_ws();
+        let at = self.lx.pos;
+        let known = match self.lx.string("string for `status`")? {
+            Str::Raw(s) => Status::from_str_exact(s).ok_or_else(|| s.to_owned()),
+            Str::Escaped => Status::from_str_exact(&self.lx.scratch).ok_or_else(|| self.lx.scratch.clone()),
+        };
+        known.map_err(|s| {
+            DecodeError::new(
+                at,
+                ErrorKind::UnknownEnum {
+                    what: "status (active, draft or discontinued)",
+                    value: format!("{s:?}"),
+                },
+            )
+        })
+    }
+
+    fn tags(&mut self) -> Result<Vec<String>> {
+        self.lx.expect(b'[', "'[' (start of `tags`)")?;
+        let mut tags = Vec::new();
+        if self.lx.peek() != Some(b']') {
+            tags.reserve_exact(MAX_TAGS); // a small constant: one allocation for any valid list
+        }
+        let mut first = true;
+        while self.lx.next_element(&mut first)? {
+            tags.push(self.string("string (a tag)")?);
+        }
+        Ok(tags)
+    }
+
+    fn dimensions(&mut self) -> Result<Dimensions> {
+        self.lx.expect(b'{', "'{' (start of `dimensions`)")?;
+        let mut d = Dimensions::default();
+        let (mut seen, mut hint, mut first) = (0u32, 0, true);
+        while self.lx.next_member(&mut first)? {
+            let (field, at) = self.key(
+                DimensionsField::ALL,
+                DimensionsField::TOKENS,
+                DimensionsField::lookup,
+                hint,
+            )?;
+            let Some(f) = field else {
+                self.lx.skip_value(NESTED_LEVEL)?;
+                continue;
+            };
+            if seen & f.bit() != 0 {
+                return Err(duplicate(at, f.name()));
+            }
+            seen |= f.bit();
+            hint = f as usize + 1;
+            match f {
+                DimensionsField::WidthMm => d.width_mm = self.lx.integer(&WIDTH_MM)? as i32,
+                DimensionsField::HeightMm => d.height_mm = self.lx.integer(&HEIGHT_MM)? as i32,
+                DimensionsField::DepthMm => d.depth_mm = self.lx.integer(&DEPTH_MM)? as i32,
+                DimensionsField::WeightG => d.weight_g = self.lx.integer(&WEIGHT_G)? as i32,
+            }
+        }
+        if let Some(&f) = DimensionsField::ALL.iter().find(|f| seen & f.bit() == 0) {
+            return Err(missing(self.lx.pos - 1, f.name()));
+        }
+        Ok(d)
+    }
+
+    fn variants(&mut self) -> Result<Vec<Variant>> {
+        self.lx.expect(b'[', "'[' (start of `variants`)")?;
+        let mut variants = Vec::new();
+        let mut first = true;
+        while self.lx.next_element(&mut first)? {
+            variants.push(self.variant()?);
+        }
+        Ok(variants)
+    }
+
+    fn variant(&mut self) -> Result<Variant> {
+        self.lx.expect(b'{', "'{' (start of a variant)")?;
+        let (mut sku, mut color, mut size) = (String::new(), String::new(), String::new());
+        let (mut price_cents, mut stock) = (0, 0);
+        let (mut seen, mut hint, mut first) = (0u32, 0, true);
+        while self.lx.next_member(&mut first)? {
+            let (field, at) = self.key(VariantField::ALL, VariantField::TOKENS, VariantField::lookup, hint)?;
+            let Some(f) = field else {
+                self.lx.skip_value(VARIANT_LEVEL)?;
+                continue;
+            };
+            if seen & f.bit() != 0 {
+                return Err(duplicate(at, f.name()));
+            }
+            seen |= f.bit();
+            hint = f as usize + 1;
+            match f {
+                VariantField::Sku => sku = self.string("string for `sku`")?,
+                VariantField::Color => color = self.string("string for `color`")?,
+                VariantField::Size => size = self.string("string for `size`")?,
+                VariantField::PriceCents => price_cents = self.lx.integer(&PRICE_CENTS)?,
+                VariantField::Stock => stock = self.lx.integer(&STOCK)? as i32,
+            }
+        }
+        if let Some(&f) = VariantField::ALL.iter().find(|f| seen & f.bit() == 0) {
+            return Err(missing(self.lx.pos - 1, f.name()));
+        }
+        Ok(Variant {
+            sku,
+            color,
+            size,
+            price_cents,
+            stock,
+        })
+    }
+}

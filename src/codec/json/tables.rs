@@ -1,0 +1,186 @@
+//! Byte tables of the JSON codec: which bytes a string must escape (and how),
+//! the value of each hex digit, and the two-digit pairs of integer formatting.
+//!
+//! RFC 8259 §7: inside a string, `"`, `\` and the control characters
+//! U+0000..=U+001F must be escaped; everything else (including `/`, DEL and
+//! all non-ASCII) may appear raw. The writer escapes exactly that set, with
+//! the same spelling serde_json uses, so the two produce identical bytes; the
+//! parser stops at exactly that set too (a raw control byte is an error).
+
+/// `\b`: backspace, 0x08.
+const BB: u8 = b'b';
+/// `\t`: tab, 0x09.
+const TT: u8 = b't';
+/// `\n`: line feed, 0x0A.
+const NN: u8 = b'n';
+/// `\f`: form feed, 0x0C.
+const FF: u8 = b'f';
+/// `\r`: carriage return, 0x0D.
+const RR: u8 = b'r';
+/// `\"`: quotation mark, 0x22.
+const QU: u8 = b'"';
+/// `\\`: reverse solidus, 0x5C.
+const BS: u8 = b'\\';
+/// `\u00XX`: every other control character 0x00..=0x1F (lowercase hex).
+pub const UU: u8 = b'u';
+/// Copied raw.
+const __: u8 = 0;
+
+/// `ESCAPE[b]` is the letter after `\` that byte `b` is written as inside a
+/// JSON string, or 0 if `b` is copied as is. It doubles as the parser's
+/// "stop scanning" set: a string run ends at the first byte with a non-zero
+/// entry (`"` closes, `\` escapes, a raw control byte is an error).
+#[rustfmt::skip]
+pub static ESCAPE: [u8; 256] = [
+    //   _0  _1  _2  _3  _4  _5  _6  _7  _8  _9  _A  _B  _C  _D  _E  _F
+    /* 0_ */ UU, UU, UU, UU, UU, UU, UU, UU, BB, TT, NN, UU, FF, RR, UU, UU,
+    /* 1_ */ UU, UU, UU, UU, UU, UU, UU, UU, UU, UU, UU, UU, UU, UU, UU, UU,
+    /* 2_ */ __, __, QU, __, __, __, __, __, __, __, __, __, __, __, __, __,
+    /* 3_ */ __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __,
+    /* 4_ */ __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __,
+    /* 5_ */ __, __, __, __, __, __, __, __, __, __, __, __, BS, __, __, __,
+    /* 6_ */ __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __,
+    /* 7_ */ __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __,
+    /* 8_ */ __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __,
+    /* 9_ */ __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __,
+    /* A_ */ __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __,
+    /* B_ */ __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __,
+    /* C_ */ __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __,
+    /* D_ */ __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __,
+    /* E_ */ __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __,
+    /* F_ */ __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __,
+];
+
+/// Lowercase hex digits of `\u00XX` escapes (serde_json's spelling).
+pub static HEX_DIGITS: [u8; 16] = *b"0123456789abcdef";
+
+/// Not a hex digit.
+const XX: u8 = 0xFF;
+
+/// `HEX_VALUE[b]` is the value 0..=15 of hex digit `b` (either case), or
+/// 0xFF. Used by the parser for the four digits of `\uXXXX`.
+#[rustfmt::skip]
+pub static HEX_VALUE: [u8; 256] = [
+    //   _0  _1  _2  _3  _4  _5  _6  _7  _8  _9  _A  _B  _C  _D  _E  _F
+    /* 0_ */ XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX,
+    /* 1_ */ XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX,
+    /* 2_ */ XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX,
+    /* 3_ */  0,  1,  2,  3,  4,  5,  6,  7,  8,  9, XX, XX, XX, XX, XX, XX,
+    /* 4_ */ XX, 10, 11, 12, 13, 14, 15, XX, XX, XX, XX, XX, XX, XX, XX, XX,
+    /* 5_ */ XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX,
+    /* 6_ */ XX, 10, 11, 12, 13, 14, 15, XX, XX, XX, XX, XX, XX, XX, XX, XX,
+    /* 7_ */ XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX,
+    /* 8_ */ XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX,
+    /* 9_ */ XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX,
+    /* A_ */ XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX,
+    /* B_ */ XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX,
+    /* C_ */ XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX,
+    /* D_ */ XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX,
+    /* E_ */ XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX,
+    /* F_ */ XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX,
+];
+
+/// "00", "01", …, "99" back to back: integer formatting writes two digits
+/// per division by 100 (the itoa technique).
+pub static DIGIT_PAIRS: [u8; 200] = digit_pairs();
+
+const fn digit_pairs() -> [u8; 200] {
+    let mut t = [0u8; 200];
+    let mut i = 0;
+    while i < 100 {
+        t[2 * i] = b'0' + (i / 10) as u8;
+        t[2 * i + 1] = b'0' + (i % 10) as u8;
+        i += 1;
+    }
+    t
+}
+
+/// Index of the first byte of `s[from..]` that [`ESCAPE`] marks, or `s.len()`.
+///
+/// Eight bytes at a time (SWAR): a word has a byte `< 0x20`, `== '"'` or
+/// `== '\\'` exactly when one of the three classic bit tricks below fires,
+/// and the lowest flag marks the first such byte; the last < 8 bytes of the
+/// input go through the table one by one. Both the writer (runs to copy) and the
+/// parser (runs to validate) use it, so they agree on the set by construction.
+#[inline]
+pub fn find_special(s: &[u8], mut i: usize) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    while let Some(chunk) = s.get(i..i + 8) {
+        let w = u64::from_le_bytes([
+            chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7],
+        ]);
+        // Some byte < 0x20 (exact for thresholds <= 0x80).
+        let ctrl = w.wrapping_sub(LO * 0x20) & !w;
+        // Some byte equal to '"' / '\\': xor makes it zero, then "has zero byte".
+        let q = w ^ (LO * u64::from(b'"'));
+        let quote = q.wrapping_sub(LO) & !q;
+        let b = w ^ (LO * u64::from(b'\\'));
+        let backslash = b.wrapping_sub(LO) & !b;
+        let hits = (ctrl | quote | backslash) & HI;
+        if hits != 0 {
+            // The lowest flagged byte is exact (a false flag can only sit
+            // above a true one, where a borrow ran on): little-endian, so it
+            // is the first special byte of the chunk.
+            return i + (hits.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(&b) = s.get(i) {
+        if ESCAPE[b as usize] != 0 {
+            return i;
+        }
+        i += 1;
+    }
+    s.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_set_is_rfc_8259_section_7() {
+        for b in 0..=255u8 {
+            let must = b < 0x20 || b == b'"' || b == b'\\';
+            assert_eq!(ESCAPE[b as usize] != 0, must, "byte {b:#04x}");
+        }
+        assert_eq!(ESCAPE[0x08], b'b');
+        assert_eq!(ESCAPE[0x0C], b'f');
+        assert_eq!(ESCAPE[0x1F], b'u');
+        assert_eq!(ESCAPE[0x7F], 0, "DEL is written raw, as serde_json does");
+        assert_eq!(ESCAPE[b'/' as usize], 0);
+    }
+
+    #[test]
+    fn hex_values() {
+        for (i, &d) in HEX_DIGITS.iter().enumerate() {
+            assert_eq!(HEX_VALUE[d as usize] as usize, i);
+            assert_eq!(HEX_VALUE[d.to_ascii_uppercase() as usize] as usize, i);
+        }
+        assert_eq!((0..=255).filter(|&b| HEX_VALUE[b] != XX).count(), 22);
+    }
+
+    #[test]
+    fn digit_pairs() {
+        assert_eq!(&DIGIT_PAIRS[..6], b"000102");
+        assert_eq!(&DIGIT_PAIRS[198..], b"99");
+    }
+
+    /// The SWAR scan agrees with the byte-at-a-time definition at every
+    /// position of every special byte, including chunk boundaries.
+    #[test]
+    fn find_special_matches_the_table() {
+        for special in 0..=255u8 {
+            for at in 0..20 {
+                let mut s = vec![b'a'; 20];
+                s.extend_from_slice("é€😀".as_bytes());
+                s[at] = special;
+                for from in 0..=at {
+                    let want = (from..s.len()).find(|&i| ESCAPE[s[i] as usize] != 0).unwrap_or(s.len());
+                    assert_eq!(find_special(&s, from), want, "byte {special:#04x} at {at} from {from}");
+                }
+            }
+        }
+    }
+}
