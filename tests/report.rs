@@ -109,6 +109,7 @@ fn report_files_and_tables() {
         "\n1000 products. ratio = reference time / our time\n",
         "| JSON encode vs serde_json | 100.00 | 200.00 | 2.00× | ≥ 1.5× | yes |",
         "Run 2026-11-29T22:00:00Z on Handmade Test CPU @ 1.00GHz (2 logical cores",
+        "; load average at the start 0.10 0.20 0.30.",
     ] {
         assert!(md.contains(line), "REPORT.md lacks {line:?}\n\n{md}");
     }

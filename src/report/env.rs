@@ -3,7 +3,8 @@
 //! Captured by `codec-bench` when the benchmarks start (so it describes the
 //! run, not the later `report`), from Linux's own files: CPU model and cores
 //! from `/proc/cpuinfo`, memory from `/proc/meminfo`, OS from
-//! `/etc/os-release`, kernel from `/proc/sys/kernel/osrelease`; plus `rustc -V`,
+//! `/etc/os-release`, kernel from `/proc/sys/kernel/osrelease`, load average
+//! from `/proc/loadavg`; plus `rustc -V`,
 //! the locked versions of our runtime dependencies and of the peer crates
 //! from `Cargo.lock`, `git rev-parse HEAD`, and the UTC date. A value that
 //! cannot be read is `"unknown"`, never guessed.
@@ -30,6 +31,9 @@ pub struct Environment {
     pub memory: String,
     pub os: String,
     pub kernel: String,
+    /// `/proc/loadavg`'s 1, 5 and 15 minute averages when the run started: a
+    /// busy machine makes every number slower and noisier.
+    pub load_average: String,
     pub arch: String,
     pub rustc: String,
     pub git_commit: String,
@@ -71,6 +75,13 @@ pub fn capture() -> Environment {
         memory,
         os,
         kernel,
+        load_average: non_empty(
+            &read("/proc/loadavg")
+                .split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
         arch: std::env::consts::ARCH.into(),
         rustc: command("rustc", &["-V"]),
         git_commit: command("git", &["rev-parse", "HEAD"]),
@@ -157,6 +168,7 @@ impl Environment {
             ("memory", &self.memory),
             ("os", &self.os),
             ("kernel", &self.kernel),
+            ("load_average", &self.load_average),
             ("arch", &self.arch),
             ("rustc", &self.rustc),
             ("git_commit", &self.git_commit),

@@ -270,7 +270,7 @@ pub fn render(d: &Data, chart_names: &[&str]) -> String {
         .map_or("?".to_string(), |v| v.trim_end_matches(',').to_string());
     let _ = writeln!(
         o,
-        "Run {} on {} ({} logical cores, {}), {}, kernel {}, {}, commit `{}`.{}\n",
+        "Run {} on {} ({} logical cores, {}), {}, kernel {}, {}, commit `{}`; load average at the start {}.{}\n",
         f("date_utc"),
         f("cpu"),
         cores,
@@ -279,6 +279,7 @@ pub fn render(d: &Data, chart_names: &[&str]) -> String {
         f("kernel"),
         f("rustc"),
         f("git_commit"),
+        f("load_average"),
         if d.environment_captured_now {
             " (environment.json was missing and was captured when this report was generated, not when the benchmarks ran.)"
         } else {
