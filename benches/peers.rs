@@ -210,8 +210,8 @@ fn run() -> Result<(), String> {
     let env = wirebench::report::env::capture();
     print!("{}", wirebench::bench::go_header(&env.cpu));
     println!(
-        "benchtime: {benchtime:?}\ncount: {count}\ncommit: {}\ndate: {}",
-        env.git_commit, env.date_utc
+        "benchtime: {benchtime:?}\ncount: {count}\ncommit: {}\ndate: {}\nloadavg: {}",
+        env.git_commit, env.date_utc, env.load_average
     );
     let schema = apache_avro::Schema::parse_str(AVRO_SCHEMA).map_err(|e| format!("avro schema: {e}"))?;
     let mut summary = String::new();
