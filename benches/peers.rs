@@ -12,7 +12,9 @@
 //! | memcpy | — | copying each payload: the physical floor |
 //!
 //! Ratio = peer time ÷ our time = our throughput ÷ peer throughput (> 1: ours
-//! is faster), from the medians of `--count` runs. Peers encode from their own
+//! is faster), from the medians of `--count` runs. The two sides of a
+//! comparison run interleaved (A B A B …) so that a change in machine load
+//! during the run cannot favour one of them. Peers encode from their own
 //! prebuilt structs (conversion from our types is not charged to them) and
 //! their decoders do not validate ranges; ours do.
 //!
@@ -24,7 +26,7 @@ mod serde_mirror;
 use serde::{Deserialize, Serialize};
 use serde_mirror::SCatalog;
 use std::hint::black_box;
-use wirebench::bench::{Config, Line, alloc::CountingAlloc, bench, hooks, median};
+use wirebench::bench::{Config, Line, Run, alloc::CountingAlloc, calibrate_op, hooks, measure, median};
 use wirebench::cli::{Args, parse_duration};
 use wirebench::codec::Format;
 use wirebench::model::{Catalog, Product};
@@ -160,19 +162,92 @@ struct Runner {
     cfg: Config,
 }
 
-impl Runner {
-    /// Measures `op` (after checking once that `probe` succeeds) and prints its lines.
-    fn side(&self, name: &str, payload: usize, probe: Result<(), String>, op: impl FnMut()) -> Side {
-        probe?;
-        let runs = bench(&self.cfg, self.cfg.count, op);
-        let ns: Vec<f64> = runs.iter().map(|r| r.ns_per_op()).collect();
-        for r in &runs {
-            println!("{}", Line::from_run(name, r, payload));
+/// One operation to measure: its result-line name, payload bytes, a one-off
+/// check that it works (else it is skipped with the reason), and the op.
+struct Case<'a> {
+    name: String,
+    payload: usize,
+    probe: Result<(), String>,
+    op: Box<dyn FnMut() + 'a>,
+}
+
+impl<'a> Case<'a> {
+    fn new(name: String, payload: usize, probe: Result<(), String>, op: impl FnMut() + 'a) -> Case<'a> {
+        Case {
+            name,
+            payload,
+            probe,
+            op: Box::new(op),
         }
-        let med = median(&ns).unwrap_or(f64::NAN);
-        eprintln!("peers: {name:<44} {med:>12.0} ns/op");
-        Ok(med)
     }
+}
+
+impl Runner {
+    /// Measures the cases of one comparison *interleaved*: calibrate each,
+    /// then one batch of each in turn, `--count` times (A B A B …), so a
+    /// change in machine load during the run hits every side alike. Prints
+    /// every batch as a Go line and returns each case's median ns/op.
+    fn group(&self, mut cases: Vec<Case<'_>>) -> Vec<Side> {
+        let iters: Vec<Option<u64>> = cases
+            .iter_mut()
+            .map(|c| c.probe.is_ok().then(|| calibrate_op(self.cfg.benchtime, &mut c.op)))
+            .collect();
+        let mut runs: Vec<Vec<Run>> = vec![Vec::new(); cases.len()];
+        for _ in 0..self.cfg.count {
+            for (i, c) in cases.iter_mut().enumerate() {
+                if let Some(n) = iters[i] {
+                    runs[i].push(measure(n, &mut c.op));
+                }
+            }
+        }
+        cases
+            .iter()
+            .zip(runs)
+            .map(|(c, runs)| {
+                c.probe.clone()?;
+                for r in &runs {
+                    println!("{}", Line::from_run(&c.name, r, c.payload));
+                }
+                let ns: Vec<f64> = runs.iter().map(|r| r.ns_per_op()).collect();
+                let med = median(&ns).unwrap_or(f64::NAN);
+                eprintln!("peers: {:<44} {med:>12.0} ns/op", c.name);
+                Ok(med)
+            })
+            .collect()
+    }
+
+    /// [`Runner::group`] of two cases.
+    fn pair(&self, a: Case<'_>, b: Case<'_>) -> (Side, Side) {
+        let mut v = self.group(vec![a, b]).into_iter();
+        let a = v.next().expect("two sides");
+        (a, v.next().expect("two sides"))
+    }
+}
+
+/// Our encoder of `f` as a case (`payload` = our encoding, or why it failed).
+fn ours_encode<'a>(f: Format, products: &'a [Product], payload: &Result<Vec<u8>, String>) -> Case<'a> {
+    let len = payload.as_ref().map_or(0, Vec::len);
+    let mut buf = Vec::with_capacity(len);
+    let probe = payload.as_ref().map(|_| ()).map_err(Clone::clone);
+    Case::new(format!("Encode/{f}/{}/ours", products.len()), len, probe, move || {
+        buf.clear();
+        f.encode(black_box(products), &mut buf).expect("encode");
+        assert_eq!(buf.len(), len);
+    })
+}
+
+/// Our decoder of `f` (parse + validation + domain types) as a case.
+fn ours_decode(f: Format, n: usize, payload: &Result<Vec<u8>, String>) -> Case<'_> {
+    let bytes: &[u8] = payload.as_deref().unwrap_or(&[]);
+    let probe = payload
+        .as_ref()
+        .map_err(Clone::clone)
+        .and_then(|b| f.decode(b).map(|_| ()).map_err(|e| e.to_string()));
+    Case::new(format!("Decode/{f}/{n}/ours"), bytes.len(), probe, move || {
+        let c = f.decode(black_box(bytes)).expect("decode");
+        assert_eq!(c.products.len(), n);
+        black_box(c);
+    })
 }
 
 /// One row of the summary table.
@@ -287,46 +362,31 @@ fn compare(r: &Runner, products: &[Product], schema: &apache_avro::Schema) -> (V
         products: products.to_vec(),
     });
     let acat = avro_mirror::from_products(products);
+    let ours = |f: Format| f.encode_to_vec(products).map_err(|e| e.to_string());
     let mut out = Vec::new();
-
-    // Our encoder for `f`: (ours encode side, ours decode side, our bytes).
-    let ours = |f: Format| -> (Side, Side, Option<Vec<u8>>) {
-        let bytes = match f.encode_to_vec(products) {
-            Ok(b) => b,
-            Err(e) => return (Err(e.to_string()), Err(e.to_string()), None),
-        };
-        let len = bytes.len();
-        let mut buf = Vec::with_capacity(len);
-        let enc = r.side(&format!("Encode/{f}/{n}/ours"), len, Ok(()), || {
-            buf.clear();
-            f.encode(black_box(products), &mut buf).expect("encode");
-            assert_eq!(buf.len(), len);
-        });
-        let probe = f.decode(&bytes).map(|_| ()).map_err(|e| e.to_string());
-        let dec = r.side(&format!("Decode/{f}/{n}/ours"), len, probe, || {
-            let c = f.decode(black_box(&bytes)).expect("decode");
-            assert_eq!(c.products.len(), n);
-            black_box(c);
-        });
-        (enc, dec, Some(bytes))
-    };
+    let mut floors: Vec<(&'static str, Side, Side)> = Vec::new();
 
     // JSON vs serde_json.
-    let mut floors: Vec<(&'static str, Side, Side)> = Vec::new();
-    let (oe, od, _) = ours(Format::Json);
-    floors.push(("json", oe.clone(), od.clone()));
+    let json = ours(Format::Json);
     let sj = serde_json::to_vec(&scat).expect("serde_json");
     let mut buf = Vec::with_capacity(sj.len());
-    let pe = r.side(&format!("Encode/json/{n}/serde_json"), sj.len(), Ok(()), || {
-        buf.clear();
-        serde_json::to_writer(&mut buf, black_box(&scat)).expect("serde_json encode");
-        assert_eq!(buf.len(), sj.len());
-    });
-    let pd = r.side(&format!("Decode/json/{n}/serde_json"), sj.len(), Ok(()), || {
-        let c: SCatalog = serde_json::from_slice(black_box(&sj)).expect("serde_json decode");
-        assert_eq!(c.products.len(), n);
-        black_box(c);
-    });
+    let (oe, pe) = r.pair(
+        ours_encode(Format::Json, products, &json),
+        Case::new(format!("Encode/json/{n}/serde_json"), sj.len(), Ok(()), || {
+            buf.clear();
+            serde_json::to_writer(&mut buf, black_box(&scat)).expect("serde_json encode");
+            assert_eq!(buf.len(), sj.len());
+        }),
+    );
+    let (od, pd) = r.pair(
+        ours_decode(Format::Json, n, &json),
+        Case::new(format!("Decode/json/{n}/serde_json"), sj.len(), Ok(()), || {
+            let c: SCatalog = serde_json::from_slice(black_box(&sj)).expect("serde_json decode");
+            assert_eq!(c.products.len(), n);
+            black_box(c);
+        }),
+    );
+    floors.push(("json", oe.clone(), od.clone()));
     out.push(Ratio {
         what: "JSON encode vs serde_json".into(),
         ours: oe,
@@ -341,20 +401,26 @@ fn compare(r: &Runner, products: &[Product], schema: &apache_avro::Schema) -> (V
     });
 
     // MessagePack vs rmp-serde (named fields).
-    let (oe, od, _) = ours(Format::Msgpack);
-    floors.push(("msgpack", oe.clone(), od.clone()));
+    let msgpack = ours(Format::Msgpack);
     let mp = rmp_serde::to_vec_named(&scat).expect("rmp_serde");
     let mut buf = Vec::with_capacity(mp.len());
-    let pe = r.side(&format!("Encode/msgpack/{n}/rmp_serde"), mp.len(), Ok(()), || {
-        buf.clear();
-        rmp_serde::encode::write_named(&mut buf, black_box(&scat)).expect("rmp encode");
-        assert_eq!(buf.len(), mp.len());
-    });
-    let pd = r.side(&format!("Decode/msgpack/{n}/rmp_serde"), mp.len(), Ok(()), || {
-        let c: SCatalog = rmp_serde::from_slice(black_box(&mp)).expect("rmp decode");
-        assert_eq!(c.products.len(), n);
-        black_box(c);
-    });
+    let (oe, pe) = r.pair(
+        ours_encode(Format::Msgpack, products, &msgpack),
+        Case::new(format!("Encode/msgpack/{n}/rmp_serde"), mp.len(), Ok(()), || {
+            buf.clear();
+            rmp_serde::encode::write_named(&mut buf, black_box(&scat)).expect("rmp encode");
+            assert_eq!(buf.len(), mp.len());
+        }),
+    );
+    let (od, pd) = r.pair(
+        ours_decode(Format::Msgpack, n, &msgpack),
+        Case::new(format!("Decode/msgpack/{n}/rmp_serde"), mp.len(), Ok(()), || {
+            let c: SCatalog = rmp_serde::from_slice(black_box(&mp)).expect("rmp decode");
+            assert_eq!(c.products.len(), n);
+            black_box(c);
+        }),
+    );
+    floors.push(("msgpack", oe.clone(), od.clone()));
     out.push(Ratio {
         what: "MessagePack encode vs rmp-serde (named)".into(),
         ours: oe,
@@ -369,13 +435,12 @@ fn compare(r: &Runner, products: &[Product], schema: &apache_avro::Schema) -> (V
     });
 
     // Avro vs apache-avro.
-    let (oe, od, our_avro) = ours(Format::Avro);
-    floors.push(("avro", oe.clone(), od.clone()));
+    let avro = ours(Format::Avro);
     let mut av = Vec::new();
     let avro_ok = apache_avro::write_avro_datum_ref(schema, &acat, &mut av)
         .map(|_| ())
         .map_err(|e| format!("apache-avro encode: {e}"));
-    if let (Some(a), Ok(())) = (&our_avro, &avro_ok) {
+    if let (Ok(a), Ok(())) = (&avro, &avro_ok) {
         println!(
             "# avro: our datum and apache-avro's are {} ({} vs {} bytes)",
             if *a == av { "identical" } else { "DIFFERENT" },
@@ -384,26 +449,33 @@ fn compare(r: &Runner, products: &[Product], schema: &apache_avro::Schema) -> (V
         );
     }
     let mut buf = Vec::with_capacity(av.len());
-    let pe = r.side(
-        &format!("Encode/avro/{n}/apache_avro"),
-        av.len(),
-        avro_ok.clone(),
-        || {
-            buf.clear();
-            apache_avro::write_avro_datum_ref(schema, black_box(&acat), &mut buf).expect("avro encode");
-            assert_eq!(buf.len(), av.len());
-        },
+    let (oe, pe) = r.pair(
+        ours_encode(Format::Avro, products, &avro),
+        Case::new(
+            format!("Encode/avro/{n}/apache_avro"),
+            av.len(),
+            avro_ok.clone(),
+            || {
+                buf.clear();
+                apache_avro::write_avro_datum_ref(schema, black_box(&acat), &mut buf).expect("avro encode");
+                assert_eq!(buf.len(), av.len());
+            },
+        ),
     );
     let avro_decode = |bytes: &[u8]| -> Result<avro_mirror::ACatalog, String> {
         let v = apache_avro::from_avro_datum(schema, &mut &bytes[..], None).map_err(|e| e.to_string())?;
         apache_avro::from_value(&v).map_err(|e| e.to_string())
     };
     let probe = avro_ok.and_then(|()| avro_decode(&av).map(|c| assert_eq!(c, acat)));
-    let pd = r.side(&format!("Decode/avro/{n}/apache_avro"), av.len(), probe, || {
-        let c = avro_decode(black_box(&av)).expect("avro decode");
-        assert_eq!(c.products.len(), n);
-        black_box(c);
-    });
+    let (od, pd) = r.pair(
+        ours_decode(Format::Avro, n, &avro),
+        Case::new(format!("Decode/avro/{n}/apache_avro"), av.len(), probe, || {
+            let c = avro_decode(black_box(&av)).expect("avro decode");
+            assert_eq!(c.products.len(), n);
+            black_box(c);
+        }),
+    );
+    floors.push(("avro", oe.clone(), od.clone()));
     out.push(Ratio {
         what: "Avro encode vs apache-avro (serde, schema-aware writer)".into(),
         ours: oe,
@@ -418,28 +490,34 @@ fn compare(r: &Runner, products: &[Product], schema: &apache_avro::Schema) -> (V
     });
 
     // Protobuf: conversion cost apart from wire cost.
-    let (oe, od, pb) = ours(Format::Protobuf);
-    floors.push(("protobuf", oe.clone(), od.clone()));
-    let pb = pb.unwrap_or_default();
+    let protobuf = ours(Format::Protobuf);
+    let pb: &[u8] = protobuf.as_deref().unwrap_or(&[]);
     let prebuilt = hooks::pb_to_generated(products);
-    let pe = match &prebuilt {
-        Err(e) => Err(e.clone()),
-        Ok(g) => {
-            let mut buf = Vec::with_capacity(pb.len());
-            let probe = hooks::pb_encode_generated(g, &mut Vec::new());
-            r.side(&format!("EncodePrebuilt/protobuf/{n}/prost"), pb.len(), probe, || {
-                buf.clear();
-                hooks::pb_encode_generated(black_box(g), &mut buf).expect("prost encode");
-                black_box(&buf);
-            })
-        }
-    };
-    let probe = hooks::pb_decode_generated(&pb).map(|_| ());
-    let pd = r.side(&format!("DecodeGenerated/protobuf/{n}/prost"), pb.len(), probe, || {
-        let g = hooks::pb_decode_generated(black_box(&pb)).expect("prost decode");
-        assert_eq!(hooks::pb_len(&g), n);
-        black_box(g);
-    });
+    let empty = hooks::PbCatalog::default();
+    let g = prebuilt.as_ref().unwrap_or(&empty);
+    let probe = prebuilt
+        .as_ref()
+        .map_err(Clone::clone)
+        .and_then(|g| hooks::pb_encode_generated(g, &mut Vec::new()));
+    let mut buf = Vec::with_capacity(pb.len());
+    let (oe, pe) = r.pair(
+        ours_encode(Format::Protobuf, products, &protobuf),
+        Case::new(format!("EncodePrebuilt/protobuf/{n}/prost"), pb.len(), probe, || {
+            buf.clear();
+            hooks::pb_encode_generated(black_box(g), &mut buf).expect("prost encode");
+            assert_eq!(buf.len(), pb.len());
+        }),
+    );
+    let probe = hooks::pb_decode_generated(pb).map(|_| ());
+    let (od, pd) = r.pair(
+        ours_decode(Format::Protobuf, n, &protobuf),
+        Case::new(format!("DecodeGenerated/protobuf/{n}/prost"), pb.len(), probe, || {
+            let g = hooks::pb_decode_generated(black_box(pb)).expect("prost decode");
+            assert_eq!(hooks::pb_len(&g), n);
+            black_box(g);
+        }),
+    );
+    floors.push(("protobuf", oe.clone(), od.clone()));
     out.push(Ratio {
         what: "Protobuf encode: from our types vs prebuilt prost messages (the gap is conversion)".into(),
         ours: oe,
@@ -453,18 +531,33 @@ fn compare(r: &Runner, products: &[Product], schema: &apache_avro::Schema) -> (V
         target: None,
     });
 
-    // FlatBuffers: verifier alone and verify + read vs full decode.
-    let (oe, od, fb) = ours(Format::Flatbuffers);
+    // FlatBuffers: verifier alone, verify + read every field, full decode.
+    let flatbuffers = ours(Format::Flatbuffers);
+    let fb: &[u8] = flatbuffers.as_deref().unwrap_or(&[]);
+    let oe = r
+        .group(vec![ours_encode(Format::Flatbuffers, products, &flatbuffers)])
+        .remove(0);
+    let sides = r.group(vec![
+        Case::new(
+            format!("Verify/flatbuffers/{n}"),
+            fb.len(),
+            hooks::fb_verify(fb),
+            || {
+                hooks::fb_verify(black_box(fb)).expect("verify");
+            },
+        ),
+        Case::new(
+            format!("VerifyRead/flatbuffers/{n}"),
+            fb.len(),
+            hooks::fb_read_direct(fb).map(|_| ()),
+            || {
+                black_box(hooks::fb_read_direct(black_box(fb)).expect("read_direct"));
+            },
+        ),
+        ours_decode(Format::Flatbuffers, n, &flatbuffers),
+    ]);
+    let [pv, pr, od]: [Side; 3] = sides.try_into().expect("three sides");
     floors.push(("flatbuffers", oe, od.clone()));
-    let fb = fb.unwrap_or_default();
-    let probe = hooks::fb_verify(&fb);
-    let pv = r.side(&format!("Verify/flatbuffers/{n}"), fb.len(), probe, || {
-        hooks::fb_verify(black_box(&fb)).expect("verify");
-    });
-    let probe = hooks::fb_read_direct(&fb).map(|_| ());
-    let pr = r.side(&format!("VerifyRead/flatbuffers/{n}"), fb.len(), probe, || {
-        black_box(hooks::fb_read_direct(black_box(&fb)).expect("read_direct"));
-    });
     out.push(Ratio {
         what: "FlatBuffers verify+read every field vs verifier alone".into(),
         ours: pr.clone(),
@@ -479,35 +572,43 @@ fn compare(r: &Runner, products: &[Product], schema: &apache_avro::Schema) -> (V
     });
 
     // memcpy floor beside each payload (peer bytes where ours are missing:
-    // JSON and MessagePack bytes are identical to the peers' by design).
-    let mut out_floors = Vec::new();
-    for (f, bytes) in [
-        ("json", sj),
-        ("msgpack", mp),
-        ("avro", av),
+    // JSON, MessagePack and Avro bytes are identical to the peers' by design).
+    let payloads: [(&'static str, &[u8]); 5] = [
+        ("json", &sj),
+        ("msgpack", &mp),
+        ("avro", &av),
         ("protobuf", pb),
         ("flatbuffers", fb),
-    ] {
-        if bytes.is_empty() {
-            continue;
-        }
-        let mut dst = vec![0u8; bytes.len()];
-        let memcpy = r.side(&format!("Memcpy/{f}/{n}"), bytes.len(), Ok(()), || {
-            dst.copy_from_slice(black_box(&bytes));
-            black_box(&mut dst);
-        });
-        let (_, encode, decode) = floors
-            .iter()
-            .find(|x| x.0 == f)
-            .cloned()
-            .expect("every format measured");
-        out_floors.push(Floor {
-            format: f,
-            bytes: bytes.len(),
-            encode,
-            decode,
-            memcpy,
-        });
-    }
+    ];
+    let present: Vec<(&'static str, &[u8])> = payloads.into_iter().filter(|(_, b)| !b.is_empty()).collect();
+    let cases: Vec<Case<'_>> = present
+        .iter()
+        .map(|&(f, bytes)| {
+            let mut dst = vec![0u8; bytes.len()];
+            Case::new(format!("Memcpy/{f}/{n}"), bytes.len(), Ok(()), move || {
+                dst.copy_from_slice(black_box(bytes));
+                black_box(&mut dst);
+            })
+        })
+        .collect();
+    let memcpys = r.group(cases);
+    let out_floors = present
+        .iter()
+        .zip(memcpys)
+        .map(|(&(f, bytes), memcpy)| {
+            let (_, encode, decode) = floors
+                .iter()
+                .find(|x| x.0 == f)
+                .cloned()
+                .expect("every format measured");
+            Floor {
+                format: f,
+                bytes: bytes.len(),
+                encode,
+                decode,
+                memcpy,
+            }
+        })
+        .collect();
     (out, out_floors)
 }

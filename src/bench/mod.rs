@@ -114,19 +114,27 @@ fn time_n(op: &mut impl FnMut(), n: u64) -> Duration {
 /// Calibrates `op` to `cfg.benchtime`, then measures `runs` batches of the
 /// calibrated size. `op` must black-box its inputs and check its result.
 pub fn bench(cfg: &Config, runs: usize, mut op: impl FnMut()) -> Vec<Run> {
-    let (n, _) = calibrate(cfg.benchtime, |n| time_n(&mut op, n));
-    (0..runs)
-        .map(|_| {
-            let before = alloc::counts();
-            let elapsed = time_n(&mut op, n);
-            let allocs = alloc::counts().since(before);
-            Run {
-                iters: n,
-                elapsed,
-                allocs,
-            }
-        })
-        .collect()
+    let n = calibrate_op(cfg.benchtime, &mut op);
+    (0..runs).map(|_| measure(n, &mut op)).collect()
+}
+
+/// The iteration count for which one batch of `op` takes at least `budget`.
+pub fn calibrate_op(budget: Duration, op: &mut impl FnMut()) -> u64 {
+    calibrate(budget, |n| time_n(op, n)).0
+}
+
+/// One measured batch of `n` iterations, with the allocator's counts.
+/// Interleaving `measure` calls of two operations (A B A B …) spreads any
+/// change in machine load over both, which is how the peers bench compares.
+pub fn measure(n: u64, op: &mut impl FnMut()) -> Run {
+    let before = alloc::counts();
+    let elapsed = time_n(op, n);
+    let allocs = alloc::counts().since(before);
+    Run {
+        iters: n,
+        elapsed,
+        allocs,
+    }
 }
 
 /// One Go-style result line.
