@@ -13,8 +13,9 @@ help:
 serve: ## run the HTTP server on $(ADDR)
 	$(RELEASE) serve --addr $(ADDR)
 
-test: ## every test (unit, integration, golden, differential, hostile)
+test: ## every test (unit, integration, golden, differential, hostile, HTTP, doc examples)
 	$(CARGO) test --all-targets
+	$(CARGO) test --doc
 
 lint: ## rustfmt check and clippy with warnings as errors
 	$(CARGO) fmt --all --check

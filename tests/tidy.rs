@@ -143,3 +143,44 @@ fn runtime_dependencies_are_the_three_allowed() {
         "cargo tree -e normal:\n{text}"
     );
 }
+
+/// **Architecture Invariant:** codecs never do I/O and never import the
+/// server, the load generator, the benchmarks, the report or the annotators;
+/// annotators never call a codec's decoder or the generated code.
+#[test]
+fn layering_holds() {
+    for (path, text) in sources() {
+        // Unit tests may measure (e.g. read /proc); the layering is about the code itself.
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        if path.starts_with("src/codec/") {
+            for forbidden in [
+                "crate::http",
+                "crate::load",
+                "crate::bench",
+                "crate::report",
+                "crate::explain",
+                "std::net",
+                "std::fs",
+            ] {
+                assert!(!code.contains(forbidden), "{path}: a codec must not use {forbidden}");
+            }
+        }
+        if path.starts_with("src/explain/") {
+            for forbidden in [
+                "::decode(",
+                "generated::",
+                "codec::json::",
+                "codec::msgpack::",
+                "codec::avro::",
+            ] {
+                let hit = text
+                    .lines()
+                    .any(|l| !l.trim_start().starts_with("//") && l.contains(forbidden));
+                assert!(
+                    !hit,
+                    "{path}: an annotator must be an independent reader, not call {forbidden}"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! The `Date` header value: IMF-fixdate (RFC 9110 §5.6.7), e.g.
+//! `Sun, 06 Nov 1994 08:49:37 GMT`, always 29 bytes.
+//!
+//! [`DateCache`] is owned by one worker and reformats only when the wall-clock
+//! second changes, so a busy worker formats at most once per second and never
+//! takes a lock. The calendar conversion is the proleptic-Gregorian
+//! "civil from days" algorithm (H. Hinnant, *chrono-Compatible Low-Level Date
+//! Algorithms*), in integer arithmetic only.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Length of an IMF-fixdate.
+pub const LEN: usize = 29;
+
+const DAYS: [&[u8; 3]; 7] = [b"Thu", b"Fri", b"Sat", b"Sun", b"Mon", b"Tue", b"Wed"];
+const MONTHS: [&[u8; 3]; 12] = [
+    b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec",
+];
+
+/// A per-worker cache of the formatted current second.
+#[derive(Debug, Clone)]
+pub struct DateCache {
+    secs: u64,
+    bytes: [u8; LEN],
+}
+
+impl Default for DateCache {
+    fn default() -> Self {
+        DateCache::new()
+    }
+}
+
+impl DateCache {
+    pub fn new() -> DateCache {
+        let secs = now_secs();
+        DateCache {
+            secs,
+            bytes: format(secs),
+        }
+    }
+
+    /// The IMF-fixdate of the current second, reformatted only when it changed.
+    pub fn get(&mut self) -> &[u8; LEN] {
+        let now = now_secs();
+        if now != self.secs {
+            self.secs = now;
+            self.bytes = format(now);
+        }
+        &self.bytes
+    }
+}
+
+fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+/// Formats seconds since the Unix epoch as an IMF-fixdate.
+pub fn format(secs: u64) -> [u8; LEN] {
+    let days = secs / 86_400;
+    let rem = secs % 86_400;
+    let (hour, min, sec) = (rem / 3600, rem % 3600 / 60, rem % 60);
+    let (year, month, day) = civil_from_days(days);
+    let mut out = [0u8; LEN];
+    out[0..3].copy_from_slice(DAYS[(days % 7) as usize]); // 1970-01-01 was a Thursday
+    out[3..5].copy_from_slice(b", ");
+    two(&mut out[5..7], day);
+    out[7] = b' ';
+    out[8..11].copy_from_slice(MONTHS[(month - 1) as usize]);
+    out[11] = b' ';
+    let y = year % 10_000; // four digits until the year 9999
+    two(&mut out[12..14], y / 100);
+    two(&mut out[14..16], y % 100);
+    out[16] = b' ';
+    two(&mut out[17..19], hour);
+    out[19] = b':';
+    two(&mut out[20..22], min);
+    out[22] = b':';
+    two(&mut out[23..25], sec);
+    out[25..29].copy_from_slice(b" GMT");
+    out
+}
+
+fn two(out: &mut [u8], v: u64) {
+    out[0] = b'0' + (v / 10 % 10) as u8;
+    out[1] = b'0' + (v % 10) as u8;
+}
+
+/// (year, month 1..=12, day 1..=31) of a day count since 1970-01-01.
+fn civil_from_days(days: u64) -> (u64, u64, u64) {
+    let z = days + 719_468; // days since 0000-03-01
+    let era = z / 146_097;
+    let doe = z - era * 146_097; // [0, 146096]
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365; // [0, 399]
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100); // [0, 365]
+    let mp = (5 * doy + 2) / 153; // [0, 11], March = 0
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(secs: u64, expected: &str) {
+        assert_eq!(std::str::from_utf8(&format(secs)).unwrap(), expected, "secs {secs}");
+    }
+
+    #[test]
+    fn known_dates() {
+        check(0, "Thu, 01 Jan 1970 00:00:00 GMT");
+        check(784_111_777, "Sun, 06 Nov 1994 08:49:37 GMT"); // RFC 9110's example
+        check(951_782_400, "Tue, 29 Feb 2000 00:00:00 GMT"); // leap day of a /400 year
+        check(1_709_251_199, "Thu, 29 Feb 2024 23:59:59 GMT");
+        check(4_102_444_800, "Fri, 01 Jan 2100 00:00:00 GMT"); // 2100 is not a leap year
+        check(4_107_542_399, "Sun, 28 Feb 2100 23:59:59 GMT");
+    }
+
+    #[test]
+    fn cache_matches_fresh_format() {
+        let mut c = DateCache::new();
+        let a = *c.get();
+        let now = now_secs();
+        // Either the same second or the next one; both are valid formats.
+        assert!(a == format(now) || a == format(now - 1));
+    }
+}

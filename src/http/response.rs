@@ -1,0 +1,249 @@
+//! Response heads and bodies: status line, `Server`, `Date`, `Content-Type`,
+//! `Content-Length` (on every response, HEAD included, RFC 9110 §8.6), and the
+//! one-write rule.
+//!
+//! A response is one head buffer plus one body slice. Small bodies are copied
+//! behind the head and sent with one `write`; large ones go out with
+//! `write_vectored` over both slices, continued until every byte is written —
+//! either way the client receives one response per system call in the normal
+//! case, never a head in one packet and a body in the next.
+
+use std::io::{self, IoSlice, Write};
+
+/// `Server` header value.
+pub const SERVER: &str = "wirebench";
+
+/// Bodies up to this size are copied behind the head (cheaper than a second iovec).
+const COPY_BODY_MAX: usize = 16 * 1024;
+
+/// What the `Connection` header of a response says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Connection {
+    /// HTTP/1.1 default persistence: no header needed.
+    Default,
+    /// HTTP/1.0 client asked for keep-alive: echo it.
+    KeepAlive,
+    /// The server closes after this response.
+    Close,
+}
+
+/// The reason phrase of every status this server sends.
+pub fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        400 => "Bad Request",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        408 => "Request Timeout",
+        413 => "Content Too Large",
+        414 => "URI Too Long",
+        431 => "Request Header Fields Too Large",
+        500 => "Internal Server Error",
+        503 => "Service Unavailable",
+        505 => "HTTP Version Not Supported",
+        _ => "Unknown",
+    }
+}
+
+/// Everything a route decides about a response except its body bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Head {
+    pub status: u16,
+    pub content_type: &'static str,
+    /// Whole extra header lines, each ending in CRLF (e.g. `Allow: GET, HEAD\r\n`).
+    pub extra: &'static str,
+    pub gzip: bool,
+}
+
+/// The status line, `Server` and the start of `Date`, as one static string per
+/// status, so the common head is six appends rather than fifteen.
+macro_rules! prefix {
+    ($code:literal, $reason:literal) => {
+        concat!("HTTP/1.1 ", $code, " ", $reason, "\r\nServer: wirebench\r\nDate: ")
+    };
+}
+
+fn status_prefix(status: u16) -> &'static str {
+    match status {
+        200 => prefix!("200", "OK"),
+        400 => prefix!("400", "Bad Request"),
+        404 => prefix!("404", "Not Found"),
+        405 => prefix!("405", "Method Not Allowed"),
+        408 => prefix!("408", "Request Timeout"),
+        413 => prefix!("413", "Content Too Large"),
+        414 => prefix!("414", "URI Too Long"),
+        431 => prefix!("431", "Request Header Fields Too Large"),
+        500 => prefix!("500", "Internal Server Error"),
+        503 => prefix!("503", "Service Unavailable"),
+        505 => prefix!("505", "HTTP Version Not Supported"),
+        _ => prefix!("500", "Internal Server Error"), // no other status is ever sent
+    }
+}
+
+/// Appends the response head to `out`.
+pub fn write_head(out: &mut Vec<u8>, head: &Head, date: &[u8], content_length: usize, conn: Connection) {
+    out.extend_from_slice(status_prefix(head.status).as_bytes());
+    out.extend_from_slice(date);
+    out.extend_from_slice(b"\r\nContent-Type: ");
+    out.extend_from_slice(head.content_type.as_bytes());
+    out.extend_from_slice(b"\r\nContent-Length: ");
+    push_u64(out, content_length as u64);
+    out.extend_from_slice(b"\r\n");
+    if head.gzip {
+        out.extend_from_slice(b"Content-Encoding: gzip\r\n");
+    }
+    out.extend_from_slice(head.extra.as_bytes());
+    match conn {
+        Connection::Default => {}
+        Connection::KeepAlive => out.extend_from_slice(b"Connection: keep-alive\r\n"),
+        Connection::Close => out.extend_from_slice(b"Connection: close\r\n"),
+    }
+    out.extend_from_slice(b"\r\n");
+}
+
+/// Sends `head` followed by `body` (empty for HEAD requests) as one write when possible.
+pub fn send(w: &mut impl Write, head: &mut Vec<u8>, body: &[u8]) -> io::Result<()> {
+    if body.len() <= COPY_BODY_MAX {
+        head.extend_from_slice(body);
+        return w.write_all(head);
+    }
+    write_all_vectored(w, &mut [IoSlice::new(head), IoSlice::new(body)])
+}
+
+/// `Write::write_all_vectored` (unstable in std): writes every byte of every slice.
+pub fn write_all_vectored(w: &mut impl Write, mut bufs: &mut [IoSlice<'_>]) -> io::Result<()> {
+    IoSlice::advance_slices(&mut bufs, 0); // skip leading empty slices
+    while !bufs.is_empty() {
+        match w.write_vectored(bufs) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => IoSlice::advance_slices(&mut bufs, n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Appends the decimal digits of `n`.
+pub fn push_u64(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
+}
+
+/// Appends `{"error":"<message>"}` with the message escaped as a JSON string (RFC 8259 §7).
+pub fn json_error(out: &mut Vec<u8>, message: &str) {
+    out.extend_from_slice(b"{\"error\":\"");
+    for c in message.chars() {
+        match c {
+            '"' => out.extend_from_slice(b"\\\""),
+            '\\' => out.extend_from_slice(b"\\\\"),
+            '\n' => out.extend_from_slice(b"\\n"),
+            c if (c as u32) < 0x20 => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                let b = c as u8;
+                out.extend_from_slice(b"\\u00");
+                out.push(HEX[usize::from(b >> 4)]);
+                out.push(HEX[usize::from(b & 0xf)]);
+            }
+            c => {
+                let mut utf8 = [0u8; 4];
+                out.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+            }
+        }
+    }
+    out.extend_from_slice(b"\"}");
+}
+
+/// A complete, prebuilt response (used for the fast 503 and timeouts, off the routing path).
+pub fn simple(status: u16, message: &str, date: &[u8], conn: Connection) -> Vec<u8> {
+    let mut body = Vec::new();
+    json_error(&mut body, message);
+    let mut out = Vec::with_capacity(160 + body.len());
+    let head = Head {
+        status,
+        content_type: "application/json",
+        extra: "",
+        gzip: false,
+    };
+    write_head(&mut out, &head, date, body.len(), conn);
+    out.extend_from_slice(&body);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn head_bytes() {
+        let mut out = Vec::new();
+        let head = Head {
+            status: 405,
+            content_type: "application/json",
+            extra: "Allow: GET, HEAD\r\n",
+            gzip: false,
+        };
+        write_head(&mut out, &head, b"Sun, 06 Nov 1994 08:49:37 GMT", 42, Connection::Close);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "HTTP/1.1 405 Method Not Allowed\r\nServer: wirebench\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\n\
+             Content-Type: application/json\r\nContent-Length: 42\r\nAllow: GET, HEAD\r\nConnection: close\r\n\r\n"
+        );
+    }
+
+    #[test]
+    fn every_status_prefix_matches_its_reason() {
+        for status in [200, 400, 404, 405, 408, 413, 414, 431, 500, 503, 505] {
+            let expected = format!("HTTP/1.1 {status} {}\r\nServer: {SERVER}\r\nDate: ", reason(status));
+            assert_eq!(status_prefix(status), expected);
+        }
+    }
+
+    #[test]
+    fn json_error_escapes() {
+        let mut out = Vec::new();
+        json_error(&mut out, "bad \"x\\y\"\n\u{1}é");
+        assert_eq!(String::from_utf8(out).unwrap(), r#"{"error":"bad \"x\\y\"\n\u0001é"}"#);
+    }
+
+    #[test]
+    fn digits() {
+        for (n, s) in [(0u64, "0"), (7, "7"), (10, "10"), (u64::MAX, "18446744073709551615")] {
+            let mut out = Vec::new();
+            push_u64(&mut out, n);
+            assert_eq!(out, s.as_bytes());
+        }
+    }
+
+    /// A writer that accepts at most 3 bytes per call, to exercise the continuation.
+    struct Trickle(Vec<u8>);
+    impl Write for Trickle {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            let n = b.len().min(3);
+            self.0.extend_from_slice(&b[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn vectored_writes_continue_after_partial_writes() {
+        let mut w = Trickle(Vec::new());
+        let body = vec![b'b'; COPY_BODY_MAX + 1];
+        let mut head = b"head".to_vec();
+        send(&mut w, &mut head, &body).unwrap();
+        assert_eq!(w.0.len(), 4 + body.len());
+        assert!(w.0.starts_with(b"headbbb"));
+    }
+}

@@ -1,0 +1,402 @@
+//! Routing: `/catalog/{format}`, `/ping`, `/schemas/{file}`, `/`, and the JSON
+//! errors (400, 404, 405 + `Allow`) that say what was wrong and what is allowed.
+//!
+//! Order of checks: the path decides the resource (unknown → 404), then the
+//! method (anything but GET or HEAD → 405), then the query (unknown or bad
+//! parameter → 400). Query values are taken literally — no percent-decoding,
+//! since no legal value needs it — so `count=1%30` is a bad count, not 10.
+//!
+//! Every catalog request encodes afresh into the worker's reused buffer; there
+//! is no response cache (SPEC "HTTP API").
+
+use super::response::{Head, json_error};
+use crate::codec::Format;
+use crate::model::Product;
+
+/// `Allow` header of every route (RFC 9110 §10.2.1).
+pub const ALLOW: &str = "Allow: GET, HEAD\r\n";
+
+const JSON: &str = "application/json";
+const TEXT: &str = "text/plain; charset=utf-8";
+
+/// The body of `/ping`: the zero-codec baseline.
+pub const PONG: &[u8] = br#"{"message":"pong"}"#;
+
+/// A schema file served under `/schemas/`.
+#[derive(Debug, Clone)]
+pub struct Schema {
+    pub name: &'static str,
+    pub content_type: &'static str,
+    pub bytes: &'static [u8],
+}
+
+/// The schema files, compiled into the binary so it is self-contained.
+pub const SCHEMAS: [Schema; 3] = [
+    Schema {
+        name: "catalog.proto",
+        content_type: TEXT,
+        bytes: include_bytes!("../../schemas/catalog.proto"),
+    },
+    Schema {
+        name: "catalog.avsc",
+        content_type: JSON, // an Avro schema is a JSON document
+        bytes: include_bytes!("../../schemas/catalog.avsc"),
+    },
+    Schema {
+        name: "catalog.fbs",
+        content_type: TEXT,
+        bytes: include_bytes!("../../schemas/catalog.fbs"),
+    },
+];
+
+/// What every worker reads: the prepared products and the schema files.
+#[derive(Debug)]
+pub struct App {
+    pub products: Vec<Product>,
+    /// Largest `count` accepted: min(`--max-count`, products prepared).
+    pub max_count: usize,
+    pub schemas: &'static [Schema],
+    /// Test hook: when true, `/__panic` panics inside the handler.
+    pub panic_route: bool,
+}
+
+/// The worker's reused buffers; a route writes bodies here.
+#[derive(Debug, Default)]
+pub struct Scratch {
+    pub body: Vec<u8>,
+    pub gz: Vec<u8>,
+    pub gzipper: super::compress::Gzipper,
+}
+
+/// Which bytes to send after the head.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Body {
+    Static(&'static [u8]),
+    /// `Scratch::body`
+    Scratch,
+    /// `Scratch::gz`
+    Gzipped,
+    /// `App::schemas[i]`
+    Schema(usize),
+}
+
+/// A routed response: head fields plus where its body is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reply {
+    pub head: Head,
+    pub body: Body,
+}
+
+enum Route {
+    Index,
+    Ping,
+    Catalog(Format),
+    Explain(Format),
+    Schema(usize),
+    Panic,
+}
+
+const FORMATS: &str = "json, msgpack, protobuf, avro, flatbuffers";
+
+/// Builds the response to one request. Never fails: every problem is a reply.
+pub fn handle(app: &App, method: &str, target: &str, s: &mut Scratch) -> Reply {
+    let target = origin_form(target);
+    let (path, query) = match target.split_once('?') {
+        Some((p, q)) => (p, q),
+        None => (target, ""),
+    };
+    let route = match path {
+        "/" => Route::Index,
+        "/ping" => Route::Ping,
+        "/__panic" if app.panic_route => Route::Panic,
+        _ => {
+            if let Some(name) = path.strip_prefix("/catalog/") {
+                match Format::from_name(name) {
+                    Some(f) => Route::Catalog(f),
+                    None => {
+                        let msg = format!("unknown format {name:?}; formats: {FORMATS}");
+                        return error(s, 404, &msg, "");
+                    }
+                }
+            } else if let Some(name) = path.strip_prefix("/explain/") {
+                match Format::from_name(name) {
+                    Some(f) => Route::Explain(f),
+                    None => {
+                        let msg = format!("unknown format {name:?}; formats: {FORMATS}");
+                        return error(s, 404, &msg, "");
+                    }
+                }
+            } else if let Some(name) = path.strip_prefix("/schemas/") {
+                match app.schemas.iter().position(|f| f.name == name) {
+                    Some(i) => Route::Schema(i),
+                    None => {
+                        let names: Vec<&str> = app.schemas.iter().map(|f| f.name).collect();
+                        let msg = format!("unknown schema file {name:?}; files: {}", names.join(", "));
+                        return error(s, 404, &msg, "");
+                    }
+                }
+            } else {
+                let msg = format!(
+                    "no resource at {path:?}; try /, /ping, /catalog/{{{0}}}, /explain/{{{0}}}, /schemas/{{file}}",
+                    FORMATS.replace(", ", "|")
+                );
+                return error(s, 404, &msg, "");
+            }
+        }
+    };
+    if method != "GET" && method != "HEAD" {
+        let msg = format!("method {method} is not allowed on {path}; allowed: GET, HEAD");
+        return error(s, 405, &msg, ALLOW);
+    }
+    match route {
+        Route::Index => no_query(s, query, path).unwrap_or(Reply {
+            head: ok(TEXT, ""),
+            body: Body::Static(INDEX.as_bytes()),
+        }),
+        Route::Ping => no_query(s, query, path).unwrap_or(Reply {
+            head: ok(JSON, ""),
+            body: Body::Static(PONG),
+        }),
+        Route::Schema(i) => no_query(s, query, path).unwrap_or(Reply {
+            head: ok(app.schemas[i].content_type, ""),
+            body: Body::Schema(i),
+        }),
+        Route::Panic => panic!("test-only /__panic route"),
+        Route::Catalog(format) => catalog(app, format, query, s),
+        Route::Explain(format) => explain(app, format, query, s),
+    }
+}
+
+/// Most products `/explain/{format}` annotates: a dump is ~40 lines per product.
+pub const EXPLAIN_MAX_COUNT: usize = 100;
+
+/// `/explain/{format}?count=N`: the same text as `wirebench explain FORMAT --count N`.
+fn explain(app: &App, format: Format, query: &str, s: &mut Scratch) -> Reply {
+    let max = EXPLAIN_MAX_COUNT.min(app.max_count);
+    let mut count = 1;
+    for param in query.split('&').filter(|p| !p.is_empty()) {
+        match param.split_once('=').unwrap_or((param, "")) {
+            ("count", value) => match parse_count(value, max) {
+                Ok(n) => count = n,
+                Err(msg) => return error(s, 400, &msg, ""),
+            },
+            (other, _) => {
+                return error(
+                    s,
+                    400,
+                    &format!("unknown query parameter {other:?}; allowed: count"),
+                    "",
+                );
+            }
+        }
+    }
+    s.body.clear();
+    if let Err(e) = format.encode(&app.products[..count], &mut s.body) {
+        return error(s, 500, &format!("encoding {} failed: {e}", format.name()), "");
+    }
+    let text = match crate::explain::explain_text(format, &s.body, true) {
+        Ok(text) => text,
+        Err(u) => return error(s, 500, &format!("explaining {} failed: {}", format.name(), u.error), ""),
+    };
+    s.body.clear();
+    s.body.extend_from_slice(text.as_bytes());
+    Reply {
+        head: ok(TEXT, ""),
+        body: Body::Scratch,
+    }
+}
+
+/// Strips `http://host` from an absolute-form target (RFC 9112 §3.2.2).
+fn origin_form(target: &str) -> &str {
+    for scheme in ["http://", "https://"] {
+        if let Some(rest) = target.get(..scheme.len()).filter(|p| p.eq_ignore_ascii_case(scheme)) {
+            let rest = &target[rest.len()..];
+            return rest.find('/').map_or("/", |i| &rest[i..]);
+        }
+    }
+    target
+}
+
+fn ok(content_type: &'static str, extra: &'static str) -> Head {
+    Head {
+        status: 200,
+        content_type,
+        extra,
+        gzip: false,
+    }
+}
+
+fn error(s: &mut Scratch, status: u16, message: &str, extra: &'static str) -> Reply {
+    s.body.clear();
+    json_error(&mut s.body, message);
+    Reply {
+        head: Head {
+            status,
+            content_type: JSON,
+            extra,
+            gzip: false,
+        },
+        body: Body::Scratch,
+    }
+}
+
+fn no_query(s: &mut Scratch, query: &str, path: &str) -> Option<Reply> {
+    let param = query.split('&').find(|p| !p.is_empty())?;
+    let name = param.split_once('=').map_or(param, |(n, _)| n);
+    let msg = format!("unknown query parameter {name:?}; {path} takes no parameters");
+    Some(error(s, 400, &msg, ""))
+}
+
+/// Parameters of `/catalog/{format}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CatalogQuery {
+    pub count: usize,
+    pub gzip: bool,
+}
+
+/// Parses `count=N&compression=gzip|none`; the error names the parameter and what is allowed.
+pub fn parse_catalog_query(query: &str, max_count: usize) -> Result<CatalogQuery, String> {
+    let mut count = None;
+    let mut gzip = None;
+    for param in query.split('&').filter(|p| !p.is_empty()) {
+        let (name, value) = param.split_once('=').unwrap_or((param, ""));
+        match name {
+            "count" => {
+                if count.is_some() {
+                    return Err("count given more than once".into());
+                }
+                count = Some(parse_count(value, max_count)?);
+            }
+            "compression" => {
+                if gzip.is_some() {
+                    return Err("compression given more than once".into());
+                }
+                gzip = Some(match value {
+                    "gzip" => true,
+                    "none" => false,
+                    other => return Err(format!("compression must be gzip or none, got {other:?}")),
+                });
+            }
+            other => {
+                return Err(format!(
+                    "unknown query parameter {other:?}; allowed: count, compression"
+                ));
+            }
+        }
+    }
+    Ok(CatalogQuery {
+        count: count.unwrap_or(DEFAULT_COUNT.min(max_count)),
+        gzip: gzip.unwrap_or(false),
+    })
+}
+
+/// `count` when the query has none (SPEC).
+pub const DEFAULT_COUNT: usize = 100;
+
+/// Decimal digits only (no sign, no exponent), 1 ..= `max`.
+fn parse_count(value: &str, max: usize) -> Result<usize, String> {
+    let bad = || format!("count must be an integer from 1 to {max}, got {value:?}");
+    if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    match value.parse::<usize>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(bad()),
+    }
+}
+
+fn catalog(app: &App, format: Format, query: &str, s: &mut Scratch) -> Reply {
+    let q = match parse_catalog_query(query, app.max_count) {
+        Ok(q) => q,
+        Err(msg) => return error(s, 400, &msg, ""),
+    };
+    s.body.clear();
+    if let Err(e) = format.encode(&app.products[..q.count], &mut s.body) {
+        return error(s, 500, &format!("encoding {} failed: {e}", format.name()), "");
+    }
+    let extra = match format {
+        Format::Avro => "Link: </schemas/catalog.avsc>; rel=\"describedby\"\r\n",
+        Format::Protobuf => "Link: </schemas/catalog.proto>; rel=\"describedby\"\r\n",
+        Format::Flatbuffers => "Link: </schemas/catalog.fbs>; rel=\"describedby\"\r\n",
+        Format::Json | Format::Msgpack => "",
+    };
+    let mut head = ok(format.content_type(), extra);
+    if !q.gzip {
+        return Reply {
+            head,
+            body: Body::Scratch,
+        };
+    }
+    s.gz.clear();
+    s.gzipper.compress(&s.body, &mut s.gz); // gzip::compress's bytes, reused deflate state
+    head.gzip = true;
+    Reply {
+        head,
+        body: Body::Gzipped,
+    }
+}
+
+const INDEX: &str = "\
+wirebench: one product catalog in five wire formats.
+
+GET|HEAD /catalog/{json|msgpack|protobuf|avro|flatbuffers}?count=N&compression=gzip|none
+    the first N products (default 100) in that format; gzip only when asked
+GET|HEAD /ping
+    {\"message\":\"pong\"}, the zero-codec baseline
+GET|HEAD /explain/{json|msgpack|protobuf|avro|flatbuffers}?count=N
+    every byte of the first N products (default 1, at most 100), annotated
+GET|HEAD /schemas/{catalog.proto|catalog.avsc|catalog.fbs}
+    the schemas a client needs to decode protobuf, avro and flatbuffers
+";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(query: &str, expected: Result<(usize, bool), &str>) {
+        let got = parse_catalog_query(query, 1000).map(|q| (q.count, q.gzip));
+        assert_eq!(got, expected.map_err(str::to_string), "query {query:?}");
+    }
+
+    #[test]
+    fn queries() {
+        check("", Ok((100, false)));
+        check("count=1", Ok((1, false)));
+        check("count=1000&compression=gzip", Ok((1000, true)));
+        check("compression=none&&count=007&", Ok((7, false)));
+        let bad_count = |v: &str| format!("count must be an integer from 1 to 1000, got {v:?}");
+        for v in [
+            "0",
+            "-1",
+            "abc",
+            "1e3",
+            "99999999999999999999",
+            "1001",
+            "",
+            "+5",
+            " 5",
+            "1%30",
+        ] {
+            let e = bad_count(v);
+            check(&format!("count={v}"), Err(&e));
+        }
+        check("count", Err(&bad_count("")));
+        check("count=1&count=2", Err("count given more than once"));
+        check("compression=br", Err("compression must be gzip or none, got \"br\""));
+        check(
+            "compression=gzip&compression=none",
+            Err("compression given more than once"),
+        );
+        check(
+            "limit=5",
+            Err("unknown query parameter \"limit\"; allowed: count, compression"),
+        );
+    }
+
+    #[test]
+    fn absolute_form_targets() {
+        assert_eq!(origin_form("http://example.com/ping?x"), "/ping?x");
+        assert_eq!(origin_form("HTTP://example.com"), "/");
+        assert_eq!(origin_form("/ping"), "/ping");
+    }
+}
