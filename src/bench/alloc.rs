@@ -1,11 +1,21 @@
 //! A counting global allocator: [`System`] plus four atomic counters, so the
 //! codec benchmarks can report bytes/op and allocs/op like `go test -benchmem`.
 //!
-//! Install it in a binary with
+//! Install it in a binary, then read the counters around what you measure:
 //!
-//! ```ignore
+//! ```
+//! use wirebench::bench::alloc::{CountingAlloc, counts};
+//!
 //! #[global_allocator]
-//! static ALLOC: wirebench::bench::alloc::CountingAlloc = wirebench::bench::alloc::CountingAlloc::new();
+//! static ALLOC: CountingAlloc = CountingAlloc::new();
+//!
+//! fn main() {
+//!     let before = counts();
+//!     let v = std::hint::black_box(vec![0u8; 100]);
+//!     let used = counts().since(before);
+//!     assert!(used.allocs >= 1 && used.bytes >= 100);
+//!     drop(v);
+//! }
 //! ```
 //!
 //! What is counted: every `alloc`, `alloc_zeroed` and `realloc` call is one
