@@ -182,12 +182,12 @@ impl Histogram {
         })
     }
 
-    /// Writes the text form (module doc): `# count=`, `# min_ns=`, `# max_ns=`,
+    /// Writes the text form (module doc): `# samples=`, `# min_ns=`, `# max_ns=`,
     /// `# mean_ns=`, then `low_ns high_ns count` lines. Callers write their own
     /// `#` metadata lines first.
     pub fn write_text(&self, out: &mut impl Write) -> io::Result<()> {
         writeln!(out, "# buckets: low_ns (inclusive) high_ns (exclusive) count")?;
-        writeln!(out, "# count={}", self.count)?;
+        writeln!(out, "# samples={}", self.count)?;
         writeln!(out, "# min_ns={}", self.min())?;
         writeln!(out, "# max_ns={}", self.max)?;
         writeln!(out, "# mean_ns={:.0}", self.mean())?;

@@ -77,7 +77,7 @@ pub fn write_histogram(path: &Path, label: &RunLabel, what: &str, h: &Histogram)
     let mut out = io::BufWriter::new(std::fs::File::create(path)?);
     writeln!(out, "# wirebench latency histogram ({what})")?;
     writeln!(out, "# format={}", label.format)?;
-    writeln!(out, "# count={}", label.count)?;
+    writeln!(out, "# count={} (products per response)", label.count)?;
     writeln!(out, "# compression={}", label.compression)?;
     writeln!(out, "# round={}", label.round)?;
     writeln!(out, "# concurrency={}", label.concurrency)?;
