@@ -9,7 +9,9 @@
 # /proc/<pid>/stat for the server, bash `time` for the client).
 #
 # Usage: scripts/wrk-compare.sh nginx|wirebench   (needs wrk; nginx for `nginx`)
-#   DUR=10s CONNS="8 64 1000" scripts/wrk-compare.sh nginx
+#   DUR=10s CONNS="8 64 1000" REPS=1 BLOCKING=1 scripts/wrk-compare.sh nginx
+# REPS repeats the whole sweep (the runs alternate, so background load hits
+# both sides); BLOCKING=0 skips the one-thread-per-connection driver.
 #
 # The numbers depend on whatever else runs on the machine: say so when you quote them.
 set -euo pipefail
@@ -89,8 +91,13 @@ run() {
 
 echo "server=$SERVER url=$URL duration=$DUR (server on core 0, client on core 1)"
 printf '%-10s %-6s %12s %10s %10s %10s  %s\n' client conns req/s p50 client_cpu server_cpu errors
-for C in $CONNS; do
-    run wrk wrk -t1 -c"$C" -d"$DUR" --latency "$URL"
-    run wirebench "$BIN" bench --url "$URL" --concurrency "$C" --duration "$DUR" --warmup 0
-    run wb-thread "$BIN" bench --url "$URL" --concurrency "$C" --duration "$DUR" --warmup 0 --threads 0
+for _ in $(seq "${REPS:-1}"); do
+    for C in $CONNS; do
+        run wrk wrk -t1 -c"$C" -d"$DUR" --latency "$URL"
+        run wirebench "$BIN" bench --url "$URL" --concurrency "$C" --duration "$DUR" --warmup 0
+        if [ "${BLOCKING:-1}" = 1 ]; then
+            run wb-thread "$BIN" bench --url "$URL" --concurrency "$C" --duration "$DUR" --warmup 0 --threads 0
+        fi
+    done
+    echo "loadavg: $(cut -d' ' -f1-3 /proc/loadavg)"
 done
