@@ -59,3 +59,49 @@ explain: ## annotated byte-by-byte dump: make explain FORMAT=msgpack [COUNT=1]
 
 explain-compare: ## bytes per field of one product across the five formats
 	$(RELEASE) explain compare --count $(COUNT)
+
+# ---- bench: codec microbenchmarks, sizes, peers and the report (issue 5) ----
+# Budget for `make bench` on 2 shared cores (~4.5 min, see docs/MEASUREMENT.md):
+#   codec  : 19 rows x counts 1,100,1000 x (calibration + 5 x 300ms) + 10 scaling rows at 10,000 x 3  ~ 2.5 min
+#   sizes  : 5 formats x 4 counts x gzip -1/-6/-9 + encode, median of 5 short batches          ~ 15 s
+#   HTTP   : 5 formats x 3 counts x $(HTTP_ROUNDS) rounds x $(HTTP_DURATION), none and gzip      ~ 1.5 min
+RESULTS ?= results
+BENCHTIME ?= 300ms
+BENCH_COUNT ?= 5
+HTTP_ROUNDS ?= 3
+HTTP_DURATION ?= 1s
+QUICK_DIR ?= $(or $(TMPDIR),/tmp)/wirebench-bench-quick
+QUICK_HTTP := $(RELEASE) bench --counts 1 --rounds 1 --duration 200ms --warmup 2 --histograms $(QUICK_DIR)/histograms
+
+bench: ## codec + sizes + HTTP (none, gzip) + report -> results/ (~5 min)
+	@$(CARGO) build --release --quiet
+	@echo "bench: [1/4] codec microbenchmarks -> $(RESULTS)/codec.txt (+ environment.json)" >&2
+	$(RELEASE) codec-bench --benchtime $(BENCHTIME) --count $(BENCH_COUNT) --out $(RESULTS)/codec.txt
+	@echo "bench: [2/4] sizes -> $(RESULTS)/sizes.csv" >&2
+	$(RELEASE) sizes --out $(RESULTS)/sizes.csv
+	@echo "bench: [3/4] HTTP none and gzip -> $(RESULTS)/http.csv, http-gzip.csv" >&2
+	$(MAKE) --no-print-directory bench-http HTTP_ROUNDS=$(HTTP_ROUNDS) HTTP_DURATION=$(HTTP_DURATION)
+	@echo "bench: [4/4] report -> $(RESULTS)/REPORT.md" >&2
+	$(RELEASE) report --dir $(RESULTS)
+
+bench-quick: ## smoke run of the whole bench pipeline into $(QUICK_DIR), not results/
+	@rm -rf $(QUICK_DIR) && mkdir -p $(QUICK_DIR)/histograms
+	$(RELEASE) codec-bench --benchtime 2ms --count 1 --scale-count 1 --counts 1,100 --out $(QUICK_DIR)/codec.txt
+	$(RELEASE) sizes --counts 1,100 --reps 1 --batch 1ms --out $(QUICK_DIR)/sizes.csv
+	$(QUICK_HTTP) > $(QUICK_DIR)/http.csv
+	$(QUICK_HTTP) --compression gzip > $(QUICK_DIR)/http-gzip.csv
+	$(RELEASE) report --dir $(QUICK_DIR)
+	@test -s $(QUICK_DIR)/REPORT.md && echo "bench-quick: ok, see $(QUICK_DIR)/REPORT.md" >&2
+
+bench-codec: ## codec microbenchmarks -> results/codec.txt
+	$(RELEASE) codec-bench --benchtime $(BENCHTIME) --count $(BENCH_COUNT) --out $(RESULTS)/codec.txt
+
+bench-sizes: ## raw/gzip sizes and gzip cost -> results/sizes.csv
+	$(RELEASE) sizes --out $(RESULTS)/sizes.csv
+
+bench-peers: ## ours vs serde_json, rmp-serde, apache-avro -> results/peers.txt
+	$(CARGO) bench --quiet --bench peers -- --benchtime $(BENCHTIME) --count $(BENCH_COUNT) > $(RESULTS)/peers.txt
+
+report: ## results/* -> results/REPORT.md, medians.json, charts
+	$(RELEASE) report --dir $(RESULTS)
+# ---- end bench ----

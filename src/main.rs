@@ -4,6 +4,10 @@
 use std::process::ExitCode;
 use wirebench::cli::Args;
 
+/// Counts allocations for `codec-bench` (B/op, allocs/op); otherwise plain `System`.
+#[global_allocator]
+static ALLOC: wirebench::bench::alloc::CountingAlloc = wirebench::bench::alloc::CountingAlloc::new();
+
 const USAGE: &str = "\
 wirebench — what each serialization format really costs on an HTTP path
 

@@ -1,11 +1,332 @@
-//! bench (placeholder until its implementation lands).
+//! Codec microbenchmarks and payload sizes: a small std-only harness in the
+//! spirit of `go test -bench`.
+//!
+//! How one row is measured ([`bench`]):
+//!
+//! 1. **Calibrate** ([`calibrate`]): run the operation `n = 1` time, then keep
+//!    predicting a larger `n` from the time per operation seen so far (aiming
+//!    20% past the budget, growing at most 100× per step, like Go's
+//!    `predictN`) until one batch of `n` takes at least `--benchtime`.
+//! 2. **Measure**: run `--count` batches of that same `n` back to back; each
+//!    batch is one result line. The counting allocator ([`alloc`]) is read
+//!    before and after each batch, so B/op and allocs/op are exact averages
+//!    over the batch, not samples.
+//!
+//! Inputs go through [`std::hint::black_box`] and every operation checks its
+//! result inside the timed loop (an encoder's output length, a decoder's
+//! product count), so the optimizer cannot drop the work and a broken codec
+//! cannot produce a fast number. Timing uses [`std::time::Instant`]
+//! (monotonic); the loop runs on the calling thread only.
+//!
+//! Result lines follow Go's benchmark format, so `benchstat` can read
+//! `results/codec.txt` (fields are tab-separated in the file):
+//!
+//! ```text
+//! BenchmarkEncode/json/1000-2    5000    237010 ns/op    714.05 MB/s    169241 B/op    3 allocs/op
+//! ```
+//!
+//! MB/s is payload bytes (10^6) per second: the encoded size of that format at
+//! that count, for encoders and decoders alike.
 
-/// `wirebench codec-bench`.
-pub fn cli_codec_bench(_args: &mut crate::cli::Args) -> Result<(), String> {
-    Err("not implemented yet".into())
+pub mod alloc;
+pub mod codec;
+pub mod hooks;
+pub mod sizes;
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+pub use codec::cli_codec_bench;
+pub use sizes::cli_sizes;
+
+/// Upper bound on iterations per batch (Go uses 1e9 too).
+pub const MAX_ITERS: u64 = 1_000_000_000;
+
+/// How long and how often each row runs.
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    /// Minimum duration of one measured batch (`--benchtime`).
+    pub benchtime: Duration,
+    /// Batches (result lines) per row (`--count`).
+    pub count: usize,
 }
 
-/// `wirebench sizes`.
-pub fn cli_sizes(_args: &mut crate::cli::Args) -> Result<(), String> {
-    Err("not implemented yet".into())
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            benchtime: Duration::from_millis(300),
+            count: 5,
+        }
+    }
+}
+
+/// One measured batch.
+#[derive(Clone, Copy, Debug)]
+pub struct Run {
+    /// Iterations in the batch.
+    pub iters: u64,
+    /// Wall time of the whole batch.
+    pub elapsed: Duration,
+    /// Allocator activity during the batch (zero without a counting allocator).
+    pub allocs: alloc::Counts,
+}
+
+impl Run {
+    pub fn ns_per_op(&self) -> f64 {
+        self.elapsed.as_nanos() as f64 / self.iters.max(1) as f64
+    }
+}
+
+/// Go's `predictN`: the next iteration count to try after `n` iterations took
+/// `elapsed`, aiming 20% past `budget`; at least `n + 1`, at most `100 n`,
+/// never above [`MAX_ITERS`].
+pub fn next_n(n: u64, elapsed: Duration, budget: Duration) -> u64 {
+    let n = n.max(1);
+    let per_op = (elapsed.as_nanos() as f64 / n as f64).max(1.0);
+    let goal = budget.as_nanos() as f64 * 1.2 / per_op;
+    let goal = if goal.is_finite() { goal as u64 } else { MAX_ITERS };
+    goal.clamp(n + 1, n.saturating_mul(100)).min(MAX_ITERS)
+}
+
+/// Finds the smallest predicted `n` for which `timed(n)` (run `n` iterations,
+/// return their wall time) reaches `budget`. Returns `n` and that batch's time.
+/// The clock is a parameter so tests can drive it with a fake one.
+pub fn calibrate(budget: Duration, mut timed: impl FnMut(u64) -> Duration) -> (u64, Duration) {
+    let mut n = 1;
+    loop {
+        let t = timed(n);
+        if t >= budget || n >= MAX_ITERS {
+            return (n, t);
+        }
+        n = next_n(n, t, budget);
+    }
+}
+
+/// Runs `op` `n` times and returns the wall time.
+fn time_n(op: &mut impl FnMut(), n: u64) -> Duration {
+    let start = Instant::now();
+    for _ in 0..n {
+        op();
+    }
+    start.elapsed()
+}
+
+/// Calibrates `op` to `cfg.benchtime`, then measures `runs` batches of the
+/// calibrated size. `op` must black-box its inputs and check its result.
+pub fn bench(cfg: &Config, runs: usize, mut op: impl FnMut()) -> Vec<Run> {
+    let n = calibrate_op(cfg.benchtime, &mut op);
+    (0..runs).map(|_| measure(n, &mut op)).collect()
+}
+
+/// The iteration count for which one batch of `op` takes at least `budget`.
+pub fn calibrate_op(budget: Duration, op: &mut impl FnMut()) -> u64 {
+    calibrate(budget, |n| time_n(op, n)).0
+}
+
+/// One measured batch of `n` iterations, with the allocator's counts.
+/// Interleaving `measure` calls of two operations (A B A B …) spreads any
+/// change in machine load over both, which is how the peers bench compares.
+pub fn measure(n: u64, op: &mut impl FnMut()) -> Run {
+    let before = alloc::counts();
+    let elapsed = time_n(op, n);
+    let allocs = alloc::counts().since(before);
+    Run {
+        iters: n,
+        elapsed,
+        allocs,
+    }
+}
+
+/// One Go-style result line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line {
+    /// Name without `Benchmark` and without the `-P` suffix, e.g. `Encode/json/1000`.
+    pub name: String,
+    /// The `-P` suffix (Go's GOMAXPROCS): here the available parallelism.
+    pub procs: usize,
+    pub iters: u64,
+    pub ns_per_op: f64,
+    /// Payload megabytes (10^6) per second; `None` when there is no payload.
+    pub mb_per_s: Option<f64>,
+    pub bytes_per_op: u64,
+    pub allocs_per_op: u64,
+}
+
+impl Line {
+    /// The line for one run, with `payload` bytes processed per operation.
+    pub fn from_run(name: &str, run: &Run, payload: usize) -> Line {
+        let secs = run.elapsed.as_secs_f64();
+        let n = run.iters.max(1);
+        Line {
+            name: name.to_string(),
+            procs: procs(),
+            iters: run.iters,
+            ns_per_op: run.ns_per_op(),
+            mb_per_s: (payload > 0 && secs > 0.0).then(|| payload as f64 * run.iters as f64 / 1e6 / secs),
+            bytes_per_op: run.allocs.bytes / n,
+            allocs_per_op: run.allocs.allocs / n,
+        }
+    }
+}
+
+/// Go prints ns/op with fewer decimals as the value grows.
+fn fmt_ns(ns: f64) -> String {
+    if ns == 0.0 || ns >= 99.995 {
+        format!("{ns:10.0}")
+    } else if ns >= 9.9995 {
+        format!("{ns:12.1}")
+    } else {
+        format!("{ns:13.2}")
+    }
+}
+
+impl fmt::Display for Line {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = format!("Benchmark{}-{}", self.name, self.procs);
+        write!(f, "{name:<40}\t{:8}\t{} ns/op", self.iters, fmt_ns(self.ns_per_op))?;
+        if let Some(mb) = self.mb_per_s {
+            write!(f, "\t{mb:8.2} MB/s")?;
+        }
+        write!(f, "\t{:8} B/op\t{:8} allocs/op", self.bytes_per_op, self.allocs_per_op)
+    }
+}
+
+/// Available parallelism (the `-P` suffix of result names).
+pub fn procs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The header block Go prints before results (`goos:`, `goarch:`, `pkg:`, `cpu:`).
+pub fn go_header(cpu: &str) -> String {
+    format!(
+        "goos: {}\ngoarch: {}\npkg: wirebench\ncpu: {cpu}\n",
+        std::env::consts::OS,
+        std::env::consts::ARCH
+    )
+}
+
+/// Median of a non-empty slice (mean of the two middle values for an even
+/// length); `None` when empty. One definition for the whole crate's reports.
+pub fn median(values: &[f64]) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let mid = v.len() / 2;
+    Some(if v.len() % 2 == 1 {
+        v[mid]
+    } else {
+        (v[mid - 1] + v[mid]) / 2.0
+    })
+}
+
+/// Writes `text` to `path` (`-` = stdout), creating parent directories.
+pub(crate) fn write_output(path: &str, text: &str) -> Result<(), String> {
+    if path == "-" {
+        print!("{text}");
+        return Ok(());
+    }
+    let p = std::path::Path::new(path);
+    if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    std::fs::write(p, text).map_err(|e| format!("{path}: {e}"))
+}
+
+/// The products a command measures: the deterministic fixture, or `--fixture FILE`.
+pub(crate) fn load_products(fixture: Option<&str>, max_count: usize) -> Result<Vec<crate::model::Product>, String> {
+    match fixture {
+        None => Ok(crate::fixtures::catalog(max_count).products),
+        Some(path) => {
+            let c = crate::fixtures::load_file(std::path::Path::new(path))?;
+            if c.products.len() < max_count {
+                return Err(format!(
+                    "{path} holds {} products but --counts asks for {max_count}",
+                    c.products.len()
+                ));
+            }
+            Ok(c.products)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calibration_reaches_the_budget_with_a_fake_clock() {
+        // Each iteration "takes" 3 µs; budget 300 ms → n must reach 100,000.
+        for (per_op_ns, budget_ms) in [(3_000u64, 300u64), (1, 300), (250_000_000, 300), (7, 1)] {
+            let budget = Duration::from_millis(budget_ms);
+            let mut tried = Vec::new();
+            let (n, t) = calibrate(budget, |n| {
+                tried.push(n);
+                Duration::from_nanos(n * per_op_ns)
+            });
+            assert!(t >= budget, "per_op {per_op_ns}: {t:?} < {budget:?}");
+            assert_eq!(t, Duration::from_nanos(n * per_op_ns));
+            // Every earlier attempt was below the budget (we stopped at the first that reached it).
+            for &m in &tried[..tried.len() - 1] {
+                assert!(Duration::from_nanos(m * per_op_ns) < budget);
+            }
+            assert!(tried.windows(2).all(|w| w[1] > w[0] && w[1] <= w[0] * 100));
+        }
+    }
+
+    #[test]
+    fn next_n_bounds() {
+        let ms = Duration::from_millis;
+        assert_eq!(next_n(1, Duration::ZERO, ms(300)), 100); // at most 100×
+        assert_eq!(next_n(1000, ms(300), ms(300)), 1200); // 20% past
+        assert_eq!(next_n(10, ms(900), ms(300)), 11); // at least n + 1
+        assert_eq!(next_n(MAX_ITERS, Duration::ZERO, ms(300)), MAX_ITERS);
+    }
+
+    #[test]
+    fn real_bench_runs_the_op_and_black_box_keeps_it() {
+        let cfg = Config {
+            benchtime: Duration::from_millis(2),
+            count: 2,
+        };
+        let mut calls = 0u64;
+        let runs = bench(&cfg, 2, || {
+            calls += 1;
+            let v = std::hint::black_box(vec![1u8; 64]);
+            assert_eq!(v.len(), 64);
+        });
+        assert_eq!(runs.len(), 2);
+        assert_eq!(runs[0].iters, runs[1].iters);
+        assert!(calls > 2 * runs[0].iters);
+        // The lib test binary installs the counting allocator (see alloc.rs):
+        // one 64-byte Vec per iteration at least.
+        assert!(runs[0].allocs.allocs >= runs[0].iters, "{:?}", runs[0]);
+        let line = Line::from_run("Encode/json/1", &runs[0], 64);
+        assert!(line.allocs_per_op >= 1 && line.bytes_per_op >= 64, "{line:?}");
+    }
+
+    #[test]
+    fn line_matches_go_layout() {
+        let line = Line {
+            name: "Encode/json/1000".into(),
+            procs: 2,
+            iters: 5000,
+            ns_per_op: 237010.4,
+            mb_per_s: Some(714.05),
+            bytes_per_op: 169241,
+            allocs_per_op: 3,
+        };
+        assert_eq!(
+            line.to_string(),
+            "BenchmarkEncode/json/1000-2             \t    5000\t    237010 ns/op\t  714.05 MB/s\t  169241 B/op\t       3 allocs/op"
+        );
+    }
+
+    #[test]
+    fn medians() {
+        assert_eq!(median(&[]), None);
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
+    }
 }

@@ -1,0 +1,265 @@
+//! `wirebench codec-bench`: encode/decode rows per format and count →
+//! `results/codec.txt` (Go benchmark format, see [`super`]).
+//!
+//! Rows, for every count in `--counts` (default 1, 100, 1,000, 10,000):
+//!
+//! | row | what one operation is |
+//! |---|---|
+//! | `Encode/{fmt}/{n}` | `Format::encode` of the first n products into a reused, cleared buffer: what the server does per request, including building prost/FlatBuffers objects from our domain types |
+//! | `Decode/{fmt}/{n}` | `Format::decode`: parse + validation + conversion to our domain types, and dropping them |
+//! | `Memcpy/{fmt}/{n}` | copying that format's payload into a preallocated buffer: the physical floor |
+//! | `FlatbuffersVerify/{n}` | the FlatBuffers verifier alone |
+//! | `FlatbuffersDirect/{n}` | verify + read every field in place, no conversion |
+//! | `ProtobufDecodeGenerated/{n}` | prost decoding into its generated types only |
+//! | `ProtobufEncodePrebuilt/{n}` | prost encoding of messages built before the timer started |
+//!
+//! Counts above 1,000 are the scaling check: only Encode and Decode run there,
+//! with at most `--scale-count` (default 3) batches, to keep `make bench` short.
+
+use super::{Config, Line, bench, hooks, load_products};
+use crate::cli::{Args, parse_duration};
+use crate::codec::Format;
+use crate::model::Product;
+use std::hint::black_box;
+use std::io::Write;
+
+const USAGE: &str = "\
+wirebench codec-bench [FLAGS]
+  --benchtime D      minimum time of one measured batch (default 300ms)
+  --count N          batches (result lines) per row (default 5)
+  --scale-count N    batches per row for counts above 1000 (default 3)
+  --counts LIST      product counts (default 1,100,1000,10000)
+  --formats LIST     formats (default all five)
+  --fixture FILE     measure a catalog from FILE (JSON) instead of the generator
+  --out FILE         output file, - for stdout (default results/codec.txt)
+  --env FILE         also write environment.json here (default: beside --out; none for stdout)
+";
+
+/// `wirebench codec-bench`.
+pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
+    if args.switch("--help") {
+        print!("{USAGE}");
+        return Ok(());
+    }
+    let benchtime = parse_duration(&args.value("--benchtime")?.unwrap_or("300ms".into()))?;
+    let count = args.parse_or("--count", 5usize)?.max(1);
+    let scale_count = args.parse_or("--scale-count", 3usize)?.max(1);
+    let counts = args.list::<usize>("--counts")?.unwrap_or(vec![1, 100, 1000, 10_000]);
+    let formats = args.list::<Format>("--formats")?.unwrap_or(Format::ALL.to_vec());
+    let fixture = args.value("--fixture")?;
+    let out = args.value("--out")?.unwrap_or("results/codec.txt".into());
+    let env = args.value("--env")?;
+    args.finish()?;
+    if counts.is_empty() || counts.contains(&0) {
+        return Err("--counts: every count must be ≥ 1".into());
+    }
+
+    let max = counts.iter().copied().max().unwrap_or(1);
+    let products = load_products(fixture.as_deref(), max)?;
+    let environment = crate::report::env::capture();
+    if let Some(path) = env_path(&out, env.as_deref()) {
+        super::write_output(&path, &environment.to_json())?;
+    }
+    if !super::alloc::installed() {
+        eprintln!("codec-bench: no counting allocator installed; B/op and allocs/op will read 0");
+    }
+
+    let mut sink = Sink::open(&out)?;
+    sink.write(&super::go_header(&environment.cpu))?;
+    sink.write(&format!("benchtime: {benchtime:?}\ncount: {count}\n"))?;
+    let start = std::time::Instant::now();
+    for &n in &counts {
+        let cfg = Config {
+            benchtime,
+            count: if n > 1000 { scale_count.min(count) } else { count },
+        };
+        let slice = &products[..n];
+        for &f in &formats {
+            format_rows(&cfg, f, slice, n <= 1000, &mut sink)?;
+        }
+        if n <= 1000 {
+            extra_rows(&cfg, &formats, slice, &mut sink)?;
+        }
+    }
+    eprintln!("codec-bench: done in {:.0?}", start.elapsed());
+    sink.finish()
+}
+
+/// Where environment.json goes: `--env`, else beside a file output.
+fn env_path(out: &str, env: Option<&str>) -> Option<String> {
+    match env {
+        Some("none") => None,
+        Some(p) => Some(p.to_string()),
+        None if out == "-" => None,
+        None => {
+            let dir = std::path::Path::new(out).parent().unwrap_or(std::path::Path::new(""));
+            Some(dir.join("environment.json").to_string_lossy().into_owned())
+        }
+    }
+}
+
+/// Result lines go to the file as they are measured (so a long run can be
+/// watched) and a short progress line to stderr.
+struct Sink {
+    out: Box<dyn Write>,
+    path: String,
+}
+
+impl Sink {
+    fn open(path: &str) -> Result<Sink, String> {
+        let out: Box<dyn Write> = if path == "-" {
+            Box::new(std::io::stdout())
+        } else {
+            if let Some(dir) = std::path::Path::new(path)
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+            {
+                std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            }
+            Box::new(std::fs::File::create(path).map_err(|e| format!("{path}: {e}"))?)
+        };
+        Ok(Sink {
+            out,
+            path: path.to_string(),
+        })
+    }
+
+    fn write(&mut self, text: &str) -> Result<(), String> {
+        self.out
+            .write_all(text.as_bytes())
+            .and_then(|()| self.out.flush())
+            .map_err(|e| format!("{}: {e}", self.path))
+    }
+
+    fn lines(&mut self, lines: &[Line]) -> Result<(), String> {
+        if let Some(first) = lines.first() {
+            let ns: Vec<f64> = lines.iter().map(|l| l.ns_per_op).collect();
+            let med = super::median(&ns).unwrap_or(0.0);
+            eprintln!(
+                "codec-bench: {:<36} {:>12.0} ns/op (median of {})",
+                first.name,
+                med,
+                lines.len()
+            );
+        }
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        self.write(&text)
+    }
+
+    fn finish(mut self) -> Result<(), String> {
+        self.out.flush().map_err(|e| format!("{}: {e}", self.path))
+    }
+}
+
+/// Runs one row and writes its lines.
+fn row(cfg: &Config, sink: &mut Sink, name: &str, payload: usize, op: impl FnMut()) -> Result<(), String> {
+    let lines: Vec<Line> = bench(cfg, cfg.count, op)
+        .iter()
+        .map(|r| Line::from_run(name, r, payload))
+        .collect();
+    sink.lines(&lines)
+}
+
+fn skip(name: &str, why: &str) {
+    eprintln!("codec-bench: skipping {name}: {why}");
+}
+
+/// Encode, Decode and (for small counts) Memcpy of one format.
+fn format_rows(cfg: &Config, f: Format, products: &[Product], memcpy: bool, sink: &mut Sink) -> Result<(), String> {
+    let n = products.len();
+    let bytes = match f.encode_to_vec(products) {
+        Ok(b) => b,
+        Err(e) => {
+            skip(&format!("{f}/{n}"), &format!("encode failed: {e}"));
+            return Ok(());
+        }
+    };
+    let len = bytes.len();
+
+    let mut buf = Vec::with_capacity(len);
+    row(cfg, sink, &format!("Encode/{f}/{n}"), len, || {
+        buf.clear();
+        f.encode(black_box(products), &mut buf).expect("encode");
+        assert_eq!(buf.len(), len);
+        black_box(&buf);
+    })?;
+
+    match f.decode(&bytes) {
+        Err(e) => skip(&format!("Decode/{f}/{n}"), &e.to_string()),
+        Ok(c) if c.products.len() != n => skip(&format!("Decode/{f}/{n}"), "wrong product count"),
+        Ok(_) => row(cfg, sink, &format!("Decode/{f}/{n}"), len, || {
+            let c = f.decode(black_box(&bytes)).expect("decode");
+            assert_eq!(c.products.len(), n);
+            black_box(c);
+        })?,
+    }
+
+    if memcpy {
+        let mut dst = vec![0u8; len];
+        let last = bytes.last().copied();
+        row(cfg, sink, &format!("Memcpy/{f}/{n}"), len, || {
+            dst.copy_from_slice(black_box(&bytes));
+            assert_eq!(dst.last().copied(), last);
+            black_box(&mut dst);
+        })?;
+    }
+    Ok(())
+}
+
+/// The rows that separate wire cost from conversion cost.
+fn extra_rows(cfg: &Config, formats: &[Format], products: &[Product], sink: &mut Sink) -> Result<(), String> {
+    let n = products.len();
+    if formats.contains(&Format::Flatbuffers) {
+        if let Ok(bytes) = Format::Flatbuffers.encode_to_vec(products) {
+            let len = bytes.len();
+            let name = format!("FlatbuffersVerify/{n}");
+            match hooks::fb_verify(&bytes) {
+                Err(e) => skip(&name, &e),
+                Ok(()) => row(cfg, sink, &name, len, || {
+                    hooks::fb_verify(black_box(&bytes)).expect("verify");
+                })?,
+            }
+            let name = format!("FlatbuffersDirect/{n}");
+            match hooks::fb_read_direct(&bytes) {
+                Err(e) => skip(&name, &e),
+                Ok(expected) => row(cfg, sink, &name, len, || {
+                    let sum = hooks::fb_read_direct(black_box(&bytes)).expect("read_direct");
+                    assert_eq!(sum, expected);
+                })?,
+            }
+        }
+    }
+    if formats.contains(&Format::Protobuf) {
+        if let Ok(bytes) = Format::Protobuf.encode_to_vec(products) {
+            let len = bytes.len();
+            let name = format!("ProtobufDecodeGenerated/{n}");
+            match hooks::pb_decode_generated(&bytes) {
+                Err(e) => skip(&name, &e),
+                Ok(_) => row(cfg, sink, &name, len, || {
+                    let g = hooks::pb_decode_generated(black_box(&bytes)).expect("decode_generated");
+                    assert_eq!(hooks::pb_len(&g), n);
+                    black_box(g);
+                })?,
+            }
+            let name = format!("ProtobufEncodePrebuilt/{n}");
+            let prebuilt = hooks::pb_to_generated(products).and_then(|g| {
+                let mut probe = Vec::new();
+                hooks::pb_encode_generated(&g, &mut probe)?;
+                Ok((g, probe.len()))
+            });
+            match prebuilt {
+                Err(e) => skip(&name, &e),
+                Ok((g, glen)) => {
+                    let mut buf = Vec::with_capacity(glen);
+                    row(cfg, sink, &name, glen, || {
+                        buf.clear();
+                        hooks::pb_encode_generated(black_box(&g), &mut buf).expect("encode_generated");
+                        assert_eq!(buf.len(), glen);
+                        black_box(&buf);
+                    })?
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,128 @@
+//! `wirebench sizes`: raw and gzip payload sizes per format and count, and
+//! what compressing costs in time → `results/sizes.csv`.
+//!
+//! Columns: `format,count,raw_bytes,gzip1_bytes,gzip6_bytes,gzip9_bytes,
+//! bytes_per_product_raw,bytes_per_product_gzip6,gzip1_us,gzip6_us,gzip9_us,encode_us`.
+//!
+//! Sizes are exact. The `*_us` columns are the median over `--reps` batches
+//! (default 5; at most 3 above 1,000 products) of the time per operation, each batch calibrated to at least
+//! `--batch` (default 5ms) like the codec harness: gzip of the raw payload at
+//! levels 1, 6 (the server's default) and 9, and the encode that produced it.
+//! They exist to answer one question: are the bytes gzip saves worth the CPU it
+//! costs on top of encoding? Single-threaded, on this machine, warm caches.
+
+use super::{calibrate, median};
+use crate::cli::{Args, parse_duration};
+use crate::codec::Format;
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// The exact header of `results/sizes.csv`.
+pub const HEADER: &str = "format,count,raw_bytes,gzip1_bytes,gzip6_bytes,gzip9_bytes,bytes_per_product_raw,bytes_per_product_gzip6,gzip1_us,gzip6_us,gzip9_us,encode_us";
+
+const USAGE: &str = "\
+wirebench sizes [FLAGS]
+  --counts LIST    product counts (default 1,100,1000,10000)
+  --formats LIST   formats (default all five)
+  --reps N         timed batches per measurement; the median is reported (default 5)
+  --batch D        minimum time of one batch (default 5ms)
+  --fixture FILE   measure a catalog from FILE (JSON) instead of the generator
+  --out FILE       output file, - for stdout (default results/sizes.csv)
+";
+
+/// `wirebench sizes`.
+pub fn cli_sizes(args: &mut Args) -> Result<(), String> {
+    if args.switch("--help") {
+        print!("{USAGE}");
+        return Ok(());
+    }
+    let counts = args.list::<usize>("--counts")?.unwrap_or(vec![1, 100, 1000, 10_000]);
+    let formats = args.list::<Format>("--formats")?.unwrap_or(Format::ALL.to_vec());
+    let reps = args.parse_or("--reps", 5usize)?.max(1);
+    let batch = parse_duration(&args.value("--batch")?.unwrap_or("5ms".into()))?;
+    let fixture = args.value("--fixture")?;
+    let out = args.value("--out")?.unwrap_or("results/sizes.csv".into());
+    args.finish()?;
+    if counts.is_empty() || counts.contains(&0) {
+        return Err("--counts: every count must be ≥ 1".into());
+    }
+    let max = counts.iter().copied().max().unwrap_or(1);
+    let products = super::load_products(fixture.as_deref(), max)?;
+
+    let mut csv = format!("{HEADER}\n");
+    for &n in &counts {
+        for &f in &formats {
+            let slice = &products[..n];
+            let raw = match f.encode_to_vec(slice) {
+                Ok(b) => b,
+                Err(e) => {
+                    eprintln!("sizes: skipping {f}/{n}: encode failed: {e}");
+                    continue;
+                }
+            };
+            // Above 1,000 products one gzip -9 can take a second: fewer batches.
+            let reps = if n > 1000 { reps.min(3) } else { reps };
+            let mut gz = [0usize; 3];
+            let mut us = [0f64; 3];
+            for (i, level) in [1u8, 6, 9].into_iter().enumerate() {
+                let mut out = Vec::new();
+                crate::gzip::compress(&raw, level, &mut out);
+                gz[i] = out.len();
+                us[i] = time_us(reps, batch, || {
+                    out.clear();
+                    crate::gzip::compress(black_box(&raw), level, &mut out);
+                    assert_eq!(out.len(), gz[i]);
+                });
+            }
+            let mut buf = Vec::with_capacity(raw.len());
+            let encode_us = time_us(reps, batch, || {
+                buf.clear();
+                f.encode(black_box(slice), &mut buf).expect("encode");
+                assert_eq!(buf.len(), raw.len());
+            });
+            let per = |b: usize| b as f64 / n as f64;
+            let _ = writeln!(
+                csv,
+                "{f},{n},{},{},{},{},{:.1},{:.1},{:.3},{:.3},{:.3},{:.3}",
+                raw.len(),
+                gz[0],
+                gz[1],
+                gz[2],
+                per(raw.len()),
+                per(gz[1]),
+                us[0],
+                us[1],
+                us[2],
+                encode_us
+            );
+            eprintln!(
+                "sizes: {:<12} {n:>6}: raw {:>9} B, gzip6 {:>8} B, gzip6 {:>10.1} µs, encode {:>10.1} µs",
+                f.name(),
+                raw.len(),
+                gz[1],
+                us[1],
+                encode_us
+            );
+        }
+    }
+    super::write_output(&out, &csv)
+}
+
+/// Median over `reps` batches of µs per call of `op`, each batch calibrated
+/// to at least `batch`.
+fn time_us(reps: usize, batch: Duration, mut op: impl FnMut()) -> f64 {
+    let mut run = |n: u64| {
+        let start = Instant::now();
+        for _ in 0..n {
+            op();
+        }
+        start.elapsed()
+    };
+    let (n, first) = calibrate(batch, &mut run);
+    let mut samples = vec![first.as_secs_f64() * 1e6 / n as f64];
+    for _ in 1..reps {
+        samples.push(run(n).as_secs_f64() * 1e6 / n as f64);
+    }
+    median(&samples).unwrap_or(0.0)
+}

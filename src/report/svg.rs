@@ -1,0 +1,253 @@
+//! Std-only SVG charts for the report: grouped bar charts and line charts.
+//!
+//! Plain SVG 1.1 text, no scripts or external fonts, so it renders on GitHub
+//! and in any browser. Every value is labelled as a number as well as drawn,
+//! because a chart without its numbers invites misreading. Missing values
+//! (`None`) leave a gap labelled "n/a", never a zero bar.
+
+use std::fmt::Write as _;
+
+/// One named series; `values[i]` belongs to category (or x) `i`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    pub name: String,
+    pub values: Vec<Option<f64>>,
+}
+
+const COLORS: [&str; 6] = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1"];
+const W: f64 = 760.0;
+const H: f64 = 360.0;
+const LEFT: f64 = 80.0;
+const RIGHT: f64 = 20.0;
+const TOP: f64 = 40.0;
+const BOTTOM: f64 = 70.0;
+
+/// Escapes text for SVG content and attributes.
+pub fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A "nice" axis maximum and step (1, 2 or 5 × 10^k) covering `max` in about 5 ticks.
+pub fn nice_axis(max: f64) -> (f64, f64) {
+    if max.is_nan() || max <= 0.0 {
+        return (1.0, 0.2);
+    }
+    let raw = max / 5.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag);
+    ((max / step).ceil() * step, step)
+}
+
+/// A compact number: 1234567 → "1.23M", 0.0123 → "0.0123".
+pub fn short(x: f64) -> String {
+    let a = x.abs();
+    if a >= 1e9 {
+        format!("{:.2}G", x / 1e9)
+    } else if a >= 1e6 {
+        format!("{:.2}M", x / 1e6)
+    } else if a >= 1e4 {
+        format!("{:.1}k", x / 1e3)
+    } else if a >= 100.0 || x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else if a >= 1.0 {
+        format!("{x:.2}")
+    } else if a == 0.0 {
+        "0".into()
+    } else {
+        format!("{x:.3}")
+    }
+}
+
+fn open(out: &mut String, title: &str) {
+    let _ = write!(
+        out,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{W}\" height=\"{H}\" viewBox=\"0 0 {W} {H}\" font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"{W}\" height=\"{H}\" fill=\"white\"/>\n<text x=\"{}\" y=\"22\" text-anchor=\"middle\" font-size=\"14\" font-weight=\"bold\">{}</text>\n",
+        W / 2.0,
+        escape(title)
+    );
+}
+
+fn y_axis(out: &mut String, max: f64, step: f64, unit: &str, y_of: impl Fn(f64) -> f64) {
+    let mut v = 0.0;
+    while v <= max + step / 2.0 {
+        let y = y_of(v);
+        let _ = writeln!(
+            out,
+            "<line x1=\"{LEFT}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"#ddd\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+            W - RIGHT,
+            LEFT - 6.0,
+            y + 4.0,
+            escape(&short(v))
+        );
+        v += step;
+    }
+    let _ = writeln!(
+        out,
+        "<text x=\"14\" y=\"{:.1}\" transform=\"rotate(-90 14 {:.1})\" text-anchor=\"middle\">{}</text>",
+        TOP + (H - TOP - BOTTOM) / 2.0,
+        TOP + (H - TOP - BOTTOM) / 2.0,
+        escape(unit)
+    );
+}
+
+fn legend(out: &mut String, series: &[Series]) {
+    let mut x = LEFT;
+    for (i, s) in series.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+            H - 18.0,
+            COLORS[i % COLORS.len()],
+            x + 14.0,
+            H - 9.0,
+            escape(&s.name)
+        );
+        x += 24.0 + 7.0 * s.name.chars().count() as f64;
+    }
+}
+
+/// A grouped bar chart: one group per category, one bar per series.
+pub fn bars(title: &str, unit: &str, categories: &[String], series: &[Series]) -> String {
+    let mut out = String::new();
+    open(&mut out, title);
+    let max = series
+        .iter()
+        .flat_map(|s| s.values.iter().flatten())
+        .copied()
+        .fold(0.0, f64::max);
+    let (top, step) = nice_axis(max);
+    let plot_h = H - TOP - BOTTOM;
+    let y_of = |v: f64| TOP + plot_h * (1.0 - v / top);
+    y_axis(&mut out, top, step, unit, y_of);
+    let group_w = (W - LEFT - RIGHT) / categories.len().max(1) as f64;
+    let bar_w = (group_w * 0.8) / series.len().max(1) as f64;
+    for (c, cat) in categories.iter().enumerate() {
+        let gx = LEFT + group_w * c as f64 + group_w * 0.1;
+        for (i, s) in series.iter().enumerate() {
+            let x = gx + bar_w * i as f64;
+            match s.values.get(c).copied().flatten() {
+                Some(v) => {
+                    let y = y_of(v.max(0.0));
+                    let _ = writeln!(
+                        out,
+                        "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\"><title>{}: {}</title></rect><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"9\">{}</text>",
+                        bar_w * 0.95,
+                        (TOP + plot_h - y).max(0.0),
+                        COLORS[i % COLORS.len()],
+                        escape(&s.name),
+                        escape(&short(v)),
+                        x + bar_w * 0.475,
+                        y - 3.0,
+                        escape(&short(v))
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"9\">n/a</text>",
+                        x + bar_w * 0.475,
+                        TOP + plot_h - 3.0
+                    );
+                }
+            }
+        }
+        let _ = writeln!(
+            out,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+            LEFT + group_w * (c as f64 + 0.5),
+            TOP + plot_h + 16.0,
+            escape(cat)
+        );
+    }
+    legend(&mut out, series);
+    out.push_str("</svg>\n");
+    out
+}
+
+/// A line chart over `xs` (log₁₀ x axis when `log_x`), one polyline per series.
+pub fn lines(title: &str, x_label: &str, unit: &str, xs: &[f64], series: &[Series], log_x: bool) -> String {
+    let mut out = String::new();
+    open(&mut out, title);
+    let max = series
+        .iter()
+        .flat_map(|s| s.values.iter().flatten())
+        .copied()
+        .fold(0.0, f64::max);
+    let (top, step) = nice_axis(max);
+    let plot_h = H - TOP - BOTTOM;
+    let plot_w = W - LEFT - RIGHT - 40.0;
+    let y_of = |v: f64| TOP + plot_h * (1.0 - v / top);
+    let t = |x: f64| if log_x { x.max(1e-12).log10() } else { x };
+    let (lo, hi) = xs.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+        (a.min(t(x)), b.max(t(x)))
+    });
+    let span = if hi > lo { hi - lo } else { 1.0 };
+    let x_of = |x: f64| LEFT + 20.0 + plot_w * (t(x) - if lo.is_finite() { lo } else { 0.0 }) / span;
+    y_axis(&mut out, top, step, unit, y_of);
+    for &x in xs {
+        let _ = writeln!(
+            out,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+            x_of(x),
+            TOP + plot_h + 16.0,
+            escape(&short(x))
+        );
+    }
+    let _ = writeln!(
+        out,
+        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+        LEFT + plot_w / 2.0,
+        TOP + plot_h + 34.0,
+        escape(x_label)
+    );
+    for (i, s) in series.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        let pts: Vec<(f64, f64)> = xs
+            .iter()
+            .zip(&s.values)
+            .filter_map(|(&x, v)| v.map(|v| (x_of(x), y_of(v.max(0.0)))))
+            .collect();
+        if pts.len() > 1 {
+            let p: Vec<String> = pts.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
+            let _ = writeln!(
+                out,
+                "<polyline points=\"{}\" fill=\"none\" stroke=\"{color}\" stroke-width=\"2\"/>",
+                p.join(" ")
+            );
+        }
+        for ((x, y), v) in pts.iter().zip(s.values.iter().flatten()) {
+            let _ = writeln!(
+                out,
+                "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"3\" fill=\"{color}\"><title>{}: {}</title></circle>",
+                escape(&s.name),
+                escape(&short(*v))
+            );
+        }
+    }
+    legend(&mut out, series);
+    out.push_str("</svg>\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn axes_and_numbers() {
+        assert_eq!(nice_axis(0.0), (1.0, 0.2));
+        assert_eq!(nice_axis(9.0), (10.0, 2.0));
+        assert_eq!(nice_axis(1234.0), (1500.0, 500.0));
+        assert_eq!(short(1_500_000.0), "1.50M");
+        assert_eq!(short(12_345.0), "12.3k");
+        assert_eq!(short(0.5), "0.500");
+        assert_eq!(escape("a<b&\"c\">"), "a&lt;b&amp;&quot;c&quot;&gt;");
+    }
+}

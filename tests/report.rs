@@ -1,0 +1,282 @@
+//! `wirebench report` on small handmade raw files (`fixtures/report/`):
+//! expected medians, spreads, pooled percentiles and tables; malformed raw
+//! files give an error naming the file and the line; the SVG is well formed.
+
+use std::path::{Path, PathBuf};
+use wirebench::report::{self, parse};
+
+const FIXTURES: &str = "fixtures/report";
+
+/// A fresh copy of `fixtures/report` in a temp dir (report writes beside its inputs).
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("wirebench-report-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy_dir(Path::new(FIXTURES), &dir);
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let dest = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            copy_dir(&p, &dest);
+        } else {
+            std::fs::copy(&p, &dest).unwrap();
+        }
+    }
+}
+
+#[test]
+fn medians_spreads_and_pooled_percentiles() {
+    let d = report::load(Path::new(FIXTURES)).unwrap();
+    assert!(d.missing.is_empty(), "{:?}", d.missing);
+    assert!(!d.environment_captured_now);
+
+    let codec = |op: &str, f: &str, n: usize| {
+        d.codec_stats
+            .iter()
+            .find(|s| s.op == op && s.format == f && s.count == n)
+            .unwrap_or_else(|| panic!("no {op}/{f}/{n}"))
+    };
+    // Odd number of runs: the middle one; even: the mean of the two middle ones.
+    let e = codec("Encode", "json", 1000);
+    assert_eq!(
+        (e.ns_per_op.median, e.ns_per_op.min, e.ns_per_op.max, e.ns_per_op.n),
+        (200_000.0, 100_000.0, 300_000.0, 3)
+    );
+    assert_eq!((e.bytes_per_op, e.allocs_per_op), (1000.0, 1.0));
+    assert_eq!(e.mb_per_s.unwrap().median, 750.0);
+    assert_eq!(codec("Decode", "json", 1000).ns_per_op.median, 710_000.0);
+    assert_eq!(
+        codec("FlatbuffersDirect", "flatbuffers", 1000).ns_per_op.median,
+        50_000.0
+    );
+
+    let http = &d.http.iter().find(|f| f.name == "http.csv").unwrap().stats;
+    let j = http.iter().find(|s| s.format == "json" && s.count == 1000).unwrap();
+    assert_eq!((j.rps.median, j.rps.min, j.rps.max, j.rounds), (850.0, 800.0, 900.0, 3));
+    assert_eq!((j.p95_ms.median, j.p95_ms.min, j.p95_ms.max), (11.0, 10.0, 12.0));
+    assert_eq!(j.requests, 2550);
+    assert_eq!(j.errors, [0, 0, 1, 0, 0, 0, 2]);
+    // 200 samples pooled from two rounds: rank 190 falls in the ≤2 ms bucket,
+    // rank 198 in the ≤9 ms one.
+    assert_eq!(j.pooled_p95_ms, Some(2.0));
+    assert_eq!(j.pooled_p99_ms, Some(9.0));
+    let a = http.iter().find(|s| s.format == "avro").unwrap();
+    assert_eq!(a.pooled_p95_ms, None, "no histogram for avro");
+}
+
+#[test]
+fn report_files_and_tables() {
+    let dir = scratch("tables");
+    let written = report::write_report(&dir).unwrap();
+    let names: Vec<String> = written
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    for want in [
+        "REPORT.md",
+        "medians.json",
+        "chart-size.svg",
+        "chart-codec.svg",
+        "chart-http-rps.svg",
+        "chart-http-p95.svg",
+    ] {
+        assert!(names.iter().any(|n| n == want), "{want} not in {names:?}");
+    }
+    assert!(
+        !names.iter().any(|n| n == "environment.json"),
+        "kept the run's environment.json"
+    );
+    let md = std::fs::read_to_string(dir.join("REPORT.md")).unwrap();
+    for line in [
+        // Headline: sizes, encode/decode µs with spread, HTTP medians.
+        "| json | 169,241 / 9,653 | 200.0 (100.0–300.0) | 710.0 (700.0–720.0) | 850.0 (800.0–900.0) | 8.50 / 11.00 | 400.0 | 18.00 / 21.00 |",
+        // Codec tables for every count present, including count 1.
+        "### 1 product",
+        "| json | 2.00 (1.00–3.00) | 0.500 | 512 | 1 | n/a | n/a | n/a | n/a | n/a |",
+        "| FlatbuffersDirect (flatbuffers) | 50.00 | 3,600 | 0 | 0 |",
+        // HTTP table: median of rounds' p95 beside the pooled one.
+        "| json | 850.0 (800.0–900.0) | 143.9 | 8.50 (8.00–9.00) | 11.00 (10.00–12.00) | 2.00 | 13.00 (12.00–14.00) | 9.00 | 25.00 | 2,550 | read 1, mismatch 2 | 3 |",
+        // Sizes with the gzip-vs-encode judgement.
+        "| json | 169,241 | 12,000 | 9,653 | 9,500 | 169.2 | 9.7 | 94.3% | 200.0 | 900.0 | 2,500 | 6,000 | 12.50× |",
+        // Go reference as ratios to JSON: ours / Go.
+        "| avro | 0.63 / 0.63 | 0.70 / 0.70 | 0.45 / 0.37 | n/a / 0.17 | 1.88 / 1.91 | 0.64 / 0.62 |",
+        "which is not the p95 of all requests",
+        // Peers: the summary table, not the per-run lines.
+        "\n1000 products. ratio = reference time / our time\n",
+        "| JSON encode vs serde_json | 100.00 | 200.00 | 2.00× | ≥ 1.5× | yes |",
+        "Run 2026-11-29T22:00:00Z on Handmade Test CPU @ 1.00GHz (2 logical cores",
+        "; load average at the start 0.10 0.20 0.30.",
+    ] {
+        assert!(md.contains(line), "REPORT.md lacks {line:?}\n\n{md}");
+    }
+    assert!(
+        !md.contains("BenchmarkEncode/json/1000/ours"),
+        "per-run peer lines belong in peers.txt"
+    );
+    let json = std::fs::read_to_string(dir.join("medians.json")).unwrap();
+    assert!(json.contains("\"op\": \"Encode\", \"format\": \"json\", \"count\": 1000, \"ns_per_op\": {\"median\": 200000, \"min\": 100000, \"max\": 300000, \"n\": 3}"), "{json}");
+    assert!(json.contains("\"pooled_p95_ms\": 2, \"pooled_p99_ms\": 9"), "{json}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn missing_environment_is_captured_and_said() {
+    let dir = scratch("noenv");
+    std::fs::remove_file(dir.join("environment.json")).unwrap();
+    report::write_report(&dir).unwrap();
+    assert!(dir.join("environment.json").exists());
+    let md = std::fs::read_to_string(dir.join("REPORT.md")).unwrap();
+    assert!(md.contains("captured when this report was generated, not when the benchmarks ran"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Writes `text` over `file` in a scratch copy and expects `report` to fail
+/// with `path:line: message` (`path: message` when `line` is 0).
+fn check_malformed(case: usize, file: &str, text: &str, line: usize, message: &str) {
+    let dir = scratch(&format!("malformed-{case}"));
+    std::fs::write(dir.join(file), text).unwrap();
+    let err = report::write_report(&dir).unwrap_err();
+    let path = dir.join(file).display().to_string();
+    let want = if line == 0 {
+        format!("{path}: {message}")
+    } else {
+        format!("{path}:{line}: {message}")
+    };
+    assert_eq!(err, want, "case {case}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn malformed_raw_files_name_file_and_line() {
+    let http_header = parse::HTTP_HEADER;
+    let sizes_header = wirebench::bench::sizes::HEADER;
+    let hist = "histograms/json-1000-none-r2.hist";
+    let cases: Vec<(&str, String, usize, String)> = vec![
+        (
+            "codec.txt",
+            "goos: linux\n\nBenchmarkEncode/json/abc-2 10 5 ns/op\n".into(),
+            3,
+            "product count in the name: expected a number, found \"abc\"".into(),
+        ),
+        (
+            "codec.txt",
+            "goos: linux\nhello world\n".into(),
+            2,
+            "expected a `Benchmark…` result or a `key: value` line, found \"hello world\"".into(),
+        ),
+        (
+            "codec.txt",
+            "BenchmarkEncode/json/1-2 10 5 ns/op 7\n".into(),
+            1,
+            "expected `value unit` pairs after the iteration count".into(),
+        ),
+        (
+            "codec.txt",
+            "BenchmarkEncode/json/1-2 10 12 B/op\n".into(),
+            1,
+            "missing `ns/op` value".into(),
+        ),
+        (
+            "codec.txt",
+            "BenchmarkEncode-2 10 12 ns/op\n".into(),
+            1,
+            "benchmark name \"Encode-2\": expected Benchmark<Op>/<format>/<count>-<procs>".into(),
+        ),
+        (
+            "sizes.csv",
+            format!("{sizes_header}\njson,1,2\n"),
+            2,
+            "expected 12 columns, found 3".into(),
+        ),
+        (
+            "sizes.csv",
+            "format,count\n".into(),
+            1,
+            format!("expected the header {sizes_header:?}, found \"format,count\""),
+        ),
+        (
+            "http.csv",
+            format!("{http_header}\n1,json,1000,none,8,1.0,800,fast,1,1,1,1,1,1,1,0,0,0,0,0,0,0\n"),
+            2,
+            "rps: expected a number, found \"fast\"".into(),
+        ),
+        (
+            "http-gzip.csv",
+            String::new(),
+            0,
+            "empty file: expected a header line".into(),
+        ),
+        (
+            hist,
+            "# ok\n0 10 5\n10 20\n".into(),
+            3,
+            "expected `low_ns high_ns count`, found \"10 20\"".into(),
+        ),
+        (hist, "20 10 5\n".into(), 1, "high_ns 10 is not above low_ns 20".into()),
+        (
+            hist,
+            "# max_ns=lots\n".into(),
+            1,
+            "max_ns: expected a number, found \"lots\"".into(),
+        ),
+    ];
+    for (case, (file, text, line, message)) in cases.iter().enumerate() {
+        check_malformed(case, file, text, *line, message);
+    }
+}
+
+/// Every `<tag …>` is closed by `</tag>` or is self-closing, in order.
+fn assert_balanced(svg: &str) {
+    assert!(svg.starts_with("<svg "), "{svg}");
+    assert!(svg.trim_end().ends_with("</svg>"));
+    let mut stack: Vec<String> = Vec::new();
+    let mut rest = svg;
+    while let Some(i) = rest.find('<') {
+        let end = rest[i..].find('>').expect("unclosed <") + i;
+        let tag = &rest[i + 1..end];
+        if let Some(name) = tag.strip_prefix('/') {
+            assert_eq!(stack.pop().as_deref(), Some(name), "mismatched </{name}>");
+        } else if !tag.ends_with('/') {
+            stack.push(tag.split_whitespace().next().unwrap().to_string());
+        }
+        assert!(!tag.contains('<'), "< inside a tag: {tag}");
+        rest = &rest[end + 1..];
+    }
+    assert!(stack.is_empty(), "unclosed: {stack:?}");
+}
+
+#[test]
+fn svg_is_well_formed() {
+    use report::svg::{Series, bars, lines};
+    let s = |name: &str, v: Vec<Option<f64>>| Series {
+        name: name.into(),
+        values: v,
+    };
+    let cats = vec!["json".to_string(), "a<b&c".to_string()];
+    assert_balanced(&bars(
+        "Size <raw> & \"gzip\"",
+        "bytes",
+        &cats,
+        &[s("raw", vec![Some(10.0), None]), s("gz", vec![Some(1.0), Some(0.0)])],
+    ));
+    assert_balanced(&bars("empty", "x", &[], &[]));
+    assert_balanced(&lines(
+        "t",
+        "x",
+        "y",
+        &[1.0, 100.0, 10_000.0],
+        &[s("e", vec![Some(3.0), Some(2.0), None])],
+        true,
+    ));
+    let dir = scratch("svg");
+    for p in report::write_report(&dir).unwrap() {
+        if p.extension().is_some_and(|e| e == "svg") {
+            assert_balanced(&std::fs::read_to_string(&p).unwrap());
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
