@@ -105,3 +105,20 @@ bench-peers: ## ours vs serde_json, rmp-serde, apache-avro -> results/peers.txt
 report: ## results/* -> results/REPORT.md, medians.json, charts
 	$(RELEASE) report --dir $(RESULTS)
 # ---- end bench ----
+
+# --- bench-http (load generator, owner: load) -------------------------------
+# Real in-process runs, closed loop, all formats, counts 1,100,1000:
+# c=8 without and with gzip (+ histograms), then c=1 and c=16 without gzip.
+# Raw per-round CSV rows; medians and REPORT.md are the report's business.
+RESULTS ?= results
+HTTP_ROUNDS ?= 5
+HTTP_DURATION ?= 1s
+BENCH_HTTP = $(RELEASE) bench --rounds $(HTTP_ROUNDS) --duration $(HTTP_DURATION) --counts 1,100,1000
+
+bench-http: ## HTTP load runs -> results/http.csv, http-gzip.csv, http-c1.csv, http-c16.csv
+	mkdir -p $(RESULTS)/histograms
+	$(BENCH_HTTP) --concurrency 8 --compression none --histograms $(RESULTS)/histograms > $(RESULTS)/http.csv
+	$(BENCH_HTTP) --concurrency 8 --compression gzip --histograms $(RESULTS)/histograms > $(RESULTS)/http-gzip.csv
+	$(BENCH_HTTP) --concurrency 1 --compression none > $(RESULTS)/http-c1.csv
+	$(BENCH_HTTP) --concurrency 16 --compression none > $(RESULTS)/http-c16.csv
+# --- end bench-http ----------------------------------------------------------

@@ -1,0 +1,270 @@
+//! The plan of a `wirebench bench` invocation: which runs, in which order, and
+//! where their numbers go.
+//!
+//! Catalog mode (no `--url`): the fixture is prepared first (`--fixture FILE` or
+//! the deterministic catalog), then the server is started in this process on
+//! `127.0.0.1:0`. For each round, formats run in a rotated order — round `r`
+//! starts at format `(seed + r - 1) mod n` — so each format takes each position
+//! equally often over `n` rounds; counts run ascending within a format. Every run
+//! is preceded by `--warmup` sequential requests on one extra connection; the
+//! first warm-up response of every run is compared field by field with the
+//! fixture. Warm-up failures (and a fixture difference, as `mismatch`) are added
+//! to that run's error columns and explained on stderr; warm-up successes are not
+//! counted.
+//!
+//! `--url` mode: one target, `--rounds` runs (default 1), a wrk-like summary on
+//! stdout per run; CSV rows only with `--output FILE`.
+//!
+//! Note: the in-process server shares the machine (and its cores) with the load
+//! threads. For server-only numbers, run `wirebench serve` pinned to its own core
+//! and point `--url` at it.
+
+use super::closed::{self, RoundStats};
+use super::summary::{self, RunLabel};
+use super::verify::{self, Check, Target};
+use super::{Compression, Config, Errors, FailureKind, client, open};
+use crate::codec::Format;
+use crate::model::Product;
+use std::fs;
+use std::io::{self, Write};
+use std::net::SocketAddr;
+
+/// Runs everything `config` asks for.
+pub fn run(config: &Config) -> Result<(), String> {
+    if let Some(dir) = &config.histograms {
+        fs::create_dir_all(dir).map_err(|e| format!("--histograms {}: {e}", dir.display()))?;
+    }
+    let mut csv: Box<dyn Write> = match &config.output {
+        Some(p) => Box::new(io::BufWriter::new(
+            fs::File::create(p).map_err(|e| format!("--output {}: {e}", p.display()))?,
+        )),
+        None if config.url.is_some() => Box::new(io::sink()),
+        None => Box::new(io::stdout()),
+    };
+    let csv_err = |e: io::Error| format!("writing CSV: {e}");
+    writeln!(csv, "{}", summary::CSV_HEADER).map_err(csv_err)?;
+    match &config.url {
+        Some(url) => run_url(config, url, &mut csv)?,
+        None => run_catalog(config, &mut csv)?,
+    }
+    csv.flush().map_err(csv_err)
+}
+
+/// One measured run (closed or open loop, per `config.rate`).
+fn measure(config: &Config, target: &Target) -> Result<RoundStats, String> {
+    match config.rate {
+        Some(rate) if config.threads > 0 => {
+            super::mux::run_open(target, config.concurrency, config.threads, config.duration, rate)
+        }
+        Some(rate) => open::run(target, config.concurrency, config.duration, rate),
+        None if config.threads > 0 => super::mux::run(target, config.concurrency, config.threads, config.duration),
+        None => closed::run(target, config.concurrency, config.duration),
+    }
+}
+
+fn mode(config: &Config) -> String {
+    match config.rate {
+        Some(r) if config.threads > 0 => format!("open loop at {r} requests/s, {} polling threads", config.threads),
+        Some(r) => format!("open loop at {r} requests/s, one thread per connection"),
+        None if config.threads > 0 => format!("closed loop, {} polling threads", config.threads),
+        None => "closed loop, one thread per connection".to_string(),
+    }
+}
+
+/// Writes the CSV row and the histogram files of one run.
+fn record(config: &Config, csv: &mut dyn Write, label: &RunLabel, st: &RoundStats) -> Result<(), String> {
+    writeln!(csv, "{}", summary::csv_row(label, st)).map_err(|e| format!("writing CSV: {e}"))?;
+    csv.flush().map_err(|e| format!("writing CSV: {e}"))?;
+    if let Some(dir) = &config.histograms {
+        let what = if config.rate.is_some() {
+            "open loop, from the intended send time"
+        } else {
+            "closed loop, service time"
+        };
+        let path = summary::histogram_path(dir, label, false);
+        summary::write_histogram(&path, label, what, &st.latency).map_err(|e| format!("{}: {e}", path.display()))?;
+        if let Some(service) = &st.service {
+            let path = summary::histogram_path(dir, label, true);
+            summary::write_histogram(&path, label, "open loop, service time", service)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// `--warmup` sequential requests on one connection. The first response that
+/// decodes is compared with `expected`; returns the failures and the first
+/// difference, if any.
+pub fn warm_up(target: &Target, n: usize, expected: Option<&[Product]>) -> (Errors, Option<String>) {
+    let mut errors = Errors::default();
+    let mut difference = None;
+    let mut client = client::Client::new(target.addr, target.timeout);
+    for i in 0..n {
+        match client.send(&target.request) {
+            Ok(resp) => match target.check.verify_catalog(&resp) {
+                Ok(Some(catalog)) if i == 0 => {
+                    if let Some(d) = expected.and_then(|e| verify::first_difference(e, &catalog)) {
+                        errors.add(FailureKind::Mismatch);
+                        difference = Some(d);
+                    }
+                }
+                Ok(_) => {}
+                Err(kind) => errors.add(kind),
+            },
+            Err(kind) => errors.add(kind),
+        }
+    }
+    (errors, difference)
+}
+
+fn run_url(config: &Config, url: &str, csv: &mut dyn Write) -> Result<(), String> {
+    let target = Target::from_url(url, Check::Status200, config.timeout)?;
+    for round in 1..=config.rounds {
+        let (warm_errors, _) = warm_up(&target, config.warmup, None);
+        let mut st = measure(config, &target)?;
+        st.errors.add_all(&warm_errors);
+        let label = RunLabel {
+            round,
+            format: "url".into(),
+            count: 0,
+            compression: config.compression.name().into(),
+            concurrency: config.concurrency,
+        };
+        print!("{}", summary::human(url, &label, &mode(config), &st));
+        record(config, csv, &label, &st)?;
+    }
+    Ok(())
+}
+
+/// Formats of round `round` (1-based): `formats` rotated left by `(seed + round - 1) mod n`.
+pub fn round_order(formats: &[Format], seed: u64, round: usize) -> Vec<Format> {
+    let n = formats.len().max(1) as u64;
+    let start = (seed.wrapping_add(round as u64 - 1) % n) as usize;
+    formats[start..].iter().chain(&formats[..start]).copied().collect()
+}
+
+/// The path of one catalog case.
+pub fn catalog_path(format: Format, count: usize, compression: Compression) -> String {
+    format!(
+        "/catalog/{}?count={count}&compression={}",
+        format.name(),
+        compression.name()
+    )
+}
+
+fn run_catalog(config: &Config, csv: &mut dyn Write) -> Result<(), String> {
+    let max_count = config.counts.iter().copied().max().unwrap_or(1);
+    let catalog = match &config.fixture {
+        Some(path) => crate::fixtures::load_file(path)?,
+        None => crate::fixtures::catalog(max_count),
+    };
+    if catalog.products.len() < max_count {
+        return Err(format!(
+            "--counts asks for {max_count} products but the fixture has {}",
+            catalog.products.len()
+        ));
+    }
+    let server = start_server(config, max_count)?;
+    let addr = server.addr;
+    eprintln!("bench: in-process server on {addr}, {}", mode(config));
+    let result = run_cases(config, csv, addr, &catalog.products);
+    server.stop();
+    result
+}
+
+/// Every case and round of catalog mode against the catalog server at `addr`
+/// (normally the in-process one), checking against `products` (the fixture).
+pub fn run_cases(config: &Config, csv: &mut dyn Write, addr: SocketAddr, products: &[Product]) -> Result<(), String> {
+    let host = addr.to_string();
+    for round in 1..=config.rounds {
+        for format in round_order(&config.formats, config.seed, round) {
+            for &count in &config.counts {
+                let path = catalog_path(format, count, config.compression);
+                let target = Target {
+                    addr,
+                    url: format!("http://{host}{path}"),
+                    request: client::get_request(&host, &path),
+                    check: Check::Catalog {
+                        format,
+                        count,
+                        gzip: config.compression == Compression::Gzip,
+                    },
+                    timeout: config.timeout,
+                };
+                let (warm_errors, difference) = warm_up(&target, config.warmup, Some(&products[..count]));
+                if let Some(d) = difference {
+                    eprintln!("bench: {} differs from the fixture: {d}", target.url);
+                }
+                let mut st = measure(config, &target)?;
+                st.errors.add_all(&warm_errors);
+                let label = RunLabel {
+                    round,
+                    format: format.name().into(),
+                    count,
+                    compression: config.compression.name().into(),
+                    concurrency: config.concurrency,
+                };
+                eprintln!(
+                    "round {round}/{} {:<11} count={count:<5} {:.0} req/s  p50 {}  p99 {}  max {}  errors {}",
+                    config.rounds,
+                    format.name(),
+                    st.rps(),
+                    summary::human_ns(st.latency.value_at_quantile(0.5)),
+                    summary::human_ns(st.latency.value_at_quantile(0.99)),
+                    summary::human_ns(st.latency.max()),
+                    st.errors.total(),
+                );
+                record(config, csv, &label, &st)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The in-process catalog server, stopped by [`LocalServer::stop`].
+pub struct LocalServer {
+    pub addr: SocketAddr,
+    stop: Box<dyn FnOnce()>,
+}
+
+impl LocalServer {
+    pub fn stop(self) {
+        (self.stop)()
+    }
+}
+
+/// Starts `crate::http::Server` on 127.0.0.1:0, after the fixture was prepared,
+/// with room for the load connections plus the warm-up connection.
+fn start_server(config: &Config, max_count: usize) -> Result<LocalServer, String> {
+    let server = crate::http::Server::start(crate::http::ServerConfig {
+        addr: "127.0.0.1:0".into(),
+        max_connections: config.concurrency + 16,
+        max_count,
+        fixture: config.fixture.clone(),
+        ..Default::default()
+    })
+    .map_err(|e| format!("cannot start the in-process server: {e}"))?;
+    Ok(LocalServer {
+        addr: server.local_addr(),
+        stop: Box::new(move || server.shutdown()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rotation_gives_every_format_every_position() {
+        let f = Format::ALL;
+        let mut first = std::collections::HashSet::new();
+        for round in 1..=5 {
+            let order = round_order(&f, 1, round);
+            assert_eq!(order.len(), 5);
+            first.insert(order[0]);
+        }
+        assert_eq!(first.len(), 5);
+        assert_eq!(round_order(&f, 0, 1), f);
+        assert_eq!(round_order(&f, 0, 2)[0], Format::Msgpack);
+    }
+}

@@ -1,0 +1,188 @@
+//! What makes a response a success, and the field-by-field comparison of a
+//! decoded catalog with the fixture.
+//!
+//! A [`Target`] is everything a connection thread needs: where to connect, the
+//! prebuilt request bytes, and the [`Check`] each response must pass.
+
+use super::FailureKind;
+use super::client::Response;
+use crate::codec::Format;
+use crate::model::{Catalog, Product};
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::time::Duration;
+
+/// The test a response must pass to count as a request.
+#[derive(Clone, Debug)]
+pub enum Check {
+    /// `--url` mode: status 200 and the whole body read.
+    Status200,
+    /// Catalog mode: status 200, gzip-encoded exactly when `gzip`, the body
+    /// decodes as `format` (decode validates the domain rules) and holds `count` products.
+    Catalog { format: Format, count: usize, gzip: bool },
+}
+
+impl Check {
+    /// Ok when `resp` passes; otherwise the failure kind: `status` (not 200),
+    /// `decode` (the body is not a valid catalog in the format), `mismatch`
+    /// (valid, but the wrong product count or the wrong Content-Encoding).
+    pub fn verify(&self, resp: &Response<'_>) -> Result<(), FailureKind> {
+        self.verify_catalog(resp).map(|_| ())
+    }
+
+    /// Like [`Check::verify`] and returns the decoded catalog (catalog mode only).
+    pub fn verify_catalog(&self, resp: &Response<'_>) -> Result<Option<Catalog>, FailureKind> {
+        if resp.status != 200 {
+            return Err(FailureKind::Status);
+        }
+        match *self {
+            Check::Status200 => Ok(None),
+            Check::Catalog { format, count, gzip } => {
+                let catalog = format.decode(resp.body).map_err(|_| FailureKind::Decode)?;
+                if catalog.products.len() != count || resp.gzipped != gzip {
+                    return Err(FailureKind::Mismatch);
+                }
+                Ok(Some(catalog))
+            }
+        }
+    }
+}
+
+/// One load target: address, request bytes, check, timeout.
+#[derive(Clone, Debug)]
+pub struct Target {
+    pub addr: SocketAddr,
+    /// `http://host:port/path` for summaries.
+    pub url: String,
+    pub request: Vec<u8>,
+    pub check: Check,
+    pub timeout: Duration,
+}
+
+impl Target {
+    /// A target from an `http://host[:port][/path]` URL (no TLS), checked with `check`.
+    pub fn from_url(url: &str, check: Check, timeout: Duration) -> Result<Target, String> {
+        let rest = url
+            .strip_prefix("http://")
+            .ok_or_else(|| format!("--url {url:?}: expected http://host[:port]/path (https is not supported)"))?;
+        let (authority, path) = match rest.find('/') {
+            Some(i) => (&rest[..i], &rest[i..]),
+            None => (rest, "/"),
+        };
+        if authority.is_empty() {
+            return Err(format!("--url {url:?}: missing host"));
+        }
+        let with_port = if authority
+            .rsplit_once(':')
+            .is_some_and(|(_, p)| p.parse::<u16>().is_ok())
+        {
+            authority.to_string()
+        } else {
+            format!("{authority}:80")
+        };
+        let addr = with_port
+            .to_socket_addrs()
+            .map_err(|e| format!("--url {url:?}: cannot resolve {with_port}: {e}"))?
+            .next()
+            .ok_or_else(|| format!("--url {url:?}: {with_port} resolves to no address"))?;
+        Ok(Target {
+            addr,
+            url: url.to_string(),
+            request: super::client::get_request(authority, path),
+            check,
+            timeout,
+        })
+    }
+}
+
+/// The first difference between the fixture's first `got.products.len()`
+/// products and `got`, as `products[i].field: expected …, found …`; None when equal.
+/// `rating` is compared bit for bit.
+pub fn first_difference(expected: &[Product], got: &Catalog) -> Option<String> {
+    if got.products.len() > expected.len() {
+        return Some(format!(
+            "products: expected at most {} products, found {}",
+            expected.len(),
+            got.products.len()
+        ));
+    }
+    for (i, (e, g)) in expected.iter().zip(&got.products).enumerate() {
+        if let Some(d) = product_difference(e, g) {
+            return Some(format!("products[{i}].{d}"));
+        }
+    }
+    None
+}
+
+fn product_difference(e: &Product, g: &Product) -> Option<String> {
+    macro_rules! field {
+        ($name:ident) => {
+            if e.$name != g.$name {
+                return Some(format!(
+                    "{}: expected {:?}, found {:?}",
+                    stringify!($name),
+                    e.$name,
+                    g.$name
+                ));
+            }
+        };
+    }
+    field!(id);
+    field!(sku);
+    field!(name);
+    field!(description);
+    field!(price_cents);
+    field!(currency);
+    if e.rating.to_bits() != g.rating.to_bits() {
+        return Some(format!("rating: expected {:?}, found {:?}", e.rating, g.rating));
+    }
+    field!(review_count);
+    field!(in_stock);
+    field!(stock);
+    field!(status);
+    field!(tags);
+    field!(dimensions);
+    field!(variants);
+    field!(discount_percent);
+    field!(created_at_ms);
+    field!(image_url);
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures;
+
+    #[test]
+    fn differences_name_the_field() {
+        let expected = fixtures::catalog(3).products;
+        let mut got = fixtures::catalog(3);
+        assert_eq!(first_difference(&expected, &got), None);
+        got.products[2].stock += 1;
+        let d = first_difference(&expected, &got).unwrap();
+        assert!(d.starts_with("products[2].stock: expected "), "{d}");
+        let mut got = fixtures::catalog(2);
+        got.products[0].rating = f64::from_bits(expected[0].rating.to_bits() ^ 1);
+        let d = first_difference(&expected, &got).unwrap();
+        assert!(d.starts_with("products[0].rating: expected "), "{d}");
+    }
+
+    #[test]
+    fn urls() {
+        let t = Target::from_url(
+            "http://127.0.0.1:8090/ping?x=1",
+            Check::Status200,
+            Duration::from_secs(1),
+        )
+        .unwrap();
+        assert_eq!(t.addr.port(), 8090);
+        assert!(
+            t.request
+                .starts_with(b"GET /ping?x=1 HTTP/1.1\r\nHost: 127.0.0.1:8090\r\n")
+        );
+        let t = Target::from_url("http://127.0.0.1", Check::Status200, Duration::from_secs(1)).unwrap();
+        assert_eq!(t.addr.port(), 80);
+        assert!(t.request.starts_with(b"GET / HTTP/1.1\r\n"));
+        assert!(Target::from_url("https://x/", Check::Status200, Duration::from_secs(1)).is_err());
+    }
+}
