@@ -4,6 +4,9 @@
 //! length prefixes, deep nesting, bad UTF-8…) live beside each codec's tests
 //! and in `fixtures/hostile/`.
 
+#[path = "support/memlimit.rs"]
+mod memlimit;
+
 use std::path::PathBuf;
 use wirebench::codec::Format;
 
@@ -128,4 +131,33 @@ fn gunzip() {
         wirebench::gzip::decompress(&trailing, 1 << 20).is_err(),
         "trailing garbage accepted"
     );
+}
+
+/// Every file in `fixtures/hostile/` (named `<format>-<what>.<ext>`) decodes
+/// to an error — with the address space capped at 1 GiB, so a decoder that
+/// allocated what a 2^31 or 2^63 length prefix asks for would abort instead.
+#[cfg(unix)]
+#[test]
+fn hostile_files_are_errors_without_allocating() {
+    memlimit::run_child_under_1gib("hostile_files_child");
+}
+
+#[test]
+#[ignore = "run by hostile_files_are_errors_without_allocating under `ulimit -v`"]
+fn hostile_files_child() {
+    memlimit::assert_limit_in_force();
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/hostile");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let format = Format::ALL
+            .into_iter()
+            .find(|f| name.starts_with(&format!("{}-", f.name())))
+            .unwrap_or_else(|| panic!("{name}: name must start with a format"));
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(format.decode(&bytes).is_err(), "{name} decoded");
+        seen += 1;
+    }
+    assert!(seen >= 15, "only {seen} hostile files");
 }

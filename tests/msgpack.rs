@@ -9,6 +9,9 @@
 //! with a map 16 header, the first key at byte 14 and the first value at
 //! `15 + key.len()`. Tests put the field under test first.
 
+#[path = "support/memlimit.rs"]
+mod memlimit;
+
 use wirebench::codec::cursor::Cursor;
 use wirebench::codec::msgpack::{self, read, write};
 use wirebench::fixtures;
@@ -651,9 +654,6 @@ fn huge_lengths_are_errors() {
     check_huge_lengths_in_a_product();
 }
 
-/// Set by the parent test when it runs [`huge_length_child`] under `ulimit -v`.
-const LIMITED: &str = "WIREBENCH_MEMORY_LIMITED";
-
 /// Huge prefixes are refused before anything of that size is allocated:
 /// the test binary re-runs itself with its address space capped at 1 GiB,
 /// where allocating 2 GiB fails and aborts the process (no custom allocator,
@@ -661,35 +661,13 @@ const LIMITED: &str = "WIREBENCH_MEMORY_LIMITED";
 #[cfg(unix)]
 #[test]
 fn huge_lengths_fail_without_allocating() {
-    let exe = std::env::current_exe().unwrap();
-    let out = std::process::Command::new("sh")
-        .args([
-            "-c",
-            r#"ulimit -v 1048576 && exec "$0" --exact huge_length_child --ignored --test-threads=1"#,
-        ])
-        .arg(&exe)
-        .env(LIMITED, "1")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && stdout.contains("1 passed"),
-        "child under a 1 GiB address-space limit: {:?}\n{stdout}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
+    memlimit::run_child_under_1gib("huge_length_child");
 }
 
 #[test]
 #[ignore = "run by huge_lengths_fail_without_allocating under `ulimit -v`"]
 fn huge_length_child() {
-    if std::env::var_os(LIMITED).is_some() {
-        // The limit is in force: this test could fail if the decoder allocated.
-        assert!(
-            Vec::<u8>::new().try_reserve(1 << 31).is_err(),
-            "2 GiB allocation succeeded"
-        );
-    }
+    memlimit::assert_limit_in_force();
     check_table(HUGE_LENGTHS);
     check_huge_lengths_in_a_product();
 }

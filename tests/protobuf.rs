@@ -10,6 +10,9 @@
 //! its parse errors say `at byte 0`; enum and validation errors point at the
 //! status value or the product (see the codec's module doc).
 
+#[path = "support/memlimit.rs"]
+mod memlimit;
+
 use wirebench::codec::protobuf;
 use wirebench::model::{Catalog, Dimensions, Product, Status, Variant};
 
@@ -253,9 +256,6 @@ fn huge_length_inputs() -> Vec<Vec<u8>> {
     inputs
 }
 
-/// Set by the parent test when it runs [`huge_length_child`] under `ulimit -v`.
-const LIMITED: &str = "WIREBENCH_MEMORY_LIMITED";
-
 /// Length prefixes of 2^31 and 2^63 are refused before anything of that size
 /// is allocated. Proof without a custom allocator (no `unsafe` in tests): the
 /// test binary re-runs itself with its address space capped at 1 GiB, where
@@ -263,35 +263,13 @@ const LIMITED: &str = "WIREBENCH_MEMORY_LIMITED";
 #[cfg(unix)]
 #[test]
 fn huge_length_prefixes_are_refused_without_allocating() {
-    let exe = std::env::current_exe().unwrap();
-    let out = std::process::Command::new("sh")
-        .args([
-            "-c",
-            r#"ulimit -v 1048576 && exec "$0" --exact huge_length_child --ignored --test-threads=1"#,
-        ])
-        .arg(&exe)
-        .env(LIMITED, "1")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && stdout.contains("1 passed"),
-        "child under a 1 GiB address-space limit: {:?}\n{stdout}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
+    memlimit::run_child_under_1gib("huge_length_child");
 }
 
 #[test]
 #[ignore = "run by huge_length_prefixes_are_refused_without_allocating under `ulimit -v`"]
 fn huge_length_child() {
-    if std::env::var_os(LIMITED).is_some() {
-        // The limit is in force: this test could fail if the decoder allocated.
-        assert!(
-            Vec::<u8>::new().try_reserve(1 << 31).is_err(),
-            "2 GiB allocation succeeded"
-        );
-    }
+    memlimit::assert_limit_in_force();
     for input in huge_length_inputs() {
         let err = protobuf::decode(&input).unwrap_err().to_string();
         assert!(
