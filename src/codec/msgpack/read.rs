@@ -11,7 +11,7 @@
 //! a duplicate key at the key; a missing field at the map's marker; a
 //! validation failure at the product's marker.
 
-use super::marker::Marker;
+use super::marker::{FIXSTR, Marker};
 use crate::codec::cursor::Cursor;
 use crate::codec::{DecodeError, ErrorKind};
 use crate::model::{Catalog, Dimensions, Product, Status, ValidationError, Variant};
@@ -139,6 +139,12 @@ fn be_u32(cur: &mut Cursor<'_>, expected: &'static str) -> Result<u32, DecodeErr
 /// `d3 00…01` are all 1.
 #[inline]
 pub fn read_int(cur: &mut Cursor<'_>, f: &Field) -> Result<i64, DecodeError> {
+    if let Some(b) = cur.peek()
+        && b < 0x80
+    {
+        cur.seek(cur.pos() + 1);
+        return Ok(i64::from(b)); // positive fixint
+    }
     let (at, m) = marker(cur, f.expected)?;
     let e = f.expected;
     Ok(match m {
@@ -194,6 +200,19 @@ fn read_bool(cur: &mut Cursor<'_>, f: &Field) -> Result<bool, DecodeError> {
 /// The payload of a str of any width, not yet checked for UTF-8, and its offset.
 #[inline(always)]
 fn read_str_bytes<'a>(cur: &mut Cursor<'a>, expected: &'static str) -> Result<(usize, &'a [u8]), DecodeError> {
+    // fixstr whose bytes are all present: one bounds check. Anything else
+    // (other widths, a short input) takes the general path and its errors.
+    let at = cur.pos();
+    let input = cur.input();
+    if let Some(&b) = input.get(at)
+        && b & 0xe0 == FIXSTR
+    {
+        let end = at + 1 + usize::from(b & 0x1f);
+        if let Some(s) = input.get(at + 1..end) {
+            cur.seek(end);
+            return Ok((at + 1, s));
+        }
+    }
     let (at, m) = marker(cur, expected)?;
     let len = match m {
         Marker::FixStr(n) => u32::from(n),
@@ -246,6 +265,10 @@ fn read_map_len(cur: &mut Cursor<'_>, expected: &'static str) -> Result<(usize, 
 
 /// Reads a key and finds it in `fields`, trying `fields[hint]` first (the
 /// position our encoder puts it at). Unknown keys must still be valid UTF-8.
+///
+/// The hinted key is compared as raw wire bytes (its fixstr marker, then the
+/// key): the same answer the general path gives for those bytes, without
+/// decoding a marker or slicing through the cursor.
 #[inline(always)]
 fn read_key(
     cur: &mut Cursor<'_>,
@@ -254,10 +277,17 @@ fn read_key(
     expected: &'static str,
 ) -> Result<(usize, Option<usize>), DecodeError> {
     let at = cur.pos();
-    let (start, key) = read_str_bytes(cur, expected)?;
-    if fields.get(hint).is_some_and(|f| key_eq(f.key.as_bytes(), key)) {
-        return Ok((at, Some(hint)));
+    if let Some(f) = fields.get(hint) {
+        let k = f.key.as_bytes();
+        let input = cur.input();
+        if input.get(at) == Some(&(FIXSTR | k.len() as u8))
+            && input.get(at + 1..at + 1 + k.len()).is_some_and(|b| key_eq(k, b))
+        {
+            cur.seek(at + 1 + k.len());
+            return Ok((at, Some(hint)));
+        }
     }
+    let (start, key) = read_str_bytes(cur, expected)?;
     if let Some(i) = fields.iter().position(|f| key_eq(f.key.as_bytes(), key)) {
         return Ok((at, Some(i)));
     }
