@@ -277,15 +277,8 @@ fn read_key(
     expected: &'static str,
 ) -> Result<(usize, Option<usize>), DecodeError> {
     let at = cur.pos();
-    if let Some(f) = fields.get(hint) {
-        let k = f.key.as_bytes();
-        let input = cur.input();
-        if input.get(at) == Some(&(FIXSTR | k.len() as u8))
-            && input.get(at + 1..at + 1 + k.len()).is_some_and(|b| key_eq(k, b))
-        {
-            cur.seek(at + 1 + k.len());
-            return Ok((at, Some(hint)));
-        }
+    if fields.get(hint).is_some_and(|f| at_key(cur, f.key)) {
+        return Ok((at, Some(hint)));
     }
     let (start, key) = read_str_bytes(cur, expected)?;
     if let Some(i) = fields.iter().position(|f| key_eq(f.key.as_bytes(), key)) {
@@ -293,6 +286,22 @@ fn read_key(
     }
     utf8(start, key)?;
     Ok((at, None))
+}
+
+/// Consumes `key` if the input holds it next as a fixstr (marker, then the
+/// bytes): the same answer [`read_key`]'s general path gives for those bytes.
+/// Leaves the cursor alone otherwise.
+#[inline(always)]
+fn at_key(cur: &mut Cursor<'_>, key: &str) -> bool {
+    let at = cur.pos();
+    let k = key.as_bytes();
+    let input = cur.input();
+    let hit = input.get(at) == Some(&(FIXSTR | k.len() as u8))
+        && input.get(at + 1..at + 1 + k.len()).is_some_and(|b| key_eq(k, b));
+    if hit {
+        cur.seek(at + 1 + k.len());
+    }
+    hit
 }
 
 /// `a == b` for short keys without a call to `memcmp`: two overlapping
@@ -474,6 +483,11 @@ fn read_products(cur: &mut Cursor<'_>) -> Result<Vec<Product>, DecodeError> {
 }
 
 /// Reads one product map: 17 known keys in any order, others skipped.
+///
+/// Keys in SPEC order (what our encoder and rmp-serde write) are matched as
+/// raw bytes in straight-line code; at the first key out of place the general
+/// any-order loop takes over from that pair, with the fields read so far
+/// marked as seen, so the result and every error are the same either way.
 pub fn read_product(cur: &mut Cursor<'_>) -> Result<Product, DecodeError> {
     const DEPTH: usize = 3; // catalog map, products array, product map
     let (map_at, pairs) = read_map_len(cur, "a product map")?;
@@ -496,92 +510,138 @@ pub fn read_product(cur: &mut Cursor<'_>) -> Result<Product, DecodeError> {
         created_at_ms: 0,
         image_url: String::new(),
     };
-    let mut seen = 0u32;
-    for k in 0..pairs {
+    let mut k = 0;
+    'canonical: {
+        macro_rules! next {
+            ($i:literal) => {
+                if k == pairs || !at_key(cur, PRODUCT[$i].key) {
+                    break 'canonical;
+                }
+                read_product_field(cur, &mut p, $i)?;
+                k += 1;
+            };
+        }
+        next!(0);
+        next!(1);
+        next!(2);
+        next!(3);
+        next!(4);
+        next!(5);
+        next!(6);
+        next!(7);
+        next!(8);
+        next!(9);
+        next!(10);
+        next!(11);
+        next!(12);
+        next!(13);
+        next!(14);
+        next!(15);
+        next!(16);
+    }
+    let mut seen = (1u32 << k) - 1;
+    for k in k..pairs {
         let (key_at, i) = read_key(cur, &PRODUCT, k, "a string key in a product map")?;
         let Some(i) = i else {
             skip_value(cur, DEPTH)?;
             continue;
         };
         mark_seen(&mut seen, i, &PRODUCT, key_at)?;
-        let f = &PRODUCT[i];
-        match i {
-            0 => p.id = read_int(cur, f)?,
-            1 => p.sku = read_str(cur, f)?.to_owned(),
-            2 => p.name = read_str(cur, f)?.to_owned(),
-            3 => p.description = read_str(cur, f)?.to_owned(),
-            4 => p.price_cents = read_int(cur, f)?,
-            5 => p.currency = read_str(cur, f)?.to_owned(),
-            6 => p.rating = read_f64(cur, f)?,
-            7 => p.review_count = read_i32(cur, f)?,
-            8 => p.in_stock = read_bool(cur, f)?,
-            9 => p.stock = read_i32(cur, f)?,
-            10 => {
-                let at = cur.pos();
-                let s = read_str(cur, f)?;
-                p.status = Status::from_str_exact(s).ok_or_else(|| {
-                    DecodeError::new(
-                        at,
-                        ErrorKind::UnknownEnum {
-                            what: "status",
-                            value: format!("{s:?}"),
-                        },
-                    )
-                })?;
-            }
-            11 => {
-                let n = read_array_len(cur, f)?;
-                p.tags.reserve_exact(n.min(SMALL_LIST_CAP));
-                for _ in 0..n {
-                    p.tags.push(read_str(cur, &TAG)?.to_owned());
-                }
-            }
-            12 => p.dimensions = read_dimensions(cur)?,
-            13 => {
-                let n = read_array_len(cur, f)?;
-                p.variants.reserve_exact(n.min(SMALL_LIST_CAP));
-                for _ in 0..n {
-                    p.variants.push(read_variant(cur)?);
-                }
-            }
-            14 => {
-                p.discount_percent = if cur.peek() == Some(Marker::Nil.to_u8()) {
-                    cur.u8(f.expected)?;
-                    None
-                } else {
-                    Some(read_i32(cur, f)?)
-                }
-            }
-            15 => p.created_at_ms = read_int(cur, f)?,
-            _ => p.image_url = read_str(cur, f)?.to_owned(),
-        }
+        read_product_field(cur, &mut p, i)?;
     }
     check_all_seen(seen, &PRODUCT, map_at)?;
     Ok(p)
+}
+
+/// Reads the value of `PRODUCT[i]` into `p`.
+#[inline(always)]
+fn read_product_field(cur: &mut Cursor<'_>, p: &mut Product, i: usize) -> Result<(), DecodeError> {
+    let f = &PRODUCT[i];
+    match i {
+        0 => p.id = read_int(cur, f)?,
+        1 => p.sku = read_str(cur, f)?.to_owned(),
+        2 => p.name = read_str(cur, f)?.to_owned(),
+        3 => p.description = read_str(cur, f)?.to_owned(),
+        4 => p.price_cents = read_int(cur, f)?,
+        5 => p.currency = read_str(cur, f)?.to_owned(),
+        6 => p.rating = read_f64(cur, f)?,
+        7 => p.review_count = read_i32(cur, f)?,
+        8 => p.in_stock = read_bool(cur, f)?,
+        9 => p.stock = read_i32(cur, f)?,
+        10 => {
+            let at = cur.pos();
+            let s = read_str(cur, f)?;
+            p.status = Status::from_str_exact(s).ok_or_else(|| {
+                DecodeError::new(
+                    at,
+                    ErrorKind::UnknownEnum {
+                        what: "status",
+                        value: format!("{s:?}"),
+                    },
+                )
+            })?;
+        }
+        11 => {
+            let n = read_array_len(cur, f)?;
+            p.tags.reserve_exact(n.min(SMALL_LIST_CAP));
+            for _ in 0..n {
+                p.tags.push(read_str(cur, &TAG)?.to_owned());
+            }
+        }
+        12 => p.dimensions = read_dimensions(cur)?,
+        13 => {
+            let n = read_array_len(cur, f)?;
+            p.variants.reserve_exact(n.min(SMALL_LIST_CAP));
+            for _ in 0..n {
+                p.variants.push(read_variant(cur)?);
+            }
+        }
+        14 => {
+            p.discount_percent = if cur.peek() == Some(Marker::Nil.to_u8()) {
+                cur.u8(f.expected)?;
+                None
+            } else {
+                Some(read_i32(cur, f)?)
+            }
+        }
+        15 => p.created_at_ms = read_int(cur, f)?,
+        _ => p.image_url = read_str(cur, f)?.to_owned(),
+    }
+    Ok(())
 }
 
 fn read_dimensions(cur: &mut Cursor<'_>) -> Result<Dimensions, DecodeError> {
     const DEPTH: usize = 4;
     let (map_at, pairs) = read_map_len(cur, PRODUCT[12].expected)?;
     let mut d = Dimensions::default();
-    let mut seen = 0u32;
-    for k in 0..pairs {
+    // SPEC order first, as in `read_product`.
+    let mut k = 0;
+    while k < pairs.min(DIMENSIONS.len()) && at_key(cur, DIMENSIONS[k].key) {
+        set_dimension(&mut d, k, read_i32(cur, &DIMENSIONS[k])?);
+        k += 1;
+    }
+    let mut seen = (1u32 << k) - 1;
+    for k in k..pairs {
         let (key_at, i) = read_key(cur, &DIMENSIONS, k, "a string key in a dimensions map")?;
         let Some(i) = i else {
             skip_value(cur, DEPTH)?;
             continue;
         };
         mark_seen(&mut seen, i, &DIMENSIONS, key_at)?;
-        let v = read_i32(cur, &DIMENSIONS[i])?;
-        match i {
-            0 => d.width_mm = v,
-            1 => d.height_mm = v,
-            2 => d.depth_mm = v,
-            _ => d.weight_g = v,
-        }
+        set_dimension(&mut d, i, read_i32(cur, &DIMENSIONS[i])?);
     }
     check_all_seen(seen, &DIMENSIONS, map_at)?;
     Ok(d)
+}
+
+#[inline(always)]
+fn set_dimension(d: &mut Dimensions, i: usize, v: i32) {
+    match i {
+        0 => d.width_mm = v,
+        1 => d.height_mm = v,
+        2 => d.depth_mm = v,
+        _ => d.weight_g = v,
+    }
 }
 
 fn read_variant(cur: &mut Cursor<'_>) -> Result<Variant, DecodeError> {
@@ -594,25 +654,50 @@ fn read_variant(cur: &mut Cursor<'_>) -> Result<Variant, DecodeError> {
         price_cents: 0,
         stock: 0,
     };
-    let mut seen = 0u32;
-    for k in 0..pairs {
+    // SPEC order first, as in `read_product`.
+    let mut k = 0;
+    'canonical: {
+        macro_rules! next {
+            ($i:literal) => {
+                if k == pairs || !at_key(cur, VARIANT[$i].key) {
+                    break 'canonical;
+                }
+                read_variant_field(cur, &mut v, $i)?;
+                k += 1;
+            };
+        }
+        next!(0);
+        next!(1);
+        next!(2);
+        next!(3);
+        next!(4);
+    }
+    let mut seen = (1u32 << k) - 1;
+    for k in k..pairs {
         let (key_at, i) = read_key(cur, &VARIANT, k, "a string key in a variant map")?;
         let Some(i) = i else {
             skip_value(cur, DEPTH)?;
             continue;
         };
         mark_seen(&mut seen, i, &VARIANT, key_at)?;
-        let f = &VARIANT[i];
-        match i {
-            0 => v.sku = read_str(cur, f)?.to_owned(),
-            1 => v.color = read_str(cur, f)?.to_owned(),
-            2 => v.size = read_str(cur, f)?.to_owned(),
-            3 => v.price_cents = read_int(cur, f)?,
-            _ => v.stock = read_i32(cur, f)?,
-        }
+        read_variant_field(cur, &mut v, i)?;
     }
     check_all_seen(seen, &VARIANT, map_at)?;
     Ok(v)
+}
+
+/// Reads the value of `VARIANT[i]` into `v`.
+#[inline(always)]
+fn read_variant_field(cur: &mut Cursor<'_>, v: &mut Variant, i: usize) -> Result<(), DecodeError> {
+    let f = &VARIANT[i];
+    match i {
+        0 => v.sku = read_str(cur, f)?.to_owned(),
+        1 => v.color = read_str(cur, f)?.to_owned(),
+        2 => v.size = read_str(cur, f)?.to_owned(),
+        3 => v.price_cents = read_int(cur, f)?,
+        _ => v.stock = read_i32(cur, f)?,
+    }
+    Ok(())
 }
 
 #[cfg(test)]
