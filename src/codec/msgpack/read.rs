@@ -11,7 +11,7 @@
 //! a duplicate key at the key; a missing field at the map's marker; a
 //! validation failure at the product's marker.
 
-use super::marker::{FIXSTR, Marker};
+use super::marker::{FIXSTR, Marker, STR8, U8, U16, U32, U64};
 use crate::codec::cursor::Cursor;
 use crate::codec::{DecodeError, ErrorKind};
 use crate::model::{Catalog, Dimensions, Product, Status, ValidationError, Variant};
@@ -137,14 +137,38 @@ fn be_u32(cur: &mut Cursor<'_>, expected: &'static str) -> Result<u32, DecodeErr
 ///
 /// Every width of the same value reads the same: `01`, `cc 01`, `cf 00…01`,
 /// `d3 00…01` are all 1.
-#[inline]
+#[inline(always)]
 pub fn read_int(cur: &mut Cursor<'_>, f: &Field) -> Result<i64, DecodeError> {
-    if let Some(b) = cur.peek()
-        && b < 0x80
-    {
-        cur.seek(cur.pos() + 1);
-        return Ok(i64::from(b)); // positive fixint
+    // The unsigned widths an encoder writes for non-negative values, whole in
+    // the input: one bounds check each. Everything else (signed widths, a
+    // uint 64 above i64::MAX, a short input, a wrong type) takes the general
+    // path below, which gives the same values and every error.
+    let at = cur.pos();
+    let input = cur.input();
+    let fast = match input.get(at) {
+        Some(&b) if b < 0x80 => Some((1, i64::from(b))), // positive fixint
+        Some(&U8) => input.get(at + 1).map(|&b| (2, i64::from(b))),
+        Some(&U16) => be::<2>(input, at + 1).map(|b| (3, i64::from(u16::from_be_bytes(b)))),
+        Some(&U32) => be::<4>(input, at + 1).map(|b| (5, i64::from(u32::from_be_bytes(b)))),
+        Some(&U64) => be::<8>(input, at + 1).and_then(|b| Some((9, i64::try_from(u64::from_be_bytes(b)).ok()?))),
+        _ => None,
+    };
+    if let Some((n, v)) = fast {
+        cur.seek(at + n);
+        return Ok(v);
     }
+    read_int_general(cur, f)
+}
+
+/// `N` bytes of `input` from `at`, if all there.
+#[inline(always)]
+fn be<const N: usize>(input: &[u8], at: usize) -> Option<[u8; N]> {
+    input.get(at..at + N).and_then(|s| s.try_into().ok())
+}
+
+/// [`read_int`] for every format, with its errors.
+#[inline(never)]
+fn read_int_general(cur: &mut Cursor<'_>, f: &Field) -> Result<i64, DecodeError> {
     let (at, m) = marker(cur, f.expected)?;
     let e = f.expected;
     Ok(match m {
@@ -200,19 +224,32 @@ fn read_bool(cur: &mut Cursor<'_>, f: &Field) -> Result<bool, DecodeError> {
 /// The payload of a str of any width, not yet checked for UTF-8, and its offset.
 #[inline(always)]
 fn read_str_bytes<'a>(cur: &mut Cursor<'a>, expected: &'static str) -> Result<(usize, &'a [u8]), DecodeError> {
-    // fixstr whose bytes are all present: one bounds check. Anything else
-    // (other widths, a short input) takes the general path and its errors.
+    // fixstr or str 8 whose bytes are all present: one bounds check for the
+    // payload. Anything else (other widths, a short input, a wrong type)
+    // takes the general path and its errors.
     let at = cur.pos();
     let input = cur.input();
-    if let Some(&b) = input.get(at)
-        && b & 0xe0 == FIXSTR
-    {
-        let end = at + 1 + usize::from(b & 0x1f);
-        if let Some(s) = input.get(at + 1..end) {
-            cur.seek(end);
-            return Ok((at + 1, s));
+    let fast = match input.get(at) {
+        Some(&b) if b & 0xe0 == FIXSTR => {
+            let start = at + 1;
+            input.get(start..start + usize::from(b & 0x1f)).map(|s| (start, s))
         }
+        Some(&STR8) => input.get(at + 1).and_then(|&n| {
+            let start = at + 2;
+            input.get(start..start + usize::from(n)).map(|s| (start, s))
+        }),
+        _ => None,
+    };
+    if let Some((start, s)) = fast {
+        cur.seek(start + s.len());
+        return Ok((start, s));
     }
+    read_str_bytes_general(cur, expected)
+}
+
+/// [`read_str_bytes`] for every width, with its errors.
+#[inline(never)]
+fn read_str_bytes_general<'a>(cur: &mut Cursor<'a>, expected: &'static str) -> Result<(usize, &'a [u8]), DecodeError> {
     let (at, m) = marker(cur, expected)?;
     let len = match m {
         Marker::FixStr(n) => u32::from(n),
@@ -231,7 +268,7 @@ fn utf8(start: usize, bytes: &[u8]) -> Result<&str, DecodeError> {
 }
 
 /// A str of any width as `&str`; invalid UTF-8 is reported at the first bad byte.
-#[inline]
+#[inline(always)]
 pub fn read_str<'a>(cur: &mut Cursor<'a>, f: &Field) -> Result<&'a str, DecodeError> {
     let (start, bytes) = read_str_bytes(cur, f.expected)?;
     utf8(start, bytes)
