@@ -190,7 +190,7 @@ fn read_int_general(cur: &mut Cursor<'_>, f: &Field) -> Result<i64, DecodeError>
 }
 
 /// Any integer format, range-checked into `i32`.
-#[inline]
+#[inline(always)]
 pub fn read_i32(cur: &mut Cursor<'_>, f: &Field) -> Result<i32, DecodeError> {
     let at = cur.pos();
     let v = read_int(cur, f)?;
@@ -200,6 +200,7 @@ pub fn read_i32(cur: &mut Cursor<'_>, f: &Field) -> Result<i32, DecodeError> {
 /// A float 64, or a float 32 widened exactly; NaN and ±infinity are
 /// `OutOfRange`. Integers are refused: the schema says f64, and rmp-serde
 /// (like us) always writes float 64.
+#[inline(always)]
 pub fn read_f64(cur: &mut Cursor<'_>, f: &Field) -> Result<f64, DecodeError> {
     let (at, m) = marker(cur, f.expected)?;
     let v = match m {
@@ -213,6 +214,7 @@ pub fn read_f64(cur: &mut Cursor<'_>, f: &Field) -> Result<f64, DecodeError> {
     Ok(v)
 }
 
+#[inline(always)]
 fn read_bool(cur: &mut Cursor<'_>, f: &Field) -> Result<bool, DecodeError> {
     match marker(cur, f.expected)? {
         (_, Marker::True) => Ok(true),
