@@ -11,7 +11,7 @@
 //! a duplicate key at the key; a missing field at the map's marker; a
 //! validation failure at the product's marker.
 
-use super::marker::{FIXSTR, Marker, STR8, U8, U16, U32, U64};
+use super::marker::{FIXARRAY, FIXMAP, FIXSTR, MAP16, Marker, STR8, U8, U16, U32, U64};
 use crate::codec::cursor::Cursor;
 use crate::codec::{DecodeError, ErrorKind};
 use crate::model::{Catalog, Dimensions, Product, Status, ValidationError, Variant};
@@ -278,7 +278,24 @@ pub fn read_str<'a>(cur: &mut Cursor<'a>, f: &Field) -> Result<&'a str, DecodeEr
 
 /// An array header of any width; the count is checked against the input
 /// (each element takes at least one byte).
+#[inline(always)]
 fn read_array_len(cur: &mut Cursor<'_>, f: &Field) -> Result<usize, DecodeError> {
+    // A fixarray whose count fits what remains; anything else, general path.
+    let at = cur.pos();
+    if let Some(&b) = cur.input().get(at)
+        && b & 0xf0 == FIXARRAY
+    {
+        let n = usize::from(b & 0x0f);
+        if n < cur.remaining() {
+            cur.seek(at + 1);
+            return Ok(n);
+        }
+    }
+    read_array_len_general(cur, f)
+}
+
+#[inline(never)]
+fn read_array_len_general(cur: &mut Cursor<'_>, f: &Field) -> Result<usize, DecodeError> {
     let (at, m) = marker(cur, f.expected)?;
     let n = match m {
         Marker::FixArray(n) => u32::from(n),
@@ -291,7 +308,28 @@ fn read_array_len(cur: &mut Cursor<'_>, f: &Field) -> Result<usize, DecodeError>
 
 /// A map header of any width, its offset, and the pair count checked against
 /// the input (each pair takes at least two bytes).
+#[inline(always)]
 fn read_map_len(cur: &mut Cursor<'_>, expected: &'static str) -> Result<(usize, usize), DecodeError> {
+    // fixmap or map 16 whose pairs could fit what remains (two bytes each);
+    // anything else takes the general path and its errors.
+    let at = cur.pos();
+    let input = cur.input();
+    let fast = match input.get(at) {
+        Some(&b) if b & 0xf0 == FIXMAP => Some((1, usize::from(b & 0x0f))),
+        Some(&MAP16) => be::<2>(input, at + 1).map(|b| (3, usize::from(u16::from_be_bytes(b)))),
+        _ => None,
+    };
+    if let Some((h, n)) = fast
+        && n * 2 <= input.len() - (at + h)
+    {
+        cur.seek(at + h);
+        return Ok((at, n));
+    }
+    read_map_len_general(cur, expected)
+}
+
+#[inline(never)]
+fn read_map_len_general(cur: &mut Cursor<'_>, expected: &'static str) -> Result<(usize, usize), DecodeError> {
     let (at, m) = marker(cur, expected)?;
     let n = match m {
         Marker::FixMap(n) => u32::from(n),
