@@ -6,6 +6,13 @@
 //! `str 32` claiming 4 GiB costs one error. Capacities reserved from a count
 //! are further capped ([`PRODUCT_MIN_BYTES`], [`SMALL_LIST_CAP`]).
 //!
+//! Speed without a second grammar: keys in SPEC order are matched as raw
+//! fixstr bytes in straight-line code, and the common formats (fixstr,
+//! str 8, the unsigned int widths, fix/16 headers) are read with one bounds
+//! check each. Anything else — another width, keys in another order, a
+//! short input, a wrong type — falls through to the general path, which
+//! gives the same values and produces every error.
+//!
 //! Error offsets: a wrong type, an out-of-range number or an unknown enum is
 //! reported at the value's marker byte; invalid UTF-8 at the first bad byte;
 //! a duplicate key at the key; a missing field at the map's marker; a

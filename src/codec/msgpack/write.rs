@@ -11,6 +11,8 @@
 //! Lengths: `usize` → wire via `u32::try_from`, never `as`; a string or list
 //! longer than `u32::MAX` is [`EncodeError::TooLong`]. Keys are fixstr byte
 //! constants built at compile time, so the encoder allocates nothing per field.
+//! Each product is written into a slice of `out` sized by an upper bound of
+//! its encoding ([`Slab`]), then `out` is cut back to the bytes written.
 
 use super::marker::{
     ARRAY16, ARRAY32, F64, FALSE, FIXARRAY, FIXMAP, FIXSTR, I8, I16, I32, I64, MAP16, MAP32, NIL, STR8, STR16, STR32,
@@ -61,7 +63,7 @@ impl Sink for Vec<u8> {
     }
 }
 
-/// A slice sized from [`product_bound`] and the next free index in it. No
+/// A slice sized from `product_bound` and the next free index in it. No
 /// per-byte capacity check or length store: one index compare per write.
 /// Writing past the end would panic, so the bound must hold (it is an upper
 /// bound by construction and the golden tests pin the bytes).
