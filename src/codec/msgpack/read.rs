@@ -6,12 +6,19 @@
 //! `str 32` claiming 4 GiB costs one error. Capacities reserved from a count
 //! are further capped ([`PRODUCT_MIN_BYTES`], [`SMALL_LIST_CAP`]).
 //!
+//! Speed without a second grammar: keys in SPEC order are matched as raw
+//! fixstr bytes in straight-line code, and the common formats (fixstr,
+//! str 8, the unsigned int widths, fix/16 headers) are read with one bounds
+//! check each. Anything else — another width, keys in another order, a
+//! short input, a wrong type — falls through to the general path, which
+//! gives the same values and produces every error.
+//!
 //! Error offsets: a wrong type, an out-of-range number or an unknown enum is
 //! reported at the value's marker byte; invalid UTF-8 at the first bad byte;
 //! a duplicate key at the key; a missing field at the map's marker; a
 //! validation failure at the product's marker.
 
-use super::marker::Marker;
+use super::marker::{FIXARRAY, FIXMAP, FIXSTR, MAP16, Marker, STR8, U8, U16, U32, U64};
 use crate::codec::cursor::Cursor;
 use crate::codec::{DecodeError, ErrorKind};
 use crate::model::{Catalog, Dimensions, Product, Status, ValidationError, Variant};
@@ -137,8 +144,38 @@ fn be_u32(cur: &mut Cursor<'_>, expected: &'static str) -> Result<u32, DecodeErr
 ///
 /// Every width of the same value reads the same: `01`, `cc 01`, `cf 00…01`,
 /// `d3 00…01` are all 1.
-#[inline]
+#[inline(always)]
 pub fn read_int(cur: &mut Cursor<'_>, f: &Field) -> Result<i64, DecodeError> {
+    // The unsigned widths an encoder writes for non-negative values, whole in
+    // the input: one bounds check each. Everything else (signed widths, a
+    // uint 64 above i64::MAX, a short input, a wrong type) takes the general
+    // path below, which gives the same values and every error.
+    let at = cur.pos();
+    let input = cur.input();
+    let fast = match input.get(at) {
+        Some(&b) if b < 0x80 => Some((1, i64::from(b))), // positive fixint
+        Some(&U8) => input.get(at + 1).map(|&b| (2, i64::from(b))),
+        Some(&U16) => be::<2>(input, at + 1).map(|b| (3, i64::from(u16::from_be_bytes(b)))),
+        Some(&U32) => be::<4>(input, at + 1).map(|b| (5, i64::from(u32::from_be_bytes(b)))),
+        Some(&U64) => be::<8>(input, at + 1).and_then(|b| Some((9, i64::try_from(u64::from_be_bytes(b)).ok()?))),
+        _ => None,
+    };
+    if let Some((n, v)) = fast {
+        cur.seek(at + n);
+        return Ok(v);
+    }
+    read_int_general(cur, f)
+}
+
+/// `N` bytes of `input` from `at`, if all there.
+#[inline(always)]
+fn be<const N: usize>(input: &[u8], at: usize) -> Option<[u8; N]> {
+    input.get(at..at + N).and_then(|s| s.try_into().ok())
+}
+
+/// [`read_int`] for every format, with its errors.
+#[inline(never)]
+fn read_int_general(cur: &mut Cursor<'_>, f: &Field) -> Result<i64, DecodeError> {
     let (at, m) = marker(cur, f.expected)?;
     let e = f.expected;
     Ok(match m {
@@ -160,7 +197,7 @@ pub fn read_int(cur: &mut Cursor<'_>, f: &Field) -> Result<i64, DecodeError> {
 }
 
 /// Any integer format, range-checked into `i32`.
-#[inline]
+#[inline(always)]
 pub fn read_i32(cur: &mut Cursor<'_>, f: &Field) -> Result<i32, DecodeError> {
     let at = cur.pos();
     let v = read_int(cur, f)?;
@@ -170,6 +207,7 @@ pub fn read_i32(cur: &mut Cursor<'_>, f: &Field) -> Result<i32, DecodeError> {
 /// A float 64, or a float 32 widened exactly; NaN and ±infinity are
 /// `OutOfRange`. Integers are refused: the schema says f64, and rmp-serde
 /// (like us) always writes float 64.
+#[inline(always)]
 pub fn read_f64(cur: &mut Cursor<'_>, f: &Field) -> Result<f64, DecodeError> {
     let (at, m) = marker(cur, f.expected)?;
     let v = match m {
@@ -183,6 +221,7 @@ pub fn read_f64(cur: &mut Cursor<'_>, f: &Field) -> Result<f64, DecodeError> {
     Ok(v)
 }
 
+#[inline(always)]
 fn read_bool(cur: &mut Cursor<'_>, f: &Field) -> Result<bool, DecodeError> {
     match marker(cur, f.expected)? {
         (_, Marker::True) => Ok(true),
@@ -194,6 +233,32 @@ fn read_bool(cur: &mut Cursor<'_>, f: &Field) -> Result<bool, DecodeError> {
 /// The payload of a str of any width, not yet checked for UTF-8, and its offset.
 #[inline(always)]
 fn read_str_bytes<'a>(cur: &mut Cursor<'a>, expected: &'static str) -> Result<(usize, &'a [u8]), DecodeError> {
+    // fixstr or str 8 whose bytes are all present: one bounds check for the
+    // payload. Anything else (other widths, a short input, a wrong type)
+    // takes the general path and its errors.
+    let at = cur.pos();
+    let input = cur.input();
+    let fast = match input.get(at) {
+        Some(&b) if b & 0xe0 == FIXSTR => {
+            let start = at + 1;
+            input.get(start..start + usize::from(b & 0x1f)).map(|s| (start, s))
+        }
+        Some(&STR8) => input.get(at + 1).and_then(|&n| {
+            let start = at + 2;
+            input.get(start..start + usize::from(n)).map(|s| (start, s))
+        }),
+        _ => None,
+    };
+    if let Some((start, s)) = fast {
+        cur.seek(start + s.len());
+        return Ok((start, s));
+    }
+    read_str_bytes_general(cur, expected)
+}
+
+/// [`read_str_bytes`] for every width, with its errors.
+#[inline(never)]
+fn read_str_bytes_general<'a>(cur: &mut Cursor<'a>, expected: &'static str) -> Result<(usize, &'a [u8]), DecodeError> {
     let (at, m) = marker(cur, expected)?;
     let len = match m {
         Marker::FixStr(n) => u32::from(n),
@@ -212,7 +277,7 @@ fn utf8(start: usize, bytes: &[u8]) -> Result<&str, DecodeError> {
 }
 
 /// A str of any width as `&str`; invalid UTF-8 is reported at the first bad byte.
-#[inline]
+#[inline(always)]
 pub fn read_str<'a>(cur: &mut Cursor<'a>, f: &Field) -> Result<&'a str, DecodeError> {
     let (start, bytes) = read_str_bytes(cur, f.expected)?;
     utf8(start, bytes)
@@ -220,7 +285,24 @@ pub fn read_str<'a>(cur: &mut Cursor<'a>, f: &Field) -> Result<&'a str, DecodeEr
 
 /// An array header of any width; the count is checked against the input
 /// (each element takes at least one byte).
+#[inline(always)]
 fn read_array_len(cur: &mut Cursor<'_>, f: &Field) -> Result<usize, DecodeError> {
+    // A fixarray whose count fits what remains; anything else, general path.
+    let at = cur.pos();
+    if let Some(&b) = cur.input().get(at)
+        && b & 0xf0 == FIXARRAY
+    {
+        let n = usize::from(b & 0x0f);
+        if n < cur.remaining() {
+            cur.seek(at + 1);
+            return Ok(n);
+        }
+    }
+    read_array_len_general(cur, f)
+}
+
+#[inline(never)]
+fn read_array_len_general(cur: &mut Cursor<'_>, f: &Field) -> Result<usize, DecodeError> {
     let (at, m) = marker(cur, f.expected)?;
     let n = match m {
         Marker::FixArray(n) => u32::from(n),
@@ -233,7 +315,28 @@ fn read_array_len(cur: &mut Cursor<'_>, f: &Field) -> Result<usize, DecodeError>
 
 /// A map header of any width, its offset, and the pair count checked against
 /// the input (each pair takes at least two bytes).
+#[inline(always)]
 fn read_map_len(cur: &mut Cursor<'_>, expected: &'static str) -> Result<(usize, usize), DecodeError> {
+    // fixmap or map 16 whose pairs could fit what remains (two bytes each);
+    // anything else takes the general path and its errors.
+    let at = cur.pos();
+    let input = cur.input();
+    let fast = match input.get(at) {
+        Some(&b) if b & 0xf0 == FIXMAP => Some((1, usize::from(b & 0x0f))),
+        Some(&MAP16) => be::<2>(input, at + 1).map(|b| (3, usize::from(u16::from_be_bytes(b)))),
+        _ => None,
+    };
+    if let Some((h, n)) = fast
+        && n * 2 <= input.len() - (at + h)
+    {
+        cur.seek(at + h);
+        return Ok((at, n));
+    }
+    read_map_len_general(cur, expected)
+}
+
+#[inline(never)]
+fn read_map_len_general(cur: &mut Cursor<'_>, expected: &'static str) -> Result<(usize, usize), DecodeError> {
     let (at, m) = marker(cur, expected)?;
     let n = match m {
         Marker::FixMap(n) => u32::from(n),
@@ -246,6 +349,10 @@ fn read_map_len(cur: &mut Cursor<'_>, expected: &'static str) -> Result<(usize, 
 
 /// Reads a key and finds it in `fields`, trying `fields[hint]` first (the
 /// position our encoder puts it at). Unknown keys must still be valid UTF-8.
+///
+/// The hinted key is compared as raw wire bytes (its fixstr marker, then the
+/// key): the same answer the general path gives for those bytes, without
+/// decoding a marker or slicing through the cursor.
 #[inline(always)]
 fn read_key(
     cur: &mut Cursor<'_>,
@@ -254,15 +361,31 @@ fn read_key(
     expected: &'static str,
 ) -> Result<(usize, Option<usize>), DecodeError> {
     let at = cur.pos();
-    let (start, key) = read_str_bytes(cur, expected)?;
-    if fields.get(hint).is_some_and(|f| key_eq(f.key.as_bytes(), key)) {
+    if fields.get(hint).is_some_and(|f| at_key(cur, f.key)) {
         return Ok((at, Some(hint)));
     }
+    let (start, key) = read_str_bytes(cur, expected)?;
     if let Some(i) = fields.iter().position(|f| key_eq(f.key.as_bytes(), key)) {
         return Ok((at, Some(i)));
     }
     utf8(start, key)?;
     Ok((at, None))
+}
+
+/// Consumes `key` if the input holds it next as a fixstr (marker, then the
+/// bytes): the same answer [`read_key`]'s general path gives for those bytes.
+/// Leaves the cursor alone otherwise.
+#[inline(always)]
+fn at_key(cur: &mut Cursor<'_>, key: &str) -> bool {
+    let at = cur.pos();
+    let k = key.as_bytes();
+    let input = cur.input();
+    let hit = input.get(at) == Some(&(FIXSTR | k.len() as u8))
+        && input.get(at + 1..at + 1 + k.len()).is_some_and(|b| key_eq(k, b));
+    if hit {
+        cur.seek(at + 1 + k.len());
+    }
+    hit
 }
 
 /// `a == b` for short keys without a call to `memcmp`: two overlapping
@@ -444,6 +567,11 @@ fn read_products(cur: &mut Cursor<'_>) -> Result<Vec<Product>, DecodeError> {
 }
 
 /// Reads one product map: 17 known keys in any order, others skipped.
+///
+/// Keys in SPEC order (what our encoder and rmp-serde write) are matched as
+/// raw bytes in straight-line code; at the first key out of place the general
+/// any-order loop takes over from that pair, with the fields read so far
+/// marked as seen, so the result and every error are the same either way.
 pub fn read_product(cur: &mut Cursor<'_>) -> Result<Product, DecodeError> {
     const DEPTH: usize = 3; // catalog map, products array, product map
     let (map_at, pairs) = read_map_len(cur, "a product map")?;
@@ -466,92 +594,138 @@ pub fn read_product(cur: &mut Cursor<'_>) -> Result<Product, DecodeError> {
         created_at_ms: 0,
         image_url: String::new(),
     };
-    let mut seen = 0u32;
-    for k in 0..pairs {
+    let mut k = 0;
+    'canonical: {
+        macro_rules! next {
+            ($i:literal) => {
+                if k == pairs || !at_key(cur, PRODUCT[$i].key) {
+                    break 'canonical;
+                }
+                read_product_field(cur, &mut p, $i)?;
+                k += 1;
+            };
+        }
+        next!(0);
+        next!(1);
+        next!(2);
+        next!(3);
+        next!(4);
+        next!(5);
+        next!(6);
+        next!(7);
+        next!(8);
+        next!(9);
+        next!(10);
+        next!(11);
+        next!(12);
+        next!(13);
+        next!(14);
+        next!(15);
+        next!(16);
+    }
+    let mut seen = (1u32 << k) - 1;
+    for k in k..pairs {
         let (key_at, i) = read_key(cur, &PRODUCT, k, "a string key in a product map")?;
         let Some(i) = i else {
             skip_value(cur, DEPTH)?;
             continue;
         };
         mark_seen(&mut seen, i, &PRODUCT, key_at)?;
-        let f = &PRODUCT[i];
-        match i {
-            0 => p.id = read_int(cur, f)?,
-            1 => p.sku = read_str(cur, f)?.to_owned(),
-            2 => p.name = read_str(cur, f)?.to_owned(),
-            3 => p.description = read_str(cur, f)?.to_owned(),
-            4 => p.price_cents = read_int(cur, f)?,
-            5 => p.currency = read_str(cur, f)?.to_owned(),
-            6 => p.rating = read_f64(cur, f)?,
-            7 => p.review_count = read_i32(cur, f)?,
-            8 => p.in_stock = read_bool(cur, f)?,
-            9 => p.stock = read_i32(cur, f)?,
-            10 => {
-                let at = cur.pos();
-                let s = read_str(cur, f)?;
-                p.status = Status::from_str_exact(s).ok_or_else(|| {
-                    DecodeError::new(
-                        at,
-                        ErrorKind::UnknownEnum {
-                            what: "status",
-                            value: format!("{s:?}"),
-                        },
-                    )
-                })?;
-            }
-            11 => {
-                let n = read_array_len(cur, f)?;
-                p.tags.reserve_exact(n.min(SMALL_LIST_CAP));
-                for _ in 0..n {
-                    p.tags.push(read_str(cur, &TAG)?.to_owned());
-                }
-            }
-            12 => p.dimensions = read_dimensions(cur)?,
-            13 => {
-                let n = read_array_len(cur, f)?;
-                p.variants.reserve_exact(n.min(SMALL_LIST_CAP));
-                for _ in 0..n {
-                    p.variants.push(read_variant(cur)?);
-                }
-            }
-            14 => {
-                p.discount_percent = if cur.peek() == Some(Marker::Nil.to_u8()) {
-                    cur.u8(f.expected)?;
-                    None
-                } else {
-                    Some(read_i32(cur, f)?)
-                }
-            }
-            15 => p.created_at_ms = read_int(cur, f)?,
-            _ => p.image_url = read_str(cur, f)?.to_owned(),
-        }
+        read_product_field(cur, &mut p, i)?;
     }
     check_all_seen(seen, &PRODUCT, map_at)?;
     Ok(p)
+}
+
+/// Reads the value of `PRODUCT[i]` into `p`.
+#[inline(always)]
+fn read_product_field(cur: &mut Cursor<'_>, p: &mut Product, i: usize) -> Result<(), DecodeError> {
+    let f = &PRODUCT[i];
+    match i {
+        0 => p.id = read_int(cur, f)?,
+        1 => p.sku = read_str(cur, f)?.to_owned(),
+        2 => p.name = read_str(cur, f)?.to_owned(),
+        3 => p.description = read_str(cur, f)?.to_owned(),
+        4 => p.price_cents = read_int(cur, f)?,
+        5 => p.currency = read_str(cur, f)?.to_owned(),
+        6 => p.rating = read_f64(cur, f)?,
+        7 => p.review_count = read_i32(cur, f)?,
+        8 => p.in_stock = read_bool(cur, f)?,
+        9 => p.stock = read_i32(cur, f)?,
+        10 => {
+            let at = cur.pos();
+            let s = read_str(cur, f)?;
+            p.status = Status::from_str_exact(s).ok_or_else(|| {
+                DecodeError::new(
+                    at,
+                    ErrorKind::UnknownEnum {
+                        what: "status",
+                        value: format!("{s:?}"),
+                    },
+                )
+            })?;
+        }
+        11 => {
+            let n = read_array_len(cur, f)?;
+            p.tags.reserve_exact(n.min(SMALL_LIST_CAP));
+            for _ in 0..n {
+                p.tags.push(read_str(cur, &TAG)?.to_owned());
+            }
+        }
+        12 => p.dimensions = read_dimensions(cur)?,
+        13 => {
+            let n = read_array_len(cur, f)?;
+            p.variants.reserve_exact(n.min(SMALL_LIST_CAP));
+            for _ in 0..n {
+                p.variants.push(read_variant(cur)?);
+            }
+        }
+        14 => {
+            p.discount_percent = if cur.peek() == Some(Marker::Nil.to_u8()) {
+                cur.u8(f.expected)?;
+                None
+            } else {
+                Some(read_i32(cur, f)?)
+            }
+        }
+        15 => p.created_at_ms = read_int(cur, f)?,
+        _ => p.image_url = read_str(cur, f)?.to_owned(),
+    }
+    Ok(())
 }
 
 fn read_dimensions(cur: &mut Cursor<'_>) -> Result<Dimensions, DecodeError> {
     const DEPTH: usize = 4;
     let (map_at, pairs) = read_map_len(cur, PRODUCT[12].expected)?;
     let mut d = Dimensions::default();
-    let mut seen = 0u32;
-    for k in 0..pairs {
+    // SPEC order first, as in `read_product`.
+    let mut k = 0;
+    while k < pairs.min(DIMENSIONS.len()) && at_key(cur, DIMENSIONS[k].key) {
+        set_dimension(&mut d, k, read_i32(cur, &DIMENSIONS[k])?);
+        k += 1;
+    }
+    let mut seen = (1u32 << k) - 1;
+    for k in k..pairs {
         let (key_at, i) = read_key(cur, &DIMENSIONS, k, "a string key in a dimensions map")?;
         let Some(i) = i else {
             skip_value(cur, DEPTH)?;
             continue;
         };
         mark_seen(&mut seen, i, &DIMENSIONS, key_at)?;
-        let v = read_i32(cur, &DIMENSIONS[i])?;
-        match i {
-            0 => d.width_mm = v,
-            1 => d.height_mm = v,
-            2 => d.depth_mm = v,
-            _ => d.weight_g = v,
-        }
+        set_dimension(&mut d, i, read_i32(cur, &DIMENSIONS[i])?);
     }
     check_all_seen(seen, &DIMENSIONS, map_at)?;
     Ok(d)
+}
+
+#[inline(always)]
+fn set_dimension(d: &mut Dimensions, i: usize, v: i32) {
+    match i {
+        0 => d.width_mm = v,
+        1 => d.height_mm = v,
+        2 => d.depth_mm = v,
+        _ => d.weight_g = v,
+    }
 }
 
 fn read_variant(cur: &mut Cursor<'_>) -> Result<Variant, DecodeError> {
@@ -564,25 +738,50 @@ fn read_variant(cur: &mut Cursor<'_>) -> Result<Variant, DecodeError> {
         price_cents: 0,
         stock: 0,
     };
-    let mut seen = 0u32;
-    for k in 0..pairs {
+    // SPEC order first, as in `read_product`.
+    let mut k = 0;
+    'canonical: {
+        macro_rules! next {
+            ($i:literal) => {
+                if k == pairs || !at_key(cur, VARIANT[$i].key) {
+                    break 'canonical;
+                }
+                read_variant_field(cur, &mut v, $i)?;
+                k += 1;
+            };
+        }
+        next!(0);
+        next!(1);
+        next!(2);
+        next!(3);
+        next!(4);
+    }
+    let mut seen = (1u32 << k) - 1;
+    for k in k..pairs {
         let (key_at, i) = read_key(cur, &VARIANT, k, "a string key in a variant map")?;
         let Some(i) = i else {
             skip_value(cur, DEPTH)?;
             continue;
         };
         mark_seen(&mut seen, i, &VARIANT, key_at)?;
-        let f = &VARIANT[i];
-        match i {
-            0 => v.sku = read_str(cur, f)?.to_owned(),
-            1 => v.color = read_str(cur, f)?.to_owned(),
-            2 => v.size = read_str(cur, f)?.to_owned(),
-            3 => v.price_cents = read_int(cur, f)?,
-            _ => v.stock = read_i32(cur, f)?,
-        }
+        read_variant_field(cur, &mut v, i)?;
     }
     check_all_seen(seen, &VARIANT, map_at)?;
     Ok(v)
+}
+
+/// Reads the value of `VARIANT[i]` into `v`.
+#[inline(always)]
+fn read_variant_field(cur: &mut Cursor<'_>, v: &mut Variant, i: usize) -> Result<(), DecodeError> {
+    let f = &VARIANT[i];
+    match i {
+        0 => v.sku = read_str(cur, f)?.to_owned(),
+        1 => v.color = read_str(cur, f)?.to_owned(),
+        2 => v.size = read_str(cur, f)?.to_owned(),
+        3 => v.price_cents = read_int(cur, f)?,
+        _ => v.stock = read_i32(cur, f)?,
+    }
+    Ok(())
 }
 
 #[cfg(test)]
