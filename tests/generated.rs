@@ -1,7 +1,7 @@
 //! Committed generated code is fresh: each generated file's first line carries
 //! the CRC-32 of the schema it was generated from, and that must equal the
 //! CRC-32 of the schema as it is now. No schema compiler is needed to check
-//! this; regenerating is `make generate` (see `tools/codegen`).
+//! this; regenerating is `make generate` (see `schemas/codegen`).
 //!
 //! The stamp, identical in form for every generator:
 //!

@@ -17,7 +17,7 @@
 #     context switches per request from /proc/<pid>/task/*/status (threads
 #     that exist at both reads; wirebench's are all spawned in the warm-up).
 #
-# Usage: scripts/bench-http-server.sh            (as root for apt-get)
+# Usage: benches/bench-http-server.sh            (as root for apt-get)
 #   env: DURATION=10s ROUNDS=2 SERVER_CPU=0 WRK_CPU=1 OUR_PORT=8090 NGINX_PORT=8091 OUT=dir
 # Output: one summary line per case on stdout; raw wrk output under $OUT.
 set -euo pipefail

@@ -8,8 +8,8 @@
 # requests/s, p50 and the CPU seconds each side used (utime+stime from
 # /proc/<pid>/stat for the server, bash `time` for the client).
 #
-# Usage: scripts/wrk-compare.sh nginx|wirebench   (needs wrk; nginx for `nginx`)
-#   DUR=10s CONNS="8 64 1000" REPS=1 BLOCKING=1 scripts/wrk-compare.sh nginx
+# Usage: benches/wrk-compare.sh nginx|wirebench   (needs wrk; nginx for `nginx`)
+#   DUR=10s CONNS="8 64 1000" REPS=1 BLOCKING=1 benches/wrk-compare.sh nginx
 # REPS repeats the whole sweep (the runs alternate, so background load hits
 # both sides); BLOCKING=0 skips the one-thread-per-connection driver.
 #

@@ -1,8 +1,8 @@
 //! wirebench-codegen: regenerates the committed generated code from `schemas/`.
 //!
 //! ```text
-//! cargo run --manifest-path tools/codegen/Cargo.toml -- proto          # write src/codec/protobuf/generated.rs
-//! cargo run --manifest-path tools/codegen/Cargo.toml -- proto --check  # exit 1 if the committed file differs
+//! cargo run --manifest-path schemas/codegen/Cargo.toml -- proto          # write src/codec/protobuf/generated.rs
+//! cargo run --manifest-path schemas/codegen/Cargo.toml -- proto --check  # exit 1 if the committed file differs
 //! ```
 //!
 //! Paths are resolved from this crate's manifest directory, so the working
