@@ -61,10 +61,10 @@ explain-compare: ## bytes per field of one product across the five formats
 	$(RELEASE) explain compare --count $(COUNT)
 
 # ---- bench: codec microbenchmarks, sizes, peers and the report (issue 5) ----
-# Budget for `make bench` on 2 shared cores (~4.5 min, see docs/MEASUREMENT.md):
+# Budget for `make bench` on 2 cores (measured: ~6m50s in all, see docs/MEASUREMENT.md):
 #   codec  : 19 rows x counts 1,100,1000 x (calibration + 5 x 300ms) + 10 scaling rows at 10,000 x 3  ~ 2.5 min
 #   sizes  : 5 formats x 4 counts x gzip -1/-6/-9 + encode, median of 5 short batches          ~ 15 s
-#   HTTP   : 5 formats x 3 counts x $(HTTP_ROUNDS) rounds x $(HTTP_DURATION), none and gzip      ~ 1.5 min
+#   HTTP   : 5 formats x 3 counts x $(HTTP_ROUNDS) rounds x $(HTTP_DURATION) x (none, gzip, c=1, c=16) + warm-ups ~ 4 min
 RESULTS ?= results
 BENCHTIME ?= 300ms
 BENCH_COUNT ?= 5
@@ -73,7 +73,7 @@ HTTP_DURATION ?= 1s
 QUICK_DIR ?= $(or $(TMPDIR),/tmp)/wirebench-bench-quick
 QUICK_HTTP := $(RELEASE) bench --counts 1 --rounds 1 --duration 200ms --warmup 2 --histograms $(QUICK_DIR)/histograms
 
-bench: ## codec + sizes + HTTP (none, gzip) + report -> results/ (~5 min)
+bench: ## codec + sizes + HTTP (none, gzip, c=1, c=16) + report -> results/ (~7 min on 2 cores)
 	@$(CARGO) build --release --quiet
 	@echo "bench: [1/4] codec microbenchmarks -> $(RESULTS)/codec.txt (+ environment.json)" >&2
 	$(RELEASE) codec-bench --benchtime $(BENCHTIME) --count $(BENCH_COUNT) --out $(RESULTS)/codec.txt
