@@ -70,29 +70,79 @@ const MAX_DEFLATE_RATIO: usize = 1032;
 
 /// Appends one gzip member holding `data`, compressed at `level` (0 = stored
 /// blocks, 1 = fastest … 9 = best, 10 = miniz's slowest), to `out`.
+/// For many members in a row, reuse a [`Compressor`] instead.
 pub fn compress(data: &[u8], level: u8, out: &mut Vec<u8>) {
-    let level = level.min(MAX_LEVEL);
-    let xfl = match level {
-        1 => XFL_FASTEST,
-        9.. => XFL_BEST,
-        _ => 0,
-    };
-    out.reserve(HEADER_LEN + data.len() / 4 + TRAILER_LEN + 64);
-    out.extend_from_slice(&[ID1, ID2, CM_DEFLATE, 0, 0, 0, 0, 0, xfl, OS_UNKNOWN]);
+    Compressor::new(level).compress(data, out);
+}
 
-    // window_bits 0 = raw deflate (no zlib header); strategy 0 = default.
-    let flags = create_comp_flags_from_zip_params(i32::from(level), 0, 0);
-    let mut compressor = CompressorOxide::new(flags);
-    let (status, _) = compress_to_output(&mut compressor, data, TDEFLFlush::Finish, |chunk| {
-        out.extend_from_slice(chunk);
-        true
-    });
-    // With all input given and a sink that never refuses, miniz always finishes.
-    assert_eq!(status, TDEFLStatus::Done, "miniz_oxide deflate did not finish");
+/// A gzip writer whose deflate state is allocated once and reset per member.
+///
+/// miniz_oxide's `CompressorOxide` is large (a 64 KiB LZ buffer inline plus
+/// boxed hash chains and Huffman tables, ~300 KiB in all): creating one costs
+/// more than compressing a small body, and it does not belong on a small
+/// worker stack. So it is boxed on first use and reset for every later member;
+/// the output is byte-identical to a fresh one (tested).
+pub struct Compressor {
+    level: u8,
+    deflate: Option<Box<CompressorOxide>>,
+}
 
-    out.extend_from_slice(&crc32::crc32(data).to_le_bytes());
-    // ISIZE is the length modulo 2^32 by definition (RFC 1952 §2.3.1).
-    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+/// A writer at [`DEFAULT_LEVEL`].
+impl Default for Compressor {
+    fn default() -> Compressor {
+        Compressor::new(DEFAULT_LEVEL)
+    }
+}
+
+impl fmt::Debug for Compressor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Compressor")
+            .field("level", &self.level)
+            .field("allocated", &self.deflate.is_some())
+            .finish()
+    }
+}
+
+impl Compressor {
+    /// A writer at `level` (clamped to [`MAX_LEVEL`]); nothing is allocated yet.
+    pub fn new(level: u8) -> Compressor {
+        Compressor {
+            level: level.min(MAX_LEVEL),
+            deflate: None,
+        }
+    }
+
+    /// Appends one gzip member holding `data` to `out`.
+    pub fn compress(&mut self, data: &[u8], out: &mut Vec<u8>) {
+        let level = self.level;
+        let deflate = match &mut self.deflate {
+            Some(d) => {
+                d.reset();
+                d
+            }
+            None => {
+                // window_bits 0 = raw deflate (no zlib header); strategy 0 = default.
+                let flags = create_comp_flags_from_zip_params(i32::from(level), 0, 0);
+                self.deflate.insert(Box::new(CompressorOxide::new(flags)))
+            }
+        };
+        let xfl = match level {
+            1 => XFL_FASTEST,
+            9.. => XFL_BEST,
+            _ => 0,
+        };
+        out.reserve(HEADER_LEN + data.len() / 4 + TRAILER_LEN + 64);
+        out.extend_from_slice(&[ID1, ID2, CM_DEFLATE, 0, 0, 0, 0, 0, xfl, OS_UNKNOWN]);
+        let (status, _) = compress_to_output(deflate, data, TDEFLFlush::Finish, |chunk| {
+            out.extend_from_slice(chunk);
+            true
+        });
+        // With all input given and a sink that never refuses, miniz always finishes.
+        assert_eq!(status, TDEFLStatus::Done, "miniz_oxide deflate did not finish");
+        out.extend_from_slice(&crc32::crc32(data).to_le_bytes());
+        // ISIZE is the length modulo 2^32 by definition (RFC 1952 §2.3.1).
+        out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    }
 }
 
 /// Decompresses `data` (one or more gzip members) into a new vector of at most

@@ -248,3 +248,27 @@ fn every_truncation_and_byte_change_of_a_named_member() {
         }
     }
 }
+
+/// A reused [`gzip::Compressor`] writes exactly what a fresh one writes, member
+/// after member (its deflate state is reset, not carried over), and its
+/// default level is the server's level 6.
+#[test]
+fn reused_compressor_matches_a_fresh_one() {
+    let long: Vec<u8> = (0..200_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    let inputs: [&[u8]; 5] = [b"", b"a", b"{\"message\":\"pong\"}", &long, b"a"];
+    for level in [1, gzip::DEFAULT_LEVEL, 9] {
+        let mut reused = gzip::Compressor::new(level);
+        for data in inputs {
+            let mut ours = Vec::new();
+            reused.compress(data, &mut ours);
+            let mut fresh = Vec::new();
+            gzip::compress(data, level, &mut fresh);
+            assert_eq!(ours, fresh, "level {level}, input of {} bytes", data.len());
+            assert_eq!(gzip::decompress(&ours, 1 << 20).unwrap(), data);
+        }
+    }
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    gzip::Compressor::default().compress(&long, &mut a);
+    gzip::compress(&long, gzip::DEFAULT_LEVEL, &mut b);
+    assert_eq!(a, b, "default level is DEFAULT_LEVEL");
+}

@@ -36,7 +36,6 @@
 //! encodes afresh. **Architecture Invariant:** no thread is spawned per
 //! request; threads only grow to the peak of concurrent connections.
 
-pub mod compress;
 pub mod conn;
 pub mod date;
 pub mod parse;

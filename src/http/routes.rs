@@ -65,7 +65,7 @@ pub struct App {
 pub struct Scratch {
     pub body: Vec<u8>,
     pub gz: Vec<u8>,
-    pub gzipper: super::compress::Gzipper,
+    pub gzipper: crate::gzip::Compressor,
 }
 
 /// Which bytes to send after the head.
@@ -328,7 +328,7 @@ fn catalog(app: &App, format: Format, query: &str, s: &mut Scratch) -> Reply {
         };
     }
     s.gz.clear();
-    s.gzipper.compress(&s.body, &mut s.gz); // gzip::compress's bytes, reused deflate state
+    s.gzipper.compress(&s.body, &mut s.gz); // level 6, deflate state reused per worker
     head.gzip = true;
     Reply {
         head,
