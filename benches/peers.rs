@@ -23,7 +23,6 @@
 #[path = "../tests/support/serde_mirror.rs"]
 mod serde_mirror;
 
-use serde::{Deserialize, Serialize};
 use serde_mirror::SCatalog;
 use std::hint::black_box;
 use wirebench::bench::{Config, Line, Run, alloc::CountingAlloc, calibrate_op, hooks, measure, median};
@@ -33,127 +32,6 @@ use wirebench::model::{Catalog, Product};
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc::new();
-
-/// The Avro schema of SPEC's catalog (field order = SPEC order; the optional
-/// field is `["null","int"]` with default null; status an enum of UPPERCASE symbols).
-const AVRO_SCHEMA: &str = r#"{"type":"record","name":"Catalog","namespace":"wirebench","fields":[
- {"name":"products","type":{"type":"array","items":{"type":"record","name":"Product","fields":[
-  {"name":"id","type":"long"},{"name":"sku","type":"string"},{"name":"name","type":"string"},
-  {"name":"description","type":"string"},{"name":"price_cents","type":"long"},{"name":"currency","type":"string"},
-  {"name":"rating","type":"double"},{"name":"review_count","type":"int"},{"name":"in_stock","type":"boolean"},
-  {"name":"stock","type":"int"},
-  {"name":"status","type":{"type":"enum","name":"Status","symbols":["ACTIVE","DRAFT","DISCONTINUED"]}},
-  {"name":"tags","type":{"type":"array","items":"string"}},
-  {"name":"dimensions","type":{"type":"record","name":"Dimensions","fields":[
-   {"name":"width_mm","type":"int"},{"name":"height_mm","type":"int"},{"name":"depth_mm","type":"int"},{"name":"weight_g","type":"int"}]}},
-  {"name":"variants","type":{"type":"array","items":{"type":"record","name":"Variant","fields":[
-   {"name":"sku","type":"string"},{"name":"color","type":"string"},{"name":"size","type":"string"},
-   {"name":"price_cents","type":"long"},{"name":"stock","type":"int"}]}}},
-  {"name":"discount_percent","type":["null","int"],"default":null},
-  {"name":"created_at_ms","type":"long"},{"name":"image_url","type":"string"}]}}}]}"#;
-
-/// Avro serde mirror: like [`serde_mirror`] but the enum uses Avro's symbols.
-mod avro_mirror {
-    use super::*;
-
-    #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
-    #[serde(rename_all = "UPPERCASE")]
-    pub enum AStatus {
-        Active,
-        Draft,
-        Discontinued,
-    }
-
-    #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-    pub struct ADimensions {
-        pub width_mm: i32,
-        pub height_mm: i32,
-        pub depth_mm: i32,
-        pub weight_g: i32,
-    }
-
-    #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-    pub struct AVariant {
-        pub sku: String,
-        pub color: String,
-        pub size: String,
-        pub price_cents: i64,
-        pub stock: i32,
-    }
-
-    #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-    pub struct AProduct {
-        pub id: i64,
-        pub sku: String,
-        pub name: String,
-        pub description: String,
-        pub price_cents: i64,
-        pub currency: String,
-        pub rating: f64,
-        pub review_count: i32,
-        pub in_stock: bool,
-        pub stock: i32,
-        pub status: AStatus,
-        pub tags: Vec<String>,
-        pub dimensions: ADimensions,
-        pub variants: Vec<AVariant>,
-        pub discount_percent: Option<i32>,
-        pub created_at_ms: i64,
-        pub image_url: String,
-    }
-
-    #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-    pub struct ACatalog {
-        pub products: Vec<AProduct>,
-    }
-
-    pub fn from_products(products: &[Product]) -> ACatalog {
-        use wirebench::model::Status;
-        ACatalog {
-            products: products
-                .iter()
-                .map(|p| AProduct {
-                    id: p.id,
-                    sku: p.sku.clone(),
-                    name: p.name.clone(),
-                    description: p.description.clone(),
-                    price_cents: p.price_cents,
-                    currency: p.currency.clone(),
-                    rating: p.rating,
-                    review_count: p.review_count,
-                    in_stock: p.in_stock,
-                    stock: p.stock,
-                    status: match p.status {
-                        Status::Active => AStatus::Active,
-                        Status::Draft => AStatus::Draft,
-                        Status::Discontinued => AStatus::Discontinued,
-                    },
-                    tags: p.tags.clone(),
-                    dimensions: ADimensions {
-                        width_mm: p.dimensions.width_mm,
-                        height_mm: p.dimensions.height_mm,
-                        depth_mm: p.dimensions.depth_mm,
-                        weight_g: p.dimensions.weight_g,
-                    },
-                    variants: p
-                        .variants
-                        .iter()
-                        .map(|v| AVariant {
-                            sku: v.sku.clone(),
-                            color: v.color.clone(),
-                            size: v.size.clone(),
-                            price_cents: v.price_cents,
-                            stock: v.stock,
-                        })
-                        .collect(),
-                    discount_percent: p.discount_percent,
-                    created_at_ms: p.created_at_ms,
-                    image_url: p.image_url.clone(),
-                })
-                .collect(),
-        }
-    }
-}
 
 /// One measured side: median ns/op, or why it could not run.
 type Side = Result<f64, String>;
@@ -288,7 +166,8 @@ fn run() -> Result<(), String> {
         "benchtime: {benchtime:?}\ncount: {count}\ncommit: {}\ndate: {}\nloadavg: {}",
         env.git_commit, env.date_utc, env.load_average
     );
-    let schema = apache_avro::Schema::parse_str(AVRO_SCHEMA).map_err(|e| format!("avro schema: {e}"))?;
+    let schema =
+        apache_avro::Schema::parse_str(wirebench::codec::avro::SCHEMA).map_err(|e| format!("avro schema: {e}"))?;
     let mut summary = String::new();
     for n in counts {
         let products = wirebench::fixtures::catalog(n).products;
@@ -361,7 +240,6 @@ fn compare(r: &Runner, products: &[Product], schema: &apache_avro::Schema) -> (V
     let scat = SCatalog::from(&Catalog {
         products: products.to_vec(),
     });
-    let acat = avro_mirror::from_products(products);
     let ours = |f: Format| f.encode_to_vec(products).map_err(|e| e.to_string());
     let mut out = Vec::new();
     let mut floors: Vec<(&'static str, Side, Side)> = Vec::new();
@@ -437,7 +315,7 @@ fn compare(r: &Runner, products: &[Product], schema: &apache_avro::Schema) -> (V
     // Avro vs apache-avro.
     let avro = ours(Format::Avro);
     let mut av = Vec::new();
-    let avro_ok = apache_avro::write_avro_datum_ref(schema, &acat, &mut av)
+    let avro_ok = apache_avro::write_avro_datum_ref(schema, &scat, &mut av)
         .map(|_| ())
         .map_err(|e| format!("apache-avro encode: {e}"));
     if let (Ok(a), Ok(())) = (&avro, &avro_ok) {
@@ -457,16 +335,16 @@ fn compare(r: &Runner, products: &[Product], schema: &apache_avro::Schema) -> (V
             avro_ok.clone(),
             || {
                 buf.clear();
-                apache_avro::write_avro_datum_ref(schema, black_box(&acat), &mut buf).expect("avro encode");
+                apache_avro::write_avro_datum_ref(schema, black_box(&scat), &mut buf).expect("avro encode");
                 assert_eq!(buf.len(), av.len());
             },
         ),
     );
-    let avro_decode = |bytes: &[u8]| -> Result<avro_mirror::ACatalog, String> {
+    let avro_decode = |bytes: &[u8]| -> Result<SCatalog, String> {
         let v = apache_avro::from_avro_datum(schema, &mut &bytes[..], None).map_err(|e| e.to_string())?;
         apache_avro::from_value(&v).map_err(|e| e.to_string())
     };
-    let probe = avro_ok.and_then(|()| avro_decode(&av).map(|c| assert_eq!(c, acat)));
+    let probe = avro_ok.and_then(|()| avro_decode(&av).map(|c| assert_eq!(c, scat)));
     let (od, pd) = r.pair(
         ours_decode(Format::Avro, n, &avro),
         Case::new(format!("Decode/avro/{n}/apache_avro"), av.len(), probe, || {

@@ -8,11 +8,17 @@
 use serde::{Deserialize, Serialize};
 use wirebench::model::{Catalog, Dimensions, Product, Status, Variant};
 
+/// JSON and MessagePack spell the status in lowercase. apache-avro writes an
+/// enum by its index but reads it back by symbol name, so the Avro schema's
+/// UPPERCASE symbols are accepted as aliases when deserializing.
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
 #[serde(rename_all = "lowercase")]
 pub enum SStatus {
+    #[serde(alias = "ACTIVE")]
     Active,
+    #[serde(alias = "DRAFT")]
     Draft,
+    #[serde(alias = "DISCONTINUED")]
     Discontinued,
 }
 
