@@ -107,33 +107,22 @@ impl<'a> Lexer<'a> {
     /// a `,` is required.
     #[inline]
     pub fn next_member(&mut self, first: &mut bool) -> Result<bool> {
-        let b = self.peek();
-        if std::mem::take(first) {
-            if b == Some(b'}') {
-                self.pos += 1;
-                return Ok(false);
-            }
-            return Ok(true);
-        }
-        match b {
-            Some(b',') => {
-                self.pos += 1;
-                Ok(true)
-            }
-            Some(b'}') => {
-                self.pos += 1;
-                Ok(false)
-            }
-            _ => Err(self.error_here("',' or '}' after object member")),
-        }
+        self.next_in(first, b'}', "',' or '}' after object member")
     }
 
     /// Before each array element: like [`Lexer::next_member`] with `]`.
     #[inline]
     pub fn next_element(&mut self, first: &mut bool) -> Result<bool> {
+        self.next_in(first, b']', "',' or ']' after array element")
+    }
+
+    /// The shared step of both: `,` continues, `close` ends; before the first
+    /// item only `close` may end and no `,` is allowed.
+    #[inline(always)]
+    fn next_in(&mut self, first: &mut bool, close: u8, expected: &'static str) -> Result<bool> {
         let b = self.peek();
         if std::mem::take(first) {
-            if b == Some(b']') {
+            if b == Some(close) {
                 self.pos += 1;
                 return Ok(false);
             }
@@ -144,11 +133,11 @@ impl<'a> Lexer<'a> {
                 self.pos += 1;
                 Ok(true)
             }
-            Some(b']') => {
+            Some(c) if c == close => {
                 self.pos += 1;
                 Ok(false)
             }
-            _ => Err(self.error_here("',' or ']' after array element")),
+            _ => Err(self.error_here(expected)),
         }
     }
 
