@@ -5,7 +5,10 @@ ADDR ?= 127.0.0.1:8090
 FORMAT ?= json
 COUNT ?= 1
 
-.PHONY: help serve test lint fmt fixtures bless generate check-generated bench bench-quick bench-http bench-codec bench-sizes bench-peers report explain
+# fuzz: see fuzz/run.sh for FUZZ_TARGETS, FUZZ_JOBS, FUZZ_SANITIZER
+FUZZ_SECONDS ?= 60
+
+.PHONY: fuzz help serve test lint fmt fixtures bless generate check-generated bench bench-quick bench-http bench-codec bench-sizes bench-peers report explain
 
 help:
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
@@ -20,6 +23,9 @@ test: ## every test (unit, integration, golden, differential, hostile, HTTP, doc
 lint: ## rustfmt check and clippy with warnings as errors
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --all-targets -- -D warnings
+
+fuzz: ## coverage-guided fuzzing, every target: make fuzz FUZZ_SECONDS=600 [FUZZ_TARGETS=avro] [FUZZ_JOBS=2]
+	FUZZ_SECONDS=$(FUZZ_SECONDS) ./fuzz/run.sh
 
 fmt:
 	$(CARGO) fmt --all

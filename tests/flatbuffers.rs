@@ -220,20 +220,21 @@ fn crafted_buffers_are_errors_that_say_where() {
         // Status 3 and -1 are not in the enum; the offset is the status byte.
         (patched(&[(79, &[3])]), "unknown Status value 3 at byte 79"),
         (patched(&[(79, &[0xff])]), "unknown Status value -1 at byte 79"),
-        // Root offset past the end.
+        // Root offset past the end: the error is at the offset (an error's
+        // offset is always inside the input).
         (
             patched(&[(0, &u32le(0xffff_fff0))]),
-            "flatbuffers: bytes 4294967280..4294967284 in the root table lie outside the 216-byte buffer at byte 4294967280",
+            "flatbuffers: bytes 4294967280..4294967284 in the root table lie outside the 216-byte buffer at byte 0",
         ),
         // products vector claims 2^31 elements (8 GiB of offsets).
         (
             patched(&[(24, &u32le(1 << 31))]),
             "flatbuffers: bytes 28..8589934620 in products lie outside the 216-byte buffer at byte 28",
         ),
-        // Element 0 of products points past the end.
+        // Element 0 of products points past the end: the error is at the element.
         (
             patched(&[(28, &u32le(0x1000))]),
-            "flatbuffers: bytes 4124..4128 in products[0] lie outside the 216-byte buffer at byte 4124",
+            "flatbuffers: bytes 4124..4128 in products[0] lie outside the 216-byte buffer at byte 28",
         ),
         // The Product table's soffset points before the buffer.
         (

@@ -211,29 +211,44 @@ fn errors_say_what() {
         ),
         (
             with_product_prefix(&[0x0a, 0x00]),
-            format!(
-                "{prost}Product.id: Catalog.products: invalid wire type: LengthDelimited (expected Varint) at byte 0"
-            ),
+            format!("{prost}Product.id: invalid wire type: LengthDelimited (expected Varint) in products[0] at byte 0"),
+        ),
+        (
+            // prost's errors are placed at the key of the product they are in.
+            [TINY, &with_product_prefix(&[0x12, 0x01, 0xff])].concat(),
+            format!("{prost}Product.sku: invalid string value: data is not UTF-8 encoded in products[1] at byte 14"),
         ),
         (
             vec![0x08, 0x01],
-            format!("{prost}Catalog.products: invalid wire type: Varint (expected LengthDelimited) at byte 0"),
-        ),
-        (
-            with_product_prefix(&[0x12, 0x01, 0xff]),
-            format!("{prost}Product.sku: Catalog.products: invalid string value: data is not UTF-8 encoded at byte 0"),
+            "expected wire type 2 (LEN) for Catalog.products, found wire type 0 at byte 0".into(),
         ),
         (
             vec![0x0a, 0x05, 0x08],
-            format!("{prost}Catalog.products: buffer underflow at byte 0"),
+            "product of 5 exceeds the 1 bytes remaining at byte 2".into(),
         ),
         (
             vec![0x0b],
-            format!("{prost}Catalog.products: invalid wire type: StartGroup (expected LengthDelimited) at byte 0"),
+            "expected wire type 2 (LEN) for Catalog.products, found wire type 3 at byte 0".into(),
         ),
-        (vec![0x07], format!("{prost}invalid wire type value: 7 at byte 0")),
-        (vec![0x00], format!("{prost}invalid tag value: 0 at byte 0")),
-        (vec![0x80], format!("{prost}invalid varint at byte 0")),
+        // Unknown fields are skipped by wire type, groups included; an end
+        // without its start, or the wrong end, is an error.
+        (
+            [&[0x13, 0x08, 0x01, 0x14][..], TINY, &[0x24]].concat(),
+            "expected a field (no group is open), found end of group 4 at byte 18".into(),
+        ),
+        (
+            vec![0x13, 0x1c],
+            "expected the end of the open group, found end of group 3 at byte 1".into(),
+        ),
+        (
+            vec![0x07],
+            "expected wire type 0, 1, 2, 3, 4 or 5, found wire type 7 at byte 0".into(),
+        ),
+        (vec![0x00], "field number out of range: 0 at byte 0".into()),
+        (
+            vec![0x80],
+            "unexpected end of input, expected field key at byte 1".into(),
+        ),
     ];
     for (input, want) in cases {
         let got = protobuf::decode(&input).unwrap_err().to_string();
@@ -273,7 +288,10 @@ fn huge_length_child() {
     for input in huge_length_inputs() {
         let err = protobuf::decode(&input).unwrap_err().to_string();
         assert!(
-            err.ends_with("buffer underflow at byte 0") || err.ends_with("invalid varint at byte 0"),
+            err.contains(" exceeds the ")
+                || err.contains("varint longer than")
+                || err.contains("buffer underflow")
+                || err.contains("invalid varint"),
             "input {input:02x?}: {err}"
         );
     }

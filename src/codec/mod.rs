@@ -110,6 +110,34 @@ impl Format {
         }
     }
 
+    /// The most bytes [`Format::decode`] may request from the allocator, in
+    /// total over the whole call, for an input of `input_len` bytes —
+    /// whatever the input says, valid or not. Checked by the allocation
+    /// tests (`tests/alloc_bounds.rs`), the mutation test and every fuzz target.
+    ///
+    /// The factor is what the smallest encoding of a record costs against
+    /// the struct it becomes (a `Product` is 240 bytes, a `String` 24), plus
+    /// the doubling of the products vector:
+    ///
+    /// | format | factor | why |
+    /// |---|---|---|
+    /// | JSON, MessagePack | 4 | every field needs its key: a product is ≥ 200 bytes of input |
+    /// | FlatBuffers | 8 | strings may be shared by offsets; the verifier caps what offsets reach at 2× the buffer |
+    /// | Avro | 24 | no keys: a product can be 30 bytes, an empty string 1 byte → 24 |
+    /// | Protobuf | 48 | defaults cost nothing: a product can be 9 bytes, an empty tag 2 |
+    ///
+    /// Plus a constant 16 KiB for small inputs (the error message, the id
+    /// set's first table).
+    pub fn max_decode_allocation(self, input_len: usize) -> usize {
+        let factor = match self {
+            Format::Json | Format::Msgpack => 4,
+            Format::Flatbuffers => 8,
+            Format::Avro => 24,
+            Format::Protobuf => 48,
+        };
+        input_len.saturating_mul(factor).saturating_add(16 * 1024)
+    }
+
     /// Convenience: a fresh buffer holding the encoding.
     pub fn encode_to_vec(self, products: &[Product]) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::new();

@@ -248,8 +248,16 @@ pub fn parse<'a>(buf: &'a [u8], limits: &Limits) -> Result<Parsed<'a>, Error> {
     let mut hosts = 0usize;
     let mut transfer_encoding = false;
     loop {
+        // The checks run in the same order whether or not the line's LF has
+        // arrived, so the answer never depends on how the bytes were split
+        // across reads: (1) the empty line ends the head, (2) the size limit,
+        // (3) the line ending, (4) the line itself.
         let Some(lf) = find_lf(buf, pos) else {
-            if buf.len() - headers_start > limits.max_header_bytes {
+            // The line being received will end at or after buf.len(); unless
+            // it can still become the empty line ("" or "\r" so far), its
+            // LF will put the header block over the limit.
+            let may_be_last = buf.len() - pos <= 1 && buf[pos..].iter().all(|&b| b == b'\r');
+            if !may_be_last && buf.len() + 1 - headers_start > limits.max_header_bytes {
                 return err(
                     ErrorKind::HeadersTooLarge {
                         limit: limits.max_header_bytes,
@@ -259,11 +267,7 @@ pub fn parse<'a>(buf: &'a [u8], limits: &Limits) -> Result<Parsed<'a>, Error> {
             }
             return Ok(Parsed::Partial);
         };
-        if lf == pos || buf[lf - 1] != b'\r' {
-            return err(ErrorKind::BareLineEnding, lf);
-        }
-        let line = &buf[pos..lf - 1];
-        if line.is_empty() {
+        if lf == pos + 1 && buf[pos] == b'\r' {
             req.head_len = lf + 1;
             break;
         }
@@ -275,6 +279,10 @@ pub fn parse<'a>(buf: &'a [u8], limits: &Limits) -> Result<Parsed<'a>, Error> {
                 headers_start,
             );
         }
+        if lf == pos || buf[lf - 1] != b'\r' {
+            return err(ErrorKind::BareLineEnding, lf);
+        }
+        let line = &buf[pos..lf - 1];
         count += 1;
         if count > limits.max_headers {
             return err(

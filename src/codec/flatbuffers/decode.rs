@@ -190,9 +190,11 @@ fn place(path: &str) -> String {
 /// Maps a verifier error to a [`DecodeError`] at the position it names.
 #[cold]
 fn verifier_error(e: &InvalidFlatbuffer, opts: &VerifierOptions, len: usize) -> DecodeError {
+    // Offsets the verifier reports may lie past the buffer (that is often the
+    // error); an error's offset never does, so those point at the end.
     let library = |at: usize, message: String| {
         DecodeError::new(
-            at,
+            at.min(len),
             ErrorKind::Library {
                 library: LIBRARY,
                 message,
@@ -247,9 +249,13 @@ fn verifier_error(e: &InvalidFlatbuffer, opts: &VerifierOptions, len: usize) -> 
             )
         }
         InvalidFlatbuffer::RangeOutOfBounds { range, error_trace } => {
-            let (path, _) = trace_path(error_trace.as_ref());
+            // Where the range starts if that is inside the buffer; else at
+            // the field or element whose offset points out; without a trace,
+            // the root offset at byte 0 is the one that does.
+            let (path, at) = trace_path(error_trace.as_ref());
+            let inside = (range.start < len).then_some(range.start);
             library(
-                range.start,
+                inside.or(at).unwrap_or(0),
                 format!(
                     "bytes {}..{} {} lie outside the {len}-byte buffer",
                     range.start,

@@ -1,10 +1,10 @@
-//! Byte offsets for the errors found after prost has parsed a payload.
+//! The byte offset of an unknown `status` value, found after prost has
+//! parsed a product.
 //!
-//! prost keeps no positions, so an unknown `status` value or a validation
-//! failure is only known as "product N". On that cold path we walk the wire
-//! once more by hand (keys, varints, lengths: see the parent module's
-//! `# Wire format`) to find where product N starts and where its `status`
-//! value sits. Best effort: if the walk meets something it does not follow
+//! prost keeps no positions, so an unknown `status` value is only known as
+//! "product N". On that cold path we walk the wire once more by hand (keys,
+//! varints, lengths: see the parent module's `# Wire format`) to find where
+//! product N's `status` value sits. Best effort: if the walk meets something it does not follow
 //! (a group, malformed bytes) the offset stays 0. Never used on success.
 
 use crate::codec::cursor::Cursor;
@@ -68,11 +68,6 @@ fn product(payload: &[u8], index: usize) -> Option<Field> {
         .nth(index)
 }
 
-/// Offset of the key that starts product `index`.
-pub(super) fn product_offset(payload: &[u8], index: usize) -> Option<usize> {
-    product(payload, index).map(|f| f.key_at)
-}
-
 /// Offset of the `status` value of product `index` (the last one written
 /// wins, as in prost).
 pub(super) fn status_offset(payload: &[u8], index: usize) -> Option<usize> {
@@ -97,9 +92,9 @@ mod tests {
     fn finds_products_and_status() {
         // products[0] = {id 1}, unknown field 2, products[1] = {status 1, status 7}
         let payload = [0x0a, 0x02, 0x08, 0x01, 0x10, 0x05, 0x0a, 0x04, 0x58, 0x01, 0x58, 0x07];
-        assert_eq!(product_offset(&payload, 0), Some(0));
-        assert_eq!(product_offset(&payload, 1), Some(6));
-        assert_eq!(product_offset(&payload, 2), None);
+        assert_eq!(product(&payload, 0).map(|f| f.key_at), Some(0));
+        assert_eq!(product(&payload, 1).map(|f| f.key_at), Some(6));
+        assert_eq!(product(&payload, 2), None);
         assert_eq!(status_offset(&payload, 0), None);
         assert_eq!(status_offset(&payload, 1), Some(11));
     }

@@ -49,26 +49,28 @@
 //! [`encode`] converts our products into the generated structs (cloning every
 //! string: prost messages own their data; this is part of what the server pays
 //! per request and what the codec benchmark measures), then prost writes them
-//! after one `encoded_len` pass reserves the exact size. [`decode`] lets prost
-//! parse (strings are checked UTF-8, lengths are checked against the input
-//! before anything is allocated, nesting is limited to 100), then moves the
-//! strings into our types without copying and validates them.
+//! after one `encoded_len` pass reserves the exact size. [`decode`] walks the
+//! `Catalog`'s keys itself and lets prost parse one product at a time
+//! (strings are checked UTF-8, lengths are checked against the input before
+//! anything is allocated, nesting is limited to 100), then moves the strings
+//! into our types without copying and validates the product before reading
+//! the next one.
 //!
-//! prost's errors carry a field path, innermost first (e.g. `Product.sku:
-//! Catalog.products: invalid string value`), but no byte offset, so parse
-//! errors report `at byte 0`. Errors found after parsing are placed by
-//! [`decode`] with a second, hand-written walk over the keys (`locate.rs`): an
-//! unknown enum value at the byte of that value, a validation failure at the
-//! key that starts the offending product. [`from_generated`] has no bytes to
-//! point into and reports 0.
+//! prost's errors carry a field path, innermost first (e.g. `Catalog.products:
+//! Product.sku: invalid string value`), but no byte offset; [`decode`] places
+//! them at the key of the product they happened in. An unknown enum value is
+//! placed at the byte of that value by a second, hand-written walk
+//! (`locate.rs`). [`from_generated`] has no bytes to point into and reports 0.
 
 pub mod generated;
 mod locate;
 
-use crate::codec::{DecodeError, EncodeError, ErrorKind};
-use crate::model::{Catalog, Dimensions, Product, Status, Variant};
+use crate::codec::cursor::Cursor;
+use crate::codec::{DecodeError, EncodeError, ErrorKind, varint};
+use crate::model::{Catalog, Dimensions, Product, Status, ValidationError, Variant};
 use generated as pb;
 use prost::Message;
+use std::collections::HashSet;
 
 /// Appends the protobuf encoding of `Catalog { products }` to `out`.
 pub fn encode(products: &[Product], out: &mut Vec<u8>) -> Result<(), EncodeError> {
@@ -76,16 +78,156 @@ pub fn encode(products: &[Product], out: &mut Vec<u8>) -> Result<(), EncodeError
 }
 
 /// Decodes a whole protobuf payload into a validated catalog.
+///
+/// `Catalog` has a single field, `repeated Product products = 1`, so its
+/// keys are walked here by hand ([`walk`]) and each product's bytes go to
+/// prost alone: a product is parsed, converted and validated before the next
+/// is read. Errors carry the offset of the product's key (prost keeps no
+/// positions), and memory is the products vector, sized exactly by a first
+/// walk, plus one prost message — not a whole prost catalog beside ours
+/// (see [`Format::max_decode_allocation`](crate::codec::Format::max_decode_allocation)).
 pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
-    convert(decode_generated(bytes)?).map_err(|(index, mut e)| {
-        // Cold path: find where product `index` (or its status) is in `bytes`.
-        let at = match e.kind {
-            ErrorKind::UnknownEnum { .. } => locate::status_offset(bytes, index),
-            _ => locate::product_offset(bytes, index),
-        };
-        e.offset = at.unwrap_or(0);
-        e
-    })
+    let mut count = 0usize;
+    walk(bytes, |_, _| {
+        count += 1;
+        Ok(())
+    })?;
+    // A forged payload of empty products must not reserve 240 bytes per 2.
+    let count = count.min(bytes.len() / PRODUCT_MIN_BYTES);
+    let mut products = Vec::with_capacity(count);
+    let mut ids = HashSet::with_capacity(count);
+    walk(bytes, |key_at, body| {
+        let index = products.len();
+        let at = |e: DecodeError| DecodeError { offset: key_at, ..e };
+        let parsed = pb::Product::decode(body).map_err(|e| at(prost_error(e, &format!(" in products[{index}]"))))?;
+        let product = product_from_pb(parsed).map_err(|e| {
+            let status_at = locate::status_offset(bytes, index);
+            DecodeError {
+                offset: status_at.unwrap_or(key_at),
+                ..e
+            }
+        })?;
+        product.validate(index).map_err(|e| DecodeError::invalid(key_at, e))?;
+        if !ids.insert(product.id) {
+            // The same rule and message as `model::validate_products`.
+            let e = ValidationError {
+                path: format!("products[{index}].id"),
+                problem: format!("duplicate id {}", product.id),
+            };
+            return Err(DecodeError::invalid(key_at, e));
+        }
+        products.push(product);
+        Ok(())
+    })?;
+    Ok(Catalog { products })
+}
+
+/// Fewest bytes a valid product takes: its key and length (2), `id >= 1`
+/// (key + varint: 2) and a 3-letter `currency` (key + length + 3: 5); every
+/// other field may be absent.
+const PRODUCT_MIN_BYTES: usize = 9;
+
+/// Field number of `Catalog.products`.
+const PRODUCTS: u64 = 1;
+/// Nesting limit for groups inside unknown fields (prost's recursion limit).
+const GROUP_DEPTH: usize = 100;
+
+/// Calls `product(key_at, bytes)` for each `products` entry of a `Catalog`
+/// payload in order, skipping unknown fields by wire type as proto3 readers
+/// must (groups included, up to [`GROUP_DEPTH`] deep).
+fn walk(bytes: &[u8], mut product: impl FnMut(usize, &[u8]) -> Result<(), DecodeError>) -> Result<(), DecodeError> {
+    let mut c = Cursor::new(bytes);
+    while !c.is_empty() {
+        let key_at = c.pos();
+        let (number, wire_type) = read_key(&mut c)?;
+        if number == PRODUCTS {
+            if wire_type != 2 {
+                return Err(DecodeError::unexpected(
+                    key_at,
+                    "wire type 2 (LEN) for Catalog.products",
+                    format!("wire type {wire_type}"),
+                ));
+            }
+            let len = varint::read_u64(&mut c, "length of a product")?;
+            let body = c.take(len, "product")?;
+            product(key_at, body)?;
+        } else {
+            skip(&mut c, key_at, number, wire_type, 0)?;
+        }
+    }
+    Ok(())
+}
+
+/// A field key: (field number, wire type); number 0 and wire types 6, 7 are errors.
+fn read_key(c: &mut Cursor<'_>) -> Result<(u64, u64), DecodeError> {
+    let at = c.pos();
+    let key = varint::read_u64(c, "field key")?;
+    let (number, wire_type) = (key >> 3, key & 7);
+    if wire_type > 5 {
+        return Err(DecodeError::unexpected(
+            at,
+            "wire type 0, 1, 2, 3, 4 or 5",
+            format!("wire type {wire_type}"),
+        ));
+    }
+    if number == 0 || number > u64::from(u32::MAX >> 3) {
+        return Err(DecodeError::new(
+            at,
+            ErrorKind::OutOfRange {
+                what: "field number",
+                value: number.to_string(),
+            },
+        ));
+    }
+    Ok((number, wire_type))
+}
+
+/// Skips the value of an unknown field whose key is at `key_at`.
+fn skip(c: &mut Cursor<'_>, key_at: usize, number: u64, wire_type: u64, depth: usize) -> Result<(), DecodeError> {
+    match wire_type {
+        0 => varint::read_u64(c, "varint").map(drop),
+        1 => c.fixed(8, "8-byte I64 value").map(drop),
+        2 => {
+            let len = varint::read_u64(c, "length")?;
+            c.take(len, "LEN value").map(drop)
+        }
+        5 => c.fixed(4, "4-byte I32 value").map(drop),
+        3 => {
+            if depth >= GROUP_DEPTH {
+                return Err(DecodeError::new(c.pos(), ErrorKind::DepthLimit { limit: GROUP_DEPTH }));
+            }
+            loop {
+                let at = c.pos();
+                let (inner, inner_type) = read_key(c)?;
+                if inner_type == 4 {
+                    if inner != number {
+                        return Err(DecodeError::unexpected(
+                            at,
+                            "the end of the open group",
+                            format!("end of group {inner}"),
+                        ));
+                    }
+                    return Ok(());
+                }
+                skip(c, at, inner, inner_type, depth + 1)?;
+            }
+        }
+        _ => Err(DecodeError::unexpected(
+            key_at,
+            "a field (no group is open)",
+            format!("end of group {number}"),
+        )),
+    }
+}
+
+fn prost_error(e: prost::DecodeError, place: &str) -> DecodeError {
+    DecodeError::new(
+        0,
+        ErrorKind::Library {
+            library: "prost",
+            message: format!("{e}{place}"),
+        },
+    )
 }
 
 /// Builds the prost message for `products` (clones every string).
@@ -109,15 +251,7 @@ pub fn encode_generated(msg: &pb::Catalog, out: &mut Vec<u8>) -> Result<(), Enco
 
 /// Parses `bytes` into the prost message, without conversion or validation.
 pub fn decode_generated(bytes: &[u8]) -> Result<pb::Catalog, DecodeError> {
-    pb::Catalog::decode(bytes).map_err(|e| {
-        DecodeError::new(
-            0,
-            ErrorKind::Library {
-                library: "prost",
-                message: e.to_string(),
-            },
-        )
-    })
+    pb::Catalog::decode(bytes).map_err(|e| prost_error(e, ""))
 }
 
 /// Converts a parsed prost message into our domain types (moving the strings)
