@@ -13,8 +13,9 @@
 
 use super::generated::wirebench as fb;
 use crate::codec::{DecodeError, ErrorKind};
-use crate::model::{Catalog, Dimensions, Product, Status, Variant};
+use crate::model::{Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, ValidationError, Variant};
 use flatbuffers::{ErrorTraceDetail, InvalidFlatbuffer, VerifierOptions};
+use std::collections::HashSet;
 
 /// The 4-byte file identifier at bytes 4..8 (schema `file_identifier`).
 pub const IDENTIFIER: &[u8; 4] = b"WBCT";
@@ -74,18 +75,38 @@ pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
     let list = root.products();
     // The verifier proved 4 bytes per element are in the buffer.
     let mut products = Vec::with_capacity(list.len());
-    for p in list.iter() {
-        products.push(product(p)?);
+    let mut ids = HashSet::with_capacity(list.len());
+    // Each product is checked before the next is copied, and a list over the
+    // model's maximum before it is copied: offsets may share one table or
+    // string many times over, so copying first could cost far more than the
+    // buffer (the verifier's apparent-size limit bounds how much).
+    for (index, p) in list.iter().enumerate() {
+        let at = p._tab.loc();
+        for (field, count, max) in [
+            ("tags", p.tags().len(), MAX_TAGS),
+            ("variants", p.variants().len(), MAX_VARIANTS),
+        ] {
+            if count > max {
+                let e = ValidationError {
+                    path: format!("products[{index}].{field}"),
+                    problem: format!("at most {max} items, found {count}"),
+                };
+                return Err(DecodeError::invalid(at, e));
+            }
+        }
+        let product = product(p)?;
+        product.validate(index).map_err(|e| DecodeError::invalid(at, e))?;
+        if !ids.insert(product.id) {
+            // The same rule and message as `model::validate_products`.
+            let e = ValidationError {
+                path: format!("products[{index}].id"),
+                problem: format!("duplicate id {}", product.id),
+            };
+            return Err(DecodeError::invalid(at, e));
+        }
+        products.push(product);
     }
-    let catalog = Catalog { products };
-    if let Err(e) = catalog.validate() {
-        // Point at the offending product's table when the path names one.
-        let at = product_index(&e.path)
-            .filter(|&i| i < list.len())
-            .map_or(0, |i| list.get(i)._tab.loc());
-        return Err(DecodeError::invalid(at, e));
-    }
-    Ok(catalog)
+    Ok(Catalog { products })
 }
 
 /// Copies one verified product table into a domain [`Product`].
@@ -141,11 +162,6 @@ fn product(p: fb::Product<'_>) -> Result<Product, DecodeError> {
 /// the field is absent and reads as its default).
 pub(crate) fn field_position(table: &flatbuffers::Table<'_>, voffset: flatbuffers::VOffsetT) -> usize {
     table.loc() + usize::from(table.vtable().get(voffset))
-}
-
-/// `products[12].stock` → 12.
-fn product_index(path: &str) -> Option<usize> {
-    path.strip_prefix("products[")?.split(']').next()?.parse().ok()
 }
 
 /// Turns the verifier's trace (innermost first) into a path like
@@ -291,13 +307,6 @@ fn verifier_error(e: &InvalidFlatbuffer, opts: &VerifierOptions, len: usize) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn product_index_reads_the_validation_path() {
-        assert_eq!(product_index("products[12].variants[0].stock"), Some(12));
-        assert_eq!(product_index("products[x].id"), None);
-        assert_eq!(product_index("catalog"), None);
-    }
 
     #[test]
     fn trace_becomes_a_path() {

@@ -11,7 +11,7 @@
 
 use super::lexer::{IntField, Lexer, Str};
 use crate::codec::{DecodeError, ErrorKind};
-use crate::model::{Catalog, Dimensions, MAX_TAGS, Product, Status, ValidationError, Variant};
+use crate::model::{Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, ValidationError, Variant};
 use std::collections::HashSet;
 
 type Result<T> = std::result::Result<T, DecodeError>;
@@ -127,7 +127,10 @@ pub fn decode(bytes: &[u8]) -> Result<Catalog> {
     // RFC 8259 §8.1: the whole text is UTF-8. One check up front (error at
     // the first bad byte) lets the lexer slice strings without re-checking.
     let text = std::str::from_utf8(bytes).map_err(|e| DecodeError::new(e.valid_up_to(), ErrorKind::InvalidUtf8))?;
-    let mut p = Parser { lx: Lexer::new(text) };
+    let mut p = Parser {
+        lx: Lexer::new(text),
+        index: 0,
+    };
     let products = p.catalog()?;
     p.lx.skip_ws();
     if p.lx.pos < bytes.len() {
@@ -143,6 +146,8 @@ pub fn decode(bytes: &[u8]) -> Result<Catalog> {
 
 struct Parser<'a> {
     lx: Lexer<'a>,
+    /// Index of the product being read, for errors found inside it.
+    index: usize,
 }
 
 /// Equality of two short byte strings, eight bytes at a time, inline (keys
@@ -246,6 +251,7 @@ impl<'a> Parser<'a> {
         while self.lx.next_element(&mut first)? {
             let at = self.lx.pos;
             let index = products.len();
+            self.index = index;
             products.push(self.product()?);
             let p = &products[index];
             p.validate(index).map_err(|e| DecodeError::invalid(at, e))?;
@@ -360,15 +366,37 @@ impl<'a> Parser<'a> {
 
     fn tags(&mut self) -> Result<Vec<String>> {
         self.lx.expect(b'[', "'[' (start of `tags`)")?;
+        let at = self.lx.pos - 1; // the '['
+
         let mut tags = Vec::new();
         if self.lx.peek() != Some(b']') {
             tags.reserve_exact(MAX_TAGS); // a small constant: one allocation for any valid list
         }
-        let mut first = true;
+        let (mut first, mut count) = (true, 0);
         while self.lx.next_element(&mut first)? {
-            tags.push(self.string("string (a tag)")?);
+            let tag = self.string("string (a tag)")?;
+            count += 1;
+            if count <= MAX_TAGS {
+                tags.push(tag);
+            }
         }
+        self.list_limit(at, "tags", count, MAX_TAGS)?;
         Ok(tags)
+    }
+
+    /// Lists longer than the model allows are read to the end (every item
+    /// is still checked) but only their first `max` items are kept, so a
+    /// forged list of empty strings cannot grow a vector 24 bytes per 3
+    /// bytes of input; the error names the whole count, at the list.
+    fn list_limit(&self, at: usize, field: &str, count: usize, max: usize) -> Result<()> {
+        if count <= max {
+            return Ok(());
+        }
+        let e = ValidationError {
+            path: format!("products[{}].{field}", self.index),
+            problem: format!("at most {max} items, found {count}"),
+        };
+        Err(DecodeError::invalid(at, e))
     }
 
     fn dimensions(&mut self) -> Result<Dimensions> {
@@ -406,11 +434,18 @@ impl<'a> Parser<'a> {
 
     fn variants(&mut self) -> Result<Vec<Variant>> {
         self.lx.expect(b'[', "'[' (start of `variants`)")?;
+        let at = self.lx.pos - 1; // the '['
+
         let mut variants = Vec::new();
-        let mut first = true;
+        let (mut first, mut count) = (true, 0);
         while self.lx.next_element(&mut first)? {
-            variants.push(self.variant()?);
+            let variant = self.variant()?;
+            count += 1;
+            if count <= MAX_VARIANTS {
+                variants.push(variant);
+            }
         }
+        self.list_limit(at, "variants", count, MAX_VARIANTS)?;
         Ok(variants)
     }
 

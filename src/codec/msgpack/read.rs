@@ -4,7 +4,8 @@
 //! Every length or count read from the wire goes through [`Cursor::take`] or
 //! [`Cursor::check_count`] before anything is sliced or allocated, so a
 //! `str 32` claiming 4 GiB costs one error. Capacities reserved from a count
-//! are further capped ([`PRODUCT_MIN_BYTES`], [`SMALL_LIST_CAP`]).
+//! are further capped ([`PRODUCT_MIN_BYTES`]); a `tags` or `variants` count
+//! over the model's maximum is refused at its marker, before any item is read.
 //!
 //! Speed without a second grammar: keys in SPEC order are matched as raw
 //! fixstr bytes in straight-line code, and the common formats (fixstr,
@@ -21,7 +22,7 @@
 use super::marker::{FIXARRAY, FIXMAP, FIXSTR, MAP16, Marker, STR8, U8, U16, U32, U64};
 use crate::codec::cursor::Cursor;
 use crate::codec::{DecodeError, ErrorKind};
-use crate::model::{Catalog, Dimensions, Product, Status, ValidationError, Variant};
+use crate::model::{Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, ValidationError, Variant};
 use std::collections::HashSet;
 
 /// Deepest nesting of containers accepted anywhere, counting the catalog's own
@@ -34,10 +35,6 @@ pub const MAX_DEPTH: usize = 128;
 /// is capped at `remaining / PRODUCT_MIN_BYTES`, so a forged count of 2^32
 /// small items cannot reserve 2^32 × `size_of::<Product>()`.
 pub const PRODUCT_MIN_BYTES: usize = 3 + key_bytes(&PRODUCT) + PRODUCT.len() + key_bytes(&DIMENSIONS);
-
-/// Preallocation cap for tags and variants (lists of at most 5 and 3 items);
-/// a longer list still decodes and then fails validation.
-pub const SMALL_LIST_CAP: usize = 8;
 
 /// A key of a record: its bytes on the wire, the name errors use, and what
 /// its value must be (a `&'static str` built by `concat!`).
@@ -542,7 +539,7 @@ fn read_products(cur: &mut Cursor<'_>) -> Result<Vec<Product>, DecodeError> {
     let mut id_set: Option<HashSet<i64>> = None;
     for i in 0..n {
         let at = cur.pos();
-        let p = read_product(cur)?;
+        let p = read_product(cur, i)?;
         p.validate(i).map_err(|e| DecodeError::invalid(at, e))?;
         let unique = match (&mut id_set, products.last()) {
             (Some(set), _) => set.insert(p.id),
@@ -572,7 +569,7 @@ fn read_products(cur: &mut Cursor<'_>) -> Result<Vec<Product>, DecodeError> {
 /// raw bytes in straight-line code; at the first key out of place the general
 /// any-order loop takes over from that pair, with the fields read so far
 /// marked as seen, so the result and every error are the same either way.
-pub fn read_product(cur: &mut Cursor<'_>) -> Result<Product, DecodeError> {
+pub fn read_product(cur: &mut Cursor<'_>, index: usize) -> Result<Product, DecodeError> {
     const DEPTH: usize = 3; // catalog map, products array, product map
     let (map_at, pairs) = read_map_len(cur, "a product map")?;
     let mut p = Product {
@@ -601,7 +598,7 @@ pub fn read_product(cur: &mut Cursor<'_>) -> Result<Product, DecodeError> {
                 if k == pairs || !at_key(cur, PRODUCT[$i].key) {
                     break 'canonical;
                 }
-                read_product_field(cur, &mut p, $i)?;
+                read_product_field(cur, &mut p, $i, index)?;
                 k += 1;
             };
         }
@@ -631,7 +628,7 @@ pub fn read_product(cur: &mut Cursor<'_>) -> Result<Product, DecodeError> {
             continue;
         };
         mark_seen(&mut seen, i, &PRODUCT, key_at)?;
-        read_product_field(cur, &mut p, i)?;
+        read_product_field(cur, &mut p, i, index)?;
     }
     check_all_seen(seen, &PRODUCT, map_at)?;
     Ok(p)
@@ -639,7 +636,7 @@ pub fn read_product(cur: &mut Cursor<'_>) -> Result<Product, DecodeError> {
 
 /// Reads the value of `PRODUCT[i]` into `p`.
 #[inline(always)]
-fn read_product_field(cur: &mut Cursor<'_>, p: &mut Product, i: usize) -> Result<(), DecodeError> {
+fn read_product_field(cur: &mut Cursor<'_>, p: &mut Product, i: usize, index: usize) -> Result<(), DecodeError> {
     let f = &PRODUCT[i];
     match i {
         0 => p.id = read_int(cur, f)?,
@@ -666,16 +663,16 @@ fn read_product_field(cur: &mut Cursor<'_>, p: &mut Product, i: usize) -> Result
             })?;
         }
         11 => {
-            let n = read_array_len(cur, f)?;
-            p.tags.reserve_exact(n.min(SMALL_LIST_CAP));
+            let n = list_len(cur, f, index, "tags", MAX_TAGS)?;
+            p.tags.reserve_exact(n);
             for _ in 0..n {
                 p.tags.push(read_str(cur, &TAG)?.to_owned());
             }
         }
         12 => p.dimensions = read_dimensions(cur)?,
         13 => {
-            let n = read_array_len(cur, f)?;
-            p.variants.reserve_exact(n.min(SMALL_LIST_CAP));
+            let n = list_len(cur, f, index, "variants", MAX_VARIANTS)?;
+            p.variants.reserve_exact(n);
             for _ in 0..n {
                 p.variants.push(read_variant(cur)?);
             }
@@ -692,6 +689,22 @@ fn read_product_field(cur: &mut Cursor<'_>, p: &mut Product, i: usize) -> Result
         _ => p.image_url = read_str(cur, f)?.to_owned(),
     }
     Ok(())
+}
+
+/// The length of a `tags` or `variants` array, refused at its marker when
+/// it is over the model's maximum: the list is never read, so a forged
+/// count of empty strings cannot grow a vector 24 bytes per input byte.
+fn list_len(cur: &mut Cursor<'_>, f: &Field, index: usize, field: &str, max: usize) -> Result<usize, DecodeError> {
+    let at = cur.pos();
+    let n = read_array_len(cur, f)?;
+    if n > max {
+        let e = ValidationError {
+            path: format!("products[{index}].{field}"),
+            problem: format!("at most {max} items, found {n}"),
+        };
+        return Err(DecodeError::invalid(at, e));
+    }
+    Ok(n)
 }
 
 fn read_dimensions(cur: &mut Cursor<'_>) -> Result<Dimensions, DecodeError> {

@@ -67,7 +67,7 @@ mod locate;
 
 use crate::codec::cursor::Cursor;
 use crate::codec::{DecodeError, EncodeError, ErrorKind, varint};
-use crate::model::{Catalog, Dimensions, Product, Status, ValidationError, Variant};
+use crate::model::{Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, ValidationError, Variant};
 use generated as pb;
 use prost::Message;
 use std::collections::HashSet;
@@ -99,6 +99,7 @@ pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
     walk(bytes, |key_at, body| {
         let index = products.len();
         let at = |e: DecodeError| DecodeError { offset: key_at, ..e };
+        list_limits(body, index).map_err(|e| DecodeError::invalid(key_at, e))?;
         let parsed = pb::Product::decode(body).map_err(|e| at(prost_error(e, &format!(" in products[{index}]"))))?;
         let product = product_from_pb(parsed).map_err(|e| {
             let status_at = locate::status_offset(bytes, index);
@@ -126,6 +127,43 @@ pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
 /// (key + varint: 2) and a 3-letter `currency` (key + length + 3: 5); every
 /// other field may be absent.
 const PRODUCT_MIN_BYTES: usize = 9;
+
+/// `Product.tags` and `Product.variants` field numbers in `catalog.proto`.
+const TAGS: u64 = 12;
+const VARIANTS: u64 = 14;
+
+/// Counts a product's `tags` and `variants` entries by walking its keys,
+/// before prost reads it: over the model's maximum is an error without
+/// building the list (a forged product of 100,000 empty variants, 2 bytes
+/// each, would make prost allocate 88 bytes per 2). A walk that meets
+/// malformed bytes stops quietly; prost then reports them.
+fn list_limits(body: &[u8], index: usize) -> Result<(), ValidationError> {
+    let (mut tags, mut variants) = (0usize, 0usize);
+    let mut c = Cursor::new(body);
+    while !c.is_empty() {
+        let key_at = c.pos();
+        let Ok((number, wire_type)) = read_key(&mut c) else {
+            break;
+        };
+        match number {
+            TAGS if wire_type == 2 => tags += 1,
+            VARIANTS if wire_type == 2 => variants += 1,
+            _ => {}
+        }
+        if skip(&mut c, key_at, number, wire_type, 0).is_err() {
+            break;
+        }
+    }
+    for (field, count, max) in [("tags", tags, MAX_TAGS), ("variants", variants, MAX_VARIANTS)] {
+        if count > max {
+            return Err(ValidationError {
+                path: format!("products[{index}].{field}"),
+                problem: format!("at most {max} items, found {count}"),
+            });
+        }
+    }
+    Ok(())
+}
 
 /// Field number of `Catalog.products`.
 const PRODUCTS: u64 = 1;
