@@ -367,36 +367,54 @@ impl<'a> Parser<'a> {
     fn tags(&mut self) -> Result<Vec<String>> {
         self.lx.expect(b'[', "'[' (start of `tags`)")?;
         let at = self.lx.pos - 1; // the '['
-
         let mut tags = Vec::new();
         if self.lx.peek() != Some(b']') {
             tags.reserve_exact(MAX_TAGS); // a small constant: one allocation for any valid list
         }
-        let (mut first, mut count) = (true, 0);
+        let mut first = true;
         while self.lx.next_element(&mut first)? {
-            let tag = self.string("string (a tag)")?;
-            count += 1;
-            if count <= MAX_TAGS {
-                tags.push(tag);
+            if tags.len() == MAX_TAGS {
+                return Err(self.too_many(at, "tags", MAX_TAGS, &mut first, |p| {
+                    p.string("string (a tag)").map(drop)
+                }));
             }
+            tags.push(self.string("string (a tag)")?);
         }
-        self.list_limit(at, "tags", count, MAX_TAGS)?;
         Ok(tags)
     }
 
-    /// Lists longer than the model allows are read to the end (every item
-    /// is still checked) but only their first `max` items are kept, so a
-    /// forged list of empty strings cannot grow a vector 24 bytes per 3
-    /// bytes of input; the error names the whole count, at the list.
-    fn list_limit(&self, at: usize, field: &str, count: usize, max: usize) -> Result<()> {
-        if count <= max {
-            return Ok(());
+    /// A list longer than the model allows (`max` items kept so far, the
+    /// next one not yet read): the rest is read to the end — every item
+    /// still checked, none kept, so a forged list of empty strings cannot
+    /// grow a vector 24 bytes per 3 bytes of input — and the error names the
+    /// whole count, at the list's `[`.
+    #[cold]
+    #[inline(never)]
+    fn too_many(
+        &mut self,
+        at: usize,
+        field: &str,
+        max: usize,
+        first: &mut bool,
+        mut item: impl FnMut(&mut Self) -> Result<()>,
+    ) -> DecodeError {
+        let mut count = max;
+        loop {
+            if let Err(e) = item(self) {
+                return e;
+            }
+            count += 1;
+            match self.lx.next_element(first) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(e) => return e,
+            }
         }
         let e = ValidationError {
             path: format!("products[{}].{field}", self.index),
             problem: format!("at most {max} items, found {count}"),
         };
-        Err(DecodeError::invalid(at, e))
+        DecodeError::invalid(at, e)
     }
 
     fn dimensions(&mut self) -> Result<Dimensions> {
@@ -435,17 +453,14 @@ impl<'a> Parser<'a> {
     fn variants(&mut self) -> Result<Vec<Variant>> {
         self.lx.expect(b'[', "'[' (start of `variants`)")?;
         let at = self.lx.pos - 1; // the '['
-
         let mut variants = Vec::new();
-        let (mut first, mut count) = (true, 0);
+        let mut first = true;
         while self.lx.next_element(&mut first)? {
-            let variant = self.variant()?;
-            count += 1;
-            if count <= MAX_VARIANTS {
-                variants.push(variant);
+            if variants.len() == MAX_VARIANTS {
+                return Err(self.too_many(at, "variants", MAX_VARIANTS, &mut first, |p| p.variant().map(drop)));
             }
+            variants.push(self.variant()?);
         }
-        self.list_limit(at, "variants", count, MAX_VARIANTS)?;
         Ok(variants)
     }
 

@@ -88,7 +88,7 @@ pub fn encode(products: &[Product], out: &mut Vec<u8>) -> Result<(), EncodeError
 /// (see [`Format::max_decode_allocation`](crate::codec::Format::max_decode_allocation)).
 pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
     let mut count = 0usize;
-    walk(bytes, |_, _| {
+    walk(bytes, |_, _, _| {
         count += 1;
         Ok(())
     })?;
@@ -96,10 +96,10 @@ pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
     let count = count.min(bytes.len() / PRODUCT_MIN_BYTES);
     let mut products = Vec::with_capacity(count);
     let mut ids = HashSet::with_capacity(count);
-    walk(bytes, |key_at, body| {
+    walk(bytes, |key_at, body_at, body| {
         let index = products.len();
         let at = |e: DecodeError| DecodeError { offset: key_at, ..e };
-        list_limits(body, index).map_err(|e| DecodeError::invalid(key_at, e))?;
+        list_limits(body, key_at, body_at, index)?;
         let parsed = pb::Product::decode(body).map_err(|e| at(prost_error(e, &format!(" in products[{index}]"))))?;
         let product = product_from_pb(parsed).map_err(|e| {
             let status_at = locate::status_offset(bytes, index);
@@ -135,34 +135,84 @@ const VARIANTS: u64 = 14;
 /// Counts a product's `tags` and `variants` entries by walking its keys,
 /// before prost reads it: over the model's maximum is an error without
 /// building the list (a forged product of 100,000 empty variants, 2 bytes
-/// each, would make prost allocate 88 bytes per 2). A walk that meets
-/// malformed bytes stops quietly; prost then reports them.
-fn list_limits(body: &[u8], index: usize) -> Result<(), ValidationError> {
+/// each, would make prost allocate 88 bytes per 2). Malformed bytes, which
+/// prost would reject only after building what came before them, are an
+/// error here too, placed by the precise walk ([`walk_product`]).
+fn list_limits(body: &[u8], key_at: usize, body_at: usize, index: usize) -> Result<(), DecodeError> {
+    let (tags, variants) = match count_lists(body) {
+        Some(counts) => counts,
+        None => walk_product(body, body_at)?,
+    };
+    for (field, count, max) in [("tags", tags, MAX_TAGS), ("variants", variants, MAX_VARIANTS)] {
+        if count > max {
+            let e = ValidationError {
+                path: format!("products[{index}].{field}"),
+                problem: format!("at most {max} items, found {count}"),
+            };
+            return Err(DecodeError::invalid(key_at, e));
+        }
+    }
+    Ok(())
+}
+
+/// The fast walk: (tags, variants) at the product's top level, or `None`
+/// for anything unusual (a group, a malformed varint or length), which
+/// [`walk_product`] then walks again with positions.
+#[inline]
+fn count_lists(body: &[u8]) -> Option<(usize, usize)> {
+    #[inline(always)]
+    fn varint(body: &[u8], i: &mut usize) -> Option<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = *body.get(*i)?;
+            *i += 1;
+            v |= u64::from(b & 0x7f) << shift;
+            if b < 0x80 {
+                return Some(v);
+            }
+        }
+        None
+    }
+    let (mut tags, mut variants, mut i) = (0usize, 0usize, 0usize);
+    while i < body.len() {
+        let key = varint(body, &mut i)?;
+        match key & 7 {
+            0 => drop(varint(body, &mut i)?),
+            1 => i += 8,
+            2 => {
+                let len = varint(body, &mut i)?;
+                tags += usize::from(key >> 3 == TAGS);
+                variants += usize::from(key >> 3 == VARIANTS);
+                i = i.checked_add(usize::try_from(len).ok()?)?;
+            }
+            5 => i += 4,
+            _ => return None,
+        }
+    }
+    (i == body.len()).then_some((tags, variants))
+}
+
+/// The precise walk over one product's fields ([`read_key`], [`skip`]):
+/// (tags, variants), or the error with its offset in the payload.
+#[cold]
+fn walk_product(body: &[u8], body_at: usize) -> Result<(usize, usize), DecodeError> {
     let (mut tags, mut variants) = (0usize, 0usize);
     let mut c = Cursor::new(body);
+    let at = |e: DecodeError| DecodeError {
+        offset: body_at + e.offset,
+        ..e
+    };
     while !c.is_empty() {
         let key_at = c.pos();
-        let Ok((number, wire_type)) = read_key(&mut c) else {
-            break;
-        };
+        let (number, wire_type) = read_key(&mut c).map_err(at)?;
         match number {
             TAGS if wire_type == 2 => tags += 1,
             VARIANTS if wire_type == 2 => variants += 1,
             _ => {}
         }
-        if skip(&mut c, key_at, number, wire_type, 0).is_err() {
-            break;
-        }
+        skip(&mut c, key_at, number, wire_type, 0).map_err(at)?;
     }
-    for (field, count, max) in [("tags", tags, MAX_TAGS), ("variants", variants, MAX_VARIANTS)] {
-        if count > max {
-            return Err(ValidationError {
-                path: format!("products[{index}].{field}"),
-                problem: format!("at most {max} items, found {count}"),
-            });
-        }
-    }
-    Ok(())
+    Ok((tags, variants))
 }
 
 /// Field number of `Catalog.products`.
@@ -170,10 +220,13 @@ const PRODUCTS: u64 = 1;
 /// Nesting limit for groups inside unknown fields (prost's recursion limit).
 const GROUP_DEPTH: usize = 100;
 
-/// Calls `product(key_at, bytes)` for each `products` entry of a `Catalog`
+/// Calls `product(key_at, body_at, body)` for each `products` entry of a `Catalog`
 /// payload in order, skipping unknown fields by wire type as proto3 readers
 /// must (groups included, up to [`GROUP_DEPTH`] deep).
-fn walk(bytes: &[u8], mut product: impl FnMut(usize, &[u8]) -> Result<(), DecodeError>) -> Result<(), DecodeError> {
+fn walk(
+    bytes: &[u8],
+    mut product: impl FnMut(usize, usize, &[u8]) -> Result<(), DecodeError>,
+) -> Result<(), DecodeError> {
     let mut c = Cursor::new(bytes);
     while !c.is_empty() {
         let key_at = c.pos();
@@ -187,8 +240,9 @@ fn walk(bytes: &[u8], mut product: impl FnMut(usize, &[u8]) -> Result<(), Decode
                 ));
             }
             let len = varint::read_u64(&mut c, "length of a product")?;
+            let body_at = c.pos();
             let body = c.take(len, "product")?;
-            product(key_at, body)?;
+            product(key_at, body_at, body)?;
         } else {
             skip(&mut c, key_at, number, wire_type, 0)?;
         }
@@ -417,6 +471,31 @@ fn status_from_pb(v: i32) -> Result<Status, DecodeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fast list count agrees with the precise walk, and leaves groups
+    /// and malformed bytes to it.
+    #[test]
+    fn fast_and_precise_product_walks_agree() {
+        let c = crate::fixtures::catalog(20);
+        for p in &c.products {
+            let body = encode_generated_product(p);
+            let fast = count_lists(&body).unwrap();
+            assert_eq!(fast, walk_product(&body, 0).unwrap());
+            assert_eq!(fast, (p.tags.len(), p.variants.len()));
+        }
+        // A group (field 20, start 0xa3 0x01 … end 0xa4 0x01) holding a tag-numbered field.
+        let group = [0xa3, 0x01, 0x62, 0x00, 0xa4, 0x01, 0x62, 0x00];
+        assert_eq!(count_lists(&group), None);
+        assert_eq!(walk_product(&group, 0).unwrap(), (1, 0));
+        // A length past the end: the precise walk says where.
+        assert_eq!(count_lists(&[0x62, 0x05, b'a']), None);
+        let e = walk_product(&[0x62, 0x05, b'a'], 100).unwrap_err();
+        assert_eq!(e.offset, 102, "{e}");
+    }
+
+    fn encode_generated_product(p: &Product) -> Vec<u8> {
+        product_to_pb(p).encode_to_vec()
+    }
 
     /// The schema's ordinals are the model's (and Avro's and FlatBuffers').
     #[test]
