@@ -7,8 +7,9 @@
 //! list, enum value 0): such fields cost 0 bytes, and a reader cannot tell
 //! "absent" from "zero". A product with `id = 0` would vanish the same way,
 //! but validation rejects `id = 0` anyway. prost reports no byte offset, so
-//! its parse errors say `at byte 0`; enum and validation errors point at the
-//! status value or the product (see the codec's module doc).
+//! its parse errors are placed at the key of the product they are in; our own
+//! walk over the catalog's and each product's keys places framing errors
+//! exactly; enum errors point at the status value (see the codec's module doc).
 
 #[path = "support/memlimit.rs"]
 mod memlimit;

@@ -9,8 +9,10 @@
 //! - [`encode`] builds a buffer from `&[Product]` with the generated builders
 //!   (`encode.rs`, one reused builder per thread);
 //! - [`decode`] checks the file identifier, runs the crate's verifier with
-//!   limits from the buffer size, copies every field into our types and
-//!   validates them (`decode.rs`);
+//!   limits from the buffer size, then per product checks the list lengths,
+//!   copies every field into our types and validates it before the next
+//!   (`decode.rs`): offsets may share a table many times over, so nothing is
+//!   copied past the first invalid product;
 //! - [`verify`] and [`read_direct`] are the zero-copy path the benchmark
 //!   reports separately: verify, then read every field in place (`direct.rs`).
 //!
