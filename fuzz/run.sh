@@ -20,7 +20,7 @@
 # decoders, gzip of those for gunzip, fixtures/requests for the HTTP parser,
 # and each golden prefixed with its format's index for the round trip. The
 # corpus grows in fuzz/corpus/<target>/ (git-ignored), findings land in
-# fuzz/artifacts/<target>/ and each run's log in fuzz/logs/<target>.log, whose
+# fuzz/artifacts/<target>/ and each run's log in fuzz/logs/<target>[-<sanitizer>].log, whose
 # final stats (executions, exec/s, coverage) are summarised at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,8 +35,14 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
     echo "== installing cargo-fuzz $CARGO_FUZZ_VERSION from crates.io"
     cargo install cargo-fuzz --locked --version "$CARGO_FUZZ_VERSION"
 fi
+# Each sanitizer builds into its own directory, so runs with and without one
+# can go side by side without rebuilding each other's binaries.
+TARGET_DIR=fuzz/target
+LOG_SUFFIX=
 if [ "$FUZZ_SANITIZER" != none ]; then
     export RUSTC_BOOTSTRAP=1
+    TARGET_DIR=fuzz/target-$FUZZ_SANITIZER
+    LOG_SUFFIX=-$FUZZ_SANITIZER
 fi
 
 seeds() { # target → fuzz/seeds/<target>/ rebuilt from committed fixtures
@@ -89,20 +95,23 @@ run_one() {
     # out-of-memory finding; -max_len: 64 KiB covers every seed but the
     # 100-product payloads, which libFuzzer still reads whole.
     # shellcheck disable=SC2046
-    if cargo fuzz run --release --sanitizer "$FUZZ_SANITIZER" "$t" "fuzz/corpus/$t" "fuzz/seeds/$t" -- \
+    if cargo fuzz run --release --sanitizer "$FUZZ_SANITIZER" --target-dir "$TARGET_DIR" \
+        "$t" "fuzz/corpus/$t" "fuzz/seeds/$t" -- \
         -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-        -print_final_stats=1 $(dict "$t") >"fuzz/logs/$t.log" 2>&1; then
+        -print_final_stats=1 $(dict "$t") >"fuzz/logs/$t$LOG_SUFFIX.log" 2>&1; then
         echo "   $t: no findings"
     else
-        echo "   $t: FINDING (see fuzz/logs/$t.log and fuzz/artifacts/$t/)"
+        echo "   $t: FINDING (see fuzz/logs/$t$LOG_SUFFIX.log and fuzz/artifacts/$t/)"
         return 1
     fi
 }
 export -f run_one seeds dict
-export FUZZ_SECONDS FUZZ_SANITIZER
+export FUZZ_SECONDS FUZZ_SANITIZER TARGET_DIR LOG_SUFFIX
 
-# Build every target once, up front, so the timed runs do not include it.
-cargo fuzz build --release --sanitizer "$FUZZ_SANITIZER"
+# Build the chosen targets up front, so the timed runs do not include it.
+for t in $FUZZ_TARGETS; do
+    cargo fuzz build --release --sanitizer "$FUZZ_SANITIZER" --target-dir "$TARGET_DIR" "$t"
+done
 
 status=0
 printf '%s\n' $FUZZ_TARGETS | xargs -P "$FUZZ_JOBS" -I{} bash -c 'run_one {}' || status=1
@@ -110,7 +119,7 @@ printf '%s\n' $FUZZ_TARGETS | xargs -P "$FUZZ_JOBS" -I{} bash -c 'run_one {}' ||
 echo
 printf '%-14s %12s %10s %8s %8s %10s\n' target executions exec/s cov ft corpus
 for t in $FUZZ_TARGETS; do
-    log=fuzz/logs/$t.log
+    log=fuzz/logs/$t$LOG_SUFFIX.log
     [ -f "$log" ] || continue
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
