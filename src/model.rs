@@ -178,10 +178,11 @@ impl Product {
         non_negative_i32(index, "review_count", self.review_count)?;
         non_negative_i32(index, "stock", self.stock)?;
         if self.tags.len() > MAX_TAGS {
-            return Err(invalid(
+            return Err(too_many_items(
                 index,
                 "tags",
-                format!("at most {MAX_TAGS} items, found {}", self.tags.len()),
+                MAX_TAGS,
+                format_args!("found {}", self.tags.len()),
             ));
         }
         let d = &self.dimensions;
@@ -190,10 +191,11 @@ impl Product {
         non_negative_i32(index, "dimensions.depth_mm", d.depth_mm)?;
         non_negative_i32(index, "dimensions.weight_g", d.weight_g)?;
         if self.variants.len() > MAX_VARIANTS {
-            return Err(invalid(
+            return Err(too_many_items(
                 index,
                 "variants",
-                format!("at most {MAX_VARIANTS} items, found {}", self.variants.len()),
+                MAX_VARIANTS,
+                format_args!("found {}", self.variants.len()),
             ));
         }
         for (j, v) in self.variants.iter().enumerate() {
@@ -226,13 +228,27 @@ impl Catalog {
     }
 }
 
+/// The error for a product whose id an earlier product already has; every
+/// decoder that checks ids as it reads reports it in these words.
+#[cold]
+pub fn duplicate_id(index: usize, id: i64) -> ValidationError {
+    invalid(index, "id", format!("duplicate id {id}"))
+}
+
+/// The error for a `tags` or `variants` list over its maximum, refused
+/// before the list is built; `found` is e.g. `found 6` or `found at least 6`.
+#[cold]
+pub fn too_many_items(index: usize, field: &str, max: usize, found: impl fmt::Display) -> ValidationError {
+    invalid(index, field, format!("at most {max} items, {found}"))
+}
+
 /// Validates a slice of products (what an encoder is handed) and id uniqueness.
 pub fn validate_products(products: &[Product]) -> Result<(), ValidationError> {
     let mut seen = HashSet::with_capacity(products.len());
     for (i, p) in products.iter().enumerate() {
         p.validate(i)?;
         if !seen.insert(p.id) {
-            return Err(invalid(i, "id", format!("duplicate id {}", p.id)));
+            return Err(duplicate_id(i, p.id));
         }
     }
     Ok(())

@@ -9,7 +9,7 @@
 
 use crate::codec::cursor::Cursor;
 use crate::codec::{DecodeError, ErrorKind, varint};
-use crate::model::{Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, ValidationError, Variant};
+use crate::model::{self, Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, ValidationError, Variant};
 use std::collections::HashSet;
 
 /// Smallest possible encoding of a `Product`: one byte for each varint,
@@ -178,13 +178,8 @@ impl Reader<'_> {
                     } else {
                         format!("found at least {total}")
                     };
-                    return Err(DecodeError::invalid(
-                        count_at,
-                        ValidationError {
-                            path: format!("products[{}].{}", limit.product, limit.field),
-                            problem: format!("at most {} items, {found}", limit.max),
-                        },
-                    ));
+                    let e = model::too_many_items(limit.product, limit.field, limit.max, found);
+                    return Err(DecodeError::invalid(count_at, e));
                 }
             }
             out.reserve(n);
@@ -356,10 +351,7 @@ impl UniqueIds {
         if fresh {
             Ok(())
         } else {
-            Err(ValidationError {
-                path: format!("products[{index}].id"),
-                problem: format!("duplicate id {id}"),
-            })
+            Err(model::duplicate_id(index, id))
         }
     }
 }

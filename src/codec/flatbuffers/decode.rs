@@ -13,7 +13,7 @@
 
 use super::generated::wirebench as fb;
 use crate::codec::{DecodeError, ErrorKind};
-use crate::model::{Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, ValidationError, Variant};
+use crate::model::{self, Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, Variant};
 use flatbuffers::{ErrorTraceDetail, InvalidFlatbuffer, VerifierOptions};
 use std::collections::HashSet;
 
@@ -87,22 +87,14 @@ pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
             ("variants", p.variants().len(), MAX_VARIANTS),
         ] {
             if count > max {
-                let e = ValidationError {
-                    path: format!("products[{index}].{field}"),
-                    problem: format!("at most {max} items, found {count}"),
-                };
+                let e = model::too_many_items(index, field, max, format_args!("found {count}"));
                 return Err(DecodeError::invalid(at, e));
             }
         }
         let product = product(p)?;
         product.validate(index).map_err(|e| DecodeError::invalid(at, e))?;
         if !ids.insert(product.id) {
-            // The same rule and message as `model::validate_products`.
-            let e = ValidationError {
-                path: format!("products[{index}].id"),
-                problem: format!("duplicate id {}", product.id),
-            };
-            return Err(DecodeError::invalid(at, e));
+            return Err(DecodeError::invalid(at, model::duplicate_id(index, product.id)));
         }
         products.push(product);
     }

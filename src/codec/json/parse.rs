@@ -11,7 +11,7 @@
 
 use super::lexer::{IntField, Lexer, Str};
 use crate::codec::{DecodeError, ErrorKind};
-use crate::model::{Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, ValidationError, Variant};
+use crate::model::{self, Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, Variant};
 use std::collections::HashSet;
 
 type Result<T> = std::result::Result<T, DecodeError>;
@@ -256,12 +256,7 @@ impl<'a> Parser<'a> {
             let p = &products[index];
             p.validate(index).map_err(|e| DecodeError::invalid(at, e))?;
             if !ids.insert(p.id) {
-                // The same rule and message as `model::validate_products`.
-                let e = ValidationError {
-                    path: format!("products[{index}].id"),
-                    problem: format!("duplicate id {}", p.id),
-                };
-                return Err(DecodeError::invalid(at, e));
+                return Err(DecodeError::invalid(at, model::duplicate_id(index, p.id)));
             }
         }
         Ok(products)
@@ -410,10 +405,7 @@ impl<'a> Parser<'a> {
                 Err(e) => return e,
             }
         }
-        let e = ValidationError {
-            path: format!("products[{}].{field}", self.index),
-            problem: format!("at most {max} items, found {count}"),
-        };
+        let e = model::too_many_items(self.index, field, max, format_args!("found {count}"));
         DecodeError::invalid(at, e)
     }
 

@@ -22,7 +22,7 @@
 use super::marker::{FIXARRAY, FIXMAP, FIXSTR, MAP16, Marker, STR8, U8, U16, U32, U64};
 use crate::codec::cursor::Cursor;
 use crate::codec::{DecodeError, ErrorKind};
-use crate::model::{Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, ValidationError, Variant};
+use crate::model::{self, Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, Variant};
 use std::collections::HashSet;
 
 /// Deepest nesting of containers accepted anywhere, counting the catalog's own
@@ -552,11 +552,7 @@ fn read_products(cur: &mut Cursor<'_>) -> Result<Vec<Product>, DecodeError> {
             (None, _) => true,
         };
         if !unique {
-            let e = ValidationError {
-                path: format!("products[{i}].id"),
-                problem: format!("duplicate id {}", p.id),
-            };
-            return Err(DecodeError::invalid(at, e));
+            return Err(DecodeError::invalid(at, model::duplicate_id(i, p.id)));
         }
         products.push(p);
     }
@@ -698,10 +694,7 @@ fn list_len(cur: &mut Cursor<'_>, f: &Field, index: usize, field: &str, max: usi
     let at = cur.pos();
     let n = read_array_len(cur, f)?;
     if n > max {
-        let e = ValidationError {
-            path: format!("products[{index}].{field}"),
-            problem: format!("at most {max} items, found {n}"),
-        };
+        let e = model::too_many_items(index, field, max, format_args!("found {n}"));
         return Err(DecodeError::invalid(at, e));
     }
     Ok(n)

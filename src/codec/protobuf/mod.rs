@@ -67,7 +67,7 @@ mod locate;
 
 use crate::codec::cursor::Cursor;
 use crate::codec::{DecodeError, EncodeError, ErrorKind, varint};
-use crate::model::{Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, ValidationError, Variant};
+use crate::model::{self, Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, Variant};
 use generated as pb;
 use prost::Message;
 use std::collections::HashSet;
@@ -110,12 +110,7 @@ pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
         })?;
         product.validate(index).map_err(|e| DecodeError::invalid(key_at, e))?;
         if !ids.insert(product.id) {
-            // The same rule and message as `model::validate_products`.
-            let e = ValidationError {
-                path: format!("products[{index}].id"),
-                problem: format!("duplicate id {}", product.id),
-            };
-            return Err(DecodeError::invalid(key_at, e));
+            return Err(DecodeError::invalid(key_at, model::duplicate_id(index, product.id)));
         }
         products.push(product);
         Ok(())
@@ -145,10 +140,7 @@ fn list_limits(body: &[u8], key_at: usize, body_at: usize, index: usize) -> Resu
     };
     for (field, count, max) in [("tags", tags, MAX_TAGS), ("variants", variants, MAX_VARIANTS)] {
         if count > max {
-            let e = ValidationError {
-                path: format!("products[{index}].{field}"),
-                problem: format!("at most {max} items, found {count}"),
-            };
+            let e = model::too_many_items(index, field, max, format_args!("found {count}"));
             return Err(DecodeError::invalid(key_at, e));
         }
     }
