@@ -12,4 +12,4 @@ use wirebench::bench::alloc::CountingAlloc;
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc::new();
 
-fuzz_target!(|data: &[u8]| oracle::decode(wirebench::codec::Format::Msgpack, data));
+fuzz_target!(|data: &[u8]| drop(oracle::decode(wirebench::codec::Format::Msgpack, data)));

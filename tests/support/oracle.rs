@@ -24,9 +24,10 @@
 #![allow(dead_code)]
 
 use wirebench::bench::alloc;
-use wirebench::codec::Format;
+use wirebench::codec::{DecodeError, Format};
 use wirebench::gzip;
 use wirebench::http::parse::{self, Limits, Parsed};
+use wirebench::model::Catalog;
 
 /// Output cap for [`gunzip`]: large enough for every golden payload.
 pub const GUNZIP_CAP: usize = 1 << 20;
@@ -37,8 +38,9 @@ fn counting() -> bool {
     *ON.get_or_init(alloc::installed)
 }
 
-/// Decodes `data` as `format` and checks the decoder properties.
-pub fn decode(format: Format, data: &[u8]) {
+/// Decodes `data` as `format`, checks the decoder properties and returns
+/// what the decoder returned.
+pub fn decode(format: Format, data: &[u8]) -> Result<Catalog, DecodeError> {
     let counting = counting();
     let before = alloc::thread_counts();
     let result = format.decode(data);
@@ -51,7 +53,7 @@ pub fn decode(format: Format, data: &[u8]) {
             data.len()
         );
     }
-    match result {
+    match &result {
         Ok(catalog) => {
             if let Err(e) = catalog.validate() {
                 panic!("{format:?}: decoder accepted an invalid catalog: {e}");
@@ -61,7 +63,7 @@ pub fn decode(format: Format, data: &[u8]) {
                 .unwrap_or_else(|e| panic!("{format:?}: cannot re-encode what it decoded: {e}"));
             match format.decode(&again) {
                 Ok(second) => assert!(
-                    second == catalog,
+                    second == *catalog,
                     "{format:?}: decode → encode → decode changed the catalog"
                 ),
                 Err(e) => panic!("{format:?}: cannot decode its own re-encoding: {e}"),
@@ -77,6 +79,7 @@ pub fn decode(format: Format, data: &[u8]) {
             assert!(!e.to_string().is_empty());
         }
     }
+    result
 }
 
 /// The first byte picks the source format, the rest is its payload; a
