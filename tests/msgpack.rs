@@ -9,8 +9,8 @@
 //! with a map 16 header, the first key at byte 14 and the first value at
 //! `15 + key.len()`. Tests put the field under test first.
 
-#[path = "support/memlimit.rs"]
-mod memlimit;
+mod support;
+use support::memlimit;
 
 use wirebench::codec::cursor::Cursor;
 use wirebench::codec::msgpack::{self, read, write};

@@ -12,17 +12,15 @@
 //! A failure names the seed file and the case number; rerun one case with
 //! `MUTATION_CASE=<n> cargo test --test mutation <test>`.
 
-#[path = "support/mutate.rs"]
-mod mutate;
-#[path = "support/oracle.rs"]
-mod oracle;
+mod support;
+use support::{mutate, oracle};
 
 use std::collections::HashSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use wirebench::bench::alloc::CountingAlloc;
 use wirebench::codec::Format;
 use wirebench::http::parse::{self, ErrorKind as HttpErrorKind};
+use wirebench::measure::alloc::CountingAlloc;
 use wirebench::prng::Rng;
 
 /// Counts allocations per thread so the oracle checks the allocation bound.

@@ -7,7 +7,8 @@
 
 use super::parse::ERROR_KINDS;
 use super::svg::{self, Series};
-use super::{CodecStat, Data, HttpFile, HttpStat, Spread, env};
+use super::{CodecStat, Data, HttpFile, HttpStat, Spread};
+use crate::measure::env;
 use std::fmt::Write as _;
 
 /// The count the headline and charts use (SPEC's reference count).
