@@ -149,75 +149,152 @@ fn non_negative_i32(index: usize, field: &str, v: i32) -> Result<(), ValidationE
     non_negative_i64(index, field, i64::from(v))
 }
 
+/// What the rules of the data model read from a product, whoever holds it:
+/// the owned [`Product`] and the borrowed views of every format
+/// (`crate::codec::view::ProductView`) answer the same questions, so the
+/// rules live once, in [`validate_product`].
+pub trait ProductFacts {
+    fn id(&self) -> i64;
+    /// The characters of `sku` (a JSON view unescapes them lazily).
+    fn sku_chars(&self) -> impl Iterator<Item = char> + '_;
+    fn price_cents(&self) -> i64;
+    fn currency_chars(&self) -> impl Iterator<Item = char> + '_;
+    fn rating(&self) -> f64;
+    fn review_count(&self) -> i32;
+    fn stock(&self) -> i32;
+    /// How many tags the wire held (a view may hold fewer when over the limit).
+    fn tags_len(&self) -> usize;
+    fn dimensions(&self) -> &Dimensions;
+    fn variants_len(&self) -> usize;
+    /// `(price_cents, stock)` of each variant, in order.
+    fn variant_numbers(&self) -> impl Iterator<Item = (i64, i32)> + '_;
+    fn discount_percent(&self) -> Option<i32>;
+}
+
+impl ProductFacts for Product {
+    fn id(&self) -> i64 {
+        self.id
+    }
+    fn sku_chars(&self) -> impl Iterator<Item = char> + '_ {
+        self.sku.chars()
+    }
+    fn price_cents(&self) -> i64 {
+        self.price_cents
+    }
+    fn currency_chars(&self) -> impl Iterator<Item = char> + '_ {
+        self.currency.chars()
+    }
+    fn rating(&self) -> f64 {
+        self.rating
+    }
+    fn review_count(&self) -> i32 {
+        self.review_count
+    }
+    fn stock(&self) -> i32 {
+        self.stock
+    }
+    fn tags_len(&self) -> usize {
+        self.tags.len()
+    }
+    fn dimensions(&self) -> &Dimensions {
+        &self.dimensions
+    }
+    fn variants_len(&self) -> usize {
+        self.variants.len()
+    }
+    fn variant_numbers(&self) -> impl Iterator<Item = (i64, i32)> + '_ {
+        self.variants.iter().map(|v| (v.price_cents, v.stock))
+    }
+    fn discount_percent(&self) -> Option<i32> {
+        self.discount_percent
+    }
+}
+
+/// `s` is exactly three ASCII uppercase letters.
+fn is_currency_code(mut s: impl Iterator<Item = char>) -> bool {
+    let mut n = 0;
+    s.all(|c| {
+        n += 1;
+        n <= 3 && c.is_ascii_uppercase()
+    }) && n == 3
+}
+
+/// Checks the rules of SPEC's data table for the product at `index` (the
+/// index only names the product in the error), whatever holds it.
+pub fn validate_product(p: &impl ProductFacts, index: usize) -> Result<(), ValidationError> {
+    if p.id() < 1 {
+        return Err(invalid(index, "id", format!("must be >= 1, found {}", p.id())));
+    }
+    if !p.sku_chars().all(|c| c.is_ascii()) {
+        return Err(invalid(index, "sku", "must be ASCII".to_string()));
+    }
+    non_negative_i64(index, "price_cents", p.price_cents())?;
+    if !is_currency_code(p.currency_chars()) {
+        let found: String = p.currency_chars().collect();
+        return Err(invalid(
+            index,
+            "currency",
+            format!("must be a 3-letter ISO 4217 code, found {found:?}"),
+        ));
+    }
+    let rating = p.rating();
+    if !rating.is_finite() || !RATING_RANGE.contains(&rating) {
+        return Err(invalid(
+            index,
+            "rating",
+            format!("must be finite and in 0.0..=5.0, found {rating}"),
+        ));
+    }
+    non_negative_i32(index, "review_count", p.review_count())?;
+    non_negative_i32(index, "stock", p.stock())?;
+    if p.tags_len() > MAX_TAGS {
+        return Err(too_many_items(
+            index,
+            "tags",
+            MAX_TAGS,
+            format_args!("found {}", p.tags_len()),
+        ));
+    }
+    let d = p.dimensions();
+    non_negative_i32(index, "dimensions.width_mm", d.width_mm)?;
+    non_negative_i32(index, "dimensions.height_mm", d.height_mm)?;
+    non_negative_i32(index, "dimensions.depth_mm", d.depth_mm)?;
+    non_negative_i32(index, "dimensions.weight_g", d.weight_g)?;
+    if p.variants_len() > MAX_VARIANTS {
+        return Err(too_many_items(
+            index,
+            "variants",
+            MAX_VARIANTS,
+            format_args!("found {}", p.variants_len()),
+        ));
+    }
+    for (j, (price_cents, stock)) in p.variant_numbers().enumerate() {
+        // The path is built only when a rule is broken: validation runs in
+        // every decode benchmark, so the happy path must not allocate.
+        if price_cents < 0 {
+            non_negative_i64(index, &format!("variants[{j}].price_cents"), price_cents)?;
+        }
+        if stock < 0 {
+            non_negative_i32(index, &format!("variants[{j}].stock"), stock)?;
+        }
+    }
+    if let Some(p) = p.discount_percent() {
+        if !DISCOUNT_RANGE.contains(&p) {
+            return Err(invalid(
+                index,
+                "discount_percent",
+                format!("must be absent or in 1..=90, found {p}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 impl Product {
     /// Checks the rules of SPEC's data table for the product at `index`
     /// (the index only names the product in the error).
     pub fn validate(&self, index: usize) -> Result<(), ValidationError> {
-        if self.id < 1 {
-            return Err(invalid(index, "id", format!("must be >= 1, found {}", self.id)));
-        }
-        if !self.sku.is_ascii() {
-            return Err(invalid(index, "sku", "must be ASCII".to_string()));
-        }
-        non_negative_i64(index, "price_cents", self.price_cents)?;
-        let c = self.currency.as_bytes();
-        if c.len() != 3 || !c.iter().all(u8::is_ascii_uppercase) {
-            return Err(invalid(
-                index,
-                "currency",
-                format!("must be a 3-letter ISO 4217 code, found {:?}", self.currency),
-            ));
-        }
-        if !self.rating.is_finite() || !RATING_RANGE.contains(&self.rating) {
-            return Err(invalid(
-                index,
-                "rating",
-                format!("must be finite and in 0.0..=5.0, found {}", self.rating),
-            ));
-        }
-        non_negative_i32(index, "review_count", self.review_count)?;
-        non_negative_i32(index, "stock", self.stock)?;
-        if self.tags.len() > MAX_TAGS {
-            return Err(too_many_items(
-                index,
-                "tags",
-                MAX_TAGS,
-                format_args!("found {}", self.tags.len()),
-            ));
-        }
-        let d = &self.dimensions;
-        non_negative_i32(index, "dimensions.width_mm", d.width_mm)?;
-        non_negative_i32(index, "dimensions.height_mm", d.height_mm)?;
-        non_negative_i32(index, "dimensions.depth_mm", d.depth_mm)?;
-        non_negative_i32(index, "dimensions.weight_g", d.weight_g)?;
-        if self.variants.len() > MAX_VARIANTS {
-            return Err(too_many_items(
-                index,
-                "variants",
-                MAX_VARIANTS,
-                format_args!("found {}", self.variants.len()),
-            ));
-        }
-        for (j, v) in self.variants.iter().enumerate() {
-            // The path is built only when a rule is broken: validation runs in
-            // every decode benchmark, so the happy path must not allocate.
-            if v.price_cents < 0 {
-                non_negative_i64(index, &format!("variants[{j}].price_cents"), v.price_cents)?;
-            }
-            if v.stock < 0 {
-                non_negative_i32(index, &format!("variants[{j}].stock"), v.stock)?;
-            }
-        }
-        if let Some(p) = self.discount_percent {
-            if !DISCOUNT_RANGE.contains(&p) {
-                return Err(invalid(
-                    index,
-                    "discount_percent",
-                    format!("must be absent or in 1..=90, found {p}"),
-                ));
-            }
-        }
-        Ok(())
+        validate_product(self, index)
     }
 }
 

@@ -24,8 +24,10 @@ pub mod json;
 pub mod msgpack;
 pub mod protobuf;
 pub mod varint;
+pub mod view;
 
 pub use error::{DecodeError, EncodeError, ErrorKind};
+pub use view::{CatalogView, ProductView, Text};
 
 use crate::model::{Catalog, Product};
 use std::fmt;
@@ -107,6 +109,19 @@ impl Format {
             Format::Protobuf => protobuf::decode(bytes),
             Format::Avro => avro::decode(bytes),
             Format::Flatbuffers => flatbuffers::decode(bytes),
+        }
+    }
+
+    /// Parses and validates a whole payload as [`Format::decode`] does (the
+    /// same errors at the same offsets) into a view that borrows it: no
+    /// allocation per product or string (see [`view`]).
+    pub fn decode_view(self, bytes: &[u8]) -> Result<CatalogView<'_>, DecodeError> {
+        match self {
+            Format::Json => json::view::decode_view(bytes),
+            Format::Msgpack => msgpack::view::decode_view(bytes),
+            Format::Protobuf => todo!(),
+            Format::Avro => avro::view::decode_view(bytes),
+            Format::Flatbuffers => flatbuffers::view::decode_view(bytes),
         }
     }
 

@@ -52,6 +52,7 @@
 //! bytes, and validates every product (model rules) with the product's offset.
 
 mod read;
+pub mod view;
 mod write;
 
 pub use read::decode;

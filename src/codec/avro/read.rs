@@ -15,11 +15,11 @@ use std::collections::HashSet;
 /// Smallest possible encoding of a `Product`: one byte for each varint,
 /// string length, boolean, enum, union index and empty array (13 + 4
 /// dimensions), plus the 8-byte `rating`.
-const PRODUCT_MIN_BYTES: u64 = 27;
+pub(crate) const PRODUCT_MIN_BYTES: u64 = 27;
 /// Smallest `Variant`: three empty strings, two one-byte varints.
-const VARIANT_MIN_BYTES: u64 = 5;
+pub(crate) const VARIANT_MIN_BYTES: u64 = 5;
 /// Smallest tag: the empty string's one-byte length.
-const TAG_MIN_BYTES: u64 = 1;
+pub(crate) const TAG_MIN_BYTES: u64 = 1;
 
 /// Decodes a whole payload into a validated catalog.
 pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
@@ -60,15 +60,37 @@ struct Limit {
     field: &'static str,
 }
 
-struct Reader<'a> {
-    c: Cursor<'a>,
+pub(crate) struct Reader<'a> {
+    pub(crate) c: Cursor<'a>,
+}
+
+impl<'a> Reader<'a> {
+    /// `string`: a non-negative `long` byte length, then that many bytes of
+    /// UTF-8, borrowed. The length is checked against the remaining input first.
+    #[inline]
+    pub(crate) fn str(&mut self, what: &'static str) -> Result<&'a str, DecodeError> {
+        let at = self.c.pos();
+        let len = self.long(what)?;
+        let len = u64::try_from(len).map_err(|_| {
+            DecodeError::new(
+                at,
+                ErrorKind::OutOfRange {
+                    what,
+                    value: len.to_string(),
+                },
+            )
+        })?;
+        let start = self.c.pos();
+        let bytes = self.c.take(len, what)?;
+        std::str::from_utf8(bytes).map_err(|e| DecodeError::new(start + e.valid_up_to(), ErrorKind::InvalidUtf8))
+    }
 }
 
 impl Reader<'_> {
     /// `long`: LEB128 (at most 10 bytes, else an error) then zigzag.
     /// One-byte values (|v| < 64: counts, flags, small ints) skip the loop.
     #[inline(always)]
-    fn long(&mut self, what: &'static str) -> Result<i64, DecodeError> {
+    pub(crate) fn long(&mut self, what: &'static str) -> Result<i64, DecodeError> {
         match self.c.peek() {
             Some(b) if b < 0x80 => {
                 self.c.seek(self.c.pos() + 1);
@@ -80,7 +102,7 @@ impl Reader<'_> {
 
     /// `int`: a `long` on the wire that must fit in 32 bits.
     #[inline]
-    fn int(&mut self, what: &'static str) -> Result<i32, DecodeError> {
+    pub(crate) fn int(&mut self, what: &'static str) -> Result<i32, DecodeError> {
         let at = self.c.pos();
         let v = self.long(what)?;
         i32::try_from(v).map_err(|_| {
@@ -95,31 +117,15 @@ impl Reader<'_> {
     }
 
     /// `string`: a non-negative `long` byte length, then that many bytes of
-    /// UTF-8. The length is checked against the remaining input first.
+    /// UTF-8, owned.
     #[inline]
     fn string(&mut self, what: &'static str) -> Result<String, DecodeError> {
-        let at = self.c.pos();
-        let len = self.long(what)?;
-        let len = u64::try_from(len).map_err(|_| {
-            DecodeError::new(
-                at,
-                ErrorKind::OutOfRange {
-                    what,
-                    value: len.to_string(),
-                },
-            )
-        })?;
-        let start = self.c.pos();
-        let bytes = self.c.take(len, what)?;
-        match std::str::from_utf8(bytes) {
-            Ok(s) => Ok(s.to_owned()),
-            Err(e) => Err(DecodeError::new(start + e.valid_up_to(), ErrorKind::InvalidUtf8)),
-        }
+        self.str(what).map(str::to_owned)
     }
 
     /// `double`: 8 bytes little-endian; our one double (`rating`) must be finite.
     #[inline]
-    fn finite_double(&mut self, what: &'static str) -> Result<f64, DecodeError> {
+    pub(crate) fn finite_double(&mut self, what: &'static str) -> Result<f64, DecodeError> {
         let at = self.c.pos();
         let v = f64::from_le_bytes(self.c.array::<8>(what)?);
         if !v.is_finite() {
@@ -136,7 +142,7 @@ impl Reader<'_> {
 
     /// `boolean`: exactly the byte 0 or 1.
     #[inline]
-    fn boolean(&mut self, what: &'static str) -> Result<bool, DecodeError> {
+    pub(crate) fn boolean(&mut self, what: &'static str) -> Result<bool, DecodeError> {
         match self.c.u8(what)? {
             0 => Ok(false),
             1 => Ok(true),
@@ -202,7 +208,7 @@ impl Reader<'_> {
     }
 
     /// The byte size after a negative block count: ≥ 0 and within the input.
-    fn block_size(&mut self) -> Result<u64, DecodeError> {
+    pub(crate) fn block_size(&mut self) -> Result<u64, DecodeError> {
         let at = self.c.pos();
         let size = self.long("block byte size")?;
         let size = u64::try_from(size).map_err(|_| {
@@ -286,7 +292,7 @@ impl Reader<'_> {
     }
 
     /// enum `Status`: the symbol index as an `int`, 0..=2.
-    fn status(&mut self) -> Result<Status, DecodeError> {
+    pub(crate) fn status(&mut self) -> Result<Status, DecodeError> {
         let at = self.c.pos();
         let i = self.long("status")?;
         Status::from_index(i).ok_or_else(|| {
@@ -301,7 +307,7 @@ impl Reader<'_> {
     }
 
     /// union `["null","int"]`: branch 0 has no bytes, branch 1 an `int`.
-    fn discount(&mut self) -> Result<Option<i32>, DecodeError> {
+    pub(crate) fn discount(&mut self) -> Result<Option<i32>, DecodeError> {
         let at = self.c.pos();
         match self.long("discount_percent union branch")? {
             0 => Ok(None),

@@ -98,6 +98,7 @@ pub mod generated;
 mod decode;
 mod direct;
 mod encode;
+pub mod view;
 
 pub use decode::{APPARENT_SIZE_FACTOR, IDENTIFIER, MAX_DEPTH, decode, verified_root, verifier_options};
 pub use direct::{Checksum, checksum, read_direct, verify};

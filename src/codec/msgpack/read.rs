@@ -90,8 +90,8 @@ pub const VARIANT: [Field; 5] = [
     field!("stock", "variants[].stock", "an integer"),
 ];
 
-const TAG: Field = field!("", "tags[]", "a string");
-const PRODUCTS: Field = field!("products", "products", "an array");
+pub(crate) const TAG: Field = field!("", "tags[]", "a string");
+pub(crate) const PRODUCTS: Field = field!("products", "products", "an array");
 
 const fn key_bytes(fields: &[Field]) -> usize {
     let mut sum = 0;
@@ -219,7 +219,7 @@ pub fn read_f64(cur: &mut Cursor<'_>, f: &Field) -> Result<f64, DecodeError> {
 }
 
 #[inline(always)]
-fn read_bool(cur: &mut Cursor<'_>, f: &Field) -> Result<bool, DecodeError> {
+pub(crate) fn read_bool(cur: &mut Cursor<'_>, f: &Field) -> Result<bool, DecodeError> {
     match marker(cur, f.expected)? {
         (_, Marker::True) => Ok(true),
         (_, Marker::False) => Ok(false),
@@ -283,7 +283,7 @@ pub fn read_str<'a>(cur: &mut Cursor<'a>, f: &Field) -> Result<&'a str, DecodeEr
 /// An array header of any width; the count is checked against the input
 /// (each element takes at least one byte).
 #[inline(always)]
-fn read_array_len(cur: &mut Cursor<'_>, f: &Field) -> Result<usize, DecodeError> {
+pub(crate) fn read_array_len(cur: &mut Cursor<'_>, f: &Field) -> Result<usize, DecodeError> {
     // A fixarray whose count fits what remains; anything else, general path.
     let at = cur.pos();
     if let Some(&b) = cur.input().get(at)
@@ -313,7 +313,7 @@ fn read_array_len_general(cur: &mut Cursor<'_>, f: &Field) -> Result<usize, Deco
 /// A map header of any width, its offset, and the pair count checked against
 /// the input (each pair takes at least two bytes).
 #[inline(always)]
-fn read_map_len(cur: &mut Cursor<'_>, expected: &'static str) -> Result<(usize, usize), DecodeError> {
+pub(crate) fn read_map_len(cur: &mut Cursor<'_>, expected: &'static str) -> Result<(usize, usize), DecodeError> {
     // fixmap or map 16 whose pairs could fit what remains (two bytes each);
     // anything else takes the general path and its errors.
     let at = cur.pos();
@@ -351,7 +351,7 @@ fn read_map_len_general(cur: &mut Cursor<'_>, expected: &'static str) -> Result<
 /// key): the same answer the general path gives for those bytes, without
 /// decoding a marker or slicing through the cursor.
 #[inline(always)]
-fn read_key(
+pub(crate) fn read_key(
     cur: &mut Cursor<'_>,
     fields: &[Field],
     hint: usize,
@@ -412,7 +412,7 @@ fn key_eq(a: &[u8], b: &[u8]) -> bool {
 
 /// Marks field `i` as seen; a second sighting is `DuplicateField` at the key.
 #[inline(always)]
-fn mark_seen(seen: &mut u32, i: usize, fields: &[Field], key_at: usize) -> Result<(), DecodeError> {
+pub(crate) fn mark_seen(seen: &mut u32, i: usize, fields: &[Field], key_at: usize) -> Result<(), DecodeError> {
     let bit = 1u32 << i;
     if *seen & bit != 0 {
         return Err(DecodeError::new(
@@ -426,7 +426,7 @@ fn mark_seen(seen: &mut u32, i: usize, fields: &[Field], key_at: usize) -> Resul
 
 /// `MissingField` for the first field (in SPEC order) not in `seen`.
 #[inline]
-fn check_all_seen(seen: u32, fields: &[Field], map_at: usize) -> Result<(), DecodeError> {
+pub(crate) fn check_all_seen(seen: u32, fields: &[Field], map_at: usize) -> Result<(), DecodeError> {
     let all = (1u32 << fields.len()) - 1;
     if seen == all {
         return Ok(());
@@ -690,7 +690,13 @@ fn read_product_field(cur: &mut Cursor<'_>, p: &mut Product, i: usize, index: us
 /// The length of a `tags` or `variants` array, refused at its marker when
 /// it is over the model's maximum: the list is never read, so a forged
 /// count of empty strings cannot grow a vector 24 bytes per input byte.
-fn list_len(cur: &mut Cursor<'_>, f: &Field, index: usize, field: &str, max: usize) -> Result<usize, DecodeError> {
+pub(crate) fn list_len(
+    cur: &mut Cursor<'_>,
+    f: &Field,
+    index: usize,
+    field: &str,
+    max: usize,
+) -> Result<usize, DecodeError> {
     let at = cur.pos();
     let n = read_array_len(cur, f)?;
     if n > max {
@@ -700,7 +706,7 @@ fn list_len(cur: &mut Cursor<'_>, f: &Field, index: usize, field: &str, max: usi
     Ok(n)
 }
 
-fn read_dimensions(cur: &mut Cursor<'_>) -> Result<Dimensions, DecodeError> {
+pub(crate) fn read_dimensions(cur: &mut Cursor<'_>) -> Result<Dimensions, DecodeError> {
     const DEPTH: usize = 4;
     let (map_at, pairs) = read_map_len(cur, PRODUCT[12].expected)?;
     let mut d = Dimensions::default();

@@ -1,0 +1,132 @@
+//! The FlatBuffers borrowed view: the generated accessors after
+//! verification.
+//!
+//! # Wire format
+//!
+//! The buffer [`decode`](super::decode) reads (see the module doc of
+//! [`flatbuffers`](super)): a root `Catalog` table whose `products` vector
+//! holds offsets to `Product` tables. [`verified_root`] runs the verifier
+//! once (offsets, alignment, UTF-8, required fields); after that every
+//! accessor reads in place, so a product view is a handful of loads and its
+//! strings are the buffer's own bytes. The checks the verifier cannot make —
+//! list limits, the status enum, the data model's rules, unique ids — are
+//! the owned decoder's, in its order and at its offsets.
+
+use super::decode::{field_position, verified_root};
+use super::generated::wirebench as fb;
+use crate::codec::view::{CatalogView, Lists, ProductList, ProductView, Text, VariantView, check_list};
+use crate::codec::{DecodeError, ErrorKind};
+use crate::model::{self, Dimensions, MAX_TAGS, MAX_VARIANTS, Status};
+use flatbuffers::{ForwardsUOffset, Vector};
+
+/// Decodes and validates a whole payload into a view that borrows it.
+pub fn decode_view(bytes: &[u8]) -> Result<CatalogView<'_>, DecodeError> {
+    let root = verified_root(bytes)?;
+    let start = Products {
+        list: root.products(),
+        next: 0,
+    };
+    let mut list = start.clone();
+    // Each product is an offset of 4 bytes in the vector at least.
+    let count = check_list(&mut list, 4)?;
+    Ok(CatalogView::new(count, Lists::Flatbuffers(start)))
+}
+
+/// The verified `products` vector and the index of the next product.
+#[derive(Clone)]
+pub struct Products<'a> {
+    list: Vector<'a, ForwardsUOffset<fb::Product<'a>>>,
+    next: usize,
+}
+
+impl<'a> ProductList<'a> for Products<'a> {
+    fn next_product(&mut self, index: usize) -> Result<Option<(usize, ProductView<'a>)>, DecodeError> {
+        if self.next >= self.list.len() {
+            return Ok(None);
+        }
+        let p = self.list.get(self.next);
+        self.next += 1;
+        let at = p._tab.loc();
+        Ok(Some((at, product(p, index, at)?)))
+    }
+
+    fn remaining(&self) -> usize {
+        (self.list.len() - self.next) * 4
+    }
+}
+
+fn product<'a>(p: fb::Product<'a>, index: usize, at: usize) -> Result<ProductView<'a>, DecodeError> {
+    let (tags, variants) = (p.tags(), p.variants());
+    for (field, count, max) in [
+        ("tags", tags.len(), MAX_TAGS),
+        ("variants", variants.len(), MAX_VARIANTS),
+    ] {
+        if count > max {
+            let e = model::too_many_items(index, field, max, format_args!("found {count}"));
+            return Err(DecodeError::invalid(at, e));
+        }
+    }
+    let raw = p.status().0;
+    let Some(status) = Status::from_index(i64::from(raw)) else {
+        return Err(DecodeError::new(
+            field_position(&p._tab, fb::Product::VT_STATUS),
+            ErrorKind::UnknownEnum {
+                what: "Status",
+                value: raw.to_string(),
+            },
+        ));
+    };
+    let d = p.dimensions();
+    let mut view = ProductView {
+        id: p.id(),
+        sku: Text::plain(p.sku()),
+        name: Text::plain(p.name()),
+        description: Text::plain(p.description()),
+        price_cents: p.price_cents(),
+        currency: Text::plain(p.currency()),
+        rating: p.rating(),
+        review_count: p.review_count(),
+        in_stock: p.in_stock(),
+        stock: p.stock(),
+        status,
+        dimensions: Dimensions {
+            width_mm: d.width_mm(),
+            height_mm: d.height_mm(),
+            depth_mm: d.depth_mm(),
+            weight_g: d.weight_g(),
+        },
+        discount_percent: p.discount_percent(),
+        created_at_ms: p.created_at_ms(),
+        image_url: Text::plain(p.image_url()),
+        ..ProductView::default()
+    };
+    for t in tags {
+        view.tags.push(Text::plain(t));
+    }
+    for v in variants {
+        view.variants.push(VariantView {
+            sku: Text::plain(v.sku()),
+            color: Text::plain(v.color()),
+            size: Text::plain(v.size()),
+            price_cents: v.price_cents(),
+            stock: v.stock(),
+        });
+    }
+    Ok(view)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::Format;
+    use crate::fixtures;
+
+    #[test]
+    fn view_equals_the_owned_decode() {
+        let c = fixtures::catalog(20);
+        let bytes = Format::Flatbuffers.encode_to_vec(&c.products).unwrap();
+        let view = decode_view(&bytes).unwrap();
+        assert_eq!(view.len(), 20);
+        assert_eq!(view.to_catalog(), c);
+    }
+}

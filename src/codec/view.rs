@@ -1,0 +1,472 @@
+//! Borrowed (zero-copy) reads: a validated view of a catalog that points into
+//! the payload instead of copying it.
+//!
+//! [`Format::decode_view`](super::Format::decode_view) checks a payload
+//! exactly as [`Format::decode`](super::Format::decode) does — UTF-8, number
+//! ranges, list limits, enum values, required and duplicate fields, unique
+//! ids, trailing bytes; the same errors at the same offsets — but builds no
+//! `String` or `Vec`. What it returns, a [`CatalogView`], is the payload plus
+//! the product count; [`CatalogView::iter`] reads the products again, lazily,
+//! as [`ProductView`]s whose strings are [`Text`] slices of the payload and
+//! whose lists (at most 5 tags, 3 variants) are fixed-size arrays.
+//!
+//! The allocations of a view decode do not grow with the product count: none
+//! while ids arrive in increasing order (every encoder here writes them so),
+//! one id set when they do not, and for JSON the lexer's one scratch buffer
+//! for escaped keys and strings.
+//!
+//! Each format supplies a [`ProductList`]: a cursor over its products that
+//! reads (and checks) one product per call. [`check_list`] runs it to the
+//! end, validating each product against the data model
+//! ([`model::validate_product`]) and ids for uniqueness, in the order and
+//! with the offsets of the owned decoders.
+
+use super::{DecodeError, avro, flatbuffers, json, msgpack};
+use crate::model::{self, Catalog, Dimensions, Product, ProductFacts, Status, Variant};
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::fmt;
+
+/// A string of the payload. For every format but JSON it is the string
+/// itself; a JSON string that held escapes is kept as written (between the
+/// quotes, escapes already validated) and unescaped only when read
+/// ([`Text::chars`], [`Text::to_cow`], `Display`).
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+pub struct Text<'a> {
+    raw: &'a str,
+    escaped: bool,
+}
+
+impl<'a> Text<'a> {
+    /// A string without escapes.
+    #[inline]
+    pub fn plain(s: &'a str) -> Text<'a> {
+        Text { raw: s, escaped: false }
+    }
+
+    /// The text between a JSON string's quotes, holding at least one escape
+    /// that the lexer has already checked.
+    #[inline]
+    pub(crate) fn json_escaped(raw: &'a str) -> Text<'a> {
+        Text { raw, escaped: true }
+    }
+
+    /// The string, borrowed, when it needs no unescaping.
+    #[inline]
+    pub fn as_str(&self) -> Option<&'a str> {
+        (!self.escaped).then_some(self.raw)
+    }
+
+    /// The bytes as they stand in the payload (JSON escapes included).
+    #[inline]
+    pub fn raw(&self) -> &'a str {
+        self.raw
+    }
+
+    /// The characters of the string (JSON escapes decoded on the fly).
+    pub fn chars(&self) -> impl Iterator<Item = char> + 'a {
+        let (plain, escaped) = if self.escaped {
+            ("", Some(json::Unescape::new(self.raw)))
+        } else {
+            (self.raw, None)
+        };
+        plain.chars().chain(escaped.into_iter().flatten())
+    }
+
+    /// The string: borrowed when it held no escape, else unescaped into a
+    /// new `String`.
+    pub fn to_cow(&self) -> Cow<'a, str> {
+        match self.as_str() {
+            Some(s) => Cow::Borrowed(s),
+            None => Cow::Owned(self.chars().collect()),
+        }
+    }
+
+    /// Equality with `s` without unescaping into a buffer.
+    pub fn eq_str(&self, s: &str) -> bool {
+        match self.as_str() {
+            Some(raw) => raw == s,
+            None => self.chars().eq(s.chars()),
+        }
+    }
+}
+
+impl fmt::Display for Text<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.as_str() {
+            Some(s) => f.write_str(s),
+            None => self.chars().try_for_each(|c| fmt::Write::write_char(f, c)),
+        }
+    }
+}
+
+impl fmt::Debug for Text<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.to_cow(), f)
+    }
+}
+
+/// A list of at most `N` items held inline. `len` counts every item the
+/// wire held; only a list over the limit (which validation then refuses)
+/// holds fewer than `len`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct List<T, const N: usize> {
+    len: usize,
+    items: [T; N],
+}
+
+impl<T: Copy + Default, const N: usize> Default for List<T, N> {
+    fn default() -> Self {
+        List {
+            len: 0,
+            items: [T::default(); N],
+        }
+    }
+}
+
+impl<T, const N: usize> List<T, N> {
+    /// Appends `x`, or only counts it when the list is full.
+    #[inline]
+    pub(crate) fn push(&mut self, x: T) {
+        if let Some(slot) = self.items.get_mut(self.len) {
+            *slot = x;
+        }
+        self.len += 1;
+    }
+
+    /// The items held.
+    #[inline]
+    pub fn as_slice(&self) -> &[T] {
+        &self.items[..self.len.min(N)]
+    }
+
+    /// How many items the wire held.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.as_slice().iter()
+    }
+}
+
+/// A variant read in place.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct VariantView<'a> {
+    pub sku: Text<'a>,
+    pub color: Text<'a>,
+    pub size: Text<'a>,
+    pub price_cents: i64,
+    pub stock: i32,
+}
+
+/// A product read in place: the fields of [`Product`], strings as [`Text`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProductView<'a> {
+    pub id: i64,
+    pub sku: Text<'a>,
+    pub name: Text<'a>,
+    pub description: Text<'a>,
+    pub price_cents: i64,
+    pub currency: Text<'a>,
+    pub rating: f64,
+    pub review_count: i32,
+    pub in_stock: bool,
+    pub stock: i32,
+    pub status: Status,
+    pub tags: List<Text<'a>, { model::MAX_TAGS }>,
+    pub dimensions: Dimensions,
+    pub variants: List<VariantView<'a>, { model::MAX_VARIANTS }>,
+    pub discount_percent: Option<i32>,
+    pub created_at_ms: i64,
+    pub image_url: Text<'a>,
+}
+
+impl Default for ProductView<'_> {
+    fn default() -> Self {
+        ProductView {
+            id: 0,
+            sku: Text::default(),
+            name: Text::default(),
+            description: Text::default(),
+            price_cents: 0,
+            currency: Text::default(),
+            rating: 0.0,
+            review_count: 0,
+            in_stock: false,
+            stock: 0,
+            status: Status::Active,
+            tags: List::default(),
+            dimensions: Dimensions::default(),
+            variants: List::default(),
+            discount_percent: None,
+            created_at_ms: 0,
+            image_url: Text::default(),
+        }
+    }
+}
+
+impl ProductView<'_> {
+    /// Copies the product into owned domain types.
+    pub fn to_product(&self) -> Product {
+        let s = |t: &Text<'_>| t.to_cow().into_owned();
+        Product {
+            id: self.id,
+            sku: s(&self.sku),
+            name: s(&self.name),
+            description: s(&self.description),
+            price_cents: self.price_cents,
+            currency: s(&self.currency),
+            rating: self.rating,
+            review_count: self.review_count,
+            in_stock: self.in_stock,
+            stock: self.stock,
+            status: self.status,
+            tags: self.tags.iter().map(s).collect(),
+            dimensions: self.dimensions.clone(),
+            variants: self
+                .variants
+                .iter()
+                .map(|v| Variant {
+                    sku: s(&v.sku),
+                    color: s(&v.color),
+                    size: s(&v.size),
+                    price_cents: v.price_cents,
+                    stock: v.stock,
+                })
+                .collect(),
+            discount_percent: self.discount_percent,
+            created_at_ms: self.created_at_ms,
+            image_url: s(&self.image_url),
+        }
+    }
+}
+
+impl ProductFacts for ProductView<'_> {
+    fn id(&self) -> i64 {
+        self.id
+    }
+    fn sku_chars(&self) -> impl Iterator<Item = char> + '_ {
+        self.sku.chars()
+    }
+    fn price_cents(&self) -> i64 {
+        self.price_cents
+    }
+    fn currency_chars(&self) -> impl Iterator<Item = char> + '_ {
+        self.currency.chars()
+    }
+    fn rating(&self) -> f64 {
+        self.rating
+    }
+    fn review_count(&self) -> i32 {
+        self.review_count
+    }
+    fn stock(&self) -> i32 {
+        self.stock
+    }
+    fn tags_len(&self) -> usize {
+        self.tags.len()
+    }
+    fn dimensions(&self) -> &Dimensions {
+        &self.dimensions
+    }
+    fn variants_len(&self) -> usize {
+        self.variants.len()
+    }
+    fn variant_numbers(&self) -> impl Iterator<Item = (i64, i32)> + '_ {
+        self.variants.iter().map(|v| (v.price_cents, v.stock))
+    }
+    fn discount_percent(&self) -> Option<i32> {
+        self.discount_percent
+    }
+}
+
+/// A position in one format's list of products.
+pub(crate) trait ProductList<'a>: Clone {
+    /// Reads the next product, checking everything its format's owned
+    /// decoder checks while reading (not yet the data model's rules); `None`
+    /// at the end of the list. Also returns the offset where the owned
+    /// decoder reports that product's validation errors.
+    fn next_product(&mut self, index: usize) -> Result<Option<(usize, ProductView<'a>)>, DecodeError>;
+
+    /// Bytes of the payload not yet read (bounds the id set's capacity).
+    fn remaining(&self) -> usize;
+}
+
+/// Reads `list` to its end, validating every product and that ids are
+/// unique; returns the product count. `min_product_bytes` is the smallest
+/// encoding of a product, so the id set (built only when ids are out of
+/// order) never needs more room than the payload could hold ids.
+pub(crate) fn check_list<'a, L: ProductList<'a>>(list: &mut L, min_product_bytes: usize) -> Result<usize, DecodeError> {
+    let start = list.clone();
+    let mut ids = UniqueIds::default();
+    let mut index = 0;
+    while let Some((at, p)) = list.next_product(index)? {
+        model::validate_product(&p, index).map_err(|e| DecodeError::invalid(at, e))?;
+        if !ids.insert(p.id, index, &start, list.remaining() / min_product_bytes.max(1)) {
+            return Err(DecodeError::invalid(at, model::duplicate_id(index, p.id)));
+        }
+        index += 1;
+    }
+    Ok(index)
+}
+
+/// Id uniqueness without allocating while ids increase (then none can
+/// repeat). The first id out of order builds a set of the ids before it,
+/// read again from the start of the list, with room for every product the
+/// rest of the payload could hold.
+#[derive(Default)]
+struct UniqueIds {
+    last: Option<i64>,
+    seen: Option<HashSet<i64>>,
+}
+
+impl UniqueIds {
+    /// `false` if `id` was seen before. `index` ids precede it in `start`.
+    fn insert<'a, L: ProductList<'a>>(&mut self, id: i64, index: usize, start: &L, more: usize) -> bool {
+        let fresh = match (&mut self.seen, self.last) {
+            (Some(set), _) => set.insert(id),
+            (None, Some(last)) if id <= last => {
+                let mut set = HashSet::with_capacity(index + 1 + more);
+                let mut again = start.clone();
+                for i in 0..index {
+                    // Each of these products was read and checked already.
+                    if let Ok(Some((_, p))) = again.next_product(i) {
+                        set.insert(p.id);
+                    }
+                }
+                let fresh = set.insert(id);
+                self.seen = Some(set);
+                fresh
+            }
+            (None, _) => true,
+        };
+        self.last = Some(id);
+        fresh
+    }
+}
+
+/// The checked list of one format, at its first product.
+#[derive(Clone)]
+pub(crate) enum Lists<'a> {
+    Json(json::view::Products<'a>),
+    Msgpack(msgpack::view::Products<'a>),
+    Avro(avro::view::Products<'a>),
+    Flatbuffers(flatbuffers::view::Products<'a>),
+}
+
+impl<'a> Lists<'a> {
+    fn next_product(&mut self, index: usize) -> Option<ProductView<'a>> {
+        let r = match self {
+            Lists::Json(l) => l.next_product(index),
+            Lists::Msgpack(l) => l.next_product(index),
+            Lists::Avro(l) => l.next_product(index),
+            Lists::Flatbuffers(l) => l.next_product(index),
+        };
+        // The list was read to its end without error when the view was
+        // made, so a read cannot fail now; if it did, the iteration ends.
+        r.ok().flatten().map(|(_, p)| p)
+    }
+}
+
+/// A validated catalog that borrows its payload: the product count, and the
+/// products read in place on demand.
+#[derive(Clone)]
+pub struct CatalogView<'a> {
+    len: usize,
+    list: Lists<'a>,
+}
+
+impl<'a> CatalogView<'a> {
+    pub(crate) fn new(len: usize, list: Lists<'a>) -> CatalogView<'a> {
+        CatalogView { len, list }
+    }
+
+    /// Number of products.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The products in order, each read from the payload as it is reached.
+    pub fn iter(&self) -> Iter<'a> {
+        Iter {
+            list: self.list.clone(),
+            index: 0,
+            len: self.len,
+        }
+    }
+
+    /// Copies the catalog into owned domain types: equal to what
+    /// [`Format::decode`](super::Format::decode) returns for the payload.
+    pub fn to_catalog(&self) -> Catalog {
+        let mut products = Vec::with_capacity(self.len);
+        products.extend(self.iter().map(|p| p.to_product()));
+        Catalog { products }
+    }
+}
+
+impl fmt::Debug for CatalogView<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// Iterator over a [`CatalogView`]'s products.
+pub struct Iter<'a> {
+    list: Lists<'a>,
+    index: usize,
+    len: usize,
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = ProductView<'a>;
+
+    fn next(&mut self) -> Option<ProductView<'a>> {
+        if self.index == self.len {
+            return None;
+        }
+        let p = self.list.next_product(self.index);
+        self.index = if p.is_some() { self.index + 1 } else { self.len };
+        p
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.len - self.index;
+        (n, Some(n))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn list_counts_past_its_capacity() {
+        let mut l: List<u8, 2> = List::default();
+        for x in 1..=3 {
+            l.push(x);
+        }
+        assert_eq!(l.len(), 3);
+        assert_eq!(l.as_slice(), &[1, 2]);
+    }
+
+    #[test]
+    fn plain_text_borrows() {
+        let t = Text::plain("abc");
+        assert_eq!(t.as_str(), Some("abc"));
+        assert!(matches!(t.to_cow(), Cow::Borrowed("abc")));
+        assert!(t.eq_str("abc"));
+        assert!(!t.eq_str("abd"));
+        assert_eq!(t.to_string(), "abc");
+    }
+}
