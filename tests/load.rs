@@ -13,7 +13,7 @@ use wirebench::codec::Format;
 use wirebench::fixtures;
 use wirebench::load::closed;
 use wirebench::load::round::RoundStats;
-use wirebench::load::verify::{Check, Target};
+use wirebench::load::verify::{Check, Target, Verify};
 use wirebench::load::{FailureKind, cases, client, mux, open};
 use wirebench::measure::histogram::{Histogram, MAX_TRACKABLE};
 
@@ -418,11 +418,12 @@ fn wrong_bodies_and_statuses_never_count_as_success() {
         };
         (r, Duration::ZERO)
     });
-    for format in Format::ALL {
+    for (format, verify) in Format::ALL.into_iter().flat_map(|f| Verify::ALL.map(|v| (f, v))) {
         let check = Check::Catalog {
             format,
             count: 3,
             gzip: false,
+            verify,
         };
         let st = closed::run(&server.target("/catalog?count=3", check), 2, Duration::from_millis(100)).unwrap();
         assert_eq!(st.requests, 0, "{format:?}");
@@ -470,13 +471,14 @@ fn catalog_server(body: Vec<u8>, gzip: bool) -> TestServer {
 #[test]
 fn a_valid_catalog_with_the_wrong_count_is_a_mismatch() {
     // Asked for 3 products, served a valid catalog of 2.
-    for format in Format::ALL {
+    for (format, verify) in Format::ALL.into_iter().flat_map(|f| Verify::ALL.map(|v| (f, v))) {
         let body = format.encode_to_vec(&fixtures::catalog(2).products).unwrap();
         let server = catalog_server(body, false);
         let check = Check::Catalog {
             format,
             count: 3,
             gzip: false,
+            verify,
         };
         let st = closed::run(&server.target("/catalog", check), 2, Duration::from_millis(100)).unwrap();
         assert_eq!(st.requests, 0, "{format:?}");
@@ -500,6 +502,7 @@ fn gzip_bodies_are_gunzipped_and_the_encoding_is_checked() {
         format: Format::Json,
         count: 3,
         gzip: true,
+        verify: Verify::Borrowed,
     };
     let st = closed::run(&server.target("/c", asked_gzip), 2, Duration::from_millis(100)).unwrap();
     assert_clean(&st, "gzip");
@@ -508,6 +511,7 @@ fn gzip_bodies_are_gunzipped_and_the_encoding_is_checked() {
         format: Format::Json,
         count: 3,
         gzip: false,
+        verify: Verify::Borrowed,
     };
     let st = closed::run(&server.target("/c", not_asked), 1, Duration::from_millis(50)).unwrap();
     assert_eq!(st.requests, 0);
@@ -527,6 +531,7 @@ fn the_first_warm_up_response_is_compared_field_by_field() {
             format: Format::Msgpack,
             count: 3,
             gzip: false,
+            verify: Verify::Borrowed,
         },
     );
     let (errors, difference) = cases::warm_up(&target, 3, Some(&expected));
@@ -587,7 +592,8 @@ fn url_mode_writes_csv_rows_and_histograms_that_agree() {
         for (i, row) in rows.iter().enumerate() {
             let round = i + 1;
             assert_eq!(&row[..5], [&round.to_string(), "url", "0", "none", "3"]);
-            assert!(row[15..].iter().all(|e| *e == "0"), "no failures: {row:?}");
+            assert!(row[15..22].iter().all(|e| *e == "0"), "no failures: {row:?}");
+            assert_eq!(row[22], "status", "--url mode checks the status");
             let requests: u64 = row[6].parse().unwrap();
             let hist = std::fs::read_to_string(dir.join(format!("url-0-none-r{round}.hist"))).unwrap();
             assert!(hist.contains("# unit=ns\n") && hist.contains("# round="));
@@ -662,7 +668,8 @@ fn catalog_mode_runs_every_case_and_round_with_zero_failures() {
         for row in &rows {
             assert_eq!(row[3], compression);
             assert!(row[6].parse::<u64>().unwrap() > 0, "{row:?}");
-            assert!(row[15..].iter().all(|e| *e == "0"), "no failures: {row:?}");
+            assert!(row[15..22].iter().all(|e| *e == "0"), "no failures: {row:?}");
+            assert_eq!(row[22], "status", "--url mode checks the status");
         }
         // Round 1 starts at format (seed 1) mod 5 = msgpack; round 2 at protobuf.
         assert_eq!((rows[0][0], rows[0][1], rows[0][2]), ("1", "msgpack", "1"));
@@ -698,6 +705,7 @@ fn closed_and_open_runs_against_the_real_server_have_zero_failures() {
                 format,
                 count: 50,
                 gzip,
+                verify: Verify::Owned,
             };
             let target = Target::from_url(&url, check, Duration::from_secs(5)).unwrap();
             let (errors, difference) = cases::warm_up(&target, 3, Some(&expected));
@@ -711,6 +719,7 @@ fn closed_and_open_runs_against_the_real_server_have_zero_failures() {
         format: Format::Avro,
         count: 7,
         gzip: true,
+        verify: Verify::Borrowed,
     };
     let target = Target::from_url(&url, check, Duration::from_secs(5)).unwrap();
     let st = open::run(&target, 2, Duration::from_millis(250), 200.0).unwrap();
@@ -747,7 +756,8 @@ fn the_bench_command_runs_in_process_and_writes_the_csv() {
     assert_eq!(rows.len(), 2 * 2 * 2, "{text}");
     for row in &rows {
         assert!(row[6].parse::<u64>().unwrap() > 0, "{row:?}");
-        assert!(row[15..].iter().all(|e| *e == "0"), "no failures: {row:?}");
+        assert!(row[15..22].iter().all(|e| *e == "0"), "no failures: {row:?}");
+        assert_eq!(row[22], "status", "--url mode checks the status");
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -204,7 +204,7 @@ fn malformed_raw_files_name_file_and_line() {
         ),
         (
             "http.csv",
-            format!("{http_header}\n1,json,1000,none,8,1.0,800,fast,1,1,1,1,1,1,1,0,0,0,0,0,0,0\n"),
+            format!("{http_header}\n1,json,1000,none,8,1.0,800,fast,1,1,1,1,1,1,1,0,0,0,0,0,0,0,borrowed\n"),
             2,
             "rps: expected a number, found \"fast\"".into(),
         ),

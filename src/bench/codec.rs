@@ -7,13 +7,15 @@
 //! |---|---|
 //! | `Encode/{fmt}/{n}` | `Format::encode` of the first n products into a reused, cleared buffer: what the server does per request, including building prost/FlatBuffers objects from our domain types |
 //! | `Decode/{fmt}/{n}` | `Format::decode`: parse + validation + conversion to our domain types, and dropping them |
+//! | `DecodeBorrowed/{fmt}/{n}` | `Format::decode_view`: the same parse and validation, every error the owned decoder finds, into a view that borrows the payload (no `String`, no `Vec`) |
 //! | `Memcpy/{fmt}/{n}` | copying that format's payload into a preallocated buffer: the physical floor |
 //! | `FlatbuffersVerify/{n}` | the FlatBuffers verifier alone |
 //! | `FlatbuffersDirect/{n}` | verify + read every field in place, no conversion |
 //! | `ProtobufDecodeGenerated/{n}` | prost decoding into its generated types only |
 //! | `ProtobufEncodePrebuilt/{n}` | prost encoding of messages built before the timer started |
 //!
-//! Counts above 1,000 are the scaling check: only Encode and Decode run there,
+//! Counts above 1,000 are the scaling check: only Encode, Decode and
+//! DecodeBorrowed run there,
 //! with at most `--scale-count` (default 3) batches, to keep `make bench` short.
 
 use super::{Config, Line, bench, hooks, load_products};
@@ -191,6 +193,16 @@ fn format_rows(cfg: &Config, f: Format, products: &[Product], memcpy: bool, sink
             let c = f.decode(black_box(&bytes)).expect("decode");
             assert_eq!(c.products.len(), n);
             black_box(c);
+        })?,
+    }
+
+    match f.decode_view(&bytes) {
+        Err(e) => skip(&format!("DecodeBorrowed/{f}/{n}"), &e.to_string()),
+        Ok(v) if v.len() != n => skip(&format!("DecodeBorrowed/{f}/{n}"), "wrong product count"),
+        Ok(_) => row(cfg, sink, &format!("DecodeBorrowed/{f}/{n}"), len, || {
+            let v = f.decode_view(black_box(&bytes)).expect("decode_view");
+            assert_eq!(v.len(), n);
+            black_box(v);
         })?,
     }
 

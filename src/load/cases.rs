@@ -130,6 +130,7 @@ fn run_url(config: &Config, url: &str, csv: &mut dyn Write) -> Result<(), String
             count: 0,
             compression: config.compression.name().into(),
             concurrency: config.concurrency,
+            verify: "status".into(),
         };
         print!("{}", summary::human(url, &label, &mode(config), &st));
         record(config, csv, &label, &st)?;
@@ -189,6 +190,7 @@ pub fn run_cases(config: &Config, csv: &mut dyn Write, addr: SocketAddr, product
                         format,
                         count,
                         gzip: config.compression == Compression::Gzip,
+                        verify: config.verify,
                     },
                     timeout: config.timeout,
                 };
@@ -204,6 +206,7 @@ pub fn run_cases(config: &Config, csv: &mut dyn Write, addr: SocketAddr, product
                     count,
                     compression: config.compression.name().into(),
                     concurrency: config.concurrency,
+                    verify: config.verify.name().into(),
                 };
                 eprintln!(
                     "round {round}/{} {:<11} count={count:<5} {:.0} req/s  p50 {}  p99 {}  max {}  errors {}",

@@ -24,6 +24,9 @@ FLAGS (both --flag value and --flag=value):
                        each driving C/N non-blocking connections, busy-polling
                        its core (default with --url: the cores we may run on)
   --compression C      none | gzip (default: none)
+  --verify V           borrowed | owned: check each response with the borrowed
+                       view decode or build the owned catalog (default: borrowed;
+                       both validate every byte and the product count)
   --warmup N           warm-up requests before every run (default: 20)
   --rate R             open loop: R requests/s from a fixed schedule
   --timeout D          connect/read/write timeout (default: 5s)
@@ -62,6 +65,8 @@ pub struct Config {
     /// 0: one blocking thread per connection; N: N polling threads ([`super::mux`]).
     pub threads: usize,
     pub compression: Compression,
+    /// How catalog responses are verified.
+    pub verify: super::verify::Verify,
     pub warmup: usize,
     pub url: Option<String>,
     pub rate: Option<f64>,
@@ -82,6 +87,7 @@ impl Default for Config {
             concurrency: 8,
             threads: 0,
             compression: Compression::None,
+            verify: super::verify::Verify::Borrowed,
             warmup: 20,
             url: None,
             rate: None,
@@ -143,6 +149,10 @@ impl Config {
             Some("gzip") => Compression::Gzip,
             Some(other) => return Err(format!("--compression: expected none or gzip, found {other:?}")),
         };
+        let verify = match args.value("--verify")? {
+            None => d.verify,
+            Some(v) => v.parse().map_err(|e| format!("--verify: {e}"))?,
+        };
         if rounds == 0 || formats.is_empty() || timeout.is_zero() || duration.is_zero() {
             return Err("--rounds, --formats, --duration and --timeout must be non-empty / non-zero".into());
         }
@@ -154,6 +164,7 @@ impl Config {
             concurrency,
             threads: args.parse_or("--threads", if url.is_some() { default_threads() } else { d.threads })?,
             compression,
+            verify,
             warmup: args.parse_or("--warmup", d.warmup)?,
             url,
             rate: args.parse("--rate")?,
@@ -188,6 +199,9 @@ mod tests {
         assert_eq!(c.formats, [Format::Json, Format::Avro]);
         assert_eq!(c.counts, [1, 10]);
         assert_eq!(c.duration, Duration::from_millis(300));
+        assert_eq!(c.verify, super::super::verify::Verify::Borrowed);
+        let c = Config::from_args(&mut Args::new(["--verify", "owned"])).unwrap();
+        assert_eq!(c.verify, super::super::verify::Verify::Owned);
         assert_eq!(
             (c.concurrency, c.compression, c.rate, c.rounds),
             (16, Compression::Gzip, Some(500.0), 5)
@@ -202,6 +216,10 @@ mod tests {
             (&["--concurrency=0"], "--concurrency must be 1..="),
             (&["--counts=0"], "--counts: each count"),
             (&["--duration=fast"], "--duration: invalid duration"),
+            (
+                &["--verify=full"],
+                "--verify: expected borrowed or owned, found \"full\"",
+            ),
         ] {
             let err = Config::from_args(&mut Args::new(argv.iter().copied())).unwrap_err();
             assert!(err.starts_with(msg), "{argv:?}: {err}");

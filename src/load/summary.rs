@@ -6,7 +6,8 @@
 //! `bytes_per_s` = wire bytes of verified responses / duration_s; the latency
 //! columns are nearest-rank percentiles of the run's histogram in milliseconds
 //! (closed loop: service time; open loop: from the intended send time); `err_*`
-//! count failures by kind. In `--url` mode `format` is `url` and `count` is 0.
+//! count failures by kind; `verify` is how responses were checked (`borrowed`,
+//! `owned`, or `status` in `--url` mode, where `format` is `url` and `count` is 0).
 
 use super::FailureKind;
 use super::round::RoundStats;
@@ -25,6 +26,9 @@ pub struct RunLabel {
     /// `none` or `gzip`.
     pub compression: String,
     pub concurrency: usize,
+    /// How responses were verified: `borrowed` or `owned` (catalog mode),
+    /// `status` (`--url` mode: status 200 and the whole body).
+    pub verify: String,
 }
 
 fn ms(ns: u64) -> f64 {
@@ -56,6 +60,7 @@ pub fn csv_row(label: &RunLabel, st: &RoundStats) -> String {
     for kind in FailureKind::ALL {
         let _ = write!(row, ",{}", st.errors.get(kind));
     }
+    let _ = write!(row, ",{}", label.verify);
     row
 }
 
@@ -186,6 +191,7 @@ mod tests {
             count: 100,
             compression: "gzip".into(),
             concurrency: 8,
+            verify: "borrowed".into(),
         };
         let row = csv_row(&label, &st);
         assert_eq!(

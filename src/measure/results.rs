@@ -14,7 +14,13 @@
 pub const SIZES_HEADER: &str = "format,count,raw_bytes,gzip1_bytes,gzip6_bytes,gzip9_bytes,bytes_per_product_raw,bytes_per_product_gzip6,gzip1_us,gzip6_us,gzip9_us,encode_us";
 
 /// The exact header of `http.csv` and its variants (`http-gzip.csv`, …).
-pub const HTTP_HEADER: &str = "round,format,count,compression,concurrency,duration_s,requests,rps,bytes_per_s,p50_ms,p90_ms,p95_ms,p99_ms,p999_ms,max_ms,err_connect,err_write,err_read,err_timeout,err_status,err_decode,err_mismatch";
+/// `verify` (last) says how responses were checked: `borrowed`, `owned` or
+/// `status` (`--url` mode).
+pub const HTTP_HEADER: &str = "round,format,count,compression,concurrency,duration_s,requests,rps,bytes_per_s,p50_ms,p90_ms,p95_ms,p99_ms,p999_ms,max_ms,err_connect,err_write,err_read,err_timeout,err_status,err_decode,err_mismatch,verify";
+
+/// The header of `http*.csv` files written before the `verify` column: the
+/// owned decoder verified every response then. Still read by `report`.
+pub const HTTP_HEADER_WITHOUT_VERIFY: &str = "round,format,count,compression,concurrency,duration_s,requests,rps,bytes_per_s,p50_ms,p90_ms,p95_ms,p99_ms,p999_ms,max_ms,err_connect,err_write,err_read,err_timeout,err_status,err_decode,err_mismatch";
 
 /// The failure kinds of an HTTP run, in the order of the `err_*` columns of
 /// [`HTTP_HEADER`].

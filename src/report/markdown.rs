@@ -297,6 +297,7 @@ pub fn render(d: &Data, chart_names: &[&str]) -> String {
         }
     }
     codec_tables(&mut o, d);
+    borrowed_tables(&mut o, d);
     scaling(&mut o, d);
     sizes(&mut o, d);
     for file in &d.http {
@@ -393,7 +394,7 @@ fn codec_tables(o: &mut String, d: &Data) {
         let others: Vec<&CodecStat> = d
             .codec_stats
             .iter()
-            .filter(|s| s.count == count && !["Encode", "Decode", "Memcpy"].contains(&s.op.as_str()))
+            .filter(|s| s.count == count && !["Encode", "Decode", "DecodeBorrowed", "Memcpy"].contains(&s.op.as_str()))
             .collect();
         if !others.is_empty() {
             o.push_str("\nWire cost apart from conversion cost:\n\n| row | µs | MB/s | B/op | allocs/op |\n|---|---|---|---|---|\n");
@@ -409,6 +410,47 @@ fn codec_tables(o: &mut String, d: &Data) {
                     group(s.allocs_per_op as i64)
                 );
             }
+        }
+    }
+}
+
+/// Owned decode beside the borrowed view decode (`DecodeBorrowed`): both
+/// parse and validate every byte; only the owned one builds `String`s and
+/// `Vec`s. The difference, as a share of the owned time, is what building
+/// the owned catalog costs — allocation, copying and freeing.
+fn borrowed_tables(o: &mut String, d: &Data) {
+    let counts: Vec<usize> = codec_counts(d)
+        .into_iter()
+        .filter(|&c| formats().any(|fm| find(d, "DecodeBorrowed", fm, c).is_some()))
+        .collect();
+    if counts.is_empty() {
+        return;
+    }
+    o.push_str("\n## Owned against borrowed decode\n\nBoth validate every byte (same errors, same offsets); the borrowed view decode builds no `String` or `Vec` and hands out strings that point into the payload. **Allocation share** = (owned − borrowed) ÷ owned: the part of an owned decode spent building, copying and freeing the owned catalog. Medians.\n");
+    for count in counts {
+        let _ = writeln!(
+            o,
+            "\n### {} product{}\n",
+            group(count as i64),
+            if count == 1 { "" } else { "s" }
+        );
+        o.push_str("| format | owned µs | owned allocs | borrowed µs | borrowed allocs | borrowed ÷ owned | allocation share |\n|---|---|---|---|---|---|---|\n");
+        for fm in formats() {
+            let (Some(owned), Some(borrowed)) = (find(d, "Decode", fm, count), find(d, "DecodeBorrowed", fm, count))
+            else {
+                continue;
+            };
+            let ratio = borrowed.ns_per_op.median / owned.ns_per_op.median;
+            let _ = writeln!(
+                o,
+                "| {fm} | {} | {} | {} | {} | {:.2} | {:.0}% |",
+                spread(&owned.ns_per_op, 1e-3),
+                group(owned.allocs_per_op as i64),
+                spread(&borrowed.ns_per_op, 1e-3),
+                group(borrowed.allocs_per_op as i64),
+                ratio,
+                (1.0 - ratio) * 100.0
+            );
         }
     }
 }
@@ -486,10 +528,16 @@ fn sizes(o: &mut String, d: &Data) {
 fn http_tables(o: &mut String, file: &HttpFile) {
     let _ = writeln!(o, "\n## HTTP: `{}`", file.name);
     if let Some(s) = file.stats.first() {
+        let mut verify: Vec<&str> = file.stats.iter().map(|s| s.verify.as_str()).collect();
+        verify.sort_unstable();
+        verify.dedup();
         let _ = writeln!(
             o,
-            "\nCompression {}, concurrency {}, medians (min–max) across rounds.",
-            s.compression, s.concurrency
+            "\nCompression {}, concurrency {}, medians (min–max) across rounds. Responses verified by: {} ({}).",
+            s.compression,
+            s.concurrency,
+            verify.join(", "),
+            "`borrowed` = the view decode, `owned` = the owned decoder; both validate every byte and the product count"
         );
     }
     let mut counts: Vec<usize> = file.stats.iter().map(|s| s.count).collect();

@@ -58,6 +58,9 @@ pub struct HttpStat {
     /// From the merged histograms of all rounds, when present.
     pub pooled_p95_ms: Option<f64>,
     pub pooled_p99_ms: Option<f64>,
+    /// How the responses were verified (`borrowed`, `owned`, `status`);
+    /// rounds that differ are joined with `+`.
+    pub verify: String,
 }
 
 /// One HTTP raw file and its aggregated cases.
@@ -216,7 +219,11 @@ pub fn http_stats(rows: &[HttpRow], hist_dir: Option<&Path>) -> Result<Vec<HttpS
             None => parse::Histogram::default(),
         };
         let q = |q: f64| (pooled.count() > 0).then(|| pooled.value_at_quantile(q) as f64 / 1e6);
+        let mut verify: Vec<&str> = rs.iter().map(|r| r.verify.as_str()).collect();
+        verify.sort_unstable();
+        verify.dedup();
         out.push(HttpStat {
+            verify: verify.join("+"),
             rounds: rs.len(),
             requests: rs.iter().map(|r| r.requests).sum(),
             rps: s(|r| r.rps),

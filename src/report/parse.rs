@@ -6,13 +6,15 @@
 //! |---|---|
 //! | `codec.txt` | Go benchmark format: `key: value` header lines, then `BenchmarkOp/format/count-P  N  x ns/op  [y MB/s]  z B/op  w allocs/op` |
 //! | `sizes.csv` | header [`SIZES_HEADER`], 12 columns |
-//! | `http*.csv` | header [`HTTP_HEADER`], 22 columns, one row per round |
+//! | `http*.csv` | header [`HTTP_HEADER`], 23 columns, one row per round (22 without `verify` in older files: owned verification) |
 //! | `histograms/*.hist` | `#` comments, then `low_ns high_ns count` per non-empty bucket |
 
 pub use crate::measure::histogram::Histogram;
 use std::fmt;
 
-pub use crate::measure::results::{HTTP_ERROR_KINDS as ERROR_KINDS, HTTP_HEADER, SIZES_HEADER};
+pub use crate::measure::results::{
+    HTTP_ERROR_KINDS as ERROR_KINDS, HTTP_HEADER, HTTP_HEADER_WITHOUT_VERIFY, SIZES_HEADER,
+};
 
 /// A raw file that could not be read: which file, which line, what was wrong.
 #[derive(Clone, Debug, PartialEq)]
@@ -245,12 +247,20 @@ pub struct HttpRow {
     pub max_ms: f64,
     /// connect, write, read, timeout, status, decode, mismatch.
     pub errors: [u64; 7],
+    /// `borrowed`, `owned` or `status`; `owned` for files without the column.
+    pub verify: String,
 }
 
-/// Parses `http.csv` (or `http-gzip.csv`, `http-c1.csv`, …).
+/// Parses `http.csv` (or `http-gzip.csv`, `http-c1.csv`, …), with or
+/// without the `verify` column.
 pub fn http(file: &str, text: &str) -> Result<Vec<HttpRow>, Error> {
-    let h: Vec<&str> = HTTP_HEADER.split(',').collect();
-    csv(file, text, HTTP_HEADER, |ln, f| {
+    let old = text
+        .lines()
+        .next()
+        .is_some_and(|h| h.trim() == HTTP_HEADER_WITHOUT_VERIFY);
+    let header = if old { HTTP_HEADER_WITHOUT_VERIFY } else { HTTP_HEADER };
+    let h: Vec<&str> = header.split(',').collect();
+    csv(file, text, header, |ln, f| {
         let mut errors = [0u64; 7];
         for (k, e) in errors.iter_mut().enumerate() {
             *e = num(file, ln, h[15 + k], f[15 + k])?;
@@ -272,6 +282,7 @@ pub fn http(file: &str, text: &str) -> Result<Vec<HttpRow>, Error> {
             p999_ms: num(file, ln, h[13], f[13])?,
             max_ms: num(file, ln, h[14], f[14])?,
             errors,
+            verify: if old { "owned" } else { f[22] }.to_string(),
         })
     })
 }
@@ -285,6 +296,17 @@ pub fn histogram(file: &str, text: &str) -> Result<Histogram, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn http_files_with_and_without_the_verify_column() {
+        let row = "1,json,1000,none,8,1.0,800,800,1,9.0,10.0,10.0,13.0,15.0,20.0,0,0,0,0,0,0,0";
+        let old = http("h.csv", &format!("{HTTP_HEADER_WITHOUT_VERIFY}\n{row}\n")).unwrap();
+        assert_eq!(old[0].verify, "owned");
+        let new = http("h.csv", &format!("{HTTP_HEADER}\n{row},borrowed\n")).unwrap();
+        assert_eq!(new[0].verify, "borrowed");
+        assert_eq!(new[0].rps, 800.0);
+        assert!(http("h.csv", &format!("{HTTP_HEADER}\n{row}\n")).is_err());
+    }
 
     #[test]
     fn go_line_with_and_without_format() {

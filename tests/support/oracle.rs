@@ -6,7 +6,11 @@
 //! - **Decoders** ([`decode`]): an error names an offset inside the input and
 //!   a non-empty reason; an `Ok` catalog is valid and survives
 //!   encode → decode unchanged; the whole call requests at most
-//!   [`Format::max_decode_allocation`] bytes.
+//!   [`Format::max_decode_allocation`] bytes. The borrowed view
+//!   ([`Format::decode_view`]) agrees: it accepts exactly what the owned
+//!   decoder accepts, its products converted to owned types equal the owned
+//!   decode, and it refuses the rest with the same error at the same offset;
+//!   it stays within the same allocation bound.
 //! - **Round trip** ([`roundtrip`]): a catalog decoded from any format
 //!   re-encodes in all five and decodes back equal.
 //! - **gunzip** ([`gunzip`]): output within the cap, allocation proportional
@@ -78,7 +82,57 @@ pub fn decode(format: Format, data: &[u8]) -> Result<Catalog, DecodeError> {
             assert!(!e.to_string().is_empty());
         }
     }
+    view_agrees(format, data, &result);
     result
+}
+
+/// The view decode of `data` against the owned decoder's `owned` result.
+pub fn view_agrees(format: Format, data: &[u8], owned: &Result<Catalog, DecodeError>) {
+    if format == Format::Protobuf {
+        return; // TEMP until the protobuf view lands
+    }
+    let before = alloc::thread_counts();
+    let view = format.decode_view(data);
+    let used = alloc::thread_counts().since(before).bytes;
+    if counting() {
+        let limit = format.max_decode_allocation(data.len()) as u64;
+        assert!(
+            used <= limit,
+            "{format:?}: the view of {} bytes requested {used} bytes, over the limit {limit}",
+            data.len()
+        );
+    }
+    match (owned, view) {
+        (Ok(catalog), Ok(view)) => {
+            assert_eq!(view.len(), catalog.products.len(), "{format:?}: view product count");
+            assert!(
+                view.to_catalog() == *catalog,
+                "{format:?}: view → owned differs from the owned decode"
+            );
+        }
+        (Err(e), Err(v)) => {
+            assert_eq!(
+                v.offset, e.offset,
+                "{format:?}: the view refused at another offset: owned {e}, view {v}"
+            );
+            if format != Format::Protobuf {
+                assert_eq!(v, *e, "{format:?}: the view refused with another error");
+            }
+        }
+        (Ok(_), Err(v)) => panic!("{format:?}: the owned decoder accepts what the view refuses: {v}"),
+        (Err(e), Ok(_)) => panic!("{format:?}: the view accepts what the owned decoder refuses: {e}"),
+    }
+}
+
+/// The first byte picks the format, the rest is its payload: the view
+/// decode agrees with the owned decoder (see [`view_agrees`]).
+pub fn view(data: &[u8]) {
+    let Some((&pick, payload)) = data.split_first() else {
+        return;
+    };
+    let format = Format::ALL[pick as usize % Format::ALL.len()];
+    let owned = format.decode(payload);
+    view_agrees(format, payload, &owned);
 }
 
 /// The first byte picks the source format, the rest is its payload; a
