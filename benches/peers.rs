@@ -10,6 +10,9 @@
 //! | Protobuf | encode from our domain types / decode to them | prost on prebuilt generated messages / decode into generated types only |
 //! | FlatBuffers | full decode to domain types | verifier alone; verify + read every field |
 //! | memcpy | — | copying each payload: the physical floor |
+//! | borrowed, every format | `Format::decode_view` | our owned `Format::decode` (target: view ≤ 0.5× owned) |
+//! | borrowed JSON | `Format::decode_view` | `serde_json::from_slice` / `sonic_rs::from_slice` into `Cow<'a, str>` structs |
+//! | borrowed MessagePack | `Format::decode_view` | `rmp_serde::from_slice` into `Cow<'a, str>` structs |
 //!
 //! Ratio = peer time ÷ our time = our throughput ÷ peer throughput (> 1: ours
 //! is faster), from the medians of `--count` runs. The two sides of a
@@ -20,9 +23,12 @@
 //!
 //! Flags: `--benchtime 300ms --count 5 --counts 1000`.
 
+#[path = "../tests/support/serde_borrowed.rs"]
+mod serde_borrowed;
 #[path = "../tests/support/serde_mirror.rs"]
 mod serde_mirror;
 
+use serde_borrowed::BCatalog;
 use serde_mirror::SCatalog;
 use std::hint::black_box;
 use wirebench::bench::{Config, Line, Run, calibrate_op, hooks, measure};
@@ -490,5 +496,107 @@ fn compare(r: &Runner, products: &[Product], schema: &apache_avro::Schema) -> (V
             }
         })
         .collect();
+    out.extend(borrowed(r, products));
     (out, out_floors)
+}
+
+/// Our view decode (`Format::decode_view`) of `f` as a case.
+fn ours_view(f: Format, n: usize, payload: &Result<Vec<u8>, String>) -> Case<'_> {
+    let bytes: &[u8] = payload.as_deref().unwrap_or(&[]);
+    let probe = payload
+        .as_ref()
+        .map_err(Clone::clone)
+        .and_then(|b| f.decode_view(b).map(|_| ()).map_err(|e| e.to_string()));
+    Case::new(format!("DecodeBorrowed/{f}/{n}/ours"), bytes.len(), probe, move || {
+        let v = f.decode_view(black_box(bytes)).expect("decode_view");
+        assert_eq!(v.len(), n);
+        black_box(v);
+    })
+}
+
+/// Borrowed reads: our view decode against our owned decode (every format)
+/// and against serde's borrowed deserialization (`Cow<'a, str>` fields,
+/// [`serde_borrowed`]) by serde_json, sonic-rs and rmp-serde. Each group
+/// runs interleaved.
+fn borrowed(r: &Runner, products: &[Product]) -> Vec<Ratio> {
+    let n = products.len();
+    let mut out = Vec::new();
+    for f in Format::ALL {
+        let payload = f.encode_to_vec(products).map_err(|e| e.to_string());
+        let (owned, view) = r.pair(ours_decode(f, n, &payload), ours_view(f, n, &payload));
+        out.push(Ratio {
+            what: format!("{f} decode: borrowed view vs owned (ours; target: borrowed ≤ 0.5× owned)"),
+            ours: view,
+            peer: owned,
+            target: Some(2.0),
+        });
+    }
+
+    let json = Format::Json.encode_to_vec(products).map_err(|e| e.to_string());
+    let bytes: &[u8] = json.as_deref().unwrap_or(&[]);
+    // Each peer must read back exactly the fixture.
+    let probe = |r: Result<BCatalog<'_>, String>| match r {
+        Ok(c) if c.to_catalog().products == products => Ok(()),
+        Ok(_) => Err("read back a catalog other than the fixture".to_string()),
+        Err(e) => Err(e),
+    };
+    let sides = r.group(vec![
+        ours_view(Format::Json, n, &json),
+        Case::new(
+            format!("DecodeBorrowed/json/{n}/serde_json"),
+            bytes.len(),
+            probe(serde_json::from_slice(bytes).map_err(|e| e.to_string())),
+            || {
+                let c: BCatalog<'_> = serde_json::from_slice(black_box(bytes)).expect("serde_json");
+                assert_eq!(c.products.len(), n);
+                black_box(c);
+            },
+        ),
+        Case::new(
+            format!("DecodeBorrowed/json/{n}/sonic-rs"),
+            bytes.len(),
+            probe(sonic_rs::from_slice(bytes).map_err(|e| e.to_string())),
+            || {
+                let c: BCatalog<'_> = sonic_rs::from_slice(black_box(bytes)).expect("sonic-rs");
+                assert_eq!(c.products.len(), n);
+                black_box(c);
+            },
+        ),
+    ]);
+    let [ours, sj, sonic]: [Side; 3] = sides.try_into().expect("three sides");
+    out.push(Ratio {
+        what: "JSON borrowed: our view decode vs serde_json into borrowed structs".into(),
+        ours: ours.clone(),
+        peer: sj,
+        target: Some(1.2),
+    });
+    out.push(Ratio {
+        what: "JSON borrowed: our view decode vs sonic-rs into borrowed structs".into(),
+        ours,
+        peer: sonic,
+        target: None,
+    });
+
+    let msgpack = Format::Msgpack.encode_to_vec(products).map_err(|e| e.to_string());
+    let bytes: &[u8] = msgpack.as_deref().unwrap_or(&[]);
+    let (ours, rmp) = r.pair(
+        ours_view(Format::Msgpack, n, &msgpack),
+        Case::new(
+            format!("DecodeBorrowed/msgpack/{n}/rmp-serde"),
+            bytes.len(),
+            probe(rmp_serde::from_slice(bytes).map_err(|e| e.to_string())),
+            || {
+                let c: BCatalog<'_> = rmp_serde::from_slice(black_box(bytes)).expect("rmp-serde");
+                assert_eq!(c.products.len(), n);
+                black_box(c);
+            },
+        ),
+    );
+    out.push(Ratio {
+        what: "MessagePack borrowed: our view decode vs rmp-serde into borrowed structs".into(),
+        ours,
+        peer: rmp,
+        target: Some(1.2),
+    });
+    out
 }

@@ -1,0 +1,330 @@
+//! The Protobuf borrowed view: a handwritten walk of the wire, since prost
+//! cannot borrow. The owned path stays prost.
+//!
+//! # Wire format
+//!
+//! proto3 as the parent module describes it: keys (`number << 3 |
+//! wire_type`), varints, LEN fields holding strings and submessages, fields
+//! in any order, unknown fields skipped by wire type. Every key, varint,
+//! length and skip goes through the one reader, [`wire`]. The walk follows
+//! prost's semantics: a repeated scalar or string field means the last one
+//! wins, a repeated `dimensions` merges field by field, every `tags` and
+//! `variants` entry appends, an absent field is its default; integers are
+//! the varint's low bits (`int32` keeps 32 of them), `bool` is "not zero".
+//!
+//! Errors are those of the owned decoder, at its offsets: the whole
+//! `Catalog` walk first (a malformed top-level field anywhere is reported
+//! before any product is read); then per product, a malformed field at its
+//! own offset, a `tags` or `variants` list over the model's limit at the
+//! product's key, anything prost refuses (a known field with the wrong wire
+//! type, invalid UTF-8, a malformed submessage) at the product's key, an
+//! unknown `status` at its value, a validation failure at the product's key.
+
+use super::wire::{self, Key, WireType};
+use super::{PRODUCTS, STATUS};
+use crate::codec::cursor::Cursor;
+use crate::codec::view::{CatalogView, Lists, ProductList, ProductView, Text, VariantView, check_list};
+use crate::codec::{DecodeError, ErrorKind};
+use crate::model::{self, Dimensions, MAX_TAGS, MAX_VARIANTS, Status};
+
+/// Fewest bytes a valid product takes (the owned decoder's bound).
+const PRODUCT_MIN_BYTES: usize = 9;
+
+/// Decodes and validates a whole payload into a view that borrows it.
+pub fn decode_view(bytes: &[u8]) -> Result<CatalogView<'_>, DecodeError> {
+    // The top level first, as the owned decoder does: every key and length
+    // of the `Catalog` is checked before any product is read.
+    let mut c = Cursor::new(bytes);
+    while !c.is_empty() {
+        let key = wire::read_key(&mut c)?;
+        if key.number == PRODUCTS {
+            if key.wire_type != WireType::Len {
+                return Err(DecodeError::unexpected(
+                    key.at,
+                    "wire type 2 (LEN) for Catalog.products",
+                    format!("wire type {}", key.wire_type.number()),
+                ));
+            }
+            wire::read_len(&mut c, "length of a product", "product")?;
+        } else {
+            wire::skip(&mut c, key, 0)?;
+        }
+    }
+    let start = Products { c: Cursor::new(bytes) };
+    let mut list = start.clone();
+    let count = check_list(&mut list, PRODUCT_MIN_BYTES)?;
+    Ok(CatalogView::new(count, Lists::Protobuf(start)))
+}
+
+/// The `Catalog`'s fields, at the next one.
+#[derive(Clone)]
+pub struct Products<'a> {
+    c: Cursor<'a>,
+}
+
+impl<'a> ProductList<'a> for Products<'a> {
+    fn next_product(&mut self, index: usize) -> Result<Option<(usize, ProductView<'a>)>, DecodeError> {
+        while !self.c.is_empty() {
+            let key = wire::read_key(&mut self.c)?;
+            if key.number == PRODUCTS && key.wire_type == WireType::Len {
+                let (body_at, body) = wire::read_len(&mut self.c, "length of a product", "product")?;
+                return Ok(Some((key.at, product(body, body_at, key.at, index)?)));
+            }
+            wire::skip(&mut self.c, key, 0)?;
+        }
+        Ok(None)
+    }
+
+    fn remaining(&self) -> usize {
+        self.c.remaining()
+    }
+}
+
+/// What prost would refuse in a product whose fields are well formed.
+/// Which one does not matter: the owned decoder reports each at the
+/// product's key, with prost's message.
+#[derive(Debug)]
+struct Refused(&'static str);
+
+/// The product in `body` (at `body_at` in the payload, its key at `key_at`).
+fn product<'a>(body: &'a [u8], body_at: usize, key_at: usize, index: usize) -> Result<ProductView<'a>, DecodeError> {
+    let mut p = ProductView::default();
+    let mut refused: Option<Refused> = None;
+    let mut status: Option<(usize, i32)> = None;
+    let mut c = Cursor::new(body);
+    let at = |e: DecodeError| DecodeError {
+        offset: body_at + e.offset,
+        ..e
+    };
+    // Every field is walked, even after something prost refuses: a
+    // malformed field later in the product is the error the owned decoder
+    // reports first (it counts the lists before prost reads the product).
+    while !c.is_empty() {
+        let key = wire::read_key(&mut c).map_err(at)?;
+        let value_at = c.pos();
+        match field(&mut c, key, &mut p) {
+            Ok(Ok(Some(v))) => status = Some((body_at + value_at, v)),
+            Ok(Ok(None)) => {}
+            Ok(Err(r)) => {
+                refused.get_or_insert(r);
+                // The value was not consumed: skip it as the list count does.
+                c.seek(value_at);
+                wire::skip(&mut c, key, 0).map_err(at)?;
+            }
+            Err(e) => return Err(at(e)),
+        }
+    }
+    for (field, count, max) in [
+        ("tags", p.tags.len(), MAX_TAGS),
+        ("variants", p.variants.len(), MAX_VARIANTS),
+    ] {
+        if count > max {
+            let e = model::too_many_items(index, field, max, format_args!("found {count}"));
+            return Err(DecodeError::invalid(key_at, e));
+        }
+    }
+    if let Some(Refused(message)) = refused {
+        return Err(DecodeError::new(
+            key_at,
+            ErrorKind::Library {
+                library: "prost",
+                message: format!("{message} in products[{index}]"),
+            },
+        ));
+    }
+    if let Some((value_at, v)) = status {
+        p.status = Status::from_index(i64::from(v)).ok_or_else(|| {
+            DecodeError::new(
+                value_at,
+                ErrorKind::UnknownEnum {
+                    what: "Status",
+                    value: v.to_string(),
+                },
+            )
+        })?;
+    }
+    Ok(p)
+}
+
+/// Reads the value of one product field into `p`. The outer `Err` is a
+/// malformed field (the walk stops); `Ok(Err(_))` something prost refuses
+/// with the value left unread; `Ok(Ok(Some(v)))` a raw `status` value.
+#[inline]
+fn field<'a>(
+    c: &mut Cursor<'a>,
+    key: Key,
+    p: &mut ProductView<'a>,
+) -> Result<Result<Option<i32>, Refused>, DecodeError> {
+    macro_rules! want {
+        ($t:expr) => {
+            if key.wire_type != $t {
+                return Ok(Err(Refused("invalid wire type")));
+            }
+        };
+    }
+    macro_rules! text {
+        () => {{
+            want!(WireType::Len);
+            let (_, s) = wire::read_len(c, "length", "LEN value")?;
+            match std::str::from_utf8(s) {
+                Ok(s) => Text::plain(s),
+                Err(_) => return Ok(Err(Refused("invalid string value: data is not UTF-8 encoded"))),
+            }
+        }};
+    }
+    macro_rules! varint {
+        () => {{
+            want!(WireType::Varint);
+            wire::read_varint(c, "varint")?
+        }};
+    }
+    match key.number {
+        1 => p.id = varint!() as i64,
+        2 => p.sku = text!(),
+        3 => p.name = text!(),
+        4 => p.description = text!(),
+        5 => p.price_cents = varint!() as i64,
+        6 => p.currency = text!(),
+        7 => {
+            want!(WireType::I64);
+            p.rating = f64::from_le_bytes(c.array::<8>("8-byte I64 value")?);
+        }
+        8 => p.review_count = varint!() as i32,
+        9 => p.in_stock = varint!() != 0,
+        10 => p.stock = varint!() as i32,
+        STATUS => return Ok(Ok(Some(varint!() as i32))),
+        12 => {
+            // Counted even when prost refuses it: the owned decoder counts
+            // the list (by key) before prost reads it.
+            want!(WireType::Len);
+            let (_, s) = wire::read_len(c, "length", "LEN value")?;
+            let s = std::str::from_utf8(s);
+            p.tags.push(s.map(Text::plain).unwrap_or_default());
+            if s.is_err() {
+                return Ok(Err(Refused("invalid string value: data is not UTF-8 encoded")));
+            }
+        }
+        13 => {
+            want!(WireType::Len);
+            let (_, body) = wire::read_len(c, "length", "LEN value")?;
+            if dimensions(body, &mut p.dimensions).is_err() {
+                return Ok(Err(Refused("invalid Dimensions message")));
+            }
+        }
+        14 => {
+            want!(WireType::Len);
+            let (_, body) = wire::read_len(c, "length", "LEN value")?;
+            let v = variant(body);
+            p.variants.push(v.as_ref().copied().unwrap_or_default());
+            if let Err(r) = v {
+                return Ok(Err(r));
+            }
+        }
+        15 => p.discount_percent = Some(varint!() as i32),
+        16 => p.created_at_ms = varint!() as i64,
+        17 => p.image_url = text!(),
+        _ => wire::skip(c, key, 0)?,
+    }
+    Ok(Ok(None))
+}
+
+/// Merges a `Dimensions` message into `d` (prost merges repeated
+/// occurrences of a message field). Any error is prost's to report.
+fn dimensions(body: &[u8], d: &mut Dimensions) -> Result<(), Refused> {
+    let mut c = Cursor::new(body);
+    let bad = |_| Refused("invalid Dimensions message");
+    while !c.is_empty() {
+        let key = wire::read_key(&mut c).map_err(bad)?;
+        let slot = match key.number {
+            1 => &mut d.width_mm,
+            2 => &mut d.height_mm,
+            3 => &mut d.depth_mm,
+            4 => &mut d.weight_g,
+            _ => {
+                wire::skip(&mut c, key, 1).map_err(bad)?;
+                continue;
+            }
+        };
+        if key.wire_type != WireType::Varint {
+            return Err(Refused("invalid wire type in Dimensions"));
+        }
+        *slot = wire::read_varint(&mut c, "varint").map_err(bad)? as i32;
+    }
+    Ok(())
+}
+
+/// One `Variant` message. Any error is prost's to report.
+fn variant(body: &[u8]) -> Result<VariantView<'_>, Refused> {
+    let mut v = VariantView::default();
+    let mut c = Cursor::new(body);
+    let bad = |_| Refused("invalid Variant message");
+    while !c.is_empty() {
+        let key = wire::read_key(&mut c).map_err(bad)?;
+        let want = match key.number {
+            1..=3 => WireType::Len,
+            4 | 5 => WireType::Varint,
+            _ => {
+                wire::skip(&mut c, key, 1).map_err(bad)?;
+                continue;
+            }
+        };
+        if key.wire_type != want {
+            return Err(Refused("invalid wire type in Variant"));
+        }
+        if want == WireType::Varint {
+            let x = wire::read_varint(&mut c, "varint").map_err(bad)?;
+            if key.number == 4 {
+                v.price_cents = x as i64;
+            } else {
+                v.stock = x as i32;
+            }
+            continue;
+        }
+        let (_, s) = wire::read_len(&mut c, "length", "LEN value").map_err(bad)?;
+        let s = std::str::from_utf8(s).map_err(|_| Refused("invalid string value in Variant"))?;
+        match key.number {
+            1 => v.sku = Text::plain(s),
+            2 => v.color = Text::plain(s),
+            _ => v.size = Text::plain(s),
+        }
+    }
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::Format;
+    use crate::fixtures;
+
+    #[test]
+    fn view_equals_the_owned_decode() {
+        let c = fixtures::catalog(20);
+        let bytes = Format::Protobuf.encode_to_vec(&c.products).unwrap();
+        let view = decode_view(&bytes).unwrap();
+        assert_eq!(view.len(), 20);
+        assert_eq!(view.to_catalog(), c);
+    }
+
+    #[test]
+    fn repeated_fields_follow_prost() {
+        // id twice (last wins), dimensions twice (merged), a tag, status 2.
+        let body: &[u8] = &[
+            0x08, 0x05, // id 5
+            0x08, 0x07, // id 7
+            0x32, 0x03, b'T', b'H', b'B', // currency
+            0x6a, 0x02, 0x08, 0x01, // dimensions { width 1 }
+            0x6a, 0x02, 0x10, 0x02, // dimensions { height 2 }
+            0x62, 0x01, b'x', // tag "x"
+            0x58, 0x02, // status 2
+        ];
+        let mut bytes = vec![0x0a, body.len() as u8];
+        bytes.extend_from_slice(body);
+        let owned = Format::Protobuf.decode(&bytes).unwrap();
+        let view = decode_view(&bytes).unwrap();
+        assert_eq!(view.to_catalog(), owned);
+        let p = view.iter().next().unwrap();
+        assert_eq!((p.id, p.dimensions.width_mm, p.dimensions.height_mm), (7, 1, 2));
+        assert_eq!(p.status, Status::Discontinued);
+    }
+}
