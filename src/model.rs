@@ -157,8 +157,18 @@ pub trait ProductFacts {
     fn id(&self) -> i64;
     /// The characters of `sku` (a JSON view unescapes them lazily).
     fn sku_chars(&self) -> impl Iterator<Item = char> + '_;
+    /// `sku` is ASCII. An implementor holding the string as bytes may
+    /// answer from them; the answer must be this one.
+    fn sku_is_ascii(&self) -> bool {
+        self.sku_chars().all(|c| c.is_ascii())
+    }
     fn price_cents(&self) -> i64;
     fn currency_chars(&self) -> impl Iterator<Item = char> + '_;
+    /// `currency` is a 3-letter ISO 4217 code ([`is_currency_code`]). An
+    /// implementor holding the string as bytes may answer from them.
+    fn currency_is_code(&self) -> bool {
+        is_currency_code(self.currency_chars())
+    }
     fn rating(&self) -> f64;
     fn review_count(&self) -> i32;
     fn stock(&self) -> i32;
@@ -177,6 +187,12 @@ impl ProductFacts for Product {
     }
     fn sku_chars(&self) -> impl Iterator<Item = char> + '_ {
         self.sku.chars()
+    }
+    fn sku_is_ascii(&self) -> bool {
+        self.sku.is_ascii()
+    }
+    fn currency_is_code(&self) -> bool {
+        is_currency_code_bytes(self.currency.as_bytes())
     }
     fn price_cents(&self) -> i64 {
         self.price_cents
@@ -211,7 +227,12 @@ impl ProductFacts for Product {
 }
 
 /// `s` is exactly three ASCII uppercase letters.
-fn is_currency_code(mut s: impl Iterator<Item = char>) -> bool {
+pub fn is_currency_code_bytes(s: &[u8]) -> bool {
+    s.len() == 3 && s.iter().all(u8::is_ascii_uppercase)
+}
+
+/// [`is_currency_code_bytes`] over characters.
+pub fn is_currency_code(mut s: impl Iterator<Item = char>) -> bool {
     let mut n = 0;
     s.all(|c| {
         n += 1;
@@ -225,11 +246,11 @@ pub fn validate_product(p: &impl ProductFacts, index: usize) -> Result<(), Valid
     if p.id() < 1 {
         return Err(invalid(index, "id", format!("must be >= 1, found {}", p.id())));
     }
-    if !p.sku_chars().all(|c| c.is_ascii()) {
+    if !p.sku_is_ascii() {
         return Err(invalid(index, "sku", "must be ASCII".to_string()));
     }
     non_negative_i64(index, "price_cents", p.price_cents())?;
-    if !is_currency_code(p.currency_chars()) {
+    if !p.currency_is_code() {
         let found: String = p.currency_chars().collect();
         return Err(invalid(
             index,
@@ -381,6 +402,17 @@ mod tests {
             let mut p = base.clone();
             mutate(&mut p);
             assert_eq!(p.validate(0).unwrap_err().to_string(), want);
+        }
+    }
+
+    #[test]
+    fn currency_rule_reads_the_same_over_bytes_and_chars() {
+        for s in ["USD", "THB", "usd", "US", "USDX", "UŞD", "", "ÀBC", "A\u{0}C"] {
+            assert_eq!(
+                is_currency_code_bytes(s.as_bytes()),
+                is_currency_code(s.chars()),
+                "{s:?}"
+            );
         }
     }
 

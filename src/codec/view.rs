@@ -255,6 +255,18 @@ impl ProductFacts for ProductView<'_> {
     fn sku_chars(&self) -> impl Iterator<Item = char> + '_ {
         self.sku.chars()
     }
+    fn sku_is_ascii(&self) -> bool {
+        match self.sku.as_str() {
+            Some(s) => s.is_ascii(),
+            None => self.sku.chars().all(|c| c.is_ascii()),
+        }
+    }
+    fn currency_is_code(&self) -> bool {
+        match self.currency.as_str() {
+            Some(s) => model::is_currency_code_bytes(s.as_bytes()),
+            None => model::is_currency_code(self.currency.chars()),
+        }
+    }
     fn price_cents(&self) -> i64 {
         self.price_cents
     }

@@ -29,29 +29,23 @@ const PRODUCT_LEVEL: usize = 3;
 const NESTED_LEVEL: usize = 4;
 const VARIANT_LEVEL: usize = 5;
 
-/// Keys of each record, in SPEC order (the order tried first).
-const PRODUCT_KEYS: [&str; 17] = [
-    "id",
-    "sku",
-    "name",
-    "description",
-    "price_cents",
-    "currency",
-    "rating",
-    "review_count",
-    "in_stock",
-    "stock",
-    "status",
-    "tags",
-    "dimensions",
-    "variants",
-    "discount_percent",
-    "created_at_ms",
-    "image_url",
-];
+/// Declares a record's keys in SPEC order (the order tried first): their
+/// names, and each as the token `"name":` that our writer emits.
+macro_rules! keys {
+    ($names:ident, $tokens:ident: $($k:literal),* $(,)?) => {
+        const $names: &[&str] = &[$($k),*];
+        const $tokens: &[&[u8]] = &[$(concat!("\"", $k, "\":").as_bytes()),*];
+    };
+}
+
+keys!(PRODUCT_KEYS, PRODUCT_TOKENS:
+    "id", "sku", "name", "description", "price_cents", "currency", "rating", "review_count", "in_stock",
+    "stock", "status", "tags", "dimensions", "variants", "discount_percent", "created_at_ms", "image_url",
+);
 const DISCOUNT_PERCENT_KEY: usize = 14;
-const DIMENSION_KEYS: [&str; 4] = ["width_mm", "height_mm", "depth_mm", "weight_g"];
-const VARIANT_KEYS: [&str; 5] = ["sku", "color", "size", "price_cents", "stock"];
+keys!(DIMENSION_KEYS, DIMENSION_TOKENS: "width_mm", "height_mm", "depth_mm", "weight_g");
+keys!(VARIANT_KEYS, VARIANT_TOKENS: "sku", "color", "size", "price_cents", "stock");
+keys!(CATALOG_KEYS, CATALOG_TOKENS: "products");
 
 macro_rules! int_field {
     ($name:literal, $ty:ty) => {
@@ -85,7 +79,7 @@ pub fn decode_view(bytes: &[u8]) -> Result<CatalogView<'_>> {
     let mut products = None;
     let mut first = true;
     while lx.next_member(&mut first)? {
-        match key(&mut lx, &["products"], 0)? {
+        match key(&mut lx, (CATALOG_KEYS, CATALOG_TOKENS), 0)? {
             (Some(_), at) => {
                 if products.is_some() {
                     return Err(DecodeError::new(at, ErrorKind::DuplicateField { field: "products" }));
@@ -122,20 +116,15 @@ pub fn decode_view(bytes: &[u8]) -> Result<CatalogView<'_>> {
 /// `"key":` → its index in `keys` (None = unknown), and where the key began.
 /// The key predicted by `hint`, written as we write it, is matched as raw
 /// bytes; anything else is read as a string (escapes and all).
-#[inline]
-fn key(lx: &mut Lexer<'_>, keys: &[&str], hint: usize) -> Result<(Option<usize>, usize)> {
+#[inline(always)]
+fn key(lx: &mut Lexer<'_>, (keys, tokens): (&[&str], &[&[u8]]), hint: usize) -> Result<(Option<usize>, usize)> {
     lx.skip_ws();
     let at = lx.pos;
-    if let Some(k) = keys.get(hint) {
-        let n = k.len();
-        let b = lx.bytes;
-        if b.get(at) == Some(&b'"')
-            && b.get(at + 1..at + 1 + n) == Some(k.as_bytes())
-            && b.get(at + 1 + n..at + 3 + n) == Some(b"\":")
-        {
-            lx.pos = at + 3 + n;
-            return Ok((Some(hint), at));
-        }
+    if let Some(tok) = tokens.get(hint)
+        && lx.bytes.get(at..at + tok.len()).is_some_and(|s| same(s, tok))
+    {
+        lx.pos = at + tok.len();
+        return Ok((Some(hint), at));
     }
     let found = match lx.string("string (object key)")? {
         Str::Raw(s) => keys.iter().position(|k| *k == s),
@@ -143,6 +132,33 @@ fn key(lx: &mut Lexer<'_>, keys: &[&str], hint: usize) -> Result<(Option<usize>,
     };
     lx.expect(b':', "':' after object key")?;
     Ok((found, at))
+}
+
+/// `a == b` for short keys without a `memcmp` call: 8-byte loads, the last
+/// one overlapping (4-byte loads below 8 bytes). Same result as `==`.
+#[inline(always)]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    fn word<const N: usize>(s: &[u8], i: usize) -> [u8; N] {
+        s.get(i..i + N).and_then(|w| w.try_into().ok()).unwrap_or([0; N])
+    }
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    match n {
+        8.. => {
+            let mut i = 0;
+            while i + 8 < n {
+                if word::<8>(a, i) != word::<8>(b, i) {
+                    return false;
+                }
+                i += 8;
+            }
+            word::<8>(a, n - 8) == word::<8>(b, n - 8)
+        }
+        4..=7 => word::<4>(a, 0) == word::<4>(b, 0) && word::<4>(a, n - 4) == word::<4>(b, n - 4),
+        _ => a.iter().zip(b).all(|(x, y)| x == y),
+    }
 }
 
 /// A string value: borrowed as written, escapes (if any) validated.
@@ -217,7 +233,7 @@ fn product<'a>(lx: &mut Lexer<'a>, index: usize) -> Result<ProductView<'a>> {
     let mut p = ProductView::default();
     let (mut seen, mut hint, mut first) = (0u32, 0, true);
     while lx.next_member(&mut first)? {
-        let (field, at) = key(lx, &PRODUCT_KEYS, hint)?;
+        let (field, at) = key(lx, (PRODUCT_KEYS, PRODUCT_TOKENS), hint)?;
         let Some(f) = field else {
             lx.skip_value(PRODUCT_LEVEL)?;
             continue;
@@ -328,7 +344,7 @@ fn dimensions(lx: &mut Lexer<'_>, p: &mut ProductView<'_>) -> Result<()> {
     let mut v = [0i32; 4];
     let (mut seen, mut hint, mut first) = (0u32, 0, true);
     while lx.next_member(&mut first)? {
-        let (field, at) = key(lx, &DIMENSION_KEYS, hint)?;
+        let (field, at) = key(lx, (DIMENSION_KEYS, DIMENSION_TOKENS), hint)?;
         let Some(f) = field else {
             lx.skip_value(NESTED_LEVEL)?;
             continue;
@@ -369,7 +385,7 @@ fn variant<'a>(lx: &mut Lexer<'a>) -> Result<VariantView<'a>> {
     let mut v = VariantView::default();
     let (mut seen, mut hint, mut first) = (0u32, 0, true);
     while lx.next_member(&mut first)? {
-        let (field, at) = key(lx, &VARIANT_KEYS, hint)?;
+        let (field, at) = key(lx, (VARIANT_KEYS, VARIANT_TOKENS), hint)?;
         let Some(f) = field else {
             lx.skip_value(VARIANT_LEVEL)?;
             continue;
@@ -468,6 +484,29 @@ mod tests {
         let view = decode_view(&bytes).unwrap();
         assert_eq!(view.len(), 50);
         assert_eq!(view.to_catalog(), c);
+    }
+
+    #[test]
+    fn same_is_slice_equality() {
+        let words: [&[u8]; 12] = [
+            b"",
+            b"id",
+            b"sku",
+            b"name",
+            b"stock",
+            b"in_stock",
+            b"price_cents",
+            b"price_centz",
+            b"discount_percent",
+            b"discount_percenx",
+            b"\"discount_percent\":",
+            b"\"discount_percenx\":",
+        ];
+        for a in words {
+            for b in words {
+                assert_eq!(same(a, b), a == b, "{a:?} {b:?}");
+            }
+        }
     }
 
     #[test]
