@@ -301,11 +301,12 @@ impl ProductFacts for ProductView<'_> {
 
 /// A position in one format's list of products.
 pub(crate) trait ProductList<'a>: Clone {
-    /// Reads the next product, checking everything its format's owned
-    /// decoder checks while reading (not yet the data model's rules); `None`
-    /// at the end of the list. Also returns the offset where the owned
-    /// decoder reports that product's validation errors.
-    fn next_product(&mut self, index: usize) -> Result<Option<(usize, ProductView<'a>)>, DecodeError>;
+    /// Reads the next product into `p` (in place: a view is a few hundred
+    /// bytes), checking everything its format's owned decoder checks while
+    /// reading (not yet the data model's rules); `None` at the end of the
+    /// list, else the offset where the owned decoder reports that product's
+    /// validation errors.
+    fn next_product(&mut self, index: usize, p: &mut ProductView<'a>) -> Result<Option<usize>, DecodeError>;
 
     /// Bytes of the payload not yet read (bounds the id set's capacity).
     fn remaining(&self) -> usize;
@@ -319,7 +320,8 @@ pub(crate) fn check_list<'a, L: ProductList<'a>>(list: &mut L, min_product_bytes
     let start = list.clone();
     let mut ids = UniqueIds::default();
     let mut index = 0;
-    while let Some((at, p)) = list.next_product(index)? {
+    let mut p = ProductView::default();
+    while let Some(at) = list.next_product(index, &mut p)? {
         model::validate_product(&p, index).map_err(|e| DecodeError::invalid(at, e))?;
         if !ids.insert(p.id, index, &start, list.remaining() / min_product_bytes.max(1)) {
             return Err(DecodeError::invalid(at, model::duplicate_id(index, p.id)));
@@ -347,9 +349,10 @@ impl UniqueIds {
             (None, Some(last)) if id <= last => {
                 let mut set = HashSet::with_capacity(index + 1 + more);
                 let mut again = start.clone();
+                let mut p = ProductView::default();
                 for i in 0..index {
                     // Each of these products was read and checked already.
-                    if let Ok(Some((_, p))) = again.next_product(i) {
+                    if let Ok(Some(_)) = again.next_product(i, &mut p) {
                         set.insert(p.id);
                     }
                 }
@@ -375,15 +378,17 @@ pub(crate) enum Lists<'a> {
 
 impl<'a> Lists<'a> {
     fn next_product(&mut self, index: usize) -> Option<ProductView<'a>> {
+        let mut p = ProductView::default();
         let r = match self {
-            Lists::Json(l) => l.next_product(index),
-            Lists::Msgpack(l) => l.next_product(index),
-            Lists::Avro(l) => l.next_product(index),
-            Lists::Flatbuffers(l) => l.next_product(index),
+            Lists::Json(l) => l.next_product(index, &mut p),
+            Lists::Msgpack(l) => l.next_product(index, &mut p),
+            Lists::Protobuf(l) => l.next_product(index, &mut p),
+            Lists::Avro(l) => l.next_product(index, &mut p),
+            Lists::Flatbuffers(l) => l.next_product(index, &mut p),
         };
         // The list was read to its end without error when the view was
         // made, so a read cannot fail now; if it did, the iteration ends.
-        r.ok().flatten().map(|(_, p)| p)
+        matches!(r, Ok(Some(_))).then_some(p)
     }
 }
 

@@ -231,6 +231,22 @@ mod tests {
     use crate::fixtures;
 
     #[test]
+    fn both_verifications_count_and_refuse_alike() {
+        assert_eq!(Verify::default(), Verify::Borrowed);
+        for v in Verify::ALL {
+            assert_eq!(Verify::from_name(v.name()), Some(v));
+            assert_eq!(v.name().parse::<Verify>(), Ok(v));
+            for f in Format::ALL {
+                let mut body = f.encode_to_vec(&fixtures::catalog(4).products).unwrap();
+                assert_eq!(v.product_count(f, &body).unwrap(), 4, "{v:?} {f}");
+                body.push(0); // a trailing byte
+                assert!(v.product_count(f, &body).is_err(), "{v:?} {f}");
+            }
+        }
+        assert!("full".parse::<Verify>().is_err());
+    }
+
+    #[test]
     fn differences_name_the_field() {
         let expected = fixtures::catalog(3).products;
         let mut got = fixtures::catalog(3);

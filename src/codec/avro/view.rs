@@ -123,14 +123,14 @@ const PRODUCTS: Items = Items {
 };
 
 impl<'a> ProductList<'a> for Products<'a> {
-    fn next_product(&mut self, index: usize) -> Result<Option<(usize, ProductView<'a>)>, DecodeError> {
+    fn next_product(&mut self, index: usize, p: &mut ProductView<'a>) -> Result<Option<usize>, DecodeError> {
         if self.done || !next_item(&mut self.r, &mut self.block, &PRODUCTS)? {
             self.done = true;
             return Ok(None);
         }
         let at = self.r.c.pos();
-        let p = product(&mut self.r, index)?;
-        Ok(Some((at, p)))
+        product(&mut self.r, index, p)?;
+        Ok(Some(at))
     }
 
     fn remaining(&self) -> usize {
@@ -139,21 +139,19 @@ impl<'a> ProductList<'a> for Products<'a> {
 }
 
 /// `Product`: 17 fields in schema order.
-fn product<'a>(r: &mut Reader<'a>, index: usize) -> Result<ProductView<'a>, DecodeError> {
-    let mut p = ProductView {
-        id: r.long("id")?,
-        sku: Text::plain(r.str("sku length")?),
-        name: Text::plain(r.str("name length")?),
-        description: Text::plain(r.str("description length")?),
-        price_cents: r.long("price_cents")?,
-        currency: Text::plain(r.str("currency length")?),
-        rating: r.finite_double("rating")?,
-        review_count: r.int("review_count")?,
-        in_stock: r.boolean("in_stock")?,
-        stock: r.int("stock")?,
-        status: r.status()?,
-        ..ProductView::default()
-    };
+fn product<'a>(r: &mut Reader<'a>, index: usize, p: &mut ProductView<'a>) -> Result<(), DecodeError> {
+    p.id = r.long("id")?;
+    p.sku = Text::plain(r.str("sku length")?);
+    p.name = Text::plain(r.str("name length")?);
+    p.description = Text::plain(r.str("description length")?);
+    p.price_cents = r.long("price_cents")?;
+    p.currency = Text::plain(r.str("currency length")?);
+    p.rating = r.finite_double("rating")?;
+    p.review_count = r.int("review_count")?;
+    p.in_stock = r.boolean("in_stock")?;
+    p.stock = r.int("stock")?;
+    p.status = r.status()?;
+    p.tags = Default::default();
     let tags = Items {
         what: "tags block count",
         min_item_bytes: TAG_MIN_BYTES,
@@ -175,6 +173,7 @@ fn product<'a>(r: &mut Reader<'a>, index: usize) -> Result<ProductView<'a>, Deco
         limit: Some((MAX_VARIANTS, "variants", index)),
     };
     let mut b = Block::default();
+    p.variants = Default::default();
     while next_item(r, &mut b, &variants)? {
         p.variants.push(VariantView {
             sku: Text::plain(r.str("variant sku length")?),
@@ -187,7 +186,7 @@ fn product<'a>(r: &mut Reader<'a>, index: usize) -> Result<ProductView<'a>, Deco
     p.discount_percent = r.discount()?;
     p.created_at_ms = r.long("created_at_ms")?;
     p.image_url = Text::plain(r.str("image_url length")?);
-    Ok(p)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -40,14 +40,15 @@ pub struct Products<'a> {
 }
 
 impl<'a> ProductList<'a> for Products<'a> {
-    fn next_product(&mut self, index: usize) -> Result<Option<(usize, ProductView<'a>)>, DecodeError> {
+    fn next_product(&mut self, index: usize, view: &mut ProductView<'a>) -> Result<Option<usize>, DecodeError> {
         if self.next >= self.list.len() {
             return Ok(None);
         }
         let p = self.list.get(self.next);
         self.next += 1;
         let at = p._tab.loc();
-        Ok(Some((at, product(p, index, at)?)))
+        product(p, index, at, view)?;
+        Ok(Some(at))
     }
 
     fn remaining(&self) -> usize {
@@ -55,7 +56,7 @@ impl<'a> ProductList<'a> for Products<'a> {
     }
 }
 
-fn product<'a>(p: fb::Product<'a>, index: usize, at: usize) -> Result<ProductView<'a>, DecodeError> {
+fn product<'a>(p: fb::Product<'a>, index: usize, at: usize, view: &mut ProductView<'a>) -> Result<(), DecodeError> {
     let (tags, variants) = (p.tags(), p.variants());
     for (field, count, max) in [
         ("tags", tags.len(), MAX_TAGS),
@@ -77,29 +78,28 @@ fn product<'a>(p: fb::Product<'a>, index: usize, at: usize) -> Result<ProductVie
         ));
     };
     let d = p.dimensions();
-    let mut view = ProductView {
-        id: p.id(),
-        sku: Text::plain(p.sku()),
-        name: Text::plain(p.name()),
-        description: Text::plain(p.description()),
-        price_cents: p.price_cents(),
-        currency: Text::plain(p.currency()),
-        rating: p.rating(),
-        review_count: p.review_count(),
-        in_stock: p.in_stock(),
-        stock: p.stock(),
-        status,
-        dimensions: Dimensions {
-            width_mm: d.width_mm(),
-            height_mm: d.height_mm(),
-            depth_mm: d.depth_mm(),
-            weight_g: d.weight_g(),
-        },
-        discount_percent: p.discount_percent(),
-        created_at_ms: p.created_at_ms(),
-        image_url: Text::plain(p.image_url()),
-        ..ProductView::default()
+    view.id = p.id();
+    view.sku = Text::plain(p.sku());
+    view.name = Text::plain(p.name());
+    view.description = Text::plain(p.description());
+    view.price_cents = p.price_cents();
+    view.currency = Text::plain(p.currency());
+    view.rating = p.rating();
+    view.review_count = p.review_count();
+    view.in_stock = p.in_stock();
+    view.stock = p.stock();
+    view.status = status;
+    view.dimensions = Dimensions {
+        width_mm: d.width_mm(),
+        height_mm: d.height_mm(),
+        depth_mm: d.depth_mm(),
+        weight_g: d.weight_g(),
     };
+    view.discount_percent = p.discount_percent();
+    view.created_at_ms = p.created_at_ms();
+    view.image_url = Text::plain(p.image_url());
+    view.tags = Default::default();
+    view.variants = Default::default();
     for t in tags {
         view.tags.push(Text::plain(t));
     }
@@ -112,7 +112,7 @@ fn product<'a>(p: fb::Product<'a>, index: usize, at: usize) -> Result<ProductVie
             stock: v.stock(),
         });
     }
-    Ok(view)
+    Ok(())
 }
 
 #[cfg(test)]

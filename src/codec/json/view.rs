@@ -213,14 +213,14 @@ impl Clone for Products<'_> {
 }
 
 impl<'a> ProductList<'a> for Products<'a> {
-    fn next_product(&mut self, index: usize) -> Result<Option<(usize, ProductView<'a>)>> {
+    fn next_product(&mut self, index: usize, p: &mut ProductView<'a>) -> Result<Option<usize>> {
         if self.done || !self.lx.next_element(&mut self.first)? {
             self.done = true;
             return Ok(None);
         }
         let at = self.lx.pos;
-        let p = product(&mut self.lx, index)?;
-        Ok(Some((at, p)))
+        product(&mut self.lx, index, p)?;
+        Ok(Some(at))
     }
 
     fn remaining(&self) -> usize {
@@ -228,9 +228,10 @@ impl<'a> ProductList<'a> for Products<'a> {
     }
 }
 
-fn product<'a>(lx: &mut Lexer<'a>, index: usize) -> Result<ProductView<'a>> {
+fn product<'a>(lx: &mut Lexer<'a>, index: usize, p: &mut ProductView<'a>) -> Result<()> {
     lx.expect(b'{', "'{' (start of a product)")?;
-    let mut p = ProductView::default();
+    // The one optional field; every other one is written before `}`.
+    p.discount_percent = None;
     let (mut seen, mut hint, mut first) = (0u32, 0, true);
     while lx.next_member(&mut first)? {
         let (field, at) = key(lx, (PRODUCT_KEYS, PRODUCT_TOKENS), hint)?;
@@ -255,9 +256,9 @@ fn product<'a>(lx: &mut Lexer<'a>, index: usize) -> Result<ProductView<'a>> {
             8 => p.in_stock = lx.boolean("true or false for `in_stock`")?,
             9 => p.stock = lx.integer(&STOCK)? as i32,
             10 => p.status = status(lx)?,
-            11 => tags(lx, &mut p, index)?,
-            12 => dimensions(lx, &mut p)?,
-            13 => variants(lx, &mut p, index)?,
+            11 => tags(lx, p, index)?,
+            12 => dimensions(lx, p)?,
+            13 => variants(lx, p, index)?,
             14 => {
                 p.discount_percent = if lx.null() {
                     None
@@ -273,7 +274,7 @@ fn product<'a>(lx: &mut Lexer<'a>, index: usize) -> Result<ProductView<'a>> {
     if let Some(f) = (0..PRODUCT_KEYS.len()).find(|f| required & !seen & (1 << f) != 0) {
         return Err(missing(lx.pos - 1, PRODUCT_KEYS[f]));
     }
-    Ok(p)
+    Ok(())
 }
 
 fn status(lx: &mut Lexer<'_>) -> Result<Status> {

@@ -65,14 +65,14 @@ pub struct Products<'a> {
 }
 
 impl<'a> ProductList<'a> for Products<'a> {
-    fn next_product(&mut self, index: usize) -> Result<Option<(usize, ProductView<'a>)>, DecodeError> {
+    fn next_product(&mut self, index: usize, p: &mut ProductView<'a>) -> Result<Option<usize>, DecodeError> {
         if self.left == 0 {
             return Ok(None);
         }
         self.left -= 1;
         let at = self.cur.pos();
-        let p = product(&mut self.cur, index)?;
-        Ok(Some((at, p)))
+        product(&mut self.cur, index, p)?;
+        Ok(Some(at))
     }
 
     fn remaining(&self) -> usize {
@@ -82,10 +82,10 @@ impl<'a> ProductList<'a> for Products<'a> {
 
 /// One product map: 17 known keys in any order (SPEC order tried first),
 /// others skipped; a repeated or missing key is an error.
-fn product<'a>(cur: &mut Cursor<'a>, index: usize) -> Result<ProductView<'a>, DecodeError> {
+fn product<'a>(cur: &mut Cursor<'a>, index: usize, p: &mut ProductView<'a>) -> Result<(), DecodeError> {
     const DEPTH: usize = 3; // catalog map, products array, product map
     let (map_at, pairs) = read_map_len(cur, "a product map")?;
-    let mut p = ProductView::default();
+    // Every field is required: each is written below before the map ends.
     let (mut seen, mut hint) = (0u32, 0);
     for _ in 0..pairs {
         let (key_at, i) = read_key(cur, &PRODUCT, hint, "a string key in a product map")?;
@@ -95,10 +95,9 @@ fn product<'a>(cur: &mut Cursor<'a>, index: usize) -> Result<ProductView<'a>, De
         };
         mark_seen(&mut seen, i, &PRODUCT, key_at)?;
         hint = i + 1;
-        field(cur, &mut p, i, index)?;
+        field(cur, p, i, index)?;
     }
-    check_all_seen(seen, &PRODUCT, map_at)?;
-    Ok(p)
+    check_all_seen(seen, &PRODUCT, map_at)
 }
 
 #[inline(always)]

@@ -63,12 +63,13 @@ pub struct Products<'a> {
 }
 
 impl<'a> ProductList<'a> for Products<'a> {
-    fn next_product(&mut self, index: usize) -> Result<Option<(usize, ProductView<'a>)>, DecodeError> {
+    fn next_product(&mut self, index: usize, p: &mut ProductView<'a>) -> Result<Option<usize>, DecodeError> {
         while !self.c.is_empty() {
             let key = wire::read_key(&mut self.c)?;
             if key.number == PRODUCTS && key.wire_type == WireType::Len {
                 let (body_at, body) = wire::read_len(&mut self.c, "length of a product", "product")?;
-                return Ok(Some((key.at, product(body, body_at, key.at, index)?)));
+                product(body, body_at, key.at, index, p)?;
+                return Ok(Some(key.at));
             }
             wire::skip(&mut self.c, key, 0)?;
         }
@@ -87,8 +88,15 @@ impl<'a> ProductList<'a> for Products<'a> {
 struct Refused(&'static str);
 
 /// The product in `body` (at `body_at` in the payload, its key at `key_at`).
-fn product<'a>(body: &'a [u8], body_at: usize, key_at: usize, index: usize) -> Result<ProductView<'a>, DecodeError> {
-    let mut p = ProductView::default();
+fn product<'a>(
+    body: &'a [u8],
+    body_at: usize,
+    key_at: usize,
+    index: usize,
+    p: &mut ProductView<'a>,
+) -> Result<(), DecodeError> {
+    // Absent fields read as their defaults.
+    *p = ProductView::default();
     let mut refused: Option<Refused> = None;
     let mut status: Option<(usize, i32)> = None;
     let mut c = Cursor::new(body);
@@ -102,7 +110,7 @@ fn product<'a>(body: &'a [u8], body_at: usize, key_at: usize, index: usize) -> R
     while !c.is_empty() {
         let key = wire::read_key(&mut c).map_err(at)?;
         let value_at = c.pos();
-        match field(&mut c, key, &mut p) {
+        match field(&mut c, key, p) {
             Ok(Ok(Some(v))) => status = Some((body_at + value_at, v)),
             Ok(Ok(None)) => {}
             Ok(Err(r)) => {
@@ -143,7 +151,7 @@ fn product<'a>(body: &'a [u8], body_at: usize, key_at: usize, index: usize) -> R
             )
         })?;
     }
-    Ok(p)
+    Ok(())
 }
 
 /// Reads the value of one product field into `p`. The outer `Err` is a
