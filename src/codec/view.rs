@@ -382,7 +382,6 @@ impl<'a> Lists<'a> {
         let r = match self {
             Lists::Json(l) => l.next_product(index, &mut p),
             Lists::Msgpack(l) => l.next_product(index, &mut p),
-            Lists::Protobuf(l) => l.next_product(index, &mut p),
             Lists::Avro(l) => l.next_product(index, &mut p),
             Lists::Flatbuffers(l) => l.next_product(index, &mut p),
         };
