@@ -669,7 +669,7 @@ fn catalog_mode_runs_every_case_and_round_with_zero_failures() {
             assert_eq!(row[3], compression);
             assert!(row[6].parse::<u64>().unwrap() > 0, "{row:?}");
             assert!(row[15..22].iter().all(|e| *e == "0"), "no failures: {row:?}");
-            assert_eq!(row[22], "status", "--url mode checks the status");
+            assert_eq!(row[22], "borrowed", "the default verification");
         }
         // Round 1 starts at format (seed 1) mod 5 = msgpack; round 2 at protobuf.
         assert_eq!((rows[0][0], rows[0][1], rows[0][2]), ("1", "msgpack", "1"));
@@ -741,6 +741,7 @@ fn the_bench_command_runs_in_process_and_writes_the_csv() {
     let csv = dir.join("http.csv");
     let mut args = wirebench::cli::Args::new([
         "--formats=json,flatbuffers".to_string(),
+        "--verify=owned".into(),
         "--counts=1,10".into(),
         "--rounds=2".into(),
         "--duration=50ms".into(),
@@ -757,7 +758,7 @@ fn the_bench_command_runs_in_process_and_writes_the_csv() {
     for row in &rows {
         assert!(row[6].parse::<u64>().unwrap() > 0, "{row:?}");
         assert!(row[15..22].iter().all(|e| *e == "0"), "no failures: {row:?}");
-        assert_eq!(row[22], "status", "--url mode checks the status");
+        assert_eq!(row[22], "owned", "--verify owned");
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -200,8 +200,8 @@ mod tests {
         assert_eq!(c.counts, [1, 10]);
         assert_eq!(c.duration, Duration::from_millis(300));
         assert_eq!(c.verify, super::super::verify::Verify::Borrowed);
-        let c = Config::from_args(&mut Args::new(["--verify", "owned"])).unwrap();
-        assert_eq!(c.verify, super::super::verify::Verify::Owned);
+        let o = Config::from_args(&mut Args::new(["--verify", "owned"])).unwrap();
+        assert_eq!(o.verify, super::super::verify::Verify::Owned);
         assert_eq!(
             (c.concurrency, c.compression, c.rate, c.rounds),
             (16, Compression::Gzip, Some(500.0), 5)

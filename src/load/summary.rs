@@ -207,7 +207,7 @@ mod tests {
         let p50: f64 = cols[9].parse().unwrap();
         assert!((p50 - 50.0).abs() < 0.5, "{p50}");
         assert_eq!(cols[14], "100.000");
-        assert_eq!(&cols[15..], ["0", "0", "0", "1", "0", "0", "0"]);
+        assert_eq!(&cols[15..], ["0", "0", "0", "1", "0", "0", "0", "borrowed"]);
     }
 
     #[test]

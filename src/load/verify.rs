@@ -237,10 +237,10 @@ mod tests {
             assert_eq!(Verify::from_name(v.name()), Some(v));
             assert_eq!(v.name().parse::<Verify>(), Ok(v));
             for f in Format::ALL {
-                let mut body = f.encode_to_vec(&fixtures::catalog(4).products).unwrap();
+                let body = f.encode_to_vec(&fixtures::catalog(4).products).unwrap();
                 assert_eq!(v.product_count(f, &body).unwrap(), 4, "{v:?} {f}");
-                body.push(0); // a trailing byte
-                assert!(v.product_count(f, &body).is_err(), "{v:?} {f}");
+                let cut = &body[..body.len() / 2];
+                assert!(v.product_count(f, cut).is_err(), "{v:?} {f}");
             }
         }
         assert!("full".parse::<Verify>().is_err());

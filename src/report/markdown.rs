@@ -533,11 +533,10 @@ fn http_tables(o: &mut String, file: &HttpFile) {
         verify.dedup();
         let _ = writeln!(
             o,
-            "\nCompression {}, concurrency {}, medians (min–max) across rounds. Responses verified by: {} ({}).",
+            "\nCompression {}, concurrency {}, medians (min–max) across rounds. Responses verified by: {} (`borrowed` = the view decode, `owned` = the owned decoder; both validate every byte and the product count).",
             s.compression,
             s.concurrency,
             verify.join(", "),
-            "`borrowed` = the view decode, `owned` = the owned decoder; both validate every byte and the product count"
         );
     }
     let mut counts: Vec<usize> = file.stats.iter().map(|s| s.count).collect();
