@@ -5,8 +5,8 @@
 //! the caller's buffer. FlatBuffers builds back to front (the builder's head
 //! moves towards lower addresses), so an object must be finished before the
 //! table that points at it. We create products, strings, tags and variants in
-//! *reverse* order: the finished buffer then reads front to back in SPEC
-//! order (product 0 first, and inside a product the table, then `sku`,
+//! *reverse* order: the finished buffer then reads front to back in field
+//! order, docs/SPEC.md, "Field order" (product 0 first, and inside a product the table, then `sku`,
 //! `name`, … `image_url`), which is what `explain` shows a learner.
 //!
 //! Output is deterministic: the same products always give the same bytes
