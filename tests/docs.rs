@@ -1,6 +1,6 @@
 //! `docs/FORMATS.md` stays true to the code: every dump it quotes, the
 //! per-field comparison table and the pretty-printed record are compared with
-//! what `explain` prints for the same fixture today.
+//! what `explain` prints for the same fixture.
 //!
 //! The page marks what it quotes with HTML comments (invisible when rendered):
 //!
