@@ -533,3 +533,44 @@ fn reference_checks_can_fail() {
         ["src/nope.rs", "src/nope2.rs"]
     );
 }
+
+/// The Go workshop's figures in docs/SPEC.md, "Reference figures", are the
+/// ones the report divides by (`report::markdown::GO_REFERENCE`).
+#[test]
+fn spec_reference_figures_match_the_report() {
+    let spec = include_str!("../docs/SPEC.md");
+    let section = &spec[spec.find("### Reference figures").expect("heading")..];
+    let section = &section[..section.find("\n## ").unwrap_or(section.len())];
+    let num = |s: &str| {
+        s.trim()
+            .replace(',', "")
+            .parse::<f64>()
+            .unwrap_or_else(|e| panic!("{s:?}: {e}"))
+    };
+    let mut rows = 0;
+    for line in section
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| format"))
+    {
+        let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+        let go = wirebench::report::markdown::GO_REFERENCE
+            .iter()
+            .find(|r| r.0 == cells[0])
+            .unwrap_or_else(|| panic!("{} is not in GO_REFERENCE", cells[0]));
+        let (raw, gz) = cells[1].split_once('/').unwrap();
+        let (p50, p95) = cells[5].split_once('/').unwrap();
+        let spec_row = [
+            num(raw),
+            num(gz),
+            num(cells[2]),
+            num(cells[3]),
+            num(cells[4]),
+            num(p50),
+            num(p95),
+        ];
+        let code_row = [go.1, go.2, go.3, go.4, go.5, go.6, go.7];
+        assert_eq!(spec_row, code_row, "{}", cells[0]);
+        rows += 1;
+    }
+    assert_eq!(rows, wirebench::report::markdown::GO_REFERENCE.len());
+}
