@@ -241,7 +241,7 @@ pub fn is_currency_code(mut s: impl Iterator<Item = char>) -> bool {
     }) && n == 3
 }
 
-/// Checks the rules of SPEC's data table for the product at `index` (the
+/// Checks the rules of (docs/SPEC.md, "Validation") for the product at `index` (the
 /// index only names the product in the error), whatever holds it.
 pub fn validate_product(p: &impl ProductFacts, index: usize) -> Result<(), ValidationError> {
     if p.id() < 1 {

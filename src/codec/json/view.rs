@@ -29,7 +29,7 @@ const PRODUCT_LEVEL: usize = 3;
 const NESTED_LEVEL: usize = 4;
 const VARIANT_LEVEL: usize = 5;
 
-/// Declares a record's keys in SPEC order (the order tried first): their
+/// Declares a record's keys in the order of (docs/SPEC.md, "Field order"), tried first: their
 /// names, and each as the token `"name":` that our writer emits.
 macro_rules! keys {
     ($names:ident, $tokens:ident: $($k:literal),* $(,)?) => {

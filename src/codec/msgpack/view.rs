@@ -80,7 +80,7 @@ impl<'a> ProductList<'a> for Products<'a> {
     }
 }
 
-/// One product map: 17 known keys in any order (SPEC order tried first),
+/// One product map: 17 known keys in any order (the order of (docs/SPEC.md, "Field order") tried first),
 /// others skipped; a repeated or missing key is an error.
 fn product<'a>(cur: &mut Cursor<'a>, index: usize, p: &mut ProductView<'a>) -> Result<(), DecodeError> {
     const DEPTH: usize = 3; // catalog map, products array, product map
