@@ -31,7 +31,7 @@ use std::fmt;
 /// itself; a JSON string that held escapes is kept as written (between the
 /// quotes, escapes already validated) and unescaped only when read
 /// ([`Text::chars`], [`Text::to_cow`], `Display`).
-#[derive(Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Default)]
 pub struct Text<'a> {
     raw: &'a str,
     escaped: bool,
@@ -90,6 +90,18 @@ impl<'a> Text<'a> {
         }
     }
 }
+
+/// Equal when the strings are equal, however each was written.
+impl PartialEq for Text<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        match (self.as_str(), other.as_str()) {
+            (Some(a), Some(b)) => a == b,
+            _ => self.chars().eq(other.chars()),
+        }
+    }
+}
+
+impl Eq for Text<'_> {}
 
 impl fmt::Display for Text<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -483,6 +495,8 @@ mod tests {
         assert!(matches!(t.to_cow(), Cow::Borrowed("abc")));
         assert!(t.eq_str("abc"));
         assert!(!t.eq_str("abd"));
+        assert_eq!(t, Text::json_escaped(r"a\u0062c"));
+        assert_ne!(t, Text::json_escaped(r"a\u0062d"));
         assert_eq!(t.to_string(), "abc");
     }
 }
