@@ -121,10 +121,18 @@ impl fmt::Debug for Text<'_> {
 /// A list of at most `N` items held inline. `len` counts every item the
 /// wire held; only a list over the limit (which validation then refuses)
 /// holds fewer than `len`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug)]
 pub struct List<T, const N: usize> {
     len: usize,
     items: [T; N],
+}
+
+/// Equal when they hold the same count and the same items (what lies past
+/// the count is not part of the list).
+impl<T: PartialEq, const N: usize> PartialEq for List<T, N> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len == other.len && self.as_slice() == other.as_slice()
+    }
 }
 
 impl<T: Copy + Default, const N: usize> Default for List<T, N> {
@@ -137,6 +145,12 @@ impl<T: Copy + Default, const N: usize> Default for List<T, N> {
 }
 
 impl<T, const N: usize> List<T, N> {
+    /// Empties the list (the items stay in place, out of reach).
+    #[inline]
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+    }
+
     /// Appends `x`, or only counts it when the list is full.
     #[inline]
     pub(crate) fn push(&mut self, x: T) {
@@ -486,6 +500,11 @@ mod tests {
         }
         assert_eq!(l.len(), 3);
         assert_eq!(l.as_slice(), &[1, 2]);
+        l.clear();
+        l.push(7);
+        let mut m: List<u8, 2> = List::default();
+        m.push(7);
+        assert_eq!(l, m, "what lies past the count is not compared");
     }
 
     #[test]

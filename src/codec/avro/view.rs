@@ -151,7 +151,7 @@ fn product<'a>(r: &mut Reader<'a>, index: usize, p: &mut ProductView<'a>) -> Res
     p.in_stock = r.boolean("in_stock")?;
     p.stock = r.int("stock")?;
     p.status = r.status()?;
-    p.tags = Default::default();
+    p.tags.clear();
     let tags = Items {
         what: "tags block count",
         min_item_bytes: TAG_MIN_BYTES,
@@ -173,7 +173,7 @@ fn product<'a>(r: &mut Reader<'a>, index: usize, p: &mut ProductView<'a>) -> Res
         limit: Some((MAX_VARIANTS, "variants", index)),
     };
     let mut b = Block::default();
-    p.variants = Default::default();
+    p.variants.clear();
     while next_item(r, &mut b, &variants)? {
         p.variants.push(VariantView {
             sku: Text::plain(r.str("variant sku length")?),

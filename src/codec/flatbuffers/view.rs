@@ -98,8 +98,8 @@ fn product<'a>(p: fb::Product<'a>, index: usize, at: usize, view: &mut ProductVi
     view.discount_percent = p.discount_percent();
     view.created_at_ms = p.created_at_ms();
     view.image_url = Text::plain(p.image_url());
-    view.tags = Default::default();
-    view.variants = Default::default();
+    view.tags.clear();
+    view.variants.clear();
     for t in tags {
         view.tags.push(Text::plain(t));
     }

@@ -327,7 +327,7 @@ fn too_many<'a>(
 fn tags<'a>(lx: &mut Lexer<'a>, p: &mut ProductView<'a>, index: usize) -> Result<()> {
     lx.expect(b'[', "'[' (start of `tags`)")?;
     let at = lx.pos - 1;
-    p.tags = Default::default();
+    p.tags.clear();
     let mut first = true;
     while lx.next_element(&mut first)? {
         if p.tags.len() == MAX_TAGS {
@@ -368,7 +368,7 @@ fn dimensions(lx: &mut Lexer<'_>, p: &mut ProductView<'_>) -> Result<()> {
 fn variants<'a>(lx: &mut Lexer<'a>, p: &mut ProductView<'a>, index: usize) -> Result<()> {
     lx.expect(b'[', "'[' (start of `variants`)")?;
     let at = lx.pos - 1;
-    p.variants = Default::default();
+    p.variants.clear();
     let mut first = true;
     while lx.next_element(&mut first)? {
         if p.variants.len() == MAX_VARIANTS {

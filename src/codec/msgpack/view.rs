@@ -135,7 +135,7 @@ fn field<'a>(cur: &mut Cursor<'a>, p: &mut ProductView<'a>, i: usize, index: usi
         }
         11 => {
             let n = list_len(cur, f, index, "tags", MAX_TAGS)?;
-            p.tags = Default::default();
+            p.tags.clear();
             for _ in 0..n {
                 p.tags.push(text(cur, &TAG)?);
             }
@@ -143,7 +143,7 @@ fn field<'a>(cur: &mut Cursor<'a>, p: &mut ProductView<'a>, i: usize, index: usi
         12 => p.dimensions = read::read_dimensions(cur)?,
         13 => {
             let n = list_len(cur, f, index, "variants", MAX_VARIANTS)?;
-            p.variants = Default::default();
+            p.variants.clear();
             for _ in 0..n {
                 p.variants.push(variant(cur)?);
             }
