@@ -9,8 +9,14 @@ use wirebench::codec::Format;
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let format = args.next().and_then(|n| Format::from_name(&n)).expect("usage: decode_loop FORMAT N");
-    let n: usize = args.next().and_then(|n| n.parse().ok()).expect("usage: decode_loop FORMAT N");
+    let format = args
+        .next()
+        .and_then(|n| Format::from_name(&n))
+        .expect("usage: decode_loop FORMAT N");
+    let n: usize = args
+        .next()
+        .and_then(|n| n.parse().ok())
+        .expect("usage: decode_loop FORMAT N");
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(wirebench::fixtures::CANONICAL_PATH);
     let catalog = wirebench::fixtures::load_file(&path).expect("fixture");
     let bytes = format.encode_to_vec(&catalog.products).expect("encode");
