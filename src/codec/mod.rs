@@ -23,6 +23,7 @@ pub mod flatbuffers;
 pub mod json;
 pub mod msgpack;
 pub mod protobuf;
+pub(crate) mod record;
 pub mod varint;
 
 pub use error::{DecodeError, EncodeError, ErrorKind};

@@ -23,6 +23,7 @@ use super::marker::{
     U32, U64,
 };
 use crate::codec::cursor::Cursor;
+use crate::codec::record::{self, Seen};
 use crate::codec::{DecodeError, ErrorKind};
 use crate::model::{self, Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, Variant};
 use std::collections::HashSet;
@@ -401,36 +402,6 @@ fn key_eq(a: &[u8], b: &[u8]) -> bool {
     }
 }
 
-/// Marks field `i` as seen; a second sighting is `DuplicateField` at the key.
-#[inline(always)]
-fn mark_seen(seen: &mut u32, i: usize, fields: &[Field], key_at: usize) -> Result<(), DecodeError> {
-    let bit = 1u32 << i;
-    if *seen & bit != 0 {
-        return Err(DecodeError::new(
-            key_at,
-            ErrorKind::DuplicateField { field: fields[i].name },
-        ));
-    }
-    *seen |= bit;
-    Ok(())
-}
-
-/// `MissingField` for the first field (in SPEC order) not in `seen`.
-#[inline]
-fn check_all_seen(seen: u32, fields: &[Field], map_at: usize) -> Result<(), DecodeError> {
-    let all = (1u32 << fields.len()) - 1;
-    if seen == all {
-        return Ok(());
-    }
-    let missing = (!seen & all).trailing_zeros() as usize;
-    Err(DecodeError::new(
-        map_at,
-        ErrorKind::MissingField {
-            field: fields[missing].name,
-        },
-    ))
-}
-
 /// Skips one value of any type (including bin, ext and nested containers).
 /// `depth` is the number of containers around the value.
 pub fn skip_value(cur: &mut Cursor<'_>, depth: usize) -> Result<(), DecodeError> {
@@ -607,17 +578,17 @@ pub fn read_product(cur: &mut Cursor<'_>, index: usize) -> Result<Product, Decod
         next!(15);
         next!(16);
     }
-    let mut seen = (1u32 << k) - 1;
+    let mut seen = Seen::first(k);
     for k in k..pairs {
         let (key_at, i) = read_key(cur, &PRODUCT, k, "a string key in a product map")?;
         let Some(i) = i else {
             skip_value(cur, DEPTH)?;
             continue;
         };
-        mark_seen(&mut seen, i, &PRODUCT, key_at)?;
+        seen.mark(i, key_at, || PRODUCT[i].name)?;
         read_product_field(cur, &mut p, i, index)?;
     }
-    check_all_seen(seen, &PRODUCT, map_at)?;
+    seen.check(record::all(PRODUCT.len()), map_at, |i| PRODUCT[i].name)?;
     Ok(p)
 }
 
@@ -701,17 +672,17 @@ fn read_dimensions(cur: &mut Cursor<'_>) -> Result<Dimensions, DecodeError> {
         set_dimension(&mut d, k, read_i32(cur, &DIMENSIONS[k])?);
         k += 1;
     }
-    let mut seen = (1u32 << k) - 1;
+    let mut seen = Seen::first(k);
     for k in k..pairs {
         let (key_at, i) = read_key(cur, &DIMENSIONS, k, "a string key in a dimensions map")?;
         let Some(i) = i else {
             skip_value(cur, DEPTH)?;
             continue;
         };
-        mark_seen(&mut seen, i, &DIMENSIONS, key_at)?;
+        seen.mark(i, key_at, || DIMENSIONS[i].name)?;
         set_dimension(&mut d, i, read_i32(cur, &DIMENSIONS[i])?);
     }
-    check_all_seen(seen, &DIMENSIONS, map_at)?;
+    seen.check(record::all(DIMENSIONS.len()), map_at, |i| DIMENSIONS[i].name)?;
     Ok(d)
 }
 
@@ -753,17 +724,17 @@ fn read_variant(cur: &mut Cursor<'_>) -> Result<Variant, DecodeError> {
         next!(3);
         next!(4);
     }
-    let mut seen = (1u32 << k) - 1;
+    let mut seen = Seen::first(k);
     for k in k..pairs {
         let (key_at, i) = read_key(cur, &VARIANT, k, "a string key in a variant map")?;
         let Some(i) = i else {
             skip_value(cur, DEPTH)?;
             continue;
         };
-        mark_seen(&mut seen, i, &VARIANT, key_at)?;
+        seen.mark(i, key_at, || VARIANT[i].name)?;
         read_variant_field(cur, &mut v, i)?;
     }
-    check_all_seen(seen, &VARIANT, map_at)?;
+    seen.check(record::all(VARIANT.len()), map_at, |i| VARIANT[i].name)?;
     Ok(v)
 }
 
