@@ -59,8 +59,10 @@
 //! prost's errors carry a field path, innermost first (e.g. `Catalog.products:
 //! Product.sku: invalid string value`), but no byte offset; [`decode`] places
 //! them at the key of the product they happened in. An unknown enum value is
-//! placed at the byte of that value by a second, hand-written walk
-//! (`locate.rs`). [`from_generated`] has no bytes to point into and reports 0.
+//! placed at the byte of that value by a second walk (`locate.rs`).
+//! [`from_generated`] has no bytes to point into and reports 0. The catalog
+//! walk, the per-product list count and that locator all read keys and
+//! values through one reader, `wire.rs`.
 
 pub mod generated;
 mod locate;
