@@ -23,6 +23,7 @@ pub mod flatbuffers;
 pub mod json;
 pub mod msgpack;
 pub mod protobuf;
+pub(crate) mod record;
 pub mod varint;
 pub mod view;
 
@@ -119,7 +120,7 @@ impl Format {
         match self {
             Format::Json => json::view::decode_view(bytes),
             Format::Msgpack => msgpack::view::decode_view(bytes),
-            Format::Protobuf => todo!(),
+            Format::Protobuf => protobuf::view::decode_view(bytes),
             Format::Avro => avro::view::decode_view(bytes),
             Format::Flatbuffers => flatbuffers::view::decode_view(bytes),
         }

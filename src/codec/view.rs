@@ -21,7 +21,7 @@
 //! ([`model::validate_product`]) and ids for uniqueness, in the order and
 //! with the offsets of the owned decoders.
 
-use super::{DecodeError, avro, flatbuffers, json, msgpack};
+use super::{DecodeError, avro, flatbuffers, json, msgpack, protobuf};
 use crate::model::{self, Catalog, Dimensions, Product, ProductFacts, Status, Variant};
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -398,6 +398,7 @@ impl UniqueIds {
 pub(crate) enum Lists<'a> {
     Json(json::view::Products<'a>),
     Msgpack(msgpack::view::Products<'a>),
+    Protobuf(protobuf::view::Products<'a>),
     Avro(avro::view::Products<'a>),
     Flatbuffers(flatbuffers::view::Products<'a>),
 }
@@ -408,6 +409,7 @@ impl<'a> Lists<'a> {
         let r = match self {
             Lists::Json(l) => l.next_product(index, &mut p),
             Lists::Msgpack(l) => l.next_product(index, &mut p),
+            Lists::Protobuf(l) => l.next_product(index, &mut p),
             Lists::Avro(l) => l.next_product(index, &mut p),
             Lists::Flatbuffers(l) => l.next_product(index, &mut p),
         };

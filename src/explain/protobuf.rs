@@ -13,6 +13,16 @@
 //!   08          field 1 (id), varint
 //!   2a          42
 //! ```
+//!
+//! This walker is a second reader, written apart from the decoder on
+//! purpose: it reads varints, keys, lengths and values itself, so a mistake
+//! in the decoder's wire reader (`codec::protobuf::wire`) shows up as a
+//! disagreement between the two instead of being repeated in both. Its
+//! errors name the schema field and are kept for display, not typed. It
+//! shares only [`WireType`], the names of the wire types, which carry no
+//! reading logic.
+
+use crate::codec::protobuf::wire::WireType;
 
 use super::{Category, ENVELOPE, ExplainError, FRAMING, Failed, MAX_DEPTH, Span, Value, Walker, preview};
 
@@ -88,14 +98,14 @@ fn varint(w: &mut Walker<'_>, what: &str) -> Result<u64, ExplainError> {
 }
 
 fn wire_name(t: u64) -> &'static str {
-    match t {
-        0 => "varint",
-        1 => "64-bit",
-        2 => "length-delimited",
-        3 => "start group (deprecated)",
-        4 => "end group (deprecated)",
-        5 => "32-bit",
-        _ => "invalid wire type",
+    match WireType::try_from(t) {
+        Ok(WireType::Varint) => "varint",
+        Ok(WireType::I64) => "64-bit",
+        Ok(WireType::Len) => "length-delimited",
+        Ok(WireType::StartGroup) => "start group (deprecated)",
+        Ok(WireType::EndGroup) => "end group (deprecated)",
+        Ok(WireType::I32) => "32-bit",
+        Err(_) => "invalid wire type",
     }
 }
 
@@ -159,7 +169,8 @@ fn message(
     Ok(Value::Record(fields))
 }
 
-fn expect_wire(w: &Walker<'_>, name: &str, wire: u64, want: u64, at: usize) -> Result<(), ExplainError> {
+fn expect_wire(w: &Walker<'_>, name: &str, wire: u64, want: WireType, at: usize) -> Result<(), ExplainError> {
+    let want = u64::from(want.number());
     if wire != want {
         return Err(w.err(
             at,
@@ -196,7 +207,7 @@ fn typed(
     let at = w.pos;
     match kind {
         Kind::Int64 | Kind::Int32 | Kind::Bool | Kind::Enum => {
-            expect_wire(w, name, wire, 0, key_at)?;
+            expect_wire(w, name, wire, WireType::Varint, key_at)?;
             let raw = varint(w, name)?;
             let (v, text) = match kind {
                 Kind::Int64 => (Value::Int(raw as i64), format!("{name}: int64 {}", raw as i64)),
@@ -221,7 +232,7 @@ fn typed(
             Ok(v)
         }
         Kind::Double => {
-            expect_wire(w, name, wire, 1, key_at)?;
+            expect_wire(w, name, wire, WireType::I64, key_at)?;
             let v = f64::from_le_bytes(w.take(8, name)?.try_into().unwrap_or_default());
             w.span(
                 at,
@@ -231,7 +242,7 @@ fn typed(
             Ok(Value::Float(v))
         }
         Kind::Str => {
-            expect_wire(w, name, wire, 2, key_at)?;
+            expect_wire(w, name, wire, WireType::Len, key_at)?;
             let n = length(w, name, end)?;
             w.span(at, Category::Structure, format!("length {n}"));
             let body = w.pos;
@@ -242,7 +253,7 @@ fn typed(
             Ok(Value::Str(s))
         }
         Kind::Message(schema) => {
-            expect_wire(w, name, wire, 2, key_at)?;
+            expect_wire(w, name, wire, WireType::Len, key_at)?;
             let n = length(w, name, end)?;
             w.span(at, Category::Structure, format!("length {n}: embedded message {name}"));
             w.depth += 1;
@@ -256,17 +267,17 @@ fn typed(
 /// Skips a field the schema does not know, annotating its bytes.
 fn skip(w: &mut Walker<'_>, wire: u64, end: usize, key_at: usize) -> Result<(), ExplainError> {
     let at = w.pos;
-    match wire {
-        0 => {
+    match WireType::try_from(wire) {
+        Ok(WireType::Varint) => {
             varint(w, "unknown varint")?;
         }
-        1 => {
+        Ok(WireType::I64) => {
             w.take(8, "unknown 64-bit field")?;
         }
-        5 => {
+        Ok(WireType::I32) => {
             w.take(4, "unknown 32-bit field")?;
         }
-        2 => {
+        Ok(WireType::Len) => {
             let n = length(w, "unknown field", end)?;
             w.span(at, Category::Structure, format!("length {n}"));
             let body = w.pos;

@@ -10,6 +10,7 @@
 //! for uniqueness the same way, with `model::validate_products`'s message.
 
 use super::lexer::{IntField, Lexer, Str};
+use crate::codec::record::{self, Seen};
 use crate::codec::{DecodeError, ErrorKind};
 use crate::model::{self, Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, Variant};
 use std::collections::HashSet;
@@ -45,7 +46,7 @@ macro_rules! fields {
                 match self { $($enum::$var => $name,)* }
             }
 
-            #[allow(dead_code)] // CatalogField has one key and tracks it with an Option
+            #[allow(dead_code)] // used for optional fields only
             fn bit(self) -> u32 {
                 1 << (self as u32)
             }
@@ -275,7 +276,7 @@ impl<'a> Parser<'a> {
         let mut dimensions = Dimensions::default();
         let mut variants = Vec::new();
         let mut discount_percent = None;
-        let mut seen = 0u32;
+        let mut seen = Seen::default();
         let mut hint = 0;
         let mut first = true;
         while self.lx.next_member(&mut first)? {
@@ -284,10 +285,7 @@ impl<'a> Parser<'a> {
                 self.lx.skip_value(PRODUCT_LEVEL)?;
                 continue;
             };
-            if seen & f.bit() != 0 {
-                return Err(duplicate(at, f.name()));
-            }
-            seen |= f.bit();
+            seen.mark(f as usize, at, || f.name())?;
             hint = f as usize + 1;
             use ProductField as P;
             match f {
@@ -316,10 +314,8 @@ impl<'a> Parser<'a> {
                 P::ImageUrl => image_url = self.string("string for `image_url`")?,
             }
         }
-        let required = ((1u32 << ProductField::ALL.len()) - 1) & !ProductField::DiscountPercent.bit();
-        if let Some(&f) = ProductField::ALL.iter().find(|f| required & !seen & f.bit() != 0) {
-            return Err(missing(self.lx.pos - 1, f.name()));
-        }
+        let required = record::all(ProductField::ALL.len()) & !ProductField::DiscountPercent.bit();
+        seen.check(required, self.lx.pos - 1, |i| ProductField::ALL[i].name())?;
         Ok(Product {
             id,
             sku,
@@ -412,7 +408,7 @@ impl<'a> Parser<'a> {
     fn dimensions(&mut self) -> Result<Dimensions> {
         self.lx.expect(b'{', "'{' (start of `dimensions`)")?;
         let mut d = Dimensions::default();
-        let (mut seen, mut hint, mut first) = (0u32, 0, true);
+        let (mut seen, mut hint, mut first) = (Seen::default(), 0, true);
         while self.lx.next_member(&mut first)? {
             let (field, at) = self.key(
                 DimensionsField::ALL,
@@ -424,10 +420,7 @@ impl<'a> Parser<'a> {
                 self.lx.skip_value(NESTED_LEVEL)?;
                 continue;
             };
-            if seen & f.bit() != 0 {
-                return Err(duplicate(at, f.name()));
-            }
-            seen |= f.bit();
+            seen.mark(f as usize, at, || f.name())?;
             hint = f as usize + 1;
             match f {
                 DimensionsField::WidthMm => d.width_mm = self.lx.integer(&WIDTH_MM)? as i32,
@@ -436,9 +429,9 @@ impl<'a> Parser<'a> {
                 DimensionsField::WeightG => d.weight_g = self.lx.integer(&WEIGHT_G)? as i32,
             }
         }
-        if let Some(&f) = DimensionsField::ALL.iter().find(|f| seen & f.bit() == 0) {
-            return Err(missing(self.lx.pos - 1, f.name()));
-        }
+        seen.check(record::all(DimensionsField::ALL.len()), self.lx.pos - 1, |i| {
+            DimensionsField::ALL[i].name()
+        })?;
         Ok(d)
     }
 
@@ -460,17 +453,14 @@ impl<'a> Parser<'a> {
         self.lx.expect(b'{', "'{' (start of a variant)")?;
         let (mut sku, mut color, mut size) = (String::new(), String::new(), String::new());
         let (mut price_cents, mut stock) = (0, 0);
-        let (mut seen, mut hint, mut first) = (0u32, 0, true);
+        let (mut seen, mut hint, mut first) = (Seen::default(), 0, true);
         while self.lx.next_member(&mut first)? {
             let (field, at) = self.key(VariantField::ALL, VariantField::TOKENS, VariantField::lookup, hint)?;
             let Some(f) = field else {
                 self.lx.skip_value(VARIANT_LEVEL)?;
                 continue;
             };
-            if seen & f.bit() != 0 {
-                return Err(duplicate(at, f.name()));
-            }
-            seen |= f.bit();
+            seen.mark(f as usize, at, || f.name())?;
             hint = f as usize + 1;
             match f {
                 VariantField::Sku => sku = self.string("string for `sku`")?,
@@ -480,9 +470,9 @@ impl<'a> Parser<'a> {
                 VariantField::Stock => stock = self.lx.integer(&STOCK)? as i32,
             }
         }
-        if let Some(&f) = VariantField::ALL.iter().find(|f| seen & f.bit() == 0) {
-            return Err(missing(self.lx.pos - 1, f.name()));
-        }
+        seen.check(record::all(VariantField::ALL.len()), self.lx.pos - 1, |i| {
+            VariantField::ALL[i].name()
+        })?;
         Ok(Variant {
             sku,
             color,

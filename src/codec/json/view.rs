@@ -18,6 +18,7 @@
 //! pays for unescaping only the strings it reads.
 
 use super::lexer::{IntField, Lexer, Str};
+use crate::codec::record::{self, Seen};
 use crate::codec::view::{CatalogView, Lists, ProductList, ProductView, Text, VariantView, check_list};
 use crate::codec::{DecodeError, ErrorKind};
 use crate::model::{self, MAX_TAGS, MAX_VARIANTS, Status};
@@ -172,16 +173,6 @@ fn text<'a>(lx: &mut Lexer<'a>, expected: &'static str) -> Result<Text<'a>> {
     })
 }
 
-#[cold]
-fn duplicate(at: usize, field: &'static str) -> DecodeError {
-    DecodeError::new(at, ErrorKind::DuplicateField { field })
-}
-
-#[cold]
-fn missing(at: usize, field: &'static str) -> DecodeError {
-    DecodeError::new(at, ErrorKind::MissingField { field })
-}
-
 /// The products array, after its `[`.
 pub struct Products<'a> {
     lx: Lexer<'a>,
@@ -232,17 +223,14 @@ fn product<'a>(lx: &mut Lexer<'a>, index: usize, p: &mut ProductView<'a>) -> Res
     lx.expect(b'{', "'{' (start of a product)")?;
     // The one optional field; every other one is written before `}`.
     p.discount_percent = None;
-    let (mut seen, mut hint, mut first) = (0u32, 0, true);
+    let (mut seen, mut hint, mut first) = (Seen::default(), 0, true);
     while lx.next_member(&mut first)? {
         let (field, at) = key(lx, (PRODUCT_KEYS, PRODUCT_TOKENS), hint)?;
         let Some(f) = field else {
             lx.skip_value(PRODUCT_LEVEL)?;
             continue;
         };
-        if seen & (1 << f) != 0 {
-            return Err(duplicate(at, PRODUCT_KEYS[f]));
-        }
-        seen |= 1 << f;
+        seen.mark(f, at, || PRODUCT_KEYS[f])?;
         hint = f + 1;
         match f {
             0 => p.id = lx.integer(&ID)?,
@@ -270,11 +258,8 @@ fn product<'a>(lx: &mut Lexer<'a>, index: usize, p: &mut ProductView<'a>) -> Res
             _ => p.image_url = text(lx, "string for `image_url`")?,
         }
     }
-    let required = ((1u32 << PRODUCT_KEYS.len()) - 1) & !(1 << DISCOUNT_PERCENT_KEY);
-    if let Some(f) = (0..PRODUCT_KEYS.len()).find(|f| required & !seen & (1 << f) != 0) {
-        return Err(missing(lx.pos - 1, PRODUCT_KEYS[f]));
-    }
-    Ok(())
+    let required = record::all(PRODUCT_KEYS.len()) & !(1 << DISCOUNT_PERCENT_KEY);
+    seen.check(required, lx.pos - 1, |i| PRODUCT_KEYS[i])
 }
 
 fn status(lx: &mut Lexer<'_>) -> Result<Status> {
@@ -343,23 +328,18 @@ fn tags<'a>(lx: &mut Lexer<'a>, p: &mut ProductView<'a>, index: usize) -> Result
 fn dimensions(lx: &mut Lexer<'_>, p: &mut ProductView<'_>) -> Result<()> {
     lx.expect(b'{', "'{' (start of `dimensions`)")?;
     let mut v = [0i32; 4];
-    let (mut seen, mut hint, mut first) = (0u32, 0, true);
+    let (mut seen, mut hint, mut first) = (Seen::default(), 0, true);
     while lx.next_member(&mut first)? {
         let (field, at) = key(lx, (DIMENSION_KEYS, DIMENSION_TOKENS), hint)?;
         let Some(f) = field else {
             lx.skip_value(NESTED_LEVEL)?;
             continue;
         };
-        if seen & (1 << f) != 0 {
-            return Err(duplicate(at, DIMENSION_KEYS[f]));
-        }
-        seen |= 1 << f;
+        seen.mark(f, at, || DIMENSION_KEYS[f])?;
         hint = f + 1;
         v[f] = lx.integer(&DIMENSIONS[f])? as i32;
     }
-    if let Some(f) = (0..DIMENSION_KEYS.len()).find(|f| seen & (1 << f) == 0) {
-        return Err(missing(lx.pos - 1, DIMENSION_KEYS[f]));
-    }
+    seen.check(record::all(DIMENSION_KEYS.len()), lx.pos - 1, |i| DIMENSION_KEYS[i])?;
     let d = &mut p.dimensions;
     [d.width_mm, d.height_mm, d.depth_mm, d.weight_g] = v;
     Ok(())
@@ -384,17 +364,14 @@ fn variants<'a>(lx: &mut Lexer<'a>, p: &mut ProductView<'a>, index: usize) -> Re
 fn variant<'a>(lx: &mut Lexer<'a>) -> Result<VariantView<'a>> {
     lx.expect(b'{', "'{' (start of a variant)")?;
     let mut v = VariantView::default();
-    let (mut seen, mut hint, mut first) = (0u32, 0, true);
+    let (mut seen, mut hint, mut first) = (Seen::default(), 0, true);
     while lx.next_member(&mut first)? {
         let (field, at) = key(lx, (VARIANT_KEYS, VARIANT_TOKENS), hint)?;
         let Some(f) = field else {
             lx.skip_value(VARIANT_LEVEL)?;
             continue;
         };
-        if seen & (1 << f) != 0 {
-            return Err(duplicate(at, VARIANT_KEYS[f]));
-        }
-        seen |= 1 << f;
+        seen.mark(f, at, || VARIANT_KEYS[f])?;
         hint = f + 1;
         match f {
             0 => v.sku = text(lx, "string for `sku`")?,
@@ -404,9 +381,7 @@ fn variant<'a>(lx: &mut Lexer<'a>) -> Result<VariantView<'a>> {
             _ => v.stock = lx.integer(&STOCK)? as i32,
         }
     }
-    if let Some(f) = (0..VARIANT_KEYS.len()).find(|f| seen & (1 << f) == 0) {
-        return Err(missing(lx.pos - 1, VARIANT_KEYS[f]));
-    }
+    seen.check(record::all(VARIANT_KEYS.len()), lx.pos - 1, |i| VARIANT_KEYS[i])?;
     Ok(v)
 }
 

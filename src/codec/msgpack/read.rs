@@ -7,20 +7,23 @@
 //! are further capped ([`PRODUCT_MIN_BYTES`]); a `tags` or `variants` count
 //! over the model's maximum is refused at its marker, before any item is read.
 //!
-//! Speed without a second grammar: keys in field order (docs/SPEC.md, "Field order") are matched as raw
-//! fixstr bytes in straight-line code, and the common formats (fixstr,
-//! str 8, the unsigned int widths, fix/16 headers) are read with one bounds
-//! check each. Anything else — another width, keys in another order, a
-//! short input, a wrong type — falls through to the general path, which
-//! gives the same values and produces every error.
+//! Speed without a second grammar: keys in SPEC order are matched as raw
+//! fixstr bytes in straight-line code, and each reader (integer, str, array
+//! and map header) is one match on the marker byte with one bounds check for
+//! the bytes after it, every width included. When that match fails,
+//! [`header_error`] (cold) works out which error it was; it reads no values.
 //!
 //! Error offsets: a wrong type, an out-of-range number or an unknown enum is
 //! reported at the value's marker byte; invalid UTF-8 at the first bad byte;
 //! a duplicate key at the key; a missing field at the map's marker; a
 //! validation failure at the product's marker.
 
-use super::marker::{FIXARRAY, FIXMAP, FIXSTR, MAP16, Marker, STR8, U8, U16, U32, U64};
+use super::marker::{
+    ARRAY16, ARRAY32, FIXARRAY, FIXMAP, FIXSTR, I8, I16, I32, I64, MAP16, MAP32, Marker, STR8, STR16, STR32, U8, U16,
+    U32, U64,
+};
 use crate::codec::cursor::Cursor;
+use crate::codec::record::{self, Seen};
 use crate::codec::{DecodeError, ErrorKind};
 use crate::model::{self, Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, Variant};
 use std::collections::HashSet;
@@ -54,7 +57,7 @@ macro_rules! field {
     };
 }
 
-/// Product keys in field order (docs/SPEC.md, "Field order") (= the order our encoder writes, tried first).
+/// Product keys in SPEC order (= the order our encoder writes, tried first).
 pub const PRODUCT: [Field; 17] = [
     field!("id", "id", "an integer"),
     field!("sku", "sku", "a string"),
@@ -140,57 +143,81 @@ fn be_u32(cur: &mut Cursor<'_>, expected: &'static str) -> Result<u32, DecodeErr
 /// Any integer format as an `i64`; a uint 64 above `i64::MAX` is `OutOfRange`.
 ///
 /// Every width of the same value reads the same: `01`, `cc 01`, `cf 00…01`,
-/// `d3 00…01` are all 1.
+/// `d3 00…01` are all 1. One match on the marker byte and one bounds check
+/// for the bytes after it read every value; anything that fails goes to
+/// [`header_error`], which only works out which error to report.
 #[inline(always)]
 pub fn read_int(cur: &mut Cursor<'_>, f: &Field) -> Result<i64, DecodeError> {
-    // The unsigned widths an encoder writes for non-negative values, whole in
-    // the input: one bounds check each. Everything else (signed widths, a
-    // uint 64 above i64::MAX, a short input, a wrong type) takes the general
-    // path below, which gives the same values and every error.
     let at = cur.pos();
     let input = cur.input();
-    let fast = match input.get(at) {
+    let read = match input.get(at) {
         Some(&b) if b < 0x80 => Some((1, i64::from(b))), // positive fixint
-        Some(&U8) => input.get(at + 1).map(|&b| (2, i64::from(b))),
-        Some(&U16) => be::<2>(input, at + 1).map(|b| (3, i64::from(u16::from_be_bytes(b)))),
-        Some(&U32) => be::<4>(input, at + 1).map(|b| (5, i64::from(u32::from_be_bytes(b)))),
-        Some(&U64) => be::<8>(input, at + 1).and_then(|b| Some((9, i64::try_from(u64::from_be_bytes(b)).ok()?))),
+        Some(&b) if b >= 0xe0 => Some((1, i64::from(b as i8))), // negative fixint
+        Some(&U8) => be::<1>(input, at).map(|b| (2, i64::from(b[0]))),
+        Some(&U16) => be(input, at).map(|b| (3, i64::from(u16::from_be_bytes(b)))),
+        Some(&U32) => be(input, at).map(|b| (5, i64::from(u32::from_be_bytes(b)))),
+        Some(&U64) => be(input, at).and_then(|b| Some((9, i64::try_from(u64::from_be_bytes(b)).ok()?))),
+        Some(&I8) => be::<1>(input, at).map(|b| (2, i64::from(b[0] as i8))),
+        Some(&I16) => be(input, at).map(|b| (3, i64::from(i16::from_be_bytes(b)))),
+        Some(&I32) => be(input, at).map(|b| (5, i64::from(i32::from_be_bytes(b)))),
+        Some(&I64) => be(input, at).map(|b| (9, i64::from_be_bytes(b))),
         _ => None,
     };
-    if let Some((n, v)) = fast {
-        cur.seek(at + n);
-        return Ok(v);
+    match read {
+        Some((n, v)) => {
+            cur.seek(at + n);
+            Ok(v)
+        }
+        None => Err(header_error(input, at, f.expected, INT_HEADERS, Some(f.name))),
     }
-    read_int_general(cur, f)
 }
 
-/// `N` bytes of `input` from `at`, if all there.
+/// The `N` bytes after the marker at `at`, if all there.
 #[inline(always)]
 fn be<const N: usize>(input: &[u8], at: usize) -> Option<[u8; N]> {
-    input.get(at..at + N).and_then(|s| s.try_into().ok())
+    input.get(at + 1..at + 1 + N).and_then(|s| s.try_into().ok())
 }
 
-/// [`read_int`] for every format, with its errors.
+/// Bytes after each marker a reader accepts: (marker, size of what follows).
+type Headers = &'static [(u8, usize)];
+const INT_HEADERS: Headers = &[
+    (U8, 1),
+    (U16, 2),
+    (U32, 4),
+    (U64, 8),
+    (I8, 1),
+    (I16, 2),
+    (I32, 4),
+    (I64, 8),
+];
+const STR_HEADERS: Headers = &[(STR8, 1), (STR16, 2), (STR32, 4)];
+const ARRAY_HEADERS: Headers = &[(ARRAY16, 2), (ARRAY32, 4)];
+const MAP_HEADERS: Headers = &[(MAP16, 2), (MAP32, 4)];
+
+/// The error for a value whose header a reader could not read at `at`: no
+/// byte at all (`Eof` there), a marker it does not accept (wrong type), a
+/// marker in `headers` whose bytes run past the input (`Eof` at the end), or
+/// else a uint 64 above `i64::MAX` (`OutOfRange` for `name`).
+#[cold]
 #[inline(never)]
-fn read_int_general(cur: &mut Cursor<'_>, f: &Field) -> Result<i64, DecodeError> {
-    let (at, m) = marker(cur, f.expected)?;
-    let e = f.expected;
-    Ok(match m {
-        Marker::FixPos(v) => i64::from(v),
-        Marker::FixNeg(v) => i64::from(v),
-        Marker::U8 => i64::from(cur.u8(e)?),
-        Marker::U16 => i64::from(be_u16(cur, e)?),
-        Marker::U32 => i64::from(be_u32(cur, e)?),
-        Marker::U64 => {
-            let u = u64::from_be_bytes(cur.array::<8>(e)?);
-            i64::try_from(u).map_err(|_| out_of_range(at, f.name, u))?
+fn header_error(
+    input: &[u8],
+    at: usize,
+    expected: &'static str,
+    headers: Headers,
+    name: Option<&'static str>,
+) -> DecodeError {
+    let Some(&b) = input.get(at) else {
+        return DecodeError::eof(at, expected);
+    };
+    match headers.iter().find(|(m, _)| *m == b) {
+        None => wrong_type(at, expected, Marker::from_u8(b)),
+        Some(&(_, n)) if input.len() < at + 1 + n => DecodeError::eof(input.len(), expected),
+        Some(_) => {
+            let u = be::<8>(input, at).map_or(0, u64::from_be_bytes);
+            out_of_range(at, name.unwrap_or(expected), u)
         }
-        Marker::I8 => i64::from(cur.u8(e)? as i8),
-        Marker::I16 => i64::from(i16::from_be_bytes(cur.array::<2>(e)?)),
-        Marker::I32 => i64::from(i32::from_be_bytes(cur.array::<4>(e)?)),
-        Marker::I64 => i64::from_be_bytes(cur.array::<8>(e)?),
-        other => return Err(wrong_type(at, e, other)),
-    })
+    }
 }
 
 /// Any integer format, range-checked into `i32`.
@@ -230,42 +257,33 @@ pub(crate) fn read_bool(cur: &mut Cursor<'_>, f: &Field) -> Result<bool, DecodeE
 /// The payload of a str of any width, not yet checked for UTF-8, and its offset.
 #[inline(always)]
 fn read_str_bytes<'a>(cur: &mut Cursor<'a>, expected: &'static str) -> Result<(usize, &'a [u8]), DecodeError> {
-    // fixstr or str 8 whose bytes are all present: one bounds check for the
-    // payload. Anything else (other widths, a short input, a wrong type)
-    // takes the general path and its errors.
     let at = cur.pos();
     let input = cur.input();
-    let fast = match input.get(at) {
-        Some(&b) if b & 0xe0 == FIXSTR => {
-            let start = at + 1;
-            input.get(start..start + usize::from(b & 0x1f)).map(|s| (start, s))
-        }
-        Some(&STR8) => input.get(at + 1).and_then(|&n| {
-            let start = at + 2;
-            input.get(start..start + usize::from(n)).map(|s| (start, s))
-        }),
+    let header = match input.get(at) {
+        Some(&b) if b & 0xe0 == FIXSTR => Some((1, usize::from(b & 0x1f))),
+        Some(&STR8) => be::<1>(input, at).map(|b| (2, usize::from(b[0]))),
+        Some(&STR16) => be(input, at).map(|b| (3, usize::from(u16::from_be_bytes(b)))),
+        Some(&STR32) => be(input, at).map(|b| (5, u32::from_be_bytes(b) as usize)),
         _ => None,
     };
-    if let Some((start, s)) = fast {
-        cur.seek(start + s.len());
-        return Ok((start, s));
-    }
-    read_str_bytes_general(cur, expected)
-}
-
-/// [`read_str_bytes`] for every width, with its errors.
-#[inline(never)]
-fn read_str_bytes_general<'a>(cur: &mut Cursor<'a>, expected: &'static str) -> Result<(usize, &'a [u8]), DecodeError> {
-    let (at, m) = marker(cur, expected)?;
-    let len = match m {
-        Marker::FixStr(n) => u32::from(n),
-        Marker::Str8 => u32::from(cur.u8(expected)?),
-        Marker::Str16 => u32::from(be_u16(cur, expected)?),
-        Marker::Str32 => be_u32(cur, expected)?,
-        other => return Err(wrong_type(at, expected, other)),
+    let Some((h, len)) = header else {
+        return Err(header_error(input, at, expected, STR_HEADERS, None));
     };
-    let start = cur.pos();
-    Ok((start, cur.take(u64::from(len), "string length")?))
+    let start = at + h;
+    match input.get(start..start.saturating_add(len)) {
+        Some(s) => {
+            cur.seek(start + len);
+            Ok((start, s))
+        }
+        None => Err(DecodeError::new(
+            start,
+            ErrorKind::LengthExceedsInput {
+                what: "string length",
+                len: len as u64,
+                remaining: input.len() - start,
+            },
+        )),
+    }
 }
 
 #[inline]
@@ -284,29 +302,18 @@ pub fn read_str<'a>(cur: &mut Cursor<'a>, f: &Field) -> Result<&'a str, DecodeEr
 /// (each element takes at least one byte).
 #[inline(always)]
 pub(crate) fn read_array_len(cur: &mut Cursor<'_>, f: &Field) -> Result<usize, DecodeError> {
-    // A fixarray whose count fits what remains; anything else, general path.
     let at = cur.pos();
-    if let Some(&b) = cur.input().get(at)
-        && b & 0xf0 == FIXARRAY
-    {
-        let n = usize::from(b & 0x0f);
-        if n < cur.remaining() {
-            cur.seek(at + 1);
-            return Ok(n);
-        }
-    }
-    read_array_len_general(cur, f)
-}
-
-#[inline(never)]
-fn read_array_len_general(cur: &mut Cursor<'_>, f: &Field) -> Result<usize, DecodeError> {
-    let (at, m) = marker(cur, f.expected)?;
-    let n = match m {
-        Marker::FixArray(n) => u32::from(n),
-        Marker::Array16 => u32::from(be_u16(cur, f.expected)?),
-        Marker::Array32 => be_u32(cur, f.expected)?,
-        other => return Err(wrong_type(at, f.expected, other)),
+    let input = cur.input();
+    let header = match input.get(at) {
+        Some(&b) if b & 0xf0 == FIXARRAY => Some((1, u32::from(b & 0x0f))),
+        Some(&ARRAY16) => be(input, at).map(|b| (3, u32::from(u16::from_be_bytes(b)))),
+        Some(&ARRAY32) => be(input, at).map(|b| (5, u32::from_be_bytes(b))),
+        _ => None,
     };
+    let Some((h, n)) = header else {
+        return Err(header_error(input, at, f.expected, ARRAY_HEADERS, None));
+    };
+    cur.seek(at + h);
     cur.check_count(u64::from(n), 1, "array length")
 }
 
@@ -314,33 +321,18 @@ fn read_array_len_general(cur: &mut Cursor<'_>, f: &Field) -> Result<usize, Deco
 /// the input (each pair takes at least two bytes).
 #[inline(always)]
 pub(crate) fn read_map_len(cur: &mut Cursor<'_>, expected: &'static str) -> Result<(usize, usize), DecodeError> {
-    // fixmap or map 16 whose pairs could fit what remains (two bytes each);
-    // anything else takes the general path and its errors.
     let at = cur.pos();
     let input = cur.input();
-    let fast = match input.get(at) {
-        Some(&b) if b & 0xf0 == FIXMAP => Some((1, usize::from(b & 0x0f))),
-        Some(&MAP16) => be::<2>(input, at + 1).map(|b| (3, usize::from(u16::from_be_bytes(b)))),
+    let header = match input.get(at) {
+        Some(&b) if b & 0xf0 == FIXMAP => Some((1, u32::from(b & 0x0f))),
+        Some(&MAP16) => be(input, at).map(|b| (3, u32::from(u16::from_be_bytes(b)))),
+        Some(&MAP32) => be(input, at).map(|b| (5, u32::from_be_bytes(b))),
         _ => None,
     };
-    if let Some((h, n)) = fast
-        && n * 2 <= input.len() - (at + h)
-    {
-        cur.seek(at + h);
-        return Ok((at, n));
-    }
-    read_map_len_general(cur, expected)
-}
-
-#[inline(never)]
-fn read_map_len_general(cur: &mut Cursor<'_>, expected: &'static str) -> Result<(usize, usize), DecodeError> {
-    let (at, m) = marker(cur, expected)?;
-    let n = match m {
-        Marker::FixMap(n) => u32::from(n),
-        Marker::Map16 => u32::from(be_u16(cur, expected)?),
-        Marker::Map32 => be_u32(cur, expected)?,
-        other => return Err(wrong_type(at, expected, other)),
+    let Some((h, n)) = header else {
+        return Err(header_error(input, at, expected, MAP_HEADERS, None));
     };
+    cur.seek(at + h);
     Ok((at, cur.check_count(u64::from(n), 2, "map length")?))
 }
 
@@ -408,36 +400,6 @@ fn key_eq(a: &[u8], b: &[u8]) -> bool {
         4..=7 => u32_at(a, 0) == u32_at(b, 0) && u32_at(a, n - 4) == u32_at(b, n - 4),
         _ => a == b,
     }
-}
-
-/// Marks field `i` as seen; a second sighting is `DuplicateField` at the key.
-#[inline(always)]
-pub(crate) fn mark_seen(seen: &mut u32, i: usize, fields: &[Field], key_at: usize) -> Result<(), DecodeError> {
-    let bit = 1u32 << i;
-    if *seen & bit != 0 {
-        return Err(DecodeError::new(
-            key_at,
-            ErrorKind::DuplicateField { field: fields[i].name },
-        ));
-    }
-    *seen |= bit;
-    Ok(())
-}
-
-/// `MissingField` for the first field (in field order: docs/SPEC.md, "Field order") not in `seen`.
-#[inline]
-pub(crate) fn check_all_seen(seen: u32, fields: &[Field], map_at: usize) -> Result<(), DecodeError> {
-    let all = (1u32 << fields.len()) - 1;
-    if seen == all {
-        return Ok(());
-    }
-    let missing = (!seen & all).trailing_zeros() as usize;
-    Err(DecodeError::new(
-        map_at,
-        ErrorKind::MissingField {
-            field: fields[missing].name,
-        },
-    ))
 }
 
 /// Skips one value of any type (including bin, ext and nested containers).
@@ -561,7 +523,7 @@ fn read_products(cur: &mut Cursor<'_>) -> Result<Vec<Product>, DecodeError> {
 
 /// Reads one product map: 17 known keys in any order, others skipped.
 ///
-/// Keys in field order (docs/SPEC.md, "Field order") (what our encoder and rmp-serde write) are matched as
+/// Keys in SPEC order (what our encoder and rmp-serde write) are matched as
 /// raw bytes in straight-line code; at the first key out of place the general
 /// any-order loop takes over from that pair, with the fields read so far
 /// marked as seen, so the result and every error are the same either way.
@@ -616,17 +578,17 @@ pub fn read_product(cur: &mut Cursor<'_>, index: usize) -> Result<Product, Decod
         next!(15);
         next!(16);
     }
-    let mut seen = (1u32 << k) - 1;
+    let mut seen = Seen::first(k);
     for k in k..pairs {
         let (key_at, i) = read_key(cur, &PRODUCT, k, "a string key in a product map")?;
         let Some(i) = i else {
             skip_value(cur, DEPTH)?;
             continue;
         };
-        mark_seen(&mut seen, i, &PRODUCT, key_at)?;
+        seen.mark(i, key_at, || PRODUCT[i].name)?;
         read_product_field(cur, &mut p, i, index)?;
     }
-    check_all_seen(seen, &PRODUCT, map_at)?;
+    seen.check(record::all(PRODUCT.len()), map_at, |i| PRODUCT[i].name)?;
     Ok(p)
 }
 
@@ -710,23 +672,23 @@ pub(crate) fn read_dimensions(cur: &mut Cursor<'_>) -> Result<Dimensions, Decode
     const DEPTH: usize = 4;
     let (map_at, pairs) = read_map_len(cur, PRODUCT[12].expected)?;
     let mut d = Dimensions::default();
-    // Field order (docs/SPEC.md, "Field order") first, as in `read_product`.
+    // SPEC order first, as in `read_product`.
     let mut k = 0;
     while k < pairs.min(DIMENSIONS.len()) && at_key(cur, DIMENSIONS[k].key) {
         set_dimension(&mut d, k, read_i32(cur, &DIMENSIONS[k])?);
         k += 1;
     }
-    let mut seen = (1u32 << k) - 1;
+    let mut seen = Seen::first(k);
     for k in k..pairs {
         let (key_at, i) = read_key(cur, &DIMENSIONS, k, "a string key in a dimensions map")?;
         let Some(i) = i else {
             skip_value(cur, DEPTH)?;
             continue;
         };
-        mark_seen(&mut seen, i, &DIMENSIONS, key_at)?;
+        seen.mark(i, key_at, || DIMENSIONS[i].name)?;
         set_dimension(&mut d, i, read_i32(cur, &DIMENSIONS[i])?);
     }
-    check_all_seen(seen, &DIMENSIONS, map_at)?;
+    seen.check(record::all(DIMENSIONS.len()), map_at, |i| DIMENSIONS[i].name)?;
     Ok(d)
 }
 
@@ -750,7 +712,7 @@ fn read_variant(cur: &mut Cursor<'_>) -> Result<Variant, DecodeError> {
         price_cents: 0,
         stock: 0,
     };
-    // Field order (docs/SPEC.md, "Field order") first, as in `read_product`.
+    // SPEC order first, as in `read_product`.
     let mut k = 0;
     'canonical: {
         macro_rules! next {
@@ -768,17 +730,17 @@ fn read_variant(cur: &mut Cursor<'_>) -> Result<Variant, DecodeError> {
         next!(3);
         next!(4);
     }
-    let mut seen = (1u32 << k) - 1;
+    let mut seen = Seen::first(k);
     for k in k..pairs {
         let (key_at, i) = read_key(cur, &VARIANT, k, "a string key in a variant map")?;
         let Some(i) = i else {
             skip_value(cur, DEPTH)?;
             continue;
         };
-        mark_seen(&mut seen, i, &VARIANT, key_at)?;
+        seen.mark(i, key_at, || VARIANT[i].name)?;
         read_variant_field(cur, &mut v, i)?;
     }
-    check_all_seen(seen, &VARIANT, map_at)?;
+    seen.check(record::all(VARIANT.len()), map_at, |i| VARIANT[i].name)?;
     Ok(v)
 }
 
@@ -835,6 +797,48 @@ mod tests {
         for f in PRODUCT.iter().chain(&DIMENSIONS).chain(&VARIANT) {
             assert!(f.key.len() <= 16, "{} is longer than key_eq's fast path", f.key);
         }
+    }
+
+    #[test]
+    fn header_errors_are_placed_like_a_byte_by_byte_read() {
+        let f = &PRODUCT[0];
+        let err = |bytes: &[u8]| read_int(&mut Cursor::new(bytes), f).unwrap_err().to_string();
+        assert_eq!(
+            err(&[]),
+            "unexpected end of input, expected an integer for `id` at byte 0"
+        );
+        assert_eq!(
+            err(&[0xcd, 0x01]),
+            "unexpected end of input, expected an integer for `id` at byte 2"
+        );
+        assert_eq!(
+            err(&[0xd3]),
+            "unexpected end of input, expected an integer for `id` at byte 1"
+        );
+        assert_eq!(err(&[0xc0]), "expected an integer for `id`, found nil (0xc0) at byte 0");
+        assert_eq!(
+            err(&[0xcf, 0x80, 0, 0, 0, 0, 0, 0, 0]),
+            "id out of range: 9223372036854775808 at byte 0"
+        );
+        let mut cur = Cursor::new(&[0xd9, 0x05, b'a']);
+        assert_eq!(
+            read_str_bytes(&mut cur, "s").unwrap_err().to_string(),
+            "string length of 5 exceeds the 1 bytes remaining at byte 2"
+        );
+        let mut cur = Cursor::new(&[0xdc, 0x00]);
+        assert_eq!(
+            read_array_len(&mut cur, &PRODUCT[11]).unwrap_err().to_string(),
+            "unexpected end of input, expected an array for `tags` at byte 2"
+        );
+        let mut cur = Cursor::new(&[0xdf, 0, 0, 0, 9, 0]);
+        assert!(matches!(
+            read_map_len(&mut cur, "m").unwrap_err().kind,
+            ErrorKind::LengthExceedsInput {
+                len: 9,
+                remaining: 1,
+                ..
+            }
+        ));
     }
 
     #[test]

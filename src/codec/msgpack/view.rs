@@ -12,10 +12,11 @@
 //! `Product` with a `String` per field.
 
 use super::read::{
-    self, Field, PRODUCT, PRODUCT_MIN_BYTES, PRODUCTS, TAG, VARIANT, check_all_seen, list_len, mark_seen,
-    read_array_len, read_bool, read_f64, read_i32, read_int, read_key, read_map_len, read_str, skip_value,
+    self, Field, PRODUCT, PRODUCT_MIN_BYTES, PRODUCTS, TAG, VARIANT, list_len, read_array_len, read_bool, read_f64,
+    read_i32, read_int, read_key, read_map_len, read_str, skip_value,
 };
 use crate::codec::cursor::Cursor;
+use crate::codec::record::{self, Seen};
 use crate::codec::view::{CatalogView, Lists, ProductList, ProductView, Text, VariantView, check_list};
 use crate::codec::{DecodeError, ErrorKind};
 use crate::model::{MAX_TAGS, MAX_VARIANTS, Status};
@@ -86,18 +87,18 @@ fn product<'a>(cur: &mut Cursor<'a>, index: usize, p: &mut ProductView<'a>) -> R
     const DEPTH: usize = 3; // catalog map, products array, product map
     let (map_at, pairs) = read_map_len(cur, "a product map")?;
     // Every field is required: each is written below before the map ends.
-    let (mut seen, mut hint) = (0u32, 0);
+    let (mut seen, mut hint) = (Seen::default(), 0);
     for _ in 0..pairs {
         let (key_at, i) = read_key(cur, &PRODUCT, hint, "a string key in a product map")?;
         let Some(i) = i else {
             skip_value(cur, DEPTH)?;
             continue;
         };
-        mark_seen(&mut seen, i, &PRODUCT, key_at)?;
+        seen.mark(i, key_at, || PRODUCT[i].name)?;
         hint = i + 1;
         field(cur, p, i, index)?;
     }
-    check_all_seen(seen, &PRODUCT, map_at)
+    seen.check(record::all(PRODUCT.len()), map_at, |i| PRODUCT[i].name)
 }
 
 #[inline(always)]
@@ -166,14 +167,14 @@ fn variant<'a>(cur: &mut Cursor<'a>) -> Result<VariantView<'a>, DecodeError> {
     const DEPTH: usize = 5; // … product map, variants array, variant map
     let (map_at, pairs) = read_map_len(cur, "a variant map")?;
     let mut v = VariantView::default();
-    let (mut seen, mut hint) = (0u32, 0);
+    let (mut seen, mut hint) = (Seen::default(), 0);
     for _ in 0..pairs {
         let (key_at, i) = read_key(cur, &VARIANT, hint, "a string key in a variant map")?;
         let Some(i) = i else {
             skip_value(cur, DEPTH)?;
             continue;
         };
-        mark_seen(&mut seen, i, &VARIANT, key_at)?;
+        seen.mark(i, key_at, || VARIANT[i].name)?;
         hint = i + 1;
         let f = &VARIANT[i];
         match i {
@@ -184,7 +185,7 @@ fn variant<'a>(cur: &mut Cursor<'a>) -> Result<VariantView<'a>, DecodeError> {
             _ => v.stock = read_i32(cur, f)?,
         }
     }
-    check_all_seen(seen, &VARIANT, map_at)?;
+    seen.check(record::all(VARIANT.len()), map_at, |i| VARIANT[i].name)?;
     Ok(v)
 }
 

@@ -2,23 +2,20 @@
 //! parsed a product.
 //!
 //! prost keeps no positions, so an unknown `status` value is only known as
-//! "product N". On that cold path we walk the wire once more by hand (keys,
-//! varints, lengths: see the parent module's `# Wire format`) to find where
-//! product N's `status` value sits. Best effort: if the walk meets something it does not follow
-//! (a group, malformed bytes) the offset stays 0. Never used on success.
+//! "product N". On that cold path we walk the wire once more with the
+//! [`wire`] reader (see the parent module's `# Wire format`) to find where
+//! product N's `status` value sits. Best effort: if the walk meets malformed
+//! bytes the offset stays 0. Never used on success.
 
+use super::wire::{self, WireType};
+use super::{PRODUCTS, STATUS};
 use crate::codec::cursor::Cursor;
-use crate::codec::varint;
-
-/// `Catalog.products` and `Product.status` field numbers in `catalog.proto`.
-const PRODUCTS: u64 = 1;
-const STATUS: u64 = 11;
 
 /// One field of a message as it sits on the wire (offsets absolute).
 #[derive(Debug, PartialEq)]
 struct Field {
-    number: u64,
-    wire_type: u64,
+    number: u32,
+    wire_type: WireType,
     key_at: usize,
     /// Where the value starts (for LEN fields: after the length varint).
     value_at: usize,
@@ -26,33 +23,26 @@ struct Field {
 }
 
 /// The fields of the message in `bytes`, which starts at `base` in the
-/// payload; stops quietly at the first thing it cannot follow.
+/// payload; stops quietly at the first thing it cannot read.
 fn fields(bytes: &[u8], base: usize) -> Vec<Field> {
     let mut c = Cursor::new(bytes);
     let mut out = Vec::new();
     while !c.is_empty() {
-        let key_at = c.pos();
-        let Ok(key) = varint::read_u64(&mut c, "field key") else {
+        let Ok(key) = wire::read_key(&mut c) else {
             break;
         };
         let mut value_at = c.pos();
-        let read = match key & 7 {
-            0 => varint::read_u64(&mut c, "varint").map(drop),
-            1 => c.fixed(8, "I64 value").map(drop),
-            2 => varint::read_u64(&mut c, "length").and_then(|len| {
-                value_at = c.pos();
-                c.take(len, "LEN value").map(drop)
-            }),
-            5 => c.fixed(4, "I32 value").map(drop),
-            _ => break, // groups (3, 4) and the undefined 6, 7
+        let read = match key.wire_type {
+            WireType::Len => wire::read_len(&mut c, "length", "LEN value").map(|(at, _)| value_at = at),
+            _ => wire::skip(&mut c, key, 0),
         };
         if read.is_err() {
             break;
         }
         out.push(Field {
-            number: key >> 3,
-            wire_type: key & 7,
-            key_at: base + key_at,
+            number: key.number,
+            wire_type: key.wire_type,
+            key_at: base + key.at,
             value_at: base + value_at,
             end: base + c.pos(),
         });
@@ -64,7 +54,7 @@ fn fields(bytes: &[u8], base: usize) -> Vec<Field> {
 fn product(payload: &[u8], index: usize) -> Option<Field> {
     fields(payload, 0)
         .into_iter()
-        .filter(|f| f.number == PRODUCTS && f.wire_type == 2)
+        .filter(|f| f.number == PRODUCTS && f.wire_type == WireType::Len)
         .nth(index)
 }
 
@@ -74,7 +64,7 @@ pub(super) fn status_offset(payload: &[u8], index: usize) -> Option<usize> {
     let p = product(payload, index)?;
     fields(&payload[p.value_at..p.end], p.value_at)
         .into_iter()
-        .rfind(|f| f.number == STATUS && f.wire_type == 0)
+        .rfind(|f| f.number == STATUS && f.wire_type == WireType::Varint)
         .map(|f| f.value_at)
 }
 
@@ -100,11 +90,21 @@ mod tests {
     }
 
     #[test]
-    fn stops_at_what_it_cannot_follow() {
+    fn stops_at_what_it_cannot_read() {
         assert_eq!(fields(&[0x08], 0), vec![]);
         assert_eq!(fields(&[0x0a, 0x05, 0x00], 0), vec![]);
-        assert_eq!(fields(&[0x0b, 0x0c], 0), vec![]);
+        assert_eq!(fields(&[0x0b, 0x0d], 0), vec![]);
         assert_eq!(fields(&[0xff; 11], 0), vec![]);
+        assert_eq!(fields(&[0x0e], 0), vec![]);
+    }
+
+    #[test]
+    fn follows_groups_to_a_later_status() {
+        // products[0] = {group 2 holding status 9, then status 7}
+        let payload = [0x0a, 0x06, 0x13, 0x58, 0x09, 0x14, 0x58, 0x07];
+        let group = &fields(&payload[2..], 2)[0];
+        assert_eq!((group.wire_type, group.key_at, group.end), (WireType::StartGroup, 2, 6));
+        assert_eq!(status_offset(&payload, 0), Some(7));
     }
 
     #[test]

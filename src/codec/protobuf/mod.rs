@@ -59,18 +59,23 @@
 //! prost's errors carry a field path, innermost first (e.g. `Catalog.products:
 //! Product.sku: invalid string value`), but no byte offset; [`decode`] places
 //! them at the key of the product they happened in. An unknown enum value is
-//! placed at the byte of that value by a second, hand-written walk
-//! (`locate.rs`). [`from_generated`] has no bytes to point into and reports 0.
+//! placed at the byte of that value by a second walk (`locate.rs`).
+//! [`from_generated`] has no bytes to point into and reports 0. The catalog
+//! walk, the per-product list count and that locator all read keys and
+//! values through one reader, `wire.rs`.
 
 pub mod generated;
 mod locate;
+pub mod view;
+pub(crate) mod wire;
 
 use crate::codec::cursor::Cursor;
-use crate::codec::{DecodeError, EncodeError, ErrorKind, varint};
+use crate::codec::{DecodeError, EncodeError, ErrorKind};
 use crate::model::{self, Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, Variant};
 use generated as pb;
 use prost::Message;
 use std::collections::HashSet;
+use wire::WireType;
 
 /// Appends the protobuf encoding of `Catalog { products }` to `out`.
 pub fn encode(products: &[Product], out: &mut Vec<u8>) -> Result<(), EncodeError> {
@@ -123,21 +128,24 @@ pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
 /// other field may be absent.
 const PRODUCT_MIN_BYTES: usize = 9;
 
-/// `Product.tags` and `Product.variants` field numbers in `catalog.proto`.
-const TAGS: u64 = 12;
-const VARIANTS: u64 = 14;
+/// Field numbers in `catalog.proto`: `Catalog.products`, and the `Product`
+/// fields the decoder looks at on the wire.
+pub(crate) const PRODUCTS: u32 = 1;
+pub(crate) const STATUS: u32 = 11;
+const TAGS: u32 = 12;
+const VARIANTS: u32 = 14;
 
 /// Counts a product's `tags` and `variants` entries by walking its keys,
 /// before prost reads it: over the model's maximum is an error without
 /// building the list (a forged product of 100,000 empty variants, 2 bytes
 /// each, would make prost allocate 88 bytes per 2). Malformed bytes, which
 /// prost would reject only after building what came before them, are an
-/// error here too, placed by the precise walk ([`walk_product`]).
+/// error here too, at their offset in the payload.
 fn list_limits(body: &[u8], key_at: usize, body_at: usize, index: usize) -> Result<(), DecodeError> {
-    let (tags, variants) = match count_lists(body) {
-        Some(counts) => counts,
-        None => walk_product(body, body_at)?,
-    };
+    let (tags, variants) = count_lists(body).map_err(|e| DecodeError {
+        offset: body_at + e.offset,
+        ..e
+    })?;
     for (field, count, max) in [("tags", tags, MAX_TAGS), ("variants", variants, MAX_VARIANTS)] {
         if count > max {
             let e = model::too_many_items(index, field, max, format_args!("found {count}"));
@@ -147,161 +155,48 @@ fn list_limits(body: &[u8], key_at: usize, body_at: usize, index: usize) -> Resu
     Ok(())
 }
 
-/// The fast walk: (tags, variants) at the product's top level, or `None`
-/// for anything unusual (a group, a malformed varint or length), which
-/// [`walk_product`] then walks again with positions.
+/// (tags, variants) at the top level of one product's fields, or the first
+/// malformed field (offsets relative to `body`).
 #[inline]
-fn count_lists(body: &[u8]) -> Option<(usize, usize)> {
-    #[inline(always)]
-    fn varint(body: &[u8], i: &mut usize) -> Option<u64> {
-        let mut v = 0u64;
-        for shift in (0..64).step_by(7) {
-            let b = *body.get(*i)?;
-            *i += 1;
-            v |= u64::from(b & 0x7f) << shift;
-            if b < 0x80 {
-                return Some(v);
-            }
-        }
-        None
-    }
-    let (mut tags, mut variants, mut i) = (0usize, 0usize, 0usize);
-    while i < body.len() {
-        let key = varint(body, &mut i)?;
-        match key & 7 {
-            0 => drop(varint(body, &mut i)?),
-            1 => i += 8,
-            2 => {
-                let len = varint(body, &mut i)?;
-                tags += usize::from(key >> 3 == TAGS);
-                variants += usize::from(key >> 3 == VARIANTS);
-                i = i.checked_add(usize::try_from(len).ok()?)?;
-            }
-            5 => i += 4,
-            _ => return None,
-        }
-    }
-    (i == body.len()).then_some((tags, variants))
-}
-
-/// The precise walk over one product's fields ([`read_key`], [`skip`]):
-/// (tags, variants), or the error with its offset in the payload.
-#[cold]
-fn walk_product(body: &[u8], body_at: usize) -> Result<(usize, usize), DecodeError> {
+fn count_lists(body: &[u8]) -> Result<(usize, usize), DecodeError> {
     let (mut tags, mut variants) = (0usize, 0usize);
     let mut c = Cursor::new(body);
-    let at = |e: DecodeError| DecodeError {
-        offset: body_at + e.offset,
-        ..e
-    };
     while !c.is_empty() {
-        let key_at = c.pos();
-        let (number, wire_type) = read_key(&mut c).map_err(at)?;
-        match number {
-            TAGS if wire_type == 2 => tags += 1,
-            VARIANTS if wire_type == 2 => variants += 1,
-            _ => {}
+        let key = wire::read_key(&mut c)?;
+        if key.wire_type == WireType::Len {
+            tags += usize::from(key.number == TAGS);
+            variants += usize::from(key.number == VARIANTS);
         }
-        skip(&mut c, key_at, number, wire_type, 0).map_err(at)?;
+        wire::skip(&mut c, key, 0)?;
     }
     Ok((tags, variants))
 }
 
-/// Field number of `Catalog.products`.
-const PRODUCTS: u64 = 1;
-/// Nesting limit for groups inside unknown fields (prost's recursion limit).
-const GROUP_DEPTH: usize = 100;
-
 /// Calls `product(key_at, body_at, body)` for each `products` entry of a `Catalog`
 /// payload in order, skipping unknown fields by wire type as proto3 readers
-/// must (groups included, up to [`GROUP_DEPTH`] deep).
+/// must (groups included, up to [`wire::GROUP_DEPTH`] deep).
 fn walk(
     bytes: &[u8],
     mut product: impl FnMut(usize, usize, &[u8]) -> Result<(), DecodeError>,
 ) -> Result<(), DecodeError> {
     let mut c = Cursor::new(bytes);
     while !c.is_empty() {
-        let key_at = c.pos();
-        let (number, wire_type) = read_key(&mut c)?;
-        if number == PRODUCTS {
-            if wire_type != 2 {
+        let key = wire::read_key(&mut c)?;
+        if key.number == PRODUCTS {
+            if key.wire_type != WireType::Len {
                 return Err(DecodeError::unexpected(
-                    key_at,
+                    key.at,
                     "wire type 2 (LEN) for Catalog.products",
-                    format!("wire type {wire_type}"),
+                    format!("wire type {}", key.wire_type.number()),
                 ));
             }
-            let len = varint::read_u64(&mut c, "length of a product")?;
-            let body_at = c.pos();
-            let body = c.take(len, "product")?;
-            product(key_at, body_at, body)?;
+            let (body_at, body) = wire::read_len(&mut c, "length of a product", "product")?;
+            product(key.at, body_at, body)?;
         } else {
-            skip(&mut c, key_at, number, wire_type, 0)?;
+            wire::skip(&mut c, key, 0)?;
         }
     }
     Ok(())
-}
-
-/// A field key: (field number, wire type); number 0 and wire types 6, 7 are errors.
-fn read_key(c: &mut Cursor<'_>) -> Result<(u64, u64), DecodeError> {
-    let at = c.pos();
-    let key = varint::read_u64(c, "field key")?;
-    let (number, wire_type) = (key >> 3, key & 7);
-    if wire_type > 5 {
-        return Err(DecodeError::unexpected(
-            at,
-            "wire type 0, 1, 2, 3, 4 or 5",
-            format!("wire type {wire_type}"),
-        ));
-    }
-    if number == 0 || number > u64::from(u32::MAX >> 3) {
-        return Err(DecodeError::new(
-            at,
-            ErrorKind::OutOfRange {
-                what: "field number",
-                value: number.to_string(),
-            },
-        ));
-    }
-    Ok((number, wire_type))
-}
-
-/// Skips the value of an unknown field whose key is at `key_at`.
-fn skip(c: &mut Cursor<'_>, key_at: usize, number: u64, wire_type: u64, depth: usize) -> Result<(), DecodeError> {
-    match wire_type {
-        0 => varint::read_u64(c, "varint").map(drop),
-        1 => c.fixed(8, "8-byte I64 value").map(drop),
-        2 => {
-            let len = varint::read_u64(c, "length")?;
-            c.take(len, "LEN value").map(drop)
-        }
-        5 => c.fixed(4, "4-byte I32 value").map(drop),
-        3 => {
-            if depth >= GROUP_DEPTH {
-                return Err(DecodeError::new(c.pos(), ErrorKind::DepthLimit { limit: GROUP_DEPTH }));
-            }
-            loop {
-                let at = c.pos();
-                let (inner, inner_type) = read_key(c)?;
-                if inner_type == 4 {
-                    if inner != number {
-                        return Err(DecodeError::unexpected(
-                            at,
-                            "the end of the open group",
-                            format!("end of group {inner}"),
-                        ));
-                    }
-                    return Ok(());
-                }
-                skip(c, at, inner, inner_type, depth + 1)?;
-            }
-        }
-        _ => Err(DecodeError::unexpected(
-            key_at,
-            "a field (no group is open)",
-            format!("end of group {number}"),
-        )),
-    }
 }
 
 fn prost_error(e: prost::DecodeError, place: &str) -> DecodeError {
@@ -464,24 +359,22 @@ fn status_from_pb(v: i32) -> Result<Status, DecodeError> {
 mod tests {
     use super::*;
 
-    /// The fast list count agrees with the precise walk, and leaves groups
-    /// and malformed bytes to it.
+    /// The list count matches the model, follows groups, and places errors.
     #[test]
-    fn fast_and_precise_product_walks_agree() {
+    fn list_counts_follow_the_wire() {
         let c = crate::fixtures::catalog(20);
         for p in &c.products {
             let body = encode_generated_product(p);
-            let fast = count_lists(&body).unwrap();
-            assert_eq!(fast, walk_product(&body, 0).unwrap());
-            assert_eq!(fast, (p.tags.len(), p.variants.len()));
+            assert_eq!(count_lists(&body).unwrap(), (p.tags.len(), p.variants.len()));
         }
-        // A group (field 20, start 0xa3 0x01 … end 0xa4 0x01) holding a tag-numbered field.
+        // A group (field 20, start 0xa3 0x01 … end 0xa4 0x01) holding a
+        // tag-numbered field, then one tag: only the top-level one counts.
         let group = [0xa3, 0x01, 0x62, 0x00, 0xa4, 0x01, 0x62, 0x00];
-        assert_eq!(count_lists(&group), None);
-        assert_eq!(walk_product(&group, 0).unwrap(), (1, 0));
-        // A length past the end: the precise walk says where.
-        assert_eq!(count_lists(&[0x62, 0x05, b'a']), None);
-        let e = walk_product(&[0x62, 0x05, b'a'], 100).unwrap_err();
+        assert_eq!(count_lists(&group).unwrap(), (1, 0));
+        // A tag-numbered varint is not a tag.
+        assert_eq!(count_lists(&[0x60, 0x00, 0x72, 0x00]).unwrap(), (0, 1));
+        // A length past the end: the error says where, in the payload.
+        let e = list_limits(&[0x62, 0x05, b'a'], 0, 100, 0).unwrap_err();
         assert_eq!(e.offset, 102, "{e}");
     }
 

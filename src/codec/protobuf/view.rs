@@ -21,7 +21,7 @@
 //! unknown `status` at its value, a validation failure at the product's key.
 
 use super::wire::{self, Key, WireType};
-use super::{PRODUCTS_FIELD as PRODUCTS, STATUS};
+use super::{PRODUCTS, STATUS};
 use crate::codec::cursor::Cursor;
 use crate::codec::view::{CatalogView, Lists, ProductList, ProductView, Text, VariantView, check_list};
 use crate::codec::{DecodeError, ErrorKind};

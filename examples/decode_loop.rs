@@ -1,0 +1,27 @@
+//! Decodes the 1,000-product fixture in one format `N` times, for instruction
+//! counting under callgrind:
+//! `valgrind --tool=callgrind target/release/examples/decode_loop protobuf 20`.
+//! The payload is encoded once before the loop; the decode loop is all that
+//! runs after it, so (count at N) − (count at 0) is the cost of N decodes.
+
+use std::hint::black_box;
+use wirebench::codec::Format;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let format = args
+        .next()
+        .and_then(|n| Format::from_name(&n))
+        .expect("usage: decode_loop FORMAT N");
+    let n: usize = args
+        .next()
+        .and_then(|n| n.parse().ok())
+        .expect("usage: decode_loop FORMAT N");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(wirebench::fixtures::CANONICAL_PATH);
+    let catalog = wirebench::fixtures::load_file(&path).expect("fixture");
+    let bytes = format.encode_to_vec(&catalog.products).expect("encode");
+    for _ in 0..n {
+        let decoded = format.decode(black_box(&bytes)).expect("decode");
+        black_box(decoded);
+    }
+}
