@@ -2,7 +2,7 @@
 //! read: the bookkeeping every keyed record loop shares.
 //!
 //! A record's fields are numbered by their position in its field table (the
-//! SPEC order), so a set of them is a `u32` bit mask. A key read twice is a
+//! order of docs/SPEC.md, "Field order"), so a set of them is a `u32` bit mask. A key read twice is a
 //! `DuplicateField` at the second key; after the last key, the first
 //! required field (in table order) never read is a `MissingField` at the
 //! offset the format chooses (the map's marker, the object's `}`).

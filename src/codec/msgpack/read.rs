@@ -7,7 +7,7 @@
 //! are further capped ([`PRODUCT_MIN_BYTES`]); a `tags` or `variants` count
 //! over the model's maximum is refused at its marker, before any item is read.
 //!
-//! Speed without a second grammar: keys in SPEC order are matched as raw
+//! Speed without a second grammar: keys in field order (docs/SPEC.md, "Field order") are matched as raw
 //! fixstr bytes in straight-line code, and each reader (integer, str, array
 //! and map header) is one match on the marker byte with one bounds check for
 //! the bytes after it, every width included. When that match fails,
@@ -57,7 +57,7 @@ macro_rules! field {
     };
 }
 
-/// Product keys in SPEC order (= the order our encoder writes, tried first).
+/// Product keys in field order (docs/SPEC.md, "Field order") (= the order our encoder writes, tried first).
 pub const PRODUCT: [Field; 17] = [
     field!("id", "id", "an integer"),
     field!("sku", "sku", "a string"),
@@ -523,7 +523,7 @@ fn read_products(cur: &mut Cursor<'_>) -> Result<Vec<Product>, DecodeError> {
 
 /// Reads one product map: 17 known keys in any order, others skipped.
 ///
-/// Keys in SPEC order (what our encoder and rmp-serde write) are matched as
+/// Keys in field order (docs/SPEC.md, "Field order") (what our encoder and rmp-serde write) are matched as
 /// raw bytes in straight-line code; at the first key out of place the general
 /// any-order loop takes over from that pair, with the fields read so far
 /// marked as seen, so the result and every error are the same either way.
@@ -672,7 +672,7 @@ pub(crate) fn read_dimensions(cur: &mut Cursor<'_>) -> Result<Dimensions, Decode
     const DEPTH: usize = 4;
     let (map_at, pairs) = read_map_len(cur, PRODUCT[12].expected)?;
     let mut d = Dimensions::default();
-    // SPEC order first, as in `read_product`.
+    // Field order (docs/SPEC.md, "Field order") first, as in `read_product`.
     let mut k = 0;
     while k < pairs.min(DIMENSIONS.len()) && at_key(cur, DIMENSIONS[k].key) {
         set_dimension(&mut d, k, read_i32(cur, &DIMENSIONS[k])?);
@@ -712,7 +712,7 @@ fn read_variant(cur: &mut Cursor<'_>) -> Result<Variant, DecodeError> {
         price_cents: 0,
         stock: 0,
     };
-    // SPEC order first, as in `read_product`.
+    // Field order (docs/SPEC.md, "Field order") first, as in `read_product`.
     let mut k = 0;
     'canonical: {
         macro_rules! next {
