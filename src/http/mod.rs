@@ -36,135 +36,25 @@
 //! encodes afresh. **Architecture Invariant:** no thread is spawned per
 //! request; threads only grow to the peak of concurrent connections.
 
+pub mod config;
 pub mod conn;
 pub mod date;
+pub mod memory;
 pub mod parse;
 pub mod pool;
 pub mod response;
 pub mod routes;
 pub mod server;
+pub mod shared;
 
+pub use config::{ServerConfig, config_from_args};
 pub use parse::Limits;
+pub use pool::PoolStats;
 pub use server::Server;
 
-use crate::cli::{self, Args};
+use crate::cli::Args;
+use config::USAGE;
 use std::io::Write;
-use std::path::PathBuf;
-use std::time::Duration;
-
-/// Everything `Server::start` needs. `Default` gives the documented defaults.
-#[derive(Debug, Clone)]
-pub struct ServerConfig {
-    /// `host:port`; `127.0.0.1:0` picks an ephemeral port.
-    pub addr: String,
-    /// Open connections served at once (= worker threads); more get 503.
-    pub max_connections: usize,
-    /// Products prepared; the largest `count` accepted.
-    pub max_count: usize,
-    /// A catalog JSON file to serve instead of the generated fixture.
-    pub fixture: Option<PathBuf>,
-    /// How long a keep-alive connection may sit between requests.
-    pub idle_timeout: Duration,
-    /// Deadline for a request head (and any body to discard) once it starts;
-    /// for the first request, counted from the accept.
-    pub header_timeout: Duration,
-    /// Deadline for one blocked write.
-    pub write_timeout: Duration,
-    /// One line per request on stderr. Off by default.
-    pub access_log: bool,
-    pub limits: Limits,
-    /// Stack size of each worker thread. Measured (`--stack-size` with curl on
-    /// every format at count 1,000, with and without gzip): the deepest path
-    /// is the first gzip of a worker, where miniz_oxide's compressor state
-    /// (~66 KiB inline) passes through the stack before it is boxed. Release
-    /// builds need between 64 and 96 KiB, debug builds (tests) between 192
-    /// and 256 KiB. The default of 512 KiB is twice the debug need; only the
-    /// pages a thread touches become resident.
-    pub stack_size: usize,
-    /// Test hook, not for production: serve `/__panic`, which panics inside
-    /// the handler (proves a panic becomes a 500 and the worker lives on).
-    #[doc(hidden)]
-    pub test_panic_route: bool,
-}
-
-impl Default for ServerConfig {
-    fn default() -> Self {
-        ServerConfig {
-            addr: "127.0.0.1:8090".into(),
-            max_connections: 2048,
-            max_count: 10_000,
-            fixture: None,
-            idle_timeout: Duration::from_secs(30),
-            header_timeout: Duration::from_secs(10),
-            write_timeout: Duration::from_secs(10),
-            access_log: false,
-            limits: Limits::default(),
-            stack_size: 512 * 1024,
-            test_panic_route: false,
-        }
-    }
-}
-
-const USAGE: &str = "\
-wirebench serve — the catalog API (see docs/HTTP.md)
-
-FLAGS:
-  --addr HOST:PORT          listen address [127.0.0.1:8090]
-  --max-connections N       open connections = worker threads; more get 503 [2048]
-  --threads N               same as --max-connections
-  --max-count N             products prepared; the largest count accepted [10000]
-  --fixture FILE            serve this catalog JSON instead of the generated one
-  --idle-timeout D          keep-alive idle time before closing [30s]
-  --header-timeout D        deadline for a request head once started [10s]
-  --write-timeout D         deadline for one blocked write [10s]
-  --max-request-line BYTES  longer request lines get 414 [8192]
-  --max-header-bytes BYTES  larger header blocks get 431 [16384]
-  --max-headers N           more header lines get 431 [64]
-  --max-body BYTES          larger request bodies get 413 [16384]
-  --stack-size BYTES        worker thread stack [524288]
-  --access-log              one line per request on stderr (off by default)
-";
-
-/// Parses the `serve` flags into a config.
-pub fn config_from_args(args: &mut Args) -> Result<ServerConfig, String> {
-    let d = ServerConfig::default();
-    let duration = |args: &mut Args, name: &str, default: Duration| -> Result<Duration, String> {
-        match args.value(name)? {
-            Some(v) => cli::parse_duration(&v).map_err(|e| format!("{name}: {e}")),
-            None => Ok(default),
-        }
-    };
-    let threads = args.parse::<usize>("--threads")?;
-    let max_connections = args
-        .parse::<usize>("--max-connections")?
-        .or(threads)
-        .unwrap_or(d.max_connections);
-    if max_connections == 0 {
-        return Err("--max-connections must be at least 1".into());
-    }
-    let config = ServerConfig {
-        addr: args.value("--addr")?.unwrap_or(d.addr),
-        max_connections,
-        max_count: args.parse_or("--max-count", d.max_count)?,
-        fixture: args.value("--fixture")?.map(PathBuf::from),
-        idle_timeout: duration(args, "--idle-timeout", d.idle_timeout)?,
-        header_timeout: duration(args, "--header-timeout", d.header_timeout)?,
-        write_timeout: duration(args, "--write-timeout", d.write_timeout)?,
-        access_log: args.switch("--access-log"),
-        limits: Limits {
-            max_request_line: args.parse_or("--max-request-line", d.limits.max_request_line)?,
-            max_header_bytes: args.parse_or("--max-header-bytes", d.limits.max_header_bytes)?,
-            max_headers: args.parse_or("--max-headers", d.limits.max_headers)?,
-            max_body: args.parse_or("--max-body", d.limits.max_body)?,
-        },
-        stack_size: args.parse_or("--stack-size", d.stack_size)?,
-        test_panic_route: false,
-    };
-    if config.max_count == 0 {
-        return Err("--max-count must be at least 1".into());
-    }
-    Ok(config)
-}
 
 /// `wirebench serve`: prints where it listens, then serves until killed.
 pub fn cli_main(args: &mut Args) -> Result<(), String> {
