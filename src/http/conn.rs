@@ -151,14 +151,17 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
                 let wait = match started {
                     Some(t) => cfg.header_timeout.saturating_sub(t.elapsed()),
                     None => {
-                        if idle_mark.is_none() {
-                            idle_mark = Some(slot.idle(shared.now_ms()));
-                        }
-                        if shared.crowded.load(Ordering::Relaxed) {
+                        let wait = if shared.crowded.load(Ordering::Relaxed) {
                             cfg.idle_timeout.min(cfg.busy_idle_timeout)
                         } else {
                             cfg.idle_timeout
+                        };
+                        // Marked after the timeout is chosen: whoever sees the
+                        // mark knows which timeout this idle period has.
+                        if idle_mark.is_none() {
+                            idle_mark = Some(slot.idle(shared.now_ms()));
                         }
+                        wait
                     }
                 };
                 if wait.is_zero() || timeout.set(wait).is_err() {
