@@ -1,8 +1,8 @@
 //! The server under pressure, over real loopback sockets: idle keep-alive
 //! connections are evicted at the connection cap instead of locking new
 //! clients out, the idle timeout shortens near the cap, spare threads are
-//! retired and created again, the in-flight response budget refuses with 503
-//! + `Retry-After` without losing a request it accepted, and a client that
+//! retired and created again, the in-flight response budget refuses with
+//! 503 and `Retry-After` without losing a request it accepted, and a client that
 //! does not read cannot hold its worker past the response's send deadline.
 //!
 //! Waits are on the server's own counters ([`support::wait_until`] on
