@@ -10,6 +10,14 @@
 //!   created before the server listens and lent to a request for one
 //!   compression, so no worker thread owns one and no worker stack ever
 //!   builds one.
+//! - [`Encoders`]: large bodies (an estimate over [`LARGE`]) are encoded,
+//!   and gzipped when asked, on a few long-lived encoder threads, one per
+//!   core. Encoding is CPU-bound, so more at once would not finish sooner.
+//!   And some encoders build large temporary structures (the prost message
+//!   tree, the FlatBuffers builder) whose freed memory glibc keeps in the
+//!   arena of the thread that freed it: done on any of a thousand workers,
+//!   that would leave up to one encode's peak in each of glibc's arenas
+//!   (8 per core); done on the encoder threads it stays in theirs.
 //! - [`Scratch`]: a worker's response buffers. After every response the
 //!   budget is given back and any buffer over [`KEEP`] is freed, so an idle
 //!   keep-alive connection holds a few KiB whatever it was served last.
@@ -24,8 +32,11 @@
 //! for what is used, and the memory is back with the kernel when the
 //! response is done.
 
+use crate::codec::Format;
 use crate::gzip::{self, Compressor};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use crate::model::Product;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, mpsc};
 use std::time::{Duration, Instant};
 
 /// Response buffer capacity a worker keeps between responses (each of body and gzip).
@@ -172,17 +183,95 @@ impl Compressors {
     }
 }
 
+/// One large encode handed to an encoder thread; the buffers travel with it.
+struct EncodeJob {
+    format: Format,
+    products: Arc<Vec<Product>>,
+    count: usize,
+    gzip: bool,
+    body: Vec<u8>,
+    gz: Vec<u8>,
+    reply: mpsc::Sender<EncodeDone>,
+}
+
+struct EncodeDone {
+    body: Vec<u8>,
+    gz: Vec<u8>,
+    result: Result<(), String>,
+}
+
+/// The encoder threads and their shared queue.
+#[derive(Debug)]
+pub struct Encoders {
+    queue: mpsc::Sender<EncodeJob>,
+}
+
+impl Encoders {
+    /// Starts `n` encoder threads (at least one). They exit when the last
+    /// [`Resources`] holding this is dropped.
+    pub fn start(n: usize) -> std::io::Result<Encoders> {
+        let (tx, rx) = mpsc::channel::<EncodeJob>();
+        let rx = Arc::new(Mutex::new(rx));
+        for _ in 0..n.max(1) {
+            let rx = Arc::clone(&rx);
+            // Allocated here, before the server listens, not on a first request.
+            let mut compressor = Compressor::default();
+            compressor.compress(&[], &mut Vec::new());
+            std::thread::Builder::new()
+                .name("http-encoder".into())
+                .spawn(move || encoder_main(&rx, compressor))?;
+        }
+        Ok(Encoders { queue: tx })
+    }
+}
+
+fn encoder_main(rx: &Mutex<mpsc::Receiver<EncodeJob>>, mut compressor: Compressor) {
+    loop {
+        let job = match lock(rx).recv() {
+            Ok(job) => job,
+            Err(_) => return, // the server is gone
+        };
+        let EncodeJob {
+            format,
+            products,
+            count,
+            gzip,
+            mut body,
+            mut gz,
+            reply,
+        } = job;
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            body.clear();
+            gz.clear();
+            format
+                .encode(&products[..count.min(products.len())], &mut body)
+                .map_err(|e| format!("encoding {} failed: {e}", format.name()))?;
+            if gzip {
+                compressor.compress(&body, &mut gz);
+            }
+            Ok(())
+        }))
+        .unwrap_or_else(|_| {
+            compressor = Compressor::default();
+            Err(format!("encoding {} panicked", format.name()))
+        });
+        let _ = reply.send(EncodeDone { body, gz, result });
+    }
+}
+
 /// What every worker's [`Scratch`] draws on.
 #[derive(Debug)]
 pub struct Resources {
     pub budget: Budget,
     pub compressors: Compressors,
+    /// Where large bodies are encoded.
+    pub encoders: Encoders,
     /// How long a request waits for the budget.
     pub budget_wait: Duration,
 }
 
 /// A worker's response buffers; a route writes bodies here.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Scratch {
     pub body: Vec<u8>,
     pub gz: Vec<u8>,
@@ -190,6 +279,18 @@ pub struct Scratch {
     resources: Option<Arc<Resources>>,
     /// Bytes reserved in the budget for the current response.
     held: usize,
+    /// This worker's reply channel from the encoder threads, made on first use.
+    replies: Option<(mpsc::Sender<EncodeDone>, mpsc::Receiver<EncodeDone>)>,
+}
+
+impl std::fmt::Debug for Scratch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scratch")
+            .field("body", &self.body.capacity())
+            .field("gz", &self.gz.capacity())
+            .field("held", &self.held)
+            .finish()
+    }
 }
 
 impl Scratch {
@@ -199,6 +300,7 @@ impl Scratch {
             gz: Vec::new(),
             resources: Some(resources),
             held: 0,
+            replies: None,
         }
     }
 
@@ -207,7 +309,13 @@ impl Scratch {
     /// stays full, and the request gets 503 — and gives a large body a
     /// buffer that goes back to the kernel when freed (module doc).
     pub fn admit(&mut self, estimate: usize, gzip: bool) -> bool {
-        let total = if gzip { estimate.saturating_mul(2) } else { estimate };
+        // The gzip copy is reserved at half the body (catalog data compresses
+        // to 12–25%); `settle` corrects the reservation to the real sizes.
+        let total = if gzip {
+            estimate.saturating_add(estimate / 2)
+        } else {
+            estimate
+        };
         if let Some(res) = &self.resources {
             if !res.budget.acquire(total, res.budget_wait) {
                 return false;
@@ -221,6 +329,47 @@ impl Scratch {
             }
         }
         true
+    }
+
+    /// Replaces `body` with the encoding of the first `count` products, and
+    /// `gz` with its gzip when `gzip`. A large body (its buffer was reserved
+    /// by [`Scratch::admit`]) is encoded on an encoder thread.
+    pub fn encode(
+        &mut self,
+        format: Format,
+        products: &Arc<Vec<Product>>,
+        count: usize,
+        gzip: bool,
+    ) -> Result<(), String> {
+        let count = count.min(products.len());
+        let large = self.body.capacity() >= LARGE_RESERVE;
+        if let (true, Some(res)) = (large, &self.resources) {
+            let (reply, replies) = self.replies.get_or_insert_with(mpsc::channel);
+            let job = EncodeJob {
+                format,
+                products: Arc::clone(products),
+                count,
+                gzip,
+                body: std::mem::take(&mut self.body),
+                gz: std::mem::take(&mut self.gz),
+                reply: reply.clone(),
+            };
+            if res.encoders.queue.send(job).is_err() {
+                return Err("the encoder threads are gone".into());
+            }
+            let done = replies.recv().map_err(|_| "an encoder thread exited".to_string())?;
+            self.body = done.body;
+            self.gz = done.gz;
+            return done.result;
+        }
+        self.body.clear();
+        format
+            .encode(&products[..count], &mut self.body)
+            .map_err(|e| format!("encoding {} failed: {e}", format.name()))?;
+        if gzip {
+            self.gzip();
+        }
+        Ok(())
     }
 
     /// Replaces `gz` with the gzip of `body`.
@@ -312,18 +461,25 @@ mod tests {
         let res = Arc::new(Resources {
             budget: Budget::new(1 << 30),
             compressors: Compressors::new(1),
+            encoders: Encoders::start(1).unwrap(),
             budget_wait: Duration::ZERO,
         });
         let mut s = Scratch::new(Arc::clone(&res));
+        let products = Arc::new(crate::fixtures::catalog(1000).products);
         assert!(s.admit(1 << 20, true));
         assert!(s.body.capacity() >= LARGE_RESERVE);
-        s.body.extend_from_slice(&vec![7u8; 1 << 20]);
-        s.gzip();
+        s.encode(Format::Protobuf, &products, 1000, true).unwrap();
+        assert_eq!(s.body, Format::Protobuf.encode_to_vec(&products).unwrap());
         assert_eq!(gzip::decompress(&s.gz, 2 << 20).unwrap(), s.body);
         s.settle();
         assert_eq!(res.budget.in_use(), s.body.len() + s.gz.len());
         s.release();
         assert_eq!(res.budget.in_use(), 0);
         assert_eq!(s.capacity(), 0);
+        // A small body is encoded in place, the same bytes.
+        assert!(s.admit(1000, false));
+        s.encode(Format::Json, &products, 1, false).unwrap();
+        assert_eq!(s.body, Format::Json.encode_to_vec(&products[..1]).unwrap());
+        s.release();
     }
 }

@@ -53,7 +53,8 @@ pub const SCHEMAS: [Schema; 3] = [
 /// What every worker reads: the prepared products and the schema files.
 #[derive(Debug)]
 pub struct App {
-    pub products: Vec<Product>,
+    /// Shared with the encoder threads.
+    pub products: std::sync::Arc<Vec<Product>>,
     /// Largest `count` accepted: min(`--max-count`, products prepared).
     pub max_count: usize,
     pub schemas: &'static [Schema],
@@ -238,7 +239,7 @@ fn error(s: &mut Scratch, status: u16, message: &str, extra: &'static str) -> Re
 
 /// An upper bound of one fixture product's encoding in any format (JSON,
 /// the largest, averages ~620 bytes); a unit test holds it above the real size.
-pub const BYTES_PER_PRODUCT: usize = 1024;
+pub const BYTES_PER_PRODUCT: usize = 768;
 
 /// An upper bound of one product's annotated dump (JSON: ~12 KB for one product, with its legend); tested like [`BYTES_PER_PRODUCT`].
 pub const EXPLAIN_BYTES_PER_PRODUCT: usize = 16 * 1024;
@@ -322,9 +323,8 @@ fn catalog(app: &App, format: Format, query: &str, s: &mut Scratch) -> Reply {
     if !s.admit(q.count.saturating_mul(BYTES_PER_PRODUCT), q.gzip) {
         return over_budget(s);
     }
-    s.body.clear();
-    if let Err(e) = format.encode(&app.products[..q.count], &mut s.body) {
-        return error(s, 500, &format!("encoding {} failed: {e}", format.name()), "");
+    if let Err(msg) = s.encode(format, &app.products, q.count, q.gzip) {
+        return error(s, 500, &msg, "");
     }
     let extra = match format {
         Format::Avro => "Link: </schemas/catalog.avsc>; rel=\"describedby\"\r\n",
@@ -339,8 +339,7 @@ fn catalog(app: &App, format: Format, query: &str, s: &mut Scratch) -> Reply {
             body: Body::Scratch,
         };
     }
-    s.gzip(); // level 6, with a compressor lent for this response
-    head.gzip = true;
+    head.gzip = true; // level 6, compressed by `Scratch::encode`
     Reply {
         head,
         body: Body::Gzipped,

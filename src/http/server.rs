@@ -25,7 +25,7 @@
 
 use super::config::ServerConfig;
 use super::date::DateCache;
-use super::memory::{Budget, Compressors, Resources};
+use super::memory::{Budget, Compressors, Encoders, Resources};
 use super::pool::{Job, Pool, PoolStats};
 use super::routes::{App, SCHEMAS};
 use super::shared::{Shared, refuse};
@@ -57,6 +57,7 @@ impl Server {
         let resources = Arc::new(Resources {
             budget: Budget::new(config.max_inflight_bytes),
             compressors: Compressors::new(cores),
+            encoders: Encoders::start(cores)?,
             budget_wait: config.budget_wait,
         });
         let shared = Arc::new(Shared {
@@ -160,7 +161,7 @@ fn prepare(config: &ServerConfig) -> io::Result<App> {
     }
     Ok(App {
         max_count: products.len(),
-        products,
+        products: Arc::new(products),
         schemas: &SCHEMAS,
         panic_route: config.test_panic_route,
     })
