@@ -2,13 +2,23 @@
 //!
 //! # Request lifecycle
 //!
-//! 1. [`server`]: the acceptor thread accepts, sets `TCP_NODELAY`, and hands the
-//!    socket to the [`pool`] — or answers a fast 503 when every worker is taken.
-//! 2. [`pool`]: a reused worker thread owns the connection until it closes.
+//! 1. [`server`]: the acceptor thread accepts and hands the socket to the
+//!    [`pool`]. At the connection cap the pool closes the longest-idle
+//!    keep-alive connection to make room; only when every connection is
+//!    mid-request does the acceptor answer a fast 503.
+//! 2. [`pool`]: a worker thread owns the connection until it closes. Spare
+//!    workers are started ahead of demand, in batches; surplus spares exit.
 //! 3. [`conn`]: the worker reads into its fixed buffer, [`parse`]s the head
 //!    (no allocation), discards any body, asks [`routes`] for the reply,
 //!    writes head + body with one system call ([`response`], [`date`]), and
 //!    repeats for keep-alive and pipelined requests.
+//! 4. [`memory`]: a catalog body first reserves its size in the server-wide
+//!    in-flight budget (503 + `Retry-After` when it stays full); large bodies
+//!    are encoded on the encoder threads; every buffer over 16 KiB is freed
+//!    after the response.
+//!
+//! Module imports form no cycle: [`shared`] (the state all threads share)
+//! and [`config`] import none of `server`, `pool`, `conn`.
 //!
 //! # Limits
 //!
@@ -20,21 +30,25 @@
 //! | header block | 16 KiB | `--max-header-bytes` | 431, close |
 //! | header lines | 64 | `--max-headers` | 431, close |
 //! | request body (discarded) | 16 KiB | `--max-body` | 413, close |
-//! | open connections = worker threads | 2,048 | `--max-connections` (`--threads`) | fast 503, close |
+//! | open connections (= most worker threads) | 2,048 | `--max-connections` (`--threads`) | longest-idle connection closed; fast 503 + close if none is idle |
+//! | response bytes in flight, all requests | MemTotal / 8 | `--max-inflight-bytes` | wait up to `--budget-wait` (250 ms), then 503 + `Retry-After: 1` |
 //! | worker stack | 512 KiB | `--stack-size` | (measured need: see [`ServerConfig::stack_size`]) |
 //! | first request / head deadline | 10 s | `--header-timeout` | 408 if partly sent, close |
 //! | keep-alive idle | 30 s | `--idle-timeout` | close |
+//! | keep-alive idle from 75% of the connection cap | 2 s | `--busy-idle-timeout` | close |
 //! | one blocked write | 10 s | `--write-timeout` | close |
+//! | whole response of `n` bytes | `write_timeout + n / 128 KiB/s` | `--min-send-rate` | close |
 //! | `count` | 10,000 | `--max-count` | 400 |
 //!
 //! Per connection the worker holds one request buffer (4 KiB, doubling up to
-//! the line + header limits, ~24 KiB, only for heads that need it) and
-//! response buffers that grow to the largest body it sent; both are trimmed
-//! back (to 4 KiB and 256 KiB) when the connection ends.
+//! the line + header limits, ~24 KiB, only for heads that need it, shrunk back
+//! when the connection ends), a response head buffer and response buffers of
+//! at most 16 KiB each between responses.
 //!
 //! **Architecture Invariant:** no response is cached; every catalog request
 //! encodes afresh. **Architecture Invariant:** no thread is spawned per
-//! request; threads only grow to the peak of concurrent connections.
+//! request; worker threads follow the number of open connections plus the
+//! spares.
 
 pub mod config;
 pub mod conn;
