@@ -17,7 +17,9 @@
 //!   tree, the FlatBuffers builder) whose freed memory glibc keeps in the
 //!   arena of the thread that freed it: done on any of a thousand workers,
 //!   that would leave up to one encode's peak in each of glibc's arenas
-//!   (8 per core); done on the encoder threads it stays in theirs.
+//!   (8 per core); done on the encoder threads it stays in theirs. A large
+//!   request first waits for a free encoder ([`Permits`]) and only then
+//!   reserves its budget, so requests queued behind the encoders hold none.
 //! - [`Scratch`]: a worker's response buffers. After every response the
 //!   budget is given back and any buffer over [`KEEP`] is freed, so an idle
 //!   keep-alive connection holds a few KiB whatever it was served last.
@@ -259,6 +261,36 @@ fn encoder_main(rx: &Mutex<mpsc::Receiver<EncodeJob>>, mut compressor: Compresso
     }
 }
 
+/// A counting semaphore: how many large bodies may be in the making at once.
+#[derive(Debug)]
+pub struct Permits {
+    free: Mutex<usize>,
+    returned: Condvar,
+}
+
+impl Permits {
+    pub fn new(n: usize) -> Permits {
+        Permits {
+            free: Mutex::new(n.max(1)),
+            returned: Condvar::new(),
+        }
+    }
+
+    /// Takes a permit, waiting for one (every holder is encoding: bounded CPU work).
+    pub fn take(&self) {
+        let mut free = lock(&self.free);
+        while *free == 0 {
+            free = self.returned.wait(free).unwrap_or_else(PoisonError::into_inner);
+        }
+        *free -= 1;
+    }
+
+    pub fn give(&self) {
+        *lock(&self.free) += 1;
+        self.returned.notify_one();
+    }
+}
+
 /// What every worker's [`Scratch`] draws on.
 #[derive(Debug)]
 pub struct Resources {
@@ -266,6 +298,10 @@ pub struct Resources {
     pub compressors: Compressors,
     /// Where large bodies are encoded.
     pub encoders: Encoders,
+    /// Large bodies in the making at once (as many as encoder threads): a
+    /// request waits for one *before* it reserves budget, so requests queued
+    /// behind the encoders hold no budget.
+    pub large: Permits,
     /// How long a request waits for the budget.
     pub budget_wait: Duration,
 }
@@ -279,6 +315,8 @@ pub struct Scratch {
     resources: Option<Arc<Resources>>,
     /// Bytes reserved in the budget for the current response.
     held: usize,
+    /// A [`Resources::large`] permit is held.
+    permit: bool,
     /// This worker's reply channel from the encoder threads, made on first use.
     replies: Option<(mpsc::Sender<EncodeDone>, mpsc::Receiver<EncodeDone>)>,
 }
@@ -300,6 +338,7 @@ impl Scratch {
             gz: Vec::new(),
             resources: Some(resources),
             held: 0,
+            permit: false,
             replies: None,
         }
     }
@@ -317,7 +356,12 @@ impl Scratch {
             estimate
         };
         if let Some(res) = &self.resources {
+            if estimate > LARGE {
+                res.large.take();
+                self.permit = true;
+            }
             if !res.budget.acquire(total, res.budget_wait) {
+                self.give_permit();
                 return false;
             }
             self.held += total;
@@ -383,6 +427,7 @@ impl Scratch {
 
     /// Once the body is written: the reservation becomes the bytes really held.
     pub fn settle(&mut self) {
+        self.give_permit();
         if self.held == 0 {
             return;
         }
@@ -395,6 +440,7 @@ impl Scratch {
 
     /// After the response: gives back the budget and frees buffers over [`KEEP`].
     pub fn release(&mut self) {
+        self.give_permit();
         if self.held > 0 {
             if let Some(res) = &self.resources {
                 res.budget.adjust(self.held, 0);
@@ -406,6 +452,15 @@ impl Scratch {
         }
         if self.gz.capacity() > KEEP {
             self.gz = Vec::new();
+        }
+    }
+
+    fn give_permit(&mut self) {
+        if self.permit {
+            if let Some(res) = &self.resources {
+                res.large.give();
+            }
+            self.permit = false;
         }
     }
 
@@ -462,6 +517,7 @@ mod tests {
             budget: Budget::new(1 << 30),
             compressors: Compressors::new(1),
             encoders: Encoders::start(1).unwrap(),
+            large: Permits::new(1),
             budget_wait: Duration::ZERO,
         });
         let mut s = Scratch::new(Arc::clone(&res));

@@ -25,7 +25,7 @@
 
 use super::config::ServerConfig;
 use super::date::DateCache;
-use super::memory::{Budget, Compressors, Encoders, Resources};
+use super::memory::{Budget, Compressors, Encoders, Permits, Resources};
 use super::pool::{Job, Pool, PoolStats};
 use super::routes::{App, SCHEMAS};
 use super::shared::{Shared, refuse};
@@ -58,6 +58,7 @@ impl Server {
             budget: Budget::new(config.max_inflight_bytes),
             compressors: Compressors::new(cores),
             encoders: Encoders::start(cores)?,
+            large: Permits::new(cores),
             budget_wait: config.budget_wait,
         });
         let shared = Arc::new(Shared {
