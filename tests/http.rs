@@ -416,7 +416,11 @@ fn smuggling_shaped_framing_is_rejected_and_closed() {
 
 #[test]
 fn a_handler_panic_is_a_500_and_the_worker_goes_on() {
-    let server = start();
+    // No spare threads: a replacement worker would show in `started`.
+    let server = start_with(|c| {
+        c.start_threads = 0;
+        c.min_spare_threads = 0;
+    });
     let mut c = Client::connect(server.local_addr());
     for _ in 0..3 {
         let r = c.get("/__panic");
@@ -425,8 +429,8 @@ fn a_handler_panic_is_a_500_and_the_worker_goes_on() {
         assert_eq!(c.get("/ping").status, 200, "same connection, same worker");
     }
     assert_eq!(
-        server.worker_threads(),
-        1,
+        (server.worker_threads(), server.stats().started),
+        (1, 1),
         "the worker survived; no replacement was spawned"
     );
     assert_alive(server.local_addr());
@@ -471,22 +475,29 @@ fn a_slow_client_does_not_delay_others_and_gets_408() {
 }
 
 #[test]
-fn over_capacity_gets_a_fast_503() {
+fn over_capacity_gets_a_fast_503_when_every_connection_is_mid_request() {
     let server = start_with(|c| c.max_connections = 2);
     let addr = server.local_addr();
     let mut held: Vec<Client> = (0..2).map(|_| Client::connect(addr)).collect();
     for c in &mut held {
         assert_eq!(c.get("/ping").status, 200); // both workers now own a connection
+        c.send(b"GET /ping HTTP/1.1\r\n"); // and each is mid-request: none is idle
     }
+    server::wait_until("both workers read their partial heads", || {
+        server.stats().idle_connections == 0
+    });
     let t = Instant::now();
     let mut extra = Client::connect(addr);
     let r = extra.read_response(false);
-    assert_eq!((r.status, r.header("connection")), (503, Some("close")), "{}", r.text());
+    assert_eq!(r.status, 503, "{}", r.text());
+    assert!(extra.is_closed());
+    assert_eq!(r.header("connection"), Some("close"), "{}", r.text());
     assert!(r.text().contains("connection limit"));
     assert!(t.elapsed() < Duration::from_secs(2), "503 took {:?}", t.elapsed());
-    assert!(extra.is_closed());
+    assert_eq!(server.stats().refused, 1);
     for c in &mut held {
-        assert_eq!(c.get("/ping").status, 200, "held connections are unaffected");
+        c.send(b"Host: t\r\n\r\n");
+        assert_eq!(c.read_response(false).status, 200, "held connections are unaffected");
     }
 }
 

@@ -7,6 +7,12 @@
 //! from 4 KiB to `Limits::head_buffer_len`, 24 KiB with the defaults, only for
 //! heads that need it), a response head buffer and a thread's bookkeeping.
 //! 32 KiB per connection is asserted; the test prints what it measured.
+//!
+//! After a large response (1,000 products, every format, with and without
+//! gzip) an idle keep-alive connection holds at most 64 KiB: the response
+//! buffers and the in-flight budget are given back after every response, the
+//! gzip compressor goes back to the shared set. Live bytes are measured after
+//! each group of connections answered, while they stay open.
 
 mod support;
 use support::server;
@@ -14,6 +20,7 @@ use support::server;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
+use wirebench::codec::Format;
 use wirebench::http::Limits;
 use wirebench::measure::alloc::{CountingAlloc, live, reset_peak};
 
@@ -21,6 +28,8 @@ use wirebench::measure::alloc::{CountingAlloc, live, reset_peak};
 static ALLOC: CountingAlloc = CountingAlloc::new();
 
 const PER_CONNECTION: u64 = 32 * 1024;
+/// What an idle keep-alive connection may hold after any response.
+const PER_IDLE_CONNECTION: u64 = 64 * 1024;
 
 fn connect(addr: std::net::SocketAddr) -> TcpStream {
     let s = TcpStream::connect(addr).unwrap();
@@ -163,5 +172,70 @@ fn memory_per_connection_is_bounded_under_attack() {
         );
         assert!(grown <= PER_CONNECTION, "{what}: {grown} bytes");
     }
+
+    // 3. Large responses, then idle: groups of 8 connections, each served
+    //    1,000 products once and left open.
+    let base = live().now;
+    let mut idle = Vec::new();
+    for format in Format::ALL {
+        for compression in ["none", "gzip"] {
+            let request = format!(
+                "GET /catalog/{}?count=1000&compression={compression} HTTP/1.1\r\nHost: t\r\n\r\n",
+                format.name()
+            );
+            let before = live().now;
+            for _ in 0..8 {
+                let mut s = connect(addr);
+                s.write_all(request.as_bytes()).unwrap();
+                let body = read_one_response(&mut s);
+                assert!(body > 10_000, "{format:?} {compression}: {body} bytes");
+                idle.push(s);
+            }
+            settle();
+            let held = live().now.saturating_sub(before) / 8;
+            println!("{format:?} count=1000 compression={compression}: {held} bytes per idle connection");
+            assert!(
+                held <= PER_IDLE_CONNECTION,
+                "{format:?} {compression}: {held} bytes held per idle connection"
+            );
+        }
+    }
+    let per = live().now.saturating_sub(base) / idle.len() as u64;
+    println!(
+        "{} idle connections after large responses: {per} bytes each",
+        idle.len()
+    );
+    assert!(per <= PER_IDLE_CONNECTION, "{per} bytes per idle connection");
     srv.shutdown();
+}
+
+/// Reads one response by its `Content-Length` through a stack buffer;
+/// returns the body length.
+fn read_one_response(s: &mut TcpStream) -> usize {
+    let mut buf = [0u8; 16 * 1024];
+    let mut head = [0u8; 1024];
+    let mut head_len = 0;
+    // The head, byte by byte into a small stack buffer, so the body is not over-read.
+    while !head[..head_len].ends_with(b"\r\n\r\n") {
+        assert!(head_len < head.len(), "head too long");
+        let n = s.read(&mut head[head_len..=head_len]).unwrap();
+        assert_eq!(n, 1, "connection closed inside a head");
+        head_len += 1;
+    }
+    let text = std::str::from_utf8(&head[..head_len]).unwrap();
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    let len: usize = text
+        .lines()
+        .find_map(|l| l.strip_prefix("Content-Length: "))
+        .expect("Content-Length")
+        .trim()
+        .parse()
+        .unwrap();
+    let mut left = len;
+    while left > 0 {
+        let n = s.read(&mut buf[..left.min(16 * 1024)]).unwrap();
+        assert!(n > 0, "connection closed inside a body");
+        left -= n;
+    }
+    len
 }

@@ -10,8 +10,19 @@
 //!   the accept; between requests the connection may idle for the idle
 //!   timeout; once a request's first byte is in, its head (and any body to
 //!   discard) must be complete within the header timeout. A timed-out
-//!   partial request gets 408; an idle one is closed silently. Writes have
-//!   their own timeout (set once on the socket).
+//!   partial request gets 408; an idle one is closed silently. From 75% of
+//!   the connection cap on, the idle timeout is `busy_idle_timeout`.
+//! - **Sending**: one blocked write may take the write timeout (set once on
+//!   the socket), and a whole response of `n` bytes must be sent within
+//!   `write_timeout + n / min_send_rate`, so a client reading a large body
+//!   slowly cannot hold its worker (and its share of the in-flight budget)
+//!   without limit.
+//! - **Idle marking**: while waiting for the next request the connection's
+//!   [`Slot`] says since when it is idle, so the acceptor can evict it at the
+//!   cap (the blocked read then sees end-of-file). A request that arrived as
+//!   it was evicted is answered with `Connection: close`.
+//! - **Memory**: after every response the worker gives back its in-flight
+//!   budget and any response buffer over 16 KiB ([`Scratch::release`]).
 //! - **Close rules**: a parse error answers its status with
 //!   `Connection: close` and then closes *gracefully* — shut down our write
 //!   side and drain what the client is still sending for a short while — so
@@ -24,17 +35,19 @@
 //! when the phase changes; the common keep-alive request costs one `read` and
 //! one `write`.
 
+use super::config::ServerConfig;
 use super::parse::{self, Parsed, Version};
 use super::response::{self, Connection};
 use super::routes::{self, Body, Reply, Scratch};
-use super::server::Shared;
+use super::shared::{Shared, Slot};
 use std::io::{self, Read};
 use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-/// Buffers a worker reuses for every connection it serves.
+/// Buffers a worker reuses for every connection it serves; what it keeps
+/// between requests is bounded (module doc).
 #[derive(Debug)]
 pub struct Worker {
     /// Request bytes: starts at [`INBUF_START`] and doubles up to
@@ -48,32 +61,33 @@ pub struct Worker {
     date: super::date::DateCache,
 }
 
-/// Scratch capacity kept between connections; larger buffers are shrunk back.
-const KEEP_SCRATCH: usize = 256 * 1024;
-
 /// Initial request buffer: one page holds any ordinary request head, so an
 /// idle worker keeps (and a request touches) as little memory as possible.
 pub const INBUF_START: usize = 4096;
 
 impl Worker {
-    pub fn new(limits: &parse::Limits) -> Worker {
+    pub fn new(shared: &Shared) -> Worker {
+        let limits = &shared.config.limits;
         Worker {
             inbuf: vec![0; INBUF_START.min(limits.head_buffer_len())],
             inbuf_max: limits.head_buffer_len(),
             head: Vec::with_capacity(512),
-            scratch: Scratch::default(),
+            scratch: Scratch::new(std::sync::Arc::clone(&shared.resources)),
             date: super::date::DateCache::new(),
         }
     }
 
-    /// Releases unusually large response buffers after a connection ends.
+    /// Shrinks a request buffer grown for a large head back to its start size
+    /// once a connection ends (response buffers are released per response).
     pub fn trim(&mut self) {
         self.inbuf.truncate(INBUF_START.min(self.inbuf_max));
         self.inbuf.shrink_to_fit();
-        self.scratch.body.clear();
-        self.scratch.body.shrink_to(KEEP_SCRATCH);
-        self.scratch.gz.clear();
-        self.scratch.gz.shrink_to(KEEP_SCRATCH);
+        self.scratch.release();
+    }
+
+    /// Heap bytes this worker holds now (request, head and response buffers).
+    pub fn held(&self) -> usize {
+        self.inbuf.capacity() + self.head.capacity() + self.scratch.capacity()
     }
 }
 
@@ -96,7 +110,7 @@ impl ReadTimeout<'_> {
 
 /// Serves one connection until it closes. Errors are not reported: a broken
 /// connection simply ends.
-pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &Shared, w: &mut Worker) {
+pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &Shared, w: &mut Worker, slot: &Slot) {
     let cfg = &shared.config;
     // Responses are single writes; without TCP_NODELAY, Nagle would hold a
     // response back while an earlier one is unacknowledged.
@@ -111,6 +125,10 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
     let mut ready = false;
     // Whether the current request's bytes so far contain a line feed.
     let mut seen_lf = false;
+    // The slot's idle mark while waiting for the next request.
+    let mut idle_mark: Option<u64> = None;
+    // Evicted while a request arrived: answer it, then close.
+    let mut evicted = false;
     loop {
         let parsed = if filled == 0 || !ready {
             Ok(Parsed::Partial)
@@ -132,7 +150,19 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
                 }
                 let wait = match started {
                     Some(t) => cfg.header_timeout.saturating_sub(t.elapsed()),
-                    None => cfg.idle_timeout,
+                    None => {
+                        let wait = if shared.crowded.load(Ordering::Relaxed) {
+                            cfg.idle_timeout.min(cfg.busy_idle_timeout)
+                        } else {
+                            cfg.idle_timeout
+                        };
+                        // Marked after the timeout is chosen: whoever sees the
+                        // mark knows which timeout this idle period has.
+                        if idle_mark.is_none() {
+                            idle_mark = Some(slot.idle(shared.now_ms()));
+                        }
+                        wait
+                    }
                 };
                 if wait.is_zero() || timeout.set(wait).is_err() {
                     timed_out(stream, w, filled);
@@ -142,6 +172,9 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
                     Ok(0) => return,
                     Ok(n) => {
                         started.get_or_insert_with(Instant::now);
+                        if let Some(mark) = idle_mark.take() {
+                            evicted |= !slot.busy(mark);
+                        }
                         // The parser is stateless and rescans from the start,
                         // so run it only when the answer can have changed: a
                         // new line ended, the request line outgrew its limit,
@@ -177,7 +210,7 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
             (Version::Http10, false, true) => Connection::KeepAlive,
             (Version::Http10, false, false) => Connection::Close,
         };
-        if shared.shutdown.load(Ordering::Relaxed) {
+        if evicted || shared.shutdown.load(Ordering::Relaxed) {
             conn = Connection::Close;
         }
         if body_len > cfg.limits.max_body {
@@ -202,6 +235,7 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
                 internal_error(&mut w.scratch)
             }
         };
+        w.scratch.settle();
 
         // Discard any body (no route reads one), keeping pipelined bytes after it.
         let consumed = head_len as u64 + body_len;
@@ -239,11 +273,17 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
         };
         w.head.clear();
         response::write_head(&mut w.head, &reply.head, w.date.get(), body.len(), conn);
-        let sent = response::send(&mut &*stream, &mut w.head, if is_head { &[] } else { body });
+        let body = if is_head { &[][..] } else { body };
+        let sent = if body.len() <= response::COPY_BODY_MAX {
+            response::send(&mut &*stream, &mut w.head, body)
+        } else {
+            send_large(stream, &w.head, body, cfg)
+        };
         if let Some((t0, line)) = log_start {
             let micros = t0.elapsed().as_micros();
             eprintln!("{peer} \"{line}\" {} {} {micros}us", reply.head.status, body.len());
         }
+        w.scratch.release();
         if sent.is_err() {
             return;
         }
@@ -254,6 +294,45 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
             return;
         }
     }
+}
+
+/// Sends head + a large body within the whole-response deadline
+/// (`write_timeout + len / min_send_rate`): the socket's write timeout is
+/// lowered to what is left of it only once that is below the write timeout,
+/// and restored after, so a client reading at a normal rate costs no extra
+/// system call.
+fn send_large(stream: &TcpStream, head: &[u8], body: &[u8], cfg: &ServerConfig) -> io::Result<()> {
+    let total = (head.len() + body.len()) as u64;
+    let allowance = Duration::from_secs_f64(total as f64 / cfg.min_send_rate as f64);
+    let deadline = Instant::now() + cfg.write_timeout + allowance;
+    let mut bufs = [io::IoSlice::new(head), io::IoSlice::new(body)];
+    let mut bufs = &mut bufs[..];
+    let mut lowered = false;
+    let result = loop {
+        if bufs.is_empty() {
+            break Ok(());
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break Err(io::ErrorKind::TimedOut.into());
+        }
+        if left < cfg.write_timeout {
+            if let Err(e) = stream.set_write_timeout(Some(left)) {
+                break Err(e);
+            }
+            lowered = true;
+        }
+        match io::Write::write_vectored(&mut &*stream, bufs) {
+            Ok(0) => break Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => io::IoSlice::advance_slices(&mut bufs, n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => break Err(e),
+        }
+    };
+    if lowered && result.is_ok() {
+        stream.set_write_timeout(Some(cfg.write_timeout))?;
+    }
+    result
 }
 
 fn internal_error(s: &mut Scratch) -> Reply {

@@ -1,25 +1,35 @@
-//! The worker pool: reused threads, one connection per worker while it is
-//! open, at most `max_connections` of them.
+//! The worker pool: one thread per open connection, spare threads kept
+//! ready ahead of demand, surplus threads retired, and the connection cap
+//! with idle-connection eviction.
 //!
 //! A blocking server spends a thread per open connection, so the thread cap
-//! *is* the connection cap. Threads are spawned lazily by a spawner thread —
-//! only when a connection arrives and no worker is idle or starting — and
-//! never exit before shutdown, so after warm-up no connection spawns a thread
-//! and no request ever does. Each thread has a small stack
-//! (`ServerConfig::stack_size`) and owns its buffers ([`Worker`]), reused
-//! from connection to connection.
+//! *is* the connection cap (`max_connections`). Thread creation happens on
+//! the spawner thread, never on the accept path and never per request.
 //!
-//! Capacity: `open < max_connections` (open = queued + being served), or
-//! [`Pool::submit`] hands the connection back and the acceptor answers 503.
-//! The queue therefore never holds more than `max_connections` entries.
+//! **Spare threads** (Apache httpd's `StartServers`, `MinSpareThreads`,
+//! `MaxSpareThreads`): `start_threads` workers exist before the server
+//! listens. Whenever fewer than `min_spare_threads` workers would be left
+//! waiting once the queued connections are taken, [`Pool::submit`] wakes the
+//! spawner, which starts the whole shortfall in one batch — so a burst of
+//! connects meets threads that already exist instead of waiting for each
+//! to be created while the core is busy serving. A worker that has waited
+//! `spare_timeout` for a connection while more than `max_spare_threads`
+//! others also wait exits, and its buffers go with it.
+//!
+//! **Capacity**: a connection is admitted while fewer than
+//! `max_connections` are open (queued or being served), not counting ones
+//! already evicted. At the cap, the acceptor evicts the keep-alive
+//! connection that has been idle longest ([`Slot::evict`]: its worker's
+//! blocked read sees end-of-file, it closes and takes the new connection
+//! from the queue). Only when no connection is idle is the new one refused
+//! with a fast 503. From 75% of the cap on, [`Shared::crowded`] is set and
+//! connections idle for `busy_idle_timeout` instead of `idle_timeout`.
 //!
 //! Accounting invariant: every queued job has a future taker — an idle
-//! worker, a thread the spawner was asked for, or a thread already started
-//! that has not asked for a job yet. `submit` counts only the first two
-//! (a lower bound), so it may ask for one thread too many but never leaves a
-//! job without a taker. (A starting thread must stop counting as "to spawn"
-//! once it takes a job: otherwise the next job waits for a thread that never
-//! comes. The 1,000-connection test covers it.)
+//! worker, a thread the spawner was asked for, a thread started that has not
+//! asked for a job yet, or (for a job admitted by eviction) the evicted
+//! connection's worker. `submit` asks for threads by a lower bound of the
+//! takers, so it may ask for one too many but never leaves a job without one.
 //!
 //! A panic that escapes a connection (a bug; route panics are already turned
 //! into 500s by `conn`) is caught here: the connection closes, the worker
@@ -27,15 +37,15 @@
 //!
 //! Shutdown: no new jobs, queued connections are closed, every open
 //! connection's read side is shut down (a worker blocked in `read` sees EOF
-//! and ends the connection after its current response), then the threads are
-//! joined. A worker stuck writing to a client that does not read is bounded
-//! by the write timeout.
+//! and ends the connection after its current response), then the pool waits
+//! until every worker has exited. A worker stuck writing to a client that
+//! does not read is bounded by the response's send deadline.
 
 use super::conn::{self, Worker};
 use super::date::DateCache;
-use super::server::{Shared, refuse};
+use super::shared::{Shared, Slot, refuse};
 use std::collections::VecDeque;
-use std::net::{Shutdown, SocketAddr, TcpStream};
+use std::net::{SocketAddr, TcpStream};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -50,18 +60,37 @@ pub struct Job {
     pub accepted: Instant,
 }
 
-/// The connection a worker is serving, reachable by [`Pool::shutdown`].
-type Slot = Arc<Mutex<Option<Arc<TcpStream>>>>;
+/// Thread and connection counts at one instant (for tests and benchmarks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PoolStats {
+    /// Worker threads alive.
+    pub threads: usize,
+    /// Workers waiting for a connection.
+    pub idle: usize,
+    /// Connections accepted and not yet closed.
+    pub open: usize,
+    /// Keep-alive connections waiting for their next request.
+    pub idle_connections: usize,
+    /// Worker threads started since the server started.
+    pub started: u64,
+    /// Worker threads that exited as surplus spares.
+    pub retired: u64,
+    /// Idle keep-alive connections closed to admit a new one.
+    pub evicted: u64,
+    /// Connections refused with 503 because every connection was mid-request.
+    pub refused: u64,
+}
 
 #[derive(Debug)]
 pub struct Pool {
+    shared: Arc<Shared>,
     state: Mutex<State>,
     /// Workers wait here for jobs.
     wake: Condvar,
-    /// The spawner waits here for threads to start.
+    /// The spawner waits here for work.
     spawn: Condvar,
-    cap: usize,
-    stack_size: usize,
+    /// Shutdown waits here for the last worker to exit.
+    exited: Condvar,
 }
 
 #[derive(Debug, Default)]
@@ -69,17 +98,26 @@ struct State {
     queue: VecDeque<Job>,
     /// Connections accepted and not yet closed (queued or being served).
     open: usize,
+    /// Of `open`, connections evicted whose workers have not closed them yet.
+    evicting: usize,
     /// Workers waiting for a job.
     idle: usize,
+    /// Worker threads alive (or being created).
     threads: usize,
-    /// Threads the spawner has been asked to start and has not started yet.
+    /// Threads counted in `threads` that have not reached `next` yet.
+    starting: usize,
+    /// Threads the spawner should create.
     to_spawn: usize,
     /// The spawner is waiting on `spawn` (only then is a wake-up needed).
     spawner_waiting: bool,
-    handles: Vec<JoinHandle<()>>,
-    slots: Vec<Slot>,
+    /// Every live worker's slot.
+    slots: Vec<Arc<Slot>>,
     spawner: Option<JoinHandle<()>>,
     shutdown: bool,
+    started: u64,
+    retired: u64,
+    evicted: u64,
+    refused: u64,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -87,44 +125,74 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Pool {
-    pub fn new(cap: usize, stack_size: usize) -> Pool {
+    pub fn new(shared: Arc<Shared>) -> Pool {
         Pool {
+            shared,
             state: Mutex::new(State::default()),
             wake: Condvar::new(),
             spawn: Condvar::new(),
-            cap: cap.max(1),
-            stack_size,
+            exited: Condvar::new(),
         }
     }
 
-    /// Starts the spawner thread: thread creation (~tens of µs) happens there,
-    /// never on the accept path, so a burst of connects drains the listen
-    /// backlog as fast as `accept` can go.
-    pub fn start(&self, shared: &Arc<Shared>) -> std::io::Result<()> {
-        let shared = Arc::clone(shared);
+    fn cap(&self) -> usize {
+        self.shared.config.max_connections.max(1)
+    }
+
+    /// Starts `start_threads` workers, then the spawner thread.
+    pub fn start(self: &Arc<Self>) -> std::io::Result<()> {
+        let first = self.shared.config.start_threads.min(self.cap());
+        for _ in 0..first {
+            {
+                let mut st = lock(&self.state);
+                st.threads += 1;
+                st.starting += 1;
+            }
+            if let Err(e) = self.spawn_worker() {
+                let mut st = lock(&self.state);
+                st.threads -= 1;
+                st.starting -= 1;
+                return Err(e);
+            }
+        }
+        let pool = Arc::clone(self);
         let handle = thread::Builder::new()
             .name("http-spawner".into())
-            .spawn(move || spawner_main(&shared))?;
+            .spawn(move || spawner_main(&pool))?;
         lock(&self.state).spawner = Some(handle);
         Ok(())
     }
 
-    /// Queues `job` for a worker and asks for one more thread when no idle or
-    /// starting worker is left for it. Gives the job back when the server is
-    /// at capacity or shutting down.
+    /// Queues `job` for a worker; at the cap, evicts the longest-idle
+    /// connection to make room. Gives the job back when every connection is
+    /// mid-request or the server is shutting down.
     pub fn submit(&self, job: Job) -> Result<(), Job> {
+        let cap = self.cap();
         let mut st = lock(&self.state);
-        if st.shutdown || st.open >= self.cap {
+        if st.shutdown {
             return Err(job);
+        }
+        if st.open - st.evicting >= cap {
+            if !self.evict_longest_idle(&st) {
+                st.refused += 1;
+                return Err(job);
+            }
+            st.evicting += 1;
+            st.evicted += 1;
         }
         st.open += 1;
         st.queue.push_back(job);
-        let uncovered = st.queue.len() > st.idle + st.to_spawn;
+        self.set_crowded(&st);
+        // Spares left once every queued job is taken; top them up to the minimum.
+        let takers = st.idle + st.starting + st.to_spawn + st.evicting;
+        let want = (st.queue.len() + self.shared.config.min_spare_threads).saturating_sub(takers);
+        let room = cap.saturating_sub(st.threads + st.to_spawn);
+        let more = want.min(room);
         // Wake-ups are system calls: skip them when nobody waits, so the
         // acceptor drains a connect burst as fast as it can.
         let mut wake_spawner = false;
-        if uncovered && st.threads + st.to_spawn < self.cap {
-            st.to_spawn += 1;
+        if more > 0 {
+            st.to_spawn += more;
             wake_spawner = st.spawner_waiting;
         }
         let wake_worker = st.idle > 0;
@@ -138,29 +206,98 @@ impl Pool {
         Ok(())
     }
 
-    /// The next job, or `None` once shutting down. `finished`: the caller
-    /// just closed a connection.
-    fn next(&self, finished: bool) -> Option<Job> {
+    /// Closes the keep-alive connection idle the longest; false when none is idle.
+    fn evict_longest_idle(&self, st: &State) -> bool {
+        // A connection may start a request between the scan and the eviction; try the next.
+        for _ in 0..4 {
+            let oldest = st
+                .slots
+                .iter()
+                .filter_map(|s| s.idle_since().map(|t| (t, s)))
+                .min_by_key(|(t, _)| *t);
+            match oldest {
+                None => return false,
+                Some((since, slot)) => {
+                    if slot.evict(since) {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    fn set_crowded(&self, st: &State) {
+        let crowded = (st.open - st.evicting) * 4 >= self.cap() * 3;
+        if self.shared.crowded.load(Ordering::Relaxed) != crowded {
+            self.shared.crowded.store(crowded, Ordering::Relaxed);
+        }
+    }
+
+    /// The next job, or `None` when the worker should exit (shutdown, or a
+    /// surplus spare). `finished`: the caller just closed a connection,
+    /// `evicted` says whether it was closed by eviction.
+    fn next(&self, first: bool, finished: Option<bool>, slot: &Arc<Slot>) -> Option<Job> {
+        let cfg = &self.shared.config;
         let mut st = lock(&self.state);
-        if finished {
+        if first {
+            st.starting -= 1;
+        }
+        if let Some(evicted) = finished {
             st.open -= 1;
+            if evicted {
+                st.evicting -= 1;
+            }
+            self.set_crowded(&st);
         }
         loop {
             if st.shutdown {
-                return None;
+                return self.exit(st, slot);
             }
             if let Some(job) = st.queue.pop_front() {
                 return Some(job);
             }
             st.idle += 1;
-            st = self.wake.wait(st).unwrap_or_else(PoisonError::into_inner);
+            let (guard, waited) = self
+                .wake
+                .wait_timeout(st, cfg.spare_timeout)
+                .unwrap_or_else(PoisonError::into_inner);
+            st = guard;
             st.idle -= 1;
+            if waited.timed_out() && st.queue.is_empty() && st.idle >= cfg.max_spare_threads {
+                st.retired += 1;
+                return self.exit(st, slot);
+            }
         }
     }
 
-    /// Threads spawned so far (they are reused, so this only grows to the peak).
-    pub fn threads(&self) -> usize {
-        lock(&self.state).threads
+    /// Unregisters an exiting worker.
+    fn exit(&self, mut st: MutexGuard<'_, State>, slot: &Arc<Slot>) -> Option<Job> {
+        st.threads -= 1;
+        if let Some(i) = st.slots.iter().position(|s| Arc::ptr_eq(s, slot)) {
+            st.slots.swap_remove(i);
+        }
+        let last = st.threads == 0;
+        drop(st);
+        if last {
+            self.exited.notify_all();
+        }
+        None
+    }
+
+    /// Thread and connection counts now.
+    pub fn stats(&self) -> PoolStats {
+        let st = lock(&self.state);
+        PoolStats {
+            threads: st.threads,
+            idle: st.idle,
+            open: st.open,
+            idle_connections: st.slots.iter().filter(|s| s.idle_since().is_some()).count(),
+            started: st.started,
+            retired: st.retired,
+            evicted: st.evicted,
+            refused: st.refused,
+        }
     }
 
     /// Stops the pool: see the module doc. Safe to call more than once.
@@ -174,29 +311,50 @@ impl Pool {
         if let Some(spawner) = spawner {
             let _ = spawner.join(); // after this no thread is added
         }
-        let (handles, slots, queued) = {
+        let (slots, queued) = {
             let mut st = lock(&self.state);
-            (
-                std::mem::take(&mut st.handles),
-                st.slots.clone(),
-                std::mem::take(&mut st.queue),
-            )
+            let queued = std::mem::take(&mut st.queue);
+            st.open -= queued.len();
+            (st.slots.clone(), queued)
         };
         self.wake.notify_all();
         drop(queued);
         for slot in &slots {
-            if let Some(stream) = lock(slot).as_ref() {
-                let _ = stream.shutdown(Shutdown::Read);
-            }
+            slot.shutdown_read();
         }
-        for handle in handles {
-            let _ = handle.join();
+        let mut st = lock(&self.state);
+        while st.threads > 0 {
+            st = self.exited.wait(st).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    /// Starts one worker thread; the caller has counted it in `threads` and `starting`.
+    fn spawn_worker(self: &Arc<Self>) -> std::io::Result<()> {
+        let slot: Arc<Slot> = Arc::default();
+        lock(&self.state).slots.push(Arc::clone(&slot));
+        let pool = Arc::clone(self);
+        let worker_slot = Arc::clone(&slot);
+        let spawned = thread::Builder::new()
+            .name("http-worker".into())
+            .stack_size(self.shared.config.stack_size)
+            .spawn(move || worker_main(&pool, &worker_slot));
+        let mut st = lock(&self.state);
+        match spawned {
+            Ok(_detached) => {
+                st.started += 1;
+                Ok(())
+            }
+            Err(e) => {
+                if let Some(i) = st.slots.iter().position(|s| Arc::ptr_eq(s, &slot)) {
+                    st.slots.swap_remove(i);
+                }
+                Err(e)
+            }
         }
     }
 }
 
-fn spawner_main(shared: &Arc<Shared>) {
-    let pool = &shared.pool;
+fn spawner_main(pool: &Arc<Pool>) {
     let mut date = DateCache::new();
     loop {
         {
@@ -209,58 +367,48 @@ fn spawner_main(shared: &Arc<Shared>) {
             if st.shutdown {
                 return;
             }
-            // Move the request from `to_spawn` to `threads` *before* the thread
-            // exists: once started it may take a job at once, and counting it
-            // in `to_spawn` then would make `submit` think a queued job is
-            // covered when it is not (a job would wait for a thread that never
-            // comes). Until it reaches `next` it counts nowhere, so at worst
-            // `submit` asks for one thread too many.
+            // Count the thread in `threads` and `starting` *before* it exists:
+            // once started it may take a job at once.
             st.to_spawn -= 1;
             st.threads += 1;
+            st.starting += 1;
         }
-        let slot: Slot = Arc::default();
-        let (worker_shared, worker_slot) = (Arc::clone(shared), Arc::clone(&slot));
-        let spawned = thread::Builder::new()
-            .name("http-worker".into())
-            .stack_size(pool.stack_size)
-            .spawn(move || worker_main(&worker_shared, &worker_slot));
-        let mut st = lock(&pool.state);
-        match spawned {
-            Ok(handle) => {
-                st.handles.push(handle);
-                st.slots.push(slot);
-            }
-            Err(_) => {
-                st.threads -= 1;
-                // Out of threads or memory: refuse the job nobody will take.
-                if st.queue.len() > st.idle + st.to_spawn
-                    && let Some(job) = st.queue.pop_back()
-                {
-                    st.open -= 1;
-                    drop(st);
-                    refuse(job.stream, &mut date);
-                }
+        if pool.spawn_worker().is_err() {
+            let mut st = lock(&pool.state);
+            st.threads -= 1;
+            st.starting -= 1;
+            st.to_spawn = 0;
+            // Out of threads or memory: refuse the job nobody will take.
+            if st.queue.len() > st.idle + st.starting + st.evicting
+                && let Some(job) = st.queue.pop_back()
+            {
+                st.open -= 1;
+                st.refused += 1;
+                drop(st);
+                refuse(job.stream, &mut date);
             }
         }
     }
 }
 
-fn worker_main(shared: &Arc<Shared>, slot: &Slot) {
-    let mut worker = Worker::new(&shared.config.limits);
-    let mut finished = false;
-    while let Some(job) = shared.pool.next(finished) {
-        finished = true;
+fn worker_main(pool: &Arc<Pool>, slot: &Arc<Slot>) {
+    let shared = &pool.shared;
+    let mut worker = Worker::new(shared);
+    let mut finished = None;
+    let mut first = true;
+    while let Some(job) = pool.next(first, finished, slot) {
+        first = false;
         let stream = Arc::new(job.stream);
-        *lock(slot) = Some(Arc::clone(&stream));
+        slot.open(&stream);
         if !shared.shutdown.load(Ordering::SeqCst) {
             let served = catch_unwind(AssertUnwindSafe(|| {
-                conn::serve(&stream, job.peer, job.accepted, shared, &mut worker);
+                conn::serve(&stream, job.peer, job.accepted, shared, &mut worker, slot);
             }));
             if served.is_err() {
-                worker = Worker::new(&shared.config.limits);
+                worker = Worker::new(shared);
             }
         }
-        *lock(slot) = None;
+        finished = Some(slot.close());
         drop(stream); // the last reference: closes the socket
         worker.trim();
     }

@@ -14,7 +14,7 @@ use std::io::{self, IoSlice, Write};
 pub const SERVER: &str = "wirebench";
 
 /// Bodies up to this size are copied behind the head (cheaper than a second iovec).
-const COPY_BODY_MAX: usize = 16 * 1024;
+pub const COPY_BODY_MAX: usize = 16 * 1024;
 
 /// What the `Connection` header of a response says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

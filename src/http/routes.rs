@@ -9,6 +9,7 @@
 //! Every catalog request encodes afresh into the worker's reused buffer; there
 //! is no response cache (docs/SPEC.md, "Routes").
 
+pub use super::memory::Scratch;
 use super::response::{Head, json_error};
 use crate::codec::Format;
 use crate::model::Product;
@@ -52,20 +53,13 @@ pub const SCHEMAS: [Schema; 3] = [
 /// What every worker reads: the prepared products and the schema files.
 #[derive(Debug)]
 pub struct App {
-    pub products: Vec<Product>,
+    /// Shared with the encoder threads.
+    pub products: std::sync::Arc<Vec<Product>>,
     /// Largest `count` accepted: min(`--max-count`, products prepared).
     pub max_count: usize,
     pub schemas: &'static [Schema],
     /// Test hook: when true, `/__panic` panics inside the handler.
     pub panic_route: bool,
-}
-
-/// The worker's reused buffers; a route writes bodies here.
-#[derive(Debug, Default)]
-pub struct Scratch {
-    pub body: Vec<u8>,
-    pub gz: Vec<u8>,
-    pub gzipper: crate::gzip::Compressor,
 }
 
 /// Which bytes to send after the head.
@@ -190,6 +184,9 @@ fn explain(app: &App, format: Format, query: &str, s: &mut Scratch) -> Reply {
             }
         }
     }
+    if !s.admit(count.saturating_mul(EXPLAIN_BYTES_PER_PRODUCT), false) {
+        return over_budget(s);
+    }
     s.body.clear();
     if let Err(e) = format.encode(&app.products[..count], &mut s.body) {
         return error(s, 500, &format!("encoding {} failed: {e}", format.name()), "");
@@ -238,6 +235,19 @@ fn error(s: &mut Scratch, status: u16, message: &str, extra: &'static str) -> Re
         },
         body: Body::Scratch,
     }
+}
+
+/// An upper bound of one fixture product's encoding in any format (JSON,
+/// the largest, averages ~620 bytes); a unit test holds it above the real size.
+pub const BYTES_PER_PRODUCT: usize = 768;
+
+/// An upper bound of one product's annotated dump (JSON: ~12 KB for one product, with its legend); tested like [`BYTES_PER_PRODUCT`].
+pub const EXPLAIN_BYTES_PER_PRODUCT: usize = 16 * 1024;
+
+/// 503 + `Retry-After` when the in-flight response budget stays full.
+fn over_budget(s: &mut Scratch) -> Reply {
+    let msg = "the server's response memory (--max-inflight-bytes) is in use; retry later";
+    error(s, 503, msg, "Retry-After: 1\r\n")
 }
 
 fn no_query(s: &mut Scratch, query: &str, path: &str) -> Option<Reply> {
@@ -310,9 +320,11 @@ fn catalog(app: &App, format: Format, query: &str, s: &mut Scratch) -> Reply {
         Ok(q) => q,
         Err(msg) => return error(s, 400, &msg, ""),
     };
-    s.body.clear();
-    if let Err(e) = format.encode(&app.products[..q.count], &mut s.body) {
-        return error(s, 500, &format!("encoding {} failed: {e}", format.name()), "");
+    if !s.admit(q.count.saturating_mul(BYTES_PER_PRODUCT), q.gzip) {
+        return over_budget(s);
+    }
+    if let Err(msg) = s.encode(format, &app.products, q.count, q.gzip) {
+        return error(s, 500, &msg, "");
     }
     let extra = match format {
         Format::Avro => "Link: </schemas/catalog.avsc>; rel=\"describedby\"\r\n",
@@ -327,9 +339,7 @@ fn catalog(app: &App, format: Format, query: &str, s: &mut Scratch) -> Reply {
             body: Body::Scratch,
         };
     }
-    s.gz.clear();
-    s.gzipper.compress(&s.body, &mut s.gz); // level 6, deflate state reused per worker
-    head.gzip = true;
+    head.gzip = true; // level 6, compressed by `Scratch::encode`
     Reply {
         head,
         body: Body::Gzipped,
@@ -391,6 +401,26 @@ mod tests {
             "limit=5",
             Err("unknown query parameter \"limit\"; allowed: count, compression"),
         );
+    }
+
+    #[test]
+    fn budget_estimates_bound_the_real_sizes() {
+        let products = crate::fixtures::catalog(1000).products;
+        for format in Format::ALL {
+            for n in [1, 10, 1000] {
+                let len = format.encode_to_vec(&products[..n]).unwrap().len();
+                assert!(len <= n * BYTES_PER_PRODUCT, "{format:?} {n}: {len} bytes");
+            }
+            for n in [1, 100] {
+                let bytes = format.encode_to_vec(&products[..n]).unwrap();
+                let text = crate::explain::explain_text(format, &bytes, true).unwrap();
+                assert!(
+                    text.len() <= n * EXPLAIN_BYTES_PER_PRODUCT,
+                    "{format:?} explain {n}: {}",
+                    text.len()
+                );
+            }
+        }
     }
 
     #[test]

@@ -11,9 +11,11 @@
 //! (1 ms doubling to 100 ms) so an fd shortage does not become a busy loop,
 //! and the loop continues when descriptors free up.
 //!
-//! Over capacity, the acceptor itself answers a fast `503` with
+//! At the connection cap the pool evicts the longest-idle keep-alive
+//! connection to admit the new one. Only when every connection is
+//! mid-request does the acceptor itself answer a fast `503` with
 //! `Connection: close` on a non-blocking socket (it cannot block: the send
-//! buffer of a fresh socket is empty) and closes, so an overloaded server
+//! buffer of a fresh socket is empty) and close, so an overloaded server
 //! refuses quickly instead of letting connections hang.
 //!
 //! Note: std's `TcpListener::bind` listens with a backlog of 128 (not
@@ -21,32 +23,25 @@
 //! connects can overflow it; the kernel then drops SYNs and clients retry
 //! after a second. The acceptor's speed is what keeps the queue short.
 
-use super::ServerConfig;
+use super::config::ServerConfig;
 use super::date::DateCache;
-use super::pool::{Job, Pool};
-use super::response::{self, Connection};
+use super::memory::{Budget, Compressors, Encoders, Permits, Resources};
+use super::pool::{Job, Pool, PoolStats};
 use super::routes::{App, SCHEMAS};
+use super::shared::{Shared, refuse};
 use crate::fixtures;
-use std::io::{self, Read, Write};
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::io;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-/// State shared by the acceptor and every worker.
-#[derive(Debug)]
-pub struct Shared {
-    pub config: ServerConfig,
-    pub app: App,
-    pub shutdown: AtomicBool,
-    pub pool: Pool,
-}
-
 /// A running server; dropping it (or [`Server::shutdown`]) stops it.
 #[derive(Debug)]
 pub struct Server {
     shared: Arc<Shared>,
+    pool: Arc<Pool>,
     addr: SocketAddr,
     acceptor: Option<JoinHandle<()>>,
 }
@@ -58,22 +53,33 @@ impl Server {
         let app = prepare(&config)?;
         let listener = TcpListener::bind(config.addr.as_str())?;
         let addr = listener.local_addr()?;
-        let pool = Pool::new(config.max_connections, config.stack_size);
+        let cores = thread::available_parallelism().map_or(1, |n| n.get());
+        let resources = Arc::new(Resources {
+            budget: Budget::new(config.max_inflight_bytes),
+            compressors: Compressors::new(cores),
+            encoders: Encoders::start(cores)?,
+            large: Permits::new(cores),
+            budget_wait: config.budget_wait,
+        });
         let shared = Arc::new(Shared {
             config,
             app,
+            resources,
             shutdown: AtomicBool::new(false),
-            pool,
+            crowded: AtomicBool::new(false),
+            epoch: Instant::now(),
         });
-        shared.pool.start(&shared)?;
+        let pool = Arc::new(Pool::new(Arc::clone(&shared)));
+        pool.start()?;
         let acceptor = {
-            let shared = Arc::clone(&shared);
+            let (shared, pool) = (Arc::clone(&shared), Arc::clone(&pool));
             thread::Builder::new()
                 .name("http-accept".into())
-                .spawn(move || accept_loop(&listener, &shared))?
+                .spawn(move || accept_loop(&listener, &shared, &pool))?
         };
         Ok(Server {
             shared,
+            pool,
             addr,
             acceptor: Some(acceptor),
         })
@@ -89,9 +95,20 @@ impl Server {
         self.shared.app.max_count
     }
 
-    /// Worker threads spawned so far (they are reused; this is the peak of open connections).
+    /// Worker threads alive now.
     pub fn worker_threads(&self) -> usize {
-        self.shared.pool.threads()
+        self.pool.stats().threads
+    }
+
+    /// Thread and connection counts now.
+    pub fn stats(&self) -> PoolStats {
+        self.pool.stats()
+    }
+
+    /// Response bytes reserved in the in-flight budget now, and requests it refused so far.
+    pub fn budget(&self) -> (usize, u64) {
+        let b = &self.shared.resources.budget;
+        (b.in_use(), b.refused())
     }
 
     /// Stops accepting, closes idle connections, joins every thread.
@@ -108,7 +125,7 @@ impl Server {
                 let _ = acceptor.join();
             }
         }
-        self.shared.pool.shutdown();
+        self.pool.shutdown();
     }
 }
 
@@ -145,7 +162,7 @@ fn prepare(config: &ServerConfig) -> io::Result<App> {
     }
     Ok(App {
         max_count: products.len(),
-        products,
+        products: Arc::new(products),
         schemas: &SCHEMAS,
         panic_route: config.test_panic_route,
     })
@@ -161,7 +178,7 @@ const ENOBUFS: i32 = 105;
 const BACKOFF_MIN: Duration = Duration::from_millis(1);
 const BACKOFF_MAX: Duration = Duration::from_millis(100);
 
-fn accept_loop(listener: &TcpListener, shared: &Arc<Shared>) {
+fn accept_loop(listener: &TcpListener, shared: &Shared, pool: &Pool) {
     let mut backoff = BACKOFF_MIN;
     let mut date = DateCache::new();
     loop {
@@ -177,7 +194,7 @@ fn accept_loop(listener: &TcpListener, shared: &Arc<Shared>) {
                     peer,
                     accepted: Instant::now(),
                 };
-                if let Err(job) = shared.pool.submit(job) {
+                if let Err(job) = pool.submit(job) {
                     refuse(job.stream, &mut date);
                 }
             }
@@ -193,21 +210,5 @@ fn accept_loop(listener: &TcpListener, shared: &Arc<Shared>) {
                 }
             },
         }
-    }
-}
-
-/// The fast 503: never blocks the acceptor.
-pub(super) fn refuse(stream: TcpStream, date: &mut DateCache) {
-    let bytes = response::simple(
-        503,
-        "server at its connection limit; retry later",
-        date.get(),
-        Connection::Close,
-    );
-    if stream.set_nonblocking(true).is_ok() && (&stream).write_all(&bytes).is_ok() {
-        let _ = stream.shutdown(Shutdown::Write);
-        // Drain what already arrived so the close sends FIN, not RST.
-        let mut sink = [0u8; 4096];
-        let _ = (&stream).read(&mut sink);
     }
 }

@@ -178,3 +178,13 @@ pub fn ensure_open_files(want: u64) -> u64 {
         .status();
     soft()
 }
+
+/// Polls `done` (every millisecond, at most 5 s) for a state the server
+/// reaches on its own threads; panics naming `what` when it never comes.
+pub fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let end = std::time::Instant::now() + Duration::from_secs(5);
+    while !done() {
+        assert!(std::time::Instant::now() < end, "timed out waiting until {what}");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}

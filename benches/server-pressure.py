@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""Helpers of benches/server-pressure.sh (python3 standard library only).
+
+  idle-rss PORT PID N PATH     N connections each fetch PATH once (all at
+                               once) and stay open; prints RSS before, with
+                               them idle, and after they close (waiting for
+                               surplus spare threads to exit)
+  evict PORT CAP               fills the connection cap with idle keep-alive
+                               connections, then times a new client's /ping
+  svg CSV OUT TITLE            draws an RSS-over-time chart from "seconds,rss_kib"
+"""
+import socket
+import sys
+import time
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
+def threads(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("Threads:"):
+                return int(line.split()[1])
+    return 0
+
+
+def read_response(s):
+    """Reads one response by Content-Length; returns (status, body length)."""
+    buf = b""
+    while b"\r\n\r\n" not in buf:
+        chunk = s.recv(65536)
+        if not chunk:
+            raise RuntimeError("closed inside a head")
+        buf += chunk
+    head, rest = buf.split(b"\r\n\r\n", 1)
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split()[1])
+    length = 0
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        if name.lower() == "content-length":
+            length = int(value)
+    got = len(rest)
+    while got < length:
+        chunk = s.recv(min(1 << 20, length - got))
+        if not chunk:
+            raise RuntimeError("closed inside a body")
+        got += len(chunk)
+    return status, length
+
+
+def settle(pid, seconds=1.0):
+    """Waits until RSS stops changing for `seconds` (at most 30 s)."""
+    last, stable_since, end = rss_kib(pid), time.time(), time.time() + 30
+    while time.time() < end:
+        time.sleep(0.2)
+        now = rss_kib(pid)
+        if abs(now - last) > 256:
+            last, stable_since = now, time.time()
+        elif time.time() - stable_since >= seconds:
+            break
+    return rss_kib(pid)
+
+
+def idle_rss(port, pid, n, path, wait_threads):
+    base = settle(pid)
+    conns = []
+    for _ in range(n):
+        s = socket.create_connection(("127.0.0.1", port))
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        conns.append(s)
+    req = f"GET {path} HTTP/1.1\r\nHost: b\r\n\r\n".encode()
+    for s in conns:
+        s.sendall(req)
+    statuses, body = {}, 0
+    for s in conns:
+        status, length = read_response(s)
+        statuses[status] = statuses.get(status, 0) + 1
+        body = max(body, length)
+    held = settle(pid)
+    for s in conns:
+        s.close()
+    # Surplus spares exit after the spare timeout; wait for the thread count to stop falling.
+    end = time.time() + wait_threads
+    last = threads(pid)
+    while time.time() < end:
+        time.sleep(0.5)
+        now = threads(pid)
+        if now == last and now < n:
+            break
+        last = now
+    after = settle(pid)
+    per_conn = (held - base) / n / 1024
+    print(
+        f"{path:<48} n={n} body={body:>8} B statuses={statuses} "
+        f"rss base={base / 1024:.1f} MiB idle={held / 1024:.1f} MiB "
+        f"per-conn={per_conn:.3f} MiB after-close={after / 1024:.1f} MiB "
+        f"(+{(after - base) / 1024:.1f} MiB) threads={threads(pid)}"
+    )
+
+
+def evict(port, cap):
+    conns = []
+    for _ in range(cap):
+        s = socket.create_connection(("127.0.0.1", port))
+        s.sendall(b"GET /ping HTTP/1.1\r\nHost: b\r\n\r\n")
+        conns.append(s)
+    for s in conns:
+        read_response(s)
+    time.sleep(0.2)  # let every worker go back to waiting (idle)
+    times = []
+    for _ in range(5):
+        t = time.perf_counter()
+        s = socket.create_connection(("127.0.0.1", port))
+        s.sendall(b"GET /ping HTTP/1.1\r\nHost: b\r\nConnection: close\r\n\r\n")
+        status, _ = read_response(s)
+        times.append((time.perf_counter() - t) * 1000)
+        s.close()
+        if status != 200:
+            print(f"new client at a full cap of {cap}: status {status}")
+            return
+    alive = 0
+    for s in conns:
+        try:
+            s.sendall(b"GET /ping HTTP/1.1\r\nHost: b\r\n\r\n")
+            s.settimeout(2)
+            read_response(s)
+            alive += 1
+        except Exception:
+            pass
+    print(
+        f"new client at a cap of {cap} idle connections: 200 in "
+        + ", ".join(f"{t:.2f}" for t in times)
+        + f" ms (5 tries); {cap - alive} idle connections evicted"
+    )
+
+
+def svg(csv_path, out, title):
+    rows = []
+    with open(csv_path) as f:
+        for line in f:
+            if line[0].isdigit():
+                t, kib = line.strip().split(",")[:2]
+                rows.append((float(t), int(kib) / 1024))
+    if not rows:
+        raise SystemExit("no samples")
+    w, h, left, bottom, top, right = 720, 360, 70, 40, 40, 20
+    tmax = max(r[0] for r in rows) or 1
+    ymax = max(r[1] for r in rows) * 1.15 or 1
+    step = 10 ** len(str(int(ymax))) / 10
+    while ymax / step > 8:
+        step *= 2
+    def x(t):
+        return left + (w - left - right) * t / tmax
+    def y(v):
+        return h - bottom - (h - bottom - top) * v / ymax
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
+        f'font-family="sans-serif" font-size="12">',
+        f'<rect width="{w}" height="{h}" fill="white"/>',
+        f'<text x="{w / 2}" y="20" text-anchor="middle" font-size="14">{title}</text>',
+    ]
+    v = 0.0
+    while v <= ymax:
+        parts.append(f'<line x1="{left}" x2="{w - right}" y1="{y(v):.1f}" y2="{y(v):.1f}" stroke="#ddd"/>')
+        parts.append(f'<text x="{left - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{v:.0f}</text>')
+        v += step
+    tstep = 60 if tmax > 300 else 10 if tmax > 60 else 5
+    t = 0
+    while t <= tmax:
+        parts.append(f'<text x="{x(t):.1f}" y="{h - bottom + 16}" text-anchor="middle">{t:.0f}</text>')
+        t += tstep
+    parts.append(f'<text x="{w / 2}" y="{h - 6}" text-anchor="middle">seconds</text>')
+    parts.append(
+        f'<text x="16" y="{h / 2}" text-anchor="middle" transform="rotate(-90 16 {h / 2})">RSS (MiB)</text>'
+    )
+    points = " ".join(f"{x(t):.1f},{y(v):.1f}" for t, v in rows)
+    parts.append(f'<polyline points="{points}" fill="none" stroke="#1f77b4" stroke-width="1.5"/>')
+    parts.append(
+        f'<line x1="{left}" x2="{left}" y1="{top}" y2="{h - bottom}" stroke="black"/>'
+        f'<line x1="{left}" x2="{w - right}" y1="{h - bottom}" y2="{h - bottom}" stroke="black"/>'
+    )
+    parts.append("</svg>")
+    with open(out, "w") as f:
+        f.write("\n".join(parts) + "\n")
+
+
+if __name__ == "__main__":
+    cmd = sys.argv[1]
+    if cmd == "idle-rss":
+        idle_rss(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], float(sys.argv[6]))
+    elif cmd == "evict":
+        evict(int(sys.argv[2]), int(sys.argv[3]))
+    elif cmd == "svg":
+        svg(sys.argv[2], sys.argv[3], sys.argv[4])
+    else:
+        raise SystemExit(__doc__)

@@ -1,0 +1,229 @@
+//! The server's configuration: [`ServerConfig`], its documented defaults, and
+//! the `wirebench serve` flags that set it.
+//!
+//! The one default that depends on the machine is the in-flight response
+//! budget: an eighth of `MemTotal` from `/proc/meminfo` (at least 64 MiB; 1 GiB
+//! where `/proc/meminfo` cannot be read).
+
+use super::parse::Limits;
+use crate::cli::{self, Args};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Everything `Server::start` needs. `Default` gives the documented defaults.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// `host:port`; `127.0.0.1:0` picks an ephemeral port.
+    pub addr: String,
+    /// Open connections served at once (= the most worker threads). At the
+    /// cap the longest-idle keep-alive connection is closed to admit a new
+    /// one; only when every connection is mid-request does a new one get 503.
+    pub max_connections: usize,
+    /// Worker threads started before the server listens (Apache's `StartServers`).
+    pub start_threads: usize,
+    /// Idle workers kept ready: when fewer wait for a connection, the spawner
+    /// starts more in one batch (Apache's `MinSpareThreads`).
+    pub min_spare_threads: usize,
+    /// Idle workers beyond this many exit after [`ServerConfig::spare_timeout`]
+    /// (Apache's `MaxSpareThreads`).
+    pub max_spare_threads: usize,
+    /// How long a worker beyond the spare count waits for a connection before it exits.
+    pub spare_timeout: Duration,
+    /// Products prepared; the largest `count` accepted.
+    pub max_count: usize,
+    /// A catalog JSON file to serve instead of the generated fixture.
+    pub fixture: Option<PathBuf>,
+    /// How long a keep-alive connection may sit between requests.
+    pub idle_timeout: Duration,
+    /// The keep-alive idle time once 75% of `max_connections` are open.
+    pub busy_idle_timeout: Duration,
+    /// Deadline for a request head (and any body to discard) once it starts;
+    /// for the first request, counted from the accept.
+    pub header_timeout: Duration,
+    /// Deadline for one blocked write.
+    pub write_timeout: Duration,
+    /// Slowest average rate a client may read a response at: a response of
+    /// `n` bytes must be sent within `write_timeout + n / min_send_rate`.
+    pub min_send_rate: u64,
+    /// Response bytes (encoded and gzipped bodies) held by all requests at
+    /// once. A request that would exceed it waits up to
+    /// [`ServerConfig::budget_wait`], then gets 503 with `Retry-After`.
+    pub max_inflight_bytes: usize,
+    /// How long a request waits for the in-flight budget before its 503.
+    pub budget_wait: Duration,
+    /// One line per request on stderr. Off by default.
+    pub access_log: bool,
+    pub limits: Limits,
+    /// Stack size of each worker thread. The deepest path is a small gzip on
+    /// the worker (miniz_oxide's deflate); measured with `--stack-size` and
+    /// curl on every format at count 1,000, with and without gzip, when each
+    /// worker built its own compressor on first use: 64–96 KiB in release builds,
+    /// 192–256 KiB in debug builds (tests). Compressors are built before
+    /// the server listens, so that is an upper bound. The default of 512 KiB
+    /// is twice the debug need; only the pages a thread touches become resident.
+    pub stack_size: usize,
+    /// Test hook, not for production: serve `/__panic`, which panics inside
+    /// the handler (proves a panic becomes a 500 and the worker lives on).
+    #[doc(hidden)]
+    pub test_panic_route: bool,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            addr: "127.0.0.1:8090".into(),
+            max_connections: 2048,
+            start_threads: 64,
+            min_spare_threads: 64,
+            max_spare_threads: 256,
+            spare_timeout: Duration::from_secs(10),
+            max_count: 10_000,
+            fixture: None,
+            idle_timeout: Duration::from_secs(30),
+            busy_idle_timeout: Duration::from_secs(2),
+            header_timeout: Duration::from_secs(10),
+            write_timeout: Duration::from_secs(10),
+            min_send_rate: 128 * 1024,
+            max_inflight_bytes: default_inflight_bytes(),
+            budget_wait: Duration::from_millis(250),
+            access_log: false,
+            limits: Limits::default(),
+            stack_size: 512 * 1024,
+            test_panic_route: false,
+        }
+    }
+}
+
+/// The default in-flight budget: an eighth of the machine's memory.
+pub fn default_inflight_bytes() -> usize {
+    const FLOOR: usize = 64 << 20;
+    const UNKNOWN: usize = 1 << 30;
+    let total = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| mem_total(&text));
+    match total {
+        Some(bytes) => (bytes / 8).max(FLOOR),
+        None => UNKNOWN,
+    }
+}
+
+/// `MemTotal` in bytes from the text of `/proc/meminfo` (`MemTotal:  24730000 kB`).
+pub fn mem_total(meminfo: &str) -> Option<usize> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let mut words = line.split_whitespace().skip(1);
+    let n: usize = words.next()?.parse().ok()?;
+    match words.next() {
+        Some("kB") => n.checked_mul(1024),
+        None => Some(n),
+        Some(_) => None,
+    }
+}
+
+pub const USAGE: &str = "\
+wirebench serve — the catalog API (see docs/HTTP.md)
+
+FLAGS:
+  --addr HOST:PORT          listen address [127.0.0.1:8090]
+  --max-connections N       open connections = most worker threads; at the cap the
+                            longest-idle connection is closed for a new one [2048]
+  --threads N               same as --max-connections
+  --start-threads N         workers started before listening [64]
+  --min-spare-threads N     idle workers kept ready, started in batches [64]
+  --max-spare-threads N     idle workers beyond this exit after --spare-timeout [256]
+  --spare-timeout D         idle time before a surplus worker exits [10s]
+  --max-count N             products prepared; the largest count accepted [10000]
+  --fixture FILE            serve this catalog JSON instead of the generated one
+  --idle-timeout D          keep-alive idle time before closing [30s]
+  --busy-idle-timeout D     keep-alive idle time at 75% of --max-connections [2s]
+  --header-timeout D        deadline for a request head once started [10s]
+  --write-timeout D         deadline for one blocked write [10s]
+  --min-send-rate BYTES     slowest average read rate of a response, per second [131072]
+  --max-inflight-bytes N    response bytes held at once; beyond: wait, then 503
+                            [MemTotal/8 from /proc/meminfo]
+  --budget-wait D           how long a request waits for that budget [250ms]
+  --max-request-line BYTES  longer request lines get 414 [8192]
+  --max-header-bytes BYTES  larger header blocks get 431 [16384]
+  --max-headers N           more header lines get 431 [64]
+  --max-body BYTES          larger request bodies get 413 [16384]
+  --stack-size BYTES        worker thread stack [524288]
+  --access-log              one line per request on stderr (off by default)
+";
+
+/// Parses the `serve` flags into a config.
+pub fn config_from_args(args: &mut Args) -> Result<ServerConfig, String> {
+    let d = ServerConfig::default();
+    let duration = |args: &mut Args, name: &str, default: Duration| -> Result<Duration, String> {
+        match args.value(name)? {
+            Some(v) => cli::parse_duration(&v).map_err(|e| format!("{name}: {e}")),
+            None => Ok(default),
+        }
+    };
+    let threads = args.parse::<usize>("--threads")?;
+    let max_connections = args
+        .parse::<usize>("--max-connections")?
+        .or(threads)
+        .unwrap_or(d.max_connections);
+    if max_connections == 0 {
+        return Err("--max-connections must be at least 1".into());
+    }
+    let config = ServerConfig {
+        addr: args.value("--addr")?.unwrap_or(d.addr),
+        max_connections,
+        start_threads: args.parse_or("--start-threads", d.start_threads)?,
+        min_spare_threads: args.parse_or("--min-spare-threads", d.min_spare_threads)?,
+        max_spare_threads: args.parse_or("--max-spare-threads", d.max_spare_threads)?,
+        spare_timeout: duration(args, "--spare-timeout", d.spare_timeout)?,
+        max_count: args.parse_or("--max-count", d.max_count)?,
+        fixture: args.value("--fixture")?.map(PathBuf::from),
+        idle_timeout: duration(args, "--idle-timeout", d.idle_timeout)?,
+        busy_idle_timeout: duration(args, "--busy-idle-timeout", d.busy_idle_timeout)?,
+        header_timeout: duration(args, "--header-timeout", d.header_timeout)?,
+        write_timeout: duration(args, "--write-timeout", d.write_timeout)?,
+        min_send_rate: args.parse_or("--min-send-rate", d.min_send_rate)?,
+        max_inflight_bytes: args.parse_or("--max-inflight-bytes", d.max_inflight_bytes)?,
+        budget_wait: duration(args, "--budget-wait", d.budget_wait)?,
+        access_log: args.switch("--access-log"),
+        limits: Limits {
+            max_request_line: args.parse_or("--max-request-line", d.limits.max_request_line)?,
+            max_header_bytes: args.parse_or("--max-header-bytes", d.limits.max_header_bytes)?,
+            max_headers: args.parse_or("--max-headers", d.limits.max_headers)?,
+            max_body: args.parse_or("--max-body", d.limits.max_body)?,
+        },
+        stack_size: args.parse_or("--stack-size", d.stack_size)?,
+        test_panic_route: false,
+    };
+    if config.max_count == 0 {
+        return Err("--max-count must be at least 1".into());
+    }
+    if config.min_send_rate == 0 {
+        return Err("--min-send-rate must be at least 1 byte per second".into());
+    }
+    if config.max_spare_threads < config.min_spare_threads {
+        return Err(format!(
+            "--max-spare-threads ({}) must be at least --min-spare-threads ({})",
+            config.max_spare_threads, config.min_spare_threads
+        ));
+    }
+    Ok(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mem_total_reads_kilobytes() {
+        let text = "MemTotal:       24730876 kB\nMemFree:         1 kB\n";
+        assert_eq!(mem_total(text), Some(24_730_876 * 1024));
+        assert_eq!(mem_total("MemFree: 1 kB\n"), None);
+        assert_eq!(mem_total("MemTotal: lots kB\n"), None);
+        assert_eq!(mem_total("MemTotal: 5 MB\n"), None);
+    }
+
+    #[test]
+    fn spare_counts_must_be_ordered() {
+        let mut args = Args::new(["--min-spare-threads", "10", "--max-spare-threads", "5"]);
+        let e = config_from_args(&mut args).unwrap_err();
+        assert!(e.contains("--max-spare-threads (5)"), "{e}");
+    }
+}

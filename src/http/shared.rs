@@ -1,0 +1,132 @@
+//! What the acceptor, the pool and every connection share: the config, the
+//! prepared catalog, the memory [`Resources`], each worker's [`Slot`] (its
+//! connection and whether it is idle), and the fast 503 ([`refuse`]).
+//!
+//! This module imports none of `server`, `pool` or `conn`; they all import it.
+
+use super::config::ServerConfig;
+use super::date::DateCache;
+use super::memory::Resources;
+use super::response::{self, Connection};
+use super::routes::App;
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
+
+/// State shared by the acceptor and every worker.
+#[derive(Debug)]
+pub struct Shared {
+    pub config: ServerConfig,
+    pub app: App,
+    pub resources: Arc<Resources>,
+    pub shutdown: AtomicBool,
+    /// At least 75% of `max_connections` are open: keep-alive idle time is
+    /// `busy_idle_timeout`. Set by the pool, read by connections.
+    pub crowded: AtomicBool,
+    /// Zero of the idle clocks in [`Slot`].
+    pub epoch: Instant,
+}
+
+impl Shared {
+    /// Milliseconds since [`Shared::epoch`].
+    pub fn now_ms(&self) -> u64 {
+        u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX - IDLE_BASE)
+    }
+}
+
+/// `Slot::state` values; anything from `IDLE_BASE` up is "idle since (state - IDLE_BASE) ms".
+const EMPTY: u64 = 0;
+const BUSY: u64 = 1;
+const EVICTED: u64 = 2;
+const IDLE_BASE: u64 = 3;
+
+/// One worker's connection as the others see it: the acceptor picks the
+/// longest-idle one to close at the cap, shutdown closes them all.
+#[derive(Debug, Default)]
+pub struct Slot {
+    state: AtomicU64,
+    stream: Mutex<Option<Arc<TcpStream>>>,
+}
+
+impl Slot {
+    /// The worker starts serving `stream`.
+    pub fn open(&self, stream: &Arc<TcpStream>) {
+        *self.stream.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(stream));
+        self.state.store(BUSY, Ordering::Release);
+    }
+
+    /// The connection waits for its next request (since `now_ms`). Returns
+    /// the mark to hand to [`Slot::busy`].
+    pub fn idle(&self, now_ms: u64) -> u64 {
+        let mark = IDLE_BASE + now_ms;
+        // Fails only when already evicted, which must stay visible.
+        let _ = self
+            .state
+            .compare_exchange(BUSY, mark, Ordering::AcqRel, Ordering::Acquire);
+        mark
+    }
+
+    /// Request bytes arrived on a connection marked idle with `mark`.
+    /// False when it was evicted meanwhile: answer it, then close.
+    pub fn busy(&self, mark: u64) -> bool {
+        match self
+            .state
+            .compare_exchange(mark, BUSY, Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => true,
+            Err(now) => now != EVICTED,
+        }
+    }
+
+    /// The connection is done; true when it was evicted.
+    pub fn close(&self) -> bool {
+        *self.stream.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        self.state.swap(EMPTY, Ordering::AcqRel) == EVICTED
+    }
+
+    /// Since when this connection is idle, in ms since the epoch.
+    pub fn idle_since(&self) -> Option<u64> {
+        let s = self.state.load(Ordering::Acquire);
+        (s >= IDLE_BASE).then(|| s - IDLE_BASE)
+    }
+
+    /// Closes the connection if it is still idle since `since`: its worker's
+    /// blocked read sees end-of-file. False when it started a request meanwhile.
+    pub fn evict(&self, since: u64) -> bool {
+        let idle = IDLE_BASE + since;
+        if self
+            .state
+            .compare_exchange(idle, EVICTED, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            return false;
+        }
+        self.shutdown_read();
+        true
+    }
+
+    /// Shuts the read side of the connection, if any (eviction, server shutdown).
+    pub fn shutdown_read(&self) {
+        if let Some(stream) = self.stream.lock().unwrap_or_else(PoisonError::into_inner).as_ref() {
+            let _ = stream.shutdown(Shutdown::Read);
+        }
+    }
+}
+
+/// The fast 503: never blocks the caller.
+pub fn refuse(stream: TcpStream, date: &mut DateCache) {
+    let bytes = response::simple(
+        503,
+        "every connection is busy with a request (the server is at its connection limit); retry later",
+        date.get(),
+        Connection::Close,
+    );
+    if stream.set_nonblocking(true).is_ok() && (&stream).write_all(&bytes).is_ok() {
+        let _ = stream.shutdown(Shutdown::Write);
+        // Drain what already arrived so the close sends FIN, not RST.
+        let mut sink = [0u8; 4096];
+        let _ = (&stream).read(&mut sink);
+    }
+}

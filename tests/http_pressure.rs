@@ -1,0 +1,200 @@
+//! The server under pressure, over real loopback sockets: idle keep-alive
+//! connections are evicted at the connection cap instead of locking new
+//! clients out, the idle timeout shortens near the cap, spare threads are
+//! retired and created again, the in-flight response budget refuses with
+//! 503 and `Retry-After` without losing a request it accepted, and a client that
+//! does not read cannot hold its worker past the response's send deadline.
+//!
+//! Waits are on the server's own counters ([`support::wait_until`] on
+//! `Server::stats`), never on sleeps. Speed targets (the 100 ms admission)
+//! are measured by `benches/server-pressure.sh`, not asserted here.
+
+mod support;
+use support::server;
+
+use std::io::Read;
+use std::time::{Duration, Instant};
+use server::{Client, assert_alive, start_with, wait_until};
+use wirebench::codec::Format;
+use wirebench::fixtures;
+
+#[test]
+fn at_the_cap_the_longest_idle_connection_makes_room() {
+    const CAP: usize = 20;
+    let server = start_with(|c| {
+        c.max_connections = CAP;
+        c.idle_timeout = Duration::from_secs(60);
+        c.busy_idle_timeout = Duration::from_secs(60);
+    });
+    let addr = server.local_addr();
+    let mut oldest = Client::connect(addr);
+    assert_eq!(oldest.get("/ping").status, 200);
+    wait_until("the first connection is idle", || server.stats().idle_connections == 1);
+    // Idle times have millisecond resolution: make the first strictly the oldest.
+    let t = Instant::now();
+    wait_until("a millisecond passed", || t.elapsed() >= Duration::from_millis(2));
+    let mut others: Vec<Client> = (1..CAP).map(|_| Client::connect(addr)).collect();
+    for c in &mut others {
+        assert_eq!(c.get("/ping").status, 200);
+    }
+    wait_until("every connection is idle", || server.stats().idle_connections == CAP);
+
+    let t = Instant::now();
+    let mut newcomer = Client::connect(addr);
+    let r = newcomer.get("/ping");
+    let took = t.elapsed();
+    println!("a new client at a cap full of idle connections: 200 after {took:?}");
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert!(oldest.is_closed(), "the longest-idle connection was closed");
+    assert_eq!(server.stats().evicted, 1);
+    for (i, c) in others.iter_mut().enumerate() {
+        assert_eq!(c.get("/ping").status, 200, "connection {i} was not evicted");
+    }
+    assert_eq!(newcomer.get("/ping").status, 200);
+    assert_eq!(server.stats().refused, 0);
+}
+
+#[test]
+fn near_the_cap_idle_connections_get_the_short_timeout() {
+    let server = start_with(|c| {
+        c.max_connections = 4;
+        c.idle_timeout = Duration::from_secs(60);
+        c.busy_idle_timeout = Duration::from_millis(200);
+    });
+    let addr = server.local_addr();
+    let mut relaxed = Client::connect(addr);
+    assert_eq!(relaxed.get("/ping").status, 200);
+    wait_until("the first connection idles uncrowded", || {
+        server.stats().idle_connections == 1
+    });
+    let mut more: Vec<Client> = (0..2).map(|_| Client::connect(addr)).collect();
+    for c in &mut more {
+        assert_eq!(c.get("/ping").status, 200);
+    }
+    // 3 of 4 open: the connections that went idle from then on close after 200 ms.
+    let t = Instant::now();
+    assert!(more[1].is_closed(), "closed by the busy idle timeout");
+    let waited = t.elapsed();
+    assert!(waited < Duration::from_secs(30), "closed after {waited:?}");
+    // Below 75% again: a new idle connection keeps the long timeout.
+    wait_until("the closed connections are counted", || server.stats().open <= 2);
+    drop(more);
+    wait_until("only the first connection is open", || server.stats().open == 1);
+    assert_eq!(
+        relaxed.get("/ping").status,
+        200,
+        "the first connection was never crowded"
+    );
+}
+
+#[test]
+fn spare_threads_are_retired_when_idle_and_started_again_under_load() {
+    let server = start_with(|c| {
+        c.start_threads = 2;
+        c.min_spare_threads = 2;
+        c.max_spare_threads = 4;
+        c.spare_timeout = Duration::from_millis(100);
+    });
+    let addr = server.local_addr();
+    wait_until("the start threads exist", || server.stats().threads == 2);
+    let mut burst: Vec<Client> = (0..24).map(|_| Client::connect(addr)).collect();
+    for c in &mut burst {
+        assert_eq!(c.get("/ping").status, 200);
+    }
+    assert!(server.stats().threads >= 24, "one worker per open connection");
+    wait_until("two spares wait ahead of demand", || server.stats().idle == 2);
+    drop(burst);
+    wait_until("surplus spares exit", || server.stats().threads == 4);
+    let calm = server.stats();
+    assert_eq!((calm.open, calm.idle), (0, 4), "{calm:?}");
+    assert!(calm.retired >= 20, "{calm:?}");
+
+    let mut again: Vec<Client> = (0..16).map(|_| Client::connect(addr)).collect();
+    for c in &mut again {
+        assert_eq!(c.get("/ping").status, 200);
+    }
+    let regrown = server.stats();
+    assert!(regrown.threads >= 16, "{regrown:?}");
+    assert!(
+        regrown.started >= calm.started + 12,
+        "new threads were started: {regrown:?}"
+    );
+}
+
+/// A test server with 10,000 products: a `count=10000` JSON body (6.2 MB) is
+/// more than loopback socket buffers take while the client does not read,
+/// so the worker stays blocked sending it.
+fn big_server(edit: impl FnOnce(&mut wirebench::http::ServerConfig)) -> wirebench::http::Server {
+    start_with(|c| {
+        c.max_count = 10_000;
+        edit(c);
+    })
+}
+
+const BIG: &str = "GET /catalog/json?count=10000 HTTP/1.1\r\nHost: t\r\n\r\n";
+
+#[test]
+fn the_budget_refuses_with_retry_after_and_loses_no_accepted_request() {
+    let server = big_server(|c| {
+        c.max_inflight_bytes = 1; // one response at a time
+        c.budget_wait = Duration::from_millis(20);
+    });
+    let addr = server.local_addr();
+    // A client that asks for a large body and does not read it yet holds the budget.
+    let mut holder = Client::connect(addr);
+    holder.send(BIG.as_bytes());
+    wait_until("the large response holds the budget", || server.budget().0 > 0);
+
+    let mut others: Vec<Client> = (0..4).map(|_| Client::connect(addr)).collect();
+    for c in &mut others {
+        let r = c.get("/catalog/msgpack?count=10");
+        assert_eq!(r.status, 503, "{}", r.text());
+        assert_eq!(r.header("retry-after"), Some("1"));
+        assert!(r.text().contains("--max-inflight-bytes"), "{}", r.text());
+        assert_eq!(c.get("/ping").status, 200, "a refusal keeps the connection usable");
+    }
+    assert_eq!(server.budget().1, 4);
+
+    // The accepted request is answered in full once its client reads.
+    let r = holder.read_response(false);
+    assert_eq!(r.status, 200);
+    let got = Format::Json.decode(&r.body).expect("the whole body arrives");
+    assert_eq!(got.products.len(), 10_000);
+    wait_until("the budget is free again", || server.budget().0 == 0);
+    let expected = fixtures::catalog(10);
+    for c in &mut others {
+        let r = c.get("/catalog/msgpack?count=10");
+        assert_eq!(r.status, 200, "{}", r.text());
+        assert_eq!(Format::Msgpack.decode(&r.body).unwrap(), expected);
+    }
+}
+
+#[test]
+fn a_client_that_stops_reading_is_cut_off_at_the_send_deadline() {
+    let server = big_server(|c| {
+        c.write_timeout = Duration::from_millis(300);
+        c.min_send_rate = 8 << 20; // 6.2 MB: deadline ≈ 0.3 s + 0.75 s
+    });
+    let mut stalled = Client::connect(server.local_addr());
+    let t = Instant::now();
+    stalled.send(BIG.as_bytes());
+    wait_until("the request is being served", || server.stats().open == 1);
+    // It keeps reading a trickle, so no single write blocks for the write timeout.
+    let mut got = 0usize;
+    let mut buf = [0u8; 1024];
+    loop {
+        match stalled.stream.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => got += n,
+        }
+        if server.stats().open == 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5)); // the slow reader's pace, not a wait for state
+        assert!(t.elapsed() < Duration::from_secs(20), "never cut off; read {got} bytes");
+    }
+    wait_until("the worker let the connection go", || server.stats().open == 0);
+    println!("cut off after {:?}, {got} bytes read", t.elapsed());
+    assert!(got < 6_000_000, "the response was not sent in full: {got} bytes");
+    assert_alive(server.local_addr());
+}
