@@ -63,6 +63,9 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
     if !crate::measure::alloc::installed() {
         eprintln!("codec-bench: no counting allocator installed; B/op and allocs/op will read 0");
     }
+    // Timed batches run with counting off; `bench` switches it on only for
+    // its separate counting runs.
+    crate::measure::alloc::set_counting(false);
 
     let mut sink = Sink::open(&out)?;
     sink.write(&super::go_header(&environment.cpu))?;

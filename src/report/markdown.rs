@@ -243,7 +243,8 @@ const MEANING: &str = "\
 server does per request (our domain types → bytes, including building prost/FlatBuffers objects); \
 *decode* is parse + validation + conversion to our domain types (and dropping them). Each row is \
 calibrated to a time budget and repeated; we show the median of the repeats and their min–max. \
-B/op and allocs/op come from a counting global allocator (bytes requested, reallocs included). \
+Timing runs with allocation counting switched off; B/op and allocs/op come from a separate, untimed \
+run of the same operation with the counting global allocator switched on (bytes requested, reallocs included). \
 MB/s is the payload size of that format divided by the time. *Memcpy* copies the same number of \
 bytes: the physical floor, not a codec. They do not measure I/O, contention, cold caches or other machines.
 - **Sizes** (`sizes.csv`) are exact byte counts. The gzip times are single-threaded medians on this \
