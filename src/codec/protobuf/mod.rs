@@ -46,10 +46,13 @@
 //!
 //! # Costs and errors
 //!
-//! [`encode`] converts our products into the generated structs (cloning every
-//! string: prost messages own their data; this is part of what the server pays
-//! per request and what the codec benchmark measures), then prost writes them
-//! after one `encoded_len` pass reserves the exact size. [`decode`] walks the
+//! [`encode`] writes straight from our borrowed products with prost's own
+//! field encoders (`prost::encoding`), byte for byte what prost writes for the
+//! generated structs but without building them (they would clone every
+//! string); one pass computes each product's length and reserves the exact
+//! size (`encode.rs`). The generated structs remain for decoding and for the
+//! benchmark rows that measure prost alone ([`to_generated`],
+//! [`encode_generated`]). [`decode`] walks the
 //! `Catalog`'s keys itself and lets prost parse one product at a time
 //! (strings are checked UTF-8, lengths are checked against the input before
 //! anything is allocated, nesting is limited to 100), then moves the strings
@@ -62,6 +65,7 @@
 //! placed at the byte of that value by a second, hand-written walk
 //! (`locate.rs`). [`from_generated`] has no bytes to point into and reports 0.
 
+mod encode;
 pub mod generated;
 mod locate;
 
@@ -72,9 +76,11 @@ use generated as pb;
 use prost::Message;
 use std::collections::HashSet;
 
-/// Appends the protobuf encoding of `Catalog { products }` to `out`.
+/// Appends the protobuf encoding of `Catalog { products }` to `out`: the
+/// bytes prost writes for [`to_generated`]`(products)`, written from the
+/// borrowed products by prost's field encoders (`encode.rs`).
 pub fn encode(products: &[Product], out: &mut Vec<u8>) -> Result<(), EncodeError> {
-    encode_generated(&to_generated(products), out)
+    encode::encode(products, out)
 }
 
 /// Decodes a whole protobuf payload into a validated catalog.
