@@ -70,11 +70,11 @@ pub mod generated;
 mod locate;
 
 use crate::codec::cursor::Cursor;
+use crate::codec::ids::UniqueIds;
 use crate::codec::{DecodeError, EncodeError, ErrorKind, varint};
 use crate::model::{self, Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, Variant};
 use generated as pb;
 use prost::Message;
-use std::collections::HashSet;
 
 /// Appends the protobuf encoding of `Catalog { products }` to `out`: the
 /// bytes prost writes for [`to_generated`]`(products)`, written from the
@@ -101,7 +101,7 @@ pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
     // A forged payload of empty products must not reserve 240 bytes per 2.
     let count = count.min(bytes.len() / PRODUCT_MIN_BYTES);
     let mut products = Vec::with_capacity(count);
-    let mut ids = HashSet::with_capacity(count);
+    let mut ids = UniqueIds::new();
     walk(bytes, |key_at, body_at, body| {
         let index = products.len();
         let at = |e: DecodeError| DecodeError { offset: key_at, ..e };
@@ -115,7 +115,7 @@ pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
             }
         })?;
         product.validate(index).map_err(|e| DecodeError::invalid(key_at, e))?;
-        if !ids.insert(product.id) {
+        if !ids.insert(product.id, || products.iter().map(|q: &Product| q.id)) {
             return Err(DecodeError::invalid(key_at, model::duplicate_id(index, product.id)));
         }
         products.push(product);
