@@ -5,8 +5,8 @@
 //! hash set of the ids accepted so far and every later id is checked
 //! against it, so any order is still checked exactly.
 //!
-//! Measured with callgrind on the 1,000-product fixture: hashing each id
-//! with std's SipHash was about 5% of the FlatBuffers decode's instructions.
+//! Hashing every id with std's SipHash is a visible share of a decode's
+//! instructions under callgrind; the comparison is not.
 
 use std::collections::HashSet;
 

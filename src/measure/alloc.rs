@@ -31,8 +31,8 @@
 //! # The switch
 //!
 //! Counting costs: each counted allocation does a handful of atomic
-//! read-modify-writes and a thread-local update, about a third more time on
-//! an allocating decode. So counting has a process-wide switch
+//! read-modify-writes and a thread-local update, which shows in the time of
+//! every allocating hot path. So counting has a process-wide switch
 //! ([`set_counting`], [`with_counting`]). While it is off, each allocator
 //! call costs one relaxed load of a static `AtomicBool` and a branch that
 //! predicts "off", on top of [`System`]; the counters and [`live`] then stand

@@ -86,7 +86,7 @@ pub struct Data {
 /// HTTP files in report order; the first two are expected, the rest optional.
 pub const HTTP_FILES: [&str; 4] = ["http.csv", "http-gzip.csv", "http-c1.csv", "http-c16.csv"];
 
-/// Where a format sorts in tables (SPEC order), unknown names last.
+/// Where a format sorts in tables (field table order: docs/SPEC.md, "Formats"), unknown names last.
 pub fn format_rank(name: &str) -> usize {
     crate::codec::Format::ALL
         .iter()

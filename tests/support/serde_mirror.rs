@@ -1,5 +1,5 @@
 //! Serde mirror of the domain model, for differential tests and peer benchmarks
-//! against serde_json and rmp-serde. Field names and order are the SPEC's, so
+//! against serde_json and rmp-serde. Field names and order follow docs/SPEC.md, "Field order", so
 //! serde's output for these types is what our JSON/MessagePack encoders must
 //! reproduce byte for byte.
 

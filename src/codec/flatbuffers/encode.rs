@@ -5,8 +5,8 @@
 //! the caller's buffer. FlatBuffers builds back to front (the builder's head
 //! moves towards lower addresses), so an object must be finished before the
 //! table that points at it. We create products, strings, tags and variants in
-//! *reverse* order: the finished buffer then reads front to back in SPEC
-//! order (product 0 first, and inside a product the table, then `sku`,
+//! *reverse* order: the finished buffer then reads front to back in field
+//! order, docs/SPEC.md, "Field order" (product 0 first, and inside a product the table, then `sku`,
 //! `name`, … `image_url`), which is what `explain` shows a learner.
 //!
 //! Output is deterministic: the same products always give the same bytes
@@ -14,12 +14,11 @@
 //! false, ACTIVE) are left out of the table, as the builder does unless
 //! `force_defaults` is set; the decoder reads them back as the default.
 //!
-//! Where the time goes (`perf record` over `tests::measure_reuse`, release):
-//! about a third in the builder's vtable deduplication (`write_vtable`, the
-//! `memcmp` of its binary search over the vtables written so far), a fifth
-//! copying strings in (`create_byte_string`, `memmove`), a sixth in the
-//! generated `create` functions and `push_slot`. That is the format's
-//! own cost, not ours to optimise away.
+//! Most of the time goes to the builder itself: vtable deduplication
+//! (`write_vtable` binary-searches and `memcmp`s the vtables written so far),
+//! copying strings in, and the generated `create` functions and `push_slot`.
+//! That is the format's own cost, not ours to optimise away; the profile is
+//! in docs/FORMATS.md, "8. What it costs in CPU".
 //!
 //! Each thread keeps one [`FlatBufferBuilder`] and its scratch vectors and
 //! resets them per call ([`with_scratch`]); see the function for the cap on
@@ -102,13 +101,13 @@ pub fn encode(products: &[Product], out: &mut Vec<u8>) -> Result<(), EncodeError
 /// never grows it by copying: this thread's kept builder when it is large
 /// enough (or is replaced by one that is, up to [`RETAIN_LIMIT`]), a builder
 /// of its own for a larger response, and a fresh one if the thread's builder
-/// is in use (re-entrancy cannot happen today, but a second borrow must
-/// never panic) or was left dirty by a panic.
+/// is in use (no caller re-enters, but a second borrow must never panic) or
+/// was left dirty by a panic.
 ///
-/// Measured with `tests::measure_reuse` (command in its doc) and the peers
-/// bench: growing a fresh builder by doubling costs every copy on the way and
-/// a page fault per fresh page; a kept builder pays only `reset`, which zeroes
-/// the bytes the last build used.
+/// Growing a builder by doubling pays every copy on the way and a page fault
+/// per fresh page; a kept builder pays only `reset`, which zeroes the bytes
+/// the last build used. `tests::measure_reuse` compares reused, fresh and
+/// presized builders (command in its doc).
 fn with_scratch<R>(bound: usize, f: impl FnOnce(&mut Scratch) -> R) -> R {
     if bound > RETAIN_LIMIT {
         return f(&mut Scratch::with_capacity(bound));
@@ -132,8 +131,8 @@ fn with_scratch<R>(bound: usize, f: impl FnOnce(&mut Scratch) -> R) -> R {
 /// An upper bound of the encoded size: every string or vector costs at most
 /// its bytes plus 4 (length) + 1 (NUL) + 3 (padding) + 4 (the offset to it);
 /// a product table with its own vtable and padding fits in 192 bytes (about
-/// 140 are used), a variant table in 64 (about 50). Used to refuse what
-/// cannot fit in 2 GiB; a unit test holds it above the real size.
+/// 140 are used), a variant table in 64 (about 50). `encode` refuses what
+/// cannot fit in 2 GiB by it; a unit test holds it above the real size.
 pub(crate) fn size_bound(products: &[Product]) -> usize {
     const PER_STRING: usize = 12;
     let mut total: usize = 64; // root offset, identifier, Catalog table + vtable, vector length
