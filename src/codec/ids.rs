@@ -101,7 +101,7 @@ mod tests {
     fn sorted_ids_allocate_no_set() {
         let mut ids = UniqueIds::new();
         for id in 1..=1000 {
-            assert!(ids.insert(id, || std::iter::empty()));
+            assert!(ids.insert(id, std::iter::empty));
         }
         assert!(ids.seen.is_none());
     }
