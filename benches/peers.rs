@@ -9,7 +9,7 @@
 //! | Avro | `Format::Avro` | apache-avro: the schema-aware serde path (`GenericDatumWriter::write_ser` / `GenericDatumReader::read_deser`, writer and reader built once) and the `Value` path (`to_value` + `write_value_ref` / `read_value` + `from_value`) |
 //! | Protobuf | `Format::Protobuf` | prost from our domain types (`to_generated` + encode; decode into generated types + conversion to ours) and prost alone (encode of prebuilt messages; decode into generated types only) |
 //! | FlatBuffers | `Format::Flatbuffers` | the official crate used directly: a reused `FlatBufferBuilder` filled from our domain types, the bytes left in the builder; `root_as_catalog` (verifier, default limits) then every field copied into our domain types |
-//! | instrument | a decode timed by `wirebench codec-bench` (child process) | the same decode loop in this process, under plain `System` |
+//! | instrument | a decode timed by `wirebench codec-bench` (child process) | the same harness and decode loop in a child process of this binary (`--system-child`), under plain `System` |
 //! | memcpy | — | copying each payload: the physical floor |
 //!
 //! Everyone runs under the same allocator: this binary installs none, so it
@@ -212,7 +212,12 @@ fn run() -> Result<(), String> {
     let count = args.parse_or("--count", 5usize)?.max(1);
     let counts = args.list::<usize>("--counts")?.unwrap_or(vec![1000]);
     let only = args.list::<String>("--only")?;
+    let system_child_format = args.value("--system-child")?;
     args.finish()?;
+    if let Some(f) = system_child_format {
+        let f: Format = f.parse().map_err(|e| format!("--system-child: {e}"))?;
+        return system_child(f, counts.first().copied().unwrap_or(1000), benchtime);
+    }
     let r = Runner {
         cfg: Config { benchtime, count },
         only,
@@ -319,7 +324,7 @@ fn compare(r: &Runner, products: &[Product], schema: &Schema) -> (Vec<Ratio>, Ve
         floors.push(flatbuffers(r, products, &payloads, &mut out));
     }
     if r.wants("instrument") {
-        instrument(r, products.len(), &payloads, &mut out);
+        instrument(r, products.len(), &mut out);
     }
     if !r.wants("memcpy") {
         return (out, Vec::new());
@@ -1037,54 +1042,116 @@ fn flatbuffers(r: &Runner, products: &[Product], p: &Payloads, out: &mut Vec<Rat
     ("flatbuffers", oe, od)
 }
 
-/// Instrument overhead: the same decode timed by `wirebench codec-bench` in a
-/// child process (its counting allocator installed and switched off while
-/// timing) and by this process under plain `System`, taking turns.
-fn instrument(r: &Runner, n: usize, p: &Payloads, out: &mut Vec<Ratio>) {
-    for (f, payload) in [(Format::Json, &p.json), (Format::Protobuf, &p.protobuf)] {
+/// Instrument overhead: the same decode timed by `wirebench codec-bench` (its
+/// counting allocator installed, switched off while timing) and by this
+/// bench binary under plain `System` (`--system-child`), each in a fresh
+/// child process with the same setup before the row, taking turns. Both
+/// sides are fresh processes because glibc's malloc tunes its trim and mmap
+/// thresholds to what a process has freed before, which moves an allocating
+/// loop's time by more than the instrument could: a long-lived process that
+/// freed large buffers earlier times the same loop faster than a young one.
+fn instrument(r: &Runner, n: usize, out: &mut Vec<Ratio>) {
+    for f in [Format::Json, Format::Protobuf] {
         let row = format!("Decode/{f}/{n}");
-        let mut case = ours_decode(f, n, payload);
-        let (ours, theirs) = match &case.probe {
-            Err(e) => (Err(e.clone()), Err(e.clone())),
-            Ok(()) => {
-                let iters = calibrate_op(r.cfg.benchtime, &mut case.op);
-                let (mut here, mut child) = (Vec::new(), Vec::new());
-                let mut failed = None;
-                for _ in 0..r.cfg.count {
-                    let run = measure(iters, &mut case.op);
-                    println!("{}", go_line(&format!("{row}/system"), &run, case.payload));
-                    here.push(run.ns_per_op());
-                    match codec_bench_ns(f, n, &row, r.cfg.benchtime) {
-                        Ok((ns, line)) => {
-                            println!(
-                                "{}",
-                                line.replace(&format!("Benchmark{row}-"), &format!("Benchmark{row}/codec_bench-"))
-                            );
-                            child.push(ns);
-                        }
-                        Err(e) => failed = Some(e),
-                    }
+        let (mut cb, mut sys) = (Vec::new(), Vec::new());
+        let mut failed = None;
+        for _ in 0..r.cfg.count {
+            match codec_bench_ns(f, n, &row, r.cfg.benchtime) {
+                Ok((ns, line)) => {
+                    println!(
+                        "{}",
+                        line.replace(&format!("Benchmark{row}-"), &format!("Benchmark{row}/codec_bench-"))
+                    );
+                    cb.push(ns);
                 }
-                let here = median(&here).ok_or_else(|| "no runs".to_string());
-                let child = match failed {
-                    Some(e) => Err(e),
-                    None => median(&child).ok_or_else(|| "no runs".to_string()),
-                };
-                (child, here)
+                Err(e) => failed = Some(e),
+            }
+            match system_child_ns(f, n, r.cfg.benchtime) {
+                Ok((ns, line)) => {
+                    println!("{line}");
+                    sys.push(ns);
+                }
+                Err(e) => failed = Some(e),
+            }
+        }
+        let side = |v: &[f64]| -> Side {
+            match &failed {
+                Some(e) => Err(e.clone()),
+                None => median(v).ok_or_else(|| "no runs".to_string()),
             }
         };
-        for (what, side) in [("codec_bench", &ours), ("system", &theirs)] {
-            if let Ok(ns) = side {
+        let (ours, theirs) = (side(&cb), side(&sys));
+        for (what, s) in [("codec_bench", &ours), ("system", &theirs)] {
+            if let Ok(ns) = s {
                 eprintln!("peers: {:<48} {ns:>12.0} ns/op", format!("{row}/{what}"));
             }
         }
         out.push(Ratio::new(
-            format!("Instrument overhead: {f} decode timed by `wirebench codec-bench` vs the same loop under plain System (target: within 3%)"),
+            format!(
+                "Instrument overhead: {f} decode timed by `wirebench codec-bench` vs the same harness and loop under plain System (fresh processes; target: within 3%)"
+            ),
             &ours,
             &theirs,
             Some(0.97),
         ));
     }
+}
+
+/// `--system-child FORMAT`: what `wirebench codec-bench --formats FORMAT
+/// --counts N --filter Decode/FORMAT/N` does before and for that row (make
+/// the products, encode them, hold an encode buffer, probe the decoder, then
+/// the harness's `bench`: calibrate, one batch, the counting run), in this
+/// binary, under plain `System`; prints the row's Go line.
+fn system_child(f: Format, n: usize, benchtime: Duration) -> Result<(), String> {
+    let products = wirebench::fixtures::catalog(n).products;
+    let bytes = f.encode_to_vec(&products).map_err(|e| e.to_string())?;
+    let encode_buf: Vec<u8> = Vec::with_capacity(bytes.len());
+    let probe = f.decode(&bytes).map_err(|e| e.to_string())?;
+    drop(probe);
+    let cfg = Config { benchtime, count: 1 };
+    let runs = wirebench::bench::bench(&cfg, 1, || {
+        let c = f.decode(black_box(&bytes)).expect("decode");
+        assert_eq!(c.products.len(), n);
+        black_box(c);
+    });
+    println!("{}", go_line(&format!("Decode/{f}/{n}/system"), &runs[0], bytes.len()));
+    drop(encode_buf);
+    Ok(())
+}
+
+/// Runs this binary as `--system-child` for one decode row; returns its
+/// ns/op and its result line.
+fn system_child_ns(f: Format, n: usize, benchtime: Duration) -> Result<(f64, String), String> {
+    let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
+    let output = std::process::Command::new(&exe)
+        .args(["--system-child", &f.to_string(), "--counts", &n.to_string()])
+        .args(["--benchtime", &format!("{}ms", benchtime.as_millis().max(1))])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("{}: {e}", exe.display()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "{} --system-child exited with {}",
+            exe.display(),
+            output.status
+        ));
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("BenchmarkDecode/"))
+        .ok_or_else(|| "the system child printed no result line".to_string())?;
+    Ok((ns_per_op(line)?, line.to_string()))
+}
+
+/// The ns/op field of a Go benchmark line.
+fn ns_per_op(line: &str) -> Result<f64, String> {
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    fields
+        .windows(2)
+        .find(|w| w[1] == "ns/op")
+        .and_then(|w| w[0].parse::<f64>().ok())
+        .ok_or_else(|| format!("no ns/op in {line:?}"))
 }
 
 /// Runs `wirebench codec-bench` for one row, one batch; returns its ns/op and
@@ -1112,11 +1179,5 @@ fn codec_bench_ns(f: Format, n: usize, row: &str, benchtime: Duration) -> Result
         .lines()
         .find(|l| l.starts_with(&prefix))
         .ok_or_else(|| format!("codec-bench printed no {row} line"))?;
-    let fields: Vec<&str> = line.split_whitespace().collect();
-    let ns = fields
-        .windows(2)
-        .find(|w| w[1] == "ns/op")
-        .and_then(|w| w[0].parse::<f64>().ok())
-        .ok_or_else(|| format!("no ns/op in {line:?}"))?;
-    Ok((ns, line.to_string()))
+    Ok((ns_per_op(line)?, line.to_string()))
 }

@@ -112,7 +112,10 @@ pub fn calibrate(budget: Duration, mut timed: impl FnMut(u64) -> Duration) -> (u
     }
 }
 
-/// Runs `op` `n` times and returns the wall time.
+/// Runs `op` `n` times and returns the wall time. Never inlined, so the
+/// timed loop is one symbol in every binary that uses the harness (callgrind
+/// can count exactly its instructions with `--toggle-collect`).
+#[inline(never)]
 fn time_n(op: &mut impl FnMut(), n: u64) -> Duration {
     let start = Instant::now();
     for _ in 0..n {
