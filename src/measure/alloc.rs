@@ -238,6 +238,8 @@ pub fn installed() -> bool {
 // and a const thread-local update, none of which allocate or unwind.
 #[allow(unsafe_code)]
 unsafe impl GlobalAlloc for CountingAlloc {
+    // SAFETY: the caller upholds the `GlobalAlloc` contract for this method;
+    // we pass it on to `System` unchanged.
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if counting() {
