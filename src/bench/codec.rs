@@ -5,7 +5,7 @@
 //!
 //! | row | what one operation is |
 //! |---|---|
-//! | `Encode/{fmt}/{n}` | `Format::encode` of the first n products into a reused, cleared buffer: what the server does per request, including building prost/FlatBuffers objects from our domain types |
+//! | `Encode/{fmt}/{n}` | `Format::encode` of the first n products into a reused, cleared buffer: what the server does per request, including building the FlatBuffers objects from our domain types |
 //! | `Decode/{fmt}/{n}` | `Format::decode`: parse + validation + conversion to our domain types, and dropping them |
 //! | `Memcpy/{fmt}/{n}` | copying that format's payload into a preallocated buffer: the physical floor |
 //! | `FlatbuffersVerify/{n}` | the FlatBuffers verifier alone |

@@ -240,7 +240,7 @@ const MEANING: &str = "\
 ## What these numbers measure, and what they do not
 
 - **Codec rows** (`codec.txt`) time one operation on one thread with warm caches: *encode* is what the \
-server does per request (our domain types → bytes, including building prost/FlatBuffers objects); \
+server does per request (our domain types → bytes, including building the FlatBuffers objects); \
 *decode* is parse + validation + conversion to our domain types (and dropping them). Each row is \
 calibrated to a time budget and repeated; we show the median of the repeats and their min–max. \
 Timing runs with allocation counting switched off; B/op and allocs/op come from a separate, untimed \
