@@ -24,7 +24,7 @@
 //! (`Cargo.toml`, `[profile.release]`, which `bench` inherits) applies to
 //! every crate alike.
 //!
-//! Flags: `--benchtime 300ms --count 5 --counts 1000 [--only json,msgpack,avro,protobuf,flatbuffers,instrument,memcpy]`.
+//! Flags: `--benchtime 300ms --count 5 --counts 1000 [--only json,msgpack,avro,protobuf,flatbuffers,instrument,memcpy] [--case TEXT]`.
 
 #[path = "../tests/support/avro_mirror.rs"]
 mod avro_mirror;
@@ -53,6 +53,10 @@ struct Runner {
     cfg: Config,
     /// `--only json,avro,…,instrument,memcpy`: run only these comparisons.
     only: Option<Vec<String>>,
+    /// `--case TEXT`: measure only the cases whose name contains TEXT (the
+    /// others read "not selected"), e.g. to count one case's instructions
+    /// under callgrind.
+    case: Option<String>,
 }
 
 impl Runner {
@@ -104,6 +108,11 @@ impl Runner {
     /// change in machine load during the run hits every side alike. Prints
     /// every batch as a Go line and returns each case's median ns/op.
     fn group(&self, mut cases: Vec<Case<'_>>) -> Vec<Side> {
+        if let Some(sel) = &self.case {
+            for c in cases.iter_mut().filter(|c| !c.name.contains(sel.as_str())) {
+                c.probe = Err("not selected".into());
+            }
+        }
         let iters: Vec<Option<u64>> = cases
             .iter_mut()
             .map(|c| c.probe.is_ok().then(|| calibrate_op(self.cfg.benchtime, &mut c.op)))
@@ -216,6 +225,7 @@ fn run() -> Result<(), String> {
     let counts = args.list::<usize>("--counts")?.unwrap_or(vec![1000]);
     let only = args.list::<String>("--only")?;
     let system_child_format = args.value("--system-child")?;
+    let case = args.value("--case")?;
     args.finish()?;
     if let Some(f) = system_child_format {
         let f: Format = f.parse().map_err(|e| format!("--system-child: {e}"))?;
@@ -224,6 +234,7 @@ fn run() -> Result<(), String> {
     let r = Runner {
         cfg: Config { benchtime, count },
         only,
+        case,
     };
     let env = wirebench::measure::env::capture();
     print!("{}", wirebench::bench::go_header(&env.cpu));
