@@ -12,6 +12,10 @@ RESULTS ?= results
 # Codec microbenchmarks: minimum time per measured batch, batches per row.
 BENCHTIME ?= 300ms
 BENCH_COUNT ?= 5
+# bench-peers runs pinned to this CPU (taskset, where there is one), so every
+# side of a comparison shares one core's caches and frequency.
+PIN_CPU ?= 1
+PIN := $(if $(shell command -v taskset 2>/dev/null),taskset -c $(PIN_CPU),)
 # HTTP load runs: rounds per case and the length of one round.
 HTTP_ROUNDS ?= 3
 HTTP_DURATION ?= 1s
@@ -105,8 +109,9 @@ bench-http: build-release ## HTTP load runs: c=8 none and gzip (+ histograms), c
 report: ## results/* -> results/REPORT.md, medians.json, charts
 	$(RELEASE) report --dir $(RESULTS)
 
-bench-peers: ## ours beside the reference crates, interleaved -> results/peers.txt
-	$(CARGO) bench --quiet --bench peers -- --benchtime $(BENCHTIME) --count $(BENCH_COUNT) > $(RESULTS)/peers.txt
+bench-peers: ## ours beside every reference crate's fastest path, interleaved, pinned to CPU $(PIN_CPU) -> results/peers.txt
+	$(CARGO) bench --quiet --bench peers --no-run
+	$(PIN) $(CARGO) bench --quiet --bench peers -- --benchtime $(BENCHTIME) --count $(BENCH_COUNT) > $(RESULTS)/peers.txt
 
 bench-quick: build-release ## smoke run of the whole bench pipeline into $(QUICK_DIR), not results/
 	@rm -rf $(QUICK_DIR) && mkdir -p $(QUICK_DIR)/histograms

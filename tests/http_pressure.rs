@@ -12,9 +12,9 @@
 mod support;
 use support::server;
 
+use server::{Client, assert_alive, start_with, wait_until};
 use std::io::Read;
 use std::time::{Duration, Instant};
-use server::{Client, assert_alive, start_with, wait_until};
 use wirebench::codec::Format;
 use wirebench::fixtures;
 

@@ -1,33 +1,34 @@
-//! Differential tests: our Avro codec against apache-avro 0.21 (a
+//! Differential tests: our Avro codec against apache-avro 0.22 (a
 //! dev-dependency), in both directions, with the schema we serve
 //! (`wirebench::codec::avro::SCHEMA`).
 //!
-//! - Our bytes equal apache-avro's datum encoding (`to_avro_datum` of a
-//!   `Value` built against the parsed schema) for `catalog(1/100/1000)` and
-//!   300 `random_catalog` seeds, and equal its serde path
-//!   (`write_avro_datum_ref` of the shared serde mirror).
-//! - apache-avro's `from_avro_datum` reads our bytes back to the same `Value`.
+//! - Our bytes equal apache-avro's datum encoding of a `Value` built against
+//!   the parsed schema (`GenericDatumWriter::write_value_to_vec`) for
+//!   `catalog(1/100/1000)` and 300 `random_catalog` seeds, and equal its
+//!   schema-aware serde path (`write_ser` of the Avro serde mirror).
+//! - apache-avro reads our bytes back to the same `Value` (`read_value`) and,
+//!   through its serde path (`read_deser`), to the same mirror.
 //! - We decode apache-avro's bytes back to the same catalog.
 //!
-//! Why `Value` and not a serde mirror for the reading direction: the shared
-//! mirror (`tests/support/serde_mirror.rs`) spells `Status` in lowercase for
-//! JSON/MessagePack, while the Avro enum symbols are `ACTIVE`/`DRAFT`/
-//! `DISCONTINUED`. apache-avro's serializer writes an enum by its variant
-//! *index* (so the mirror encodes correctly and we check that path), but its
-//! deserializer matches symbol *names*, so reading into the mirror would fail
-//! for a reason that has nothing to do with the bytes. A `Value` is also what
-//! apache-avro itself decodes to, so comparing `Value`s checks every field
-//! and every union/enum index with no serde layer in between.
+//! The serde direction uses `tests/support/avro_mirror.rs`, not the
+//! JSON/MessagePack mirror: apache-avro's schema-aware serde path matches
+//! records and enum symbols by name, and the Avro symbols are `ACTIVE`/
+//! `DRAFT`/`DISCONTINUED`. The `Value` direction compares what apache-avro
+//! itself decodes to, so every field and every union/enum index is checked
+//! with no serde layer in between.
 //!
 //! Blocking: both apache-avro writers put a non-empty array in one block
 //! (count, items, `0`) as we do; its serde path starts a new block after 1,024
 //! items, which none of these catalogs reaches (≤ 1,000 products, ≤ 5 tags).
 
 mod support;
+use support::avro_mirror::ACatalog;
 use support::serde_mirror;
 
 use apache_avro::Schema;
+use apache_avro::reader::datum::GenericDatumReader;
 use apache_avro::types::Value;
+use apache_avro::writer::datum::GenericDatumWriter;
 use serde_mirror::SCatalog;
 use wirebench::codec::avro;
 use wirebench::fixtures;
@@ -117,8 +118,10 @@ fn check(schema: &Schema, catalog: &Catalog, name: &str) {
     let value = to_value(&catalog.products);
 
     // 1. Bytes: ours == apache-avro's Value writer.
-    let theirs =
-        apache_avro::to_avro_datum(schema, value.clone()).unwrap_or_else(|e| panic!("{name}: apache-avro encode: {e}"));
+    let writer = GenericDatumWriter::builder(schema).build().expect("apache-avro writer");
+    let theirs = writer
+        .write_value_to_vec(value.clone())
+        .unwrap_or_else(|e| panic!("{name}: apache-avro encode: {e}"));
     if ours != theirs {
         let at = ours.iter().zip(&theirs).position(|(a, b)| a != b);
         panic!(
@@ -128,21 +131,33 @@ fn check(schema: &Schema, catalog: &Catalog, name: &str) {
         );
     }
 
-    // 2. Bytes: ours == apache-avro's serde path (enum written by variant index).
-    let mirror = SCatalog::from(catalog);
-    let mut serde_bytes = Vec::new();
-    apache_avro::write_avro_datum_ref(schema, &mirror, &mut serde_bytes)
+    // 2. Bytes: ours == apache-avro's schema-aware serde path.
+    let mirror = ACatalog::from(&SCatalog::from(catalog));
+    let serde_bytes = writer
+        .write_ser_to_vec(&mirror)
         .unwrap_or_else(|e| panic!("{name}: apache-avro serde encode: {e}"));
     assert!(serde_bytes == ours, "{name}: apache-avro serde bytes differ from ours");
 
-    // 3. apache-avro reads ours back to the same Value, consuming every byte.
-    let mut reader: &[u8] = &ours;
-    let read = apache_avro::from_avro_datum(schema, &mut reader, None)
+    // 3. apache-avro reads ours back to the same Value and, through serde, to
+    //    the same mirror, consuming every byte.
+    let reader = GenericDatumReader::builder(schema).build().expect("apache-avro reader");
+    let mut rest: &[u8] = &ours;
+    let read = reader
+        .read_value(&mut rest)
         .unwrap_or_else(|e| panic!("{name}: apache-avro decode of our bytes: {e}"));
-    assert!(reader.is_empty(), "{name}: apache-avro left {} bytes", reader.len());
+    assert!(rest.is_empty(), "{name}: apache-avro left {} bytes", rest.len());
     assert!(
         read == value,
         "{name}: apache-avro decoded our bytes to a different value"
+    );
+    let mut rest: &[u8] = &ours;
+    let read: ACatalog = reader
+        .read_deser(&mut rest)
+        .unwrap_or_else(|e| panic!("{name}: apache-avro serde decode of our bytes: {e}"));
+    assert!(rest.is_empty(), "{name}: apache-avro serde left {} bytes", rest.len());
+    assert!(
+        read == mirror,
+        "{name}: apache-avro's serde path read a different catalog"
     );
 
     // 4. We read theirs back to the same catalog (ratings bit for bit).
@@ -187,7 +202,11 @@ fn we_read_every_blocking_apache_avro_reads() {
         .products
         .iter()
         .map(|p| {
-            let one = apache_avro::to_avro_datum(&schema, to_value(std::slice::from_ref(p))).unwrap();
+            let one = GenericDatumWriter::builder(&schema)
+                .build()
+                .unwrap()
+                .write_value_to_vec(to_value(std::slice::from_ref(p)))
+                .unwrap();
             // Strip the block count `02` and the final `00`.
             one[1..one.len() - 1].to_vec()
         })
@@ -208,7 +227,11 @@ fn we_read_every_blocking_apache_avro_reads() {
     blocked.extend_from_slice(&items[2]);
     blocked.push(0x00);
     let mut reader: &[u8] = &blocked;
-    let theirs = apache_avro::from_avro_datum(&schema, &mut reader, None).unwrap();
+    let theirs = GenericDatumReader::builder(&schema)
+        .build()
+        .unwrap()
+        .read_value(&mut reader)
+        .unwrap();
     assert!(theirs == to_value(&c.products), "apache-avro reads the blocked form");
     assert_eq!(avro::decode(&blocked).unwrap(), c);
 }

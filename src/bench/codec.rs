@@ -5,7 +5,7 @@
 //!
 //! | row | what one operation is |
 //! |---|---|
-//! | `Encode/{fmt}/{n}` | `Format::encode` of the first n products into a reused, cleared buffer: what the server does per request, including building prost/FlatBuffers objects from our domain types |
+//! | `Encode/{fmt}/{n}` | `Format::encode` of the first n products into a reused, cleared buffer: what the server does per request, including building the FlatBuffers objects from our domain types |
 //! | `Decode/{fmt}/{n}` | `Format::decode`: parse + validation + conversion to our domain types, and dropping them |
 //! | `DecodeBorrowed/{fmt}/{n}` | `Format::decode_view`: the same parse and validation, every error the owned decoder finds, into a view that borrows the payload (no `String`, no `Vec`) |
 //! | `Memcpy/{fmt}/{n}` | copying that format's payload into a preallocated buffer: the physical floor |
@@ -33,6 +33,7 @@ wirebench codec-bench [FLAGS]
   --counts LIST      product counts (default 1,100,1000,10000)
   --formats LIST     formats (default all five)
   --fixture FILE     measure a catalog from FILE (JSON) instead of the generator
+  --filter TEXT      run only the rows whose name contains TEXT (e.g. Decode/json/1000)
   --out FILE         output file, - for stdout (default results/codec.txt)
   --env FILE         also write environment.json here (default: beside --out; none for stdout)
 ";
@@ -49,6 +50,7 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
     let counts = args.list::<usize>("--counts")?.unwrap_or(vec![1, 100, 1000, 10_000]);
     let formats = args.list::<Format>("--formats")?.unwrap_or(Format::ALL.to_vec());
     let fixture = args.value("--fixture")?;
+    let filter = args.value("--filter")?;
     let out = args.value("--out")?.unwrap_or("results/codec.txt".into());
     let env = args.value("--env")?;
     args.finish()?;
@@ -65,8 +67,11 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
     if !crate::measure::alloc::installed() {
         eprintln!("codec-bench: no counting allocator installed; B/op and allocs/op will read 0");
     }
+    // Timed batches run with counting off; `bench` switches it on only for
+    // its separate counting runs.
+    crate::measure::alloc::set_counting(false);
 
-    let mut sink = Sink::open(&out)?;
+    let mut sink = Sink::open(&out, filter)?;
     sink.write(&super::go_header(&environment.cpu))?;
     sink.write(&format!("benchtime: {benchtime:?}\ncount: {count}\n"))?;
     let start = std::time::Instant::now();
@@ -105,10 +110,12 @@ fn env_path(out: &str, env: Option<&str>) -> Option<String> {
 struct Sink {
     out: Box<dyn Write>,
     path: String,
+    /// `--filter`: only rows whose name contains it run.
+    filter: Option<String>,
 }
 
 impl Sink {
-    fn open(path: &str) -> Result<Sink, String> {
+    fn open(path: &str, filter: Option<String>) -> Result<Sink, String> {
         let out: Box<dyn Write> = if path == "-" {
             Box::new(std::io::stdout())
         } else {
@@ -123,6 +130,7 @@ impl Sink {
         Ok(Sink {
             out,
             path: path.to_string(),
+            filter,
         })
     }
 
@@ -153,8 +161,11 @@ impl Sink {
     }
 }
 
-/// Runs one row and writes its lines.
+/// Runs one row and writes its lines (unless `--filter` leaves it out).
 fn row(cfg: &Config, sink: &mut Sink, name: &str, payload: usize, op: impl FnMut()) -> Result<(), String> {
+    if sink.filter.as_ref().is_some_and(|f| !name.contains(f.as_str())) {
+        return Ok(());
+    }
     let lines: Vec<Line> = bench(cfg, cfg.count, op)
         .iter()
         .map(|r| Line::from_run(name, r, payload))

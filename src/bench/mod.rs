@@ -8,9 +8,12 @@
 //!    20% past the budget, growing at most 100× per step, like Go's
 //!    `predictN`) until one batch of `n` takes at least `--benchtime`.
 //! 2. **Measure**: run `--count` batches of that same `n` back to back; each
-//!    batch is one result line. The counting allocator ([`alloc`]) is read
-//!    before and after each batch, so B/op and allocs/op are exact averages
-//!    over the batch, not samples.
+//!    batch is one result line. Timing runs with allocation counting off.
+//! 3. **Count** ([`count_allocs`]): run the same operation again, untimed,
+//!    with the counting allocator's switch on ([`alloc::with_counting`]), so
+//!    B/op and allocs/op are exact averages over that run (up to
+//!    [`COUNT_ITERS`] iterations, after the timed batches warmed every
+//!    buffer), and counting never sits inside a timed loop.
 //!
 //! Inputs go through [`std::hint::black_box`] and every operation checks its
 //! result inside the timed loop (an encoder's output length, a decoder's
@@ -43,6 +46,9 @@ pub use sizes::cli_sizes;
 /// Upper bound on iterations per batch (Go uses 1e9 too).
 pub const MAX_ITERS: u64 = 1_000_000_000;
 
+/// Most iterations of one untimed counting run ([`count_allocs`]).
+pub const COUNT_ITERS: u64 = 1000;
+
 /// How long and how often each row runs.
 #[derive(Clone, Copy, Debug)]
 pub struct Config {
@@ -68,8 +74,11 @@ pub struct Run {
     pub iters: u64,
     /// Wall time of the whole batch.
     pub elapsed: Duration,
-    /// Allocator activity during the batch (zero without a counting allocator).
+    /// Allocator activity during the counting run of the same operation
+    /// (zero without a counting allocator).
     pub allocs: alloc::Counts,
+    /// Iterations of that counting run (0: not counted).
+    pub alloc_iters: u64,
 }
 
 impl Run {
@@ -103,7 +112,10 @@ pub fn calibrate(budget: Duration, mut timed: impl FnMut(u64) -> Duration) -> (u
     }
 }
 
-/// Runs `op` `n` times and returns the wall time.
+/// Runs `op` `n` times and returns the wall time. Never inlined, so the
+/// timed loop is one symbol in every binary that uses the harness (callgrind
+/// can count exactly its instructions with `--toggle-collect`).
+#[inline(never)]
 fn time_n(op: &mut impl FnMut(), n: u64) -> Duration {
     let start = Instant::now();
     for _ in 0..n {
@@ -112,11 +124,32 @@ fn time_n(op: &mut impl FnMut(), n: u64) -> Duration {
     start.elapsed()
 }
 
-/// Calibrates `op` to `cfg.benchtime`, then measures `runs` batches of the
-/// calibrated size. `op` must black-box its inputs and check its result.
+/// Calibrates `op` to `cfg.benchtime`, measures `runs` batches of the
+/// calibrated size, then counts its allocations in one untimed run
+/// ([`count_allocs`]) and attaches them to every batch. `op` must black-box
+/// its inputs and check its result.
 pub fn bench(cfg: &Config, runs: usize, mut op: impl FnMut()) -> Vec<Run> {
     let n = calibrate_op(cfg.benchtime, &mut op);
-    (0..runs).map(|_| measure(n, &mut op)).collect()
+    let mut runs: Vec<Run> = (0..runs).map(|_| measure(n, &mut op)).collect();
+    let k = n.clamp(1, COUNT_ITERS);
+    let allocs = count_allocs(k, &mut op);
+    for r in &mut runs {
+        r.allocs = allocs;
+        r.alloc_iters = k;
+    }
+    runs
+}
+
+/// Runs `op` `k` times, untimed, with allocation counting switched on, and
+/// returns what the process allocated meanwhile; the switch is restored after.
+pub fn count_allocs(k: u64, op: &mut impl FnMut()) -> alloc::Counts {
+    alloc::with_counting(|| {
+        let before = alloc::counts();
+        for _ in 0..k {
+            op();
+        }
+        alloc::counts().since(before)
+    })
 }
 
 /// The iteration count for which one batch of `op` takes at least `budget`.
@@ -124,17 +157,16 @@ pub fn calibrate_op(budget: Duration, op: &mut impl FnMut()) -> u64 {
     calibrate(budget, |n| time_n(op, n)).0
 }
 
-/// One measured batch of `n` iterations, with the allocator's counts.
+/// One timed batch of `n` iterations; nothing else runs inside it (the
+/// allocation counts stay empty: [`count_allocs`] fills them apart).
 /// Interleaving `measure` calls of two operations (A B A B …) spreads any
 /// change in machine load over both, which is how the peers bench compares.
 pub fn measure(n: u64, op: &mut impl FnMut()) -> Run {
-    let before = alloc::counts();
-    let elapsed = time_n(op, n);
-    let allocs = alloc::counts().since(before);
     Run {
         iters: n,
-        elapsed,
-        allocs,
+        elapsed: time_n(op, n),
+        allocs: alloc::Counts::default(),
+        alloc_iters: 0,
     }
 }
 
@@ -157,7 +189,7 @@ impl Line {
     /// The line for one run, with `payload` bytes processed per operation.
     pub fn from_run(name: &str, run: &Run, payload: usize) -> Line {
         let secs = run.elapsed.as_secs_f64();
-        let n = run.iters.max(1);
+        let n = run.alloc_iters.max(1);
         Line {
             name: name.to_string(),
             procs: procs(),
@@ -267,8 +299,9 @@ mod tests {
         assert_eq!(runs[0].iters, runs[1].iters);
         assert!(calls > 2 * runs[0].iters);
         // The lib test binary installs the counting allocator (see alloc.rs):
-        // one 64-byte Vec per iteration at least.
-        assert!(runs[0].allocs.allocs >= runs[0].iters, "{:?}", runs[0]);
+        // one 64-byte Vec per iteration of the counting run at least.
+        assert!(runs[0].alloc_iters >= 1 && runs[0].alloc_iters <= runs[0].iters.min(COUNT_ITERS));
+        assert!(runs[0].allocs.allocs >= runs[0].alloc_iters, "{:?}", runs[0]);
         let line = Line::from_run("Encode/json/1", &runs[0], 64);
         assert!(line.allocs_per_op >= 1 && line.bytes_per_op >= 64, "{line:?}");
     }

@@ -20,6 +20,7 @@ pub mod avro;
 pub mod cursor;
 pub mod error;
 pub mod flatbuffers;
+pub mod ids;
 pub mod json;
 pub mod msgpack;
 pub mod protobuf;

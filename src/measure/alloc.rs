@@ -28,12 +28,31 @@
 //! meaningful while a single thread allocates — the benchmark harness runs
 //! every timed loop on one thread.
 //!
+//! # The switch
+//!
+//! Counting costs: each counted allocation does a handful of atomic
+//! read-modify-writes and a thread-local update, which shows in the time of
+//! every allocating hot path. So counting has a process-wide switch
+//! ([`set_counting`], [`with_counting`]). While it is off, each allocator
+//! call costs one relaxed load of a static `AtomicBool` and a branch that
+//! predicts "off", on top of [`System`]; the counters and [`live`] then stand
+//! still.
+//!
+//! Counting starts **on**, so test and fuzz binaries that install
+//! `CountingAlloc` count everything without a call. The `wirebench` binary
+//! switches it off first thing in `main`: `serve` and `load` never switch it
+//! back on, and `codec-bench` times every batch with it off and switches it on
+//! only for separate, untimed runs of the same operation that give B/op and
+//! allocs/op. [`live`] is exact only for blocks allocated and freed while
+//! counting was on; a block allocated while off and freed while on (or the
+//! reverse) would skew it, so binaries that read `live` leave the switch on.
+//!
 //! This file is the crate's one `unsafe impl`: `GlobalAlloc` is an unsafe
 //! trait, and each method forwards to `System` under the caller's contract.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 /// `System` with allocation counters. See the module docs. The counters are
 /// process-wide statics (there is only one global allocator), read with [`counts`].
@@ -76,6 +95,8 @@ impl CountingAlloc {
         CountingAlloc { _private: () }
     }
 
+    #[cold]
+    #[inline(never)]
     fn count(&self, size: usize) {
         REGISTERED.store(true, Relaxed);
         TOTAL_ALLOCS.fetch_add(1, Relaxed);
@@ -86,13 +107,26 @@ impl CountingAlloc {
         });
     }
 
+    #[cold]
+    #[inline(never)]
+    fn count_free(size: usize) {
+        TOTAL_FREES.fetch_add(1, Relaxed);
+        THREAD.with(|t| t.frees.set(t.frees.get() + 1));
+        Self::track(0, size);
+    }
+
     /// Live bytes go up by `grow` and down by `shrink`; the peak follows.
+    #[cold]
+    #[inline(never)]
     fn track(grow: usize, shrink: usize) {
         if grow >= shrink {
             let now = LIVE_BYTES.fetch_add((grow - shrink) as u64, Relaxed) + (grow - shrink) as u64;
             PEAK_BYTES.fetch_max(now, Relaxed);
         } else {
-            LIVE_BYTES.fetch_sub((shrink - grow) as u64, Relaxed);
+            // Saturating: a block allocated while counting was off and freed
+            // while it is on was never added.
+            let d = (shrink - grow) as u64;
+            let _ = LIVE_BYTES.fetch_update(Relaxed, Relaxed, |v| Some(v.saturating_sub(d)));
         }
     }
 }
@@ -129,7 +163,31 @@ thread_local! {
 
 static LIVE_BYTES: AtomicU64 = AtomicU64::new(0);
 static PEAK_BYTES: AtomicU64 = AtomicU64::new(0);
-static REGISTERED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static REGISTERED: AtomicBool = AtomicBool::new(false);
+/// The switch (see the module docs): on until a binary turns it off.
+static COUNTING: AtomicBool = AtomicBool::new(true);
+
+/// Whether allocations are being counted now.
+#[inline(always)]
+pub fn counting() -> bool {
+    COUNTING.load(Relaxed)
+}
+
+/// Switches counting on or off for the whole process; returns the previous
+/// state. Counts already taken stay.
+pub fn set_counting(on: bool) -> bool {
+    COUNTING.swap(on, Relaxed)
+}
+
+/// Runs `f` with counting on, then restores the previous state. Allocations
+/// of other threads meanwhile are counted too (read [`thread_counts`] for
+/// this thread alone).
+pub fn with_counting<R>(f: impl FnOnce() -> R) -> R {
+    let was = set_counting(true);
+    let r = f();
+    set_counting(was);
+    r
+}
 
 /// The process-wide counters of whichever `CountingAlloc` is installed
 /// (all zero when none is).
@@ -169,20 +227,25 @@ pub fn reset_peak() -> u64 {
 
 /// Whether a `CountingAlloc` is the global allocator of this process.
 pub fn installed() -> bool {
-    // Any allocation through it sets REGISTERED; make one to be sure.
-    let probe = std::hint::black_box(Box::new(0u64));
-    drop(probe);
+    // Any counted allocation through it sets REGISTERED; make one to be sure.
+    with_counting(|| drop(std::hint::black_box(Box::new(0u64))));
     REGISTERED.load(Relaxed)
 }
 
 // SAFETY: (the whole impl) every method forwards its arguments unchanged
 // to `System`, which upholds the `GlobalAlloc` contract; the extra work is a
-// few relaxed atomic adds, which neither allocate nor unwind.
+// relaxed load of the switch and, when it is on, a few relaxed atomic adds
+// and a const thread-local update, none of which allocate or unwind.
 #[allow(unsafe_code)]
 unsafe impl GlobalAlloc for CountingAlloc {
+    // SAFETY: the caller upholds the `GlobalAlloc` contract for this method;
+    // we pass it on to `System` unchanged.
+    #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        self.count(layout.size());
-        Self::track(layout.size(), 0);
+        if counting() {
+            self.count(layout.size());
+            Self::track(layout.size(), 0);
+        }
         // SAFETY: the caller guarantees `layout` has non-zero size, as
         // `System.alloc` requires.
         unsafe { System.alloc(layout) }
@@ -190,19 +253,23 @@ unsafe impl GlobalAlloc for CountingAlloc {
 
     // SAFETY: the caller upholds the `GlobalAlloc` contract for this method;
     // we pass it on to `System` unchanged.
+    #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        self.count(layout.size());
-        Self::track(layout.size(), 0);
+        if counting() {
+            self.count(layout.size());
+            Self::track(layout.size(), 0);
+        }
         // SAFETY: same contract as `alloc`, passed through unchanged.
         unsafe { System.alloc_zeroed(layout) }
     }
 
     // SAFETY: the caller upholds the `GlobalAlloc` contract for this method;
     // we pass it on to `System` unchanged.
+    #[inline]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        TOTAL_FREES.fetch_add(1, Relaxed);
-        THREAD.with(|t| t.frees.set(t.frees.get() + 1));
-        Self::track(0, layout.size());
+        if counting() {
+            Self::count_free(layout.size());
+        }
         // SAFETY: `ptr` was returned by this allocator, i.e. by `System`
         // with this same `layout` (caller's contract).
         unsafe { System.dealloc(ptr, layout) }
@@ -210,9 +277,12 @@ unsafe impl GlobalAlloc for CountingAlloc {
 
     // SAFETY: the caller upholds the `GlobalAlloc` contract for this method;
     // we pass it on to `System` unchanged.
+    #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        self.count(new_size);
-        Self::track(new_size, layout.size());
+        if counting() {
+            self.count(new_size);
+            Self::track(new_size, layout.size());
+        }
         // SAFETY: `ptr`/`layout` come from `System` via this allocator and
         // `new_size` is valid for `layout.align()` (caller's contract).
         unsafe { System.realloc(ptr, layout, new_size) }

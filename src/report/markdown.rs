@@ -240,10 +240,11 @@ const MEANING: &str = "\
 ## What these numbers measure, and what they do not
 
 - **Codec rows** (`codec.txt`) time one operation on one thread with warm caches: *encode* is what the \
-server does per request (our domain types → bytes, including building prost/FlatBuffers objects); \
+server does per request (our domain types → bytes, including building the FlatBuffers objects); \
 *decode* is parse + validation + conversion to our domain types (and dropping them). Each row is \
 calibrated to a time budget and repeated; we show the median of the repeats and their min–max. \
-B/op and allocs/op come from a counting global allocator (bytes requested, reallocs included). \
+Timing runs with allocation counting switched off; B/op and allocs/op come from a separate, untimed \
+run of the same operation with the counting global allocator switched on (bytes requested, reallocs included). \
 MB/s is the payload size of that format divided by the time. *Memcpy* copies the same number of \
 bytes: the physical floor, not a codec. They do not measure I/O, contention, cold caches or other machines.
 - **Sizes** (`sizes.csv`) are exact byte counts. The gzip times are single-threaded medians on this \
@@ -576,13 +577,31 @@ fn http_tables(o: &mut String, file: &HttpFile) {
     }
 }
 
-/// The summary tables of `peers.txt` (its `#` headings and `|` rows); the
-/// per-run Go lines stay in the raw file.
+/// The summary tables of `peers.txt` (its `#` headings and `|` rows), the
+/// run's `profile:` and `allocator:` header lines and its byte-identity notes
+/// (`# json: our bytes and the reference's are identical …`); the per-run Go
+/// lines stay in the raw file. Each table row names the peer's call path.
 fn peers(o: &mut String, text: &str) {
-    o.push_str("\n## Peer implementations (`peers.txt`)\n\nOur codecs beside serde_json, rmp-serde and apache-avro on the same catalog, in one run (`make bench-peers`); every run's line is in `peers.txt`.\n");
+    o.push_str(
+        "\n## Peer implementations (`peers.txt`)\n\nOur codecs beside the reference crates on their fastest paths, on the same catalog, in one run (`make bench-peers`, pinned to one core, the cases of each comparison interleaved): \
+serde_json, sonic-rs and simd-json (JSON); rmp-serde with named fields (MessagePack); apache-avro's schema-aware serde path \
+(`GenericDatumWriter::write_ser` / `GenericDatumReader::read_deser`) and its `Value` path (Avro); prost from our domain types \
+(build the generated messages, then encode; decode, then convert) and prost alone (prebuilt messages; generated types only) (Protobuf); \
+the flatbuffers crate used directly (a reused builder filled from our types; `root_as_catalog` and a copy into our types) (FlatBuffers). \
+Each row names the path it compares against; every run's line is in `peers.txt`.\n\n",
+    );
     for line in text.lines() {
+        for key in ["profile: ", "allocator: "] {
+            if let Some(v) = line.strip_prefix(key) {
+                let _ = writeln!(o, "- {}: {v}", key.trim_end_matches(": "));
+            }
+        }
         if let Some(h) = line.strip_prefix("# ") {
-            let _ = writeln!(o, "\n{h}\n");
+            if h.contains(": our bytes and the reference's are") {
+                let _ = writeln!(o, "- {h}");
+            } else {
+                let _ = writeln!(o, "\n{h}\n");
+            }
         } else if line.starts_with('|') {
             let _ = writeln!(o, "{line}");
         }

@@ -13,11 +13,13 @@
 //! | [`mutate`] | the seeded mutator for hostile inputs |
 //! | [`oracle`] | the properties every hostile input must keep (also used by `fuzz/`) |
 //! | [`serde_mirror`] | serde types mirroring the model, for the reference crates |
+//! | [`avro_mirror`] | the same, named as the Avro schema's records and symbols, for apache-avro's serde path |
 //!
 //! Each test binary compiles all of them and uses a few, hence the
 //! `dead_code` allowance here and nowhere else.
 #![allow(dead_code)]
 
+pub mod avro_mirror;
 pub mod memlimit;
 pub mod mutate;
 pub mod oracle;

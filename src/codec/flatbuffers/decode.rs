@@ -12,10 +12,10 @@
 //! as `products[2].variants[0].sku`, and its position becomes the byte offset.
 
 use super::generated::wirebench as fb;
+use crate::codec::ids::UniqueIds;
 use crate::codec::{DecodeError, ErrorKind};
 use crate::model::{self, Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, Variant};
 use flatbuffers::{ErrorTraceDetail, InvalidFlatbuffer, VerifierOptions};
-use std::collections::HashSet;
 
 /// The 4-byte file identifier at bytes 4..8 (schema `file_identifier`).
 pub const IDENTIFIER: &[u8; 4] = b"WBCT";
@@ -75,7 +75,7 @@ pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
     let list = root.products();
     // The verifier proved 4 bytes per element are in the buffer.
     let mut products = Vec::with_capacity(list.len());
-    let mut ids = HashSet::with_capacity(list.len());
+    let mut ids = UniqueIds::new();
     // Each product is checked before the next is copied, and a list over the
     // model's maximum before it is copied: offsets may share one table or
     // string many times over, so copying first could cost far more than the
@@ -93,7 +93,7 @@ pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
         }
         let product = product(p)?;
         product.validate(index).map_err(|e| DecodeError::invalid(at, e))?;
-        if !ids.insert(product.id) {
+        if !ids.insert(product.id, || products.iter().map(|q: &Product| q.id)) {
             return Err(DecodeError::invalid(at, model::duplicate_id(index, product.id)));
         }
         products.push(product);

@@ -34,16 +34,21 @@ use std::cell::RefCell;
 /// builder refuses (panics) beyond 2 GiB, so we refuse first.
 const MAX_BUFFER: usize = flatbuffers::FLATBUFFERS_MAX_BUFFER_SIZE - 1;
 
-/// A thread keeps its builder only while the finished buffer stays below
-/// this many bytes (about 590 fixture products; the builder's storage grows
-/// by doubling, so a thread keeps at most 512 KiB). A larger response
-/// allocates afresh and frees afterwards, so a pool of ~1,000 worker threads
-/// cannot pin gigabytes after serving a few 10,000-product requests.
-pub const RETAIN_LIMIT: usize = 256 * 1024;
+/// A thread keeps its builder only while the builder's storage is at most
+/// this many bytes (the finished buffer of about 2,000 fixture products). A
+/// larger response builds in a builder of its own, sized for it, freed
+/// afterwards, so a pool of worker threads cannot pin megabytes each after
+/// serving a few 10,000-product requests; up to this size a thread keeps
+/// one, so the common responses (1 to 1,000 products) never allocate the
+/// builder again.
+pub const RETAIN_LIMIT: usize = 1024 * 1024;
 
 /// Per-thread builder state, reset on every call.
 struct Scratch {
     fbb: FlatBufferBuilder<'static>,
+    /// Bytes of storage `fbb` holds (the builder does not say): it never
+    /// grows past this while building anything within [`size_bound`] of it.
+    capacity: usize,
     products: Vec<WIPOffset<fb::Product<'static>>>,
     variants: Vec<WIPOffset<fb::Variant<'static>>>,
     tags: Vec<WIPOffset<&'static str>>,
@@ -55,8 +60,15 @@ struct Scratch {
 
 impl Scratch {
     fn new() -> Scratch {
+        Scratch::with_capacity(0)
+    }
+
+    /// A builder whose storage is `capacity` bytes from the start, so a
+    /// catalog whose [`size_bound`] fits never grows it by copying.
+    fn with_capacity(capacity: usize) -> Scratch {
         Scratch {
-            fbb: FlatBufferBuilder::new(),
+            fbb: FlatBufferBuilder::with_capacity(capacity),
+            capacity,
             products: Vec::new(),
             variants: Vec::new(),
             tags: Vec::new(),
@@ -78,36 +90,57 @@ pub fn encode(products: &[Product], out: &mut Vec<u8>) -> Result<(), EncodeError
             len: bound,
         });
     }
-    with_scratch(|s| {
+    with_scratch(bound, |s| {
         build(s, products);
         out.extend_from_slice(s.fbb.finished_data());
     });
     Ok(())
 }
 
-/// Runs `f` with this thread's builder, or with a fresh one if the thread's
-/// builder is in use (no caller re-enters, but a second borrow must never
-/// panic) or was left dirty by a panic.
+/// Frees this thread's kept builder if its storage is over `keep` bytes.
 ///
-/// Reuse saves growing the builder's storage on every call, which is most of
-/// the cost of a small response; above [`RETAIN_LIMIT`] nothing is kept, so
-/// large responses cost what a fresh builder costs. `tests::measure_reuse`
-/// compares reused, fresh and presized builders (command in its doc).
-fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
+/// A server thread that has gone idle calls it, so that an idle thread holds
+/// no more than `keep` bytes of builder whatever it served last; a loop that
+/// encodes back to back (the codec benchmark) never calls it and keeps
+/// reusing its builder.
+pub fn release_thread_builder(keep: usize) {
+    SCRATCH.with(|cell| {
+        if let Ok(mut s) = cell.try_borrow_mut()
+            && s.capacity > keep
+        {
+            *s = Scratch::new();
+        }
+    });
+}
+
+/// Runs `f` with a builder whose storage holds `bound` bytes, so building
+/// never grows it by copying: this thread's kept builder when it is large
+/// enough (or is replaced by one that is, up to [`RETAIN_LIMIT`]), a builder
+/// of its own for a larger response, and a fresh one if the thread's builder
+/// is in use (no caller re-enters, but a second borrow must never panic) or
+/// was left dirty by a panic.
+///
+/// Growing a builder by doubling pays every copy on the way and a page fault
+/// per fresh page; a kept builder pays only `reset`, which zeroes the bytes
+/// the last build used. `tests::measure_reuse` compares reused, fresh and
+/// presized builders (command in its doc).
+fn with_scratch<R>(bound: usize, f: impl FnOnce(&mut Scratch) -> R) -> R {
+    if bound > RETAIN_LIMIT {
+        return f(&mut Scratch::with_capacity(bound));
+    }
     SCRATCH.with(|cell| match cell.try_borrow_mut() {
         Ok(mut s) => {
-            if s.busy {
-                *s = Scratch::new();
+            if s.busy || s.capacity < bound {
+                // Room for the next sizes too, within the limit: a thread
+                // serving a mix of counts settles on one builder.
+                *s = Scratch::with_capacity(bound.saturating_mul(2).min(RETAIN_LIMIT).max(bound));
             }
             s.busy = true;
             let r = f(&mut s);
             s.busy = false;
-            if s.fbb.finished_data().len() > RETAIN_LIMIT {
-                *s = Scratch::new();
-            }
             r
         }
-        Err(_) => f(&mut Scratch::new()),
+        Err(_) => f(&mut Scratch::with_capacity(bound)),
     })
 }
 
@@ -244,10 +277,11 @@ mod tests {
     /// growing by doubling (`sized = false`) or preallocated from
     /// [`size_bound`] (`sized = true`).
     fn encode_fresh(products: &[Product], out: &mut Vec<u8>, sized: bool) {
-        let mut s = Scratch::new();
-        if sized {
-            s.fbb = FlatBufferBuilder::with_capacity(size_bound(products));
-        }
+        let mut s = if sized {
+            Scratch::with_capacity(size_bound(products))
+        } else {
+            Scratch::new()
+        };
         build(&mut s, products);
         out.extend_from_slice(s.fbb.finished_data());
     }
@@ -291,7 +325,7 @@ mod tests {
         let mut want = Vec::new();
         encode(&c.products, &mut want).unwrap();
         let r = std::panic::catch_unwind(|| {
-            with_scratch(|s| {
+            with_scratch(size_bound(&c.products), |s| {
                 s.fbb.reset();
                 s.fbb.start_table();
                 s.fbb.push_slot::<i64>(4, 7, 0);

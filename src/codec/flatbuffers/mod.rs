@@ -102,4 +102,4 @@ pub mod view;
 
 pub use decode::{APPARENT_SIZE_FACTOR, IDENTIFIER, MAX_DEPTH, decode, verified_root, verifier_options};
 pub use direct::{Checksum, checksum, read_direct, verify};
-pub use encode::{RETAIN_LIMIT, encode};
+pub use encode::{RETAIN_LIMIT, encode, release_thread_builder};

@@ -46,10 +46,13 @@
 //!
 //! # Costs and errors
 //!
-//! [`encode`] converts our products into the generated structs (cloning every
-//! string: prost messages own their data; this is part of what the server pays
-//! per request and what the codec benchmark measures), then prost writes them
-//! after one `encoded_len` pass reserves the exact size. [`decode`] walks the
+//! [`encode`] writes straight from our borrowed products with prost's own
+//! field encoders (`prost::encoding`), byte for byte what prost writes for the
+//! generated structs but without building them (they would clone every
+//! string); one pass computes each product's length and reserves the exact
+//! size (`encode.rs`). The generated structs remain for decoding and for the
+//! benchmark rows that measure prost alone ([`to_generated`],
+//! [`encode_generated`]). [`decode`] walks the
 //! `Catalog`'s keys itself and lets prost parse one product at a time
 //! (strings are checked UTF-8, lengths are checked against the input before
 //! anything is allocated, nesting is limited to 100), then moves the strings
@@ -64,22 +67,25 @@
 //! walk, the per-product list count and that locator all read keys and
 //! values through one reader, `wire.rs`.
 
+mod encode;
 pub mod generated;
 mod locate;
 pub mod view;
 pub(crate) mod wire;
 
 use crate::codec::cursor::Cursor;
+use crate::codec::ids::UniqueIds;
 use crate::codec::{DecodeError, EncodeError, ErrorKind};
 use crate::model::{self, Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, Variant};
 use generated as pb;
 use prost::Message;
-use std::collections::HashSet;
 use wire::WireType;
 
-/// Appends the protobuf encoding of `Catalog { products }` to `out`.
+/// Appends the protobuf encoding of `Catalog { products }` to `out`: the
+/// bytes prost writes for [`to_generated`]`(products)`, written from the
+/// borrowed products by prost's field encoders (`encode.rs`).
 pub fn encode(products: &[Product], out: &mut Vec<u8>) -> Result<(), EncodeError> {
-    encode_generated(&to_generated(products), out)
+    encode::encode(products, out)
 }
 
 /// Decodes a whole protobuf payload into a validated catalog.
@@ -100,7 +106,7 @@ pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
     // A forged payload of empty products must not reserve 240 bytes per 2.
     let count = count.min(bytes.len() / PRODUCT_MIN_BYTES);
     let mut products = Vec::with_capacity(count);
-    let mut ids = HashSet::with_capacity(count);
+    let mut ids = UniqueIds::new();
     walk(bytes, |key_at, body_at, body| {
         let index = products.len();
         let at = |e: DecodeError| DecodeError { offset: key_at, ..e };
@@ -114,7 +120,7 @@ pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
             }
         })?;
         product.validate(index).map_err(|e| DecodeError::invalid(key_at, e))?;
-        if !ids.insert(product.id) {
+        if !ids.insert(product.id, || products.iter().map(|q: &Product| q.id)) {
             return Err(DecodeError::invalid(key_at, model::duplicate_id(index, product.id)));
         }
         products.push(product);
