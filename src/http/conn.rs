@@ -46,6 +46,8 @@ pub struct Worker {
     head: Vec<u8>,
     scratch: Scratch,
     date: super::date::DateCache,
+    /// This worker's counters for `/metrics`, registered on its first connection.
+    metrics: Option<std::sync::Arc<super::metrics::WorkerMetrics>>,
 }
 
 /// Scratch capacity kept between connections; larger buffers are shrunk back.
@@ -63,6 +65,7 @@ impl Worker {
             head: Vec::with_capacity(512),
             scratch: Scratch::default(),
             date: super::date::DateCache::new(),
+            metrics: None,
         }
     }
 
@@ -102,6 +105,9 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
     // response back while an earlier one is unacknowledged.
     if stream.set_nodelay(true).is_err() || stream.set_write_timeout(Some(cfg.write_timeout)).is_err() {
         return;
+    }
+    if w.metrics.is_none() {
+        w.metrics = Some(shared.metrics.register());
     }
     let mut timeout = ReadTimeout { stream, current: None };
     let mut filled = 0usize;
@@ -192,9 +198,8 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
             .access_log
             .then(|| (Instant::now(), format!("{} {}", req.method, req.target)));
 
-        let reply = match catch_unwind(AssertUnwindSafe(|| {
-            routes::handle(&shared.app, req.method, req.target, &mut w.scratch)
-        })) {
+        let handled_at = Instant::now(); // metrics: request time starts at the complete head
+        let reply = match catch_unwind(AssertUnwindSafe(|| routes::handle(&shared.app, &req, &mut w.scratch))) {
             Ok(reply) => reply,
             Err(_) => {
                 w.scratch.body.clear(); // whatever the panic left half-written
@@ -236,6 +241,11 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
             Body::Scratch => &w.scratch.body,
             Body::Gzipped => &w.scratch.gz,
             Body::Schema(i) => shared.app.schemas[i].bytes,
+            Body::Metrics => {
+                w.scratch.body.clear();
+                shared.metrics.render(shared.pool.gauges(), &mut w.scratch.body);
+                &w.scratch.body
+            }
         };
         w.head.clear();
         response::write_head(&mut w.head, &reply.head, w.date.get(), body.len(), conn);
@@ -243,6 +253,18 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
         if let Some((t0, line)) = log_start {
             let micros = t0.elapsed().as_micros();
             eprintln!("{peer} \"{line}\" {} {} {micros}us", reply.head.status, body.len());
+        }
+        if let Some(m) = &w.metrics {
+            let sent_bytes = if is_head { 0 } else { body.len() };
+            let request_ns = u64::try_from(handled_at.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            m.record(
+                reply.label,
+                reply.format,
+                reply.head.status,
+                sent_bytes,
+                reply.encode_ns,
+                request_ns,
+            );
         }
         if sent.is_err() {
             return;
@@ -258,15 +280,15 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
 
 fn internal_error(s: &mut Scratch) -> Reply {
     response::json_error(&mut s.body, "internal error: the handler panicked; see the server log");
-    Reply {
-        head: response::Head {
+    Reply::new(
+        response::Head {
             status: 500,
             content_type: "application/json",
             extra: "",
             gzip: false,
         },
-        body: Body::Scratch,
-    }
+        Body::Scratch,
+    )
 }
 
 /// The header deadline passed: 408 if part of a request arrived, else just close.
@@ -279,6 +301,9 @@ fn timed_out(stream: &TcpStream, w: &mut Worker, filled: usize) {
 /// Sends an error with `Connection: close`, then closes gracefully.
 fn reject(stream: &TcpStream, w: &mut Worker, status: u16, message: &str) {
     let bytes = response::simple(status, message, w.date.get(), Connection::Close);
+    if let Some(m) = &w.metrics {
+        m.record_rejected(status, bytes.len());
+    }
     if io::Write::write_all(&mut &*stream, &bytes).is_ok() {
         linger_close(stream, &mut w.inbuf);
     }

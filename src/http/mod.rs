@@ -38,6 +38,8 @@
 
 pub mod conn;
 pub mod date;
+pub mod metrics;
+pub mod negotiate;
 pub mod parse;
 pub mod pool;
 pub mod response;

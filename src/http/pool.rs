@@ -163,6 +163,16 @@ impl Pool {
         lock(&self.state).threads
     }
 
+    /// Open connections and busy/idle threads, for `/metrics`.
+    pub fn gauges(&self) -> super::metrics::Gauges {
+        let st = lock(&self.state);
+        super::metrics::Gauges {
+            open_connections: st.open,
+            busy_threads: st.threads - st.idle.min(st.threads),
+            idle_threads: st.idle,
+        }
+    }
+
     /// Stops the pool: see the module doc. Safe to call more than once.
     pub fn shutdown(&self) {
         let spawner = {
@@ -238,6 +248,7 @@ fn spawner_main(shared: &Arc<Shared>) {
                 {
                     st.open -= 1;
                     drop(st);
+                    shared.metrics.refused();
                     refuse(job.stream, &mut date);
                 }
             }

@@ -41,6 +41,8 @@ pub struct Shared {
     pub app: App,
     pub shutdown: AtomicBool,
     pub pool: Pool,
+    /// Every worker's counters, summed for `/metrics`.
+    pub metrics: super::metrics::Registry,
 }
 
 /// A running server; dropping it (or [`Server::shutdown`]) stops it.
@@ -64,6 +66,7 @@ impl Server {
             app,
             shutdown: AtomicBool::new(false),
             pool,
+            metrics: super::metrics::Registry::default(),
         });
         shared.pool.start(&shared)?;
         let acceptor = {
@@ -178,6 +181,7 @@ fn accept_loop(listener: &TcpListener, shared: &Arc<Shared>) {
                     accepted: Instant::now(),
                 };
                 if let Err(job) = shared.pool.submit(job) {
+                    shared.metrics.refused();
                     refuse(job.stream, &mut date);
                 }
             }
