@@ -89,6 +89,8 @@ fn record(config: &Config, csv: &mut dyn Write, label: &RunLabel, st: &RoundStat
             summary::write_histogram(&path, label, "open loop, service time", service)
                 .map_err(|e| format!("{}: {e}", path.display()))?;
         }
+        let path = summary::hlog_path(dir, label);
+        summary::write_hlog(&path, label, what, st).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(())
 }

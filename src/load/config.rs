@@ -30,7 +30,8 @@ FLAGS (both --flag value and --flag=value):
   --seed N             seeds the format order rotation (default: 1)
   --url URL            any http:// server and path; 200 + whole body = success;
                        prints a wrk-like summary
-  --histograms DIR     also write each run's latency histogram to DIR
+  --histograms DIR     also write each run's latency histogram to DIR, as
+                       <run>.hist and as an HdrHistogram interval log <run>.hlog
   --fixture FILE       catalog JSON for the in-process server and the checks
   --output FILE        write the CSV there instead of stdout
 ";

@@ -1,5 +1,5 @@
 //! Output: one CSV row per (round, format, count), a wrk-like human summary, and
-//! histogram files.
+//! histogram files (our text form and HdrHistogram interval logs).
 //!
 //! CSV columns ([`crate::measure::results::HTTP_HEADER`]): `duration_s` is the measured elapsed time of the
 //! run; `requests` counts verified responses only; `rps` = requests / duration_s;
@@ -81,6 +81,50 @@ pub fn write_histogram(path: &Path, label: &RunLabel, what: &str, h: &Histogram)
     writeln!(out, "# unit=ns")?;
     h.write_text(&mut out)?;
     out.flush()
+}
+
+/// `{format}-{count}-{compression}-r{round}.hlog`: the same run as an
+/// HdrHistogram interval log.
+pub fn hlog_path(dir: &Path, label: &RunLabel) -> PathBuf {
+    dir.join(format!(
+        "{}-{}-{}-r{}.hlog",
+        label.format, label.count, label.compression, label.round
+    ))
+}
+
+/// Writes the run as an HdrHistogram interval log ([`crate::measure::hlog`]):
+/// one interval tagged `latency` (what `what` says) and, for the open loop,
+/// one tagged `service`. The start time is the run's start on the wall clock
+/// (now minus the elapsed time, to the millisecond).
+pub fn write_hlog(path: &Path, label: &RunLabel, what: &str, st: &RoundStats) -> io::Result<()> {
+    use crate::measure::hlog::{WriteInterval, write_log};
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let start = now.saturating_sub(st.elapsed).as_secs_f64();
+    let length_s = st.elapsed.as_secs_f64();
+    let mut intervals = vec![WriteInterval {
+        tag: "latency",
+        start_s: 0.0,
+        length_s,
+        histogram: &st.latency,
+    }];
+    if let Some(service) = &st.service {
+        intervals.push(WriteInterval {
+            tag: "service",
+            start_s: 0.0,
+            length_s,
+            histogram: service,
+        });
+    }
+    let comments = [
+        format!(
+            "wirebench load: format={} count={} compression={} round={} concurrency={}",
+            label.format, label.count, label.compression, label.round, label.concurrency
+        ),
+        format!("values in ns; Tag=latency: {what}; Tag=service: open loop service time"),
+    ];
+    std::fs::write(path, write_log(&comments, start, &intervals))
 }
 
 /// A duration in ns as wrk prints it: `812.00us`, `1.23ms`, `2.00s`.

@@ -10,6 +10,7 @@
 //! |---|---|
 //! | [`stats`] | median, min–max spread, the `-P` processor count |
 //! | [`histogram`] | the one latency histogram: record, merge, quantile, text form |
+//! | [`hlog`] | HdrHistogram interval logs (V2 compressed) to and from that histogram |
 //! | [`alloc`] | the counting global allocator (bytes/op, allocs/op, live/peak) |
 //! | [`env`] | the machine a run happened on → `environment.json` |
 //! | [`json`] | the little JSON writing `environment.json` and `medians.json` need |
@@ -18,6 +19,7 @@
 pub mod alloc;
 pub mod env;
 pub mod histogram;
+pub mod hlog;
 pub mod json;
 pub mod results;
 pub mod stats;
