@@ -30,8 +30,9 @@ use std::fs;
 use std::io::{self, Write};
 use std::net::SocketAddr;
 
-/// Runs everything `config` asks for.
-pub fn run(config: &Config) -> Result<(), String> {
+/// Runs everything `config` asks for; returns how many requests failed
+/// (warm-up included) over all runs.
+pub fn run(config: &Config) -> Result<u64, String> {
     if let Some(dir) = &config.histograms {
         fs::create_dir_all(dir).map_err(|e| format!("--histograms {}: {e}", dir.display()))?;
     }
@@ -44,11 +45,12 @@ pub fn run(config: &Config) -> Result<(), String> {
     };
     let csv_err = |e: io::Error| format!("writing CSV: {e}");
     writeln!(csv, "{}", crate::measure::results::HTTP_HEADER).map_err(csv_err)?;
-    match &config.url {
+    let failed = match &config.url {
         Some(url) => run_url(config, url, &mut csv)?,
         None => run_catalog(config, &mut csv)?,
-    }
-    csv.flush().map_err(csv_err)
+    };
+    csv.flush().map_err(csv_err)?;
+    Ok(failed)
 }
 
 /// One measured run (closed or open loop, per `config.rate`).
@@ -120,8 +122,17 @@ pub fn warm_up(target: &Target, n: usize, expected: Option<&[Product]>) -> (Erro
     (errors, difference)
 }
 
-fn run_url(config: &Config, url: &str, csv: &mut dyn Write) -> Result<(), String> {
-    let target = Target::from_url(url, Check::Status200, config.timeout)?;
+fn run_url(config: &Config, url: &str, csv: &mut dyn Write) -> Result<u64, String> {
+    let check = match config.verify {
+        Some(format) => Check::Decode {
+            format,
+            expect_count: config.expect_count,
+            decoder: verify::Decoder::Owned,
+        },
+        None => Check::Status200,
+    };
+    let target = Target::from_url(url, check, config.timeout)?;
+    let mut failed = 0;
     for round in 1..=config.rounds {
         let (warm_errors, _) = warm_up(&target, config.warmup, None);
         let mut st = measure(config, &target)?;
@@ -133,10 +144,14 @@ fn run_url(config: &Config, url: &str, csv: &mut dyn Write) -> Result<(), String
             compression: config.compression.name().into(),
             concurrency: config.concurrency,
         };
-        print!("{}", summary::human(url, &label, &mode(config), &st));
+        match config.output_format {
+            super::config::OutputFormat::Text => print!("{}", summary::human(url, &label, &mode(config), &st)),
+            super::config::OutputFormat::Json => println!("{}", summary::json(url, &label, &mode(config), &st)),
+        }
+        failed += st.errors.total();
         record(config, csv, &label, &st)?;
     }
-    Ok(())
+    Ok(failed)
 }
 
 /// Formats of round `round` (1-based): `formats` rotated left by `(seed + round - 1) mod n`.
@@ -155,7 +170,7 @@ pub fn catalog_path(format: Format, count: usize, compression: Compression) -> S
     )
 }
 
-fn run_catalog(config: &Config, csv: &mut dyn Write) -> Result<(), String> {
+fn run_catalog(config: &Config, csv: &mut dyn Write) -> Result<u64, String> {
     let max_count = config.counts.iter().copied().max().unwrap_or(1);
     let catalog = match &config.fixture {
         Some(path) => crate::fixtures::load_file(path)?,
@@ -177,8 +192,12 @@ fn run_catalog(config: &Config, csv: &mut dyn Write) -> Result<(), String> {
 
 /// Every case and round of catalog mode against the catalog server at `addr`
 /// (normally the in-process one), checking against `products` (the fixture).
-pub fn run_cases(config: &Config, csv: &mut dyn Write, addr: SocketAddr, products: &[Product]) -> Result<(), String> {
+/// Returns the number of failed requests. One progress line per case goes to
+/// stderr with the elapsed time and an estimate of what is left.
+pub fn run_cases(config: &Config, csv: &mut dyn Write, addr: SocketAddr, products: &[Product]) -> Result<u64, String> {
     let host = addr.to_string();
+    let mut failed = 0;
+    let mut progress = Progress::new(config.rounds * config.formats.len() * config.counts.len());
     for round in 1..=config.rounds {
         for format in round_order(&config.formats, config.seed, round) {
             for &count in &config.counts {
@@ -207,8 +226,10 @@ pub fn run_cases(config: &Config, csv: &mut dyn Write, addr: SocketAddr, product
                     compression: config.compression.name().into(),
                     concurrency: config.concurrency,
                 };
+                failed += st.errors.total();
                 eprintln!(
-                    "round {round}/{} {:<11} count={count:<5} {:.0} req/s  p50 {}  p99 {}  max {}  errors {}",
+                    "{} round {round}/{} {:<11} count={count:<5} {:.0} req/s  p50 {}  p99 {}  max {}  errors {}",
+                    progress.step(),
                     config.rounds,
                     format.name(),
                     st.rps(),
@@ -221,7 +242,43 @@ pub fn run_cases(config: &Config, csv: &mut dyn Write, addr: SocketAddr, product
             }
         }
     }
-    Ok(())
+    Ok(failed)
+}
+
+/// Cases done out of a known total, with the time they took: the progress
+/// prefix `[3/45 0:12 elapsed, ~2:48 left]`. The estimate assumes the cases
+/// left take as long on average as the cases done.
+pub struct Progress {
+    total: usize,
+    done: usize,
+    start: std::time::Instant,
+}
+
+impl Progress {
+    pub fn new(total: usize) -> Progress {
+        Progress {
+            total,
+            done: 0,
+            start: std::time::Instant::now(),
+        }
+    }
+
+    /// Counts one case done and returns the prefix.
+    pub fn step(&mut self) -> String {
+        self.done += 1;
+        let elapsed = self.start.elapsed();
+        let left = elapsed.mul_f64(self.total.saturating_sub(self.done) as f64 / self.done as f64);
+        progress_text(self.done, self.total, elapsed, left)
+    }
+}
+
+/// `[done/total m:ss elapsed, ~m:ss left]`.
+pub fn progress_text(done: usize, total: usize, elapsed: std::time::Duration, left: std::time::Duration) -> String {
+    let mmss = |d: std::time::Duration| {
+        let s = d.as_secs_f64().round() as u64;
+        format!("{}:{:02}", s / 60, s % 60)
+    };
+    format!("[{done}/{total} {} elapsed, ~{} left]", mmss(elapsed), mmss(left))
 }
 
 /// The in-process catalog server, stopped by [`LocalServer::stop`].
@@ -269,5 +326,17 @@ mod tests {
         assert_eq!(first.len(), 5);
         assert_eq!(round_order(&f, 0, 1), f);
         assert_eq!(round_order(&f, 0, 2)[0], Format::Msgpack);
+    }
+
+    #[test]
+    fn progress_estimates_from_the_average_case() {
+        use std::time::Duration;
+        assert_eq!(
+            progress_text(3, 45, Duration::from_secs(12), Duration::from_secs(168)),
+            "[3/45 0:12 elapsed, ~2:48 left]"
+        );
+        let mut p = Progress::new(2);
+        assert!(p.step().starts_with("[1/2 0:00 elapsed"));
+        assert!(p.step().ends_with("~0:00 left]"));
     }
 }

@@ -30,11 +30,31 @@ FLAGS (both --flag value and --flag=value):
   --seed N             seeds the format order rotation (default: 1)
   --url URL            any http:// server and path; 200 + whole body = success;
                        prints a wrk-like summary
+  --verify FORMAT      with --url: a response counts only when its body decodes
+                       as FORMAT (json, msgpack, protobuf, avro, flatbuffers);
+                       otherwise it is a decode error. Sends Accept: <its type>
+  --expect-count N     with --verify: and holds exactly N products (else mismatch)
+  --format text|json   with --url: the summary as wrk-like text (default) or as
+                       one JSON object per run
   --histograms DIR     also write each run's latency histogram to DIR, as
                        <run>.hist and as an HdrHistogram interval log <run>.hlog
   --fixture FILE       catalog JSON for the in-process server and the checks
   --output FILE        write the CSV there instead of stdout
+
+EXIT STATUS:
+  0  every request succeeded (warm-up included)
+  1  the runs completed and at least one request failed
+  2  usage error (a bad flag or value), or the runs could not start
 ";
+
+/// How `--url` mode prints its summary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// wrk-like text.
+    Text,
+    /// One JSON object per run, one line each.
+    Json,
+}
 
 /// `none` or `gzip`, asked through the query string.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,6 +91,12 @@ pub struct Config {
     pub histograms: Option<PathBuf>,
     pub fixture: Option<PathBuf>,
     pub output: Option<PathBuf>,
+    /// `--verify FORMAT` (`--url` only).
+    pub verify: Option<Format>,
+    /// `--expect-count N` (with `--verify`).
+    pub expect_count: Option<usize>,
+    /// `--format` (`--url` only).
+    pub output_format: OutputFormat,
 }
 
 impl Default for Config {
@@ -91,6 +117,9 @@ impl Default for Config {
             histograms: None,
             fixture: None,
             output: None,
+            verify: None,
+            expect_count: None,
+            output_format: OutputFormat::Text,
         }
     }
 }
@@ -144,6 +173,24 @@ impl Config {
             Some("gzip") => Compression::Gzip,
             Some(other) => return Err(format!("--compression: expected none or gzip, found {other:?}")),
         };
+        let verify = match args.value("--verify")? {
+            None => None,
+            Some(name) => Some(Format::from_name(&name).ok_or_else(|| {
+                format!("--verify: unknown format {name:?}; allowed: json, msgpack, protobuf, avro, flatbuffers")
+            })?),
+        };
+        let expect_count: Option<usize> = args.parse("--expect-count")?;
+        let output_format = match args.value("--format")?.as_deref() {
+            None | Some("text") => OutputFormat::Text,
+            Some("json") => OutputFormat::Json,
+            Some(other) => return Err(format!("--format: expected text or json, found {other:?}")),
+        };
+        if url.is_none() && (verify.is_some() || output_format == OutputFormat::Json) {
+            return Err("--verify and --format json apply to --url runs only (catalog runs always verify)".into());
+        }
+        if expect_count.is_some() && verify.is_none() {
+            return Err("--expect-count needs --verify FORMAT".into());
+        }
         if rounds == 0 || formats.is_empty() || timeout.is_zero() || duration.is_zero() {
             return Err("--rounds, --formats, --duration and --timeout must be non-empty / non-zero".into());
         }
@@ -163,6 +210,9 @@ impl Config {
             histograms: args.value("--histograms")?.map(PathBuf::from),
             fixture: args.value("--fixture")?.map(PathBuf::from),
             output: args.value("--output")?.map(PathBuf::from),
+            verify,
+            expect_count,
+            output_format,
         })
     }
 }
@@ -203,6 +253,16 @@ mod tests {
             (&["--concurrency=0"], "--concurrency must be 1..="),
             (&["--counts=0"], "--counts: each count"),
             (&["--duration=fast"], "--duration: invalid duration"),
+            (&["--url=http://h/", "--verify=xml"], "--verify: unknown format \"xml\""),
+            (
+                &["--verify=json"],
+                "--verify and --format json apply to --url runs only",
+            ),
+            (
+                &["--url=http://h/", "--expect-count=3"],
+                "--expect-count needs --verify",
+            ),
+            (&["--url=http://h/", "--format=yaml"], "--format: expected text or json"),
         ] {
             let err = Config::from_args(&mut Args::new(argv.iter().copied())).unwrap_err();
             assert!(err.starts_with(msg), "{argv:?}: {err}");

@@ -209,6 +209,60 @@ pub fn human(url: &str, label: &RunLabel, mode: &str, st: &RoundStats) -> String
     s
 }
 
+/// The figures of [`human`] as one JSON object on one line (durations in
+/// ns, rates per second, byte counts in bytes).
+pub fn json(url: &str, label: &RunLabel, mode: &str, st: &RoundStats) -> String {
+    use crate::measure::json::{number, quote};
+    const QUANTILES: [(&str, f64); 5] = [
+        ("p50", 0.5),
+        ("p75", 0.75),
+        ("p90", 0.9),
+        ("p99", 0.99),
+        ("p99_9", 0.999),
+    ];
+    let latency = |h: &Histogram, with_mean: bool| {
+        let mut s = String::from("{");
+        if with_mean {
+            let _ = write!(s, "\"mean\":{},\"max\":{},", number(h.mean().round()), h.max());
+        }
+        let parts: Vec<String> = QUANTILES
+            .iter()
+            .map(|(name, q)| format!("\"{name}\":{}", h.value_at_quantile(*q)))
+            .collect();
+        s.push_str(&parts.join(","));
+        s.push('}');
+        s
+    };
+    let mut errors = format!("{{\"total\":{}", st.errors.total());
+    for kind in FailureKind::ALL {
+        let _ = write!(errors, ",\"{}\":{}", kind.name(), st.errors.get(kind));
+    }
+    errors.push('}');
+    let open_loop = if st.service.is_some() {
+        format!(
+            "{{\"scheduled\":{},\"late\":{},\"unsent\":{}}}",
+            st.scheduled, st.late, st.unsent
+        )
+    } else {
+        "null".to_string()
+    };
+    format!(
+        "{{\"url\":{},\"round\":{},\"duration_s\":{},\"connections\":{},\"mode\":{},\"latency_ns\":{},\"service_ns\":{},\"open_loop\":{},\"requests\":{},\"bytes\":{},\"errors\":{errors},\"requests_per_s\":{},\"bytes_per_s\":{}}}",
+        quote(url),
+        label.round,
+        number(st.elapsed.as_secs_f64()),
+        label.concurrency,
+        quote(mode),
+        latency(&st.latency, true),
+        st.service.as_ref().map_or("null".to_string(), |h| latency(h, false)),
+        open_loop,
+        st.requests,
+        st.bytes,
+        number((st.rps() * 100.0).round() / 100.0),
+        number(st.bytes_per_s().round()),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,10 +3,13 @@
 //!
 //! A [`Target`] is everything a connection thread needs: where to connect, the
 //! prebuilt request bytes, and the [`Check`] each response must pass.
+//!
+//! `--url URL --verify FORMAT` checks any server's bodies with [`Check::Decode`]:
+//! the [`Decoder`] chosen there is the one switch between decoding strategies.
 
 use super::FailureKind;
 use super::client::Response;
-use crate::codec::Format;
+use crate::codec::{DecodeError, Format};
 use crate::model::{Catalog, Product};
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::time::Duration;
@@ -19,6 +22,30 @@ pub enum Check {
     /// Catalog mode: status 200, gzip-encoded exactly when `gzip`, the body
     /// decodes as `format` (decode validates the domain rules) and holds `count` products.
     Catalog { format: Format, count: usize, gzip: bool },
+    /// `--url` with `--verify FORMAT`: status 200, the body (gunzipped when
+    /// the server chose gzip) decodes as `format` with `decoder`, and holds
+    /// `expect_count` products when given.
+    Decode {
+        format: Format,
+        expect_count: Option<usize>,
+        decoder: Decoder,
+    },
+}
+
+/// How `--verify` decodes a body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decoder {
+    /// [`Format::decode`]: parse, validate, build the owned domain types.
+    Owned,
+}
+
+impl Decoder {
+    /// The number of products in `body`, or why it is not a valid catalog.
+    pub fn product_count(self, format: Format, body: &[u8]) -> Result<usize, DecodeError> {
+        match self {
+            Decoder::Owned => format.decode(body).map(|c| c.products.len()),
+        }
+    }
 }
 
 impl Check {
@@ -36,6 +63,19 @@ impl Check {
         }
         match *self {
             Check::Status200 => Ok(None),
+            Check::Decode {
+                format,
+                expect_count,
+                decoder,
+            } => {
+                let n = decoder
+                    .product_count(format, resp.body)
+                    .map_err(|_| FailureKind::Decode)?;
+                match expect_count {
+                    Some(want) if want != n => Err(FailureKind::Mismatch),
+                    _ => Ok(None),
+                }
+            }
             Check::Catalog { format, count, gzip } => {
                 let catalog = format.decode(resp.body).map_err(|_| FailureKind::Decode)?;
                 if catalog.products.len() != count || resp.gzipped != gzip {
@@ -84,10 +124,16 @@ impl Target {
             .map_err(|e| format!("--url {url:?}: cannot resolve {with_port}: {e}"))?
             .next()
             .ok_or_else(|| format!("--url {url:?}: {with_port} resolves to no address"))?;
+        // A verified body is asked for in its format, so a negotiating
+        // endpoint (`/catalog`) answers in it.
+        let accept = match &check {
+            Check::Decode { format, .. } => format.content_type(),
+            _ => "*/*",
+        };
         Ok(Target {
             addr,
             url: url.to_string(),
-            request: super::client::get_request(authority, path),
+            request: super::client::get_request_accepting(authority, path, accept),
             check,
             timeout,
         })
