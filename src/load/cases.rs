@@ -197,7 +197,8 @@ fn run_catalog(config: &Config, csv: &mut dyn Write) -> Result<u64, String> {
 pub fn run_cases(config: &Config, csv: &mut dyn Write, addr: SocketAddr, products: &[Product]) -> Result<u64, String> {
     let host = addr.to_string();
     let mut failed = 0;
-    let mut progress = Progress::new(config.rounds * config.formats.len() * config.counts.len());
+    let mut progress =
+        crate::measure::progress::Progress::new(config.rounds * config.formats.len() * config.counts.len());
     for round in 1..=config.rounds {
         for format in round_order(&config.formats, config.seed, round) {
             for &count in &config.counts {
@@ -245,42 +246,6 @@ pub fn run_cases(config: &Config, csv: &mut dyn Write, addr: SocketAddr, product
     Ok(failed)
 }
 
-/// Cases done out of a known total, with the time they took: the progress
-/// prefix `[3/45 0:12 elapsed, ~2:48 left]`. The estimate assumes the cases
-/// left take as long on average as the cases done.
-pub struct Progress {
-    total: usize,
-    done: usize,
-    start: std::time::Instant,
-}
-
-impl Progress {
-    pub fn new(total: usize) -> Progress {
-        Progress {
-            total,
-            done: 0,
-            start: std::time::Instant::now(),
-        }
-    }
-
-    /// Counts one case done and returns the prefix.
-    pub fn step(&mut self) -> String {
-        self.done += 1;
-        let elapsed = self.start.elapsed();
-        let left = elapsed.mul_f64(self.total.saturating_sub(self.done) as f64 / self.done as f64);
-        progress_text(self.done, self.total, elapsed, left)
-    }
-}
-
-/// `[done/total m:ss elapsed, ~m:ss left]`.
-pub fn progress_text(done: usize, total: usize, elapsed: std::time::Duration, left: std::time::Duration) -> String {
-    let mmss = |d: std::time::Duration| {
-        let s = d.as_secs_f64().round() as u64;
-        format!("{}:{:02}", s / 60, s % 60)
-    };
-    format!("[{done}/{total} {} elapsed, ~{} left]", mmss(elapsed), mmss(left))
-}
-
 /// The in-process catalog server, stopped by [`LocalServer::stop`].
 pub struct LocalServer {
     pub addr: SocketAddr,
@@ -326,17 +291,5 @@ mod tests {
         assert_eq!(first.len(), 5);
         assert_eq!(round_order(&f, 0, 1), f);
         assert_eq!(round_order(&f, 0, 2)[0], Format::Msgpack);
-    }
-
-    #[test]
-    fn progress_estimates_from_the_average_case() {
-        use std::time::Duration;
-        assert_eq!(
-            progress_text(3, 45, Duration::from_secs(12), Duration::from_secs(168)),
-            "[3/45 0:12 elapsed, ~2:48 left]"
-        );
-        let mut p = Progress::new(2);
-        assert!(p.step().starts_with("[1/2 0:00 elapsed"));
-        assert!(p.step().ends_with("~0:00 left]"));
     }
 }
