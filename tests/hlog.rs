@@ -154,3 +154,53 @@ fn reference_logs_read_by_us() {
         assert_eq!(log.intervals[1].tag, None);
     }
 }
+
+/// `wirebench report` pools `.hlog` files as it pools `.hist` ones: the
+/// report fixtures with every `.hist` replaced by its `.hlog` give the same
+/// pooled percentiles within the conversion's 0.5 %.
+#[test]
+fn report_pools_hlog_files() {
+    let from = std::path::Path::new("fixtures/report");
+    let dir = std::env::temp_dir().join(format!("wirebench-hlog-report-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("histograms")).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_file() {
+            std::fs::copy(&p, dir.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    let mut converted = 0;
+    for e in std::fs::read_dir(from.join("histograms")).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_str().unwrap().to_string();
+        let Some(stem) = name.strip_suffix(".hist") else {
+            continue;
+        };
+        let h = Histogram::read_text(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        let text = hlog::write_log(
+            &[],
+            0.0,
+            &[WriteInterval {
+                tag: "latency",
+                start_s: 0.0,
+                length_s: 1.0,
+                histogram: &h,
+            }],
+        );
+        std::fs::write(dir.join("histograms").join(format!("{stem}.hlog")), text).unwrap();
+        converted += 1;
+    }
+    assert!(converted > 0);
+    let original = wirebench::report::load(from).unwrap();
+    let from_logs = wirebench::report::load(&dir).unwrap();
+    let pooled = |d: &wirebench::report::Data| {
+        let http = &d.http.iter().find(|f| f.name == "http.csv").unwrap().stats;
+        let j = http.iter().find(|s| s.format == "json" && s.count == 1000).unwrap();
+        (j.pooled_p95_ms.unwrap(), j.pooled_p99_ms.unwrap())
+    };
+    let ((a95, a99), (b95, b99)) = (pooled(&original), pooled(&from_logs));
+    assert!((a95 - b95).abs() <= a95 * 0.005, "p95 {a95} vs {b95}");
+    assert!((a99 - b99).abs() <= a99 * 0.005, "p99 {a99} vs {b99}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -13,7 +13,7 @@
 //! #[BaseTime: 1764571200.125 (seconds since epoch)]
 //! #[MaxValueDivisor: 1000000.000]                           values are ns, Interval_Max is ms
 //! "StartTimestamp","Interval_Length","Interval_Max","Interval_Compressed_Histogram"
-//! Tag=latency,0.000,5.013,12.582,HISQAAAAKHjaLcq7DYAgFEBRf...
+//! Tag=latency,0.000,5.013,12.582,HISTFAAAAZx4nFVSQU7DQAxs...
 //! ```
 //!
 //! An interval line is `[Tag=name,]start,length,max,payload`: the start (s,
