@@ -55,8 +55,8 @@
 //!
 //! Every length is checked against what remains; inflating is capped at the
 //! largest payload the header's layout allows (and [`MAX_INFLATED`]); counts
-//! are kept sparse (one entry per non-zero slot), never as an array sized by
-//! the header.
+//! are kept sparse (one 16-byte entry per non-zero slot, and each takes at
+//! least one payload byte), never as an array sized by the header.
 
 use super::histogram::{Histogram, MAX_TRACKABLE};
 use std::fmt::{self, Write as _};
@@ -67,8 +67,10 @@ pub const V2_COOKIE: u32 = 0x1c84_9313;
 pub const V2_COMPRESSED_COOKIE: u32 = 0x1c84_9314;
 /// Bytes of the uncompressed header.
 pub const V2_HEADER_LEN: usize = 40;
-/// Most bytes one interval may inflate to (the cap of the hostile-input rule).
-pub const MAX_INFLATED: usize = 64 << 20;
+/// Most bytes one interval may inflate to (the cap of the hostile-input
+/// rule). Our logs need at most 40 + 9 × 32,768 bytes (3 digits, 1 ns … 2^40 ns);
+/// 16 MiB also holds 5-digit histograms of wide ranges.
+pub const MAX_INFLATED: usize = 16 << 20;
 /// Significant digits of the logs we write.
 pub const SIGNIFICANT_DIGITS: u8 = 3;
 /// Values in our logs are ns; `Interval_Max` is written in ms, as Java's
