@@ -30,7 +30,8 @@
 //!
 //! # Memory
 //!
-//! One block is [`BLOCK_WORDS`] counters (about 6 KiB), allocated once per
+//! One block is [`BLOCK_WORDS`] counters (6.5 KiB, padded by a cache line
+//! on each side so no two workers' blocks share one), allocated once per
 //! worker thread; workers are reused, so the registry only grows to the peak
 //! of worker threads.
 
@@ -89,7 +90,12 @@ const STATUS_SLOTS: usize = STATUSES.len() + 1;
 /// Format slots: none, then [`Format::ALL`].
 const FORMAT_SLOTS: usize = 1 + Format::ALL.len();
 const ROUTES: usize = Route::ALL.len();
-const SERIES: usize = ROUTES * FORMAT_SLOTS * STATUS_SLOTS;
+/// Routes that serve a format: each has [`FORMAT_SLOTS`] (route, format)
+/// pairs; the other routes have one, with no format.
+const FORMATTED: [Route; 3] = [Route::Catalog, Route::Negotiated, Route::Explain];
+/// (route, format) pairs counted.
+const ENDPOINTS: usize = ROUTES - FORMATTED.len() + FORMATTED.len() * FORMAT_SLOTS;
+const SERIES: usize = ENDPOINTS * STATUS_SLOTS;
 
 /// Upper bounds of the duration buckets, in nanoseconds (10 µs … 1 s); a
 /// last `+Inf` bucket follows.
@@ -138,24 +144,55 @@ fn status_slot(status: u16) -> usize {
     STATUSES.iter().position(|&s| s == status).unwrap_or(STATUSES.len())
 }
 
+/// The (route, format) pair's slot: routes without formats first, then
+/// [`FORMAT_SLOTS`] per formatted route. A format on another route is ignored.
+fn endpoint(route: Route, format: Option<Format>) -> usize {
+    let plain = ROUTES - FORMATTED.len();
+    match FORMATTED.iter().position(|&r| r == route) {
+        Some(k) => plain + k * FORMAT_SLOTS + format_slot(format),
+        None => Route::ALL
+            .iter()
+            .filter(|r| !FORMATTED.contains(r))
+            .position(|&r| r == route)
+            .unwrap_or(0),
+    }
+}
+
+/// Every (route, format) pair that has a slot, in slot order.
+fn endpoints() -> impl Iterator<Item = (Route, Option<Format>)> {
+    let plain = Route::ALL
+        .into_iter()
+        .filter(|r| !FORMATTED.contains(r))
+        .map(|r| (r, None));
+    let formatted = FORMATTED
+        .into_iter()
+        .flat_map(|r| std::iter::once(None).chain(Format::ALL.map(Some)).map(move |f| (r, f)));
+    plain.chain(formatted)
+}
+
 fn series(route: Route, format: Option<Format>, status: u16) -> usize {
-    (route_index(route) * FORMAT_SLOTS + format_slot(format)) * STATUS_SLOTS + status_slot(status)
+    endpoint(route, format) * STATUS_SLOTS + status_slot(status)
 }
 
 fn bucket_of(ns: u64) -> usize {
     BOUNDS_NS.iter().position(|&b| ns <= b).unwrap_or(BOUNDS_NS.len())
 }
 
+/// Unused counters before and after a block: one cache line (64 bytes) each,
+/// so two workers' blocks never share a line whatever the allocator does.
+const PAD: usize = 8;
+
 /// One worker's counters. Only its worker writes them (see the module doc).
 #[derive(Debug)]
 pub struct WorkerMetrics {
+    /// [`PAD`] words, the [`BLOCK_WORDS`] counters, [`PAD`] words.
     words: Box<[AtomicU64]>,
 }
 
 impl Default for WorkerMetrics {
     fn default() -> Self {
         WorkerMetrics {
-            words: (0..BLOCK_WORDS).map(|_| AtomicU64::new(0)).collect(),
+            words: (0..PAD + BLOCK_WORDS + PAD).map(|_| AtomicU64::new(0)).collect(),
         }
     }
 }
@@ -164,13 +201,13 @@ impl WorkerMetrics {
     /// Adds `n` to counter `i`. Single writer: load + store, no read-modify-write.
     #[inline]
     fn add(&self, i: usize, n: u64) {
-        if let Some(w) = self.words.get(i) {
+        if let Some(w) = self.words.get(PAD + i) {
             w.store(w.load(Ordering::Relaxed).wrapping_add(n), Ordering::Relaxed);
         }
     }
 
     fn get(&self, i: usize) -> u64 {
-        self.words.get(i).map_or(0, |w| w.load(Ordering::Relaxed))
+        self.words.get(PAD + i).map_or(0, |w| w.load(Ordering::Relaxed))
     }
 
     /// Counts one response: its route, format (if any), status, body bytes
@@ -259,27 +296,24 @@ impl Registry {
         let mut s = String::with_capacity(4096);
         let counter = |s: &mut String, name: &str, help: &str, base: usize| {
             let _ = writeln!(s, "# HELP {name} {help}\n# TYPE {name} counter");
-            for route in Route::ALL {
-                for (fslot, format) in std::iter::once(None).chain(Format::ALL.map(Some)).enumerate() {
-                    for (sslot, status) in STATUSES
-                        .iter()
-                        .map(|s| s.to_string())
-                        .chain(["other".into()])
-                        .enumerate()
-                    {
-                        let i = (route_index(route) * FORMAT_SLOTS + fslot) * STATUS_SLOTS + sslot;
-                        let requests = total[REQUESTS + i];
-                        if requests == 0 {
-                            continue;
-                        }
-                        let _ = writeln!(
-                            s,
-                            "{name}{{route=\"{}\",format=\"{}\",status=\"{status}\"}} {}",
-                            route.label(),
-                            format.map_or("none", Format::name),
-                            total[base + i]
-                        );
+            for (route, format) in endpoints() {
+                for (sslot, status) in STATUSES
+                    .iter()
+                    .map(|s| s.to_string())
+                    .chain(["other".into()])
+                    .enumerate()
+                {
+                    let i = endpoint(route, format) * STATUS_SLOTS + sslot;
+                    if total[REQUESTS + i] == 0 {
+                        continue;
                     }
+                    let _ = writeln!(
+                        s,
+                        "{name}{{route=\"{}\",format=\"{}\",status=\"{status}\"}} {}",
+                        route.label(),
+                        format.map_or("none", Format::name),
+                        total[base + i]
+                    );
                 }
             }
         };
@@ -372,6 +406,14 @@ fn seconds(ns: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_endpoint_has_its_own_slot() {
+        let slots: Vec<usize> = endpoints().map(|(r, f)| endpoint(r, f)).collect();
+        assert_eq!(slots, (0..ENDPOINTS).collect::<Vec<_>>());
+        assert_eq!(endpoint(Route::Ping, Some(Format::Avro)), endpoint(Route::Ping, None));
+        assert_eq!(ENDPOINTS, 23);
+    }
 
     #[test]
     fn seconds_are_plain_decimals() {
