@@ -502,4 +502,17 @@ mod tests {
         assert_eq!((ranges[0].specificity(), ranges[1].specificity()), (2, 0));
         assert_eq!(ranges[1].q, 1000);
     }
+
+    #[test]
+    fn arbitrary_bytes_never_panic() {
+        let mut rng = crate::prng::Rng::new(16);
+        let alphabet = b"*/;=,q. \t\"\\01aj-+\x80\xff";
+        for _ in 0..20_000 {
+            let len = rng.below(24) as usize;
+            let field: Vec<u8> = (0..len).map(|_| *rng.pick(alphabet)).collect();
+            if let Ok(offer) = choose([field.as_slice()]) {
+                assert!(OFFERS.contains(&offer));
+            }
+        }
+    }
 }

@@ -731,4 +731,24 @@ mod tests {
                 .contains("found 0xdeadbeef")
         );
     }
+
+    #[test]
+    fn every_byte_flip_decodes_or_errs() {
+        let mut h = Histogram::new();
+        for v in [5u64, 300, 2_500, 70_000, 1_000_000, 3_000_000_000] {
+            h.record_n(v, v % 7 + 1);
+        }
+        let hdr = to_hdr(&h);
+        for good in [encode_v2(&hdr), encode_v2_compressed(&hdr)] {
+            for i in 0..good.len() {
+                for flip in [0x01u8, 0x80, 0xff] {
+                    let mut bad = good.clone();
+                    bad[i] ^= flip;
+                    if let Ok(d) = decode(&bad) {
+                        assert!(d.counts.iter().all(|&(i, c)| i < d.layout.len && c > 0));
+                    }
+                }
+            }
+        }
+    }
 }
