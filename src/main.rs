@@ -34,12 +34,15 @@ fn main() -> ExitCode {
     let mut argv = std::env::args().skip(1);
     let cmd = argv.next().unwrap_or_else(|| "help".to_string());
     let mut args = Args::new(argv);
+    // `load` exits 1 when the runs completed but a request failed.
+    let mut failed_requests = 0;
+    let mut load = |args: &mut Args| wirebench::load::cli_main(args).map(|failed| failed_requests = failed);
     let result = match cmd.as_str() {
         "serve" => wirebench::http::cli_main(&mut args),
-        "load" => wirebench::load::cli_main(&mut args),
+        "load" => load(&mut args),
         "bench" => {
             eprintln!("wirebench bench: renamed to `wirebench load` (same flags); running it");
-            wirebench::load::cli_main(&mut args)
+            load(&mut args)
         }
         "codec-bench" => wirebench::bench::cli_codec_bench(&mut args),
         "sizes" => wirebench::bench::cli_sizes(&mut args),
@@ -53,6 +56,10 @@ fn main() -> ExitCode {
         other => Err(format!("unknown command {other:?}\n\n{USAGE}")),
     };
     match result {
+        Ok(()) if failed_requests > 0 => {
+            eprintln!("wirebench {cmd}: {failed_requests} requests failed");
+            ExitCode::from(1)
+        }
         Ok(()) => ExitCode::SUCCESS,
         Err(msg) => {
             eprintln!("wirebench {cmd}: {msg}");

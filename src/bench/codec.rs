@@ -75,6 +75,9 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
     sink.write(&super::go_header(&environment.cpu))?;
     sink.write(&format!("benchtime: {benchtime:?}\ncount: {count}\n"))?;
     let start = std::time::Instant::now();
+    // A case is one format at one count, plus the extra rows of a count ≤ 1000.
+    let cases = counts.iter().map(|&n| formats.len() + usize::from(n <= 1000)).sum();
+    let mut progress = crate::measure::progress::Progress::new(cases);
     for &n in &counts {
         let cfg = Config {
             benchtime,
@@ -83,9 +86,11 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
         let slice = &products[..n];
         for &f in &formats {
             format_rows(&cfg, f, slice, n <= 1000, &mut sink)?;
+            eprintln!("codec-bench: {} {f}/{n} done", progress.step());
         }
         if n <= 1000 {
             extra_rows(&cfg, &formats, slice, &mut sink)?;
+            eprintln!("codec-bench: {} extra rows/{n} done", progress.step());
         }
     }
     eprintln!("codec-bench: done in {:.0?}", start.elapsed());

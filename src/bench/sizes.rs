@@ -49,13 +49,14 @@ pub fn cli_sizes(args: &mut Args) -> Result<(), String> {
     let products = super::load_products(fixture.as_deref(), max)?;
 
     let mut csv = format!("{}\n", crate::measure::results::SIZES_HEADER);
+    let mut progress = crate::measure::progress::Progress::new(counts.len() * formats.len());
     for &n in &counts {
         for &f in &formats {
             let slice = &products[..n];
             let raw = match f.encode_to_vec(slice) {
                 Ok(b) => b,
                 Err(e) => {
-                    eprintln!("sizes: skipping {f}/{n}: encode failed: {e}");
+                    eprintln!("sizes: {} skipping {f}/{n}: encode failed: {e}", progress.step());
                     continue;
                 }
             };
@@ -95,7 +96,8 @@ pub fn cli_sizes(args: &mut Args) -> Result<(), String> {
                 encode_us
             );
             eprintln!(
-                "sizes: {:<12} {n:>6}: raw {:>9} B, gzip6 {:>8} B, gzip6 {:>10.1} µs, encode {:>10.1} µs",
+                "sizes: {} {:<12} {n:>6}: raw {:>9} B, gzip6 {:>8} B, gzip6 {:>10.1} µs, encode {:>10.1} µs",
+                progress.step(),
                 f.name(),
                 raw.len(),
                 gz[1],

@@ -59,6 +59,9 @@ pub struct Worker {
     head: Vec<u8>,
     scratch: Scratch,
     date: super::date::DateCache,
+    /// This worker's counters for `/metrics`, registered when the thread
+    /// starts (a per-thread cost, like its stack, not a per-connection one).
+    metrics: Option<std::sync::Arc<super::metrics::WorkerMetrics>>,
 }
 
 /// Initial request buffer: one page holds any ordinary request head, so an
@@ -74,6 +77,7 @@ impl Worker {
             head: Vec::with_capacity(512),
             scratch: Scratch::new(std::sync::Arc::clone(&shared.resources)),
             date: super::date::DateCache::new(),
+            metrics: Some(shared.metrics.register()),
         }
     }
 
@@ -225,9 +229,8 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
             .access_log
             .then(|| (Instant::now(), format!("{} {}", req.method, req.target)));
 
-        let reply = match catch_unwind(AssertUnwindSafe(|| {
-            routes::handle(&shared.app, req.method, req.target, &mut w.scratch)
-        })) {
+        let handled_at = Instant::now(); // metrics: request time starts at the complete head
+        let reply = match catch_unwind(AssertUnwindSafe(|| routes::handle(&shared.app, &req, &mut w.scratch))) {
             Ok(reply) => reply,
             Err(_) => {
                 w.scratch.body.clear(); // whatever the panic left half-written
@@ -270,6 +273,11 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
             Body::Scratch => &w.scratch.body,
             Body::Gzipped => &w.scratch.gz,
             Body::Schema(i) => shared.app.schemas[i].bytes,
+            Body::Metrics => {
+                w.scratch.body.clear();
+                shared.metrics.render(shared.metrics.gauges(), &mut w.scratch.body);
+                &w.scratch.body
+            }
         };
         w.head.clear();
         response::write_head(&mut w.head, &reply.head, w.date.get(), body.len(), conn);
@@ -282,6 +290,18 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
         if let Some((t0, line)) = log_start {
             let micros = t0.elapsed().as_micros();
             eprintln!("{peer} \"{line}\" {} {} {micros}us", reply.head.status, body.len());
+        }
+        if let Some(m) = &w.metrics {
+            let sent_bytes = if is_head { 0 } else { body.len() };
+            let request_ns = u64::try_from(handled_at.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            m.record(
+                reply.label,
+                reply.format,
+                reply.head.status,
+                sent_bytes,
+                reply.encode_ns,
+                request_ns,
+            );
         }
         w.scratch.release();
         if sent.is_err() {
@@ -337,15 +357,15 @@ fn send_large(stream: &TcpStream, head: &[u8], body: &[u8], cfg: &ServerConfig) 
 
 fn internal_error(s: &mut Scratch) -> Reply {
     response::json_error(&mut s.body, "internal error: the handler panicked; see the server log");
-    Reply {
-        head: response::Head {
+    Reply::new(
+        response::Head {
             status: 500,
             content_type: "application/json",
             extra: "",
             gzip: false,
         },
-        body: Body::Scratch,
-    }
+        Body::Scratch,
+    )
 }
 
 /// The header deadline passed: 408 if part of a request arrived, else just close.
@@ -358,6 +378,9 @@ fn timed_out(stream: &TcpStream, w: &mut Worker, filled: usize) {
 /// Sends an error with `Connection: close`, then closes gracefully.
 fn reject(stream: &TcpStream, w: &mut Worker, status: u16, message: &str) {
     let bytes = response::simple(status, message, w.date.get(), Connection::Close);
+    if let Some(m) = &w.metrics {
+        m.record_rejected(status, bytes.len());
+    }
     if io::Write::write_all(&mut &*stream, &bytes).is_ok() {
         linger_close(stream, &mut w.inbuf);
     }

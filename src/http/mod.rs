@@ -54,6 +54,8 @@ pub mod config;
 pub mod conn;
 pub mod date;
 pub mod memory;
+pub mod metrics;
+pub mod negotiate;
 pub mod parse;
 pub mod pool;
 pub mod response;

@@ -80,6 +80,23 @@ pub struct Request<'a> {
     pub keep_alive: bool,
     /// Bytes of the head including the empty line, i.e. where a body would start.
     pub head_len: usize,
+    /// The header lines as received (each ending in CRLF, already checked),
+    /// for the few routes that read a header the parser does not interpret.
+    pub headers: &'a [u8],
+}
+
+impl<'a> Request<'a> {
+    /// The values of every header line named `name` (case-insensitive), in
+    /// order, without surrounding whitespace.
+    pub fn header_values(&self, name: &'a str) -> impl Iterator<Item = &'a [u8]> + 'a {
+        self.headers.split(|&b| b == b'\n').filter_map(move |line| {
+            let line = line.strip_suffix(b"\r")?;
+            let colon = line.iter().position(|&b| b == b':')?;
+            line[..colon]
+                .eq_ignore_ascii_case(name.as_bytes())
+                .then(|| trim_ows(&line[colon + 1..]))
+        })
+    }
 }
 
 /// The outcome of looking at the bytes received so far.
@@ -241,6 +258,7 @@ pub fn parse<'a>(buf: &'a [u8], limits: &Limits) -> Result<Parsed<'a>, Error> {
         close: false,
         keep_alive: false,
         head_len: 0,
+        headers: &[],
     };
     let headers_start = line_end + 1;
     let mut pos = headers_start;
@@ -269,6 +287,7 @@ pub fn parse<'a>(buf: &'a [u8], limits: &Limits) -> Result<Parsed<'a>, Error> {
         };
         if lf == pos + 1 && buf[pos] == b'\r' {
             req.head_len = lf + 1;
+            req.headers = &buf[headers_start..pos];
             break;
         }
         if lf + 1 - headers_start > limits.max_header_bytes {
@@ -587,5 +606,14 @@ mod tests {
         let head = format!("\r\n{line}\r\n{header}\r\n");
         assert_eq!(head.len(), l.head_buffer_len());
         assert_eq!(complete(&head).head_len, head.len());
+    }
+
+    #[test]
+    fn header_values_in_order() {
+        let r = complete("GET / HTTP/1.1\r\nAccept: a/b\r\nHost: h\r\naccept:\t c/d ;q=0 \r\n\r\n");
+        let values: Vec<&[u8]> = r.header_values("Accept").collect();
+        assert_eq!(values, [&b"a/b"[..], b"c/d ;q=0"]);
+        assert_eq!(r.header_values("x-none").count(), 0);
+        assert_eq!(r.headers.len(), r.head_len - "GET / HTTP/1.1\r\n".len() - 2);
     }
 }

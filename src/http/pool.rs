@@ -141,6 +141,10 @@ impl Pool {
 
     /// Starts `start_threads` workers, then the spawner thread.
     pub fn start(self: &Arc<Self>) -> std::io::Result<()> {
+        let weak = Arc::downgrade(self);
+        self.shared.metrics.set_gauges(Box::new(move || {
+            weak.upgrade().map(|pool| pool.gauges()).unwrap_or_default()
+        }));
         let first = self.shared.config.start_threads.min(self.cap());
         for _ in 0..first {
             {
@@ -300,6 +304,16 @@ impl Pool {
         }
     }
 
+    /// Open connections and busy/idle threads, for `/metrics`.
+    pub fn gauges(&self) -> super::metrics::Gauges {
+        let st = lock(&self.state);
+        super::metrics::Gauges {
+            open_connections: st.open,
+            busy_threads: st.threads - st.idle.min(st.threads),
+            idle_threads: st.idle,
+        }
+    }
+
     /// Stops the pool: see the module doc. Safe to call more than once.
     pub fn shutdown(&self) {
         let spawner = {
@@ -385,6 +399,7 @@ fn spawner_main(pool: &Arc<Pool>) {
                 st.open -= 1;
                 st.refused += 1;
                 drop(st);
+                pool.shared.metrics.refused();
                 refuse(job.stream, &mut date);
             }
         }

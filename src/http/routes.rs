@@ -1,5 +1,7 @@
-//! Routing: `/catalog/{format}`, `/ping`, `/schemas/{file}`, `/`, and the JSON
-//! errors (400, 404, 405 + `Allow`) that say what was wrong and what is allowed.
+//! Routing: `/catalog/{format}`, `/catalog` (format by `Accept`, see
+//! [`super::negotiate`]), `/ping`, `/metrics`, `/schemas/{file}`, `/`, and the
+//! JSON errors (400, 404, 405 + `Allow`, 406) that say what was wrong and what
+//! is allowed.
 //!
 //! Order of checks: the path decides the resource (unknown → 404), then the
 //! method (anything but GET or HEAD → 405), then the query (unknown or bad
@@ -10,9 +12,13 @@
 //! is no response cache (docs/SPEC.md, "Routes").
 
 pub use super::memory::Scratch;
+use super::metrics::Route as Label;
+use super::negotiate;
+use super::parse::Request;
 use super::response::{Head, json_error};
 use crate::codec::Format;
 use crate::model::Product;
+use std::time::Instant;
 
 /// `Allow` header of every route (RFC 9110 §10.2.1).
 pub const ALLOW: &str = "Allow: GET, HEAD\r\n";
@@ -72,6 +78,9 @@ pub enum Body {
     Gzipped,
     /// `App::schemas[i]`
     Schema(usize),
+    /// The metrics exposition, rendered by the connection from the server's
+    /// registry into `Scratch::body`.
+    Metrics,
 }
 
 /// A routed response: head fields plus where its body is.
@@ -79,11 +88,31 @@ pub enum Body {
 pub struct Reply {
     pub head: Head,
     pub body: Body,
+    /// What `/metrics` counts this response under.
+    pub label: Label,
+    pub format: Option<Format>,
+    /// Time spent in the codec's encode, ns (0 when nothing was encoded).
+    pub encode_ns: u64,
+}
+
+impl Reply {
+    /// A reply labelled `other` with no format; [`handle`] sets the label.
+    pub fn new(head: Head, body: Body) -> Reply {
+        Reply {
+            head,
+            body,
+            label: Label::Other,
+            format: None,
+            encode_ns: 0,
+        }
+    }
 }
 
 enum Route {
     Index,
     Ping,
+    Metrics,
+    Negotiated,
     Catalog(Format),
     Explain(Format),
     Schema(usize),
@@ -92,8 +121,12 @@ enum Route {
 
 const FORMATS: &str = "json, msgpack, protobuf, avro, flatbuffers";
 
+/// Media type of `/metrics` (Prometheus text exposition format 0.0.4).
+pub const METRICS_CONTENT_TYPE: &str = "text/plain; version=0.0.4";
+
 /// Builds the response to one request. Never fails: every problem is a reply.
-pub fn handle(app: &App, method: &str, target: &str, s: &mut Scratch) -> Reply {
+pub fn handle(app: &App, req: &Request<'_>, s: &mut Scratch) -> Reply {
+    let (method, target) = (req.method, req.target);
     let target = origin_form(target);
     let (path, query) = match target.split_once('?') {
         Some((p, q)) => (p, q),
@@ -102,6 +135,8 @@ pub fn handle(app: &App, method: &str, target: &str, s: &mut Scratch) -> Reply {
     let route = match path {
         "/" => Route::Index,
         "/ping" => Route::Ping,
+        "/metrics" => Route::Metrics,
+        "/catalog" => Route::Negotiated,
         "/__panic" if app.panic_route => Route::Panic,
         _ => {
             if let Some(name) = path.strip_prefix("/catalog/") {
@@ -131,34 +166,83 @@ pub fn handle(app: &App, method: &str, target: &str, s: &mut Scratch) -> Reply {
                 }
             } else {
                 let msg = format!(
-                    "no resource at {path:?}; try /, /ping, /catalog/{{{0}}}, /explain/{{{0}}}, /schemas/{{file}}",
+                    "no resource at {path:?}; try /, /ping, /catalog/{{{0}}}, /catalog, /explain/{{{0}}}, /schemas/{{file}}, /metrics",
                     FORMATS.replace(", ", "|")
                 );
                 return error(s, 404, &msg, "");
             }
         }
     };
+    let (label, format) = match route {
+        Route::Index => (Label::Index, None),
+        Route::Ping => (Label::Ping, None),
+        Route::Metrics => (Label::Metrics, None),
+        Route::Negotiated => (Label::Negotiated, None),
+        Route::Catalog(f) => (Label::Catalog, Some(f)),
+        Route::Explain(f) => (Label::Explain, Some(f)),
+        Route::Schema(_) => (Label::Schemas, None),
+        Route::Panic => (Label::Other, None),
+    };
     if method != "GET" && method != "HEAD" {
         let msg = format!("method {method} is not allowed on {path}; allowed: GET, HEAD");
-        return error(s, 405, &msg, ALLOW);
+        let mut reply = error(s, 405, &msg, ALLOW);
+        reply.label = label;
+        return reply;
     }
-    match route {
-        Route::Index => no_query(s, query, path).unwrap_or(Reply {
-            head: ok(TEXT, ""),
-            body: Body::Static(INDEX.as_bytes()),
-        }),
-        Route::Ping => no_query(s, query, path).unwrap_or(Reply {
-            head: ok(JSON, ""),
-            body: Body::Static(PONG),
-        }),
-        Route::Schema(i) => no_query(s, query, path).unwrap_or(Reply {
-            head: ok(app.schemas[i].content_type, ""),
-            body: Body::Schema(i),
-        }),
+    let mut reply = match route {
+        Route::Index => no_query(s, query, path).unwrap_or(Reply::new(ok(TEXT, ""), Body::Static(INDEX.as_bytes()))),
+        Route::Ping => no_query(s, query, path).unwrap_or(Reply::new(ok(JSON, ""), Body::Static(PONG))),
+        Route::Metrics => no_query(s, query, path).unwrap_or(Reply::new(ok(METRICS_CONTENT_TYPE, ""), Body::Metrics)),
+        Route::Schema(i) => {
+            no_query(s, query, path).unwrap_or(Reply::new(ok(app.schemas[i].content_type, ""), Body::Schema(i)))
+        }
         Route::Panic => panic!("test-only /__panic route"),
-        Route::Catalog(format) => catalog(app, format, query, s),
+        Route::Catalog(format) => catalog(app, format, None, query, s),
+        Route::Negotiated => match negotiate::choose(req.header_values("accept")) {
+            Ok(offer) => catalog(app, offer.format, Some(offer.media_type), query, s),
+            Err(negotiate::Error::NotAcceptable) => not_acceptable(s),
+            Err(e) => error(s, 400, &e.to_string(), VARY),
+        },
         Route::Explain(format) => explain(app, format, query, s),
+    };
+    reply.label = label;
+    reply.format = reply.format.or(format);
+    reply
+}
+
+/// On every response of `/catalog`: caches must key it by `Accept` (RFC 9110 §12.5.5).
+const VARY: &str = "Vary: Accept\r\n";
+
+/// 406 for `/catalog`: the JSON error lists the media types served.
+fn not_acceptable(s: &mut Scratch) -> Reply {
+    let types: Vec<&str> = negotiate::OFFERS.iter().map(|o| o.media_type).collect();
+    s.body.clear();
+    let msg = format!(
+        "none of the media types in Accept is served here; available: {}",
+        types.join(", ")
+    );
+    json_error(&mut s.body, &msg);
+    // `{"error":"…"}` → `{"error":"…","available":[…]}` (media types need no escaping)
+    s.body.pop();
+    s.body.extend_from_slice(b",\"available\":[");
+    for (i, t) in types.iter().enumerate() {
+        if i > 0 {
+            s.body.push(b',');
+        }
+        s.body.push(b'"');
+        s.body.extend_from_slice(t.as_bytes());
+        s.body.push(b'"');
     }
+    s.body.extend_from_slice(b"]}");
+    Reply::new(
+        Head {
+            status: 406,
+            content_type: JSON,
+            extra: VARY,
+            gzip: false,
+        },
+        Body::Scratch,
+    )
 }
 
 /// Most products `/explain/{format}` annotates: a dump is ~40 lines per product.
@@ -197,10 +281,7 @@ fn explain(app: &App, format: Format, query: &str, s: &mut Scratch) -> Reply {
     };
     s.body.clear();
     s.body.extend_from_slice(text.as_bytes());
-    Reply {
-        head: ok(TEXT, ""),
-        body: Body::Scratch,
-    }
+    Reply::new(ok(TEXT, ""), Body::Scratch)
 }
 
 /// Strips `http://host` from an absolute-form target (RFC 9112 §3.2.2).
@@ -226,15 +307,15 @@ fn ok(content_type: &'static str, extra: &'static str) -> Head {
 fn error(s: &mut Scratch, status: u16, message: &str, extra: &'static str) -> Reply {
     s.body.clear();
     json_error(&mut s.body, message);
-    Reply {
-        head: Head {
+    Reply::new(
+        Head {
             status,
             content_type: JSON,
             extra,
             gzip: false,
         },
-        body: Body::Scratch,
-    }
+        Body::Scratch,
+    )
 }
 
 /// An upper bound of one fixture product's encoding in any format (JSON,
@@ -315,35 +396,50 @@ fn parse_count(value: &str, max: usize) -> Result<usize, String> {
     }
 }
 
-fn catalog(app: &App, format: Format, query: &str, s: &mut Scratch) -> Reply {
+/// `Link` to the schema a client needs (and, for `/catalog`, `Vary: Accept` before it).
+macro_rules! link_headers {
+    ($prefix:expr, $format:expr) => {
+        match $format {
+            Format::Avro => concat!($prefix, "Link: </schemas/catalog.avsc>; rel=\"describedby\"\r\n"),
+            Format::Protobuf => concat!($prefix, "Link: </schemas/catalog.proto>; rel=\"describedby\"\r\n"),
+            Format::Flatbuffers => concat!($prefix, "Link: </schemas/catalog.fbs>; rel=\"describedby\"\r\n"),
+            Format::Json | Format::Msgpack => $prefix,
+        }
+    };
+}
+
+/// `/catalog/{format}`, or `/catalog` negotiated to `media_type`.
+fn catalog(app: &App, format: Format, negotiated: Option<&'static str>, query: &str, s: &mut Scratch) -> Reply {
+    let vary = if negotiated.is_some() { VARY } else { "" };
     let q = match parse_catalog_query(query, app.max_count) {
         Ok(q) => q,
-        Err(msg) => return error(s, 400, &msg, ""),
+        Err(msg) => return error(s, 400, &msg, vary),
     };
     if !s.admit(q.count.saturating_mul(BYTES_PER_PRODUCT), q.gzip) {
         return over_budget(s);
     }
-    if let Err(msg) = s.encode(format, &app.products, q.count, q.gzip) {
-        return error(s, 500, &msg, "");
+    let t0 = Instant::now();
+    // On the encoder thread for large bodies, gzip included when asked.
+    let encoded = s.encode(format, &app.products, q.count, q.gzip);
+    let encode_ns = u64::try_from(t0.elapsed().as_nanos()).unwrap_or(u64::MAX).max(1);
+    if let Err(msg) = encoded {
+        return error(s, 500, &msg, vary);
     }
-    let extra = match format {
-        Format::Avro => "Link: </schemas/catalog.avsc>; rel=\"describedby\"\r\n",
-        Format::Protobuf => "Link: </schemas/catalog.proto>; rel=\"describedby\"\r\n",
-        Format::Flatbuffers => "Link: </schemas/catalog.fbs>; rel=\"describedby\"\r\n",
-        Format::Json | Format::Msgpack => "",
+    let extra = match negotiated {
+        None => link_headers!("", format),
+        Some(_) => link_headers!("Vary: Accept\r\n", format),
     };
-    let mut head = ok(format.content_type(), extra);
-    if !q.gzip {
-        return Reply {
-            head,
-            body: Body::Scratch,
-        };
-    }
-    head.gzip = true; // level 6, compressed by `Scratch::encode`
-    Reply {
-        head,
-        body: Body::Gzipped,
-    }
+    let mut head = ok(negotiated.unwrap_or(format.content_type()), extra);
+    let body = if q.gzip {
+        head.gzip = true; // level 6, compressed by `Scratch::encode`
+        Body::Gzipped
+    } else {
+        Body::Scratch
+    };
+    let mut reply = Reply::new(head, body);
+    reply.format = Some(format);
+    reply.encode_ns = encode_ns;
+    reply
 }
 
 const INDEX: &str = "\
@@ -351,8 +447,12 @@ wirebench: one product catalog in five wire formats.
 
 GET|HEAD /catalog/{json|msgpack|protobuf|avro|flatbuffers}?count=N&compression=gzip|none
     the first N products (default 100) in that format; gzip only when asked
+GET|HEAD /catalog?count=N&compression=gzip|none
+    the same, the format chosen by the Accept header (JSON when any will do)
 GET|HEAD /ping
     {\"message\":\"pong\"}, the zero-codec baseline
+GET|HEAD /metrics
+    the server's counters in the Prometheus text format
 GET|HEAD /explain/{json|msgpack|protobuf|avro|flatbuffers}?count=N
     every byte of the first N products (default 1, at most 100), annotated
 GET|HEAD /schemas/{catalog.proto|catalog.avsc|catalog.fbs}

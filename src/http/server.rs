@@ -68,6 +68,7 @@ impl Server {
             shutdown: AtomicBool::new(false),
             crowded: AtomicBool::new(false),
             epoch: Instant::now(),
+            metrics: super::metrics::Registry::default(),
         });
         let pool = Arc::new(Pool::new(Arc::clone(&shared)));
         pool.start()?;
@@ -195,6 +196,7 @@ fn accept_loop(listener: &TcpListener, shared: &Shared, pool: &Pool) {
                     accepted: Instant::now(),
                 };
                 if let Err(job) = pool.submit(job) {
+                    shared.metrics.refused();
                     refuse(job.stream, &mut date);
                 }
             }

@@ -27,6 +27,8 @@ pub struct Shared {
     pub crowded: AtomicBool,
     /// Zero of the idle clocks in [`Slot`].
     pub epoch: Instant,
+    /// Every worker's counters, summed for `/metrics`.
+    pub metrics: super::metrics::Registry,
 }
 
 impl Shared {

@@ -30,8 +30,9 @@ use std::fs;
 use std::io::{self, Write};
 use std::net::SocketAddr;
 
-/// Runs everything `config` asks for.
-pub fn run(config: &Config) -> Result<(), String> {
+/// Runs everything `config` asks for; returns how many requests failed
+/// (warm-up included) over all runs.
+pub fn run(config: &Config) -> Result<u64, String> {
     if let Some(dir) = &config.histograms {
         fs::create_dir_all(dir).map_err(|e| format!("--histograms {}: {e}", dir.display()))?;
     }
@@ -44,11 +45,12 @@ pub fn run(config: &Config) -> Result<(), String> {
     };
     let csv_err = |e: io::Error| format!("writing CSV: {e}");
     writeln!(csv, "{}", crate::measure::results::HTTP_HEADER).map_err(csv_err)?;
-    match &config.url {
+    let failed = match &config.url {
         Some(url) => run_url(config, url, &mut csv)?,
         None => run_catalog(config, &mut csv)?,
-    }
-    csv.flush().map_err(csv_err)
+    };
+    csv.flush().map_err(csv_err)?;
+    Ok(failed)
 }
 
 /// One measured run (closed or open loop, per `config.rate`).
@@ -89,6 +91,8 @@ fn record(config: &Config, csv: &mut dyn Write, label: &RunLabel, st: &RoundStat
             summary::write_histogram(&path, label, "open loop, service time", service)
                 .map_err(|e| format!("{}: {e}", path.display()))?;
         }
+        let path = summary::hlog_path(dir, label);
+        summary::write_hlog(&path, label, what, st).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(())
 }
@@ -118,8 +122,17 @@ pub fn warm_up(target: &Target, n: usize, expected: Option<&[Product]>) -> (Erro
     (errors, difference)
 }
 
-fn run_url(config: &Config, url: &str, csv: &mut dyn Write) -> Result<(), String> {
-    let target = Target::from_url(url, Check::Status200, config.timeout)?;
+fn run_url(config: &Config, url: &str, csv: &mut dyn Write) -> Result<u64, String> {
+    let check = match config.verify_format {
+        Some(format) => Check::Decode {
+            format,
+            expect_count: config.expect_count,
+            decoder: config.verify,
+        },
+        None => Check::Status200,
+    };
+    let target = Target::from_url(url, check, config.timeout)?;
+    let mut failed = 0;
     for round in 1..=config.rounds {
         let (warm_errors, _) = warm_up(&target, config.warmup, None);
         let mut st = measure(config, &target)?;
@@ -130,12 +143,19 @@ fn run_url(config: &Config, url: &str, csv: &mut dyn Write) -> Result<(), String
             count: 0,
             compression: config.compression.name().into(),
             concurrency: config.concurrency,
-            verify: "status".into(),
+            verify: match config.verify_format {
+                Some(f) => format!("{}:{}", f.name(), config.verify.name()),
+                None => "status".into(),
+            },
         };
-        print!("{}", summary::human(url, &label, &mode(config), &st));
+        match config.output_format {
+            super::config::OutputFormat::Text => print!("{}", summary::human(url, &label, &mode(config), &st)),
+            super::config::OutputFormat::Json => println!("{}", summary::json(url, &label, &mode(config), &st)),
+        }
+        failed += st.errors.total();
         record(config, csv, &label, &st)?;
     }
-    Ok(())
+    Ok(failed)
 }
 
 /// Formats of round `round` (1-based): `formats` rotated left by `(seed + round - 1) mod n`.
@@ -154,7 +174,7 @@ pub fn catalog_path(format: Format, count: usize, compression: Compression) -> S
     )
 }
 
-fn run_catalog(config: &Config, csv: &mut dyn Write) -> Result<(), String> {
+fn run_catalog(config: &Config, csv: &mut dyn Write) -> Result<u64, String> {
     let max_count = config.counts.iter().copied().max().unwrap_or(1);
     let catalog = match &config.fixture {
         Some(path) => crate::fixtures::load_file(path)?,
@@ -176,8 +196,13 @@ fn run_catalog(config: &Config, csv: &mut dyn Write) -> Result<(), String> {
 
 /// Every case and round of catalog mode against the catalog server at `addr`
 /// (normally the in-process one), checking against `products` (the fixture).
-pub fn run_cases(config: &Config, csv: &mut dyn Write, addr: SocketAddr, products: &[Product]) -> Result<(), String> {
+/// Returns the number of failed requests. One progress line per case goes to
+/// stderr with the elapsed time and an estimate of what is left.
+pub fn run_cases(config: &Config, csv: &mut dyn Write, addr: SocketAddr, products: &[Product]) -> Result<u64, String> {
     let host = addr.to_string();
+    let mut failed = 0;
+    let mut progress =
+        crate::measure::progress::Progress::new(config.rounds * config.formats.len() * config.counts.len());
     for round in 1..=config.rounds {
         for format in round_order(&config.formats, config.seed, round) {
             for &count in &config.counts {
@@ -208,8 +233,10 @@ pub fn run_cases(config: &Config, csv: &mut dyn Write, addr: SocketAddr, product
                     concurrency: config.concurrency,
                     verify: config.verify.name().into(),
                 };
+                failed += st.errors.total();
                 eprintln!(
-                    "round {round}/{} {:<11} count={count:<5} {:.0} req/s  p50 {}  p99 {}  max {}  errors {}",
+                    "{} round {round}/{} {:<11} count={count:<5} {:.0} req/s  p50 {}  p99 {}  max {}  errors {}",
+                    progress.step(),
                     config.rounds,
                     format.name(),
                     st.rps(),
@@ -222,7 +249,7 @@ pub fn run_cases(config: &Config, csv: &mut dyn Write, addr: SocketAddr, product
             }
         }
     }
-    Ok(())
+    Ok(failed)
 }
 
 /// The in-process catalog server, stopped by [`LocalServer::stop`].

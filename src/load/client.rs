@@ -382,7 +382,12 @@ pub(crate) fn parse_buffered(buf: &[u8], eof: bool, body: &mut Vec<u8>) -> Resul
 
 /// The bytes of `GET {path} HTTP/1.1` with `Host`, built once per target.
 pub fn get_request(host: &str, path: &str) -> Vec<u8> {
-    format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: wirebench\r\nAccept: */*\r\n\r\n").into_bytes()
+    get_request_accepting(host, path, "*/*")
+}
+
+/// [`get_request`] with `Accept: {accept}`.
+pub fn get_request_accepting(host: &str, path: &str, accept: &str) -> Vec<u8> {
+    format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: wirebench\r\nAccept: {accept}\r\n\r\n").into_bytes()
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {

@@ -33,10 +33,34 @@ FLAGS (both --flag value and --flag=value):
   --seed N             seeds the format order rotation (default: 1)
   --url URL            any http:// server and path; 200 + whole body = success;
                        prints a wrk-like summary
-  --histograms DIR     also write each run's latency histogram to DIR
+  --verify V           borrowed (default) or owned: which decoder checks catalog
+                       responses. With --url, FORMAT[:borrowed|:owned]: a
+                       response counts only when its body decodes as FORMAT
+                       (json, msgpack, protobuf, avro, flatbuffers; borrowed
+                       view unless :owned); otherwise it is a decode error.
+                       Sends Accept: <its type>
+  --expect-count N     with --verify: and holds exactly N products (else mismatch)
+  --format text|json   with --url: the summary as wrk-like text (default) or as
+                       one JSON object per run
+  --histograms DIR     also write each run's latency histogram to DIR, as
+                       <run>.hist and as an HdrHistogram interval log <run>.hlog
   --fixture FILE       catalog JSON for the in-process server and the checks
   --output FILE        write the CSV there instead of stdout
+
+EXIT STATUS:
+  0  every request succeeded (warm-up included)
+  1  the runs completed and at least one request failed
+  2  usage error (a bad flag or value), or the runs could not start
 ";
+
+/// How `--url` mode prints its summary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// wrk-like text.
+    Text,
+    /// One JSON object per run, one line each.
+    Json,
+}
 
 /// `none` or `gzip`, asked through the query string.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,6 +99,13 @@ pub struct Config {
     pub histograms: Option<PathBuf>,
     pub fixture: Option<PathBuf>,
     pub output: Option<PathBuf>,
+    /// `--verify FORMAT[:owned|:borrowed]` (`--url` only): decode every body as
+    /// this format, with the decoder in [`Config::verify`].
+    pub verify_format: Option<Format>,
+    /// `--expect-count N` (with `--verify`).
+    pub expect_count: Option<usize>,
+    /// `--format` (`--url` only).
+    pub output_format: OutputFormat,
 }
 
 impl Default for Config {
@@ -96,6 +127,9 @@ impl Default for Config {
             histograms: None,
             fixture: None,
             output: None,
+            verify_format: None,
+            expect_count: None,
+            output_format: OutputFormat::Text,
         }
     }
 }
@@ -108,6 +142,27 @@ pub fn default_threads() -> usize {
 
 /// Most connections accepted (one thread each).
 pub const MAX_CONCURRENCY: usize = 10_000;
+
+/// `--verify V`: `borrowed` or `owned` (which decoder checks catalog
+/// responses), or `FORMAT[:borrowed|:owned]` (`--url` runs: decode every body
+/// as FORMAT, with the borrowed view unless `:owned`).
+fn parse_verify(v: &str) -> Result<(super::verify::Verify, Option<Format>), String> {
+    use super::verify::Verify;
+    let bad = || {
+        format!(
+            "expected borrowed, owned or a format (json, msgpack, protobuf, avro, flatbuffers) optionally followed by :borrowed or :owned, found {v:?}"
+        )
+    };
+    if let Some(d) = Verify::from_name(v) {
+        return Ok((d, None));
+    }
+    let (name, decoder) = match v.split_once(':') {
+        Some((n, d)) => (n, Verify::from_name(d).ok_or_else(bad)?),
+        None => (v, Verify::Borrowed),
+    };
+    let format = Format::from_name(name).ok_or_else(bad)?;
+    Ok((decoder, Some(format)))
+}
 
 impl Config {
     /// Reads every flag of `wirebench load`; errors name the flag and what is allowed.
@@ -150,9 +205,25 @@ impl Config {
             Some(other) => return Err(format!("--compression: expected none or gzip, found {other:?}")),
         };
         let verify = match args.value("--verify")? {
-            None => d.verify,
-            Some(v) => v.parse().map_err(|e| format!("--verify: {e}"))?,
+            None => (d.verify, None),
+            Some(v) => parse_verify(&v).map_err(|e| format!("--verify: {e}"))?,
         };
+        let (verify, verify_format) = verify;
+        let expect_count: Option<usize> = args.parse("--expect-count")?;
+        let output_format = match args.value("--format")?.as_deref() {
+            None | Some("text") => OutputFormat::Text,
+            Some("json") => OutputFormat::Json,
+            Some(other) => return Err(format!("--format: expected text or json, found {other:?}")),
+        };
+        if url.is_none() && (verify_format.is_some() || output_format == OutputFormat::Json) {
+            return Err(
+                "--verify FORMAT and --format json apply to --url runs only (catalog runs always verify as their format)"
+                    .into(),
+            );
+        }
+        if expect_count.is_some() && verify_format.is_none() {
+            return Err("--expect-count needs --verify FORMAT".into());
+        }
         if rounds == 0 || formats.is_empty() || timeout.is_zero() || duration.is_zero() {
             return Err("--rounds, --formats, --duration and --timeout must be non-empty / non-zero".into());
         }
@@ -173,6 +244,9 @@ impl Config {
             histograms: args.value("--histograms")?.map(PathBuf::from),
             fixture: args.value("--fixture")?.map(PathBuf::from),
             output: args.value("--output")?.map(PathBuf::from),
+            verify_format,
+            expect_count,
+            output_format,
         })
     }
 }
@@ -216,10 +290,20 @@ mod tests {
             (&["--concurrency=0"], "--concurrency must be 1..="),
             (&["--counts=0"], "--counts: each count"),
             (&["--duration=fast"], "--duration: invalid duration"),
+            (&["--verify=full"], "--verify: expected borrowed, owned or a format"),
             (
-                &["--verify=full"],
-                "--verify: expected borrowed or owned, found \"full\"",
+                &["--url=http://h/", "--verify=xml"],
+                "--verify: expected borrowed, owned or a format",
             ),
+            (
+                &["--verify=json"],
+                "--verify FORMAT and --format json apply to --url runs only",
+            ),
+            (
+                &["--url=http://h/", "--expect-count=3"],
+                "--expect-count needs --verify",
+            ),
+            (&["--url=http://h/", "--format=yaml"], "--format: expected text or json"),
         ] {
             let err = Config::from_args(&mut Args::new(argv.iter().copied())).unwrap_err();
             assert!(err.starts_with(msg), "{argv:?}: {err}");

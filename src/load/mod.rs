@@ -122,11 +122,12 @@ impl Errors {
     }
 }
 
-/// Entry point of `wirebench load`.
-pub fn cli_main(args: &mut crate::cli::Args) -> Result<(), String> {
+/// Entry point of `wirebench load`: the number of failed requests (the
+/// binary exits 1 when it is not 0), or a usage error.
+pub fn cli_main(args: &mut crate::cli::Args) -> Result<u64, String> {
     if args.switch("--help") || args.switch("-h") {
         eprint!("{}", config::USAGE);
-        return Ok(());
+        return Ok(0);
     }
     let config = Config::from_args(args)?;
     args.finish()?;

@@ -1,5 +1,5 @@
 //! Output: one CSV row per (round, format, count), a wrk-like human summary, and
-//! histogram files.
+//! histogram files (our text form and HdrHistogram interval logs).
 //!
 //! CSV columns ([`crate::measure::results::HTTP_HEADER`]): `duration_s` is the measured elapsed time of the
 //! run; `requests` counts verified responses only; `rps` = requests / duration_s;
@@ -88,6 +88,50 @@ pub fn write_histogram(path: &Path, label: &RunLabel, what: &str, h: &Histogram)
     out.flush()
 }
 
+/// `{format}-{count}-{compression}-r{round}.hlog`: the same run as an
+/// HdrHistogram interval log.
+pub fn hlog_path(dir: &Path, label: &RunLabel) -> PathBuf {
+    dir.join(format!(
+        "{}-{}-{}-r{}.hlog",
+        label.format, label.count, label.compression, label.round
+    ))
+}
+
+/// Writes the run as an HdrHistogram interval log ([`crate::measure::hlog`]):
+/// one interval tagged `latency` (what `what` says) and, for the open loop,
+/// one tagged `service`. The start time is the run's start on the wall clock
+/// (now minus the elapsed time, to the millisecond).
+pub fn write_hlog(path: &Path, label: &RunLabel, what: &str, st: &RoundStats) -> io::Result<()> {
+    use crate::measure::hlog::{WriteInterval, write_log};
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let start = now.saturating_sub(st.elapsed).as_secs_f64();
+    let length_s = st.elapsed.as_secs_f64();
+    let mut intervals = vec![WriteInterval {
+        tag: "latency",
+        start_s: 0.0,
+        length_s,
+        histogram: &st.latency,
+    }];
+    if let Some(service) = &st.service {
+        intervals.push(WriteInterval {
+            tag: "service",
+            start_s: 0.0,
+            length_s,
+            histogram: service,
+        });
+    }
+    let comments = [
+        format!(
+            "wirebench load: format={} count={} compression={} round={} concurrency={}",
+            label.format, label.count, label.compression, label.round, label.concurrency
+        ),
+        format!("values in ns; Tag=latency: {what}; Tag=service: open loop service time"),
+    ];
+    std::fs::write(path, write_log(&comments, start, &intervals))
+}
+
 /// A duration in ns as wrk prints it: `812.00us`, `1.23ms`, `2.00s`.
 pub fn human_ns(ns: u64) -> String {
     let v = ns as f64;
@@ -168,6 +212,60 @@ pub fn human(url: &str, label: &RunLabel, mode: &str, st: &RoundStats) -> String
     let _ = writeln!(s, "Requests/sec: {:>10.2}", st.rps());
     let _ = writeln!(s, "Transfer/sec: {:>10}", human_bytes(st.bytes_per_s()));
     s
+}
+
+/// The figures of [`human`] as one JSON object on one line (durations in
+/// ns, rates per second, byte counts in bytes).
+pub fn json(url: &str, label: &RunLabel, mode: &str, st: &RoundStats) -> String {
+    use crate::measure::json::{number, quote};
+    const QUANTILES: [(&str, f64); 5] = [
+        ("p50", 0.5),
+        ("p75", 0.75),
+        ("p90", 0.9),
+        ("p99", 0.99),
+        ("p99_9", 0.999),
+    ];
+    let latency = |h: &Histogram, with_mean: bool| {
+        let mut s = String::from("{");
+        if with_mean {
+            let _ = write!(s, "\"mean\":{},\"max\":{},", number(h.mean().round()), h.max());
+        }
+        let parts: Vec<String> = QUANTILES
+            .iter()
+            .map(|(name, q)| format!("\"{name}\":{}", h.value_at_quantile(*q)))
+            .collect();
+        s.push_str(&parts.join(","));
+        s.push('}');
+        s
+    };
+    let mut errors = format!("{{\"total\":{}", st.errors.total());
+    for kind in FailureKind::ALL {
+        let _ = write!(errors, ",\"{}\":{}", kind.name(), st.errors.get(kind));
+    }
+    errors.push('}');
+    let open_loop = if st.service.is_some() {
+        format!(
+            "{{\"scheduled\":{},\"late\":{},\"unsent\":{}}}",
+            st.scheduled, st.late, st.unsent
+        )
+    } else {
+        "null".to_string()
+    };
+    format!(
+        "{{\"url\":{},\"round\":{},\"duration_s\":{},\"connections\":{},\"mode\":{},\"latency_ns\":{},\"service_ns\":{},\"open_loop\":{},\"requests\":{},\"bytes\":{},\"errors\":{errors},\"requests_per_s\":{},\"bytes_per_s\":{}}}",
+        quote(url),
+        label.round,
+        number(st.elapsed.as_secs_f64()),
+        label.concurrency,
+        quote(mode),
+        latency(&st.latency, true),
+        st.service.as_ref().map_or("null".to_string(), |h| latency(h, false)),
+        open_loop,
+        st.requests,
+        st.bytes,
+        number((st.rps() * 100.0).round() / 100.0),
+        number(st.bytes_per_s().round()),
+    )
 }
 
 #[cfg(test)]

@@ -3,6 +3,9 @@
 //!
 //! A [`Target`] is everything a connection thread needs: where to connect, the
 //! prebuilt request bytes, and the [`Check`] each response must pass.
+//!
+//! `--url URL --verify FORMAT` checks any server's bodies with [`Check::Decode`]:
+//! the [`Decoder`] chosen there is the one switch between decoding strategies.
 
 use super::FailureKind;
 use super::client::Response;
@@ -73,6 +76,14 @@ pub enum Check {
         gzip: bool,
         verify: Verify,
     },
+    /// `--url` with `--verify FORMAT`: status 200, the body (gunzipped when
+    /// the server chose gzip) decodes as `format` with `decoder`, and holds
+    /// `expect_count` products when given.
+    Decode {
+        format: Format,
+        expect_count: Option<usize>,
+        decoder: Verify,
+    },
 }
 
 impl Check {
@@ -85,6 +96,7 @@ impl Check {
         }
         match *self {
             Check::Status200 => Ok(()),
+            Check::Decode { .. } => self.verify_catalog(resp).map(|_| ()),
             Check::Catalog {
                 format,
                 count,
@@ -111,6 +123,19 @@ impl Check {
         }
         match *self {
             Check::Status200 => Ok(None),
+            Check::Decode {
+                format,
+                expect_count,
+                decoder,
+            } => {
+                let n = decoder
+                    .product_count(format, resp.body)
+                    .map_err(|_| FailureKind::Decode)?;
+                match expect_count {
+                    Some(want) if want != n => Err(FailureKind::Mismatch),
+                    _ => Ok(None),
+                }
+            }
             Check::Catalog {
                 format, count, gzip, ..
             } => {
@@ -161,10 +186,16 @@ impl Target {
             .map_err(|e| format!("--url {url:?}: cannot resolve {with_port}: {e}"))?
             .next()
             .ok_or_else(|| format!("--url {url:?}: {with_port} resolves to no address"))?;
+        // A verified body is asked for in its format, so a negotiating
+        // endpoint (`/catalog`) answers in it.
+        let accept = match &check {
+            Check::Decode { format, .. } => format.content_type(),
+            _ => "*/*",
+        };
         Ok(Target {
             addr,
             url: url.to_string(),
-            request: super::client::get_request(authority, path),
+            request: super::client::get_request_accepting(authority, path, accept),
             check,
             timeout,
         })

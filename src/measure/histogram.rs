@@ -118,6 +118,20 @@ impl Histogram {
         self.max = self.max.max(ns);
     }
 
+    /// Counts `n` occurrences of one value (reading other histograms' counts).
+    /// Totals saturate instead of overflowing.
+    pub fn record_n(&mut self, ns: u64, n: u64) {
+        if n == 0 {
+            return;
+        }
+        let c = &mut self.counts[index_of(ns)];
+        *c = c.saturating_add(n);
+        self.count = self.count.saturating_add(n);
+        self.sum = self.sum.saturating_add(u128::from(ns) * u128::from(n));
+        self.min = self.min.min(ns);
+        self.max = self.max.max(ns);
+    }
+
     /// Adds every count of `other`: the exact histogram of both sets of values.
     pub fn merge(&mut self, other: &Histogram) {
         for (a, b) in self.counts.iter_mut().zip(&other.counts) {

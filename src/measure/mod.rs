@@ -10,14 +10,18 @@
 //! |---|---|
 //! | [`stats`] | median, min–max spread, the `-P` processor count |
 //! | [`histogram`] | the one latency histogram: record, merge, quantile, text form |
+//! | [`hlog`] | HdrHistogram interval logs (V2 compressed) to and from that histogram |
 //! | [`alloc`] | the counting global allocator (bytes/op, allocs/op, live/peak) |
 //! | [`env`] | the machine a run happened on → `environment.json` |
+//! | [`progress`] | `[done/total elapsed, ~left]` progress lines of long runs |
 //! | [`json`] | the little JSON writing `environment.json` and `medians.json` need |
 //! | [`results`] | the shapes of the raw result files, shared by their writers and their reader |
 
 pub mod alloc;
 pub mod env;
 pub mod histogram;
+pub mod hlog;
 pub mod json;
+pub mod progress;
 pub mod results;
 pub mod stats;

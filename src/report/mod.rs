@@ -3,7 +3,8 @@
 //!
 //! Inputs (see [`parse`] for their shapes): `codec.txt`, `sizes.csv`,
 //! `http.csv`, `http-gzip.csv`, optionally `http-c1.csv`, `http-c16.csv`,
-//! `peers.txt`, `histograms/*.hist` and `environment.json` (written by
+//! `peers.txt`, `histograms/*.hist` (or `*.hlog`, HdrHistogram interval
+//! logs, for rounds without a `.hist`) and `environment.json` (written by
 //! `codec-bench` when the run started; if it is missing, the report captures
 //! one now and says so). A missing input is named in the report; a malformed
 //! one stops the report with an error naming the file and line.
@@ -244,27 +245,56 @@ pub fn http_stats(rows: &[HttpRow], hist_dir: Option<&Path>) -> Result<Vec<HttpS
     Ok(out)
 }
 
-/// Every `{format}-{count}-{compression}-r*.hist` in `dir`, merged.
+/// Every round of `{format}-{count}-{compression}` in `dir`, merged: each
+/// round's `-r{N}.hist`, or, for a round that has none, its `-r{N}.hlog`
+/// (an HdrHistogram interval log, from us or from another tool: its
+/// intervals tagged `latency` or untagged are added).
 fn pooled_histogram(dir: &Path, format: &str, count: usize, compression: &str) -> Result<parse::Histogram, String> {
     let prefix = format!("{format}-{count}-{compression}-r");
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Ok(parse::Histogram::default());
     };
-    let mut paths: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                n.strip_prefix(&prefix)
-                    .and_then(|r| r.strip_suffix(".hist"))
-                    .is_some_and(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit()))
-            })
-        })
-        .collect();
-    paths.sort();
+    // round → (.hist path, .hlog path)
+    let mut rounds: std::collections::BTreeMap<u64, (Option<PathBuf>, Option<PathBuf>)> = Default::default();
+    for p in entries.filter_map(|e| e.ok().map(|e| e.path())) {
+        let Some(rest) = p
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix(&prefix))
+        else {
+            continue;
+        };
+        let round_of = |r: &str| {
+            (!r.is_empty() && r.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| r.parse::<u64>().ok())
+                .flatten()
+        };
+        if let Some(r) = rest.strip_suffix(".hist").and_then(round_of) {
+            rounds.entry(r).or_default().0 = Some(p);
+        } else if let Some(r) = rest.strip_suffix(".hlog").and_then(round_of) {
+            rounds.entry(r).or_default().1 = Some(p);
+        }
+    }
     let mut all = parse::Histogram::default();
-    for p in paths {
+    for (hist, hlog) in rounds.into_values() {
+        let (p, is_hlog) = match (hist, hlog) {
+            (Some(p), _) => (p, false),
+            (None, Some(p)) => (p, true),
+            (None, None) => continue,
+        };
         let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-        all.merge(&parse::histogram(&p.display().to_string(), &text).map_err(|e| e.to_string())?);
+        if is_hlog {
+            let log = crate::measure::hlog::read_log(&text).map_err(|e| format!("{}: {e}", p.display()))?;
+            for iv in log
+                .intervals
+                .iter()
+                .filter(|iv| iv.tag.as_deref().is_none_or(|t| t == "latency"))
+            {
+                all.merge(&iv.hdr.to_histogram());
+            }
+        } else {
+            all.merge(&parse::histogram(&p.display().to_string(), &text).map_err(|e| e.to_string())?);
+        }
     }
     Ok(all)
 }

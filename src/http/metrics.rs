@@ -1,0 +1,515 @@
+//! The server's own counters, served at `GET /metrics` in the Prometheus text
+//! exposition format, version 0.0.4 (`Content-Type: text/plain; version=0.0.4`).
+//!
+//! # Nothing contended on the serving path
+//!
+//! Every worker thread owns one [`WorkerMetrics`] block and is its only
+//! writer: an increment is a relaxed load and a relaxed store of the same
+//! atomic (a plain `mov`/`add`/`mov` on x86-64 and AArch64, no locked
+//! instruction, no cache line shared with another writer). The [`Registry`]
+//! keeps every block and sums them only when `/metrics` is scraped, the way
+//! Prometheus client libraries keep per-thread counters. A scrape may see a
+//! worker's block mid-request (requests counted, bytes not yet): each value
+//! is exact, their sum is a snapshot within one request per worker.
+//!
+//! # Series
+//!
+//! | name | type | labels |
+//! |---|---|---|
+//! | `wirebench_http_requests_total` | counter | `route`, `format`, `status` |
+//! | `wirebench_http_response_bytes_total` | counter | `route`, `format`, `status` (body bytes; 0 for HEAD) |
+//! | `wirebench_http_request_duration_seconds` | histogram | `route`: from a complete request head to the response handed to the kernel |
+//! | `wirebench_encode_duration_seconds` | histogram | `format`: the codec's encode of one catalog response |
+//! | `wirebench_http_open_connections` | gauge | connections accepted and not yet closed |
+//! | `wirebench_http_worker_threads` | gauge | `state` = `busy` or `idle` |
+//! | `wirebench_http_refused_connections_total` | counter | connections answered 503 at the connection limit |
+//!
+//! Counters and histograms only list label sets that have been seen.
+//! Histogram buckets are cumulative (`le` = "less than or equal"), end in
+//! `le="+Inf"`, and are followed by `_sum` (seconds) and `_count`.
+//!
+//! # Memory
+//!
+//! One block is [`BLOCK_WORDS`] counters (6.5 KiB, padded by a cache line
+//! on each side so no two workers' blocks share one), allocated once per
+//! worker thread; workers are reused, so the registry only grows to the peak
+//! of worker threads.
+
+use crate::codec::Format;
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// The route a response belongs to (the `route` label).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    Index,
+    Ping,
+    /// `/catalog/{format}`
+    Catalog,
+    /// `/catalog`, format chosen by `Accept`
+    Negotiated,
+    /// `/explain/{format}`
+    Explain,
+    Schemas,
+    Metrics,
+    /// Unknown paths, and requests rejected before routing.
+    Other,
+}
+
+impl Route {
+    const ALL: [Route; 8] = [
+        Route::Index,
+        Route::Ping,
+        Route::Catalog,
+        Route::Negotiated,
+        Route::Explain,
+        Route::Schemas,
+        Route::Metrics,
+        Route::Other,
+    ];
+
+    /// The `route` label value.
+    pub fn label(self) -> &'static str {
+        match self {
+            Route::Index => "/",
+            Route::Ping => "/ping",
+            Route::Catalog => "/catalog/{format}",
+            Route::Negotiated => "/catalog",
+            Route::Explain => "/explain/{format}",
+            Route::Schemas => "/schemas/{file}",
+            Route::Metrics => "/metrics",
+            Route::Other => "other",
+        }
+    }
+}
+
+/// Statuses counted by name; anything else counts as `other`.
+const STATUSES: [u16; 12] = [200, 400, 404, 405, 406, 408, 413, 414, 431, 500, 503, 505];
+const STATUS_SLOTS: usize = STATUSES.len() + 1;
+/// Format slots: none, then [`Format::ALL`].
+const FORMAT_SLOTS: usize = 1 + Format::ALL.len();
+const ROUTES: usize = Route::ALL.len();
+/// Routes that serve a format: each has [`FORMAT_SLOTS`] (route, format)
+/// pairs; the other routes have one, with no format.
+const FORMATTED: [Route; 3] = [Route::Catalog, Route::Negotiated, Route::Explain];
+/// (route, format) pairs counted.
+const ENDPOINTS: usize = ROUTES - FORMATTED.len() + FORMATTED.len() * FORMAT_SLOTS;
+const SERIES: usize = ENDPOINTS * STATUS_SLOTS;
+
+/// Upper bounds of the duration buckets, in nanoseconds (10 µs … 1 s); a
+/// last `+Inf` bucket follows.
+pub const BOUNDS_NS: [u64; 16] = [
+    10_000,
+    25_000,
+    50_000,
+    100_000,
+    250_000,
+    500_000,
+    1_000_000,
+    2_500_000,
+    5_000_000,
+    10_000_000,
+    25_000_000,
+    50_000_000,
+    100_000_000,
+    250_000_000,
+    500_000_000,
+    1_000_000_000,
+];
+const BUCKETS: usize = BOUNDS_NS.len() + 1;
+/// One histogram: its buckets (not cumulative) and the sum in ns.
+const HIST_WORDS: usize = BUCKETS + 1;
+
+// Offsets of the parts of a block.
+const REQUESTS: usize = 0;
+const BYTES: usize = REQUESTS + SERIES;
+const REQUEST_TIME: usize = BYTES + SERIES;
+const ENCODE_TIME: usize = REQUEST_TIME + ROUTES * HIST_WORDS;
+/// Counters in one worker's block.
+pub const BLOCK_WORDS: usize = ENCODE_TIME + Format::ALL.len() * HIST_WORDS;
+
+fn route_index(r: Route) -> usize {
+    r as usize
+}
+
+fn format_slot(f: Option<Format>) -> usize {
+    match f {
+        None => 0,
+        Some(f) => 1 + Format::ALL.iter().position(|&g| g == f).unwrap_or(0),
+    }
+}
+
+fn status_slot(status: u16) -> usize {
+    STATUSES.iter().position(|&s| s == status).unwrap_or(STATUSES.len())
+}
+
+/// The (route, format) pair's slot: routes without formats first, then
+/// [`FORMAT_SLOTS`] per formatted route. A format on another route is ignored.
+fn endpoint(route: Route, format: Option<Format>) -> usize {
+    let plain = ROUTES - FORMATTED.len();
+    match FORMATTED.iter().position(|&r| r == route) {
+        Some(k) => plain + k * FORMAT_SLOTS + format_slot(format),
+        None => Route::ALL
+            .iter()
+            .filter(|r| !FORMATTED.contains(r))
+            .position(|&r| r == route)
+            .unwrap_or(0),
+    }
+}
+
+/// Every (route, format) pair that has a slot, in slot order.
+fn endpoints() -> impl Iterator<Item = (Route, Option<Format>)> {
+    let plain = Route::ALL
+        .into_iter()
+        .filter(|r| !FORMATTED.contains(r))
+        .map(|r| (r, None));
+    let formatted = FORMATTED
+        .into_iter()
+        .flat_map(|r| std::iter::once(None).chain(Format::ALL.map(Some)).map(move |f| (r, f)));
+    plain.chain(formatted)
+}
+
+fn series(route: Route, format: Option<Format>, status: u16) -> usize {
+    endpoint(route, format) * STATUS_SLOTS + status_slot(status)
+}
+
+fn bucket_of(ns: u64) -> usize {
+    BOUNDS_NS.iter().position(|&b| ns <= b).unwrap_or(BOUNDS_NS.len())
+}
+
+/// Unused counters before and after a block: one cache line (64 bytes) each,
+/// so two workers' blocks never share a line whatever the allocator does.
+const PAD: usize = 8;
+
+/// One worker's counters. Only its worker writes them (see the module doc).
+#[derive(Debug)]
+pub struct WorkerMetrics {
+    /// [`PAD`] words, the [`BLOCK_WORDS`] counters, [`PAD`] words.
+    words: Box<[AtomicU64]>,
+}
+
+impl Default for WorkerMetrics {
+    fn default() -> Self {
+        WorkerMetrics {
+            words: (0..PAD + BLOCK_WORDS + PAD).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+}
+
+impl WorkerMetrics {
+    /// Adds `n` to counter `i`. Single writer: load + store, no read-modify-write.
+    #[inline]
+    fn add(&self, i: usize, n: u64) {
+        if let Some(w) = self.words.get(PAD + i) {
+            w.store(w.load(Ordering::Relaxed).wrapping_add(n), Ordering::Relaxed);
+        }
+    }
+
+    fn get(&self, i: usize) -> u64 {
+        self.words.get(PAD + i).map_or(0, |w| w.load(Ordering::Relaxed))
+    }
+
+    /// Counts one response: its route, format (if any), status, body bytes
+    /// sent, the encode time (0 = nothing was encoded) and the request time.
+    #[inline]
+    pub fn record(
+        &self,
+        route: Route,
+        format: Option<Format>,
+        status: u16,
+        bytes: usize,
+        encode_ns: u64,
+        request_ns: u64,
+    ) {
+        let s = series(route, format, status);
+        self.add(REQUESTS + s, 1);
+        self.add(BYTES + s, bytes as u64);
+        let h = REQUEST_TIME + route_index(route) * HIST_WORDS;
+        self.add(h + bucket_of(request_ns), 1);
+        self.add(h + BUCKETS, request_ns);
+        if let Some(f) = format
+            && encode_ns > 0
+        {
+            let h = ENCODE_TIME + (format_slot(Some(f)) - 1) * HIST_WORDS;
+            self.add(h + bucket_of(encode_ns), 1);
+            self.add(h + BUCKETS, encode_ns);
+        }
+    }
+
+    /// Counts a response sent before any route was chosen (a rejected head):
+    /// route `other`, no request time.
+    pub fn record_rejected(&self, status: u16, bytes: usize) {
+        let s = series(Route::Other, None, status);
+        self.add(REQUESTS + s, 1);
+        self.add(BYTES + s, bytes as u64);
+    }
+}
+
+/// The pool's state at scrape time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Gauges {
+    pub open_connections: usize,
+    pub busy_threads: usize,
+    pub idle_threads: usize,
+}
+
+/// Reads the pool's gauges at scrape time (set once the pool exists).
+type GaugeSource = Box<dyn Fn() -> Gauges + Send + Sync>;
+
+/// Every worker's block, summed when scraped; plus the refusal counter.
+///
+/// A worker thread that exits (a surplus spare) drops its handle on its
+/// block; the next registration or scrape folds that block into `retired`
+/// and frees it, so the registry holds one block per live worker, not one
+/// per worker ever started.
+#[derive(Default)]
+pub struct Registry {
+    blocks: Mutex<Vec<Arc<WorkerMetrics>>>,
+    /// Counts of the workers that have exited.
+    retired: Mutex<Vec<u64>>,
+    /// Written by the acceptor (and the spawner on a failed spawn); refusals
+    /// are off the serving path, so one shared counter is fine.
+    refused: AtomicU64,
+    gauges: std::sync::OnceLock<GaugeSource>,
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registry")
+            .field("refused", &self.refused.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+impl Registry {
+    /// A new block for one worker thread, kept for as long as the server runs.
+    pub fn register(&self) -> Arc<WorkerMetrics> {
+        let block = Arc::new(WorkerMetrics::default());
+        let mut blocks = self.blocks.lock().unwrap_or_else(PoisonError::into_inner);
+        self.fold_exited(&mut blocks);
+        blocks.push(Arc::clone(&block));
+        block
+    }
+
+    /// Moves the counts of workers that have exited (the registry holds the
+    /// only handle left) into `retired` and frees their blocks.
+    fn fold_exited(&self, blocks: &mut Vec<Arc<WorkerMetrics>>) {
+        let mut retired = self.retired.lock().unwrap_or_else(PoisonError::into_inner);
+        if retired.is_empty() {
+            retired.resize(BLOCK_WORDS, 0);
+        }
+        blocks.retain(|b| {
+            if Arc::strong_count(b) > 1 {
+                return true;
+            }
+            for (t, i) in retired.iter_mut().zip(0..) {
+                *t = t.wrapping_add(b.get(i));
+            }
+            false
+        });
+    }
+
+    /// Where open connections and busy/idle threads come from at scrape
+    /// time; the pool sets it once when it starts.
+    pub fn set_gauges(&self, source: GaugeSource) {
+        let _ = self.gauges.set(source);
+    }
+
+    /// The gauges now (all zero before the pool has set its source).
+    pub fn gauges(&self) -> Gauges {
+        self.gauges.get().map(|g| g()).unwrap_or_default()
+    }
+
+    /// Counts one connection refused with 503.
+    pub fn refused(&self) {
+        self.refused.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Every counter summed over the workers.
+    fn sum(&self) -> Vec<u64> {
+        let mut blocks = self.blocks.lock().unwrap_or_else(PoisonError::into_inner);
+        self.fold_exited(&mut blocks);
+        let mut total = self.retired.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        total.resize(BLOCK_WORDS, 0);
+        for block in blocks.iter() {
+            for (t, i) in total.iter_mut().zip(0..) {
+                *t = t.wrapping_add(block.get(i));
+            }
+        }
+        total
+    }
+
+    /// Writes the exposition (text format 0.0.4) into `out`.
+    pub fn render(&self, gauges: Gauges, out: &mut Vec<u8>) {
+        let total = self.sum();
+        let mut s = String::with_capacity(4096);
+        let counter = |s: &mut String, name: &str, help: &str, base: usize| {
+            let _ = writeln!(s, "# HELP {name} {help}\n# TYPE {name} counter");
+            for (route, format) in endpoints() {
+                for (sslot, status) in STATUSES
+                    .iter()
+                    .map(|s| s.to_string())
+                    .chain(["other".into()])
+                    .enumerate()
+                {
+                    let i = endpoint(route, format) * STATUS_SLOTS + sslot;
+                    if total[REQUESTS + i] == 0 {
+                        continue;
+                    }
+                    let _ = writeln!(
+                        s,
+                        "{name}{{route=\"{}\",format=\"{}\",status=\"{status}\"}} {}",
+                        route.label(),
+                        format.map_or("none", Format::name),
+                        total[base + i]
+                    );
+                }
+            }
+        };
+        counter(
+            &mut s,
+            "wirebench_http_requests_total",
+            "HTTP responses sent, by route, format and status.",
+            REQUESTS,
+        );
+        counter(
+            &mut s,
+            "wirebench_http_response_bytes_total",
+            "Response body bytes sent, by route, format and status.",
+            BYTES,
+        );
+        let name = "wirebench_http_request_duration_seconds";
+        let _ = writeln!(
+            s,
+            "# HELP {name} From a complete request head to the response handed to the kernel.\n# TYPE {name} histogram"
+        );
+        for route in Route::ALL {
+            let h = REQUEST_TIME + route_index(route) * HIST_WORDS;
+            histogram(&mut s, name, "route", route.label(), &total[h..h + HIST_WORDS]);
+        }
+        let name = "wirebench_encode_duration_seconds";
+        let _ = writeln!(
+            s,
+            "# HELP {name} Encoding one catalog response, by format.\n# TYPE {name} histogram"
+        );
+        for (k, format) in Format::ALL.iter().enumerate() {
+            let h = ENCODE_TIME + k * HIST_WORDS;
+            histogram(&mut s, name, "format", format.name(), &total[h..h + HIST_WORDS]);
+        }
+        let _ = writeln!(
+            s,
+            "# HELP wirebench_http_open_connections Connections accepted and not yet closed.\n\
+             # TYPE wirebench_http_open_connections gauge\n\
+             wirebench_http_open_connections {}",
+            gauges.open_connections
+        );
+        let _ = writeln!(
+            s,
+            "# HELP wirebench_http_worker_threads Worker threads, serving a connection (busy) or waiting for one (idle).\n\
+             # TYPE wirebench_http_worker_threads gauge\n\
+             wirebench_http_worker_threads{{state=\"busy\"}} {}\n\
+             wirebench_http_worker_threads{{state=\"idle\"}} {}",
+            gauges.busy_threads, gauges.idle_threads
+        );
+        let _ = writeln!(
+            s,
+            "# HELP wirebench_http_refused_connections_total Connections answered 503 at the connection limit.\n\
+             # TYPE wirebench_http_refused_connections_total counter\n\
+             wirebench_http_refused_connections_total {}",
+            self.refused.load(Ordering::Relaxed)
+        );
+        out.extend_from_slice(s.as_bytes());
+    }
+}
+
+/// One histogram's series: cumulative buckets, `_sum` in seconds, `_count`.
+/// Nothing when it is empty.
+fn histogram(s: &mut String, name: &str, label: &str, value: &str, words: &[u64]) {
+    let count: u64 = words[..BUCKETS].iter().sum();
+    if count == 0 {
+        return;
+    }
+    let mut cumulative = 0;
+    for (i, n) in words[..BUCKETS].iter().enumerate() {
+        cumulative += n;
+        let le = match BOUNDS_NS.get(i) {
+            Some(&b) => seconds(b),
+            None => "+Inf".to_string(),
+        };
+        let _ = writeln!(s, "{name}_bucket{{{label}=\"{value}\",le=\"{le}\"}} {cumulative}");
+    }
+    let _ = writeln!(s, "{name}_sum{{{label}=\"{value}\"}} {}", seconds(words[BUCKETS]));
+    let _ = writeln!(s, "{name}_count{{{label}=\"{value}\"}} {count}");
+}
+
+/// Nanoseconds as decimal seconds without exponent or trailing zeros: `0.00025`, `1`.
+fn seconds(ns: u64) -> String {
+    let (whole, frac) = (ns / 1_000_000_000, ns % 1_000_000_000);
+    if frac == 0 {
+        return whole.to_string();
+    }
+    let digits = format!("{frac:09}");
+    format!("{whole}.{}", digits.trim_end_matches('0'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_endpoint_has_its_own_slot() {
+        let slots: Vec<usize> = endpoints().map(|(r, f)| endpoint(r, f)).collect();
+        assert_eq!(slots, (0..ENDPOINTS).collect::<Vec<_>>());
+        assert_eq!(endpoint(Route::Ping, Some(Format::Avro)), endpoint(Route::Ping, None));
+        assert_eq!(ENDPOINTS, 23);
+    }
+
+    #[test]
+    fn seconds_are_plain_decimals() {
+        assert_eq!(seconds(10_000), "0.00001");
+        assert_eq!(seconds(250_000), "0.00025");
+        assert_eq!(seconds(1_000_000_000), "1");
+        assert_eq!(seconds(1_500_000_001), "1.500000001");
+    }
+
+    #[test]
+    fn blocks_sum_and_buckets_cumulate() {
+        let reg = Registry::default();
+        let (a, b) = (reg.register(), reg.register());
+        a.record(Route::Ping, None, 200, 18, 0, 5_000);
+        b.record(Route::Ping, None, 200, 18, 0, 30_000);
+        b.record(Route::Catalog, Some(Format::Avro), 200, 100, 20_000, 2_000_000_000);
+        a.record_rejected(431, 70);
+        reg.refused();
+        let mut out = Vec::new();
+        let gauges = Gauges {
+            open_connections: 3,
+            busy_threads: 2,
+            idle_threads: 5,
+        };
+        reg.render(gauges, &mut out);
+        let text = String::from_utf8(out).unwrap();
+        for line in [
+            "wirebench_http_requests_total{route=\"/ping\",format=\"none\",status=\"200\"} 2",
+            "wirebench_http_response_bytes_total{route=\"/ping\",format=\"none\",status=\"200\"} 36",
+            "wirebench_http_requests_total{route=\"other\",format=\"none\",status=\"431\"} 1",
+            "wirebench_http_requests_total{route=\"/catalog/{format}\",format=\"avro\",status=\"200\"} 1",
+            "wirebench_http_request_duration_seconds_bucket{route=\"/ping\",le=\"0.00001\"} 1",
+            "wirebench_http_request_duration_seconds_bucket{route=\"/ping\",le=\"0.00005\"} 2",
+            "wirebench_http_request_duration_seconds_bucket{route=\"/ping\",le=\"+Inf\"} 2",
+            "wirebench_http_request_duration_seconds_sum{route=\"/ping\"} 0.000035",
+            "wirebench_http_request_duration_seconds_count{route=\"/ping\"} 2",
+            "wirebench_http_request_duration_seconds_bucket{route=\"/catalog/{format}\",le=\"1\"} 0",
+            "wirebench_http_request_duration_seconds_bucket{route=\"/catalog/{format}\",le=\"+Inf\"} 1",
+            "wirebench_encode_duration_seconds_bucket{format=\"avro\",le=\"0.000025\"} 1",
+            "wirebench_http_open_connections 3",
+            "wirebench_http_worker_threads{state=\"busy\"} 2",
+            "wirebench_http_worker_threads{state=\"idle\"} 5",
+            "wirebench_http_refused_connections_total 1",
+        ] {
+            assert!(text.lines().any(|l| l == line), "missing {line:?} in\n{text}");
+        }
+        assert!(!text.contains("format=\"json\",le="), "empty histograms are left out");
+    }
+}
