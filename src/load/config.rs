@@ -30,6 +30,9 @@ FLAGS (both --flag value and --flag=value):
   --seed N             seeds the format order rotation (default: 1)
   --url URL            any http:// server and path; 200 + whole body = success;
                        prints a wrk-like summary
+  --server-pid PID     with --url: also account the CPU time of that process,
+                       all its threads and its descendants (e.g. nginx's
+                       workers) as the server side
   --histograms DIR     also write each run's latency histogram to DIR
   --fixture FILE       catalog JSON for the in-process server and the checks
   --output FILE        write the CSV there instead of stdout
@@ -64,6 +67,8 @@ pub struct Config {
     pub compression: Compression,
     pub warmup: usize,
     pub url: Option<String>,
+    /// `--server-pid`: the `--url` server's process on this machine, for CPU accounting.
+    pub server_pid: Option<u32>,
     pub rate: Option<f64>,
     pub timeout: Duration,
     pub seed: u64,
@@ -84,6 +89,7 @@ impl Default for Config {
             compression: Compression::None,
             warmup: 20,
             url: None,
+            server_pid: None,
             rate: None,
             timeout: Duration::from_secs(5),
             seed: 1,
@@ -143,6 +149,10 @@ impl Config {
             Some("gzip") => Compression::Gzip,
             Some(other) => return Err(format!("--compression: expected none or gzip, found {other:?}")),
         };
+        let server_pid: Option<u32> = args.parse("--server-pid")?;
+        if server_pid.is_some() && url.is_none() {
+            return Err("--server-pid needs --url (without --url the server runs in this process and is accounted by its thread names)".into());
+        }
         if rounds == 0 || formats.is_empty() || timeout.is_zero() || duration.is_zero() {
             return Err("--rounds, --formats, --duration and --timeout must be non-empty / non-zero".into());
         }
@@ -156,6 +166,7 @@ impl Config {
             compression,
             warmup: args.parse_or("--warmup", d.warmup)?,
             url,
+            server_pid,
             rate: args.parse("--rate")?,
             timeout,
             seed: args.parse_or("--seed", d.seed)?,

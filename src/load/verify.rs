@@ -56,6 +56,10 @@ pub struct Target {
     pub request: Vec<u8>,
     pub check: Check,
     pub timeout: Duration,
+    /// The server's process when it is not this one (`--server-pid`), for
+    /// CPU accounting; None: the server side is this process's server threads,
+    /// if it has any.
+    pub server_pid: Option<u32>,
 }
 
 impl Target {
@@ -90,6 +94,7 @@ impl Target {
             request: super::client::get_request(authority, path),
             check,
             timeout,
+            server_pid: None,
         })
     }
 }

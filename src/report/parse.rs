@@ -6,13 +6,13 @@
 //! |---|---|
 //! | `codec.txt` | Go benchmark format: `key: value` header lines, then `BenchmarkOp/format/count-P  N  x ns/op  [y MB/s]  z B/op  w allocs/op` |
 //! | `sizes.csv` | header [`SIZES_HEADER`], 12 columns |
-//! | `http*.csv` | header [`HTTP_HEADER`], 22 columns, one row per round |
+//! | `http*.csv` | header [`HTTP_HEADER`], 27 columns, one row per round (or 22: without the [`HTTP_CPU_COLUMNS`]) |
 //! | `histograms/*.hist` | `#` comments, then `low_ns high_ns count` per non-empty bucket |
 
 pub use crate::measure::histogram::Histogram;
 use std::fmt;
 
-pub use crate::measure::results::{HTTP_ERROR_KINDS as ERROR_KINDS, HTTP_HEADER, SIZES_HEADER};
+pub use crate::measure::results::{HTTP_CPU_COLUMNS, HTTP_ERROR_KINDS as ERROR_KINDS, HTTP_HEADER, SIZES_HEADER};
 
 /// A raw file that could not be read: which file, which line, what was wrong.
 #[derive(Clone, Debug, PartialEq)]
@@ -245,33 +245,80 @@ pub struct HttpRow {
     pub max_ms: f64,
     /// connect, write, read, timeout, status, decode, mismatch.
     pub errors: [u64; 7],
+    /// The [`HTTP_CPU_COLUMNS`]; None when the file has no CPU columns.
+    pub cpu: Option<HttpCpu>,
 }
 
-/// Parses `http.csv` (or `http-gzip.csv`, `http-c1.csv`, …).
+/// The CPU columns of one row; each None when that side was not measured (empty cell).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct HttpCpu {
+    pub server_us_per_req: Option<f64>,
+    pub server_user_share: Option<f64>,
+    pub client_us_per_req: Option<f64>,
+    pub client_user_share: Option<f64>,
+    pub process_us_per_req: Option<f64>,
+}
+
+/// Parses `http.csv` (or `http-gzip.csv`, `http-c1.csv`, …). The header is
+/// [`HTTP_HEADER`], or [`HTTP_HEADER`] without the [`HTTP_CPU_COLUMNS`];
+/// columns are found by name.
 pub fn http(file: &str, text: &str) -> Result<Vec<HttpRow>, Error> {
-    let h: Vec<&str> = HTTP_HEADER.split(',').collect();
-    csv(file, text, HTTP_HEADER, |ln, f| {
+    let all: Vec<&str> = HTTP_HEADER.split(',').collect();
+    let without_cpu: Vec<&str> = all.iter().copied().filter(|c| !HTTP_CPU_COLUMNS.contains(c)).collect();
+    let header = text.lines().next().unwrap_or("").trim();
+    let cols: Vec<&str> = header.split(',').collect();
+    if cols != all && cols != without_cpu {
+        return Err(err(
+            file,
+            1,
+            format!("expected the header {HTTP_HEADER:?} (or it without the CPU columns), found {header:?}"),
+        ));
+    }
+    let has_cpu = cols == all;
+    let at = |name: &str| cols.iter().position(|c| *c == name).expect("checked header");
+    let errors_at = at("err_connect");
+    csv(file, text, header, |ln, f| {
+        let get = |name: &str| f[at(name)];
+        let n = |name: &str| num::<f64>(file, ln, name, get(name));
+        let optional = |name: &str| -> Result<Option<f64>, Error> {
+            match get(name).trim() {
+                "" => Ok(None),
+                v => num::<f64>(file, ln, name, v).map(Some),
+            }
+        };
         let mut errors = [0u64; 7];
         for (k, e) in errors.iter_mut().enumerate() {
-            *e = num(file, ln, h[15 + k], f[15 + k])?;
+            *e = num(file, ln, cols[errors_at + k], f[errors_at + k])?;
         }
+        let cpu = if has_cpu {
+            Some(HttpCpu {
+                server_us_per_req: optional(HTTP_CPU_COLUMNS[0])?,
+                server_user_share: optional(HTTP_CPU_COLUMNS[1])?,
+                client_us_per_req: optional(HTTP_CPU_COLUMNS[2])?,
+                client_user_share: optional(HTTP_CPU_COLUMNS[3])?,
+                process_us_per_req: optional(HTTP_CPU_COLUMNS[4])?,
+            })
+        } else {
+            None
+        };
         Ok(HttpRow {
-            round: num(file, ln, h[0], f[0])?,
-            format: f[1].to_string(),
-            count: num(file, ln, h[2], f[2])?,
-            compression: f[3].to_string(),
-            concurrency: num(file, ln, h[4], f[4])?,
-            duration_s: num(file, ln, h[5], f[5])?,
-            requests: num(file, ln, h[6], f[6])?,
-            rps: num(file, ln, h[7], f[7])?,
-            bytes_per_s: num(file, ln, h[8], f[8])?,
-            p50_ms: num(file, ln, h[9], f[9])?,
-            p90_ms: num(file, ln, h[10], f[10])?,
-            p95_ms: num(file, ln, h[11], f[11])?,
-            p99_ms: num(file, ln, h[12], f[12])?,
-            p999_ms: num(file, ln, h[13], f[13])?,
-            max_ms: num(file, ln, h[14], f[14])?,
+            round: num(file, ln, "round", get("round"))?,
+            format: get("format").to_string(),
+            count: num(file, ln, "count", get("count"))?,
+            compression: get("compression").to_string(),
+            concurrency: num(file, ln, "concurrency", get("concurrency"))?,
+            duration_s: n("duration_s")?,
+            requests: num(file, ln, "requests", get("requests"))?,
+            rps: n("rps")?,
+            bytes_per_s: n("bytes_per_s")?,
+            p50_ms: n("p50_ms")?,
+            p90_ms: n("p90_ms")?,
+            p95_ms: n("p95_ms")?,
+            p99_ms: n("p99_ms")?,
+            p999_ms: n("p999_ms")?,
+            max_ms: n("max_ms")?,
             errors,
+            cpu,
         })
     })
 }
@@ -300,5 +347,32 @@ mod tests {
         assert_eq!(f.lines[1].format, "flatbuffers");
         assert_eq!(f.lines[1].count, 100);
         assert_eq!(f.lines[1].mb_per_s, None);
+    }
+
+    const ROW: &str = "1,json,1000,none,8,1.001,276,275.7,46000000,28.1,30.2,31.0,35.5,40.0,41.2,0,0,0,0,0,0,0";
+
+    #[test]
+    fn http_with_and_without_cpu_columns() {
+        let old_header: Vec<&str> = HTTP_HEADER
+            .split(',')
+            .filter(|c| !HTTP_CPU_COLUMNS.contains(c))
+            .collect();
+        let old = http("old.csv", &format!("{}\n{ROW}\n", old_header.join(","))).unwrap();
+        assert_eq!(old[0].cpu, None);
+        assert_eq!(old[0].rps, 275.7);
+        let new = http(
+            "new.csv",
+            &format!("{HTTP_HEADER}\n{ROW},312.50,0.812,3401.20,0.930,3790.00\n{ROW},,,3401.20,0.930,3401.90\n"),
+        )
+        .unwrap();
+        let cpu = new[0].cpu.unwrap();
+        assert_eq!(cpu.server_us_per_req, Some(312.5));
+        assert_eq!(cpu.client_user_share, Some(0.93));
+        assert_eq!(cpu.process_us_per_req, Some(3790.0));
+        assert_eq!(new[1].cpu.unwrap().server_us_per_req, None, "empty = not measured");
+        let e = http("bad.csv", &format!("{HTTP_HEADER}\n{ROW},x,,,,\n")).unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.message.contains("server_cpu_us_per_req"), "{e}");
+        assert!(http("bad.csv", &format!("{HTTP_HEADER},extra\n")).is_err());
     }
 }
