@@ -84,6 +84,7 @@ fn report_files_and_tables() {
         "chart-codec.svg",
         "chart-http-rps.svg",
         "chart-http-p95.svg",
+        "chart-cpu-json.svg",
     ] {
         assert!(names.iter().any(|n| n == want), "{want} not in {names:?}");
     }
@@ -94,7 +95,12 @@ fn report_files_and_tables() {
     let md = std::fs::read_to_string(dir.join("REPORT.md")).unwrap();
     for line in [
         // Headline: sizes, encode/decode µs with spread, HTTP medians.
-        "| json | 169,241 / 9,653 | 200.0 (100.0–300.0) | 710.0 (700.0–720.0) | 850.0 (800.0–900.0) | 8.50 / 11.00 | 400.0 | 18.00 / 21.00 |",
+        // `http.csv` has no CPU columns (an older file), `http-gzip.csv` has them.
+        "| json | 169,241 / 9,653 | 200.0 (100.0–300.0) | 710.0 (700.0–720.0) | 850.0 (800.0–900.0) | n/a | 8.50 / 11.00 | 400.0 | 3,000 | 18.00 / 21.00 |",
+        // Where the time goes: server 3,000 = encode 200 + gzip 2,500 + rest 300;
+        // client 1,500 = decode 710 + rest 790; 4,550 µs × 400/s = 1.82 of 2 cores.
+        "### `http-gzip.csv`: 1,000 products, compression gzip",
+        "| json | 400.0 | 3,000 | 200.0 | 2,500 | 300.0 | 90% | 1,500 | 710.0 | 790.0 | 80% | 50.00 | 1.20 / 0.600 | server (2.00× the other side's CPU per request); 1.82 of 2 cores busy: CPU-bound |",
         // Codec tables for every count present, including count 1.
         "### 1 product",
         "| json | 2.00 (1.00–3.00) | 0.500 | 512 | 1 | n/a | n/a | n/a | n/a | n/a |",
@@ -123,6 +129,16 @@ fn report_files_and_tables() {
     assert!(
         json.contains("\"pooled_p95_ms\": 2.002943, \"pooled_p99_ms\": 9.000001"),
         "{json}"
+    );
+    assert!(
+        json.contains(
+            "\"cpu\": {\"server_cpu_us_per_req\": {\"median\": 3000, \"min\": 3000, \"max\": 3000, \"n\": 1}"
+        ),
+        "{json}"
+    );
+    assert!(
+        !names.iter().any(|n| n == "chart-cpu-avro.svg"),
+        "no CPU chart without CPU columns"
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -204,7 +220,7 @@ fn malformed_raw_files_name_file_and_line() {
         ),
         (
             "http.csv",
-            format!("{http_header}\n1,json,1000,none,8,1.0,800,fast,1,1,1,1,1,1,1,0,0,0,0,0,0,0\n"),
+            format!("{http_header}\n1,json,1000,none,8,1.0,800,fast,1,1,1,1,1,1,1,0,0,0,0,0,0,0,,,,,\n"),
             2,
             "rps: expected a number, found \"fast\"".into(),
         ),

@@ -265,7 +265,9 @@ pub struct HttpCpu {
 pub fn http(file: &str, text: &str) -> Result<Vec<HttpRow>, Error> {
     let all: Vec<&str> = HTTP_HEADER.split(',').collect();
     let without_cpu: Vec<&str> = all.iter().copied().filter(|c| !HTTP_CPU_COLUMNS.contains(c)).collect();
-    let header = text.lines().next().unwrap_or("").trim();
+    let Some(header) = text.lines().next().map(str::trim) else {
+        return Err(err(file, 0, "empty file: expected a header line"));
+    };
     let cols: Vec<&str> = header.split(',').collect();
     if cols != all && cols != without_cpu {
         return Err(err(
