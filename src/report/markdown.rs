@@ -674,7 +674,8 @@ verified requests. The codec benches explain part of each side: the server *enco
 Encode) and, for gzip, *compresses* (`sizes.csv` gzip -6); the client runs the *verifying decode* \
 (`codec.txt` Decode). The *rest* is everything else: HTTP parsing and writing, system calls and the \
 kernel's copies, gunzip on the client, scheduling. The codec figures come from a warm single-thread \
-loop, so on the HTTP path (shared cores, colder caches) a rest can come out small or even negative. \
+loop and are wall-clock times: on a busy machine they include waiting for a core, which CPU time does \
+not, and on the HTTP path caches are colder, so a rest can come out small or even negative. \
 *Unattributed* is the load generator's process time in neither side (its main thread, tick rounding). \
 *Cores busy* = CPU µs per request × requests/s. Client and server share the machine's cores in a \
 closed loop, so the run is bound by whichever side saturates them: *bound by* names the side that \
