@@ -304,6 +304,7 @@ fn cpu_chart(d: &Data, fm: &str, count: usize) -> Option<String> {
         return None;
     }
     let mut cats = Vec::new();
+    let mut measured = Vec::new();
     let mut series: Vec<Series> = ["encode", "gzip -6", "server rest", "decode", "client rest"]
         .iter()
         .map(|n| Series {
@@ -314,6 +315,7 @@ fn cpu_chart(d: &Data, fm: &str, count: usize) -> Option<String> {
     for (label, b) in &cases {
         cats.push(format!("server{label}"));
         cats.push(format!("client{label}"));
+        measured.extend([b.server, b.client]);
         let columns: [[Option<f64>; 2]; 5] = [
             [b.encode, None],
             [b.gzip, None],
@@ -333,6 +335,7 @@ fn cpu_chart(d: &Data, fm: &str, count: usize) -> Option<String> {
         "µs of CPU per request",
         &cats,
         &series,
+        &measured,
     ))
 }
 

@@ -175,13 +175,25 @@ pub fn bars(title: &str, unit: &str, categories: &[String], series: &[Series]) -
 /// A stacked bar chart: one bar per category, the series stacked bottom to
 /// top in order. A missing or non-positive value adds no segment (the tables
 /// beside the chart carry negative remainders). Each segment of at least
-/// 12 px carries its value; each bar its total.
-pub fn stacked(title: &str, unit: &str, categories: &[String], series: &[Series]) -> String {
+/// 12 px carries its value. `measured[i]`, when given, is the total the parts
+/// should add up to: a black line marks it and its value labels the bar, so
+/// parts that overshoot it stay visible; otherwise the bar is labelled with
+/// the sum of its parts.
+pub fn stacked(title: &str, unit: &str, categories: &[String], series: &[Series], measured: &[Option<f64>]) -> String {
     let mut out = String::new();
     open(&mut out, title);
     let seg = |s: &Series, c: usize| s.values.get(c).copied().flatten().filter(|v| *v > 0.0);
     let total = |c: usize| series.iter().filter_map(|s| seg(s, c)).sum::<f64>();
-    let max = (0..categories.len()).map(total).fold(0.0, f64::max);
+    let mark = |c: usize| {
+        measured
+            .get(c)
+            .copied()
+            .flatten()
+            .filter(|v| v.is_finite() && *v >= 0.0)
+    };
+    let max = (0..categories.len())
+        .map(|c| total(c).max(mark(c).unwrap_or(0.0)))
+        .fold(0.0, f64::max);
     let (top, step) = nice_axis(max);
     let plot_h = H - TOP - BOTTOM;
     let y_of = |v: f64| TOP + plot_h * (1.0 - v / top);
@@ -213,12 +225,26 @@ pub fn stacked(title: &str, unit: &str, categories: &[String], series: &[Series]
             }
             base += v;
         }
-        let label = if base > 0.0 { short(base) } else { "n/a".into() };
+        let (label, top_y) = match mark(c) {
+            Some(m) => {
+                let y = y_of(m);
+                let _ = writeln!(
+                    out,
+                    "<line x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"black\" stroke-width=\"2\"><title>measured: {}</title></line>",
+                    x - 4.0,
+                    x + bar_w + 4.0,
+                    escape(&short(m))
+                );
+                (format!("measured {}", short(m)), y.min(y_of(base)))
+            }
+            None if base > 0.0 => (short(base), y_of(base)),
+            None => ("n/a".into(), y_of(0.0)),
+        };
         let _ = writeln!(
             out,
             "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"10\">{}</text>\n<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
             x + bar_w / 2.0,
-            y_of(base) - 4.0,
+            top_y - 4.0,
             escape(&label),
             x + bar_w / 2.0,
             TOP + plot_h + 16.0,
@@ -325,9 +351,16 @@ mod tests {
                 s("rest", &[Some(-5.0), Some(120.0)]),
                 s("decode", &[None, Some(900.0)]),
             ],
+            &[None, Some(800.0)],
         );
-        // Totals label the bars; the negative remainder draws no segment.
-        assert!(svg.contains(">300</text>") && svg.contains(">1020</text>"), "{svg}");
+        // The sum labels a bar without a measured total; a measured total is
+        // marked and labels its bar even when the parts overshoot it.
+        assert!(
+            svg.contains(">300</text>") && svg.contains(">measured 800</text>"),
+            "{svg}"
+        );
+        assert!(svg.contains("<title>measured: 800</title></line>"), "{svg}");
+        assert!(!svg.contains(">1020</text>"), "{svg}");
         assert_eq!(svg.matches("<rect x=").count(), 3 + 3, "3 segments + 3 legend boxes");
         assert!(!svg.contains("-5"));
     }
