@@ -329,7 +329,7 @@ fn cpu_chart(d: &Data, fm: &str, count: usize) -> Option<String> {
     }
     Some(svg::stacked(
         &format!(
-            "{fm}: CPU per request, {} products (median of rounds)",
+            "{fm}: CPU per request by side, {} products (black line: measured)",
             group(count as i64)
         ),
         "µs of CPU per request",
