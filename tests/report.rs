@@ -144,6 +144,24 @@ fn report_files_and_tables() {
 }
 
 #[test]
+fn breakdown_prefers_codec_cpu_time() {
+    let dir = scratch("cpu-ns");
+    std::fs::write(
+        dir.join("codec.txt"),
+        "BenchmarkEncode/json/1000-2 10 400000 ns/op 0 B/op 0 allocs/op 150000 cpu-ns/op\n\
+         BenchmarkDecode/json/1000-2 10 900000 ns/op 0 B/op 0 allocs/op 700000 cpu-ns/op\n",
+    )
+    .unwrap();
+    report::write_report(&dir).unwrap();
+    let md = std::fs::read_to_string(dir.join("REPORT.md")).unwrap();
+    // Server 3,000 = encode 150 (CPU, not the 400 µs wall) + gzip 2,500 + 350;
+    // client 1,500 = decode 700 + 800.
+    let row = "| json | 400.0 | 3,000 | 150.0 | 2,500 | 350.0 | 90% | 1,500 | 700.0 | 800.0 | 80% |";
+    assert!(md.contains(row), "REPORT.md lacks {row:?}\n\n{md}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn missing_environment_is_captured_and_said() {
     let dir = scratch("noenv");
     std::fs::remove_file(dir.join("environment.json")).unwrap();

@@ -214,7 +214,10 @@ mod tests {
             (&["--counts=0"], "--counts: each count"),
             (&["--duration=fast"], "--duration: invalid duration"),
             (&["--server-pid=1"], "--server-pid needs --url"),
-            (&["--url=http://127.0.0.1:1/", "--server-pid=x"], "--server-pid: invalid value"),
+            (
+                &["--url=http://127.0.0.1:1/", "--server-pid=x"],
+                "--server-pid: invalid value",
+            ),
         ] {
             let err = Config::from_args(&mut Args::new(argv.iter().copied())).unwrap_err();
             assert!(err.starts_with(msg), "{argv:?}: {err}");

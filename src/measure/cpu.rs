@@ -141,6 +141,19 @@ pub fn ticks_per_second() -> u64 {
     })
 }
 
+/// On-CPU ns of the calling thread so far (`/proc/thread-self/schedstat`);
+/// None where that file does not exist.
+///
+/// The scheduler brings a running thread's count up to date at each tick and
+/// context switch, so the value may lag by up to one tick (1–4 ms); yielding
+/// first brings it up to date whenever another thread is runnable. Read it
+/// around batches that last far longer than a tick, never around one operation.
+pub fn thread_cpu_ns() -> Option<u64> {
+    std::thread::yield_now();
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    parse_schedstat(&text).ok()
+}
+
 /// CPU time of a thread, a group of threads or a process.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CpuTime {
@@ -498,6 +511,22 @@ mod tests {
         let parents = [(1, 0), (100, 1), (101, 100), (102, 100), (103, 101), (200, 1)];
         assert_eq!(descendants(100, &parents), [100, 101, 102, 103]);
         assert_eq!(descendants(200, &parents), [200]);
+    }
+
+    #[test]
+    fn thread_cpu_time_grows_with_work() {
+        let Some(before) = thread_cpu_ns() else { return }; // no /proc (not Linux)
+        let start = std::time::Instant::now();
+        let mut x = 0u64;
+        while start.elapsed() < std::time::Duration::from_millis(30) {
+            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+        }
+        let spent = thread_cpu_ns().unwrap() - before;
+        // At most the wall time; at least something (the tick may lag, other load may preempt).
+        assert!(
+            spent > 0 && spent <= start.elapsed().as_nanos() as u64 + 1_000_000,
+            "{spent}"
+        );
     }
 
     #[test]

@@ -91,6 +91,12 @@ fn us(s: Option<&CodecStat>) -> Option<f64> {
     s.map(|s| s.ns_per_op.median / 1000.0)
 }
 
+/// µs of CPU per operation (`cpu-ns/op`) when recorded, else the wall time:
+/// what compares with the CPU time per HTTP request.
+fn cpu_us(s: Option<&CodecStat>) -> Option<f64> {
+    s.map(|s| s.cpu_ns_per_op.as_ref().unwrap_or(&s.ns_per_op).median / 1000.0)
+}
+
 fn http_file<'a>(d: &'a Data, name: &str) -> Option<&'a HttpFile> {
     d.http.iter().find(|f| f.name == name)
 }
@@ -265,14 +271,14 @@ impl Breakdown {
         let med = |x: &Option<Spread>| x.as_ref().map(|s| s.median);
         Some(Breakdown {
             server: med(&cpu.server_us),
-            encode: us(find(d, "Encode", &s.format, s.count)),
+            encode: cpu_us(find(d, "Encode", &s.format, s.count)),
             gzip: if s.compression == "gzip" {
                 size_row(d, &s.format, s.count).map(|r| r.gzip6_us)
             } else {
                 Some(0.0)
             },
             client: med(&cpu.client_us),
-            decode: us(find(d, "Decode", &s.format, s.count)),
+            decode: cpu_us(find(d, "Decode", &s.format, s.count)),
             process: med(&cpu.process_us),
         })
     }
@@ -677,8 +683,10 @@ verified requests. The codec benches explain part of each side: the server *enco
 Encode) and, for gzip, *compresses* (`sizes.csv` gzip -6); the client runs the *verifying decode* \
 (`codec.txt` Decode). The *rest* is everything else: HTTP parsing and writing, system calls and the \
 kernel's copies, gunzip on the client, scheduling. The codec figures come from a warm single-thread \
-loop and are wall-clock times: on a busy machine they include waiting for a core, which CPU time does \
-not, and on the HTTP path caches are colder, so a rest can come out small or even negative. \
+loop: encode and decode are its CPU time per operation (`cpu-ns/op`) when `codec.txt` records it, \
+otherwise its wall time; gzip -6 is always wall time. A wall time on a busy machine includes waiting \
+for a core, which CPU time does not, and on the HTTP path caches are colder, so a rest can come out \
+small or even negative. \
 *Unattributed* is the load generator's process time in neither side (its main thread, tick rounding). \
 *Cores busy* = CPU µs per request × requests/s. Client and server share the machine's cores in a \
 closed loop, so the run is bound by whichever side saturates them: *bound by* names the side that \

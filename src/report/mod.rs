@@ -36,6 +36,8 @@ pub struct CodecStat {
     /// Medians across runs.
     pub bytes_per_op: f64,
     pub allocs_per_op: f64,
+    /// On-CPU ns per operation across runs, when `codec.txt` has `cpu-ns/op`.
+    pub cpu_ns_per_op: Option<Spread>,
 }
 
 /// One HTTP case (format × count in one file) across its rounds.
@@ -221,12 +223,14 @@ pub fn codec_stats(f: &CodecFile) -> Vec<CodecStat> {
                 .collect();
             let pick = |g: &dyn Fn(&parse::CodecLine) -> f64| ls.iter().map(|l| g(l)).collect::<Vec<f64>>();
             let mbs: Vec<f64> = ls.iter().filter_map(|l| l.mb_per_s).collect();
+            let cpus: Vec<f64> = ls.iter().filter_map(|l| l.cpu_ns_per_op).collect();
             Some(CodecStat {
                 op: op.clone(),
                 format: format.clone(),
                 count: *count,
                 ns_per_op: Spread::of(&pick(&|l| l.ns_per_op))?,
                 mb_per_s: Spread::of(&mbs),
+                cpu_ns_per_op: Spread::of(&cpus),
                 bytes_per_op: crate::measure::stats::median(&pick(&|l| l.bytes_per_op))?,
                 allocs_per_op: crate::measure::stats::median(&pick(&|l| l.allocs_per_op))?,
             })
@@ -329,14 +333,15 @@ pub fn medians_json(d: &Data) -> String {
     let mut codec = Vec::new();
     for s in &d.codec_stats {
         codec.push(format!(
-            "    {{\"op\": {}, \"format\": {}, \"count\": {}, \"ns_per_op\": {}, \"mb_per_s\": {}, \"bytes_per_op\": {}, \"allocs_per_op\": {}}}",
+            "    {{\"op\": {}, \"format\": {}, \"count\": {}, \"ns_per_op\": {}, \"mb_per_s\": {}, \"bytes_per_op\": {}, \"allocs_per_op\": {}, \"cpu_ns_per_op\": {}}}",
             q(&s.op),
             q(&s.format),
             s.count,
             sp(&s.ns_per_op),
             s.mb_per_s.as_ref().map_or("null".into(), sp),
             n(s.bytes_per_op),
-            n(s.allocs_per_op)
+            n(s.allocs_per_op),
+            s.cpu_ns_per_op.as_ref().map_or("null".into(), sp)
         ));
     }
     let mut sizes = Vec::new();

@@ -60,6 +60,8 @@ pub struct CodecLine {
     pub mb_per_s: Option<f64>,
     pub bytes_per_op: f64,
     pub allocs_per_op: f64,
+    /// `cpu-ns/op`: on-CPU time of the benchmarking thread per operation, when recorded.
+    pub cpu_ns_per_op: Option<f64>,
 }
 
 /// All of `codec.txt`.
@@ -134,6 +136,7 @@ fn codec_line(file: &str, ln: usize, rest: &str) -> Result<CodecLine, Error> {
         mb_per_s: None,
         bytes_per_op: 0.0,
         allocs_per_op: 0.0,
+        cpu_ns_per_op: None,
     };
     let rest: Vec<&str> = tokens.collect();
     if rest.len() % 2 != 0 {
@@ -146,6 +149,7 @@ fn codec_line(file: &str, ln: usize, rest: &str) -> Result<CodecLine, Error> {
             "MB/s" => l.mb_per_s = Some(v),
             "B/op" => l.bytes_per_op = v,
             "allocs/op" => l.allocs_per_op = v,
+            "cpu-ns/op" => l.cpu_ns_per_op = Some(v),
             _ => {} // Go allows custom units; we keep the ones we know.
         }
     }
@@ -349,6 +353,13 @@ mod tests {
         assert_eq!(f.lines[1].format, "flatbuffers");
         assert_eq!(f.lines[1].count, 100);
         assert_eq!(f.lines[1].mb_per_s, None);
+        assert_eq!(f.lines[0].cpu_ns_per_op, None);
+        let f = codec(
+            "c.txt",
+            "BenchmarkDecode/avro/1000-2 10 5000 ns/op 0 B/op 0 allocs/op 2500 cpu-ns/op\n",
+        )
+        .unwrap();
+        assert_eq!(f.lines[0].cpu_ns_per_op, Some(2500.0));
     }
 
     const ROW: &str = "1,json,1000,none,8,1.001,276,275.7,46000000,28.1,30.2,31.0,35.5,40.0,41.2,0,0,0,0,0,0,0";
