@@ -10,8 +10,9 @@
 //! | `histograms/*.hist` | `wirebench load --histograms DIR` | [`super::histogram`] text form |
 //! | `environment.json` | `codec-bench`, `report` | [`super::env`] |
 
-/// The exact header of `sizes.csv`.
-pub const SIZES_HEADER: &str = "format,count,raw_bytes,gzip1_bytes,gzip6_bytes,gzip9_bytes,bytes_per_product_raw,bytes_per_product_gzip6,gzip1_us,gzip6_us,gzip9_us,encode_us";
+/// The exact header of `sizes.csv`. Files written before its last column,
+/// `gzip6_cpu_us`, are still read.
+pub const SIZES_HEADER: &str = "format,count,raw_bytes,gzip1_bytes,gzip6_bytes,gzip9_bytes,bytes_per_product_raw,bytes_per_product_gzip6,gzip1_us,gzip6_us,gzip9_us,encode_us,gzip6_cpu_us";
 
 /// The exact header of `http.csv` and its variants (`http-gzip.csv`, …):
 /// the run, its rates and latencies, the failures by kind, then the

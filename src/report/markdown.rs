@@ -255,7 +255,7 @@ pub struct Breakdown {
     pub server: Option<f64>,
     /// `Encode` row of `codec.txt`.
     pub encode: Option<f64>,
-    /// `gzip6_us` of `sizes.csv` for gzip cases; 0 for uncompressed ones.
+    /// `sizes.csv` for gzip cases (`gzip6_cpu_us`, else `gzip6_us`); 0 for uncompressed ones.
     pub gzip: Option<f64>,
     pub client: Option<f64>,
     /// `Decode` row of `codec.txt`: the client's verifying decode.
@@ -273,7 +273,7 @@ impl Breakdown {
             server: med(&cpu.server_us),
             encode: cpu_us(find(d, "Encode", &s.format, s.count)),
             gzip: if s.compression == "gzip" {
-                size_row(d, &s.format, s.count).map(|r| r.gzip6_us)
+                size_row(d, &s.format, s.count).map(|r| r.gzip6_cpu_us.unwrap_or(r.gzip6_us))
             } else {
                 Some(0.0)
             },
@@ -684,8 +684,8 @@ Encode) and, for gzip, *compresses* (`sizes.csv` gzip -6); the client runs the *
 (`codec.txt` Decode). The *rest* is everything else: HTTP parsing and writing, system calls and the \
 kernel's copies, gunzip on the client, scheduling. The codec figures come from a warm single-thread \
 loop: encode and decode are its CPU time per operation (`cpu-ns/op`) when `codec.txt` records it, \
-otherwise its wall time; gzip -6 is always wall time. A wall time on a busy machine includes waiting \
-for a core, which CPU time does not, and on the HTTP path caches are colder, so a rest can come out \
+otherwise its wall time; gzip -6 likewise (`sizes.csv` `gzip6_cpu_us`, else `gzip6_us`). A wall \
+time on a busy machine includes waiting for a core, which CPU time does not, and on the HTTP path caches are colder, so a rest can come out \
 small or even negative. \
 *Unattributed* is the load generator's process time in neither side (its main thread, tick rounding). \
 *Cores busy* = CPU µs per request × requests/s. Client and server share the machine's cores in a \

@@ -347,7 +347,7 @@ pub fn medians_json(d: &Data) -> String {
     let mut sizes = Vec::new();
     for r in d.sizes.iter().flatten() {
         sizes.push(format!(
-            "    {{\"format\": {}, \"count\": {}, \"raw_bytes\": {}, \"gzip1_bytes\": {}, \"gzip6_bytes\": {}, \"gzip9_bytes\": {}, \"gzip1_us\": {}, \"gzip6_us\": {}, \"gzip9_us\": {}, \"encode_us\": {}}}",
+            "    {{\"format\": {}, \"count\": {}, \"raw_bytes\": {}, \"gzip1_bytes\": {}, \"gzip6_bytes\": {}, \"gzip9_bytes\": {}, \"gzip1_us\": {}, \"gzip6_us\": {}, \"gzip9_us\": {}, \"encode_us\": {}, \"gzip6_cpu_us\": {}}}",
             q(&r.format),
             r.count,
             r.raw_bytes,
@@ -357,7 +357,8 @@ pub fn medians_json(d: &Data) -> String {
             n(r.gzip1_us),
             n(r.gzip6_us),
             n(r.gzip9_us),
-            n(r.encode_us)
+            n(r.encode_us),
+            opt(r.gzip6_cpu_us)
         ));
     }
     let osp = |s: &Option<Spread>| s.as_ref().map_or("null".into(), sp);

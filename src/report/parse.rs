@@ -5,7 +5,7 @@
 //! | file | shape |
 //! |---|---|
 //! | `codec.txt` | Go benchmark format: `key: value` header lines, then `BenchmarkOp/format/count-P  N  x ns/op  [y MB/s]  z B/op  w allocs/op` |
-//! | `sizes.csv` | header [`SIZES_HEADER`], 12 columns |
+//! | `sizes.csv` | header [`SIZES_HEADER`], 13 columns (or 12: without `gzip6_cpu_us`) |
 //! | `http*.csv` | header [`HTTP_HEADER`], 27 columns, one row per round (or 22: without the [`HTTP_CPU_COLUMNS`]) |
 //! | `histograms/*.hist` | `#` comments, then `low_ns high_ns count` per non-empty bucket |
 
@@ -174,6 +174,8 @@ pub struct SizeRow {
     pub gzip6_us: f64,
     pub gzip9_us: f64,
     pub encode_us: f64,
+    /// On-CPU µs per gzip -6 call; None when the file has no such column or it is empty.
+    pub gzip6_cpu_us: Option<f64>,
 }
 
 /// Splits a CSV line after checking the header; the callback builds a row.
@@ -208,10 +210,18 @@ fn csv<T>(
     Ok(out)
 }
 
-/// Parses `sizes.csv`.
+/// Parses `sizes.csv`: header [`SIZES_HEADER`], or it without the last
+/// column (`gzip6_cpu_us`).
 pub fn sizes(file: &str, text: &str) -> Result<Vec<SizeRow>, Error> {
     let h: Vec<&str> = SIZES_HEADER.split(',').collect();
-    csv(file, text, SIZES_HEADER, |ln, f| {
+    let older = SIZES_HEADER.rsplit_once(',').map_or(SIZES_HEADER, |(a, _)| a);
+    let first = text.lines().next().map(str::trim);
+    let header = if first == Some(older) { older } else { SIZES_HEADER };
+    csv(file, text, header, |ln, f| {
+        let gzip6_cpu_us = match f.get(12).map(|v| v.trim()) {
+            None | Some("") => None,
+            Some(v) => Some(num(file, ln, h[12], v)?),
+        };
         Ok(SizeRow {
             format: f[0].to_string(),
             count: num(file, ln, h[1], f[1])?,
@@ -225,6 +235,7 @@ pub fn sizes(file: &str, text: &str) -> Result<Vec<SizeRow>, Error> {
             gzip6_us: num(file, ln, h[9], f[9])?,
             gzip9_us: num(file, ln, h[10], f[10])?,
             encode_us: num(file, ln, h[11], f[11])?,
+            gzip6_cpu_us,
         })
     })
 }
