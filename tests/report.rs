@@ -84,6 +84,7 @@ fn report_files_and_tables() {
         "chart-codec.svg",
         "chart-http-rps.svg",
         "chart-http-p95.svg",
+        "chart-cpu-json.svg",
     ] {
         assert!(names.iter().any(|n| n == want), "{want} not in {names:?}");
     }
@@ -94,7 +95,12 @@ fn report_files_and_tables() {
     let md = std::fs::read_to_string(dir.join("REPORT.md")).unwrap();
     for line in [
         // Headline: sizes, encode/decode µs with spread, HTTP medians.
-        "| json | 169,241 / 9,653 | 200.0 (100.0–300.0) | 710.0 (700.0–720.0) | 850.0 (800.0–900.0) | 8.50 / 11.00 | 400.0 | 18.00 / 21.00 |",
+        // `http.csv` has no CPU columns (an older file), `http-gzip.csv` has them.
+        "| json | 169,241 / 9,653 | 200.0 (100.0–300.0) | 710.0 (700.0–720.0) | 850.0 (800.0–900.0) | n/a | 8.50 / 11.00 | 400.0 | 3,000 | 18.00 / 21.00 |",
+        // Where the time goes: server 3,000 = encode 200 + gzip 2,500 + rest 300;
+        // client 1,500 = decode 710 + rest 790; 4,550 µs × 400/s = 1.82 of 2 cores.
+        "### `http-gzip.csv`: 1,000 products, compression gzip",
+        "| json | 400.0 | 3,000 | 200.0 | 2,500 | 300.0 | 90% | 1,500 | 710.0 | 790.0 | 80% | 50.00 | 1.20 / 0.600 | server (2.00× the other side's CPU per request); 1.82 of 2 cores busy: CPU-bound |",
         // Codec tables for every count present, including count 1.
         "### 1 product",
         "| json | 2.00 (1.00–3.00) | 0.500 | 512 | 1 | n/a | n/a | n/a | n/a | n/a |",
@@ -128,6 +134,41 @@ fn report_files_and_tables() {
         json.contains("\"pooled_p95_ms\": 2.002943, \"pooled_p99_ms\": 9.000001"),
         "{json}"
     );
+    assert!(
+        json.contains(
+            "\"cpu\": {\"server_cpu_us_per_req\": {\"median\": 3000, \"min\": 3000, \"max\": 3000, \"n\": 1}"
+        ),
+        "{json}"
+    );
+    assert!(
+        !names.iter().any(|n| n == "chart-cpu-avro.svg"),
+        "no CPU chart without CPU columns"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn breakdown_prefers_cpu_times_of_the_benches() {
+    let dir = scratch("cpu-ns");
+    std::fs::write(
+        dir.join("codec.txt"),
+        "BenchmarkEncode/json/1000-2 10 400000 ns/op 0 B/op 0 allocs/op 150000 cpu-ns/op\n\
+         BenchmarkDecode/json/1000-2 10 900000 ns/op 0 B/op 0 allocs/op 700000 cpu-ns/op\n",
+    )
+    .unwrap();
+    let sizes = std::fs::read_to_string(dir.join("sizes.csv")).unwrap();
+    let mut lines: Vec<String> = sizes.lines().map(String::from).collect();
+    lines[0] = wirebench::measure::results::SIZES_HEADER.to_string();
+    for l in &mut lines[1..] {
+        l.push_str(if l.starts_with("json,1000,") { ",2000.000" } else { "," });
+    }
+    std::fs::write(dir.join("sizes.csv"), lines.join("\n") + "\n").unwrap();
+    report::write_report(&dir).unwrap();
+    let md = std::fs::read_to_string(dir.join("REPORT.md")).unwrap();
+    // Server 3,000 = encode 150 (CPU, not the 400 µs wall) + gzip 2,000 (CPU,
+    // not the 2,500 µs wall) + 850; client 1,500 = decode 700 + 800.
+    let row = "| json | 400.0 | 3,000 | 150.0 | 2,000 | 850.0 | 90% | 1,500 | 700.0 | 800.0 | 80% |";
+    assert!(md.contains(row), "REPORT.md lacks {row:?}\n\n{md}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -198,7 +239,7 @@ fn malformed_raw_files_name_file_and_line() {
             "sizes.csv",
             format!("{sizes_header}\njson,1,2\n"),
             2,
-            "expected 12 columns, found 3".into(),
+            "expected 13 columns, found 3".into(),
         ),
         (
             "sizes.csv",
@@ -208,7 +249,7 @@ fn malformed_raw_files_name_file_and_line() {
         ),
         (
             "http.csv",
-            format!("{http_header}\n1,json,1000,none,8,1.0,800,fast,1,1,1,1,1,1,1,0,0,0,0,0,0,0,borrowed\n"),
+            format!("{http_header}\n1,json,1000,none,8,1.0,800,fast,1,1,1,1,1,1,1,0,0,0,0,0,0,0,,,,,,borrowed\n"),
             2,
             "rps: expected a number, found \"fast\"".into(),
         ),

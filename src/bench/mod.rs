@@ -30,6 +30,13 @@
 //!
 //! MB/s is payload bytes (10^6) per second: the encoded size of that format at
 //! that count, for encoders and decoders alike.
+//!
+//! A last custom metric, `cpu-ns/op`, is the on-CPU time of the benchmarking
+//! thread over the batch (`crate::measure::cpu::thread_cpu_ns`, read before and
+//! after the batch, never inside it) per operation. On a quiet machine it
+//! equals ns/op; on a shared one ns/op also counts the time the thread waited
+//! for a core, and `cpu-ns/op` is the figure to compare with the CPU time per
+//! HTTP request. It is exact to about one scheduler tick per batch.
 
 pub mod codec;
 pub mod hooks;
@@ -79,6 +86,8 @@ pub struct Run {
     pub allocs: alloc::Counts,
     /// Iterations of that counting run (0: not counted).
     pub alloc_iters: u64,
+    /// On-CPU time of the measuring thread during the batch (None without `/proc`).
+    pub cpu: Option<Duration>,
 }
 
 impl Run {
@@ -162,11 +171,17 @@ pub fn calibrate_op(budget: Duration, op: &mut impl FnMut()) -> u64 {
 /// Interleaving `measure` calls of two operations (A B A B …) spreads any
 /// change in machine load over both, which is how the peers bench compares.
 pub fn measure(n: u64, op: &mut impl FnMut()) -> Run {
+    let cpu_before = crate::measure::cpu::thread_cpu_ns();
+    let elapsed = time_n(op, n);
+    let cpu_after = crate::measure::cpu::thread_cpu_ns();
     Run {
         iters: n,
-        elapsed: time_n(op, n),
+        elapsed,
         allocs: alloc::Counts::default(),
         alloc_iters: 0,
+        cpu: cpu_before
+            .zip(cpu_after)
+            .map(|(b, a)| Duration::from_nanos(a.saturating_sub(b))),
     }
 }
 
@@ -183,6 +198,8 @@ pub struct Line {
     pub mb_per_s: Option<f64>,
     pub bytes_per_op: u64,
     pub allocs_per_op: u64,
+    /// On-CPU ns per operation (`cpu-ns/op`), when measured.
+    pub cpu_ns_per_op: Option<f64>,
 }
 
 impl Line {
@@ -198,6 +215,7 @@ impl Line {
             mb_per_s: (payload > 0 && secs > 0.0).then(|| payload as f64 * run.iters as f64 / 1e6 / secs),
             bytes_per_op: run.allocs.bytes / n,
             allocs_per_op: run.allocs.allocs / n,
+            cpu_ns_per_op: run.cpu.map(|c| c.as_nanos() as f64 / n as f64),
         }
     }
 }
@@ -220,7 +238,11 @@ impl fmt::Display for Line {
         if let Some(mb) = self.mb_per_s {
             write!(f, "\t{mb:8.2} MB/s")?;
         }
-        write!(f, "\t{:8} B/op\t{:8} allocs/op", self.bytes_per_op, self.allocs_per_op)
+        write!(f, "\t{:8} B/op\t{:8} allocs/op", self.bytes_per_op, self.allocs_per_op)?;
+        if let Some(cpu) = self.cpu_ns_per_op {
+            write!(f, "\t{} cpu-ns/op", fmt_ns(cpu))?;
+        }
+        Ok(())
     }
 }
 
@@ -316,10 +338,19 @@ mod tests {
             mb_per_s: Some(714.05),
             bytes_per_op: 169241,
             allocs_per_op: 3,
+            cpu_ns_per_op: None,
         };
         assert_eq!(
             line.to_string(),
             "BenchmarkEncode/json/1000-2             \t    5000\t    237010 ns/op\t  714.05 MB/s\t  169241 B/op\t       3 allocs/op"
+        );
+        let line = Line {
+            cpu_ns_per_op: Some(236001.2),
+            ..line
+        };
+        assert!(
+            line.to_string().ends_with("3 allocs/op\t    236001 cpu-ns/op"),
+            "{line}"
         );
     }
 }

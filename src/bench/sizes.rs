@@ -2,7 +2,8 @@
 //! what compressing costs in time → `results/sizes.csv`.
 //!
 //! Columns: `format,count,raw_bytes,gzip1_bytes,gzip6_bytes,gzip9_bytes,
-//! bytes_per_product_raw,bytes_per_product_gzip6,gzip1_us,gzip6_us,gzip9_us,encode_us`.
+//! bytes_per_product_raw,bytes_per_product_gzip6,gzip1_us,gzip6_us,gzip9_us,encode_us,
+//! gzip6_cpu_us`.
 //!
 //! Sizes are exact. The `*_us` columns are the median over `--reps` batches
 //! (default 5; at most 3 above 1,000 products) of the time per operation, each batch calibrated to at least
@@ -10,6 +11,13 @@
 //! levels 1, 6 (the server's default) and 9, and the encode that produced it.
 //! They exist to answer one question: are the bytes gzip saves worth the CPU it
 //! costs on top of encoding? Single-threaded, on this machine, warm caches.
+//!
+//! `gzip6_cpu_us` is the thread's on-CPU time per gzip -6 call
+//! (`crate::measure::cpu::thread_cpu_ns`, read around one extra batch of at
+//! least [`CPU_BATCH`], so the scheduler tick it may lag is a few percent at
+//! most); empty without `/proc`. On a shared machine the wall times above also
+//! count waiting for a core; this one does not, and it is the figure the
+//! report sets beside the server's CPU time per gzip request.
 
 use super::calibrate;
 use crate::cli::{Args, parse_duration};
@@ -28,6 +36,9 @@ wirebench sizes [FLAGS]
   --fixture FILE   measure a catalog from FILE (JSON) instead of the generator
   --out FILE       output file, - for stdout (default results/sizes.csv)
 ";
+
+/// Wall time of the batch that `gzip6_cpu_us` is read around.
+pub const CPU_BATCH: Duration = Duration::from_millis(200);
 
 /// `wirebench sizes`.
 pub fn cli_sizes(args: &mut Args) -> Result<(), String> {
@@ -74,6 +85,14 @@ pub fn cli_sizes(args: &mut Args) -> Result<(), String> {
                     assert_eq!(out.len(), gz[i]);
                 });
             }
+            let gzip6_cpu_us = {
+                let mut out = Vec::new();
+                cpu_us(us[1], || {
+                    out.clear();
+                    crate::gzip::compress(black_box(&raw), 6, &mut out);
+                    assert_eq!(out.len(), gz[1]);
+                })
+            };
             let mut buf = Vec::with_capacity(raw.len());
             let encode_us = time_us(reps, batch, || {
                 buf.clear();
@@ -83,7 +102,7 @@ pub fn cli_sizes(args: &mut Args) -> Result<(), String> {
             let per = |b: usize| b as f64 / n as f64;
             let _ = writeln!(
                 csv,
-                "{f},{n},{},{},{},{},{:.1},{:.1},{:.3},{:.3},{:.3},{:.3}",
+                "{f},{n},{},{},{},{},{:.1},{:.1},{:.3},{:.3},{:.3},{:.3},{}",
                 raw.len(),
                 gz[0],
                 gz[1],
@@ -93,7 +112,8 @@ pub fn cli_sizes(args: &mut Args) -> Result<(), String> {
                 us[0],
                 us[1],
                 us[2],
-                encode_us
+                encode_us,
+                gzip6_cpu_us.map_or(String::new(), |c| format!("{c:.3}"))
             );
             eprintln!(
                 "sizes: {} {:<12} {n:>6}: raw {:>9} B, gzip6 {:>8} B, gzip6 {:>10.1} µs, encode {:>10.1} µs",
@@ -107,6 +127,18 @@ pub fn cli_sizes(args: &mut Args) -> Result<(), String> {
         }
     }
     crate::measure::results::write_output(&out, &csv)
+}
+
+/// On-CPU µs per call of `op` over one batch of about [`CPU_BATCH`] (sized
+/// from `wall_us`, the wall time per call); None without `/proc`.
+fn cpu_us(wall_us: f64, mut op: impl FnMut()) -> Option<f64> {
+    let n = (CPU_BATCH.as_secs_f64() * 1e6 / wall_us.max(0.001)).ceil().max(1.0) as u64;
+    let before = crate::measure::cpu::thread_cpu_ns()?;
+    for _ in 0..n {
+        op();
+    }
+    let after = crate::measure::cpu::thread_cpu_ns()?;
+    Some(after.saturating_sub(before) as f64 / 1e3 / n as f64)
 }
 
 /// Median over `reps` batches of µs per call of `op`, each batch calibrated

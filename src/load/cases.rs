@@ -131,8 +131,16 @@ fn run_url(config: &Config, url: &str, csv: &mut dyn Write) -> Result<u64, Strin
         },
         None => Check::Status200,
     };
-    let target = Target::from_url(url, check, config.timeout)?;
+    let mut target = Target::from_url(url, check, config.timeout)?;
     let mut failed = 0;
+    if let Some(pid) = config.server_pid {
+        let tree = crate::measure::cpu::process_tree(pid).map_err(|e| format!("--server-pid: {e}"))?;
+        eprintln!(
+            "load: server CPU from process {pid} and its descendants (now {} processes)",
+            tree.len()
+        );
+        target.server_pid = Some(pid);
+    }
     for round in 1..=config.rounds {
         let (warm_errors, _) = warm_up(&target, config.warmup, None);
         let mut st = measure(config, &target)?;
@@ -218,6 +226,7 @@ pub fn run_cases(config: &Config, csv: &mut dyn Write, addr: SocketAddr, product
                         verify: config.verify,
                     },
                     timeout: config.timeout,
+                    server_pid: None,
                 };
                 let (warm_errors, difference) = warm_up(&target, config.warmup, Some(&products[..count]));
                 if let Some(d) = difference {

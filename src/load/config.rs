@@ -42,6 +42,9 @@ FLAGS (both --flag value and --flag=value):
   --expect-count N     with --verify: and holds exactly N products (else mismatch)
   --format text|json   with --url: the summary as wrk-like text (default) or as
                        one JSON object per run
+  --server-pid PID     with --url: also account the CPU time of that process,
+                       all its threads and its descendants (e.g. nginx's
+                       workers) as the server side
   --histograms DIR     also write each run's latency histogram to DIR, as
                        <run>.hist and as an HdrHistogram interval log <run>.hlog
   --fixture FILE       catalog JSON for the in-process server and the checks
@@ -93,6 +96,8 @@ pub struct Config {
     pub verify: super::verify::Verify,
     pub warmup: usize,
     pub url: Option<String>,
+    /// `--server-pid`: the `--url` server's process on this machine, for CPU accounting.
+    pub server_pid: Option<u32>,
     pub rate: Option<f64>,
     pub timeout: Duration,
     pub seed: u64,
@@ -121,6 +126,7 @@ impl Default for Config {
             verify: super::verify::Verify::Borrowed,
             warmup: 20,
             url: None,
+            server_pid: None,
             rate: None,
             timeout: Duration::from_secs(5),
             seed: 1,
@@ -224,6 +230,10 @@ impl Config {
         if expect_count.is_some() && verify_format.is_none() {
             return Err("--expect-count needs --verify FORMAT".into());
         }
+        let server_pid: Option<u32> = args.parse("--server-pid")?;
+        if server_pid.is_some() && url.is_none() {
+            return Err("--server-pid needs --url (without --url the server runs in this process and is accounted by its thread names)".into());
+        }
         if rounds == 0 || formats.is_empty() || timeout.is_zero() || duration.is_zero() {
             return Err("--rounds, --formats, --duration and --timeout must be non-empty / non-zero".into());
         }
@@ -238,6 +248,7 @@ impl Config {
             verify,
             warmup: args.parse_or("--warmup", d.warmup)?,
             url,
+            server_pid,
             rate: args.parse("--rate")?,
             timeout,
             seed: args.parse_or("--seed", d.seed)?,
@@ -304,6 +315,11 @@ mod tests {
                 "--expect-count needs --verify",
             ),
             (&["--url=http://h/", "--format=yaml"], "--format: expected text or json"),
+            (&["--server-pid=1"], "--server-pid needs --url"),
+            (
+                &["--url=http://127.0.0.1:1/", "--server-pid=x"],
+                "--server-pid: invalid value",
+            ),
         ] {
             let err = Config::from_args(&mut Args::new(argv.iter().copied())).unwrap_err();
             assert!(err.starts_with(msg), "{argv:?}: {err}");

@@ -27,8 +27,9 @@
 //!   in-process server, `--url` mode, and where results go.
 //! - [`client`]: one blocking keep-alive HTTP/1.1 connection.
 //! - [`verify`]: what a response must be to count ([`FailureKind`] otherwise).
-//! - [`round`]: what every driver shares: [`round::RoundStats`] and the
-//!   start line that begins a round's threads at one instant.
+//! - [`round`]: what every driver shares: [`round::RoundStats`], the
+//!   start line that begins a round's threads at one instant, and the CPU time
+//!   each side of the wire spent in the round ([`round::RoundCpu`]).
 //! - The drivers: [`closed`] (one thread per connection, closed loop),
 //!   [`open`] (one thread per connection, constant arrival rate) and [`mux`]
 //!   (few threads polling many connections, closed or open loop).

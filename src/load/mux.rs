@@ -137,6 +137,7 @@ fn run_mode(
     let threads = threads.clamp(1, concurrency.max(1));
     run_workers(
         threads,
+        target.server_pid,
         |t| {
             let mut errors = Vec::new();
             let conns: Vec<Conn> = (t..concurrency)

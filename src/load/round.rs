@@ -1,14 +1,29 @@
-//! What every load driver shares: one round's results ([`RoundStats`]), and
-//! the start line that makes all of a round's threads begin at one instant.
+//! What every load driver shares: one round's results ([`RoundStats`]), the
+//! start line that makes all of a round's threads begin at one instant, the
+//! finish line they all reach before any exits, and the CPU time the round
+//! cost on each side of the wire ([`RoundCpu`]).
 //!
 //! The closed loop ([`super::closed`]), the open loop ([`super::open`]) and the
 //! polling driver ([`super::mux`]) each decide *when* to send; this module
 //! owns starting their threads together, merging what they measured, and the
 //! rate arithmetic, so the three report the same quantities the same way.
+//!
+//! # CPU accounting
+//!
+//! Every thread of this process is read (`crate::measure::cpu`) while the
+//! round's threads wait at the start line, and again while they wait at the
+//! finish line — so the load threads are still alive to be read, and both
+//! reads happen outside the timed window. Threads are assigned to a side by
+//! name: [`SERVER_THREAD_PREFIX`] (the in-process server's acceptor, spawner
+//! and workers) and [`CLIENT_THREAD_PREFIX`] (the load threads). With
+//! `--server-pid` the server side is that process and all its descendants
+//! instead. The process's own total (which counts threads that exited, and the
+//! main thread) is kept beside the two, so the unattributed rest is visible.
 
 use super::Errors;
 use super::client::Client;
 use super::verify::Target;
+use crate::measure::cpu::{CpuTime, Snapshot};
 use crate::measure::histogram::Histogram;
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::thread;
@@ -17,6 +32,89 @@ use std::time::{Duration, Instant};
 /// Stack size of a connection thread. Decoders are iterative or depth-limited,
 /// so this is plenty, and 1,000 threads reserve 512 MiB of address space, not RAM.
 pub const STACK_SIZE: usize = 512 * 1024;
+
+/// Name prefix of the in-process server's threads (`http-accept`,
+/// `http-spawner`, `http-worker`): what counts as the server side.
+pub const SERVER_THREAD_PREFIX: &str = "http-";
+
+/// Name prefix of the load threads (`load-0`, `load-1`, …): the client side.
+pub const CLIENT_THREAD_PREFIX: &str = "load-";
+
+/// CPU time of one round, by side (`crate::measure::cpu` for the definitions).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RoundCpu {
+    /// The server's threads: this process's [`SERVER_THREAD_PREFIX`] threads,
+    /// or the `--server-pid` process tree. None when there is neither.
+    pub server: Option<CpuTime>,
+    /// This process's [`CLIENT_THREAD_PREFIX`] threads.
+    pub client: CpuTime,
+    /// This whole process (`/proc/self/stat`: every thread, exited ones too; tick resolution).
+    pub process: CpuTime,
+    /// The server side is part of this process (and of `process`).
+    pub server_in_process: bool,
+}
+
+impl RoundCpu {
+    /// The process's CPU time not in a side measured inside it (the main
+    /// thread, threads that exited during the round, tick rounding), ns.
+    /// Slightly negative values are tick rounding.
+    pub fn unattributed_ns(&self) -> i64 {
+        let server = match self.server {
+            Some(s) if self.server_in_process => s.ns,
+            _ => 0,
+        };
+        self.process.ns as i64 - self.client.ns as i64 - server as i64
+    }
+}
+
+/// The CPU reads at the start line, to subtract at the finish line.
+struct CpuMark {
+    me: Snapshot,
+    server: Option<Snapshot>,
+}
+
+fn warn_cpu(e: &str) {
+    static WARNED: OnceLock<()> = OnceLock::new();
+    if WARNED.set(()).is_ok() {
+        eprintln!("load: no CPU accounting: {e}");
+    }
+}
+
+fn cpu_start(server_pid: Option<u32>) -> Option<CpuMark> {
+    let read = || -> Result<CpuMark, String> {
+        let server = server_pid.map(Snapshot::of_tree).transpose()?;
+        Ok(CpuMark {
+            me: Snapshot::of_processes(&[std::process::id()])?,
+            server,
+        })
+    };
+    read().map_err(|e| warn_cpu(&e)).ok()
+}
+
+fn cpu_end(mark: Option<CpuMark>, server_pid: Option<u32>) -> Option<RoundCpu> {
+    let mark = mark?;
+    let read = || -> Result<RoundCpu, String> {
+        let me = Snapshot::of_processes_totals_first(&[std::process::id()])?;
+        let server = match (server_pid, &mark.server) {
+            (Some(pid), Some(before)) => {
+                let after = Snapshot::of_tree(pid)?;
+                Some(before.delta(&after, |_| true))
+            }
+            _ => me
+                .threads
+                .iter()
+                .any(|t| t.name.starts_with(SERVER_THREAD_PREFIX))
+                .then(|| mark.me.delta(&me, |n| n.starts_with(SERVER_THREAD_PREFIX))),
+        };
+        Ok(RoundCpu {
+            server,
+            client: mark.me.delta(&me, |n| n.starts_with(CLIENT_THREAD_PREFIX)),
+            process: mark.me.process_delta(&me),
+            server_in_process: server_pid.is_none(),
+        })
+    };
+    read().map_err(|e| warn_cpu(&e)).ok()
+}
 
 /// What one run (one round of one case) measured.
 #[derive(Clone, Debug, Default)]
@@ -39,6 +137,8 @@ pub struct RoundStats {
     pub unsent: u64,
     /// Open loop only: requests in the schedule.
     pub scheduled: u64,
+    /// CPU time by side; None when `/proc` could not be read.
+    pub cpu: Option<RoundCpu>,
 }
 
 impl RoundStats {
@@ -89,11 +189,17 @@ struct Gate {
 
 impl Gate {
     fn arrive_and_wait(&self) -> Option<Instant> {
-        {
-            let mut n = self.ready.lock().unwrap_or_else(|e| e.into_inner());
-            *n += 1;
-            self.cv.notify_all();
-        }
+        self.arrive();
+        self.wait()
+    }
+
+    fn arrive(&self) {
+        let mut n = self.ready.lock().unwrap_or_else(|e| e.into_inner());
+        *n += 1;
+        self.cv.notify_all();
+    }
+
+    fn wait(&self) -> Option<Instant> {
         loop {
             if let Some(go) = self.go.get() {
                 return *go;
@@ -126,6 +232,7 @@ where
 {
     run_workers(
         concurrency,
+        target.server_pid,
         |_| {
             let mut client = Client::new(target.addr, target.timeout);
             let connect_error = client.connect().err();
@@ -141,29 +248,53 @@ where
     )
 }
 
+/// Arrives at the finish line when dropped, so a worker that panics still
+/// arrives and the main thread is not left waiting for it.
+struct Finish<'a>(&'a Gate);
+
+impl Drop for Finish<'_> {
+    fn drop(&mut self) {
+        self.0.arrive();
+    }
+}
+
 /// Runs `threads` worker threads: each runs `setup(index)` (e.g. connects), all
 /// wait until every setup is done, then each runs `work(index, state, start)`
 /// with one shared start instant; the results are merged. `elapsed` is from the
-/// start to the last thread's end.
-pub fn run_workers<S, Setup, Work>(threads: usize, setup: Setup, work: Work) -> Result<RoundStats, String>
+/// start to the moment the last thread finished its work. The round's CPU time
+/// ([`RoundCpu`]) is read while the threads wait at the start and at the finish
+/// line; `server_pid` names the server's process when it is not this one.
+pub fn run_workers<S, Setup, Work>(
+    threads: usize,
+    server_pid: Option<u32>,
+    setup: Setup,
+    work: Work,
+) -> Result<RoundStats, String>
 where
     Setup: Fn(usize) -> S + Sync,
     Work: Fn(usize, S, Instant) -> RoundStats + Sync,
 {
     let threads = threads.max(1);
     let gate = Gate::default();
+    let finish = Gate::default();
     let mut total = RoundStats::default();
     thread::scope(|s| {
         let mut handles = Vec::with_capacity(threads);
         for i in 0..threads {
-            let (gate, setup, work) = (&gate, &setup, &work);
+            let (gate, finish, setup, work) = (&gate, &finish, &setup, &work);
             let spawned = thread::Builder::new()
-                .name(format!("load-{i}"))
+                .name(format!("{CLIENT_THREAD_PREFIX}{i}"))
                 .stack_size(STACK_SIZE)
                 .spawn_scoped(s, move || {
                     let state = setup(i);
                     match gate.arrive_and_wait() {
-                        Some(start) => work(i, state, start),
+                        Some(start) => {
+                            let arrive = Finish(finish);
+                            let stats = work(i, state, start);
+                            drop(arrive);
+                            finish.wait(); // stay alive until the CPU times are read
+                            stats
+                        }
                         None => RoundStats::default(),
                     }
                 });
@@ -179,15 +310,19 @@ where
             }
         }
         gate.wait_for(threads);
+        let mark = cpu_start(server_pid);
         let start = Instant::now();
         gate.release(Some(start), handles.iter().map(|h| h.thread()));
+        finish.wait_for(threads);
+        total.elapsed = start.elapsed();
+        total.cpu = cpu_end(mark, server_pid);
+        finish.release(Some(Instant::now()), handles.iter().map(|h| h.thread()));
         for h in handles {
             match h.join() {
                 Ok(stats) => total.absorb(&stats),
                 Err(_) => return Err("a load thread panicked".to_string()),
             }
         }
-        total.elapsed = start.elapsed();
         Ok(())
     })?;
     Ok(total)

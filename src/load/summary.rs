@@ -6,8 +6,12 @@
 //! `bytes_per_s` = wire bytes of verified responses / duration_s; the latency
 //! columns are nearest-rank percentiles of the run's histogram in milliseconds
 //! (closed loop: service time; open loop: from the intended send time); `err_*`
-//! count failures by kind; `verify` is how responses were checked (`borrowed`,
-//! `owned`, or `status` in `--url` mode, where `format` is `url` and `count` is 0).
+//! count failures by kind. In `--url` mode `format` is `url` and `count` is 0.
+//! The CPU columns ([`crate::measure::results::HTTP_CPU_COLUMNS`]) divide each
+//! side's CPU time over the round ([`super::round::RoundCpu`]) by the verified
+//! requests; they are empty when that side was not measured.
+//! `verify` (last) is how responses were checked (`borrowed`, `owned`,
+//! `FORMAT:borrowed|owned` or `status` in `--url` mode).
 
 use super::FailureKind;
 use super::round::RoundStats;
@@ -60,8 +64,28 @@ pub fn csv_row(label: &RunLabel, st: &RoundStats) -> String {
     for kind in FailureKind::ALL {
         let _ = write!(row, ",{}", st.errors.get(kind));
     }
+    for cell in cpu_cells(st) {
+        let _ = write!(row, ",{cell}");
+    }
     let _ = write!(row, ",{}", label.verify);
     row
+}
+
+/// The CPU columns of one run: µs per verified request with 2 decimals, user
+/// shares with 3; empty when not measured (or no request was verified).
+fn cpu_cells(st: &RoundStats) -> [String; 5] {
+    let per_req = |ns: u64| format!("{:.2}", ns as f64 / 1e3 / st.requests as f64);
+    let share = |s: Option<f64>| s.map_or(String::new(), |s| format!("{s:.3}"));
+    match st.cpu {
+        Some(cpu) if st.requests > 0 => [
+            cpu.server.map_or(String::new(), |s| per_req(s.ns)),
+            share(cpu.server.and_then(|s| s.user_share())),
+            per_req(cpu.client.ns),
+            share(cpu.client.user_share()),
+            per_req(cpu.process.ns),
+        ],
+        _ => Default::default(),
+    }
 }
 
 /// `{format}-{count}-{compression}-r{round}.hist` (and `….service-hist` for the
@@ -209,6 +233,23 @@ pub fn human(url: &str, label: &RunLabel, mode: &str, st: &RoundStats) -> String
         let _ = write!(s, " ({})", parts.join(", "));
     }
     let _ = writeln!(s);
+    if let Some(cpu) = st.cpu.filter(|_| st.requests > 0) {
+        let per_req = |ns: u64| ns as f64 / 1e3 / st.requests as f64;
+        let user = |t: crate::measure::cpu::CpuTime| {
+            t.user_share()
+                .map_or(String::new(), |u| format!(" ({:.0}% user)", u * 100.0))
+        };
+        let server = cpu.server.map_or("not measured (--server-pid PID)".to_string(), |t| {
+            format!("{:.2}us{}", per_req(t.ns), user(t))
+        });
+        let _ = writeln!(
+            s,
+            "  CPU per request: server {server}, client {:.2}us{}, this process {:.2}us",
+            per_req(cpu.client.ns),
+            user(cpu.client),
+            per_req(cpu.process.ns)
+        );
+    }
     let _ = writeln!(s, "Requests/sec: {:>10.2}", st.rps());
     let _ = writeln!(s, "Transfer/sec: {:>10}", human_bytes(st.bytes_per_s()));
     s
@@ -271,6 +312,8 @@ pub fn json(url: &str, label: &RunLabel, mode: &str, st: &RoundStats) -> String 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::load::round::RoundCpu;
+    use crate::measure::cpu::CpuTime;
     use std::time::Duration;
 
     #[test]
@@ -305,7 +348,28 @@ mod tests {
         let p50: f64 = cols[9].parse().unwrap();
         assert!((p50 - 50.0).abs() < 0.5, "{p50}");
         assert_eq!(cols[14], "100.000");
-        assert_eq!(&cols[15..], ["0", "0", "0", "1", "0", "0", "0", "borrowed"]);
+        assert_eq!(&cols[15..22], ["0", "0", "0", "1", "0", "0", "0"]);
+        assert_eq!(&cols[22..], ["", "", "", "", "", "borrowed"], "no CPU measured");
+        st.cpu = Some(RoundCpu {
+            server: Some(CpuTime {
+                ns: 25_000_000,
+                user_ticks: 3,
+                system_ticks: 1,
+            }),
+            client: CpuTime {
+                ns: 50_000_000,
+                user_ticks: 5,
+                system_ticks: 0,
+            },
+            process: CpuTime::from_ticks(8, 1, 100),
+            server_in_process: true,
+        });
+        let row = csv_row(&label, &st);
+        let cols: Vec<&str> = row.split(',').collect();
+        assert_eq!(
+            &cols[22..],
+            ["250.00", "0.750", "500.00", "1.000", "900.00", "borrowed"]
+        );
     }
 
     #[test]

@@ -158,6 +158,10 @@ pub struct Target {
     pub request: Vec<u8>,
     pub check: Check,
     pub timeout: Duration,
+    /// The server's process when it is not this one (`--server-pid`), for
+    /// CPU accounting; None: the server side is this process's server threads,
+    /// if it has any.
+    pub server_pid: Option<u32>,
 }
 
 impl Target {
@@ -198,6 +202,7 @@ impl Target {
             request: super::client::get_request_accepting(authority, path, accept),
             check,
             timeout,
+            server_pid: None,
         })
     }
 }

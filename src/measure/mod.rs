@@ -12,12 +12,14 @@
 //! | [`histogram`] | the one latency histogram: record, merge, quantile, text form |
 //! | [`hlog`] | HdrHistogram interval logs (V2 compressed) to and from that histogram |
 //! | [`alloc`] | the counting global allocator (bytes/op, allocs/op, live/peak) |
+//! | [`cpu`] | CPU time of threads and processes from `/proc` (on-CPU ns, user/kernel ticks) |
 //! | [`env`] | the machine a run happened on → `environment.json` |
 //! | [`progress`] | `[done/total elapsed, ~left]` progress lines of long runs |
 //! | [`json`] | the little JSON writing `environment.json` and `medians.json` need |
 //! | [`results`] | the shapes of the raw result files, shared by their writers and their reader |
 
 pub mod alloc;
+pub mod cpu;
 pub mod env;
 pub mod histogram;
 pub mod hlog;

@@ -10,17 +10,30 @@
 //! | `histograms/*.hist` | `wirebench load --histograms DIR` | [`super::histogram`] text form |
 //! | `environment.json` | `codec-bench`, `report` | [`super::env`] |
 
-/// The exact header of `sizes.csv`.
-pub const SIZES_HEADER: &str = "format,count,raw_bytes,gzip1_bytes,gzip6_bytes,gzip9_bytes,bytes_per_product_raw,bytes_per_product_gzip6,gzip1_us,gzip6_us,gzip9_us,encode_us";
+/// The exact header of `sizes.csv`. Files written before its last column,
+/// `gzip6_cpu_us`, are still read.
+pub const SIZES_HEADER: &str = "format,count,raw_bytes,gzip1_bytes,gzip6_bytes,gzip9_bytes,bytes_per_product_raw,bytes_per_product_gzip6,gzip1_us,gzip6_us,gzip9_us,encode_us,gzip6_cpu_us";
 
-/// The exact header of `http.csv` and its variants (`http-gzip.csv`, …).
-/// `verify` (last) says how responses were checked: `borrowed`, `owned` or
-/// `status` (`--url` mode).
-pub const HTTP_HEADER: &str = "round,format,count,compression,concurrency,duration_s,requests,rps,bytes_per_s,p50_ms,p90_ms,p95_ms,p99_ms,p999_ms,max_ms,err_connect,err_write,err_read,err_timeout,err_status,err_decode,err_mismatch,verify";
+/// The exact header of `http.csv` and its variants (`http-gzip.csv`, …):
+/// the run, its rates and latencies, the failures by kind, the
+/// [`HTTP_CPU_COLUMNS`], then `verify`: how responses were checked
+/// (`borrowed`, `owned`, `FORMAT:borrowed`/`FORMAT:owned` or `status` in
+/// `--url` mode).
+pub const HTTP_HEADER: &str = "round,format,count,compression,concurrency,duration_s,requests,rps,bytes_per_s,p50_ms,p90_ms,p95_ms,p99_ms,p999_ms,max_ms,err_connect,err_write,err_read,err_timeout,err_status,err_decode,err_mismatch,server_cpu_us_per_req,server_user_share,client_cpu_us_per_req,client_user_share,process_cpu_us_per_req,verify";
 
-/// The header of `http*.csv` files written before the `verify` column: the
-/// owned decoder verified every response then. Still read by `report`.
-pub const HTTP_HEADER_WITHOUT_VERIFY: &str = "round,format,count,compression,concurrency,duration_s,requests,rps,bytes_per_s,p50_ms,p90_ms,p95_ms,p99_ms,p999_ms,max_ms,err_connect,err_write,err_read,err_timeout,err_status,err_decode,err_mismatch";
+/// The CPU accounting columns of [`HTTP_HEADER`], per verified request
+/// (`crate::measure::cpu` for the definitions). `*_cpu_us_per_req`: on-CPU µs
+/// of that side's threads; `*_user_share`: the fraction of their clock ticks
+/// spent in user mode; `process_cpu_us_per_req`: the load generator's whole
+/// process (with the in-process server, both sides plus the rest). A value
+/// that was not measured is empty.
+pub const HTTP_CPU_COLUMNS: [&str; 5] = [
+    "server_cpu_us_per_req",
+    "server_user_share",
+    "client_cpu_us_per_req",
+    "client_user_share",
+    "process_cpu_us_per_req",
+];
 
 /// The failure kinds of an HTTP run, in the order of the `err_*` columns of
 /// [`HTTP_HEADER`].
@@ -47,5 +60,12 @@ mod tests {
     fn error_columns_follow_the_kinds() {
         let cols: Vec<&str> = HTTP_HEADER.split(',').filter_map(|c| c.strip_prefix("err_")).collect();
         assert_eq!(cols, HTTP_ERROR_KINDS);
+    }
+
+    #[test]
+    fn cpu_columns_are_in_the_header() {
+        let cols: Vec<&str> = HTTP_HEADER.split(',').collect();
+        let at = cols.iter().position(|c| *c == HTTP_CPU_COLUMNS[0]).unwrap();
+        assert_eq!(cols[at..at + HTTP_CPU_COLUMNS.len()], HTTP_CPU_COLUMNS);
     }
 }

@@ -2,12 +2,13 @@
 //!
 //! Layout: what the numbers mean → headline at 1,000 products → charts →
 //! codec tables for every count → scaling → sizes → HTTP (every file, every
-//! count) → peers → the Go workshop's reference figures as ratios to JSON →
-//! environment → inputs. Each figure is a median with its min–max spread.
+//! count) → where the time goes (CPU per request by side) → peers → the Go
+//! workshop's reference figures as ratios to JSON → environment → inputs.
+//! Each figure is a median with its min–max spread.
 
 use super::parse::ERROR_KINDS;
 use super::svg::{self, Series};
-use super::{CodecStat, Data, HttpFile, HttpStat, Spread};
+use super::{CodecStat, Data, HttpCpuStat, HttpFile, HttpStat, Spread};
 use crate::measure::env;
 use std::fmt::Write as _;
 
@@ -88,6 +89,12 @@ fn find<'a>(d: &'a Data, op: &str, format: &str, count: usize) -> Option<&'a Cod
 
 fn us(s: Option<&CodecStat>) -> Option<f64> {
     s.map(|s| s.ns_per_op.median / 1000.0)
+}
+
+/// µs of CPU per operation (`cpu-ns/op`) when recorded, else the wall time:
+/// what compares with the CPU time per HTTP request.
+fn cpu_us(s: Option<&CodecStat>) -> Option<f64> {
+    s.map(|s| s.cpu_ns_per_op.as_ref().unwrap_or(&s.ns_per_op).median / 1000.0)
 }
 
 fn http_file<'a>(d: &'a Data, name: &str) -> Option<&'a HttpFile> {
@@ -233,7 +240,109 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
             ),
         ));
     }
+    for fm in formats() {
+        if let Some(svg) = cpu_chart(d, fm, n) {
+            out.push((format!("chart-cpu-{fm}.svg"), svg));
+        }
+    }
     out
+}
+
+/// One HTTP case's CPU per request split into what the codec benches explain
+/// and the rest, in µs (medians).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Breakdown {
+    pub server: Option<f64>,
+    /// `Encode` row of `codec.txt`.
+    pub encode: Option<f64>,
+    /// `sizes.csv` for gzip cases (`gzip6_cpu_us`, else `gzip6_us`); 0 for uncompressed ones.
+    pub gzip: Option<f64>,
+    pub client: Option<f64>,
+    /// `Decode` row of `codec.txt`: the client's verifying decode.
+    pub decode: Option<f64>,
+    /// The load generator's whole process.
+    pub process: Option<f64>,
+}
+
+impl Breakdown {
+    /// None when the case has no CPU columns.
+    pub fn of(d: &Data, s: &HttpStat) -> Option<Breakdown> {
+        let cpu = s.cpu.as_ref()?;
+        let med = |x: &Option<Spread>| x.as_ref().map(|s| s.median);
+        Some(Breakdown {
+            server: med(&cpu.server_us),
+            encode: cpu_us(find(d, "Encode", &s.format, s.count)),
+            gzip: if s.compression == "gzip" {
+                size_row(d, &s.format, s.count).map(|r| r.gzip6_cpu_us.unwrap_or(r.gzip6_us))
+            } else {
+                Some(0.0)
+            },
+            client: med(&cpu.client_us),
+            decode: cpu_us(find(d, "Decode", &s.format, s.count)),
+            process: med(&cpu.process_us),
+        })
+    }
+
+    /// Server CPU not explained by encode and gzip: HTTP parsing and writing,
+    /// system calls and the kernel's copies, scheduling.
+    pub fn server_rest(&self) -> Option<f64> {
+        Some(self.server? - self.encode? - self.gzip?)
+    }
+
+    /// Client CPU not explained by the decode: gunzip, HTTP reading, the kernel.
+    pub fn client_rest(&self) -> Option<f64> {
+        Some(self.client? - self.decode?)
+    }
+
+    /// The process's CPU in neither side (with the in-process server).
+    pub fn unattributed(&self) -> Option<f64> {
+        Some(self.process? - self.server? - self.client?)
+    }
+}
+
+/// The stacked bars of one format at `count`: server and client, plain and gzip.
+fn cpu_chart(d: &Data, fm: &str, count: usize) -> Option<String> {
+    let cases: Vec<(&str, Breakdown)> = [("", "http.csv"), (" gzip", "http-gzip.csv")]
+        .into_iter()
+        .filter_map(|(label, file)| Some((label, Breakdown::of(d, http_case(d, file, fm, count)?)?)))
+        .collect();
+    if cases.is_empty() {
+        return None;
+    }
+    let mut cats = Vec::new();
+    let mut measured = Vec::new();
+    let mut series: Vec<Series> = ["encode", "gzip -6", "server rest", "decode", "client rest"]
+        .iter()
+        .map(|n| Series {
+            name: n.to_string(),
+            values: Vec::new(),
+        })
+        .collect();
+    for (label, b) in &cases {
+        cats.push(format!("server{label}"));
+        cats.push(format!("client{label}"));
+        measured.extend([b.server, b.client]);
+        let columns: [[Option<f64>; 2]; 5] = [
+            [b.encode, None],
+            [b.gzip, None],
+            [b.server_rest(), None],
+            [None, b.decode],
+            [None, b.client_rest()],
+        ];
+        for (s, v) in series.iter_mut().zip(columns) {
+            s.values.extend(v);
+        }
+    }
+    Some(svg::stacked(
+        &format!(
+            "{fm}: CPU per request by side, {} products (black line: measured)",
+            group(count as i64)
+        ),
+        "µs of CPU per request",
+        &cats,
+        &series,
+        &measured,
+    ))
 }
 
 const MEANING: &str = "\
@@ -266,10 +375,7 @@ pub fn render(d: &Data, chart_names: &[&str]) -> String {
     let mut o = String::from("# wirebench report\n\n");
     let envj = d.environment.as_deref().unwrap_or("");
     let f = |k: &str| env::json_string_field(envj, k).unwrap_or_else(|| "unknown".into());
-    let cores = envj
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("\"cores\": "))
-        .map_or("?".to_string(), |v| v.trim_end_matches(',').to_string());
+    let cores = env_cores(d).map_or("?".to_string(), |c| c.to_string());
     let _ = writeln!(
         o,
         "Run {} on {} ({} logical cores, {}), {}, kernel {}, {}, commit `{}`; load average at the start {}.{}\n",
@@ -304,6 +410,7 @@ pub fn render(d: &Data, chart_names: &[&str]) -> String {
     for file in &d.http {
         http_tables(&mut o, file);
     }
+    cpu_tables(&mut o, d);
     if let Some(p) = &d.peers {
         peers(&mut o, p);
     }
@@ -323,14 +430,48 @@ pub fn render(d: &Data, chart_names: &[&str]) -> String {
     o
 }
 
+/// The machine's logical cores, from `environment.json`.
+fn env_cores(d: &Data) -> Option<usize> {
+    d.environment
+        .as_deref()?
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("\"cores\": "))
+        .and_then(|v| v.trim_end_matches(',').trim().parse().ok())
+}
+
+/// Which side limited a closed-loop run on shared cores, in words: the side
+/// that spends more CPU per request takes more of the cores, and when the
+/// cores are saturated it sets the rate.
+pub fn bound_by(cpu: &HttpCpuStat, cores: Option<usize>) -> String {
+    let med = |x: &Option<Spread>| x.as_ref().map(|s| s.median);
+    let (Some(server), Some(client)) = (med(&cpu.server_us), med(&cpu.client_us)) else {
+        return "n/a (one side not measured)".into();
+    };
+    let (heavy, ratio) = if client >= server {
+        ("client", client / server.max(f64::MIN_POSITIVE))
+    } else {
+        ("server", server / client.max(f64::MIN_POSITIVE))
+    };
+    let busy = med(&cpu.process_cores).or_else(|| Some(med(&cpu.server_cores)? + med(&cpu.client_cores)?));
+    let load = match (busy, cores) {
+        (Some(b), Some(n)) if b >= 0.75 * n as f64 => format!("; {} of {n} cores busy: CPU-bound", num(b)),
+        (Some(b), Some(n)) => format!(
+            "; only {} of {n} cores busy: other load on the machine, or waiting, limited it",
+            num(b)
+        ),
+        _ => String::new(),
+    };
+    format!("{heavy} ({}× the other side's CPU per request){load}", num(ratio))
+}
+
 fn headline(o: &mut String, d: &Data) {
     let n = HEADLINE_COUNT;
     let _ = writeln!(
         o,
-        "\n## Headline: {} products\n\nMedians (min–max). HTTP at the default concurrency, uncompressed unless marked gzip.\n",
+        "\n## Headline: {} products\n\nMedians (min–max). HTTP at the default concurrency, uncompressed unless marked gzip. *Server CPU µs/req* is the per-request cost: the on-CPU time of the server's threads divided by the requests they served, which does not depend on how many cores the client had (see *Where the time goes*).\n",
         group(n as i64)
     );
-    o.push_str("| format | raw / gzip-6 bytes | encode µs | decode µs | HTTP req/s | p50 / p95 ms | gzip req/s | gzip p50 / p95 ms |\n|---|---|---|---|---|---|---|---|\n");
+    o.push_str("| format | raw / gzip-6 bytes | encode µs | decode µs | HTTP req/s | server CPU µs/req | p50 / p95 ms | gzip req/s | gzip server CPU µs/req | gzip p50 / p95 ms |\n|---|---|---|---|---|---|---|---|---|---|\n");
     for fm in formats() {
         let size = size_row(d, fm, n).map_or("n/a".into(), |r| {
             format!("{} / {}", group(r.raw_bytes as i64), group(r.gzip6_bytes as i64))
@@ -339,6 +480,10 @@ fn headline(o: &mut String, d: &Data) {
         let dec = find(d, "Decode", fm, n).map_or("n/a".into(), |s| spread(&s.ns_per_op, 1e-3));
         let h = |file| http_case(d, file, fm, n);
         let rps = |s: Option<&HttpStat>| s.map_or("n/a".into(), |s| spread(&s.rps, 1.0));
+        let cost = |s: Option<&HttpStat>| {
+            s.and_then(|s| s.cpu.as_ref()?.server_us.as_ref())
+                .map_or("n/a".into(), |c| spread(c, 1.0))
+        };
         let lat = |s: Option<&HttpStat>| {
             s.map_or("n/a".into(), |s| {
                 format!("{} / {}", num(s.p50_ms.median), num(s.p95_ms.median))
@@ -346,10 +491,12 @@ fn headline(o: &mut String, d: &Data) {
         };
         let _ = writeln!(
             o,
-            "| {fm} | {size} | {enc} | {dec} | {} | {} | {} | {} |",
+            "| {fm} | {size} | {enc} | {dec} | {} | {} | {} | {} | {} | {} |",
             rps(h("http.csv")),
+            cost(h("http.csv")),
             lat(h("http.csv")),
             rps(h("http-gzip.csv")),
+            cost(h("http-gzip.csv")),
             lat(h("http-gzip.csv"))
         );
     }
@@ -573,6 +720,86 @@ fn http_tables(o: &mut String, file: &HttpFile) {
                 if errs.is_empty() { "0".into() } else { errs.join(", ") },
                 s.rounds
             );
+        }
+    }
+}
+
+const CPU_MEANING: &str = "\
+Every HTTP round also reads the CPU time of each thread (`/proc`, see docs/MEASUREMENT.md): the \
+server's threads (acceptor and workers) and the load generator's client threads, divided by the \
+verified requests. The codec benches explain part of each side: the server *encodes* (`codec.txt` \
+Encode) and, for gzip, *compresses* (`sizes.csv` gzip -6); the client runs the *verifying decode* \
+(`codec.txt` Decode). The *rest* is everything else: HTTP parsing and writing, system calls and the \
+kernel's copies, gunzip on the client, scheduling. The codec figures come from a warm single-thread \
+loop: encode and decode are its CPU time per operation (`cpu-ns/op`) when `codec.txt` records it, \
+otherwise its wall time; gzip -6 likewise (`sizes.csv` `gzip6_cpu_us`, else `gzip6_us`). A wall \
+time on a busy machine includes waiting for a core, which CPU time does not, and on the HTTP path caches are colder, so a rest can come out \
+small or even negative. \
+*Unattributed* is the load generator's process time in neither side (its main thread, tick rounding). \
+*Cores busy* = CPU µs per request × requests/s. Client and server share the machine's cores in a \
+closed loop, so the run is bound by whichever side saturates them: *bound by* names the side that \
+spends more CPU per request, and says whether the cores were saturated.\n";
+
+/// "Where the time goes": the CPU breakdown of every case that has CPU columns.
+fn cpu_tables(o: &mut String, d: &Data) {
+    let files: Vec<&HttpFile> = d
+        .http
+        .iter()
+        .filter(|f| f.stats.iter().any(|s| s.cpu.is_some()))
+        .collect();
+    if files.is_empty() {
+        return;
+    }
+    let cores = env_cores(d);
+    o.push_str("\n## Where the time goes: CPU per request, server and client\n\n");
+    o.push_str(CPU_MEANING);
+    for file in files {
+        let mut counts: Vec<usize> = file.stats.iter().filter(|s| s.cpu.is_some()).map(|s| s.count).collect();
+        counts.dedup();
+        for count in counts {
+            let compression = file
+                .stats
+                .iter()
+                .find(|s| s.count == count)
+                .map_or("?", |s| s.compression.as_str());
+            let _ = writeln!(
+                o,
+                "\n### `{}`: {} product{}, compression {compression}\n",
+                file.name,
+                group(count as i64),
+                if count == 1 { "" } else { "s" },
+            );
+            o.push_str("µs of CPU per request, medians of rounds (server and client with their min–max).\n\n| format | req/s | server | = encode | + gzip -6 | + rest | server user % | client | = decode | + rest | client user % | unattributed | cores busy: server / client | bound by |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+            for s in file.stats.iter().filter(|s| s.count == count) {
+                let (Some(cpu), Some(b)) = (s.cpu.as_ref(), Breakdown::of(d, s)) else {
+                    continue;
+                };
+                let pct = |x: &Option<Spread>| x.as_ref().map_or("n/a".into(), |s| format!("{:.0}%", s.median * 100.0));
+                let med = |x: &Option<Spread>| x.as_ref().map(|s| s.median);
+                let _ = writeln!(
+                    o,
+                    "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} |",
+                    s.format,
+                    num(s.rps.median),
+                    cpu.server_us.as_ref().map_or("n/a".into(), |c| spread(c, 1.0)),
+                    opt(b.encode),
+                    if s.compression == "gzip" {
+                        opt(b.gzip)
+                    } else {
+                        "—".into()
+                    },
+                    opt(b.server_rest()),
+                    pct(&cpu.server_user_share),
+                    cpu.client_us.as_ref().map_or("n/a".into(), |c| spread(c, 1.0)),
+                    opt(b.decode),
+                    opt(b.client_rest()),
+                    pct(&cpu.client_user_share),
+                    opt(b.unattributed()),
+                    opt(med(&cpu.server_cores)),
+                    opt(med(&cpu.client_cores)),
+                    bound_by(cpu, cores)
+                );
+            }
         }
     }
 }

@@ -37,6 +37,8 @@ pub struct CodecStat {
     /// Medians across runs.
     pub bytes_per_op: f64,
     pub allocs_per_op: f64,
+    /// On-CPU ns per operation across runs, when `codec.txt` has `cpu-ns/op`.
+    pub cpu_ns_per_op: Option<Spread>,
 }
 
 /// One HTTP case (format × count in one file) across its rounds.
@@ -62,6 +64,57 @@ pub struct HttpStat {
     /// How the responses were verified (`borrowed`, `owned`, `status`);
     /// rounds that differ are joined with `+`.
     pub verify: String,
+    /// CPU per request, when the raw file has the CPU columns.
+    pub cpu: Option<HttpCpuStat>,
+}
+
+/// CPU time of one HTTP case across its rounds (medians and spread of the
+/// rounds' values); each None when no round measured it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HttpCpuStat {
+    /// On-CPU µs per verified request.
+    pub server_us: Option<Spread>,
+    pub client_us: Option<Spread>,
+    /// The load generator's whole process (both sides with the in-process server).
+    pub process_us: Option<Spread>,
+    /// Fraction of the side's clock ticks in user mode.
+    pub server_user_share: Option<Spread>,
+    pub client_user_share: Option<Spread>,
+    /// Cores kept busy: µs per request × requests/s ÷ 10⁶, per round.
+    pub server_cores: Option<Spread>,
+    pub client_cores: Option<Spread>,
+    pub process_cores: Option<Spread>,
+}
+
+impl HttpCpuStat {
+    /// Aggregates the CPU columns of one case's rounds; None when no row has them.
+    pub fn of(rows: &[&HttpRow]) -> Option<HttpCpuStat> {
+        let cpus: Vec<(f64, parse::HttpCpu)> = rows.iter().filter_map(|r| Some((r.rps, r.cpu?))).collect();
+        if cpus.is_empty() {
+            return None;
+        }
+        let spread = |g: fn(&parse::HttpCpu) -> Option<f64>| {
+            Spread::of(&cpus.iter().filter_map(|(_, c)| g(c)).collect::<Vec<_>>())
+        };
+        let cores = |g: fn(&parse::HttpCpu) -> Option<f64>| {
+            Spread::of(
+                &cpus
+                    .iter()
+                    .filter_map(|(rps, c)| Some(g(c)? * rps / 1e6))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        Some(HttpCpuStat {
+            server_us: spread(|c| c.server_us_per_req),
+            client_us: spread(|c| c.client_us_per_req),
+            process_us: spread(|c| c.process_us_per_req),
+            server_user_share: spread(|c| c.server_user_share),
+            client_user_share: spread(|c| c.client_user_share),
+            server_cores: cores(|c| c.server_us_per_req),
+            client_cores: cores(|c| c.client_us_per_req),
+            process_cores: cores(|c| c.process_us_per_req),
+        })
+    }
 }
 
 /// One HTTP raw file and its aggregated cases.
@@ -174,12 +227,14 @@ pub fn codec_stats(f: &CodecFile) -> Vec<CodecStat> {
                 .collect();
             let pick = |g: &dyn Fn(&parse::CodecLine) -> f64| ls.iter().map(|l| g(l)).collect::<Vec<f64>>();
             let mbs: Vec<f64> = ls.iter().filter_map(|l| l.mb_per_s).collect();
+            let cpus: Vec<f64> = ls.iter().filter_map(|l| l.cpu_ns_per_op).collect();
             Some(CodecStat {
                 op: op.clone(),
                 format: format.clone(),
                 count: *count,
                 ns_per_op: Spread::of(&pick(&|l| l.ns_per_op))?,
                 mb_per_s: Spread::of(&mbs),
+                cpu_ns_per_op: Spread::of(&cpus),
                 bytes_per_op: crate::measure::stats::median(&pick(&|l| l.bytes_per_op))?,
                 allocs_per_op: crate::measure::stats::median(&pick(&|l| l.allocs_per_op))?,
             })
@@ -236,6 +291,7 @@ pub fn http_stats(rows: &[HttpRow], hist_dir: Option<&Path>) -> Result<Vec<HttpS
             errors,
             pooled_p95_ms: q(0.95),
             pooled_p99_ms: q(0.99),
+            cpu: HttpCpuStat::of(&rs),
             format,
             count,
             compression,
@@ -314,20 +370,21 @@ pub fn medians_json(d: &Data) -> String {
     let mut codec = Vec::new();
     for s in &d.codec_stats {
         codec.push(format!(
-            "    {{\"op\": {}, \"format\": {}, \"count\": {}, \"ns_per_op\": {}, \"mb_per_s\": {}, \"bytes_per_op\": {}, \"allocs_per_op\": {}}}",
+            "    {{\"op\": {}, \"format\": {}, \"count\": {}, \"ns_per_op\": {}, \"mb_per_s\": {}, \"bytes_per_op\": {}, \"allocs_per_op\": {}, \"cpu_ns_per_op\": {}}}",
             q(&s.op),
             q(&s.format),
             s.count,
             sp(&s.ns_per_op),
             s.mb_per_s.as_ref().map_or("null".into(), sp),
             n(s.bytes_per_op),
-            n(s.allocs_per_op)
+            n(s.allocs_per_op),
+            s.cpu_ns_per_op.as_ref().map_or("null".into(), sp)
         ));
     }
     let mut sizes = Vec::new();
     for r in d.sizes.iter().flatten() {
         sizes.push(format!(
-            "    {{\"format\": {}, \"count\": {}, \"raw_bytes\": {}, \"gzip1_bytes\": {}, \"gzip6_bytes\": {}, \"gzip9_bytes\": {}, \"gzip1_us\": {}, \"gzip6_us\": {}, \"gzip9_us\": {}, \"encode_us\": {}}}",
+            "    {{\"format\": {}, \"count\": {}, \"raw_bytes\": {}, \"gzip1_bytes\": {}, \"gzip6_bytes\": {}, \"gzip9_bytes\": {}, \"gzip1_us\": {}, \"gzip6_us\": {}, \"gzip9_us\": {}, \"encode_us\": {}, \"gzip6_cpu_us\": {}}}",
             q(&r.format),
             r.count,
             r.raw_bytes,
@@ -337,19 +394,34 @@ pub fn medians_json(d: &Data) -> String {
             n(r.gzip1_us),
             n(r.gzip6_us),
             n(r.gzip9_us),
-            n(r.encode_us)
+            n(r.encode_us),
+            opt(r.gzip6_cpu_us)
         ));
     }
+    let osp = |s: &Option<Spread>| s.as_ref().map_or("null".into(), sp);
     let mut http = Vec::new();
     for f in &d.http {
         for s in &f.stats {
+            let cpu = s.cpu.as_ref().map_or("null".into(), |c| {
+                format!(
+                    "{{\"server_cpu_us_per_req\": {}, \"client_cpu_us_per_req\": {}, \"process_cpu_us_per_req\": {}, \"server_user_share\": {}, \"client_user_share\": {}, \"server_cores\": {}, \"client_cores\": {}, \"process_cores\": {}}}",
+                    osp(&c.server_us),
+                    osp(&c.client_us),
+                    osp(&c.process_us),
+                    osp(&c.server_user_share),
+                    osp(&c.client_user_share),
+                    osp(&c.server_cores),
+                    osp(&c.client_cores),
+                    osp(&c.process_cores)
+                )
+            });
             let errors: Vec<String> = parse::ERROR_KINDS
                 .iter()
                 .zip(s.errors)
                 .map(|(k, v)| format!("{}: {v}", q(k)))
                 .collect();
             http.push(format!(
-                "    {{\"file\": {}, \"format\": {}, \"count\": {}, \"compression\": {}, \"concurrency\": {}, \"rounds\": {}, \"requests\": {}, \"rps\": {}, \"bytes_per_s\": {}, \"p50_ms\": {}, \"p95_ms_median_of_rounds\": {}, \"p99_ms_median_of_rounds\": {}, \"max_ms\": {}, \"pooled_p95_ms\": {}, \"pooled_p99_ms\": {}, \"errors\": {{{}}}}}",
+                "    {{\"file\": {}, \"format\": {}, \"count\": {}, \"compression\": {}, \"concurrency\": {}, \"rounds\": {}, \"requests\": {}, \"rps\": {}, \"bytes_per_s\": {}, \"p50_ms\": {}, \"p95_ms_median_of_rounds\": {}, \"p99_ms_median_of_rounds\": {}, \"max_ms\": {}, \"pooled_p95_ms\": {}, \"pooled_p99_ms\": {}, \"errors\": {{{}}}, \"cpu\": {}}}",
                 q(&f.name),
                 q(&s.format),
                 s.count,
@@ -365,7 +437,8 @@ pub fn medians_json(d: &Data) -> String {
                 sp(&s.max_ms),
                 opt(s.pooled_p95_ms),
                 opt(s.pooled_p99_ms),
-                errors.join(", ")
+                errors.join(", "),
+                cpu
             ));
         }
     }

@@ -5,16 +5,14 @@
 //! | file | shape |
 //! |---|---|
 //! | `codec.txt` | Go benchmark format: `key: value` header lines, then `BenchmarkOp/format/count-P  N  x ns/op  [y MB/s]  z B/op  w allocs/op` |
-//! | `sizes.csv` | header [`SIZES_HEADER`], 12 columns |
-//! | `http*.csv` | header [`HTTP_HEADER`], 23 columns, one row per round (22 without `verify` in older files: owned verification) |
+//! | `sizes.csv` | header [`SIZES_HEADER`], 13 columns (or 12: without `gzip6_cpu_us`) |
+//! | `http*.csv` | header [`HTTP_HEADER`], 28 columns, one row per round (older files lack the [`HTTP_CPU_COLUMNS`] and/or `verify`: owned verification) |
 //! | `histograms/*.hist` | `#` comments, then `low_ns high_ns count` per non-empty bucket |
 
 pub use crate::measure::histogram::Histogram;
 use std::fmt;
 
-pub use crate::measure::results::{
-    HTTP_ERROR_KINDS as ERROR_KINDS, HTTP_HEADER, HTTP_HEADER_WITHOUT_VERIFY, SIZES_HEADER,
-};
+pub use crate::measure::results::{HTTP_CPU_COLUMNS, HTTP_ERROR_KINDS as ERROR_KINDS, HTTP_HEADER, SIZES_HEADER};
 
 /// A raw file that could not be read: which file, which line, what was wrong.
 #[derive(Clone, Debug, PartialEq)]
@@ -62,6 +60,8 @@ pub struct CodecLine {
     pub mb_per_s: Option<f64>,
     pub bytes_per_op: f64,
     pub allocs_per_op: f64,
+    /// `cpu-ns/op`: on-CPU time of the benchmarking thread per operation, when recorded.
+    pub cpu_ns_per_op: Option<f64>,
 }
 
 /// All of `codec.txt`.
@@ -136,6 +136,7 @@ fn codec_line(file: &str, ln: usize, rest: &str) -> Result<CodecLine, Error> {
         mb_per_s: None,
         bytes_per_op: 0.0,
         allocs_per_op: 0.0,
+        cpu_ns_per_op: None,
     };
     let rest: Vec<&str> = tokens.collect();
     if rest.len() % 2 != 0 {
@@ -148,6 +149,7 @@ fn codec_line(file: &str, ln: usize, rest: &str) -> Result<CodecLine, Error> {
             "MB/s" => l.mb_per_s = Some(v),
             "B/op" => l.bytes_per_op = v,
             "allocs/op" => l.allocs_per_op = v,
+            "cpu-ns/op" => l.cpu_ns_per_op = Some(v),
             _ => {} // Go allows custom units; we keep the ones we know.
         }
     }
@@ -172,6 +174,8 @@ pub struct SizeRow {
     pub gzip6_us: f64,
     pub gzip9_us: f64,
     pub encode_us: f64,
+    /// On-CPU µs per gzip -6 call; None when the file has no such column or it is empty.
+    pub gzip6_cpu_us: Option<f64>,
 }
 
 /// Splits a CSV line after checking the header; the callback builds a row.
@@ -206,10 +210,18 @@ fn csv<T>(
     Ok(out)
 }
 
-/// Parses `sizes.csv`.
+/// Parses `sizes.csv`: header [`SIZES_HEADER`], or it without the last
+/// column (`gzip6_cpu_us`).
 pub fn sizes(file: &str, text: &str) -> Result<Vec<SizeRow>, Error> {
     let h: Vec<&str> = SIZES_HEADER.split(',').collect();
-    csv(file, text, SIZES_HEADER, |ln, f| {
+    let older = SIZES_HEADER.rsplit_once(',').map_or(SIZES_HEADER, |(a, _)| a);
+    let first = text.lines().next().map(str::trim);
+    let header = if first == Some(older) { older } else { SIZES_HEADER };
+    csv(file, text, header, |ln, f| {
+        let gzip6_cpu_us = match f.get(12).map(|v| v.trim()) {
+            None | Some("") => None,
+            Some(v) => Some(num(file, ln, h[12], v)?),
+        };
         Ok(SizeRow {
             format: f[0].to_string(),
             count: num(file, ln, h[1], f[1])?,
@@ -223,6 +235,7 @@ pub fn sizes(file: &str, text: &str) -> Result<Vec<SizeRow>, Error> {
             gzip6_us: num(file, ln, h[9], f[9])?,
             gzip9_us: num(file, ln, h[10], f[10])?,
             encode_us: num(file, ln, h[11], f[11])?,
+            gzip6_cpu_us,
         })
     })
 }
@@ -247,42 +260,94 @@ pub struct HttpRow {
     pub max_ms: f64,
     /// connect, write, read, timeout, status, decode, mismatch.
     pub errors: [u64; 7],
-    /// `borrowed`, `owned` or `status`; `owned` for files without the column.
+    /// The [`HTTP_CPU_COLUMNS`]; None when the file has no CPU columns.
+    pub cpu: Option<HttpCpu>,
+    /// `borrowed`, `owned`, `FORMAT:…` or `status`; `owned` for files without the column.
     pub verify: String,
 }
 
-/// Parses `http.csv` (or `http-gzip.csv`, `http-c1.csv`, …), with or
-/// without the `verify` column.
+/// The CPU columns of one row; each None when that side was not measured (empty cell).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct HttpCpu {
+    pub server_us_per_req: Option<f64>,
+    pub server_user_share: Option<f64>,
+    pub client_us_per_req: Option<f64>,
+    pub client_user_share: Option<f64>,
+    pub process_us_per_req: Option<f64>,
+}
+
+/// Parses `http.csv` (or `http-gzip.csv`, `http-c1.csv`, …). The header is
+/// [`HTTP_HEADER`], or [`HTTP_HEADER`] without the [`HTTP_CPU_COLUMNS`];
+/// columns are found by name.
 pub fn http(file: &str, text: &str) -> Result<Vec<HttpRow>, Error> {
-    let old = text
-        .lines()
-        .next()
-        .is_some_and(|h| h.trim() == HTTP_HEADER_WITHOUT_VERIFY);
-    let header = if old { HTTP_HEADER_WITHOUT_VERIFY } else { HTTP_HEADER };
-    let h: Vec<&str> = header.split(',').collect();
+    let all: Vec<&str> = HTTP_HEADER.split(',').collect();
+    let without = |drop_cpu: bool, drop_verify: bool| -> Vec<&str> {
+        all.iter()
+            .copied()
+            .filter(|c| !(drop_cpu && HTTP_CPU_COLUMNS.contains(c) || drop_verify && *c == "verify"))
+            .collect()
+    };
+    let Some(header) = text.lines().next().map(str::trim) else {
+        return Err(err(file, 0, "empty file: expected a header line"));
+    };
+    let cols: Vec<&str> = header.split(',').collect();
+    let accepted = [(false, false), (true, false), (false, true), (true, true)];
+    if !accepted.iter().any(|&(c, v)| cols == without(c, v)) {
+        return Err(err(
+            file,
+            1,
+            format!(
+                "expected the header {HTTP_HEADER:?} (or it without the CPU columns and/or `verify`), found {header:?}"
+            ),
+        ));
+    }
+    let has_cpu = cols.contains(&"server_cpu_us_per_req");
+    let has_verify = cols.contains(&"verify");
+    let at = |name: &str| cols.iter().position(|c| *c == name).expect("checked header");
+    let errors_at = at("err_connect");
     csv(file, text, header, |ln, f| {
+        let get = |name: &str| f[at(name)];
+        let n = |name: &str| num::<f64>(file, ln, name, get(name));
+        let optional = |name: &str| -> Result<Option<f64>, Error> {
+            match get(name).trim() {
+                "" => Ok(None),
+                v => num::<f64>(file, ln, name, v).map(Some),
+            }
+        };
         let mut errors = [0u64; 7];
         for (k, e) in errors.iter_mut().enumerate() {
-            *e = num(file, ln, h[15 + k], f[15 + k])?;
+            *e = num(file, ln, cols[errors_at + k], f[errors_at + k])?;
         }
+        let cpu = if has_cpu {
+            Some(HttpCpu {
+                server_us_per_req: optional(HTTP_CPU_COLUMNS[0])?,
+                server_user_share: optional(HTTP_CPU_COLUMNS[1])?,
+                client_us_per_req: optional(HTTP_CPU_COLUMNS[2])?,
+                client_user_share: optional(HTTP_CPU_COLUMNS[3])?,
+                process_us_per_req: optional(HTTP_CPU_COLUMNS[4])?,
+            })
+        } else {
+            None
+        };
         Ok(HttpRow {
-            round: num(file, ln, h[0], f[0])?,
-            format: f[1].to_string(),
-            count: num(file, ln, h[2], f[2])?,
-            compression: f[3].to_string(),
-            concurrency: num(file, ln, h[4], f[4])?,
-            duration_s: num(file, ln, h[5], f[5])?,
-            requests: num(file, ln, h[6], f[6])?,
-            rps: num(file, ln, h[7], f[7])?,
-            bytes_per_s: num(file, ln, h[8], f[8])?,
-            p50_ms: num(file, ln, h[9], f[9])?,
-            p90_ms: num(file, ln, h[10], f[10])?,
-            p95_ms: num(file, ln, h[11], f[11])?,
-            p99_ms: num(file, ln, h[12], f[12])?,
-            p999_ms: num(file, ln, h[13], f[13])?,
-            max_ms: num(file, ln, h[14], f[14])?,
+            round: num(file, ln, "round", get("round"))?,
+            format: get("format").to_string(),
+            count: num(file, ln, "count", get("count"))?,
+            compression: get("compression").to_string(),
+            concurrency: num(file, ln, "concurrency", get("concurrency"))?,
+            duration_s: n("duration_s")?,
+            requests: num(file, ln, "requests", get("requests"))?,
+            rps: n("rps")?,
+            bytes_per_s: n("bytes_per_s")?,
+            p50_ms: n("p50_ms")?,
+            p90_ms: n("p90_ms")?,
+            p95_ms: n("p95_ms")?,
+            p99_ms: n("p99_ms")?,
+            p999_ms: n("p999_ms")?,
+            max_ms: n("max_ms")?,
             errors,
-            verify: if old { "owned" } else { f[22] }.to_string(),
+            cpu,
+            verify: if has_verify { get("verify") } else { "owned" }.to_string(),
         })
     })
 }
@@ -300,9 +365,15 @@ mod tests {
     #[test]
     fn http_files_with_and_without_the_verify_column() {
         let row = "1,json,1000,none,8,1.0,800,800,1,9.0,10.0,10.0,13.0,15.0,20.0,0,0,0,0,0,0,0";
-        let old = http("h.csv", &format!("{HTTP_HEADER_WITHOUT_VERIFY}\n{row}\n")).unwrap();
+        let base: Vec<&str> = HTTP_HEADER
+            .split(',')
+            .filter(|c| !HTTP_CPU_COLUMNS.contains(c) && *c != "verify")
+            .collect();
+        let base = base.join(",");
+        let old = http("h.csv", &format!("{base}\n{row}\n")).unwrap();
         assert_eq!(old[0].verify, "owned");
-        let new = http("h.csv", &format!("{HTTP_HEADER}\n{row},borrowed\n")).unwrap();
+        assert_eq!(old[0].cpu, None);
+        let new = http("h.csv", &format!("{HTTP_HEADER}\n{row},,,,,,borrowed\n")).unwrap();
         assert_eq!(new[0].verify, "borrowed");
         assert_eq!(new[0].rps, 800.0);
         assert!(http("h.csv", &format!("{HTTP_HEADER}\n{row}\n")).is_err());
@@ -322,5 +393,39 @@ mod tests {
         assert_eq!(f.lines[1].format, "flatbuffers");
         assert_eq!(f.lines[1].count, 100);
         assert_eq!(f.lines[1].mb_per_s, None);
+        assert_eq!(f.lines[0].cpu_ns_per_op, None);
+        let f = codec(
+            "c.txt",
+            "BenchmarkDecode/avro/1000-2 10 5000 ns/op 0 B/op 0 allocs/op 2500 cpu-ns/op\n",
+        )
+        .unwrap();
+        assert_eq!(f.lines[0].cpu_ns_per_op, Some(2500.0));
+    }
+
+    const ROW: &str = "1,json,1000,none,8,1.001,276,275.7,46000000,28.1,30.2,31.0,35.5,40.0,41.2,0,0,0,0,0,0,0";
+
+    #[test]
+    fn http_with_and_without_cpu_columns() {
+        let old_header: Vec<&str> = HTTP_HEADER
+            .split(',')
+            .filter(|c| !HTTP_CPU_COLUMNS.contains(c))
+            .collect();
+        let old = http("old.csv", &format!("{}\n{ROW},owned\n", old_header.join(","))).unwrap();
+        assert_eq!(old[0].cpu, None);
+        assert_eq!(old[0].rps, 275.7);
+        let new = http(
+            "new.csv",
+            &format!("{HTTP_HEADER}\n{ROW},312.50,0.812,3401.20,0.930,3790.00,borrowed\n{ROW},,,3401.20,0.930,3401.90,borrowed\n"),
+        )
+        .unwrap();
+        let cpu = new[0].cpu.unwrap();
+        assert_eq!(cpu.server_us_per_req, Some(312.5));
+        assert_eq!(cpu.client_user_share, Some(0.93));
+        assert_eq!(cpu.process_us_per_req, Some(3790.0));
+        assert_eq!(new[1].cpu.unwrap().server_us_per_req, None, "empty = not measured");
+        let e = http("bad.csv", &format!("{HTTP_HEADER}\n{ROW},x,,,,\n")).unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.message.contains("server_cpu_us_per_req"), "{e}");
+        assert!(http("bad.csv", &format!("{HTTP_HEADER},extra\n")).is_err());
     }
 }

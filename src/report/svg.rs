@@ -1,4 +1,5 @@
-//! Std-only SVG charts for the report: grouped bar charts and line charts.
+//! Std-only SVG charts for the report: grouped bar charts, stacked bar
+//! charts and line charts.
 //!
 //! Plain SVG 1.1 text, no scripts or external fonts, so it renders on GitHub
 //! and in any browser. Every value is labelled as a number as well as drawn,
@@ -171,6 +172,90 @@ pub fn bars(title: &str, unit: &str, categories: &[String], series: &[Series]) -
     out
 }
 
+/// A stacked bar chart: one bar per category, the series stacked bottom to
+/// top in order. A missing or non-positive value adds no segment (the tables
+/// beside the chart carry negative remainders). Each segment of at least
+/// 12 px carries its value. `measured[i]`, when given, is the total the parts
+/// should add up to: a black line marks it and its value labels the bar, so
+/// parts that overshoot it stay visible; otherwise the bar is labelled with
+/// the sum of its parts.
+pub fn stacked(title: &str, unit: &str, categories: &[String], series: &[Series], measured: &[Option<f64>]) -> String {
+    let mut out = String::new();
+    open(&mut out, title);
+    let seg = |s: &Series, c: usize| s.values.get(c).copied().flatten().filter(|v| *v > 0.0);
+    let total = |c: usize| series.iter().filter_map(|s| seg(s, c)).sum::<f64>();
+    let mark = |c: usize| {
+        measured
+            .get(c)
+            .copied()
+            .flatten()
+            .filter(|v| v.is_finite() && *v >= 0.0)
+    };
+    let max = (0..categories.len())
+        .map(|c| total(c).max(mark(c).unwrap_or(0.0)))
+        .fold(0.0, f64::max);
+    let (top, step) = nice_axis(max);
+    let plot_h = H - TOP - BOTTOM;
+    let y_of = |v: f64| TOP + plot_h * (1.0 - v / top);
+    y_axis(&mut out, top, step, unit, y_of);
+    let slot = (W - LEFT - RIGHT) / categories.len().max(1) as f64;
+    let bar_w = slot * 0.6;
+    for (c, cat) in categories.iter().enumerate() {
+        let x = LEFT + slot * c as f64 + slot * 0.2;
+        let mut base = 0.0;
+        for (i, s) in series.iter().enumerate() {
+            let Some(v) = seg(s, c) else { continue };
+            let (y0, y1) = (y_of(base), y_of(base + v));
+            let _ = writeln!(
+                out,
+                "<rect x=\"{x:.1}\" y=\"{y1:.1}\" width=\"{bar_w:.1}\" height=\"{:.1}\" fill=\"{}\"><title>{}: {}</title></rect>",
+                (y0 - y1).max(0.0),
+                COLORS[i % COLORS.len()],
+                escape(&s.name),
+                escape(&short(v))
+            );
+            if y0 - y1 >= 12.0 {
+                let _ = writeln!(
+                    out,
+                    "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"9\" fill=\"white\">{}</text>",
+                    x + bar_w / 2.0,
+                    (y0 + y1) / 2.0 + 3.0,
+                    escape(&short(v))
+                );
+            }
+            base += v;
+        }
+        let (label, top_y) = match mark(c) {
+            Some(m) => {
+                let y = y_of(m);
+                let _ = writeln!(
+                    out,
+                    "<line x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"black\" stroke-width=\"2\"><title>measured: {}</title></line>",
+                    x - 4.0,
+                    x + bar_w + 4.0,
+                    escape(&short(m))
+                );
+                (format!("measured {}", short(m)), y.min(y_of(base)))
+            }
+            None if base > 0.0 => (short(base), y_of(base)),
+            None => ("n/a".into(), y_of(0.0)),
+        };
+        let _ = writeln!(
+            out,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"10\">{}</text>\n<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+            x + bar_w / 2.0,
+            top_y - 4.0,
+            escape(&label),
+            x + bar_w / 2.0,
+            TOP + plot_h + 16.0,
+            escape(cat)
+        );
+    }
+    legend(&mut out, series);
+    out.push_str("</svg>\n");
+    out
+}
+
 /// A line chart over `xs` (log₁₀ x axis when `log_x`), one polyline per series.
 pub fn lines(title: &str, x_label: &str, unit: &str, xs: &[f64], series: &[Series], log_x: bool) -> String {
     let mut out = String::new();
@@ -249,5 +334,34 @@ mod tests {
         assert_eq!(short(12_345.0), "12.3k");
         assert_eq!(short(0.5), "0.500");
         assert_eq!(escape("a<b&\"c\">"), "a&lt;b&amp;&quot;c&quot;&gt;");
+    }
+
+    #[test]
+    fn stacked_bars_sum_their_segments() {
+        let s = |name: &str, values: &[Option<f64>]| Series {
+            name: name.into(),
+            values: values.to_vec(),
+        };
+        let svg = stacked(
+            "t",
+            "µs",
+            &["server".into(), "client".into()],
+            &[
+                s("encode", &[Some(300.0), None]),
+                s("rest", &[Some(-5.0), Some(120.0)]),
+                s("decode", &[None, Some(900.0)]),
+            ],
+            &[None, Some(800.0)],
+        );
+        // The sum labels a bar without a measured total; a measured total is
+        // marked and labels its bar even when the parts overshoot it.
+        assert!(
+            svg.contains(">300</text>") && svg.contains(">measured 800</text>"),
+            "{svg}"
+        );
+        assert!(svg.contains("<title>measured: 800</title></line>"), "{svg}");
+        assert!(!svg.contains(">1020</text>"), "{svg}");
+        assert_eq!(svg.matches("<rect x=").count(), 3 + 3, "3 segments + 3 legend boxes");
+        assert!(!svg.contains("-5"));
     }
 }
