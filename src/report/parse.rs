@@ -423,7 +423,7 @@ mod tests {
         assert_eq!(cpu.client_user_share, Some(0.93));
         assert_eq!(cpu.process_us_per_req, Some(3790.0));
         assert_eq!(new[1].cpu.unwrap().server_us_per_req, None, "empty = not measured");
-        let e = http("bad.csv", &format!("{HTTP_HEADER}\n{ROW},x,,,,\n")).unwrap_err();
+        let e = http("bad.csv", &format!("{HTTP_HEADER}\n{ROW},x,,,,,borrowed\n")).unwrap_err();
         assert_eq!(e.line, 2);
         assert!(e.message.contains("server_cpu_us_per_req"), "{e}");
         assert!(http("bad.csv", &format!("{HTTP_HEADER},extra\n")).is_err());
