@@ -51,7 +51,10 @@
 //! booleans other than 0/1, unknown enum and union indexes and trailing
 //! bytes, and validates every product (model rules) with the product's offset.
 
+pub mod datum;
 mod read;
+pub mod resolve;
+pub mod schema;
 mod write;
 
 pub use read::decode;

@@ -46,10 +46,12 @@ mod lexer;
 mod number;
 mod parse;
 mod tables;
+pub mod value;
 mod write;
 
 pub use lexer::MAX_DEPTH;
 pub use number::write_f64;
+pub use write::write_str;
 
 use crate::codec::{DecodeError, EncodeError};
 use crate::model::{Catalog, Product};
