@@ -58,7 +58,10 @@ fn every_evolution_step_has_its_schemas() {
     assert_eq!(dirs, want);
     for step in EVOLUTION_STEPS {
         for ext in ["avsc", "proto", "fbs"] {
-            assert!(root.join(format!("schemas/evolution/{step}/catalog.{ext}")).is_file(), "{step}.{ext}");
+            assert!(
+                root.join(format!("schemas/evolution/{step}/catalog.{ext}")).is_file(),
+                "{step}.{ext}"
+            );
         }
     }
 }

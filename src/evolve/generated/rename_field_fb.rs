@@ -3,1022 +3,1150 @@
 // @generated
 extern crate alloc;
 
-
 #[allow(unused_imports, dead_code)]
 pub mod wirebench {
 
-#[allow(unused_imports, dead_code)]
-pub mod evolution {
+    #[allow(unused_imports, dead_code)]
+    pub mod evolution {
 
-#[allow(unused_imports, dead_code)]
-pub mod rename_field {
+        #[allow(unused_imports, dead_code)]
+        pub mod rename_field {
 
+            #[deprecated(
+                since = "2.0.0",
+                note = "Use associated constants instead. This will no longer be generated in 2021."
+            )]
+            pub const ENUM_MIN_STATUS: i8 = 0;
+            #[deprecated(
+                since = "2.0.0",
+                note = "Use associated constants instead. This will no longer be generated in 2021."
+            )]
+            pub const ENUM_MAX_STATUS: i8 = 2;
+            #[deprecated(
+                since = "2.0.0",
+                note = "Use associated constants instead. This will no longer be generated in 2021."
+            )]
+            #[allow(non_camel_case_types)]
+            pub const ENUM_VALUES_STATUS: [Status; 3] = [Status::ACTIVE, Status::DRAFT, Status::DISCONTINUED];
 
-#[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
-pub const ENUM_MIN_STATUS: i8 = 0;
-#[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
-pub const ENUM_MAX_STATUS: i8 = 2;
-#[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
-#[allow(non_camel_case_types)]
-pub const ENUM_VALUES_STATUS: [Status; 3] = [
-  Status::ACTIVE,
-  Status::DRAFT,
-  Status::DISCONTINUED,
-];
+            #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+            #[repr(transparent)]
+            pub struct Status(pub i8);
+            #[allow(non_upper_case_globals)]
+            impl Status {
+                pub const ACTIVE: Self = Self(0);
+                pub const DRAFT: Self = Self(1);
+                pub const DISCONTINUED: Self = Self(2);
 
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-#[repr(transparent)]
-pub struct Status(pub i8);
-#[allow(non_upper_case_globals)]
-impl Status {
-  pub const ACTIVE: Self = Self(0);
-  pub const DRAFT: Self = Self(1);
-  pub const DISCONTINUED: Self = Self(2);
+                pub const ENUM_MIN: i8 = 0;
+                pub const ENUM_MAX: i8 = 2;
+                pub const ENUM_VALUES: &'static [Self] = &[Self::ACTIVE, Self::DRAFT, Self::DISCONTINUED];
+                /// Returns the variant's name or "" if unknown.
+                pub fn variant_name(self) -> Option<&'static str> {
+                    match self {
+                        Self::ACTIVE => Some("ACTIVE"),
+                        Self::DRAFT => Some("DRAFT"),
+                        Self::DISCONTINUED => Some("DISCONTINUED"),
+                        _ => None,
+                    }
+                }
+            }
+            impl ::core::fmt::Debug for Status {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter) -> ::core::fmt::Result {
+                    if let Some(name) = self.variant_name() {
+                        f.write_str(name)
+                    } else {
+                        f.write_fmt(format_args!("<UNKNOWN {:?}>", self.0))
+                    }
+                }
+            }
+            impl<'a> ::flatbuffers::Follow<'a> for Status {
+                type Inner = Self;
+                #[inline]
+                unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+                    let b = unsafe { ::flatbuffers::read_scalar_at::<i8>(buf, loc) };
+                    Self(b)
+                }
+            }
 
-  pub const ENUM_MIN: i8 = 0;
-  pub const ENUM_MAX: i8 = 2;
-  pub const ENUM_VALUES: &'static [Self] = &[
-    Self::ACTIVE,
-    Self::DRAFT,
-    Self::DISCONTINUED,
-  ];
-  /// Returns the variant's name or "" if unknown.
-  pub fn variant_name(self) -> Option<&'static str> {
-    match self {
-      Self::ACTIVE => Some("ACTIVE"),
-      Self::DRAFT => Some("DRAFT"),
-      Self::DISCONTINUED => Some("DISCONTINUED"),
-      _ => None,
-    }
-  }
-}
-impl ::core::fmt::Debug for Status {
-  fn fmt(&self, f: &mut ::core::fmt::Formatter) -> ::core::fmt::Result {
-    if let Some(name) = self.variant_name() {
-      f.write_str(name)
-    } else {
-      f.write_fmt(format_args!("<UNKNOWN {:?}>", self.0))
-    }
-  }
-}
-impl<'a> ::flatbuffers::Follow<'a> for Status {
-  type Inner = Self;
-  #[inline]
-  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
-    let b = unsafe { ::flatbuffers::read_scalar_at::<i8>(buf, loc) };
-    Self(b)
-  }
-}
+            impl ::flatbuffers::Push for Status {
+                type Output = Status;
+                #[inline]
+                unsafe fn push(&self, dst: &mut [u8], _written_len: usize) {
+                    unsafe { ::flatbuffers::emplace_scalar::<i8>(dst, self.0) };
+                }
+            }
 
-impl ::flatbuffers::Push for Status {
-    type Output = Status;
-    #[inline]
-    unsafe fn push(&self, dst: &mut [u8], _written_len: usize) {
-        unsafe { ::flatbuffers::emplace_scalar::<i8>(dst, self.0) };
-    }
-}
+            impl ::flatbuffers::EndianScalar for Status {
+                type Scalar = i8;
+                #[inline]
+                fn to_little_endian(self) -> i8 {
+                    self.0.to_le()
+                }
+                #[inline]
+                #[allow(clippy::wrong_self_convention)]
+                fn from_little_endian(v: i8) -> Self {
+                    let b = i8::from_le(v);
+                    Self(b)
+                }
+            }
 
-impl ::flatbuffers::EndianScalar for Status {
-  type Scalar = i8;
-  #[inline]
-  fn to_little_endian(self) -> i8 {
-    self.0.to_le()
-  }
-  #[inline]
-  #[allow(clippy::wrong_self_convention)]
-  fn from_little_endian(v: i8) -> Self {
-    let b = i8::from_le(v);
-    Self(b)
-  }
-}
+            impl<'a> ::flatbuffers::Verifiable for Status {
+                #[inline]
+                fn run_verifier(
+                    v: &mut ::flatbuffers::Verifier,
+                    pos: usize,
+                ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+                    i8::run_verifier(v, pos)
+                }
+            }
 
-impl<'a> ::flatbuffers::Verifiable for Status {
-  #[inline]
-  fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
-    i8::run_verifier(v, pos)
-  }
-}
+            impl ::flatbuffers::SimpleToVerifyInSlice for Status {}
+            // struct Dimensions, aligned to 4
+            #[repr(transparent)]
+            #[derive(Clone, Copy, PartialEq)]
+            pub struct Dimensions(pub [u8; 16]);
+            impl Default for Dimensions {
+                fn default() -> Self {
+                    Self([0; 16])
+                }
+            }
+            impl ::core::fmt::Debug for Dimensions {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter) -> ::core::fmt::Result {
+                    f.debug_struct("Dimensions")
+                        .field("width_mm", &self.width_mm())
+                        .field("height_mm", &self.height_mm())
+                        .field("depth_mm", &self.depth_mm())
+                        .field("weight_g", &self.weight_g())
+                        .finish()
+                }
+            }
 
-impl ::flatbuffers::SimpleToVerifyInSlice for Status {}
-// struct Dimensions, aligned to 4
-#[repr(transparent)]
-#[derive(Clone, Copy, PartialEq)]
-pub struct Dimensions(pub [u8; 16]);
-impl Default for Dimensions { 
-  fn default() -> Self { 
-    Self([0; 16])
-  }
-}
-impl ::core::fmt::Debug for Dimensions {
-  fn fmt(&self, f: &mut ::core::fmt::Formatter) -> ::core::fmt::Result {
-    f.debug_struct("Dimensions")
-      .field("width_mm", &self.width_mm())
-      .field("height_mm", &self.height_mm())
-      .field("depth_mm", &self.depth_mm())
-      .field("weight_g", &self.weight_g())
-      .finish()
-  }
-}
+            impl ::flatbuffers::SimpleToVerifyInSlice for Dimensions {}
+            impl<'a> ::flatbuffers::Follow<'a> for Dimensions {
+                type Inner = &'a Dimensions;
+                #[inline]
+                unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+                    unsafe { <&'a Dimensions>::follow(buf, loc) }
+                }
+            }
+            impl<'a> ::flatbuffers::Follow<'a> for &'a Dimensions {
+                type Inner = &'a Dimensions;
+                #[inline]
+                unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+                    unsafe { ::flatbuffers::follow_cast_ref::<Dimensions>(buf, loc) }
+                }
+            }
+            impl<'b> ::flatbuffers::Push for Dimensions {
+                type Output = Dimensions;
+                #[inline]
+                unsafe fn push(&self, dst: &mut [u8], _written_len: usize) {
+                    let src = unsafe {
+                        ::core::slice::from_raw_parts(
+                            self as *const Dimensions as *const u8,
+                            <Self as ::flatbuffers::Push>::size(),
+                        )
+                    };
+                    dst.copy_from_slice(src);
+                }
+                #[inline]
+                fn alignment() -> ::flatbuffers::PushAlignment {
+                    ::flatbuffers::PushAlignment::new(4)
+                }
+            }
 
-impl ::flatbuffers::SimpleToVerifyInSlice for Dimensions {}
-impl<'a> ::flatbuffers::Follow<'a> for Dimensions {
-  type Inner = &'a Dimensions;
-  #[inline]
-  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
-    unsafe { <&'a Dimensions>::follow(buf, loc) }
-  }
-}
-impl<'a> ::flatbuffers::Follow<'a> for &'a Dimensions {
-  type Inner = &'a Dimensions;
-  #[inline]
-  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
-    unsafe { ::flatbuffers::follow_cast_ref::<Dimensions>(buf, loc) }
-  }
-}
-impl<'b> ::flatbuffers::Push for Dimensions {
-    type Output = Dimensions;
-    #[inline]
-    unsafe fn push(&self, dst: &mut [u8], _written_len: usize) {
-        let src = unsafe { ::core::slice::from_raw_parts(self as *const Dimensions as *const u8, <Self as ::flatbuffers::Push>::size()) };
-        dst.copy_from_slice(src);
-    }
-    #[inline]
-    fn alignment() -> ::flatbuffers::PushAlignment {
-        ::flatbuffers::PushAlignment::new(4)
-    }
-}
+            impl<'a> ::flatbuffers::Verifiable for Dimensions {
+                #[inline]
+                fn run_verifier(
+                    v: &mut ::flatbuffers::Verifier,
+                    pos: usize,
+                ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+                    v.in_buffer::<Self>(pos)
+                }
+            }
 
-impl<'a> ::flatbuffers::Verifiable for Dimensions {
-  #[inline]
-  fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
-    v.in_buffer::<Self>(pos)
-  }
-}
+            impl<'a> Dimensions {
+                #[allow(clippy::too_many_arguments)]
+                pub fn new(width_mm: i32, height_mm: i32, depth_mm: i32, weight_g: i32) -> Self {
+                    let mut s = Self([0; 16]);
+                    s.set_width_mm(width_mm);
+                    s.set_height_mm(height_mm);
+                    s.set_depth_mm(depth_mm);
+                    s.set_weight_g(weight_g);
+                    s
+                }
 
-impl<'a> Dimensions {
-  #[allow(clippy::too_many_arguments)]
-  pub fn new(
-    width_mm: i32,
-    height_mm: i32,
-    depth_mm: i32,
-    weight_g: i32,
-  ) -> Self {
-    let mut s = Self([0; 16]);
-    s.set_width_mm(width_mm);
-    s.set_height_mm(height_mm);
-    s.set_depth_mm(depth_mm);
-    s.set_weight_g(weight_g);
-    s
-  }
+                pub fn width_mm(&self) -> i32 {
+                    let mut mem = ::core::mem::MaybeUninit::<<i32 as ::flatbuffers::EndianScalar>::Scalar>::uninit();
+                    // Safety:
+                    // Created from a valid Table for this object
+                    // Which contains a valid value in this slot
+                    ::flatbuffers::EndianScalar::from_little_endian(unsafe {
+                        ::core::ptr::copy_nonoverlapping(
+                            self.0[0..].as_ptr(),
+                            mem.as_mut_ptr() as *mut u8,
+                            ::core::mem::size_of::<<i32 as ::flatbuffers::EndianScalar>::Scalar>(),
+                        );
+                        mem.assume_init()
+                    })
+                }
 
-  pub fn width_mm(&self) -> i32 {
-    let mut mem = ::core::mem::MaybeUninit::<<i32 as ::flatbuffers::EndianScalar>::Scalar>::uninit();
-    // Safety:
-    // Created from a valid Table for this object
-    // Which contains a valid value in this slot
-    ::flatbuffers::EndianScalar::from_little_endian(unsafe {
-      ::core::ptr::copy_nonoverlapping(
-        self.0[0..].as_ptr(),
-        mem.as_mut_ptr() as *mut u8,
-        ::core::mem::size_of::<<i32 as ::flatbuffers::EndianScalar>::Scalar>(),
-      );
-      mem.assume_init()
-    })
-  }
+                pub fn set_width_mm(&mut self, x: i32) {
+                    let x_le = ::flatbuffers::EndianScalar::to_little_endian(x);
+                    // Safety:
+                    // Created from a valid Table for this object
+                    // Which contains a valid value in this slot
+                    unsafe {
+                        ::core::ptr::copy_nonoverlapping(
+                            &x_le as *const _ as *const u8,
+                            self.0[0..].as_mut_ptr(),
+                            ::core::mem::size_of::<<i32 as ::flatbuffers::EndianScalar>::Scalar>(),
+                        );
+                    }
+                }
 
-  pub fn set_width_mm(&mut self, x: i32) {
-    let x_le = ::flatbuffers::EndianScalar::to_little_endian(x);
-    // Safety:
-    // Created from a valid Table for this object
-    // Which contains a valid value in this slot
-    unsafe {
-      ::core::ptr::copy_nonoverlapping(
-        &x_le as *const _ as *const u8,
-        self.0[0..].as_mut_ptr(),
-        ::core::mem::size_of::<<i32 as ::flatbuffers::EndianScalar>::Scalar>(),
-      );
-    }
-  }
+                pub fn height_mm(&self) -> i32 {
+                    let mut mem = ::core::mem::MaybeUninit::<<i32 as ::flatbuffers::EndianScalar>::Scalar>::uninit();
+                    // Safety:
+                    // Created from a valid Table for this object
+                    // Which contains a valid value in this slot
+                    ::flatbuffers::EndianScalar::from_little_endian(unsafe {
+                        ::core::ptr::copy_nonoverlapping(
+                            self.0[4..].as_ptr(),
+                            mem.as_mut_ptr() as *mut u8,
+                            ::core::mem::size_of::<<i32 as ::flatbuffers::EndianScalar>::Scalar>(),
+                        );
+                        mem.assume_init()
+                    })
+                }
 
-  pub fn height_mm(&self) -> i32 {
-    let mut mem = ::core::mem::MaybeUninit::<<i32 as ::flatbuffers::EndianScalar>::Scalar>::uninit();
-    // Safety:
-    // Created from a valid Table for this object
-    // Which contains a valid value in this slot
-    ::flatbuffers::EndianScalar::from_little_endian(unsafe {
-      ::core::ptr::copy_nonoverlapping(
-        self.0[4..].as_ptr(),
-        mem.as_mut_ptr() as *mut u8,
-        ::core::mem::size_of::<<i32 as ::flatbuffers::EndianScalar>::Scalar>(),
-      );
-      mem.assume_init()
-    })
-  }
+                pub fn set_height_mm(&mut self, x: i32) {
+                    let x_le = ::flatbuffers::EndianScalar::to_little_endian(x);
+                    // Safety:
+                    // Created from a valid Table for this object
+                    // Which contains a valid value in this slot
+                    unsafe {
+                        ::core::ptr::copy_nonoverlapping(
+                            &x_le as *const _ as *const u8,
+                            self.0[4..].as_mut_ptr(),
+                            ::core::mem::size_of::<<i32 as ::flatbuffers::EndianScalar>::Scalar>(),
+                        );
+                    }
+                }
 
-  pub fn set_height_mm(&mut self, x: i32) {
-    let x_le = ::flatbuffers::EndianScalar::to_little_endian(x);
-    // Safety:
-    // Created from a valid Table for this object
-    // Which contains a valid value in this slot
-    unsafe {
-      ::core::ptr::copy_nonoverlapping(
-        &x_le as *const _ as *const u8,
-        self.0[4..].as_mut_ptr(),
-        ::core::mem::size_of::<<i32 as ::flatbuffers::EndianScalar>::Scalar>(),
-      );
-    }
-  }
+                pub fn depth_mm(&self) -> i32 {
+                    let mut mem = ::core::mem::MaybeUninit::<<i32 as ::flatbuffers::EndianScalar>::Scalar>::uninit();
+                    // Safety:
+                    // Created from a valid Table for this object
+                    // Which contains a valid value in this slot
+                    ::flatbuffers::EndianScalar::from_little_endian(unsafe {
+                        ::core::ptr::copy_nonoverlapping(
+                            self.0[8..].as_ptr(),
+                            mem.as_mut_ptr() as *mut u8,
+                            ::core::mem::size_of::<<i32 as ::flatbuffers::EndianScalar>::Scalar>(),
+                        );
+                        mem.assume_init()
+                    })
+                }
 
-  pub fn depth_mm(&self) -> i32 {
-    let mut mem = ::core::mem::MaybeUninit::<<i32 as ::flatbuffers::EndianScalar>::Scalar>::uninit();
-    // Safety:
-    // Created from a valid Table for this object
-    // Which contains a valid value in this slot
-    ::flatbuffers::EndianScalar::from_little_endian(unsafe {
-      ::core::ptr::copy_nonoverlapping(
-        self.0[8..].as_ptr(),
-        mem.as_mut_ptr() as *mut u8,
-        ::core::mem::size_of::<<i32 as ::flatbuffers::EndianScalar>::Scalar>(),
-      );
-      mem.assume_init()
-    })
-  }
+                pub fn set_depth_mm(&mut self, x: i32) {
+                    let x_le = ::flatbuffers::EndianScalar::to_little_endian(x);
+                    // Safety:
+                    // Created from a valid Table for this object
+                    // Which contains a valid value in this slot
+                    unsafe {
+                        ::core::ptr::copy_nonoverlapping(
+                            &x_le as *const _ as *const u8,
+                            self.0[8..].as_mut_ptr(),
+                            ::core::mem::size_of::<<i32 as ::flatbuffers::EndianScalar>::Scalar>(),
+                        );
+                    }
+                }
 
-  pub fn set_depth_mm(&mut self, x: i32) {
-    let x_le = ::flatbuffers::EndianScalar::to_little_endian(x);
-    // Safety:
-    // Created from a valid Table for this object
-    // Which contains a valid value in this slot
-    unsafe {
-      ::core::ptr::copy_nonoverlapping(
-        &x_le as *const _ as *const u8,
-        self.0[8..].as_mut_ptr(),
-        ::core::mem::size_of::<<i32 as ::flatbuffers::EndianScalar>::Scalar>(),
-      );
-    }
-  }
+                pub fn weight_g(&self) -> i32 {
+                    let mut mem = ::core::mem::MaybeUninit::<<i32 as ::flatbuffers::EndianScalar>::Scalar>::uninit();
+                    // Safety:
+                    // Created from a valid Table for this object
+                    // Which contains a valid value in this slot
+                    ::flatbuffers::EndianScalar::from_little_endian(unsafe {
+                        ::core::ptr::copy_nonoverlapping(
+                            self.0[12..].as_ptr(),
+                            mem.as_mut_ptr() as *mut u8,
+                            ::core::mem::size_of::<<i32 as ::flatbuffers::EndianScalar>::Scalar>(),
+                        );
+                        mem.assume_init()
+                    })
+                }
 
-  pub fn weight_g(&self) -> i32 {
-    let mut mem = ::core::mem::MaybeUninit::<<i32 as ::flatbuffers::EndianScalar>::Scalar>::uninit();
-    // Safety:
-    // Created from a valid Table for this object
-    // Which contains a valid value in this slot
-    ::flatbuffers::EndianScalar::from_little_endian(unsafe {
-      ::core::ptr::copy_nonoverlapping(
-        self.0[12..].as_ptr(),
-        mem.as_mut_ptr() as *mut u8,
-        ::core::mem::size_of::<<i32 as ::flatbuffers::EndianScalar>::Scalar>(),
-      );
-      mem.assume_init()
-    })
-  }
+                pub fn set_weight_g(&mut self, x: i32) {
+                    let x_le = ::flatbuffers::EndianScalar::to_little_endian(x);
+                    // Safety:
+                    // Created from a valid Table for this object
+                    // Which contains a valid value in this slot
+                    unsafe {
+                        ::core::ptr::copy_nonoverlapping(
+                            &x_le as *const _ as *const u8,
+                            self.0[12..].as_mut_ptr(),
+                            ::core::mem::size_of::<<i32 as ::flatbuffers::EndianScalar>::Scalar>(),
+                        );
+                    }
+                }
+            }
 
-  pub fn set_weight_g(&mut self, x: i32) {
-    let x_le = ::flatbuffers::EndianScalar::to_little_endian(x);
-    // Safety:
-    // Created from a valid Table for this object
-    // Which contains a valid value in this slot
-    unsafe {
-      ::core::ptr::copy_nonoverlapping(
-        &x_le as *const _ as *const u8,
-        self.0[12..].as_mut_ptr(),
-        ::core::mem::size_of::<<i32 as ::flatbuffers::EndianScalar>::Scalar>(),
-      );
-    }
-  }
+            pub enum VariantOffset {}
+            #[derive(Copy, Clone, PartialEq)]
 
-}
+            pub struct Variant<'a> {
+                pub _tab: ::flatbuffers::Table<'a>,
+            }
 
-pub enum VariantOffset {}
-#[derive(Copy, Clone, PartialEq)]
+            impl<'a> ::flatbuffers::Follow<'a> for Variant<'a> {
+                type Inner = Variant<'a>;
+                #[inline]
+                unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+                    Self {
+                        _tab: unsafe { ::flatbuffers::Table::new(buf, loc) },
+                    }
+                }
+            }
 
-pub struct Variant<'a> {
-  pub _tab: ::flatbuffers::Table<'a>,
-}
+            impl<'a> Variant<'a> {
+                pub const VT_SKU: ::flatbuffers::VOffsetT = 4;
+                pub const VT_COLOR: ::flatbuffers::VOffsetT = 6;
+                pub const VT_SIZE: ::flatbuffers::VOffsetT = 8;
+                pub const VT_PRICE_CENTS: ::flatbuffers::VOffsetT = 10;
+                pub const VT_STOCK: ::flatbuffers::VOffsetT = 12;
 
-impl<'a> ::flatbuffers::Follow<'a> for Variant<'a> {
-  type Inner = Variant<'a>;
-  #[inline]
-  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
-    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
-  }
-}
+                #[inline]
+                pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+                    Variant { _tab: table }
+                }
+                #[allow(unused_mut)]
+                pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+                    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+                    args: &'args VariantArgs<'args>,
+                ) -> ::flatbuffers::WIPOffset<Variant<'bldr>> {
+                    let mut builder = VariantBuilder::new(_fbb);
+                    builder.add_price_cents(args.price_cents);
+                    builder.add_stock(args.stock);
+                    if let Some(x) = args.size {
+                        builder.add_size(x);
+                    }
+                    if let Some(x) = args.color {
+                        builder.add_color(x);
+                    }
+                    if let Some(x) = args.sku {
+                        builder.add_sku(x);
+                    }
+                    builder.finish()
+                }
 
-impl<'a> Variant<'a> {
-  pub const VT_SKU: ::flatbuffers::VOffsetT = 4;
-  pub const VT_COLOR: ::flatbuffers::VOffsetT = 6;
-  pub const VT_SIZE: ::flatbuffers::VOffsetT = 8;
-  pub const VT_PRICE_CENTS: ::flatbuffers::VOffsetT = 10;
-  pub const VT_STOCK: ::flatbuffers::VOffsetT = 12;
+                #[inline]
+                pub fn sku(&self) -> &'a str {
+                    // Safety:
+                    // Created from valid Table for this object
+                    // which contains a valid value in this slot
+                    unsafe {
+                        self._tab
+                            .get::<::flatbuffers::ForwardsUOffset<&str>>(Variant::VT_SKU, None)
+                            .unwrap()
+                    }
+                }
+                #[inline]
+                pub fn color(&self) -> &'a str {
+                    // Safety:
+                    // Created from valid Table for this object
+                    // which contains a valid value in this slot
+                    unsafe {
+                        self._tab
+                            .get::<::flatbuffers::ForwardsUOffset<&str>>(Variant::VT_COLOR, None)
+                            .unwrap()
+                    }
+                }
+                #[inline]
+                pub fn size(&self) -> &'a str {
+                    // Safety:
+                    // Created from valid Table for this object
+                    // which contains a valid value in this slot
+                    unsafe {
+                        self._tab
+                            .get::<::flatbuffers::ForwardsUOffset<&str>>(Variant::VT_SIZE, None)
+                            .unwrap()
+                    }
+                }
+                #[inline]
+                pub fn price_cents(&self) -> i64 {
+                    // Safety:
+                    // Created from valid Table for this object
+                    // which contains a valid value in this slot
+                    unsafe { self._tab.get::<i64>(Variant::VT_PRICE_CENTS, Some(0)).unwrap() }
+                }
+                #[inline]
+                pub fn stock(&self) -> i32 {
+                    // Safety:
+                    // Created from valid Table for this object
+                    // which contains a valid value in this slot
+                    unsafe { self._tab.get::<i32>(Variant::VT_STOCK, Some(0)).unwrap() }
+                }
+            }
 
-  #[inline]
-  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
-    Variant { _tab: table }
-  }
-  #[allow(unused_mut)]
-  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
-    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
-    args: &'args VariantArgs<'args>
-  ) -> ::flatbuffers::WIPOffset<Variant<'bldr>> {
-    let mut builder = VariantBuilder::new(_fbb);
-    builder.add_price_cents(args.price_cents);
-    builder.add_stock(args.stock);
-    if let Some(x) = args.size { builder.add_size(x); }
-    if let Some(x) = args.color { builder.add_color(x); }
-    if let Some(x) = args.sku { builder.add_sku(x); }
-    builder.finish()
-  }
+            impl ::flatbuffers::Verifiable for Variant<'_> {
+                #[inline]
+                fn run_verifier(
+                    v: &mut ::flatbuffers::Verifier,
+                    pos: usize,
+                ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+                    v.visit_table(pos)?
+                        .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("sku", Self::VT_SKU, true)?
+                        .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("color", Self::VT_COLOR, true)?
+                        .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("size", Self::VT_SIZE, true)?
+                        .visit_field::<i64>("price_cents", Self::VT_PRICE_CENTS, false)?
+                        .visit_field::<i32>("stock", Self::VT_STOCK, false)?
+                        .finish();
+                    Ok(())
+                }
+            }
+            pub struct VariantArgs<'a> {
+                pub sku: Option<::flatbuffers::WIPOffset<&'a str>>,
+                pub color: Option<::flatbuffers::WIPOffset<&'a str>>,
+                pub size: Option<::flatbuffers::WIPOffset<&'a str>>,
+                pub price_cents: i64,
+                pub stock: i32,
+            }
+            impl<'a> Default for VariantArgs<'a> {
+                #[inline]
+                fn default() -> Self {
+                    VariantArgs {
+                        sku: None,   // required field
+                        color: None, // required field
+                        size: None,  // required field
+                        price_cents: 0,
+                        stock: 0,
+                    }
+                }
+            }
 
+            pub struct VariantBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+                fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+                start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+            }
+            impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> VariantBuilder<'a, 'b, A> {
+                #[inline]
+                pub fn add_sku(&mut self, sku: ::flatbuffers::WIPOffset<&'b str>) {
+                    self.fbb_
+                        .push_slot_always::<::flatbuffers::WIPOffset<_>>(Variant::VT_SKU, sku);
+                }
+                #[inline]
+                pub fn add_color(&mut self, color: ::flatbuffers::WIPOffset<&'b str>) {
+                    self.fbb_
+                        .push_slot_always::<::flatbuffers::WIPOffset<_>>(Variant::VT_COLOR, color);
+                }
+                #[inline]
+                pub fn add_size(&mut self, size: ::flatbuffers::WIPOffset<&'b str>) {
+                    self.fbb_
+                        .push_slot_always::<::flatbuffers::WIPOffset<_>>(Variant::VT_SIZE, size);
+                }
+                #[inline]
+                pub fn add_price_cents(&mut self, price_cents: i64) {
+                    self.fbb_.push_slot::<i64>(Variant::VT_PRICE_CENTS, price_cents, 0);
+                }
+                #[inline]
+                pub fn add_stock(&mut self, stock: i32) {
+                    self.fbb_.push_slot::<i32>(Variant::VT_STOCK, stock, 0);
+                }
+                #[inline]
+                pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> VariantBuilder<'a, 'b, A> {
+                    let start = _fbb.start_table();
+                    VariantBuilder {
+                        fbb_: _fbb,
+                        start_: start,
+                    }
+                }
+                #[inline]
+                pub fn finish(self) -> ::flatbuffers::WIPOffset<Variant<'a>> {
+                    let o = self.fbb_.end_table(self.start_);
+                    self.fbb_.required(o, Variant::VT_SKU, "sku");
+                    self.fbb_.required(o, Variant::VT_COLOR, "color");
+                    self.fbb_.required(o, Variant::VT_SIZE, "size");
+                    ::flatbuffers::WIPOffset::new(o.value())
+                }
+            }
 
-  #[inline]
-  pub fn sku(&self) -> &'a str {
-    // Safety:
-    // Created from valid Table for this object
-    // which contains a valid value in this slot
-    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(Variant::VT_SKU, None).unwrap()}
-  }
-  #[inline]
-  pub fn color(&self) -> &'a str {
-    // Safety:
-    // Created from valid Table for this object
-    // which contains a valid value in this slot
-    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(Variant::VT_COLOR, None).unwrap()}
-  }
-  #[inline]
-  pub fn size(&self) -> &'a str {
-    // Safety:
-    // Created from valid Table for this object
-    // which contains a valid value in this slot
-    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(Variant::VT_SIZE, None).unwrap()}
-  }
-  #[inline]
-  pub fn price_cents(&self) -> i64 {
-    // Safety:
-    // Created from valid Table for this object
-    // which contains a valid value in this slot
-    unsafe { self._tab.get::<i64>(Variant::VT_PRICE_CENTS, Some(0)).unwrap()}
-  }
-  #[inline]
-  pub fn stock(&self) -> i32 {
-    // Safety:
-    // Created from valid Table for this object
-    // which contains a valid value in this slot
-    unsafe { self._tab.get::<i32>(Variant::VT_STOCK, Some(0)).unwrap()}
-  }
-}
+            impl ::core::fmt::Debug for Variant<'_> {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    let mut ds = f.debug_struct("Variant");
+                    ds.field("sku", &self.sku());
+                    ds.field("color", &self.color());
+                    ds.field("size", &self.size());
+                    ds.field("price_cents", &self.price_cents());
+                    ds.field("stock", &self.stock());
+                    ds.finish()
+                }
+            }
+            pub enum ProductOffset {}
+            #[derive(Copy, Clone, PartialEq)]
 
-impl ::flatbuffers::Verifiable for Variant<'_> {
-  #[inline]
-  fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
-    v.visit_table(pos)?
-     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("sku", Self::VT_SKU, true)?
-     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("color", Self::VT_COLOR, true)?
-     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("size", Self::VT_SIZE, true)?
-     .visit_field::<i64>("price_cents", Self::VT_PRICE_CENTS, false)?
-     .visit_field::<i32>("stock", Self::VT_STOCK, false)?
-     .finish();
-    Ok(())
-  }
-}
-pub struct VariantArgs<'a> {
-    pub sku: Option<::flatbuffers::WIPOffset<&'a str>>,
-    pub color: Option<::flatbuffers::WIPOffset<&'a str>>,
-    pub size: Option<::flatbuffers::WIPOffset<&'a str>>,
-    pub price_cents: i64,
-    pub stock: i32,
-}
-impl<'a> Default for VariantArgs<'a> {
-  #[inline]
-  fn default() -> Self {
-    VariantArgs {
-      sku: None, // required field
-      color: None, // required field
-      size: None, // required field
-      price_cents: 0,
-      stock: 0,
-    }
-  }
-}
+            pub struct Product<'a> {
+                pub _tab: ::flatbuffers::Table<'a>,
+            }
 
-pub struct VariantBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
-  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
-  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
-}
-impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> VariantBuilder<'a, 'b, A> {
-  #[inline]
-  pub fn add_sku(&mut self, sku: ::flatbuffers::WIPOffset<&'b  str>) {
-    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(Variant::VT_SKU, sku);
-  }
-  #[inline]
-  pub fn add_color(&mut self, color: ::flatbuffers::WIPOffset<&'b  str>) {
-    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(Variant::VT_COLOR, color);
-  }
-  #[inline]
-  pub fn add_size(&mut self, size: ::flatbuffers::WIPOffset<&'b  str>) {
-    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(Variant::VT_SIZE, size);
-  }
-  #[inline]
-  pub fn add_price_cents(&mut self, price_cents: i64) {
-    self.fbb_.push_slot::<i64>(Variant::VT_PRICE_CENTS, price_cents, 0);
-  }
-  #[inline]
-  pub fn add_stock(&mut self, stock: i32) {
-    self.fbb_.push_slot::<i32>(Variant::VT_STOCK, stock, 0);
-  }
-  #[inline]
-  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> VariantBuilder<'a, 'b, A> {
-    let start = _fbb.start_table();
-    VariantBuilder {
-      fbb_: _fbb,
-      start_: start,
-    }
-  }
-  #[inline]
-  pub fn finish(self) -> ::flatbuffers::WIPOffset<Variant<'a>> {
-    let o = self.fbb_.end_table(self.start_);
-    self.fbb_.required(o, Variant::VT_SKU,"sku");
-    self.fbb_.required(o, Variant::VT_COLOR,"color");
-    self.fbb_.required(o, Variant::VT_SIZE,"size");
-    ::flatbuffers::WIPOffset::new(o.value())
-  }
-}
+            impl<'a> ::flatbuffers::Follow<'a> for Product<'a> {
+                type Inner = Product<'a>;
+                #[inline]
+                unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+                    Self {
+                        _tab: unsafe { ::flatbuffers::Table::new(buf, loc) },
+                    }
+                }
+            }
 
-impl ::core::fmt::Debug for Variant<'_> {
-  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-    let mut ds = f.debug_struct("Variant");
-      ds.field("sku", &self.sku());
-      ds.field("color", &self.color());
-      ds.field("size", &self.size());
-      ds.field("price_cents", &self.price_cents());
-      ds.field("stock", &self.stock());
-      ds.finish()
-  }
-}
-pub enum ProductOffset {}
-#[derive(Copy, Clone, PartialEq)]
+            impl<'a> Product<'a> {
+                pub const VT_ID: ::flatbuffers::VOffsetT = 4;
+                pub const VT_SKU: ::flatbuffers::VOffsetT = 6;
+                pub const VT_NAME: ::flatbuffers::VOffsetT = 8;
+                pub const VT_DESCRIPTION: ::flatbuffers::VOffsetT = 10;
+                pub const VT_PRICE_CENTS: ::flatbuffers::VOffsetT = 12;
+                pub const VT_CURRENCY: ::flatbuffers::VOffsetT = 14;
+                pub const VT_RATING: ::flatbuffers::VOffsetT = 16;
+                pub const VT_REVIEWS: ::flatbuffers::VOffsetT = 18;
+                pub const VT_IN_STOCK: ::flatbuffers::VOffsetT = 20;
+                pub const VT_STOCK: ::flatbuffers::VOffsetT = 22;
+                pub const VT_STATUS: ::flatbuffers::VOffsetT = 24;
+                pub const VT_TAGS: ::flatbuffers::VOffsetT = 26;
+                pub const VT_DIMENSIONS: ::flatbuffers::VOffsetT = 28;
+                pub const VT_VARIANTS: ::flatbuffers::VOffsetT = 30;
+                pub const VT_DISCOUNT_PERCENT: ::flatbuffers::VOffsetT = 32;
+                pub const VT_CREATED_AT_MS: ::flatbuffers::VOffsetT = 34;
+                pub const VT_IMAGE_URL: ::flatbuffers::VOffsetT = 36;
 
-pub struct Product<'a> {
-  pub _tab: ::flatbuffers::Table<'a>,
-}
+                #[inline]
+                pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+                    Product { _tab: table }
+                }
+                #[allow(unused_mut)]
+                pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+                    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+                    args: &'args ProductArgs<'args>,
+                ) -> ::flatbuffers::WIPOffset<Product<'bldr>> {
+                    let mut builder = ProductBuilder::new(_fbb);
+                    builder.add_created_at_ms(args.created_at_ms);
+                    builder.add_rating(args.rating);
+                    builder.add_price_cents(args.price_cents);
+                    builder.add_id(args.id);
+                    if let Some(x) = args.image_url {
+                        builder.add_image_url(x);
+                    }
+                    if let Some(x) = args.discount_percent {
+                        builder.add_discount_percent(x);
+                    }
+                    if let Some(x) = args.variants {
+                        builder.add_variants(x);
+                    }
+                    if let Some(x) = args.dimensions {
+                        builder.add_dimensions(x);
+                    }
+                    if let Some(x) = args.tags {
+                        builder.add_tags(x);
+                    }
+                    builder.add_stock(args.stock);
+                    builder.add_reviews(args.reviews);
+                    if let Some(x) = args.currency {
+                        builder.add_currency(x);
+                    }
+                    if let Some(x) = args.description {
+                        builder.add_description(x);
+                    }
+                    if let Some(x) = args.name {
+                        builder.add_name(x);
+                    }
+                    if let Some(x) = args.sku {
+                        builder.add_sku(x);
+                    }
+                    builder.add_status(args.status);
+                    builder.add_in_stock(args.in_stock);
+                    builder.finish()
+                }
 
-impl<'a> ::flatbuffers::Follow<'a> for Product<'a> {
-  type Inner = Product<'a>;
-  #[inline]
-  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
-    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
-  }
-}
+                #[inline]
+                pub fn id(&self) -> i64 {
+                    // Safety:
+                    // Created from valid Table for this object
+                    // which contains a valid value in this slot
+                    unsafe { self._tab.get::<i64>(Product::VT_ID, Some(0)).unwrap() }
+                }
+                #[inline]
+                pub fn sku(&self) -> &'a str {
+                    // Safety:
+                    // Created from valid Table for this object
+                    // which contains a valid value in this slot
+                    unsafe {
+                        self._tab
+                            .get::<::flatbuffers::ForwardsUOffset<&str>>(Product::VT_SKU, None)
+                            .unwrap()
+                    }
+                }
+                #[inline]
+                pub fn name(&self) -> &'a str {
+                    // Safety:
+                    // Created from valid Table for this object
+                    // which contains a valid value in this slot
+                    unsafe {
+                        self._tab
+                            .get::<::flatbuffers::ForwardsUOffset<&str>>(Product::VT_NAME, None)
+                            .unwrap()
+                    }
+                }
+                #[inline]
+                pub fn description(&self) -> &'a str {
+                    // Safety:
+                    // Created from valid Table for this object
+                    // which contains a valid value in this slot
+                    unsafe {
+                        self._tab
+                            .get::<::flatbuffers::ForwardsUOffset<&str>>(Product::VT_DESCRIPTION, None)
+                            .unwrap()
+                    }
+                }
+                #[inline]
+                pub fn price_cents(&self) -> i64 {
+                    // Safety:
+                    // Created from valid Table for this object
+                    // which contains a valid value in this slot
+                    unsafe { self._tab.get::<i64>(Product::VT_PRICE_CENTS, Some(0)).unwrap() }
+                }
+                #[inline]
+                pub fn currency(&self) -> &'a str {
+                    // Safety:
+                    // Created from valid Table for this object
+                    // which contains a valid value in this slot
+                    unsafe {
+                        self._tab
+                            .get::<::flatbuffers::ForwardsUOffset<&str>>(Product::VT_CURRENCY, None)
+                            .unwrap()
+                    }
+                }
+                #[inline]
+                pub fn rating(&self) -> f64 {
+                    // Safety:
+                    // Created from valid Table for this object
+                    // which contains a valid value in this slot
+                    unsafe { self._tab.get::<f64>(Product::VT_RATING, Some(0.0)).unwrap() }
+                }
+                #[inline]
+                pub fn reviews(&self) -> i32 {
+                    // Safety:
+                    // Created from valid Table for this object
+                    // which contains a valid value in this slot
+                    unsafe { self._tab.get::<i32>(Product::VT_REVIEWS, Some(0)).unwrap() }
+                }
+                #[inline]
+                pub fn in_stock(&self) -> bool {
+                    // Safety:
+                    // Created from valid Table for this object
+                    // which contains a valid value in this slot
+                    unsafe { self._tab.get::<bool>(Product::VT_IN_STOCK, Some(false)).unwrap() }
+                }
+                #[inline]
+                pub fn stock(&self) -> i32 {
+                    // Safety:
+                    // Created from valid Table for this object
+                    // which contains a valid value in this slot
+                    unsafe { self._tab.get::<i32>(Product::VT_STOCK, Some(0)).unwrap() }
+                }
+                #[inline]
+                pub fn status(&self) -> Status {
+                    // Safety:
+                    // Created from valid Table for this object
+                    // which contains a valid value in this slot
+                    unsafe {
+                        self._tab
+                            .get::<Status>(Product::VT_STATUS, Some(Status::ACTIVE))
+                            .unwrap()
+                    }
+                }
+                #[inline]
+                pub fn tags(&self) -> ::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<&'a str>> {
+                    // Safety:
+                    // Created from valid Table for this object
+                    // which contains a valid value in this slot
+                    unsafe {
+                        self._tab
+                            .get::<::flatbuffers::ForwardsUOffset<
+                                ::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<&'a str>>,
+                            >>(Product::VT_TAGS, None)
+                            .unwrap()
+                    }
+                }
+                #[inline]
+                pub fn dimensions(&self) -> &'a Dimensions {
+                    // Safety:
+                    // Created from valid Table for this object
+                    // which contains a valid value in this slot
+                    unsafe { self._tab.get::<Dimensions>(Product::VT_DIMENSIONS, None).unwrap() }
+                }
+                #[inline]
+                pub fn variants(&self) -> ::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<Variant<'a>>> {
+                    // Safety:
+                    // Created from valid Table for this object
+                    // which contains a valid value in this slot
+                    unsafe {
+                        self._tab
+                            .get::<::flatbuffers::ForwardsUOffset<
+                                ::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<Variant>>,
+                            >>(Product::VT_VARIANTS, None)
+                            .unwrap()
+                    }
+                }
+                #[inline]
+                pub fn discount_percent(&self) -> Option<i32> {
+                    // Safety:
+                    // Created from valid Table for this object
+                    // which contains a valid value in this slot
+                    unsafe { self._tab.get::<i32>(Product::VT_DISCOUNT_PERCENT, None) }
+                }
+                #[inline]
+                pub fn created_at_ms(&self) -> i64 {
+                    // Safety:
+                    // Created from valid Table for this object
+                    // which contains a valid value in this slot
+                    unsafe { self._tab.get::<i64>(Product::VT_CREATED_AT_MS, Some(0)).unwrap() }
+                }
+                #[inline]
+                pub fn image_url(&self) -> &'a str {
+                    // Safety:
+                    // Created from valid Table for this object
+                    // which contains a valid value in this slot
+                    unsafe {
+                        self._tab
+                            .get::<::flatbuffers::ForwardsUOffset<&str>>(Product::VT_IMAGE_URL, None)
+                            .unwrap()
+                    }
+                }
+            }
 
-impl<'a> Product<'a> {
-  pub const VT_ID: ::flatbuffers::VOffsetT = 4;
-  pub const VT_SKU: ::flatbuffers::VOffsetT = 6;
-  pub const VT_NAME: ::flatbuffers::VOffsetT = 8;
-  pub const VT_DESCRIPTION: ::flatbuffers::VOffsetT = 10;
-  pub const VT_PRICE_CENTS: ::flatbuffers::VOffsetT = 12;
-  pub const VT_CURRENCY: ::flatbuffers::VOffsetT = 14;
-  pub const VT_RATING: ::flatbuffers::VOffsetT = 16;
-  pub const VT_REVIEWS: ::flatbuffers::VOffsetT = 18;
-  pub const VT_IN_STOCK: ::flatbuffers::VOffsetT = 20;
-  pub const VT_STOCK: ::flatbuffers::VOffsetT = 22;
-  pub const VT_STATUS: ::flatbuffers::VOffsetT = 24;
-  pub const VT_TAGS: ::flatbuffers::VOffsetT = 26;
-  pub const VT_DIMENSIONS: ::flatbuffers::VOffsetT = 28;
-  pub const VT_VARIANTS: ::flatbuffers::VOffsetT = 30;
-  pub const VT_DISCOUNT_PERCENT: ::flatbuffers::VOffsetT = 32;
-  pub const VT_CREATED_AT_MS: ::flatbuffers::VOffsetT = 34;
-  pub const VT_IMAGE_URL: ::flatbuffers::VOffsetT = 36;
+            impl ::flatbuffers::Verifiable for Product<'_> {
+                #[inline]
+                fn run_verifier(
+                    v: &mut ::flatbuffers::Verifier,
+                    pos: usize,
+                ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+                    v.visit_table(pos)?
+                        .visit_field::<i64>("id", Self::VT_ID, false)?
+                        .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("sku", Self::VT_SKU, true)?
+                        .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("name", Self::VT_NAME, true)?
+                        .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("description", Self::VT_DESCRIPTION, true)?
+                        .visit_field::<i64>("price_cents", Self::VT_PRICE_CENTS, false)?
+                        .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("currency", Self::VT_CURRENCY, true)?
+                        .visit_field::<f64>("rating", Self::VT_RATING, false)?
+                        .visit_field::<i32>("reviews", Self::VT_REVIEWS, false)?
+                        .visit_field::<bool>("in_stock", Self::VT_IN_STOCK, false)?
+                        .visit_field::<i32>("stock", Self::VT_STOCK, false)?
+                        .visit_field::<Status>("status", Self::VT_STATUS, false)?
+                        .visit_field::<::flatbuffers::ForwardsUOffset<
+                            ::flatbuffers::Vector<'_, ::flatbuffers::ForwardsUOffset<&'_ str>>,
+                        >>("tags", Self::VT_TAGS, true)?
+                        .visit_field::<Dimensions>("dimensions", Self::VT_DIMENSIONS, true)?
+                        .visit_field::<::flatbuffers::ForwardsUOffset<
+                            ::flatbuffers::Vector<'_, ::flatbuffers::ForwardsUOffset<Variant>>,
+                        >>("variants", Self::VT_VARIANTS, true)?
+                        .visit_field::<i32>("discount_percent", Self::VT_DISCOUNT_PERCENT, false)?
+                        .visit_field::<i64>("created_at_ms", Self::VT_CREATED_AT_MS, false)?
+                        .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("image_url", Self::VT_IMAGE_URL, true)?
+                        .finish();
+                    Ok(())
+                }
+            }
+            pub struct ProductArgs<'a> {
+                pub id: i64,
+                pub sku: Option<::flatbuffers::WIPOffset<&'a str>>,
+                pub name: Option<::flatbuffers::WIPOffset<&'a str>>,
+                pub description: Option<::flatbuffers::WIPOffset<&'a str>>,
+                pub price_cents: i64,
+                pub currency: Option<::flatbuffers::WIPOffset<&'a str>>,
+                pub rating: f64,
+                pub reviews: i32,
+                pub in_stock: bool,
+                pub stock: i32,
+                pub status: Status,
+                pub tags: Option<
+                    ::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<&'a str>>>,
+                >,
+                pub dimensions: Option<&'a Dimensions>,
+                pub variants: Option<
+                    ::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<Variant<'a>>>>,
+                >,
+                pub discount_percent: Option<i32>,
+                pub created_at_ms: i64,
+                pub image_url: Option<::flatbuffers::WIPOffset<&'a str>>,
+            }
+            impl<'a> Default for ProductArgs<'a> {
+                #[inline]
+                fn default() -> Self {
+                    ProductArgs {
+                        id: 0,
+                        sku: None,         // required field
+                        name: None,        // required field
+                        description: None, // required field
+                        price_cents: 0,
+                        currency: None, // required field
+                        rating: 0.0,
+                        reviews: 0,
+                        in_stock: false,
+                        stock: 0,
+                        status: Status::ACTIVE,
+                        tags: None,       // required field
+                        dimensions: None, // required field
+                        variants: None,   // required field
+                        discount_percent: None,
+                        created_at_ms: 0,
+                        image_url: None, // required field
+                    }
+                }
+            }
 
-  #[inline]
-  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
-    Product { _tab: table }
-  }
-  #[allow(unused_mut)]
-  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
-    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
-    args: &'args ProductArgs<'args>
-  ) -> ::flatbuffers::WIPOffset<Product<'bldr>> {
-    let mut builder = ProductBuilder::new(_fbb);
-    builder.add_created_at_ms(args.created_at_ms);
-    builder.add_rating(args.rating);
-    builder.add_price_cents(args.price_cents);
-    builder.add_id(args.id);
-    if let Some(x) = args.image_url { builder.add_image_url(x); }
-    if let Some(x) = args.discount_percent { builder.add_discount_percent(x); }
-    if let Some(x) = args.variants { builder.add_variants(x); }
-    if let Some(x) = args.dimensions { builder.add_dimensions(x); }
-    if let Some(x) = args.tags { builder.add_tags(x); }
-    builder.add_stock(args.stock);
-    builder.add_reviews(args.reviews);
-    if let Some(x) = args.currency { builder.add_currency(x); }
-    if let Some(x) = args.description { builder.add_description(x); }
-    if let Some(x) = args.name { builder.add_name(x); }
-    if let Some(x) = args.sku { builder.add_sku(x); }
-    builder.add_status(args.status);
-    builder.add_in_stock(args.in_stock);
-    builder.finish()
-  }
+            pub struct ProductBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+                fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+                start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+            }
+            impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> ProductBuilder<'a, 'b, A> {
+                #[inline]
+                pub fn add_id(&mut self, id: i64) {
+                    self.fbb_.push_slot::<i64>(Product::VT_ID, id, 0);
+                }
+                #[inline]
+                pub fn add_sku(&mut self, sku: ::flatbuffers::WIPOffset<&'b str>) {
+                    self.fbb_
+                        .push_slot_always::<::flatbuffers::WIPOffset<_>>(Product::VT_SKU, sku);
+                }
+                #[inline]
+                pub fn add_name(&mut self, name: ::flatbuffers::WIPOffset<&'b str>) {
+                    self.fbb_
+                        .push_slot_always::<::flatbuffers::WIPOffset<_>>(Product::VT_NAME, name);
+                }
+                #[inline]
+                pub fn add_description(&mut self, description: ::flatbuffers::WIPOffset<&'b str>) {
+                    self.fbb_
+                        .push_slot_always::<::flatbuffers::WIPOffset<_>>(Product::VT_DESCRIPTION, description);
+                }
+                #[inline]
+                pub fn add_price_cents(&mut self, price_cents: i64) {
+                    self.fbb_.push_slot::<i64>(Product::VT_PRICE_CENTS, price_cents, 0);
+                }
+                #[inline]
+                pub fn add_currency(&mut self, currency: ::flatbuffers::WIPOffset<&'b str>) {
+                    self.fbb_
+                        .push_slot_always::<::flatbuffers::WIPOffset<_>>(Product::VT_CURRENCY, currency);
+                }
+                #[inline]
+                pub fn add_rating(&mut self, rating: f64) {
+                    self.fbb_.push_slot::<f64>(Product::VT_RATING, rating, 0.0);
+                }
+                #[inline]
+                pub fn add_reviews(&mut self, reviews: i32) {
+                    self.fbb_.push_slot::<i32>(Product::VT_REVIEWS, reviews, 0);
+                }
+                #[inline]
+                pub fn add_in_stock(&mut self, in_stock: bool) {
+                    self.fbb_.push_slot::<bool>(Product::VT_IN_STOCK, in_stock, false);
+                }
+                #[inline]
+                pub fn add_stock(&mut self, stock: i32) {
+                    self.fbb_.push_slot::<i32>(Product::VT_STOCK, stock, 0);
+                }
+                #[inline]
+                pub fn add_status(&mut self, status: Status) {
+                    self.fbb_
+                        .push_slot::<Status>(Product::VT_STATUS, status, Status::ACTIVE);
+                }
+                #[inline]
+                pub fn add_tags(
+                    &mut self,
+                    tags: ::flatbuffers::WIPOffset<::flatbuffers::Vector<'b, ::flatbuffers::ForwardsUOffset<&'b str>>>,
+                ) {
+                    self.fbb_
+                        .push_slot_always::<::flatbuffers::WIPOffset<_>>(Product::VT_TAGS, tags);
+                }
+                #[inline]
+                pub fn add_dimensions(&mut self, dimensions: &Dimensions) {
+                    self.fbb_
+                        .push_slot_always::<&Dimensions>(Product::VT_DIMENSIONS, dimensions);
+                }
+                #[inline]
+                pub fn add_variants(
+                    &mut self,
+                    variants: ::flatbuffers::WIPOffset<
+                        ::flatbuffers::Vector<'b, ::flatbuffers::ForwardsUOffset<Variant<'b>>>,
+                    >,
+                ) {
+                    self.fbb_
+                        .push_slot_always::<::flatbuffers::WIPOffset<_>>(Product::VT_VARIANTS, variants);
+                }
+                #[inline]
+                pub fn add_discount_percent(&mut self, discount_percent: i32) {
+                    self.fbb_
+                        .push_slot_always::<i32>(Product::VT_DISCOUNT_PERCENT, discount_percent);
+                }
+                #[inline]
+                pub fn add_created_at_ms(&mut self, created_at_ms: i64) {
+                    self.fbb_.push_slot::<i64>(Product::VT_CREATED_AT_MS, created_at_ms, 0);
+                }
+                #[inline]
+                pub fn add_image_url(&mut self, image_url: ::flatbuffers::WIPOffset<&'b str>) {
+                    self.fbb_
+                        .push_slot_always::<::flatbuffers::WIPOffset<_>>(Product::VT_IMAGE_URL, image_url);
+                }
+                #[inline]
+                pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> ProductBuilder<'a, 'b, A> {
+                    let start = _fbb.start_table();
+                    ProductBuilder {
+                        fbb_: _fbb,
+                        start_: start,
+                    }
+                }
+                #[inline]
+                pub fn finish(self) -> ::flatbuffers::WIPOffset<Product<'a>> {
+                    let o = self.fbb_.end_table(self.start_);
+                    self.fbb_.required(o, Product::VT_SKU, "sku");
+                    self.fbb_.required(o, Product::VT_NAME, "name");
+                    self.fbb_.required(o, Product::VT_DESCRIPTION, "description");
+                    self.fbb_.required(o, Product::VT_CURRENCY, "currency");
+                    self.fbb_.required(o, Product::VT_TAGS, "tags");
+                    self.fbb_.required(o, Product::VT_DIMENSIONS, "dimensions");
+                    self.fbb_.required(o, Product::VT_VARIANTS, "variants");
+                    self.fbb_.required(o, Product::VT_IMAGE_URL, "image_url");
+                    ::flatbuffers::WIPOffset::new(o.value())
+                }
+            }
 
+            impl ::core::fmt::Debug for Product<'_> {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    let mut ds = f.debug_struct("Product");
+                    ds.field("id", &self.id());
+                    ds.field("sku", &self.sku());
+                    ds.field("name", &self.name());
+                    ds.field("description", &self.description());
+                    ds.field("price_cents", &self.price_cents());
+                    ds.field("currency", &self.currency());
+                    ds.field("rating", &self.rating());
+                    ds.field("reviews", &self.reviews());
+                    ds.field("in_stock", &self.in_stock());
+                    ds.field("stock", &self.stock());
+                    ds.field("status", &self.status());
+                    ds.field("tags", &self.tags());
+                    ds.field("dimensions", &self.dimensions());
+                    ds.field("variants", &self.variants());
+                    ds.field("discount_percent", &self.discount_percent());
+                    ds.field("created_at_ms", &self.created_at_ms());
+                    ds.field("image_url", &self.image_url());
+                    ds.finish()
+                }
+            }
+            pub enum CatalogOffset {}
+            #[derive(Copy, Clone, PartialEq)]
 
-  #[inline]
-  pub fn id(&self) -> i64 {
-    // Safety:
-    // Created from valid Table for this object
-    // which contains a valid value in this slot
-    unsafe { self._tab.get::<i64>(Product::VT_ID, Some(0)).unwrap()}
-  }
-  #[inline]
-  pub fn sku(&self) -> &'a str {
-    // Safety:
-    // Created from valid Table for this object
-    // which contains a valid value in this slot
-    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(Product::VT_SKU, None).unwrap()}
-  }
-  #[inline]
-  pub fn name(&self) -> &'a str {
-    // Safety:
-    // Created from valid Table for this object
-    // which contains a valid value in this slot
-    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(Product::VT_NAME, None).unwrap()}
-  }
-  #[inline]
-  pub fn description(&self) -> &'a str {
-    // Safety:
-    // Created from valid Table for this object
-    // which contains a valid value in this slot
-    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(Product::VT_DESCRIPTION, None).unwrap()}
-  }
-  #[inline]
-  pub fn price_cents(&self) -> i64 {
-    // Safety:
-    // Created from valid Table for this object
-    // which contains a valid value in this slot
-    unsafe { self._tab.get::<i64>(Product::VT_PRICE_CENTS, Some(0)).unwrap()}
-  }
-  #[inline]
-  pub fn currency(&self) -> &'a str {
-    // Safety:
-    // Created from valid Table for this object
-    // which contains a valid value in this slot
-    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(Product::VT_CURRENCY, None).unwrap()}
-  }
-  #[inline]
-  pub fn rating(&self) -> f64 {
-    // Safety:
-    // Created from valid Table for this object
-    // which contains a valid value in this slot
-    unsafe { self._tab.get::<f64>(Product::VT_RATING, Some(0.0)).unwrap()}
-  }
-  #[inline]
-  pub fn reviews(&self) -> i32 {
-    // Safety:
-    // Created from valid Table for this object
-    // which contains a valid value in this slot
-    unsafe { self._tab.get::<i32>(Product::VT_REVIEWS, Some(0)).unwrap()}
-  }
-  #[inline]
-  pub fn in_stock(&self) -> bool {
-    // Safety:
-    // Created from valid Table for this object
-    // which contains a valid value in this slot
-    unsafe { self._tab.get::<bool>(Product::VT_IN_STOCK, Some(false)).unwrap()}
-  }
-  #[inline]
-  pub fn stock(&self) -> i32 {
-    // Safety:
-    // Created from valid Table for this object
-    // which contains a valid value in this slot
-    unsafe { self._tab.get::<i32>(Product::VT_STOCK, Some(0)).unwrap()}
-  }
-  #[inline]
-  pub fn status(&self) -> Status {
-    // Safety:
-    // Created from valid Table for this object
-    // which contains a valid value in this slot
-    unsafe { self._tab.get::<Status>(Product::VT_STATUS, Some(Status::ACTIVE)).unwrap()}
-  }
-  #[inline]
-  pub fn tags(&self) -> ::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<&'a str>> {
-    // Safety:
-    // Created from valid Table for this object
-    // which contains a valid value in this slot
-    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<&'a str>>>>(Product::VT_TAGS, None).unwrap()}
-  }
-  #[inline]
-  pub fn dimensions(&self) -> &'a Dimensions {
-    // Safety:
-    // Created from valid Table for this object
-    // which contains a valid value in this slot
-    unsafe { self._tab.get::<Dimensions>(Product::VT_DIMENSIONS, None).unwrap()}
-  }
-  #[inline]
-  pub fn variants(&self) -> ::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<Variant<'a>>> {
-    // Safety:
-    // Created from valid Table for this object
-    // which contains a valid value in this slot
-    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<Variant>>>>(Product::VT_VARIANTS, None).unwrap()}
-  }
-  #[inline]
-  pub fn discount_percent(&self) -> Option<i32> {
-    // Safety:
-    // Created from valid Table for this object
-    // which contains a valid value in this slot
-    unsafe { self._tab.get::<i32>(Product::VT_DISCOUNT_PERCENT, None)}
-  }
-  #[inline]
-  pub fn created_at_ms(&self) -> i64 {
-    // Safety:
-    // Created from valid Table for this object
-    // which contains a valid value in this slot
-    unsafe { self._tab.get::<i64>(Product::VT_CREATED_AT_MS, Some(0)).unwrap()}
-  }
-  #[inline]
-  pub fn image_url(&self) -> &'a str {
-    // Safety:
-    // Created from valid Table for this object
-    // which contains a valid value in this slot
-    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(Product::VT_IMAGE_URL, None).unwrap()}
-  }
-}
+            pub struct Catalog<'a> {
+                pub _tab: ::flatbuffers::Table<'a>,
+            }
 
-impl ::flatbuffers::Verifiable for Product<'_> {
-  #[inline]
-  fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
-    v.visit_table(pos)?
-     .visit_field::<i64>("id", Self::VT_ID, false)?
-     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("sku", Self::VT_SKU, true)?
-     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("name", Self::VT_NAME, true)?
-     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("description", Self::VT_DESCRIPTION, true)?
-     .visit_field::<i64>("price_cents", Self::VT_PRICE_CENTS, false)?
-     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("currency", Self::VT_CURRENCY, true)?
-     .visit_field::<f64>("rating", Self::VT_RATING, false)?
-     .visit_field::<i32>("reviews", Self::VT_REVIEWS, false)?
-     .visit_field::<bool>("in_stock", Self::VT_IN_STOCK, false)?
-     .visit_field::<i32>("stock", Self::VT_STOCK, false)?
-     .visit_field::<Status>("status", Self::VT_STATUS, false)?
-     .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, ::flatbuffers::ForwardsUOffset<&'_ str>>>>("tags", Self::VT_TAGS, true)?
-     .visit_field::<Dimensions>("dimensions", Self::VT_DIMENSIONS, true)?
-     .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, ::flatbuffers::ForwardsUOffset<Variant>>>>("variants", Self::VT_VARIANTS, true)?
-     .visit_field::<i32>("discount_percent", Self::VT_DISCOUNT_PERCENT, false)?
-     .visit_field::<i64>("created_at_ms", Self::VT_CREATED_AT_MS, false)?
-     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("image_url", Self::VT_IMAGE_URL, true)?
-     .finish();
-    Ok(())
-  }
-}
-pub struct ProductArgs<'a> {
-    pub id: i64,
-    pub sku: Option<::flatbuffers::WIPOffset<&'a str>>,
-    pub name: Option<::flatbuffers::WIPOffset<&'a str>>,
-    pub description: Option<::flatbuffers::WIPOffset<&'a str>>,
-    pub price_cents: i64,
-    pub currency: Option<::flatbuffers::WIPOffset<&'a str>>,
-    pub rating: f64,
-    pub reviews: i32,
-    pub in_stock: bool,
-    pub stock: i32,
-    pub status: Status,
-    pub tags: Option<::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<&'a str>>>>,
-    pub dimensions: Option<&'a Dimensions>,
-    pub variants: Option<::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<Variant<'a>>>>>,
-    pub discount_percent: Option<i32>,
-    pub created_at_ms: i64,
-    pub image_url: Option<::flatbuffers::WIPOffset<&'a str>>,
-}
-impl<'a> Default for ProductArgs<'a> {
-  #[inline]
-  fn default() -> Self {
-    ProductArgs {
-      id: 0,
-      sku: None, // required field
-      name: None, // required field
-      description: None, // required field
-      price_cents: 0,
-      currency: None, // required field
-      rating: 0.0,
-      reviews: 0,
-      in_stock: false,
-      stock: 0,
-      status: Status::ACTIVE,
-      tags: None, // required field
-      dimensions: None, // required field
-      variants: None, // required field
-      discount_percent: None,
-      created_at_ms: 0,
-      image_url: None, // required field
-    }
-  }
-}
+            impl<'a> ::flatbuffers::Follow<'a> for Catalog<'a> {
+                type Inner = Catalog<'a>;
+                #[inline]
+                unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+                    Self {
+                        _tab: unsafe { ::flatbuffers::Table::new(buf, loc) },
+                    }
+                }
+            }
 
-pub struct ProductBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
-  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
-  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
-}
-impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> ProductBuilder<'a, 'b, A> {
-  #[inline]
-  pub fn add_id(&mut self, id: i64) {
-    self.fbb_.push_slot::<i64>(Product::VT_ID, id, 0);
-  }
-  #[inline]
-  pub fn add_sku(&mut self, sku: ::flatbuffers::WIPOffset<&'b  str>) {
-    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(Product::VT_SKU, sku);
-  }
-  #[inline]
-  pub fn add_name(&mut self, name: ::flatbuffers::WIPOffset<&'b  str>) {
-    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(Product::VT_NAME, name);
-  }
-  #[inline]
-  pub fn add_description(&mut self, description: ::flatbuffers::WIPOffset<&'b  str>) {
-    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(Product::VT_DESCRIPTION, description);
-  }
-  #[inline]
-  pub fn add_price_cents(&mut self, price_cents: i64) {
-    self.fbb_.push_slot::<i64>(Product::VT_PRICE_CENTS, price_cents, 0);
-  }
-  #[inline]
-  pub fn add_currency(&mut self, currency: ::flatbuffers::WIPOffset<&'b  str>) {
-    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(Product::VT_CURRENCY, currency);
-  }
-  #[inline]
-  pub fn add_rating(&mut self, rating: f64) {
-    self.fbb_.push_slot::<f64>(Product::VT_RATING, rating, 0.0);
-  }
-  #[inline]
-  pub fn add_reviews(&mut self, reviews: i32) {
-    self.fbb_.push_slot::<i32>(Product::VT_REVIEWS, reviews, 0);
-  }
-  #[inline]
-  pub fn add_in_stock(&mut self, in_stock: bool) {
-    self.fbb_.push_slot::<bool>(Product::VT_IN_STOCK, in_stock, false);
-  }
-  #[inline]
-  pub fn add_stock(&mut self, stock: i32) {
-    self.fbb_.push_slot::<i32>(Product::VT_STOCK, stock, 0);
-  }
-  #[inline]
-  pub fn add_status(&mut self, status: Status) {
-    self.fbb_.push_slot::<Status>(Product::VT_STATUS, status, Status::ACTIVE);
-  }
-  #[inline]
-  pub fn add_tags(&mut self, tags: ::flatbuffers::WIPOffset<::flatbuffers::Vector<'b , ::flatbuffers::ForwardsUOffset<&'b  str>>>) {
-    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(Product::VT_TAGS, tags);
-  }
-  #[inline]
-  pub fn add_dimensions(&mut self, dimensions: &Dimensions) {
-    self.fbb_.push_slot_always::<&Dimensions>(Product::VT_DIMENSIONS, dimensions);
-  }
-  #[inline]
-  pub fn add_variants(&mut self, variants: ::flatbuffers::WIPOffset<::flatbuffers::Vector<'b , ::flatbuffers::ForwardsUOffset<Variant<'b >>>>) {
-    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(Product::VT_VARIANTS, variants);
-  }
-  #[inline]
-  pub fn add_discount_percent(&mut self, discount_percent: i32) {
-    self.fbb_.push_slot_always::<i32>(Product::VT_DISCOUNT_PERCENT, discount_percent);
-  }
-  #[inline]
-  pub fn add_created_at_ms(&mut self, created_at_ms: i64) {
-    self.fbb_.push_slot::<i64>(Product::VT_CREATED_AT_MS, created_at_ms, 0);
-  }
-  #[inline]
-  pub fn add_image_url(&mut self, image_url: ::flatbuffers::WIPOffset<&'b  str>) {
-    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(Product::VT_IMAGE_URL, image_url);
-  }
-  #[inline]
-  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> ProductBuilder<'a, 'b, A> {
-    let start = _fbb.start_table();
-    ProductBuilder {
-      fbb_: _fbb,
-      start_: start,
-    }
-  }
-  #[inline]
-  pub fn finish(self) -> ::flatbuffers::WIPOffset<Product<'a>> {
-    let o = self.fbb_.end_table(self.start_);
-    self.fbb_.required(o, Product::VT_SKU,"sku");
-    self.fbb_.required(o, Product::VT_NAME,"name");
-    self.fbb_.required(o, Product::VT_DESCRIPTION,"description");
-    self.fbb_.required(o, Product::VT_CURRENCY,"currency");
-    self.fbb_.required(o, Product::VT_TAGS,"tags");
-    self.fbb_.required(o, Product::VT_DIMENSIONS,"dimensions");
-    self.fbb_.required(o, Product::VT_VARIANTS,"variants");
-    self.fbb_.required(o, Product::VT_IMAGE_URL,"image_url");
-    ::flatbuffers::WIPOffset::new(o.value())
-  }
-}
+            impl<'a> Catalog<'a> {
+                pub const VT_PRODUCTS: ::flatbuffers::VOffsetT = 4;
 
-impl ::core::fmt::Debug for Product<'_> {
-  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-    let mut ds = f.debug_struct("Product");
-      ds.field("id", &self.id());
-      ds.field("sku", &self.sku());
-      ds.field("name", &self.name());
-      ds.field("description", &self.description());
-      ds.field("price_cents", &self.price_cents());
-      ds.field("currency", &self.currency());
-      ds.field("rating", &self.rating());
-      ds.field("reviews", &self.reviews());
-      ds.field("in_stock", &self.in_stock());
-      ds.field("stock", &self.stock());
-      ds.field("status", &self.status());
-      ds.field("tags", &self.tags());
-      ds.field("dimensions", &self.dimensions());
-      ds.field("variants", &self.variants());
-      ds.field("discount_percent", &self.discount_percent());
-      ds.field("created_at_ms", &self.created_at_ms());
-      ds.field("image_url", &self.image_url());
-      ds.finish()
-  }
-}
-pub enum CatalogOffset {}
-#[derive(Copy, Clone, PartialEq)]
+                #[inline]
+                pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+                    Catalog { _tab: table }
+                }
+                #[allow(unused_mut)]
+                pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+                    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+                    args: &'args CatalogArgs<'args>,
+                ) -> ::flatbuffers::WIPOffset<Catalog<'bldr>> {
+                    let mut builder = CatalogBuilder::new(_fbb);
+                    if let Some(x) = args.products {
+                        builder.add_products(x);
+                    }
+                    builder.finish()
+                }
 
-pub struct Catalog<'a> {
-  pub _tab: ::flatbuffers::Table<'a>,
-}
+                #[inline]
+                pub fn products(&self) -> ::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<Product<'a>>> {
+                    // Safety:
+                    // Created from valid Table for this object
+                    // which contains a valid value in this slot
+                    unsafe {
+                        self._tab
+                            .get::<::flatbuffers::ForwardsUOffset<
+                                ::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<Product>>,
+                            >>(Catalog::VT_PRODUCTS, None)
+                            .unwrap()
+                    }
+                }
+            }
 
-impl<'a> ::flatbuffers::Follow<'a> for Catalog<'a> {
-  type Inner = Catalog<'a>;
-  #[inline]
-  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
-    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
-  }
-}
+            impl ::flatbuffers::Verifiable for Catalog<'_> {
+                #[inline]
+                fn run_verifier(
+                    v: &mut ::flatbuffers::Verifier,
+                    pos: usize,
+                ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+                    v.visit_table(pos)?
+                        .visit_field::<::flatbuffers::ForwardsUOffset<
+                            ::flatbuffers::Vector<'_, ::flatbuffers::ForwardsUOffset<Product>>,
+                        >>("products", Self::VT_PRODUCTS, true)?
+                        .finish();
+                    Ok(())
+                }
+            }
+            pub struct CatalogArgs<'a> {
+                pub products: Option<
+                    ::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<Product<'a>>>>,
+                >,
+            }
+            impl<'a> Default for CatalogArgs<'a> {
+                #[inline]
+                fn default() -> Self {
+                    CatalogArgs {
+                        products: None, // required field
+                    }
+                }
+            }
 
-impl<'a> Catalog<'a> {
-  pub const VT_PRODUCTS: ::flatbuffers::VOffsetT = 4;
+            pub struct CatalogBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+                fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+                start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+            }
+            impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> CatalogBuilder<'a, 'b, A> {
+                #[inline]
+                pub fn add_products(
+                    &mut self,
+                    products: ::flatbuffers::WIPOffset<
+                        ::flatbuffers::Vector<'b, ::flatbuffers::ForwardsUOffset<Product<'b>>>,
+                    >,
+                ) {
+                    self.fbb_
+                        .push_slot_always::<::flatbuffers::WIPOffset<_>>(Catalog::VT_PRODUCTS, products);
+                }
+                #[inline]
+                pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> CatalogBuilder<'a, 'b, A> {
+                    let start = _fbb.start_table();
+                    CatalogBuilder {
+                        fbb_: _fbb,
+                        start_: start,
+                    }
+                }
+                #[inline]
+                pub fn finish(self) -> ::flatbuffers::WIPOffset<Catalog<'a>> {
+                    let o = self.fbb_.end_table(self.start_);
+                    self.fbb_.required(o, Catalog::VT_PRODUCTS, "products");
+                    ::flatbuffers::WIPOffset::new(o.value())
+                }
+            }
 
-  #[inline]
-  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
-    Catalog { _tab: table }
-  }
-  #[allow(unused_mut)]
-  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
-    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
-    args: &'args CatalogArgs<'args>
-  ) -> ::flatbuffers::WIPOffset<Catalog<'bldr>> {
-    let mut builder = CatalogBuilder::new(_fbb);
-    if let Some(x) = args.products { builder.add_products(x); }
-    builder.finish()
-  }
+            impl ::core::fmt::Debug for Catalog<'_> {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    let mut ds = f.debug_struct("Catalog");
+                    ds.field("products", &self.products());
+                    ds.finish()
+                }
+            }
+            #[inline]
+            /// Verifies that a buffer of bytes contains a `Catalog`
+            /// and returns it.
+            /// Note that verification is still experimental and may not
+            /// catch every error, or be maximally performant. For the
+            /// previous, unchecked, behavior use
+            /// `root_as_catalog_unchecked`.
+            pub fn root_as_catalog(buf: &[u8]) -> Result<Catalog<'_>, ::flatbuffers::InvalidFlatbuffer> {
+                ::flatbuffers::root::<Catalog>(buf)
+            }
+            #[inline]
+            /// Verifies that a buffer of bytes contains a size prefixed
+            /// `Catalog` and returns it.
+            /// Note that verification is still experimental and may not
+            /// catch every error, or be maximally performant. For the
+            /// previous, unchecked, behavior use
+            /// `size_prefixed_root_as_catalog_unchecked`.
+            pub fn size_prefixed_root_as_catalog(buf: &[u8]) -> Result<Catalog<'_>, ::flatbuffers::InvalidFlatbuffer> {
+                ::flatbuffers::size_prefixed_root::<Catalog>(buf)
+            }
+            #[inline]
+            /// Verifies, with the given options, that a buffer of bytes
+            /// contains a `Catalog` and returns it.
+            /// Note that verification is still experimental and may not
+            /// catch every error, or be maximally performant. For the
+            /// previous, unchecked, behavior use
+            /// `root_as_catalog_unchecked`.
+            pub fn root_as_catalog_with_opts<'b, 'o>(
+                opts: &'o ::flatbuffers::VerifierOptions,
+                buf: &'b [u8],
+            ) -> Result<Catalog<'b>, ::flatbuffers::InvalidFlatbuffer> {
+                ::flatbuffers::root_with_opts::<Catalog<'b>>(opts, buf)
+            }
+            #[inline]
+            /// Verifies, with the given verifier options, that a buffer of
+            /// bytes contains a size prefixed `Catalog` and returns
+            /// it. Note that verification is still experimental and may not
+            /// catch every error, or be maximally performant. For the
+            /// previous, unchecked, behavior use
+            /// `root_as_catalog_unchecked`.
+            pub fn size_prefixed_root_as_catalog_with_opts<'b, 'o>(
+                opts: &'o ::flatbuffers::VerifierOptions,
+                buf: &'b [u8],
+            ) -> Result<Catalog<'b>, ::flatbuffers::InvalidFlatbuffer> {
+                ::flatbuffers::size_prefixed_root_with_opts::<Catalog<'b>>(opts, buf)
+            }
+            #[inline]
+            /// Assumes, without verification, that a buffer of bytes contains a Catalog and returns it.
+            /// # Safety
+            /// Callers must trust the given bytes do indeed contain a valid `Catalog`.
+            pub unsafe fn root_as_catalog_unchecked(buf: &[u8]) -> Catalog<'_> {
+                unsafe { ::flatbuffers::root_unchecked::<Catalog>(buf) }
+            }
+            #[inline]
+            /// Assumes, without verification, that a buffer of bytes contains a size prefixed Catalog and returns it.
+            /// # Safety
+            /// Callers must trust the given bytes do indeed contain a valid size prefixed `Catalog`.
+            pub unsafe fn size_prefixed_root_as_catalog_unchecked(buf: &[u8]) -> Catalog<'_> {
+                unsafe { ::flatbuffers::size_prefixed_root_unchecked::<Catalog>(buf) }
+            }
+            pub const CATALOG_IDENTIFIER: &str = "WBCT";
 
+            #[inline]
+            pub fn catalog_buffer_has_identifier(buf: &[u8]) -> bool {
+                ::flatbuffers::buffer_has_identifier(buf, CATALOG_IDENTIFIER, false)
+            }
 
-  #[inline]
-  pub fn products(&self) -> ::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<Product<'a>>> {
-    // Safety:
-    // Created from valid Table for this object
-    // which contains a valid value in this slot
-    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<Product>>>>(Catalog::VT_PRODUCTS, None).unwrap()}
-  }
-}
+            #[inline]
+            pub fn catalog_size_prefixed_buffer_has_identifier(buf: &[u8]) -> bool {
+                ::flatbuffers::buffer_has_identifier(buf, CATALOG_IDENTIFIER, true)
+            }
 
-impl ::flatbuffers::Verifiable for Catalog<'_> {
-  #[inline]
-  fn run_verifier(
-    v: &mut ::flatbuffers::Verifier, pos: usize
-  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
-    v.visit_table(pos)?
-     .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, ::flatbuffers::ForwardsUOffset<Product>>>>("products", Self::VT_PRODUCTS, true)?
-     .finish();
-    Ok(())
-  }
-}
-pub struct CatalogArgs<'a> {
-    pub products: Option<::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<Product<'a>>>>>,
-}
-impl<'a> Default for CatalogArgs<'a> {
-  #[inline]
-  fn default() -> Self {
-    CatalogArgs {
-      products: None, // required field
-    }
-  }
-}
+            pub const CATALOG_EXTENSION: &str = "fb";
 
-pub struct CatalogBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
-  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
-  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
-}
-impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> CatalogBuilder<'a, 'b, A> {
-  #[inline]
-  pub fn add_products(&mut self, products: ::flatbuffers::WIPOffset<::flatbuffers::Vector<'b , ::flatbuffers::ForwardsUOffset<Product<'b >>>>) {
-    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(Catalog::VT_PRODUCTS, products);
-  }
-  #[inline]
-  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> CatalogBuilder<'a, 'b, A> {
-    let start = _fbb.start_table();
-    CatalogBuilder {
-      fbb_: _fbb,
-      start_: start,
-    }
-  }
-  #[inline]
-  pub fn finish(self) -> ::flatbuffers::WIPOffset<Catalog<'a>> {
-    let o = self.fbb_.end_table(self.start_);
-    self.fbb_.required(o, Catalog::VT_PRODUCTS,"products");
-    ::flatbuffers::WIPOffset::new(o.value())
-  }
-}
+            #[inline]
+            pub fn finish_catalog_buffer<'a, 'b, A: ::flatbuffers::Allocator + 'a>(
+                fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+                root: ::flatbuffers::WIPOffset<Catalog<'a>>,
+            ) {
+                fbb.finish(root, Some(CATALOG_IDENTIFIER));
+            }
 
-impl ::core::fmt::Debug for Catalog<'_> {
-  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-    let mut ds = f.debug_struct("Catalog");
-      ds.field("products", &self.products());
-      ds.finish()
-  }
-}
-#[inline]
-/// Verifies that a buffer of bytes contains a `Catalog`
-/// and returns it.
-/// Note that verification is still experimental and may not
-/// catch every error, or be maximally performant. For the
-/// previous, unchecked, behavior use
-/// `root_as_catalog_unchecked`.
-pub fn root_as_catalog(buf: &[u8]) -> Result<Catalog<'_>, ::flatbuffers::InvalidFlatbuffer> {
-  ::flatbuffers::root::<Catalog>(buf)
-}
-#[inline]
-/// Verifies that a buffer of bytes contains a size prefixed
-/// `Catalog` and returns it.
-/// Note that verification is still experimental and may not
-/// catch every error, or be maximally performant. For the
-/// previous, unchecked, behavior use
-/// `size_prefixed_root_as_catalog_unchecked`.
-pub fn size_prefixed_root_as_catalog(buf: &[u8]) -> Result<Catalog<'_>, ::flatbuffers::InvalidFlatbuffer> {
-  ::flatbuffers::size_prefixed_root::<Catalog>(buf)
-}
-#[inline]
-/// Verifies, with the given options, that a buffer of bytes
-/// contains a `Catalog` and returns it.
-/// Note that verification is still experimental and may not
-/// catch every error, or be maximally performant. For the
-/// previous, unchecked, behavior use
-/// `root_as_catalog_unchecked`.
-pub fn root_as_catalog_with_opts<'b, 'o>(
-  opts: &'o ::flatbuffers::VerifierOptions,
-  buf: &'b [u8],
-) -> Result<Catalog<'b>, ::flatbuffers::InvalidFlatbuffer> {
-  ::flatbuffers::root_with_opts::<Catalog<'b>>(opts, buf)
-}
-#[inline]
-/// Verifies, with the given verifier options, that a buffer of
-/// bytes contains a size prefixed `Catalog` and returns
-/// it. Note that verification is still experimental and may not
-/// catch every error, or be maximally performant. For the
-/// previous, unchecked, behavior use
-/// `root_as_catalog_unchecked`.
-pub fn size_prefixed_root_as_catalog_with_opts<'b, 'o>(
-  opts: &'o ::flatbuffers::VerifierOptions,
-  buf: &'b [u8],
-) -> Result<Catalog<'b>, ::flatbuffers::InvalidFlatbuffer> {
-  ::flatbuffers::size_prefixed_root_with_opts::<Catalog<'b>>(opts, buf)
-}
-#[inline]
-/// Assumes, without verification, that a buffer of bytes contains a Catalog and returns it.
-/// # Safety
-/// Callers must trust the given bytes do indeed contain a valid `Catalog`.
-pub unsafe fn root_as_catalog_unchecked(buf: &[u8]) -> Catalog<'_> {
-  unsafe { ::flatbuffers::root_unchecked::<Catalog>(buf) }
-}
-#[inline]
-/// Assumes, without verification, that a buffer of bytes contains a size prefixed Catalog and returns it.
-/// # Safety
-/// Callers must trust the given bytes do indeed contain a valid size prefixed `Catalog`.
-pub unsafe fn size_prefixed_root_as_catalog_unchecked(buf: &[u8]) -> Catalog<'_> {
-  unsafe { ::flatbuffers::size_prefixed_root_unchecked::<Catalog>(buf) }
-}
-pub const CATALOG_IDENTIFIER: &str = "WBCT";
-
-#[inline]
-pub fn catalog_buffer_has_identifier(buf: &[u8]) -> bool {
-  ::flatbuffers::buffer_has_identifier(buf, CATALOG_IDENTIFIER, false)
-}
-
-#[inline]
-pub fn catalog_size_prefixed_buffer_has_identifier(buf: &[u8]) -> bool {
-  ::flatbuffers::buffer_has_identifier(buf, CATALOG_IDENTIFIER, true)
-}
-
-pub const CATALOG_EXTENSION: &str = "fb";
-
-#[inline]
-pub fn finish_catalog_buffer<'a, 'b, A: ::flatbuffers::Allocator + 'a>(
-    fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
-    root: ::flatbuffers::WIPOffset<Catalog<'a>>) {
-  fbb.finish(root, Some(CATALOG_IDENTIFIER));
-}
-
-#[inline]
-pub fn finish_size_prefixed_catalog_buffer<'a, 'b, A: ::flatbuffers::Allocator + 'a>(fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>, root: ::flatbuffers::WIPOffset<Catalog<'a>>) {
-  fbb.finish_size_prefixed(root, Some(CATALOG_IDENTIFIER));
-}
-}  // pub mod rename_field
-}  // pub mod evolution
-}  // pub mod wirebench
-
+            #[inline]
+            pub fn finish_size_prefixed_catalog_buffer<'a, 'b, A: ::flatbuffers::Allocator + 'a>(
+                fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+                root: ::flatbuffers::WIPOffset<Catalog<'a>>,
+            ) {
+                fbb.finish_size_prefixed(root, Some(CATALOG_IDENTIFIER));
+            }
+        } // pub mod rename_field
+    } // pub mod evolution
+} // pub mod wirebench
