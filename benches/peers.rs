@@ -25,9 +25,11 @@ mod serde_mirror;
 
 use serde_mirror::SCatalog;
 use std::hint::black_box;
-use wirebench::bench::{Config, Line, Run, alloc::CountingAlloc, calibrate_op, hooks, measure, median};
+use wirebench::bench::{Config, Line, Run, calibrate_op, hooks, measure};
 use wirebench::cli::{Args, parse_duration};
 use wirebench::codec::Format;
+use wirebench::measure::alloc::CountingAlloc;
+use wirebench::measure::stats::median;
 use wirebench::model::{Catalog, Product};
 
 #[global_allocator]
@@ -160,7 +162,7 @@ fn run() -> Result<(), String> {
     let r = Runner {
         cfg: Config { benchtime, count },
     };
-    let env = wirebench::report::env::capture();
+    let env = wirebench::measure::env::capture();
     print!("{}", wirebench::bench::go_header(&env.cpu));
     println!(
         "benchtime: {benchtime:?}\ncount: {count}\ncommit: {}\ndate: {}\nloadavg: {}",

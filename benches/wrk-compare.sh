@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# wrk vs `wirebench bench --url` against the same server and path.
+# wrk vs `wirebench load --url` against the same server and path.
 #
 # Server pinned to core 0, client pinned to core 1, one client thread for wrk
 # (-t1). For each concurrency C: wrk, then wirebench (default --url driver: one
@@ -94,9 +94,9 @@ printf '%-10s %-6s %12s %10s %10s %10s  %s\n' client conns req/s p50 client_cpu 
 for _ in $(seq "${REPS:-1}"); do
     for C in $CONNS; do
         run wrk wrk -t1 -c"$C" -d"$DUR" --latency "$URL"
-        run wirebench "$BIN" bench --url "$URL" --concurrency "$C" --duration "$DUR" --warmup 0
+        run wirebench "$BIN" load --url "$URL" --concurrency "$C" --duration "$DUR" --warmup 0
         if [ "${BLOCKING:-1}" = 1 ]; then
-            run wb-thread "$BIN" bench --url "$URL" --concurrency "$C" --duration "$DUR" --warmup 0 --threads 0
+            run wb-thread "$BIN" load --url "$URL" --concurrency "$C" --duration "$DUR" --warmup 0 --threads 0
         fi
     done
     echo "loadavg: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Captures real clients' request heads into fixtures/requests/ (fuzz and
 mutation seeds). A loopback listener answers each request with a tiny 200 and
-saves the bytes it received; curl, wrk and `wirebench bench` are the clients.
+saves the bytes it received; curl, wrk and `wirebench load` are the clients.
 Run from the repository root after `cargo build --release`:
 
     python3 fuzz/capture-requests.py
@@ -58,7 +58,7 @@ def main():
                                   f"{base}/catalog/msgpack?count=3&gzip=1"], port)
     capture("curl-post-body.http", ["curl", "-s", "--data", "hello=world", f"{base}/ping"], port)
     capture("wrk-ping.http", ["wrk", "-t1", "-c1", "-d1s", f"{base}/ping"], port)
-    capture("wirebench-bench.http", ["target/release/wirebench", "bench", "--url",
+    capture("wirebench-bench.http", ["target/release/wirebench", "load", "--url",
                                      f"{base}/catalog/flatbuffers?count=10", "--duration", "1s",
                                      "--concurrency", "1"], port)
     sock.close()

@@ -3,7 +3,7 @@
 //! Product *i* (1-based) is a pure function of *i* and [`SEED`]: each product
 //! draws from its own SplitMix64 stream seeded by `SEED` and *i*, so
 //! `catalog(10)` is exactly the first ten products of `catalog(10_000)`.
-//! The mix follows SPEC: some Thai or accented names, descriptions with `"`,
+//! The mix follows docs/SPEC.md, "Product fields": some Thai or accented names, descriptions with `"`,
 //! `\`, newline, tab, a control character and a 4-byte emoji, ~30% with a
 //! discount, 0–3 variants, 0–5 tags. `fixtures/catalog.json` is
 //! `catalog(1000)` written by our JSON encoder (a test holds the two equal).
@@ -73,7 +73,7 @@ const SENTENCES: &[&str] = &[
     "Designed in Bangkok, made to travel.",
     "Dishwasher safe; avoid abrasive cleaners.",
 ];
-/// Description fragments that exercise every escaping rule SPEC names.
+/// Description fragments that exercise every escaping rule docs/SPEC.md, "Product fields", names.
 const TRICKY: &[&str] = &[
     "The \"original\" edition.",
     "Path: C:\\tools\\bin",

@@ -46,7 +46,7 @@ use miniz_oxide::inflate::TINFLStatus;
 use miniz_oxide::inflate::core::{DecompressorOxide, decompress as inflate, inflate_flags};
 use std::fmt;
 
-/// Default compression level (what SPEC's sizes and the server's `compression=gzip` use).
+/// Default compression level (what docs/SPEC.md, "Sizes", and the server's `compression=gzip` use).
 pub const DEFAULT_LEVEL: u8 = 6;
 /// Highest miniz_oxide level (10 = "uber", slower than zlib's 9); higher values are treated as 10.
 pub const MAX_LEVEL: u8 = 10;

@@ -25,6 +25,7 @@ pub mod fixtures;
 pub mod gzip;
 pub mod http;
 pub mod load;
+pub mod measure;
 pub mod model;
 pub mod prng;
 pub mod report;

@@ -6,7 +6,7 @@ use wirebench::cli::Args;
 
 /// Counts allocations for `codec-bench` (B/op, allocs/op); otherwise plain `System`.
 #[global_allocator]
-static ALLOC: wirebench::bench::alloc::CountingAlloc = wirebench::bench::alloc::CountingAlloc::new();
+static ALLOC: wirebench::measure::alloc::CountingAlloc = wirebench::measure::alloc::CountingAlloc::new();
 
 const USAGE: &str = "\
 wirebench — what each serialization format really costs on an HTTP path
@@ -15,7 +15,7 @@ USAGE: wirebench <COMMAND> [FLAGS]
 
 COMMANDS:
   serve         run the catalog HTTP server (default 127.0.0.1:8090)
-  bench         HTTP load generator: closed loop, open loop (--rate), or --url
+  load          HTTP load generator: closed loop, open loop (--rate), or --url
   codec-bench   codec microbenchmarks -> results/codec.txt
   sizes         raw and gzip payload sizes -> results/sizes.csv
   report        results/*.{txt,csv} -> results/REPORT.md, medians.json, charts
@@ -34,7 +34,11 @@ fn main() -> ExitCode {
     let mut args = Args::new(argv);
     let result = match cmd.as_str() {
         "serve" => wirebench::http::cli_main(&mut args),
-        "bench" => wirebench::load::cli_main(&mut args),
+        "load" => wirebench::load::cli_main(&mut args),
+        "bench" => {
+            eprintln!("wirebench bench: renamed to `wirebench load` (same flags); running it");
+            wirebench::load::cli_main(&mut args)
+        }
         "codec-bench" => wirebench::bench::cli_codec_bench(&mut args),
         "sizes" => wirebench::bench::cli_sizes(&mut args),
         "report" => wirebench::report::cli_main(&mut args),

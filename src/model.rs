@@ -3,7 +3,8 @@
 //! Every decoder ends here: it builds these types and then calls
 //! [`Catalog::validate`], so a payload that parses but breaks a rule of the data
 //! model (a negative price, a rating of 7.5, a sixth tag) is still an error.
-//! Field order in these structs is the order of SPEC's table, which is also the
+//! Field order in these structs is the order of the field table
+//! (docs/SPEC.md, "Field order"), which is also the
 //! order of every schema and of every encoder's output.
 
 use std::collections::HashSet;
@@ -76,7 +77,7 @@ pub struct Variant {
     pub stock: i32,
 }
 
-/// One catalog entry. Field order = SPEC order = schema order = wire order.
+/// One catalog entry. Field order (docs/SPEC.md, "Field order") = schema order = wire order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Product {
     pub id: i64,
@@ -150,7 +151,7 @@ fn non_negative_i32(index: usize, field: &str, v: i32) -> Result<(), ValidationE
 }
 
 impl Product {
-    /// Checks the rules of SPEC's data table for the product at `index`
+    /// Checks the rules of docs/SPEC.md, "Product fields", for the product at `index`
     /// (the index only names the product in the error).
     pub fn validate(&self, index: usize) -> Result<(), ValidationError> {
         if self.id < 1 {

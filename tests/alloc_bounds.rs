@@ -6,8 +6,8 @@
 //! report prints the ratio each reached. Memory per HTTP connection is in
 //! `tests/http_memory.rs` (it needs the process to itself).
 
-use wirebench::bench::alloc::{CountingAlloc, thread_counts};
 use wirebench::codec::Format;
+use wirebench::measure::alloc::{CountingAlloc, thread_counts};
 use wirebench::model::{Dimensions, Product, Status, Variant};
 
 #[global_allocator]

@@ -4,8 +4,8 @@
 //! that stops at `max_output` without allocating past it, and every
 //! truncation / byte change of a named member.
 
-#[path = "support/serde_mirror.rs"]
-mod serde_mirror;
+mod support;
+use support::serde_mirror;
 
 use wirebench::gzip::{self, DEFAULT_LEVEL};
 

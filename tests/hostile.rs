@@ -4,8 +4,8 @@
 //! length prefixes, deep nesting, bad UTF-8…) live beside each codec's tests
 //! and in `fixtures/hostile/`.
 
-#[path = "support/memlimit.rs"]
-mod memlimit;
+mod support;
+use support::memlimit;
 
 use std::path::PathBuf;
 use wirebench::codec::Format;

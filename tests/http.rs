@@ -5,13 +5,13 @@
 //! panics, shutdown. After each hostile case the server must still answer
 //! `/ping`.
 
-#[path = "support/server.rs"]
 mod support;
+use support::server;
 
+use server::{Client, Response, assert_alive, start, start_with};
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
-use support::{Client, Response, assert_alive, start, start_with};
 use wirebench::codec::Format;
 use wirebench::model::Catalog;
 use wirebench::{fixtures, gzip};
@@ -493,7 +493,7 @@ fn over_capacity_gets_a_fast_503() {
 #[test]
 fn one_thousand_concurrent_keep_alive_connections() {
     const N: usize = 1000;
-    let limit = support::ensure_open_files(4 * N as u64);
+    let limit = server::ensure_open_files(4 * N as u64);
     assert!(
         limit >= 2 * N as u64 + 100,
         "open-file limit {limit} is too low for this test; raise `ulimit -n`"

@@ -8,14 +8,14 @@
 //! heads that need it), a response head buffer and a thread's bookkeeping.
 //! 32 KiB per connection is asserted; the test prints what it measured.
 
-#[path = "support/server.rs"]
-mod server;
+mod support;
+use support::server;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
-use wirebench::bench::alloc::{CountingAlloc, live, reset_peak};
 use wirebench::http::Limits;
+use wirebench::measure::alloc::{CountingAlloc, live, reset_peak};
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc::new();

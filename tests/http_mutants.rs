@@ -10,10 +10,8 @@
 //! never was a request (`SHOW_SILENT=1` prints a few). Loopback only,
 //! bounded in count and by a 10 s read timeout per connection.
 
-#[path = "support/mutate.rs"]
-mod mutate;
-#[path = "support/server.rs"]
-mod server;
+mod support;
+use support::{mutate, server};
 
 use std::collections::BTreeMap;
 use std::io::{ErrorKind, Read, Write};

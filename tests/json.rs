@@ -413,7 +413,7 @@ fn whitespace_everywhere() {
     assert_eq!(decode(&spaced).unwrap(), c);
 }
 
-/// Keys in an order other than SPEC's, everywhere: serde_json's `Value`
+/// Keys in an order other than the field order (docs/SPEC.md, "Field order"), everywhere: serde_json's `Value`
 /// (without `preserve_order`) writes object keys sorted alphabetically.
 #[test]
 fn key_order_shuffled() {

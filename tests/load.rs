@@ -11,10 +11,11 @@ use std::thread;
 use std::time::Duration;
 use wirebench::codec::Format;
 use wirebench::fixtures;
-use wirebench::load::closed::{self, RoundStats};
-use wirebench::load::histogram::{Histogram, MAX_TRACKABLE};
+use wirebench::load::closed;
+use wirebench::load::round::RoundStats;
 use wirebench::load::verify::{Check, Target};
 use wirebench::load::{FailureKind, cases, client, mux, open};
+use wirebench::measure::histogram::{Histogram, MAX_TRACKABLE};
 
 // ---------------------------------------------------------------------------
 // Test servers
@@ -223,10 +224,10 @@ fn histogram_text_errors_name_the_line() {
             "300 301 1\n",
             "line 1: [300, 301) is not a bucket of this layout (expected [300, 302))",
         ),
-        ("1 2 x\n", "line 1: count must be an unsigned integer"),
-        ("# max_ns=abc\n", "line 1: bad number"),
+        ("1 2 x\n", "line 1: count: expected a number, found \"x\""),
+        ("# max_ns=abc\n", "line 1: max_ns: expected a number, found \"abc\""),
     ] {
-        let err = Histogram::read_text(text).unwrap_err();
+        let err = Histogram::read_text(text).unwrap_err().to_string();
         assert!(err.starts_with(msg), "{text:?}: {err}");
     }
 }
@@ -580,7 +581,7 @@ fn url_mode_writes_csv_rows_and_histograms_that_agree() {
 
         let text = std::fs::read_to_string(&csv).unwrap();
         let mut lines = text.lines();
-        assert_eq!(lines.next(), Some(wirebench::load::summary::CSV_HEADER));
+        assert_eq!(lines.next(), Some(wirebench::measure::results::HTTP_HEADER));
         let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
         assert_eq!(rows.len(), 2, "one row per round");
         for (i, row) in rows.iter().enumerate() {

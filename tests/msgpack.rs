@@ -9,8 +9,8 @@
 //! with a map 16 header, the first key at byte 14 and the first value at
 //! `15 + key.len()`. Tests put the field under test first.
 
-#[path = "support/memlimit.rs"]
-mod memlimit;
+mod support;
+use support::memlimit;
 
 use wirebench::codec::cursor::Cursor;
 use wirebench::codec::msgpack::{self, read, write};
@@ -180,7 +180,7 @@ fn map(pairs: &[(&str, Vec<u8>)]) -> Vec<u8> {
     out
 }
 
-/// The 17 pairs of `p` in SPEC order, each value in its canonical encoding.
+/// The 17 pairs of `p` in field order (docs/SPEC.md, "Field order"), each value in its canonical encoding.
 fn pairs_of(p: &Product) -> Pairs {
     let d = &p.dimensions;
     let mut tags = bytes_of(|o| write::write_array_len(o, p.tags.len(), "t").unwrap());

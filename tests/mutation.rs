@@ -12,17 +12,15 @@
 //! A failure names the seed file and the case number; rerun one case with
 //! `MUTATION_CASE=<n> cargo test --test mutation <test>`.
 
-#[path = "support/mutate.rs"]
-mod mutate;
-#[path = "support/oracle.rs"]
-mod oracle;
+mod support;
+use support::{mutate, oracle};
 
 use std::collections::HashSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use wirebench::bench::alloc::CountingAlloc;
 use wirebench::codec::Format;
 use wirebench::http::parse::{self, ErrorKind as HttpErrorKind};
+use wirebench::measure::alloc::CountingAlloc;
 use wirebench::prng::Rng;
 
 /// Counts allocations per thread so the oracle checks the allocation bound.
@@ -214,8 +212,8 @@ fn fuzz_findings_stay_fixed() {
         }
     }
 
-    // A name uoffset pointing 31 KB past a 568-byte buffer: the error used to
-    // be reported "at byte 31832"; now at the offset's own position.
+    // A name uoffset pointing 31 KB past a 568-byte buffer: the error is
+    // placed at the offset's own position, not at byte 31832 it points to.
     let fb = read(&dir.join(listed[0]));
     let e = Format::Flatbuffers.decode(&fb).unwrap_err();
     assert!(e.offset < fb.len(), "{e}");
@@ -225,17 +223,17 @@ fn fuzz_findings_stay_fixed() {
     );
 
     // A header line over the (small) header limit ending in a bare LF: the
-    // whole input answered 400 (bare LF), a read that stopped before the LF
-    // 431. The size limit is now checked first either way.
+    // answer must not depend on where a read stops: whole or cut before the
+    // LF, it is 431, because the size limit is checked before the line ending.
     let http = read(&dir.join(listed[1]));
     let whole = parse::parse(&http, &oracle::SMALL_LIMITS).unwrap_err();
     assert_eq!(whole.kind, HttpErrorKind::HeadersTooLarge { limit: 256 });
     let cut = http.iter().rposition(|&b| b == b'\n').unwrap();
     assert_eq!(parse::parse(&http[..cut], &oracle::SMALL_LIMITS), Err(whole));
 
-    // 1,000 empty products (2 bytes each): prost built all 1,000 messages
-    // (430× the input) before validation saw the first one. Now the first
-    // product fails validation before the next is read.
+    // 1,000 empty products (2 bytes each): handing prost the whole catalog
+    // would build all 1,000 messages (430× the input) before validation saw
+    // the first; the first product must fail before the next is read.
     let pb = read(&dir.join(listed[2]));
     let e = Format::Protobuf.decode(&pb).unwrap_err();
     assert_eq!(

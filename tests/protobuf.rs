@@ -11,8 +11,8 @@
 //! walk over the catalog's and each product's keys places framing errors
 //! exactly; enum errors point at the status value (see the codec's module doc).
 
-#[path = "support/memlimit.rs"]
-mod memlimit;
+mod support;
+use support::memlimit;
 
 use wirebench::codec::protobuf;
 use wirebench::model::{Catalog, Dimensions, Product, Status, Variant};

@@ -23,8 +23,8 @@
 //! (count, items, `0`) as we do; its serde path starts a new block after 1,024
 //! items, which none of these catalogs reaches (≤ 1,000 products, ≤ 5 tags).
 
-#[path = "support/serde_mirror.rs"]
-mod serde_mirror;
+mod support;
+use support::serde_mirror;
 
 use apache_avro::Schema;
 use apache_avro::types::Value;

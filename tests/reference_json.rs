@@ -2,8 +2,8 @@
 //! our bytes equal `serde_json::to_vec` of the serde mirror; serde_json reads
 //! our bytes back to the same values; we read serde_json's compact *and*
 //! pretty output back to the same values. Floats are compared by bits.
-#[path = "support/serde_mirror.rs"]
-mod serde_mirror;
+mod support;
+use support::serde_mirror;
 
 use serde_mirror::SCatalog;
 use wirebench::codec::json;

@@ -8,10 +8,10 @@
 //! - rmp-serde reads our bytes back equal; we read rmp-serde's named output
 //!   back equal.
 //! - rmp-serde's compact form (`to_vec`: records as arrays, no keys) is not
-//!   something our decoder reads — SPEC's MessagePack is the keyed map — so
+//!   something our decoder reads — docs/SPEC.md, "Formats": MessagePack is the keyed map — so
 //!   it is checked to be *rejected* with a clear message, not decoded.
-#[path = "support/serde_mirror.rs"]
-mod serde_mirror;
+mod support;
+use support::serde_mirror;
 
 use serde_mirror::SCatalog;
 use wirebench::codec::msgpack;

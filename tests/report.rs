@@ -60,10 +60,11 @@ fn medians_spreads_and_pooled_percentiles() {
     assert_eq!((j.p95_ms.median, j.p95_ms.min, j.p95_ms.max), (11.0, 10.0, 12.0));
     assert_eq!(j.requests, 2550);
     assert_eq!(j.errors, [0, 0, 1, 0, 0, 0, 2]);
-    // 200 samples pooled from two rounds: rank 190 falls in the ≤2 ms bucket,
-    // rank 198 in the ≤9 ms one.
-    assert_eq!(j.pooled_p95_ms, Some(2.0));
-    assert_eq!(j.pooled_p99_ms, Some(9.0));
+    // 200 samples pooled from two rounds: rank 190 falls in the bucket
+    // [1,998,848, 2,007,040) ns, reported as its midpoint; rank 198 in
+    // [8,978,432, 9,043,968), whose midpoint is clamped to the exact max.
+    assert_eq!(j.pooled_p95_ms, Some(2.002943));
+    assert_eq!(j.pooled_p99_ms, Some(9.000001));
     let a = http.iter().find(|s| s.format == "avro").unwrap();
     assert_eq!(a.pooled_p95_ms, None, "no histogram for avro");
 }
@@ -119,7 +120,10 @@ fn report_files_and_tables() {
     );
     let json = std::fs::read_to_string(dir.join("medians.json")).unwrap();
     assert!(json.contains("\"op\": \"Encode\", \"format\": \"json\", \"count\": 1000, \"ns_per_op\": {\"median\": 200000, \"min\": 100000, \"max\": 300000, \"n\": 3}"), "{json}");
-    assert!(json.contains("\"pooled_p95_ms\": 2, \"pooled_p99_ms\": 9"), "{json}");
+    assert!(
+        json.contains("\"pooled_p95_ms\": 2.002943, \"pooled_p99_ms\": 9.000001"),
+        "{json}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -153,7 +157,7 @@ fn check_malformed(case: usize, file: &str, text: &str, line: usize, message: &s
 #[test]
 fn malformed_raw_files_name_file_and_line() {
     let http_header = parse::HTTP_HEADER;
-    let sizes_header = wirebench::bench::sizes::HEADER;
+    let sizes_header = wirebench::measure::results::SIZES_HEADER;
     let hist = "histograms/json-1000-none-r2.hist";
     let cases: Vec<(&str, String, usize, String)> = vec![
         (
@@ -212,11 +216,16 @@ fn malformed_raw_files_name_file_and_line() {
         ),
         (
             hist,
-            "# ok\n0 10 5\n10 20\n".into(),
+            "# ok\n0 1 5\n10 20\n".into(),
             3,
             "expected `low_ns high_ns count`, found \"10 20\"".into(),
         ),
-        (hist, "20 10 5\n".into(), 1, "high_ns 10 is not above low_ns 20".into()),
+        (
+            hist,
+            "20 10 5\n".into(),
+            1,
+            "[20, 10) is not a bucket of this layout (expected [20, 21))".into(),
+        ),
         (
             hist,
             "# max_ns=lots\n".into(),

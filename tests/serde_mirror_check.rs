@@ -1,6 +1,6 @@
 //! The serde mirror used by differential tests converts losslessly both ways.
-#[path = "support/serde_mirror.rs"]
-mod serde_mirror;
+mod support;
+use support::serde_mirror;
 
 use serde_mirror::SCatalog;
 use wirebench::fixtures;

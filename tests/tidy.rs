@@ -76,7 +76,7 @@ const UNSAFE_ALLOWED: &[&str] = &[
     // flatc output: the generated accessors use unchecked reads after verification.
     "src/codec/flatbuffers/generated.rs",
     // A GlobalAlloc impl is unsafe by definition; each block carries a SAFETY comment.
-    "src/bench/alloc.rs",
+    "src/measure/alloc.rs",
 ];
 
 #[test]

@@ -6,7 +6,7 @@
 mod oracle;
 
 use libfuzzer_sys::fuzz_target;
-use wirebench::bench::alloc::CountingAlloc;
+use wirebench::measure::alloc::CountingAlloc;
 
 /// Counts allocations so the oracle can check the allocation bound.
 #[global_allocator]

@@ -56,11 +56,11 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
 
     let max = counts.iter().copied().max().unwrap_or(1);
     let products = load_products(fixture.as_deref(), max)?;
-    let environment = crate::report::env::capture();
+    let environment = crate::measure::env::capture();
     if let Some(path) = env_path(&out, env.as_deref()) {
-        super::write_output(&path, &environment.to_json())?;
+        crate::measure::results::write_output(&path, &environment.to_json())?;
     }
-    if !super::alloc::installed() {
+    if !crate::measure::alloc::installed() {
         eprintln!("codec-bench: no counting allocator installed; B/op and allocs/op will read 0");
     }
 
@@ -134,7 +134,7 @@ impl Sink {
     fn lines(&mut self, lines: &[Line]) -> Result<(), String> {
         if let Some(first) = lines.first() {
             let ns: Vec<f64> = lines.iter().map(|l| l.ns_per_op).collect();
-            let med = super::median(&ns).unwrap_or(0.0);
+            let med = crate::measure::stats::median(&ns).unwrap_or(0.0);
             eprintln!(
                 "codec-bench: {:<36} {:>12.0} ns/op (median of {})",
                 first.name,

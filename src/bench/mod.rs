@@ -28,11 +28,12 @@
 //! MB/s is payload bytes (10^6) per second: the encoded size of that format at
 //! that count, for encoders and decoders alike.
 
-pub mod alloc;
 pub mod codec;
 pub mod hooks;
 pub mod sizes;
 
+use crate::measure::alloc;
+use crate::measure::stats::procs;
 use std::fmt;
 use std::time::{Duration, Instant};
 
@@ -191,11 +192,6 @@ impl fmt::Display for Line {
     }
 }
 
-/// Available parallelism (the `-P` suffix of result names).
-pub fn procs() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
 /// The header block Go prints before results (`goos:`, `goarch:`, `pkg:`, `cpu:`).
 pub fn go_header(cpu: &str) -> String {
     format!(
@@ -203,35 +199,6 @@ pub fn go_header(cpu: &str) -> String {
         std::env::consts::OS,
         std::env::consts::ARCH
     )
-}
-
-/// Median of a non-empty slice (mean of the two middle values for an even
-/// length); `None` when empty. One definition for the whole crate's reports.
-pub fn median(values: &[f64]) -> Option<f64> {
-    if values.is_empty() {
-        return None;
-    }
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    let mid = v.len() / 2;
-    Some(if v.len() % 2 == 1 {
-        v[mid]
-    } else {
-        (v[mid - 1] + v[mid]) / 2.0
-    })
-}
-
-/// Writes `text` to `path` (`-` = stdout), creating parent directories.
-pub(crate) fn write_output(path: &str, text: &str) -> Result<(), String> {
-    if path == "-" {
-        print!("{text}");
-        return Ok(());
-    }
-    let p = std::path::Path::new(path);
-    if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
-    std::fs::write(p, text).map_err(|e| format!("{path}: {e}"))
 }
 
 /// The products a command measures: the deterministic fixture, or `--fixture FILE`.
@@ -321,12 +288,5 @@ mod tests {
             line.to_string(),
             "BenchmarkEncode/json/1000-2             \t    5000\t    237010 ns/op\t  714.05 MB/s\t  169241 B/op\t       3 allocs/op"
         );
-    }
-
-    #[test]
-    fn medians() {
-        assert_eq!(median(&[]), None);
-        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
-        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
     }
 }

@@ -11,15 +11,13 @@
 //! They exist to answer one question: are the bytes gzip saves worth the CPU it
 //! costs on top of encoding? Single-threaded, on this machine, warm caches.
 
-use super::{calibrate, median};
+use super::calibrate;
 use crate::cli::{Args, parse_duration};
 use crate::codec::Format;
+use crate::measure::stats::median;
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-
-/// The exact header of `results/sizes.csv`.
-pub const HEADER: &str = "format,count,raw_bytes,gzip1_bytes,gzip6_bytes,gzip9_bytes,bytes_per_product_raw,bytes_per_product_gzip6,gzip1_us,gzip6_us,gzip9_us,encode_us";
 
 const USAGE: &str = "\
 wirebench sizes [FLAGS]
@@ -50,7 +48,7 @@ pub fn cli_sizes(args: &mut Args) -> Result<(), String> {
     let max = counts.iter().copied().max().unwrap_or(1);
     let products = super::load_products(fixture.as_deref(), max)?;
 
-    let mut csv = format!("{HEADER}\n");
+    let mut csv = format!("{}\n", crate::measure::results::SIZES_HEADER);
     for &n in &counts {
         for &f in &formats {
             let slice = &products[..n];
@@ -106,7 +104,7 @@ pub fn cli_sizes(args: &mut Args) -> Result<(), String> {
             );
         }
     }
-    super::write_output(&out, &csv)
+    crate::measure::results::write_output(&out, &csv)
 }
 
 /// Median over `reps` batches of µs per call of `op`, each batch calibrated

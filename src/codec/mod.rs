@@ -66,7 +66,7 @@ impl Format {
         Format::ALL.into_iter().find(|f| f.name() == name)
     }
 
-    /// The HTTP `Content-Type` (see README "Content types" for the sources).
+    /// The HTTP `Content-Type` (docs/SPEC.md, "Content types"; the sources are in docs/HTTP.md, "Content types and where they come from").
     pub fn content_type(self) -> &'static str {
         match self {
             Format::Json => "application/json",

@@ -350,7 +350,7 @@ pub fn compare_text(products: &[crate::model::Product]) -> Result<String, String
     Ok(compare_table(&all))
 }
 
-/// The product's fields in SPEC order: the rows of the per-field tables.
+/// The product's fields in field order (docs/SPEC.md, "Field order"): the rows of the per-field tables.
 pub const PRODUCT_FIELDS: [&str; 17] = [
     "id",
     "sku",

@@ -73,13 +73,13 @@ pub struct ServerConfig {
     /// One line per request on stderr. Off by default.
     pub access_log: bool,
     pub limits: Limits,
-    /// Stack size of each worker thread. Measured (`--stack-size` with curl on
-    /// every format at count 1,000, with and without gzip): the deepest path
-    /// is the first gzip of a worker, where miniz_oxide's compressor state
-    /// (~66 KiB inline) passes through the stack before it is boxed. Release
-    /// builds need between 64 and 96 KiB, debug builds (tests) between 192
-    /// and 256 KiB. The default of 512 KiB is twice the debug need; only the
-    /// pages a thread touches become resident.
+    /// Stack size of each worker thread. The deepest path is the first gzip
+    /// of a worker, where miniz_oxide's compressor state (~66 KiB inline)
+    /// passes through the stack before it is boxed; debug builds (tests) need
+    /// several times what release builds do. The default of 512 KiB leaves
+    /// room for a debug build (how the need was measured: docs/HTTP.md,
+    /// "Threads, limits and timeouts"); only the pages a thread touches
+    /// become resident.
     pub stack_size: usize,
     /// Test hook, not for production: serve `/__panic`, which panics inside
     /// the handler (proves a panic becomes a 500 and the worker lives on).

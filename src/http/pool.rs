@@ -17,9 +17,9 @@
 //! worker, a thread the spawner was asked for, or a thread already started
 //! that has not asked for a job yet. `submit` counts only the first two
 //! (a lower bound), so it may ask for one thread too many but never leaves a
-//! job without a taker. (A starting thread used to stay counted as "to spawn"
-//! after it had taken a job; the 1,000-connection test caught the job that
-//! then waited for a thread that never came.)
+//! job without a taker. (A starting thread must stop counting as "to spawn"
+//! once it takes a job: otherwise the next job waits for a thread that never
+//! comes. The 1,000-connection test covers it.)
 //!
 //! A panic that escapes a connection (a bug; route panics are already turned
 //! into 500s by `conn`) is caught here: the connection closes, the worker

@@ -7,7 +7,7 @@
 //! since no legal value needs it — so `count=1%30` is a bad count, not 10.
 //!
 //! Every catalog request encodes afresh into the worker's reused buffer; there
-//! is no response cache (SPEC "HTTP API").
+//! is no response cache (docs/SPEC.md, "Routes").
 
 use super::response::{Head, json_error};
 use crate::codec::Format;
@@ -290,7 +290,7 @@ pub fn parse_catalog_query(query: &str, max_count: usize) -> Result<CatalogQuery
     })
 }
 
-/// `count` when the query has none (SPEC).
+/// `count` when the query has none (docs/SPEC.md, "Routes").
 pub const DEFAULT_COUNT: usize = 100;
 
 /// Decimal digits only (no sign, no exponent), 1 ..= `max`.

@@ -1,4 +1,4 @@
-//! The plan of a `wirebench bench` invocation: which runs, in which order, and
+//! The plan of a `wirebench load` invocation: which runs, in which order, and
 //! where their numbers go.
 //!
 //! Catalog mode (no `--url`): the fixture is prepared first (`--fixture FILE` or
@@ -19,7 +19,8 @@
 //! threads. For server-only numbers, run `wirebench serve` pinned to its own core
 //! and point `--url` at it.
 
-use super::closed::{self, RoundStats};
+use super::closed;
+use super::round::RoundStats;
 use super::summary::{self, RunLabel};
 use super::verify::{self, Check, Target};
 use super::{Compression, Config, Errors, FailureKind, client, open};
@@ -42,7 +43,7 @@ pub fn run(config: &Config) -> Result<(), String> {
         None => Box::new(io::stdout()),
     };
     let csv_err = |e: io::Error| format!("writing CSV: {e}");
-    writeln!(csv, "{}", summary::CSV_HEADER).map_err(csv_err)?;
+    writeln!(csv, "{}", crate::measure::results::HTTP_HEADER).map_err(csv_err)?;
     match &config.url {
         Some(url) => run_url(config, url, &mut csv)?,
         None => run_catalog(config, &mut csv)?,

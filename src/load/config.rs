@@ -1,13 +1,13 @@
-//! Flags of `wirebench bench` and their defaults, parsed into a [`Config`].
+//! Flags of `wirebench load` and their defaults, parsed into a [`Config`].
 
 use crate::cli::{Args, parse_duration};
 use crate::codec::Format;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// `wirebench bench --help`.
+/// `wirebench load --help`.
 pub const USAGE: &str = "\
-wirebench bench — HTTP load generator (closed loop; open loop with --rate)
+wirebench load — HTTP load generator (closed loop; open loop with --rate)
 
 Without --url: starts the catalog server in this process on 127.0.0.1:0 and runs
 every case (format x count) --rounds times, format order rotated between rounds.
@@ -51,7 +51,7 @@ impl Compression {
     }
 }
 
-/// Everything `wirebench bench` was asked to do.
+/// Everything `wirebench load` was asked to do.
 #[derive(Clone, Debug)]
 pub struct Config {
     pub formats: Vec<Format>,
@@ -104,7 +104,7 @@ pub fn default_threads() -> usize {
 pub const MAX_CONCURRENCY: usize = 10_000;
 
 impl Config {
-    /// Reads every flag of `wirebench bench`; errors name the flag and what is allowed.
+    /// Reads every flag of `wirebench load`; errors name the flag and what is allowed.
     pub fn from_args(args: &mut Args) -> Result<Config, String> {
         let d = Config::default();
         let url = args.value("--url")?;

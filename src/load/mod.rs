@@ -1,4 +1,4 @@
-//! `wirebench bench`: the HTTP load generator. Docs: `docs/LOAD.md`.
+//! `wirebench load`: the HTTP load generator. Docs: `docs/LOAD.md`.
 //!
 //! # Two loops, two questions
 //!
@@ -22,18 +22,27 @@
 //!
 //! # Module map
 //!
-//! [`client`] (one keep-alive connection), [`verify`] (the checks),
-//! [`histogram`] (latency buckets), [`closed`], [`open`], [`cases`] (the
-//! format × count × round plan and the in-process server), [`summary`] (CSV,
-//! wrk-like text, histogram files), [`config`] (flags).
+//! - [`config`]: the flags, parsed into a [`Config`].
+//! - [`cases`]: the plan (format × count × round, rotated order), the
+//!   in-process server, `--url` mode, and where results go.
+//! - [`client`]: one blocking keep-alive HTTP/1.1 connection.
+//! - [`verify`]: what a response must be to count ([`FailureKind`] otherwise).
+//! - [`round`]: what every driver shares: [`round::RoundStats`] and the
+//!   start line that begins a round's threads at one instant.
+//! - The drivers: [`closed`] (one thread per connection, closed loop),
+//!   [`open`] (one thread per connection, constant arrival rate) and [`mux`]
+//!   (few threads polling many connections, closed or open loop).
+//! - [`summary`]: CSV rows, the wrk-like text and histogram files.
+//!
+//! Latencies are recorded in [`crate::measure::histogram::Histogram`].
 
 pub mod cases;
 pub mod client;
 pub mod closed;
 pub mod config;
-pub mod histogram;
 pub mod mux;
 pub mod open;
+pub mod round;
 pub mod summary;
 pub mod verify;
 
@@ -113,7 +122,7 @@ impl Errors {
     }
 }
 
-/// Entry point of `wirebench bench`.
+/// Entry point of `wirebench load`.
 pub fn cli_main(args: &mut crate::cli::Args) -> Result<(), String> {
     if args.switch("--help") || args.switch("-h") {
         eprint!("{}", config::USAGE);

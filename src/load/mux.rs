@@ -20,10 +20,10 @@
 //! connection, where a slow decode delays only its own connection.
 
 use super::client::{MAX_HEAD, parse_buffered};
-use super::closed::{RoundStats, nanos, run_workers};
-use super::histogram::Histogram;
+use super::round::{RoundStats, nanos, run_workers};
 use super::verify::Target;
 use super::{FailureKind, client::Response};
+use crate::measure::histogram::Histogram;
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::thread;

@@ -22,9 +22,9 @@
 //!
 //! Bounds: the schedule is at most [`MAX_SCHEDULE`] entries (8 bytes each).
 
-use super::closed::{RoundStats, nanos, run_threads};
-use super::histogram::Histogram;
+use super::round::{RoundStats, nanos, run_threads};
 use super::verify::Target;
+use crate::measure::histogram::Histogram;
 use std::thread;
 use std::time::{Duration, Instant};
 

@@ -1,7 +1,7 @@
 //! Output: one CSV row per (round, format, count), a wrk-like human summary, and
 //! histogram files.
 //!
-//! CSV columns ([`CSV_HEADER`]): `duration_s` is the measured elapsed time of the
+//! CSV columns ([`crate::measure::results::HTTP_HEADER`]): `duration_s` is the measured elapsed time of the
 //! run; `requests` counts verified responses only; `rps` = requests / duration_s;
 //! `bytes_per_s` = wire bytes of verified responses / duration_s; the latency
 //! columns are nearest-rank percentiles of the run's histogram in milliseconds
@@ -9,14 +9,11 @@
 //! count failures by kind. In `--url` mode `format` is `url` and `count` is 0.
 
 use super::FailureKind;
-use super::closed::RoundStats;
-use super::histogram::Histogram;
+use super::round::RoundStats;
+use crate::measure::histogram::Histogram;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-
-/// The exact CSV header (the report parses it).
-pub const CSV_HEADER: &str = "round,format,count,compression,concurrency,duration_s,requests,rps,bytes_per_s,p50_ms,p90_ms,p95_ms,p99_ms,p999_ms,max_ms,err_connect,err_write,err_read,err_timeout,err_status,err_decode,err_mismatch";
 
 /// Identifies one run in CSV rows and histogram files.
 #[derive(Clone, Debug)]
@@ -34,7 +31,7 @@ fn ms(ns: u64) -> f64 {
     ns as f64 / 1e6
 }
 
-/// One CSV row (no trailing newline) in [`CSV_HEADER`] order.
+/// One CSV row (no trailing newline) in [`crate::measure::results::HTTP_HEADER`] order.
 pub fn csv_row(label: &RunLabel, st: &RoundStats) -> String {
     let h = &st.latency;
     let q = |p: f64| ms(h.value_at_quantile(p));
@@ -191,7 +188,10 @@ mod tests {
             concurrency: 8,
         };
         let row = csv_row(&label, &st);
-        assert_eq!(row.split(',').count(), CSV_HEADER.split(',').count());
+        assert_eq!(
+            row.split(',').count(),
+            crate::measure::results::HTTP_HEADER.split(',').count()
+        );
         // p50 of 1..=100 ms is 50 ms; buckets above 256 ns are ≤ 0.4% wide.
         let cols: Vec<&str> = row.split(',').collect();
         assert_eq!(

@@ -7,13 +7,14 @@
 
 use super::parse::ERROR_KINDS;
 use super::svg::{self, Series};
-use super::{CodecStat, Data, HttpFile, HttpStat, Spread, env};
+use super::{CodecStat, Data, HttpFile, HttpStat, Spread};
+use crate::measure::env;
 use std::fmt::Write as _;
 
-/// The count the headline and charts use (SPEC's reference count).
+/// The count the headline and charts use (the count of docs/SPEC.md, "Reference figures").
 pub const HEADLINE_COUNT: usize = 1000;
 
-/// SPEC's reference figures from the Go workshop (Apple M5 Pro, go1.27.1,
+/// The reference figures (docs/SPEC.md, "Reference figures") from the Go workshop (Apple M5 Pro, go1.27.1,
 /// 1,000 products, median of 5 rounds, HTTP uncompressed at concurrency 8):
 /// format, raw bytes, gzip bytes, encode µs, decode µs, req/s, p50 ms, p95 ms.
 pub const GO_REFERENCE: [GoRef; 5] = [

@@ -16,37 +16,14 @@
 //! histogram counts and taking the nearest rank of the merged distribution
 //! (bucket midpoint, as the load generator reports its own percentiles).
 
-pub mod env;
-pub mod json;
 pub mod markdown;
 pub mod parse;
 pub mod svg;
 
 use crate::cli::Args;
+pub use crate::measure::stats::Spread;
 use parse::{CodecFile, HttpRow, SizeRow};
 use std::path::{Path, PathBuf};
-
-/// Median of some runs with their min and max.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Spread {
-    pub median: f64,
-    pub min: f64,
-    pub max: f64,
-    /// How many values.
-    pub n: usize,
-}
-
-impl Spread {
-    /// `None` for an empty slice.
-    pub fn of(values: &[f64]) -> Option<Spread> {
-        Some(Spread {
-            median: crate::bench::median(values)?,
-            min: values.iter().copied().fold(f64::INFINITY, f64::min),
-            max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-            n: values.len(),
-        })
-    }
-}
 
 /// One codec row across its runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -109,7 +86,7 @@ pub struct Data {
 /// HTTP files in report order; the first two are expected, the rest optional.
 pub const HTTP_FILES: [&str; 4] = ["http.csv", "http-gzip.csv", "http-c1.csv", "http-c16.csv"];
 
-/// Where a format sorts in tables (SPEC order), unknown names last.
+/// Where a format sorts in tables (field table order: docs/SPEC.md, "Formats"), unknown names last.
 pub fn format_rank(name: &str) -> usize {
     crate::codec::Format::ALL
         .iter()
@@ -166,7 +143,7 @@ pub fn load(dir: &Path) -> Result<Data, String> {
     d.peers = read_optional(&dir.join("peers.txt"))?;
     d.environment = read_optional(&dir.join("environment.json"))?;
     if d.environment.is_none() {
-        d.environment = Some(env::capture().to_json());
+        d.environment = Some(crate::measure::env::capture().to_json());
         d.environment_captured_now = true;
     }
     Ok(d)
@@ -199,8 +176,8 @@ pub fn codec_stats(f: &CodecFile) -> Vec<CodecStat> {
                 count: *count,
                 ns_per_op: Spread::of(&pick(&|l| l.ns_per_op))?,
                 mb_per_s: Spread::of(&mbs),
-                bytes_per_op: crate::bench::median(&pick(&|l| l.bytes_per_op))?,
-                allocs_per_op: crate::bench::median(&pick(&|l| l.allocs_per_op))?,
+                bytes_per_op: crate::measure::stats::median(&pick(&|l| l.bytes_per_op))?,
+                allocs_per_op: crate::measure::stats::median(&pick(&|l| l.allocs_per_op))?,
             })
         })
         .collect();
@@ -238,7 +215,7 @@ pub fn http_stats(rows: &[HttpRow], hist_dir: Option<&Path>) -> Result<Vec<HttpS
             Some(dir) => pooled_histogram(dir, &format, count, &compression)?,
             None => parse::Histogram::default(),
         };
-        let q = |q: f64| pooled.quantile(q).map(|ns| ns as f64 / 1e6);
+        let q = |q: f64| (pooled.count() > 0).then(|| pooled.value_at_quantile(q) as f64 / 1e6);
         out.push(HttpStat {
             rounds: rs.len(),
             requests: rs.iter().map(|r| r.requests).sum(),
@@ -280,14 +257,14 @@ fn pooled_histogram(dir: &Path, format: &str, count: usize, compression: &str) -
     let mut all = parse::Histogram::default();
     for p in paths {
         let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-        all.merge(parse::histogram(&p.display().to_string(), &text).map_err(|e| e.to_string())?);
+        all.merge(&parse::histogram(&p.display().to_string(), &text).map_err(|e| e.to_string())?);
     }
     Ok(all)
 }
 
 /// `medians.json`: every aggregated row, machine-readable.
 pub fn medians_json(d: &Data) -> String {
-    use json::{number as n, opt, quote as q};
+    use crate::measure::json::{number as n, opt, quote as q};
     let sp = |s: &Spread| {
         format!(
             "{{\"median\": {}, \"min\": {}, \"max\": {}, \"n\": {}}}",

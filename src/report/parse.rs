@@ -5,14 +5,14 @@
 //! | file | shape |
 //! |---|---|
 //! | `codec.txt` | Go benchmark format: `key: value` header lines, then `BenchmarkOp/format/count-P  N  x ns/op  [y MB/s]  z B/op  w allocs/op` |
-//! | `sizes.csv` | header [`crate::bench::sizes::HEADER`], 12 columns |
+//! | `sizes.csv` | header [`SIZES_HEADER`], 12 columns |
 //! | `http*.csv` | header [`HTTP_HEADER`], 22 columns, one row per round |
 //! | `histograms/*.hist` | `#` comments, then `low_ns high_ns count` per non-empty bucket |
 
+pub use crate::measure::histogram::Histogram;
 use std::fmt;
 
-/// The exact header of `results/http.csv` and its variants.
-pub const HTTP_HEADER: &str = "round,format,count,compression,concurrency,duration_s,requests,rps,bytes_per_s,p50_ms,p90_ms,p95_ms,p99_ms,p999_ms,max_ms,err_connect,err_write,err_read,err_timeout,err_status,err_decode,err_mismatch";
+pub use crate::measure::results::{HTTP_ERROR_KINDS as ERROR_KINDS, HTTP_HEADER, SIZES_HEADER};
 
 /// A raw file that could not be read: which file, which line, what was wrong.
 #[derive(Clone, Debug, PartialEq)]
@@ -206,8 +206,8 @@ fn csv<T>(
 
 /// Parses `sizes.csv`.
 pub fn sizes(file: &str, text: &str) -> Result<Vec<SizeRow>, Error> {
-    let h: Vec<&str> = crate::bench::sizes::HEADER.split(',').collect();
-    csv(file, text, crate::bench::sizes::HEADER, |ln, f| {
+    let h: Vec<&str> = SIZES_HEADER.split(',').collect();
+    csv(file, text, SIZES_HEADER, |ln, f| {
         Ok(SizeRow {
             format: f[0].to_string(),
             count: num(file, ln, h[1], f[1])?,
@@ -247,9 +247,6 @@ pub struct HttpRow {
     pub errors: [u64; 7],
 }
 
-/// Names of [`HttpRow::errors`], in order.
-pub const ERROR_KINDS: [&str; 7] = ["connect", "write", "read", "timeout", "status", "decode", "mismatch"];
-
 /// Parses `http.csv` (or `http-gzip.csv`, `http-c1.csv`, …).
 pub fn http(file: &str, text: &str) -> Result<Vec<HttpRow>, Error> {
     let h: Vec<&str> = HTTP_HEADER.split(',').collect();
@@ -279,96 +276,10 @@ pub fn http(file: &str, text: &str) -> Result<Vec<HttpRow>, Error> {
     })
 }
 
-/// One non-empty histogram bucket: latencies in `[low_ns, high_ns)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Bucket {
-    pub low_ns: u64,
-    pub high_ns: u64,
-    pub count: u64,
-}
-
-/// One `.hist` file: its buckets and the exact min/max from its
-/// `# min_ns=` / `# max_ns=` comments, when present.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Histogram {
-    pub buckets: Vec<Bucket>,
-    pub min_ns: Option<u64>,
-    pub max_ns: Option<u64>,
-}
-
-impl Histogram {
-    /// Adds `other`'s counts (exact: buckets are fixed, counts add) and widens min/max.
-    pub fn merge(&mut self, other: Histogram) {
-        self.buckets.extend(other.buckets);
-        self.min_ns = [self.min_ns, other.min_ns].into_iter().flatten().min();
-        self.max_ns = [self.max_ns, other.max_ns].into_iter().flatten().max();
-    }
-
-    /// Nearest-rank quantile, defined as the load generator defines it
-    /// (`src/load/histogram.rs`): rank `r = ceil(q·n)` (at least 1), reported
-    /// as the midpoint of the bucket holding the `r`-th smallest value,
-    /// clamped to the exact min and max. `None` when there are no samples.
-    pub fn quantile(&self, q: f64) -> Option<u64> {
-        let mut b = self.buckets.clone();
-        b.sort_by_key(|b| (b.low_ns, b.high_ns));
-        let total: u64 = b.iter().map(|b| b.count).sum();
-        if total == 0 {
-            return None;
-        }
-        let rank = ((q.clamp(0.0, 1.0) * total as f64).ceil() as u64).clamp(1, total);
-        let mut seen = 0;
-        let bucket = b.iter().find(|bucket| {
-            seen += bucket.count;
-            seen >= rank
-        })?;
-        let mid = bucket.low_ns + (bucket.high_ns - bucket.low_ns - 1) / 2;
-        let lo = self.min_ns.unwrap_or(0);
-        let hi = self.max_ns.unwrap_or(u64::MAX).max(lo);
-        Some(mid.clamp(lo, hi))
-    }
-}
-
-/// Parses one `.hist` file.
+/// Parses one `.hist` file (the load generator's histogram text form,
+/// [`crate::measure::histogram`]): every bucket must belong to that layout.
 pub fn histogram(file: &str, text: &str) -> Result<Histogram, Error> {
-    let mut out = Histogram::default();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if let Some(comment) = line.strip_prefix('#') {
-            for kv in comment.split_whitespace() {
-                if let Some(v) = kv.strip_prefix("min_ns=") {
-                    out.min_ns = Some(num(file, i + 1, "min_ns", v)?);
-                } else if let Some(v) = kv.strip_prefix("max_ns=") {
-                    out.max_ns = Some(num(file, i + 1, "max_ns", v)?);
-                }
-            }
-            continue;
-        }
-        if line.is_empty() {
-            continue;
-        }
-        let f: Vec<&str> = line.split_whitespace().collect();
-        if f.len() != 3 {
-            return Err(err(
-                file,
-                i + 1,
-                format!("expected `low_ns high_ns count`, found {line:?}"),
-            ));
-        }
-        let b = Bucket {
-            low_ns: num(file, i + 1, "low_ns", f[0])?,
-            high_ns: num(file, i + 1, "high_ns", f[1])?,
-            count: num(file, i + 1, "count", f[2])?,
-        };
-        if b.high_ns <= b.low_ns {
-            return Err(err(
-                file,
-                i + 1,
-                format!("high_ns {} is not above low_ns {}", b.high_ns, b.low_ns),
-            ));
-        }
-        out.buckets.push(b);
-    }
-    Ok(out)
+    Histogram::read_text(text).map_err(|e| err(file, e.line, e.message))
 }
 
 #[cfg(test)]
@@ -389,34 +300,5 @@ mod tests {
         assert_eq!(f.lines[1].format, "flatbuffers");
         assert_eq!(f.lines[1].count, 100);
         assert_eq!(f.lines[1].mb_per_s, None);
-    }
-
-    #[test]
-    fn quantiles_nearest_rank_bucket_midpoint() {
-        let b = |low, high, count| Bucket {
-            low_ns: low,
-            high_ns: high,
-            count,
-        };
-        // 100 samples: 90 in [0,11), 9 in [11,21), 1 in [21,31).
-        let mut h = Histogram {
-            buckets: vec![b(21, 31, 1), b(0, 11, 90), b(11, 21, 9)],
-            min_ns: None,
-            max_ns: None,
-        };
-        assert_eq!(h.quantile(0.5), Some(5));
-        assert_eq!(h.quantile(0.90), Some(5));
-        assert_eq!(h.quantile(0.91), Some(15));
-        assert_eq!(h.quantile(0.99), Some(15));
-        assert_eq!(h.quantile(0.995), Some(25));
-        // Clamped to the exact extremes.
-        h.merge(Histogram {
-            buckets: vec![],
-            min_ns: Some(7),
-            max_ns: Some(22),
-        });
-        assert_eq!(h.quantile(0.5), Some(7));
-        assert_eq!(h.quantile(1.0), Some(22));
-        assert_eq!(Histogram::default().quantile(0.5), None);
     }
 }

@@ -1,9 +1,7 @@
 //! "Refused without allocating", proved without a custom allocator (and so
 //! without `unsafe` in tests): the test binary re-runs one of its own ignored
 //! tests with its address space capped at 1 GiB, where allocating 2 GiB fails
-//! and aborts the process. Include with
-//! `#[path = "support/memlimit.rs"] mod memlimit;`.
-#![allow(dead_code)]
+//! and aborts the process.
 
 /// Set in the child's environment so it knows the limit is in force.
 const LIMITED: &str = "WIREBENCH_MEMORY_LIMITED";

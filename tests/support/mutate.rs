@@ -4,7 +4,6 @@
 //! written over or inserted (length and count edges of every format, HTTP
 //! framing tokens), random insertions, deletions, copied ranges, truncations
 //! and splices with another seed. Deterministic for a given `Rng`.
-#![allow(dead_code)]
 
 use wirebench::prng::Rng;
 

@@ -18,15 +18,14 @@
 //!   after the other; errors map to 400/414/431/505 at an offset inside
 //!   the input.
 //!
-//! Allocation checks need `wirebench::bench::alloc::CountingAlloc` as the
+//! Allocation checks need `wirebench::measure::alloc::CountingAlloc` as the
 //! binary's global allocator (they count the calling thread's allocations, so
 //! tests may run in parallel); without it they are skipped.
-#![allow(dead_code)]
 
-use wirebench::bench::alloc;
 use wirebench::codec::{DecodeError, Format};
 use wirebench::gzip;
 use wirebench::http::parse::{self, Limits, Parsed};
+use wirebench::measure::alloc;
 use wirebench::model::Catalog;
 
 /// Output cap for [`gunzip`]: large enough for every golden payload.

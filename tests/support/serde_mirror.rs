@@ -1,9 +1,7 @@
 //! Serde mirror of the domain model, for differential tests and peer benchmarks
-//! against serde_json and rmp-serde. Field names and order are the SPEC's, so
+//! against serde_json and rmp-serde. Field names and order follow docs/SPEC.md, "Field order", so
 //! serde's output for these types is what our JSON/MessagePack encoders must
-//! reproduce byte for byte. Include with
-//! `#[path = "support/serde_mirror.rs"] mod serde_mirror;`.
-#![allow(dead_code)]
+//! reproduce byte for byte.
 
 use serde::{Deserialize, Serialize};
 use wirebench::model::{Catalog, Dimensions, Product, Status, Variant};

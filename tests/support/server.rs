@@ -3,8 +3,6 @@
 //! and a tiny raw-socket client that reads exactly one response at a time by
 //! its `Content-Length`.
 
-#![allow(dead_code)] // each test binary uses a different subset
-
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;

@@ -5,8 +5,8 @@
 //! the caller's buffer. FlatBuffers builds back to front (the builder's head
 //! moves towards lower addresses), so an object must be finished before the
 //! table that points at it. We create products, strings, tags and variants in
-//! *reverse* order: the finished buffer then reads front to back in SPEC
-//! order (product 0 first, and inside a product the table, then `sku`,
+//! *reverse* order: the finished buffer then reads front to back in field
+//! order, docs/SPEC.md, "Field order" (product 0 first, and inside a product the table, then `sku`,
 //! `name`, … `image_url`), which is what `explain` shows a learner.
 //!
 //! Output is deterministic: the same products always give the same bytes
@@ -14,12 +14,11 @@
 //! false, ACTIVE) are left out of the table, as the builder does unless
 //! `force_defaults` is set; the decoder reads them back as the default.
 //!
-//! Where the time goes (`perf record` over `tests::measure_reuse`, release):
-//! about a third in the builder's vtable deduplication (`write_vtable`, the
-//! `memcmp` of its binary search over the vtables written so far), a fifth
-//! copying strings in (`create_byte_string`, `memmove`), a sixth in the
-//! generated `create` functions and `push_slot`. That is the format's
-//! own cost, not ours to optimise away.
+//! Most of the time goes to the builder itself: vtable deduplication
+//! (`write_vtable` binary-searches and `memcmp`s the vtables written so far),
+//! copying strings in, and the generated `create` functions and `push_slot`.
+//! That is the format's own cost, not ours to optimise away; the profile is
+//! in docs/FORMATS.md, "8. What it costs in CPU".
 //!
 //! Each thread keeps one [`FlatBufferBuilder`] and its scratch vectors and
 //! resets them per call ([`with_scratch`]); see the function for the cap on
@@ -87,15 +86,13 @@ pub fn encode(products: &[Product], out: &mut Vec<u8>) -> Result<(), EncodeError
 }
 
 /// Runs `f` with this thread's builder, or with a fresh one if the thread's
-/// builder is in use (re-entrancy cannot happen today, but a second borrow
-/// must never panic) or was left dirty by a panic.
+/// builder is in use (no caller re-enters, but a second borrow must never
+/// panic) or was left dirty by a panic.
 ///
-/// Measured with `tests::measure_reuse` (command in its doc; release build,
-/// on-CPU ns per call, best of 15 rounds, 2 shared cores): for 1 product
-/// 418 ns reused vs 1,077 ns with a fresh growing builder (801 ns fresh and
-/// presized); for 100 products 51.7 µs vs 57.0 µs (53.6 µs presized); for
-/// 1,000 products (over [`RETAIN_LIMIT`], so nothing is kept) all three are
-/// 0.57–0.61 ms. Reuse pays most where requests are small and frequent.
+/// Reuse saves growing the builder's storage on every call, which is most of
+/// the cost of a small response; above [`RETAIN_LIMIT`] nothing is kept, so
+/// large responses cost what a fresh builder costs. `tests::measure_reuse`
+/// compares reused, fresh and presized builders (command in its doc).
 fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
     SCRATCH.with(|cell| match cell.try_borrow_mut() {
         Ok(mut s) => {
@@ -117,8 +114,8 @@ fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
 /// An upper bound of the encoded size: every string or vector costs at most
 /// its bytes plus 4 (length) + 1 (NUL) + 3 (padding) + 4 (the offset to it);
 /// a product table with its own vtable and padding fits in 192 bytes (about
-/// 140 are used), a variant table in 64 (about 50). Used to refuse what
-/// cannot fit in 2 GiB; a unit test holds it above the real size.
+/// 140 are used), a variant table in 64 (about 50). `encode` refuses what
+/// cannot fit in 2 GiB by it; a unit test holds it above the real size.
 pub(crate) fn size_bound(products: &[Product]) -> usize {
     const PER_STRING: usize = 12;
     let mut total: usize = 64; // root offset, identifier, Catalog table + vtable, vector length

@@ -5,7 +5,7 @@
 //! # Wire format
 //!
 //! Text, UTF-8, self-describing: every value carries its key. We write no
-//! whitespace, keys in SPEC order, an absent optional as `null`, the status
+//! whitespace, keys in field order (docs/SPEC.md, "Field order"), an absent optional as `null`, the status
 //! as a lowercase string. One product with one tag and no variants, wrapped
 //! here at `↵` (the real payload is one line, no whitespace):
 //!

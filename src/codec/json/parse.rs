@@ -1,7 +1,7 @@
 //! From JSON text to a validated [`Catalog`]: the shape of the catalog on top
 //! of the [`Lexer`]'s tokens.
 //!
-//! Records accept their keys in any order (the SPEC order is only predicted,
+//! Records accept their keys in any order (field order, docs/SPEC.md, "Field order", is only predicted,
 //! which makes our own output cheap to match), skip unknown keys whatever
 //! their value, and refuse a key seen twice. A missing `discount_percent`
 //! means "absent" (as serde's `Option` does); every other field is required.
@@ -31,7 +31,7 @@ pub const MINIMAL_PRODUCT: &str = r#"{"id":1,"sku":"","name":"","description":""
 /// Upper bound on the products preallocated, whatever the input length.
 const PREALLOC_MAX: usize = 1 << 16;
 
-/// Declares a record's keys: an enum in SPEC order, each key's name, and a
+/// Declares a record's keys: an enum in field order (docs/SPEC.md, "Field order"), each key's name, and a
 /// lookup that tries the predicted next key first.
 macro_rules! fields {
     ($enum:ident { $($var:ident = $name:literal,)* }) => {

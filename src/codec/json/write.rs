@@ -1,4 +1,4 @@
-//! The compact JSON writer: keys in SPEC order, no whitespace, one `Vec`.
+//! The compact JSON writer: keys in field order (docs/SPEC.md, "Field order"), no whitespace, one `Vec`.
 //!
 //! Every key, with its quotes, colon and the comma before it, is a constant
 //! byte string (`,"sku":`), so writing a record is a series of

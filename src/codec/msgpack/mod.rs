@@ -33,7 +33,7 @@
 //!
 //! A catalog is `{"products": [p, …]}`: `81 a8 "products"`, an array header,
 //! then each product as a **map 16** of 17 pairs (`de 00 11`, one more than a
-//! fixmap holds) with keys in SPEC order. `dimensions` is a fixmap of 4 pairs
+//! fixmap holds) with keys in field order (docs/SPEC.md, "Field order"). `dimensions` is a fixmap of 4 pairs
 //! (`84`), each variant a fixmap of 5 (`85`), `status` the string `"active"`,
 //! `"draft"` or `"discontinued"`, an absent `discount_percent` is nil `c0`,
 //! `rating` is always float 64 `cb`. Integers follow rmp's rule: non-negative

@@ -7,7 +7,7 @@
 //! are further capped ([`PRODUCT_MIN_BYTES`]); a `tags` or `variants` count
 //! over the model's maximum is refused at its marker, before any item is read.
 //!
-//! Speed without a second grammar: keys in SPEC order are matched as raw
+//! Speed without a second grammar: keys in field order (docs/SPEC.md, "Field order") are matched as raw
 //! fixstr bytes in straight-line code, and the common formats (fixstr,
 //! str 8, the unsigned int widths, fix/16 headers) are read with one bounds
 //! check each. Anything else — another width, keys in another order, a
@@ -54,7 +54,7 @@ macro_rules! field {
     };
 }
 
-/// Product keys in SPEC order (= the order our encoder writes, tried first).
+/// Product keys in field order (docs/SPEC.md, "Field order") (= the order our encoder writes, tried first).
 pub const PRODUCT: [Field; 17] = [
     field!("id", "id", "an integer"),
     field!("sku", "sku", "a string"),
@@ -424,7 +424,7 @@ fn mark_seen(seen: &mut u32, i: usize, fields: &[Field], key_at: usize) -> Resul
     Ok(())
 }
 
-/// `MissingField` for the first field (in SPEC order) not in `seen`.
+/// `MissingField` for the first field (in field order: docs/SPEC.md, "Field order") not in `seen`.
 #[inline]
 fn check_all_seen(seen: u32, fields: &[Field], map_at: usize) -> Result<(), DecodeError> {
     let all = (1u32 << fields.len()) - 1;
@@ -561,7 +561,7 @@ fn read_products(cur: &mut Cursor<'_>) -> Result<Vec<Product>, DecodeError> {
 
 /// Reads one product map: 17 known keys in any order, others skipped.
 ///
-/// Keys in SPEC order (what our encoder and rmp-serde write) are matched as
+/// Keys in field order (docs/SPEC.md, "Field order") (what our encoder and rmp-serde write) are matched as
 /// raw bytes in straight-line code; at the first key out of place the general
 /// any-order loop takes over from that pair, with the fields read so far
 /// marked as seen, so the result and every error are the same either way.
@@ -704,7 +704,7 @@ fn read_dimensions(cur: &mut Cursor<'_>) -> Result<Dimensions, DecodeError> {
     const DEPTH: usize = 4;
     let (map_at, pairs) = read_map_len(cur, PRODUCT[12].expected)?;
     let mut d = Dimensions::default();
-    // SPEC order first, as in `read_product`.
+    // Field order (docs/SPEC.md, "Field order") first, as in `read_product`.
     let mut k = 0;
     while k < pairs.min(DIMENSIONS.len()) && at_key(cur, DIMENSIONS[k].key) {
         set_dimension(&mut d, k, read_i32(cur, &DIMENSIONS[k])?);
@@ -744,7 +744,7 @@ fn read_variant(cur: &mut Cursor<'_>) -> Result<Variant, DecodeError> {
         price_cents: 0,
         stock: 0,
     };
-    // SPEC order first, as in `read_product`.
+    // Field order (docs/SPEC.md, "Field order") first, as in `read_product`.
     let mut k = 0;
     'canonical: {
         macro_rules! next {

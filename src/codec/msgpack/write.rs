@@ -1,6 +1,6 @@
 //! The MessagePack writer: the smallest format of each family (spec,
 //! "Serialization": "serializers SHOULD use the format which represents the
-//! data in the smallest number of bytes"), and the catalog in SPEC key order.
+//! data in the smallest number of bytes"), and the catalog in field order (docs/SPEC.md, "Field order").
 //!
 //! Integer width rule, identical to rmp's `write_sint` (what rmp-serde emits
 //! for every `i32`/`i64`): a **non-negative** value uses the unsigned family
@@ -338,7 +338,7 @@ fn product_bound(p: &Product) -> Option<usize> {
     u32::try_from(n).is_ok().then_some(n)
 }
 
-/// Appends one product: a map of the 17 fields in SPEC order.
+/// Appends one product: a map of the 17 fields in field order (docs/SPEC.md, "Field order").
 pub fn write_product<S: Sink>(p: &Product, out: &mut S) -> Result<(), EncodeError> {
     write_map_len(out, PRODUCT_FIELDS, "product")?;
     out.put_all(key!("id"));

@@ -197,57 +197,52 @@ impl Histogram {
         Ok(())
     }
 
-    /// Parses the text form. Every bucket line must match this layout exactly
-    /// (errors name the line). Without `min_ns`/`max_ns` comments the min and max
-    /// are taken from the outermost non-empty buckets.
-    pub fn read_text(text: &str) -> Result<Histogram, String> {
+    /// Parses the text form. Every bucket line must match this layout exactly;
+    /// an error names the 1-based line and what was wrong. Without
+    /// `min_ns`/`max_ns` comments the min and max are taken from the outermost
+    /// non-empty buckets.
+    pub fn read_text(text: &str) -> Result<Histogram, TextError> {
         let mut h = Histogram::new();
         let (mut min, mut max) = (None, None);
         for (n, line) in text.lines().enumerate() {
             let line = line.trim();
-            let lineno = n + 1;
+            let err = |message: String| TextError { line: n + 1, message };
             if line.is_empty() {
                 continue;
             }
+            let num = |s: &str, what: &str| {
+                s.parse::<u64>()
+                    .map_err(|_| err(format!("{what}: expected a number, found {s:?}")))
+            };
             if let Some(comment) = line.strip_prefix('#') {
                 for kv in comment.split_whitespace() {
-                    let parse = |v: &str| {
-                        v.parse::<u64>()
-                            .map_err(|_| format!("line {lineno}: bad number in {kv:?}"))
-                    };
                     if let Some(v) = kv.strip_prefix("min_ns=") {
-                        min = Some(parse(v)?);
+                        min = Some(num(v, "min_ns")?);
                     } else if let Some(v) = kv.strip_prefix("max_ns=") {
-                        max = Some(parse(v)?);
+                        max = Some(num(v, "max_ns")?);
                     }
                 }
                 continue;
             }
             let fields: Vec<&str> = line.split_whitespace().collect();
             let [low, high, count] = fields[..] else {
-                return Err(format!(
-                    "line {lineno}: expected `low_ns high_ns count`, found {line:?}"
-                ));
-            };
-            let num = |s: &str, what: &str| {
-                s.parse::<u64>()
-                    .map_err(|_| format!("line {lineno}: {what} must be an unsigned integer, found {s:?}"))
+                return Err(err(format!("expected `low_ns high_ns count`, found {line:?}")));
             };
             let (low, high, count) = (num(low, "low_ns")?, num(high, "high_ns")?, num(count, "count")?);
             let i = index_of(low);
             if bounds_of(i) != (low, high) || low >= MAX_TRACKABLE {
                 let (l, h) = bounds_of(i);
-                return Err(format!(
-                    "line {lineno}: [{low}, {high}) is not a bucket of this layout (expected [{l}, {h}))"
-                ));
+                return Err(err(format!(
+                    "[{low}, {high}) is not a bucket of this layout (expected [{l}, {h}))"
+                )));
             }
             h.counts[i] = h.counts[i]
                 .checked_add(count)
-                .ok_or_else(|| format!("line {lineno}: count overflows"))?;
+                .ok_or_else(|| err("count overflows".to_string()))?;
             h.count = h
                 .count
                 .checked_add(count)
-                .ok_or_else(|| format!("line {lineno}: total count overflows"))?;
+                .ok_or_else(|| err("total count overflows".to_string()))?;
             let mid = low + (high - low - 1) / 2;
             h.sum += u128::from(mid) * u128::from(count);
         }
@@ -258,6 +253,20 @@ impl Histogram {
             h.max = max.unwrap_or(bounds_of(l).1 - 1);
         }
         Ok(h)
+    }
+}
+
+/// Why a histogram's text form could not be read: the 1-based line and what
+/// was wrong there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextError {
+    pub line: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for TextError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
     }
 }
 

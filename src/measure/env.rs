@@ -71,7 +71,7 @@ pub fn capture() -> Environment {
     Environment {
         date_utc: now_utc(),
         cpu,
-        cores: super::super::bench::procs(),
+        cores: super::stats::procs(),
         memory,
         os,
         kernel,

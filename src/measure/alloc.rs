@@ -4,7 +4,7 @@
 //! Install it in a binary, then read the counters around what you measure:
 //!
 //! ```
-//! use wirebench::bench::alloc::{CountingAlloc, counts};
+//! use wirebench::measure::alloc::{CountingAlloc, counts};
 //!
 //! #[global_allocator]
 //! static ALLOC: CountingAlloc = CountingAlloc::new();

@@ -1,0 +1,25 @@
+//! Helpers shared by the integration tests, included the same way by every
+//! test file that needs one:
+//!
+//! ```ignore
+//! mod support;
+//! use support::{server, memlimit};
+//! ```
+//!
+//! | module | what it gives a test |
+//! |---|---|
+//! | [`server`] | a server on `127.0.0.1:0`, raw-socket request helpers |
+//! | [`memlimit`] | "refused without allocating", checked under a capped address space |
+//! | [`mutate`] | the seeded mutator for hostile inputs |
+//! | [`oracle`] | the properties every hostile input must keep (also used by `fuzz/`) |
+//! | [`serde_mirror`] | serde types mirroring the model, for the reference crates |
+//!
+//! Each test binary compiles all of them and uses a few, hence the
+//! `dead_code` allowance here and nowhere else.
+#![allow(dead_code)]
+
+pub mod memlimit;
+pub mod mutate;
+pub mod oracle;
+pub mod serde_mirror;
+pub mod server;
