@@ -7,7 +7,7 @@
 #[path = "support/mutate.rs"]
 mod mutate;
 
-use wirebench::codec::avro::datum::write;
+use wirebench::codec::avro::datum_write::write;
 use wirebench::codec::avro::resolve::Resolver;
 use wirebench::codec::avro::schema::Schema;
 use wirebench::evolve::{Direction, Row, Step, run};

@@ -116,3 +116,29 @@ fn a_protobuf_v1_relay_loses_v2_fields() {
     assert!(!relayed.windows(4).any(|w| w == b"Acme"), "the relayed bytes do not");
     assert!(relayed.len() < cell.bytes.len());
 }
+
+/// docs/EVOLUTION.md's matrix is exactly what `wirebench evolve` prints:
+/// the table after `<!-- evolve: matrix -->`, up to the first blank line.
+#[test]
+fn evolution_md_quotes_the_real_matrix() {
+    let doc = include_str!("../docs/EVOLUTION.md");
+    let printed = wirebench::evolve::matrix_markdown(&wirebench::evolve::matrix().unwrap());
+    assert_eq!(
+        quoted_table(doc).unwrap(),
+        printed,
+        "docs/EVOLUTION.md: regenerate the table with `wirebench evolve`"
+    );
+    // The check can fail: one edited cell is caught.
+    let (head, table) = doc.split_once("<!-- evolve: matrix -->").unwrap();
+    let edited = format!(
+        "{head}<!-- evolve: matrix -->{}",
+        table.replacen("reads correctly", "reads fine", 1)
+    );
+    assert_ne!(quoted_table(&edited).unwrap(), printed);
+}
+
+fn quoted_table(doc: &str) -> Option<String> {
+    let (_, after) = doc.split_once("<!-- evolve: matrix -->\n")?;
+    let table: Vec<&str> = after.lines().take_while(|l| !l.trim().is_empty()).collect();
+    Some(table.join("\n") + "\n")
+}

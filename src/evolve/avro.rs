@@ -5,7 +5,8 @@
 //! generic datum writer with the step's `.avsc`.
 
 use super::{Direction, Step, v1_schema};
-use crate::codec::avro::datum::{Datum, write};
+use crate::codec::avro::datum::Datum;
+use crate::codec::avro::datum_write::write;
 use crate::codec::avro::resolve::Resolver;
 use crate::codec::avro::schema::Schema;
 use crate::model::Catalog;

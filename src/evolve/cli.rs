@@ -59,9 +59,14 @@ pub fn cell_text(step: Step, row: Row, d: Direction) -> Result<String, String> {
     );
     out.push_str(&format!("outcome: {}\n\n", c.outcome));
     out.push_str(&format!("writer's bytes ({}):\n", c.bytes.len()));
-    match (d, crate::explain::explain_text(row.format(), &c.bytes, true)) {
-        (Direction::OldToNew, Ok(text)) => out.push_str(&text),
-        _ => out.push_str(&hex(&c.bytes)),
+    // The explainer knows the v1 catalog; v2 bytes it cannot follow get a
+    // plain dump with the reason.
+    match crate::explain::explain_text(row.format(), &c.bytes, true) {
+        Ok(text) => out.push_str(&text),
+        Err(e) => {
+            out.push_str(&format!("(the v1 explainer stops: {}; plain dump)\n", e.error));
+            out.push_str(&hex(&c.bytes));
+        }
     }
     out.push_str(&format!("\nwritten: {}\n", c.written.to_json()));
     match &c.read {

@@ -52,6 +52,7 @@
 //! bytes, and validates every product (model rules) with the product's offset.
 
 pub mod datum;
+pub mod datum_write;
 mod read;
 pub mod resolve;
 pub mod schema;
