@@ -385,7 +385,7 @@ impl Gen {
     /// A reader type for writer type `w`, and the writer as apache-avro must
     /// see it (field aliases applied). Mostly compatible; sometimes a change
     /// the specification refuses.
-    fn evolve(&mut self, w: &T, seen: &mut Seen, in_container: Option<&'static str>) -> (T, T) {
+    fn evolve(&mut self, w: &T, seen: &mut Seen) -> (T, T) {
         if self.rng.chance(4) {
             // A refusal: a type no promotion reaches.
             let r = match w {
@@ -460,18 +460,18 @@ impl Gen {
                 if matches!(**item, T::Record(..)) {
                     seen.record_in_array += 1;
                 }
-                let (r, wa) = self.evolve(item, seen, Some("array"));
+                let (r, wa) = self.evolve(item, seen);
                 (T::Array(Box::new(r)), T::Array(Box::new(wa)))
             }
             T::Map(v) => {
                 if matches!(**v, T::Record(..)) {
                     seen.record_in_map += 1;
                 }
-                let (r, wa) = self.evolve(v, seen, Some("map"));
+                let (r, wa) = self.evolve(v, seen);
                 (T::Map(Box::new(r)), T::Map(Box::new(wa)))
             }
             T::Union(b) => {
-                let (inner_r, inner_w) = self.evolve(&b[1], seen, in_container);
+                let (inner_r, inner_w) = self.evolve(&b[1], seen);
                 let wa = T::Union(vec![T::Null, inner_w]);
                 match self.rng.below(3) {
                     0 if !matches!(inner_r, T::Null | T::Union(_)) => {
@@ -496,7 +496,7 @@ impl Gen {
                         1 => {
                             // Renamed, with the old name as an alias.
                             seen.alias += 1;
-                            let (r, wa) = self.evolve(&f.ty, seen, None);
+                            let (r, wa) = self.evolve(&f.ty, seen);
                             let new = format!("{}_new", f.name);
                             rf.push(F {
                                 name: new.clone(),
@@ -512,7 +512,7 @@ impl Gen {
                             });
                         }
                         _ => {
-                            let (r, wa) = self.evolve(&f.ty, seen, None);
+                            let (r, wa) = self.evolve(&f.ty, seen);
                             rf.push(F {
                                 name: f.name.clone(),
                                 aliases: vec![],
@@ -574,7 +574,7 @@ fn random_schema_pairs_match_apache_avro() {
             names: 0,
         };
         let w = g.record(0);
-        let (r, w_apache) = g.evolve(&w, &mut seen, None);
+        let (r, w_apache) = g.evolve(&w, &mut seen);
         let w_text = schema_json(&w).to_string();
         let r_text = schema_json(&r).to_string();
         let wa_text = schema_json(&w_apache).to_string();
