@@ -54,6 +54,69 @@ macro_rules! cells {
 }
 
 cells! {
+    add_field_json_old_to_new: AddField Json OldToNew => Refuses "missing field `brand`";
+    add_field_json_new_to_old: AddField Json NewToOld => Drops "brand";
+    add_field_json_tolerant_old_to_new: AddField JsonTolerant OldToNew => Default "brand = \"\"";
+    add_field_json_tolerant_new_to_old: AddField JsonTolerant NewToOld => Drops "brand";
+    add_field_msgpack_old_to_new: AddField Msgpack OldToNew => Refuses "missing field `brand`";
+    add_field_msgpack_new_to_old: AddField Msgpack NewToOld => Drops "brand";
+    add_field_msgpack_tolerant_old_to_new: AddField MsgpackTolerant OldToNew => Default "brand = \"\"";
+    add_field_msgpack_tolerant_new_to_old: AddField MsgpackTolerant NewToOld => Drops "brand";
+
+    remove_field_json_old_to_new: RemoveField Json OldToNew => Drops "image_url";
+    remove_field_json_new_to_old: RemoveField Json NewToOld => Refuses "missing field `image_url`";
+    remove_field_json_tolerant_old_to_new: RemoveField JsonTolerant OldToNew => Drops "image_url";
+    remove_field_json_tolerant_new_to_old: RemoveField JsonTolerant NewToOld => Default "image_url = \"\"";
+    remove_field_msgpack_old_to_new: RemoveField Msgpack OldToNew => Drops "image_url";
+    remove_field_msgpack_new_to_old: RemoveField Msgpack NewToOld => Refuses "missing field `image_url`";
+    remove_field_msgpack_tolerant_old_to_new: RemoveField MsgpackTolerant OldToNew => Drops "image_url";
+    remove_field_msgpack_tolerant_new_to_old: RemoveField MsgpackTolerant NewToOld => Default "image_url = \"\"";
+
+    widen_int_json_old_to_new: WidenInt Json OldToNew => Correct "";
+    widen_int_json_new_to_old: WidenInt Json NewToOld => Refuses "5000000000";
+    widen_int_json_tolerant_old_to_new: WidenInt JsonTolerant OldToNew => Correct "";
+    widen_int_json_tolerant_new_to_old: WidenInt JsonTolerant NewToOld => Refuses "5000000000 does not fit int (32 bits)";
+    widen_int_msgpack_old_to_new: WidenInt Msgpack OldToNew => Correct "";
+    widen_int_msgpack_new_to_old: WidenInt Msgpack NewToOld => Refuses "5000000000";
+    widen_int_msgpack_tolerant_old_to_new: WidenInt MsgpackTolerant OldToNew => Correct "";
+    widen_int_msgpack_tolerant_new_to_old: WidenInt MsgpackTolerant NewToOld => Refuses "5000000000 does not fit int (32 bits)";
+
+    add_enum_symbol_json_old_to_new: AddEnumSymbol Json OldToNew => Correct "";
+    add_enum_symbol_json_new_to_old: AddEnumSymbol Json NewToOld => Refuses "\"archived\"";
+    add_enum_symbol_json_tolerant_old_to_new: AddEnumSymbol JsonTolerant OldToNew => Correct "";
+    add_enum_symbol_json_tolerant_new_to_old: AddEnumSymbol JsonTolerant NewToOld => Refuses "unknown Status symbol \"archived\"";
+    add_enum_symbol_msgpack_old_to_new: AddEnumSymbol Msgpack OldToNew => Correct "";
+    add_enum_symbol_msgpack_new_to_old: AddEnumSymbol Msgpack NewToOld => Refuses "\"archived\"";
+    add_enum_symbol_msgpack_tolerant_old_to_new: AddEnumSymbol MsgpackTolerant OldToNew => Correct "";
+    add_enum_symbol_msgpack_tolerant_new_to_old: AddEnumSymbol MsgpackTolerant NewToOld => Refuses "unknown Status symbol \"archived\"";
+
+    rename_field_json_old_to_new: RenameField Json OldToNew => Refuses "missing field `reviews`";
+    rename_field_json_new_to_old: RenameField Json NewToOld => Refuses "missing field `review_count`";
+    rename_field_json_tolerant_old_to_new: RenameField JsonTolerant OldToNew => Wrong "review_count 10975 → 0";
+    rename_field_json_tolerant_new_to_old: RenameField JsonTolerant NewToOld => Wrong "reviews 10975 → 0";
+    rename_field_msgpack_old_to_new: RenameField Msgpack OldToNew => Refuses "missing field `reviews`";
+    rename_field_msgpack_new_to_old: RenameField Msgpack NewToOld => Refuses "missing field `review_count`";
+    rename_field_msgpack_tolerant_old_to_new: RenameField MsgpackTolerant OldToNew => Wrong "review_count 10975 → 0";
+    rename_field_msgpack_tolerant_new_to_old: RenameField MsgpackTolerant NewToOld => Wrong "reviews 10975 → 0";
+
+    reorder_fields_json_old_to_new: ReorderFields Json OldToNew => Correct "";
+    reorder_fields_json_new_to_old: ReorderFields Json NewToOld => Correct "";
+    reorder_fields_json_tolerant_old_to_new: ReorderFields JsonTolerant OldToNew => Correct "";
+    reorder_fields_json_tolerant_new_to_old: ReorderFields JsonTolerant NewToOld => Correct "";
+    reorder_fields_msgpack_old_to_new: ReorderFields Msgpack OldToNew => Correct "";
+    reorder_fields_msgpack_new_to_old: ReorderFields Msgpack NewToOld => Correct "";
+    reorder_fields_msgpack_tolerant_old_to_new: ReorderFields MsgpackTolerant OldToNew => Correct "";
+    reorder_fields_msgpack_tolerant_new_to_old: ReorderFields MsgpackTolerant NewToOld => Correct "";
+
+    optional_to_required_json_old_to_new: OptionalToRequired Json OldToNew => Refuses "expected int, found null";
+    optional_to_required_json_new_to_old: OptionalToRequired Json NewToOld => Refuses "must be absent or in 1..=90, found 0";
+    optional_to_required_json_tolerant_old_to_new: OptionalToRequired JsonTolerant OldToNew => Default "discount_percent = 0 (written: null)";
+    optional_to_required_json_tolerant_new_to_old: OptionalToRequired JsonTolerant NewToOld => Correct "";
+    optional_to_required_msgpack_old_to_new: OptionalToRequired Msgpack OldToNew => Refuses "expected int, found null";
+    optional_to_required_msgpack_new_to_old: OptionalToRequired Msgpack NewToOld => Refuses "must be absent or in 1..=90, found 0";
+    optional_to_required_msgpack_tolerant_old_to_new: OptionalToRequired MsgpackTolerant OldToNew => Default "discount_percent = 0 (written: null)";
+    optional_to_required_msgpack_tolerant_new_to_old: OptionalToRequired MsgpackTolerant NewToOld => Correct "";
+
     add_field_protobuf_old_to_new: AddField Protobuf OldToNew => Default "brand = \"\"";
     add_field_protobuf_new_to_old: AddField Protobuf NewToOld => Drops "brand";
     add_field_avro_old_to_new: AddField Avro OldToNew => Default "brand = \"\"";

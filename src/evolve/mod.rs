@@ -25,6 +25,7 @@ pub mod decode;
 mod flatbuffers;
 pub mod generated;
 mod protobuf;
+pub mod shape;
 
 use crate::codec::avro::datum::Datum;
 use crate::codec::avro::resolve::Resolver;
@@ -131,16 +132,34 @@ impl Direction {
 /// the reader's mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Row {
+    /// JSON, today's reader: unknown keys skipped, missing keys refused.
+    Json,
+    /// JSON, tolerant reader: missing keys take their default too.
+    JsonTolerant,
+    Msgpack,
+    MsgpackTolerant,
     Protobuf,
     Avro,
     Flatbuffers,
 }
 
 impl Row {
-    pub const ALL: [Row; 3] = [Row::Protobuf, Row::Avro, Row::Flatbuffers];
+    pub const ALL: [Row; 7] = [
+        Row::Json,
+        Row::JsonTolerant,
+        Row::Msgpack,
+        Row::MsgpackTolerant,
+        Row::Protobuf,
+        Row::Avro,
+        Row::Flatbuffers,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
+            Row::Json => "json",
+            Row::JsonTolerant => "json-tolerant",
+            Row::Msgpack => "msgpack",
+            Row::MsgpackTolerant => "msgpack-tolerant",
             Row::Protobuf => "protobuf",
             Row::Avro => "avro",
             Row::Flatbuffers => "flatbuffers",
@@ -154,6 +173,8 @@ impl Row {
     /// The codec whose bytes the row reads (for the explainer).
     pub fn format(self) -> crate::codec::Format {
         match self {
+            Row::Json | Row::JsonTolerant => crate::codec::Format::Json,
+            Row::Msgpack | Row::MsgpackTolerant => crate::codec::Format::Msgpack,
             Row::Protobuf => crate::codec::Format::Protobuf,
             Row::Avro => crate::codec::Format::Avro,
             Row::Flatbuffers => crate::codec::Format::Flatbuffers,
@@ -255,6 +276,9 @@ pub fn run(step: Step, row: Row, direction: Direction) -> Result<Cell, String> {
     let v1 = catalog_datum(&catalog)?;
     let v2 = v2_datum(step, &v1);
     let (bytes, read) = match (row, direction) {
+        (Row::Json | Row::JsonTolerant | Row::Msgpack | Row::MsgpackTolerant, d) => {
+            self_describing(step, row, d, &catalog, &v2)?
+        }
         (Row::Avro, d) => avro::cell(step, d, &catalog, &v2)?,
         (Row::Protobuf, Direction::OldToNew) => {
             let bytes = crate::codec::Format::Protobuf
@@ -293,6 +317,41 @@ pub fn run(step: Step, row: Row, direction: Direction) -> Result<Cell, String> {
         read,
         outcome,
     })
+}
+
+/// JSON and MessagePack: v1 bytes from the production encoder, v2 bytes
+/// from the v2 datum; the strict v1 reader is the production decoder, every
+/// other reader the shape reader ([`shape`]) over that version's `.avsc`.
+fn self_describing(
+    step: Step,
+    row: Row,
+    d: Direction,
+    catalog: &Catalog,
+    v2: &Datum,
+) -> Result<(Vec<u8>, Result<Datum, String>), String> {
+    let format = row.format();
+    let mode = match row {
+        Row::JsonTolerant | Row::MsgpackTolerant => shape::Mode::Tolerant,
+        _ => shape::Mode::Strict,
+    };
+    let bytes = match d {
+        Direction::OldToNew => format.encode_to_vec(&catalog.products).map_err(|e| e.to_string())?,
+        Direction::NewToOld if format == crate::codec::Format::Json => shape::json_text(v2),
+        Direction::NewToOld => shape::msgpack_bytes(v2)?,
+    };
+    let reader_schema = match d {
+        Direction::OldToNew => Schema::parse(step.avsc().as_bytes()).map_err(|e| e.to_string())?,
+        Direction::NewToOld if mode == shape::Mode::Strict => return Ok((bytes.clone(), production(format, &bytes))),
+        Direction::NewToOld => v1_schema(),
+    };
+    let tree = match format {
+        crate::codec::Format::Json => crate::codec::json::value::parse(&bytes),
+        _ => crate::codec::msgpack::value::parse(&bytes),
+    };
+    let read = tree
+        .map_err(|e| e.to_string())
+        .and_then(|t| shape::read(&reader_schema, &t, mode));
+    Ok((bytes, read))
 }
 
 /// Reads bytes with a production (v1) decoder, as a datum.
