@@ -50,7 +50,9 @@ fn null_datum(schema: &Schema, id: NodeId) -> Option<Datum> {
     }
 }
 
-/// The zero value of a type (tolerant readers' default without a schema default).
+/// The zero value of a type (tolerant readers' default without a schema
+/// default). Nested records and unions past 4 levels read as `null`: the
+/// shape reader only ever sees this repository's catalog schemas.
 pub fn zero(schema: &Schema, id: NodeId, depth: usize) -> Datum {
     match schema.node(id) {
         Node::Null => Datum::Null,
@@ -66,10 +68,10 @@ pub fn zero(schema: &Schema, id: NodeId, depth: usize) -> Datum {
         Node::Array(_) => Datum::Array(Vec::new()),
         Node::Map(_) => Datum::Map(Vec::new()),
         Node::Union(b) => match b.first() {
-            Some(&x) if depth < 16 => Datum::Union(0, Box::new(zero(schema, x, depth + 1))),
+            Some(&x) if depth < 4 => Datum::Union(0, Box::new(zero(schema, x, depth + 1))),
             _ => Datum::Null,
         },
-        Node::Record(r) if depth < 16 => Datum::Record(
+        Node::Record(r) if depth < 4 => Datum::Record(
             r.fields
                 .iter()
                 .map(|f| {

@@ -128,6 +128,8 @@ pub struct Resolver<'s> {
     reader: &'s Schema,
     plans: Vec<Plan>,
     root: PlanId,
+    /// [`min_sizes`] of the writer's types, for skipping arrays and maps.
+    writer_min: Vec<u64>,
 }
 
 struct Compiler<'s> {
@@ -157,6 +159,7 @@ impl<'s> Resolver<'s> {
             reader,
             plans: c.plans,
             root,
+            writer_min: min_sizes(writer),
         }
     }
 
@@ -232,7 +235,7 @@ impl<'s> Resolver<'s> {
             }
             Plan::Array(item) => {
                 let mut items = Vec::new();
-                self.blocks(st, *item, depth, |this, st| {
+                self.blocks(st, *item, |this, st| {
                     items.push(this.read_plan(*item, st, depth + 1)?);
                     Ok(())
                 })?;
@@ -240,7 +243,7 @@ impl<'s> Resolver<'s> {
             }
             Plan::Map(value) => {
                 let mut entries = Vec::new();
-                self.blocks(st, *value, depth, |this, st| {
+                self.blocks(st, *value, |this, st| {
                     let k = st.string()?;
                     let v = this.read_plan(*value, st, depth + 1)?;
                     entries.push((k, v));
@@ -295,7 +298,6 @@ impl<'s> Resolver<'s> {
         &self,
         st: &mut State<'_>,
         item: PlanId,
-        _depth: usize,
         mut each: impl FnMut(&Self, &mut State<'_>) -> Result<(), ResolveError>,
     ) -> Result<(), ResolveError> {
         let min = self.plan_min_bytes(item);
@@ -396,12 +398,12 @@ impl<'s> Resolver<'s> {
             }
             Node::Array(item) => {
                 let item = *item;
-                let min = min_bytes(self.writer, item, 0);
+                let min = self.writer_min[item];
                 self.walk_blocks(st, min, |st| self.skip(item, st, depth + 1))?;
             }
             Node::Map(value) => {
                 let value = *value;
-                let min = 1 + min_bytes(self.writer, value, 0);
+                let min = self.writer_min[value].saturating_add(1);
                 self.walk_blocks(st, min, |st| {
                     st.bytes("map key length")?;
                     self.skip(value, st, depth + 1)
@@ -433,25 +435,37 @@ impl<'s> Resolver<'s> {
     }
 }
 
-/// Fewest bytes a value of `node` takes; records count their fields, to a
-/// bounded depth (recursive types stop at 0).
-fn min_bytes(s: &Schema, node: NodeId, depth: usize) -> u64 {
-    if depth > 16 {
-        return 0;
+/// Fewest bytes a value of each writer type takes: a lower bound, found by
+/// iterating from 0 (so a recursive record that never ends stays finite, and
+/// the work is bounded by passes × schema size, whatever the schema).
+fn min_sizes(s: &Schema) -> Vec<u64> {
+    let n = s.len();
+    let mut m = vec![0u64; n];
+    for _ in 0..MIN_SIZE_PASSES {
+        let mut changed = false;
+        for id in 0..n {
+            let v = match s.node(id) {
+                Node::Null => 0,
+                Node::Float => 4,
+                Node::Double => 8,
+                Node::Fixed(f) => f.size as u64,
+                Node::Record(r) => r.fields.iter().map(|f| m[f.ty]).fold(0u64, u64::saturating_add),
+                _ => 1,
+            };
+            if v != m[id] {
+                m[id] = v;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
     }
-    match s.node(node) {
-        Node::Null => 0,
-        Node::Float => 4,
-        Node::Double => 8,
-        Node::Fixed(f) => f.size as u64,
-        Node::Record(r) => r
-            .fields
-            .iter()
-            .map(|f| min_bytes(s, f.ty, depth + 1))
-            .fold(0u64, u64::saturating_add),
-        _ => 1,
-    }
+    m
 }
+
+/// Passes of [`min_sizes`]: enough for any schema nested this deep.
+const MIN_SIZE_PASSES: usize = 64;
 
 struct State<'a> {
     c: Cursor<'a>,
@@ -904,6 +918,17 @@ mod tests {
                 .message
                 .contains("deeper than")
         );
+        // A record of itself, many times over: min sizes stay cheap to find.
+        let fields: Vec<String> = (0..200)
+            .map(|i| format!("{{\"name\":\"f{i}\",\"type\":\"R\"}}"))
+            .collect();
+        let wide = format!(
+            "{{\"type\":\"record\",\"name\":\"R\",\"fields\":[{{\"name\":\"a\",\"type\":{{\"type\":\"array\",\"items\":\"R\"}}}},{}]}}",
+            fields.join(",")
+        );
+        let ws = schema(&wide);
+        let rs = schema(r#"{"type":"record","name":"R","fields":[]}"#);
+        assert!(read_with(&ws, &rs, &[0x02, 0x00]).is_err());
         let long = schema("\"long\"");
         assert!(read_with(&long, &long, &[0xff; 11]).is_err());
     }

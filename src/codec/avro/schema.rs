@@ -164,6 +164,16 @@ impl Schema {
         &self.nodes[id]
     }
 
+    /// How many types the arena holds (every [`NodeId`] is below this).
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Never true: a parsed schema has at least its root.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
     /// The root's name for paths: a named type's short name, else `$`.
     pub fn root_name(&self) -> String {
         self.name_of(self.root)
