@@ -110,11 +110,11 @@ cells! {
 
     optional_to_required_json_old_to_new: OptionalToRequired Json OldToNew => Refuses "expected int, found null";
     optional_to_required_json_new_to_old: OptionalToRequired Json NewToOld => Refuses "must be absent or in 1..=90, found 0";
-    optional_to_required_json_tolerant_old_to_new: OptionalToRequired JsonTolerant OldToNew => Default "discount_percent = 0 (written: null)";
+    optional_to_required_json_tolerant_old_to_new: OptionalToRequired JsonTolerant OldToNew => Refuses "expected int, found null";
     optional_to_required_json_tolerant_new_to_old: OptionalToRequired JsonTolerant NewToOld => Correct "";
     optional_to_required_msgpack_old_to_new: OptionalToRequired Msgpack OldToNew => Refuses "expected int, found null";
     optional_to_required_msgpack_new_to_old: OptionalToRequired Msgpack NewToOld => Refuses "must be absent or in 1..=90, found 0";
-    optional_to_required_msgpack_tolerant_old_to_new: OptionalToRequired MsgpackTolerant OldToNew => Default "discount_percent = 0 (written: null)";
+    optional_to_required_msgpack_tolerant_old_to_new: OptionalToRequired MsgpackTolerant OldToNew => Refuses "expected int, found null";
     optional_to_required_msgpack_tolerant_new_to_old: OptionalToRequired MsgpackTolerant NewToOld => Correct "";
 
     add_field_protobuf_old_to_new: AddField Protobuf OldToNew => Default "brand = \"\"";

@@ -8,9 +8,10 @@
 //! - unknown keys are skipped (in both modes, as the catalog readers do);
 //! - a missing key of a nullable field reads as `null` (both modes);
 //! - [`Mode::Strict`]: any other missing key is an error;
-//! - [`Mode::Tolerant`]: a missing key, or a `null` where the field cannot
-//!   be null, reads as the field's default (the schema's `default`, else the
-//!   type's zero: 0, `""`, `false`, the first enum symbol, empty list).
+//! - [`Mode::Tolerant`]: a missing key reads as the field's default (the
+//!   schema's `default`, else the type's zero: 0, `""`, `false`, the first
+//!   enum symbol, empty list). A key that is present must hold a value of
+//!   the field's type: `null` in a field that cannot be null is an error.
 //!
 //! Enum symbols match case-insensitively (`"active"` is `ACTIVE`). Values
 //! must fit their type: an `int` out of the 32-bit range is an error.
@@ -135,9 +136,6 @@ fn node(schema: &Schema, id: NodeId, v: &JsonValue, mode: Mode, path: &str) -> R
                 let fpath = format!("{path}.{}", f.name);
                 let present = members.iter().find(|(k, _)| *k == f.name).map(|(_, x)| x);
                 let d = match present {
-                    Some(JsonValue::Null) if null_datum(schema, f.ty).is_none() && mode == Mode::Tolerant => {
-                        f.default.clone().unwrap_or_else(|| zero(schema, f.ty, 0))
-                    }
                     Some(x) => node(schema, f.ty, x, mode, &fpath)?,
                     None => match (null_datum(schema, f.ty), mode) {
                         (Some(d), _) => d,
