@@ -635,3 +635,50 @@ fn random_schema_pairs_match_apache_avro() {
     assert!(seen.record_in_array > 0 && seen.record_in_map > 0, "{seen:?}");
     assert!(seen.agreed_ok > 500 && seen.agreed_err > 50, "{seen:?}");
 }
+
+/// Named types used by reference and recursion: a linked list whose nodes
+/// carry a map of references to the list type, read by a reader that
+/// renames the record (alias), promotes the value and adds a defaulted
+/// array of itself.
+#[test]
+fn references_and_recursion_match_apache_avro() {
+    let w = r#"{"type":"record","name":"L","namespace":"n","fields":[
+        {"name":"v","type":"int"},
+        {"name":"tag","type":{"type":"enum","name":"Tag","symbols":["A","B"]}},
+        {"name":"again","type":"Tag"},
+        {"name":"m","type":{"type":"map","values":["null","L"]}},
+        {"name":"next","type":["null","n.L"]}]}"#;
+    let r = r#"{"type":"record","name":"N","namespace":"n","aliases":["L"],"fields":[
+        {"name":"next","type":["null","N"]},
+        {"name":"again","type":{"type":"enum","name":"T2","aliases":["Tag"],"symbols":["B","A"]}},
+        {"name":"v","type":"double"},
+        {"name":"kids","type":{"type":"array","items":"N"},"default":[]}]}"#;
+    let apache_w = ApacheSchema::parse_str(w).unwrap();
+    let mut rng = Rng::new(77);
+    fn list(rng: &mut Rng, depth: usize) -> Value {
+        let next = if depth < 4 && rng.chance(70) {
+            Value::Union(1, Box::new(list(rng, depth + 1)))
+        } else {
+            Value::Union(0, Box::new(Value::Null))
+        };
+        let m = if depth < 3 && rng.chance(40) {
+            vec![("k".to_string(), Value::Union(1, Box::new(list(rng, depth + 2))))]
+        } else {
+            vec![("z".to_string(), Value::Union(0, Box::new(Value::Null)))]
+        };
+        let t = rng.below(2) as u32;
+        let tag = Value::Enum(t, ["A", "B"][t as usize].to_string());
+        Value::Record(vec![
+            ("v".into(), Value::Int(rng.range_i64(-1000, 1000) as i32)),
+            ("tag".into(), tag.clone()),
+            ("again".into(), tag),
+            ("m".into(), Value::Map(m.into_iter().collect())),
+            ("next".into(), next),
+        ])
+    }
+    for _ in 0..50 {
+        let bytes = apache_avro::to_avro_datum(&apache_w, list(&mut rng, 0)).unwrap();
+        let ours = ours(w, r, &bytes).unwrap();
+        assert_eq!(Ok(ours), theirs(w, r, &bytes));
+    }
+}
