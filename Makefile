@@ -121,3 +121,10 @@ bench-quick: build-release ## smoke run of the whole bench pipeline into $(QUICK
 	$(QUICK_LOAD) --compression gzip > $(QUICK_DIR)/http-gzip.csv
 	$(RELEASE) report --dir $(QUICK_DIR)
 	@test -s $(QUICK_DIR)/REPORT.md && echo "bench-quick: ok, see $(QUICK_DIR)/REPORT.md" >&2
+
+# --- evolve: the schema evolution lab (docs/EVOLUTION.md) ---
+.PHONY: evolve
+STEP ?=
+evolve: ## evolution matrix of every step x format x direction; one cell's bytes: make evolve STEP=widen-int FORMAT=protobuf
+	$(RELEASE) evolve $(if $(STEP),$(STEP) $(FORMAT))
+# --- end evolve ---

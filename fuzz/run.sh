@@ -6,7 +6,7 @@
 #   make fuzz FUZZ_SANITIZER=address            AddressSanitizer (see below)
 #
 # FUZZ_SECONDS  time per target (default 60)
-# FUZZ_TARGETS  which targets (default: all nine, `cargo fuzz list`)
+# FUZZ_TARGETS  which targets (default: all eleven, `cargo fuzz list`)
 # FUZZ_JOBS     targets run at once (default 1; this machine has 2 cores)
 # FUZZ_SANITIZER none (default) or address. cargo-fuzz asks rustc for
 #               `-Zsanitizer=address`, which stable rustc refuses unless
@@ -26,7 +26,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
-FUZZ_TARGETS=${FUZZ_TARGETS:-"json msgpack avro protobuf flatbuffers gunzip http_request roundtrip view"}
+FUZZ_TARGETS=${FUZZ_TARGETS:-"json msgpack avro protobuf flatbuffers gunzip http_request roundtrip avro_schema avro_resolve view"}
 FUZZ_JOBS=${FUZZ_JOBS:-1}
 FUZZ_SANITIZER=${FUZZ_SANITIZER:-none}
 CARGO_FUZZ_VERSION=0.13.2
@@ -66,6 +66,16 @@ seeds() { # target → fuzz/seeds/<target>/ rebuilt from committed fixtures
         cp fixtures/requests/*.http "$dir"/
         cp fixtures/hostile/http-* "$dir"/ 2>/dev/null || true
         ;;
+    avro_schema) # schema text, NUL, a datum of it
+        for f in schemas/catalog.avsc schemas/evolution/*/catalog.avsc; do
+            { cat "$f"; printf '\0'; cat fixtures/golden/catalog-1.avro; } >"$dir/$(basename "$(dirname "$f")").seed"
+        done
+        ;;
+    avro_resolve) # pair selector byte, then the writer's datum
+        for i in 0 1 2 3; do
+            { printf "\\x$(printf %02x $i)"; cat fixtures/golden/catalog-3.avro; } >"$dir/pair-$i"
+        done
+        ;;
     roundtrip | view)
         local i=0
         for ext in json msgpack pb avro fb; do # Format::ALL order
@@ -80,7 +90,7 @@ seeds() { # target → fuzz/seeds/<target>/ rebuilt from committed fixtures
 
 dict() { # target → libFuzzer -dict option, if we have one
     case $1 in
-    json | roundtrip | view) echo "-dict=$PWD/fuzz/dicts/json.dict" ;;
+    json | roundtrip | view | avro_schema) echo "-dict=$PWD/fuzz/dicts/json.dict" ;;
     msgpack) echo "-dict=$PWD/fuzz/dicts/msgpack.dict" ;;
     http_request) echo "-dict=$PWD/fuzz/dicts/http.dict" ;;
     esac

@@ -19,6 +19,7 @@ pub mod bench;
 pub mod cli;
 pub mod codec;
 pub mod crc32;
+pub mod evolve;
 pub mod explain;
 pub mod fixtures;
 pub mod gzip;

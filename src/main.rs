@@ -23,6 +23,8 @@ COMMANDS:
   sizes         raw and gzip payload sizes -> results/sizes.csv
   report        results/*.{txt,csv} -> results/REPORT.md, medians.json, charts
   explain       annotated byte-by-byte dump of a payload
+  evolve        schema evolution matrix: every step x format x direction
+  decode        print a payload as plain JSON (avro: any --writer-schema)
   fixtures      write fixtures/catalog.json (the canonical 1,000 products)
   help          this text
 
@@ -48,6 +50,8 @@ fn main() -> ExitCode {
         "sizes" => wirebench::bench::cli_sizes(&mut args),
         "report" => wirebench::report::cli_main(&mut args),
         "explain" => wirebench::explain::cli_main(&mut args),
+        "evolve" => wirebench::evolve::cli::cli_main(&mut args),
+        "decode" => wirebench::evolve::decode::cli_main(&mut args),
         "fixtures" => wirebench::fixtures::cli_main(&mut args),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");

@@ -46,12 +46,14 @@ mod lexer;
 mod number;
 mod parse;
 mod tables;
+pub mod value;
 pub mod view;
 mod write;
 
 pub use lexer::MAX_DEPTH;
 pub use number::write_f64;
 pub use view::Unescape;
+pub use write::write_str;
 
 use crate::codec::{DecodeError, EncodeError};
 use crate::model::{Catalog, Product};

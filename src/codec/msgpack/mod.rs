@@ -54,6 +54,7 @@
 
 pub mod marker;
 pub mod read;
+pub mod value;
 pub mod view;
 pub mod write;
 

@@ -1,0 +1,401 @@
+//! The schema evolution lab: what each format does when the writer's
+//! schema and the reader's disagree.
+//!
+//! Every [`Step`] is one change to the catalog schema (v1 → v2, the files in
+//! `schemas/evolution/<step>/`). For each step, row (a format's reader) and
+//! [`Direction`], [`run`] writes real bytes with one version's real code,
+//! reads them with the other version's real code, and [`classify`]
+//! compares what was meant with what was read:
+//!
+//! - v1 writers and readers are the production codecs (`crate::codec`);
+//! - v2 writers and readers are the generated prost and flatc code of the
+//!   step (`generated`), and for Avro our writer plus the schema-resolution
+//!   reader (`crate::codec::avro::resolve`), given both schemas.
+//!
+//! The data is two catalog products: one without a discount, one with. The
+//! v2 writer's data is the v1 data changed by the step where the change
+//! matters: a `brand` of `"Acme"`, a `stock` of 5,000,000,000, the status
+//! `ARCHIVED`, a discount of 0 where v1 had none.
+
+pub mod access;
+mod avro;
+pub mod classify;
+pub mod cli;
+pub mod decode;
+mod flatbuffers;
+// flatc output uses unchecked reads after verification; generated code only.
+#[allow(unsafe_code, clippy::all, clippy::pedantic, missing_docs, unused_imports, dead_code)]
+pub mod generated;
+mod protobuf;
+pub mod shape;
+
+use crate::codec::avro::datum::Datum;
+use crate::codec::avro::resolve::Resolver;
+use crate::codec::avro::schema::Schema;
+use crate::model::Catalog;
+pub use classify::{Class, Outcome, classify};
+
+/// One change to the catalog schema.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    AddField,
+    RemoveField,
+    WidenInt,
+    AddEnumSymbol,
+    RenameField,
+    ReorderFields,
+    OptionalToRequired,
+}
+
+impl Step {
+    pub const ALL: [Step; 7] = [
+        Step::AddField,
+        Step::RemoveField,
+        Step::WidenInt,
+        Step::AddEnumSymbol,
+        Step::RenameField,
+        Step::ReorderFields,
+        Step::OptionalToRequired,
+    ];
+
+    /// The directory name under `schemas/evolution/`.
+    pub fn id(self) -> &'static str {
+        match self {
+            Step::AddField => "add-field",
+            Step::RemoveField => "remove-field",
+            Step::WidenInt => "widen-int",
+            Step::AddEnumSymbol => "add-enum-symbol",
+            Step::RenameField => "rename-field",
+            Step::ReorderFields => "reorder-fields",
+            Step::OptionalToRequired => "optional-to-required",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Step> {
+        Step::ALL.into_iter().find(|s| s.id() == id)
+    }
+
+    /// What v2 changes.
+    pub fn change(self) -> &'static str {
+        match self {
+            Step::AddField => "Product gains `brand` (default `\"\"`)",
+            Step::RemoveField => "Product loses `image_url`",
+            Step::WidenInt => "`stock` int32 → int64",
+            Step::AddEnumSymbol => "`Status` gains `ARCHIVED`",
+            Step::RenameField => "`review_count` → `reviews` (Avro alias)",
+            Step::ReorderFields => "Product's fields in reverse order",
+            Step::OptionalToRequired => "`discount_percent` optional → required (default 0)",
+        }
+    }
+
+    /// The v2 Avro schema.
+    pub fn avsc(self) -> &'static str {
+        match self {
+            Step::AddField => include_str!("../../schemas/evolution/add-field/catalog.avsc"),
+            Step::RemoveField => include_str!("../../schemas/evolution/remove-field/catalog.avsc"),
+            Step::WidenInt => include_str!("../../schemas/evolution/widen-int/catalog.avsc"),
+            Step::AddEnumSymbol => include_str!("../../schemas/evolution/add-enum-symbol/catalog.avsc"),
+            Step::RenameField => include_str!("../../schemas/evolution/rename-field/catalog.avsc"),
+            Step::ReorderFields => include_str!("../../schemas/evolution/reorder-fields/catalog.avsc"),
+            Step::OptionalToRequired => include_str!("../../schemas/evolution/optional-to-required/catalog.avsc"),
+        }
+    }
+
+    /// (v1 name, v2 name) of a renamed field.
+    pub fn rename(self) -> Option<(&'static str, &'static str)> {
+        match self {
+            Step::RenameField => Some(("review_count", "reviews")),
+            _ => None,
+        }
+    }
+}
+
+/// Which version writes and which reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// v1 writer → v2 reader (the reader moved ahead: backward compatibility).
+    OldToNew,
+    /// v2 writer → v1 reader (the writer moved ahead: forward compatibility).
+    NewToOld,
+}
+
+impl Direction {
+    pub const ALL: [Direction; 2] = [Direction::OldToNew, Direction::NewToOld];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Direction::OldToNew => "v1 writer → v2 reader",
+            Direction::NewToOld => "v2 writer → v1 reader",
+        }
+    }
+}
+
+/// One reader in the matrix: a format, and for the self-describing formats
+/// the reader's mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Row {
+    /// JSON, today's reader: unknown keys skipped, missing keys refused.
+    Json,
+    /// JSON, tolerant reader: missing keys take their default too.
+    JsonTolerant,
+    Msgpack,
+    MsgpackTolerant,
+    Protobuf,
+    Avro,
+    Flatbuffers,
+}
+
+impl Row {
+    pub const ALL: [Row; 7] = [
+        Row::Json,
+        Row::JsonTolerant,
+        Row::Msgpack,
+        Row::MsgpackTolerant,
+        Row::Protobuf,
+        Row::Avro,
+        Row::Flatbuffers,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Row::Json => "json",
+            Row::JsonTolerant => "json-tolerant",
+            Row::Msgpack => "msgpack",
+            Row::MsgpackTolerant => "msgpack-tolerant",
+            Row::Protobuf => "protobuf",
+            Row::Avro => "avro",
+            Row::Flatbuffers => "flatbuffers",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Row> {
+        Row::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    /// The codec whose bytes the row reads (for the explainer).
+    pub fn format(self) -> crate::codec::Format {
+        match self {
+            Row::Json | Row::JsonTolerant => crate::codec::Format::Json,
+            Row::Msgpack | Row::MsgpackTolerant => crate::codec::Format::Msgpack,
+            Row::Protobuf => crate::codec::Format::Protobuf,
+            Row::Avro => crate::codec::Format::Avro,
+            Row::Flatbuffers => crate::codec::Format::Flatbuffers,
+        }
+    }
+}
+
+/// One measured cell.
+#[derive(Clone, Debug)]
+pub struct Cell {
+    pub step: Step,
+    pub row: Row,
+    pub direction: Direction,
+    /// The writer's payload.
+    pub bytes: Vec<u8>,
+    /// What the writer meant, in the writer's field names.
+    pub written: Datum,
+    /// What the reader returned, or its error.
+    pub read: Result<Datum, String>,
+    pub outcome: Outcome,
+}
+
+/// The v1 data every cell starts from: two fixture products, the first
+/// without a discount, the second with 15 %.
+pub fn v1_catalog() -> Catalog {
+    let mut c = crate::fixtures::catalog(2);
+    c.products[0].discount_percent = None;
+    c.products[1].discount_percent = Some(15);
+    c
+}
+
+/// The v1 Avro schema (`schemas/catalog.avsc`).
+pub fn v1_schema() -> Schema {
+    Schema::parse(crate::codec::avro::SCHEMA.as_bytes()).expect("schemas/catalog.avsc parses")
+}
+
+/// A v1 catalog as a datum: its production Avro encoding read back with
+/// the v1 schema. Every reader's result is compared in this shape.
+pub fn catalog_datum(c: &Catalog) -> Result<Datum, String> {
+    let bytes = crate::codec::Format::Avro
+        .encode_to_vec(&c.products)
+        .map_err(|e| e.to_string())?;
+    let s = v1_schema();
+    Resolver::new(&s, &s).read(&bytes).map_err(|e| e.to_string())
+}
+
+/// The v2 writer's data for `step`: the v1 datum with the step's change.
+pub fn v2_datum(step: Step, v1: &Datum) -> Datum {
+    let Some(Datum::Array(products)) = v1.field("products") else {
+        return v1.clone();
+    };
+    let products = products
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let Datum::Record(fields) = p else { return p.clone() };
+            let mut f = fields.clone();
+            let set = |f: &mut Vec<(String, Datum)>, name: &str, v: Datum| {
+                if let Some(slot) = f.iter_mut().find(|(n, _)| n == name) {
+                    slot.1 = v;
+                }
+            };
+            match step {
+                Step::AddField => f.push(("brand".into(), Datum::String("Acme".into()))),
+                Step::RemoveField => f.retain(|(n, _)| n != "image_url"),
+                Step::WidenInt => {
+                    let stock = access::Fields(p).long("stock");
+                    let v = if i == 0 { 5_000_000_000 } else { stock };
+                    set(&mut f, "stock", Datum::Long(v));
+                    if i == 0 {
+                        set(&mut f, "in_stock", Datum::Boolean(true));
+                    }
+                }
+                Step::AddEnumSymbol => {
+                    if i == 0 {
+                        set(&mut f, "status", Datum::Enum(3, "ARCHIVED".into()));
+                    }
+                }
+                Step::RenameField => {
+                    if let Some(slot) = f.iter_mut().find(|(n, _)| n == "review_count") {
+                        slot.0 = "reviews".into();
+                    }
+                }
+                Step::ReorderFields => f.reverse(),
+                Step::OptionalToRequired => {
+                    let d = access::Fields(p).opt_int("discount_percent").unwrap_or(0);
+                    set(&mut f, "discount_percent", Datum::Int(d));
+                }
+            }
+            Datum::Record(f)
+        })
+        .collect();
+    access::catalog(products)
+}
+
+/// Runs one cell: write, read, classify.
+pub fn run(step: Step, row: Row, direction: Direction) -> Result<Cell, String> {
+    let catalog = v1_catalog();
+    let v1 = catalog_datum(&catalog)?;
+    let v2 = v2_datum(step, &v1);
+    let (bytes, read) = match (row, direction) {
+        (Row::Json | Row::JsonTolerant | Row::Msgpack | Row::MsgpackTolerant, d) => {
+            self_describing(step, row, d, &catalog, &v2)?
+        }
+        (Row::Avro, d) => avro::cell(step, d, &catalog, &v2)?,
+        (Row::Protobuf, Direction::OldToNew) => {
+            let bytes = crate::codec::Format::Protobuf
+                .encode_to_vec(&catalog.products)
+                .map_err(|e| e.to_string())?;
+            let read = protobuf::decode_v2(step, &bytes);
+            (bytes, read)
+        }
+        (Row::Protobuf, Direction::NewToOld) => {
+            let bytes = protobuf::encode_v2(step, &v2);
+            (bytes.clone(), production(crate::codec::Format::Protobuf, &bytes))
+        }
+        (Row::Flatbuffers, Direction::OldToNew) => {
+            let bytes = crate::codec::Format::Flatbuffers
+                .encode_to_vec(&catalog.products)
+                .map_err(|e| e.to_string())?;
+            let read = flatbuffers::decode_v2(step, &bytes);
+            (bytes, read)
+        }
+        (Row::Flatbuffers, Direction::NewToOld) => {
+            let bytes = flatbuffers::encode_v2(step, &v2);
+            (bytes.clone(), production(crate::codec::Format::Flatbuffers, &bytes))
+        }
+    };
+    let (written, rename) = match direction {
+        Direction::OldToNew => (v1, step.rename()),
+        Direction::NewToOld => (v2, step.rename().map(|(a, b)| (b, a))),
+    };
+    let outcome = classify(&written, &read, rename);
+    Ok(Cell {
+        step,
+        row,
+        direction,
+        bytes,
+        written,
+        read,
+        outcome,
+    })
+}
+
+/// JSON and MessagePack: v1 bytes from the production encoder, v2 bytes
+/// from the v2 datum; the strict v1 reader is the production decoder, every
+/// other reader the shape reader ([`shape`]) over that version's `.avsc`.
+fn self_describing(
+    step: Step,
+    row: Row,
+    d: Direction,
+    catalog: &Catalog,
+    v2: &Datum,
+) -> Result<(Vec<u8>, Result<Datum, String>), String> {
+    let format = row.format();
+    let mode = match row {
+        Row::JsonTolerant | Row::MsgpackTolerant => shape::Mode::Tolerant,
+        _ => shape::Mode::Strict,
+    };
+    let bytes = match d {
+        Direction::OldToNew => format.encode_to_vec(&catalog.products).map_err(|e| e.to_string())?,
+        Direction::NewToOld if format == crate::codec::Format::Json => shape::json_text(v2),
+        Direction::NewToOld => shape::msgpack_bytes(v2)?,
+    };
+    let reader_schema = match d {
+        Direction::OldToNew => Schema::parse(step.avsc().as_bytes()).map_err(|e| e.to_string())?,
+        Direction::NewToOld if mode == shape::Mode::Strict => return Ok((bytes.clone(), production(format, &bytes))),
+        Direction::NewToOld => v1_schema(),
+    };
+    let tree = match format {
+        crate::codec::Format::Json => crate::codec::json::value::parse(&bytes),
+        _ => crate::codec::msgpack::value::parse(&bytes),
+    };
+    let read = tree
+        .map_err(|e| e.to_string())
+        .and_then(|t| shape::read(&reader_schema, &t, mode));
+    Ok((bytes, read))
+}
+
+/// Reads bytes with a production (v1) decoder, as a datum.
+fn production(format: crate::codec::Format, bytes: &[u8]) -> Result<Datum, String> {
+    let c = format.decode(bytes).map_err(|e| e.to_string())?;
+    catalog_datum(&c)
+}
+
+/// Every cell, step by step, row by row, both directions.
+pub fn matrix() -> Result<Vec<Cell>, String> {
+    let mut cells = Vec::new();
+    for step in Step::ALL {
+        for row in Row::ALL {
+            for d in Direction::ALL {
+                cells.push(run(step, row, d)?);
+            }
+        }
+    }
+    Ok(cells)
+}
+
+/// The matrix as a Markdown table (what `wirebench evolve` prints and
+/// docs/EVOLUTION.md quotes).
+pub fn matrix_markdown(cells: &[Cell]) -> String {
+    let mut out =
+        String::from("| step | format | v1 writer → v2 reader | v2 writer → v1 reader |\n|---|---|---|---|\n");
+    for step in Step::ALL {
+        for row in Row::ALL {
+            let find = |d: Direction| {
+                cells
+                    .iter()
+                    .find(|c| c.step == step && c.row == row && c.direction == d)
+                    .map_or_else(|| "(not run)".to_string(), |c| c.outcome.to_string())
+            };
+            out.push_str(&format!(
+                "| `{}` | {} | {} | {} |\n",
+                step.id(),
+                row.name(),
+                find(Direction::OldToNew),
+                find(Direction::NewToOld)
+            ));
+        }
+    }
+    out
+}
