@@ -278,7 +278,18 @@ impl Breakdown {
                 Some(0.0)
             },
             client: med(&cpu.client_us),
-            decode: cpu_us(find(d, "Decode", &s.format, s.count)),
+            // The decode the load generator verified with: the borrowed
+            // view unless the rounds say `owned`.
+            decode: cpu_us(find(
+                d,
+                if s.verify.contains("owned") {
+                    "Decode"
+                } else {
+                    "DecodeBorrowed"
+                },
+                &s.format,
+                s.count,
+            )),
             process: med(&cpu.process_us),
         })
     }
@@ -729,7 +740,7 @@ Every HTTP round also reads the CPU time of each thread (`/proc`, see docs/MEASU
 server's threads (acceptor and workers) and the load generator's client threads, divided by the \
 verified requests. The codec benches explain part of each side: the server *encodes* (`codec.txt` \
 Encode) and, for gzip, *compresses* (`sizes.csv` gzip -6); the client runs the *verifying decode* \
-(`codec.txt` Decode). The *rest* is everything else: HTTP parsing and writing, system calls and the \
+(`codec.txt` DecodeBorrowed, or Decode for rounds verified with `--verify owned`). The *rest* is everything else: HTTP parsing and writing, system calls and the \
 kernel's copies, gunzip on the client, scheduling. The codec figures come from a warm single-thread \
 loop: encode and decode are its CPU time per operation (`cpu-ns/op`) when `codec.txt` records it, \
 otherwise its wall time; gzip -6 likewise (`sizes.csv` `gzip6_cpu_us`, else `gzip6_us`). A wall \
