@@ -322,8 +322,10 @@ pub fn run(step: Step, row: Row, direction: Direction) -> Result<Cell, String> {
 }
 
 /// JSON and MessagePack: v1 bytes from the production encoder, v2 bytes
-/// from the v2 datum; the strict v1 reader is the production decoder, every
-/// other reader the shape reader ([`shape`]) over that version's `.avsc`.
+/// from the v2 datum. A v1 reader is the production decoder, strict
+/// (`decode`) or tolerant (`decode_tolerant`: missing keys defaulted); a v2
+/// reader, which the production code has no counterpart for, is the shape
+/// reader ([`shape`]) over the step's `.avsc`, in the same mode.
 fn self_describing(
     step: Step,
     row: Row,
@@ -344,7 +346,7 @@ fn self_describing(
     let reader_schema = match d {
         Direction::OldToNew => Schema::parse(step.avsc().as_bytes()).map_err(|e| e.to_string())?,
         Direction::NewToOld if mode == shape::Mode::Strict => return Ok((bytes.clone(), production(format, &bytes))),
-        Direction::NewToOld => v1_schema(),
+        Direction::NewToOld => return Ok((bytes.clone(), production_tolerant(format, &bytes))),
     };
     let tree = match format {
         crate::codec::Format::Json => crate::codec::json::value::parse(&bytes),
@@ -359,6 +361,17 @@ fn self_describing(
 /// Reads bytes with a production (v1) decoder, as a datum.
 fn production(format: crate::codec::Format, bytes: &[u8]) -> Result<Datum, String> {
     let c = format.decode(bytes).map_err(|e| e.to_string())?;
+    catalog_datum(&c)
+}
+
+/// Reads bytes with a production (v1) decoder in tolerant mode (missing
+/// keys defaulted), as a datum.
+fn production_tolerant(format: crate::codec::Format, bytes: &[u8]) -> Result<Datum, String> {
+    let c = match format {
+        crate::codec::Format::Json => crate::codec::json::decode_tolerant(bytes),
+        _ => crate::codec::msgpack::decode_tolerant(bytes),
+    }
+    .map_err(|e| e.to_string())?;
     catalog_datum(&c)
 }
 

@@ -81,6 +81,12 @@ pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
     parse::decode(bytes)
 }
 
+/// Tolerant decode: missing keys take their defaults (see
+/// [`parse::decode_tolerant`]); used where writer and reader disagree.
+pub fn decode_tolerant(bytes: &[u8]) -> Result<Catalog, DecodeError> {
+    parse::decode_tolerant(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -125,12 +125,27 @@ const WEIGHT_G: IntField = int_field!("weight_g", i32);
 
 /// Parses and validates a whole payload.
 pub fn decode(bytes: &[u8]) -> Result<Catalog> {
+    decode_mode(bytes, false)
+}
+
+/// As [`decode`], in tolerant mode: a missing key takes its field's zero
+/// value (`""`, `0`, `false`, `[]`, `active`, absent) instead of being an
+/// error, and a missing `products` is an empty catalog. Unknown keys are
+/// skipped in both modes; wrong types, duplicates and the model's rules are
+/// refused in both. This is what a reader built for an older or newer shape
+/// of the catalog does (docs/EVOLUTION.md).
+pub fn decode_tolerant(bytes: &[u8]) -> Result<Catalog> {
+    decode_mode(bytes, true)
+}
+
+fn decode_mode(bytes: &[u8], tolerant: bool) -> Result<Catalog> {
     // RFC 8259 §8.1: the whole text is UTF-8. One check up front (error at
     // the first bad byte) lets the lexer slice strings without re-checking.
     let text = std::str::from_utf8(bytes).map_err(|e| DecodeError::new(e.valid_up_to(), ErrorKind::InvalidUtf8))?;
     let mut p = Parser {
         lx: Lexer::new(text),
         index: 0,
+        tolerant,
     };
     let products = p.catalog()?;
     p.lx.skip_ws();
@@ -149,6 +164,8 @@ struct Parser<'a> {
     lx: Lexer<'a>,
     /// Index of the product being read, for errors found inside it.
     index: usize,
+    /// Missing keys take their default ([`decode_tolerant`]).
+    tolerant: bool,
 }
 
 /// Equality of two short byte strings, eight bytes at a time, inline (keys
@@ -240,7 +257,11 @@ impl<'a> Parser<'a> {
                 (None, _) => self.lx.skip_value(CATALOG_LEVEL)?,
             }
         }
-        products.ok_or_else(|| missing(self.lx.pos - 1, "products"))
+        match products {
+            Some(p) => Ok(p),
+            None if self.tolerant => Ok(Vec::new()),
+            None => Err(missing(self.lx.pos - 1, "products")),
+        }
     }
 
     fn products(&mut self) -> Result<Vec<Product>> {
@@ -315,6 +336,7 @@ impl<'a> Parser<'a> {
             }
         }
         let required = record::all(ProductField::ALL.len()) & !ProductField::DiscountPercent.bit();
+        let required = if self.tolerant { 0 } else { required };
         seen.check(required, self.lx.pos - 1, |i| ProductField::ALL[i].name())?;
         Ok(Product {
             id,
@@ -429,9 +451,12 @@ impl<'a> Parser<'a> {
                 DimensionsField::WeightG => d.weight_g = self.lx.integer(&WEIGHT_G)? as i32,
             }
         }
-        seen.check(record::all(DimensionsField::ALL.len()), self.lx.pos - 1, |i| {
-            DimensionsField::ALL[i].name()
-        })?;
+        let required = if self.tolerant {
+            0
+        } else {
+            record::all(DimensionsField::ALL.len())
+        };
+        seen.check(required, self.lx.pos - 1, |i| DimensionsField::ALL[i].name())?;
         Ok(d)
     }
 
@@ -470,9 +495,12 @@ impl<'a> Parser<'a> {
                 VariantField::Stock => stock = self.lx.integer(&STOCK)? as i32,
             }
         }
-        seen.check(record::all(VariantField::ALL.len()), self.lx.pos - 1, |i| {
-            VariantField::ALL[i].name()
-        })?;
+        let required = if self.tolerant {
+            0
+        } else {
+            record::all(VariantField::ALL.len())
+        };
+        seen.check(required, self.lx.pos - 1, |i| VariantField::ALL[i].name())?;
         Ok(Variant {
             sku,
             color,

@@ -78,3 +78,14 @@ pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
     cur.finish()?;
     Ok(catalog)
 }
+
+/// Tolerant decode: a missing key takes its field's zero value and a
+/// missing `products` is an empty catalog; unknown keys are skipped, wrong
+/// types, duplicates and the model's rules are refused, as in [`decode`].
+/// Used where writer and reader disagree (docs/EVOLUTION.md).
+pub fn decode_tolerant(bytes: &[u8]) -> Result<Catalog, DecodeError> {
+    let mut cur = Cursor::new(bytes);
+    let catalog = read::read_catalog_mode(&mut cur, true)?;
+    cur.finish()?;
+    Ok(catalog)
+}

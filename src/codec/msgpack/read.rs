@@ -467,6 +467,13 @@ enum Body {
 
 /// Reads `{"products": [...]}` (unknown root keys skipped) and validates it.
 pub fn read_catalog(cur: &mut Cursor<'_>) -> Result<Catalog, DecodeError> {
+    read_catalog_mode(cur, false)
+}
+
+/// As [`read_catalog`]; with `tolerant`, a missing key takes its field's zero
+/// value instead of being an error and a missing `products` is an empty
+/// catalog (unknown keys are skipped either way). See `super::decode_tolerant`.
+pub fn read_catalog_mode(cur: &mut Cursor<'_>, tolerant: bool) -> Result<Catalog, DecodeError> {
     let (map_at, pairs) = read_map_len(cur, "the catalog map")?;
     let mut products = None;
     for _ in 0..pairs {
@@ -483,17 +490,18 @@ pub fn read_catalog(cur: &mut Cursor<'_>) -> Result<Catalog, DecodeError> {
                     ErrorKind::DuplicateField { field: "products" },
                 ));
             }
-            Some(_) => products = Some(read_products(cur)?),
+            Some(_) => products = Some(read_products(cur, tolerant)?),
             None => skip_value(cur, 1)?,
         }
     }
     match products {
         Some(products) => Ok(Catalog { products }),
+        None if tolerant => Ok(Catalog { products: Vec::new() }),
         None => Err(DecodeError::new(map_at, ErrorKind::MissingField { field: "products" })),
     }
 }
 
-fn read_products(cur: &mut Cursor<'_>) -> Result<Vec<Product>, DecodeError> {
+fn read_products(cur: &mut Cursor<'_>, tolerant: bool) -> Result<Vec<Product>, DecodeError> {
     let n = read_array_len(cur, &PRODUCTS)?;
     let mut products: Vec<Product> = Vec::with_capacity(n.min(cur.remaining() / PRODUCT_MIN_BYTES));
     // Ids must be unique. Ascending ids (our encoder's, for the fixtures) are
@@ -501,7 +509,7 @@ fn read_products(cur: &mut Cursor<'_>) -> Result<Vec<Product>, DecodeError> {
     let mut id_set: Option<HashSet<i64>> = None;
     for i in 0..n {
         let at = cur.pos();
-        let p = read_product(cur, i)?;
+        let p = read_product_mode(cur, i, tolerant)?;
         p.validate(i).map_err(|e| DecodeError::invalid(at, e))?;
         let unique = match (&mut id_set, products.last()) {
             (Some(set), _) => set.insert(p.id),
@@ -528,6 +536,12 @@ fn read_products(cur: &mut Cursor<'_>) -> Result<Vec<Product>, DecodeError> {
 /// any-order loop takes over from that pair, with the fields read so far
 /// marked as seen, so the result and every error are the same either way.
 pub fn read_product(cur: &mut Cursor<'_>, index: usize) -> Result<Product, DecodeError> {
+    read_product_mode(cur, index, false)
+}
+
+/// [`read_product`], tolerant of missing keys when asked ([`read_catalog_mode`]).
+#[inline(always)]
+fn read_product_mode(cur: &mut Cursor<'_>, index: usize, tolerant: bool) -> Result<Product, DecodeError> {
     const DEPTH: usize = 3; // catalog map, products array, product map
     let (map_at, pairs) = read_map_len(cur, "a product map")?;
     let mut p = Product {
@@ -556,7 +570,7 @@ pub fn read_product(cur: &mut Cursor<'_>, index: usize) -> Result<Product, Decod
                 if k == pairs || !at_key(cur, PRODUCT[$i].key) {
                     break 'canonical;
                 }
-                read_product_field(cur, &mut p, $i, index)?;
+                read_product_field(cur, &mut p, $i, index, tolerant)?;
                 k += 1;
             };
         }
@@ -586,15 +600,22 @@ pub fn read_product(cur: &mut Cursor<'_>, index: usize) -> Result<Product, Decod
             continue;
         };
         seen.mark(i, key_at, || PRODUCT[i].name)?;
-        read_product_field(cur, &mut p, i, index)?;
+        read_product_field(cur, &mut p, i, index, tolerant)?;
     }
-    seen.check(record::all(PRODUCT.len()), map_at, |i| PRODUCT[i].name)?;
+    let required = if tolerant { 0 } else { record::all(PRODUCT.len()) };
+    seen.check(required, map_at, |i| PRODUCT[i].name)?;
     Ok(p)
 }
 
 /// Reads the value of `PRODUCT[i]` into `p`.
 #[inline(always)]
-fn read_product_field(cur: &mut Cursor<'_>, p: &mut Product, i: usize, index: usize) -> Result<(), DecodeError> {
+fn read_product_field(
+    cur: &mut Cursor<'_>,
+    p: &mut Product,
+    i: usize,
+    index: usize,
+    tolerant: bool,
+) -> Result<(), DecodeError> {
     let f = &PRODUCT[i];
     match i {
         0 => p.id = read_int(cur, f)?,
@@ -627,12 +648,12 @@ fn read_product_field(cur: &mut Cursor<'_>, p: &mut Product, i: usize, index: us
                 p.tags.push(read_str(cur, &TAG)?.to_owned());
             }
         }
-        12 => p.dimensions = read_dimensions(cur)?,
+        12 => p.dimensions = read_dimensions_mode(cur, tolerant)?,
         13 => {
             let n = list_len(cur, f, index, "variants", MAX_VARIANTS)?;
             p.variants.reserve_exact(n);
             for _ in 0..n {
-                p.variants.push(read_variant(cur)?);
+                p.variants.push(read_variant(cur, tolerant)?);
             }
         }
         14 => {
@@ -669,6 +690,10 @@ pub(crate) fn list_len(
 }
 
 pub(crate) fn read_dimensions(cur: &mut Cursor<'_>) -> Result<Dimensions, DecodeError> {
+    read_dimensions_mode(cur, false)
+}
+
+fn read_dimensions_mode(cur: &mut Cursor<'_>, tolerant: bool) -> Result<Dimensions, DecodeError> {
     const DEPTH: usize = 4;
     let (map_at, pairs) = read_map_len(cur, PRODUCT[12].expected)?;
     let mut d = Dimensions::default();
@@ -688,7 +713,8 @@ pub(crate) fn read_dimensions(cur: &mut Cursor<'_>) -> Result<Dimensions, Decode
         seen.mark(i, key_at, || DIMENSIONS[i].name)?;
         set_dimension(&mut d, i, read_i32(cur, &DIMENSIONS[i])?);
     }
-    seen.check(record::all(DIMENSIONS.len()), map_at, |i| DIMENSIONS[i].name)?;
+    let required = if tolerant { 0 } else { record::all(DIMENSIONS.len()) };
+    seen.check(required, map_at, |i| DIMENSIONS[i].name)?;
     Ok(d)
 }
 
@@ -702,7 +728,7 @@ fn set_dimension(d: &mut Dimensions, i: usize, v: i32) {
     }
 }
 
-fn read_variant(cur: &mut Cursor<'_>) -> Result<Variant, DecodeError> {
+fn read_variant(cur: &mut Cursor<'_>, tolerant: bool) -> Result<Variant, DecodeError> {
     const DEPTH: usize = 5; // … product map, variants array, variant map
     let (map_at, pairs) = read_map_len(cur, "a variant map")?;
     let mut v = Variant {
@@ -740,7 +766,8 @@ fn read_variant(cur: &mut Cursor<'_>) -> Result<Variant, DecodeError> {
         seen.mark(i, key_at, || VARIANT[i].name)?;
         read_variant_field(cur, &mut v, i)?;
     }
-    seen.check(record::all(VARIANT.len()), map_at, |i| VARIANT[i].name)?;
+    let required = if tolerant { 0 } else { record::all(VARIANT.len()) };
+    seen.check(required, map_at, |i| VARIANT[i].name)?;
     Ok(v)
 }
 
