@@ -628,19 +628,7 @@ fn read_product_field(
         7 => p.review_count = read_i32(cur, f)?,
         8 => p.in_stock = read_bool(cur, f)?,
         9 => p.stock = read_i32(cur, f)?,
-        10 => {
-            let at = cur.pos();
-            let s = read_str(cur, f)?;
-            p.status = Status::from_str_exact(s).ok_or_else(|| {
-                DecodeError::new(
-                    at,
-                    ErrorKind::UnknownEnum {
-                        what: "status",
-                        value: format!("{s:?}"),
-                    },
-                )
-            })?;
-        }
+        10 => p.status = read_status(cur, f)?,
         11 => {
             let n = list_len(cur, f, index, "tags", MAX_TAGS)?;
             p.tags.reserve_exact(n);
@@ -673,6 +661,21 @@ fn read_product_field(
 /// The length of a `tags` or `variants` array, refused at its marker when
 /// it is over the model's maximum: the list is never read, so a forged
 /// count of empty strings cannot grow a vector 24 bytes per input byte.
+/// `status` as one of its strings (`"active"`, `"draft"`, `"discontinued"`).
+pub(crate) fn read_status(cur: &mut Cursor<'_>, f: &Field) -> Result<Status, DecodeError> {
+    let at = cur.pos();
+    let s = read_str(cur, f)?;
+    Status::from_str_exact(s).ok_or_else(|| {
+        DecodeError::new(
+            at,
+            ErrorKind::UnknownEnum {
+                what: "status",
+                value: format!("{s:?}"),
+            },
+        )
+    })
+}
+
 pub(crate) fn list_len(
     cur: &mut Cursor<'_>,
     f: &Field,

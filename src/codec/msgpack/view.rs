@@ -19,7 +19,7 @@ use crate::codec::cursor::Cursor;
 use crate::codec::record::{self, Seen};
 use crate::codec::view::{CatalogView, Lists, ProductList, ProductView, Text, VariantView, check_list};
 use crate::codec::{DecodeError, ErrorKind};
-use crate::model::{MAX_TAGS, MAX_VARIANTS, Status};
+use crate::model::{MAX_TAGS, MAX_VARIANTS};
 
 /// Decodes and validates a whole payload into a view that borrows it.
 pub fn decode_view(bytes: &[u8]) -> Result<CatalogView<'_>, DecodeError> {
@@ -121,19 +121,7 @@ fn field<'a>(cur: &mut Cursor<'a>, p: &mut ProductView<'a>, i: usize, index: usi
         7 => p.review_count = read_i32(cur, f)?,
         8 => p.in_stock = read_bool(cur, f)?,
         9 => p.stock = read_i32(cur, f)?,
-        10 => {
-            let at = cur.pos();
-            let s = read_str(cur, f)?;
-            p.status = Status::from_str_exact(s).ok_or_else(|| {
-                DecodeError::new(
-                    at,
-                    ErrorKind::UnknownEnum {
-                        what: "status",
-                        value: format!("{s:?}"),
-                    },
-                )
-            })?;
-        }
+        10 => p.status = read::read_status(cur, f)?,
         11 => {
             let n = list_len(cur, f, index, "tags", MAX_TAGS)?;
             p.tags.clear();

@@ -132,7 +132,7 @@ pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
 /// Fewest bytes a valid product takes: its key and length (2), `id >= 1`
 /// (key + varint: 2) and a 3-letter `currency` (key + length + 3: 5); every
 /// other field may be absent.
-const PRODUCT_MIN_BYTES: usize = 9;
+pub(super) const PRODUCT_MIN_BYTES: usize = 9;
 
 /// Field numbers in `catalog.proto`: `Catalog.products`, and the `Product`
 /// fields the decoder looks at on the wire.
@@ -181,7 +181,7 @@ fn count_lists(body: &[u8]) -> Result<(usize, usize), DecodeError> {
 /// Calls `product(key_at, body_at, body)` for each `products` entry of a `Catalog`
 /// payload in order, skipping unknown fields by wire type as proto3 readers
 /// must (groups included, up to [`wire::GROUP_DEPTH`] deep).
-fn walk(
+pub(super) fn walk(
     bytes: &[u8],
     mut product: impl FnMut(usize, usize, &[u8]) -> Result<(), DecodeError>,
 ) -> Result<(), DecodeError> {

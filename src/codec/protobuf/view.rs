@@ -21,35 +21,17 @@
 //! unknown `status` at its value, a validation failure at the product's key.
 
 use super::wire::{self, Key, WireType};
-use super::{PRODUCTS, STATUS};
+use super::{PRODUCT_MIN_BYTES, PRODUCTS, STATUS};
 use crate::codec::cursor::Cursor;
 use crate::codec::view::{CatalogView, Lists, ProductList, ProductView, Text, VariantView, check_list};
 use crate::codec::{DecodeError, ErrorKind};
 use crate::model::{self, Dimensions, MAX_TAGS, MAX_VARIANTS, Status};
 
-/// Fewest bytes a valid product takes (the owned decoder's bound).
-const PRODUCT_MIN_BYTES: usize = 9;
-
 /// Decodes and validates a whole payload into a view that borrows it.
 pub fn decode_view(bytes: &[u8]) -> Result<CatalogView<'_>, DecodeError> {
     // The top level first, as the owned decoder does: every key and length
-    // of the `Catalog` is checked before any product is read.
-    let mut c = Cursor::new(bytes);
-    while !c.is_empty() {
-        let key = wire::read_key(&mut c)?;
-        if key.number == PRODUCTS {
-            if key.wire_type != WireType::Len {
-                return Err(DecodeError::unexpected(
-                    key.at,
-                    "wire type 2 (LEN) for Catalog.products",
-                    format!("wire type {}", key.wire_type.number()),
-                ));
-            }
-            wire::read_len(&mut c, "length of a product", "product")?;
-        } else {
-            wire::skip(&mut c, key, 0)?;
-        }
-    }
+    // of the `Catalog` is checked (by the same walk) before any product is read.
+    super::walk(bytes, |_, _, _| Ok(()))?;
     let start = Products { c: Cursor::new(bytes) };
     let mut list = start.clone();
     let count = check_list(&mut list, PRODUCT_MIN_BYTES)?;
