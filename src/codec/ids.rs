@@ -29,6 +29,20 @@ impl UniqueIds {
     /// allocation.
     #[inline]
     pub fn insert<I: ExactSizeIterator<Item = i64>>(&mut self, id: i64, earlier: impl FnOnce() -> I) -> bool {
+        self.insert_reserving(id, earlier, || 0)
+    }
+
+    /// As [`UniqueIds::insert`]; when the set is built, it also has room for
+    /// `room()` more ids, so a caller that bounds how many can still come
+    /// (the borrowed views: the rest of the payload over the smallest
+    /// product) never grows it.
+    #[inline]
+    pub fn insert_reserving<I: ExactSizeIterator<Item = i64>>(
+        &mut self,
+        id: i64,
+        earlier: impl FnOnce() -> I,
+        room: impl FnOnce() -> usize,
+    ) -> bool {
         match (&mut self.seen, self.last) {
             (None, None) => {
                 self.last = Some(id);
@@ -38,14 +52,14 @@ impl UniqueIds {
                 self.last = Some(id);
                 true
             }
-            (None, Some(_)) => self.out_of_order(id, earlier()),
+            (None, Some(_)) => self.out_of_order(id, earlier(), room()),
             (Some(seen), _) => seen.insert(id),
         }
     }
 
     #[cold]
-    fn out_of_order(&mut self, id: i64, earlier: impl ExactSizeIterator<Item = i64>) -> bool {
-        let mut seen = HashSet::with_capacity(earlier.len() + 1);
+    fn out_of_order(&mut self, id: i64, earlier: impl ExactSizeIterator<Item = i64>, room: usize) -> bool {
+        let mut seen = HashSet::with_capacity(earlier.len().saturating_add(room).saturating_add(1));
         seen.extend(earlier);
         let fresh = seen.insert(id);
         self.seen = Some(seen);

@@ -21,10 +21,10 @@
 //! ([`model::validate_product`]) and ids for uniqueness, in the order and
 //! with the offsets of the owned decoders.
 
+use super::ids::UniqueIds;
 use super::{DecodeError, avro, flatbuffers, json, msgpack, protobuf};
 use crate::model::{self, Catalog, Dimensions, Product, ProductFacts, Status, Variant};
 use std::borrow::Cow;
-use std::collections::HashSet;
 use std::fmt;
 
 /// A string of the payload. For every format but JSON it is the string
@@ -344,53 +344,28 @@ pub(crate) trait ProductList<'a>: Clone {
 /// order) never needs more room than the payload could hold ids.
 pub(crate) fn check_list<'a, L: ProductList<'a>>(list: &mut L, min_product_bytes: usize) -> Result<usize, DecodeError> {
     let start = list.clone();
-    let mut ids = UniqueIds::default();
+    let mut ids = UniqueIds::new();
     let mut index = 0;
     let mut p = ProductView::default();
     while let Some(at) = list.next_product(index, &mut p)? {
         model::validate_product(&p, index).map_err(|e| DecodeError::invalid(at, e))?;
-        if !ids.insert(p.id, index, &start, list.remaining() / min_product_bytes.max(1)) {
+        // Only if the order breaks: the ids before this one, read again from
+        // the start (each of those products was read and checked already),
+        // and room for every product the rest of the payload could hold.
+        let earlier = || {
+            let (mut again, mut q) = (start.clone(), ProductView::default());
+            (0..index).map(move |i| match again.next_product(i, &mut q) {
+                Ok(Some(_)) => q.id,
+                _ => i64::MIN, // not reached: these products were read before
+            })
+        };
+        let room = || list.remaining() / min_product_bytes.max(1);
+        if !ids.insert_reserving(p.id, earlier, room) {
             return Err(DecodeError::invalid(at, model::duplicate_id(index, p.id)));
         }
         index += 1;
     }
     Ok(index)
-}
-
-/// Id uniqueness without allocating while ids increase (then none can
-/// repeat). The first id out of order builds a set of the ids before it,
-/// read again from the start of the list, with room for every product the
-/// rest of the payload could hold.
-#[derive(Default)]
-struct UniqueIds {
-    last: Option<i64>,
-    seen: Option<HashSet<i64>>,
-}
-
-impl UniqueIds {
-    /// `false` if `id` was seen before. `index` ids precede it in `start`.
-    fn insert<'a, L: ProductList<'a>>(&mut self, id: i64, index: usize, start: &L, more: usize) -> bool {
-        let fresh = match (&mut self.seen, self.last) {
-            (Some(set), _) => set.insert(id),
-            (None, Some(last)) if id <= last => {
-                let mut set = HashSet::with_capacity(index + 1 + more);
-                let mut again = start.clone();
-                let mut p = ProductView::default();
-                for i in 0..index {
-                    // Each of these products was read and checked already.
-                    if let Ok(Some(_)) = again.next_product(i, &mut p) {
-                        set.insert(p.id);
-                    }
-                }
-                let fresh = set.insert(id);
-                self.seen = Some(set);
-                fresh
-            }
-            (None, _) => true,
-        };
-        self.last = Some(id);
-        fresh
-    }
 }
 
 /// The checked list of one format, at its first product.

@@ -8,9 +8,9 @@
 //! allocation. Every error carries the byte offset where it was found.
 
 use crate::codec::cursor::Cursor;
+use crate::codec::ids::UniqueIds;
 use crate::codec::{DecodeError, ErrorKind, varint};
-use crate::model::{self, Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, ValidationError, Variant};
-use std::collections::HashSet;
+use crate::model::{self, Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, Variant};
 
 /// Smallest possible encoding of a `Product`: one byte for each varint,
 /// string length, boolean, enum, union index and empty array (13 + 4
@@ -24,7 +24,7 @@ pub(crate) const TAG_MIN_BYTES: u64 = 1;
 /// Decodes a whole payload into a validated catalog.
 pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
     let mut r = Reader { c: Cursor::new(bytes) };
-    let mut ids = UniqueIds::default();
+    let mut ids = UniqueIds::new();
     let products = r.array(
         Items {
             what: "products block count",
@@ -36,8 +36,9 @@ pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
             let start = r.c.pos();
             let p = r.product(index)?;
             p.validate(index).map_err(|e| DecodeError::invalid(start, e))?;
-            ids.check(p.id, before, index)
-                .map_err(|e| DecodeError::invalid(start, e))?;
+            if !ids.insert(p.id, || before.iter().map(|q: &Product| q.id)) {
+                return Err(DecodeError::invalid(start, model::duplicate_id(index, p.id)));
+            }
             Ok(p)
         },
     )?;
@@ -331,37 +332,6 @@ impl Reader<'_> {
     }
 }
 
-/// Id uniqueness without hashing in the common case: while ids arrive in
-/// strictly increasing order they cannot repeat. The first id out of order
-/// switches to a hash set seeded with the ids seen so far.
-#[derive(Default)]
-struct UniqueIds {
-    last: Option<i64>,
-    seen: Option<HashSet<i64>>,
-}
-
-impl UniqueIds {
-    fn check(&mut self, id: i64, before: &[Product], index: usize) -> Result<(), ValidationError> {
-        let fresh = match (&mut self.seen, self.last) {
-            (None, None) => true,
-            (None, Some(last)) if id > last => true,
-            (None, Some(_)) => {
-                let mut set: HashSet<i64> = before.iter().map(|p| p.id).collect();
-                let fresh = set.insert(id);
-                self.seen = Some(set);
-                fresh
-            }
-            (Some(set), _) => set.insert(id),
-        };
-        self.last = Some(id);
-        if fresh {
-            Ok(())
-        } else {
-            Err(model::duplicate_id(index, id))
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -404,23 +374,31 @@ mod tests {
 
     #[test]
     fn out_of_order_ids_fall_back_to_a_set() {
-        let mut ids = UniqueIds::default();
+        // The decoder's duplicate check over products, as `decode` runs it.
+        let check = |ids: &mut UniqueIds, id: i64, before: &[Product], index: usize| {
+            if ids.insert(id, || before.iter().map(|q| q.id)) {
+                Ok(())
+            } else {
+                Err(model::duplicate_id(index, id))
+            }
+        };
+        let mut ids = UniqueIds::new();
         let ps: Vec<Product> = [5, 7, 3].into_iter().map(crate::fixtures::product).collect();
         let mut before = Vec::new();
         for (i, p) in ps.into_iter().enumerate() {
             let mut p = p;
             p.id = [5, 7, 3][i];
-            ids.check(p.id, &before, i).unwrap();
+            check(&mut ids, p.id, &before, i).unwrap();
             before.push(p);
         }
         assert_eq!(
-            ids.check(7, &before, 3).unwrap_err().to_string(),
+            check(&mut ids, 7, &before, 3).unwrap_err().to_string(),
             "products[3].id: duplicate id 7"
         );
-        let mut ids = UniqueIds::default();
-        ids.check(2, &[], 0).unwrap();
+        let mut ids = UniqueIds::new();
+        check(&mut ids, 2, &[], 0).unwrap();
         let mut first = crate::fixtures::product(1);
         first.id = 2;
-        assert!(ids.check(2, &[first], 1).is_err(), "equal to the last id");
+        assert!(check(&mut ids, 2, &[first], 1).is_err(), "equal to the last id");
     }
 }

@@ -10,10 +10,10 @@
 //! for uniqueness the same way, with `model::validate_products`'s message.
 
 use super::lexer::{IntField, Lexer, Str};
+use crate::codec::ids::UniqueIds;
 use crate::codec::record::{self, Seen};
 use crate::codec::{DecodeError, ErrorKind};
 use crate::model::{self, Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, Variant};
-use std::collections::HashSet;
 
 type Result<T> = std::result::Result<T, DecodeError>;
 
@@ -268,18 +268,18 @@ impl<'a> Parser<'a> {
         self.lx.expect(b'[', "'[' (start of the products array)")?;
         let cap = (self.lx.bytes.len() / MINIMAL_PRODUCT.len()).min(PREALLOC_MAX);
         let mut products = Vec::with_capacity(cap);
-        let mut ids = HashSet::with_capacity(cap);
+        let mut ids = UniqueIds::new();
         let mut first = true;
         while self.lx.next_element(&mut first)? {
             let at = self.lx.pos;
             let index = products.len();
             self.index = index;
-            products.push(self.product()?);
-            let p = &products[index];
+            let p = self.product()?;
             p.validate(index).map_err(|e| DecodeError::invalid(at, e))?;
-            if !ids.insert(p.id) {
+            if !ids.insert(p.id, || products.iter().map(|q: &Product| q.id)) {
                 return Err(DecodeError::invalid(at, model::duplicate_id(index, p.id)));
             }
+            products.push(p);
         }
         Ok(products)
     }

@@ -23,10 +23,10 @@ use super::marker::{
     U32, U64,
 };
 use crate::codec::cursor::Cursor;
+use crate::codec::ids::UniqueIds;
 use crate::codec::record::{self, Seen};
 use crate::codec::{DecodeError, ErrorKind};
 use crate::model::{self, Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, Variant};
-use std::collections::HashSet;
 
 /// Deepest nesting of containers accepted anywhere, counting the catalog's own
 /// map (1), the products array (2) and a product map (3). Unknown values are
@@ -504,24 +504,12 @@ pub fn read_catalog_mode(cur: &mut Cursor<'_>, tolerant: bool) -> Result<Catalog
 fn read_products(cur: &mut Cursor<'_>, tolerant: bool) -> Result<Vec<Product>, DecodeError> {
     let n = read_array_len(cur, &PRODUCTS)?;
     let mut products: Vec<Product> = Vec::with_capacity(n.min(cur.remaining() / PRODUCT_MIN_BYTES));
-    // Ids must be unique. Ascending ids (our encoder's, for the fixtures) are
-    // checked for free; the first step down switches to a set.
-    let mut id_set: Option<HashSet<i64>> = None;
+    let mut ids = UniqueIds::new();
     for i in 0..n {
         let at = cur.pos();
         let p = read_product_mode(cur, i, tolerant)?;
         p.validate(i).map_err(|e| DecodeError::invalid(at, e))?;
-        let unique = match (&mut id_set, products.last()) {
-            (Some(set), _) => set.insert(p.id),
-            (None, Some(prev)) if p.id <= prev.id => {
-                let mut set: HashSet<i64> = products.iter().map(|q: &Product| q.id).collect();
-                let unique = set.insert(p.id);
-                id_set = Some(set);
-                unique
-            }
-            (None, _) => true,
-        };
-        if !unique {
+        if !ids.insert(p.id, || products.iter().map(|q: &Product| q.id)) {
             return Err(DecodeError::invalid(at, model::duplicate_id(i, p.id)));
         }
         products.push(p);
