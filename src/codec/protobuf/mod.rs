@@ -53,11 +53,13 @@
 //! size (`encode.rs`). The generated structs remain for decoding and for the
 //! benchmark rows that measure prost alone ([`to_generated`],
 //! [`encode_generated`]). [`decode`] walks the
-//! `Catalog`'s keys itself and lets prost parse one product at a time
-//! (strings are checked UTF-8, lengths are checked against the input before
-//! anything is allocated, nesting is limited to 100), then moves the strings
-//! into our types without copying and validates the product before reading
-//! the next one.
+//! `Catalog`'s keys itself and parses one product at a time: its keys are
+//! read by `wire.rs`, its values by the generated message's own field
+//! decoder (strings are checked UTF-8, lengths are checked against the
+//! input before anything is allocated, nesting is limited to 100), and its
+//! `tags` and `variants` are counted as they come, so a forged list stops
+//! at the model's maximum. It then moves the strings into our types without
+//! copying and validates the product before reading the next one.
 //!
 //! prost's errors carry a field path, innermost first (e.g. `Catalog.products:
 //! Product.sku: invalid string value`), but no byte offset; [`decode`] places
@@ -91,9 +93,10 @@ pub fn encode(products: &[Product], out: &mut Vec<u8>) -> Result<(), EncodeError
 /// Decodes a whole protobuf payload into a validated catalog.
 ///
 /// `Catalog` has a single field, `repeated Product products = 1`, so its
-/// keys are walked here by hand ([`walk`]) and each product's bytes go to
-/// prost alone: a product is parsed, converted and validated before the next
-/// is read. Errors carry the offset of the product's key (prost keeps no
+/// keys are walked here by hand ([`walk`]) and each product is parsed in
+/// one pass by `parse_product` (prost's field decoders, lists counted on
+/// the way), converted and validated before the next is read; a product
+/// that pass refuses is read again by the checked path, which says why. Errors carry the offset of the product's key (prost keeps no
 /// positions), and memory is the products vector, sized exactly by a first
 /// walk, plus one prost message — not a whole prost catalog beside ours
 /// (see [`Format::max_decode_allocation`](crate::codec::Format::max_decode_allocation)).
@@ -110,8 +113,14 @@ pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
     walk(bytes, |key_at, body_at, body| {
         let index = products.len();
         let at = |e: DecodeError| DecodeError { offset: key_at, ..e };
-        list_limits(body, key_at, body_at, index)?;
-        let parsed = pb::Product::decode(body).map_err(|e| at(prost_error(e, &format!(" in products[{index}]"))))?;
+        let parsed = match parse_product(body) {
+            Some(parsed) => parsed,
+            // The checked path finds the error, and says it as it always has.
+            None => {
+                list_limits(body, key_at, body_at, index)?;
+                pb::Product::decode(body).map_err(|e| at(prost_error(e, &format!(" in products[{index}]"))))?
+            }
+        };
         let product = product_from_pb(parsed).map_err(|e| {
             let status_at = locate::status_offset(bytes, index);
             DecodeError {
@@ -140,6 +149,51 @@ pub(crate) const PRODUCTS: u32 = 1;
 pub(crate) const STATUS: u32 = 11;
 const TAGS: u32 = 12;
 const VARIANTS: u32 = 14;
+/// `Product`'s field numbers are 1..=17 (`image_url`).
+const LAST_PRODUCT_FIELD: u32 = 17;
+
+/// Parses one product in a single pass: keys are read by `wire.rs`, each
+/// known field's value by prost's generated `merge_field` (the very code
+/// `pb::Product::decode` runs), and `tags`/`variants` entries are counted as
+/// they come, so prost never builds more of them than the model allows.
+///
+/// `None` on anything but a clean, in-limits product: an unreadable key, a
+/// value prost refuses, a list over its maximum, or a field number the
+/// schema does not know (skipped by wire type, which the checked path does).
+/// The caller then runs the checked path ([`list_limits`] then
+/// `pb::Product::decode`), which accepts exactly the products this accepts
+/// and places the error. So a valid payload is walked once instead of twice,
+/// and an invalid one reports what it always did.
+#[inline]
+fn parse_product(body: &[u8]) -> Option<pb::Product> {
+    let mut msg = pb::Product::default();
+    let (mut tags, mut variants) = (0usize, 0usize);
+    let mut c = Cursor::new(body);
+    while !c.is_empty() {
+        let key = wire::read_key(&mut c).ok()?;
+        if !(1..=LAST_PRODUCT_FIELD).contains(&key.number) {
+            return None;
+        }
+        if key.wire_type == WireType::Len {
+            tags += usize::from(key.number == TAGS);
+            variants += usize::from(key.number == VARIANTS);
+            if tags > MAX_TAGS || variants > MAX_VARIANTS {
+                return None;
+            }
+        }
+        let wire_type = prost::encoding::WireType::try_from(u64::from(key.wire_type.number())).ok()?;
+        let mut rest = &body[c.pos()..];
+        msg.merge_field(
+            key.number,
+            wire_type,
+            &mut rest,
+            prost::encoding::DecodeContext::default(),
+        )
+        .ok()?;
+        c.seek(body.len() - rest.len());
+    }
+    Some(msg)
+}
 
 /// Counts a product's `tags` and `variants` entries by walking its keys,
 /// before prost reads it: over the model's maximum is an error without
@@ -382,6 +436,65 @@ mod tests {
         // A length past the end: the error says where, in the payload.
         let e = list_limits(&[0x62, 0x05, b'a'], 0, 100, 0).unwrap_err();
         assert_eq!(e.offset, 102, "{e}");
+    }
+
+    /// The one-pass parse accepts a product exactly when the checked path
+    /// (list count, then prost's own decode) does, and builds the same
+    /// message; only an unknown field sends a good product to the checked
+    /// path. Walked over every truncation and every byte of a few products
+    /// set to a handful of values (keys, lengths, continuation bits).
+    #[test]
+    fn one_pass_parse_agrees_with_the_checked_path() {
+        let mut bodies: Vec<Vec<u8>> = Vec::new();
+        for p in crate::fixtures::catalog(6)
+            .products
+            .iter()
+            .chain(crate::fixtures::random_catalog(3).products.iter().take(4))
+        {
+            let body = encode_generated_product(p);
+            for cut in 0..body.len() {
+                bodies.push(body[..cut].to_vec());
+            }
+            for i in 0..body.len() {
+                for v in [0x00, 0x01, 0x08, 0x62, 0x72, 0x7f, 0x80, 0xff, body[i] ^ 0x80] {
+                    let mut b = body.clone();
+                    b[i] = v;
+                    bodies.push(b);
+                }
+            }
+            bodies.push(body);
+        }
+        let (mut fast, mut slow) = (0, 0);
+        for body in &bodies {
+            let checked = count_lists(body)
+                .ok()
+                .filter(|&(t, v)| t <= MAX_TAGS && v <= MAX_VARIANTS)
+                .and_then(|_| pb::Product::decode(body.as_slice()).ok());
+            match (parse_product(body), checked) {
+                (Some(a), Some(b)) => {
+                    assert_eq!(a, b, "{body:02x?}");
+                    fast += 1;
+                }
+                (Some(a), None) => panic!("one pass accepted what the checked path refuses: {body:02x?} -> {a:?}"),
+                (None, Some(_)) => {
+                    let mut c = Cursor::new(body);
+                    let mut unknown = false;
+                    while let Ok(k) = wire::read_key(&mut c) {
+                        unknown |= !(1..=LAST_PRODUCT_FIELD).contains(&k.number);
+                        if wire::skip(&mut c, k, 0).is_err() {
+                            break;
+                        }
+                    }
+                    assert!(
+                        unknown,
+                        "a good product without unknown fields left the one pass: {body:02x?}"
+                    );
+                    slow += 1;
+                }
+                (None, None) => {}
+            }
+        }
+        assert!(fast > 100 && slow > 0, "fast {fast}, slow {slow}");
     }
 
     fn encode_generated_product(p: &Product) -> Vec<u8> {
