@@ -12,6 +12,10 @@ RESULTS ?= results
 # Codec microbenchmarks: minimum time per measured batch, batches per row.
 BENCHTIME ?= 300ms
 BENCH_COUNT ?= 5
+# Peer comparisons: shorter batches, more interleaved rounds (the ratio is
+# the median of the rounds' ratios, so more rounds buy a steadier ratio).
+PEERS_BENCHTIME ?= 200ms
+PEERS_COUNT ?= 11
 # bench-peers runs pinned to this CPU (taskset, where there is one), so every
 # side of a comparison shares one core's caches and frequency.
 PIN_CPU ?= 1
@@ -111,7 +115,7 @@ report: ## results/* -> results/REPORT.md, medians.json, charts
 
 bench-peers: ## ours beside every reference crate's fastest path, interleaved, pinned to CPU $(PIN_CPU) -> results/peers.txt
 	$(CARGO) bench --quiet --bench peers --no-run
-	$(PIN) $(CARGO) bench --quiet --bench peers -- --benchtime $(BENCHTIME) --count $(BENCH_COUNT) > $(RESULTS)/peers.txt
+	$(PIN) $(CARGO) bench --quiet --bench peers -- --benchtime $(PEERS_BENCHTIME) --count $(PEERS_COUNT) > $(RESULTS)/peers.txt
 
 bench-quick: build-release ## smoke run of the whole bench pipeline into $(QUICK_DIR), not results/
 	@rm -rf $(QUICK_DIR) && mkdir -p $(QUICK_DIR)/histograms

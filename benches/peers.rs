@@ -18,10 +18,12 @@
 //! Everyone runs under the same allocator: this binary installs none, so it
 //! is plain `System`, and nothing counts allocations (the result lines carry
 //! no B/op columns; `codec.txt` has ours). Ratio = peer time ÷ our time =
-//! our throughput ÷ peer throughput (> 1: ours is faster), from the medians
-//! of `--count` batches. The cases of a comparison run interleaved (A B C A
-//! B C …) so that a change in machine load during the run hits every side
-//! alike. Peers encode from their own prebuilt structs where their users
+//! our throughput ÷ peer throughput (> 1: ours is faster): the cases of a
+//! comparison run interleaved in `--count` rounds (A B C, A B C, …), each
+//! round's batches back to back, and the ratio is the median over rounds of
+//! that round's ratio, so a change in machine load between rounds moves both
+//! sides of a pair rather than the ratio. The µs columns are the medians of
+//! each side's batches. Peers encode from their own prebuilt structs where their users
 //! would (serde mirrors; conversion from our types is not charged to them)
 //! and their decoders do not validate ranges; ours do. The release profile
 //! (`Cargo.toml`, `[profile.release]`, which `bench` inherits) applies to
@@ -52,8 +54,33 @@ use wirebench::codec::flatbuffers::generated::wirebench as fb;
 use wirebench::measure::stats::{median, procs};
 use wirebench::model::{Catalog, Dimensions, Product, Status, Variant};
 
-/// One measured side: median ns/op, or why it could not run.
-type Side = Result<f64, String>;
+/// One measured side: ns/op of each round in order, or why it could not run.
+type Side = Result<Rounds, String>;
+
+/// The ns/op of one case's batches, one per round. Round `i` of every case
+/// of a comparison ran back to back, so the rounds pair up.
+#[derive(Clone, Debug)]
+struct Rounds(Vec<f64>);
+
+impl Rounds {
+    /// Median ns/op over the rounds.
+    fn median(&self) -> f64 {
+        median(&self.0).unwrap_or(f64::NAN)
+    }
+}
+
+/// Peer time ÷ our time: the median over rounds of each round's ratio when
+/// both sides ran the same rounds interleaved (a load change between rounds
+/// then moves both sides of a pair, not the ratio), else the ratio of the
+/// medians.
+fn ratio(ours: &Rounds, peer: &Rounds) -> f64 {
+    if ours.0.len() == peer.0.len() && !ours.0.is_empty() {
+        let per_round: Vec<f64> = ours.0.iter().zip(&peer.0).map(|(o, p)| p / o).collect();
+        median(&per_round).unwrap_or(f64::NAN)
+    } else {
+        peer.median() / ours.median()
+    }
+}
 
 struct Runner {
     cfg: Config,
@@ -142,10 +169,9 @@ impl Runner {
                 for r in &runs {
                     println!("{}", go_line(&c.name, r, c.payload));
                 }
-                let ns: Vec<f64> = runs.iter().map(|r| r.ns_per_op()).collect();
-                let med = median(&ns).unwrap_or(f64::NAN);
-                eprintln!("peers: {:<48} {med:>12.0} ns/op", c.name);
-                Ok(med)
+                let rounds = Rounds(runs.iter().map(|r| r.ns_per_op()).collect());
+                eprintln!("peers: {:<48} {:>12.0} ns/op", c.name, rounds.median());
+                Ok(rounds)
             })
             .collect()
     }
@@ -201,14 +227,16 @@ impl Ratio {
 fn fastest<'a>(sides: &[(&'a str, &Side)]) -> (&'a str, Side) {
     sides
         .iter()
-        .filter_map(|(name, s)| s.as_ref().ok().map(|ns| (*name, *ns)))
-        .min_by(|a, b| a.1.total_cmp(&b.1))
-        .map_or(("none", Err("no peer ran".to_string())), |(name, ns)| (name, Ok(ns)))
+        .filter_map(|(name, s)| s.as_ref().ok().map(|r| (*name, r)))
+        .min_by(|a, b| a.1.median().total_cmp(&b.1.median()))
+        .map_or(("none", Err("no peer ran".to_string())), |(name, r)| {
+            (name, Ok(r.clone()))
+        })
 }
 
 fn us(s: &Side) -> String {
     match s {
-        Ok(ns) => format!("{:.2}", ns / 1000.0),
+        Ok(r) => format!("{:.2}", r.median() / 1000.0),
         Err(_) => "n/a".into(),
     }
 }
@@ -254,12 +282,12 @@ fn run() -> Result<(), String> {
         let products = wirebench::fixtures::catalog(n).products;
         let (ratios, floors) = compare(&r, &products, &schema);
         summary += &format!(
-            "\n# {n} products. ratio = reference time / our time = our throughput / reference throughput (median of {count} runs; > 1: ours faster)\n| comparison | ours µs | reference µs | ratio | target | met |\n|---|---|---|---|---|---|\n"
+            "\n# {n} products. ratio = reference time / our time = our throughput / reference throughput (median over {count} interleaved rounds of each round's ratio; times are medians; > 1: ours faster)\n| comparison | ours µs | reference µs | ratio | target | met |\n|---|---|---|---|---|---|\n"
         );
         for x in ratios {
             let (ratio, met) = match (&x.ours, &x.peer) {
                 (Ok(o), Ok(p)) => {
-                    let q = p / o;
+                    let q = ratio(o, p);
                     (
                         format!("{q:.2}×"),
                         x.target.map_or("—".into(), |t| {
@@ -287,10 +315,10 @@ fn run() -> Result<(), String> {
         for f in floors {
             let mbs = |s: &Side| {
                 s.as_ref()
-                    .map_or("n/a".into(), |ns| format!("{:.1}", f.bytes as f64 / ns * 1e3))
+                    .map_or("n/a".into(), |r| format!("{:.1}", f.bytes as f64 / r.median() * 1e3))
             };
             let times = match (&f.decode, &f.memcpy) {
-                (Ok(d), Ok(m)) => format!("{:.0}×", d / m),
+                (Ok(d), Ok(m)) => format!("{:.0}×", d.median() / m.median()),
                 _ => "n/a".into(),
             };
             summary += &format!(
@@ -1100,13 +1128,14 @@ fn instrument(r: &Runner, n: usize, out: &mut Vec<Ratio>) {
         let side = |v: &[f64]| -> Side {
             match &failed {
                 Some(e) => Err(e.clone()),
-                None => median(v).ok_or_else(|| "no runs".to_string()),
+                None if v.is_empty() => Err("no runs".to_string()),
+                None => Ok(Rounds(v.to_vec())),
             }
         };
         let (ours, theirs) = (side(&cb), side(&sys));
         for (what, s) in [("codec_bench", &ours), ("system", &theirs)] {
-            if let Ok(ns) = s {
-                eprintln!("peers: {:<48} {ns:>12.0} ns/op", format!("{row}/{what}"));
+            if let Ok(r) = s {
+                eprintln!("peers: {:<48} {:>12.0} ns/op", format!("{row}/{what}"), r.median());
             }
         }
         out.push(Ratio::new(
