@@ -119,6 +119,9 @@ fn report_files_and_tables() {
         // Peers: the summary table, not the per-run lines.
         "\n1000 products. ratio = reference time / our time\n",
         "| JSON encode vs serde_json | 100.00 | 200.00 | 2.00× | ≥ 1.5× | yes |",
+        // Peers by instruction count: its table, under its own heading.
+        "### By instruction count (`peers-instructions.md`)",
+        "| `Decode/json/1000/ours` | 13.00M | 4.50M | serde_json `from_slice` | 21.00M | 4.50M | 1.62× | 1.94× | — |",
         "Run 2026-11-29T22:00:00Z on Handmade Test CPU @ 1.00GHz (2 logical cores",
         "; load average at the start 0.10 0.20 0.30.",
     ] {

@@ -425,6 +425,9 @@ pub fn render(d: &Data, chart_names: &[&str]) -> String {
     if let Some(p) = &d.peers {
         peers(&mut o, p);
     }
+    if let Some(p) = &d.peers_instructions {
+        peers_instructions(&mut o, p);
+    }
     go_reference(&mut o, d);
     o.push_str("\n## Environment (`environment.json`)\n\n```json\n");
     o.push_str(envj.trim_end());
@@ -843,6 +846,20 @@ Each row names the path it compares against; every run's line is in `peers.txt`.
         } else if line.starts_with('|') {
             let _ = writeln!(o, "{line}");
         }
+    }
+}
+
+/// The table of `peers-instructions.md` (`benches/peers-instructions.sh`):
+/// the peer comparisons by instruction count, the allocator's share apart.
+fn peers_instructions(o: &mut String, text: &str) {
+    o.push_str(
+        "\n### By instruction count (`peers-instructions.md`)\n\nThe same cases counted by callgrind, which machine load does not move \
+(cache misses and memory stalls are not counted). \"malloc\" is what glibc's allocator ran inside the operation: for an owned decode, \
+the floor both sides share, since both build the same strings and lists; \"without malloc\" is the ratio of the rest. \
+Ratio = peer instructions ÷ ours (> 1: ours runs fewer).\n\n",
+    );
+    for line in text.lines().filter(|l| l.starts_with('|')) {
+        let _ = writeln!(o, "{line}");
     }
 }
 

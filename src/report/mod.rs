@@ -3,7 +3,7 @@
 //!
 //! Inputs (see [`parse`] for their shapes): `codec.txt`, `sizes.csv`,
 //! `http.csv`, `http-gzip.csv`, optionally `http-c1.csv`, `http-c16.csv`,
-//! `peers.txt`, `histograms/*.hist` (or `*.hlog`, HdrHistogram interval
+//! `peers.txt`, `peers-instructions.md`, `histograms/*.hist` (or `*.hlog`, HdrHistogram interval
 //! logs, for rounds without a `.hist`) and `environment.json` (written by
 //! `codec-bench` when the run started; if it is missing, the report captures
 //! one now and says so). A missing input is named in the report; a malformed
@@ -133,6 +133,8 @@ pub struct Data {
     pub sizes: Option<Vec<SizeRow>>,
     pub http: Vec<HttpFile>,
     pub peers: Option<String>,
+    /// `peers-instructions.md`: the same comparisons by instruction count.
+    pub peers_instructions: Option<String>,
     /// environment.json's text, and whether it was captured at report time.
     pub environment: Option<String>,
     pub environment_captured_now: bool,
@@ -198,6 +200,7 @@ pub fn load(dir: &Path) -> Result<Data, String> {
         }
     }
     d.peers = read_optional(&dir.join("peers.txt"))?;
+    d.peers_instructions = read_optional(&dir.join("peers-instructions.md"))?;
     d.environment = read_optional(&dir.join("environment.json"))?;
     if d.environment.is_none() {
         d.environment = Some(crate::measure::env::capture().to_json());
@@ -453,7 +456,7 @@ pub fn medians_json(d: &Data) -> String {
 const USAGE: &str = "\
 wirebench report [--dir results]
   reads DIR/{codec.txt,sizes.csv,http.csv,http-gzip.csv} (+ http-c1.csv, http-c16.csv,
-  peers.txt, histograms/, environment.json when present) and writes
+  peers.txt, peers-instructions.md, histograms/, environment.json when present) and writes
   DIR/REPORT.md, DIR/medians.json, DIR/*.svg (and DIR/environment.json if missing)
 ";
 
