@@ -70,6 +70,14 @@ impl<'a> Reader<'a> {
     /// UTF-8, borrowed. The length is checked against the remaining input first.
     #[inline]
     pub(crate) fn str(&mut self, what: &'static str) -> Result<&'a str, DecodeError> {
+        let (start, bytes) = self.string_bytes(what)?;
+        std::str::from_utf8(bytes).map_err(|e| DecodeError::new(start + e.valid_up_to(), ErrorKind::InvalidUtf8))
+    }
+
+    /// A `string`'s length and bytes, not yet checked as UTF-8, with the
+    /// offset of its first byte.
+    #[inline]
+    fn string_bytes(&mut self, what: &'static str) -> Result<(usize, &'a [u8]), DecodeError> {
         let at = self.c.pos();
         let len = self.long(what)?;
         let len = u64::try_from(len).map_err(|_| {
@@ -83,7 +91,7 @@ impl<'a> Reader<'a> {
         })?;
         let start = self.c.pos();
         let bytes = self.c.take(len, what)?;
-        std::str::from_utf8(bytes).map_err(|e| DecodeError::new(start + e.valid_up_to(), ErrorKind::InvalidUtf8))
+        Ok((start, bytes))
     }
 }
 
@@ -97,8 +105,46 @@ impl Reader<'_> {
                 self.c.seek(self.c.pos() + 1);
                 Ok(varint::zigzag_decode(u64::from(b)))
             }
-            _ => varint::read_i64_zigzag(&mut self.c, what),
+            _ => self.long_multi(what),
         }
+    }
+
+    /// A `long` of two bytes or more. With ten bytes left (the longest
+    /// varint) it reads them without a bounds check per byte; nearer the
+    /// end of the input [`varint::read_u64`] reads it and reports the
+    /// truncation. Both give the same values and errors: within ten bytes a
+    /// varint either ends or has a tenth byte above 1.
+    #[inline(never)]
+    fn long_multi(&mut self, what: &'static str) -> Result<i64, DecodeError> {
+        let start = self.c.pos();
+        let Some(bytes) = self
+            .c
+            .input()
+            .get(start..)
+            .and_then(|rest| rest.first_chunk::<{ varint::MAX_LEN }>())
+        else {
+            return varint::read_i64_zigzag(&mut self.c, what);
+        };
+        let mut v: u64 = 0;
+        for (i, &b) in bytes[..varint::MAX_LEN - 1].iter().enumerate() {
+            v |= u64::from(b & 0x7f) << (7 * i);
+            if b < 0x80 {
+                self.c.seek(start + i + 1);
+                return Ok(varint::zigzag_decode(v));
+            }
+        }
+        let last = bytes[varint::MAX_LEN - 1];
+        if last > 1 {
+            return Err(DecodeError::new(
+                start,
+                ErrorKind::OutOfRange {
+                    what,
+                    value: "varint longer than 64 bits".into(),
+                },
+            ));
+        }
+        self.c.seek(start + varint::MAX_LEN);
+        Ok(varint::zigzag_decode(v | (u64::from(last) << 63)))
     }
 
     /// `int`: a `long` on the wire that must fit in 32 bits.
@@ -119,9 +165,17 @@ impl Reader<'_> {
 
     /// `string`: a non-negative `long` byte length, then that many bytes of
     /// UTF-8, owned.
+    ///
+    /// The bytes are copied first and checked in the copy: the allocator
+    /// aligns it, so `from_utf8` reads a string of 16 bytes or more a word
+    /// at a time from its first byte, where in the payload it would start
+    /// byte by byte at any unaligned offset. An error names the same offset
+    /// as [`Reader::str`]'s.
     #[inline]
     fn string(&mut self, what: &'static str) -> Result<String, DecodeError> {
-        self.str(what).map(str::to_owned)
+        let (start, bytes) = self.string_bytes(what)?;
+        String::from_utf8(bytes.to_vec())
+            .map_err(|e| DecodeError::new(start + e.utf8_error().valid_up_to(), ErrorKind::InvalidUtf8))
     }
 
     /// `double`: 8 bytes little-endian; our one double (`rating`) must be finite.
@@ -189,7 +243,11 @@ impl Reader<'_> {
                     return Err(DecodeError::invalid(count_at, e));
                 }
             }
-            out.reserve(n);
+            if out.capacity() == 0 {
+                out = Vec::with_capacity(n);
+            } else {
+                out.reserve(n);
+            }
             let block_start = self.c.pos();
             for _ in 0..n {
                 let x = item(self, &out)?;
@@ -370,6 +428,68 @@ mod tests {
         };
         assert_eq!(r.variant().unwrap(), v);
         assert!(r.c.is_empty(), "VARIANT_MIN_BYTES = {VARIANT_MIN_BYTES}");
+    }
+
+    #[test]
+    fn long_reads_as_the_varint_reader_does_at_any_distance_from_the_end() {
+        // Every varint length, overlong and truncated runs, each followed by
+        // 0 to 11 bytes, so both the ten-byte read and the per-byte reader run.
+        let mut cases: Vec<Vec<u8>> = Vec::new();
+        for k in 0..64 {
+            for v in [(1u64 << k) - 1, 1u64 << k] {
+                let mut b = Vec::new();
+                varint::write_u64(&mut b, v);
+                cases.push(b);
+            }
+        }
+        cases.push(vec![0xff; 9]);
+        cases.push(vec![0xff; 11]);
+        cases.push([[0xff; 9].as_slice(), &[0x01]].concat());
+        cases.push([[0xff; 9].as_slice(), &[0x02]].concat());
+        cases.push([[0x80; 9].as_slice(), &[0x80]].concat());
+        cases.push(vec![0x80]);
+        for case in cases {
+            for tail in 0..12 {
+                let mut bytes = vec![0xaa; 3];
+                bytes.extend_from_slice(&case);
+                bytes.extend(std::iter::repeat_n(0x81, tail));
+                let mut ours = Reader { c: Cursor::new(&bytes) };
+                ours.c.seek(3);
+                let mut plain = Cursor::new(&bytes);
+                plain.seek(3);
+                let want = varint::read_i64_zigzag(&mut plain, "v");
+                assert_eq!(ours.long("v"), want, "{case:02x?} + {tail}");
+                if want.is_ok() {
+                    assert_eq!(ours.c.pos(), plain.pos(), "{case:02x?} + {tail}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn strings_report_bad_utf8_at_the_same_offset_owned_and_borrowed() {
+        for text in [
+            b"ok".as_slice(),
+            b"\xff",
+            b"abc\xe2\x82",
+            b"0123456789abcdef0123\xc3\x28xyz",
+            "Über Kabel".as_bytes(),
+        ] {
+            let mut bytes = vec![0x00];
+            varint::write_i64_zigzag(&mut bytes, text.len() as i64);
+            bytes.extend_from_slice(text);
+            let read = |owned: bool| {
+                let mut r = Reader { c: Cursor::new(&bytes) };
+                r.c.seek(1);
+                if owned {
+                    r.string("s")
+                } else {
+                    r.str("s").map(str::to_owned)
+                }
+            };
+            assert_eq!(read(true), read(false), "{text:02x?}");
+            assert_eq!(read(true).is_ok(), std::str::from_utf8(text).is_ok());
+        }
     }
 
     #[test]
