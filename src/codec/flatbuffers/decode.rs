@@ -72,7 +72,20 @@ pub fn verified_root(bytes: &[u8]) -> Result<fb::Catalog<'_>, DecodeError> {
 }
 
 /// Decodes a whole FlatBuffers payload into a validated catalog.
+///
+/// A buffer that verifies and holds a valid catalog is read in one pass
+/// (`onepass.rs`); anything else goes through [`checked`], which runs the
+/// crate's verifier first and words the error.
 pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
+    match super::onepass::decode(bytes) {
+        Some(catalog) => Ok(catalog),
+        None => checked(bytes),
+    }
+}
+
+/// [`decode`] by the crate's verifier over the whole buffer, then a copy of
+/// each product, validated before the next: every error, with its position.
+pub(super) fn checked(bytes: &[u8]) -> Result<Catalog, DecodeError> {
     let root = verified_root(bytes)?;
     let list = root.products();
     // The verifier proved 4 bytes per element are in the buffer.

@@ -12,7 +12,11 @@
 //!   limits from the buffer size, then per product checks the list lengths,
 //!   copies every field into our types and validates it before the next
 //!   (`decode.rs`): offsets may share a table many times over, so nothing is
-//!   copied past the first invalid product;
+//!   copied past the first invalid product. A buffer that the verifier
+//!   accepts and that holds a valid catalog is read in one pass instead,
+//!   each object verified by the verifier's own rules as it is copied
+//!   (`onepass.rs`); any other buffer takes the path above, which words the
+//!   error;
 //! - [`verify`] and [`read_direct`] are the zero-copy path the benchmark
 //!   reports separately: verify, then read every field in place (`direct.rs`).
 //!
@@ -98,6 +102,7 @@ pub mod generated;
 mod decode;
 mod direct;
 mod encode;
+mod onepass;
 pub mod view;
 
 pub use decode::{APPARENT_SIZE_FACTOR, IDENTIFIER, MAX_DEPTH, decode, verified_root, verifier_options};
