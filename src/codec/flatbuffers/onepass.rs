@@ -77,6 +77,14 @@ mod vt {
     pub const V_STOCK: usize = 12;
 }
 
+/// The least a product that verifies adds to the apparent size (it sizes the
+/// products vector only; a smaller true minimum would make it grow): its offset
+/// in the list (4), soffset (4), vtable length (2), a vtable reaching the
+/// last required field (38), that many 2-byte entries read (17 × 2), six
+/// strings' offsets and lengths (6 × 8), two vectors' (2 × 8) and the
+/// dimensions (16).
+const MIN_PRODUCT_APPARENT: usize = 4 + 4 + 2 + 38 + 17 * 2 + 6 * 8 + 2 * 8 + 16;
+
 /// The verifier's state: the buffer, the tables visited and the apparent
 /// size so far, and their limits.
 struct Reader<'a> {
@@ -227,8 +235,9 @@ pub(super) fn decode(bytes: &[u8]) -> Option<Catalog> {
     let root = r.follow(0)?;
     let catalog = r.table(root)?;
     let (start, count) = r.vector(catalog, vt::PRODUCTS)?;
-    // The range check above proved 4 bytes per element are in the buffer.
-    let mut products = Vec::with_capacity(count);
+    // Room for as many products as can verify: offsets may all reach one
+    // table, so the count alone could ask for 60 times the buffer.
+    let mut products = Vec::with_capacity(count.min(r.max_apparent / MIN_PRODUCT_APPARENT));
     let mut ids = UniqueIds::new();
     for i in 0..count {
         let at = r.follow(start + 4 * i)?;
