@@ -71,21 +71,9 @@ pub fn verified_root(bytes: &[u8]) -> Result<fb::Catalog<'_>, DecodeError> {
     fb::root_as_catalog_with_opts(&opts, bytes).map_err(|e| verifier_error(&e, &opts, bytes.len()))
 }
 
-/// Decodes a whole FlatBuffers payload into a validated catalog.
-///
-/// A buffer that verifies and holds a valid catalog is read in one pass
-/// (`onepass.rs`); anything else goes through [`checked`], which runs the
-/// crate's verifier first and words the error.
-pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
-    match super::onepass::decode(bytes) {
-        Some(catalog) => Ok(catalog),
-        None => checked(bytes),
-    }
-}
-
-/// [`decode`] by the crate's verifier over the whole buffer, then a copy of
+/// [`decode`](super::decode) by the crate's verifier over the whole buffer, then a copy of
 /// each product, validated before the next: every error, with its position.
-pub(super) fn checked(bytes: &[u8]) -> Result<Catalog, DecodeError> {
+pub fn checked(bytes: &[u8]) -> Result<Catalog, DecodeError> {
     let root = verified_root(bytes)?;
     let list = root.products();
     // The verifier proved 4 bytes per element are in the buffer.
@@ -345,8 +333,8 @@ fn verifier_error(e: &InvalidFlatbuffer, opts: &VerifierOptions, len: usize) -> 
 mod tests {
     use super::*;
 
-    /// The rules checked as the fields are read accept exactly what
-    /// `Product::validate` accepts: each rule broken alone (and at its
+    /// The rules checked as the fields are read (here and in the one pass)
+    /// accept exactly what `Product::validate` accepts: each rule broken alone (and at its
     /// boundary) gives validate's error, each boundary value kept is accepted.
     #[test]
     fn fused_rules_agree_with_validate() {
@@ -404,15 +392,18 @@ mod tests {
             m(&mut p);
             let mut bytes = Vec::new();
             super::super::encode(std::slice::from_ref(&p), &mut bytes).unwrap();
-            match (decode(&bytes), p.validate(0)) {
-                (Ok(c), Ok(())) => assert_eq!(c.products, [p], "mutation {i}"),
-                (Err(got), Err(want)) => {
-                    assert!(
-                        matches!(&got.kind, ErrorKind::Invalid(e) if *e == want),
-                        "mutation {i}: {got}"
-                    )
+            // The checked path, and `decode` (the one pass for a valid catalog).
+            for got in [checked(&bytes), super::super::decode(&bytes)] {
+                match (got, p.validate(0)) {
+                    (Ok(c), Ok(())) => assert_eq!(c.products, [p.clone()], "mutation {i}"),
+                    (Err(got), Err(want)) => {
+                        assert!(
+                            matches!(&got.kind, ErrorKind::Invalid(e) if *e == want),
+                            "mutation {i}: {got}"
+                        )
+                    }
+                    (got, want) => panic!("mutation {i}: decode {got:?}, validate {want:?}"),
                 }
-                (got, want) => panic!("mutation {i}: decode {got:?}, validate {want:?}"),
             }
         }
     }

@@ -105,6 +105,21 @@ mod encode;
 mod onepass;
 pub mod view;
 
-pub use decode::{APPARENT_SIZE_FACTOR, IDENTIFIER, MAX_DEPTH, decode, verified_root, verifier_options};
+pub use decode::{APPARENT_SIZE_FACTOR, IDENTIFIER, MAX_DEPTH, checked, verified_root, verifier_options};
 pub use direct::{Checksum, checksum, read_direct, verify};
 pub use encode::{RETAIN_LIMIT, encode, release_thread_builder};
+
+use crate::codec::DecodeError;
+use crate::model::Catalog;
+
+/// Decodes a whole FlatBuffers payload into a validated catalog.
+///
+/// A buffer that verifies and holds a valid catalog is read in one pass
+/// (`onepass.rs`); anything else goes through [`checked`], which runs the
+/// crate's verifier first and words the error.
+pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
+    match onepass::decode(bytes) {
+        Some(catalog) => Ok(catalog),
+        None => checked(bytes),
+    }
+}
