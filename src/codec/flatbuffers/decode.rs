@@ -5,8 +5,10 @@
 //! crate's verifier has walked the whole buffer once: every offset in bounds,
 //! every scalar aligned, every string UTF-8 and NUL-terminated, every
 //! `(required)` field present. [`verified_root`] runs it with limits derived
-//! from the buffer's size (see [`verifier_options`]); after that, [`decode`]
-//! copies every field into our [`Catalog`] and validates it.
+//! from the buffer's size (see [`verifier_options`]); after that, [`checked`]
+//! copies every field into our [`Catalog`] and validates it. This is the
+//! path [`decode`](super::decode) takes for every buffer the one pass
+//! (`onepass.rs`) declines, so every error is found and worded here.
 //!
 //! Errors keep what the verifier knows: its `ErrorTrace` becomes a path such
 //! as `products[2].variants[0].sku`, and its position becomes the byte offset.

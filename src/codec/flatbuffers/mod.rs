@@ -8,8 +8,8 @@
 //!
 //! - [`encode`] builds a buffer from `&[Product]` with the generated builders
 //!   (`encode.rs`, one reused builder per thread);
-//! - [`decode`] checks the file identifier, runs the crate's verifier with
-//!   limits from the buffer size, then per product checks the list lengths,
+//! - [`decode`] ([`checked`]) checks the file identifier, runs the crate's
+//!   verifier with limits from the buffer size, then per product checks the list lengths,
 //!   copies every field into our types and validates it before the next
 //!   (`decode.rs`): offsets may share a table many times over, so nothing is
 //!   copied past the first invalid product. A buffer that the verifier
