@@ -5,8 +5,10 @@
 //! crate's verifier has walked the whole buffer once: every offset in bounds,
 //! every scalar aligned, every string UTF-8 and NUL-terminated, every
 //! `(required)` field present. [`verified_root`] runs it with limits derived
-//! from the buffer's size (see [`verifier_options`]); after that, [`decode`]
-//! copies every field into our [`Catalog`] and validates it.
+//! from the buffer's size (see [`verifier_options`]); after that, [`checked`]
+//! copies every field into our [`Catalog`] and validates it. This is the
+//! path [`decode`](super::decode) takes for every buffer the one pass
+//! (`onepass.rs`) declines, so every error is found and worded here.
 //!
 //! Errors keep what the verifier knows: its `ErrorTrace` becomes a path such
 //! as `products[2].variants[0].sku`, and its position becomes the byte offset.
@@ -14,7 +16,9 @@
 use super::generated::wirebench as fb;
 use crate::codec::ids::UniqueIds;
 use crate::codec::{DecodeError, ErrorKind};
-use crate::model::{self, Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, Variant};
+use crate::model::{
+    self, Catalog, DISCOUNT_RANGE, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, RATING_RANGE, Status, Variant,
+};
 use flatbuffers::{ErrorTraceDetail, InvalidFlatbuffer, VerifierOptions};
 
 /// The 4-byte file identifier at bytes 4..8 (schema `file_identifier`).
@@ -69,40 +73,49 @@ pub fn verified_root(bytes: &[u8]) -> Result<fb::Catalog<'_>, DecodeError> {
     fb::root_as_catalog_with_opts(&opts, bytes).map_err(|e| verifier_error(&e, &opts, bytes.len()))
 }
 
-/// Decodes a whole FlatBuffers payload into a validated catalog.
-pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
+/// [`decode`](super::decode) by the crate's verifier over the whole buffer, then a copy of
+/// each product, validated before the next: every error, with its position.
+pub fn checked(bytes: &[u8]) -> Result<Catalog, DecodeError> {
     let root = verified_root(bytes)?;
     let list = root.products();
     // The verifier proved 4 bytes per element are in the buffer.
     let mut products = Vec::with_capacity(list.len());
     let mut ids = UniqueIds::new();
-    // Each product is checked before the next is copied, and a list over the
-    // model's maximum before it is copied: offsets may share one table or
-    // string many times over, so copying first could cost far more than the
-    // buffer (the verifier's apparent-size limit bounds how much).
+    // Each product is checked before the next is copied: offsets may share
+    // one table or string many times over, so copying first could cost far
+    // more than the buffer (the verifier's apparent-size limit bounds how
+    // much).
     for (index, p) in list.iter().enumerate() {
-        let at = p._tab.loc();
-        for (field, count, max) in [
-            ("tags", p.tags().len(), MAX_TAGS),
-            ("variants", p.variants().len(), MAX_VARIANTS),
-        ] {
-            if count > max {
-                let e = model::too_many_items(index, field, max, format_args!("found {count}"));
-                return Err(DecodeError::invalid(at, e));
-            }
-        }
-        let product = product(p)?;
-        product.validate(index).map_err(|e| DecodeError::invalid(at, e))?;
+        let product = product(p, index)?;
         if !ids.insert(product.id, || products.iter().map(|q: &Product| q.id)) {
-            return Err(DecodeError::invalid(at, model::duplicate_id(index, product.id)));
+            let e = model::duplicate_id(index, product.id);
+            return Err(DecodeError::invalid(p._tab.loc(), e));
         }
         products.push(product);
     }
     Ok(Catalog { products })
 }
 
-/// Copies one verified product table into a domain [`Product`].
-fn product(p: fb::Product<'_>) -> Result<Product, DecodeError> {
+/// Copies one verified product table into a domain [`Product`] and
+/// validates it, in one pass over its fields.
+///
+/// A list over the model's maximum is refused before it is copied. The rules
+/// of [`Product::validate`] are checked on the values as they are read (the
+/// strings before they are copied, each variant's numbers as it is copied);
+/// only when one fails does `validate` run on the copy, so the error is
+/// exactly the one it reports.
+fn product(p: fb::Product<'_>, index: usize) -> Result<Product, DecodeError> {
+    let at = p._tab.loc();
+    let (tags, variants) = (p.tags(), p.variants());
+    for (field, count, max) in [
+        ("tags", tags.len(), MAX_TAGS),
+        ("variants", variants.len(), MAX_VARIANTS),
+    ] {
+        if count > max {
+            let e = model::too_many_items(index, field, max, format_args!("found {count}"));
+            return Err(DecodeError::invalid(at, e));
+        }
+    }
     let raw = p.status().0;
     let Some(status) = Status::from_index(i64::from(raw)) else {
         return Err(DecodeError::new(
@@ -113,41 +126,63 @@ fn product(p: fb::Product<'_>) -> Result<Product, DecodeError> {
             },
         ));
     };
+    let (id, sku, price_cents, currency) = (p.id(), p.sku(), p.price_cents(), p.currency());
+    let (rating, review_count, stock, discount_percent) =
+        (p.rating(), p.review_count(), p.stock(), p.discount_percent());
     let d = p.dimensions();
-    Ok(Product {
-        id: p.id(),
-        sku: p.sku().to_owned(),
+    let dimensions = Dimensions {
+        width_mm: d.width_mm(),
+        height_mm: d.height_mm(),
+        depth_mm: d.depth_mm(),
+        weight_g: d.weight_g(),
+    };
+    // Every rule of `validate_product` but the list lengths (checked above).
+    let mut valid = id >= 1
+        && sku.is_ascii()
+        && price_cents >= 0
+        && model::is_currency_code_bytes(currency.as_bytes())
+        && rating.is_finite()
+        && RATING_RANGE.contains(&rating)
+        && review_count >= 0
+        && stock >= 0
+        && (dimensions.width_mm | dimensions.height_mm | dimensions.depth_mm | dimensions.weight_g) >= 0
+        && discount_percent.is_none_or(|x| DISCOUNT_RANGE.contains(&x));
+    let product = Product {
+        id,
+        sku: sku.to_owned(),
         name: p.name().to_owned(),
         description: p.description().to_owned(),
-        price_cents: p.price_cents(),
-        currency: p.currency().to_owned(),
-        rating: p.rating(),
-        review_count: p.review_count(),
+        price_cents,
+        currency: currency.to_owned(),
+        rating,
+        review_count,
         in_stock: p.in_stock(),
-        stock: p.stock(),
+        stock,
         status,
-        tags: p.tags().iter().map(str::to_owned).collect(),
-        dimensions: Dimensions {
-            width_mm: d.width_mm(),
-            height_mm: d.height_mm(),
-            depth_mm: d.depth_mm(),
-            weight_g: d.weight_g(),
-        },
-        variants: p
-            .variants()
+        tags: tags.iter().map(str::to_owned).collect(),
+        dimensions,
+        variants: variants
             .iter()
-            .map(|v| Variant {
-                sku: v.sku().to_owned(),
-                color: v.color().to_owned(),
-                size: v.size().to_owned(),
-                price_cents: v.price_cents(),
-                stock: v.stock(),
+            .map(|v| {
+                let (price_cents, stock) = (v.price_cents(), v.stock());
+                valid &= price_cents >= 0 && stock >= 0;
+                Variant {
+                    sku: v.sku().to_owned(),
+                    color: v.color().to_owned(),
+                    size: v.size().to_owned(),
+                    price_cents,
+                    stock,
+                }
             })
             .collect(),
-        discount_percent: p.discount_percent(),
+        discount_percent,
         created_at_ms: p.created_at_ms(),
         image_url: p.image_url().to_owned(),
-    })
+    };
+    if !valid {
+        product.validate(index).map_err(|e| DecodeError::invalid(at, e))?;
+    }
+    Ok(product)
 }
 
 /// Absolute byte position of a field of a verified table (the table itself if
@@ -299,6 +334,81 @@ fn verifier_error(e: &InvalidFlatbuffer, opts: &VerifierOptions, len: usize) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The rules checked as the fields are read (here and in the one pass)
+    /// accept exactly what `Product::validate` accepts: each rule broken alone (and at its
+    /// boundary) gives validate's error, each boundary value kept is accepted.
+    #[test]
+    fn fused_rules_agree_with_validate() {
+        use crate::fixtures;
+        type Mutation = fn(&mut Product);
+        let mutations: &[Mutation] = &[
+            |_| {},
+            |p| p.id = 0,
+            |p| p.id = 1,
+            |p| p.id = -5,
+            |p| p.sku = "SKU-é".into(),
+            |p| p.sku = String::new(),
+            |p| p.price_cents = -1,
+            |p| p.price_cents = 0,
+            |p| p.currency = "usd".into(),
+            |p| p.currency = "USDX".into(),
+            |p| p.currency = "US".into(),
+            |p| p.rating = f64::NAN,
+            |p| p.rating = f64::INFINITY,
+            |p| p.rating = -0.1,
+            |p| p.rating = 5.0,
+            |p| p.rating = 5.01,
+            |p| p.rating = 0.0,
+            |p| p.review_count = -1,
+            |p| p.stock = -1,
+            |p| p.stock = 0,
+            |p| p.dimensions.width_mm = -1,
+            |p| p.dimensions.height_mm = i32::MIN,
+            |p| p.dimensions.depth_mm = -1,
+            |p| p.dimensions.weight_g = -1,
+            |p| p.dimensions.weight_g = 0,
+            |p| p.discount_percent = Some(0),
+            |p| p.discount_percent = Some(1),
+            |p| p.discount_percent = Some(90),
+            |p| p.discount_percent = Some(91),
+            |p| p.discount_percent = None,
+            |p| p.variants = vec![p.variants[0].clone(); 3],
+            |p| p.variants.iter_mut().for_each(|v| v.price_cents = -1),
+            |p| p.variants.iter_mut().for_each(|v| v.stock = -1),
+            |p| p.variants.iter_mut().for_each(|v| v.price_cents = 0),
+            |p| {
+                p.id = 0;
+                p.stock = -1;
+            },
+        ];
+        for (i, m) in mutations.iter().enumerate() {
+            let mut p = fixtures::product(1);
+            p.variants = vec![Variant {
+                sku: "V-1".into(),
+                color: "red".into(),
+                size: "M".into(),
+                price_cents: 100,
+                stock: 2,
+            }];
+            m(&mut p);
+            let mut bytes = Vec::new();
+            super::super::encode(std::slice::from_ref(&p), &mut bytes).unwrap();
+            // The checked path, and `decode` (the one pass for a valid catalog).
+            for got in [checked(&bytes), super::super::decode(&bytes)] {
+                match (got, p.validate(0)) {
+                    (Ok(c), Ok(())) => assert_eq!(c.products, [p.clone()], "mutation {i}"),
+                    (Err(got), Err(want)) => {
+                        assert!(
+                            matches!(&got.kind, ErrorKind::Invalid(e) if *e == want),
+                            "mutation {i}: {got}"
+                        )
+                    }
+                    (got, want) => panic!("mutation {i}: decode {got:?}, validate {want:?}"),
+                }
+            }
+        }
+    }
 
     #[test]
     fn trace_becomes_a_path() {

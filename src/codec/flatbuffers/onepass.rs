@@ -1,0 +1,495 @@
+//! The common case of [`decode`](super::decode) in one pass: verify and copy
+//! each object as it is reached, instead of the crate's verifier walking the
+//! whole buffer and the accessors walking it again.
+//!
+//! [`decode`] accepts a buffer only if the crate's verifier, run with
+//! [`verifier_options`], accepts it and the catalog is valid (every rule of
+//! `Product::validate`, unique ids); for anything else it returns `None` and
+//! the caller runs the checked path (verifier, then copy), which finds and
+//! words the error. So this reader never has to explain a failure, only to
+//! be at least as strict as that path and to read the same values.
+//!
+//! "As strict" means every check the verifier makes for our schema
+//! (`flatbuffers::Verifier` and the generated `run_verifier`s), on the same
+//! positions, with the same arithmetic:
+//!
+//! - the root uoffset, every field uoffset and every vector element is a
+//!   4-byte-aligned u32 inside the buffer; its target is position + value;
+//! - a table's soffset is an aligned i32 inside the buffer; its vtable at
+//!   table − soffset lies inside the buffer, is 2-aligned and holds an even
+//!   number of bytes, all inside the buffer;
+//! - a field is present when its voffset is below the vtable size and its
+//!   entry is non-zero, at table + entry; a scalar is aligned to its size and
+//!   inside the buffer, the `Dimensions` struct is 16 bytes inside it
+//!   (alignment 1 for the verifier); a string's length is an aligned u32, its
+//!   bytes are inside the buffer, UTF-8 and followed by a NUL; a vector's
+//!   elements are inside the buffer; required fields are present;
+//! - the limits: tables counted at every visit (at most
+//!   `max_tables`), nesting is Catalog → Product → Variant (at most
+//!   [`MAX_DEPTH`]), and the apparent size is summed exactly as the verifier
+//!   sums it (every range it checks, each time it checks it, including each
+//!   2-byte vtable entry it reads) and may not pass `max_apparent_size`.
+//!
+//! Values are read as the generated accessors read them after the verifier:
+//! an absent scalar is its schema default, a bool is any non-zero byte.
+//! `tests` hold both properties against the checked path on valid catalogs
+//! and on every single-byte change of encoded buffers.
+//!
+//! Work is bounded as in the checked path: the apparent size is checked
+//! before each string is copied, list lengths before a list is allocated,
+//! and the first product that breaks a rule ends the pass.
+
+use super::decode::{IDENTIFIER, MAX_DEPTH, verifier_options};
+use crate::codec::ids::UniqueIds;
+use crate::model::{
+    self, Catalog, DISCOUNT_RANGE, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, RATING_RANGE, Status, Variant,
+};
+
+// The deepest table this reader visits is a Variant, at depth 3.
+const _: () = assert!(MAX_DEPTH >= 3);
+
+/// Field voffsets of `schemas/catalog.fbs` (the generated `VT_*` constants).
+mod vt {
+    pub const PRODUCTS: usize = 4;
+
+    pub const ID: usize = 4;
+    pub const SKU: usize = 6;
+    pub const NAME: usize = 8;
+    pub const DESCRIPTION: usize = 10;
+    pub const PRICE_CENTS: usize = 12;
+    pub const CURRENCY: usize = 14;
+    pub const RATING: usize = 16;
+    pub const REVIEW_COUNT: usize = 18;
+    pub const IN_STOCK: usize = 20;
+    pub const STOCK: usize = 22;
+    pub const STATUS: usize = 24;
+    pub const TAGS: usize = 26;
+    pub const DIMENSIONS: usize = 28;
+    pub const VARIANTS: usize = 30;
+    pub const DISCOUNT_PERCENT: usize = 32;
+    pub const CREATED_AT_MS: usize = 34;
+    pub const IMAGE_URL: usize = 36;
+
+    pub const V_SKU: usize = 4;
+    pub const V_COLOR: usize = 6;
+    pub const V_SIZE: usize = 8;
+    pub const V_PRICE_CENTS: usize = 10;
+    pub const V_STOCK: usize = 12;
+}
+
+/// The least a product that verifies adds to the apparent size (it sizes the
+/// products vector only; a smaller true minimum would make it grow): its offset
+/// in the list (4), soffset (4), vtable length (2), a vtable reaching the
+/// last required field (38), that many 2-byte entries read (17 × 2), six
+/// strings' offsets and lengths (6 × 8), two vectors' (2 × 8) and the
+/// dimensions (16).
+const MIN_PRODUCT_APPARENT: usize = 4 + 4 + 2 + 38 + 17 * 2 + 6 * 8 + 2 * 8 + 16;
+
+/// The verifier's state: the buffer, the tables visited and the apparent
+/// size so far, and their limits.
+struct Reader<'a> {
+    buf: &'a [u8],
+    apparent: usize,
+    max_apparent: usize,
+    tables: usize,
+    max_tables: usize,
+}
+
+/// A table that passed [`Reader::table`].
+#[derive(Clone, Copy)]
+struct Table {
+    pos: usize,
+    vtable: usize,
+    vtable_len: usize,
+}
+
+impl<'a> Reader<'a> {
+    /// `Verifier::range_in_buffer`: `size` bytes at `pos` are inside the
+    /// buffer, and they count towards the apparent size.
+    #[inline]
+    fn range(&mut self, pos: usize, size: usize) -> Option<()> {
+        let end = pos.checked_add(size)?;
+        if end > self.buf.len() {
+            return None;
+        }
+        self.apparent += size;
+        (self.apparent <= self.max_apparent).then_some(())
+    }
+
+    /// `Verifier::in_buffer::<T>` for a `T` of `N` bytes aligned to `align`,
+    /// then the bytes.
+    #[inline]
+    fn bytes<const N: usize>(&mut self, pos: usize, align: usize) -> Option<[u8; N]> {
+        if pos % align != 0 {
+            return None;
+        }
+        self.range(pos, N)?;
+        self.buf.get(pos..pos + N)?.try_into().ok()
+    }
+
+    #[inline]
+    fn u32(&mut self, pos: usize) -> Option<usize> {
+        self.bytes::<4>(pos, 4).map(|b| u32::from_le_bytes(b) as usize)
+    }
+
+    /// `ForwardsUOffset::run_verifier`'s first step: the uoffset at `pos`
+    /// and where it points.
+    #[inline]
+    fn follow(&mut self, pos: usize) -> Option<usize> {
+        Some(self.u32(pos)?.saturating_add(pos))
+    }
+
+    /// `Verifier::visit_table`.
+    fn table(&mut self, pos: usize) -> Option<Table> {
+        let soffset = i32::from_le_bytes(self.bytes::<4>(pos, 4)?);
+        let vtable = if soffset > 0 {
+            pos.checked_sub(soffset.unsigned_abs() as usize)?
+        } else {
+            pos.checked_add(soffset.unsigned_abs() as usize)?
+        };
+        if vtable >= self.buf.len() {
+            return None;
+        }
+        let vtable_len = usize::from(u16::from_le_bytes(self.bytes::<2>(vtable, 2)?));
+        if vtable.saturating_add(vtable_len) % 2 != 0 {
+            return None;
+        }
+        self.range(vtable, vtable_len)?;
+        self.tables += 1;
+        (self.tables <= self.max_tables).then_some(Table {
+            pos,
+            vtable,
+            vtable_len,
+        })
+    }
+
+    /// `TableVerifier::deref`: where field `voffset` is, if present.
+    #[inline]
+    fn field(&mut self, t: Table, voffset: usize) -> Option<Option<usize>> {
+        if voffset < t.vtable_len {
+            let entry = u16::from_le_bytes(self.bytes::<2>(t.vtable.saturating_add(voffset), 2)?);
+            if entry > 0 {
+                return Some(Some(t.pos.saturating_add(usize::from(entry))));
+            }
+        }
+        Some(None)
+    }
+
+    /// A scalar field of `N` bytes aligned to `N`; `None` inside if absent.
+    #[inline]
+    fn scalar<const N: usize>(&mut self, t: Table, voffset: usize) -> Option<Option<[u8; N]>> {
+        match self.field(t, voffset)? {
+            Some(pos) => self.bytes::<N>(pos, N).map(Some),
+            None => Some(None),
+        }
+    }
+
+    /// A required `string` field: verified as the crate verifies `&str`.
+    fn string(&mut self, t: Table, voffset: usize) -> Option<&'a str> {
+        let at = self.field(t, voffset)??;
+        self.string_at(at)
+    }
+
+    /// The string a uoffset at `at` points to.
+    fn string_at(&mut self, at: usize) -> Option<&'a str> {
+        let pos = self.follow(at)?;
+        let len = self.u32(pos)?;
+        let start = pos.saturating_add(4);
+        self.range(start, len)?;
+        let end = start + len;
+        if self.buf.get(end) != Some(&0) {
+            return None;
+        }
+        std::str::from_utf8(self.buf.get(start..end)?).ok()
+    }
+
+    /// A required vector-of-offsets field: where its elements start and how
+    /// many there are, after the range check of all of them.
+    fn vector(&mut self, t: Table, voffset: usize) -> Option<(usize, usize)> {
+        let at = self.field(t, voffset)??;
+        let pos = self.follow(at)?;
+        let len = self.u32(pos)?;
+        let start = pos.saturating_add(4);
+        if start % 4 != 0 {
+            return None;
+        }
+        self.range(start, len.checked_mul(4)?)?;
+        Some((start, len))
+    }
+}
+
+/// Decodes `bytes` when the checked path would accept them, with the same
+/// result; `None` for everything else (see the module docs).
+pub(super) fn decode(bytes: &[u8]) -> Option<Catalog> {
+    if bytes.get(4..8)? != IDENTIFIER {
+        return None;
+    }
+    let opts = verifier_options(bytes.len());
+    let mut r = Reader {
+        buf: bytes,
+        apparent: 0,
+        max_apparent: opts.max_apparent_size,
+        tables: 0,
+        max_tables: opts.max_tables,
+    };
+    let root = r.follow(0)?;
+    let catalog = r.table(root)?;
+    let (start, count) = r.vector(catalog, vt::PRODUCTS)?;
+    // Room for as many products as can verify: offsets may all reach one
+    // table, so the count alone could ask for 60 times the buffer.
+    let mut products = Vec::with_capacity(count.min(r.max_apparent / MIN_PRODUCT_APPARENT));
+    let mut ids = UniqueIds::new();
+    for i in 0..count {
+        let at = r.follow(start + 4 * i)?;
+        let p = product(&mut r, at)?;
+        if !ids.insert(p.id, || products.iter().map(|q: &Product| q.id)) {
+            return None;
+        }
+        products.push(p);
+    }
+    Some(Catalog { products })
+}
+
+/// One product table, verified in the generated `run_verifier`'s field order
+/// and copied; `None` if the verifier or a rule of the model would refuse it.
+fn product(r: &mut Reader<'_>, pos: usize) -> Option<Product> {
+    let t = r.table(pos)?;
+    let id = r.scalar::<8>(t, vt::ID)?.map_or(0, i64::from_le_bytes);
+    let sku = r.string(t, vt::SKU)?;
+    let name = r.string(t, vt::NAME)?;
+    let description = r.string(t, vt::DESCRIPTION)?;
+    let price_cents = r.scalar::<8>(t, vt::PRICE_CENTS)?.map_or(0, i64::from_le_bytes);
+    let currency = r.string(t, vt::CURRENCY)?;
+    let rating = r.scalar::<8>(t, vt::RATING)?.map_or(0.0, f64::from_le_bytes);
+    let review_count = r.scalar::<4>(t, vt::REVIEW_COUNT)?.map_or(0, i32::from_le_bytes);
+    let in_stock = r.scalar::<1>(t, vt::IN_STOCK)?.is_some_and(|[b]| b != 0);
+    let stock = r.scalar::<4>(t, vt::STOCK)?.map_or(0, i32::from_le_bytes);
+    let status = r.scalar::<1>(t, vt::STATUS)?.map_or(0, i8::from_le_bytes);
+    let status = Status::from_index(i64::from(status))?;
+    let (tags_at, tags_len) = r.vector(t, vt::TAGS)?;
+    if tags_len > MAX_TAGS {
+        return None;
+    }
+    let mut tags = Vec::with_capacity(tags_len);
+    for i in 0..tags_len {
+        tags.push(r.string_at(tags_at + 4 * i)?.to_owned());
+    }
+    let d = r.field(t, vt::DIMENSIONS)??;
+    r.range(d, 16)?;
+    let buf = r.buf;
+    let dim = |k: usize| -> Option<i32> { Some(i32::from_le_bytes(buf.get(d + k..d + k + 4)?.try_into().ok()?)) };
+    let dimensions = Dimensions {
+        width_mm: dim(0)?,
+        height_mm: dim(4)?,
+        depth_mm: dim(8)?,
+        weight_g: dim(12)?,
+    };
+    let (variants_at, variants_len) = r.vector(t, vt::VARIANTS)?;
+    if variants_len > MAX_VARIANTS {
+        return None;
+    }
+    let mut variants = Vec::with_capacity(variants_len);
+    for i in 0..variants_len {
+        let at = r.follow(variants_at + 4 * i)?;
+        variants.push(variant(r, at)?);
+    }
+    let discount_percent = r.scalar::<4>(t, vt::DISCOUNT_PERCENT)?.map(i32::from_le_bytes);
+    let created_at_ms = r.scalar::<8>(t, vt::CREATED_AT_MS)?.map_or(0, i64::from_le_bytes);
+    let image_url = r.string(t, vt::IMAGE_URL)?;
+    // Every rule of `validate_product`; the list lengths are checked above.
+    let valid = id >= 1
+        && sku.is_ascii()
+        && price_cents >= 0
+        && model::is_currency_code_bytes(currency.as_bytes())
+        && rating.is_finite()
+        && RATING_RANGE.contains(&rating)
+        && review_count >= 0
+        && stock >= 0
+        && (dimensions.width_mm | dimensions.height_mm | dimensions.depth_mm | dimensions.weight_g) >= 0
+        && variants.iter().all(|v: &Variant| v.price_cents >= 0 && v.stock >= 0)
+        && discount_percent.is_none_or(|x| DISCOUNT_RANGE.contains(&x));
+    if !valid {
+        return None;
+    }
+    Some(Product {
+        id,
+        sku: sku.to_owned(),
+        name: name.to_owned(),
+        description: description.to_owned(),
+        price_cents,
+        currency: currency.to_owned(),
+        rating,
+        review_count,
+        in_stock,
+        stock,
+        status,
+        tags,
+        dimensions,
+        variants,
+        discount_percent,
+        created_at_ms,
+        image_url: image_url.to_owned(),
+    })
+}
+
+/// One variant table, verified in the generated `run_verifier`'s field order.
+fn variant(r: &mut Reader<'_>, pos: usize) -> Option<Variant> {
+    let t = r.table(pos)?;
+    let sku = r.string(t, vt::V_SKU)?.to_owned();
+    let color = r.string(t, vt::V_COLOR)?.to_owned();
+    let size = r.string(t, vt::V_SIZE)?.to_owned();
+    let price_cents = r.scalar::<8>(t, vt::V_PRICE_CENTS)?.map_or(0, i64::from_le_bytes);
+    let stock = r.scalar::<4>(t, vt::V_STOCK)?.map_or(0, i32::from_le_bytes);
+    Some(Variant {
+        sku,
+        color,
+        size,
+        price_cents,
+        stock,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::decode::checked;
+    use super::decode;
+    use crate::fixtures;
+
+    fn encode(c: &Catalog) -> Vec<u8> {
+        let mut out = Vec::new();
+        super::super::encode(&c.products, &mut out).unwrap();
+        out
+    }
+
+    use crate::model::Catalog;
+
+    /// Every valid catalog takes the one pass, with the checked path's result.
+    #[test]
+    fn valid_catalogs_take_the_one_pass() {
+        let mut catalogs: Vec<Catalog> = [0, 1, 3, 100, 1000].into_iter().map(fixtures::catalog).collect();
+        catalogs.extend((0..300).map(fixtures::random_catalog));
+        for (i, c) in catalogs.iter().enumerate() {
+            let bytes = encode(c);
+            assert_eq!(decode(&bytes).as_ref(), Some(c), "catalog {i}");
+            assert_eq!(checked(&bytes).as_ref(), Ok(c), "catalog {i}");
+        }
+    }
+
+    /// Whatever the one pass accepts, the checked path (the crate's verifier
+    /// and validation) accepts with the same catalog: every single-byte
+    /// change and every truncation of a few encodings.
+    #[test]
+    fn accepts_only_what_the_checked_path_accepts() {
+        let mut accepted = 0;
+        let mut refused = 0;
+        let mut check = |seed: u64, m: &[u8]| match decode(m) {
+            Some(c) => {
+                assert_eq!(checked(m), Ok(c), "seed {seed}: {m:?}");
+                accepted += 1;
+            }
+            None => {
+                assert!(
+                    checked(m).is_err(),
+                    "seed {seed}: one pass refused a valid buffer {m:?}"
+                );
+                refused += 1;
+            }
+        };
+        for seed in 0..3 {
+            let mut c = fixtures::random_catalog(seed);
+            c.products.truncate(2);
+            let bytes = encode(&c);
+            for n in 0..bytes.len() {
+                check(seed, &bytes[..n]);
+            }
+            let mut m = bytes.clone();
+            for i in 0..bytes.len() {
+                for v in [
+                    0x00,
+                    0x01,
+                    0x02,
+                    0x04,
+                    0x80,
+                    0xff,
+                    bytes[i] ^ 0x01,
+                    bytes[i] ^ 0x10,
+                    bytes[i].wrapping_add(4),
+                ] {
+                    m[i] = v;
+                    check(seed, &m);
+                }
+                m[i] = bytes[i];
+            }
+        }
+        // Both outcomes occur, so neither branch above is vacuous.
+        assert!(
+            accepted > 100 && refused > 100,
+            "accepted {accepted}, refused {refused}"
+        );
+    }
+
+    /// A buffer laid out by another writer (objects in field order, vtables
+    /// shared differently) also takes the one pass.
+    #[test]
+    fn another_layout_takes_the_one_pass() {
+        use super::super::generated::wirebench as fb;
+        let c = fixtures::catalog(20);
+        let mut fbb = flatbuffers::FlatBufferBuilder::new();
+        let offsets: Vec<_> = c
+            .products
+            .iter()
+            .map(|p| {
+                let sku = fbb.create_string(&p.sku);
+                let name = fbb.create_string(&p.name);
+                let description = fbb.create_string(&p.description);
+                let currency = fbb.create_string(&p.currency);
+                let tags: Vec<_> = p.tags.iter().map(|t| fbb.create_string(t)).collect();
+                let tags = fbb.create_vector(&tags);
+                let variants: Vec<_> = p
+                    .variants
+                    .iter()
+                    .map(|v| {
+                        let args = fb::VariantArgs {
+                            sku: Some(fbb.create_string(&v.sku)),
+                            color: Some(fbb.create_string(&v.color)),
+                            size: Some(fbb.create_string(&v.size)),
+                            price_cents: v.price_cents,
+                            stock: v.stock,
+                        };
+                        fb::Variant::create(&mut fbb, &args)
+                    })
+                    .collect();
+                let variants = fbb.create_vector(&variants);
+                let image_url = fbb.create_string(&p.image_url);
+                let d = &p.dimensions;
+                let dimensions = fb::Dimensions::new(d.width_mm, d.height_mm, d.depth_mm, d.weight_g);
+                let args = fb::ProductArgs {
+                    id: p.id,
+                    sku: Some(sku),
+                    name: Some(name),
+                    description: Some(description),
+                    price_cents: p.price_cents,
+                    currency: Some(currency),
+                    rating: p.rating,
+                    review_count: p.review_count,
+                    in_stock: p.in_stock,
+                    stock: p.stock,
+                    status: fb::Status(p.status.index() as i8),
+                    tags: Some(tags),
+                    dimensions: Some(&dimensions),
+                    variants: Some(variants),
+                    discount_percent: p.discount_percent,
+                    created_at_ms: p.created_at_ms,
+                    image_url: Some(image_url),
+                };
+                fb::Product::create(&mut fbb, &args)
+            })
+            .collect();
+        let list = fbb.create_vector(&offsets);
+        let root = fb::Catalog::create(&mut fbb, &fb::CatalogArgs { products: Some(list) });
+        fb::finish_catalog_buffer(&mut fbb, root);
+        let bytes = fbb.finished_data();
+        assert_ne!(bytes, encode(&c), "the layout should differ from ours");
+        assert_eq!(decode(bytes).as_ref(), Some(&c));
+    }
+}
