@@ -286,8 +286,19 @@ fn read_str_bytes<'a>(cur: &mut Cursor<'a>, expected: &'static str) -> Result<(u
     }
 }
 
+/// `bytes` as `&str`, or the offset of the first byte that is not UTF-8.
+/// Most catalog strings are ASCII, which `is_ascii` checks a word at a time
+/// (`from_utf8` goes byte by byte through short unaligned strings); the rest
+/// take the full check.
 #[inline]
+#[allow(unsafe_code)]
 fn utf8(start: usize, bytes: &[u8]) -> Result<&str, DecodeError> {
+    if bytes.is_ascii() {
+        // SAFETY: every byte is below 0x80, and a run of ASCII bytes is
+        // valid UTF-8 (each byte is a one-byte code point), which is what
+        // `from_utf8_unchecked` requires.
+        return Ok(unsafe { std::str::from_utf8_unchecked(bytes) });
+    }
     std::str::from_utf8(bytes).map_err(|e| DecodeError::new(start + e.valid_up_to(), ErrorKind::InvalidUtf8))
 }
 
