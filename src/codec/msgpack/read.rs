@@ -791,6 +791,30 @@ fn read_variant_field(cur: &mut Cursor<'_>, v: &mut Variant, i: usize) -> Result
 mod tests {
     use super::*;
 
+    /// The ASCII shortcut and the full check agree: ASCII of every length
+    /// around the word size, non-ASCII UTF-8, and invalid bytes (reported
+    /// at the first bad byte, offset from `start`).
+    #[test]
+    fn utf8_takes_ascii_fast_and_still_refuses_what_is_not_utf8() {
+        for n in 0..40 {
+            let ascii: Vec<u8> = (0..n).map(|i| b' ' + (i % 95) as u8).collect();
+            assert_eq!(utf8(0, &ascii).unwrap().as_bytes(), &ascii[..]);
+            let mut bad = ascii.clone();
+            bad.push(0x80);
+            bad.extend_from_slice(b"tail");
+            assert_eq!(
+                utf8(7, &bad).unwrap_err(),
+                DecodeError::new(7 + n, ErrorKind::InvalidUtf8)
+            );
+        }
+        assert_eq!(utf8(0, "กาแฟ café 🍵".as_bytes()).unwrap(), "กาแฟ café 🍵");
+        assert_eq!(
+            utf8(3, b"ab\xe0\x80").unwrap_err(),
+            DecodeError::new(5, ErrorKind::InvalidUtf8)
+        );
+        assert_eq!(utf8(0, b"\x7f").unwrap(), "\u{7f}");
+    }
+
     #[test]
     fn field_tables_match_the_model_order() {
         let keys: Vec<&str> = PRODUCT.iter().map(|f| f.key).collect();
