@@ -316,7 +316,7 @@ impl<'a> Spare<'a> {
     /// The first `len` bytes of `bytes` (all `N` are stored).
     #[inline(always)]
     fn put_prefix<const N: usize>(&mut self, bytes: &[u8; N], len: usize) -> Result<(), Stop> {
-        self.room(N)?.write_copy_of_slice(bytes);
+        fill(self.room(N)?, bytes);
         self.advance(len.min(N));
         Ok(())
     }
@@ -325,8 +325,8 @@ impl<'a> Spare<'a> {
     #[inline(always)]
     fn key_scalar<const N: usize>(&mut self, key: &[u8; N], Scalar(b, len): Scalar) -> Result<(), Stop> {
         let dst = self.room(N + 16)?;
-        dst[..N].write_copy_of_slice(key);
-        dst[N..].write_copy_of_slice(&b.to_le_bytes());
+        fill(&mut dst[..N], key);
+        fill(&mut dst[N..], &b.to_le_bytes());
         self.advance(N + len);
         Ok(())
     }
@@ -335,8 +335,8 @@ impl<'a> Spare<'a> {
     #[inline(always)]
     fn key_header<const N: usize>(&mut self, key: &[u8; N], Header(h, len): Header) -> Result<(), Stop> {
         let dst = self.room(N + 8)?;
-        dst[..N].write_copy_of_slice(key);
-        dst[N..].write_copy_of_slice(&h.to_le_bytes());
+        fill(&mut dst[..N], key);
+        fill(&mut dst[N..], &h.to_le_bytes());
         self.advance(N + len);
         Ok(())
     }
@@ -347,12 +347,26 @@ impl<'a> Spare<'a> {
         let Header(h, hlen) = str_header(s.len())?;
         let s = s.as_bytes();
         let dst = self.room(N + 8 + s.len())?;
-        dst[..N].write_copy_of_slice(key);
-        dst[N..N + 8].write_copy_of_slice(&h.to_le_bytes());
+        fill(&mut dst[..N], key);
+        fill(&mut dst[N..N + 8], &h.to_le_bytes());
         copy(&mut dst[N + hlen..N + hlen + s.len()], s);
         self.advance(N + hlen + s.len());
         Ok(())
     }
+}
+
+/// Writes `src` into `dst` (the lengths are equal): `copy_from_slice` for
+/// bytes not yet initialized (what `<[MaybeUninit<u8>]>::write_copy_of_slice`
+/// does from Rust 1.93 on; the crate builds with 1.85).
+#[inline(always)]
+#[allow(unsafe_code)]
+fn fill(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
+    // SAFETY: `MaybeUninit<u8>` has the size, alignment and ABI of `u8`, so
+    // the slice keeps its layout and length, and every initialized `u8` is a
+    // valid `MaybeUninit<u8>`. The view is shared and lives only for the
+    // copy, so nothing can write an uninitialized byte into `src` through it.
+    let src: &[MaybeUninit<u8>] = unsafe { &*(src as *const [u8] as *const [MaybeUninit<u8>]) };
+    dst.copy_from_slice(src);
 }
 
 /// `dst.copy_from_slice(src)` (the lengths are equal), with strings of up to
@@ -363,13 +377,13 @@ fn copy(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
     let n = src.len();
     debug_assert_eq!(dst.len(), n);
     if n > 16 {
-        dst.write_copy_of_slice(src);
+        fill(dst, src);
     } else if n >= 8 {
-        dst[..8].write_copy_of_slice(&src[..8]);
-        dst[n - 8..].write_copy_of_slice(&src[n - 8..]);
+        fill(&mut dst[..8], &src[..8]);
+        fill(&mut dst[n - 8..], &src[n - 8..]);
     } else if n >= 4 {
-        dst[..4].write_copy_of_slice(&src[..4]);
-        dst[n - 4..].write_copy_of_slice(&src[n - 4..]);
+        fill(&mut dst[..4], &src[..4]);
+        fill(&mut dst[n - 4..], &src[n - 4..]);
     } else if n > 0 {
         // 1, 2 or 3 bytes: first, middle, last (some the same byte).
         dst[0].write(src[0]);
