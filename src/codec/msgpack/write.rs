@@ -292,14 +292,25 @@ impl From<EncodeError> for Stop {
 /// so nothing is zero-filled first. Each write checks once that its bytes
 /// fit (else [`Stop::Full`]), stores them with `MaybeUninit` writes, and
 /// moves past the ones that count; the rest of a fixed-width store is
-/// overwritten by the next write or lies past the end. The vector's length
-/// takes in the written bytes in [`write_catalog`], after each product.
+/// overwritten by the next write or lies past the end. [`with_spare`] then
+/// appends the bytes up to the last [`Spare::keep`] (a whole product).
 struct Spare<'a> {
     /// The spare capacity not yet written.
     rest: &'a mut [MaybeUninit<u8>],
+    /// Length of the spare capacity at the start.
+    room: usize,
+    /// `rest.len()` at the last [`Spare::keep`]: the bytes before it are
+    /// the ones [`with_spare`] appends.
+    kept: usize,
 }
 
 impl<'a> Spare<'a> {
+    /// Marks everything written so far to be appended.
+    #[inline(always)]
+    fn keep(&mut self) {
+        self.kept = self.rest.len();
+    }
+
     /// The next `n` bytes, to be written.
     #[inline(always)]
     fn room(&mut self, n: usize) -> Result<&mut [MaybeUninit<u8>], Stop> {
@@ -392,17 +403,24 @@ fn copy(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
     }
 }
 
-/// Appends `bytes`, already written at the start of `out`'s spare capacity.
+/// Runs `f` with a [`Spare`] over `out`'s spare capacity, then appends to
+/// `out` the bytes written up to the last [`Spare::keep`].
 #[allow(unsafe_code)]
-fn commit(out: &mut Vec<u8>, written: usize) {
+fn with_spare<R>(out: &mut Vec<u8>, f: impl FnOnce(&mut Spare<'_>) -> R) -> R {
+    let rest = out.spare_capacity_mut();
+    let room = rest.len();
+    let mut w = Spare { rest, room, kept: room };
+    let r = f(&mut w);
+    let written = w.room - w.kept;
     let len = out.len() + written;
-    assert!(len <= out.capacity(), "written past the spare capacity");
-    // SAFETY: `len <= capacity` (checked above), and the `written` bytes
-    // after the old length are initialized: they are the bytes a `Spare`
-    // over `out.spare_capacity_mut()` moved past, and it moves only past
-    // bytes it has just written (`advance` follows a store of at least
-    // those bytes in every method). `set_len` requires exactly these two.
-    unsafe { out.set_len(len) }
+    // SAFETY: `len <= capacity`, since `kept` is some earlier `rest.len()`
+    // and `rest` is a tail of the spare capacity; and the bytes from the old
+    // length to `len` are initialized: they are the ones the `Spare` moved
+    // past, and it moves only past bytes it has just written (`advance`
+    // follows a store of at least those bytes in every method). `set_len`
+    // requires exactly these two.
+    unsafe { out.set_len(len) };
+    r
 }
 
 /// Number of fields of a product: its map has 17 pairs, so it is a map 16
@@ -482,24 +500,15 @@ pub fn write_catalog(products: &[Product], out: &mut Vec<u8>) -> Result<(), Enco
 /// Writes `products` into `out`'s spare capacity and appends the ones that
 /// fit whole: how many, and why it stopped before the end, if it did.
 fn write_products(products: &[Product], out: &mut Vec<u8>) -> (usize, Option<Stop>) {
-    let mut w = Spare {
-        rest: out.spare_capacity_mut(),
-    };
-    let room = w.rest.len();
-    // The unwritten room after the last whole product.
-    let mut left = room;
-    let mut stop = None;
-    let mut done = 0;
-    for p in products {
-        if let Err(e) = write_product(p, &mut w) {
-            stop = Some(e);
-            break;
+    with_spare(out, |w| {
+        for (done, p) in products.iter().enumerate() {
+            if let Err(e) = write_product(p, w) {
+                return (done, Some(e));
+            }
+            w.keep();
         }
-        left = w.rest.len();
-        done += 1;
-    }
-    commit(out, room - left);
-    (done, stop)
+        (products.len(), None)
+    })
 }
 
 /// Appends one product: a map of the 17 fields in field order (docs/SPEC.md, "Field order").
@@ -779,17 +788,19 @@ mod tests {
             reference_product(p, &mut want);
             for cap in (0..want.len() + 17).filter(|&c| c < 64 || c + 40 > want.len()) {
                 let mut out: Vec<u8> = Vec::with_capacity(cap);
-                let mut w = Spare {
-                    rest: out.spare_capacity_mut(),
-                };
-                let room = w.rest.len();
-                match write_product(p, &mut w) {
-                    Ok(()) => {
-                        let written = room - w.rest.len();
-                        commit(&mut out, written);
-                        assert_eq!(out, want, "capacity {cap}");
+                let r = with_spare(&mut out, |w| {
+                    let r = write_product(p, w);
+                    if r.is_ok() {
+                        w.keep();
                     }
-                    Err(Stop::Full) => assert!(cap < want.len() + 16, "full at {cap} for {}", want.len()),
+                    r
+                });
+                match r {
+                    Ok(()) => assert_eq!(out, want, "capacity {cap}"),
+                    Err(Stop::Full) => {
+                        assert!(cap < want.len() + 16, "full at {cap} for {}", want.len());
+                        assert!(out.is_empty(), "a product that did not fit is not appended");
+                    }
                     Err(Stop::Fail(e)) => panic!("{e}"),
                 }
             }
