@@ -286,8 +286,19 @@ fn read_str_bytes<'a>(cur: &mut Cursor<'a>, expected: &'static str) -> Result<(u
     }
 }
 
+/// `bytes` as `&str`, or the offset of the first byte that is not UTF-8.
+/// Most catalog strings are ASCII, which `is_ascii` checks a word at a time
+/// (`from_utf8` goes byte by byte through short unaligned strings); the rest
+/// take the full check.
 #[inline]
+#[allow(unsafe_code)]
 fn utf8(start: usize, bytes: &[u8]) -> Result<&str, DecodeError> {
+    if bytes.is_ascii() {
+        // SAFETY: every byte is below 0x80, and a run of ASCII bytes is
+        // valid UTF-8 (each byte is a one-byte code point), which is what
+        // `from_utf8_unchecked` requires.
+        return Ok(unsafe { std::str::from_utf8_unchecked(bytes) });
+    }
     std::str::from_utf8(bytes).map_err(|e| DecodeError::new(start + e.valid_up_to(), ErrorKind::InvalidUtf8))
 }
 
@@ -779,6 +790,30 @@ fn read_variant_field(cur: &mut Cursor<'_>, v: &mut Variant, i: usize) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The ASCII shortcut and the full check agree: ASCII of every length
+    /// around the word size, non-ASCII UTF-8, and invalid bytes (reported
+    /// at the first bad byte, offset from `start`).
+    #[test]
+    fn utf8_takes_ascii_fast_and_still_refuses_what_is_not_utf8() {
+        for n in 0..40 {
+            let ascii: Vec<u8> = (0..n).map(|i| b' ' + (i % 95) as u8).collect();
+            assert_eq!(utf8(0, &ascii).unwrap().as_bytes(), &ascii[..]);
+            let mut bad = ascii.clone();
+            bad.push(0x80);
+            bad.extend_from_slice(b"tail");
+            assert_eq!(
+                utf8(7, &bad).unwrap_err(),
+                DecodeError::new(7 + n, ErrorKind::InvalidUtf8)
+            );
+        }
+        assert_eq!(utf8(0, "กาแฟ café 🍵".as_bytes()).unwrap(), "กาแฟ café 🍵");
+        assert_eq!(
+            utf8(3, b"ab\xe0\x80").unwrap_err(),
+            DecodeError::new(5, ErrorKind::InvalidUtf8)
+        );
+        assert_eq!(utf8(0, b"\x7f").unwrap(), "\u{7f}");
+    }
 
     #[test]
     fn field_tables_match_the_model_order() {

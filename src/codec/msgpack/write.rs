@@ -10,16 +10,28 @@
 //!
 //! Lengths: `usize` → wire via `u32::try_from`, never `as`; a string or list
 //! longer than `u32::MAX` is [`EncodeError::TooLong`]. Keys are fixstr byte
-//! constants built at compile time, so the encoder allocates nothing per field.
-//! Each product is written into a slice of `out` sized by an upper bound of
-//! its encoding ([`Slab`]), then `out` is cut back to the bytes written.
+//! constants built at compile time, so the encoder allocates nothing per field;
+//! where a key is always followed by the same bytes (`rating` and its float 64
+//! marker, `dimensions`, its fixmap header and the first inner key, the
+//! status key and each of the three status strings) the run is one constant.
+//!
+//! Every value is first spelled into one integer ([`Scalar`] for integers,
+//! floats and booleans, [`Header`] for lengths) whose little-endian bytes
+//! are the wire bytes, with the count that matters beside it. The catalog
+//! encoder writes a key and its value with one room check straight into
+//! `out`'s spare capacity ([`Spare`]): it stores the whole integer (16 bytes
+//! for a scalar, 8 for a header) and then advances by the count, so the
+//! next field overwrites the rest. Nothing is zero-filled first; a product
+//! that does not fit grows `out` and is written again.
+
+use std::mem::MaybeUninit;
 
 use super::marker::{
     ARRAY16, ARRAY32, F64, FALSE, FIXARRAY, FIXMAP, FIXSTR, I8, I16, I32, I64, MAP16, MAP32, NIL, STR8, STR16, STR32,
     TRUE, U8, U16, U32, U64,
 };
 use crate::codec::EncodeError;
-use crate::model::{Dimensions, Product, Variant};
+use crate::model::{Dimensions, Product, Status, Variant};
 
 /// `s` as a fixstr at compile time: `0xa0 | len` then the bytes.
 /// `N` must be `s.len() + 1` and `s` at most 31 bytes (checked at compile time).
@@ -36,7 +48,27 @@ pub const fn fixstr<const N: usize>(s: &str) -> [u8; N] {
     out
 }
 
-/// A map key as a `&'static [u8]` fixstr constant.
+/// `parts` one after another in one array; `N` must be their total length
+/// (checked at compile time).
+const fn join<const N: usize>(parts: &[&[u8]]) -> [u8; N] {
+    let mut out = [0u8; N];
+    let mut at = 0;
+    let mut i = 0;
+    while i < parts.len() {
+        let p = parts[i];
+        let mut j = 0;
+        while j < p.len() {
+            out[at] = p[j];
+            at += 1;
+            j += 1;
+        }
+        i += 1;
+    }
+    assert!(at == N, "the parts must fill the array exactly");
+    out
+}
+
+/// A map key as a `&'static [u8; N]` fixstr constant.
 macro_rules! key {
     ($s:literal) => {{
         const K: [u8; $s.len() + 1] = fixstr($s);
@@ -44,45 +76,131 @@ macro_rules! key {
     }};
 }
 
-/// Where the writer puts bytes: a growing `Vec<u8>`, or a [`Slab`] (a
-/// slice already sized for a whole product, written with a local index).
-pub trait Sink {
-    fn put(&mut self, b: u8);
-    fn put_all(&mut self, bytes: &[u8]);
+/// Byte runs (`&[u8]` constants) joined into one `&'static [u8; N]` constant.
+macro_rules! joined {
+    ($($part:expr),+ $(,)?) => {{
+        const LEN: usize = 0 $(+ $part.len())+;
+        const J: [u8; LEN] = join(&[$($part),+]);
+        &J
+    }};
 }
 
-impl Sink for Vec<u8> {
-    #[inline(always)]
-    fn put(&mut self, b: u8) {
-        self.push(b);
-    }
+/// A scalar's encoding, packed: byte `i` of the little-endian bytes of `.0`
+/// is the `i`-th byte on the wire, and `.1` says how many count (1..=9).
+/// A writer with room stores all 16 bytes at once and advances by the count.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scalar(pub u128, pub usize);
 
-    #[inline(always)]
-    fn put_all(&mut self, bytes: &[u8]) {
-        self.extend_from_slice(bytes);
+/// A length header's encoding (marker + up to a 32-bit length), packed as
+/// [`Scalar`] into 8 bytes with a count of 1, 2, 3 or 5.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Header(pub u64, pub usize);
+
+impl Scalar {
+    /// The bytes that count.
+    pub fn bytes(self) -> Vec<u8> {
+        self.0.to_le_bytes()[..self.1].to_vec()
     }
 }
 
-/// A slice sized from `product_bound` and the next free index in it. No
-/// per-byte capacity check or length store: one index compare per write.
-/// Writing past the end would panic, so the bound must hold (it is an upper
-/// bound by construction and the golden tests pin the bytes).
-pub struct Slab<'a> {
-    buf: &'a mut [u8],
-    at: usize,
+impl Header {
+    /// The bytes that count.
+    pub fn bytes(self) -> Vec<u8> {
+        self.0.to_le_bytes()[..self.1].to_vec()
+    }
 }
 
-impl Sink for Slab<'_> {
-    #[inline(always)]
-    fn put(&mut self, b: u8) {
-        self.buf[self.at] = b;
-        self.at += 1;
-    }
+/// `marker`, then the low `width` bytes of `bits` big-endian.
+#[inline(always)]
+fn wide(marker: u8, bits: u64, width: usize) -> Scalar {
+    // Shifting the low `width` bytes to the top puts them first in
+    // big-endian order; reading those bytes as little-endian makes them
+    // the first bytes stored.
+    let be = u64::from_le_bytes((bits << (64 - 8 * width)).to_be_bytes());
+    Scalar(u128::from(marker) | u128::from(be) << 8, 1 + width)
+}
 
-    #[inline(always)]
-    fn put_all(&mut self, bytes: &[u8]) {
-        self.buf[self.at..self.at + bytes.len()].copy_from_slice(bytes);
-        self.at += bytes.len();
+/// An unsigned integer in the smallest of positive fixint / uint 8/16/32/64.
+#[inline(always)]
+pub fn uint_bytes(v: u64) -> Scalar {
+    if v < 0x80 {
+        // positive fixint: the byte is the value
+        Scalar(u128::from(v), 1)
+    } else if v <= u64::from(u8::MAX) {
+        wide(U8, v, 1)
+    } else if v <= u64::from(u16::MAX) {
+        wide(U16, v, 2)
+    } else if v <= u64::from(u32::MAX) {
+        wide(U32, v, 4)
+    } else {
+        wide(U64, v, 8)
+    }
+}
+
+/// A signed integer: non-negative values as [`uint_bytes`], negative ones in
+/// the smallest of negative fixint / int 8/16/32/64.
+#[inline(always)]
+pub fn int_bytes(v: i64) -> Scalar {
+    // Two's complement: the low bytes of the 64-bit pattern are the value at
+    // any narrower width that holds it.
+    let bits = v as u64;
+    match u64::try_from(v) {
+        Ok(u) => uint_bytes(u),
+        // negative fixint: 0xe0..=0xff, the value's low byte
+        Err(_) if v >= -32 => Scalar(u128::from(bits & 0xff), 1),
+        Err(_) if v >= i64::from(i8::MIN) => wide(I8, bits, 1),
+        Err(_) if v >= i64::from(i16::MIN) => wide(I16, bits, 2),
+        Err(_) if v >= i64::from(i32::MIN) => wide(I32, bits, 4),
+        Err(_) => wide(I64, bits, 8),
+    }
+}
+
+/// A `usize` length as the 32-bit wire maximum, or `TooLong`.
+#[inline]
+fn len_u32(len: usize, what: &'static str) -> Result<u32, EncodeError> {
+    u32::try_from(len).map_err(|_| EncodeError::TooLong { what, len })
+}
+
+/// A header with a 16- or 32-bit length (`m16` / `m32`), for lengths past
+/// the fix form.
+#[inline]
+fn long_header(len: usize, m16: u8, m32: u8, what: &'static str) -> Result<Header, EncodeError> {
+    let n = len_u32(len, what)?;
+    Ok(match u16::try_from(n) {
+        Ok(n) => Header(u64::from(m16) | u64::from(n.swap_bytes()) << 8, 3),
+        Err(_) => Header(u64::from(m32) | u64::from(n.swap_bytes()) << 8, 5),
+    })
+}
+
+/// A string header: fixstr (≤ 31 bytes), str 8 (≤ 255), str 16 (≤ 65,535), str 32.
+#[inline(always)]
+pub fn str_header(len: usize) -> Result<Header, EncodeError> {
+    if len < 32 {
+        Ok(Header(u64::from(FIXSTR) | len as u64, 1))
+    } else if let Ok(n) = u8::try_from(len) {
+        Ok(Header(u64::from(STR8) | u64::from(n) << 8, 2))
+    } else {
+        long_header(len, STR16, STR32, "string")
+    }
+}
+
+/// An array header: fixarray (≤ 15), array 16 (≤ 65,535), array 32.
+#[inline(always)]
+pub fn array_header(len: usize, what: &'static str) -> Result<Header, EncodeError> {
+    if len < 16 {
+        Ok(Header(u64::from(FIXARRAY) | len as u64, 1))
+    } else {
+        long_header(len, ARRAY16, ARRAY32, what)
+    }
+}
+
+/// A map header: fixmap (≤ 15 pairs), map 16 (≤ 65,535), map 32.
+#[inline(always)]
+pub fn map_header(len: usize, what: &'static str) -> Result<Header, EncodeError> {
+    if len < 16 {
+        Ok(Header(u64::from(FIXMAP) | len as u64, 1))
+    } else {
+        long_header(len, MAP16, MAP32, what)
     }
 }
 
@@ -94,25 +212,12 @@ impl Sink for Slab<'_> {
 /// write_uint(&mut out, 300);
 /// assert_eq!(out, [0xcd, 0x01, 0x2c]);
 /// ```
-#[inline]
-pub fn write_uint<S: Sink + ?Sized>(out: &mut S, v: u64) {
-    if v < 0x80 {
-        out.put(v as u8); // positive fixint: the byte is the value
-    } else if let Ok(v) = u8::try_from(v) {
-        out.put_all(&[U8, v]);
-    } else if let Ok(v) = u16::try_from(v) {
-        let [a, b] = v.to_be_bytes();
-        out.put_all(&[U16, a, b]);
-    } else if let Ok(v) = u32::try_from(v) {
-        let [a, b, c, d] = v.to_be_bytes();
-        out.put_all(&[U32, a, b, c, d]);
-    } else {
-        out.put(U64);
-        out.put_all(&v.to_be_bytes());
-    }
+pub fn write_uint(out: &mut Vec<u8>, v: u64) {
+    let Scalar(b, n) = uint_bytes(v);
+    out.extend_from_slice(&b.to_le_bytes()[..n]);
 }
 
-/// Appends a signed integer: non-negative values through [`write_uint`],
+/// Appends a signed integer: non-negative values as [`write_uint`],
 /// negative ones in the smallest of negative fixint / int 8/16/32/64.
 ///
 /// ```
@@ -121,50 +226,24 @@ pub fn write_uint<S: Sink + ?Sized>(out: &mut S, v: u64) {
 /// write_int(&mut out, -33);
 /// assert_eq!(out, [0xd0, 0xdf]);
 /// ```
-#[inline]
-pub fn write_int<S: Sink + ?Sized>(out: &mut S, v: i64) {
-    match u64::try_from(v) {
-        Ok(u) => write_uint(out, u),
-        Err(_) if v >= -32 => out.put(v as u8), // negative fixint: 0xe0..=0xff
-        Err(_) => {
-            if let Ok(v) = i8::try_from(v) {
-                out.put_all(&[I8, v as u8]);
-            } else if let Ok(v) = i16::try_from(v) {
-                let [a, b] = v.to_be_bytes();
-                out.put_all(&[I16, a, b]);
-            } else if let Ok(v) = i32::try_from(v) {
-                let [a, b, c, d] = v.to_be_bytes();
-                out.put_all(&[I32, a, b, c, d]);
-            } else {
-                out.put(I64);
-                out.put_all(&v.to_be_bytes());
-            }
-        }
-    }
+pub fn write_int(out: &mut Vec<u8>, v: i64) {
+    let Scalar(b, n) = int_bytes(v);
+    out.extend_from_slice(&b.to_le_bytes()[..n]);
 }
 
 /// Appends `v` as float 64 (always: the schema says f64, and narrowing to
 /// float 32 when exact is allowed by the spec but not what rmp-serde does).
-#[inline]
-pub fn write_f64<S: Sink + ?Sized>(out: &mut S, v: f64) {
-    out.put(F64);
-    out.put_all(&v.to_be_bytes());
+pub fn write_f64(out: &mut Vec<u8>, v: f64) {
+    out.push(F64);
+    out.extend_from_slice(&v.to_be_bytes());
 }
 
-#[inline]
-pub fn write_bool<S: Sink + ?Sized>(out: &mut S, v: bool) {
-    out.put(if v { TRUE } else { FALSE });
+pub fn write_bool(out: &mut Vec<u8>, v: bool) {
+    out.push(if v { TRUE } else { FALSE });
 }
 
-#[inline]
-pub fn write_nil<S: Sink + ?Sized>(out: &mut S) {
-    out.put(NIL);
-}
-
-/// A `usize` length as the 32-bit wire maximum, or `TooLong`.
-#[inline]
-fn len_u32(len: usize, what: &'static str) -> Result<u32, EncodeError> {
-    u32::try_from(len).map_err(|_| EncodeError::TooLong { what, len })
+pub fn write_nil(out: &mut Vec<u8>) {
+    out.push(NIL);
 }
 
 /// Appends a string: fixstr (≤ 31 bytes), str 8 (≤ 255), str 16 (≤ 65,535), str 32.
@@ -175,61 +254,173 @@ fn len_u32(len: usize, what: &'static str) -> Result<u32, EncodeError> {
 /// write_str(&mut out, "id").unwrap();
 /// assert_eq!(out, [0xa2, b'i', b'd']);
 /// ```
-#[inline(always)]
-pub fn write_str<S: Sink + ?Sized>(out: &mut S, s: &str) -> Result<(), EncodeError> {
-    let len = s.len();
-    if len < 32 {
-        out.put(FIXSTR | len as u8);
-    } else {
-        let n = len_u32(len, "string")?;
-        if let Ok(n) = u8::try_from(n) {
-            out.put_all(&[STR8, n]);
-        } else if let Ok(n) = u16::try_from(n) {
-            let [a, b] = n.to_be_bytes();
-            out.put_all(&[STR16, a, b]);
-        } else {
-            let [a, b, c, d] = n.to_be_bytes();
-            out.put_all(&[STR32, a, b, c, d]);
-        }
-    }
-    out.put_all(s.as_bytes());
+pub fn write_str(out: &mut Vec<u8>, s: &str) -> Result<(), EncodeError> {
+    let Header(h, n) = str_header(s.len())?;
+    out.extend_from_slice(&h.to_le_bytes()[..n]);
+    out.extend_from_slice(s.as_bytes());
     Ok(())
 }
 
 /// Appends an array header: fixarray (≤ 15), array 16 (≤ 65,535), array 32.
-#[inline]
-pub fn write_array_len<S: Sink + ?Sized>(out: &mut S, len: usize, what: &'static str) -> Result<(), EncodeError> {
-    if len < 16 {
-        out.put(FIXARRAY | len as u8);
-        return Ok(());
-    }
-    let n = len_u32(len, what)?;
-    if let Ok(n) = u16::try_from(n) {
-        let [a, b] = n.to_be_bytes();
-        out.put_all(&[ARRAY16, a, b]);
-    } else {
-        let [a, b, c, d] = n.to_be_bytes();
-        out.put_all(&[ARRAY32, a, b, c, d]);
-    }
+pub fn write_array_len(out: &mut Vec<u8>, len: usize, what: &'static str) -> Result<(), EncodeError> {
+    let Header(h, n) = array_header(len, what)?;
+    out.extend_from_slice(&h.to_le_bytes()[..n]);
     Ok(())
 }
 
 /// Appends a map header: fixmap (≤ 15 pairs), map 16 (≤ 65,535), map 32.
-#[inline]
-pub fn write_map_len<S: Sink + ?Sized>(out: &mut S, len: usize, what: &'static str) -> Result<(), EncodeError> {
-    if len < 16 {
-        out.put(FIXMAP | len as u8);
-        return Ok(());
-    }
-    let n = len_u32(len, what)?;
-    if let Ok(n) = u16::try_from(n) {
-        let [a, b] = n.to_be_bytes();
-        out.put_all(&[MAP16, a, b]);
-    } else {
-        let [a, b, c, d] = n.to_be_bytes();
-        out.put_all(&[MAP32, a, b, c, d]);
-    }
+pub fn write_map_len(out: &mut Vec<u8>, len: usize, what: &'static str) -> Result<(), EncodeError> {
+    let Header(h, n) = map_header(len, what)?;
+    out.extend_from_slice(&h.to_le_bytes()[..n]);
     Ok(())
+}
+
+/// Why a product did not fit where [`Spare`] writes it.
+enum Stop {
+    /// The spare capacity ran out: grow `out` and write the product again.
+    Full,
+    Fail(EncodeError),
+}
+
+impl From<EncodeError> for Stop {
+    fn from(e: EncodeError) -> Stop {
+        Stop::Fail(e)
+    }
+}
+
+/// Writes into the spare capacity of a `Vec<u8>` (the part past its length),
+/// so nothing is zero-filled first. Each write checks once that its bytes
+/// fit (else [`Stop::Full`]), stores them with `MaybeUninit` writes, and
+/// moves past the ones that count; the rest of a fixed-width store is
+/// overwritten by the next write or lies past the end. [`with_spare`] then
+/// appends the bytes up to the last [`Spare::keep`] (a whole product).
+struct Spare<'a> {
+    /// The spare capacity not yet written.
+    rest: &'a mut [MaybeUninit<u8>],
+    /// Length of the spare capacity at the start.
+    room: usize,
+    /// `rest.len()` at the last [`Spare::keep`]: the bytes before it are
+    /// the ones [`with_spare`] appends.
+    kept: usize,
+}
+
+impl<'a> Spare<'a> {
+    /// Marks everything written so far to be appended.
+    #[inline(always)]
+    fn keep(&mut self) {
+        self.kept = self.rest.len();
+    }
+
+    /// The next `n` bytes, to be written.
+    #[inline(always)]
+    fn room(&mut self, n: usize) -> Result<&mut [MaybeUninit<u8>], Stop> {
+        self.rest.get_mut(..n).ok_or(Stop::Full)
+    }
+
+    /// Moves past `n` bytes the caller has just written.
+    #[inline(always)]
+    fn advance(&mut self, n: usize) {
+        let rest = std::mem::take(&mut self.rest);
+        self.rest = &mut rest[n..];
+    }
+
+    /// The first `len` bytes of `bytes` (all `N` are stored).
+    #[inline(always)]
+    fn put_prefix<const N: usize>(&mut self, bytes: &[u8; N], len: usize) -> Result<(), Stop> {
+        fill(self.room(N)?, bytes);
+        self.advance(len.min(N));
+        Ok(())
+    }
+
+    /// `key` then a scalar.
+    #[inline(always)]
+    fn key_scalar<const N: usize>(&mut self, key: &[u8; N], Scalar(b, len): Scalar) -> Result<(), Stop> {
+        let dst = self.room(N + 16)?;
+        fill(&mut dst[..N], key);
+        fill(&mut dst[N..], &b.to_le_bytes());
+        self.advance(N + len);
+        Ok(())
+    }
+
+    /// `key` then a length header.
+    #[inline(always)]
+    fn key_header<const N: usize>(&mut self, key: &[u8; N], Header(h, len): Header) -> Result<(), Stop> {
+        let dst = self.room(N + 8)?;
+        fill(&mut dst[..N], key);
+        fill(&mut dst[N..], &h.to_le_bytes());
+        self.advance(N + len);
+        Ok(())
+    }
+
+    /// `key` (possibly empty) then a string.
+    #[inline(always)]
+    fn key_str<const N: usize>(&mut self, key: &[u8; N], s: &str) -> Result<(), Stop> {
+        let Header(h, hlen) = str_header(s.len())?;
+        let s = s.as_bytes();
+        let dst = self.room(N + 8 + s.len())?;
+        fill(&mut dst[..N], key);
+        fill(&mut dst[N..N + 8], &h.to_le_bytes());
+        copy(&mut dst[N + hlen..N + hlen + s.len()], s);
+        self.advance(N + hlen + s.len());
+        Ok(())
+    }
+}
+
+/// Writes `src` into `dst` (the lengths are equal): `copy_from_slice` for
+/// bytes not yet initialized (what `<[MaybeUninit<u8>]>::write_copy_of_slice`
+/// does from Rust 1.93 on; the crate builds with 1.85).
+#[inline(always)]
+#[allow(unsafe_code)]
+fn fill(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
+    // SAFETY: `MaybeUninit<u8>` has the size, alignment and ABI of `u8`, so
+    // the slice keeps its layout and length, and every initialized `u8` is a
+    // valid `MaybeUninit<u8>`. The view is shared and lives only for the
+    // copy, so nothing can write an uninitialized byte into `src` through it.
+    let src: &[MaybeUninit<u8>] = unsafe { &*(src as *const [u8] as *const [MaybeUninit<u8>]) };
+    dst.copy_from_slice(src);
+}
+
+/// `dst.copy_from_slice(src)` (the lengths are equal), with strings of up to
+/// 16 bytes (most of a catalog's) copied by two overlapping loads and stores
+/// instead of a call to `memcpy`.
+#[inline(always)]
+fn copy(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
+    let n = src.len();
+    debug_assert_eq!(dst.len(), n);
+    if n > 16 {
+        fill(dst, src);
+    } else if n >= 8 {
+        fill(&mut dst[..8], &src[..8]);
+        fill(&mut dst[n - 8..], &src[n - 8..]);
+    } else if n >= 4 {
+        fill(&mut dst[..4], &src[..4]);
+        fill(&mut dst[n - 4..], &src[n - 4..]);
+    } else if n > 0 {
+        // 1, 2 or 3 bytes: first, middle, last (some the same byte).
+        dst[0].write(src[0]);
+        dst[n / 2].write(src[n / 2]);
+        dst[n - 1].write(src[n - 1]);
+    }
+}
+
+/// Runs `f` with a [`Spare`] over `out`'s spare capacity, then appends to
+/// `out` the bytes written up to the last [`Spare::keep`].
+#[allow(unsafe_code)]
+fn with_spare<R>(out: &mut Vec<u8>, f: impl FnOnce(&mut Spare<'_>) -> R) -> R {
+    let rest = out.spare_capacity_mut();
+    let room = rest.len();
+    let mut w = Spare { rest, room, kept: room };
+    let r = f(&mut w);
+    let written = w.room - w.kept;
+    let len = out.len() + written;
+    // SAFETY: `len <= capacity`, since `kept` is some earlier `rest.len()`
+    // and `rest` is a tail of the spare capacity; and the bytes from the old
+    // length to `len` are initialized: they are the ones the `Spare` moved
+    // past, and it moves only past bytes it has just written (`advance`
+    // follows a store of at least those bytes in every method). `set_len`
+    // requires exactly these two.
+    unsafe { out.set_len(len) };
+    r
 }
 
 /// Number of fields of a product: its map has 17 pairs, so it is a map 16
@@ -240,177 +431,156 @@ pub const DIMENSIONS_FIELDS: usize = 4;
 /// Pairs in a variant map (`85`).
 pub const VARIANT_FIELDS: usize = 5;
 
-/// Rough encoded size of one product, to reserve once instead of growing
-/// the buffer many times (only a hint: a larger product just grows it; each
-/// product is then written into a slice sized by [`product_bound`]).
-const PRODUCT_SIZE_HINT: usize = 320;
+/// Typical encoded size of one product, to reserve once for the whole
+/// catalog (only a hint: a larger catalog grows the buffer as it goes).
+const PRODUCT_SIZE_HINT: usize = 512;
+
+/// `{"products":`, before the array header.
+const CATALOG_HEAD: &[u8; 10] = joined!(&[FIXMAP | 1], key!("products"));
+/// A product's map 16 header (`de 00 11`) and its first key.
+const PRODUCT_HEAD: &[u8; 6] = joined!(&[MAP16, 0, PRODUCT_FIELDS as u8], key!("id"));
+/// `rating` and the float 64 marker of its value.
+const RATING_F64: &[u8; 8] = joined!(key!("rating"), &[F64]);
+/// `dimensions`, the map's fixmap header and its first key.
+const DIMENSIONS_HEAD: &[u8; 21] = joined!(
+    key!("dimensions"),
+    &[FIXMAP | DIMENSIONS_FIELDS as u8],
+    key!("width_mm")
+);
+/// A variant's fixmap header and its first key.
+const VARIANT_HEAD: &[u8; 5] = joined!(&[FIXMAP | VARIANT_FIELDS as u8], key!("sku"));
+
+/// The `status` key and its value, for each status in [`Status::ALL`]
+/// order, padded to one width, with the length that counts.
+const STATUS_FIELDS: [([u8; 20], usize); 3] = {
+    const fn field(value: &[u8]) -> ([u8; 20], usize) {
+        let mut out = [0u8; 20];
+        let k = key!("status");
+        let mut at = 0;
+        while at < k.len() {
+            out[at] = k[at];
+            at += 1;
+        }
+        out[at] = FIXSTR | value.len() as u8;
+        at += 1;
+        let mut i = 0;
+        while i < value.len() {
+            out[at] = value[i];
+            at += 1;
+            i += 1;
+        }
+        (out, at)
+    }
+    [field(b"active"), field(b"draft"), field(b"discontinued")]
+};
 
 /// Appends `{"products": [product, …]}`.
 pub fn write_catalog(products: &[Product], out: &mut Vec<u8>) -> Result<(), EncodeError> {
     out.reserve(16 + products.len().saturating_mul(PRODUCT_SIZE_HINT));
-    write_map_len(out, 1, "catalog")?;
-    out.put_all(key!("products"));
+    out.extend_from_slice(CATALOG_HEAD);
     write_array_len(out, products.len(), "products")?;
-    for p in products {
-        match product_bound(p) {
-            Some(bound) => {
-                let start = out.len();
-                out.resize(start + bound, 0);
-                let mut slab = Slab {
-                    buf: &mut out[start..],
-                    at: 0,
-                };
-                write_product(p, &mut slab)?;
-                let end = start + slab.at;
-                out.truncate(end);
+    let mut rest = products;
+    while !rest.is_empty() {
+        let room = out.spare_capacity_mut().len();
+        let (done, stop) = write_products(rest, out);
+        match stop {
+            None => break,
+            // At least double the room, and go on from the product that
+            // did not fit.
+            Some(Stop::Full) => {
+                out.reserve(room.saturating_mul(2).max(PRODUCT_SIZE_HINT));
+                rest = &rest[done..];
             }
-            // Some length is beyond u32: the Vec path reports which.
-            None => write_product(p, out)?,
+            Some(Stop::Fail(e)) => return Err(e),
         }
     }
     Ok(())
 }
 
-/// Most bytes any non-string value takes (uint 64 / int 64 / float 64).
-const MAX_SCALAR: usize = 9;
-/// Most bytes a str, array or map header takes (marker + 32-bit length).
-const MAX_HEADER: usize = 5;
-
-const fn keys_len(keys: &[&str]) -> usize {
-    let mut sum = 0;
-    let mut i = 0;
-    while i < keys.len() {
-        sum += 1 + keys[i].len();
-        i += 1;
-    }
-    sum
-}
-
-/// A product's bytes apart from its strings, tags and variants: its map
-/// header, the 17 keys, 8 scalar values at their widest (id, price_cents,
-/// rating, review_count, in_stock, stock, discount_percent, created_at_ms),
-/// 8 str/array headers (6 strings, tags, variants), and the dimensions map.
-const PRODUCT_FIXED: usize = MAX_HEADER
-    + keys_len(&[
-        "id",
-        "sku",
-        "name",
-        "description",
-        "price_cents",
-        "currency",
-        "rating",
-        "review_count",
-        "in_stock",
-        "stock",
-        "status",
-        "tags",
-        "dimensions",
-        "variants",
-        "discount_percent",
-        "created_at_ms",
-        "image_url",
-    ])
-    + 8 * MAX_SCALAR
-    + 8 * MAX_HEADER
-    + 1
-    + keys_len(&["width_mm", "height_mm", "depth_mm", "weight_g"])
-    + 4 * MAX_SCALAR;
-/// A variant's bytes apart from its three strings.
-const VARIANT_FIXED: usize =
-    1 + keys_len(&["sku", "color", "size", "price_cents", "stock"]) + 3 * MAX_HEADER + 2 * MAX_SCALAR;
-
-/// An upper bound on the encoded size of `p`, or `None` when it exceeds
-/// `u32::MAX` (then some length might too, and the checked path must run).
-fn product_bound(p: &Product) -> Option<usize> {
-    let mut n = PRODUCT_FIXED
-        + p.sku.len()
-        + p.name.len()
-        + p.description.len()
-        + p.currency.len()
-        + p.status.as_str().len()
-        + p.image_url.len();
-    for t in &p.tags {
-        n += MAX_HEADER + t.len();
-    }
-    for v in &p.variants {
-        n += VARIANT_FIXED + v.sku.len() + v.color.len() + v.size.len();
-    }
-    u32::try_from(n).is_ok().then_some(n)
+/// Writes `products` into `out`'s spare capacity and appends the ones that
+/// fit whole: how many, and why it stopped before the end, if it did.
+fn write_products(products: &[Product], out: &mut Vec<u8>) -> (usize, Option<Stop>) {
+    with_spare(out, |w| {
+        for (done, p) in products.iter().enumerate() {
+            if let Err(e) = write_product(p, w) {
+                return (done, Some(e));
+            }
+            w.keep();
+        }
+        (products.len(), None)
+    })
 }
 
 /// Appends one product: a map of the 17 fields in field order (docs/SPEC.md, "Field order").
-pub fn write_product<S: Sink>(p: &Product, out: &mut S) -> Result<(), EncodeError> {
-    write_map_len(out, PRODUCT_FIELDS, "product")?;
-    out.put_all(key!("id"));
-    write_int(out, p.id);
-    out.put_all(key!("sku"));
-    write_str(out, &p.sku)?;
-    out.put_all(key!("name"));
-    write_str(out, &p.name)?;
-    out.put_all(key!("description"));
-    write_str(out, &p.description)?;
-    out.put_all(key!("price_cents"));
-    write_int(out, p.price_cents);
-    out.put_all(key!("currency"));
-    write_str(out, &p.currency)?;
-    out.put_all(key!("rating"));
-    write_f64(out, p.rating);
-    out.put_all(key!("review_count"));
-    write_int(out, i64::from(p.review_count));
-    out.put_all(key!("in_stock"));
-    write_bool(out, p.in_stock);
-    out.put_all(key!("stock"));
-    write_int(out, i64::from(p.stock));
-    out.put_all(key!("status"));
-    write_str(out, p.status.as_str())?;
-    out.put_all(key!("tags"));
-    write_array_len(out, p.tags.len(), "tags")?;
+#[inline(always)]
+fn write_product(p: &Product, w: &mut Spare<'_>) -> Result<(), Stop> {
+    w.key_scalar(PRODUCT_HEAD, int_bytes(p.id))?;
+    w.key_str(key!("sku"), &p.sku)?;
+    w.key_str(key!("name"), &p.name)?;
+    w.key_str(key!("description"), &p.description)?;
+    w.key_scalar(key!("price_cents"), int_bytes(p.price_cents))?;
+    w.key_str(key!("currency"), &p.currency)?;
+    w.key_scalar(RATING_F64, f64_bytes(p.rating))?;
+    w.key_scalar(key!("review_count"), int_bytes(i64::from(p.review_count)))?;
+    w.key_scalar(key!("in_stock"), bool_bytes(p.in_stock))?;
+    w.key_scalar(key!("stock"), int_bytes(i64::from(p.stock)))?;
+    let (status, len) = &STATUS_FIELDS[status_index(p.status)];
+    w.put_prefix(status, *len)?;
+    w.key_header(key!("tags"), array_header(p.tags.len(), "tags")?)?;
     for t in &p.tags {
-        write_str(out, t)?;
+        w.key_str(&[], t)?;
     }
-    out.put_all(key!("dimensions"));
-    write_dimensions(&p.dimensions, out);
-    out.put_all(key!("variants"));
-    write_array_len(out, p.variants.len(), "variants")?;
+    write_dimensions(&p.dimensions, w)?;
+    w.key_header(key!("variants"), array_header(p.variants.len(), "variants")?)?;
     for v in &p.variants {
-        write_variant(v, out)?;
+        write_variant(v, w)?;
     }
-    out.put_all(key!("discount_percent"));
-    match p.discount_percent {
-        Some(d) => write_int(out, i64::from(d)),
-        None => write_nil(out),
-    }
-    out.put_all(key!("created_at_ms"));
-    write_int(out, p.created_at_ms);
-    out.put_all(key!("image_url"));
-    write_str(out, &p.image_url)
+    let discount = match p.discount_percent {
+        Some(d) => int_bytes(i64::from(d)),
+        None => Scalar(u128::from(NIL), 1),
+    };
+    w.key_scalar(key!("discount_percent"), discount)?;
+    w.key_scalar(key!("created_at_ms"), int_bytes(p.created_at_ms))?;
+    w.key_str(key!("image_url"), &p.image_url)
 }
 
-fn write_dimensions<S: Sink>(d: &Dimensions, out: &mut S) {
-    out.put(FIXMAP | DIMENSIONS_FIELDS as u8);
-    out.put_all(key!("width_mm"));
-    write_int(out, i64::from(d.width_mm));
-    out.put_all(key!("height_mm"));
-    write_int(out, i64::from(d.height_mm));
-    out.put_all(key!("depth_mm"));
-    write_int(out, i64::from(d.depth_mm));
-    out.put_all(key!("weight_g"));
-    write_int(out, i64::from(d.weight_g));
+/// Float 64 as the 8 bytes after a marker the key constant already carries:
+/// a [`Scalar`] of 8 counted bytes.
+#[inline(always)]
+fn f64_bytes(v: f64) -> Scalar {
+    Scalar(u128::from(u64::from_le_bytes(v.to_be_bytes())), 8)
 }
 
-fn write_variant<S: Sink>(v: &Variant, out: &mut S) -> Result<(), EncodeError> {
-    out.put(FIXMAP | VARIANT_FIELDS as u8);
-    out.put_all(key!("sku"));
-    write_str(out, &v.sku)?;
-    out.put_all(key!("color"));
-    write_str(out, &v.color)?;
-    out.put_all(key!("size"));
-    write_str(out, &v.size)?;
-    out.put_all(key!("price_cents"));
-    write_int(out, v.price_cents);
-    out.put_all(key!("stock"));
-    write_int(out, i64::from(v.stock));
-    Ok(())
+#[inline(always)]
+fn bool_bytes(v: bool) -> Scalar {
+    Scalar(u128::from(if v { TRUE } else { FALSE }), 1)
+}
+
+/// Position of `s` in [`Status::ALL`] (and in [`STATUS_FIELDS`]).
+#[inline(always)]
+fn status_index(s: Status) -> usize {
+    match s {
+        Status::Active => 0,
+        Status::Draft => 1,
+        Status::Discontinued => 2,
+    }
+}
+
+#[inline(always)]
+fn write_dimensions(d: &Dimensions, w: &mut Spare<'_>) -> Result<(), Stop> {
+    w.key_scalar(DIMENSIONS_HEAD, int_bytes(i64::from(d.width_mm)))?;
+    w.key_scalar(key!("height_mm"), int_bytes(i64::from(d.height_mm)))?;
+    w.key_scalar(key!("depth_mm"), int_bytes(i64::from(d.depth_mm)))?;
+    w.key_scalar(key!("weight_g"), int_bytes(i64::from(d.weight_g)))
+}
+
+#[inline(always)]
+fn write_variant(v: &Variant, w: &mut Spare<'_>) -> Result<(), Stop> {
+    w.key_str(VARIANT_HEAD, &v.sku)?;
+    w.key_str(key!("color"), &v.color)?;
+    w.key_str(key!("size"), &v.size)?;
+    w.key_scalar(key!("price_cents"), int_bytes(v.price_cents))?;
+    w.key_scalar(key!("stock"), int_bytes(i64::from(v.stock)))
 }
 
 #[cfg(test)]
@@ -423,20 +593,217 @@ mod tests {
         assert_eq!(key!("discount_percent")[0], 0xb0);
     }
 
-    /// The slab a product is written into is never too small (it would
-    /// panic), and the bound is not wildly loose.
+    /// The joined constants are their parts, one after another.
     #[test]
-    fn product_bound_holds() {
-        let mut products = crate::fixtures::catalog(200).products;
-        for seed in 0..50 {
-            products.extend(crate::fixtures::random_catalog(seed).products);
+    fn joined_runs_are_their_parts() {
+        let cat = |parts: &[&[u8]]| parts.concat();
+        assert_eq!(CATALOG_HEAD.to_vec(), cat(&[&[0x81], b"\xa8products"]));
+        assert_eq!(PRODUCT_HEAD.to_vec(), cat(&[&[0xde, 0x00, 0x11], b"\xa2id"]));
+        assert_eq!(RATING_F64.to_vec(), cat(&[b"\xa6rating", &[0xcb]]));
+        assert_eq!(
+            DIMENSIONS_HEAD.to_vec(),
+            cat(&[b"\xaadimensions", &[0x84], b"\xa8width_mm"])
+        );
+        assert_eq!(VARIANT_HEAD.to_vec(), cat(&[&[0x85], b"\xa3sku"]));
+        for s in Status::ALL {
+            let (bytes, len) = &STATUS_FIELDS[status_index(s)];
+            let mut want = b"\xa6status".to_vec();
+            write_str(&mut want, s.as_str()).unwrap();
+            assert_eq!(&bytes[..*len], want, "{s:?}");
         }
+    }
+
+    /// A product written field by field with the public `Vec` helpers: the
+    /// plain spelling the catalog writer must match byte for byte.
+    fn reference_product(p: &Product, out: &mut Vec<u8>) {
+        let key = |out: &mut Vec<u8>, k: &str| write_str(out, k).unwrap();
+        write_map_len(out, PRODUCT_FIELDS, "product").unwrap();
+        key(out, "id");
+        write_int(out, p.id);
+        for (k, s) in [("sku", &p.sku), ("name", &p.name), ("description", &p.description)] {
+            key(out, k);
+            write_str(out, s).unwrap();
+        }
+        key(out, "price_cents");
+        write_int(out, p.price_cents);
+        key(out, "currency");
+        write_str(out, &p.currency).unwrap();
+        key(out, "rating");
+        write_f64(out, p.rating);
+        key(out, "review_count");
+        write_int(out, i64::from(p.review_count));
+        key(out, "in_stock");
+        write_bool(out, p.in_stock);
+        key(out, "stock");
+        write_int(out, i64::from(p.stock));
+        key(out, "status");
+        write_str(out, p.status.as_str()).unwrap();
+        key(out, "tags");
+        write_array_len(out, p.tags.len(), "tags").unwrap();
+        for t in &p.tags {
+            write_str(out, t).unwrap();
+        }
+        key(out, "dimensions");
+        write_map_len(out, DIMENSIONS_FIELDS, "dimensions").unwrap();
+        let d = &p.dimensions;
+        for (k, v) in [
+            ("width_mm", d.width_mm),
+            ("height_mm", d.height_mm),
+            ("depth_mm", d.depth_mm),
+            ("weight_g", d.weight_g),
+        ] {
+            key(out, k);
+            write_int(out, i64::from(v));
+        }
+        key(out, "variants");
+        write_array_len(out, p.variants.len(), "variants").unwrap();
+        for v in &p.variants {
+            write_map_len(out, VARIANT_FIELDS, "variant").unwrap();
+            for (k, s) in [("sku", &v.sku), ("color", &v.color), ("size", &v.size)] {
+                key(out, k);
+                write_str(out, s).unwrap();
+            }
+            key(out, "price_cents");
+            write_int(out, v.price_cents);
+            key(out, "stock");
+            write_int(out, i64::from(v.stock));
+        }
+        key(out, "discount_percent");
+        match p.discount_percent {
+            Some(d) => write_int(out, i64::from(d)),
+            None => write_nil(out),
+        }
+        key(out, "created_at_ms");
+        write_int(out, p.created_at_ms);
+        key(out, "image_url");
+        write_str(out, &p.image_url).unwrap();
+    }
+
+    fn reference_catalog(products: &[Product]) -> Vec<u8> {
+        let mut out = vec![0x81];
+        write_str(&mut out, "products").unwrap();
+        write_array_len(&mut out, products.len(), "products").unwrap();
+        for p in products {
+            reference_product(p, &mut out);
+        }
+        out
+    }
+
+    /// Products the model would refuse but the encoder must still spell
+    /// right: every integer width in both families, strings and lists just
+    /// either side of each header boundary.
+    fn edge_products() -> Vec<Product> {
+        let base = crate::fixtures::catalog(1).products.remove(0);
+        let ints = [
+            0,
+            127,
+            128,
+            255,
+            256,
+            65_535,
+            65_536,
+            i64::from(u32::MAX),
+            i64::from(u32::MAX) + 1,
+            i64::MAX,
+            -1,
+            -32,
+            -33,
+            -128,
+            -129,
+            -32_768,
+            -32_769,
+            i64::from(i32::MIN),
+            i64::from(i32::MIN) - 1,
+            i64::MIN,
+        ];
+        let lens = [0, 31, 32, 255, 256, 65_535, 65_536];
+        let mut out = Vec::new();
+        for (i, &v) in ints.iter().enumerate() {
+            let narrow = i32::try_from(v).unwrap_or(if v < 0 { i32::MIN } else { i32::MAX });
+            let s = "é".repeat(lens[i % lens.len()] / 2) + &"x".repeat(lens[i % lens.len()] % 2);
+            let mut p = base.clone();
+            p.id = v;
+            p.price_cents = v;
+            p.created_at_ms = v.wrapping_neg();
+            p.review_count = narrow;
+            p.stock = narrow.wrapping_neg();
+            p.dimensions = Dimensions {
+                width_mm: narrow,
+                height_mm: narrow / 3,
+                depth_mm: narrow / 300,
+                weight_g: narrow.wrapping_sub(1),
+            };
+            p.discount_percent = (i % 2 == 0).then_some(narrow);
+            p.status = Status::ALL[i % 3];
+            p.name = s.clone();
+            p.description = s.repeat(2);
+            p.tags = vec![s.clone(); i];
+            p.variants = (0..i)
+                .map(|k| Variant {
+                    sku: s.clone(),
+                    color: "c".repeat(k),
+                    size: String::new(),
+                    price_cents: v.wrapping_add(k as i64),
+                    stock: narrow,
+                })
+                .collect();
+            p.rating = f64::from(narrow) / 7.0;
+            out.push(p);
+        }
+        out
+    }
+
+    /// The catalog writer equals the field-by-field spelling, whatever the
+    /// buffer's starting capacity (so growth happens at every point of a
+    /// product) and after bytes already in the buffer (it appends).
+    #[test]
+    fn catalog_writer_equals_the_plain_spelling() {
+        let mut catalogs = vec![crate::fixtures::catalog(200).products, edge_products()];
+        for seed in 0..50 {
+            catalogs.push(crate::fixtures::random_catalog(seed).products);
+        }
+        for products in &catalogs {
+            let want = reference_catalog(products);
+            for cap in [0, 1, 7, 16, 100, 1000] {
+                let mut out = Vec::with_capacity(cap);
+                write_catalog(products, &mut out).unwrap();
+                assert_eq!(out, want, "capacity {cap}");
+            }
+            let mut out = b"prefix".to_vec();
+            write_catalog(products, &mut out).unwrap();
+            assert_eq!(&out[..6], b"prefix");
+            assert_eq!(out[6..], want[..]);
+        }
+    }
+
+    /// A product written into spare capacities of every size around its
+    /// length: too small is `Full` (never a panic, never a partial commit),
+    /// 16 bytes of slack always fits, and whatever fits is the right bytes.
+    #[test]
+    fn spare_writer_stops_when_full_and_is_exact_when_not() {
+        let mut products = crate::fixtures::catalog(20).products;
+        products.extend(edge_products().into_iter().filter(|p| p.description.len() < 1000));
         for p in &products {
-            let mut out = Vec::new();
-            write_product(p, &mut out).unwrap();
-            let bound = product_bound(p).unwrap();
-            assert!(out.len() <= bound, "{} > {bound}", out.len());
-            assert!(bound <= out.len() + 600, "{bound} vs {}", out.len());
+            let mut want = Vec::new();
+            reference_product(p, &mut want);
+            for cap in (0..want.len() + 17).filter(|&c| c < 64 || c + 40 > want.len()) {
+                let mut out: Vec<u8> = Vec::with_capacity(cap);
+                let r = with_spare(&mut out, |w| {
+                    let r = write_product(p, w);
+                    if r.is_ok() {
+                        w.keep();
+                    }
+                    r
+                });
+                match r {
+                    Ok(()) => assert_eq!(out, want, "capacity {cap}"),
+                    Err(Stop::Full) => {
+                        assert!(cap < want.len() + 16, "full at {cap} for {}", want.len());
+                        assert!(out.is_empty(), "a product that did not fit is not appended");
+                    }
+                    Err(Stop::Fail(e)) => panic!("{e}"),
+                }
+            }
         }
     }
 
@@ -452,6 +819,7 @@ mod tests {
             write_map_len(&mut out, len, "product"),
             Err(EncodeError::TooLong { what: "product", len })
         );
+        assert_eq!(str_header(len), Err(EncodeError::TooLong { what: "string", len }));
         assert!(out.is_empty());
         write_array_len(&mut out, u32::MAX as usize, "tags").unwrap();
         assert_eq!(out, [0xdd, 0xff, 0xff, 0xff, 0xff]);
