@@ -7,6 +7,13 @@
 #
 #     benches/peers-instructions.sh > results/peers-instructions.md
 #
+# With `instrument`, the instrument's overhead the same way instead: a decode
+# timed by `wirebench codec-bench` (counting allocator installed, switched
+# off while timing) beside the same harness and loop under plain System
+# (the peers binary's --system-child), each in a fresh process:
+#
+#     benches/peers-instructions.sh instrument > results/instrument.md
+#
 # Machine load does not move these counts. They leave out cache misses and
 # memory stalls, so they bound what a timing can show rather than replace it.
 # The malloc columns are the instructions glibc's allocator itself ran
@@ -31,7 +38,54 @@ count() {
     END { printf "%d %d\n", total / 2, m / 2 }'
 }
 
-m() { awk -v x="$1" 'BEGIN { printf "%.2fM", x / 1e6 }'; }
+# timed NAME COMMAND... -> instructions in the timed loop (all of time_n)
+timed() {
+  f="$OUT/cg.instrument.$1"
+  shift
+  valgrind --tool=callgrind --callgrind-out-file="$f" --toggle-collect='wirebench::bench::time_n*' "$@" >/dev/null 2>&1
+  callgrind_annotate "$f" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }'
+}
+
+if [ "${1:-}" = instrument ]; then
+  cargo build --quiet --release --bin wirebench
+  cat <<EOF
+# Instrument overhead, in instructions
+
+The timed loop of a 1,000-product decode, counted by callgrind (machine load
+does not move it) in two fresh processes with the same setup before the row:
+
+- \`wirebench codec-bench\`: the counting allocator installed, counting
+  switched off while timing (what \`make bench-codec\` measures);
+- the peers bench binary's \`--system-child\`: the same harness
+  (\`bench::bench\`) and loop under plain \`System\`.
+
+Only \`wirebench::bench::time_n\` (the timed loop, never inlined) is counted:
+calibration (n = 1 at \`--benchtime 1ms\` under callgrind) and the one
+measured batch, two decodes in each process. Produced by:
+
+    benches/peers-instructions.sh instrument > results/instrument.md
+
+Commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src benches Cargo.toml || echo ' (with uncommitted changes)').
+
+| decode, 1,000 products | codec-bench (counting off) | plain System | codec-bench ÷ System |
+|---|---|---|---|
+EOF
+  for fmt in json msgpack avro protobuf flatbuffers; do
+    cb=$(timed "cb.$fmt" target/release/wirebench codec-bench --formats "$fmt" --counts $N \
+      --filter "Decode/$fmt/$N" --benchtime 1ms --count 1 --out - --env none)
+    sys=$(timed "sys.$fmt" "$BIN" --system-child "$fmt" --counts $N --benchtime 1ms)
+    awk -v f="$fmt" -v a="$cb" -v b="$sys" 'BEGIN { printf "| %s | %.0f | %.0f | %.3f |\n", f, a, b, a / b }'
+  done
+  cat <<'EOF'
+
+With counting off, each allocator call costs a relaxed load and a predicted
+branch before `System`; the two binaries differ in inlining and code layout,
+(and glibc's heap starts each process from a different history), which moves a count by a few percent either way. The time-based rows in
+`peers.txt` compare the same two processes by wall clock.
+EOF
+  exit 0
+fi
+
 
 cat <<EOF
 # Peers by instruction count
