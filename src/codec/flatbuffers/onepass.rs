@@ -40,7 +40,9 @@
 //! and the first product that breaks a rule ends the pass.
 
 use super::decode::{IDENTIFIER, MAX_DEPTH, verifier_options};
+use crate::codec::DecodeError;
 use crate::codec::ids::UniqueIds;
+use crate::codec::view::{ProductList, ProductView, Text, VariantView};
 use crate::model::{
     self, Catalog, DISCOUNT_RANGE, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, RATING_RANGE, Status, Variant,
 };
@@ -87,6 +89,7 @@ const MIN_PRODUCT_APPARENT: usize = 4 + 4 + 2 + 38 + 17 * 2 + 6 * 8 + 2 * 8 + 16
 
 /// The verifier's state: the buffer, the tables visited and the apparent
 /// size so far, and their limits.
+#[derive(Clone, Copy)]
 struct Reader<'a> {
     buf: &'a [u8],
     apparent: usize,
@@ -218,9 +221,9 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Decodes `bytes` when the checked path would accept them, with the same
-/// result; `None` for everything else (see the module docs).
-pub(super) fn decode(bytes: &[u8]) -> Option<Catalog> {
+/// The reader after the root table and the `products` vector's range check:
+/// the reader's state, where the product offsets start and how many there are.
+fn products(bytes: &[u8]) -> Option<(Reader<'_>, usize, usize)> {
     if bytes.get(4..8)? != IDENTIFIER {
         return None;
     }
@@ -235,24 +238,145 @@ pub(super) fn decode(bytes: &[u8]) -> Option<Catalog> {
     let root = r.follow(0)?;
     let catalog = r.table(root)?;
     let (start, count) = r.vector(catalog, vt::PRODUCTS)?;
+    Some((r, start, count))
+}
+
+/// Decodes `bytes` when the checked path would accept them, with the same
+/// result; `None` for everything else (see the module docs).
+pub(super) fn decode(bytes: &[u8]) -> Option<Catalog> {
+    let (r, start, count) = products(bytes)?;
     // Room for as many products as can verify: offsets may all reach one
     // table, so the count alone could ask for 60 times the buffer.
     let mut products = Vec::with_capacity(count.min(r.max_apparent / MIN_PRODUCT_APPARENT));
+    let mut list = Products {
+        r,
+        start,
+        len: count,
+        next: 0,
+    };
     let mut ids = UniqueIds::new();
-    for i in 0..count {
-        let at = r.follow(start + 4 * i)?;
-        let p = product(&mut r, at)?;
+    let mut p = ProductView::default();
+    while list.read(&mut p)?.is_some() {
         if !ids.insert(p.id, || products.iter().map(|q: &Product| q.id)) {
             return None;
         }
-        products.push(p);
+        products.push(owned(&p));
     }
     Some(Catalog { products })
 }
 
+/// Checks `bytes` as [`decode`] does, copying nothing: the product count and
+/// a cursor at the first product, from which [`Products`] reads each product
+/// again in place; `None` for everything the checked path refuses.
+pub(super) fn view(bytes: &[u8]) -> Option<(usize, Products<'_>)> {
+    let (r, start, count) = products(bytes)?;
+    let first = Products {
+        r,
+        start,
+        len: count,
+        next: 0,
+    };
+    let mut list = first;
+    let mut ids = UniqueIds::new();
+    let mut p = ProductView::default();
+    while list.read(&mut p)?.is_some() {
+        let index = list.next - 1;
+        // Only if the order breaks: the ids before this one, read again from
+        // the first product (the same reads from the same state, so the same
+        // products), and room for every product still to come.
+        let earlier = || {
+            let (mut again, mut q) = (first, ProductView::default());
+            (0..index).map(move |_| match again.read(&mut q) {
+                Some(Some(_)) => q.id,
+                _ => i64::MIN, // not reached: these products were read before
+            })
+        };
+        let room = || (list.len - list.next).min(list.r.max_apparent / MIN_PRODUCT_APPARENT);
+        if !ids.insert_reserving(p.id, earlier, room) {
+            return None;
+        }
+    }
+    Some((count, first))
+}
+
+/// A position in the `products` vector with the verifier's state there.
+/// Reading from a copy repeats the same checks from the same state, so a
+/// copy taken before a product that was read once reads it again, equal.
+#[derive(Clone, Copy)]
+pub struct Products<'a> {
+    r: Reader<'a>,
+    start: usize,
+    len: usize,
+    next: usize,
+}
+
+impl<'a> Products<'a> {
+    /// Reads the next product into `view`: `Some(None)` at the end of the
+    /// list, `Some(Some(position))` for a product the checked path accepts,
+    /// `None` if it would refuse it.
+    #[inline]
+    fn read(&mut self, view: &mut ProductView<'a>) -> Option<Option<usize>> {
+        if self.next >= self.len {
+            return Some(None);
+        }
+        let at = self.r.follow(self.start + 4 * self.next)?;
+        product(&mut self.r, at, view)?;
+        self.next += 1;
+        Some(Some(at))
+    }
+}
+
+impl<'a> ProductList<'a> for Products<'a> {
+    /// Only ever called on copies of a cursor that [`view`] read to its end
+    /// without refusal, so every read succeeds again; were one to fail, the
+    /// list would simply end there.
+    fn next_product(&mut self, _index: usize, view: &mut ProductView<'a>) -> Result<Option<usize>, DecodeError> {
+        Ok(self.read(view).flatten())
+    }
+
+    fn remaining(&self) -> usize {
+        (self.len - self.next) * 4
+    }
+}
+
+/// The owned copy of a product read by [`product`] (every string plain).
+fn owned(p: &ProductView<'_>) -> Product {
+    let s = |t: &Text<'_>| t.raw().to_owned();
+    Product {
+        id: p.id,
+        sku: s(&p.sku),
+        name: s(&p.name),
+        description: s(&p.description),
+        price_cents: p.price_cents,
+        currency: s(&p.currency),
+        rating: p.rating,
+        review_count: p.review_count,
+        in_stock: p.in_stock,
+        stock: p.stock,
+        status: p.status,
+        tags: p.tags.iter().map(s).collect(),
+        dimensions: p.dimensions.clone(),
+        variants: p
+            .variants
+            .iter()
+            .map(|v| Variant {
+                sku: s(&v.sku),
+                color: s(&v.color),
+                size: s(&v.size),
+                price_cents: v.price_cents,
+                stock: v.stock,
+            })
+            .collect(),
+        discount_percent: p.discount_percent,
+        created_at_ms: p.created_at_ms,
+        image_url: s(&p.image_url),
+    }
+}
+
 /// One product table, verified in the generated `run_verifier`'s field order
-/// and copied; `None` if the verifier or a rule of the model would refuse it.
-fn product(r: &mut Reader<'_>, pos: usize) -> Option<Product> {
+/// and read into `view`, its strings borrowed from the buffer; `None` if the
+/// verifier or a rule of the model would refuse it.
+fn product<'a>(r: &mut Reader<'a>, pos: usize, view: &mut ProductView<'a>) -> Option<()> {
     let t = r.table(pos)?;
     let id = r.scalar::<8>(t, vt::ID)?.map_or(0, i64::from_le_bytes);
     let sku = r.string(t, vt::SKU)?;
@@ -270,9 +394,9 @@ fn product(r: &mut Reader<'_>, pos: usize) -> Option<Product> {
     if tags_len > MAX_TAGS {
         return None;
     }
-    let mut tags = Vec::with_capacity(tags_len);
+    view.tags.clear();
     for i in 0..tags_len {
-        tags.push(r.string_at(tags_at + 4 * i)?.to_owned());
+        view.tags.push(Text::plain(r.string_at(tags_at + 4 * i)?));
     }
     let d = r.field(t, vt::DIMENSIONS)??;
     r.range(d, 16)?;
@@ -288,10 +412,13 @@ fn product(r: &mut Reader<'_>, pos: usize) -> Option<Product> {
     if variants_len > MAX_VARIANTS {
         return None;
     }
-    let mut variants = Vec::with_capacity(variants_len);
+    view.variants.clear();
+    let mut variants_valid = true;
     for i in 0..variants_len {
         let at = r.follow(variants_at + 4 * i)?;
-        variants.push(variant(r, at)?);
+        let v = variant(r, at)?;
+        variants_valid &= v.price_cents >= 0 && v.stock >= 0;
+        view.variants.push(v);
     }
     let discount_percent = r.scalar::<4>(t, vt::DISCOUNT_PERCENT)?.map(i32::from_le_bytes);
     let created_at_ms = r.scalar::<8>(t, vt::CREATED_AT_MS)?.map_or(0, i64::from_le_bytes);
@@ -306,44 +433,41 @@ fn product(r: &mut Reader<'_>, pos: usize) -> Option<Product> {
         && review_count >= 0
         && stock >= 0
         && (dimensions.width_mm | dimensions.height_mm | dimensions.depth_mm | dimensions.weight_g) >= 0
-        && variants.iter().all(|v: &Variant| v.price_cents >= 0 && v.stock >= 0)
+        && variants_valid
         && discount_percent.is_none_or(|x| DISCOUNT_RANGE.contains(&x));
     if !valid {
         return None;
     }
-    Some(Product {
-        id,
-        sku: sku.to_owned(),
-        name: name.to_owned(),
-        description: description.to_owned(),
-        price_cents,
-        currency: currency.to_owned(),
-        rating,
-        review_count,
-        in_stock,
-        stock,
-        status,
-        tags,
-        dimensions,
-        variants,
-        discount_percent,
-        created_at_ms,
-        image_url: image_url.to_owned(),
-    })
+    view.id = id;
+    view.sku = Text::plain(sku);
+    view.name = Text::plain(name);
+    view.description = Text::plain(description);
+    view.price_cents = price_cents;
+    view.currency = Text::plain(currency);
+    view.rating = rating;
+    view.review_count = review_count;
+    view.in_stock = in_stock;
+    view.stock = stock;
+    view.status = status;
+    view.dimensions = dimensions;
+    view.discount_percent = discount_percent;
+    view.created_at_ms = created_at_ms;
+    view.image_url = Text::plain(image_url);
+    Some(())
 }
 
 /// One variant table, verified in the generated `run_verifier`'s field order.
-fn variant(r: &mut Reader<'_>, pos: usize) -> Option<Variant> {
+fn variant<'a>(r: &mut Reader<'a>, pos: usize) -> Option<VariantView<'a>> {
     let t = r.table(pos)?;
-    let sku = r.string(t, vt::V_SKU)?.to_owned();
-    let color = r.string(t, vt::V_COLOR)?.to_owned();
-    let size = r.string(t, vt::V_SIZE)?.to_owned();
+    let sku = r.string(t, vt::V_SKU)?;
+    let color = r.string(t, vt::V_COLOR)?;
+    let size = r.string(t, vt::V_SIZE)?;
     let price_cents = r.scalar::<8>(t, vt::V_PRICE_CENTS)?.map_or(0, i64::from_le_bytes);
     let stock = r.scalar::<4>(t, vt::V_STOCK)?.map_or(0, i32::from_le_bytes);
-    Some(Variant {
-        sku,
-        color,
-        size,
+    Some(VariantView {
+        sku: Text::plain(sku),
+        color: Text::plain(color),
+        size: Text::plain(size),
         price_cents,
         stock,
     })

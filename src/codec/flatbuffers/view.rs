@@ -14,32 +14,75 @@
 
 use super::decode::{field_position, verified_root};
 use super::generated::wirebench as fb;
+use super::onepass;
 use crate::codec::view::{CatalogView, Lists, ProductList, ProductView, Text, VariantView, check_list};
 use crate::codec::{DecodeError, ErrorKind};
 use crate::model::{self, Dimensions, MAX_TAGS, MAX_VARIANTS, Status};
 use flatbuffers::{ForwardsUOffset, Vector};
 
 /// Decodes and validates a whole payload into a view that borrows it.
+///
+/// A buffer the checked path accepts is checked in one pass
+/// ([`onepass::view`]); any other goes through the verifier and the
+/// accessors, which word the error.
 pub fn decode_view(bytes: &[u8]) -> Result<CatalogView<'_>, DecodeError> {
+    if let Some((count, list)) = onepass::view(bytes) {
+        return Ok(CatalogView::new(
+            count,
+            Lists::Flatbuffers(Products(Cursor::OnePass(list))),
+        ));
+    }
     let root = verified_root(bytes)?;
-    let start = Products {
+    let start = Verified {
         list: root.products(),
         next: 0,
     };
     let mut list = start.clone();
     // Each product is an offset of 4 bytes in the vector at least.
     let count = check_list(&mut list, 4)?;
-    Ok(CatalogView::new(count, Lists::Flatbuffers(start)))
+    Ok(CatalogView::new(
+        count,
+        Lists::Flatbuffers(Products(Cursor::Verified(start))),
+    ))
+}
+
+/// A position in the checked `products` vector.
+#[derive(Clone)]
+pub struct Products<'a>(Cursor<'a>);
+
+#[derive(Clone)]
+enum Cursor<'a> {
+    /// Read by the one-pass reader, which repeats its checks.
+    OnePass(onepass::Products<'a>),
+    /// Verified by the crate's verifier, read by the accessors.
+    Verified(Verified<'a>),
+}
+
+impl<'a> ProductList<'a> for Products<'a> {
+    #[inline]
+    fn next_product(&mut self, index: usize, view: &mut ProductView<'a>) -> Result<Option<usize>, DecodeError> {
+        match &mut self.0 {
+            Cursor::OnePass(l) => l.next_product(index, view),
+            Cursor::Verified(l) => l.next_product(index, view),
+        }
+    }
+
+    fn remaining(&self) -> usize {
+        match &self.0 {
+            Cursor::OnePass(l) => l.remaining(),
+            Cursor::Verified(l) => l.remaining(),
+        }
+    }
 }
 
 /// The verified `products` vector and the index of the next product.
 #[derive(Clone)]
-pub struct Products<'a> {
+struct Verified<'a> {
     list: Vector<'a, ForwardsUOffset<fb::Product<'a>>>,
     next: usize,
 }
 
-impl<'a> ProductList<'a> for Products<'a> {
+impl<'a> ProductList<'a> for Verified<'a> {
     fn next_product(&mut self, index: usize, view: &mut ProductView<'a>) -> Result<Option<usize>, DecodeError> {
         if self.next >= self.list.len() {
             return Ok(None);
