@@ -476,7 +476,9 @@ fn variant<'a>(r: &mut Reader<'a>, pos: usize) -> Option<VariantView<'a>> {
 #[cfg(test)]
 mod tests {
     use super::super::decode::checked;
-    use super::decode;
+    use super::super::view::{Products, verified_view};
+    use super::{decode, view};
+    use crate::codec::view::{CatalogView, Lists, ProductView};
     use crate::fixtures;
 
     fn encode(c: &Catalog) -> Vec<u8> {
@@ -499,26 +501,9 @@ mod tests {
         }
     }
 
-    /// Whatever the one pass accepts, the checked path (the crate's verifier
-    /// and validation) accepts with the same catalog: every single-byte
-    /// change and every truncation of a few encodings.
-    #[test]
-    fn accepts_only_what_the_checked_path_accepts() {
-        let mut accepted = 0;
-        let mut refused = 0;
-        let mut check = |seed: u64, m: &[u8]| match decode(m) {
-            Some(c) => {
-                assert_eq!(checked(m), Ok(c), "seed {seed}: {m:?}");
-                accepted += 1;
-            }
-            None => {
-                assert!(
-                    checked(m).is_err(),
-                    "seed {seed}: one pass refused a valid buffer {m:?}"
-                );
-                refused += 1;
-            }
-        };
+    /// Every truncation and many single-byte changes of the encodings of a
+    /// few two-product catalogs.
+    fn damaged_buffers(mut check: impl FnMut(u64, &[u8])) {
         for seed in 0..3 {
             let mut c = fixtures::random_catalog(seed);
             c.products.truncate(2);
@@ -545,11 +530,90 @@ mod tests {
                 m[i] = bytes[i];
             }
         }
+    }
+
+    /// Whatever the one pass accepts, the checked path (the crate's verifier
+    /// and validation) accepts with the same catalog; whatever it refuses,
+    /// the checked path refuses.
+    #[test]
+    fn accepts_only_what_the_checked_path_accepts() {
+        let mut accepted = 0;
+        let mut refused = 0;
+        damaged_buffers(|seed, m| match decode(m) {
+            Some(c) => {
+                assert_eq!(checked(m), Ok(c), "seed {seed}: {m:?}");
+                accepted += 1;
+            }
+            None => {
+                assert!(
+                    checked(m).is_err(),
+                    "seed {seed}: one pass refused a valid buffer {m:?}"
+                );
+                refused += 1;
+            }
+        });
         // Both outcomes occur, so neither branch above is vacuous.
         assert!(
             accepted > 100 && refused > 100,
             "accepted {accepted}, refused {refused}"
         );
+    }
+
+    /// The products of a view, read twice (a view is read again on every
+    /// iteration, so both reads must agree).
+    fn products_of<'a>(v: &CatalogView<'a>) -> Vec<ProductView<'a>> {
+        let once: Vec<_> = v.iter().collect();
+        assert_eq!(once.len(), v.len());
+        assert_eq!(v.iter().collect::<Vec<_>>(), once, "a second iteration differs");
+        once
+    }
+
+    /// The same for the view: whatever the one-pass view accepts, the
+    /// verifier-based view accepts with the same products (and the owned
+    /// decode with the same catalog); whatever it refuses, the verifier-based
+    /// view refuses.
+    #[test]
+    fn the_view_accepts_only_what_the_checked_view_accepts() {
+        let mut accepted = 0;
+        let mut refused = 0;
+        damaged_buffers(|seed, m| match view(m) {
+            Some((count, list)) => {
+                let one = CatalogView::new(count, Lists::Flatbuffers(Products::one_pass(list)));
+                let two = verified_view(m).unwrap_or_else(|e| panic!("seed {seed}: {e} {m:?}"));
+                assert_eq!(products_of(&one), products_of(&two), "seed {seed}: {m:?}");
+                assert_eq!(Ok(one.to_catalog()), checked(m), "seed {seed}: {m:?}");
+                accepted += 1;
+            }
+            None => {
+                assert!(
+                    verified_view(m).is_err(),
+                    "seed {seed}: one pass refused a valid buffer {m:?}"
+                );
+                refused += 1;
+            }
+        });
+        assert!(
+            accepted > 100 && refused > 100,
+            "accepted {accepted}, refused {refused}"
+        );
+    }
+
+    /// Ids out of order take the id set, which reads the earlier products
+    /// again: distinct ids in any order pass, a repeated one does not.
+    #[test]
+    fn the_view_checks_ids_in_any_order() {
+        let mut c = fixtures::catalog(50);
+        c.products.reverse();
+        c.products.swap(10, 30);
+        let bytes = encode(&c);
+        let (count, list) = view(&bytes).expect("distinct ids");
+        let v = CatalogView::new(count, Lists::Flatbuffers(Products::one_pass(list)));
+        assert_eq!(v.to_catalog(), c);
+        c.products[40].id = c.products[20].id;
+        let bytes = encode(&c);
+        assert!(view(&bytes).is_none());
+        assert!(decode(&bytes).is_none());
+        assert!(verified_view(&bytes).is_err());
     }
 
     /// A buffer laid out by another writer (objects in field order, vtables

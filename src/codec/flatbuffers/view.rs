@@ -27,11 +27,14 @@ use flatbuffers::{ForwardsUOffset, Vector};
 /// accessors, which word the error.
 pub fn decode_view(bytes: &[u8]) -> Result<CatalogView<'_>, DecodeError> {
     if let Some((count, list)) = onepass::view(bytes) {
-        return Ok(CatalogView::new(
-            count,
-            Lists::Flatbuffers(Products(Cursor::OnePass(list))),
-        ));
+        return Ok(CatalogView::new(count, Lists::Flatbuffers(Products::one_pass(list))));
     }
+    verified_view(bytes)
+}
+
+/// [`decode_view`] by the crate's verifier over the whole buffer, then the
+/// accessors: every error, with its position.
+pub(super) fn verified_view(bytes: &[u8]) -> Result<CatalogView<'_>, DecodeError> {
     let root = verified_root(bytes)?;
     let start = Verified {
         list: root.products(),
@@ -49,6 +52,13 @@ pub fn decode_view(bytes: &[u8]) -> Result<CatalogView<'_>, DecodeError> {
 /// A position in the checked `products` vector.
 #[derive(Clone)]
 pub struct Products<'a>(Cursor<'a>);
+
+impl<'a> Products<'a> {
+    /// The list [`onepass::view`] checked.
+    pub(super) fn one_pass(list: onepass::Products<'a>) -> Products<'a> {
+        Products(Cursor::OnePass(list))
+    }
+}
 
 #[derive(Clone)]
 enum Cursor<'a> {
