@@ -1,13 +1,22 @@
-//! The common case of [`decode`](super::decode) in one pass: verify and copy
-//! each object as it is reached, instead of the crate's verifier walking the
-//! whole buffer and the accessors walking it again.
+//! The common case of [`decode`](super::decode) and of
+//! [`decode_view`](super::view::decode_view) in one pass: verify each object
+//! as it is reached, instead of the crate's verifier walking the whole buffer
+//! and the accessors walking it again.
 //!
-//! [`decode`] accepts a buffer only if the crate's verifier, run with
+//! [`product`] verifies one product table and reads it into a
+//! [`ProductView`] whose strings borrow the buffer, checking the data
+//! model's rules as it goes. [`decode`] copies each product it accepts into
+//! owned types; [`view`] copies nothing and returns the product count and a
+//! [`Products`] cursor at the first product, the verifier's state included,
+//! from which the view's iterator reads every product again with the same
+//! checks from the same state.
+//!
+//! Both accept a buffer only if the crate's verifier, run with
 //! [`verifier_options`], accepts it and the catalog is valid (every rule of
-//! `Product::validate`, unique ids); for anything else it returns `None` and
-//! the caller runs the checked path (verifier, then copy), which finds and
-//! words the error. So this reader never has to explain a failure, only to
-//! be at least as strict as that path and to read the same values.
+//! `Product::validate`, unique ids); for anything else they return `None`
+//! and the caller runs its checked path (verifier, then accessors), which
+//! finds and words the error. So this reader never has to explain a failure,
+//! only to be at least as strict as that path and to read the same values.
 //!
 //! "As strict" means every check the verifier makes for our schema
 //! (`flatbuffers::Verifier` and the generated `run_verifier`s), on the same
@@ -32,12 +41,14 @@
 //!
 //! Values are read as the generated accessors read them after the verifier:
 //! an absent scalar is its schema default, a bool is any non-zero byte.
-//! `tests` hold both properties against the checked path on valid catalogs
-//! and on every single-byte change of encoded buffers.
+//! `tests` hold both properties, for the owned decode and for the view,
+//! against the checked paths on valid catalogs and on every truncation and
+//! many single-byte changes of encoded buffers.
 //!
 //! Work is bounded as in the checked path: the apparent size is checked
-//! before each string is copied, list lengths before a list is allocated,
-//! and the first product that breaks a rule ends the pass.
+//! before each string is reached, list lengths before a list is read, a
+//! product is copied only once it has passed every rule, and the first
+//! product that breaks a rule ends the pass.
 
 use super::decode::{IDENTIFIER, MAX_DEPTH, verifier_options};
 use crate::codec::DecodeError;

@@ -1,16 +1,23 @@
-//! The FlatBuffers borrowed view: the generated accessors after
-//! verification.
+//! The FlatBuffers borrowed view: a one-pass check of the buffer, or the
+//! generated accessors after the crate's verifier.
 //!
 //! # Wire format
 //!
 //! The buffer [`decode`](super::decode) reads (see the module doc of
 //! [`flatbuffers`](super)): a root `Catalog` table whose `products` vector
-//! holds offsets to `Product` tables. [`verified_root`] runs the verifier
-//! once (offsets, alignment, UTF-8, required fields); after that every
-//! accessor reads in place, so a product view is a handful of loads and its
-//! strings are the buffer's own bytes. The checks the verifier cannot make —
-//! list limits, the status enum, the data model's rules, unique ids — are
-//! the owned decoder's, in its order and at its offsets.
+//! holds offsets to `Product` tables.
+//!
+//! [`decode_view`] first runs the one-pass reader (`onepass.rs`): it makes
+//! the verifier's checks object by object while reading each product in
+//! place, its strings the buffer's own bytes, with the data model's rules
+//! and unique ids, and accepts exactly the buffers the path below accepts.
+//! The view then reads each product again through the same reader, from the
+//! state it had the first time. Any buffer the one pass declines takes
+//! [`verified_view`]: [`verified_root`] runs the verifier once (offsets,
+//! alignment, UTF-8, required fields), after which every accessor reads in
+//! place, and the checks the verifier cannot make — list limits, the status
+//! enum, the data model's rules, unique ids — are the owned decoder's, in
+//! its order and at its offsets. So every error is that path's.
 
 use super::decode::{field_position, verified_root};
 use super::generated::wirebench as fb;
