@@ -17,6 +17,9 @@
 //!   each object verified by the verifier's own rules as it is copied
 //!   (`onepass.rs`); any other buffer takes the path above, which words the
 //!   error;
+//! - [`view::decode_view`] checks a buffer as [`decode`] does and returns a
+//!   view that borrows it (`view.rs`): through the same one pass when that
+//!   accepts the buffer, else through the verifier and the accessors;
 //! - [`verify`] and [`read_direct`] are the zero-copy path the benchmark
 //!   reports separately: verify, then read every field in place (`direct.rs`).
 //!

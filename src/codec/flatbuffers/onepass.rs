@@ -1,13 +1,22 @@
-//! The common case of [`decode`](super::decode) in one pass: verify and copy
-//! each object as it is reached, instead of the crate's verifier walking the
-//! whole buffer and the accessors walking it again.
+//! The common case of [`decode`](super::decode) and of
+//! [`decode_view`](super::view::decode_view) in one pass: verify each object
+//! as it is reached, instead of the crate's verifier walking the whole buffer
+//! and the accessors walking it again.
 //!
-//! [`decode`] accepts a buffer only if the crate's verifier, run with
+//! [`product`] verifies one product table and reads it into a
+//! [`ProductView`] whose strings borrow the buffer, checking the data
+//! model's rules as it goes. [`decode`] copies each product it accepts into
+//! owned types; [`view`] copies nothing and returns the product count and a
+//! [`Products`] cursor at the first product, the verifier's state included,
+//! from which the view's iterator reads every product again with the same
+//! checks from the same state.
+//!
+//! Both accept a buffer only if the crate's verifier, run with
 //! [`verifier_options`], accepts it and the catalog is valid (every rule of
-//! `Product::validate`, unique ids); for anything else it returns `None` and
-//! the caller runs the checked path (verifier, then copy), which finds and
-//! words the error. So this reader never has to explain a failure, only to
-//! be at least as strict as that path and to read the same values.
+//! `Product::validate`, unique ids); for anything else they return `None`
+//! and the caller runs its checked path (verifier, then accessors), which
+//! finds and words the error. So this reader never has to explain a failure,
+//! only to be at least as strict as that path and to read the same values.
 //!
 //! "As strict" means every check the verifier makes for our schema
 //! (`flatbuffers::Verifier` and the generated `run_verifier`s), on the same
@@ -32,15 +41,19 @@
 //!
 //! Values are read as the generated accessors read them after the verifier:
 //! an absent scalar is its schema default, a bool is any non-zero byte.
-//! `tests` hold both properties against the checked path on valid catalogs
-//! and on every single-byte change of encoded buffers.
+//! `tests` hold both properties, for the owned decode and for the view,
+//! against the checked paths on valid catalogs and on every truncation and
+//! many single-byte changes of encoded buffers.
 //!
 //! Work is bounded as in the checked path: the apparent size is checked
-//! before each string is copied, list lengths before a list is allocated,
-//! and the first product that breaks a rule ends the pass.
+//! before each string is reached, list lengths before a list is read, a
+//! product is copied only once it has passed every rule, and the first
+//! product that breaks a rule ends the pass.
 
 use super::decode::{IDENTIFIER, MAX_DEPTH, verifier_options};
+use crate::codec::DecodeError;
 use crate::codec::ids::UniqueIds;
+use crate::codec::view::{ProductList, ProductView, Text, VariantView};
 use crate::model::{
     self, Catalog, DISCOUNT_RANGE, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, RATING_RANGE, Status, Variant,
 };
@@ -87,6 +100,7 @@ const MIN_PRODUCT_APPARENT: usize = 4 + 4 + 2 + 38 + 17 * 2 + 6 * 8 + 2 * 8 + 16
 
 /// The verifier's state: the buffer, the tables visited and the apparent
 /// size so far, and their limits.
+#[derive(Clone, Copy)]
 struct Reader<'a> {
     buf: &'a [u8],
     apparent: usize,
@@ -218,9 +232,9 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Decodes `bytes` when the checked path would accept them, with the same
-/// result; `None` for everything else (see the module docs).
-pub(super) fn decode(bytes: &[u8]) -> Option<Catalog> {
+/// The reader after the root table and the `products` vector's range check:
+/// the reader's state, where the product offsets start and how many there are.
+fn products(bytes: &[u8]) -> Option<(Reader<'_>, usize, usize)> {
     if bytes.get(4..8)? != IDENTIFIER {
         return None;
     }
@@ -235,24 +249,145 @@ pub(super) fn decode(bytes: &[u8]) -> Option<Catalog> {
     let root = r.follow(0)?;
     let catalog = r.table(root)?;
     let (start, count) = r.vector(catalog, vt::PRODUCTS)?;
+    Some((r, start, count))
+}
+
+/// Decodes `bytes` when the checked path would accept them, with the same
+/// result; `None` for everything else (see the module docs).
+pub(super) fn decode(bytes: &[u8]) -> Option<Catalog> {
+    let (r, start, count) = products(bytes)?;
     // Room for as many products as can verify: offsets may all reach one
     // table, so the count alone could ask for 60 times the buffer.
     let mut products = Vec::with_capacity(count.min(r.max_apparent / MIN_PRODUCT_APPARENT));
+    let mut list = Products {
+        r,
+        start,
+        len: count,
+        next: 0,
+    };
     let mut ids = UniqueIds::new();
-    for i in 0..count {
-        let at = r.follow(start + 4 * i)?;
-        let p = product(&mut r, at)?;
+    let mut p = ProductView::default();
+    while list.read(&mut p)?.is_some() {
         if !ids.insert(p.id, || products.iter().map(|q: &Product| q.id)) {
             return None;
         }
-        products.push(p);
+        products.push(owned(&p));
     }
     Some(Catalog { products })
 }
 
+/// Checks `bytes` as [`decode`] does, copying nothing: the product count and
+/// a cursor at the first product, from which [`Products`] reads each product
+/// again in place; `None` for everything the checked path refuses.
+pub(super) fn view(bytes: &[u8]) -> Option<(usize, Products<'_>)> {
+    let (r, start, count) = products(bytes)?;
+    let first = Products {
+        r,
+        start,
+        len: count,
+        next: 0,
+    };
+    let mut list = first;
+    let mut ids = UniqueIds::new();
+    let mut p = ProductView::default();
+    while list.read(&mut p)?.is_some() {
+        let index = list.next - 1;
+        // Only if the order breaks: the ids before this one, read again from
+        // the first product (the same reads from the same state, so the same
+        // products), and room for every product still to come.
+        let earlier = || {
+            let (mut again, mut q) = (first, ProductView::default());
+            (0..index).map(move |_| match again.read(&mut q) {
+                Some(Some(_)) => q.id,
+                _ => i64::MIN, // not reached: these products were read before
+            })
+        };
+        let room = || (list.len - list.next).min(list.r.max_apparent / MIN_PRODUCT_APPARENT);
+        if !ids.insert_reserving(p.id, earlier, room) {
+            return None;
+        }
+    }
+    Some((count, first))
+}
+
+/// A position in the `products` vector with the verifier's state there.
+/// Reading from a copy repeats the same checks from the same state, so a
+/// copy taken before a product that was read once reads it again, equal.
+#[derive(Clone, Copy)]
+pub struct Products<'a> {
+    r: Reader<'a>,
+    start: usize,
+    len: usize,
+    next: usize,
+}
+
+impl<'a> Products<'a> {
+    /// Reads the next product into `view`: `Some(None)` at the end of the
+    /// list, `Some(Some(position))` for a product the checked path accepts,
+    /// `None` if it would refuse it.
+    #[inline]
+    fn read(&mut self, view: &mut ProductView<'a>) -> Option<Option<usize>> {
+        if self.next >= self.len {
+            return Some(None);
+        }
+        let at = self.r.follow(self.start + 4 * self.next)?;
+        product(&mut self.r, at, view)?;
+        self.next += 1;
+        Some(Some(at))
+    }
+}
+
+impl<'a> ProductList<'a> for Products<'a> {
+    /// Only ever called on copies of a cursor that [`view`] read to its end
+    /// without refusal, so every read succeeds again; were one to fail, the
+    /// list would simply end there.
+    fn next_product(&mut self, _index: usize, view: &mut ProductView<'a>) -> Result<Option<usize>, DecodeError> {
+        Ok(self.read(view).flatten())
+    }
+
+    fn remaining(&self) -> usize {
+        (self.len - self.next) * 4
+    }
+}
+
+/// The owned copy of a product read by [`product`] (every string plain).
+fn owned(p: &ProductView<'_>) -> Product {
+    let s = |t: &Text<'_>| t.raw().to_owned();
+    Product {
+        id: p.id,
+        sku: s(&p.sku),
+        name: s(&p.name),
+        description: s(&p.description),
+        price_cents: p.price_cents,
+        currency: s(&p.currency),
+        rating: p.rating,
+        review_count: p.review_count,
+        in_stock: p.in_stock,
+        stock: p.stock,
+        status: p.status,
+        tags: p.tags.iter().map(s).collect(),
+        dimensions: p.dimensions.clone(),
+        variants: p
+            .variants
+            .iter()
+            .map(|v| Variant {
+                sku: s(&v.sku),
+                color: s(&v.color),
+                size: s(&v.size),
+                price_cents: v.price_cents,
+                stock: v.stock,
+            })
+            .collect(),
+        discount_percent: p.discount_percent,
+        created_at_ms: p.created_at_ms,
+        image_url: s(&p.image_url),
+    }
+}
+
 /// One product table, verified in the generated `run_verifier`'s field order
-/// and copied; `None` if the verifier or a rule of the model would refuse it.
-fn product(r: &mut Reader<'_>, pos: usize) -> Option<Product> {
+/// and read into `view`, its strings borrowed from the buffer; `None` if the
+/// verifier or a rule of the model would refuse it.
+fn product<'a>(r: &mut Reader<'a>, pos: usize, view: &mut ProductView<'a>) -> Option<()> {
     let t = r.table(pos)?;
     let id = r.scalar::<8>(t, vt::ID)?.map_or(0, i64::from_le_bytes);
     let sku = r.string(t, vt::SKU)?;
@@ -270,9 +405,9 @@ fn product(r: &mut Reader<'_>, pos: usize) -> Option<Product> {
     if tags_len > MAX_TAGS {
         return None;
     }
-    let mut tags = Vec::with_capacity(tags_len);
+    view.tags.clear();
     for i in 0..tags_len {
-        tags.push(r.string_at(tags_at + 4 * i)?.to_owned());
+        view.tags.push(Text::plain(r.string_at(tags_at + 4 * i)?));
     }
     let d = r.field(t, vt::DIMENSIONS)??;
     r.range(d, 16)?;
@@ -288,10 +423,13 @@ fn product(r: &mut Reader<'_>, pos: usize) -> Option<Product> {
     if variants_len > MAX_VARIANTS {
         return None;
     }
-    let mut variants = Vec::with_capacity(variants_len);
+    view.variants.clear();
+    let mut variants_valid = true;
     for i in 0..variants_len {
         let at = r.follow(variants_at + 4 * i)?;
-        variants.push(variant(r, at)?);
+        let v = variant(r, at)?;
+        variants_valid &= v.price_cents >= 0 && v.stock >= 0;
+        view.variants.push(v);
     }
     let discount_percent = r.scalar::<4>(t, vt::DISCOUNT_PERCENT)?.map(i32::from_le_bytes);
     let created_at_ms = r.scalar::<8>(t, vt::CREATED_AT_MS)?.map_or(0, i64::from_le_bytes);
@@ -306,44 +444,41 @@ fn product(r: &mut Reader<'_>, pos: usize) -> Option<Product> {
         && review_count >= 0
         && stock >= 0
         && (dimensions.width_mm | dimensions.height_mm | dimensions.depth_mm | dimensions.weight_g) >= 0
-        && variants.iter().all(|v: &Variant| v.price_cents >= 0 && v.stock >= 0)
+        && variants_valid
         && discount_percent.is_none_or(|x| DISCOUNT_RANGE.contains(&x));
     if !valid {
         return None;
     }
-    Some(Product {
-        id,
-        sku: sku.to_owned(),
-        name: name.to_owned(),
-        description: description.to_owned(),
-        price_cents,
-        currency: currency.to_owned(),
-        rating,
-        review_count,
-        in_stock,
-        stock,
-        status,
-        tags,
-        dimensions,
-        variants,
-        discount_percent,
-        created_at_ms,
-        image_url: image_url.to_owned(),
-    })
+    view.id = id;
+    view.sku = Text::plain(sku);
+    view.name = Text::plain(name);
+    view.description = Text::plain(description);
+    view.price_cents = price_cents;
+    view.currency = Text::plain(currency);
+    view.rating = rating;
+    view.review_count = review_count;
+    view.in_stock = in_stock;
+    view.stock = stock;
+    view.status = status;
+    view.dimensions = dimensions;
+    view.discount_percent = discount_percent;
+    view.created_at_ms = created_at_ms;
+    view.image_url = Text::plain(image_url);
+    Some(())
 }
 
 /// One variant table, verified in the generated `run_verifier`'s field order.
-fn variant(r: &mut Reader<'_>, pos: usize) -> Option<Variant> {
+fn variant<'a>(r: &mut Reader<'a>, pos: usize) -> Option<VariantView<'a>> {
     let t = r.table(pos)?;
-    let sku = r.string(t, vt::V_SKU)?.to_owned();
-    let color = r.string(t, vt::V_COLOR)?.to_owned();
-    let size = r.string(t, vt::V_SIZE)?.to_owned();
+    let sku = r.string(t, vt::V_SKU)?;
+    let color = r.string(t, vt::V_COLOR)?;
+    let size = r.string(t, vt::V_SIZE)?;
     let price_cents = r.scalar::<8>(t, vt::V_PRICE_CENTS)?.map_or(0, i64::from_le_bytes);
     let stock = r.scalar::<4>(t, vt::V_STOCK)?.map_or(0, i32::from_le_bytes);
-    Some(Variant {
-        sku,
-        color,
-        size,
+    Some(VariantView {
+        sku: Text::plain(sku),
+        color: Text::plain(color),
+        size: Text::plain(size),
         price_cents,
         stock,
     })
@@ -352,7 +487,9 @@ fn variant(r: &mut Reader<'_>, pos: usize) -> Option<Variant> {
 #[cfg(test)]
 mod tests {
     use super::super::decode::checked;
-    use super::decode;
+    use super::super::view::{Products, verified_view};
+    use super::{decode, view};
+    use crate::codec::view::{CatalogView, Lists, ProductView};
     use crate::fixtures;
 
     fn encode(c: &Catalog) -> Vec<u8> {
@@ -375,26 +512,9 @@ mod tests {
         }
     }
 
-    /// Whatever the one pass accepts, the checked path (the crate's verifier
-    /// and validation) accepts with the same catalog: every single-byte
-    /// change and every truncation of a few encodings.
-    #[test]
-    fn accepts_only_what_the_checked_path_accepts() {
-        let mut accepted = 0;
-        let mut refused = 0;
-        let mut check = |seed: u64, m: &[u8]| match decode(m) {
-            Some(c) => {
-                assert_eq!(checked(m), Ok(c), "seed {seed}: {m:?}");
-                accepted += 1;
-            }
-            None => {
-                assert!(
-                    checked(m).is_err(),
-                    "seed {seed}: one pass refused a valid buffer {m:?}"
-                );
-                refused += 1;
-            }
-        };
+    /// Every truncation and many single-byte changes of the encodings of a
+    /// few two-product catalogs.
+    fn damaged_buffers(mut check: impl FnMut(u64, &[u8])) {
         for seed in 0..3 {
             let mut c = fixtures::random_catalog(seed);
             c.products.truncate(2);
@@ -421,11 +541,90 @@ mod tests {
                 m[i] = bytes[i];
             }
         }
+    }
+
+    /// Whatever the one pass accepts, the checked path (the crate's verifier
+    /// and validation) accepts with the same catalog; whatever it refuses,
+    /// the checked path refuses.
+    #[test]
+    fn accepts_only_what_the_checked_path_accepts() {
+        let mut accepted = 0;
+        let mut refused = 0;
+        damaged_buffers(|seed, m| match decode(m) {
+            Some(c) => {
+                assert_eq!(checked(m), Ok(c), "seed {seed}: {m:?}");
+                accepted += 1;
+            }
+            None => {
+                assert!(
+                    checked(m).is_err(),
+                    "seed {seed}: one pass refused a valid buffer {m:?}"
+                );
+                refused += 1;
+            }
+        });
         // Both outcomes occur, so neither branch above is vacuous.
         assert!(
             accepted > 100 && refused > 100,
             "accepted {accepted}, refused {refused}"
         );
+    }
+
+    /// The products of a view, read twice (a view is read again on every
+    /// iteration, so both reads must agree).
+    fn products_of<'a>(v: &CatalogView<'a>) -> Vec<ProductView<'a>> {
+        let once: Vec<_> = v.iter().collect();
+        assert_eq!(once.len(), v.len());
+        assert_eq!(v.iter().collect::<Vec<_>>(), once, "a second iteration differs");
+        once
+    }
+
+    /// The same for the view: whatever the one-pass view accepts, the
+    /// verifier-based view accepts with the same products (and the owned
+    /// decode with the same catalog); whatever it refuses, the verifier-based
+    /// view refuses.
+    #[test]
+    fn the_view_accepts_only_what_the_checked_view_accepts() {
+        let mut accepted = 0;
+        let mut refused = 0;
+        damaged_buffers(|seed, m| match view(m) {
+            Some((count, list)) => {
+                let one = CatalogView::new(count, Lists::Flatbuffers(Products::one_pass(list)));
+                let two = verified_view(m).unwrap_or_else(|e| panic!("seed {seed}: {e} {m:?}"));
+                assert_eq!(products_of(&one), products_of(&two), "seed {seed}: {m:?}");
+                assert_eq!(Ok(one.to_catalog()), checked(m), "seed {seed}: {m:?}");
+                accepted += 1;
+            }
+            None => {
+                assert!(
+                    verified_view(m).is_err(),
+                    "seed {seed}: one pass refused a valid buffer {m:?}"
+                );
+                refused += 1;
+            }
+        });
+        assert!(
+            accepted > 100 && refused > 100,
+            "accepted {accepted}, refused {refused}"
+        );
+    }
+
+    /// Ids out of order take the id set, which reads the earlier products
+    /// again: distinct ids in any order pass, a repeated one does not.
+    #[test]
+    fn the_view_checks_ids_in_any_order() {
+        let mut c = fixtures::catalog(50);
+        c.products.reverse();
+        c.products.swap(10, 30);
+        let bytes = encode(&c);
+        let (count, list) = view(&bytes).expect("distinct ids");
+        let v = CatalogView::new(count, Lists::Flatbuffers(Products::one_pass(list)));
+        assert_eq!(v.to_catalog(), c);
+        c.products[40].id = c.products[20].id;
+        let bytes = encode(&c);
+        assert!(view(&bytes).is_none());
+        assert!(decode(&bytes).is_none());
+        assert!(verified_view(&bytes).is_err());
     }
 
     /// A buffer laid out by another writer (objects in field order, vtables

@@ -1,45 +1,105 @@
-//! The FlatBuffers borrowed view: the generated accessors after
-//! verification.
+//! The FlatBuffers borrowed view: a one-pass check of the buffer, or the
+//! generated accessors after the crate's verifier.
 //!
 //! # Wire format
 //!
 //! The buffer [`decode`](super::decode) reads (see the module doc of
 //! [`flatbuffers`](super)): a root `Catalog` table whose `products` vector
-//! holds offsets to `Product` tables. [`verified_root`] runs the verifier
-//! once (offsets, alignment, UTF-8, required fields); after that every
-//! accessor reads in place, so a product view is a handful of loads and its
-//! strings are the buffer's own bytes. The checks the verifier cannot make —
-//! list limits, the status enum, the data model's rules, unique ids — are
-//! the owned decoder's, in its order and at its offsets.
+//! holds offsets to `Product` tables.
+//!
+//! [`decode_view`] first runs the one-pass reader (`onepass.rs`): it makes
+//! the verifier's checks object by object while reading each product in
+//! place, its strings the buffer's own bytes, with the data model's rules
+//! and unique ids, and accepts exactly the buffers the path below accepts.
+//! The view then reads each product again through the same reader, from the
+//! state it had the first time. Any buffer the one pass declines takes
+//! [`verified_view`]: [`verified_root`] runs the verifier once (offsets,
+//! alignment, UTF-8, required fields), after which every accessor reads in
+//! place, and the checks the verifier cannot make — list limits, the status
+//! enum, the data model's rules, unique ids — are the owned decoder's, in
+//! its order and at its offsets. So every error is that path's.
 
 use super::decode::{field_position, verified_root};
 use super::generated::wirebench as fb;
+use super::onepass;
 use crate::codec::view::{CatalogView, Lists, ProductList, ProductView, Text, VariantView, check_list};
 use crate::codec::{DecodeError, ErrorKind};
 use crate::model::{self, Dimensions, MAX_TAGS, MAX_VARIANTS, Status};
 use flatbuffers::{ForwardsUOffset, Vector};
 
 /// Decodes and validates a whole payload into a view that borrows it.
+///
+/// A buffer the checked path accepts is checked in one pass
+/// ([`onepass::view`]); any other goes through the verifier and the
+/// accessors, which word the error.
 pub fn decode_view(bytes: &[u8]) -> Result<CatalogView<'_>, DecodeError> {
+    if let Some((count, list)) = onepass::view(bytes) {
+        return Ok(CatalogView::new(count, Lists::Flatbuffers(Products::one_pass(list))));
+    }
+    verified_view(bytes)
+}
+
+/// [`decode_view`] by the crate's verifier over the whole buffer, then the
+/// accessors: every error, with its position.
+pub(super) fn verified_view(bytes: &[u8]) -> Result<CatalogView<'_>, DecodeError> {
     let root = verified_root(bytes)?;
-    let start = Products {
+    let start = Verified {
         list: root.products(),
         next: 0,
     };
     let mut list = start.clone();
     // Each product is an offset of 4 bytes in the vector at least.
     let count = check_list(&mut list, 4)?;
-    Ok(CatalogView::new(count, Lists::Flatbuffers(start)))
+    Ok(CatalogView::new(
+        count,
+        Lists::Flatbuffers(Products(Cursor::Verified(start))),
+    ))
+}
+
+/// A position in the checked `products` vector.
+#[derive(Clone)]
+pub struct Products<'a>(Cursor<'a>);
+
+impl<'a> Products<'a> {
+    /// The list [`onepass::view`] checked.
+    pub(super) fn one_pass(list: onepass::Products<'a>) -> Products<'a> {
+        Products(Cursor::OnePass(list))
+    }
+}
+
+#[derive(Clone)]
+enum Cursor<'a> {
+    /// Read by the one-pass reader, which repeats its checks.
+    OnePass(onepass::Products<'a>),
+    /// Verified by the crate's verifier, read by the accessors.
+    Verified(Verified<'a>),
+}
+
+impl<'a> ProductList<'a> for Products<'a> {
+    #[inline]
+    fn next_product(&mut self, index: usize, view: &mut ProductView<'a>) -> Result<Option<usize>, DecodeError> {
+        match &mut self.0 {
+            Cursor::OnePass(l) => l.next_product(index, view),
+            Cursor::Verified(l) => l.next_product(index, view),
+        }
+    }
+
+    fn remaining(&self) -> usize {
+        match &self.0 {
+            Cursor::OnePass(l) => l.remaining(),
+            Cursor::Verified(l) => l.remaining(),
+        }
+    }
 }
 
 /// The verified `products` vector and the index of the next product.
 #[derive(Clone)]
-pub struct Products<'a> {
+struct Verified<'a> {
     list: Vector<'a, ForwardsUOffset<fb::Product<'a>>>,
     next: usize,
 }
 
-impl<'a> ProductList<'a> for Products<'a> {
+impl<'a> ProductList<'a> for Verified<'a> {
     fn next_product(&mut self, index: usize, view: &mut ProductView<'a>) -> Result<Option<usize>, DecodeError> {
         if self.next >= self.list.len() {
             return Ok(None);
