@@ -390,14 +390,13 @@ impl<'a> Spare<'a> {
         self.at += N + len;
     }
 
-    /// `key` (possibly empty) then a string whose header is `h`.
+    /// `key` (possibly empty) then a string (or its header's error).
     ///
-    /// SAFETY: the caller keeps `at + N + 8` and `at + N + h.1 + s.len()`
-    /// within the last check.
+    /// SAFETY: the caller keeps `at + N + 5 + s.len()` within the last check.
     #[inline(always)]
     #[allow(unsafe_code)]
-    unsafe fn key_str<const N: usize>(&mut self, key: &[u8; N], h: Header, s: &str) {
-        let Header(h, hlen) = h;
+    unsafe fn key_str<const N: usize>(&mut self, key: &[u8; N], s: &str) -> Result<(), Stop> {
+        let Header(h, hlen) = str_header(s.len())?;
         let s = s.as_bytes();
         let at = self.at + N + hlen;
         debug_assert!(at + s.len() <= self.limit);
@@ -409,6 +408,7 @@ impl<'a> Spare<'a> {
             copy(self.buf.as_mut_ptr().add(at).cast::<u8>(), s);
         }
         self.at = at + s.len();
+        Ok(())
     }
 }
 
@@ -429,13 +429,15 @@ unsafe fn copy(dst: *mut u8, src: &[u8]) {
         if n > 64 {
             std::ptr::copy_nonoverlapping(s, dst, n);
         } else if n >= 16 {
-            let mut i = 0;
-            while i + 16 < n {
-                dst.add(i).cast::<[u8; 16]>().write_unaligned(s.add(i).cast::<[u8; 16]>().read_unaligned());
-                i += 16;
+            let chunk = |i: usize| dst.add(i).cast::<[u8; 16]>().write_unaligned(s.add(i).cast::<[u8; 16]>().read_unaligned());
+            chunk(0);
+            if n > 32 {
+                chunk(16);
+                if n > 48 {
+                    chunk(32);
+                }
             }
-            let last = s.add(n - 16).cast::<[u8; 16]>().read_unaligned();
-            dst.add(n - 16).cast::<[u8; 16]>().write_unaligned(last);
+            chunk(n - 16);
         } else if n >= 8 {
             let a = s.cast::<u64>().read_unaligned();
             let b = s.add(n - 8).cast::<u64>().read_unaligned();
@@ -623,10 +625,6 @@ fn sum(parts: &[usize]) -> usize {
 #[inline(always)]
 #[allow(unsafe_code)]
 fn write_product(p: &Product, w: &mut Spare<'_>) -> Result<(), Stop> {
-    let sku = str_header(p.sku.len())?;
-    let name = str_header(p.name.len())?;
-    let description = str_header(p.description.len())?;
-    let currency = str_header(p.currency.len())?;
     let tags = array_header(p.tags.len(), "tags")?;
     let (status, status_len) = &STATUS_FIELDS[status_index(p.status)];
     w.check(sum(&[
@@ -641,11 +639,11 @@ fn write_product(p: &Product, w: &mut Spare<'_>) -> Result<(), Stop> {
     // them, so all are within the check above.
     unsafe {
         w.key_scalar(PRODUCT_HEAD, int_bytes(p.id));
-        w.key_str(key!("sku"), sku, &p.sku);
-        w.key_str(key!("name"), name, &p.name);
-        w.key_str(key!("description"), description, &p.description);
+        w.key_str(key!("sku"), &p.sku)?;
+        w.key_str(key!("name"), &p.name)?;
+        w.key_str(key!("description"), &p.description)?;
         w.key_scalar(key!("price_cents"), int_bytes(p.price_cents));
-        w.key_str(key!("currency"), currency, &p.currency);
+        w.key_str(key!("currency"), &p.currency)?;
         w.key_scalar(RATING_F64, f64_bytes(p.rating));
         w.key_scalar(key!("review_count"), int_bytes(i64::from(p.review_count)));
         w.key_scalar(key!("in_stock"), bool_bytes(p.in_stock));
@@ -654,11 +652,10 @@ fn write_product(p: &Product, w: &mut Spare<'_>) -> Result<(), Stop> {
         w.key_header(key!("tags"), tags);
     }
     for t in &p.tags {
-        let h = str_header(t.len())?;
         w.check(TAG_MAX.saturating_add(t.len()))?;
         // SAFETY: a header and the tag's bytes, within TAG_MAX + its
         // length; the header store reaches at most 7 bytes further.
-        unsafe { w.key_str(&[], h, t) };
+        unsafe { w.key_str(&[], t)? };
     }
     let variants = array_header(p.variants.len(), "variants")?;
     w.check(DIMENSIONS_MAX)?;
@@ -679,14 +676,13 @@ fn write_product(p: &Product, w: &mut Spare<'_>) -> Result<(), Stop> {
         Some(d) => int_bytes(i64::from(d)),
         None => Scalar(u128::from(NIL), 1),
     };
-    let image_url = str_header(p.image_url.len())?;
     w.check(TAIL_MAX.saturating_add(p.image_url.len()))?;
     // SAFETY: two key + scalar stores and a key + string, counting at most
     // TAIL_MAX and the URL's bytes and reaching at most 15 past them.
     unsafe {
         w.key_scalar(key!("discount_percent"), discount);
         w.key_scalar(key!("created_at_ms"), int_bytes(p.created_at_ms));
-        w.key_str(key!("image_url"), image_url, &p.image_url);
+        w.key_str(key!("image_url"), &p.image_url)?;
     }
     Ok(())
 }
@@ -716,16 +712,13 @@ fn status_index(s: Status) -> usize {
 #[inline(always)]
 #[allow(unsafe_code)]
 fn write_variant(v: &Variant, w: &mut Spare<'_>) -> Result<(), Stop> {
-    let sku = str_header(v.sku.len())?;
-    let color = str_header(v.color.len())?;
-    let size = str_header(v.size.len())?;
     w.check(sum(&[VARIANT_MAX, v.sku.len(), v.color.len(), v.size.len()]))?;
     // SAFETY: three key + string and two key + scalar stores, counting at
     // most VARIANT_MAX and the strings' bytes and reaching at most 15 past.
     unsafe {
-        w.key_str(VARIANT_HEAD, sku, &v.sku);
-        w.key_str(key!("color"), color, &v.color);
-        w.key_str(key!("size"), size, &v.size);
+        w.key_str(VARIANT_HEAD, &v.sku)?;
+        w.key_str(key!("color"), &v.color)?;
+        w.key_str(key!("size"), &v.size)?;
         w.key_scalar(key!("price_cents"), int_bytes(v.price_cents));
         w.key_scalar(key!("stock"), int_bytes(i64::from(v.stock)));
     }
