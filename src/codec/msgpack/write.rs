@@ -321,18 +321,20 @@ impl<'a> Spare<'a> {
         self.kept = self.at;
     }
 
-    /// Checks that the next `n` bytes and [`SLACK`] past them fit, or
-    /// [`Stop::Full`]. The stores that follow may then reach up to
-    /// `at + n + SLACK` when `at` is the current position: each one's
-    /// counted bytes must be within the `n`.
+    /// Checks that [`SLACK`] and the next `counts` bytes fit, or
+    /// [`Stop::Full`] (each count is the most one part of the section can
+    /// take). The stores that follow may then reach up to `at + SLACK +`
+    /// the counts' sum when `at` is the current position: each one's
+    /// counted bytes must be within the counts' sum.
     #[inline(always)]
-    fn check(&mut self, n: usize) -> Result<(), Stop> {
+    fn check<const K: usize>(&mut self, counts: &[usize; K]) -> Result<(), Stop> {
         // `at <= buf.len()` always: `at` moves only past stored bytes.
-        let need = n.saturating_add(SLACK);
-        if self.buf.len() - self.at < need {
-            return Err(Stop::Full);
+        // Taking each count from what is left cannot overflow.
+        let mut room = (self.buf.len() - self.at).checked_sub(SLACK).ok_or(Stop::Full)?;
+        for &n in counts {
+            room = room.checked_sub(n).ok_or(Stop::Full)?;
         }
-        self.limit = self.at + need;
+        self.limit = self.buf.len() - room;
         Ok(())
     }
 
@@ -612,12 +614,6 @@ const VARIANT_MAX: usize = header_max!(VARIANT_HEAD)
 const TAIL_MAX: usize =
     scalar_max!(key!("discount_percent")) + scalar_max!(key!("created_at_ms")) + header_max!(key!("image_url"));
 
-/// `a + b + …`, saturating (a sum past `usize::MAX` fails the room check).
-#[inline(always)]
-fn sum(parts: &[usize]) -> usize {
-    parts.iter().fold(0usize, |a, &b| a.saturating_add(b))
-}
-
 /// Appends one product: a map of the 17 fields in field order (docs/SPEC.md, "Field order").
 /// Five kinds of section, each checked for room once: the fields up to the
 /// `tags` header, each tag, the dimensions and the `variants` header, each
@@ -627,13 +623,7 @@ fn sum(parts: &[usize]) -> usize {
 fn write_product(p: &Product, w: &mut Spare<'_>) -> Result<(), Stop> {
     let tags = array_header(p.tags.len(), "tags")?;
     let (status, status_len) = &STATUS_FIELDS[status_index(p.status)];
-    w.check(sum(&[
-        HEAD_MAX,
-        p.sku.len(),
-        p.name.len(),
-        p.description.len(),
-        p.currency.len(),
-    ]))?;
+    w.check(&[HEAD_MAX, p.sku.len(), p.name.len(), p.description.len(), p.currency.len()])?;
     // SAFETY: each store's counted bytes are at most what HEAD_MAX allows
     // for its field plus its string, and none reaches more than SLACK past
     // them, so all are within the check above.
@@ -652,13 +642,13 @@ fn write_product(p: &Product, w: &mut Spare<'_>) -> Result<(), Stop> {
         w.key_header(key!("tags"), tags);
     }
     for t in &p.tags {
-        w.check(TAG_MAX.saturating_add(t.len()))?;
+        w.check(&[TAG_MAX, t.len()])?;
         // SAFETY: a header and the tag's bytes, within TAG_MAX + its
         // length; the header store reaches at most 7 bytes further.
         unsafe { w.key_str(&[], t)? };
     }
     let variants = array_header(p.variants.len(), "variants")?;
-    w.check(DIMENSIONS_MAX)?;
+    w.check(&[DIMENSIONS_MAX])?;
     let d = &p.dimensions;
     // SAFETY: five key + scalar or header stores, counting at most
     // DIMENSIONS_MAX bytes and reaching at most 15 past them.
@@ -676,7 +666,7 @@ fn write_product(p: &Product, w: &mut Spare<'_>) -> Result<(), Stop> {
         Some(d) => int_bytes(i64::from(d)),
         None => Scalar(u128::from(NIL), 1),
     };
-    w.check(TAIL_MAX.saturating_add(p.image_url.len()))?;
+    w.check(&[TAIL_MAX, p.image_url.len()])?;
     // SAFETY: two key + scalar stores and a key + string, counting at most
     // TAIL_MAX and the URL's bytes and reaching at most 15 past them.
     unsafe {
@@ -712,7 +702,7 @@ fn status_index(s: Status) -> usize {
 #[inline(always)]
 #[allow(unsafe_code)]
 fn write_variant(v: &Variant, w: &mut Spare<'_>) -> Result<(), Stop> {
-    w.check(sum(&[VARIANT_MAX, v.sku.len(), v.color.len(), v.size.len()]))?;
+    w.check(&[VARIANT_MAX, v.sku.len(), v.color.len(), v.size.len()])?;
     // SAFETY: three key + string and two key + scalar stores, counting at
     // most VARIANT_MAX and the strings' bytes and reaching at most 15 past.
     unsafe {
