@@ -392,55 +392,75 @@ impl<'a> Spare<'a> {
         self.at += N + len;
     }
 
+    /// `key` then a scalar of at most 8 counted bytes (any `i32`, a
+    /// boolean, nil), stored as 8 bytes.
+    ///
+    /// SAFETY: the caller keeps `at + N + 8` within the last check.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    unsafe fn key_small<const N: usize>(&mut self, key: &[u8; N], Scalar(b, len): Scalar) {
+        debug_assert!(len <= 8 && b >> 64 == 0);
+        // SAFETY: both stores end by `at + N + 8`, the caller's bound.
+        unsafe {
+            self.store(self.at, *key);
+            self.store(self.at + N, (b as u64).to_le_bytes());
+        }
+        self.at += N + len;
+    }
+
     /// `key` (possibly empty) then a string (or its header's error).
     ///
     /// SAFETY: the caller keeps `at + N + 5 + s.len()` within the last check.
     #[inline(always)]
     #[allow(unsafe_code)]
     unsafe fn key_str<const N: usize>(&mut self, key: &[u8; N], s: &str) -> Result<(), Stop> {
-        let Header(h, hlen) = str_header(s.len())?;
         let s = s.as_bytes();
-        let at = self.at + N + hlen;
-        debug_assert!(at + s.len() <= self.limit);
-        // SAFETY: the stores end by `at + N + 8`, and the copy writes
-        // `s.len()` bytes from `at + N + hlen`: both the caller's bound.
-        unsafe {
-            self.store(self.at, *key);
-            self.store(self.at + N, h.to_le_bytes());
-            copy(self.buf.as_mut_ptr().add(at).cast::<u8>(), s);
+        let n = s.len();
+        if n < 16 {
+            // A fixstr: one header byte.
+            let at = self.at + N + 1;
+            debug_assert!(at + n <= self.limit);
+            // SAFETY: the key and the header byte end by `at`, and the
+            // copy writes `n` bytes from `at`: all within the caller's bound.
+            unsafe {
+                self.store(self.at, *key);
+                self.store(self.at + N, [FIXSTR | n as u8]);
+                copy_short(self.buf.as_mut_ptr().add(at).cast::<u8>(), s);
+            }
+            self.at = at + n;
+        } else {
+            let Header(h, hlen) = str_header(n)?;
+            let at = self.at + N + hlen;
+            debug_assert!(at + n <= self.limit);
+            // SAFETY: the stores end by `at + N + 8` (at most 7 past the
+            // header's counted bytes, and `n >= 16` follow), and the copy
+            // writes `n` bytes from `at + N + hlen`: the caller's bound.
+            unsafe {
+                self.store(self.at, *key);
+                self.store(self.at + N, h.to_le_bytes());
+                copy_long(self.buf.as_mut_ptr().add(at).cast::<u8>(), s);
+            }
+            self.at = at + n;
         }
-        self.at = at + s.len();
         Ok(())
     }
 }
 
-/// Copies `src` to `dst`, with strings of up to 64 bytes (nearly all of a
-/// catalog's) copied by fixed-width loads and stores, the last one
-/// overlapping the one before, instead of a call to `memcpy`.
+/// Copies `src` (fewer than 16 bytes) to `dst` with at most two
+/// overlapping loads and stores.
 ///
 /// SAFETY: the caller keeps `dst` valid for `src.len()` bytes of writes,
 /// apart from `src`.
 #[inline(always)]
 #[allow(unsafe_code)]
-unsafe fn copy(dst: *mut u8, src: &[u8]) {
+unsafe fn copy_short(dst: *mut u8, src: &[u8]) {
     let n = src.len();
     let s = src.as_ptr();
+    debug_assert!(n < 16);
     // SAFETY: every read is of bytes of `src` (offsets below `n`) and every
     // write of the same offsets of `dst`, which the caller vouches for.
     unsafe {
-        if n > 64 {
-            std::ptr::copy_nonoverlapping(s, dst, n);
-        } else if n >= 16 {
-            let chunk = |i: usize| dst.add(i).cast::<[u8; 16]>().write_unaligned(s.add(i).cast::<[u8; 16]>().read_unaligned());
-            chunk(0);
-            if n > 32 {
-                chunk(16);
-                if n > 48 {
-                    chunk(32);
-                }
-            }
-            chunk(n - 16);
-        } else if n >= 8 {
+        if n >= 8 {
             let a = s.cast::<u64>().read_unaligned();
             let b = s.add(n - 8).cast::<u64>().read_unaligned();
             dst.cast::<u64>().write_unaligned(a);
@@ -459,7 +479,55 @@ unsafe fn copy(dst: *mut u8, src: &[u8]) {
     }
 }
 
-/// Runs `f` with a [`Spare`] over `out`'s spare capacity, then appends to
+/// Copies `src` (16 bytes or more) to `dst`: up to 64 bytes (nearly all of
+/// a catalog's strings) as 16-byte loads and stores, the last one
+/// overlapping the one before, instead of a call to `memcpy`.
+///
+/// SAFETY: the caller keeps `dst` valid for `src.len()` bytes of writes,
+/// apart from `src`.
+#[inline(always)]
+#[allow(unsafe_code)]
+unsafe fn copy_long(dst: *mut u8, src: &[u8]) {
+    let n = src.len();
+    let s = src.as_ptr();
+    debug_assert!(n >= 16);
+    // SAFETY: every read is of bytes of `src` (offsets below `n`) and every
+    // write of the same offsets of `dst`, which the caller vouches for.
+    unsafe {
+        if n > 64 {
+            std::ptr::copy_nonoverlapping(s, dst, n);
+        } else {
+            let chunk = |i: usize| dst.add(i).cast::<[u8; 16]>().write_unaligned(s.add(i).cast::<[u8; 16]>().read_unaligned());
+            chunk(0);
+            if n > 32 {
+                chunk(16);
+                if n > 48 {
+                    chunk(32);
+                }
+            }
+            chunk(n - 16);
+        }
+    }
+}
+
+/// [`copy_short`] or [`copy_long`] by length.
+///
+/// SAFETY: the caller keeps `dst` valid for `src.len()` bytes of writes,
+/// apart from `src`.
+#[cfg(test)]
+#[allow(unsafe_code)]
+unsafe fn copy(dst: *mut u8, src: &[u8]) {
+    // SAFETY: the caller's precondition is both functions'.
+    unsafe {
+        if src.len() < 16 {
+            copy_short(dst, src)
+        } else {
+            copy_long(dst, src)
+        }
+    }
+}
+
+/// Runs `f` with a [`Spare`] over`out`'s spare capacity, then appends to
 /// `out` the bytes written up to the last [`Spare::keep`].
 #[allow(unsafe_code)]
 fn with_spare<R>(out: &mut Vec<u8>, f: impl FnOnce(&mut Spare<'_>) -> R) -> R {
@@ -634,10 +702,10 @@ fn write_product(p: &Product, w: &mut Spare<'_>) -> Result<(), Stop> {
         w.key_str(key!("description"), &p.description)?;
         w.key_scalar(key!("price_cents"), int_bytes(p.price_cents));
         w.key_str(key!("currency"), &p.currency)?;
-        w.key_scalar(RATING_F64, f64_bytes(p.rating));
-        w.key_scalar(key!("review_count"), int_bytes(i64::from(p.review_count)));
-        w.key_scalar(key!("in_stock"), bool_bytes(p.in_stock));
-        w.key_scalar(key!("stock"), int_bytes(i64::from(p.stock)));
+        w.key_small(RATING_F64, f64_bytes(p.rating));
+        w.key_small(key!("review_count"), int_bytes(i64::from(p.review_count)));
+        w.key_small(key!("in_stock"), bool_bytes(p.in_stock));
+        w.key_small(key!("stock"), int_bytes(i64::from(p.stock)));
         w.put_prefix(status, *status_len);
         w.key_header(key!("tags"), tags);
     }
@@ -653,10 +721,10 @@ fn write_product(p: &Product, w: &mut Spare<'_>) -> Result<(), Stop> {
     // SAFETY: five key + scalar or header stores, counting at most
     // DIMENSIONS_MAX bytes and reaching at most 15 past them.
     unsafe {
-        w.key_scalar(DIMENSIONS_HEAD, int_bytes(i64::from(d.width_mm)));
-        w.key_scalar(key!("height_mm"), int_bytes(i64::from(d.height_mm)));
-        w.key_scalar(key!("depth_mm"), int_bytes(i64::from(d.depth_mm)));
-        w.key_scalar(key!("weight_g"), int_bytes(i64::from(d.weight_g)));
+        w.key_small(DIMENSIONS_HEAD, int_bytes(i64::from(d.width_mm)));
+        w.key_small(key!("height_mm"), int_bytes(i64::from(d.height_mm)));
+        w.key_small(key!("depth_mm"), int_bytes(i64::from(d.depth_mm)));
+        w.key_small(key!("weight_g"), int_bytes(i64::from(d.weight_g)));
         w.key_header(key!("variants"), variants);
     }
     for v in &p.variants {
@@ -670,7 +738,7 @@ fn write_product(p: &Product, w: &mut Spare<'_>) -> Result<(), Stop> {
     // SAFETY: two key + scalar stores and a key + string, counting at most
     // TAIL_MAX and the URL's bytes and reaching at most 15 past them.
     unsafe {
-        w.key_scalar(key!("discount_percent"), discount);
+        w.key_small(key!("discount_percent"), discount);
         w.key_scalar(key!("created_at_ms"), int_bytes(p.created_at_ms));
         w.key_str(key!("image_url"), &p.image_url)?;
     }
@@ -710,7 +778,7 @@ fn write_variant(v: &Variant, w: &mut Spare<'_>) -> Result<(), Stop> {
         w.key_str(key!("color"), &v.color)?;
         w.key_str(key!("size"), &v.size)?;
         w.key_scalar(key!("price_cents"), int_bytes(v.price_cents));
-        w.key_scalar(key!("stock"), int_bytes(i64::from(v.stock)));
+        w.key_small(key!("stock"), int_bytes(i64::from(v.stock)));
     }
     Ok(())
 }
