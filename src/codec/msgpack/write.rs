@@ -328,10 +328,15 @@ impl<'a> Spare<'a> {
     /// counted bytes must be within the counts' sum.
     #[inline(always)]
     fn check<const K: usize>(&mut self, counts: &[usize; K]) -> Result<(), Stop> {
+        const { assert!(K > 0) };
         // `at <= buf.len()` always: `at` moves only past stored bytes.
         // Taking each count from what is left cannot overflow.
-        let mut room = (self.buf.len() - self.at).checked_sub(SLACK).ok_or(Stop::Full)?;
-        for &n in counts {
+        // The first count is a constant (at every call): with SLACK, one
+        // subtraction.
+        let mut room = (self.buf.len() - self.at)
+            .checked_sub(counts[0].saturating_add(SLACK))
+            .ok_or(Stop::Full)?;
+        for &n in &counts[1..] {
             room = room.checked_sub(n).ok_or(Stop::Full)?;
         }
         self.limit = self.buf.len() - room;
@@ -470,11 +475,13 @@ unsafe fn copy_short(dst: *mut u8, src: &[u8]) {
             let b = s.add(n - 4).cast::<u32>().read_unaligned();
             dst.cast::<u32>().write_unaligned(a);
             dst.add(n - 4).cast::<u32>().write_unaligned(b);
-        } else if n > 0 {
-            // 1, 2 or 3 bytes: first, middle, last (some the same byte).
+        } else if n >= 2 {
+            let a = s.cast::<u16>().read_unaligned();
+            let b = s.add(n - 2).cast::<u16>().read_unaligned();
+            dst.cast::<u16>().write_unaligned(a);
+            dst.add(n - 2).cast::<u16>().write_unaligned(b);
+        } else if n == 1 {
             *dst = *s;
-            *dst.add(n / 2) = *s.add(n / 2);
-            *dst.add(n - 1) = *s.add(n - 1);
         }
     }
 }
