@@ -690,15 +690,23 @@ const TAIL_MAX: usize =
     scalar_max!(key!("discount_percent")) + scalar_max!(key!("created_at_ms")) + header_max!(key!("image_url"));
 
 /// Appends one product: a map of the 17 fields in field order (docs/SPEC.md, "Field order").
-/// Five kinds of section, each checked for room once: the fields up to the
-/// `tags` header, each tag, the dimensions and the `variants` header, each
-/// variant, and the last three fields.
+/// Room is checked once per section: the fields up to the `tags` header,
+/// each tag, each variant, and the last three fields; the dimensions and
+/// the `variants` header are taken by the check before them.
 #[inline(always)]
 #[allow(unsafe_code)]
 fn write_product(p: &Product, w: &mut Spare<'_>) -> Result<(), Stop> {
     let tags = array_header(p.tags.len(), "tags")?;
     let (status, status_len) = &STATUS_FIELDS[status_index(p.status)];
-    w.check(&[HEAD_MAX, p.sku.len(), p.name.len(), p.description.len(), p.currency.len()])?;
+    // This check and each tag's also cover the dimensions and the
+    // `variants` header (DIMENSIONS_MAX), which follow the last of them.
+    w.check(&[
+        HEAD_MAX + DIMENSIONS_MAX,
+        p.sku.len(),
+        p.name.len(),
+        p.description.len(),
+        p.currency.len(),
+    ])?;
     // SAFETY: each store's counted bytes are at most what HEAD_MAX allows
     // for its field plus its string, and none reaches more than SLACK past
     // them, so all are within the check above.
@@ -717,16 +725,17 @@ fn write_product(p: &Product, w: &mut Spare<'_>) -> Result<(), Stop> {
         w.key_header(key!("tags"), tags);
     }
     for t in &p.tags {
-        w.check(&[TAG_MAX, t.len()])?;
+        w.check(&[TAG_MAX + DIMENSIONS_MAX, t.len()])?;
         // SAFETY: a header and the tag's bytes, within TAG_MAX + its
         // length; the header store reaches at most 7 bytes further.
         unsafe { w.key_str(&[], t)? };
     }
     let variants = array_header(p.variants.len(), "variants")?;
-    w.check(&[DIMENSIONS_MAX])?;
     let d = &p.dimensions;
     // SAFETY: five key + scalar or header stores, counting at most
-    // DIMENSIONS_MAX bytes and reaching at most 15 past them.
+    // DIMENSIONS_MAX bytes and reaching at most 15 past them; the last
+    // check (the head's or the last tag's) took DIMENSIONS_MAX beyond the
+    // bytes of its own section, all written since.
     unsafe {
         w.key_small(DIMENSIONS_HEAD, int_bytes(i64::from(d.width_mm)));
         w.key_small(key!("height_mm"), int_bytes(i64::from(d.height_mm)));
