@@ -18,11 +18,15 @@
 //! Every value is first spelled into one integer ([`Scalar`] for integers,
 //! floats and booleans, [`Header`] for lengths) whose little-endian bytes
 //! are the wire bytes, with the count that matters beside it. The catalog
-//! encoder writes a key and its value with one room check straight into
-//! `out`'s spare capacity ([`Spare`]): it stores the whole integer (16 bytes
-//! for a scalar, 8 for a header) and then advances by the count, so the
-//! next field overwrites the rest. Nothing is zero-filled first; a product
-//! that does not fit grows `out` and is written again.
+//! encoder writes straight into `out`'s spare capacity ([`Spare`]), one
+//! room check per section of a product (its fields up to the tags, each
+//! tag, each variant, its last three fields), each for the most bytes the
+//! section can take at its widest plus a fixed slack. Within a section
+//! each key and value is stored whole (8 or 16 bytes for a scalar, 8 for a
+//! header, the key constant, the string's bytes by fixed-width overlapping
+//! copies) and the position advances by the count, so the next field
+//! overwrites the rest. Nothing is zero-filled first; a product that does
+//! not fit grows `out` and is written again.
 
 use std::mem::MaybeUninit;
 
@@ -504,7 +508,11 @@ unsafe fn copy_long(dst: *mut u8, src: &[u8]) {
         if n > 64 {
             std::ptr::copy_nonoverlapping(s, dst, n);
         } else {
-            let chunk = |i: usize| dst.add(i).cast::<[u8; 16]>().write_unaligned(s.add(i).cast::<[u8; 16]>().read_unaligned());
+            let chunk = |i: usize| {
+                dst.add(i)
+                    .cast::<[u8; 16]>()
+                    .write_unaligned(s.add(i).cast::<[u8; 16]>().read_unaligned())
+            };
             chunk(0);
             if n > 32 {
                 chunk(16);
@@ -539,7 +547,12 @@ unsafe fn copy(dst: *mut u8, src: &[u8]) {
 #[allow(unsafe_code)]
 fn with_spare<R>(out: &mut Vec<u8>, f: impl FnOnce(&mut Spare<'_>) -> R) -> R {
     let buf = out.spare_capacity_mut();
-    let mut w = Spare { buf, at: 0, kept: 0, limit: 0 };
+    let mut w = Spare {
+        buf,
+        at: 0,
+        kept: 0,
+        limit: 0,
+    };
     let r = f(&mut w);
     let kept = w.kept;
     let len = out.len() + kept;
@@ -1001,7 +1014,10 @@ mod tests {
             + strs(&[&p.sku, &p.name, &p.description, &p.currency])
             + p.tags.iter().map(|t| TAG_MAX + t.len()).sum::<usize>()
             + DIMENSIONS_MAX
-            + p.variants.iter().map(|v| VARIANT_MAX + strs(&[&v.sku, &v.color, &v.size])).sum::<usize>()
+            + p.variants
+                .iter()
+                .map(|v| VARIANT_MAX + strs(&[&v.sku, &v.color, &v.size]))
+                .sum::<usize>()
             + TAIL_MAX
             + p.image_url.len()
             + SLACK
