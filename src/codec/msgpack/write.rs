@@ -18,11 +18,15 @@
 //! Every value is first spelled into one integer ([`Scalar`] for integers,
 //! floats and booleans, [`Header`] for lengths) whose little-endian bytes
 //! are the wire bytes, with the count that matters beside it. The catalog
-//! encoder writes a key and its value with one room check straight into
-//! `out`'s spare capacity ([`Spare`]): it stores the whole integer (16 bytes
-//! for a scalar, 8 for a header) and then advances by the count, so the
-//! next field overwrites the rest. Nothing is zero-filled first; a product
-//! that does not fit grows `out` and is written again.
+//! encoder writes straight into `out`'s spare capacity ([`Spare`]), one
+//! room check per section of a product (its fields up to the tags, each
+//! tag, each variant, its last three fields), each for the most bytes the
+//! section can take at its widest plus a fixed slack. Within a section
+//! each key and value is stored whole (8 or 16 bytes for a scalar, 8 for a
+//! header, the key constant, the string's bytes by fixed-width overlapping
+//! copies) and the position advances by the count, so the next field
+//! overwrites the rest. Nothing is zero-filled first; a product that does
+//! not fit grows `out` and is written again.
 
 use std::mem::MaybeUninit;
 
@@ -31,7 +35,7 @@ use super::marker::{
     TRUE, U8, U16, U32, U64,
 };
 use crate::codec::EncodeError;
-use crate::model::{Dimensions, Product, Status, Variant};
+use crate::model::{Product, Status, Variant};
 
 /// `s` as a fixstr at compile time: `0xa0 | len` then the bytes.
 /// `N` must be `s.len() + 1` and `s` at most 31 bytes (checked at compile time).
@@ -288,136 +292,275 @@ impl From<EncodeError> for Stop {
     }
 }
 
+/// Bytes a store may reach past the bytes it counts: a scalar is stored as
+/// 16 bytes and counts at least 1, a header as 8 and counts at least 1, a
+/// status field as 20 and counts at least 13.
+const SLACK: usize = 16;
+
 /// Writes into the spare capacity of a `Vec<u8>` (the part past its length),
-/// so nothing is zero-filled first. Each write checks once that its bytes
-/// fit (else [`Stop::Full`]), stores them with `MaybeUninit` writes, and
-/// moves past the ones that count; the rest of a fixed-width store is
-/// overwritten by the next write or lies past the end. [`with_spare`] then
-/// appends the bytes up to the last [`Spare::keep`] (a whole product).
+/// so nothing is zero-filled first. The catalog is written in sections (a
+/// product's fixed fields, one tag, one variant, …): [`Spare::check`]
+/// checks once that the section's largest possible spelling plus [`SLACK`]
+/// fits, then the section's stores run without a check of their own. Each
+/// store writes a fixed-width integer or byte run and moves past the bytes
+/// that count; the rest is overwritten by the next store or lies past the
+/// end. [`with_spare`] then appends the bytes up to the last
+/// [`Spare::keep`] (a whole product).
 struct Spare<'a> {
-    /// The spare capacity not yet written.
-    rest: &'a mut [MaybeUninit<u8>],
-    /// Length of the spare capacity at the start.
-    room: usize,
-    /// `rest.len()` at the last [`Spare::keep`]: the bytes before it are
-    /// the ones [`with_spare`] appends.
+    /// The whole spare capacity.
+    buf: &'a mut [MaybeUninit<u8>],
+    /// Bytes of `buf` written so far: every store is at or after it.
+    at: usize,
+    /// `at` at the last [`Spare::keep`]: the bytes [`with_spare`] appends.
     kept: usize,
+    /// End of the bytes the last [`Spare::check`] vouched for: no store may
+    /// reach past it (asserted in debug builds).
+    limit: usize,
 }
 
 impl<'a> Spare<'a> {
     /// Marks everything written so far to be appended.
     #[inline(always)]
     fn keep(&mut self) {
-        self.kept = self.rest.len();
+        self.kept = self.at;
     }
 
-    /// The next `n` bytes, to be written.
+    /// Checks that [`SLACK`] and the next `counts` bytes fit, or
+    /// [`Stop::Full`] (each count is the most one part of the section can
+    /// take). The stores that follow may then reach up to `at + SLACK +`
+    /// the counts' sum when `at` is the current position: each one's
+    /// counted bytes must be within the counts' sum.
     #[inline(always)]
-    fn room(&mut self, n: usize) -> Result<&mut [MaybeUninit<u8>], Stop> {
-        self.rest.get_mut(..n).ok_or(Stop::Full)
+    fn check<const K: usize>(&mut self, counts: &[usize; K]) -> Result<(), Stop> {
+        const { assert!(K > 0) };
+        // `at <= buf.len()` always: `at` moves only past stored bytes.
+        // Taking each count from what is left cannot overflow.
+        // The first count is a constant (at every call): with SLACK, one
+        // subtraction.
+        let mut room = (self.buf.len() - self.at)
+            .checked_sub(counts[0].saturating_add(SLACK))
+            .ok_or(Stop::Full)?;
+        for &n in &counts[1..] {
+            room = room.checked_sub(n).ok_or(Stop::Full)?;
+        }
+        self.limit = self.buf.len() - room;
+        Ok(())
     }
 
-    /// Moves past `n` bytes the caller has just written.
+    /// Stores `bytes` at `at` (not moving).
+    ///
+    /// SAFETY: the caller keeps `at + N` within the bytes the last
+    /// [`Spare::check`] vouched for, so within `buf`.
     #[inline(always)]
-    fn advance(&mut self, n: usize) {
-        let rest = std::mem::take(&mut self.rest);
-        self.rest = &mut rest[n..];
+    #[allow(unsafe_code)]
+    unsafe fn store<const N: usize>(&mut self, at: usize, bytes: [u8; N]) {
+        debug_assert!(at + N <= self.limit && self.limit <= self.buf.len());
+        // SAFETY: the caller keeps `at + N <= buf.len()`, so the `N` bytes
+        // from `at` are inside the spare capacity; `[u8; N]` has alignment
+        // 1 and any bytes are valid `MaybeUninit<u8>`.
+        unsafe { self.buf.as_mut_ptr().add(at).cast::<[u8; N]>().write_unaligned(bytes) }
     }
 
     /// The first `len` bytes of `bytes` (all `N` are stored).
+    ///
+    /// SAFETY: the caller keeps `at + N` within the last check.
     #[inline(always)]
-    fn put_prefix<const N: usize>(&mut self, bytes: &[u8; N], len: usize) -> Result<(), Stop> {
-        fill(self.room(N)?, bytes);
-        self.advance(len.min(N));
-        Ok(())
+    #[allow(unsafe_code)]
+    unsafe fn put_prefix<const N: usize>(&mut self, bytes: &[u8; N], len: usize) {
+        debug_assert!(len <= N);
+        // SAFETY: the caller's precondition is `store`'s.
+        unsafe { self.store(self.at, *bytes) };
+        self.at += len;
     }
 
     /// `key` then a scalar.
+    ///
+    /// SAFETY: the caller keeps `at + N + 16` within the last check.
     #[inline(always)]
-    fn key_scalar<const N: usize>(&mut self, key: &[u8; N], Scalar(b, len): Scalar) -> Result<(), Stop> {
-        let dst = self.room(N + 16)?;
-        fill(&mut dst[..N], key);
-        fill(&mut dst[N..], &b.to_le_bytes());
-        self.advance(N + len);
-        Ok(())
+    #[allow(unsafe_code)]
+    unsafe fn key_scalar<const N: usize>(&mut self, key: &[u8; N], Scalar(b, len): Scalar) {
+        // SAFETY: both stores end by `at + N + 16`, the caller's bound.
+        unsafe {
+            self.store(self.at, *key);
+            self.store(self.at + N, b.to_le_bytes());
+        }
+        self.at += N + len;
     }
 
     /// `key` then a length header.
+    ///
+    /// SAFETY: the caller keeps `at + N + 8` within the last check.
     #[inline(always)]
-    fn key_header<const N: usize>(&mut self, key: &[u8; N], Header(h, len): Header) -> Result<(), Stop> {
-        let dst = self.room(N + 8)?;
-        fill(&mut dst[..N], key);
-        fill(&mut dst[N..], &h.to_le_bytes());
-        self.advance(N + len);
-        Ok(())
+    #[allow(unsafe_code)]
+    unsafe fn key_header<const N: usize>(&mut self, key: &[u8; N], Header(h, len): Header) {
+        // SAFETY: both stores end by `at + N + 8`, the caller's bound.
+        unsafe {
+            self.store(self.at, *key);
+            self.store(self.at + N, h.to_le_bytes());
+        }
+        self.at += N + len;
     }
 
-    /// `key` (possibly empty) then a string.
+    /// `key` then a scalar of at most 8 counted bytes (any `i32`, a
+    /// boolean, nil), stored as 8 bytes.
+    ///
+    /// SAFETY: the caller keeps `at + N + 8` within the last check.
     #[inline(always)]
-    fn key_str<const N: usize>(&mut self, key: &[u8; N], s: &str) -> Result<(), Stop> {
-        let Header(h, hlen) = str_header(s.len())?;
+    #[allow(unsafe_code)]
+    unsafe fn key_small<const N: usize>(&mut self, key: &[u8; N], Scalar(b, len): Scalar) {
+        debug_assert!(len <= 8 && b >> 64 == 0);
+        // SAFETY: both stores end by `at + N + 8`, the caller's bound.
+        unsafe {
+            self.store(self.at, *key);
+            self.store(self.at + N, (b as u64).to_le_bytes());
+        }
+        self.at += N + len;
+    }
+
+    /// `key` (possibly empty) then a string (or its header's error).
+    ///
+    /// SAFETY: the caller keeps `at + N + 5 + s.len()` within the last check.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    unsafe fn key_str<const N: usize>(&mut self, key: &[u8; N], s: &str) -> Result<(), Stop> {
         let s = s.as_bytes();
-        let dst = self.room(N + 8 + s.len())?;
-        fill(&mut dst[..N], key);
-        fill(&mut dst[N..N + 8], &h.to_le_bytes());
-        copy(&mut dst[N + hlen..N + hlen + s.len()], s);
-        self.advance(N + hlen + s.len());
+        let n = s.len();
+        if n < 16 {
+            // A fixstr: one header byte.
+            let at = self.at + N + 1;
+            debug_assert!(at + n <= self.limit);
+            // SAFETY: the key and the header byte end by `at`, and the
+            // copy writes `n` bytes from `at`: all within the caller's bound.
+            unsafe {
+                self.store(self.at, *key);
+                self.store(self.at + N, [FIXSTR | n as u8]);
+                copy_short(self.buf.as_mut_ptr().add(at).cast::<u8>(), s);
+            }
+            self.at = at + n;
+        } else {
+            let Header(h, hlen) = str_header(n)?;
+            let at = self.at + N + hlen;
+            debug_assert!(at + n <= self.limit);
+            // SAFETY: the stores end by `at + N + 8` (at most 7 past the
+            // header's counted bytes, and `n >= 16` follow), and the copy
+            // writes `n` bytes from `at + N + hlen`: the caller's bound.
+            unsafe {
+                self.store(self.at, *key);
+                self.store(self.at + N, h.to_le_bytes());
+                copy_long(self.buf.as_mut_ptr().add(at).cast::<u8>(), s);
+            }
+            self.at = at + n;
+        }
         Ok(())
     }
 }
 
-/// Writes `src` into `dst` (the lengths are equal): `copy_from_slice` for
-/// bytes not yet initialized (what `<[MaybeUninit<u8>]>::write_copy_of_slice`
-/// does from Rust 1.93 on; the crate builds with 1.85).
+/// Copies `src` (fewer than 16 bytes) to `dst` with at most two
+/// overlapping loads and stores.
+///
+/// SAFETY: the caller keeps `dst` valid for `src.len()` bytes of writes,
+/// apart from `src`.
 #[inline(always)]
 #[allow(unsafe_code)]
-fn fill(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
-    // SAFETY: `MaybeUninit<u8>` has the size, alignment and ABI of `u8`, so
-    // the slice keeps its layout and length, and every initialized `u8` is a
-    // valid `MaybeUninit<u8>`. The view is shared and lives only for the
-    // copy, so nothing can write an uninitialized byte into `src` through it.
-    let src: &[MaybeUninit<u8>] = unsafe { &*(src as *const [u8] as *const [MaybeUninit<u8>]) };
-    dst.copy_from_slice(src);
-}
-
-/// `dst.copy_from_slice(src)` (the lengths are equal), with strings of up to
-/// 16 bytes (most of a catalog's) copied by two overlapping loads and stores
-/// instead of a call to `memcpy`.
-#[inline(always)]
-fn copy(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
+unsafe fn copy_short(dst: *mut u8, src: &[u8]) {
     let n = src.len();
-    debug_assert_eq!(dst.len(), n);
-    if n > 16 {
-        fill(dst, src);
-    } else if n >= 8 {
-        fill(&mut dst[..8], &src[..8]);
-        fill(&mut dst[n - 8..], &src[n - 8..]);
-    } else if n >= 4 {
-        fill(&mut dst[..4], &src[..4]);
-        fill(&mut dst[n - 4..], &src[n - 4..]);
-    } else if n > 0 {
-        // 1, 2 or 3 bytes: first, middle, last (some the same byte).
-        dst[0].write(src[0]);
-        dst[n / 2].write(src[n / 2]);
-        dst[n - 1].write(src[n - 1]);
+    let s = src.as_ptr();
+    debug_assert!(n < 16);
+    // SAFETY: every read is of bytes of `src` (offsets below `n`) and every
+    // write of the same offsets of `dst`, which the caller vouches for.
+    unsafe {
+        if n >= 8 {
+            let a = s.cast::<u64>().read_unaligned();
+            let b = s.add(n - 8).cast::<u64>().read_unaligned();
+            dst.cast::<u64>().write_unaligned(a);
+            dst.add(n - 8).cast::<u64>().write_unaligned(b);
+        } else if n >= 4 {
+            let a = s.cast::<u32>().read_unaligned();
+            let b = s.add(n - 4).cast::<u32>().read_unaligned();
+            dst.cast::<u32>().write_unaligned(a);
+            dst.add(n - 4).cast::<u32>().write_unaligned(b);
+        } else if n >= 2 {
+            let a = s.cast::<u16>().read_unaligned();
+            let b = s.add(n - 2).cast::<u16>().read_unaligned();
+            dst.cast::<u16>().write_unaligned(a);
+            dst.add(n - 2).cast::<u16>().write_unaligned(b);
+        } else if n == 1 {
+            *dst = *s;
+        }
     }
 }
 
-/// Runs `f` with a [`Spare`] over `out`'s spare capacity, then appends to
+/// Copies `src` (16 bytes or more) to `dst`: up to 64 bytes (nearly all of
+/// a catalog's strings) as 16-byte loads and stores, the last one
+/// overlapping the one before, instead of a call to `memcpy`.
+///
+/// SAFETY: the caller keeps `dst` valid for `src.len()` bytes of writes,
+/// apart from `src`.
+#[inline(always)]
+#[allow(unsafe_code)]
+unsafe fn copy_long(dst: *mut u8, src: &[u8]) {
+    let n = src.len();
+    let s = src.as_ptr();
+    debug_assert!(n >= 16);
+    // SAFETY: every read is of bytes of `src` (offsets below `n`) and every
+    // write of the same offsets of `dst`, which the caller vouches for.
+    unsafe {
+        if n > 64 {
+            std::ptr::copy_nonoverlapping(s, dst, n);
+        } else {
+            let chunk = |i: usize| {
+                dst.add(i)
+                    .cast::<[u8; 16]>()
+                    .write_unaligned(s.add(i).cast::<[u8; 16]>().read_unaligned())
+            };
+            chunk(0);
+            if n > 32 {
+                chunk(16);
+                if n > 48 {
+                    chunk(32);
+                }
+            }
+            chunk(n - 16);
+        }
+    }
+}
+
+/// [`copy_short`] or [`copy_long`] by length.
+///
+/// SAFETY: the caller keeps `dst` valid for `src.len()` bytes of writes,
+/// apart from `src`.
+#[cfg(test)]
+#[allow(unsafe_code)]
+unsafe fn copy(dst: *mut u8, src: &[u8]) {
+    // SAFETY: the caller's precondition is both functions'.
+    unsafe {
+        if src.len() < 16 {
+            copy_short(dst, src)
+        } else {
+            copy_long(dst, src)
+        }
+    }
+}
+
+/// Runs `f` with a [`Spare`] over`out`'s spare capacity, then appends to
 /// `out` the bytes written up to the last [`Spare::keep`].
 #[allow(unsafe_code)]
 fn with_spare<R>(out: &mut Vec<u8>, f: impl FnOnce(&mut Spare<'_>) -> R) -> R {
-    let rest = out.spare_capacity_mut();
-    let room = rest.len();
-    let mut w = Spare { rest, room, kept: room };
+    let buf = out.spare_capacity_mut();
+    let mut w = Spare {
+        buf,
+        at: 0,
+        kept: 0,
+        limit: 0,
+    };
     let r = f(&mut w);
-    let written = w.room - w.kept;
-    let len = out.len() + written;
-    // SAFETY: `len <= capacity`, since `kept` is some earlier `rest.len()`
-    // and `rest` is a tail of the spare capacity; and the bytes from the old
-    // length to `len` are initialized: they are the ones the `Spare` moved
-    // past, and it moves only past bytes it has just written (`advance`
-    // follows a store of at least those bytes in every method). `set_len`
+    let kept = w.kept;
+    let len = out.len() + kept;
+    // SAFETY: `len <= capacity`, since `kept` is some earlier `at` and
+    // `at <= buf.len()` (it moves only past stored bytes); and the bytes
+    // from the old length to `len` are initialized: they are the ones the
+    // `Spare` moved past, and it moves only past bytes it has just stored
+    // (every method stores at least the bytes it counts). `set_len`
     // requires exactly these two.
     unsafe { out.set_len(len) };
     r
@@ -511,27 +654,108 @@ fn write_products(products: &[Product], out: &mut Vec<u8>) -> (usize, Option<Sto
     })
 }
 
+/// The most bytes a key and a scalar count.
+macro_rules! scalar_max {
+    ($k:expr) => {
+        $k.len() + 9
+    };
+}
+/// The most bytes a key and a string header count (the string's own bytes
+/// come on top).
+macro_rules! header_max {
+    ($k:expr) => {
+        $k.len() + 5
+    };
+}
+
+/// Most bytes counted by a product's fields from `id` to the `tags` header,
+/// but for the bytes of its four strings.
+const HEAD_MAX: usize = scalar_max!(PRODUCT_HEAD)
+    + header_max!(key!("sku"))
+    + header_max!(key!("name"))
+    + header_max!(key!("description"))
+    + scalar_max!(key!("price_cents"))
+    + header_max!(key!("currency"))
+    + RATING_F64.len()
+    + 8
+    + scalar_max!(key!("review_count"))
+    + key!("in_stock").len()
+    + 1
+    + scalar_max!(key!("stock"))
+    + STATUS_FIELDS[0].0.len()
+    + header_max!(key!("tags"));
+/// Most bytes counted by a tag but for its own bytes.
+const TAG_MAX: usize = header_max!(b"");
+/// Most bytes counted by the dimensions and the `variants` header.
+const DIMENSIONS_MAX: usize = scalar_max!(DIMENSIONS_HEAD)
+    + scalar_max!(key!("height_mm"))
+    + scalar_max!(key!("depth_mm"))
+    + scalar_max!(key!("weight_g"))
+    + header_max!(key!("variants"));
+/// Most bytes counted by a variant but for the bytes of its three strings.
+const VARIANT_MAX: usize = header_max!(VARIANT_HEAD)
+    + header_max!(key!("color"))
+    + header_max!(key!("size"))
+    + scalar_max!(key!("price_cents"))
+    + scalar_max!(key!("stock"));
+/// Most bytes counted by the last three fields but for the bytes of the image URL.
+const TAIL_MAX: usize =
+    scalar_max!(key!("discount_percent")) + scalar_max!(key!("created_at_ms")) + header_max!(key!("image_url"));
+
 /// Appends one product: a map of the 17 fields in field order (docs/SPEC.md, "Field order").
+/// Room is checked once per section: the fields up to the `tags` header,
+/// each tag, each variant, and the last three fields; the dimensions and
+/// the `variants` header are taken by the check before them.
 #[inline(always)]
+#[allow(unsafe_code)]
 fn write_product(p: &Product, w: &mut Spare<'_>) -> Result<(), Stop> {
-    w.key_scalar(PRODUCT_HEAD, int_bytes(p.id))?;
-    w.key_str(key!("sku"), &p.sku)?;
-    w.key_str(key!("name"), &p.name)?;
-    w.key_str(key!("description"), &p.description)?;
-    w.key_scalar(key!("price_cents"), int_bytes(p.price_cents))?;
-    w.key_str(key!("currency"), &p.currency)?;
-    w.key_scalar(RATING_F64, f64_bytes(p.rating))?;
-    w.key_scalar(key!("review_count"), int_bytes(i64::from(p.review_count)))?;
-    w.key_scalar(key!("in_stock"), bool_bytes(p.in_stock))?;
-    w.key_scalar(key!("stock"), int_bytes(i64::from(p.stock)))?;
-    let (status, len) = &STATUS_FIELDS[status_index(p.status)];
-    w.put_prefix(status, *len)?;
-    w.key_header(key!("tags"), array_header(p.tags.len(), "tags")?)?;
-    for t in &p.tags {
-        w.key_str(&[], t)?;
+    let tags = array_header(p.tags.len(), "tags")?;
+    let (status, status_len) = &STATUS_FIELDS[status_index(p.status)];
+    // This check and each tag's also cover the dimensions and the
+    // `variants` header (DIMENSIONS_MAX), which follow the last of them.
+    w.check(&[
+        HEAD_MAX + DIMENSIONS_MAX,
+        p.sku.len(),
+        p.name.len(),
+        p.description.len(),
+        p.currency.len(),
+    ])?;
+    // SAFETY: each store's counted bytes are at most what HEAD_MAX allows
+    // for its field plus its string, and none reaches more than SLACK past
+    // them, so all are within the check above.
+    unsafe {
+        w.key_scalar(PRODUCT_HEAD, int_bytes(p.id));
+        w.key_str(key!("sku"), &p.sku)?;
+        w.key_str(key!("name"), &p.name)?;
+        w.key_str(key!("description"), &p.description)?;
+        w.key_scalar(key!("price_cents"), int_bytes(p.price_cents));
+        w.key_str(key!("currency"), &p.currency)?;
+        w.key_small(RATING_F64, f64_bytes(p.rating));
+        w.key_small(key!("review_count"), int_bytes(i64::from(p.review_count)));
+        w.key_small(key!("in_stock"), bool_bytes(p.in_stock));
+        w.key_small(key!("stock"), int_bytes(i64::from(p.stock)));
+        w.put_prefix(status, *status_len);
+        w.key_header(key!("tags"), tags);
     }
-    write_dimensions(&p.dimensions, w)?;
-    w.key_header(key!("variants"), array_header(p.variants.len(), "variants")?)?;
+    for t in &p.tags {
+        w.check(&[TAG_MAX + DIMENSIONS_MAX, t.len()])?;
+        // SAFETY: a header and the tag's bytes, within TAG_MAX + its
+        // length; the header store reaches at most 7 bytes further.
+        unsafe { w.key_str(&[], t)? };
+    }
+    let variants = array_header(p.variants.len(), "variants")?;
+    let d = &p.dimensions;
+    // SAFETY: five key + scalar or header stores, counting at most
+    // DIMENSIONS_MAX bytes and reaching at most 15 past them; the last
+    // check (the head's or the last tag's) took DIMENSIONS_MAX beyond the
+    // bytes of its own section, all written since.
+    unsafe {
+        w.key_small(DIMENSIONS_HEAD, int_bytes(i64::from(d.width_mm)));
+        w.key_small(key!("height_mm"), int_bytes(i64::from(d.height_mm)));
+        w.key_small(key!("depth_mm"), int_bytes(i64::from(d.depth_mm)));
+        w.key_small(key!("weight_g"), int_bytes(i64::from(d.weight_g)));
+        w.key_header(key!("variants"), variants);
+    }
     for v in &p.variants {
         write_variant(v, w)?;
     }
@@ -539,9 +763,15 @@ fn write_product(p: &Product, w: &mut Spare<'_>) -> Result<(), Stop> {
         Some(d) => int_bytes(i64::from(d)),
         None => Scalar(u128::from(NIL), 1),
     };
-    w.key_scalar(key!("discount_percent"), discount)?;
-    w.key_scalar(key!("created_at_ms"), int_bytes(p.created_at_ms))?;
-    w.key_str(key!("image_url"), &p.image_url)
+    w.check(&[TAIL_MAX, p.image_url.len()])?;
+    // SAFETY: two key + scalar stores and a key + string, counting at most
+    // TAIL_MAX and the URL's bytes and reaching at most 15 past them.
+    unsafe {
+        w.key_small(key!("discount_percent"), discount);
+        w.key_scalar(key!("created_at_ms"), int_bytes(p.created_at_ms));
+        w.key_str(key!("image_url"), &p.image_url)?;
+    }
+    Ok(())
 }
 
 /// Float 64 as the 8 bytes after a marker the key constant already carries:
@@ -567,25 +797,25 @@ fn status_index(s: Status) -> usize {
 }
 
 #[inline(always)]
-fn write_dimensions(d: &Dimensions, w: &mut Spare<'_>) -> Result<(), Stop> {
-    w.key_scalar(DIMENSIONS_HEAD, int_bytes(i64::from(d.width_mm)))?;
-    w.key_scalar(key!("height_mm"), int_bytes(i64::from(d.height_mm)))?;
-    w.key_scalar(key!("depth_mm"), int_bytes(i64::from(d.depth_mm)))?;
-    w.key_scalar(key!("weight_g"), int_bytes(i64::from(d.weight_g)))
-}
-
-#[inline(always)]
+#[allow(unsafe_code)]
 fn write_variant(v: &Variant, w: &mut Spare<'_>) -> Result<(), Stop> {
-    w.key_str(VARIANT_HEAD, &v.sku)?;
-    w.key_str(key!("color"), &v.color)?;
-    w.key_str(key!("size"), &v.size)?;
-    w.key_scalar(key!("price_cents"), int_bytes(v.price_cents))?;
-    w.key_scalar(key!("stock"), int_bytes(i64::from(v.stock)))
+    w.check(&[VARIANT_MAX, v.sku.len(), v.color.len(), v.size.len()])?;
+    // SAFETY: three key + string and two key + scalar stores, counting at
+    // most VARIANT_MAX and the strings' bytes and reaching at most 15 past.
+    unsafe {
+        w.key_str(VARIANT_HEAD, &v.sku)?;
+        w.key_str(key!("color"), &v.color)?;
+        w.key_str(key!("size"), &v.size)?;
+        w.key_scalar(key!("price_cents"), int_bytes(v.price_cents));
+        w.key_small(key!("stock"), int_bytes(i64::from(v.stock)));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Dimensions;
 
     #[test]
     fn keys_are_fixstr_constants() {
@@ -776,9 +1006,28 @@ mod tests {
         }
     }
 
+    /// The room a product's section checks ask for at most: the sum of
+    /// their bounds, and [`SLACK`] past the last.
+    fn product_max(p: &Product) -> usize {
+        let strs = |v: &[&String]| v.iter().map(|s| s.len()).sum::<usize>();
+        HEAD_MAX
+            + strs(&[&p.sku, &p.name, &p.description, &p.currency])
+            + p.tags.iter().map(|t| TAG_MAX + t.len()).sum::<usize>()
+            + DIMENSIONS_MAX
+            + p.variants
+                .iter()
+                .map(|v| VARIANT_MAX + strs(&[&v.sku, &v.color, &v.size]))
+                .sum::<usize>()
+            + TAIL_MAX
+            + p.image_url.len()
+            + SLACK
+    }
+
     /// A product written into spare capacities of every size around its
-    /// length: too small is `Full` (never a panic, never a partial commit),
-    /// 16 bytes of slack always fits, and whatever fits is the right bytes.
+    /// length and its most-room bound: too small is `Full` (never a panic,
+    /// never a partial commit), the bound always fits, and whatever fits is
+    /// the right bytes. In debug builds every store also asserts that it
+    /// stays within the room its section checked.
     #[test]
     fn spare_writer_stops_when_full_and_is_exact_when_not() {
         let mut products = crate::fixtures::catalog(20).products;
@@ -786,7 +1035,9 @@ mod tests {
         for p in &products {
             let mut want = Vec::new();
             reference_product(p, &mut want);
-            for cap in (0..want.len() + 17).filter(|&c| c < 64 || c + 40 > want.len()) {
+            let max = product_max(p);
+            assert!(max >= want.len() + SLACK);
+            for cap in (0..max + 2).filter(|&c| c < 64 || c + 40 > want.len()) {
                 let mut out: Vec<u8> = Vec::with_capacity(cap);
                 let r = with_spare(&mut out, |w| {
                     let r = write_product(p, w);
@@ -798,12 +1049,27 @@ mod tests {
                 match r {
                     Ok(()) => assert_eq!(out, want, "capacity {cap}"),
                     Err(Stop::Full) => {
-                        assert!(cap < want.len() + 16, "full at {cap} for {}", want.len());
+                        assert!(cap < max, "full at {cap} for {} (at most {max})", want.len());
                         assert!(out.is_empty(), "a product that did not fit is not appended");
                     }
                     Err(Stop::Fail(e)) => panic!("{e}"),
                 }
             }
+        }
+    }
+
+    /// `copy` writes exactly the source bytes at every length (each of its
+    /// fixed-width paths and their edges) and nothing either side.
+    #[test]
+    #[allow(unsafe_code)]
+    fn copy_writes_exactly_the_bytes_at_every_length() {
+        let src: Vec<u8> = (0..150u8).map(|b| b.wrapping_mul(7) | 1).collect();
+        for n in 0..=src.len() {
+            let mut dst = [0u8; 160];
+            // SAFETY: `dst[2..]` holds 158 >= n bytes and is apart from `src`.
+            unsafe { copy(dst.as_mut_ptr().add(2), &src[..n]) };
+            assert_eq!(&dst[2..2 + n], &src[..n], "length {n}");
+            assert!(dst[..2].iter().chain(&dst[2 + n..]).all(|&b| b == 0), "length {n}");
         }
     }
 
