@@ -77,9 +77,10 @@ const UNSAFE_ALLOWED: &[&str] = &[
     "src/codec/flatbuffers/generated.rs",
     // A GlobalAlloc impl is unsafe by definition; each block carries a SAFETY comment.
     "src/measure/alloc.rs",
-    // The MessagePack writer appends into a vector's spare capacity (no
-    // zero-fill): a copy into `MaybeUninit` bytes and `set_len` once the
-    // bytes are written; SAFETY comments, tests in the module.
+    // The MessagePack writer stores fixed-width byte arrays into a vector's
+    // spare capacity under one room check per section (no zero-fill), then
+    // `set_len` over the bytes written; SAFETY comments, tests in the module
+    // (debug builds assert every store against its check).
     "src/codec/msgpack/write.rs",
     // The MessagePack reader takes ASCII strings as `str` after `is_ascii`
     // (no second UTF-8 pass); SAFETY comment, test in the module.
