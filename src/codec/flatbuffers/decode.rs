@@ -16,9 +16,7 @@
 use super::generated::wirebench as fb;
 use crate::codec::ids::UniqueIds;
 use crate::codec::{DecodeError, ErrorKind};
-use crate::model::{
-    self, Catalog, DISCOUNT_RANGE, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, RATING_RANGE, Status, Variant,
-};
+use crate::model::{self, Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, Variant};
 use flatbuffers::{ErrorTraceDetail, InvalidFlatbuffer, VerifierOptions};
 
 /// The 4-byte file identifier at bytes 4..8 (schema `file_identifier`).
@@ -97,13 +95,8 @@ pub fn checked(bytes: &[u8]) -> Result<Catalog, DecodeError> {
 }
 
 /// Copies one verified product table into a domain [`Product`] and
-/// validates it, in one pass over its fields.
-///
-/// A list over the model's maximum is refused before it is copied. The rules
-/// of [`Product::validate`] are checked on the values as they are read (the
-/// strings before they are copied, each variant's numbers as it is copied);
-/// only when one fails does `validate` run on the copy, so the error is
-/// exactly the one it reports.
+/// validates it. A list over the model's maximum is refused before it is
+/// copied.
 fn product(p: fb::Product<'_>, index: usize) -> Result<Product, DecodeError> {
     let at = p._tab.loc();
     let (tags, variants) = (p.tags(), p.variants());
@@ -126,62 +119,41 @@ fn product(p: fb::Product<'_>, index: usize) -> Result<Product, DecodeError> {
             },
         ));
     };
-    let (id, sku, price_cents, currency) = (p.id(), p.sku(), p.price_cents(), p.currency());
-    let (rating, review_count, stock, discount_percent) =
-        (p.rating(), p.review_count(), p.stock(), p.discount_percent());
     let d = p.dimensions();
-    let dimensions = Dimensions {
-        width_mm: d.width_mm(),
-        height_mm: d.height_mm(),
-        depth_mm: d.depth_mm(),
-        weight_g: d.weight_g(),
-    };
-    // Every rule of `validate_product` but the list lengths (checked above).
-    let mut valid = id >= 1
-        && sku.is_ascii()
-        && price_cents >= 0
-        && model::is_currency_code_bytes(currency.as_bytes())
-        && rating.is_finite()
-        && RATING_RANGE.contains(&rating)
-        && review_count >= 0
-        && stock >= 0
-        && (dimensions.width_mm | dimensions.height_mm | dimensions.depth_mm | dimensions.weight_g) >= 0
-        && discount_percent.is_none_or(|x| DISCOUNT_RANGE.contains(&x));
     let product = Product {
-        id,
-        sku: sku.to_owned(),
+        id: p.id(),
+        sku: p.sku().to_owned(),
         name: p.name().to_owned(),
         description: p.description().to_owned(),
-        price_cents,
-        currency: currency.to_owned(),
-        rating,
-        review_count,
+        price_cents: p.price_cents(),
+        currency: p.currency().to_owned(),
+        rating: p.rating(),
+        review_count: p.review_count(),
         in_stock: p.in_stock(),
-        stock,
+        stock: p.stock(),
         status,
         tags: tags.iter().map(str::to_owned).collect(),
-        dimensions,
+        dimensions: Dimensions {
+            width_mm: d.width_mm(),
+            height_mm: d.height_mm(),
+            depth_mm: d.depth_mm(),
+            weight_g: d.weight_g(),
+        },
         variants: variants
             .iter()
-            .map(|v| {
-                let (price_cents, stock) = (v.price_cents(), v.stock());
-                valid &= price_cents >= 0 && stock >= 0;
-                Variant {
-                    sku: v.sku().to_owned(),
-                    color: v.color().to_owned(),
-                    size: v.size().to_owned(),
-                    price_cents,
-                    stock,
-                }
+            .map(|v| Variant {
+                sku: v.sku().to_owned(),
+                color: v.color().to_owned(),
+                size: v.size().to_owned(),
+                price_cents: v.price_cents(),
+                stock: v.stock(),
             })
             .collect(),
-        discount_percent,
+        discount_percent: p.discount_percent(),
         created_at_ms: p.created_at_ms(),
         image_url: p.image_url().to_owned(),
     };
-    if !valid {
-        product.validate(index).map_err(|e| DecodeError::invalid(at, e))?;
-    }
+    product.validate(index).map_err(|e| DecodeError::invalid(at, e))?;
     Ok(product)
 }
 
@@ -335,11 +307,11 @@ fn verifier_error(e: &InvalidFlatbuffer, opts: &VerifierOptions, len: usize) -> 
 mod tests {
     use super::*;
 
-    /// The rules checked as the fields are read (here and in the one pass)
-    /// accept exactly what `Product::validate` accepts: each rule broken alone (and at its
+    /// Both paths (the checked copy here and the one pass) accept exactly
+    /// what `Product::validate` accepts: each rule broken alone (and at its
     /// boundary) gives validate's error, each boundary value kept is accepted.
     #[test]
-    fn fused_rules_agree_with_validate() {
+    fn both_paths_apply_the_model_rules() {
         use crate::fixtures;
         type Mutation = fn(&mut Product);
         let mutations: &[Mutation] = &[

@@ -54,9 +54,7 @@ use super::decode::{IDENTIFIER, MAX_DEPTH, verifier_options};
 use crate::codec::DecodeError;
 use crate::codec::ids::UniqueIds;
 use crate::codec::view::{ProductList, ProductView, Text, VariantView};
-use crate::model::{
-    self, Catalog, DISCOUNT_RANGE, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, RATING_RANGE, Status, Variant,
-};
+use crate::model::{self, Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status};
 
 // The deepest table this reader visits is a Variant, at depth 3.
 const _: () = assert!(MAX_DEPTH >= 3);
@@ -271,7 +269,7 @@ pub(super) fn decode(bytes: &[u8]) -> Option<Catalog> {
         if !ids.insert(p.id, || products.iter().map(|q: &Product| q.id)) {
             return None;
         }
-        products.push(owned(&p));
+        products.push(p.to_product());
     }
     Some(Catalog { products })
 }
@@ -350,40 +348,6 @@ impl<'a> ProductList<'a> for Products<'a> {
     }
 }
 
-/// The owned copy of a product read by [`product`] (every string plain).
-fn owned(p: &ProductView<'_>) -> Product {
-    let s = |t: &Text<'_>| t.raw().to_owned();
-    Product {
-        id: p.id,
-        sku: s(&p.sku),
-        name: s(&p.name),
-        description: s(&p.description),
-        price_cents: p.price_cents,
-        currency: s(&p.currency),
-        rating: p.rating,
-        review_count: p.review_count,
-        in_stock: p.in_stock,
-        stock: p.stock,
-        status: p.status,
-        tags: p.tags.iter().map(s).collect(),
-        dimensions: p.dimensions.clone(),
-        variants: p
-            .variants
-            .iter()
-            .map(|v| Variant {
-                sku: s(&v.sku),
-                color: s(&v.color),
-                size: s(&v.size),
-                price_cents: v.price_cents,
-                stock: v.stock,
-            })
-            .collect(),
-        discount_percent: p.discount_percent,
-        created_at_ms: p.created_at_ms,
-        image_url: s(&p.image_url),
-    }
-}
-
 /// One product table, verified in the generated `run_verifier`'s field order
 /// and read into `view`, its strings borrowed from the buffer; `None` if the
 /// verifier or a rule of the model would refuse it.
@@ -424,30 +388,9 @@ fn product<'a>(r: &mut Reader<'a>, pos: usize, view: &mut ProductView<'a>) -> Op
         return None;
     }
     view.variants.clear();
-    let mut variants_valid = true;
     for i in 0..variants_len {
         let at = r.follow(variants_at + 4 * i)?;
-        let v = variant(r, at)?;
-        variants_valid &= v.price_cents >= 0 && v.stock >= 0;
-        view.variants.push(v);
-    }
-    let discount_percent = r.scalar::<4>(t, vt::DISCOUNT_PERCENT)?.map(i32::from_le_bytes);
-    let created_at_ms = r.scalar::<8>(t, vt::CREATED_AT_MS)?.map_or(0, i64::from_le_bytes);
-    let image_url = r.string(t, vt::IMAGE_URL)?;
-    // Every rule of `validate_product`; the list lengths are checked above.
-    let valid = id >= 1
-        && sku.is_ascii()
-        && price_cents >= 0
-        && model::is_currency_code_bytes(currency.as_bytes())
-        && rating.is_finite()
-        && RATING_RANGE.contains(&rating)
-        && review_count >= 0
-        && stock >= 0
-        && (dimensions.width_mm | dimensions.height_mm | dimensions.depth_mm | dimensions.weight_g) >= 0
-        && variants_valid
-        && discount_percent.is_none_or(|x| DISCOUNT_RANGE.contains(&x));
-    if !valid {
-        return None;
+        view.variants.push(variant(r, at)?);
     }
     view.id = id;
     view.sku = Text::plain(sku);
@@ -461,10 +404,12 @@ fn product<'a>(r: &mut Reader<'a>, pos: usize, view: &mut ProductView<'a>) -> Op
     view.stock = stock;
     view.status = status;
     view.dimensions = dimensions;
-    view.discount_percent = discount_percent;
-    view.created_at_ms = created_at_ms;
-    view.image_url = Text::plain(image_url);
-    Some(())
+    view.discount_percent = r.scalar::<4>(t, vt::DISCOUNT_PERCENT)?.map(i32::from_le_bytes);
+    view.created_at_ms = r.scalar::<8>(t, vt::CREATED_AT_MS)?.map_or(0, i64::from_le_bytes);
+    view.image_url = Text::plain(r.string(t, vt::IMAGE_URL)?);
+    // The model's rules, as every decoder checks them; the index only words
+    // an error, which the checked path gives instead.
+    model::validate_product(view, 0).is_ok().then_some(())
 }
 
 /// One variant table, verified in the generated `run_verifier`'s field order.
