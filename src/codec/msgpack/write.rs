@@ -924,28 +924,7 @@ mod tests {
     /// either side of each header boundary.
     fn edge_products() -> Vec<Product> {
         let base = crate::fixtures::catalog(1).products.remove(0);
-        let ints = [
-            0,
-            127,
-            128,
-            255,
-            256,
-            65_535,
-            65_536,
-            i64::from(u32::MAX),
-            i64::from(u32::MAX) + 1,
-            i64::MAX,
-            -1,
-            -32,
-            -33,
-            -128,
-            -129,
-            -32_768,
-            -32_769,
-            i64::from(i32::MIN),
-            i64::from(i32::MIN) - 1,
-            i64::MIN,
-        ];
+        let ints = crate::fixtures::boundary_i64s();
         let lens = [0, 31, 32, 255, 256, 65_535, 65_536];
         let mut out = Vec::new();
         for (i, &v) in ints.iter().enumerate() {
