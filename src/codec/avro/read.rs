@@ -9,6 +9,7 @@
 
 use crate::codec::cursor::Cursor;
 use crate::codec::ids::UniqueIds;
+use crate::codec::utf8::str_at;
 use crate::codec::{DecodeError, ErrorKind, varint};
 use crate::model::{self, Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, Variant};
 
@@ -71,7 +72,7 @@ impl<'a> Reader<'a> {
     #[inline]
     pub(crate) fn str(&mut self, what: &'static str) -> Result<&'a str, DecodeError> {
         let (start, bytes) = self.string_bytes(what)?;
-        std::str::from_utf8(bytes).map_err(|e| DecodeError::new(start + e.valid_up_to(), ErrorKind::InvalidUtf8))
+        str_at(start, bytes)
     }
 
     /// A `string`'s length and bytes, not yet checked as UTF-8, with the

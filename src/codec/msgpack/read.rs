@@ -25,6 +25,7 @@ use super::marker::{
 use crate::codec::cursor::Cursor;
 use crate::codec::ids::UniqueIds;
 use crate::codec::record::{self, Seen};
+use crate::codec::utf8::str_at;
 use crate::codec::{DecodeError, ErrorKind};
 use crate::model::{self, Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, Variant};
 
@@ -286,27 +287,11 @@ fn read_str_bytes<'a>(cur: &mut Cursor<'a>, expected: &'static str) -> Result<(u
     }
 }
 
-/// `bytes` as `&str`, or the offset of the first byte that is not UTF-8.
-/// Most catalog strings are ASCII, which `is_ascii` checks a word at a time
-/// (`from_utf8` goes byte by byte through short unaligned strings); the rest
-/// take the full check.
-#[inline]
-#[allow(unsafe_code)]
-fn utf8(start: usize, bytes: &[u8]) -> Result<&str, DecodeError> {
-    if bytes.is_ascii() {
-        // SAFETY: every byte is below 0x80, and a run of ASCII bytes is
-        // valid UTF-8 (each byte is a one-byte code point), which is what
-        // `from_utf8_unchecked` requires.
-        return Ok(unsafe { std::str::from_utf8_unchecked(bytes) });
-    }
-    std::str::from_utf8(bytes).map_err(|e| DecodeError::new(start + e.valid_up_to(), ErrorKind::InvalidUtf8))
-}
-
 /// A str of any width as `&str`; invalid UTF-8 is reported at the first bad byte.
 #[inline(always)]
 pub fn read_str<'a>(cur: &mut Cursor<'a>, f: &Field) -> Result<&'a str, DecodeError> {
     let (start, bytes) = read_str_bytes(cur, f.expected)?;
-    utf8(start, bytes)
+    str_at(start, bytes)
 }
 
 /// An array header of any width; the count is checked against the input
@@ -368,7 +353,7 @@ pub(crate) fn read_key(
     if let Some(i) = fields.iter().position(|f| key_eq(f.key.as_bytes(), key)) {
         return Ok((at, Some(i)));
     }
-    utf8(start, key)?;
+    str_at(start, key)?;
     Ok((at, None))
 }
 
@@ -433,7 +418,7 @@ pub fn skip_value(cur: &mut Cursor<'_>, depth: usize) -> Result<(), DecodeError>
         Marker::FixStr(_) | Marker::Str8 | Marker::Str16 | Marker::Str32 => {
             cur.seek(at);
             let (start, bytes) = read_str_bytes(cur, E)?;
-            return utf8(start, bytes).map(drop);
+            return str_at(start, bytes).map(drop);
         }
         Marker::Bin8 => (u32::from(cur.u8(E)?), Body::Bin),
         Marker::Bin16 => (u32::from(be_u16(cur, E)?), Body::Bin),
@@ -790,30 +775,6 @@ fn read_variant_field(cur: &mut Cursor<'_>, v: &mut Variant, i: usize) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The ASCII shortcut and the full check agree: ASCII of every length
-    /// around the word size, non-ASCII UTF-8, and invalid bytes (reported
-    /// at the first bad byte, offset from `start`).
-    #[test]
-    fn utf8_takes_ascii_fast_and_still_refuses_what_is_not_utf8() {
-        for n in 0..40 {
-            let ascii: Vec<u8> = (0..n).map(|i| b' ' + (i % 95) as u8).collect();
-            assert_eq!(utf8(0, &ascii).unwrap().as_bytes(), &ascii[..]);
-            let mut bad = ascii.clone();
-            bad.push(0x80);
-            bad.extend_from_slice(b"tail");
-            assert_eq!(
-                utf8(7, &bad).unwrap_err(),
-                DecodeError::new(7 + n, ErrorKind::InvalidUtf8)
-            );
-        }
-        assert_eq!(utf8(0, "กาแฟ café 🍵".as_bytes()).unwrap(), "กาแฟ café 🍵");
-        assert_eq!(
-            utf8(3, b"ab\xe0\x80").unwrap_err(),
-            DecodeError::new(5, ErrorKind::InvalidUtf8)
-        );
-        assert_eq!(utf8(0, b"\x7f").unwrap(), "\u{7f}");
-    }
 
     #[test]
     fn field_tables_match_the_model_order() {
