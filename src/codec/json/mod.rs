@@ -51,7 +51,7 @@ pub mod view;
 mod write;
 
 pub use lexer::MAX_DEPTH;
-pub use number::write_f64;
+pub use number::{write_f64, write_i64};
 pub use view::Unescape;
 pub use write::write_str;
 

@@ -1,13 +1,33 @@
 //! The compact JSON writer: keys in field order (docs/SPEC.md, "Field order"), no whitespace, one `Vec`.
 //!
-//! Every key, with its quotes, colon and the comma before it, is a constant
-//! byte string (`,"sku":`), so writing a record is a series of
-//! `extend_from_slice` calls with values in between. Strings are copied in
-//! runs: [`find_special`] skips eight unescaped bytes at a time and only the
-//! bytes [`ESCAPE`] marks are written one by one. No allocation happens per
-//! field; the output `Vec` grows (rarely) and that is all.
+//! Everything between two values is one constant byte string: a key with
+//! its quotes, the colon, the comma before it and the quotes around the
+//! string values on either side (`","name":"`, `,"in_stock":true,"stock":`).
+//!
+//! The catalog encoder writes straight into `out`'s spare capacity
+//! ([`Spare`]) with one room check per section of a product (its fields up
+//! to the tags, each tag, each variant, its last three fields), each for the
+//! most bytes the section takes with its strings unescaped, plus a fixed
+//! slack; every escape then claims the few extra bytes it needs with a check
+//! of its own. Within a section each constant, number and string is stored
+//! without a check:
+//!
+//! - strings are copied eight bytes at a time while the same words are
+//!   tested (SWAR) for a byte that needs escaping; only a string that holds
+//!   one is written again, run by run, with the escapes;
+//! - integers are turned into eight decimal digits at once in one `u64`
+//!   (two 4-digit halves, then 2-digit pairs, then digits, by
+//!   multiply-and-shift division), stored as eight bytes with the leading
+//!   zeros shifted out;
+//! - `rating` takes the same fast paths as [`write_f64`] (integers, and
+//!   values with up to three decimals) and falls back to it otherwise.
+//!
+//! Nothing is zero-filled first. A product that does not fit grows `out`
+//! and is written again from its start; no allocation happens per field.
 
-use super::number::{write_f64, write_i64};
+use std::mem::MaybeUninit;
+
+use super::number::write_f64;
 use super::tables::{ESCAPE, HEX_DIGITS, UU, find_special};
 use crate::codec::EncodeError;
 use crate::model::{Product, Variant};
@@ -18,97 +38,31 @@ const TYPICAL_PRODUCT_BYTES: usize = 640;
 
 /// Appends `{"products":[…]}`; on error `out` is left as it was.
 pub fn encode(products: &[Product], out: &mut Vec<u8>) -> Result<(), EncodeError> {
-    // JSON has no NaN or infinity: refuse before writing anything.
-    if let Some(p) = products.iter().find(|p| !p.rating.is_finite()) {
-        return Err(EncodeError::Unrepresentable {
-            what: "rating",
-            value: format!("{} (JSON numbers are finite)", p.rating),
-        });
-    }
+    let start = out.len();
     out.reserve(16 + products.len().saturating_mul(TYPICAL_PRODUCT_BYTES));
-    out.extend_from_slice(b"{\"products\":[");
-    for (i, p) in products.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
+    out.extend_from_slice(br#"{"products":["#);
+    let mut rest = products;
+    let mut first = true;
+    while !rest.is_empty() {
+        let room = out.spare_capacity_mut().len();
+        let (done, stop) = write_products(rest, first, out);
+        first &= done == 0;
+        match stop {
+            None => break,
+            // At least double the room, and go on from the product that
+            // did not fit.
+            Some(Stop::Full) => {
+                out.reserve(room.saturating_mul(2).max(TYPICAL_PRODUCT_BYTES));
+                rest = &rest[done..];
+            }
+            Some(Stop::Fail(e)) => {
+                out.truncate(start);
+                return Err(e);
+            }
         }
-        write_product(p, out);
     }
     out.extend_from_slice(b"]}");
     Ok(())
-}
-
-fn write_product(p: &Product, out: &mut Vec<u8>) {
-    out.extend_from_slice(b"{\"id\":");
-    write_i64(p.id, out);
-    out.extend_from_slice(b",\"sku\":");
-    write_str(&p.sku, out);
-    out.extend_from_slice(b",\"name\":");
-    write_str(&p.name, out);
-    out.extend_from_slice(b",\"description\":");
-    write_str(&p.description, out);
-    out.extend_from_slice(b",\"price_cents\":");
-    write_i64(p.price_cents, out);
-    out.extend_from_slice(b",\"currency\":");
-    write_str(&p.currency, out);
-    out.extend_from_slice(b",\"rating\":");
-    write_f64(p.rating, out);
-    out.extend_from_slice(b",\"review_count\":");
-    write_i64(i64::from(p.review_count), out);
-    out.extend_from_slice(if p.in_stock {
-        b",\"in_stock\":true,\"stock\":"
-    } else {
-        b",\"in_stock\":false,\"stock\":"
-    });
-    write_i64(i64::from(p.stock), out);
-    out.extend_from_slice(b",\"status\":\"");
-    out.extend_from_slice(p.status.as_str().as_bytes()); // lowercase ASCII, nothing to escape
-    out.extend_from_slice(b"\",\"tags\":[");
-    for (i, t) in p.tags.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write_str(t, out);
-    }
-    let d = &p.dimensions;
-    out.extend_from_slice(b"],\"dimensions\":{\"width_mm\":");
-    write_i64(i64::from(d.width_mm), out);
-    out.extend_from_slice(b",\"height_mm\":");
-    write_i64(i64::from(d.height_mm), out);
-    out.extend_from_slice(b",\"depth_mm\":");
-    write_i64(i64::from(d.depth_mm), out);
-    out.extend_from_slice(b",\"weight_g\":");
-    write_i64(i64::from(d.weight_g), out);
-    out.extend_from_slice(b"},\"variants\":[");
-    for (i, v) in p.variants.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write_variant(v, out);
-    }
-    out.extend_from_slice(b"],\"discount_percent\":");
-    match p.discount_percent {
-        Some(d) => write_i64(i64::from(d), out),
-        None => out.extend_from_slice(b"null"),
-    }
-    out.extend_from_slice(b",\"created_at_ms\":");
-    write_i64(p.created_at_ms, out);
-    out.extend_from_slice(b",\"image_url\":");
-    write_str(&p.image_url, out);
-    out.push(b'}');
-}
-
-fn write_variant(v: &Variant, out: &mut Vec<u8>) {
-    out.extend_from_slice(b"{\"sku\":");
-    write_str(&v.sku, out);
-    out.extend_from_slice(b",\"color\":");
-    write_str(&v.color, out);
-    out.extend_from_slice(b",\"size\":");
-    write_str(&v.size, out);
-    out.extend_from_slice(b",\"price_cents\":");
-    write_i64(v.price_cents, out);
-    out.extend_from_slice(b",\"stock\":");
-    write_i64(i64::from(v.stock), out);
-    out.push(b'}');
 }
 
 /// Appends `s` as a JSON string: runs of plain bytes copied whole, `"` `\`
@@ -122,28 +76,750 @@ pub fn write_str(s: &str, out: &mut Vec<u8>) {
         let i = find_special(s, run);
         let Some(&b) = s.get(i) else { break };
         out.extend_from_slice(&s[run..i]);
-        let esc = ESCAPE[b as usize];
-        if esc == UU {
-            out.extend_from_slice(&[
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX_DIGITS[(b >> 4) as usize],
-                HEX_DIGITS[(b & 0xF) as usize],
-            ]);
-        } else {
-            out.extend_from_slice(&[b'\\', esc]);
-        }
+        out.extend_from_slice(escape(b).as_slice());
         run = i + 1;
     }
     out.extend_from_slice(&s[run..]);
     out.push(b'"');
 }
 
+/// The escape of a byte [`ESCAPE`] marks: `\` and its letter, or `\u00XX`,
+/// padded to six bytes, and how many count.
+#[inline]
+fn escape(b: u8) -> Escape {
+    let esc = ESCAPE[b as usize];
+    debug_assert!(esc != 0);
+    if esc == UU {
+        Escape(
+            [
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX_DIGITS[(b >> 4) as usize],
+                HEX_DIGITS[(b & 0xF) as usize],
+            ],
+            6,
+        )
+    } else {
+        Escape([b'\\', esc, 0, 0, 0, 0], 2)
+    }
+}
+
+/// An escape's bytes (padded) and how many of them count: 2 or 6.
+struct Escape([u8; 6], usize);
+
+impl Escape {
+    fn as_slice(&self) -> &[u8] {
+        &self.0[..self.1]
+    }
+}
+
+/// Why a product did not fit where [`Spare`] writes it.
+enum Stop {
+    /// The spare capacity ran out: grow `out` and write the product again.
+    Full,
+    Fail(EncodeError),
+}
+
+/// Bytes a store may reach past the bytes it counts: an integer or a
+/// fraction is stored as 8 bytes and counts at least 1, an `in_stock` or
+/// `status` run as its longest spelling (at most 9 bytes more than it
+/// counts).
+const SLACK: usize = 16;
+
+/// Writes into the spare capacity of a `Vec<u8>` (the part past its length),
+/// so nothing is zero-filled first. A product is written in sections:
+/// [`Spare::check`] checks once that the section's largest spelling with
+/// unescaped strings plus [`SLACK`] fits, then the section's stores run
+/// without a check of their own; an escape, longer than the byte it
+/// replaces, first claims the difference with [`Spare::more`]. Each store
+/// writes a fixed-width integer or byte run and moves past the bytes that
+/// count; the rest is overwritten by the next store or lies past the end.
+/// [`with_spare`] then appends the bytes up to the last [`Spare::keep`]
+/// (a whole product).
+struct Spare<'a> {
+    /// The whole spare capacity.
+    buf: &'a mut [MaybeUninit<u8>],
+    /// Bytes of `buf` written so far: every store is at or after it.
+    at: usize,
+    /// `at` at the last [`Spare::keep`]: the bytes [`with_spare`] appends.
+    kept: usize,
+    /// End of the bytes the last [`Spare::check`] and the [`Spare::more`]
+    /// calls since vouched for: no store may reach past it (asserted in
+    /// debug builds). Always `<= buf.len()`.
+    limit: usize,
+}
+
+impl Spare<'_> {
+    /// Marks everything written so far to be appended.
+    #[inline(always)]
+    fn keep(&mut self) {
+        self.kept = self.at;
+    }
+
+    /// Checks that [`SLACK`] and the next `counts` bytes fit, or
+    /// [`Stop::Full`] (each count is the most one part of the section can
+    /// take). The stores that follow may then reach up to `at + SLACK +`
+    /// the counts' sum when `at` is the current position: each one's
+    /// counted bytes must be within the counts' sum.
+    #[inline(always)]
+    fn check<const K: usize>(&mut self, counts: &[usize; K]) -> Result<(), Stop> {
+        const { assert!(K > 0) };
+        // `at <= buf.len()` always: `at` moves only past stored bytes.
+        // Taking each count from what is left cannot overflow; the first
+        // count is a constant at every call, so with SLACK it is one
+        // subtraction.
+        let mut room = (self.buf.len() - self.at)
+            .checked_sub(counts[0].saturating_add(SLACK))
+            .ok_or(Stop::Full)?;
+        for &n in &counts[1..] {
+            room = room.checked_sub(n).ok_or(Stop::Full)?;
+        }
+        self.limit = self.buf.len() - room;
+        Ok(())
+    }
+
+    /// Vouches for `n` more bytes past the current limit, or
+    /// [`Stop::Full`]: the stores of the section may reach `n` further.
+    #[inline]
+    fn more(&mut self, n: usize) -> Result<(), Stop> {
+        if self.buf.len() - self.limit < n {
+            return Err(Stop::Full);
+        }
+        self.limit += n;
+        Ok(())
+    }
+
+    /// Stores `bytes` at `at` (not moving).
+    ///
+    /// SAFETY: the caller keeps `at + N` within the bytes the last
+    /// [`Spare::check`] (and [`Spare::more`]) vouched for, so within `buf`.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    unsafe fn store<const N: usize>(&mut self, at: usize, bytes: [u8; N]) {
+        debug_assert!(at + N <= self.limit && self.limit <= self.buf.len());
+        // SAFETY: the caller keeps `at + N <= buf.len()`, so the `N` bytes
+        // from `at` are inside the spare capacity; `[u8; N]` has alignment
+        // 1 and any bytes are valid `MaybeUninit<u8>`.
+        unsafe { self.buf.as_mut_ptr().add(at).cast::<[u8; N]>().write_unaligned(bytes) }
+    }
+
+    /// `bytes`, all of them counting.
+    ///
+    /// SAFETY: the caller keeps `at + N` within the last check.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    unsafe fn put<const N: usize>(&mut self, bytes: &[u8; N]) {
+        // SAFETY: the caller's precondition is `store`'s.
+        unsafe { self.store(self.at, *bytes) };
+        self.at += N;
+    }
+
+    /// The first `len` bytes of `bytes` (all `N` are stored).
+    ///
+    /// SAFETY: the caller keeps `at + N` within the last check.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    unsafe fn put_prefix<const N: usize>(&mut self, bytes: &[u8; N], len: usize) {
+        debug_assert!(len <= N);
+        // SAFETY: the caller's precondition is `store`'s.
+        unsafe { self.store(self.at, *bytes) };
+        self.at += len;
+    }
+
+    /// The decimal digits of `v`, at least one: up to 20 counted bytes.
+    ///
+    /// SAFETY: the caller keeps `at + 20 + 7` within the last check (every
+    /// store is 8 bytes, the last one counting at least 1).
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    unsafe fn put_u64(&mut self, v: u64) {
+        const E8: u64 = 100_000_000;
+        // Each arm makes at most three 8-byte stores, counting the number's
+        // digits (at most 20) and reaching at most 7 past them.
+        if v < E8 {
+            // SAFETY: one store, within the caller's bound (above).
+            unsafe { self.put_digits_trimmed(v as u32) };
+        } else if v < E8 * E8 {
+            // SAFETY: two stores, within the caller's bound (above).
+            unsafe {
+                self.put_digits_trimmed((v / E8) as u32);
+                self.put_digits8((v % E8) as u32);
+            }
+        } else {
+            // 17 to 20 digits: the top part is below 1,845.
+            let low = v % (E8 * E8);
+            // SAFETY: three stores, within the caller's bound (above).
+            unsafe {
+                self.put_digits_trimmed((v / (E8 * E8)) as u32);
+                self.put_digits8((low / E8) as u32);
+                self.put_digits8((low % E8) as u32);
+            }
+        }
+    }
+
+    /// `v` in decimal, `-` first when negative: up to 20 counted bytes.
+    ///
+    /// SAFETY: the caller keeps `at + 20 + 7` within the last check.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    unsafe fn put_i64(&mut self, v: i64) {
+        // SAFETY: the sign byte is stored at `at` and counts when the value
+        // is negative; with the digits of |v| that is at most 20 bytes
+        // (`-9223372036854775808`), the digits' stores reaching at most 7
+        // past them: the caller's bound.
+        unsafe {
+            self.store(self.at, [b'-']);
+            self.at += usize::from(v < 0);
+            self.put_u64(v.unsigned_abs());
+        }
+    }
+
+    /// `v` (below 10^8) with no leading zeros, at least one digit: up to 8
+    /// counted bytes, 8 stored.
+    ///
+    /// SAFETY: the caller keeps `at + 8` within the last check.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    unsafe fn put_digits_trimmed(&mut self, v: u32) {
+        let d = digits8(v);
+        // Leading zero digits are the low zero bytes; the top bit keeps at
+        // least the last digit.
+        let zeros = ((d | (1 << 63)).trailing_zeros() / 8) as usize;
+        // SAFETY: 8 bytes at `at`, the caller's bound.
+        unsafe { self.store(self.at, ((d + ASCII_ZEROS) >> (8 * zeros)).to_le_bytes()) };
+        self.at += 8 - zeros;
+    }
+
+    /// `v` (below 10^8) as exactly eight digits, leading zeros included.
+    ///
+    /// SAFETY: the caller keeps `at + 8` within the last check.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    unsafe fn put_digits8(&mut self, v: u32) {
+        // SAFETY: 8 bytes at `at`, the caller's bound.
+        unsafe { self.store(self.at, (digits8(v) + ASCII_ZEROS).to_le_bytes()) };
+        self.at += 8;
+    }
+
+    /// `rating` as [`write_f64`] spells it; a non-finite value is refused.
+    /// Up to [`RATING_MAX`] counted bytes on the fast paths; the general
+    /// case claims its own room.
+    ///
+    /// SAFETY: the caller keeps `at + RATING_MAX + 7` within the last check.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    unsafe fn put_rating(&mut self, v: f64) -> Result<(), Stop> {
+        if !v.is_finite() {
+            return Err(Stop::Fail(not_finite(v)));
+        }
+        let Some((int, frac, decimals)) = short_decimal(v.abs()) else {
+            return self.put_general_f64(v);
+        };
+        // SAFETY: a sign byte (counting when negative), the integer part
+        // (at most 16 digits: it is below 2^53) and `.0` or `.` and at
+        // most 3 decimals: at most 19 = RATING_MAX counted bytes, the
+        // 8-byte stores of the digits reaching at most 7 past them.
+        unsafe {
+            self.store(self.at, [b'-']);
+            self.at += usize::from(v.is_sign_negative());
+            self.put_u64(int);
+            if decimals == 0 {
+                self.put(b".0");
+            } else {
+                self.put(b".");
+                // The last `decimals` of the eight digits of `frac`
+                // (which is below 10^decimals): the top bytes.
+                let d = (digits8(frac) + ASCII_ZEROS) >> (8 * (8 - decimals));
+                self.store(self.at, d.to_le_bytes());
+                self.at += decimals;
+            }
+        }
+        Ok(())
+    }
+
+    /// A float off the fast paths, through [`write_f64`] into a scratch
+    /// vector, then claimed and copied.
+    #[cold]
+    #[inline(never)]
+    #[allow(unsafe_code)]
+    fn put_general_f64(&mut self, v: f64) -> Result<(), Stop> {
+        let mut text = Vec::with_capacity(32);
+        write_f64(v, &mut text);
+        self.more(text.len())?;
+        debug_assert!(self.at + text.len() <= self.limit);
+        // SAFETY: `more` just vouched for `text.len()` bytes past the
+        // limit, so past the section's own bytes, which include `at`:
+        // `at + text.len()` is within `buf`, and `text` is apart from it.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                text.as_ptr(),
+                self.buf.as_mut_ptr().add(self.at).cast::<u8>(),
+                text.len(),
+            );
+        }
+        self.at += text.len();
+        Ok(())
+    }
+
+    /// The bytes of `s` as the inside of a JSON string (no quotes):
+    /// `s.len()` counted bytes, more (claimed here) for each escape.
+    ///
+    /// SAFETY: the caller keeps `at + s.len()` within the last check.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    unsafe fn put_str(&mut self, s: &str) -> Result<(), Stop> {
+        let s = s.as_bytes();
+        debug_assert!(self.at + s.len() <= self.limit);
+        // SAFETY: `copy_and_scan` writes exactly `s.len()` bytes from
+        // `at`, the caller's bound.
+        let hits = unsafe { copy_and_scan(self.buf.as_mut_ptr().add(self.at).cast::<u8>(), s) };
+        if hits == 0 {
+            self.at += s.len();
+            Ok(())
+        } else {
+            // SAFETY: the caller's precondition is `put_escaped`'s.
+            unsafe { self.put_escaped(s) }
+        }
+    }
+
+    /// `s` with its escapes, run by run (the copy `put_str` made is
+    /// overwritten). Each escape first claims the bytes it adds.
+    ///
+    /// SAFETY: the caller keeps `at + s.len()` within the last check.
+    #[cold]
+    #[inline(never)]
+    #[allow(unsafe_code)]
+    unsafe fn put_escaped(&mut self, s: &[u8]) -> Result<(), Stop> {
+        let mut run = 0;
+        loop {
+            let i = find_special(s, run);
+            let plain = &s[run..i];
+            debug_assert!(self.at + plain.len() <= self.limit);
+            // SAFETY: the run's bytes were counted in `s.len()`, and every
+            // escape before it claimed what it added: the copy ends within
+            // the limit. `s` is apart from the spare capacity.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    plain.as_ptr(),
+                    self.buf.as_mut_ptr().add(self.at).cast::<u8>(),
+                    plain.len(),
+                );
+            }
+            self.at += plain.len();
+            let Some(&b) = s.get(i) else { break };
+            let Escape(bytes, len) = escape(b);
+            // The byte itself was counted; the rest of its escape is claimed.
+            self.more(len - 1)?;
+            // SAFETY: 6 bytes at `at`: the escape's `len` counted ones are
+            // within the limit just raised; the padding reaches at most 4
+            // further, within SLACK.
+            unsafe { self.store(self.at, bytes) };
+            self.at += len;
+            run = i + 1;
+        }
+        Ok(())
+    }
+}
+
+/// `'0'` in every byte: added to eight digits 0..=9, their ASCII.
+const ASCII_ZEROS: u64 = 0x3030_3030_3030_3030;
+
+/// The eight decimal digits of `v` (below 10^8), leading zeros included,
+/// one per byte with the most significant in the lowest byte: the
+/// little-endian bytes are the digits in writing order.
+///
+/// Divisions by multiply and shift, in lanes: `v` splits into two 4-digit
+/// halves (32-bit lanes), each half into two 2-digit pairs (16-bit lanes:
+/// `x / 100 == x * 10486 >> 20` for `x < 10^4`), each pair into two digits
+/// (8-bit lanes: `x / 10 == x * 103 >> 10` for `x < 100`). No lane's
+/// product reaches the next lane, and the mask keeps each quotient's bits
+/// out of the one below.
+#[inline(always)]
+fn digits8(v: u32) -> u64 {
+    debug_assert!(v < 100_000_000);
+    let x = u64::from(v / 10_000) | u64::from(v % 10_000) << 32;
+    let q = ((x * 10_486) >> 20) & 0x0000_007F_0000_007F;
+    let x = q | (x - q * 100) << 16;
+    let q = ((x * 103) >> 10) & 0x000F_000F_000F_000F;
+    q | (x - q * 10) << 8
+}
+
+/// Most bytes [`Spare::put_rating`] counts on its fast paths: a sign, 16
+/// digits and `.0`.
+const RATING_MAX: usize = 19;
+
+/// Most bytes an integer counts: `-9223372036854775808`.
+const INT_MAX: usize = 20;
+
+/// `a` (finite, not negative) as an integer part, a fraction and its
+/// number of decimals (0 for `.0`) when it takes one of [`write_f64`]'s
+/// fast paths, which decide the digits: 0; integers below 2^53; below
+/// 10^9, a value equal to the nearest `n / 10^d` for the first `d` in 1..=3
+/// with one (a last digit of 0 cannot happen and goes to the general case,
+/// as there). `None` for everything else.
+#[inline(always)]
+fn short_decimal(a: f64) -> Option<(u64, u32, usize)> {
+    const POW10: [f64; 4] = [1.0, 10.0, 100.0, 1000.0];
+    if a < 9_007_199_254_740_992.0 {
+        // Exact below 2^53: the cast truncates, so equal means integral
+        // (0 included).
+        let int = a as u64;
+        if int as f64 == a {
+            return Some((int, 0, 0));
+        }
+    }
+    if a < 1e9 {
+        for d in 1..=3 {
+            // `write_f64` rounds half away from zero; adding one half and
+            // truncating differs only where the fraction of `a * 10^d` is
+            // within an ulp of one half, far from the integer `n / 10^d`
+            // must be within to equal `a`, so both reject there.
+            let n = (a * POW10[d] + 0.5) as u64;
+            if n as f64 / POW10[d] == a {
+                if n % 10 == 0 {
+                    return None;
+                }
+                let p = [1, 10, 100, 1000][d];
+                return Some((n / p, (n % p) as u32, d));
+            }
+        }
+    }
+    None
+}
+
+#[cold]
+fn not_finite(v: f64) -> EncodeError {
+    EncodeError::Unrepresentable {
+        what: "rating",
+        value: format!("{v} (JSON numbers are finite)"),
+    }
+}
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// For each byte of `w` that [`ESCAPE`] marks (below 0x20, `"`, `\`), the
+/// top bit of that byte or of one above it set in the result (a borrow can
+/// flag a byte above a marked one, never a word without one); before the
+/// final `& HI`, so results can be or-ed and masked once. Zero after
+/// `& HI` exactly when no byte is marked.
+#[inline(always)]
+fn marked(w: u64) -> u64 {
+    // Some byte < 0x20 (exact for thresholds <= 0x80).
+    let ctrl = w.wrapping_sub(LO * 0x20) & !w;
+    // Some byte equal to `"` / `\`: xor makes it zero, then "has a zero byte".
+    let q = w ^ (LO * u64::from(b'"'));
+    let quote = q.wrapping_sub(LO) & !q;
+    let b = w ^ (LO * u64::from(b'\\'));
+    let backslash = b.wrapping_sub(LO) & !b;
+    ctrl | quote | backslash
+}
+
+#[inline(always)]
+fn word(s: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(s[at..at + 8].try_into().expect("8 bytes"))
+}
+
+/// Copies `src` to `dst` (exactly `src.len()` bytes, whole words where it
+/// can, the last one overlapping the one before) and tests the same words
+/// for bytes [`ESCAPE`] marks: non-zero when there is one.
+///
+/// SAFETY: the caller keeps `dst` valid for `src.len()` bytes of writes,
+/// apart from `src`.
+#[inline(always)]
+#[allow(unsafe_code)]
+unsafe fn copy_and_scan(dst: *mut u8, src: &[u8]) -> u64 {
+    let n = src.len();
+    // Every write below is of bytes at offsets below `n` from `dst`, which
+    // the caller vouches for; every read is a bounds-checked slice of `src`.
+    if n >= 8 {
+        let mut hits = 0;
+        let mut i = 0;
+        while i + 16 < n {
+            let (a, b) = (word(src, i), word(src, i + 8));
+            // SAFETY: offsets `i..i + 16`, below `n`.
+            unsafe {
+                dst.add(i).cast::<u64>().write_unaligned(a.to_le());
+                dst.add(i + 8).cast::<u64>().write_unaligned(b.to_le());
+            }
+            hits |= marked(a) | marked(b);
+            i += 16;
+        }
+        if i + 8 < n {
+            let a = word(src, i);
+            // SAFETY: offsets `i..i + 8`, below `n`.
+            unsafe { dst.add(i).cast::<u64>().write_unaligned(a.to_le()) };
+            hits |= marked(a);
+        }
+        let a = word(src, n - 8);
+        // SAFETY: offsets `n - 8..n`.
+        unsafe { dst.add(n - 8).cast::<u64>().write_unaligned(a.to_le()) };
+        (hits | marked(a)) & HI
+    } else if n >= 4 {
+        let a = u32::from_le_bytes(src[..4].try_into().expect("4 bytes"));
+        let b = u32::from_le_bytes(src[n - 4..].try_into().expect("4 bytes"));
+        // SAFETY: offsets `0..4` and `n - 4..n`, with `n >= 4`.
+        unsafe {
+            dst.cast::<u32>().write_unaligned(a.to_le());
+            dst.add(n - 4).cast::<u32>().write_unaligned(b.to_le());
+        }
+        marked(u64::from(a) | u64::from(b) << 32) & HI
+    } else if n > 0 {
+        // Bytes 0, n / 2 and n - 1 cover all of 1 to 3; the word's other
+        // bytes are spaces, which are not marked.
+        let (a, b, c) = (src[0], src[n / 2], src[n - 1]);
+        // SAFETY: offsets 0, `n / 2` and `n - 1`, all below `n`.
+        unsafe {
+            *dst = a;
+            *dst.add(n / 2) = b;
+            *dst.add(n - 1) = c;
+        }
+        marked(u64::from_le_bytes([a, b, c, b' ', b' ', b' ', b' ', b' '])) & HI
+    } else {
+        0
+    }
+}
+
+/// Runs `f` with a [`Spare`] over `out`'s spare capacity, then appends to
+/// `out` the bytes written up to the last [`Spare::keep`].
+#[allow(unsafe_code)]
+fn with_spare<R>(out: &mut Vec<u8>, f: impl FnOnce(&mut Spare<'_>) -> R) -> R {
+    let buf = out.spare_capacity_mut();
+    let mut w = Spare {
+        buf,
+        at: 0,
+        kept: 0,
+        limit: 0,
+    };
+    let r = f(&mut w);
+    let kept = w.kept;
+    let len = out.len() + kept;
+    // SAFETY: `len <= capacity`, since `kept` is some earlier `at` and
+    // `at <= buf.len()` (it moves only past stored bytes); and the bytes
+    // from the old length to `len` are initialized: they are the ones the
+    // `Spare` moved past, and it moves only past bytes it has just stored
+    // (every method stores at least the bytes it counts). `set_len`
+    // requires exactly these two.
+    unsafe { out.set_len(len) };
+    r
+}
+
+/// Writes `products` into `out`'s spare capacity and appends the ones that
+/// fit whole: how many, and why it stopped before the end, if it did.
+/// `first`: the first of them is the catalog's first (no comma before it).
+fn write_products(products: &[Product], first: bool, out: &mut Vec<u8>) -> (usize, Option<Stop>) {
+    with_spare(out, |w| {
+        for (done, p) in products.iter().enumerate() {
+            if let Err(e) = write_product(p, !(first && done == 0), w) {
+                return (done, Some(e));
+            }
+            w.keep();
+        }
+        (products.len(), None)
+    })
+}
+
+/// `bytes` in a `[u8; N]` padded with zeros, and its length.
+const fn padded<const N: usize>(bytes: &[u8]) -> ([u8; N], usize) {
+    assert!(bytes.len() <= N, "the run must fit the padded width");
+    let mut out = [0u8; N];
+    let mut i = 0;
+    while i < bytes.len() {
+        out[i] = bytes[i];
+        i += 1;
+    }
+    (out, bytes.len())
+}
+
+/// `in_stock` with its value and the next key, for `false` and `true`,
+/// padded to one width.
+const IN_STOCK: [([u8; 26], usize); 2] = [
+    padded(br#","in_stock":false,"stock":"#),
+    padded(br#","in_stock":true,"stock":"#),
+];
+
+/// `status` with its value and the opening of `tags`, for each status in
+/// [`Status::ALL`](crate::model::Status::ALL) order, padded to one width.
+const STATUS: [([u8; 36], usize); 3] = [
+    padded(br#","status":"active","tags":["#),
+    padded(br#","status":"draft","tags":["#),
+    padded(br#","status":"discontinued","tags":["#),
+];
+
+/// Most bytes counted by a product's fields from the comma before it to the
+/// `tags` bracket, but for the bytes of its four strings.
+const HEAD_MAX: usize = 1
+    + br#"{"id":"#.len()
+    + INT_MAX
+    + br#","sku":""#.len()
+    + br#"","name":""#.len()
+    + br#"","description":""#.len()
+    + br#"","price_cents":"#.len()
+    + INT_MAX
+    + br#","currency":""#.len()
+    + br#"","rating":"#.len()
+    + RATING_MAX
+    + br#","review_count":"#.len()
+    + INT_MAX
+    + IN_STOCK[0].1
+    + INT_MAX
+    + STATUS[2].1;
+/// Most bytes counted by a tag but for its own.
+const TAG_MAX: usize = br#"",""#.len();
+/// Most bytes counted by the last tag's closing quote, the dimensions and
+/// the `variants` bracket.
+const DIMENSIONS_MAX: usize = 1
+    + br#"],"dimensions":{"width_mm":"#.len()
+    + INT_MAX
+    + br#","height_mm":"#.len()
+    + INT_MAX
+    + br#","depth_mm":"#.len()
+    + INT_MAX
+    + br#","weight_g":"#.len()
+    + INT_MAX
+    + br#"},"variants":["#.len();
+/// Most bytes counted by a variant but for the bytes of its three strings.
+const VARIANT_MAX: usize = 1
+    + br#"{"sku":""#.len()
+    + br#"","color":""#.len()
+    + br#"","size":""#.len()
+    + br#"","price_cents":"#.len()
+    + INT_MAX
+    + br#","stock":"#.len()
+    + INT_MAX
+    + br#"}"#.len();
+/// Most bytes counted by the last three fields but for the bytes of the image URL.
+const TAIL_MAX: usize = br#"],"discount_percent":"#.len()
+    + INT_MAX
+    + br#","created_at_ms":"#.len()
+    + INT_MAX
+    + br#","image_url":""#.len()
+    + br#""}"#.len();
+
+/// Appends one product (after a comma if `comma`): an object of the 17
+/// fields in field order (docs/SPEC.md, "Field order"). Room is checked
+/// once per section: the fields up to the `tags` bracket, each tag, each
+/// variant, and the last three fields; the dimensions and the `variants`
+/// bracket are taken by the check before them.
+#[inline(always)]
+#[allow(unsafe_code)]
+fn write_product(p: &Product, comma: bool, w: &mut Spare<'_>) -> Result<(), Stop> {
+    // This check and each tag's also cover the dimensions and the
+    // `variants` bracket (DIMENSIONS_MAX), which follow the last of them.
+    w.check(&[
+        HEAD_MAX + DIMENSIONS_MAX,
+        p.sku.len(),
+        p.name.len(),
+        p.description.len(),
+        p.currency.len(),
+    ])?;
+    let (in_stock, in_stock_len) = &IN_STOCK[usize::from(p.in_stock)];
+    let (status, status_len) = &STATUS[p.status.index() as usize];
+    // SAFETY: each store's counted bytes are at most what HEAD_MAX allows
+    // for its constant or number plus its string's bytes (escapes claim
+    // their own), and none reaches more than SLACK past them, so all are
+    // within the check above.
+    unsafe {
+        w.put_prefix(b",", usize::from(comma));
+        w.put(br#"{"id":"#);
+        w.put_i64(p.id);
+        w.put(br#","sku":""#);
+        w.put_str(&p.sku)?;
+        w.put(br#"","name":""#);
+        w.put_str(&p.name)?;
+        w.put(br#"","description":""#);
+        w.put_str(&p.description)?;
+        w.put(br#"","price_cents":"#);
+        w.put_i64(p.price_cents);
+        w.put(br#","currency":""#);
+        w.put_str(&p.currency)?;
+        w.put(br#"","rating":"#);
+        w.put_rating(p.rating)?;
+        w.put(br#","review_count":"#);
+        w.put_i64(i64::from(p.review_count));
+        w.put_prefix(in_stock, *in_stock_len);
+        w.put_i64(i64::from(p.stock));
+        w.put_prefix(status, *status_len);
+    }
+    for (i, t) in p.tags.iter().enumerate() {
+        w.check(&[TAG_MAX + DIMENSIONS_MAX, t.len()])?;
+        // SAFETY: the opening quote (after the last tag's closing quote
+        // and a comma) and the tag's bytes, within TAG_MAX + its length.
+        unsafe {
+            w.put_prefix(br#"",""#, if i == 0 { 1 } else { 3 });
+            w.put_str(t)?;
+        }
+    }
+    let d = &p.dimensions;
+    // SAFETY: the last tag's closing quote, four constants and numbers and
+    // the `variants` bracket, counting at most DIMENSIONS_MAX bytes and
+    // reaching at most 7 past them; the last check (the head's or the last
+    // tag's) took DIMENSIONS_MAX beyond the bytes of its own section, all
+    // written since.
+    unsafe {
+        w.put_prefix(b"\"", usize::from(!p.tags.is_empty()));
+        w.put(br#"],"dimensions":{"width_mm":"#);
+        w.put_i64(i64::from(d.width_mm));
+        w.put(br#","height_mm":"#);
+        w.put_i64(i64::from(d.height_mm));
+        w.put(br#","depth_mm":"#);
+        w.put_i64(i64::from(d.depth_mm));
+        w.put(br#","weight_g":"#);
+        w.put_i64(i64::from(d.weight_g));
+        w.put(br#"},"variants":["#);
+    }
+    for (i, v) in p.variants.iter().enumerate() {
+        write_variant(v, i > 0, w)?;
+    }
+    w.check(&[TAIL_MAX, p.image_url.len()])?;
+    // SAFETY: three constants and numbers (or `null`), a constant, the
+    // URL and the closing run, counting at most TAIL_MAX and the URL's
+    // bytes and reaching at most 7 past them.
+    unsafe {
+        w.put(br#"],"discount_percent":"#);
+        match p.discount_percent {
+            Some(d) => w.put_i64(i64::from(d)),
+            None => w.put(b"null"),
+        }
+        w.put(br#","created_at_ms":"#);
+        w.put_i64(p.created_at_ms);
+        w.put(br#","image_url":""#);
+        w.put_str(&p.image_url)?;
+        w.put(br#""}"#);
+    }
+    Ok(())
+}
+
+#[inline(always)]
+#[allow(unsafe_code)]
+fn write_variant(v: &Variant, comma: bool, w: &mut Spare<'_>) -> Result<(), Stop> {
+    w.check(&[VARIANT_MAX, v.sku.len(), v.color.len(), v.size.len()])?;
+    // SAFETY: constants, three strings and two numbers, counting at most
+    // VARIANT_MAX and the strings' bytes and reaching at most 7 past.
+    unsafe {
+        w.put_prefix(b",", usize::from(comma));
+        w.put(br#"{"sku":""#);
+        w.put_str(&v.sku)?;
+        w.put(br#"","color":""#);
+        w.put_str(&v.color)?;
+        w.put(br#"","size":""#);
+        w.put_str(&v.size)?;
+        w.put(br#"","price_cents":"#);
+        w.put_i64(v.price_cents);
+        w.put(br#","stock":"#);
+        w.put_i64(i64::from(v.stock));
+        w.put(b"}");
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
+    use super::super::number::write_i64;
     use super::*;
+    use crate::model::{Dimensions, Status};
 
     fn check(s: &str, want: &str) {
         let mut out = Vec::new();
@@ -164,15 +840,17 @@ mod tests {
 
     #[test]
     fn non_finite_rating_is_refused_and_out_untouched() {
-        let mut p = crate::fixtures::product(1);
-        p.rating = f64::INFINITY;
-        let mut out = b"keep".to_vec();
-        let err = encode(&[p], &mut out).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "rating inf (JSON numbers are finite) cannot be represented"
-        );
-        assert_eq!(out, b"keep");
+        for (bad, text) in [(f64::INFINITY, "inf"), (f64::NEG_INFINITY, "-inf"), (f64::NAN, "NaN")] {
+            let mut products = crate::fixtures::catalog(3).products;
+            products[2].rating = bad;
+            let mut out = b"keep".to_vec();
+            let err = encode(&products, &mut out).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                format!("rating {text} (JSON numbers are finite) cannot be represented")
+            );
+            assert_eq!(out, b"keep");
+        }
     }
 
     #[test]
@@ -180,5 +858,403 @@ mod tests {
         let mut out = Vec::new();
         encode(&[], &mut out).unwrap();
         assert_eq!(out, br#"{"products":[]}"#);
+    }
+
+    /// The padded runs are their spellings, and no padding reaches past
+    /// the slack.
+    #[test]
+    fn padded_runs_are_their_spellings() {
+        for (b, (bytes, len)) in [false, true].into_iter().zip(IN_STOCK) {
+            assert_eq!(&bytes[..len], format!(r#","in_stock":{b},"stock":"#).as_bytes());
+            assert!(bytes.len() - len <= SLACK);
+        }
+        for s in Status::ALL {
+            let (bytes, len) = STATUS[s.index() as usize];
+            assert_eq!(
+                &bytes[..len],
+                format!(r#","status":"{}","tags":["#, s.as_str()).as_bytes()
+            );
+            assert!(bytes.len() - len <= SLACK);
+        }
+    }
+
+    /// Runs `f` on a [`Spare`] over a fresh buffer after a check for
+    /// `room` bytes (with 64 more behind them for what `f` may claim), and
+    /// returns what it wrote.
+    fn spare_bytes(room: usize, f: impl FnOnce(&mut Spare<'_>) -> Result<(), Stop>) -> Vec<u8> {
+        let mut out = Vec::with_capacity(room + SLACK + 64);
+        with_spare(&mut out, |w| {
+            if w.check(&[room]).is_err() {
+                panic!("room");
+            }
+            if f(w).is_err() {
+                panic!("stopped");
+            }
+            w.keep();
+        });
+        out
+    }
+
+    /// Integers: every value below 100,000, both signs, every power of ten
+    /// and its neighbours, the boundaries, and seeded random bit patterns,
+    /// against std's formatting.
+    #[test]
+    #[allow(unsafe_code)]
+    fn integers_are_plain_decimal() {
+        let mut values: Vec<i64> = (0..100_000).flat_map(|v| [v, -v]).collect();
+        values.extend(crate::fixtures::boundary_i64s());
+        let mut p = 1i64;
+        for _ in 0..19 {
+            values.extend([p - 1, p, p + 1, -p, 1 - p]);
+            p = p.saturating_mul(10);
+        }
+        let mut r = crate::prng::Rng::new(0x01D1_6175);
+        for _ in 0..100_000 {
+            let v = r.next_u64();
+            values.extend([v as i64, (v >> (v % 64)) as i64]);
+        }
+        for v in values {
+            // SAFETY: INT_MAX counted bytes, 7 more stored, within the
+            // check for INT_MAX plus SLACK.
+            let got = spare_bytes(INT_MAX, |w| {
+                unsafe { w.put_i64(v) };
+                Ok(())
+            });
+            assert_eq!(String::from_utf8(got).unwrap(), v.to_string());
+            if let Ok(u) = u64::try_from(v) {
+                let u = u.wrapping_mul(3) | (1 << 63);
+                // SAFETY: as above, 20 digits at most.
+                let got = spare_bytes(INT_MAX, |w| {
+                    unsafe { w.put_u64(u) };
+                    Ok(())
+                });
+                assert_eq!(String::from_utf8(got).unwrap(), u.to_string());
+            }
+        }
+    }
+
+    /// Every value below 10^8 in steps that touch each digit position,
+    /// split into its digits exactly.
+    #[test]
+    fn digits8_is_exact() {
+        let mut v = 0u32;
+        while v < 100_000_000 {
+            let want: Vec<u8> = format!("{v:08}").bytes().map(|b| b - b'0').collect();
+            assert_eq!(digits8(v).to_le_bytes().to_vec(), want, "{v}");
+            v += if v < 200_000 { 1 } else { 997 };
+        }
+        assert_eq!(digits8(99_999_999), u64::from_le_bytes([9; 8]));
+    }
+
+    /// Ratings: the writer's fast paths and its fallback give exactly
+    /// [`write_f64`]'s bytes, over the values its fast paths decide (0,
+    /// integers, up to three decimals, either side of 2^53 and 10^9) and
+    /// seeded random bit patterns.
+    #[test]
+    #[allow(unsafe_code)]
+    fn ratings_are_spelled_like_write_f64() {
+        let mut values = vec![
+            0.0,
+            -0.0,
+            f64::MIN_POSITIVE,
+            f64::MAX,
+            f64::MIN,
+            f64::from_bits(1),
+            0.1 + 0.2,
+            1.0 / 3.0,
+            9_007_199_254_740_991.0,
+            9_007_199_254_740_992.0,
+            9_007_199_254_740_994.0,
+            999_999_999.999,
+            999_999_999.5,
+            1e9,
+            1e9 + 0.5,
+            0.0005,
+            0.001,
+            0.0015,
+            2.675,
+            1.005,
+        ];
+        for k in 0..=100_000 {
+            values.push(f64::from(k) / 1000.0);
+        }
+        for k in 0..=2_000 {
+            values.push(f64::from(k) / 100.0 + 0.000_1);
+        }
+        let mut r = crate::prng::Rng::new(0x0AA7_1496);
+        for k in 0..100_000 {
+            // The general case is slow in debug builds: fewer of those.
+            if k % 50 == 0 {
+                values.push(f64::from_bits(r.next_u64()));
+            }
+            values.push(r.unit_f64() * 5.0);
+            values.push((r.unit_f64() * 1e9).round() / [10.0, 100.0, 1000.0][r.below(3) as usize]);
+        }
+        for v in values.into_iter().filter(|v| v.is_finite()) {
+            for v in [v, -v] {
+                let mut want = Vec::new();
+                write_f64(v, &mut want);
+                // SAFETY: RATING_MAX counted bytes and 7 more on the fast
+                // paths, within the check; the fallback claims its own.
+                let got = spare_bytes(RATING_MAX, |w| unsafe { w.put_rating(v) });
+                assert_eq!(got, want, "f64 bits {:#018x}", v.to_bits());
+            }
+        }
+    }
+
+    /// `copy_and_scan` copies exactly the source bytes at every length
+    /// (each of its paths and their edges), nothing either side, and flags
+    /// a marked byte at every position, never a clean string.
+    #[test]
+    #[allow(unsafe_code)]
+    fn copy_and_scan_copies_exactly_and_finds_every_marked_byte() {
+        let clean: Vec<u8> = "a/\u{7f}é€😀 #]x".bytes().cycle().take(90).collect();
+        for n in 0..=clean.len() {
+            let mut strings = vec![clean[..n].to_vec()];
+            for at in 0..n {
+                for special in [0x00, 0x1f, b'"', b'\\'] {
+                    let mut s = clean[..n].to_vec();
+                    s[at] = special;
+                    strings.push(s);
+                }
+            }
+            for (k, src) in strings.iter().enumerate() {
+                let mut dst = [0u8; 100];
+                // SAFETY: `dst[2..]` holds 98 >= n bytes and is apart from `src`.
+                let hits = unsafe { copy_and_scan(dst.as_mut_ptr().add(2), src) };
+                assert_eq!(&dst[2..2 + n], &src[..], "length {n}, string {k}");
+                assert!(dst[..2].iter().chain(&dst[2 + n..]).all(|&b| b == 0), "length {n}");
+                assert_eq!(hits != 0, k > 0, "length {n}, string {k}");
+            }
+        }
+    }
+
+    /// One product the plain way: each field appended to a `Vec` with the
+    /// public helpers, the spelling the catalog writer must match.
+    fn reference_product(p: &Product, out: &mut Vec<u8>) {
+        out.extend_from_slice(br#"{"id":"#);
+        write_i64(p.id, out);
+        for (k, s) in [("sku", &p.sku), ("name", &p.name), ("description", &p.description)] {
+            out.extend_from_slice(format!(r#","{k}":"#).as_bytes());
+            write_str(s, out);
+        }
+        out.extend_from_slice(br#","price_cents":"#);
+        write_i64(p.price_cents, out);
+        out.extend_from_slice(br#","currency":"#);
+        write_str(&p.currency, out);
+        out.extend_from_slice(br#","rating":"#);
+        write_f64(p.rating, out);
+        out.extend_from_slice(br#","review_count":"#);
+        write_i64(i64::from(p.review_count), out);
+        out.extend_from_slice(format!(r#","in_stock":{},"stock":"#, p.in_stock).as_bytes());
+        write_i64(i64::from(p.stock), out);
+        out.extend_from_slice(format!(r#","status":"{}","tags":["#, p.status.as_str()).as_bytes());
+        for (i, t) in p.tags.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            write_str(t, out);
+        }
+        out.extend_from_slice(br#"],"dimensions":{"#);
+        let d = &p.dimensions;
+        for (i, (k, v)) in [
+            ("width_mm", d.width_mm),
+            ("height_mm", d.height_mm),
+            ("depth_mm", d.depth_mm),
+            ("weight_g", d.weight_g),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let comma = if i > 0 { "," } else { "" };
+            out.extend_from_slice(format!(r#"{comma}"{k}":"#).as_bytes());
+            write_i64(i64::from(v), out);
+        }
+        out.extend_from_slice(br#"},"variants":["#);
+        for (i, v) in p.variants.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(br#"{"sku":"#);
+            write_str(&v.sku, out);
+            out.extend_from_slice(br#","color":"#);
+            write_str(&v.color, out);
+            out.extend_from_slice(br#","size":"#);
+            write_str(&v.size, out);
+            out.extend_from_slice(br#","price_cents":"#);
+            write_i64(v.price_cents, out);
+            out.extend_from_slice(br#","stock":"#);
+            write_i64(i64::from(v.stock), out);
+            out.push(b'}');
+        }
+        out.extend_from_slice(br#"],"discount_percent":"#);
+        match p.discount_percent {
+            Some(d) => write_i64(i64::from(d), out),
+            None => out.extend_from_slice(b"null"),
+        }
+        out.extend_from_slice(br#","created_at_ms":"#);
+        write_i64(p.created_at_ms, out);
+        out.extend_from_slice(br#","image_url":"#);
+        write_str(&p.image_url, out);
+        out.push(b'}');
+    }
+
+    fn reference_catalog(products: &[Product]) -> Vec<u8> {
+        let mut out = br#"{"products":["#.to_vec();
+        for (i, p) in products.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            reference_product(p, &mut out);
+        }
+        out.extend_from_slice(b"]}");
+        out
+    }
+
+    /// Products the model would refuse but the encoder must still spell
+    /// right: integers at every width and sign, strings full of escapes
+    /// (every marked byte, at every length either side of the word sizes),
+    /// ratings off the fast paths, empty and long lists.
+    fn edge_products() -> Vec<Product> {
+        let base = crate::fixtures::catalog(1).products.remove(0);
+        let ints = crate::fixtures::boundary_i64s();
+        let escapes: String = (0u8..0x20).map(char::from).chain("\"\\é/".chars()).collect();
+        let mut out = Vec::new();
+        for (i, &v) in ints.iter().enumerate() {
+            let narrow = i32::try_from(v).unwrap_or(if v < 0 { i32::MIN } else { i32::MAX });
+            let s: String = escapes.chars().cycle().skip(i).take(i % 40).collect();
+            let mut p = base.clone();
+            p.id = v;
+            p.price_cents = v;
+            p.created_at_ms = v.wrapping_neg();
+            p.review_count = narrow;
+            p.stock = narrow.wrapping_neg();
+            p.in_stock = i % 2 == 0;
+            p.dimensions = Dimensions {
+                width_mm: narrow,
+                height_mm: narrow / 3,
+                depth_mm: narrow / 300,
+                weight_g: narrow.wrapping_sub(1),
+            };
+            p.discount_percent = (i % 2 == 0).then_some(narrow);
+            p.status = Status::ALL[i % 3];
+            p.sku = "x".repeat(i % 20);
+            p.name = s.clone();
+            p.description = s.repeat(3) + &"y".repeat(i);
+            p.currency = s.chars().take(3).collect();
+            p.image_url = "\"".repeat(i % 7);
+            p.tags = vec![s.clone(); i % 7];
+            p.variants = (0..i % 5)
+                .map(|k| Variant {
+                    sku: s.clone(),
+                    color: "\\".repeat(k),
+                    size: String::new(),
+                    price_cents: v.wrapping_add(k as i64),
+                    stock: narrow,
+                })
+                .collect();
+            p.rating = [f64::from(narrow) / 7.0, f64::from(narrow), -0.0, 5e-324, 1e300][i % 5];
+            out.push(p);
+        }
+        out
+    }
+
+    /// The catalog writer equals the field-by-field spelling, whatever the
+    /// buffer's starting capacity (so growth happens at every point of a
+    /// product) and after bytes already in the buffer (it appends).
+    #[test]
+    fn catalog_writer_equals_the_plain_spelling() {
+        let mut catalogs = vec![crate::fixtures::catalog(200).products, edge_products()];
+        for seed in 0..50 {
+            catalogs.push(crate::fixtures::random_catalog(seed).products);
+        }
+        for products in &catalogs {
+            let want = reference_catalog(products);
+            for cap in [0, 1, 7, 16, 100, 1000] {
+                let mut out = Vec::with_capacity(cap);
+                encode(products, &mut out).unwrap();
+                assert_eq!(out, want, "capacity {cap}");
+            }
+            let mut out = b"prefix".to_vec();
+            encode(products, &mut out).unwrap();
+            assert_eq!(&out[..6], b"prefix");
+            assert_eq!(out[6..], want[..]);
+        }
+    }
+
+    /// The room a product's checks ask for at most, escapes not counted:
+    /// the sum of their bounds, and SLACK past the last.
+    fn product_max(p: &Product) -> usize {
+        let strs = |v: &[&String]| v.iter().map(|s| s.len()).sum::<usize>();
+        HEAD_MAX
+            + strs(&[&p.sku, &p.name, &p.description, &p.currency])
+            + p.tags.iter().map(|t| TAG_MAX + t.len()).sum::<usize>()
+            + DIMENSIONS_MAX
+            + p.variants
+                .iter()
+                .map(|v| VARIANT_MAX + strs(&[&v.sku, &v.color, &v.size]))
+                .sum::<usize>()
+            + TAIL_MAX
+            + p.image_url.len()
+            + SLACK
+    }
+
+    /// A product written into spare capacities of every size around its
+    /// length and its most-room bound: too small is `Full` (never a panic,
+    /// never a partial commit), the bound plus what its escapes add always
+    /// fits, and whatever fits is the right bytes. In debug builds every
+    /// store also asserts that it stays within the room its section and
+    /// escapes claimed.
+    #[test]
+    fn spare_writer_stops_when_full_and_is_exact_when_not() {
+        let mut products = crate::fixtures::catalog(20).products;
+        products.extend(edge_products());
+        for (i, p) in products.iter().enumerate() {
+            for comma in [false, true] {
+                let mut want = Vec::new();
+                if comma {
+                    want.push(b',');
+                }
+                reference_product(p, &mut want);
+                let mut general = Vec::new();
+                write_f64(p.rating, &mut general);
+                // What escapes add (each counted once already) and what
+                // the general float path claims on top of its budget.
+                let unescaped = [&p.sku, &p.name, &p.description, &p.currency, &p.image_url]
+                    .into_iter()
+                    .chain(&p.tags)
+                    .chain(p.variants.iter().flat_map(|v| [&v.sku, &v.color, &v.size]))
+                    .map(|s| s.len() + 2)
+                    .sum::<usize>();
+                let max = product_max(p) + 6 * unescaped + general.len();
+                assert!(max >= want.len() + SLACK);
+                let near = |c: usize, x: usize| c.abs_diff(x) < 40;
+                let caps = (0..max + 2).filter(|&c| {
+                    c < 64 || near(c, want.len()) || near(c, product_max(p)) || near(c, max) || c % 29 == 0
+                });
+                for cap in caps {
+                    let mut out: Vec<u8> = Vec::with_capacity(cap);
+                    let r = with_spare(&mut out, |w| {
+                        let r = write_product(p, comma, w);
+                        if r.is_ok() {
+                            w.keep();
+                        }
+                        r
+                    });
+                    match r {
+                        Ok(()) => assert_eq!(out, want, "product {i}, capacity {cap}"),
+                        Err(Stop::Full) => {
+                            assert!(
+                                cap < max,
+                                "product {i}: full at {cap} for {} (at most {max})",
+                                want.len()
+                            );
+                            assert!(out.is_empty(), "a product that did not fit is not appended");
+                        }
+                        Err(Stop::Fail(e)) => panic!("{e}"),
+                    }
+                }
+            }
+        }
     }
 }
