@@ -259,9 +259,11 @@ impl<'a> Lexer<'a> {
     /// last one read). Spelled as our writer spells it — `,` unless it is
     /// the first member, then `"name":`, no whitespace — it is matched in
     /// place by one [`Token`] compare, skipping the separator step, the
-    /// string scan and the key lookup. Any other bytes (whitespace, another
-    /// key, escapes in the key, `}`) take [`Lexer::member_general`], which
-    /// reads the same bytes to the same answer.
+    /// string scan and the key lookup. A `}` right here closes the object
+    /// (after the last key, or at once in `{}`). Any other bytes
+    /// (whitespace, another key, escapes in the key) take
+    /// [`Lexer::member_general`], which reads the same bytes to the same
+    /// answer.
     #[inline(always)]
     pub fn member(&mut self, first: &mut bool, keys: &Keys, hint: usize) -> Result<Option<(Option<usize>, usize)>> {
         if let Some(t) = keys.tokens.get(hint) {
@@ -270,6 +272,11 @@ impl<'a> Lexer<'a> {
                 *first = false;
                 return Ok(Some((Some(hint), at)));
             }
+        }
+        if self.bytes.get(self.pos) == Some(&b'}') {
+            self.pos += 1;
+            *first = false;
+            return Ok(None);
         }
         self.member_general(first, keys)
     }
