@@ -814,3 +814,242 @@ fn out_of_range(at: usize, what: &'static str, text: &[u8]) -> DecodeError {
         },
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prng::Rng;
+
+    const STOCK: IntField = IntField {
+        expected: "integer for `stock`",
+        what: "`stock` (i32)",
+        min: i32::MIN as i64,
+        max: i32::MAX as i64,
+    };
+    const ID: IntField = IntField {
+        expected: "integer for `id`",
+        what: "`id` (i64)",
+        min: i64::MIN,
+        max: i64::MAX,
+    };
+
+    /// Each fast path is tried at the end of the input (fewer than eight or
+    /// 24 bytes left) and with room after it.
+    fn placements(text: &str) -> [String; 3] {
+        [
+            text.to_string(),
+            format!("{text},"),
+            format!("{text},\"next\":[1,2,3],\"rest\":0}}"),
+        ]
+    }
+
+    #[test]
+    fn digit_runs_are_exact_for_every_byte() {
+        for len in 0..8 {
+            for b in 0..=255u8 {
+                let mut w = *b"12345678";
+                w[len] = b;
+                let (n, t) = digit_run(u64::from_le_bytes(w));
+                let want = w.iter().take_while(|c| c.is_ascii_digit()).count();
+                assert_eq!(n, want, "{w:?}");
+                if n > 0 {
+                    let text = std::str::from_utf8(&w[..n]).unwrap();
+                    assert_eq!(digits_value(t, n), text.parse::<u64>().unwrap(), "{text}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn integer_fast_path_agrees_with_the_general_path() {
+        let mut texts: Vec<String> = [
+            "0",
+            "-0",
+            "7",
+            "-7",
+            "01",
+            "-01",
+            "00",
+            "-",
+            "",
+            "x",
+            "1.0",
+            "1e3",
+            "1E3",
+            "-1.5",
+            "12345678",
+            "123456789",
+            "1234567812345678",
+            "123456781234567",
+            "9223372036854775807",
+            "9223372036854775808",
+            "-9223372036854775808",
+            "2147483647",
+            "2147483648",
+            "-2147483648",
+            "-2147483649",
+            "1234567a",
+            "12345678.5",
+            "123456789e1",
+            "1728401303288",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut rng = Rng::new(11);
+        for _ in 0..2000 {
+            let digits = 1 + rng.below(19) as u32;
+            let v = rng.next_u64() % 10u64.pow(digits);
+            texts.push(if rng.below(4) == 0 {
+                format!("-{v}")
+            } else {
+                v.to_string()
+            });
+        }
+        for text in &texts {
+            for input in placements(text) {
+                for f in [&STOCK, &ID] {
+                    let mut fast = Lexer::new(&input);
+                    let mut general = Lexer::new(&input);
+                    let got = fast.integer(f);
+                    let want = general.integer_slow(f);
+                    assert_eq!(got, want, "{input:?}");
+                    assert_eq!(fast.pos, general.pos, "{input:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn float_fast_path_agrees_with_std() {
+        let mut texts: Vec<String> = [
+            "0",
+            "-0",
+            "0.0",
+            "-0.0",
+            "4.5",
+            "0.1",
+            "0.3",
+            "2.675",
+            "1234567.1234567",
+            "9999999.9999999",
+            "12345678.5",
+            "1.12345678",
+            "1.",
+            "1.e5",
+            "01.5",
+            "-",
+            ".5",
+            "1e5",
+            "4.5e0",
+            "5",
+            "1234567",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut rng = Rng::new(12);
+        for _ in 0..5000 {
+            let int = rng.next_u64() % 10u64.pow(1 + rng.below(8) as u32);
+            let k = rng.below(9) as usize;
+            let frac = rng.next_u64() % 10u64.pow(k as u32);
+            let sign = if rng.below(4) == 0 { "-" } else { "" };
+            texts.push(if k == 0 {
+                format!("{sign}{int}")
+            } else {
+                format!("{sign}{int}.{frac:0k$}")
+            });
+        }
+        for text in &texts {
+            for input in placements(text) {
+                let mut fast = Lexer::new(&input);
+                let mut general = Lexer::new(&input);
+                let got = fast.float("number", "`rating`").map(f64::to_bits);
+                let want = general.float_general("number", "`rating`").map(f64::to_bits);
+                assert_eq!(got, want, "{input:?}");
+                assert_eq!(fast.pos, general.pos, "{input:?}");
+                if let Ok(bits) = got
+                    && fast.pos == text.len()
+                {
+                    assert_eq!(bits, text.parse::<f64>().unwrap().to_bits(), "{text}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn tokens_match_exactly_their_bytes() {
+        let token = Token::key("discount_percent");
+        let want = b"\"discount_percent\":";
+        assert_eq!(token.len, want.len());
+        // Every single-byte change, at every distance from the end.
+        for pad in 0..30 {
+            for at in 0..want.len() {
+                for b in [0u8, b'x', b'"', 0xFF] {
+                    let mut input = want.to_vec();
+                    input[at] = b;
+                    input.extend(std::iter::repeat_n(b' ', pad));
+                    let text = String::from_utf8_lossy(&input).into_owned();
+                    let mut lx = Lexer::new(&text);
+                    let hit = lx.eat(&token);
+                    assert_eq!(hit, text.as_bytes().starts_with(want), "{text:?}");
+                    assert_eq!(lx.pos, if hit { want.len() } else { 0 });
+                }
+            }
+            // A truncated token never matches, however short the rest is.
+            for cut in 0..want.len() {
+                let text = String::from_utf8_lossy(&want[..cut]).into_owned();
+                assert!(!Lexer::new(&text).eat(&token), "{text:?}");
+            }
+            let text = format!("{}{}", String::from_utf8_lossy(want), " ".repeat(pad));
+            assert!(Lexer::new(&text).eat(&token));
+        }
+    }
+
+    /// The members of one object read with every hint (so the fast path
+    /// fires, or not, anywhere) give the general path's answers.
+    #[test]
+    fn member_fast_path_agrees_with_the_general_path() {
+        const KEYS: Keys = Keys {
+            names: &["a", "bb", "ccc"],
+            tokens: &[Token::key("a"), Token::key("bb"), Token::key("ccc")],
+        };
+        let inputs = [
+            r#"{"a":1,"bb":2,"ccc":3}"#,
+            r#"{"bb":2,"a":1}"#,
+            r#"{ "a" :1 , "bb":2}"#,
+            r#"{"\u0061":1,"bb":2}"#,
+            r#"{"zz":1,"a":2}"#,
+            r#"{}"#,
+            r#"{ }"#,
+            r#"{"a":1,}"#,
+            r#"{"a":1"bb":2}"#,
+            r#"{"a":1,"bb""#,
+            r#"{"a":1,"bb"#,
+            r#"{"a""#,
+            r#"{,"a":1}"#,
+        ];
+        for input in inputs {
+            for hint in 0..=KEYS.names.len() {
+                let (mut fast, mut general) = (Lexer::new(input), Lexer::new(input));
+                fast.pos = 1;
+                general.pos = 1;
+                let (mut first_fast, mut first_general) = (true, true);
+                loop {
+                    let got = fast.member(&mut first_fast, &KEYS, hint);
+                    let want = general.member_general(&mut first_general, &KEYS);
+                    assert_eq!(got, want, "{input} hint {hint}");
+                    assert_eq!(fast.pos, general.pos, "{input} hint {hint}");
+                    match got {
+                        Ok(Some(_)) => {
+                            // Skip the value: one digit in every input here.
+                            let _ = fast.integer(&STOCK);
+                            let _ = general.integer(&STOCK);
+                        }
+                        _ => break,
+                    }
+                }
+            }
+        }
+    }
+}
