@@ -9,7 +9,7 @@
 //! read, so an `Invalid` error points at that product's `{`; ids are checked
 //! for uniqueness the same way, with `model::validate_products`'s message.
 
-use super::lexer::{IntField, Lexer, Str};
+use super::lexer::{IntField, Keys, Lexer, Str, Token};
 use crate::codec::ids::UniqueIds;
 use crate::codec::record::{self, Seen};
 use crate::codec::{DecodeError, ErrorKind};
@@ -32,8 +32,9 @@ pub const MINIMAL_PRODUCT: &str = r#"{"id":1,"sku":"","name":"","description":""
 /// Upper bound on the products preallocated, whatever the input length.
 const PREALLOC_MAX: usize = 1 << 16;
 
-/// Declares a record's keys: an enum in field order (docs/SPEC.md, "Field order"), each key's name, and a
-/// lookup that tries the predicted next key first.
+/// Declares a record's keys: an enum in field order (docs/SPEC.md, "Field
+/// order"), each key's name, and the [`Keys`] table the lexer matches them
+/// with (the predicted next key first, as `"name":`).
 macro_rules! fields {
     ($enum:ident { $($var:ident = $name:literal,)* }) => {
         #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -41,6 +42,11 @@ macro_rules! fields {
 
         impl $enum {
             const ALL: &'static [$enum] = &[$($enum::$var,)*];
+
+            const KEYS: Keys = Keys {
+                names: &[$($name,)*],
+                tokens: &[$(Token::key($name),)*],
+            };
 
             const fn name(self) -> &'static str {
                 match self { $($enum::$var => $name,)* }
@@ -51,13 +57,9 @@ macro_rules! fields {
                 1 << (self as u32)
             }
 
-            /// `"name":` of each key, in order: what our writer emits, tried
-            /// first against the input before any general key scanning.
-            const TOKENS: &'static [&'static [u8]] = &[$(concat!("\"", $name, "\":").as_bytes(),)*];
-
-            /// The field named `key`, if any.
-            fn lookup(key: &[u8]) -> Option<$enum> {
-                Self::ALL.iter().copied().find(|f| same(f.name().as_bytes(), key))
+            /// The field at index `i` of [`Self::KEYS`], if any.
+            fn at(i: Option<usize>) -> Option<$enum> {
+                Self::ALL.get(i?).copied()
             }
         }
     };
@@ -168,29 +170,36 @@ struct Parser<'a> {
     tolerant: bool,
 }
 
-/// Equality of two short byte strings, eight bytes at a time, inline (keys
-/// are 2–19 bytes; a libc `memcmp` call per key costs more than the compare).
-#[inline(always)]
-fn same(a: &[u8], b: &[u8]) -> bool {
-    let n = a.len();
-    if n != b.len() {
-        return false;
-    }
-    let word = |s: &[u8], i: usize| -> u64 {
-        let w = &s[i..i + 8];
-        u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]])
-    };
-    if n < 8 {
-        return a.iter().zip(b).all(|(x, y)| x == y);
-    }
-    let mut i = 0;
-    while i + 8 <= n {
-        if word(a, i) != word(b, i) {
-            return false;
+/// The three statuses as our writer spells them, matched in place first.
+const STATUSES: [(Token, Status); 3] = [
+    (Token::new(&[b"\"active\""]), Status::Active),
+    (Token::new(&[b"\"draft\""]), Status::Draft),
+    (Token::new(&[b"\"discontinued\""]), Status::Discontinued),
+];
+
+/// A `status` string (shared with the view): one of [`STATUSES`] as
+/// written, else read as a string (escapes and all) and looked up.
+pub(super) fn read_status(lx: &mut Lexer<'_>) -> Result<Status> {
+    lx.skip_ws();
+    for (token, status) in &STATUSES {
+        if lx.eat(token) {
+            return Ok(*status);
         }
-        i += 8;
     }
-    i == n || word(a, n - 8) == word(b, n - 8)
+    let at = lx.pos;
+    let known = match lx.string("string for `status`")? {
+        Str::Raw(s) => Status::from_str_exact(s).ok_or_else(|| s.to_owned()),
+        Str::Escaped => Status::from_str_exact(&lx.scratch).ok_or_else(|| lx.scratch.clone()),
+    };
+    known.map_err(|s| {
+        DecodeError::new(
+            at,
+            ErrorKind::UnknownEnum {
+                what: "status (active, draft or discontinued)",
+                value: format!("{s:?}"),
+            },
+        )
+    })
 }
 
 #[cold]
@@ -204,35 +213,6 @@ fn missing(at: usize, field: &'static str) -> DecodeError {
 }
 
 impl<'a> Parser<'a> {
-    /// `"key":` → which field (None = unknown), and where the key began.
-    #[inline]
-    fn key<F: Copy>(
-        &mut self,
-        all: &[F],
-        tokens: &[&[u8]],
-        lookup: fn(&[u8]) -> Option<F>,
-        hint: usize,
-    ) -> Result<(Option<F>, usize)> {
-        self.lx.skip_ws();
-        let at = self.lx.pos;
-        // Fast path: the key we predict, written as we write it (no escapes,
-        // no whitespace before ':'). Anything else takes the general path.
-        if let (Some(&f), Some(tok)) = (all.get(hint), tokens.get(hint)) {
-            if let Some(rest) = self.lx.bytes.get(at..at + tok.len()) {
-                if same(rest, tok) {
-                    self.lx.pos = at + tok.len();
-                    return Ok((Some(f), at));
-                }
-            }
-        }
-        let field = match self.lx.string("string (object key)")? {
-            Str::Raw(s) => lookup(s.as_bytes()),
-            Str::Escaped => lookup(self.lx.scratch.as_bytes()),
-        };
-        self.lx.expect(b':', "':' after object key")?;
-        Ok((field, at))
-    }
-
     /// A string value, owned (one allocation of exactly its length).
     #[inline]
     fn string(&mut self, expected: &'static str) -> Result<String> {
@@ -246,21 +226,21 @@ impl<'a> Parser<'a> {
         self.lx.expect(b'{', "'{' (start of the catalog)")?;
         let mut products = None;
         let mut first = true;
-        while self.lx.next_member(&mut first)? {
-            match self.key(CatalogField::ALL, CatalogField::TOKENS, CatalogField::lookup, 0)? {
-                (Some(CatalogField::Products), at) => {
+        while let Some((i, at)) = self.lx.member(&mut first, &CatalogField::KEYS, 0)? {
+            match CatalogField::at(i) {
+                Some(CatalogField::Products) => {
                     if products.is_some() {
-                        return Err(duplicate(at, "products"));
+                        return Err(duplicate(at, CatalogField::Products.name()));
                     }
                     products = Some(self.products()?);
                 }
-                (None, _) => self.lx.skip_value(CATALOG_LEVEL)?,
+                None => self.lx.skip_value(CATALOG_LEVEL)?,
             }
         }
         match products {
             Some(p) => Ok(p),
             None if self.tolerant => Ok(Vec::new()),
-            None => Err(missing(self.lx.pos - 1, "products")),
+            None => Err(missing(self.lx.pos - 1, CatalogField::Products.name())),
         }
     }
 
@@ -300,9 +280,8 @@ impl<'a> Parser<'a> {
         let mut seen = Seen::default();
         let mut hint = 0;
         let mut first = true;
-        while self.lx.next_member(&mut first)? {
-            let (field, at) = self.key(ProductField::ALL, ProductField::TOKENS, ProductField::lookup, hint)?;
-            let Some(f) = field else {
+        while let Some((i, at)) = self.lx.member(&mut first, &ProductField::KEYS, hint)? {
+            let Some(f) = ProductField::at(i) else {
                 self.lx.skip_value(PRODUCT_LEVEL)?;
                 continue;
             };
@@ -320,7 +299,7 @@ impl<'a> Parser<'a> {
                 P::ReviewCount => review_count = self.lx.integer(&REVIEW_COUNT)? as i32,
                 P::InStock => in_stock = self.lx.boolean("true or false for `in_stock`")?,
                 P::Stock => stock = self.lx.integer(&STOCK)? as i32,
-                P::Status => status = self.status()?,
+                P::Status => status = read_status(&mut self.lx)?,
                 P::Tags => tags = self.tags()?,
                 P::Dimensions => dimensions = self.dimensions()?,
                 P::Variants => variants = self.variants()?,
@@ -356,24 +335,6 @@ impl<'a> Parser<'a> {
             discount_percent,
             created_at_ms,
             image_url,
-        })
-    }
-
-    fn status(&mut self) -> Result<Status> {
-        self.lx.skip_ws();
-        let at = self.lx.pos;
-        let known = match self.lx.string("string for `status`")? {
-            Str::Raw(s) => Status::from_str_exact(s).ok_or_else(|| s.to_owned()),
-            Str::Escaped => Status::from_str_exact(&self.lx.scratch).ok_or_else(|| self.lx.scratch.clone()),
-        };
-        known.map_err(|s| {
-            DecodeError::new(
-                at,
-                ErrorKind::UnknownEnum {
-                    what: "status (active, draft or discontinued)",
-                    value: format!("{s:?}"),
-                },
-            )
         })
     }
 
@@ -431,14 +392,8 @@ impl<'a> Parser<'a> {
         self.lx.expect(b'{', "'{' (start of `dimensions`)")?;
         let mut d = Dimensions::default();
         let (mut seen, mut hint, mut first) = (Seen::default(), 0, true);
-        while self.lx.next_member(&mut first)? {
-            let (field, at) = self.key(
-                DimensionsField::ALL,
-                DimensionsField::TOKENS,
-                DimensionsField::lookup,
-                hint,
-            )?;
-            let Some(f) = field else {
+        while let Some((i, at)) = self.lx.member(&mut first, &DimensionsField::KEYS, hint)? {
+            let Some(f) = DimensionsField::at(i) else {
                 self.lx.skip_value(NESTED_LEVEL)?;
                 continue;
             };
@@ -479,9 +434,8 @@ impl<'a> Parser<'a> {
         let (mut sku, mut color, mut size) = (String::new(), String::new(), String::new());
         let (mut price_cents, mut stock) = (0, 0);
         let (mut seen, mut hint, mut first) = (Seen::default(), 0, true);
-        while self.lx.next_member(&mut first)? {
-            let (field, at) = self.key(VariantField::ALL, VariantField::TOKENS, VariantField::lookup, hint)?;
-            let Some(f) = field else {
+        while let Some((i, at)) = self.lx.member(&mut first, &VariantField::KEYS, hint)? {
+            let Some(f) = VariantField::at(i) else {
                 self.lx.skip_value(VARIANT_LEVEL)?;
                 continue;
             };

@@ -17,11 +17,12 @@
 //! allocates per string, escaped or not, and a reader that needs a `&str`
 //! pays for unescaping only the strings it reads.
 
-use super::lexer::{IntField, Lexer, Str};
+use super::lexer::{IntField, Keys, Lexer, Str, Token};
+use super::parse::read_status;
 use crate::codec::record::{self, Seen};
 use crate::codec::view::{CatalogView, Lists, ProductList, ProductView, Text, VariantView, check_list};
 use crate::codec::{DecodeError, ErrorKind};
-use crate::model::{self, MAX_TAGS, MAX_VARIANTS, Status};
+use crate::model::{self, MAX_TAGS, MAX_VARIANTS};
 
 type Result<T> = std::result::Result<T, DecodeError>;
 
@@ -30,23 +31,26 @@ const PRODUCT_LEVEL: usize = 3;
 const NESTED_LEVEL: usize = 4;
 const VARIANT_LEVEL: usize = 5;
 
-/// Declares a record's keys in the order of (docs/SPEC.md, "Field order"), tried first: their
-/// names, and each as the token `"name":` that our writer emits.
+/// Declares a record's keys in the order of (docs/SPEC.md, "Field order"):
+/// the [`Keys`] table of their names and tokens `"name":`, tried first in
+/// that order by [`Lexer::member`].
 macro_rules! keys {
-    ($names:ident, $tokens:ident: $($k:literal),* $(,)?) => {
-        const $names: &[&str] = &[$($k),*];
-        const $tokens: &[&[u8]] = &[$(concat!("\"", $k, "\":").as_bytes()),*];
+    ($keys:ident: $($k:literal),* $(,)?) => {
+        const $keys: Keys = Keys {
+            names: &[$($k),*],
+            tokens: &[$(Token::key($k)),*],
+        };
     };
 }
 
-keys!(PRODUCT_KEYS, PRODUCT_TOKENS:
+keys!(PRODUCT_KEYS:
     "id", "sku", "name", "description", "price_cents", "currency", "rating", "review_count", "in_stock",
     "stock", "status", "tags", "dimensions", "variants", "discount_percent", "created_at_ms", "image_url",
 );
 const DISCOUNT_PERCENT_KEY: usize = 14;
-keys!(DIMENSION_KEYS, DIMENSION_TOKENS: "width_mm", "height_mm", "depth_mm", "weight_g");
-keys!(VARIANT_KEYS, VARIANT_TOKENS: "sku", "color", "size", "price_cents", "stock");
-keys!(CATALOG_KEYS, CATALOG_TOKENS: "products");
+keys!(DIMENSION_KEYS: "width_mm", "height_mm", "depth_mm", "weight_g");
+keys!(VARIANT_KEYS: "sku", "color", "size", "price_cents", "stock");
+keys!(CATALOG_KEYS: "products");
 
 macro_rules! int_field {
     ($name:literal, $ty:ty) => {
@@ -79,9 +83,9 @@ pub fn decode_view(bytes: &[u8]) -> Result<CatalogView<'_>> {
     lx.expect(b'{', "'{' (start of the catalog)")?;
     let mut products = None;
     let mut first = true;
-    while lx.next_member(&mut first)? {
-        match key(&mut lx, (CATALOG_KEYS, CATALOG_TOKENS), 0)? {
-            (Some(_), at) => {
+    while let Some((field, at)) = lx.member(&mut first, &CATALOG_KEYS, 0)? {
+        match field {
+            Some(_) => {
                 if products.is_some() {
                     return Err(DecodeError::new(at, ErrorKind::DuplicateField { field: "products" }));
                 }
@@ -93,7 +97,7 @@ pub fn decode_view(bytes: &[u8]) -> Result<CatalogView<'_>> {
                 lx = list.lx;
                 products = Some(CatalogView::new(count, Lists::Json(start)));
             }
-            (None, _) => lx.skip_value(CATALOG_LEVEL)?,
+            None => lx.skip_value(CATALOG_LEVEL)?,
         }
     }
     let Some(view) = products else {
@@ -112,54 +116,6 @@ pub fn decode_view(bytes: &[u8]) -> Result<CatalogView<'_>> {
         ));
     }
     Ok(view)
-}
-
-/// `"key":` → its index in `keys` (None = unknown), and where the key began.
-/// The key predicted by `hint`, written as we write it, is matched as raw
-/// bytes; anything else is read as a string (escapes and all).
-#[inline(always)]
-fn key(lx: &mut Lexer<'_>, (keys, tokens): (&[&str], &[&[u8]]), hint: usize) -> Result<(Option<usize>, usize)> {
-    lx.skip_ws();
-    let at = lx.pos;
-    if let Some(tok) = tokens.get(hint)
-        && lx.bytes.get(at..at + tok.len()).is_some_and(|s| same(s, tok))
-    {
-        lx.pos = at + tok.len();
-        return Ok((Some(hint), at));
-    }
-    let found = match lx.string("string (object key)")? {
-        Str::Raw(s) => keys.iter().position(|k| *k == s),
-        Str::Escaped => keys.iter().position(|k| *k == lx.scratch),
-    };
-    lx.expect(b':', "':' after object key")?;
-    Ok((found, at))
-}
-
-/// `a == b` for short keys without a `memcmp` call: 8-byte loads, the last
-/// one overlapping (4-byte loads below 8 bytes). Same result as `==`.
-#[inline(always)]
-fn same(a: &[u8], b: &[u8]) -> bool {
-    fn word<const N: usize>(s: &[u8], i: usize) -> [u8; N] {
-        s.get(i..i + N).and_then(|w| w.try_into().ok()).unwrap_or([0; N])
-    }
-    let n = a.len();
-    if n != b.len() {
-        return false;
-    }
-    match n {
-        8.. => {
-            let mut i = 0;
-            while i + 8 < n {
-                if word::<8>(a, i) != word::<8>(b, i) {
-                    return false;
-                }
-                i += 8;
-            }
-            word::<8>(a, n - 8) == word::<8>(b, n - 8)
-        }
-        4..=7 => word::<4>(a, 0) == word::<4>(b, 0) && word::<4>(a, n - 4) == word::<4>(b, n - 4),
-        _ => a.iter().zip(b).all(|(x, y)| x == y),
-    }
 }
 
 /// A string value: borrowed as written, escapes (if any) validated.
@@ -224,13 +180,12 @@ fn product<'a>(lx: &mut Lexer<'a>, index: usize, p: &mut ProductView<'a>) -> Res
     // The one optional field; every other one is written before `}`.
     p.discount_percent = None;
     let (mut seen, mut hint, mut first) = (Seen::default(), 0, true);
-    while lx.next_member(&mut first)? {
-        let (field, at) = key(lx, (PRODUCT_KEYS, PRODUCT_TOKENS), hint)?;
+    while let Some((field, at)) = lx.member(&mut first, &PRODUCT_KEYS, hint)? {
         let Some(f) = field else {
             lx.skip_value(PRODUCT_LEVEL)?;
             continue;
         };
-        seen.mark(f, at, || PRODUCT_KEYS[f])?;
+        seen.mark(f, at, || PRODUCT_KEYS.names[f])?;
         hint = f + 1;
         match f {
             0 => p.id = lx.integer(&ID)?,
@@ -243,7 +198,7 @@ fn product<'a>(lx: &mut Lexer<'a>, index: usize, p: &mut ProductView<'a>) -> Res
             7 => p.review_count = lx.integer(&REVIEW_COUNT)? as i32,
             8 => p.in_stock = lx.boolean("true or false for `in_stock`")?,
             9 => p.stock = lx.integer(&STOCK)? as i32,
-            10 => p.status = status(lx)?,
+            10 => p.status = read_status(lx)?,
             11 => tags(lx, p, index)?,
             12 => dimensions(lx, p)?,
             13 => variants(lx, p, index)?,
@@ -258,26 +213,8 @@ fn product<'a>(lx: &mut Lexer<'a>, index: usize, p: &mut ProductView<'a>) -> Res
             _ => p.image_url = text(lx, "string for `image_url`")?,
         }
     }
-    let required = record::all(PRODUCT_KEYS.len()) & !(1 << DISCOUNT_PERCENT_KEY);
-    seen.check(required, lx.pos - 1, |i| PRODUCT_KEYS[i])
-}
-
-fn status(lx: &mut Lexer<'_>) -> Result<Status> {
-    lx.skip_ws();
-    let at = lx.pos;
-    let known = match lx.string("string for `status`")? {
-        Str::Raw(s) => Status::from_str_exact(s).ok_or_else(|| s.to_owned()),
-        Str::Escaped => Status::from_str_exact(&lx.scratch).ok_or_else(|| lx.scratch.clone()),
-    };
-    known.map_err(|s| {
-        DecodeError::new(
-            at,
-            ErrorKind::UnknownEnum {
-                what: "status (active, draft or discontinued)",
-                value: format!("{s:?}"),
-            },
-        )
-    })
+    let required = record::all(PRODUCT_KEYS.names.len()) & !(1 << DISCOUNT_PERCENT_KEY);
+    seen.check(required, lx.pos - 1, |i| PRODUCT_KEYS.names[i])
 }
 
 /// A list over the model's limit: the rest is read (every item checked)
@@ -329,17 +266,18 @@ fn dimensions(lx: &mut Lexer<'_>, p: &mut ProductView<'_>) -> Result<()> {
     lx.expect(b'{', "'{' (start of `dimensions`)")?;
     let mut v = [0i32; 4];
     let (mut seen, mut hint, mut first) = (Seen::default(), 0, true);
-    while lx.next_member(&mut first)? {
-        let (field, at) = key(lx, (DIMENSION_KEYS, DIMENSION_TOKENS), hint)?;
+    while let Some((field, at)) = lx.member(&mut first, &DIMENSION_KEYS, hint)? {
         let Some(f) = field else {
             lx.skip_value(NESTED_LEVEL)?;
             continue;
         };
-        seen.mark(f, at, || DIMENSION_KEYS[f])?;
+        seen.mark(f, at, || DIMENSION_KEYS.names[f])?;
         hint = f + 1;
         v[f] = lx.integer(&DIMENSIONS[f])? as i32;
     }
-    seen.check(record::all(DIMENSION_KEYS.len()), lx.pos - 1, |i| DIMENSION_KEYS[i])?;
+    seen.check(record::all(DIMENSION_KEYS.names.len()), lx.pos - 1, |i| {
+        DIMENSION_KEYS.names[i]
+    })?;
     let d = &mut p.dimensions;
     [d.width_mm, d.height_mm, d.depth_mm, d.weight_g] = v;
     Ok(())
@@ -365,13 +303,12 @@ fn variant<'a>(lx: &mut Lexer<'a>) -> Result<VariantView<'a>> {
     lx.expect(b'{', "'{' (start of a variant)")?;
     let mut v = VariantView::default();
     let (mut seen, mut hint, mut first) = (Seen::default(), 0, true);
-    while lx.next_member(&mut first)? {
-        let (field, at) = key(lx, (VARIANT_KEYS, VARIANT_TOKENS), hint)?;
+    while let Some((field, at)) = lx.member(&mut first, &VARIANT_KEYS, hint)? {
         let Some(f) = field else {
             lx.skip_value(VARIANT_LEVEL)?;
             continue;
         };
-        seen.mark(f, at, || VARIANT_KEYS[f])?;
+        seen.mark(f, at, || VARIANT_KEYS.names[f])?;
         hint = f + 1;
         match f {
             0 => v.sku = text(lx, "string for `sku`")?,
@@ -381,7 +318,9 @@ fn variant<'a>(lx: &mut Lexer<'a>) -> Result<VariantView<'a>> {
             _ => v.stock = lx.integer(&STOCK)? as i32,
         }
     }
-    seen.check(record::all(VARIANT_KEYS.len()), lx.pos - 1, |i| VARIANT_KEYS[i])?;
+    seen.check(record::all(VARIANT_KEYS.names.len()), lx.pos - 1, |i| {
+        VARIANT_KEYS.names[i]
+    })?;
     Ok(v)
 }
 
@@ -460,29 +399,6 @@ mod tests {
         let view = decode_view(&bytes).unwrap();
         assert_eq!(view.len(), 50);
         assert_eq!(view.to_catalog(), c);
-    }
-
-    #[test]
-    fn same_is_slice_equality() {
-        let words: [&[u8]; 12] = [
-            b"",
-            b"id",
-            b"sku",
-            b"name",
-            b"stock",
-            b"in_stock",
-            b"price_cents",
-            b"price_centz",
-            b"discount_percent",
-            b"discount_percenx",
-            b"\"discount_percent\":",
-            b"\"discount_percenx\":",
-        ];
-        for a in words {
-            for b in words {
-                assert_eq!(same(a, b), a == b, "{a:?} {b:?}");
-            }
-        }
     }
 
     #[test]
