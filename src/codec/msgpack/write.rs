@@ -6,7 +6,11 @@
 //! for every `i32`/`i64`): a **non-negative** value uses the unsigned family
 //! (positive fixint, uint 8/16/32/64) and a **negative** one the signed family
 //! (negative fixint, int 8/16/32/64). So 200 is `cc c8` (2 bytes) rather than
-//! `d1 00 c8`, and -200 is `d1 ff 38`.
+//! `d1 00 c8`, and -200 is `d1 ff 38`. A non-negative value's form is
+//! looked up by its count of leading zero bits ([`UINT_FORMS`]) rather than
+//! found by a chain of comparisons: the widths in a catalog vary from one
+//! value to the next, and each comparison the processor guesses wrong costs
+//! more than the lookup.
 //!
 //! Lengths: `usize` → wire via `u32::try_from`, never `as`; a string or list
 //! longer than `u32::MAX` is [`EncodeError::TooLong`]. Keys are fixstr byte
@@ -125,19 +129,16 @@ fn wide(marker: u8, bits: u64, width: usize) -> Scalar {
 }
 
 /// An unsigned integer in the smallest of positive fixint / uint 8/16/32/64.
+/// The form comes from [`UINT_FORMS`] without a branch on the value; only
+/// the 9-byte uint 64 (beyond 32 bits) takes a path of its own.
 #[inline(always)]
 pub fn uint_bytes(v: u64) -> Scalar {
-    if v < 0x80 {
-        // positive fixint: the byte is the value
-        Scalar(u128::from(v), 1)
-    } else if v <= u64::from(u8::MAX) {
-        wide(U8, v, 1)
-    } else if v <= u64::from(u16::MAX) {
-        wide(U16, v, 2)
-    } else if v <= u64::from(u32::MAX) {
-        wide(U32, v, 4)
+    let form = uint_form(v);
+    if form.count == 9 {
+        // All 8 bytes big-endian after the marker.
+        Scalar(u128::from(U64) | u128::from(v.swap_bytes()) << 8, 9)
     } else {
-        wide(U64, v, 8)
+        short_uint(v, form)
     }
 }
 
@@ -145,18 +146,106 @@ pub fn uint_bytes(v: u64) -> Scalar {
 /// the smallest of negative fixint / int 8/16/32/64.
 #[inline(always)]
 pub fn int_bytes(v: i64) -> Scalar {
+    match u64::try_from(v) {
+        Ok(u) => uint_bytes(u),
+        Err(_) => negative_int_bytes(v),
+    }
+}
+
+/// An `i32` as [`int_bytes`] spells it, without the uint 64 path (an `i32`
+/// takes at most 5 bytes).
+#[inline(always)]
+fn int32_bytes(v: i32) -> Scalar {
+    match u32::try_from(v) {
+        Ok(u) => {
+            let u = u64::from(u);
+            short_uint(u, uint_form(u))
+        }
+        Err(_) => negative_int_bytes(i64::from(v)),
+    }
+}
+
+/// A negative integer in the smallest of negative fixint / int 8/16/32/64.
+#[inline(always)]
+fn negative_int_bytes(v: i64) -> Scalar {
+    debug_assert!(v < 0);
     // Two's complement: the low bytes of the 64-bit pattern are the value at
     // any narrower width that holds it.
     let bits = v as u64;
-    match u64::try_from(v) {
-        Ok(u) => uint_bytes(u),
+    if v >= -32 {
         // negative fixint: 0xe0..=0xff, the value's low byte
-        Err(_) if v >= -32 => Scalar(u128::from(bits & 0xff), 1),
-        Err(_) if v >= i64::from(i8::MIN) => wide(I8, bits, 1),
-        Err(_) if v >= i64::from(i16::MIN) => wide(I16, bits, 2),
-        Err(_) if v >= i64::from(i32::MIN) => wide(I32, bits, 4),
-        Err(_) => wide(I64, bits, 8),
+        Scalar(u128::from(bits & 0xff), 1)
+    } else if v >= i64::from(i8::MIN) {
+        wide(I8, bits, 1)
+    } else if v >= i64::from(i16::MIN) {
+        wide(I16, bits, 2)
+    } else if v >= i64::from(i32::MIN) {
+        wide(I32, bits, 4)
+    } else {
+        wide(I64, bits, 8)
     }
+}
+
+/// How one class of unsigned integers is spelled: see [`UINT_FORMS`].
+#[derive(Clone, Copy)]
+struct UintForm {
+    /// For the forms of up to 5 bytes, the marker in the byte just above
+    /// the value's own bytes (a byte that is 0 in the value); 0 for a
+    /// positive fixint, whose one byte is the value. Unused for uint 64.
+    marker_above: u64,
+    /// Bytes the encoding counts: 1 (positive fixint), 2, 3, 5 or 9.
+    count: u32,
+    /// `64 - 8 * count`, the shift that keeps just the counted bytes
+    /// (forms of up to 5 bytes).
+    shift: u32,
+}
+
+/// The form of each unsigned integer, indexed by the number of leading
+/// zero bits of `v | 1` (0 spells as 1 does): 57 or more leading zeros is
+/// a positive fixint (below `0x80`), 56 a uint 8, 48 to 55 a uint 16, 32 to
+/// 47 a uint 32, fewer a uint 64.
+const UINT_FORMS: [UintForm; 64] = {
+    /// A marker and `width` bytes.
+    const fn wide(marker: u8, width: u32) -> UintForm {
+        UintForm {
+            marker_above: (marker as u64) << (8 * width),
+            count: 1 + width,
+            shift: 64 - 8 * (1 + width),
+        }
+    }
+    let mut t = [wide(0, 0); 64];
+    let mut zeros = 0;
+    while zeros < 64 {
+        t[zeros] = match 63 - zeros {
+            0..=6 => wide(0, 0),
+            7 => wide(U8, 1),
+            8..=15 => wide(U16, 2),
+            16..=31 => wide(U32, 4),
+            _ => UintForm {
+                marker_above: 0,
+                count: 9,
+                shift: 0,
+            },
+        };
+        zeros += 1;
+    }
+    t
+};
+
+/// The [`UINT_FORMS`] entry of `v`: one bit scan, no branch.
+#[inline(always)]
+fn uint_form(v: u64) -> &'static UintForm {
+    &UINT_FORMS[(v | 1).leading_zeros() as usize]
+}
+
+/// `v` in `form` of at most 5 bytes: the marker put above the value's
+/// bytes, the whole byte-swapped so that the marker comes first, then
+/// shifted so that just the counted bytes remain.
+#[inline(always)]
+fn short_uint(v: u64, form: &UintForm) -> Scalar {
+    debug_assert!(form.count <= 5 && v & form.marker_above == 0);
+    let word = (v | form.marker_above).swap_bytes() >> form.shift;
+    Scalar(u128::from(word), form.count as usize)
 }
 
 /// A `usize` length as the 32-bit wire maximum, or `TooLong`.
@@ -731,9 +820,9 @@ fn write_product(p: &Product, w: &mut Spare<'_>) -> Result<(), Stop> {
         w.key_scalar(key!("price_cents"), int_bytes(p.price_cents));
         w.key_str(key!("currency"), &p.currency)?;
         w.key_small(RATING_F64, f64_bytes(p.rating));
-        w.key_small(key!("review_count"), int_bytes(i64::from(p.review_count)));
+        w.key_small(key!("review_count"), int32_bytes(p.review_count));
         w.key_small(key!("in_stock"), bool_bytes(p.in_stock));
-        w.key_small(key!("stock"), int_bytes(i64::from(p.stock)));
+        w.key_small(key!("stock"), int32_bytes(p.stock));
         w.put_prefix(status, *status_len);
         w.key_header(key!("tags"), tags);
     }
@@ -750,17 +839,17 @@ fn write_product(p: &Product, w: &mut Spare<'_>) -> Result<(), Stop> {
     // check (the head's or the last tag's) took DIMENSIONS_MAX beyond the
     // bytes of its own section, all written since.
     unsafe {
-        w.key_small(DIMENSIONS_HEAD, int_bytes(i64::from(d.width_mm)));
-        w.key_small(key!("height_mm"), int_bytes(i64::from(d.height_mm)));
-        w.key_small(key!("depth_mm"), int_bytes(i64::from(d.depth_mm)));
-        w.key_small(key!("weight_g"), int_bytes(i64::from(d.weight_g)));
+        w.key_small(DIMENSIONS_HEAD, int32_bytes(d.width_mm));
+        w.key_small(key!("height_mm"), int32_bytes(d.height_mm));
+        w.key_small(key!("depth_mm"), int32_bytes(d.depth_mm));
+        w.key_small(key!("weight_g"), int32_bytes(d.weight_g));
         w.key_header(key!("variants"), variants);
     }
     for v in &p.variants {
         write_variant(v, w)?;
     }
     let discount = match p.discount_percent {
-        Some(d) => int_bytes(i64::from(d)),
+        Some(d) => int32_bytes(d),
         None => Scalar(u128::from(NIL), 1),
     };
     w.check(&[TAIL_MAX, p.image_url.len()])?;
@@ -807,7 +896,7 @@ fn write_variant(v: &Variant, w: &mut Spare<'_>) -> Result<(), Stop> {
         w.key_str(key!("color"), &v.color)?;
         w.key_str(key!("size"), &v.size)?;
         w.key_scalar(key!("price_cents"), int_bytes(v.price_cents));
-        w.key_small(key!("stock"), int_bytes(i64::from(v.stock)));
+        w.key_small(key!("stock"), int32_bytes(v.stock));
     }
     Ok(())
 }
@@ -821,6 +910,58 @@ mod tests {
     fn keys_are_fixstr_constants() {
         assert_eq!(key!("id"), &[0xa2, b'i', b'd']);
         assert_eq!(key!("discount_percent")[0], 0xb0);
+    }
+
+    /// rmp's rule, spelled plainly: the smallest form of the value's family.
+    fn plain_int(v: i64) -> Vec<u8> {
+        let with = |marker: u8, be: &[u8]| [&[marker][..], be].concat();
+        match v {
+            0.. => plain_uint(v as u64),
+            -32..=-1 => vec![v as u8],
+            -128..=-33 => with(I8, &(v as i8).to_be_bytes()),
+            -32_768..=-129 => with(I16, &(v as i16).to_be_bytes()),
+            -2_147_483_648..=-32_769 => with(I32, &(v as i32).to_be_bytes()),
+            _ => with(I64, &v.to_be_bytes()),
+        }
+    }
+
+    fn plain_uint(v: u64) -> Vec<u8> {
+        let with = |marker: u8, be: &[u8]| [&[marker][..], be].concat();
+        match v {
+            0..=127 => vec![v as u8],
+            128..=0xff => with(U8, &[v as u8]),
+            0x100..=0xffff => with(U16, &(v as u16).to_be_bytes()),
+            0x1_0000..=0xffff_ffff => with(U32, &(v as u32).to_be_bytes()),
+            _ => with(U64, &v.to_be_bytes()),
+        }
+    }
+
+    /// The table-driven forms equal the plain rule on both sides of every
+    /// power of two, both signs, and at random magnitudes; so does the
+    /// `i32` path on every value that fits an `i32`.
+    #[test]
+    fn int_forms_equal_the_plain_rule() {
+        let mut values: Vec<i64> = crate::fixtures::boundary_i64s();
+        for bit in 0..64 {
+            let p = 1i64.wrapping_shl(bit);
+            for d in -2..=2 {
+                values.extend([p.wrapping_add(d), p.wrapping_neg().wrapping_add(d)]);
+            }
+        }
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..10_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            values.push((x as i64) >> (x % 64));
+        }
+        for v in values {
+            assert_eq!(int_bytes(v).bytes(), plain_int(v), "{v}");
+            assert_eq!(uint_bytes(v as u64).bytes(), plain_uint(v as u64), "{v} as u64");
+            if let Ok(v32) = i32::try_from(v) {
+                assert_eq!(int32_bytes(v32).bytes(), plain_int(v), "{v} as i32");
+            }
+        }
     }
 
     /// The joined constants are their parts, one after another.
