@@ -166,7 +166,10 @@ fn int32_bytes(v: i32) -> Scalar {
 }
 
 /// A negative integer in the smallest of negative fixint / int 8/16/32/64.
-#[inline(always)]
+/// Kept out of line: the model refuses a negative value in every integer
+/// field but `created_at_ms`, where it is a date before 1970.
+#[cold]
+#[inline(never)]
 fn negative_int_bytes(v: i64) -> Scalar {
     debug_assert!(v < 0);
     // Two's complement: the low bytes of the 64-bit pattern are the value at
@@ -188,46 +191,47 @@ fn negative_int_bytes(v: i64) -> Scalar {
 
 /// How one class of unsigned integers is spelled: see [`UINT_FORMS`].
 #[derive(Clone, Copy)]
+#[repr(align(4))]
 struct UintForm {
-    /// For the forms of up to 5 bytes, the marker in the byte just above
-    /// the value's own bytes (a byte that is 0 in the value); 0 for a
-    /// positive fixint, whose one byte is the value. Unused for uint 64.
-    marker_above: u64,
+    /// The first byte: the marker, or 0 for a positive fixint (whose one
+    /// byte is the value).
+    marker: u8,
+    /// `56 - 8 * width` for `width` bytes after the marker: shifting the
+    /// byte-swapped value right by it leaves those bytes big-endian from
+    /// the second byte on, and in the first the byte just above them (0).
+    shift: u8,
     /// Bytes the encoding counts: 1 (positive fixint), 2, 3, 5 or 9.
-    count: u32,
-    /// `64 - 8 * count`, the shift that keeps just the counted bytes
-    /// (forms of up to 5 bytes).
-    shift: u32,
+    count: u8,
 }
 
-/// The form of each unsigned integer, indexed by the number of leading
-/// zero bits of `v | 1` (0 spells as 1 does): 57 or more leading zeros is
-/// a positive fixint (below `0x80`), 56 a uint 8, 48 to 55 a uint 16, 32 to
-/// 47 a uint 32, fewer a uint 64.
+/// The form of each unsigned integer, indexed by the position of the
+/// highest set bit of `v | 1` (0 spells as 1 does): bits 0 to 6 are a
+/// positive fixint (below `0x80`), bit 7 a uint 8, bits 8 to 15 a uint 16,
+/// 16 to 31 a uint 32, higher a uint 64 (9 bytes; its shift is unused).
 const UINT_FORMS: [UintForm; 64] = {
     /// A marker and `width` bytes.
-    const fn wide(marker: u8, width: u32) -> UintForm {
+    const fn wide(marker: u8, width: u8) -> UintForm {
         UintForm {
-            marker_above: (marker as u64) << (8 * width),
+            marker,
+            shift: 56 - 8 * width,
             count: 1 + width,
-            shift: 64 - 8 * (1 + width),
         }
     }
     let mut t = [wide(0, 0); 64];
-    let mut zeros = 0;
-    while zeros < 64 {
-        t[zeros] = match 63 - zeros {
+    let mut top = 0;
+    while top < 64 {
+        t[top] = match top {
             0..=6 => wide(0, 0),
             7 => wide(U8, 1),
             8..=15 => wide(U16, 2),
             16..=31 => wide(U32, 4),
             _ => UintForm {
-                marker_above: 0,
-                count: 9,
+                marker: U64,
                 shift: 0,
+                count: 9,
             },
         };
-        zeros += 1;
+        top += 1;
     }
     t
 };
@@ -235,17 +239,21 @@ const UINT_FORMS: [UintForm; 64] = {
 /// The [`UINT_FORMS`] entry of `v`: one bit scan, no branch.
 #[inline(always)]
 fn uint_form(v: u64) -> &'static UintForm {
-    &UINT_FORMS[(v | 1).leading_zeros() as usize]
+    &UINT_FORMS[(v | 1).ilog2() as usize]
 }
 
-/// `v` in `form` of at most 5 bytes: the marker put above the value's
-/// bytes, the whole byte-swapped so that the marker comes first, then
-/// shifted so that just the counted bytes remain.
+/// `v` in `form` of at most 5 bytes: byte-swapped so that its low bytes
+/// come first, shifted so that they start at the second byte, the marker
+/// in the first.
 #[inline(always)]
 fn short_uint(v: u64, form: &UintForm) -> Scalar {
-    debug_assert!(form.count <= 5 && v & form.marker_above == 0);
-    let word = (v | form.marker_above).swap_bytes() >> form.shift;
-    Scalar(u128::from(word), form.count as usize)
+    debug_assert!(match form.count {
+        1 => v < 0x80,
+        2..=5 => v >> (8 * (form.count - 1)) == 0,
+        _ => false,
+    });
+    let word = (v.swap_bytes() >> form.shift) | u64::from(form.marker);
+    Scalar(u128::from(word), usize::from(form.count))
 }
 
 /// A `usize` length as the 32-bit wire maximum, or `TooLong`.
