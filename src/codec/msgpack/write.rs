@@ -7,7 +7,7 @@
 //! (positive fixint, uint 8/16/32/64) and a **negative** one the signed family
 //! (negative fixint, int 8/16/32/64). So 200 is `cc c8` (2 bytes) rather than
 //! `d1 00 c8`, and -200 is `d1 ff 38`. A non-negative value's form is
-//! looked up by its count of leading zero bits ([`UINT_FORMS`]) rather than
+//! looked up by its bit length ([`UINT_FORMS`]) rather than
 //! found by a chain of comparisons: the widths in a catalog vary from one
 //! value to the next, and each comparison the processor guesses wrong costs
 //! more than the lookup.
@@ -133,7 +133,10 @@ fn wide(marker: u8, bits: u64, width: usize) -> Scalar {
 /// the 9-byte uint 64 (beyond 32 bits) takes a path of its own.
 #[inline(always)]
 pub fn uint_bytes(v: u64) -> Scalar {
-    let form = uint_form(v);
+    let form = match i64::try_from(v) {
+        Ok(_) => uint_form(v),
+        Err(_) => &UINT_FORMS[1 + 64],
+    };
     if form.count == 9 {
         // All 8 bytes big-endian after the marker.
         Scalar(u128::from(U64) | u128::from(v.swap_bytes()) << 8, 9)
@@ -162,6 +165,23 @@ fn int32_bytes(v: i32) -> Scalar {
             short_uint(u, uint_form(u))
         }
         Err(_) => negative_int_bytes(i64::from(v)),
+    }
+}
+
+/// An optional `i32`: nil when absent, else as [`int32_bytes`]. Absent
+/// spells as 0 would, but from the nil entry of [`UINT_FORMS`]: the two
+/// differ in the index, not in the path taken.
+#[inline(always)]
+fn optional_int32_bytes(v: Option<i32>) -> Scalar {
+    let d = v.unwrap_or(0);
+    match u32::try_from(d) {
+        Ok(u) => {
+            let u = u64::from(u);
+            // Entry 0 is nil; a present value's entry is 1 + its bit length.
+            let index = usize::from(v.is_some()) * (1 + bit_length(u));
+            short_uint(u, &UINT_FORMS[index])
+        }
+        Err(_) => negative_int_bytes(i64::from(d)),
     }
 }
 
@@ -204,11 +224,12 @@ struct UintForm {
     count: u8,
 }
 
-/// The form of each unsigned integer, indexed by the position of the
-/// highest set bit of `v | 1` (0 spells as 1 does): bits 0 to 6 are a
-/// positive fixint (below `0x80`), bit 7 a uint 8, bits 8 to 15 a uint 16,
-/// 16 to 31 a uint 32, higher a uint 64 (9 bytes; its shift is unused).
-const UINT_FORMS: [UintForm; 64] = {
+/// The form of each unsigned integer at 1 + its bit length (the position
+/// of its highest set bit plus one; 0 for 0): up to 7 bits is a positive
+/// fixint (below `0x80`), 8 a uint 8, 9 to 16 a uint 16, 17 to 32 a uint
+/// 32, more a uint 64 (9 bytes; its shift is unused). Entry 0 spells 0 as
+/// nil, for an absent value.
+const UINT_FORMS: [UintForm; 66] = {
     /// A marker and `width` bytes.
     const fn wide(marker: u8, width: u8) -> UintForm {
         UintForm {
@@ -217,29 +238,38 @@ const UINT_FORMS: [UintForm; 64] = {
             count: 1 + width,
         }
     }
-    let mut t = [wide(0, 0); 64];
-    let mut top = 0;
-    while top < 64 {
-        t[top] = match top {
-            0..=6 => wide(0, 0),
-            7 => wide(U8, 1),
-            8..=15 => wide(U16, 2),
-            16..=31 => wide(U32, 4),
+    let mut t = [wide(NIL, 0); 66];
+    let mut bits = 0;
+    while bits <= 64 {
+        t[1 + bits] = match bits {
+            0..=7 => wide(0, 0),
+            8 => wide(U8, 1),
+            9..=16 => wide(U16, 2),
+            17..=32 => wide(U32, 4),
             _ => UintForm {
                 marker: U64,
                 shift: 0,
                 count: 9,
             },
         };
-        top += 1;
+        bits += 1;
     }
     t
 };
 
-/// The [`UINT_FORMS`] entry of `v`: one bit scan, no branch.
+/// The [`UINT_FORMS`] entry of `v` (below 2^63): one bit scan, no branch.
 #[inline(always)]
 fn uint_form(v: u64) -> &'static UintForm {
-    &UINT_FORMS[(v | 1).ilog2() as usize]
+    &UINT_FORMS[1 + bit_length(v)]
+}
+
+/// The bit length of `v` (below 2^63): `2v + 1` does not overflow, and its
+/// highest set bit is at `v`'s bit length, so one scan, and 0 needs no case
+/// of its own.
+#[inline(always)]
+fn bit_length(v: u64) -> usize {
+    debug_assert!(v >> 63 == 0);
+    (v << 1 | 1).ilog2() as usize
 }
 
 /// `v` in `form` of at most 5 bytes: byte-swapped so that its low bytes
@@ -856,10 +886,7 @@ fn write_product(p: &Product, w: &mut Spare<'_>) -> Result<(), Stop> {
     for v in &p.variants {
         write_variant(v, w)?;
     }
-    let discount = match p.discount_percent {
-        Some(d) => int32_bytes(d),
-        None => Scalar(u128::from(NIL), 1),
-    };
+    let discount = optional_int32_bytes(p.discount_percent);
     w.check(&[TAIL_MAX, p.image_url.len()])?;
     // SAFETY: two key + scalar stores and a key + string, counting at most
     // TAIL_MAX and the URL's bytes and reaching at most 15 past them.
@@ -968,8 +995,10 @@ mod tests {
             assert_eq!(uint_bytes(v as u64).bytes(), plain_uint(v as u64), "{v} as u64");
             if let Ok(v32) = i32::try_from(v) {
                 assert_eq!(int32_bytes(v32).bytes(), plain_int(v), "{v} as i32");
+                assert_eq!(optional_int32_bytes(Some(v32)).bytes(), plain_int(v), "Some({v})");
             }
         }
+        assert_eq!(optional_int32_bytes(None).bytes(), [NIL]);
     }
 
     /// The joined constants are their parts, one after another.
