@@ -6,7 +6,11 @@
 //! for every `i32`/`i64`): a **non-negative** value uses the unsigned family
 //! (positive fixint, uint 8/16/32/64) and a **negative** one the signed family
 //! (negative fixint, int 8/16/32/64). So 200 is `cc c8` (2 bytes) rather than
-//! `d1 00 c8`, and -200 is `d1 ff 38`.
+//! `d1 00 c8`, and -200 is `d1 ff 38`. A non-negative value's form is
+//! looked up by its bit length ([`UINT_FORMS`]) rather than
+//! found by a chain of comparisons: the widths in a catalog vary from one
+//! value to the next, and each comparison the processor guesses wrong costs
+//! more than the lookup.
 //!
 //! Lengths: `usize` → wire via `u32::try_from`, never `as`; a string or list
 //! longer than `u32::MAX` is [`EncodeError::TooLong`]. Keys are fixstr byte
@@ -125,19 +129,19 @@ fn wide(marker: u8, bits: u64, width: usize) -> Scalar {
 }
 
 /// An unsigned integer in the smallest of positive fixint / uint 8/16/32/64.
+/// The form comes from [`UINT_FORMS`] without a branch on the value; only
+/// the 9-byte uint 64 (beyond 32 bits) takes a path of its own.
 #[inline(always)]
 pub fn uint_bytes(v: u64) -> Scalar {
-    if v < 0x80 {
-        // positive fixint: the byte is the value
-        Scalar(u128::from(v), 1)
-    } else if v <= u64::from(u8::MAX) {
-        wide(U8, v, 1)
-    } else if v <= u64::from(u16::MAX) {
-        wide(U16, v, 2)
-    } else if v <= u64::from(u32::MAX) {
-        wide(U32, v, 4)
+    let form = match i64::try_from(v) {
+        Ok(_) => uint_form(v),
+        Err(_) => &UINT_FORMS[1 + 64],
+    };
+    if form.count == 9 {
+        // All 8 bytes big-endian after the marker.
+        Scalar(u128::from(U64) | u128::from(v.swap_bytes()) << 8, 9)
     } else {
-        wide(U64, v, 8)
+        short_uint(v, form)
     }
 }
 
@@ -145,18 +149,141 @@ pub fn uint_bytes(v: u64) -> Scalar {
 /// the smallest of negative fixint / int 8/16/32/64.
 #[inline(always)]
 pub fn int_bytes(v: i64) -> Scalar {
+    match u64::try_from(v) {
+        Ok(u) => uint_bytes(u),
+        Err(_) => negative_int_bytes(v),
+    }
+}
+
+/// An `i32` as [`int_bytes`] spells it, without the uint 64 path (an `i32`
+/// takes at most 5 bytes).
+#[inline(always)]
+fn int32_bytes(v: i32) -> Scalar {
+    match u32::try_from(v) {
+        Ok(u) => {
+            let u = u64::from(u);
+            short_uint(u, uint_form(u))
+        }
+        Err(_) => negative_int_bytes(i64::from(v)),
+    }
+}
+
+/// An optional `i32`: nil when absent, else as [`int32_bytes`]. Absent
+/// spells as 0 would, but from the nil entry of [`UINT_FORMS`]: the two
+/// differ in the index, not in the path taken.
+#[inline(always)]
+fn optional_int32_bytes(v: Option<i32>) -> Scalar {
+    let d = v.unwrap_or(0);
+    match u32::try_from(d) {
+        Ok(u) => {
+            let u = u64::from(u);
+            // Entry 0 is nil; a present value's entry is 1 + its bit length.
+            let index = usize::from(v.is_some()) * (1 + bit_length(u));
+            short_uint(u, &UINT_FORMS[index])
+        }
+        Err(_) => negative_int_bytes(i64::from(d)),
+    }
+}
+
+/// A negative integer in the smallest of negative fixint / int 8/16/32/64.
+/// Kept out of line: the model refuses a negative value in every integer
+/// field but `created_at_ms`, where it is a date before 1970.
+#[cold]
+#[inline(never)]
+fn negative_int_bytes(v: i64) -> Scalar {
+    debug_assert!(v < 0);
     // Two's complement: the low bytes of the 64-bit pattern are the value at
     // any narrower width that holds it.
     let bits = v as u64;
-    match u64::try_from(v) {
-        Ok(u) => uint_bytes(u),
+    if v >= -32 {
         // negative fixint: 0xe0..=0xff, the value's low byte
-        Err(_) if v >= -32 => Scalar(u128::from(bits & 0xff), 1),
-        Err(_) if v >= i64::from(i8::MIN) => wide(I8, bits, 1),
-        Err(_) if v >= i64::from(i16::MIN) => wide(I16, bits, 2),
-        Err(_) if v >= i64::from(i32::MIN) => wide(I32, bits, 4),
-        Err(_) => wide(I64, bits, 8),
+        Scalar(u128::from(bits & 0xff), 1)
+    } else if v >= i64::from(i8::MIN) {
+        wide(I8, bits, 1)
+    } else if v >= i64::from(i16::MIN) {
+        wide(I16, bits, 2)
+    } else if v >= i64::from(i32::MIN) {
+        wide(I32, bits, 4)
+    } else {
+        wide(I64, bits, 8)
     }
+}
+
+/// How one class of unsigned integers is spelled: see [`UINT_FORMS`].
+#[derive(Clone, Copy)]
+#[repr(align(4))]
+struct UintForm {
+    /// The first byte: the marker, or 0 for a positive fixint (whose one
+    /// byte is the value).
+    marker: u8,
+    /// `56 - 8 * width` for `width` bytes after the marker: shifting the
+    /// byte-swapped value right by it leaves those bytes big-endian from
+    /// the second byte on, and in the first the byte just above them (0).
+    shift: u8,
+    /// Bytes the encoding counts: 1 (positive fixint), 2, 3, 5 or 9.
+    count: u8,
+}
+
+/// The form of each unsigned integer at 1 + its bit length (the position
+/// of its highest set bit plus one; 0 for 0): up to 7 bits is a positive
+/// fixint (below `0x80`), 8 a uint 8, 9 to 16 a uint 16, 17 to 32 a uint
+/// 32, more a uint 64 (9 bytes; its shift is unused). Entry 0 spells 0 as
+/// nil, for an absent value.
+const UINT_FORMS: [UintForm; 66] = {
+    /// A marker and `width` bytes.
+    const fn wide(marker: u8, width: u8) -> UintForm {
+        UintForm {
+            marker,
+            shift: 56 - 8 * width,
+            count: 1 + width,
+        }
+    }
+    let mut t = [wide(NIL, 0); 66];
+    let mut bits = 0;
+    while bits <= 64 {
+        t[1 + bits] = match bits {
+            0..=7 => wide(0, 0),
+            8 => wide(U8, 1),
+            9..=16 => wide(U16, 2),
+            17..=32 => wide(U32, 4),
+            _ => UintForm {
+                marker: U64,
+                shift: 0,
+                count: 9,
+            },
+        };
+        bits += 1;
+    }
+    t
+};
+
+/// The [`UINT_FORMS`] entry of `v` (below 2^63): one bit scan, no branch.
+#[inline(always)]
+fn uint_form(v: u64) -> &'static UintForm {
+    &UINT_FORMS[1 + bit_length(v)]
+}
+
+/// The bit length of `v` (below 2^63): `2v + 1` does not overflow, and its
+/// highest set bit is at `v`'s bit length, so one scan, and 0 needs no case
+/// of its own.
+#[inline(always)]
+fn bit_length(v: u64) -> usize {
+    debug_assert!(v >> 63 == 0);
+    (v << 1 | 1).ilog2() as usize
+}
+
+/// `v` in `form` of at most 5 bytes: byte-swapped so that its low bytes
+/// come first, shifted so that they start at the second byte, the marker
+/// in the first.
+#[inline(always)]
+fn short_uint(v: u64, form: &UintForm) -> Scalar {
+    debug_assert!(match form.count {
+        1 => v < 0x80,
+        2..=5 => v >> (8 * (form.count - 1)) == 0,
+        _ => false,
+    });
+    let word = (v.swap_bytes() >> form.shift) | u64::from(form.marker);
+    Scalar(u128::from(word), usize::from(form.count))
 }
 
 /// A `usize` length as the 32-bit wire maximum, or `TooLong`.
@@ -731,9 +858,9 @@ fn write_product(p: &Product, w: &mut Spare<'_>) -> Result<(), Stop> {
         w.key_scalar(key!("price_cents"), int_bytes(p.price_cents));
         w.key_str(key!("currency"), &p.currency)?;
         w.key_small(RATING_F64, f64_bytes(p.rating));
-        w.key_small(key!("review_count"), int_bytes(i64::from(p.review_count)));
+        w.key_small(key!("review_count"), int32_bytes(p.review_count));
         w.key_small(key!("in_stock"), bool_bytes(p.in_stock));
-        w.key_small(key!("stock"), int_bytes(i64::from(p.stock)));
+        w.key_small(key!("stock"), int32_bytes(p.stock));
         w.put_prefix(status, *status_len);
         w.key_header(key!("tags"), tags);
     }
@@ -750,19 +877,16 @@ fn write_product(p: &Product, w: &mut Spare<'_>) -> Result<(), Stop> {
     // check (the head's or the last tag's) took DIMENSIONS_MAX beyond the
     // bytes of its own section, all written since.
     unsafe {
-        w.key_small(DIMENSIONS_HEAD, int_bytes(i64::from(d.width_mm)));
-        w.key_small(key!("height_mm"), int_bytes(i64::from(d.height_mm)));
-        w.key_small(key!("depth_mm"), int_bytes(i64::from(d.depth_mm)));
-        w.key_small(key!("weight_g"), int_bytes(i64::from(d.weight_g)));
+        w.key_small(DIMENSIONS_HEAD, int32_bytes(d.width_mm));
+        w.key_small(key!("height_mm"), int32_bytes(d.height_mm));
+        w.key_small(key!("depth_mm"), int32_bytes(d.depth_mm));
+        w.key_small(key!("weight_g"), int32_bytes(d.weight_g));
         w.key_header(key!("variants"), variants);
     }
     for v in &p.variants {
         write_variant(v, w)?;
     }
-    let discount = match p.discount_percent {
-        Some(d) => int_bytes(i64::from(d)),
-        None => Scalar(u128::from(NIL), 1),
-    };
+    let discount = optional_int32_bytes(p.discount_percent);
     w.check(&[TAIL_MAX, p.image_url.len()])?;
     // SAFETY: two key + scalar stores and a key + string, counting at most
     // TAIL_MAX and the URL's bytes and reaching at most 15 past them.
@@ -807,7 +931,7 @@ fn write_variant(v: &Variant, w: &mut Spare<'_>) -> Result<(), Stop> {
         w.key_str(key!("color"), &v.color)?;
         w.key_str(key!("size"), &v.size)?;
         w.key_scalar(key!("price_cents"), int_bytes(v.price_cents));
-        w.key_small(key!("stock"), int_bytes(i64::from(v.stock)));
+        w.key_small(key!("stock"), int32_bytes(v.stock));
     }
     Ok(())
 }
@@ -821,6 +945,60 @@ mod tests {
     fn keys_are_fixstr_constants() {
         assert_eq!(key!("id"), &[0xa2, b'i', b'd']);
         assert_eq!(key!("discount_percent")[0], 0xb0);
+    }
+
+    /// rmp's rule, spelled plainly: the smallest form of the value's family.
+    fn plain_int(v: i64) -> Vec<u8> {
+        let with = |marker: u8, be: &[u8]| [&[marker][..], be].concat();
+        match v {
+            0.. => plain_uint(v as u64),
+            -32..=-1 => vec![v as u8],
+            -128..=-33 => with(I8, &(v as i8).to_be_bytes()),
+            -32_768..=-129 => with(I16, &(v as i16).to_be_bytes()),
+            -2_147_483_648..=-32_769 => with(I32, &(v as i32).to_be_bytes()),
+            _ => with(I64, &v.to_be_bytes()),
+        }
+    }
+
+    fn plain_uint(v: u64) -> Vec<u8> {
+        let with = |marker: u8, be: &[u8]| [&[marker][..], be].concat();
+        match v {
+            0..=127 => vec![v as u8],
+            128..=0xff => with(U8, &[v as u8]),
+            0x100..=0xffff => with(U16, &(v as u16).to_be_bytes()),
+            0x1_0000..=0xffff_ffff => with(U32, &(v as u32).to_be_bytes()),
+            _ => with(U64, &v.to_be_bytes()),
+        }
+    }
+
+    /// The table-driven forms equal the plain rule on both sides of every
+    /// power of two, both signs, and at random magnitudes; so does the
+    /// `i32` path on every value that fits an `i32`.
+    #[test]
+    fn int_forms_equal_the_plain_rule() {
+        let mut values: Vec<i64> = crate::fixtures::boundary_i64s();
+        for bit in 0..64 {
+            let p = 1i64.wrapping_shl(bit);
+            for d in -2..=2 {
+                values.extend([p.wrapping_add(d), p.wrapping_neg().wrapping_add(d)]);
+            }
+        }
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..10_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            values.push((x as i64) >> (x % 64));
+        }
+        for v in values {
+            assert_eq!(int_bytes(v).bytes(), plain_int(v), "{v}");
+            assert_eq!(uint_bytes(v as u64).bytes(), plain_uint(v as u64), "{v} as u64");
+            if let Ok(v32) = i32::try_from(v) {
+                assert_eq!(int32_bytes(v32).bytes(), plain_int(v), "{v} as i32");
+                assert_eq!(optional_int32_bytes(Some(v32)).bytes(), plain_int(v), "Some({v})");
+            }
+        }
+        assert_eq!(optional_int32_bytes(None).bytes(), [NIL]);
     }
 
     /// The joined constants are their parts, one after another.
