@@ -257,9 +257,6 @@ fn encoder_main(rx: &Mutex<mpsc::Receiver<EncodeJob>>, mut compressor: Compresso
             compressor = Compressor::default();
             Err(format!("encoding {} panicked", format.name()))
         });
-        // An encoder thread waits idle between large responses: it keeps no
-        // large FlatBuffers builder meanwhile.
-        crate::codec::flatbuffers::release_thread_builder(KEEP);
         let _ = reply.send(EncodeDone { body, gz, result });
     }
 }
@@ -456,7 +453,6 @@ impl Scratch {
         if self.gz.capacity() > KEEP {
             self.gz = Vec::new();
         }
-        crate::codec::flatbuffers::release_thread_builder(KEEP);
     }
 
     fn give_permit(&mut self) {
