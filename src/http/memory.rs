@@ -13,10 +13,9 @@
 //! - [`Encoders`]: large bodies (an estimate over [`LARGE`]) are encoded,
 //!   and gzipped when asked, on a few long-lived encoder threads, one per
 //!   core. Encoding is CPU-bound, so more at once would not finish sooner.
-//!   And some encoders build large temporary structures (the prost message
-//!   tree, the FlatBuffers builder) whose freed memory glibc keeps in the
-//!   arena of the thread that freed it: done on any of a thousand workers,
-//!   that would leave up to one encode's peak in each of glibc's arenas
+//!   And glibc keeps what an encode allocates and frees in the arena of the
+//!   thread that freed it: done on any of a thousand workers, large encodes
+//!   would leave up to one encode's peak in each of glibc's arenas
 //!   (8 per core); done on the encoder threads it stays in theirs. A large
 //!   request first waits for a free encoder ([`Permits`]) and only then
 //!   reserves its budget, so requests queued behind the encoders hold none.
