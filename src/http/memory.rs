@@ -13,10 +13,9 @@
 //! - [`Encoders`]: large bodies (an estimate over [`LARGE`]) are encoded,
 //!   and gzipped when asked, on a few long-lived encoder threads, one per
 //!   core. Encoding is CPU-bound, so more at once would not finish sooner.
-//!   And some encoders build large temporary structures (the prost message
-//!   tree, the FlatBuffers builder) whose freed memory glibc keeps in the
-//!   arena of the thread that freed it: done on any of a thousand workers,
-//!   that would leave up to one encode's peak in each of glibc's arenas
+//!   And glibc keeps what an encode allocates and frees in the arena of the
+//!   thread that freed it: done on any of a thousand workers, large encodes
+//!   would leave up to one encode's peak in each of glibc's arenas
 //!   (8 per core); done on the encoder threads it stays in theirs. A large
 //!   request first waits for a free encoder ([`Permits`]) and only then
 //!   reserves its budget, so requests queued behind the encoders hold none.
@@ -257,9 +256,6 @@ fn encoder_main(rx: &Mutex<mpsc::Receiver<EncodeJob>>, mut compressor: Compresso
             compressor = Compressor::default();
             Err(format!("encoding {} panicked", format.name()))
         });
-        // An encoder thread waits idle between large responses: it keeps no
-        // large FlatBuffers builder meanwhile.
-        crate::codec::flatbuffers::release_thread_builder(KEEP);
         let _ = reply.send(EncodeDone { body, gz, result });
     }
 }
@@ -456,7 +452,6 @@ impl Scratch {
         if self.gz.capacity() > KEEP {
             self.gz = Vec::new();
         }
-        crate::codec::flatbuffers::release_thread_builder(KEEP);
     }
 
     fn give_permit(&mut self) {

@@ -110,7 +110,7 @@ pub mod view;
 
 pub use decode::{APPARENT_SIZE_FACTOR, IDENTIFIER, MAX_DEPTH, checked, verified_root, verifier_options};
 pub use direct::{Checksum, checksum, read_direct, verify};
-pub use encode::{RETAIN_LIMIT, encode, release_thread_builder};
+pub use encode::encode;
 
 use crate::codec::DecodeError;
 use crate::model::Catalog;
