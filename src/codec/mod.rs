@@ -25,6 +25,7 @@ pub mod json;
 pub mod msgpack;
 pub mod protobuf;
 pub(crate) mod record;
+pub(crate) mod spare;
 pub(crate) mod utf8;
 pub mod varint;
 pub mod view;

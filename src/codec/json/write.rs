@@ -5,11 +5,11 @@
 //! string values on either side (`","name":"`, `,"in_stock":true,"stock":`).
 //!
 //! The catalog encoder writes straight into `out`'s spare capacity
-//! ([`Spare`]) with one room check per section of a product (its fields up
-//! to the tags, each tag, each variant, its last three fields), each for the
-//! most bytes the section takes with its strings unescaped, plus a fixed
-//! slack; every escape then claims the few extra bytes it needs with a check
-//! of its own. Within a section each constant, number and string is stored
+//! ([`spare`](crate::codec::spare)) with one room check per section of a
+//! product (its fields up to the tags, each tag, each variant, its last
+//! three fields), each for the most bytes the section takes with its
+//! strings unescaped, plus a fixed slack; every escape then claims the few
+//! extra bytes it needs with a check of its own. Within a section each constant, number and string is stored
 //! without a check:
 //!
 //! - strings are copied eight bytes at a time while the same words are
@@ -25,11 +25,10 @@
 //! Nothing is zero-filled first. A product that does not fit grows `out`
 //! and is written again from its start; no allocation happens per field.
 
-use std::mem::MaybeUninit;
-
 use super::number::write_f64;
 use super::tables::{ESCAPE, HEX_DIGITS, UU, find_special};
 use crate::codec::EncodeError;
+use crate::codec::spare::{self, Stop};
 use crate::model::{Product, Variant};
 
 /// A rough per-product size (the canonical fixture averages a bit under
@@ -41,25 +40,11 @@ pub fn encode(products: &[Product], out: &mut Vec<u8>) -> Result<(), EncodeError
     let start = out.len();
     out.reserve(16 + products.len().saturating_mul(TYPICAL_PRODUCT_BYTES));
     out.extend_from_slice(br#"{"products":["#);
-    let mut rest = products;
-    let mut first = true;
-    while !rest.is_empty() {
-        let room = out.spare_capacity_mut().len();
-        let (done, stop) = write_products(rest, first, out);
-        first &= done == 0;
-        match stop {
-            None => break,
-            // At least double the room, and go on from the product that
-            // did not fit.
-            Some(Stop::Full) => {
-                out.reserve(room.saturating_mul(2).max(TYPICAL_PRODUCT_BYTES));
-                rest = &rest[done..];
-            }
-            Some(Stop::Fail(e)) => {
-                out.truncate(start);
-                return Err(e);
-            }
-        }
+    if let Err(e) = spare::write_each(products, out, TYPICAL_PRODUCT_BYTES, |i, p, w| {
+        write_product(p, i > 0, w)
+    }) {
+        out.truncate(start);
+        return Err(e);
     }
     out.extend_from_slice(b"]}");
     Ok(())
@@ -115,119 +100,20 @@ impl Escape {
     }
 }
 
-/// Why a product did not fit where [`Spare`] writes it.
-enum Stop {
-    /// The spare capacity ran out: grow `out` and write the product again.
-    Full,
-    Fail(EncodeError),
-}
-
 /// Bytes a store may reach past the bytes it counts: an integer or a
 /// fraction is stored as 8 bytes and counts at least 1, an `in_stock` or
 /// `status` run as its longest spelling (at most 9 bytes more than it
 /// counts).
 const SLACK: usize = 16;
 
-/// Writes into the spare capacity of a `Vec<u8>` (the part past its length),
-/// so nothing is zero-filled first. A product is written in sections:
-/// [`Spare::check`] checks once that the section's largest spelling with
-/// unescaped strings plus [`SLACK`] fits, then the section's stores run
-/// without a check of their own; an escape, longer than the byte it
-/// replaces, first claims the difference with [`Spare::more`]. Each store
-/// writes a fixed-width integer or byte run and moves past the bytes that
-/// count; the rest is overwritten by the next store or lies past the end.
-/// [`with_spare`] then appends the bytes up to the last [`Spare::keep`]
-/// (a whole product).
-struct Spare<'a> {
-    /// The whole spare capacity.
-    buf: &'a mut [MaybeUninit<u8>],
-    /// Bytes of `buf` written so far: every store is at or after it.
-    at: usize,
-    /// `at` at the last [`Spare::keep`]: the bytes [`with_spare`] appends.
-    kept: usize,
-    /// End of the bytes the last [`Spare::check`] and the [`Spare::more`]
-    /// calls since vouched for: no store may reach past it (asserted in
-    /// debug builds). Always `<= buf.len()`.
-    limit: usize,
-}
+/// The JSON writer's [`spare::Spare`]: a product is written in sections,
+/// each checked for its largest spelling with unescaped strings plus
+/// [`SLACK`]; an escape, longer than the byte it replaces, first claims the
+/// difference with [`Spare::more`].
+type Spare<'a> = spare::Spare<'a, SLACK>;
 
+/// JSON's stores: numbers as digits, strings with their escapes.
 impl Spare<'_> {
-    /// Marks everything written so far to be appended.
-    #[inline(always)]
-    fn keep(&mut self) {
-        self.kept = self.at;
-    }
-
-    /// Checks that [`SLACK`] and the next `counts` bytes fit, or
-    /// [`Stop::Full`] (each count is the most one part of the section can
-    /// take). The stores that follow may then reach up to `at + SLACK +`
-    /// the counts' sum when `at` is the current position: each one's
-    /// counted bytes must be within the counts' sum.
-    #[inline(always)]
-    fn check<const K: usize>(&mut self, counts: &[usize; K]) -> Result<(), Stop> {
-        const { assert!(K > 0) };
-        // `at <= buf.len()` always: `at` moves only past stored bytes.
-        // Taking each count from what is left cannot overflow; the first
-        // count is a constant at every call, so with SLACK it is one
-        // subtraction.
-        let mut room = (self.buf.len() - self.at)
-            .checked_sub(counts[0].saturating_add(SLACK))
-            .ok_or(Stop::Full)?;
-        for &n in &counts[1..] {
-            room = room.checked_sub(n).ok_or(Stop::Full)?;
-        }
-        self.limit = self.buf.len() - room;
-        Ok(())
-    }
-
-    /// Vouches for `n` more bytes past the current limit, or
-    /// [`Stop::Full`]: the stores of the section may reach `n` further.
-    #[inline]
-    fn more(&mut self, n: usize) -> Result<(), Stop> {
-        if self.buf.len() - self.limit < n {
-            return Err(Stop::Full);
-        }
-        self.limit += n;
-        Ok(())
-    }
-
-    /// Stores `bytes` at `at` (not moving).
-    ///
-    /// SAFETY: the caller keeps `at + N` within the bytes the last
-    /// [`Spare::check`] (and [`Spare::more`]) vouched for, so within `buf`.
-    #[inline(always)]
-    #[allow(unsafe_code)]
-    unsafe fn store<const N: usize>(&mut self, at: usize, bytes: [u8; N]) {
-        debug_assert!(at + N <= self.limit && self.limit <= self.buf.len());
-        // SAFETY: the caller keeps `at + N <= buf.len()`, so the `N` bytes
-        // from `at` are inside the spare capacity; `[u8; N]` has alignment
-        // 1 and any bytes are valid `MaybeUninit<u8>`.
-        unsafe { self.buf.as_mut_ptr().add(at).cast::<[u8; N]>().write_unaligned(bytes) }
-    }
-
-    /// `bytes`, all of them counting.
-    ///
-    /// SAFETY: the caller keeps `at + N` within the last check.
-    #[inline(always)]
-    #[allow(unsafe_code)]
-    unsafe fn put<const N: usize>(&mut self, bytes: &[u8; N]) {
-        // SAFETY: the caller's precondition is `store`'s.
-        unsafe { self.store(self.at, *bytes) };
-        self.at += N;
-    }
-
-    /// The first `len` bytes of `bytes` (all `N` are stored).
-    ///
-    /// SAFETY: the caller keeps `at + N` within the last check.
-    #[inline(always)]
-    #[allow(unsafe_code)]
-    unsafe fn put_prefix<const N: usize>(&mut self, bytes: &[u8; N], len: usize) {
-        debug_assert!(len <= N);
-        // SAFETY: the caller's precondition is `store`'s.
-        unsafe { self.store(self.at, *bytes) };
-        self.at += len;
-    }
-
     /// The decimal digits of `v`, at least one: up to 20 counted bytes.
     ///
     /// SAFETY: the caller keeps `at + 20 + 7` within the last check (every
@@ -270,8 +156,7 @@ impl Spare<'_> {
         // (`-9223372036854775808`), the digits' stores reaching at most 7
         // past them: the caller's bound.
         unsafe {
-            self.store(self.at, [b'-']);
-            self.at += usize::from(v < 0);
+            self.put_prefix(b"-", usize::from(v < 0));
             self.put_u64(v.unsigned_abs());
         }
     }
@@ -288,8 +173,7 @@ impl Spare<'_> {
         // least the last digit.
         let zeros = ((d | (1 << 63)).trailing_zeros() / 8) as usize;
         // SAFETY: 8 bytes at `at`, the caller's bound.
-        unsafe { self.store(self.at, ((d + ASCII_ZEROS) >> (8 * zeros)).to_le_bytes()) };
-        self.at += 8 - zeros;
+        unsafe { self.put_prefix(&((d + ASCII_ZEROS) >> (8 * zeros)).to_le_bytes(), 8 - zeros) };
     }
 
     /// `v` (below 10^8) as exactly eight digits, leading zeros included.
@@ -299,8 +183,7 @@ impl Spare<'_> {
     #[allow(unsafe_code)]
     unsafe fn put_digits8(&mut self, v: u32) {
         // SAFETY: 8 bytes at `at`, the caller's bound.
-        unsafe { self.store(self.at, (digits8(v) + ASCII_ZEROS).to_le_bytes()) };
-        self.at += 8;
+        unsafe { self.put(&(digits8(v) + ASCII_ZEROS).to_le_bytes()) };
     }
 
     /// `rating` as [`write_f64`] spells it; a non-finite value is refused.
@@ -322,8 +205,7 @@ impl Spare<'_> {
         // most 3 decimals: at most 19 = RATING_MAX counted bytes, the
         // 8-byte stores of the digits reaching at most 7 past them.
         unsafe {
-            self.store(self.at, [b'-']);
-            self.at += usize::from(v.is_sign_negative());
+            self.put_prefix(b"-", usize::from(v.is_sign_negative()));
             self.put_u64(int);
             if decimals == 0 {
                 self.put(b".0");
@@ -332,8 +214,7 @@ impl Spare<'_> {
                 // The last `decimals` of the eight digits of `frac`
                 // (which is below 10^decimals): the top bytes.
                 let d = (digits8(frac) + ASCII_ZEROS) >> (8 * (8 - decimals));
-                self.store(self.at, d.to_le_bytes());
-                self.at += decimals;
+                self.put_prefix(&d.to_le_bytes(), decimals);
             }
         }
         Ok(())
@@ -348,18 +229,9 @@ impl Spare<'_> {
         let mut text = Vec::with_capacity(32);
         write_f64(v, &mut text);
         self.more(text.len())?;
-        debug_assert!(self.at + text.len() <= self.limit);
         // SAFETY: `more` just vouched for `text.len()` bytes past the
-        // limit, so past the section's own bytes, which include `at`:
-        // `at + text.len()` is within `buf`, and `text` is apart from it.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                text.as_ptr(),
-                self.buf.as_mut_ptr().add(self.at).cast::<u8>(),
-                text.len(),
-            );
-        }
-        self.at += text.len();
+        // limit, which is at or past `at`: `at + text.len()` is within it.
+        unsafe { self.put_bytes(&text) };
         Ok(())
     }
 
@@ -371,14 +243,14 @@ impl Spare<'_> {
     #[allow(unsafe_code)]
     unsafe fn put_str(&mut self, s: &str) -> Result<(), Stop> {
         let s = s.as_bytes();
-        debug_assert!(self.at + s.len() <= self.limit);
-        // SAFETY: `copy_and_scan` writes exactly `s.len()` bytes from
-        // `at`, the caller's bound.
-        let hits = unsafe { copy_and_scan(self.buf.as_mut_ptr().add(self.at).cast::<u8>(), s) };
+        // SAFETY: `copy_and_scan` stores exactly `s.len()` bytes from the
+        // pointer it is given (the position), the caller's bound.
+        let hits = unsafe { self.put_with(s.len(), |dst| copy_and_scan(dst, s)) };
         if hits == 0 {
-            self.at += s.len();
             Ok(())
         } else {
+            // Write the string again over its copy, with the escapes.
+            self.back(s.len());
             // SAFETY: the caller's precondition is `put_escaped`'s.
             unsafe { self.put_escaped(s) }
         }
@@ -395,19 +267,10 @@ impl Spare<'_> {
         let mut run = 0;
         loop {
             let i = find_special(s, run);
-            let plain = &s[run..i];
-            debug_assert!(self.at + plain.len() <= self.limit);
             // SAFETY: the run's bytes were counted in `s.len()`, and every
             // escape before it claimed what it added: the copy ends within
-            // the limit. `s` is apart from the spare capacity.
-            unsafe {
-                std::ptr::copy_nonoverlapping(
-                    plain.as_ptr(),
-                    self.buf.as_mut_ptr().add(self.at).cast::<u8>(),
-                    plain.len(),
-                );
-            }
-            self.at += plain.len();
+            // the limit.
+            unsafe { self.put_bytes(&s[run..i]) };
             let Some(&b) = s.get(i) else { break };
             let Escape(bytes, len) = escape(b);
             // The byte itself was counted; the rest of its escape is claimed.
@@ -415,8 +278,7 @@ impl Spare<'_> {
             // SAFETY: 6 bytes at `at`: the escape's `len` counted ones are
             // within the limit just raised; the padding reaches at most 4
             // further, within SLACK.
-            unsafe { self.store(self.at, bytes) };
-            self.at += len;
+            unsafe { self.put_prefix(&bytes, len) };
             run = i + 1;
         }
         Ok(())
@@ -580,45 +442,6 @@ unsafe fn copy_and_scan(dst: *mut u8, src: &[u8]) -> u64 {
     } else {
         0
     }
-}
-
-/// Runs `f` with a [`Spare`] over `out`'s spare capacity, then appends to
-/// `out` the bytes written up to the last [`Spare::keep`].
-#[allow(unsafe_code)]
-fn with_spare<R>(out: &mut Vec<u8>, f: impl FnOnce(&mut Spare<'_>) -> R) -> R {
-    let buf = out.spare_capacity_mut();
-    let mut w = Spare {
-        buf,
-        at: 0,
-        kept: 0,
-        limit: 0,
-    };
-    let r = f(&mut w);
-    let kept = w.kept;
-    let len = out.len() + kept;
-    // SAFETY: `len <= capacity`, since `kept` is some earlier `at` and
-    // `at <= buf.len()` (it moves only past stored bytes); and the bytes
-    // from the old length to `len` are initialized: they are the ones the
-    // `Spare` moved past, and it moves only past bytes it has just stored
-    // (every method stores at least the bytes it counts). `set_len`
-    // requires exactly these two.
-    unsafe { out.set_len(len) };
-    r
-}
-
-/// Writes `products` into `out`'s spare capacity and appends the ones that
-/// fit whole: how many, and why it stopped before the end, if it did.
-/// `first`: the first of them is the catalog's first (no comma before it).
-fn write_products(products: &[Product], first: bool, out: &mut Vec<u8>) -> (usize, Option<Stop>) {
-    with_spare(out, |w| {
-        for (done, p) in products.iter().enumerate() {
-            if let Err(e) = write_product(p, !(first && done == 0), w) {
-                return (done, Some(e));
-            }
-            w.keep();
-        }
-        (products.len(), None)
-    })
 }
 
 /// `bytes` in a `[u8; N]` padded with zeros, and its length.
@@ -819,6 +642,7 @@ fn write_variant(v: &Variant, comma: bool, w: &mut Spare<'_>) -> Result<(), Stop
 mod tests {
     use super::super::number::write_i64;
     use super::*;
+    use crate::codec::spare::with_spare;
     use crate::model::{Dimensions, Status};
 
     fn check(s: &str, want: &str) {

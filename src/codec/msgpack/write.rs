@@ -32,13 +32,12 @@
 //! overwrites the rest. Nothing is zero-filled first; a product that does
 //! not fit grows `out` and is written again.
 
-use std::mem::MaybeUninit;
-
 use super::marker::{
     ARRAY16, ARRAY32, F64, FALSE, FIXARRAY, FIXMAP, FIXSTR, I8, I16, I32, I64, MAP16, MAP32, NIL, STR8, STR16, STR32,
     TRUE, U8, U16, U32, U64,
 };
 use crate::codec::EncodeError;
+use crate::codec::spare::{self, Stop};
 use crate::model::{Product, Status, Variant};
 
 /// `s` as a fixstr at compile time: `0xa0 | len` then the bytes.
@@ -406,100 +405,17 @@ pub fn write_map_len(out: &mut Vec<u8>, len: usize, what: &'static str) -> Resul
     Ok(())
 }
 
-/// Why a product did not fit where [`Spare`] writes it.
-enum Stop {
-    /// The spare capacity ran out: grow `out` and write the product again.
-    Full,
-    Fail(EncodeError),
-}
-
-impl From<EncodeError> for Stop {
-    fn from(e: EncodeError) -> Stop {
-        Stop::Fail(e)
-    }
-}
-
 /// Bytes a store may reach past the bytes it counts: a scalar is stored as
 /// 16 bytes and counts at least 1, a header as 8 and counts at least 1, a
 /// status field as 20 and counts at least 13.
 const SLACK: usize = 16;
 
-/// Writes into the spare capacity of a `Vec<u8>` (the part past its length),
-/// so nothing is zero-filled first. The catalog is written in sections (a
-/// product's fixed fields, one tag, one variant, …): [`Spare::check`]
-/// checks once that the section's largest possible spelling plus [`SLACK`]
-/// fits, then the section's stores run without a check of their own. Each
-/// store writes a fixed-width integer or byte run and moves past the bytes
-/// that count; the rest is overwritten by the next store or lies past the
-/// end. [`with_spare`] then appends the bytes up to the last
-/// [`Spare::keep`] (a whole product).
-struct Spare<'a> {
-    /// The whole spare capacity.
-    buf: &'a mut [MaybeUninit<u8>],
-    /// Bytes of `buf` written so far: every store is at or after it.
-    at: usize,
-    /// `at` at the last [`Spare::keep`]: the bytes [`with_spare`] appends.
-    kept: usize,
-    /// End of the bytes the last [`Spare::check`] vouched for: no store may
-    /// reach past it (asserted in debug builds).
-    limit: usize,
-}
+/// The MessagePack writer's [`spare::Spare`]: a product is written in
+/// sections, each checked for its largest possible spelling plus [`SLACK`].
+type Spare<'a> = spare::Spare<'a, SLACK>;
 
-impl<'a> Spare<'a> {
-    /// Marks everything written so far to be appended.
-    #[inline(always)]
-    fn keep(&mut self) {
-        self.kept = self.at;
-    }
-
-    /// Checks that [`SLACK`] and the next `counts` bytes fit, or
-    /// [`Stop::Full`] (each count is the most one part of the section can
-    /// take). The stores that follow may then reach up to `at + SLACK +`
-    /// the counts' sum when `at` is the current position: each one's
-    /// counted bytes must be within the counts' sum.
-    #[inline(always)]
-    fn check<const K: usize>(&mut self, counts: &[usize; K]) -> Result<(), Stop> {
-        const { assert!(K > 0) };
-        // `at <= buf.len()` always: `at` moves only past stored bytes.
-        // Taking each count from what is left cannot overflow.
-        // The first count is a constant (at every call): with SLACK, one
-        // subtraction.
-        let mut room = (self.buf.len() - self.at)
-            .checked_sub(counts[0].saturating_add(SLACK))
-            .ok_or(Stop::Full)?;
-        for &n in &counts[1..] {
-            room = room.checked_sub(n).ok_or(Stop::Full)?;
-        }
-        self.limit = self.buf.len() - room;
-        Ok(())
-    }
-
-    /// Stores `bytes` at `at` (not moving).
-    ///
-    /// SAFETY: the caller keeps `at + N` within the bytes the last
-    /// [`Spare::check`] vouched for, so within `buf`.
-    #[inline(always)]
-    #[allow(unsafe_code)]
-    unsafe fn store<const N: usize>(&mut self, at: usize, bytes: [u8; N]) {
-        debug_assert!(at + N <= self.limit && self.limit <= self.buf.len());
-        // SAFETY: the caller keeps `at + N <= buf.len()`, so the `N` bytes
-        // from `at` are inside the spare capacity; `[u8; N]` has alignment
-        // 1 and any bytes are valid `MaybeUninit<u8>`.
-        unsafe { self.buf.as_mut_ptr().add(at).cast::<[u8; N]>().write_unaligned(bytes) }
-    }
-
-    /// The first `len` bytes of `bytes` (all `N` are stored).
-    ///
-    /// SAFETY: the caller keeps `at + N` within the last check.
-    #[inline(always)]
-    #[allow(unsafe_code)]
-    unsafe fn put_prefix<const N: usize>(&mut self, bytes: &[u8; N], len: usize) {
-        debug_assert!(len <= N);
-        // SAFETY: the caller's precondition is `store`'s.
-        unsafe { self.store(self.at, *bytes) };
-        self.at += len;
-    }
-
+/// MessagePack's stores: a key and its value, each stored whole.
+impl Spare<'_> {
     /// `key` then a scalar.
     ///
     /// SAFETY: the caller keeps `at + N + 16` within the last check.
@@ -508,10 +424,9 @@ impl<'a> Spare<'a> {
     unsafe fn key_scalar<const N: usize>(&mut self, key: &[u8; N], Scalar(b, len): Scalar) {
         // SAFETY: both stores end by `at + N + 16`, the caller's bound.
         unsafe {
-            self.store(self.at, *key);
-            self.store(self.at + N, b.to_le_bytes());
+            self.put(key);
+            self.put_prefix(&b.to_le_bytes(), len);
         }
-        self.at += N + len;
     }
 
     /// `key` then a length header.
@@ -522,10 +437,9 @@ impl<'a> Spare<'a> {
     unsafe fn key_header<const N: usize>(&mut self, key: &[u8; N], Header(h, len): Header) {
         // SAFETY: both stores end by `at + N + 8`, the caller's bound.
         unsafe {
-            self.store(self.at, *key);
-            self.store(self.at + N, h.to_le_bytes());
+            self.put(key);
+            self.put_prefix(&h.to_le_bytes(), len);
         }
-        self.at += N + len;
     }
 
     /// `key` then a scalar of at most 8 counted bytes (any `i32`, a
@@ -538,10 +452,9 @@ impl<'a> Spare<'a> {
         debug_assert!(len <= 8 && b >> 64 == 0);
         // SAFETY: both stores end by `at + N + 8`, the caller's bound.
         unsafe {
-            self.store(self.at, *key);
-            self.store(self.at + N, (b as u64).to_le_bytes());
+            self.put(key);
+            self.put_prefix(&(b as u64).to_le_bytes(), len);
         }
-        self.at += N + len;
     }
 
     /// `key` (possibly empty) then a string (or its header's error).
@@ -553,144 +466,28 @@ impl<'a> Spare<'a> {
         let s = s.as_bytes();
         let n = s.len();
         if n < 16 {
-            // A fixstr: one header byte.
-            let at = self.at + N + 1;
-            debug_assert!(at + n <= self.limit);
-            // SAFETY: the key and the header byte end by `at`, and the
-            // copy writes `n` bytes from `at`: all within the caller's bound.
+            // SAFETY: the key, a fixstr's one header byte and the string's
+            // bytes: `N + 1 + n` counted bytes, all stored, within the
+            // caller's bound.
             unsafe {
-                self.store(self.at, *key);
-                self.store(self.at + N, [FIXSTR | n as u8]);
-                copy_short(self.buf.as_mut_ptr().add(at).cast::<u8>(), s);
+                self.put(key);
+                self.put(&[FIXSTR | n as u8]);
+                self.put_bytes(s);
             }
-            self.at = at + n;
         } else {
             let Header(h, hlen) = str_header(n)?;
-            let at = self.at + N + hlen;
-            debug_assert!(at + n <= self.limit);
-            // SAFETY: the stores end by `at + N + 8` (at most 7 past the
-            // header's counted bytes, and `n >= 16` follow), and the copy
-            // writes `n` bytes from `at + N + hlen`: the caller's bound.
+            // SAFETY: the key, then the header stored as 8 bytes, reaching
+            // at most 7 past its counted ones (`n >= 16` bytes follow),
+            // then the string's bytes: within `at + N + 5 + n`, the
+            // caller's bound.
             unsafe {
-                self.store(self.at, *key);
-                self.store(self.at + N, h.to_le_bytes());
-                copy_long(self.buf.as_mut_ptr().add(at).cast::<u8>(), s);
+                self.put(key);
+                self.put_prefix(&h.to_le_bytes(), hlen);
+                self.put_bytes(s);
             }
-            self.at = at + n;
         }
         Ok(())
     }
-}
-
-/// Copies `src` (fewer than 16 bytes) to `dst` with at most two
-/// overlapping loads and stores.
-///
-/// SAFETY: the caller keeps `dst` valid for `src.len()` bytes of writes,
-/// apart from `src`.
-#[inline(always)]
-#[allow(unsafe_code)]
-unsafe fn copy_short(dst: *mut u8, src: &[u8]) {
-    let n = src.len();
-    let s = src.as_ptr();
-    debug_assert!(n < 16);
-    // SAFETY: every read is of bytes of `src` (offsets below `n`) and every
-    // write of the same offsets of `dst`, which the caller vouches for.
-    unsafe {
-        if n >= 8 {
-            let a = s.cast::<u64>().read_unaligned();
-            let b = s.add(n - 8).cast::<u64>().read_unaligned();
-            dst.cast::<u64>().write_unaligned(a);
-            dst.add(n - 8).cast::<u64>().write_unaligned(b);
-        } else if n >= 4 {
-            let a = s.cast::<u32>().read_unaligned();
-            let b = s.add(n - 4).cast::<u32>().read_unaligned();
-            dst.cast::<u32>().write_unaligned(a);
-            dst.add(n - 4).cast::<u32>().write_unaligned(b);
-        } else if n >= 2 {
-            let a = s.cast::<u16>().read_unaligned();
-            let b = s.add(n - 2).cast::<u16>().read_unaligned();
-            dst.cast::<u16>().write_unaligned(a);
-            dst.add(n - 2).cast::<u16>().write_unaligned(b);
-        } else if n == 1 {
-            *dst = *s;
-        }
-    }
-}
-
-/// Copies `src` (16 bytes or more) to `dst`: up to 64 bytes (nearly all of
-/// a catalog's strings) as 16-byte loads and stores, the last one
-/// overlapping the one before, instead of a call to `memcpy`.
-///
-/// SAFETY: the caller keeps `dst` valid for `src.len()` bytes of writes,
-/// apart from `src`.
-#[inline(always)]
-#[allow(unsafe_code)]
-unsafe fn copy_long(dst: *mut u8, src: &[u8]) {
-    let n = src.len();
-    let s = src.as_ptr();
-    debug_assert!(n >= 16);
-    // SAFETY: every read is of bytes of `src` (offsets below `n`) and every
-    // write of the same offsets of `dst`, which the caller vouches for.
-    unsafe {
-        if n > 64 {
-            std::ptr::copy_nonoverlapping(s, dst, n);
-        } else {
-            let chunk = |i: usize| {
-                dst.add(i)
-                    .cast::<[u8; 16]>()
-                    .write_unaligned(s.add(i).cast::<[u8; 16]>().read_unaligned())
-            };
-            chunk(0);
-            if n > 32 {
-                chunk(16);
-                if n > 48 {
-                    chunk(32);
-                }
-            }
-            chunk(n - 16);
-        }
-    }
-}
-
-/// [`copy_short`] or [`copy_long`] by length.
-///
-/// SAFETY: the caller keeps `dst` valid for `src.len()` bytes of writes,
-/// apart from `src`.
-#[cfg(test)]
-#[allow(unsafe_code)]
-unsafe fn copy(dst: *mut u8, src: &[u8]) {
-    // SAFETY: the caller's precondition is both functions'.
-    unsafe {
-        if src.len() < 16 {
-            copy_short(dst, src)
-        } else {
-            copy_long(dst, src)
-        }
-    }
-}
-
-/// Runs `f` with a [`Spare`] over`out`'s spare capacity, then appends to
-/// `out` the bytes written up to the last [`Spare::keep`].
-#[allow(unsafe_code)]
-fn with_spare<R>(out: &mut Vec<u8>, f: impl FnOnce(&mut Spare<'_>) -> R) -> R {
-    let buf = out.spare_capacity_mut();
-    let mut w = Spare {
-        buf,
-        at: 0,
-        kept: 0,
-        limit: 0,
-    };
-    let r = f(&mut w);
-    let kept = w.kept;
-    let len = out.len() + kept;
-    // SAFETY: `len <= capacity`, since `kept` is some earlier `at` and
-    // `at <= buf.len()` (it moves only past stored bytes); and the bytes
-    // from the old length to `len` are initialized: they are the ones the
-    // `Spare` moved past, and it moves only past bytes it has just stored
-    // (every method stores at least the bytes it counts). `set_len`
-    // requires exactly these two.
-    unsafe { out.set_len(len) };
-    r
 }
 
 /// Number of fields of a product: its map has 17 pairs, so it is a map 16
@@ -749,36 +546,7 @@ pub fn write_catalog(products: &[Product], out: &mut Vec<u8>) -> Result<(), Enco
     out.reserve(16 + products.len().saturating_mul(PRODUCT_SIZE_HINT));
     out.extend_from_slice(CATALOG_HEAD);
     write_array_len(out, products.len(), "products")?;
-    let mut rest = products;
-    while !rest.is_empty() {
-        let room = out.spare_capacity_mut().len();
-        let (done, stop) = write_products(rest, out);
-        match stop {
-            None => break,
-            // At least double the room, and go on from the product that
-            // did not fit.
-            Some(Stop::Full) => {
-                out.reserve(room.saturating_mul(2).max(PRODUCT_SIZE_HINT));
-                rest = &rest[done..];
-            }
-            Some(Stop::Fail(e)) => return Err(e),
-        }
-    }
-    Ok(())
-}
-
-/// Writes `products` into `out`'s spare capacity and appends the ones that
-/// fit whole: how many, and why it stopped before the end, if it did.
-fn write_products(products: &[Product], out: &mut Vec<u8>) -> (usize, Option<Stop>) {
-    with_spare(out, |w| {
-        for (done, p) in products.iter().enumerate() {
-            if let Err(e) = write_product(p, w) {
-                return (done, Some(e));
-            }
-            w.keep();
-        }
-        (products.len(), None)
-    })
+    spare::write_each(products, out, PRODUCT_SIZE_HINT, |_, p, w| write_product(p, w))
 }
 
 /// The most bytes a key and a scalar count.
@@ -939,6 +707,7 @@ fn write_variant(v: &Variant, w: &mut Spare<'_>) -> Result<(), Stop> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codec::spare::with_spare;
     use crate::model::Dimensions;
 
     #[test]
@@ -1212,21 +981,6 @@ mod tests {
                     Err(Stop::Fail(e)) => panic!("{e}"),
                 }
             }
-        }
-    }
-
-    /// `copy` writes exactly the source bytes at every length (each of its
-    /// fixed-width paths and their edges) and nothing either side.
-    #[test]
-    #[allow(unsafe_code)]
-    fn copy_writes_exactly_the_bytes_at_every_length() {
-        let src: Vec<u8> = (0..150u8).map(|b| b.wrapping_mul(7) | 1).collect();
-        for n in 0..=src.len() {
-            let mut dst = [0u8; 160];
-            // SAFETY: `dst[2..]` holds 158 >= n bytes and is apart from `src`.
-            unsafe { copy(dst.as_mut_ptr().add(2), &src[..n]) };
-            assert_eq!(&dst[2..2 + n], &src[..n], "length {n}");
-            assert!(dst[..2].iter().chain(&dst[2 + n..]).all(|&b| b == 0), "length {n}");
         }
     }
 
