@@ -175,7 +175,22 @@ impl<'a> ProductList<'a> for Products<'a> {
     }
 }
 
+/// One product: read as our writer spells it by [`canonical`] when it is,
+/// otherwise (from its `{` again) by [`product_by_grammar`].
+#[inline(always)]
 fn product<'a>(lx: &mut Lexer<'a>, index: usize, p: &mut ProductView<'a>) -> Result<()> {
+    let start = lx.pos;
+    if canonical::product(lx, p).is_some() {
+        return Ok(());
+    }
+    lx.pos = start;
+    product_by_grammar(lx, index, p)
+}
+
+/// A product by the grammar: members in any order, any whitespace,
+/// unknown keys skipped; every error at its offset.
+#[inline(never)]
+fn product_by_grammar<'a>(lx: &mut Lexer<'a>, index: usize, p: &mut ProductView<'a>) -> Result<()> {
     lx.expect(b'{', "'{' (start of a product)")?;
     // The one optional field; every other one is written before `}`.
     p.discount_percent = None;
@@ -215,6 +230,192 @@ fn product<'a>(lx: &mut Lexer<'a>, index: usize, p: &mut ProductView<'a>) -> Res
     }
     let required = record::all(PRODUCT_KEYS.names.len()) & !(1 << DISCOUNT_PERCENT_KEY);
     seen.check(required, lx.pos - 1, |i| PRODUCT_KEYS.names[i])
+}
+
+/// The product as our writer spells it — keys in field order, no
+/// whitespace, at most [`MAX_TAGS`] tags and [`MAX_VARIANTS`] variants —
+/// read as one straight sequence of token compares and values: no member
+/// loop, no seen-field set, no dispatch on the key.
+///
+/// Each step accepts only bytes that [`product_by_grammar`] reads to the
+/// same values (the same tokens, in the order its predicted keys try them,
+/// and the same value readers), and answers `None` at the first byte that
+/// differs or fails. The caller then reads the product again from its `{`
+/// by the grammar, which gives any error, so errors and their offsets are
+/// the grammar's by construction.
+mod canonical {
+    use super::{Lexer, ProductView, Str, Text, Token, VariantView, read_status};
+    use crate::model::{MAX_TAGS, MAX_VARIANTS};
+
+    /// `,"name":`: a member after the first one.
+    const fn next(name: &str) -> Token {
+        Token::new(&[b",\"", name.as_bytes(), b"\":"])
+    }
+
+    const ID: Token = Token::new(&[b"{\"id\":"]);
+    const SKU: Token = next("sku");
+    const NAME: Token = next("name");
+    const DESCRIPTION: Token = next("description");
+    const PRICE_CENTS: Token = next("price_cents");
+    const CURRENCY: Token = next("currency");
+    const RATING: Token = next("rating");
+    const REVIEW_COUNT: Token = next("review_count");
+    const IN_STOCK: Token = next("in_stock");
+    const STOCK: Token = next("stock");
+    const STATUS: Token = next("status");
+    const TAGS: Token = Token::new(&[b",\"tags\":["]);
+    const DIMENSIONS: Token = Token::new(&[b",\"dimensions\":{"]);
+    const WIDTH_MM: Token = Token::key("width_mm");
+    const HEIGHT_MM: Token = next("height_mm");
+    const DEPTH_MM: Token = next("depth_mm");
+    const WEIGHT_G: Token = next("weight_g");
+    const VARIANTS: Token = Token::new(&[b",\"variants\":["]);
+    const VARIANT_SKU: Token = Token::new(&[b"{\"sku\":"]);
+    const COLOR: Token = next("color");
+    const SIZE: Token = next("size");
+    const DISCOUNT_PERCENT: Token = next("discount_percent");
+    const CREATED_AT_MS: Token = next("created_at_ms");
+    const IMAGE_URL: Token = next("image_url");
+
+    #[inline(always)]
+    fn key(lx: &mut Lexer<'_>, t: &Token) -> Option<()> {
+        lx.eat(t).then_some(())
+    }
+
+    /// Consumes `b` if it is the next byte.
+    #[inline(always)]
+    fn byte(lx: &mut Lexer<'_>, b: u8) -> bool {
+        let hit = lx.bytes.get(lx.pos) == Some(&b);
+        lx.pos += usize::from(hit);
+        hit
+    }
+
+    #[inline(always)]
+    fn text<'a>(lx: &mut Lexer<'a>) -> Option<Text<'a>> {
+        let at = lx.pos;
+        if lx.bytes.get(at) != Some(&b'"') {
+            return None;
+        }
+        match lx.string("string") {
+            Ok(Str::Raw(s)) => Some(Text::plain(s)),
+            Ok(Str::Escaped) => Some(Text::json_escaped(lx.text.get(at + 1..lx.pos - 1)?)),
+            Err(_) => None,
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn product<'a>(lx: &mut Lexer<'a>, p: &mut ProductView<'a>) -> Option<()> {
+        key(lx, &ID)?;
+        p.id = lx.integer(&super::ID).ok()?;
+        key(lx, &SKU)?;
+        p.sku = text(lx)?;
+        key(lx, &NAME)?;
+        p.name = text(lx)?;
+        key(lx, &DESCRIPTION)?;
+        p.description = text(lx)?;
+        key(lx, &PRICE_CENTS)?;
+        p.price_cents = lx.integer(&super::PRICE_CENTS).ok()?;
+        key(lx, &CURRENCY)?;
+        p.currency = text(lx)?;
+        key(lx, &RATING)?;
+        p.rating = lx.float("number for `rating`", "`rating` (finite f64)").ok()?;
+        key(lx, &REVIEW_COUNT)?;
+        p.review_count = lx.integer(&super::REVIEW_COUNT).ok()? as i32;
+        key(lx, &IN_STOCK)?;
+        p.in_stock = lx.boolean("true or false for `in_stock`").ok()?;
+        key(lx, &STOCK)?;
+        p.stock = lx.integer(&super::STOCK).ok()? as i32;
+        key(lx, &STATUS)?;
+        p.status = read_status(lx).ok()?;
+        key(lx, &TAGS)?;
+        tags(lx, p)?;
+        key(lx, &DIMENSIONS)?;
+        dimensions(lx, p)?;
+        key(lx, &VARIANTS)?;
+        variants(lx, p)?;
+        key(lx, &DISCOUNT_PERCENT)?;
+        p.discount_percent = if lx.null() {
+            None
+        } else {
+            Some(lx.integer(&super::DISCOUNT_PERCENT).ok()? as i32)
+        };
+        key(lx, &CREATED_AT_MS)?;
+        p.created_at_ms = lx.integer(&super::CREATED_AT_MS).ok()?;
+        key(lx, &IMAGE_URL)?;
+        p.image_url = text(lx)?;
+        byte(lx, b'}').then_some(())
+    }
+
+    /// After `"tags":[`.
+    #[inline(always)]
+    fn tags<'a>(lx: &mut Lexer<'a>, p: &mut ProductView<'a>) -> Option<()> {
+        p.tags.clear();
+        if byte(lx, b']') {
+            return Some(());
+        }
+        loop {
+            if p.tags.len() == MAX_TAGS {
+                return None;
+            }
+            p.tags.push(text(lx)?);
+            if !byte(lx, b',') {
+                return byte(lx, b']').then_some(());
+            }
+        }
+    }
+
+    /// After `"dimensions":{`.
+    #[inline(always)]
+    fn dimensions(lx: &mut Lexer<'_>, p: &mut ProductView<'_>) -> Option<()> {
+        let [width, height, depth, weight] = &super::DIMENSIONS;
+        let d = &mut p.dimensions;
+        key(lx, &WIDTH_MM)?;
+        d.width_mm = lx.integer(width).ok()? as i32;
+        key(lx, &HEIGHT_MM)?;
+        d.height_mm = lx.integer(height).ok()? as i32;
+        key(lx, &DEPTH_MM)?;
+        d.depth_mm = lx.integer(depth).ok()? as i32;
+        key(lx, &WEIGHT_G)?;
+        d.weight_g = lx.integer(weight).ok()? as i32;
+        byte(lx, b'}').then_some(())
+    }
+
+    /// After `"variants":[`.
+    #[inline(always)]
+    fn variants<'a>(lx: &mut Lexer<'a>, p: &mut ProductView<'a>) -> Option<()> {
+        p.variants.clear();
+        if byte(lx, b']') {
+            return Some(());
+        }
+        loop {
+            if p.variants.len() == MAX_VARIANTS {
+                return None;
+            }
+            key(lx, &VARIANT_SKU)?;
+            let sku = text(lx)?;
+            key(lx, &COLOR)?;
+            let color = text(lx)?;
+            key(lx, &SIZE)?;
+            let size = text(lx)?;
+            key(lx, &PRICE_CENTS)?;
+            let price_cents = lx.integer(&super::PRICE_CENTS).ok()?;
+            key(lx, &STOCK)?;
+            let stock = lx.integer(&super::STOCK).ok()? as i32;
+            if !byte(lx, b'}') {
+                return None;
+            }
+            p.variants.push(VariantView {
+                sku,
+                color,
+                size,
+                price_cents,
+                stock,
+            });
+            if !byte(lx, b',') {
+                return byte(lx, b']').then_some(());
+            }
+        }
+    }
 }
 
 /// A list over the model's limit: the rest is read (every item checked)
