@@ -21,7 +21,7 @@ use super::lexer::{IntField, Keys, Lexer, Str, Token};
 use super::parse::read_status;
 use crate::codec::record::{self, Seen};
 use crate::codec::view::{CatalogView, Lists, ProductList, ProductView, Text, VariantView, check_list};
-use crate::codec::{DecodeError, ErrorKind};
+use crate::codec::{DecodeError, ErrorKind, utf8};
 use crate::model::{self, MAX_TAGS, MAX_VARIANTS};
 
 type Result<T> = std::result::Result<T, DecodeError>;
@@ -78,7 +78,7 @@ const DIMENSIONS: [IntField; 4] = [
 
 /// Decodes and validates a whole payload into a view that borrows it.
 pub fn decode_view(bytes: &[u8]) -> Result<CatalogView<'_>> {
-    let text = std::str::from_utf8(bytes).map_err(|e| DecodeError::new(e.valid_up_to(), ErrorKind::InvalidUtf8))?;
+    let text = utf8::text(bytes)?;
     let mut lx = Lexer::new(text);
     lx.expect(b'{', "'{' (start of the catalog)")?;
     let mut products = None;
