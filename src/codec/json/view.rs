@@ -290,7 +290,7 @@ mod canonical {
         hit
     }
 
-    #[inline(always)]
+    #[inline(never)]
     fn text<'a>(lx: &mut Lexer<'a>) -> Option<Text<'a>> {
         let at = lx.pos;
         if lx.bytes.get(at) != Some(&b'"') {
