@@ -7,7 +7,10 @@
 //! [`json`](super)), on the same [`Lexer`]: any whitespace, keys in any
 //! order, unknown keys skipped, a missing `discount_percent` read as
 //! `null`. The checks and error offsets are the owned parser's; the key
-//! tables are restated here so the two files stay independent.
+//! tables are restated here so the two files stay independent. A product
+//! spelled exactly as our writer spells it is read by one straight run of
+//! token compares and values (`canonical`); any other spelling is read
+//! again from its `{` by the grammar, which gives every error.
 //!
 //! **Strings with escapes** are validated up front — the lexer decodes every
 //! escape once, into its one scratch buffer, refusing bad escapes and lone
@@ -606,6 +609,71 @@ mod tests {
         let view = decode_view(&bytes).unwrap();
         assert_eq!(view.len(), 50);
         assert_eq!(view.to_catalog(), c);
+    }
+
+    /// Every product our writer writes takes the straight path, and reads
+    /// back equal.
+    #[test]
+    fn written_products_are_read_by_the_straight_path() {
+        let c = fixtures::catalog(200);
+        let text = String::from_utf8(Format::Json.encode_to_vec(&c.products).unwrap()).unwrap();
+        let mut lx = Lexer::new(&text);
+        lx.pos = r#"{"products":["#.len();
+        let mut p = ProductView::default();
+        for (i, want) in c.products.iter().enumerate() {
+            if i > 0 {
+                assert_eq!(lx.bytes[lx.pos], b',');
+                lx.pos += 1;
+            }
+            assert!(canonical::product(&mut lx, &mut p).is_some(), "product {i}");
+            assert_eq!(&p.to_product(), want, "product {i}");
+        }
+        assert_eq!(&text[lx.pos..], "]}");
+    }
+
+    /// Products spelled otherwise leave the straight path at the first
+    /// byte that differs and read (or fail) exactly as the owned parser
+    /// reads them.
+    #[test]
+    fn other_spellings_read_as_the_owned_parser_reads_them() {
+        let c = fixtures::catalog(1);
+        let text = String::from_utf8(Format::Json.encode_to_vec(&c.products).unwrap()).unwrap();
+        let edits = [
+            (r#"{"id""#, r#"{ "id""#),
+            (r#","sku""#, r#", "sku""#),
+            (r#""sku":"#, r#""sku": "#),
+            (r#""tags":["#, r#""tags":[ "#),
+            (r#""tags":["gift"]"#, r#""tags":["a","b","c","d","e","f"]"#),
+            (r#""tags":["gift"]"#, r#""tags":[]"#),
+            (r#""tags":["gift"]"#, r#""tags":["gift",]"#),
+            (r#""width_mm""#, r#""extra":{},"width_mm""#),
+            (r#""size":"XS""#, r#""size":"XS""#),
+            (r#""size":"XS""#, r#""size":"X\qS""#),
+            (r#""size":"XS""#, r#""size":"XS","size":"M""#),
+            (r#""stock":10}"#, r#""stock":10,"x":null}"#),
+            (
+                r#""variants":[{"#,
+                r#""variants":[{"sku":"a","color":"b","size":"c","price_cents":1,"stock":1},{"sku":"a","color":"b","size":"c","price_cents":1,"stock":1},{"#,
+            ),
+            (r#","stock":33"#, r#","extra":[1,{"a":[]}],"stock":33"#),
+            (r#","discount_percent":null"#, ""),
+            (r#""discount_percent":null"#, r#""discount_percent":7"#),
+            (r#""discount_percent":null"#, r#""discount_percent":"7""#),
+            (r#","image_url""#, r#","name":"again","image_url""#),
+            (r#""price_cents":137479"#, r#""price_cents":-1"#),
+            (r#""review_count":10975"#, r#""review_count":1e3"#),
+            (r#""rating":4.5"#, r#""rating":4.5e0"#),
+            (r#""in_stock":true"#, r#""in_stock":tru"#),
+            (r#""status":"active""#, r#""status":"activ""#),
+            (r#".jpg"}"#, r#".jpg" }"#),
+            (r#".jpg"}"#, r#".jpg""#),
+        ];
+        for (from, to) in edits {
+            assert!(text.contains(from), "{from}");
+            let edited = text.replacen(from, to, 1);
+            let view = decode_view(edited.as_bytes()).map(|v| v.to_catalog());
+            assert_eq!(view, Format::Json.decode(edited.as_bytes()), "{to}");
+        }
     }
 
     #[test]
