@@ -6,6 +6,11 @@
 //! reads unaligned words, so [`str_at`] asks that first and only runs the
 //! full check on the rest. Both paths report an invalid string at the same
 //! offset: its first byte that is not part of a valid sequence.
+//!
+//! A whole text that is mostly ASCII with a few non-ASCII characters
+//! scattered through it (a JSON catalog) goes through [`text`]: 64-byte
+//! blocks tested for ASCII at once, the full check only on the blocks
+//! around a non-ASCII byte; the error offset is again the first bad byte.
 
 use super::{DecodeError, ErrorKind};
 
@@ -24,9 +29,123 @@ pub(crate) fn str_at(start: usize, bytes: &[u8]) -> Result<&str, DecodeError> {
     std::str::from_utf8(bytes).map_err(|e| DecodeError::new(start + e.valid_up_to(), ErrorKind::InvalidUtf8))
 }
 
+/// Bytes per block [`text`] tests for ASCII at once.
+const BLOCK: usize = 128;
+
+/// Bytes the full check reads from a non-ASCII byte on.
+const WINDOW: usize = 32;
+
+/// The top bit of each byte of a word.
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
+/// The whole of `bytes` as `&str`, or an [`ErrorKind::InvalidUtf8`] at
+/// the first byte that is not part of a valid sequence: the offset
+/// `std::str::from_utf8(bytes)` reports.
+///
+/// ASCII blocks of [`BLOCK`] bytes are skipped after one test each, then
+/// ASCII words up to the first non-ASCII byte. From there (or from the last
+/// few bytes) the full check runs on a window of [`WINDOW`] bytes: what it
+/// finds valid is skipped, except a sequence cut by the window's end, which
+/// the next window starts with. Every window starts on a character
+/// boundary (after ASCII bytes or a complete sequence), so a sequence is
+/// never split between two checks, and the first invalid byte a window
+/// finds is the first of the text.
+#[allow(unsafe_code)]
+pub(crate) fn text(bytes: &[u8]) -> Result<&str, DecodeError> {
+    let mut i = 0;
+    loop {
+        let rest = bytes.get(i..).unwrap_or_default();
+        i += BLOCK
+            * rest
+                .chunks_exact(BLOCK)
+                .take_while(|block| is_ascii_block(block))
+                .count();
+        // To the first non-ASCII byte, a word at a time.
+        while let Some(word) = bytes.get(i..).and_then(|rest| rest.first_chunk::<8>()) {
+            let high = u64::from_le_bytes(*word) & HIGH_BITS;
+            if high != 0 {
+                i += (high.trailing_zeros() / 8) as usize;
+                break;
+            }
+            i += 8;
+        }
+        let end = bytes.len().min(i + WINDOW);
+        let window = bytes.get(i..end).unwrap_or_default();
+        match std::str::from_utf8(window) {
+            Ok(_) if end == bytes.len() => break,
+            Ok(_) => i = end,
+            // Cut at the window's end (a sequence is at most 4 bytes, the
+            // window longer, so this still moves forward).
+            Err(e) if e.error_len().is_none() && end < bytes.len() => i += e.valid_up_to(),
+            Err(e) => return Err(DecodeError::new(i + e.valid_up_to(), ErrorKind::InvalidUtf8)),
+        }
+    }
+    // SAFETY: the loop above ends at `break` only once `0..bytes.len()` is
+    // covered by ASCII blocks and windows that `from_utf8` accepted, each
+    // ending on a character boundary where the next one starts; valid UTF-8
+    // strings laid end to end are valid UTF-8, which `from_utf8_unchecked`
+    // requires.
+    Ok(unsafe { std::str::from_utf8_unchecked(bytes) })
+}
+
+/// No byte of `block` has its top bit set (the OR of its eight words does
+/// not), so every byte is ASCII.
+#[inline(always)]
+fn is_ascii_block(block: &[u8]) -> bool {
+    let mut any = 0u64;
+    for word in block.chunks_exact(8) {
+        any |= u64::from_ne_bytes(word.try_into().unwrap_or_default());
+    }
+    any & HIGH_BITS == 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`text`] accepts what `from_utf8` accepts and reports the same
+    /// offset: ASCII of every length around the block size, multi-byte
+    /// characters at every position around block and window edges, cut
+    /// sequences, and bad bytes anywhere.
+    #[test]
+    fn whole_text_check_agrees_with_from_utf8() {
+        let check = |bytes: &[u8]| {
+            let want = std::str::from_utf8(bytes).map_err(|e| e.valid_up_to());
+            let got = text(bytes).map_err(|e| {
+                assert_eq!(e.kind, ErrorKind::InvalidUtf8);
+                e.offset
+            });
+            assert_eq!(got, want, "{bytes:?}");
+        };
+        let inserts: [&[u8]; 9] = [
+            "é".as_bytes(),
+            "€".as_bytes(),
+            "😀".as_bytes(),
+            b"\x80",
+            b"\xc3",
+            b"\xf0\x9f\x98",
+            b"\xed\xa0\x80",
+            b"\xff",
+            b"\xc0\xaf",
+        ];
+        for len in [0, 1, 63, 64, 65, 127, 128, 129, 191, 192, 193, 300] {
+            let ascii = vec![b'a'; len];
+            check(&ascii);
+            for at in 0..=len {
+                for insert in inserts {
+                    let mut bytes = ascii.clone();
+                    bytes.splice(at..at, insert.iter().copied());
+                    check(&bytes);
+                    // A second non-ASCII character further on.
+                    let mut twice = bytes.clone();
+                    twice.extend_from_slice(&ascii);
+                    twice.extend_from_slice("é".as_bytes());
+                    check(&twice);
+                }
+            }
+        }
+        check("กาแฟ café 🍵".repeat(40).as_bytes());
+    }
 
     /// The ASCII shortcut and the full check agree: ASCII of every length
     /// around the word size and at every alignment, non-ASCII UTF-8, and

@@ -7,7 +7,10 @@
 //! [`json`](super)), on the same [`Lexer`]: any whitespace, keys in any
 //! order, unknown keys skipped, a missing `discount_percent` read as
 //! `null`. The checks and error offsets are the owned parser's; the key
-//! tables are restated here so the two files stay independent.
+//! tables are restated here so the two files stay independent. A product
+//! spelled exactly as our writer spells it is read by one straight run of
+//! token compares and values (`canonical`); any other spelling is read
+//! again from its `{` by the grammar, which gives every error.
 //!
 //! **Strings with escapes** are validated up front — the lexer decodes every
 //! escape once, into its one scratch buffer, refusing bad escapes and lone
@@ -21,7 +24,7 @@ use super::lexer::{IntField, Keys, Lexer, Str, Token};
 use super::parse::read_status;
 use crate::codec::record::{self, Seen};
 use crate::codec::view::{CatalogView, Lists, ProductList, ProductView, Text, VariantView, check_list};
-use crate::codec::{DecodeError, ErrorKind};
+use crate::codec::{DecodeError, ErrorKind, utf8};
 use crate::model::{self, MAX_TAGS, MAX_VARIANTS};
 
 type Result<T> = std::result::Result<T, DecodeError>;
@@ -78,7 +81,7 @@ const DIMENSIONS: [IntField; 4] = [
 
 /// Decodes and validates a whole payload into a view that borrows it.
 pub fn decode_view(bytes: &[u8]) -> Result<CatalogView<'_>> {
-    let text = std::str::from_utf8(bytes).map_err(|e| DecodeError::new(e.valid_up_to(), ErrorKind::InvalidUtf8))?;
+    let text = utf8::text(bytes)?;
     let mut lx = Lexer::new(text);
     lx.expect(b'{', "'{' (start of the catalog)")?;
     let mut products = None;
@@ -175,7 +178,22 @@ impl<'a> ProductList<'a> for Products<'a> {
     }
 }
 
+/// One product: read as our writer spells it by [`canonical`] when it is,
+/// otherwise (from its `{` again) by [`product_by_grammar`].
+#[inline(always)]
 fn product<'a>(lx: &mut Lexer<'a>, index: usize, p: &mut ProductView<'a>) -> Result<()> {
+    let start = lx.pos;
+    if canonical::product(lx, p).is_some() {
+        return Ok(());
+    }
+    lx.pos = start;
+    product_by_grammar(lx, index, p)
+}
+
+/// A product by the grammar: members in any order, any whitespace,
+/// unknown keys skipped; every error at its offset.
+#[inline(never)]
+fn product_by_grammar<'a>(lx: &mut Lexer<'a>, index: usize, p: &mut ProductView<'a>) -> Result<()> {
     lx.expect(b'{', "'{' (start of a product)")?;
     // The one optional field; every other one is written before `}`.
     p.discount_percent = None;
@@ -215,6 +233,198 @@ fn product<'a>(lx: &mut Lexer<'a>, index: usize, p: &mut ProductView<'a>) -> Res
     }
     let required = record::all(PRODUCT_KEYS.names.len()) & !(1 << DISCOUNT_PERCENT_KEY);
     seen.check(required, lx.pos - 1, |i| PRODUCT_KEYS.names[i])
+}
+
+/// The product as our writer spells it — keys in field order, no
+/// whitespace, at most [`MAX_TAGS`] tags and [`MAX_VARIANTS`] variants —
+/// read as one straight sequence of token compares and values: no member
+/// loop, no seen-field set, no dispatch on the key.
+///
+/// Each step accepts only bytes that [`product_by_grammar`] reads to the
+/// same values (the same tokens, in the order its predicted keys try them,
+/// and the same value readers), and answers `None` at the first byte that
+/// differs or fails. The caller then reads the product again from its `{`
+/// by the grammar, which gives any error, so errors and their offsets are
+/// the grammar's by construction.
+mod canonical {
+    use super::{Lexer, ProductView, Str, Text, Token, VariantView, read_status};
+    use crate::model::{MAX_TAGS, MAX_VARIANTS};
+
+    /// `,"name":`: a member after the first one.
+    const fn next(name: &str) -> Token {
+        Token::new(&[b",\"", name.as_bytes(), b"\":"])
+    }
+
+    const ID: Token = Token::new(&[b"{\"id\":"]);
+    const SKU: Token = next("sku");
+    const NAME: Token = next("name");
+    const DESCRIPTION: Token = next("description");
+    const PRICE_CENTS: Token = next("price_cents");
+    const CURRENCY: Token = next("currency");
+    const RATING: Token = next("rating");
+    const REVIEW_COUNT: Token = next("review_count");
+    const IN_STOCK: Token = next("in_stock");
+    const STOCK: Token = next("stock");
+    const STATUS: Token = next("status");
+    const TAGS: Token = Token::new(&[b",\"tags\":["]);
+    const DIMENSIONS: Token = Token::new(&[b",\"dimensions\":{"]);
+    const WIDTH_MM: Token = Token::key("width_mm");
+    const HEIGHT_MM: Token = next("height_mm");
+    const DEPTH_MM: Token = next("depth_mm");
+    const WEIGHT_G: Token = next("weight_g");
+    const VARIANTS: Token = Token::new(&[b",\"variants\":["]);
+    const VARIANT_SKU: Token = Token::new(&[b"{\"sku\":"]);
+    const COLOR: Token = next("color");
+    const SIZE: Token = next("size");
+    const DISCOUNT_PERCENT: Token = next("discount_percent");
+    const CREATED_AT_MS: Token = next("created_at_ms");
+    const IMAGE_URL: Token = next("image_url");
+
+    #[inline(always)]
+    fn key(lx: &mut Lexer<'_>, t: &Token) -> Option<()> {
+        lx.eat(t).then_some(())
+    }
+
+    /// Consumes `b` if it is the next byte.
+    #[inline(always)]
+    fn byte(lx: &mut Lexer<'_>, b: u8) -> bool {
+        let hit = lx.bytes.get(lx.pos) == Some(&b);
+        lx.pos += usize::from(hit);
+        hit
+    }
+
+    /// A string value into `to` (one call per string: the scan and the
+    /// slice are inlined here, not at each of the fifteen call sites).
+    #[inline(never)]
+    fn text<'a>(lx: &mut Lexer<'a>, to: &mut Text<'a>) -> Option<()> {
+        let at = lx.pos;
+        if lx.bytes.get(at) != Some(&b'"') {
+            return None;
+        }
+        *to = match lx.string("string") {
+            Ok(Str::Raw(s)) => Text::plain(s),
+            Ok(Str::Escaped) => Text::json_escaped(lx.text.get(at + 1..lx.pos - 1)?),
+            Err(_) => return None,
+        };
+        Some(())
+    }
+
+    #[inline(always)]
+    pub(super) fn product<'a>(lx: &mut Lexer<'a>, p: &mut ProductView<'a>) -> Option<()> {
+        key(lx, &ID)?;
+        p.id = lx.integer(&super::ID).ok()?;
+        key(lx, &SKU)?;
+        text(lx, &mut p.sku)?;
+        key(lx, &NAME)?;
+        text(lx, &mut p.name)?;
+        key(lx, &DESCRIPTION)?;
+        text(lx, &mut p.description)?;
+        key(lx, &PRICE_CENTS)?;
+        p.price_cents = lx.integer(&super::PRICE_CENTS).ok()?;
+        key(lx, &CURRENCY)?;
+        text(lx, &mut p.currency)?;
+        key(lx, &RATING)?;
+        p.rating = lx.float("number for `rating`", "`rating` (finite f64)").ok()?;
+        key(lx, &REVIEW_COUNT)?;
+        p.review_count = lx.integer(&super::REVIEW_COUNT).ok()? as i32;
+        key(lx, &IN_STOCK)?;
+        p.in_stock = lx.boolean("true or false for `in_stock`").ok()?;
+        key(lx, &STOCK)?;
+        p.stock = lx.integer(&super::STOCK).ok()? as i32;
+        key(lx, &STATUS)?;
+        p.status = read_status(lx).ok()?;
+        key(lx, &TAGS)?;
+        tags(lx, p)?;
+        key(lx, &DIMENSIONS)?;
+        dimensions(lx, p)?;
+        key(lx, &VARIANTS)?;
+        variants(lx, p)?;
+        key(lx, &DISCOUNT_PERCENT)?;
+        p.discount_percent = if lx.null() {
+            None
+        } else {
+            Some(lx.integer(&super::DISCOUNT_PERCENT).ok()? as i32)
+        };
+        key(lx, &CREATED_AT_MS)?;
+        p.created_at_ms = lx.integer(&super::CREATED_AT_MS).ok()?;
+        key(lx, &IMAGE_URL)?;
+        text(lx, &mut p.image_url)?;
+        byte(lx, b'}').then_some(())
+    }
+
+    /// After `"tags":[`.
+    #[inline(always)]
+    fn tags<'a>(lx: &mut Lexer<'a>, p: &mut ProductView<'a>) -> Option<()> {
+        p.tags.clear();
+        if byte(lx, b']') {
+            return Some(());
+        }
+        loop {
+            if p.tags.len() == MAX_TAGS {
+                return None;
+            }
+            let mut tag = Text::default();
+            text(lx, &mut tag)?;
+            p.tags.push(tag);
+            if !byte(lx, b',') {
+                return byte(lx, b']').then_some(());
+            }
+        }
+    }
+
+    /// After `"dimensions":{`.
+    #[inline(always)]
+    fn dimensions(lx: &mut Lexer<'_>, p: &mut ProductView<'_>) -> Option<()> {
+        let [width, height, depth, weight] = &super::DIMENSIONS;
+        let d = &mut p.dimensions;
+        key(lx, &WIDTH_MM)?;
+        d.width_mm = lx.integer(width).ok()? as i32;
+        key(lx, &HEIGHT_MM)?;
+        d.height_mm = lx.integer(height).ok()? as i32;
+        key(lx, &DEPTH_MM)?;
+        d.depth_mm = lx.integer(depth).ok()? as i32;
+        key(lx, &WEIGHT_G)?;
+        d.weight_g = lx.integer(weight).ok()? as i32;
+        byte(lx, b'}').then_some(())
+    }
+
+    /// After `"variants":[`.
+    #[inline(always)]
+    fn variants<'a>(lx: &mut Lexer<'a>, p: &mut ProductView<'a>) -> Option<()> {
+        p.variants.clear();
+        if byte(lx, b']') {
+            return Some(());
+        }
+        loop {
+            if p.variants.len() == MAX_VARIANTS {
+                return None;
+            }
+            let (mut sku, mut color, mut size) = Default::default();
+            key(lx, &VARIANT_SKU)?;
+            text(lx, &mut sku)?;
+            key(lx, &COLOR)?;
+            text(lx, &mut color)?;
+            key(lx, &SIZE)?;
+            text(lx, &mut size)?;
+            key(lx, &PRICE_CENTS)?;
+            let price_cents = lx.integer(&super::PRICE_CENTS).ok()?;
+            key(lx, &STOCK)?;
+            let stock = lx.integer(&super::STOCK).ok()? as i32;
+            if !byte(lx, b'}') {
+                return None;
+            }
+            p.variants.push(VariantView {
+                sku,
+                color,
+                size,
+                price_cents,
+                stock,
+            });
+            if !byte(lx, b',') {
+                return byte(lx, b']').then_some(());
+            }
+        }
+    }
 }
 
 /// A list over the model's limit: the rest is read (every item checked)
@@ -399,6 +609,71 @@ mod tests {
         let view = decode_view(&bytes).unwrap();
         assert_eq!(view.len(), 50);
         assert_eq!(view.to_catalog(), c);
+    }
+
+    /// Every product our writer writes takes the straight path, and reads
+    /// back equal.
+    #[test]
+    fn written_products_are_read_by_the_straight_path() {
+        let c = fixtures::catalog(200);
+        let text = String::from_utf8(Format::Json.encode_to_vec(&c.products).unwrap()).unwrap();
+        let mut lx = Lexer::new(&text);
+        lx.pos = r#"{"products":["#.len();
+        let mut p = ProductView::default();
+        for (i, want) in c.products.iter().enumerate() {
+            if i > 0 {
+                assert_eq!(lx.bytes[lx.pos], b',');
+                lx.pos += 1;
+            }
+            assert!(canonical::product(&mut lx, &mut p).is_some(), "product {i}");
+            assert_eq!(&p.to_product(), want, "product {i}");
+        }
+        assert_eq!(&text[lx.pos..], "]}");
+    }
+
+    /// Products spelled otherwise leave the straight path at the first
+    /// byte that differs and read (or fail) exactly as the owned parser
+    /// reads them.
+    #[test]
+    fn other_spellings_read_as_the_owned_parser_reads_them() {
+        let c = fixtures::catalog(1);
+        let text = String::from_utf8(Format::Json.encode_to_vec(&c.products).unwrap()).unwrap();
+        let edits = [
+            (r#"{"id""#, r#"{ "id""#),
+            (r#","sku""#, r#", "sku""#),
+            (r#""sku":"#, r#""sku": "#),
+            (r#""tags":["#, r#""tags":[ "#),
+            (r#""tags":["gift"]"#, r#""tags":["a","b","c","d","e","f"]"#),
+            (r#""tags":["gift"]"#, r#""tags":[]"#),
+            (r#""tags":["gift"]"#, r#""tags":["gift",]"#),
+            (r#""width_mm""#, r#""extra":{},"width_mm""#),
+            (r#""size":"XS""#, r#""size":"XS""#),
+            (r#""size":"XS""#, r#""size":"X\qS""#),
+            (r#""size":"XS""#, r#""size":"XS","size":"M""#),
+            (r#""stock":10}"#, r#""stock":10,"x":null}"#),
+            (
+                r#""variants":[{"#,
+                r#""variants":[{"sku":"a","color":"b","size":"c","price_cents":1,"stock":1},{"sku":"a","color":"b","size":"c","price_cents":1,"stock":1},{"#,
+            ),
+            (r#","stock":33"#, r#","extra":[1,{"a":[]}],"stock":33"#),
+            (r#","discount_percent":null"#, ""),
+            (r#""discount_percent":null"#, r#""discount_percent":7"#),
+            (r#""discount_percent":null"#, r#""discount_percent":"7""#),
+            (r#","image_url""#, r#","name":"again","image_url""#),
+            (r#""price_cents":137479"#, r#""price_cents":-1"#),
+            (r#""review_count":10975"#, r#""review_count":1e3"#),
+            (r#""rating":4.5"#, r#""rating":4.5e0"#),
+            (r#""in_stock":true"#, r#""in_stock":tru"#),
+            (r#""status":"active""#, r#""status":"activ""#),
+            (r#".jpg"}"#, r#".jpg" }"#),
+            (r#".jpg"}"#, r#".jpg""#),
+        ];
+        for (from, to) in edits {
+            assert!(text.contains(from), "{from}");
+            let edited = text.replacen(from, to, 1);
+            let view = decode_view(edited.as_bytes()).map(|v| v.to_catalog());
+            assert_eq!(view, Format::Json.decode(edited.as_bytes()), "{to}");
+        }
     }
 
     #[test]
