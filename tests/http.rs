@@ -481,7 +481,16 @@ fn over_capacity_gets_a_fast_503_when_every_connection_is_mid_request() {
     let mut held: Vec<Client> = (0..2).map(|_| Client::connect(addr)).collect();
     for c in &mut held {
         assert_eq!(c.get("/ping").status, 200); // both workers now own a connection
-        c.send(b"GET /ping HTTP/1.1\r\n"); // and each is mid-request: none is idle
+    }
+    // Both wait for a next request first: a worker that has written its
+    // response but not yet marked its connection idle also counts as not
+    // idle, so without this step the wait below could pass too early and
+    // the new connection would evict one of them instead of being refused.
+    server::wait_until("both connections idle after their first response", || {
+        server.stats().idle_connections == 2
+    });
+    for c in &mut held {
+        c.send(b"GET /ping HTTP/1.1\r\n"); // each is now mid-request: none is idle
     }
     server::wait_until("both workers read their partial heads", || {
         server.stats().idle_connections == 0
