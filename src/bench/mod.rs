@@ -215,7 +215,8 @@ impl Line {
             mb_per_s: (payload > 0 && secs > 0.0).then(|| payload as f64 * run.iters as f64 / 1e6 / secs),
             bytes_per_op: run.allocs.bytes / n,
             allocs_per_op: run.allocs.allocs / n,
-            cpu_ns_per_op: run.cpu.map(|c| c.as_nanos() as f64 / n as f64),
+            // CPU time covers the timed batch, allocations the counting run.
+            cpu_ns_per_op: run.cpu.map(|c| c.as_nanos() as f64 / run.iters.max(1) as f64),
         }
     }
 }
@@ -326,6 +327,27 @@ mod tests {
         assert!(runs[0].allocs.allocs >= runs[0].alloc_iters, "{:?}", runs[0]);
         let line = Line::from_run("Encode/json/1", &runs[0], 64);
         assert!(line.allocs_per_op >= 1 && line.bytes_per_op >= 64, "{line:?}");
+    }
+
+    /// Wall and CPU time are per operation of the timed batch; bytes and
+    /// allocations per operation of the (shorter) counting run.
+    #[test]
+    fn from_run_divides_each_figure_by_its_own_iterations() {
+        let run = Run {
+            iters: 10_000,
+            elapsed: Duration::from_millis(50),
+            allocs: alloc::Counts {
+                allocs: 3_000,
+                bytes: 64_000,
+                ..Default::default()
+            },
+            alloc_iters: 1_000,
+            cpu: Some(Duration::from_millis(40)),
+        };
+        let line = Line::from_run("Encode/json/1", &run, 100);
+        assert_eq!(line.ns_per_op, 5_000.0);
+        assert_eq!(line.cpu_ns_per_op, Some(4_000.0));
+        assert_eq!((line.allocs_per_op, line.bytes_per_op), (3, 64));
     }
 
     #[test]
