@@ -94,15 +94,13 @@ pub fn checked(bytes: &[u8]) -> Result<Catalog, DecodeError> {
     Ok(Catalog { products })
 }
 
-/// Copies one verified product table into a domain [`Product`] and
-/// validates it. A list over the model's maximum is refused before it is
-/// copied.
-fn product(p: fb::Product<'_>, index: usize) -> Result<Product, DecodeError> {
-    let at = p._tab.loc();
-    let (tags, variants) = (p.tags(), p.variants());
+/// What the copy and the checked view both check on a verified product
+/// table before reading it: its lists within the model's maximum (reported
+/// at the table, `at`), and its status a known one (reported at the field).
+pub(super) fn lists_and_status(p: &fb::Product<'_>, index: usize, at: usize) -> Result<Status, DecodeError> {
     for (field, count, max) in [
-        ("tags", tags.len(), MAX_TAGS),
-        ("variants", variants.len(), MAX_VARIANTS),
+        ("tags", p.tags().len(), MAX_TAGS),
+        ("variants", p.variants().len(), MAX_VARIANTS),
     ] {
         if count > max {
             let e = model::too_many_items(index, field, max, format_args!("found {count}"));
@@ -110,15 +108,24 @@ fn product(p: fb::Product<'_>, index: usize) -> Result<Product, DecodeError> {
         }
     }
     let raw = p.status().0;
-    let Some(status) = Status::from_index(i64::from(raw)) else {
-        return Err(DecodeError::new(
+    Status::from_index(i64::from(raw)).ok_or_else(|| {
+        DecodeError::new(
             field_position(&p._tab, fb::Product::VT_STATUS),
             ErrorKind::UnknownEnum {
                 what: "Status",
                 value: raw.to_string(),
             },
-        ));
-    };
+        )
+    })
+}
+
+/// Copies one verified product table into a domain [`Product`] and
+/// validates it. A list over the model's maximum is refused before it is
+/// copied.
+fn product(p: fb::Product<'_>, index: usize) -> Result<Product, DecodeError> {
+    let at = p._tab.loc();
+    let (tags, variants) = (p.tags(), p.variants());
+    let status = lists_and_status(&p, index, at)?;
     let d = p.dimensions();
     let product = Product {
         id: p.id(),

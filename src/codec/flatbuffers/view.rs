@@ -19,12 +19,12 @@
 //! enum, the data model's rules, unique ids — are the owned decoder's, in
 //! its order and at its offsets. So every error is that path's.
 
-use super::decode::{field_position, verified_root};
+use super::decode::{lists_and_status, verified_root};
 use super::generated::wirebench as fb;
 use super::onepass;
+use crate::codec::DecodeError;
 use crate::codec::view::{CatalogView, Lists, ProductList, ProductView, Text, VariantView, check_list};
-use crate::codec::{DecodeError, ErrorKind};
-use crate::model::{self, Dimensions, MAX_TAGS, MAX_VARIANTS, Status};
+use crate::model::Dimensions;
 use flatbuffers::{ForwardsUOffset, Vector};
 
 /// Decodes and validates a whole payload into a view that borrows it.
@@ -118,25 +118,7 @@ impl<'a> ProductList<'a> for Verified<'a> {
 
 fn product<'a>(p: fb::Product<'a>, index: usize, at: usize, view: &mut ProductView<'a>) -> Result<(), DecodeError> {
     let (tags, variants) = (p.tags(), p.variants());
-    for (field, count, max) in [
-        ("tags", tags.len(), MAX_TAGS),
-        ("variants", variants.len(), MAX_VARIANTS),
-    ] {
-        if count > max {
-            let e = model::too_many_items(index, field, max, format_args!("found {count}"));
-            return Err(DecodeError::invalid(at, e));
-        }
-    }
-    let raw = p.status().0;
-    let Some(status) = Status::from_index(i64::from(raw)) else {
-        return Err(DecodeError::new(
-            field_position(&p._tab, fb::Product::VT_STATUS),
-            ErrorKind::UnknownEnum {
-                what: "Status",
-                value: raw.to_string(),
-            },
-        ));
-    };
+    let status = lists_and_status(&p, index, at)?;
     let d = p.dimensions();
     view.id = p.id();
     view.sku = Text::plain(p.sku());
