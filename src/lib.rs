@@ -22,6 +22,7 @@ pub mod crc32;
 pub mod evolve;
 pub mod explain;
 pub mod fixtures;
+pub mod generic;
 pub mod gzip;
 pub mod http;
 pub mod load;

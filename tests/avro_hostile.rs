@@ -7,10 +7,10 @@
 #[path = "support/mutate.rs"]
 mod mutate;
 
-use wirebench::codec::avro::datum_write::write;
-use wirebench::codec::avro::resolve::Resolver;
-use wirebench::codec::avro::schema::Schema;
 use wirebench::evolve::{Direction, Row, Step, run};
+use wirebench::generic::avro_write::write;
+use wirebench::generic::resolve::Resolver;
+use wirebench::generic::schema::Schema;
 use wirebench::prng::Rng;
 
 fn schemas() -> Vec<&'static str> {

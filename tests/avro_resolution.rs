@@ -1,5 +1,5 @@
 //! Differential test of Avro schema resolution: our resolving reader
-//! (`wirebench::codec::avro::resolve`) against apache-avro's reader-schema
+//! (`wirebench::generic::resolve`) against apache-avro's reader-schema
 //! decode (`from_avro_datum(writer, bytes, Some(reader))`).
 //!
 //! 1. Every evolution step of `schemas/evolution/`, both directions, on the
@@ -30,10 +30,10 @@
 use apache_avro::Schema as ApacheSchema;
 use apache_avro::types::Value;
 use serde_json::{Value as J, json};
-use wirebench::codec::avro::datum::Datum;
-use wirebench::codec::avro::resolve::Resolver;
-use wirebench::codec::avro::schema::Schema;
 use wirebench::evolve::{Direction, Row, Step, run};
+use wirebench::generic::datum::Datum;
+use wirebench::generic::resolve::Resolver;
+use wirebench::generic::schema::Schema;
 use wirebench::prng::Rng;
 
 /// apache-avro's value as our datum; maps sorted by key.

@@ -6,9 +6,9 @@
 use std::path::PathBuf;
 use std::process::Command;
 use wirebench::codec::Format;
-use wirebench::codec::avro::datum::Datum;
-use wirebench::codec::avro::datum_write::write;
-use wirebench::codec::avro::schema::Schema;
+use wirebench::generic::avro_write::write;
+use wirebench::generic::datum::Datum;
+use wirebench::generic::schema::Schema;
 
 fn tmp(name: &str, bytes: &[u8]) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("wirebench-decode-{}", std::process::id()));

@@ -17,7 +17,7 @@ use std::path::Path;
 const LAYERS: &[(usize, &[&str])] = &[
     (0, &["prng", "crc32", "cli", "model", "measure"]),
     (1, &["codec", "gzip"]),
-    (2, &["fixtures"]),
+    (2, &["fixtures", "generic"]),
     (3, &["explain"]),
     (4, &["http"]),
     (5, &["bench", "load", "report", "evolve", "decode"]),

@@ -7,8 +7,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
-use wirebench::codec::avro::resolve::Resolver;
-use wirebench::codec::avro::schema::Schema;
+use wirebench::generic::resolve::Resolver;
+use wirebench::generic::schema::Schema;
 use wirebench::evolve::Step;
 
 const LIST_W: &str = r#"{"type":"record","name":"L","fields":[{"name":"v","type":"int"},{"name":"m","type":{"type":"map","values":["null","bytes","L"]}},{"name":"next","type":["null","L"]}]}"#;

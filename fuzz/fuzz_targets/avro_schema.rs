@@ -6,8 +6,8 @@
 //! Run: `make fuzz FUZZ_TARGETS=avro_schema`.
 
 use libfuzzer_sys::fuzz_target;
-use wirebench::codec::avro::resolve::Resolver;
-use wirebench::codec::avro::schema::Schema;
+use wirebench::generic::resolve::Resolver;
+use wirebench::generic::schema::Schema;
 
 fuzz_target!(|data: &[u8]| {
     let (text, datum) = match data.iter().position(|&b| b == 0) {

@@ -3,7 +3,7 @@
 //! type's zero value: the data is ours, and the classifier compares what
 //! was meant with what was read, so a slip shows up there.
 
-use crate::codec::avro::datum::Datum;
+use crate::generic::datum::Datum;
 
 /// A record datum, read by field name.
 #[derive(Clone, Copy)]

@@ -1,14 +1,14 @@
 //! Avro cells: the writer's bytes are read by the schema-resolution reader
-//! (`crate::codec::avro::resolve`) given the writer's and the reader's
+//! (`crate::generic::resolve`) given the writer's and the reader's
 //! schema, as the Avro specification's "Schema Resolution" section
 //! prescribes. v1 bytes come from the production encoder, v2 bytes from the
 //! generic datum writer with the step's `.avsc`.
 
 use super::{Direction, Step, v1_schema};
-use crate::codec::avro::datum::Datum;
-use crate::codec::avro::datum_write::write;
-use crate::codec::avro::resolve::Resolver;
-use crate::codec::avro::schema::Schema;
+use crate::generic::avro_write::write;
+use crate::generic::datum::Datum;
+use crate::generic::resolve::Resolver;
+use crate::generic::schema::Schema;
 use crate::model::Catalog;
 
 /// (writer bytes, reader result) of one Avro cell.

@@ -14,7 +14,7 @@
 //!
 //! An error from the reader is **refuses**, with its message.
 
-use crate::codec::avro::datum::Datum;
+use crate::generic::datum::Datum;
 use std::fmt;
 
 /// The outcome of one cell.

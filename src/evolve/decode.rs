@@ -11,8 +11,8 @@
 
 use crate::cli::Args;
 use crate::codec::Format;
-use crate::codec::avro::resolve::Resolver;
-use crate::codec::avro::schema::Schema;
+use crate::generic::resolve::Resolver;
+use crate::generic::schema::Schema;
 
 /// Largest file `decode` reads (payloads and schemas).
 const MAX_FILE: u64 = 256 * 1024 * 1024;

@@ -12,7 +12,7 @@
 use super::Step;
 use super::access::{Fields, catalog, products, record};
 use super::generated as g;
-use crate::codec::avro::datum::Datum;
+use crate::generic::datum::Datum;
 use flatbuffers::FlatBufferBuilder;
 
 macro_rules! fb_step {

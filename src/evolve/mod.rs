@@ -10,7 +10,7 @@
 //! - v1 writers and readers are the production codecs (`crate::codec`);
 //! - v2 writers and readers are the generated prost and flatc code of the
 //!   step (`generated`), and for Avro our writer plus the schema-resolution
-//!   reader (`crate::codec::avro::resolve`), given both schemas.
+//!   reader (`crate::generic::resolve`), given both schemas.
 //!
 //! The data is two catalog products: one without a discount, one with. The
 //! v2 writer's data is the v1 data changed by the step where the change
@@ -29,9 +29,9 @@ pub mod generated;
 mod protobuf;
 pub mod shape;
 
-use crate::codec::avro::datum::Datum;
-use crate::codec::avro::resolve::Resolver;
-use crate::codec::avro::schema::Schema;
+use crate::generic::datum::Datum;
+use crate::generic::resolve::Resolver;
+use crate::generic::schema::Schema;
 use crate::model::Catalog;
 pub use classify::{Class, Outcome, classify};
 

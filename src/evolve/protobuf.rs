@@ -8,7 +8,7 @@
 use super::Step;
 use super::access::{Fields, catalog, products, record, symbol};
 use super::generated as g;
-use crate::codec::avro::datum::Datum;
+use crate::generic::datum::Datum;
 use prost::Message;
 
 /// The fields every step's generated `Product` has under the same name and

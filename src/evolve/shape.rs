@@ -16,9 +16,9 @@
 //! Enum symbols match case-insensitively (`"active"` is `ACTIVE`). Values
 //! must fit their type: an `int` out of the 32-bit range is an error.
 
-use crate::codec::avro::datum::Datum;
-use crate::codec::avro::schema::{Node, NodeId, Schema};
 use crate::codec::json::value::{JsonValue, Number};
+use crate::generic::datum::Datum;
+use crate::generic::schema::{Node, NodeId, Schema};
 
 /// How a reader treats missing keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -51,11 +51,7 @@
 //! booleans other than 0/1, unknown enum and union indexes and trailing
 //! bytes, and validates every product (model rules) with the product's offset.
 
-pub mod datum;
-pub mod datum_write;
 mod read;
-pub mod resolve;
-pub mod schema;
 pub mod view;
 mod write;
 

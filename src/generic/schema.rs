@@ -122,7 +122,7 @@ impl Schema {
     /// Parses `.avsc` text.
     ///
     /// ```
-    /// let s = wirebench::codec::avro::schema::Schema::parse(br#"{"type":"array","items":"long"}"#).unwrap();
+    /// let s = wirebench::generic::schema::Schema::parse(br#"{"type":"array","items":"long"}"#).unwrap();
     /// assert_eq!(s.describe(s.root()), "array<long>");
     /// ```
     pub fn parse(text: &[u8]) -> Result<Schema, SchemaError> {

@@ -741,7 +741,7 @@ pub fn read_with(writer: &Schema, reader: &Schema, bytes: &[u8]) -> Result<Datum
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::avro::datum_write::write;
+    use crate::generic::avro_write::write;
 
     fn schema(s: &str) -> Schema {
         Schema::parse(s.as_bytes()).unwrap_or_else(|e| panic!("{e}\n{s}"))

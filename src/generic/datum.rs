@@ -1,5 +1,5 @@
 //! A generic Avro datum (any schema's value) and its plain-JSON rendering.
-//! The schema-driven binary writer is [`super::datum_write`].
+//! The schema-driven binary writer is [`super::avro_write`].
 //!
 //! The JSON follows the Avro specification's "JSON Encoding" section for
 //! `bytes` and `fixed` (a string whose code points 0–255 are the bytes) and
