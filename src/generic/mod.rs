@@ -7,10 +7,19 @@
 //! use this module; the evolution lab ([`crate::evolve`]) and
 //! `wirebench decode` do.
 //!
+//! The schema-driven codecs for all five formats are built here, one module
+//! per format, each with the same two entry points:
+//!
+//! ```text
+//! pub fn encode(schema: &Schema, value: &Datum, out: &mut Vec<u8>) -> Result<(), GenericError>
+//! pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum, GenericError>
+//! ```
+//!
 //! **Architecture Invariant:** `generic` imports `codec`'s shared helpers
 //! (cursor, varint, JSON text) and never a format's catalog codec.
 
 pub mod avro_write;
 pub mod datum;
+pub mod error;
 pub mod resolve;
 pub mod schema;

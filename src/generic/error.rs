@@ -1,0 +1,155 @@
+//! Errors of the schema-driven codecs: what was expected, what was found,
+//! where in the bytes (offset) and where in the data (a JSON Pointer into
+//! the document, RFC 6901, e.g. `/statuses/3/user/id`).
+//!
+//! Every schema-driven decoder and encoder of [`crate::generic`] reports a
+//! [`GenericError`]; `Display` reads like
+//! `/items/2/price: expected double, found string at byte 118`.
+
+use std::fmt;
+
+/// Why a value could not be encoded or decoded with a schema, and where.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GenericError {
+    /// JSON Pointer of the value in the document ("" is the root).
+    pub pointer: String,
+    /// Byte offset into the input, where there is one (decoding, JSON text).
+    pub offset: Option<usize>,
+    pub kind: GenericErrorKind,
+}
+
+/// The kinds of schema-driven failure shared by every format.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GenericErrorKind {
+    /// The input ended while `expected` was being read.
+    Eof { expected: String },
+    /// A byte, token or value other than the one the schema allows.
+    Unexpected { expected: String, found: String },
+    /// A length or count prefix larger than the input that is left: refused
+    /// before anything is allocated.
+    LengthExceedsInput { what: String, len: u64, remaining: usize },
+    /// A string is not valid UTF-8.
+    InvalidUtf8,
+    /// Nesting deeper than the codec allows.
+    DepthLimit { limit: usize },
+    /// A number that does not fit its type (beyond `long`/`double`, ...).
+    OutOfRange { what: String, value: String },
+    /// A record field the schema requires never appeared.
+    MissingField { field: String },
+    /// A field or map key appeared twice.
+    DuplicateField { field: String },
+    /// Bytes left over after the root value.
+    TrailingBytes { count: usize },
+    /// A schema the codec cannot express (say which construct and why).
+    Unsupported { what: String },
+    /// An error reported by a library (prost, flatbuffers' verifier).
+    Library { library: &'static str, message: String },
+}
+
+impl GenericError {
+    #[cold]
+    pub fn new(pointer: impl Into<String>, offset: Option<usize>, kind: GenericErrorKind) -> GenericError {
+        GenericError {
+            pointer: pointer.into(),
+            offset,
+            kind,
+        }
+    }
+
+    #[cold]
+    pub fn at(pointer: impl Into<String>, offset: usize, kind: GenericErrorKind) -> GenericError {
+        GenericError::new(pointer, Some(offset), kind)
+    }
+
+    #[cold]
+    pub fn unexpected(
+        pointer: impl Into<String>,
+        offset: Option<usize>,
+        expected: impl Into<String>,
+        found: impl Into<String>,
+    ) -> GenericError {
+        GenericError::new(
+            pointer,
+            offset,
+            GenericErrorKind::Unexpected {
+                expected: expected.into(),
+                found: found.into(),
+            },
+        )
+    }
+}
+
+impl fmt::Display for GenericErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GenericErrorKind::Eof { expected } => write!(f, "input ended, expected {expected}"),
+            GenericErrorKind::Unexpected { expected, found } => write!(f, "expected {expected}, found {found}"),
+            GenericErrorKind::LengthExceedsInput { what, len, remaining } => {
+                write!(f, "{what} of {len} exceeds the {remaining} bytes left")
+            }
+            GenericErrorKind::InvalidUtf8 => write!(f, "string is not valid UTF-8"),
+            GenericErrorKind::DepthLimit { limit } => write!(f, "nesting deeper than {limit}"),
+            GenericErrorKind::OutOfRange { what, value } => write!(f, "{what} out of range: {value}"),
+            GenericErrorKind::MissingField { field } => write!(f, "missing field `{field}`"),
+            GenericErrorKind::DuplicateField { field } => write!(f, "duplicate field `{field}`"),
+            GenericErrorKind::TrailingBytes { count } => write!(f, "{count} trailing bytes after the value"),
+            GenericErrorKind::Unsupported { what } => write!(f, "unsupported: {what}"),
+            GenericErrorKind::Library { library, message } => write!(f, "{library}: {message}"),
+        }
+    }
+}
+
+impl fmt::Display for GenericError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let pointer = if self.pointer.is_empty() {
+            "(root)"
+        } else {
+            &self.pointer
+        };
+        write!(f, "{pointer}: {}", self.kind)?;
+        if let Some(offset) = self.offset {
+            write!(f, " at byte {offset}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for GenericError {}
+
+/// Appends one reference token to a JSON Pointer, escaping `~` and `/`
+/// as RFC 6901 §3 says (`~0`, `~1`).
+pub fn push_token(pointer: &mut String, token: &str) {
+    pointer.push('/');
+    for c in token.chars() {
+        match c {
+            '~' => pointer.push_str("~0"),
+            '/' => pointer.push_str("~1"),
+            c => pointer.push(c),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_names_pointer_kind_and_offset() {
+        let e = GenericError::unexpected("/items/2/price", Some(118), "double", "string");
+        assert_eq!(
+            e.to_string(),
+            "/items/2/price: expected double, found string at byte 118"
+        );
+        let root = GenericError::new("", None, GenericErrorKind::TrailingBytes { count: 3 });
+        assert_eq!(root.to_string(), "(root): 3 trailing bytes after the value");
+    }
+
+    #[test]
+    fn pointer_tokens_escape_tilde_and_slash() {
+        let mut p = String::new();
+        push_token(&mut p, "a/b");
+        push_token(&mut p, "m~n");
+        push_token(&mut p, "0");
+        assert_eq!(p, "/a~1b/m~0n/0");
+    }
+}
