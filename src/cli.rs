@@ -136,6 +136,26 @@ impl Args {
     }
 }
 
+/// The exit statuses of the `wirebench` binary, with what each means
+/// (docs/SPEC.md, "Exit status"; `tests/facts.rs` holds the docs to this list).
+pub const EXIT_STATUSES: [(u8, &str); 3] = [
+    (EXIT_OK, "the command did what it was asked"),
+    (
+        EXIT_FAILED_REQUESTS,
+        "`load`: the runs completed and at least one request failed",
+    ),
+    (
+        EXIT_USAGE,
+        "a usage error (a bad flag or value), or the command could not run",
+    ),
+];
+/// The command did what it was asked.
+pub const EXIT_OK: u8 = 0;
+/// `load` ran and at least one request failed.
+pub const EXIT_FAILED_REQUESTS: u8 = 1;
+/// A usage error, or the command could not run.
+pub const EXIT_USAGE: u8 = 2;
+
 /// Parses a duration like `300ms`, `1s`, `2.5s`, `1m`, `10us`.
 pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());

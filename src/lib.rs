@@ -1,19 +1,22 @@
 //! wirebench: what each serialization format really costs on an HTTP path,
 //! and every byte it writes.
 //!
-//! Reading order for a newcomer:
+//! Where to start reading: docs/ARCHITECTURE.md, "Reading order" (the one
+//! reading order, with the layers and the invariants beside it). The
+//! top-level modules:
 //!
-//! 1. [`model`] — the catalog every format carries, and its validation rules.
-//! 2. [`codec`] — the five formats behind one [`codec::Format`]; each codec
-//!    module opens with its wire format.
-//! 3. [`gzip`] and [`crc32`] — RFC 1952 framing around miniz_oxide's deflate.
-//! 4. [`http`] — the blocking thread-pool HTTP/1.1 server.
-//! 5. [`load`] — the load generator (closed and open loop) and its client.
-//! 6. [`crate::bench`] — codec microbenchmarks, sizes; [`report`] — REPORT.md and charts.
-//! 7. [`explain`] — byte-by-byte annotated dumps of every format.
-//!
-//! [`fixtures`] makes the deterministic catalog, [`prng`] is the only
-//! randomness, [`cli`] is the shared flag parser.
+//! | module | what it holds |
+//! |---|---|
+//! | [`model`] | the catalog every format carries, and its validation rules |
+//! | [`fixtures`], [`prng`] | the deterministic catalog, and the only randomness |
+//! | [`codec`] | the five formats behind one [`codec::Format`]; each codec module opens with its wire format |
+//! | [`crc32`], [`gzip`] | RFC 1952 framing around miniz_oxide's deflate |
+//! | [`explain`] | byte-by-byte annotated dumps of every format |
+//! | [`http`] | the blocking thread-pool HTTP/1.1 server |
+//! | [`measure`] | the definitions every measured number shares |
+//! | [`bench`], [`load`], [`report`] | codec microbenchmarks and sizes, the load generator, REPORT.md and charts |
+//! | [`generic`], [`evolve`] | schema-driven Avro, and the evolution lab and `wirebench decode` on it |
+//! | [`cli`] | the flag parser every command shares, and the exit statuses |
 
 pub mod bench;
 pub mod cli;

@@ -2,7 +2,7 @@
 //! arguments to the module that owns it. No logic lives here.
 
 use std::process::ExitCode;
-use wirebench::cli::Args;
+use wirebench::cli::{self, Args};
 
 /// Counts allocations only where `codec-bench` switches counting on, in its
 /// untimed counting runs (B/op, allocs/op). `main` switches it off before
@@ -62,12 +62,12 @@ fn main() -> ExitCode {
     match result {
         Ok(()) if failed_requests > 0 => {
             eprintln!("wirebench {cmd}: {failed_requests} requests failed");
-            ExitCode::from(1)
+            ExitCode::from(cli::EXIT_FAILED_REQUESTS)
         }
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => ExitCode::from(cli::EXIT_OK),
         Err(msg) => {
             eprintln!("wirebench {cmd}: {msg}");
-            ExitCode::from(2)
+            ExitCode::from(cli::EXIT_USAGE)
         }
     }
 }

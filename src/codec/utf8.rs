@@ -8,8 +8,8 @@
 //! offset: its first byte that is not part of a valid sequence.
 //!
 //! A whole text that is mostly ASCII with a few non-ASCII characters
-//! scattered through it (a JSON catalog) goes through [`text`]: 64-byte
-//! blocks tested for ASCII at once, the full check only on the blocks
+//! scattered through it (a JSON catalog) goes through [`text`]: blocks of
+//! [`BLOCK`] bytes tested for ASCII at once, the full check only on the blocks
 //! around a non-ASCII byte; the error offset is again the first bad byte.
 
 use super::{DecodeError, ErrorKind};

@@ -19,7 +19,7 @@
 //! | `wirebench_http_requests_total` | counter | `route`, `format`, `status` |
 //! | `wirebench_http_response_bytes_total` | counter | `route`, `format`, `status` (body bytes; 0 for HEAD) |
 //! | `wirebench_http_request_duration_seconds` | histogram | `route`: from a complete request head to the response handed to the kernel |
-//! | `wirebench_encode_duration_seconds` | histogram | `format`: the codec's encode of one catalog response |
+//! | `wirebench_encode_duration_seconds` | histogram | `format`: one catalog response's body made ready (the encode, and the gzip when asked) |
 //! | `wirebench_http_open_connections` | gauge | connections accepted and not yet closed |
 //! | `wirebench_http_worker_threads` | gauge | `state` = `busy` or `idle` |
 //! | `wirebench_http_refused_connections_total` | counter | connections answered 503 at the connection limit |

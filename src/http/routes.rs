@@ -20,6 +20,21 @@ use crate::codec::Format;
 use crate::model::Product;
 use std::time::Instant;
 
+/// Every route the router answers, as the route tables of docs/SPEC.md,
+/// "Routes" and docs/HTTP.md, "Routes" name them (`{format}` and `{file}`
+/// stand for a path segment). `tests/facts.rs` holds both tables and the
+/// `route` label list of `/metrics` to this list, and checks that the router
+/// serves each one and serves nothing else.
+pub const ROUTES: [&str; 7] = [
+    "/",
+    "/ping",
+    "/metrics",
+    "/catalog",
+    "/catalog/{format}",
+    "/explain/{format}",
+    "/schemas/{file}",
+];
+
 /// `Allow` header of every route (RFC 9110 §10.2.1).
 pub const ALLOW: &str = "Allow: GET, HEAD\r\n";
 

@@ -7,7 +7,7 @@
 //! conversion between our domain types and the generated ones:
 //!
 //! - [`encode`] builds a buffer from `&[Product]` with the generated builders
-//!   (`encode.rs`, one reused builder per thread);
+//!   (`encode.rs`, built in the caller's `Vec`, sized exactly beforehand);
 //! - [`decode`] ([`checked`]) checks the file identifier, runs the crate's
 //!   verifier with limits from the buffer size, then per product checks the list lengths,
 //!   copies every field into our types and validates it before the next
