@@ -1,7 +1,8 @@
 //! House rules that a test can hold (after rust-analyzer's `tidy.rs`):
 //! every source file opens with a module doc, every codec documents its wire
-//! format, and `unsafe` appears only where it is allowed — generated code and
-//! the counting allocator, each of which says why.
+//! format, `unsafe` appears only where it is allowed — generated code and
+//! the counting allocator, each of which says why — and docs state the
+//! present rather than narrate history.
 
 use std::path::{Path, PathBuf};
 
@@ -209,4 +210,185 @@ fn layering_holds() {
             }
         }
     }
+}
+
+// ---------------------------------------------------------------------------
+// Docs state the present
+
+/// Phrases that narrate history instead of stating what is true
+/// (`tests/docs.rs` catches dated runs and issue numbers; this catches the
+/// words). Matched case-insensitively, on word boundaries.
+const NARRATION: &[&str] = &[
+    "as before",
+    "no longer",
+    "used to be",
+    "it used to",
+    "we used to",
+    "which used to",
+    "new:",
+    "for now",
+    "anymore",
+    "previously",
+    "formerly",
+    "recently",
+    "these days",
+    "this morning",
+    "yesterday",
+    "today",
+    "was renamed",
+    "were renamed",
+    "has been replaced",
+    "was replaced",
+    "since then",
+];
+
+/// Lines where a listed phrase is not narration, with the reason.
+const NARRATION_ALLOWED: &[(&str, &str)] = &[
+    // "now" is the moment the report runs, not a change to the code.
+    ("src/report/mod.rs", "one now and says so"),
+];
+
+/// The prose of a Markdown text or of a Rust file's `//!` module doc, as
+/// (line number, text): fenced code blocks, indented code blocks (quoted
+/// output) and inline code spans are left out, since identifiers such as
+/// `Instant::now` are not prose.
+fn prose(path: &str, text: &str) -> Vec<(usize, String)> {
+    let rust = path.ends_with(".rs");
+    let mut out = Vec::new();
+    let mut fenced = false;
+    for (n, line) in text.lines().enumerate() {
+        let line = if rust {
+            match line.trim_start().strip_prefix("//!") {
+                Some(doc) => doc.strip_prefix(' ').unwrap_or(doc),
+                None => continue,
+            }
+        } else {
+            line
+        };
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced || line.starts_with("    ") || line.starts_with('\t') {
+            continue;
+        }
+        let kept: String = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+        out.push((n + 1, kept));
+    }
+    out
+}
+
+fn word_at(hay: &str, i: usize, len: usize) -> bool {
+    let b = hay.as_bytes();
+    let before = i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
+    let after = b
+        .get(i + len)
+        .is_none_or(|c| !(c.is_ascii_alphanumeric() || *c == b'_'));
+    before && after
+}
+
+/// Narrating phrases in `text` (Markdown, or a Rust file's module doc), as
+/// "path:line: phrase: text". "now" counts unless it ends a clause ("the
+/// bytes held now."), where it means "at this moment".
+fn narration(path: &str, text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (n, line) in prose(path, text) {
+        let lower = line.to_ascii_lowercase();
+        let allowed = NARRATION_ALLOWED.iter().any(|(p, l)| *p == path && line.contains(l));
+        if allowed {
+            continue;
+        }
+        let mut hits: Vec<&str> = NARRATION
+            .iter()
+            .copied()
+            .filter(|p| {
+                lower
+                    .match_indices(p)
+                    .any(|(i, _)| word_at(&lower, i, p.len()) || p.ends_with(':'))
+            })
+            .collect();
+        let now_narrates = lower.match_indices("now").any(|(i, _)| {
+            let ends_clause = lower[i + 3..]
+                .trim_start()
+                .chars()
+                .next()
+                .is_none_or(|c| ".,;:)".contains(c));
+            word_at(&lower, i, 3) && !ends_clause
+        });
+        if now_narrates {
+            hits.push("now");
+        }
+        for hit in hits {
+            out.push(format!("{path}:{n}: {hit:?}: {}", line.trim()));
+        }
+    }
+    out
+}
+
+/// README.md, docs/*.md and every module doc in src/.
+fn doc_texts() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = vec![(
+        "README.md".to_string(),
+        std::fs::read_to_string(root.join("README.md")).unwrap(),
+    )];
+    let mut md: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    md.sort();
+    for p in md {
+        let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+        out.push((rel, std::fs::read_to_string(&p).unwrap()));
+    }
+    out.extend(
+        sources()
+            .into_iter()
+            .filter(|(p, t)| p.starts_with("src/") && !is_generated(t)),
+    );
+    out
+}
+
+#[test]
+fn docs_do_not_narrate_history() {
+    let bad: Vec<String> = doc_texts().iter().flat_map(|(p, t)| narration(p, t)).collect();
+    assert!(
+        bad.is_empty(),
+        "docs state the present; history lives in git (or add the line to NARRATION_ALLOWED with a reason):\n{}",
+        bad.join("\n")
+    );
+}
+
+/// The narration check finds each kind of phrase, and leaves code, quoted
+/// output and "now" meaning "at this moment" alone.
+#[test]
+fn narration_check_can_fail() {
+    let md = "JSON now gets a fresh buffer.\n\
+              `/catalog/{format}` works as before.\n\
+              The formats no longer differ.\n\
+              New: a flag.\n\
+              It used to be slower. Today it is fast.\n\
+              The bytes held now.\n\
+              Call `Instant::now()` and `now_ns`.\n\
+              \x20   $ date   # prints now and then\n\
+              ```\nnow is code\n```\n\
+              A snowy known town.\n";
+    let found = narration("docs/X.md", md);
+    let lines: Vec<&str> = found.iter().map(|f| f.split(": ").next().unwrap()).collect();
+    assert_eq!(
+        lines,
+        [
+            "docs/X.md:1",
+            "docs/X.md:2",
+            "docs/X.md:3",
+            "docs/X.md:4",
+            "docs/X.md:5",
+            "docs/X.md:5",
+            "docs/X.md:5"
+        ],
+        "{found:#?}"
+    );
+    let rs = "//! The reader now checks UTF-8.\n//! Bytes reserved now.\nlet now = Instant::now(); // now as before\n";
+    assert_eq!(narration("src/x.rs", rs).len(), 1, "{:?}", narration("src/x.rs", rs));
 }
