@@ -363,10 +363,29 @@ pub fn cli_main(args: &mut crate::cli::Args) -> Result<(), String> {
 mod tests {
     use super::*;
 
+    /// No state carries from one call to the next: products made in reverse
+    /// order on another thread equal the catalog's, made in order on this one.
     #[test]
     fn product_is_a_pure_function_of_its_index() {
-        assert_eq!(product(42), product(42));
-        assert_eq!(catalog(10).products[..], catalog(50).products[..10]);
+        let in_order = catalog(50).products;
+        let reversed = std::thread::spawn(|| (1..=50u64).rev().map(product).collect::<Vec<_>>())
+            .join()
+            .unwrap();
+        assert!(in_order.iter().eq(reversed.iter().rev()));
+        assert_eq!(catalog(10).products[..], in_order[..10]);
+    }
+
+    /// Against a committed value: products 1, 42 and 1000 are those of
+    /// `fixtures/catalog.json` (the whole file is compared in tests/golden.rs).
+    #[test]
+    fn products_match_the_committed_fixture() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(CANONICAL_PATH);
+        let committed = load_file(&path).unwrap();
+        assert_eq!(committed.products.len(), CANONICAL_COUNT);
+        for i in [1, 42, CANONICAL_COUNT as u64] {
+            assert_eq!(product(i), committed.products[i as usize - 1], "product({i})");
+        }
+        assert_ne!(product(41), committed.products[41], "neighbours differ");
     }
 
     #[test]
