@@ -286,10 +286,14 @@ fn flags_in(text: &str) -> BTreeSet<String> {
     out
 }
 
+/// Flags of other programs that docs name in prose, with the program.
+const FOREIGN_FLAGS: &[(&str, &str)] = &[("--sanitizer", "cargo fuzz"), ("--case", "benches/peers.rs")];
+
 /// The flags a doc names, each with the command it names it for: the
 /// command word last seen on the line (after `wirebench`, cargo's `--`, or
 /// opening a code span), or `None` for a flag named on its own. Flags of
-/// `cargo`, `curl` and `make` themselves are left out.
+/// other programs on the line (`cargo`, `curl`, `make`, `valgrind`, `wrk`, a
+/// `*.sh` script, …) are left out.
 fn flags_by_command(md: &str, commands: &BTreeSet<String>) -> Vec<(usize, Option<String>, String)> {
     let mut out = Vec::new();
     for (n, line) in md.lines().enumerate() {
@@ -299,7 +303,11 @@ fn flags_by_command(md: &str, commands: &BTreeSet<String>) -> Vec<(usize, Option
         for raw in line.split_whitespace() {
             let opens_code = raw.starts_with('`');
             let tok = raw.trim_matches(|c: char| "`'\"(),;:.".contains(c));
-            if matches!(tok, "cargo" | "curl" | "make" | "taskset") {
+            let tool = matches!(
+                tok,
+                "cargo" | "curl" | "make" | "taskset" | "valgrind" | "callgrind_annotate" | "wrk"
+            );
+            if tool || tok.ends_with(".sh") {
                 foreign = true;
                 current = None;
             } else if commands.contains(tok) && (prev == "wirebench" || prev == "--" || opens_code) {
@@ -348,13 +356,26 @@ fn commands_and_flags_in_the_docs_are_the_binarys() {
         flags.insert(cmd.clone(), flags_in(&text));
     }
     let any: BTreeSet<String> = flags.values().flatten().cloned().collect();
-    for (path, text) in [("README.md", read("README.md")), ("docs/SPEC.md", spec)] {
+    // docs/HTTP.md's flag table is the complete list of `serve`'s flags.
+    let http = read("docs/HTTP.md");
+    let table = set(first_cells(section(&http, "Threads, limits and timeouts"))
+        .iter()
+        .flat_map(|c| flags_in(c)));
+    bad.extend(differences(
+        "docs/HTTP.md, \"Threads, limits and timeouts\" vs serve --help",
+        &table,
+        &flags["serve"],
+    ));
+    drop(spec);
+    for (path, text) in docs() {
         for (line, cmd, flag) in flags_by_command(&text, &commands) {
+            let path = path.as_str();
             let known = match &cmd {
                 Some(c) => flags.get(c).is_some_and(|f| f.contains(&flag)),
                 None => any.contains(&flag),
             };
-            if !known && flag != "--help" {
+            let foreign = FOREIGN_FLAGS.iter().any(|(f, _)| *f == flag);
+            if !known && !foreign && flag != "--help" {
                 let whose = cmd.map_or("any command".to_string(), |c| format!("wirebench {c}"));
                 bad.push(format!("{path}:{line}: {flag} is not in the --help of {whose}"));
             }
@@ -381,10 +402,16 @@ fn command_and_flag_checks_can_fail() {
         flags_in("--rate R, `--url=x` a--b --9 -- --Upper"),
         set(["--rate", "--url"])
     );
+    let serve_table = "| flag | default |\n|---|---|\n| `--max-connections` / `--threads` | 1 |\n| `--addr` | x |\n";
+    assert_eq!(
+        set(first_cells(serve_table).iter().flat_map(|c| flags_in(c))),
+        set(["--max-connections", "--threads", "--addr"])
+    );
     let md = "    cargo run --release -- load --url X --verify json\n\
               curl --compressed 'http://x'\n\
               `serve --addr A` and `--histograms DIR`\n\
-              wirebench load --bogus\n";
+              wirebench load --bogus\n\
+              valgrind --tool=callgrind x; benches/a.sh --case y\n";
     assert_eq!(
         flags_by_command(md, &commands),
         [
