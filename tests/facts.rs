@@ -893,7 +893,7 @@ fn reading_order_checks_can_fail() {
             "src/lib.rs".to_string(),
             "//! Reading order for a newcomer:\n//! 1. model".to_string(),
         ),
-        ("docs/X.md".to_string(), "## Reading order\n".to_string()),
+        ("fake/X.md".to_string(), "## Reading order\n".to_string()),
     ];
-    assert_eq!(other_reading_orders(&files), ["src/lib.rs", "docs/X.md"]);
+    assert_eq!(other_reading_orders(&files), ["src/lib.rs", "fake/X.md"]);
 }

@@ -374,18 +374,18 @@ fn narration_check_can_fail() {
               \x20   $ date   # prints now and then\n\
               ```\nnow is code\n```\n\
               A snowy known town.\n";
-    let found = narration("docs/X.md", md);
+    let found = narration("fake/X.md", md);
     let lines: Vec<&str> = found.iter().map(|f| f.split(": ").next().unwrap()).collect();
     assert_eq!(
         lines,
         [
-            "docs/X.md:1",
-            "docs/X.md:2",
-            "docs/X.md:3",
-            "docs/X.md:4",
-            "docs/X.md:5",
-            "docs/X.md:5",
-            "docs/X.md:5"
+            "fake/X.md:1",
+            "fake/X.md:2",
+            "fake/X.md:3",
+            "fake/X.md:4",
+            "fake/X.md:5",
+            "fake/X.md:5",
+            "fake/X.md:5"
         ],
         "{found:#?}"
     );
