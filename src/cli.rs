@@ -137,7 +137,7 @@ impl Args {
 }
 
 /// The exit statuses of the `wirebench` binary, with what each means
-/// (docs/SPEC.md, "Exit status"; `tests/facts.rs` holds the docs to this list).
+/// (docs/SPEC.md, "Exit status"; `tests/facts/` holds the docs to this list).
 pub const EXIT_STATUSES: [(u8, &str); 3] = [
     (EXIT_OK, "the command did what it was asked"),
     (

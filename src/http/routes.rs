@@ -22,7 +22,7 @@ use std::time::Instant;
 
 /// Every route the router answers, as the route tables of docs/SPEC.md,
 /// "Routes" and docs/HTTP.md, "Routes" name them (`{format}` and `{file}`
-/// stand for a path segment). `tests/facts.rs` holds both tables and the
+/// stand for a path segment). `tests/facts/` holds both tables and the
 /// `route` label list of `/metrics` to this list, and checks that the router
 /// serves each one and serves nothing else.
 pub const ROUTES: [&str; 7] = [
