@@ -14,7 +14,7 @@
 //! | [`explain`] | byte-by-byte annotated dumps of every format |
 //! | [`http`] | the blocking thread-pool HTTP/1.1 server |
 //! | [`measure`] | the definitions every measured number shares |
-//! | [`bench`], [`load`], [`report`] | codec microbenchmarks and sizes, the load generator, REPORT.md and charts |
+//! | [`bench`](mod@bench), [`load`], [`report`] | codec microbenchmarks and sizes, the load generator, REPORT.md and charts |
 //! | [`generic`], [`evolve`] | schema-driven Avro, and the evolution lab and `wirebench decode` on it |
 //! | [`cli`] | the flag parser every command shares, and the exit statuses |
 
