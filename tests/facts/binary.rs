@@ -221,6 +221,14 @@ fn make_targets_in_the_docs_exist() {
     let targets = make_targets(&read("Makefile"));
     assert!(targets.contains("test") && targets.contains("help"), "{targets:?}");
     let mut bad = Vec::new();
+    // README.md: "`make help` lists every target".
+    let help = Command::new("make")
+        .args(["--no-print-directory", "help"])
+        .current_dir(root())
+        .output();
+    let help = String::from_utf8(help.expect("run make help").stdout).unwrap();
+    let listed = set(help.lines().filter_map(|l| l.split_whitespace().next()));
+    bad.extend(differences("`make help` vs the Makefile's rules", &listed, &targets));
     let mut seen = 0;
     for (path, text) in docs() {
         for (line, t) in make_invocations(&text) {
