@@ -107,10 +107,10 @@ pub fn code(cell: &str) -> &str {
 pub fn differences(what: &str, doc: &BTreeSet<String>, code: &BTreeSet<String>) -> Vec<String> {
     let mut out = Vec::new();
     for d in doc.difference(code) {
-        out.push(format!("{what}: the docs name {d:?}, the code has no such thing"));
+        out.push(format!("{what}: names {d:?}, which the code does not have"));
     }
     for c in code.difference(doc) {
-        out.push(format!("{what}: the code has {c:?}, the docs do not name it"));
+        out.push(format!("{what}: does not name {c:?}, which the code has"));
     }
     out
 }
