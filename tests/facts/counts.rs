@@ -2,7 +2,7 @@
 //! agree, and every "N targets" in the docs), and the top-level modules the
 //! one reading order (docs/ARCHITECTURE.md, "Reading order") must name.
 
-use crate::{docs, read, root, section, set};
+use crate::{differences, docs, first_cells, read, root, section, set};
 use std::collections::BTreeSet;
 
 /// The fuzz targets by the three lists that name them: the files, the
@@ -125,8 +125,28 @@ fn fuzz_target_counts_are_true() {
     );
 }
 
+/// The targets a `| target | … |` table names: every backticked word of its
+/// first column.
+fn target_table(md: &str) -> BTreeSet<String> {
+    let at = md.find("\n| target |").expect("a `| target |` table");
+    first_cells(&md[at + 1..])
+        .iter()
+        .flat_map(|c| c.split('`').skip(1).step_by(2).map(str::to_string).collect::<Vec<_>>())
+        .collect()
+}
+
+#[test]
+fn fuzzing_md_lists_every_target() {
+    let [files, ..] = fuzz_targets();
+    let table = target_table(&read("docs/FUZZING.md"));
+    let bad = differences("docs/FUZZING.md's target table", &table, &files);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
 #[test]
 fn fuzz_target_count_check_can_fail() {
+    let table = "text\n| target | input |\n|---|---|\n| `json`, `avro` | x |\n| `gunzip` | y |\n\nmore";
+    assert_eq!(target_table(table), set(["json", "avro", "gunzip"]));
     let doc = "make fuzz  # 10 targets\nall eleven fuzz targets\nrun 3 rounds of fuzzing\nten targets of make";
     assert_eq!(stated_target_counts(doc, false), [(1, 10), (2, 11)]);
     assert_eq!(stated_target_counts(doc, true), [(1, 10), (2, 11), (4, 10)]);

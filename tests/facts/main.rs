@@ -3,7 +3,7 @@
 //!
 //! | fact | from the code | in the docs |
 //! |---|---|---|
-//! | fuzz targets | `fuzz/fuzz_targets/*.rs`, `fuzz/Cargo.toml` `[[bin]]`, `fuzz/run.sh`'s default list | every "N targets" / "eleven fuzz targets" |
+//! | fuzz targets | `fuzz/fuzz_targets/*.rs`, `fuzz/Cargo.toml` `[[bin]]`, `fuzz/run.sh`'s default list | every "N targets" / "eleven fuzz targets", docs/FUZZING.md's target table |
 //! | commands | `wirebench help` (the built binary) | docs/SPEC.md, "Command line" |
 //! | flags | `wirebench CMD --help` | every `--flag` README.md and docs/*.md name, under the command they name it with; docs/HTTP.md's `serve` flag table, both ways |
 //! | make targets | the Makefile's rules | every `make TARGET` in README.md and docs/, and `make help` (README: it lists every target) |
