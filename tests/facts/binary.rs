@@ -416,3 +416,30 @@ fn exit_status_check_can_fail() {
         2
     );
 }
+
+/// The first ```` ```text ```` block of `section`, trimmed.
+fn first_text_block(section: &str) -> Option<&str> {
+    let start = section.find("```text\n")? + 8;
+    let len = section[start..].find("```")?;
+    Some(section[start..start + len].trim())
+}
+
+/// The CSV header `load` writes is the one docs/LOAD.md, "The CSV columns" quotes.
+#[test]
+fn load_csv_columns_are_the_documented_ones() {
+    let load = read("docs/LOAD.md");
+    let quoted = first_text_block(section(&load, "The CSV columns")).expect("a ```text block");
+    assert_eq!(
+        quoted,
+        wirebench::measure::results::HTTP_HEADER,
+        "docs/LOAD.md, \"The CSV columns\""
+    );
+}
+
+#[test]
+fn csv_column_check_can_fail() {
+    let doc = "## The CSV columns\n\nrows:\n\n```text\na,b,c\n```\n\n## Next\n";
+    assert_eq!(first_text_block(section(doc, "The CSV columns")), Some("a,b,c"));
+    assert_ne!(first_text_block(section(doc, "The CSV columns")), Some("a,b"));
+    assert_eq!(first_text_block("no block"), None);
+}

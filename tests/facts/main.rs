@@ -10,6 +10,7 @@
 //! | routes | `http::routes::ROUTES`, held to the router's source and to a running server | docs/SPEC.md and docs/HTTP.md "Routes" tables, the `route` label list of `/metrics` |
 //! | metric names | the `# TYPE` lines a running server's `/metrics` sends | docs/HTTP.md, "Metrics (`/metrics`)", and `src/http/metrics.rs`'s table |
 //! | top-level modules | `src/lib.rs`'s `pub mod` list | docs/ARCHITECTURE.md, "Reading order", the one reading order README.md and `src/lib.rs` cite |
+//! | `load`'s CSV columns | `measure::results::HTTP_HEADER` | docs/LOAD.md, "The CSV columns" |
 //! | exit statuses | `cli::EXIT_STATUSES`, the binary's real statuses, `main.rs` | docs/SPEC.md, "Exit status", `load --help`, README.md |
 //!
 //! Another branch adding a flag, route, metric or target then fails here
