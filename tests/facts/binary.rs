@@ -50,6 +50,29 @@ fn flags_in(text: &str) -> BTreeSet<String> {
     out
 }
 
+/// Programs whose own flags docs name on a command line: a flag after one
+/// of these (or after a `*.sh` script) is that program's, not wirebench's.
+const OTHER_PROGRAMS: &[&str] = &[
+    "cargo",
+    "curl",
+    "make",
+    "taskset",
+    "valgrind",
+    "callgrind_annotate",
+    "wrk",
+    "oha",
+    "nginx",
+    "locust",
+    "python",
+    "python3",
+    "pip",
+    "git",
+    "rustup",
+    "flatc",
+    "protoc",
+    "perf",
+];
+
 /// Flags of other programs that docs name in prose, with the program.
 const FOREIGN_FLAGS: &[(&str, &str)] = &[("--sanitizer", "cargo fuzz"), ("--case", "benches/peers.rs")];
 
@@ -57,7 +80,7 @@ const FOREIGN_FLAGS: &[(&str, &str)] = &[("--sanitizer", "cargo fuzz"), ("--case
 /// command word last seen on the line (after `wirebench`, cargo's `--`, or
 /// opening a code span), or `None` for a flag named on its own. Flags of
 /// other programs on the line (`cargo`, `curl`, `make`, `valgrind`, `wrk`, a
-/// `*.sh` script, …) are left out.
+/// `*.sh` or `*.py` script, …) are left out.
 fn flags_by_command(md: &str, commands: &BTreeSet<String>) -> Vec<(usize, Option<String>, String)> {
     let mut out = Vec::new();
     for (n, line) in md.lines().enumerate() {
@@ -67,14 +90,13 @@ fn flags_by_command(md: &str, commands: &BTreeSet<String>) -> Vec<(usize, Option
         for raw in line.split_whitespace() {
             let opens_code = raw.starts_with('`');
             let tok = raw.trim_matches(|c: char| "`'\"(),;:.".contains(c));
-            let tool = matches!(
-                tok,
-                "cargo" | "curl" | "make" | "taskset" | "valgrind" | "callgrind_annotate" | "wrk"
-            );
-            if tool || tok.ends_with(".sh") {
+            let tool = OTHER_PROGRAMS.contains(&tok);
+            if tool || tok.ends_with(".sh") || tok.ends_with(".py") {
                 foreign = true;
                 current = None;
-            } else if commands.contains(tok) && (prev == "wirebench" || prev == "--" || opens_code) {
+            } else if commands.contains(tok)
+                && (prev == "wirebench" || prev.ends_with("/wirebench") || prev == "--" || opens_code)
+            {
                 current = Some(tok.to_string());
                 foreign = false;
             } else if opens_code && !tok.starts_with("--") {
@@ -172,7 +194,8 @@ fn command_and_flag_checks_can_fail() {
               curl --compressed 'http://x'\n\
               `serve --addr A` and `--histograms DIR`\n\
               wirebench load --bogus\n\
-              valgrind --tool=callgrind x; benches/a.sh --case y\n";
+              valgrind --tool=callgrind x; benches/a.sh --case y; locust -f l.py --users 5\n\
+              target/release/wirebench serve --addr A\n";
     assert_eq!(
         flags_by_command(md, &commands),
         [
@@ -181,6 +204,7 @@ fn command_and_flag_checks_can_fail() {
             (3, Some("serve".to_string()), "--addr".to_string()),
             (3, None, "--histograms".to_string()),
             (4, Some("load".to_string()), "--bogus".to_string()),
+            (6, Some("serve".to_string()), "--addr".to_string()),
         ]
     );
 }
