@@ -24,7 +24,7 @@ use std::time::Instant;
 /// "Routes" and docs/HTTP.md, "Routes" name them (`{format}` and `{file}`
 /// stand for a path segment). `tests/facts/` holds both tables and the
 /// `route` label list of `/metrics` to this list, and checks that the router
-/// serves each one and serves nothing else.
+/// serves each one and its path matches name no other.
 pub const ROUTES: [&str; 7] = [
     "/",
     "/ping",
