@@ -12,6 +12,9 @@
 //! 6. [`crate::bench`] — codec microbenchmarks, sizes; [`report`] — REPORT.md and charts.
 //! 7. [`explain`] — byte-by-byte annotated dumps of every format.
 //!
+//! [`digests`] writes the SHA-256 of every catalog body ([`sha256`]) for load
+//! clients that check bodies byte for byte.
+//!
 //! [`fixtures`] makes the deterministic catalog, [`prng`] is the only
 //! randomness, [`cli`] is the shared flag parser.
 
@@ -19,6 +22,7 @@ pub mod bench;
 pub mod cli;
 pub mod codec;
 pub mod crc32;
+pub mod digests;
 pub mod evolve;
 pub mod explain;
 pub mod fixtures;
@@ -30,3 +34,4 @@ pub mod measure;
 pub mod model;
 pub mod prng;
 pub mod report;
+pub mod sha256;
