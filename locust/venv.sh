@@ -9,7 +9,14 @@ REQ=locust/requirements.txt
 sum=$(cksum < "$REQ")
 if [ ! -x "$VENV/bin/locust" ] || [ "$(cat "$VENV/.requirements" 2>/dev/null)" != "$sum" ]; then
     echo "locust: installing $REQ into $VENV" >&2
-    python3 -m venv "$VENV"
+    if ! python3 -m venv "$VENV" 2>/dev/null; then
+        # Debian ships venv apart from python3.
+        if command -v apt-get > /dev/null; then
+            apt-get update -qq && apt-get install -y -qq python3-venv > /dev/null
+        fi
+        rm -rf "$VENV"
+        python3 -m venv "$VENV"
+    fi
     "$VENV/bin/pip" install --quiet --disable-pip-version-check -r "$REQ"
     echo "$sum" > "$VENV/.requirements"
 fi
