@@ -117,6 +117,7 @@ class Run:
         self.histograms = {}
         self.start_s = wbhlog.now_s()
         self.start_perf = time.perf_counter()
+        self.start_cpu = time.process_time()
 
     def record(self, tag, ns):
         h = self.histograms.get(tag)
@@ -135,6 +136,8 @@ class Run:
             "values in ns; one interval per case, successful requests only",
         ]
         length = time.perf_counter() - self.start_perf
+        cpu = time.process_time() - self.start_cpu
+        comments.append(f"elapsed_s={length:.3f} process_cpu_s={cpu:.3f} (this process, from test start to stop)")
         intervals = [(tag, length, h) for tag, h in sorted(self.histograms.items())]
         wbhlog.write_log(path, comments, self.start_s, intervals)
         return path
