@@ -19,9 +19,10 @@
 //!
 //! Locust's figures come from its `--csv PREFIX` file `PREFIX_stats.csv`
 //! (`--locust-csv FILE`): request and failure counts, its 50/90/99/99.9 %
-//! and max. Locust keeps response times rounded (to 10 ms above 100 ms,
-//! to 100 ms above 1 s), so its percentiles are coarse; the `.hlog` columns
-//! are within HdrHistogram's 3 significant digits of what was measured.
+//! and max. Locust keeps response times rounded to about two significant
+//! digits (whole ms below 100 ms, 10 ms steps up to 1 s), so its percentiles
+//! are coarse; the `.hlog` columns are within HdrHistogram's 3 significant
+//! digits of what was measured.
 
 use crate::cli::Args;
 use crate::measure::hlog::read_log;
