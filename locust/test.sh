@@ -8,10 +8,10 @@
 #    JSON: every msgpack response is a failure naming msgpack, the rest pass.
 # 3. against `wirebench serve --fixture OTHER.json` (one product renamed),
 #    by `decode` and by `digest`: every response is a failure.
+# 4. `digest` through `/catalog` + Accept, open loop: 0 failures, counts equal.
 # Every run is bounded (locust/run.sh); nothing leaves 127.0.0.1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -x target/release/wirebench ] || cargo build --release --quiet
 cargo build --release --quiet
 VENV=$(locust/venv.sh)
 PY=$VENV/bin/python
@@ -71,12 +71,12 @@ sys.exit(1 if errors else 0)
 EOF
 }
 
-echo "== locust 1/4: wirebench serve, decode, 2 workers, 10 s"
+echo "== locust 1/5: wirebench serve, decode, 2 workers, 10 s"
 OUT=$OUT/serve VERIFY=decode MIX=$ALL DURATION=10s WORKERS=2 USERS=6 locust/run.sh > "$OUT/serve.txt"
 cat "$OUT/serve/summary.md"
 check serve pass
 
-echo "== locust 2/4: stub answering /catalog/msgpack with JSON, decode"
+echo "== locust 2/5: stub answering /catalog/msgpack with JSON, decode"
 OUT=$OUT/stub VERIFY=decode MIX=$ALL DURATION=4s WORKERS=2 USERS=4 STUB=msgpack locust/run.sh > "$OUT/stub.txt"
 check stub fail:msgpack
 
@@ -87,9 +87,13 @@ c = json.load(open("fixtures/catalog.json"))
 c["products"][0]["name"] += " (other)"
 json.dump(c, open(sys.argv[1], "w"))' "$OTHER"
 for mode in decode digest; do
-    echo "== locust $([ $mode = decode ] && echo 3 || echo 4)/4: serve --fixture other.json, $mode"
+    echo "== locust $([ $mode = decode ] && echo 3 || echo 4)/5: serve --fixture other.json, $mode"
     OUT=$OUT/other-$mode VERIFY=$mode MIX=$ALL DURATION=4s WORKERS=2 USERS=4 SERVE_ARGS="--fixture $OTHER" \
         locust/run.sh > "$OUT/other-$mode.txt"
     check "other-$mode" fail
 done
+echo "== locust 5/5: wirebench serve, digest, format by Accept, open loop (10 requests/s per user)"
+OUT=$OUT/accept VERIFY=digest ROUTE=accept RATE=10 MIX=$ALL DURATION=4s WORKERS=2 USERS=4 locust/run.sh > "$OUT/accept.txt"
+check accept pass
+grep -q '^| service-' "$OUT/accept/summary.md" || { echo "no service-* tags in the open-loop summary" >&2; exit 1; }
 echo "test-locust: ok"

@@ -67,7 +67,12 @@ pub fn body(products: &[Product], format: Format, count: usize, gzip: bool) -> R
 }
 
 /// Every (format, count, compression) digest, in that nesting order.
-pub fn compute(products: &[Product], formats: &[Format], counts: &[usize], gzips: &[bool]) -> Result<Vec<Digest>, String> {
+pub fn compute(
+    products: &[Product],
+    formats: &[Format],
+    counts: &[usize],
+    gzips: &[bool],
+) -> Result<Vec<Digest>, String> {
     let mut out = Vec::new();
     for &format in formats {
         for &count in counts {
@@ -135,7 +140,9 @@ pub fn cli_main(args: &mut Args) -> Result<(), String> {
             })
             .collect::<Result<Vec<_>, _>>()?,
     };
-    let counts = args.list::<usize>("--counts")?.unwrap_or_else(|| vec![1, 10, 100, 1000]);
+    let counts = args
+        .list::<usize>("--counts")?
+        .unwrap_or_else(|| vec![1, 10, 100, 1000]);
     let gzips = match args.list::<String>("--compression")? {
         None => vec![false, true],
         Some(names) => names

@@ -123,7 +123,10 @@ mod tests {
     #[test]
     fn fips_180_examples() {
         check(b"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-        check(b"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        check(
+            b"abc",
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+        );
         // 448 bits: the padding needs a second block.
         check(
             b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",

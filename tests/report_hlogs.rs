@@ -46,7 +46,10 @@ fn the_command_takes_the_run_id_from_the_environment() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.starts_with("Run run2: 1 .hlog files merged, 2 of other runs left out."), "{text}");
+    assert!(
+        text.starts_with("Run run2: 1 .hlog files merged, 2 of other runs left out."),
+        "{text}"
+    );
     // 5 ms reads back as its HdrHistogram slot's midpoint (slots of 4,096 ns there).
     assert!(text.contains("| json-100-none | 1 | 7 | 4.999 |"), "{text}");
     let out = Command::new(bin)

@@ -162,22 +162,22 @@ pub struct LocustRow {
 
 /// Splits one CSV line (RFC 4180 quotes).
 fn csv_fields(line: &str) -> Vec<String> {
-    let mut out = vec![String::new()];
+    let mut out = Vec::new();
+    let mut field = String::new();
     let mut quoted = false;
     let mut chars = line.chars().peekable();
     while let Some(c) = chars.next() {
         match (c, quoted) {
             ('"', true) if chars.peek() == Some(&'"') => {
                 chars.next();
-                out.last_mut().map(|s| s.push('"'));
+                field.push('"');
             }
             ('"', _) => quoted = !quoted,
-            (',', false) => out.push(String::new()),
-            (c, _) => {
-                out.last_mut().map(|s| s.push(c));
-            }
+            (',', false) => out.push(std::mem::take(&mut field)),
+            (c, _) => field.push(c),
         }
     }
+    out.push(field);
     out
 }
 
@@ -401,7 +401,12 @@ mod tests {
         assert_eq!(p.run_id.as_deref(), Some("r1"));
         let m = &p.tags["json-100-none"];
         assert_eq!((m.count(), m.files), (1000, 2));
-        for (q, want) in [(0.5, 500_000.0), (0.9, 900_000.0), (0.99, 990_000.0), (1.0, 1_000_000.0)] {
+        for (q, want) in [
+            (0.5, 500_000.0),
+            (0.9, 900_000.0),
+            (0.99, 990_000.0),
+            (1.0, 1_000_000.0),
+        ] {
             let got = m.quantile_ns(q).unwrap() as f64;
             assert!((got - want).abs() <= want * 0.006, "q {q}: {got} vs {want}");
         }
@@ -416,7 +421,11 @@ mod tests {
         assert!(e.contains("2 runs (r1, r2)"), "{e}");
         let p = pool(&paths, Some("r2")).unwrap();
         assert_eq!((p.tags["x"].count(), p.skipped.len()), (2, 1));
-        assert!(pool(&paths, Some("r3")).unwrap_err().contains("no .hlog file of run \"r3\""));
+        assert!(
+            pool(&paths, Some("r3"))
+                .unwrap_err()
+                .contains("no .hlog file of run \"r3\"")
+        );
     }
 
     #[test]
@@ -435,7 +444,10 @@ mod tests {
                    ,Aggregated,1000,3,1,1.2,0.3,12.5,6000,100,0.3,1,1,1,1,2,2,3,4,12,13,N/A\n";
         let l = read_locust_csv("x_stats.csv", csv).unwrap();
         assert_eq!(l["Aggregated"].requests, 1000);
-        assert_eq!(l["json-100-none"].quantiles_ms, [Some(1.0), Some(2.0), Some(4.0), Some(12.0)]);
+        assert_eq!(
+            l["json-100-none"].quantiles_ms,
+            [Some(1.0), Some(2.0), Some(4.0), Some(12.0)]
+        );
         let (_d, paths) = files(&[log("r", "json-100-none", &[1_000_000; 3])]);
         let t = table(&pool(&paths, None).unwrap(), Some(&l));
         assert!(t.contains("| 1000 | 3 | 1 | 2 | 4 | 12 | 12 |"), "{t}");
