@@ -73,7 +73,7 @@ pin "$CLIENT_CPU" "$WIREBENCH" load --url "$HOST$route" --verify "$FORMAT" --exp
 "$PY" - "$OUT/wirebench-load.json" <<'EOF'
 import json, sys
 r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
-print(f"| wirebench load --url, 1 polling thread | {r.get('verify', 'borrowed decode')} | {r['requests_per_s']:,.0f} | (whole core) | ≈ {r['requests_per_s']:,.0f} |")
+print(f"| wirebench load --url, 1 polling thread | decode (own borrowed view) | {r['requests_per_s']:,.0f} | (whole core) | ≈ {r['requests_per_s']:,.0f} |")
 EOF
 echo
 echo "route $route; server on CPU $SERVER_CPU, clients on CPU $CLIENT_CPU; $USERS users/connections, $DURATION per row"

@@ -2,7 +2,8 @@
 
 Every user walks the weighted cycle of cases given by ``--wb-mix`` (format,
 count, compression), one request per case, starting at a random point of the
-cycle; ``--wb-route`` chooses the format by path (``/catalog/{format}``) or by
+cycle, or (``--wb-split users``) keeps to one case, so the weights are shares
+of users; ``--wb-route`` chooses the format by path (``/catalog/{format}``) or by
 ``Accept`` (``/catalog``). Each response is checked by ``wbcheck.Checker``
 (``--wb-verify decode|digest|none``); a wrong body is a Locust failure whose
 message names the format and what was wrong.
@@ -62,6 +63,12 @@ def _options(parser):
         help="cases FORMAT:COUNT:COMPRESSION[=WEIGHT], comma-separated (env WB_MIX)",
     )
     g.add_argument("--wb-verify", default=os.environ.get("WB_VERIFY", "decode"), choices=wbcheck.MODES)
+    g.add_argument(
+        "--wb-split",
+        default=os.environ.get("WB_SPLIT", "requests"),
+        choices=("requests", "users"),
+        help="requests: every user requests every case in turn; users: each user keeps to one case",
+    )
     g.add_argument("--wb-route", default=os.environ.get("WB_ROUTE", "path"), choices=("path", "accept"))
     g.add_argument(
         "--wb-rate",
@@ -115,6 +122,7 @@ class Run:
         products = wbcheck.load_fixture(options.wb_fixture) if options.wb_verify == "decode" else []
         self.checker = wbcheck.Checker(options.wb_verify, products, digests)
         self.histograms = {}
+        self.users = 0  # users started in this process
         self.start_s = wbhlog.now_s()
         self.start_perf = time.perf_counter()
         self.start_cpu = time.process_time()
@@ -132,7 +140,7 @@ class Run:
         loop = f"open rate={o.wb_rate}/s per user, latency from the due time" if o.wb_rate > 0 else "closed"
         comments = [
             f"wirebench locust: run_id={o.wb_run_id} host={host} pid={os.getpid()}",
-            f"verify={o.wb_verify} route={o.wb_route} loop={loop} mix={o.wb_mix}",
+            f"verify={o.wb_verify} route={o.wb_route} split={o.wb_split} loop={loop} mix={o.wb_mix}",
             "values in ns; one interval per case, successful requests only",
         ]
         length = time.perf_counter() - self.start_perf
@@ -143,8 +151,6 @@ class Run:
         return path
 
 
-
-
 def _kind(environment):
     return type(environment.runner).__name__
 
@@ -158,6 +164,8 @@ def _init(environment, **_kw):
     master goes on with its own stop once every worker is done (Locust's own
     quit waits only 0.5 s for the workers' last stats)."""
     S.env = environment
+    if {"wb_stop", "wb_done"} & set(getattr(environment.runner, "custom_messages", {})):
+        return  # registered already
     if _kind(environment) == "WorkerRunner":
 
         def on_stop(environment, msg, **_kw):
@@ -169,6 +177,13 @@ def _init(environment, **_kw):
         environment.runner.register_message("wb_stop", on_stop)
     elif _kind(environment) == "MasterRunner":
         environment.runner.register_message("wb_done", lambda msg, **_kw: S.done.update({msg.data["worker"]: msg.data}))
+
+
+@listener(events.test_start)
+def _test_start(environment, **_kw):
+    # The master sends no requests; its workers (or a local run) do.
+    if _kind(environment) != "MasterRunner":
+        S.run = Run(environment.parsed_options)
 
 
 @listener(events.test_stopping)
@@ -187,99 +202,14 @@ def _stopping(environment, **_kw):
     missing = set(workers) - set(S.done)
     if missing:
         print(f"wirebench locust: no final report from workers {sorted(missing)}", flush=True)
-
-
-@listener(events.quit)
-def _quit(**_kw):
-    """Locust's own final figures, written after every worker reported (Locust's
-    --csv files are written once a second and may miss the last second)."""
-    o = S.env.parsed_options if S.env is not None else None
-    if S.stats_written or o is None or not getattr(o, "wb_stats", "") or _kind(S.env) == "WorkerRunner":
-        return
-    S.stats_written = True
-    import csv  # noqa: PLC0415
-
-    from locust.stats import PERCENTILES_TO_REPORT, StatsCSV  # noqa: PLC0415
-
-    os.makedirs(os.path.dirname(os.path.abspath(o.wb_stats)), exist_ok=True)
-    stats = StatsCSV(S.env, PERCENTILES_TO_REPORT)
-    with open(o.wb_stats, "w", newline="") as f:
-        stats.requests_csv(csv.writer(f))
-    with open(o.wb_stats + ".failures.csv", "w", newline="") as f:
-        stats.failures_csv(csv.writer(f))
-    print(f"wirebench locust: wrote {o.wb_stats}", flush=True)
-
-
-@listener(events.test_start)
-def _test_start(environment, **_kw):
-    # The master sends no requests; its workers (or a local run) do.
-    if environment.runner is not None and type(environment.runner).__name__ == "MasterRunner":
-        return
-    S.run = Run(environment.parsed_options)
 
 
 @listener(events.test_stop)
 def _test_stop(environment, **_kw):
     if S.run is not None:
         path = S.last_hlog = S.run.write()
+        S.run = None
         print(f"wirebench locust: wrote {path}", flush=True)
-        # Locust may import this file more than once in one process; every copy
-# shares this one state, and only the first registers the event listeners.
-S = sys.modules.setdefault(
-    "_wirebench_locust_state",
-    types.SimpleNamespace(run=None, env=None, last_hlog=None, stats_written=False, done={}, listening=False),
-)
-FIRST_COPY = not S.listening
-S.listening = True
-
-
-def listener(event):
-    """`event.add_listener`, in the first copy of this file only."""
-    return event.add_listener if FIRST_COPY else (lambda f: f)
-
-
-def _kind(environment):
-    return type(environment.runner).__name__
-
-
-@listener(events.init)
-def _init(environment, **_kw):
-    """Distributed runs end in two steps, so Locust's totals are final and
-    equal to the .hlog counts: the master asks every worker to stop
-    ("wb_stop"); a worker stops its users, writes its .hlog, sends its last
-    stats, then "wb_done" (one zmq socket, so the stats arrive first); the
-    master goes on with its own stop once every worker is done (Locust's own
-    quit waits only 0.5 s for the workers' last stats)."""
-    S.env = environment
-    if _kind(environment) == "WorkerRunner":
-
-        def on_stop(environment, msg, **_kw):
-            runner = environment.runner
-            runner.stop()
-            runner._send_stats()  # noqa: SLF001 (Locust has no public flush)
-            runner.send_message("wb_done", {"worker": runner.client_id, "hlog": S.last_hlog})
-
-        environment.runner.register_message("wb_stop", on_stop)
-    elif _kind(environment) == "MasterRunner":
-        environment.runner.register_message("wb_done", lambda msg, **_kw: S.done.update({msg.data["worker"]: msg.data}))
-
-
-@listener(events.test_stopping)
-def _stopping(environment, **_kw):
-    if _kind(environment) != "MasterRunner":
-        return
-    import gevent  # noqa: PLC0415
-
-    runner = environment.runner
-    S.done.clear()
-    workers = [c.id for c in runner.clients.all]
-    runner.send_message("wb_stop")
-    deadline = time.monotonic() + 60
-    while set(workers) - set(S.done) and time.monotonic() < deadline:
-        gevent.sleep(0.05)
-    missing = set(workers) - set(S.done)
-    if missing:
-        print(f"wirebench locust: no final report from workers {sorted(missing)}", flush=True)
 
 
 @listener(events.quit)
@@ -320,7 +250,13 @@ class CatalogUser(User):
         )
         self.route = o.wb_route
         self.rate = o.wb_rate
-        self.position = random.randrange(len(S.run.cycle))
+        n = len(S.run.cycle)
+        if o.wb_split == "users":
+            # User k of worker w keeps to case (w + k) mod n: the weights become shares of users.
+            S.run.users += 1
+            self.position, self.step = (getattr(self.environment.runner, "worker_index", 0) + S.run.users - 1) % n, 0
+        else:
+            self.position, self.step = random.randrange(n), 1
         self.due = time.perf_counter()
 
     def on_stop(self):
@@ -335,7 +271,7 @@ class CatalogUser(User):
     def get_catalog(self):
         run = S.run
         fmt, count, comp = run.cycle[self.position]
-        self.position = (self.position + 1) % len(run.cycle)
+        self.position = (self.position + self.step) % len(run.cycle)
         due = self.due
         self.due += 1 / self.rate if self.rate > 0 else 0
         name = f"{fmt}-{count}-{comp}"

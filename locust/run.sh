@@ -5,7 +5,7 @@
 #
 # Settings (environment): WORKERS (2), USERS (8), DURATION (10s, Locust's -t),
 # VERIFY (decode|digest|none), MIX (locustfile.py --wb-mix), RATE (0 = closed
-# loop; else requests/s per user), ROUTE (path|accept), HOST (a server URL on
+# loop; else requests/s per user), ROUTE (path|accept), SPLIT (requests|users), HOST (a server URL on
 # loopback; empty: start `wirebench serve --addr 127.0.0.1:0 $SERVE_ARGS`),
 # STUB (a format: put locust/stub.py, answering that route with JSON, in front
 # of the server), OUT (target/locust/run), RUN_ID, WIREBENCH (the binary).
@@ -23,6 +23,7 @@ VERIFY=${VERIFY:-decode}
 MIX=${MIX:-json:100:none,msgpack:100:none,protobuf:100:none,avro:100:none,flatbuffers:100:none}
 RATE=${RATE:-0}
 ROUTE=${ROUTE:-path}
+SPLIT=${SPLIT:-requests}
 HOST=${HOST:-}
 STUB=${STUB:-}
 SERVE_ARGS=${SERVE_ARGS:-}
@@ -84,7 +85,7 @@ if [ -n "$STUB" ]; then
 fi
 
 MASTER_PORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-common=(--wb-verify "$VERIFY" --wb-mix "$MIX" --wb-rate "$RATE" --wb-route "$ROUTE"
+common=(--wb-verify "$VERIFY" --wb-mix "$MIX" --wb-rate "$RATE" --wb-route "$ROUTE" --wb-split "$SPLIT"
         --wb-digests "$OUT/digests.csv" --wb-hlog-dir "$OUT/hlogs" --wb-run-id "$RUN_ID")
 cd locust
 timeout "$BOUND" "$PY" -m locust -f locustfile.py --master --headless --master-bind-host 127.0.0.1 \
