@@ -9,6 +9,8 @@
 # 3. against `wirebench serve --fixture OTHER.json` (one product renamed),
 #    by `decode` and by `digest`: every response is a failure.
 # 4. `digest` through `/catalog` + Accept, open loop: 0 failures, counts equal.
+# Before them, locust/check_wbcheck.py holds the checks to the golden files:
+# every truncation and byte change fails, the golden bodies pass.
 # Every run is bounded (locust/run.sh); nothing leaves 127.0.0.1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -70,6 +72,9 @@ for e in errors:
 sys.exit(1 if errors else 0)
 EOF
 }
+
+echo "== wbcheck on the golden files (no server)"
+(cd locust && "../$PY" check_wbcheck.py)
 
 echo "== locust 1/5: wirebench serve, decode, 2 workers, 10 s"
 OUT=$OUT/serve VERIFY=decode MIX=$ALL DURATION=10s WORKERS=2 USERS=6 locust/run.sh > "$OUT/serve.txt"
