@@ -17,8 +17,10 @@
 //! The `all` row merges every tag except `service-*` (open-loop service
 //! times, which repeat the same requests).
 //!
-//! Locust's figures come from its `--csv PREFIX` file `PREFIX_stats.csv`
-//! (`--locust-csv FILE`): request and failure counts, its 50/90/99/99.9 %
+//! Locust's figures come from a stats CSV in Locust's layout
+//! (`--locust-csv FILE`): the one `locust/locustfile.py --wb-stats FILE`
+//! writes once every worker reported, or Locust's own `--csv PREFIX` file
+//! `PREFIX_stats.csv` (written once a second, so it may miss the last one): request and failure counts, its 50/90/99/99.9 %
 //! and max. Locust keeps response times rounded to about two significant
 //! digits (whole ms below 100 ms, 10 ms steps up to 1 s), so its percentiles
 //! are coarse; the `.hlog` columns are within HdrHistogram's 3 significant

@@ -461,7 +461,8 @@ wirebench report [--dir results]
   DIR/REPORT.md, DIR/medians.json, DIR/*.svg (and DIR/environment.json if missing)
 wirebench report --hlogs DIR|FILE,FILE [--run-id ID] [--locust-csv FILE] [--out FILE]
   merges the .hlog files of several machines (one run: --run-id or WB_RUN_ID) by tag into
-  one percentile table, beside Locust's figures from its PREFIX_stats.csv
+  one percentile table, beside Locust's figures from a stats CSV in Locust's layout
+  (locustfile.py --wb-stats FILE, or Locust's own --csv PREFIX_stats.csv)
 ";
 
 /// `wirebench report`.
