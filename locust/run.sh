@@ -3,7 +3,8 @@
 # one master, WORKERS worker processes, then the merged summary
 # (`wirebench report --hlogs`) beside Locust's own figures.
 #
-# Settings (environment): WORKERS (2), USERS (8), DURATION (10s, Locust's -t),
+# Settings (environment): WORKERS (2), USERS (8), DURATION (10s, Locust's -t:
+# Ns, Nm or Nh),
 # VERIFY (decode|digest|none), MIX (locustfile.py --wb-mix), RATE (0 = closed
 # loop; else requests/s per user), ROUTE (path|accept), SPLIT (requests|users), HOST (a server URL on
 # loopback; empty: start `wirebench serve --addr 127.0.0.1:0 $SERVE_ARGS`),
@@ -62,10 +63,18 @@ wait_line() {
 
 # Counts the mix asks for, for the digest file.
 counts=$(echo "$MIX" | tr ',' '\n' | sed 's/=.*//' | cut -d: -f2 | sort -un | paste -sd, -)
-"$WIREBENCH" digests --counts "$counts" --out "$OUT/digests.csv" 2> /dev/null
+"$WIREBENCH" digests --counts "$counts" --out "$OUT/digests.csv"
 
-secs=$(echo "$DURATION" | sed 's/s$//')
-BOUND=$((${secs%.*} + 90))
+# Every process gets DURATION + 90 s, then `timeout` stops it.
+case "$DURATION" in
+    *h) secs=$((${DURATION%h} * 3600)) ;;
+    *m) secs=$((${DURATION%m} * 60)) ;;
+    *s) secs=${DURATION%s} ;;
+    *) secs=$DURATION ;;
+esac
+secs=${secs%.*}
+[[ "$secs" =~ ^[0-9]+$ ]] || { echo "locust/run.sh: DURATION=$DURATION: expected e.g. 10s, 2m, 1h" >&2; exit 2; }
+BOUND=$((secs + 90))
 
 if [ -z "$HOST" ]; then
     # shellcheck disable=SC2086  # SERVE_ARGS is a list of flags
@@ -114,5 +123,5 @@ if [ "$status" -ne 0 ] && [ "$status" -ne 1 ]; then
 fi
 sed -n '/Type     Name/,$p' "$OUT/master.log" | grep -v "^\[" || true
 echo
-"$WIREBENCH" report --hlogs "$OUT/hlogs" --run-id "$RUN_ID" --locust-csv "$OUT/stats.csv" --out "$OUT/summary.md" 2> /dev/null
+"$WIREBENCH" report --hlogs "$OUT/hlogs" --run-id "$RUN_ID" --locust-csv "$OUT/stats.csv" --out "$OUT/summary.md"
 echo "locust/run.sh: run $RUN_ID, $WORKERS workers, $USERS users, $DURATION, verify=$VERIFY: files in $OUT" >&2
