@@ -76,9 +76,11 @@ def _options(parser):
         default=float(os.environ.get("WB_RATE", "0")),
         help="open loop: requests/s per user (0: closed loop)",
     )
-    g.add_argument("--wb-digests", default=os.environ.get("WB_DIGESTS", DEFAULT_DIGESTS))
-    g.add_argument("--wb-fixture", default=os.environ.get("WB_FIXTURE", wbcheck.FIXTURE))
-    g.add_argument("--wb-hlog-dir", default=os.environ.get("WB_HLOG_DIR", DEFAULT_HLOG_DIR))
+    # Empty defaults, resolved in each process (local_path): the master forwards
+    # its options to the workers, whose repository may live elsewhere.
+    g.add_argument("--wb-digests", default=os.environ.get("WB_DIGESTS", ""), help=f"default {DEFAULT_DIGESTS}")
+    g.add_argument("--wb-fixture", default=os.environ.get("WB_FIXTURE", ""), help=f"default {wbcheck.FIXTURE}")
+    g.add_argument("--wb-hlog-dir", default=os.environ.get("WB_HLOG_DIR", ""), help=f"default {DEFAULT_HLOG_DIR}")
     g.add_argument(
         "--wb-run-id",
         default=os.environ.get("WB_RUN_ID") or time.strftime("locust-%Y%m%dT%H%M%S", time.gmtime()),
@@ -91,6 +93,11 @@ def _options(parser):
         help="master or local run: write Locust's final per-name stats (its own CSV layout) to FILE, "
         "and its failures to FILE.failures.csv",
     )
+
+
+def local_path(value, default):
+    """An option's path, or this process's default when it is empty."""
+    return value or default
 
 
 def parse_mix(text):
@@ -118,8 +125,10 @@ class Run:
     def __init__(self, options):
         self.options = options
         self.cycle = parse_mix(options.wb_mix)
-        digests = wbcheck.load_digests(options.wb_digests) if options.wb_verify == "digest" else None
-        products = wbcheck.load_fixture(options.wb_fixture) if options.wb_verify == "decode" else []
+        digests_path = local_path(options.wb_digests, DEFAULT_DIGESTS)
+        fixture_path = local_path(options.wb_fixture, wbcheck.FIXTURE)
+        digests = wbcheck.load_digests(digests_path) if options.wb_verify == "digest" else None
+        products = wbcheck.load_fixture(fixture_path) if options.wb_verify == "decode" else []
         self.checker = wbcheck.Checker(options.wb_verify, products, digests)
         self.histograms = {}
         self.users = 0  # users started in this process
@@ -136,7 +145,7 @@ class Run:
     def write(self):
         o = self.options
         host = socket.gethostname().replace(",", "_").replace(" ", "_")
-        path = os.path.join(o.wb_hlog_dir, f"{o.wb_run_id}-{host}-{os.getpid()}.hlog")
+        path = os.path.join(local_path(o.wb_hlog_dir, DEFAULT_HLOG_DIR), f"{o.wb_run_id}-{host}-{os.getpid()}.hlog")
         loop = f"open rate={o.wb_rate}/s per user, latency from the due time" if o.wb_rate > 0 else "closed"
         comments = [
             f"wirebench locust: run_id={o.wb_run_id} host={host} pid={os.getpid()}",
