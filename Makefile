@@ -132,3 +132,13 @@ STEP ?=
 evolve: ## evolution matrix of every step x format x direction; one cell's bytes: make evolve STEP=widen-int FORMAT=protobuf
 	$(RELEASE) evolve $(if $(STEP),$(STEP) $(FORMAT))
 # --- end evolve ---
+# --- locust: the distributed Locust load test (locust/README.md) ---
+# locust/run.sh reads WORKERS USERS DURATION VERIFY MIX RATE ROUTE HOST from
+# the environment: make locust WORKERS=4 VERIFY=digest RATE=20
+.PHONY: locust test-locust
+locust: build-release ## local server + one Locust master + WORKERS (2) workers on loopback for DURATION (10s), merged summary
+	./locust/run.sh
+
+test-locust: build-release ## Locust self-test on loopback: decode run with 0 failures and .hlog = Locust counts; wrong-format stub and other catalog fail
+	./locust/test.sh
+# --- end locust ---

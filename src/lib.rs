@@ -16,12 +16,14 @@
 //! | [`measure`] | the definitions every measured number shares |
 //! | [`bench`](mod@bench), [`load`], [`report`] | codec microbenchmarks and sizes, the load generator, REPORT.md and charts |
 //! | [`generic`], [`evolve`] | schema-driven Avro, and the evolution lab and `wirebench decode` on it |
+//! | [`digests`], [`sha256`] | the SHA-256 of every catalog body, for load clients that check bodies byte for byte |
 //! | [`cli`] | the flag parser every command shares, and the exit statuses |
 
 pub mod bench;
 pub mod cli;
 pub mod codec;
 pub mod crc32;
+pub mod digests;
 pub mod evolve;
 pub mod explain;
 pub mod fixtures;
@@ -33,3 +35,4 @@ pub mod measure;
 pub mod model;
 pub mod prng;
 pub mod report;
+pub mod sha256;

@@ -26,6 +26,7 @@ COMMANDS:
   evolve        schema evolution matrix: every step x format x direction
   decode        print a payload as plain JSON (avro: any --writer-schema)
   fixtures      write fixtures/catalog.json (the canonical 1,000 products)
+  digests       SHA-256 of every catalog body, from the fixture (for locust/)
   help          this text
 
 Run `wirebench <COMMAND> --help` for the flags of one command.
@@ -53,6 +54,7 @@ fn main() -> ExitCode {
         "evolve" => wirebench::evolve::cli::cli_main(&mut args),
         "decode" => wirebench::evolve::decode::cli_main(&mut args),
         "fixtures" => wirebench::fixtures::cli_main(&mut args),
+        "digests" => wirebench::digests::cli_main(&mut args),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())

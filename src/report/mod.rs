@@ -17,6 +17,7 @@
 //! histogram counts and taking the nearest rank of the merged distribution
 //! (bucket midpoint, as the load generator reports its own percentiles).
 
+pub mod hlogs;
 pub mod markdown;
 pub mod parse;
 pub mod svg;
@@ -458,6 +459,10 @@ wirebench report [--dir results]
   reads DIR/{codec.txt,sizes.csv,http.csv,http-gzip.csv} (+ http-c1.csv, http-c16.csv,
   peers.txt, peers-instructions.md, histograms/, environment.json when present) and writes
   DIR/REPORT.md, DIR/medians.json, DIR/*.svg (and DIR/environment.json if missing)
+wirebench report --hlogs DIR|FILE,FILE [--run-id ID] [--locust-csv FILE] [--out FILE]
+  merges the .hlog files of several machines (one run: --run-id or WB_RUN_ID) by tag into
+  one percentile table, beside Locust's figures from a stats CSV in Locust's layout
+  (locustfile.py --wb-stats FILE, or Locust's own --csv PREFIX_stats.csv)
 ";
 
 /// `wirebench report`.
@@ -465,6 +470,9 @@ pub fn cli_main(args: &mut Args) -> Result<(), String> {
     if args.switch("--help") {
         print!("{USAGE}");
         return Ok(());
+    }
+    if let Some(spec) = args.value("--hlogs")? {
+        return hlogs::cli_main(&spec, args);
     }
     let dir = PathBuf::from(args.value("--dir")?.unwrap_or("results".into()));
     args.finish()?;
