@@ -66,6 +66,8 @@ pub struct App {
     pub schemas: &'static [Schema],
     /// Test hook: when true, `/__panic` panics inside the handler.
     pub panic_route: bool,
+    /// The browser page's data: the evolution lab, the results directory.
+    pub page: super::page::Page,
 }
 
 /// Which bytes to send after the head.
@@ -132,6 +134,9 @@ pub fn handle(app: &App, req: &Request<'_>, s: &mut Scratch) -> Reply {
         Some((p, q)) => (p, q),
         None => (target, ""),
     };
+    if let Some(reply) = super::page::handle(app, req, path, query, s) {
+        return reply;
+    }
     let route = match path {
         "/" => Route::Index,
         "/ping" => Route::Ping,
