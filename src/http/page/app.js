@@ -281,7 +281,7 @@ function writeHash() {
 }
 
 function explainUrl(format) {
-  const shared = format === 'flatbuffers+shared';
+  const shared = format === 'flatbuffers-shared';
   const f = shared ? 'flatbuffers' : format;
   return `/explain/${f}?count=${state.count}&compression=${state.compression}${shared ? '&share=strings' : ''}`;
 }
