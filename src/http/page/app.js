@@ -6,6 +6,7 @@
 const $ = (id) => document.getElementById(id);
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 const PER_ROW = 16;
+const BLOCK = PER_ROW * 32;
 // Rows of the per-field bars (the summary's `by_field` keys, in order).
 const FIELD_ROWS = ['(envelope)', '(product framing)', 'id', 'sku', 'name', 'description',
   'price_cents', 'currency', 'rating', 'review_count', 'in_stock', 'stock', 'status', 'tags',
@@ -83,6 +84,11 @@ class Explorer {
     const html = [];
     let k = 0;
     for (let start = 0; start < b.length; start += PER_ROW) {
+      // Blocks of rows the browser lays out only when they scroll into view.
+      if (start % BLOCK === 0) {
+        const rows = Math.ceil(Math.min(BLOCK, b.length - start) / PER_ROW);
+        html.push(`${start ? '</div>' : ''}<div class="blk" style="contain-intrinsic-size:auto ${rows * 18}px">`);
+      }
       const end = Math.min(start + PER_ROW, b.length);
       html.push(`<div class="row"><span class="o">${start.toString().padStart(7, ' ')}</span>  `);
       let at = start;
@@ -109,6 +115,7 @@ class Explorer {
       for (let i = start; i < end; i++) ascii += b[i] >= 0x20 && b[i] < 0x7f ? String.fromCharCode(b[i]) : '.';
       html.push(` <span class="a">${esc(ascii)}</span></div>`);
     }
+    if (b.length) html.push('</div>');
     this.hexEl.innerHTML = html.join('');
     this.pieces = Array.from({ length: spans.length }, () => []);
     for (const el of this.hexEl.querySelectorAll('.s')) this.pieces[+el.dataset.s].push(el);
@@ -306,9 +313,13 @@ async function timed(name, work) {
 
 async function showExplore() {
   await timed('render_ms', async () => {
+    const t0 = performance.now();
     const data = await getJSON(explainUrl(state.format));
+    const t1 = performance.now();
     const ex = new Explorer($('tree'), $('hex'), $('detail'), data, null);
+    const t2 = performance.now();
     void $('hex').offsetHeight;
+    Object.assign(window.wb.timings, { fetch_ms: t1 - t0, build_ms: t2 - t1, layout_ms: performance.now() - t2 });
     window.wb.explorers = { explore: ex };
     $('sizes').textContent = `${data.bytes} bytes, ${data.gzip_bytes} gzipped` +
       (data.error ? `; stops at byte ${data.error.offset}: ${data.error.message}` : '');
@@ -405,13 +416,10 @@ async function show() {
 }
 
 async function main() {
-  try {
-    const info = await getJSON('/page/info.json');
-    $('count').max = info.max_count;
+  // What the server offers, fetched beside the first payload, not before it.
+  const info = getJSON('/page/info.json').then((info) => {
     $('results-link').hidden = !info.results;
-  } catch (e) {
-    note(String(e));
-  }
+  }, (e) => note(String(e)));
   readHash();
   for (const b of document.querySelectorAll('#tabs button')) {
     b.onclick = () => { state.view = b.dataset.view; show(); };
@@ -419,7 +427,7 @@ async function main() {
   $('format').onchange = () => { state.format = $('format').value; show(); };
   $('count').onchange = () => { readCount(); show(); };
   $('compression').onchange = () => { state.compression = $('compression').value; show(); };
-  await show();
+  await Promise.all([show(), info]);
 }
 
 function readCount() {
