@@ -200,7 +200,10 @@ fn json_spans_cover(json: &serde_json::Value, count: usize) -> Result<(), String
     let spans = json["spans"].as_array().ok_or("no spans")?;
     let mut at = 0;
     for s in spans {
-        let (off, len) = (s["offset"].as_u64().unwrap_or(u64::MAX), s["length"].as_u64().unwrap_or(0));
+        let (off, len) = (
+            s["offset"].as_u64().unwrap_or(u64::MAX),
+            s["length"].as_u64().unwrap_or(0),
+        );
         if off as usize != at || len == 0 {
             return Err(format!("span at {off} (length {len}) where byte {at} was next"));
         }
@@ -260,7 +263,10 @@ fn json_form_covers_every_byte_once() {
             for i in [0, count - 1] {
                 for f in ["sku", "name", "image_url"] {
                     let p = format!("products[{i}].{f}");
-                    assert!(paths.contains(p.as_str()), "{format} count {count}: nothing owned by {p}");
+                    assert!(
+                        paths.contains(p.as_str()),
+                        "{format} count {count}: nothing owned by {p}"
+                    );
                 }
             }
         }
@@ -307,7 +313,9 @@ fn shared_flatbuffers_data_names_every_owner() {
     let ex = explain::explain(Format::Flatbuffers, &bytes).unwrap();
     let vtables = owners_of(&ex, &|s| s.meaning.starts_with("vtable slot") && s.owners.len() > 1);
     assert!(
-        vtables.iter().any(|o| o.iter().filter(|p| p.ends_with(".name")).count() >= 2),
+        vtables
+            .iter()
+            .any(|o| o.iter().filter(|p| p.ends_with(".name")).count() >= 2),
         "no product vtable slot shared by two products: {:?}",
         &vtables[..vtables.len().min(3)]
     );

@@ -48,16 +48,26 @@ fn index_answers_browsers_with_the_page_and_curl_with_text() {
             assert_eq!(res.status, 200, "{r}: {}", res.text());
         }
     }
-    assert!(html.contains("rel=\"icon\" href=\"data:"), "an inline favicon: no /favicon.ico request");
+    assert!(
+        html.contains("rel=\"icon\" href=\"data:"),
+        "an inline favicon: no /favicon.ico request"
+    );
     for accept in ["*/*", "text/plain", "application/json"] {
         let text = get(&mut c, "/", accept);
-        assert_eq!(text.header("content-type"), Some("text/plain; charset=utf-8"), "{accept}");
+        assert_eq!(
+            text.header("content-type"),
+            Some("text/plain; charset=utf-8"),
+            "{accept}"
+        );
         assert!(text.text().contains("/catalog/"), "{accept}");
     }
     assert_eq!(c.get("/").header("content-type"), Some("text/plain; charset=utf-8"));
     let js = get(&mut c, "/page/app.js", "*/*");
     assert_eq!(js.header("content-type"), Some("text/javascript; charset=utf-8"));
-    assert!(!js.text().contains("http://") && !js.text().contains("https://"), "the script names no host");
+    assert!(
+        !js.text().contains("http://") && !js.text().contains("https://"),
+        "the script names no host"
+    );
     c.send(b"POST / HTTP/1.1\r\nHost: t\r\nAccept: text/html\r\nContent-Length: 0\r\n\r\n");
     assert_eq!(c.read_response(false).status, 405);
     assert_eq!(get(&mut c, "/page/nothing", "*/*").status, 404);
@@ -73,22 +83,44 @@ fn explain_json_by_accept() {
         let v = json(&r);
         let bytes = format.encode_to_vec(&wirebench::fixtures::catalog(3).products).unwrap();
         assert_eq!(v["bytes"], bytes.len(), "{format}");
-        let covered: u64 = v["spans"].as_array().unwrap().iter().map(|s| s["length"].as_u64().unwrap()).sum();
+        let covered: u64 = v["spans"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["length"].as_u64().unwrap())
+            .sum();
         assert_eq!(covered as usize, bytes.len(), "{format}");
         let mut gz = Vec::new();
         wirebench::gzip::compress(&bytes, wirebench::gzip::DEFAULT_LEVEL, &mut gz);
         assert_eq!(v["gzip_bytes"], gz.len(), "{format}");
         // gzip decoded: the same bytes, explained the same way.
-        let g = json(&get(&mut c, &format!("/explain/{format}?count=3&compression=gzip"), "application/json"));
-        assert_eq!((&g["compression"], &g["payload"]), (&serde_json::json!("gzip"), &v["payload"]));
+        let g = json(&get(
+            &mut c,
+            &format!("/explain/{format}?count=3&compression=gzip"),
+            "application/json",
+        ));
+        assert_eq!(
+            (&g["compression"], &g["payload"]),
+            (&serde_json::json!("gzip"), &v["payload"])
+        );
     }
     // The text dump stays the default.
     let text = c.get("/explain/avro");
     assert_eq!(text.header("content-type"), Some("text/plain; charset=utf-8"));
-    let shared = json(&get(&mut c, "/explain/flatbuffers?count=20&share=strings", "application/json"));
+    let shared = json(&get(
+        &mut c,
+        "/explain/flatbuffers?count=20&share=strings",
+        "application/json",
+    ));
     let plain = json(&get(&mut c, "/explain/flatbuffers?count=20", "application/json"));
     assert!(shared["bytes"].as_u64() < plain["bytes"].as_u64());
-    for bad in ["/explain/json?share=strings", "/explain/json?count=0", "/explain/json?count=101", "/explain/json?compression=br", "/explain/json?x=1"] {
+    for bad in [
+        "/explain/json?share=strings",
+        "/explain/json?count=0",
+        "/explain/json?count=101",
+        "/explain/json?compression=br",
+        "/explain/json?x=1",
+    ] {
         let r = get(&mut c, bad, "application/json");
         assert_eq!(r.status, 400, "{bad}: {}", r.text());
         assert!(json(&r)["error"].is_string());
@@ -103,7 +135,9 @@ fn evolution_cells_and_results_directory() {
     std::fs::write(dir.join("chart-a.svg"), "<svg xmlns=\"http://www.w3.org/2000/svg\"/>").unwrap();
     std::fs::write(dir.join("notes.txt"), "not a chart").unwrap();
     std::fs::write(dir.join("REPORT.md"), "# Report\n\n| a | <b> |\n").unwrap();
-    let bytes = Format::Msgpack.encode_to_vec(&wirebench::fixtures::catalog(1).products).unwrap();
+    let bytes = Format::Msgpack
+        .encode_to_vec(&wirebench::fixtures::catalog(1).products)
+        .unwrap();
     let cell = EvolutionCell {
         step: "add-field".into(),
         change: "Product gains `brand`".into(),
@@ -132,10 +166,18 @@ fn evolution_cells_and_results_directory() {
     assert_eq!(page.status, 200);
     let html = page.text();
     assert!(html.contains("src=\"/results/chart-a.svg\""), "{html}");
-    assert!(!html.contains("notes.txt") && html.contains("| a | &lt;b&gt; |"), "{html}");
+    assert!(
+        !html.contains("notes.txt") && html.contains("| a | &lt;b&gt; |"),
+        "{html}"
+    );
     let svg = c.get("/results/chart-a.svg");
     assert_eq!((svg.status, svg.header("content-type")), (200, Some("image/svg+xml")));
-    for bad in ["/results/notes.txt", "/results/..%2FREPORT.md", "/results/../REPORT.md", "/results/missing.svg"] {
+    for bad in [
+        "/results/notes.txt",
+        "/results/..%2FREPORT.md",
+        "/results/../REPORT.md",
+        "/results/missing.svg",
+    ] {
         assert_eq!(c.get(bad).status, 404, "{bad}");
     }
     // Without --results and without the lab: 404 and an empty matrix.

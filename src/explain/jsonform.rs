@@ -124,10 +124,15 @@ mod tests {
 
     #[test]
     fn one_span_per_line_shape() {
-        let bytes = Format::Msgpack.encode_to_vec(&crate::fixtures::catalog(1).products).unwrap();
+        let bytes = Format::Msgpack
+            .encode_to_vec(&crate::fixtures::catalog(1).products)
+            .unwrap();
         let ex = super::super::explain(Format::Msgpack, &bytes).unwrap();
         let json = to_json(&ex, &[("gzip_bytes", "7".into())]);
-        assert!(json.starts_with("{\"format\":\"msgpack\",\"gzip_bytes\":7,\"bytes\":"), "{json:.80}");
+        assert!(
+            json.starts_with("{\"format\":\"msgpack\",\"gzip_bytes\":7,\"bytes\":"),
+            "{json:.80}"
+        );
         assert!(json.contains("\"fields\":[\"products[0].id\"]"), "{json:.400}");
         assert!(json.ends_with(",\"error\":null}"));
         assert_eq!(json.matches("\"offset\":").count(), ex.spans.len());

@@ -89,7 +89,11 @@ pub fn handle(app: &App, req: &Request<'_>, path: &str, query: &str, s: &mut Scr
         _ if path.starts_with("/explain/") => (Label::Explain, accepts(req, "application/json")),
         _ => (
             Label::Other,
-            path.starts_with("/page/") || path == "/lab" || path.starts_with("/lab/") || path == "/results" || path.starts_with("/results/"),
+            path.starts_with("/page/")
+                || path == "/lab"
+                || path.starts_with("/lab/")
+                || path == "/results"
+                || path.starts_with("/results/"),
         ),
     };
     if !owned {
@@ -138,7 +142,12 @@ fn route(app: &App, path: &str, query: &str, s: &mut Scratch) -> Reply {
         }
         "/lab" => lab(app, s),
         "/results" => results_page(app, s),
-        _ => error(s, 404, &format!("no resource at {path:?}; the page's files are /page/app.js, /page/style.css, /page/info.json"), ""),
+        _ => error(
+            s,
+            404,
+            &format!("no resource at {path:?}; the page's files are /page/app.js, /page/style.css, /page/info.json"),
+            "",
+        ),
     }
 }
 
@@ -201,7 +210,12 @@ fn explain(app: &App, format: Format, query: &str, s: &mut Scratch) -> Reply {
         return error(s, 400, "share=strings is a FlatBuffers builder option", VARY);
     }
     if !s.admit(q.count.saturating_mul(EXPLAIN_JSON_BYTES_PER_PRODUCT), false) {
-        return error(s, 503, "the server's response memory is in use; retry later", "Retry-After: 1\r\n");
+        return error(
+            s,
+            503,
+            "the server's response memory is in use; retry later",
+            "Retry-After: 1\r\n",
+        );
     }
     let products = &app.products[..q.count];
     let bytes = if q.shared_strings {
@@ -307,9 +321,7 @@ fn charts(dir: &std::path::Path) -> Vec<String> {
 
 /// A plain file name: no path separators, no leading dot.
 fn safe_name(name: &str) -> bool {
-    !name.is_empty()
-        && !name.starts_with('.')
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+    !name.is_empty() && !name.starts_with('.') && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
 }
 
 fn read_bounded(path: &std::path::Path) -> Result<Vec<u8>, String> {
@@ -326,7 +338,12 @@ fn read_bounded(path: &std::path::Path) -> Result<Vec<u8>, String> {
 }
 
 fn no_results(s: &mut Scratch) -> Reply {
-    error(s, 404, "no results directory: start the server with `serve --results DIR`", "")
+    error(
+        s,
+        404,
+        "no results directory: start the server with `serve --results DIR`",
+        "",
+    )
 }
 
 fn result_file(app: &App, name: &str, s: &mut Scratch) -> Reply {
@@ -357,7 +374,11 @@ fn results_page(app: &App, s: &mut Scratch) -> Reply {
          <link rel=\"icon\" href=\"data:,\"><link rel=\"stylesheet\" href=\"/page/style.css\"></head>\
          <body class=\"results\"><header><h1>wirebench results</h1><nav><a href=\"/\">bytes explorer</a></nav></header><main>",
     );
-    let _ = write!(html, "<p>Results directory <code>{}</code>.</p>", escape(&dir.display().to_string()));
+    let _ = write!(
+        html,
+        "<p>Results directory <code>{}</code>.</p>",
+        escape(&dir.display().to_string())
+    );
     let names = charts(dir);
     if names.is_empty() {
         html.push_str("<p>No charts in this directory (run <code>make report</code>).</p>");
@@ -504,7 +525,11 @@ mod tests {
             for n in [1, 20, EXPLAIN_JSON_MAX_COUNT] {
                 let bytes = format.encode_to_vec(&products[..n]).unwrap();
                 let json = annotated(format, &bytes, &[]);
-                assert!(json.len() <= n * EXPLAIN_JSON_BYTES_PER_PRODUCT, "{format} {n}: {}", json.len());
+                assert!(
+                    json.len() <= n * EXPLAIN_JSON_BYTES_PER_PRODUCT,
+                    "{format} {n}: {}",
+                    json.len()
+                );
             }
         }
     }
@@ -524,6 +549,9 @@ mod tests {
         for bad in ["", ".hidden.svg", "../x.svg", "a/b.svg", "a b.svg"] {
             assert!(!safe_name(bad), "{bad}");
         }
-        assert_eq!(escape("<a href=\"x\">&</a>"), "&lt;a href=&quot;x&quot;&gt;&amp;&lt;/a&gt;");
+        assert_eq!(
+            escape("<a href=\"x\">&</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&lt;/a&gt;"
+        );
     }
 }
