@@ -21,10 +21,10 @@
 //! The evolution lab lives above this layer: the `serve` command computes its
 //! cells and hands them in as plain data ([`Page::evolution`]).
 
+use super::memory::Scratch;
 use super::metrics::Route as Label;
 use super::parse::Request;
 use super::response::{Head, json_error};
-use super::routes::{App, Body, Reply, Scratch};
 use crate::codec::Format;
 use crate::codec::flatbuffers::generated::wirebench as fb;
 use crate::measure::json::quote;
@@ -82,8 +82,39 @@ pub struct Page {
     pub results: Option<PathBuf>,
 }
 
+/// What the page's routes read of the server's state (`routes::App`).
+#[derive(Debug, Clone, Copy)]
+pub struct App<'a> {
+    pub products: &'a [Product],
+    /// Largest `count` accepted.
+    pub max_count: usize,
+    pub page: &'a Page,
+}
+
+/// A routed response of this module: its head and body (static, or the
+/// worker's `Scratch::body`), what `/metrics` counts it under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reply {
+    pub head: Head,
+    /// `None`: the body is `Scratch::body`.
+    pub body: Option<&'static [u8]>,
+    pub label: Label,
+    pub format: Option<Format>,
+}
+
+impl Reply {
+    fn new(head: Head, body: Option<&'static [u8]>) -> Reply {
+        Reply {
+            head,
+            body,
+            label: Label::Other,
+            format: None,
+        }
+    }
+}
+
 /// Answers the routes this module owns, `None` for every other request.
-pub fn handle(app: &App, req: &Request<'_>, path: &str, query: &str, s: &mut Scratch) -> Option<Reply> {
+pub fn handle(app: App<'_>, req: &Request<'_>, path: &str, query: &str, s: &mut Scratch) -> Option<Reply> {
     let (label, owned) = match path {
         "/" => (Label::Index, accepts(req, "text/html")),
         _ if path.starts_with("/explain/") => (Label::Explain, accepts(req, "application/json")),
@@ -101,7 +132,7 @@ pub fn handle(app: &App, req: &Request<'_>, path: &str, query: &str, s: &mut Scr
     }
     let mut reply = if req.method != "GET" && req.method != "HEAD" {
         let msg = format!("method {} is not allowed on {path}; allowed: GET, HEAD", req.method);
-        error(s, 405, &msg, super::routes::ALLOW)
+        error(s, 405, &msg, "Allow: GET, HEAD\r\n")
     } else {
         route(app, path, query, s)
     };
@@ -109,7 +140,7 @@ pub fn handle(app: &App, req: &Request<'_>, path: &str, query: &str, s: &mut Scr
     Some(reply)
 }
 
-fn route(app: &App, path: &str, query: &str, s: &mut Scratch) -> Reply {
+fn route(app: App<'_>, path: &str, query: &str, s: &mut Scratch) -> Reply {
     if let Some(name) = path.strip_prefix("/explain/") {
         return match Format::from_name(name) {
             Some(f) => explain(app, f, query, s),
@@ -126,9 +157,9 @@ fn route(app: &App, path: &str, query: &str, s: &mut Scratch) -> Reply {
         return error(s, 400, &format!("{path} takes no query parameters"), "");
     }
     match path {
-        "/" => Reply::new(ok(HTML, VARY), Body::Static(INDEX_HTML.as_bytes())),
-        "/page/app.js" => Reply::new(ok(JS, ""), Body::Static(APP_JS.as_bytes())),
-        "/page/style.css" => Reply::new(ok(CSS, ""), Body::Static(STYLE_CSS.as_bytes())),
+        "/" => Reply::new(ok(HTML, VARY), Some(INDEX_HTML.as_bytes())),
+        "/page/app.js" => Reply::new(ok(JS, ""), Some(APP_JS.as_bytes())),
+        "/page/style.css" => Reply::new(ok(CSS, ""), Some(STYLE_CSS.as_bytes())),
         "/page/info.json" => {
             s.body.clear();
             let info = format!(
@@ -138,7 +169,7 @@ fn route(app: &App, path: &str, query: &str, s: &mut Scratch) -> Reply {
                 app.page.evolution.len()
             );
             s.body.extend_from_slice(info.as_bytes());
-            Reply::new(ok(JSON, ""), Body::Scratch)
+            Reply::new(ok(JSON, ""), None)
         }
         "/lab" => lab(app, s),
         "/results" => results_page(app, s),
@@ -201,7 +232,7 @@ pub fn parse_explain_query(query: &str, max: usize) -> Result<ExplainQuery, Stri
     Ok(q)
 }
 
-fn explain(app: &App, format: Format, query: &str, s: &mut Scratch) -> Reply {
+fn explain(app: App<'_>, format: Format, query: &str, s: &mut Scratch) -> Reply {
     let q = match parse_explain_query(query, EXPLAIN_JSON_MAX_COUNT.min(app.max_count)) {
         Ok(q) => q,
         Err(msg) => return error(s, 400, &msg, VARY),
@@ -249,7 +280,7 @@ fn explain(app: &App, format: Format, query: &str, s: &mut Scratch) -> Reply {
     let json = annotated(format, &bytes, &extra);
     s.body.clear();
     s.body.extend_from_slice(json.as_bytes());
-    let mut reply = Reply::new(ok(JSON, VARY), Body::Scratch);
+    let mut reply = Reply::new(ok(JSON, VARY), None);
     reply.format = Some(format);
     reply
 }
@@ -262,7 +293,7 @@ fn annotated(format: Format, bytes: &[u8], extra: &[(&str, String)]) -> String {
     }
 }
 
-fn lab(app: &App, s: &mut Scratch) -> Reply {
+fn lab(app: App<'_>, s: &mut Scratch) -> Reply {
     let mut out = String::from("{\"cells\":[");
     for (i, c) in app.page.evolution.iter().enumerate() {
         if i > 0 {
@@ -283,10 +314,10 @@ fn lab(app: &App, s: &mut Scratch) -> Reply {
     out.push_str("]}");
     s.body.clear();
     s.body.extend_from_slice(out.as_bytes());
-    Reply::new(ok(JSON, ""), Body::Scratch)
+    Reply::new(ok(JSON, ""), None)
 }
 
-fn lab_cell(app: &App, id: &str, s: &mut Scratch) -> Reply {
+fn lab_cell(app: App<'_>, id: &str, s: &mut Scratch) -> Reply {
     let cells = &app.page.evolution;
     let Some(c) = id.parse::<usize>().ok().and_then(|i| cells.get(i)) else {
         let msg = format!("no evolution cell {id:?}; cells are 0..{}", cells.len());
@@ -303,7 +334,7 @@ fn lab_cell(app: &App, id: &str, s: &mut Scratch) -> Reply {
     let json = annotated(c.format, &c.bytes, &extra);
     s.body.clear();
     s.body.extend_from_slice(json.as_bytes());
-    Reply::new(ok(JSON, ""), Body::Scratch)
+    Reply::new(ok(JSON, ""), None)
 }
 
 /// The `.svg` files of the results directory, by name.
@@ -346,7 +377,7 @@ fn no_results(s: &mut Scratch) -> Reply {
     )
 }
 
-fn result_file(app: &App, name: &str, s: &mut Scratch) -> Reply {
+fn result_file(app: App<'_>, name: &str, s: &mut Scratch) -> Reply {
     let Some(dir) = &app.page.results else {
         return no_results(s);
     };
@@ -357,7 +388,7 @@ fn result_file(app: &App, name: &str, s: &mut Scratch) -> Reply {
         Ok(bytes) => {
             s.body.clear();
             s.body.extend_from_slice(&bytes);
-            Reply::new(ok(SVG, ""), Body::Scratch)
+            Reply::new(ok(SVG, ""), None)
         }
         Err(e) => error(s, 500, &e, ""),
     }
@@ -365,7 +396,7 @@ fn result_file(app: &App, name: &str, s: &mut Scratch) -> Reply {
 
 /// The second page: every chart of the results directory, then `REPORT.md`
 /// as preformatted text (it survives any change of the report's layout).
-fn results_page(app: &App, s: &mut Scratch) -> Reply {
+fn results_page(app: App<'_>, s: &mut Scratch) -> Reply {
     let Some(dir) = &app.page.results else {
         return no_results(s);
     };
@@ -407,7 +438,7 @@ fn results_page(app: &App, s: &mut Scratch) -> Reply {
     html.push_str("</main></body></html>");
     s.body.clear();
     s.body.extend_from_slice(html.as_bytes());
-    Reply::new(ok(HTML, ""), Body::Scratch)
+    Reply::new(ok(HTML, ""), None)
 }
 
 /// Text for HTML element content and attribute values.
@@ -444,7 +475,7 @@ fn error(s: &mut Scratch, status: u16, message: &str, extra: &'static str) -> Re
             extra,
             gzip: false,
         },
-        Body::Scratch,
+        None,
     )
 }
 

@@ -2,6 +2,8 @@
 //! [`super::negotiate`]), `/ping`, `/metrics`, `/schemas/{file}`, `/`, and the
 //! JSON errors (400, 404, 405 + `Allow`, 406) that say what was wrong and what
 //! is allowed.
+//! The browser page's routes (`/` for a browser, the JSON form of
+//! `/explain/{format}`, `/page/*`, `/lab`, `/results`) are [`super::page`]'s.
 //!
 //! Order of checks: the path decides the resource (unknown → 404), then the
 //! method (anything but GET or HEAD → 405), then the query (unknown or bad
@@ -134,8 +136,20 @@ pub fn handle(app: &App, req: &Request<'_>, s: &mut Scratch) -> Reply {
         Some((p, q)) => (p, q),
         None => (target, ""),
     };
-    if let Some(reply) = super::page::handle(app, req, path, query, s) {
-        return reply;
+    let page = super::page::App {
+        products: &app.products,
+        max_count: app.max_count,
+        page: &app.page,
+    };
+    if let Some(p) = super::page::handle(page, req, path, query, s) {
+        let body = p.body.map_or(Body::Scratch, Body::Static);
+        return Reply {
+            head: p.head,
+            body,
+            label: p.label,
+            format: p.format,
+            encode_ns: 0,
+        };
     }
     let route = match path {
         "/" => Route::Index,
