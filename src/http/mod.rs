@@ -84,7 +84,11 @@ pub fn cli_main(args: &mut Args, lab: fn() -> Result<Vec<page::EvolutionCell>, S
     }
     let mut config = config_from_args(args)?;
     args.finish()?;
-    config.page.evolution = std::sync::Arc::new(lab()?);
+    match lab() {
+        Ok(cells) => config.page.evolution = std::sync::Arc::new(cells),
+        // The page says the lab is not loaded; the catalog API is served anyway.
+        Err(e) => eprintln!("wirebench serve: evolution lab not loaded: {e}"),
+    }
     let server = Server::start(config.clone()).map_err(|e| format!("cannot start on {}: {e}", config.addr))?;
     // Write errors are ignored: a closed stdout (the reader went away) must
     // not take the server down, as `println!` would by panicking.

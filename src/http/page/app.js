@@ -117,8 +117,18 @@ class Explorer {
     }
     if (b.length) html.push('</div>');
     this.hexEl.innerHTML = html.join('');
-    this.pieces = Array.from({ length: spans.length }, () => []);
-    for (const el of this.hexEl.querySelectorAll('.s')) this.pieces[+el.dataset.s].push(el);
+    this.piecesOf = null;
+    // The span → elements index is built after the first paint (or at the
+    // first selection, whichever comes first).
+    setTimeout(() => this.pieces, 0);
+  }
+
+  get pieces() {
+    if (!this.piecesOf) {
+      this.piecesOf = Array.from({ length: this.spans.length }, () => []);
+      for (const el of this.hexEl.querySelectorAll('.s')) this.piecesOf[+el.dataset.s].push(el);
+    }
+    return this.piecesOf;
   }
 
   bytesOf(path) {
@@ -408,6 +418,7 @@ async function show() {
   for (const b of document.querySelectorAll('#tabs button')) b.classList.toggle('on', b.dataset.view === state.view);
   for (const v of ['explore', 'compare', 'lab']) $(`view-${v}`).hidden = v !== state.view;
   $('controls').hidden = state.view === 'lab';
+  $('format').disabled = state.view !== 'explore';
   window.wb.ready = false;
   if (state.view === 'explore') await showExplore();
   else if (state.view === 'compare') await showCompare();
