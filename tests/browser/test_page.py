@@ -73,6 +73,8 @@ def both_ways(driver, base, label, data, k, paths, reverse_path):
     want = owned(data, reverse_path)
     got = lit_spans(driver, "#hex")
     check(got == want and want, f"{label}: field {reverse_path} lights its {len(want)} spans (lit {len(got)})")
+    # The comparison can fail: another field's spans are not what is lit.
+    check(owned(data, "products[0].id") != got, f"{label}: self-test, the id field's spans differ from those lit")
 
 
 def explore(driver, base):
@@ -151,22 +153,49 @@ def screenshots(driver, base):
     print(f"screenshots written to {SHOTS}")
 
 
-def hygiene(driver, base, logs):
-    """No console error (a 404 logs one), no request to another host."""
-    errors = [e for e in logs["browser"] if e["level"] == "SEVERE"]
-    check(not errors, f"console: no errors ({errors[:3]})")
-    host = urlparse(base).netloc
+def console_errors(entries):
+    return [e for e in entries if e["level"] == "SEVERE"]
+
+
+def requested(entries):
+    """Every URL the browser asked for, from the DevTools network events."""
     urls = set()
-    for entry in logs["performance"]:
+    for entry in entries:
         msg = json.loads(entry["message"])["message"]
         if msg["method"] == "Network.requestWillBeSent":
             urls.add(msg["params"]["request"]["url"])
+    return urls
+
+
+def foreign(urls, host):
     # chrome:// is the browser's own start page before the first navigation.
-    foreign = [u for u in urls if urlparse(u).scheme not in ("about", "data", "chrome") and urlparse(u).netloc != host]
-    check(not foreign and len(urls) > 5, f"network: {len(urls)} URLs, all on {host} (others: {foreign[:3]})")
+    return [u for u in urls if urlparse(u).scheme not in ("about", "data", "chrome") and urlparse(u).netloc != host]
+
+
+def selftest():
+    """The hygiene checks fail on what they look for."""
+    def net(url):
+        return {"message": json.dumps({"message": {"method": "Network.requestWillBeSent", "params": {"request": {"url": url}}}})}
+
+    urls = requested([net("http://127.0.0.1:9/page/app.js"), net("https://cdn.example/x.js"), net("chrome://newtab/")])
+    assert foreign(urls, "127.0.0.1:9") == ["https://cdn.example/x.js"], urls
+    favicon_404 = {"level": "SEVERE", "message": "http://127.0.0.1:9/favicon.ico - Failed to load resource: 404"}
+    assert console_errors([{"level": "INFO", "message": "x"}, favicon_404]) == [favicon_404]
+    print("ok   self-test: the console and network checks catch an error and a foreign request")
+
+
+def hygiene(driver, base, logs):
+    """No console error (a 404 logs one), no request to another host."""
+    errors = console_errors(logs["browser"])
+    check(not errors, f"console: no errors ({errors[:3]})")
+    host = urlparse(base).netloc
+    urls = requested(logs["performance"])
+    others = foreign(urls, host)
+    check(not others and len(urls) > 5, f"network: {len(urls)} URLs, all on {host} (others: {others[:3]})")
 
 
 def main():
+    selftest()
     binary = sys.argv[1]
     results = sys.argv[2] if len(sys.argv) > 2 else None
     with server(binary, results) as base, chromium() as driver:
