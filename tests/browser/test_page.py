@@ -8,6 +8,7 @@ a selection for 20 products (tests/browser/bench.py holds them to a bound).
 
 With UPDATE_SCREENSHOTS=1 it writes docs/screenshots/*.png."""
 
+import base64
 import json
 import os
 import sys
@@ -83,6 +84,14 @@ def explore(driver, base):
         data = api(base, f"/explain/{fmt}?count=2")
         k = next(k for k, s in enumerate(data["spans"]) if s["fields"] == ["products[1].name"] and s["category"] == "value")
         both_ways(driver, base, fmt, data, k, ["products[1].name"], "products[0].price_cents")
+    # A long string's whole decoded text is shown, not only the meaning's preview.
+    for fmt in ("avro", "flatbuffers"):
+        open_page(driver, base, view="explore", format=fmt, count=1)
+        data = api(base, f"/explain/{fmt}?count=1")
+        k, sp = next((k, sp) for k, sp in enumerate(data["spans"]) if sp["fields"] == ["products[0].description"] and sp["category"] == "value")
+        text = base64.b64decode(data["payload"])[sp["offset"]:sp["offset"] + sp["length"]].decode()
+        click_span(driver, k)
+        check(f"text: {json.dumps(text, ensure_ascii=False)}" in driver.find_element(By.ID, "detail").text, f"{fmt}: the description's {len(text)} characters are shown")
     # A FlatBuffers vtable slot belongs to its field.
     open_page(driver, base, view="explore", format="flatbuffers", count=2)
     data = api(base, "/explain/flatbuffers?count=2")

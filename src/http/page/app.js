@@ -6,6 +6,7 @@
 const $ = (id) => document.getElementById(id);
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 const PER_ROW = 16;
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const BLOCK = PER_ROW * 32;
 // Rows of the per-field bars (the summary's `by_field` keys, in order).
 const FIELD_ROWS = ['(envelope)', '(product framing)', 'id', 'sku', 'name', 'description',
@@ -268,7 +269,19 @@ class Explorer {
     const s = this.spans[k];
     this.detailEl.textContent =
       `${this.data.format}  offset ${s.offset}, ${s.length} byte${s.length === 1 ? '' : 's'} (${s.category})\n` +
-      `bytes: ${this.rawHex(s)}\nmeaning: ${s.meaning}\nfields: ${s.fields.join(', ')}`;
+      `bytes: ${this.rawHex(s)}\nmeaning: ${s.meaning}\nfields: ${s.fields.join(', ')}` + this.text(s);
+  }
+
+  // The whole decoded text of a value's bytes, as a JSON string (the meaning
+  // shows at most 40 characters); nothing for bytes that are not UTF-8.
+  text(s) {
+    if (s.category !== 'value' || s.length < 41) return '';
+    try {
+      const t = UTF8.decode(this.bytes.subarray(s.offset, s.offset + s.length));
+      return `\ntext: ${JSON.stringify(t)}`;
+    } catch {
+      return '';
+    }
   }
 
   showPath(path, list) {
