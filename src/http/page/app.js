@@ -29,7 +29,14 @@ function esc(s) {
 }
 
 async function getJSON(url) {
-  const r = await fetch(url, { headers: { Accept: 'application/json' } });
+  const early = window.wbEarly;
+  let r;
+  if (early && early.url === url) {
+    window.wbEarly = null;
+    r = await early.response;
+  } else {
+    r = await fetch(url, { headers: { Accept: 'application/json' } });
+  }
   const body = await r.json();
   if (!r.ok) throw new Error(`${url}: ${r.status} ${body.error || ''}`);
   return body;
@@ -300,7 +307,7 @@ const state = { view: 'explore', format: 'json', count: 1, compression: 'none' }
 function readHash() {
   const h = new URLSearchParams(location.hash.slice(1));
   for (const k of Object.keys(state)) if (h.has(k)) state[k] = k === 'count' ? +h.get(k) : h.get(k);
-  state.count = Math.max(1, Math.min(+$('count').max || 20, state.count || 1));
+  state.count = Math.max(1, Math.min(+$('count').max || 20, Math.floor(state.count) || 1));
   $('format').value = state.format;
   $('count').value = state.count;
   $('compression').value = state.compression;
