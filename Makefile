@@ -126,6 +126,14 @@ bench-quick: build-release ## smoke run of the whole bench pipeline into $(QUICK
 	$(RELEASE) report --dir $(QUICK_DIR)
 	@test -s $(QUICK_DIR)/REPORT.md && echo "bench-quick: ok, see $(QUICK_DIR)/REPORT.md" >&2
 
+# --- the browser page (tests/browser/, docs/SPEC.md "The browser page") ---
+.PHONY: test-browser bench-browser
+test-browser: ## headless Chromium drives the page (installs chromium, chromium-driver, a venv in target/)
+	./tests/browser/run.sh test_page.py $(RESULTS)
+
+bench-browser: ## time to first render and to a selection, 20 products, each under 200 ms
+	./tests/browser/run.sh bench.py
+
 # --- evolve: the schema evolution lab (docs/EVOLUTION.md) ---
 .PHONY: evolve
 STEP ?=

@@ -41,7 +41,7 @@ fn main() -> ExitCode {
     let mut failed_requests = 0;
     let mut load = |args: &mut Args| wirebench::load::cli_main(args).map(|failed| failed_requests = failed);
     let result = match cmd.as_str() {
-        "serve" => wirebench::http::cli_main(&mut args),
+        "serve" => wirebench::http::cli_main(&mut args, wirebench::evolve::page_cells),
         "load" => load(&mut args),
         "bench" => {
             eprintln!("wirebench bench: renamed to `wirebench load` (same flags); running it");

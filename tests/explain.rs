@@ -192,3 +192,148 @@ fn errors_point_at_the_first_bad_byte() {
         }
     }
 }
+
+/// The JSON form's spans: every byte exactly once and in order, each with at
+/// least one owner path naming a product below `count` (or the envelope).
+fn json_spans_cover(json: &serde_json::Value, count: usize) -> Result<(), String> {
+    let total = json["bytes"].as_u64().ok_or("no bytes")? as usize;
+    let spans = json["spans"].as_array().ok_or("no spans")?;
+    let mut at = 0;
+    for s in spans {
+        let (off, len) = (
+            s["offset"].as_u64().unwrap_or(u64::MAX),
+            s["length"].as_u64().unwrap_or(0),
+        );
+        if off as usize != at || len == 0 {
+            return Err(format!("span at {off} (length {len}) where byte {at} was next"));
+        }
+        at += len as usize;
+        let fields = s["fields"].as_array().ok_or("no fields")?;
+        if fields.is_empty() {
+            return Err(format!("span at {off} has no owner"));
+        }
+        for f in fields {
+            let f = f.as_str().ok_or("field path is not a string")?;
+            let product = f
+                .strip_prefix("products[")
+                .and_then(|r| r.split(']').next())
+                .map(|i| i.parse::<usize>().map_err(|e| format!("{f}: {e}")))
+                .transpose()?;
+            match product {
+                Some(i) if i >= count => return Err(format!("span at {off}: {f} is past product {count}")),
+                None if f != explain::ENVELOPE => return Err(format!("span at {off}: unknown owner {f}")),
+                _ => {}
+            }
+        }
+    }
+    if at != total {
+        return Err(format!("spans end at {at} of {total} bytes"));
+    }
+    Ok(())
+}
+
+fn to_value(ex: &explain::Explained) -> serde_json::Value {
+    serde_json::from_str(&explain::to_json(ex, &[])).expect("the JSON form parses")
+}
+
+/// The JSON form covers every byte exactly once for every format and golden
+/// count, and carries the payload itself.
+#[test]
+fn json_form_covers_every_byte_once() {
+    use base64::Engine as _;
+    for format in Format::ALL {
+        for count in [1, 3, 100] {
+            let bytes = golden(format, count);
+            let ex = explain::explain(format, &bytes).unwrap();
+            let v = to_value(&ex);
+            json_spans_cover(&v, count).unwrap_or_else(|e| panic!("{format} count {count}: {e}"));
+            let payload = base64::engine::general_purpose::STANDARD
+                .decode(v["payload"].as_str().unwrap())
+                .unwrap();
+            assert_eq!(payload, bytes, "{format} count {count}: payload");
+            assert_eq!(v["spans"].as_array().unwrap().len(), ex.spans.len());
+            assert_eq!(v["error"], serde_json::Value::Null);
+            // The first and last products own bytes of their (never empty) strings.
+            let paths: std::collections::HashSet<&str> = v["spans"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|s| s["fields"].as_array().unwrap().iter().map(|f| f.as_str().unwrap()))
+                .collect();
+            for i in [0, count - 1] {
+                for f in ["sku", "name", "image_url"] {
+                    let p = format!("products[{i}].{f}");
+                    assert!(
+                        paths.contains(p.as_str()),
+                        "{format} count {count}: nothing owned by {p}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The coverage check fails on a gap, an overlap, a missing owner and an
+/// owner past the last product.
+#[test]
+fn json_coverage_check_can_fail() {
+    let ex = explain::explain(Format::Msgpack, &golden(Format::Msgpack, 1)).unwrap();
+    let good = to_value(&ex);
+    assert!(json_spans_cover(&good, 1).is_ok());
+    assert!(json_spans_cover(&good, 0).is_err(), "products[0] is past a count of 0");
+    let mut gap = good.clone();
+    gap["spans"].as_array_mut().unwrap().remove(3);
+    assert!(json_spans_cover(&gap, 1).is_err(), "gap");
+    let mut overlap = good.clone();
+    let second = overlap["spans"][1].clone();
+    overlap["spans"].as_array_mut().unwrap().insert(1, second);
+    assert!(json_spans_cover(&overlap, 1).is_err(), "overlap");
+    let mut orphan = good.clone();
+    orphan["spans"][2]["fields"] = serde_json::json!([]);
+    assert!(json_spans_cover(&orphan, 1).is_err(), "no owner");
+    let mut short = good;
+    short["bytes"] = serde_json::json!(ex.bytes.len() + 1);
+    assert!(json_spans_cover(&short, 1).is_err(), "short");
+}
+
+/// Data several tables point at is credited to every one of them: FlatBuffers
+/// vtables shared by tables of several products, and strings shared by
+/// `create_shared_string`. The summary still counts each byte once.
+#[test]
+fn shared_flatbuffers_data_names_every_owner() {
+    let owners_of = |ex: &explain::Explained, pick: &dyn Fn(&explain::Span) -> bool| -> Vec<Vec<String>> {
+        ex.spans
+            .iter()
+            .filter(|s| pick(s))
+            .map(|s| s.owners.iter().map(|o| o.path()).collect())
+            .collect()
+    };
+    // Vtables: the builder shares identical vtables across products.
+    let bytes = golden(Format::Flatbuffers, 100);
+    let ex = explain::explain(Format::Flatbuffers, &bytes).unwrap();
+    let vtables = owners_of(&ex, &|s| s.meaning.starts_with("vtable slot") && s.owners.len() > 1);
+    assert!(
+        vtables
+            .iter()
+            .any(|o| o.iter().filter(|p| p.ends_with(".name")).count() >= 2),
+        "no product vtable slot shared by two products: {:?}",
+        &vtables[..vtables.len().min(3)]
+    );
+    // Strings: equal strings stored once.
+    let products = fixtures::catalog(20).products;
+    let shared = wirebench::http::page::flatbuffers_shared(&products);
+    let ex = explain::explain(Format::Flatbuffers, &shared).unwrap();
+    let strings = owners_of(&ex, &|s| s.category == Category::Value && s.owners.len() > 1);
+    assert!(
+        strings.iter().any(|o| {
+            let products: std::collections::HashSet<&str> = o.iter().map(|p| &p[..p.find(']').unwrap()]).collect();
+            products.len() >= 2
+        }),
+        "no string shared by two products"
+    );
+    let v = to_value(&ex);
+    json_spans_cover(&v, 20).unwrap();
+    let sum = Summary::of(&ex);
+    assert_eq!(sum.by_field.iter().map(|(_, n)| n).sum::<usize>(), shared.len());
+    assert_eq!(ex.value.to_catalog().unwrap(), fixtures::catalog(20));
+}

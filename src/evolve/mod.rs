@@ -412,3 +412,28 @@ pub fn matrix_markdown(cells: &[Cell]) -> String {
     }
     out
 }
+
+/// Every cell of the matrix as the browser page shows it (`wirebench serve`
+/// hands these to the server: `http` sits below this layer).
+pub fn page_cells() -> Result<Vec<crate::http::page::EvolutionCell>, String> {
+    Ok(matrix()?
+        .into_iter()
+        .map(|c| crate::http::page::EvolutionCell {
+            step: c.step.id().to_string(),
+            change: c.step.change().to_string(),
+            row: c.row.name().to_string(),
+            format: c.row.format(),
+            direction: c.direction.label().to_string(),
+            class: match c.outcome.class() {
+                Class::Correct => "correct",
+                Class::Default => "default",
+                Class::Drops => "drops",
+                Class::Wrong => "wrong",
+                Class::Refuses => "refuses",
+            }
+            .to_string(),
+            outcome: c.outcome.to_string().replace("**", ""),
+            bytes: c.bytes,
+        })
+        .collect())
+}

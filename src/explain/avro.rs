@@ -14,7 +14,7 @@
 //! 14 53 4b …    sku: string length 10, then the bytes
 //! ```
 
-use super::{Category, ENVELOPE, ExplainError, Failed, Span, Value, Walker, plural, preview};
+use super::{Category, ExplainError, Failed, Span, Value, Walker, plural, preview};
 
 /// Walks one Catalog datum.
 pub fn annotate(bytes: &[u8]) -> Result<(Vec<Span>, Value), Failed> {
@@ -124,6 +124,7 @@ fn array(
 }
 
 fn product(w: &mut Walker<'_>, _index: usize) -> Result<Value, ExplainError> {
+    let outer = w.begin_product();
     let mut f: Vec<(String, Value)> = Vec::with_capacity(17);
     let mut put = |w: &mut Walker<'_>,
                    name: &'static str,
@@ -202,7 +203,7 @@ fn product(w: &mut Walker<'_>, _index: usize) -> Result<Value, ExplainError> {
     })?;
     put(w, "created_at_ms", &long)?;
     put(w, "image_url", &string)?;
-    w.field = ENVELOPE;
+    w.end_product(outer);
     Ok(Value::Record(f))
 }
 

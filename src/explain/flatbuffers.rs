@@ -148,10 +148,10 @@ impl<'a> Fb<'a> {
 
     fn table(&mut self, t: usize, slots: &'static [(&'static str, Slot)], depth: usize) -> Result<Value, ExplainError> {
         let is_product = std::ptr::eq(slots, PRODUCT);
-        let saved = (self.w.depth, self.w.field);
+        let saved = (self.w.depth, self.w.product, self.w.field);
         self.w.depth = depth;
         if is_product {
-            self.w.field = FRAMING;
+            self.w.begin_product();
         }
         let soff = self.u32_at(t, "table soffset")? as i32;
         let vt = t as i64 - i64::from(soff);
@@ -204,6 +204,10 @@ impl<'a> Fb<'a> {
                     format!("vtable slot {i} ({name}): at table +{off}")
                 };
                 self.w.span_at(entry, 2, Category::Structure, text);
+                // The slot belongs to its field (the summary keeps it framing).
+                if let Some(s) = self.w.spans.last_mut().filter(|_| is_product) {
+                    s.owners[0].field = name;
+                }
             }
             if off == 0 {
                 fields.push((name.to_string(), Value::Null));
@@ -234,7 +238,7 @@ impl<'a> Fb<'a> {
                 format!("vtable slot {i} (unknown field)"),
             );
         }
-        (self.w.depth, self.w.field) = saved;
+        (self.w.depth, self.w.product, self.w.field) = saved;
         Ok(Value::Record(fields))
     }
 
@@ -369,14 +373,27 @@ impl<'a> Fb<'a> {
         Ok(Value::Str(text.to_string()))
     }
 
-    /// Sorts the spans by position, drops repeats of shared data (vtables,
-    /// strings), rejects overlaps, and explains the gaps as padding.
+    /// Sorts the spans by position, folds repeats of shared data (vtables,
+    /// strings) into one span that names every owner, rejects overlaps, and
+    /// explains the gaps as padding.
     fn finish(self, result: Result<Value, ExplainError>) -> Result<(Vec<Span>, Value), Failed> {
         let Fb { w, .. } = self;
         let bytes = w.bytes;
         let mut spans = w.spans;
         spans.sort_by_key(|s| (s.offset, s.len));
-        spans.dedup_by(|b, a| a.offset == b.offset && a.len == b.len);
+        spans.dedup_by(|b, a| {
+            let repeat = a.offset == b.offset && a.len == b.len;
+            if repeat {
+                a.owners.append(&mut b.owners);
+            }
+            repeat
+        });
+        for s in &mut spans {
+            if s.owners.len() > 1 {
+                s.owners.sort_unstable();
+                s.owners.dedup();
+            }
+        }
         let mut out: Vec<Span> = Vec::with_capacity(spans.len() * 2);
         let mut at = 0;
         let mut overlap = None;
@@ -422,5 +439,9 @@ fn gap(bytes: &[u8], from: usize, to: usize) -> Span {
         category: Category::Padding,
         field: ENVELOPE,
         meaning,
+        owners: vec![super::Owner {
+            product: None,
+            field: ENVELOPE,
+        }],
     }
 }

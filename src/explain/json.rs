@@ -218,9 +218,9 @@ fn array(w: &mut Walker<'_>, level: usize) -> Result<Value, ExplainError> {
 fn object(w: &mut Walker<'_>, level: usize) -> Result<Value, ExplainError> {
     // Level 2 is a product: root object (0) → products array (1) → product (2).
     let is_product = level == 2;
-    let outer = w.field;
+    let outer = (w.product, w.field);
     if is_product {
-        w.field = FRAMING;
+        w.begin_product();
     }
     punct(w, b'{', "{  object")?;
     w.depth += 1;
@@ -256,7 +256,7 @@ fn object(w: &mut Walker<'_>, level: usize) -> Result<Value, ExplainError> {
     }
     w.depth -= 1;
     punct(w, b'}', "}  end of object")?;
-    w.field = outer;
+    w.end_product(outer);
     Ok(Value::Record(fields))
 }
 

@@ -12,8 +12,10 @@
 //!   turns into our domain types, so tests can check that the annotator reads
 //!   the same catalog as the real decoder.
 //!
-//! [`render`] prints the spans as an offset / hex / meaning table, and
-//! [`Summary`] adds them up per category ("where the bytes go") and per field.
+//! [`render`] prints the spans as an offset / hex / meaning table,
+//! [`Summary`] adds them up per category ("where the bytes go") and per field,
+//! and [`to_json`] writes them as JSON (payload in base64, every owner of
+//! every span) for scripts and the browser page.
 //!
 //! **Architecture Invariant:** annotators never call `codec::*::decode` or the
 //! generated Protobuf/FlatBuffers code; they share only the byte-level helpers
@@ -22,11 +24,13 @@
 pub mod avro;
 pub mod flatbuffers;
 pub mod json;
+mod jsonform;
 pub mod msgpack;
 pub mod protobuf;
 mod render;
 mod value;
 
+pub use jsonform::{failed_json, to_json};
 pub use render::{Summary, compare_table, render};
 pub use value::Value;
 
@@ -74,8 +78,34 @@ pub struct Span {
     pub depth: usize,
     pub category: Category,
     /// The top-level product field these bytes belong to, or [`ENVELOPE`] / [`FRAMING`].
+    /// The summary adds bytes up by this field, once per byte.
     pub field: &'static str,
     pub meaning: String,
+    /// Every owner of these bytes: one for data read once; several for data
+    /// that several tables point at (a FlatBuffers vtable or string shared
+    /// by many products), one per product and field that reaches it.
+    pub owners: Vec<Owner>,
+}
+
+/// Who a span belongs to: a product (by index in the catalog) and its field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Owner {
+    /// The product's index, or `None` outside every product (the envelope).
+    pub product: Option<usize>,
+    /// A field of [`PRODUCT_FIELDS`], [`FRAMING`] or [`ENVELOPE`].
+    pub field: &'static str,
+}
+
+impl Owner {
+    /// The field path: `products[3].name`, `products[3]` (its framing), or
+    /// `(envelope)`.
+    pub fn path(&self) -> String {
+        match self.product {
+            None => self.field.to_string(),
+            Some(i) if self.field == FRAMING || self.field == ENVELOPE => format!("products[{i}]"),
+            Some(i) => format!("products[{i}].{}", self.field),
+        }
+    }
 }
 
 /// The first byte an annotator could not make sense of.
@@ -138,6 +168,10 @@ pub(crate) struct Walker<'a> {
     pub depth: usize,
     /// The product field the next span belongs to.
     pub field: &'static str,
+    /// The product the next span belongs to (`None`: the envelope).
+    pub product: Option<usize>,
+    /// Products entered so far: the index of the next one.
+    pub products: usize,
 }
 
 impl<'a> Walker<'a> {
@@ -148,7 +182,24 @@ impl<'a> Walker<'a> {
             spans: Vec::new(),
             depth: 0,
             field: ENVELOPE,
+            product: None,
+            products: 0,
         }
+    }
+
+    /// Enters the next product: its framing owns the spans until a field is
+    /// set. Returns what [`Walker::end_product`] restores.
+    pub fn begin_product(&mut self) -> (Option<usize>, &'static str) {
+        let saved = (self.product, self.field);
+        self.product = Some(self.products);
+        self.products += 1;
+        self.field = FRAMING;
+        saved
+    }
+
+    /// Leaves a product, restoring the owner from before [`Walker::begin_product`].
+    pub fn end_product(&mut self, saved: (Option<usize>, &'static str)) {
+        (self.product, self.field) = saved;
     }
 
     /// `n` bytes from the current position; an error if the payload ends first.
@@ -188,6 +239,10 @@ impl<'a> Walker<'a> {
             category,
             field: self.field,
             meaning: meaning.into(),
+            owners: vec![Owner {
+                product: self.product,
+                field: self.field,
+            }],
         });
     }
 

@@ -215,9 +215,9 @@ fn array(w: &mut Walker<'_>, start: usize, n: u64, header: String, level: usize)
 fn map(w: &mut Walker<'_>, start: usize, n: u64, header: String, level: usize) -> Result<Value, ExplainError> {
     // Level 2 is a product: root map (0) → products array (1) → product map (2).
     let is_product = level == 2;
-    let outer = w.field;
+    let outer = (w.product, w.field);
     if is_product {
-        w.field = FRAMING;
+        w.begin_product();
     }
     w.span(start, Category::Structure, header);
     if n.saturating_mul(2) > (w.bytes.len() - w.pos) as u64 {
@@ -253,7 +253,7 @@ fn map(w: &mut Walker<'_>, start: usize, n: u64, header: String, level: usize) -
     }
     w.depth -= 1;
     if is_product {
-        w.field = outer;
+        w.end_product(outer);
     }
     Ok(Value::Record(fields))
 }

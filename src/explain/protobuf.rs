@@ -24,7 +24,7 @@
 
 use crate::codec::protobuf::wire::WireType;
 
-use super::{Category, ENVELOPE, ExplainError, FRAMING, Failed, MAX_DEPTH, Span, Value, Walker, preview};
+use super::{Category, ExplainError, FRAMING, Failed, MAX_DEPTH, Span, Value, Walker, preview};
 
 /// What a field of our schema holds.
 #[derive(Clone, Copy)]
@@ -120,6 +120,10 @@ fn message(
         return Err(w.err(w.pos, format!("nesting deeper than {MAX_DEPTH} levels")));
     }
     let is_product = std::ptr::eq(schema, PRODUCT);
+    let outer = (w.product, w.field);
+    if is_product {
+        w.begin_product();
+    }
     let mut fields: Vec<(String, Value)> = schema
         .iter()
         .map(|(_, name, _, repeated)| {
@@ -164,7 +168,7 @@ fn message(
         return Err(w.err(w.pos, format!("field runs past the end of its message at byte {end}")));
     }
     if is_product {
-        w.field = ENVELOPE;
+        w.end_product(outer);
     }
     Ok(Value::Record(fields))
 }

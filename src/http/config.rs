@@ -66,6 +66,8 @@ pub struct ServerConfig {
     /// the handler (proves a panic becomes a 500 and the worker lives on).
     #[doc(hidden)]
     pub test_panic_route: bool,
+    /// The browser page's data (`--results DIR`, the evolution lab).
+    pub page: super::page::Page,
 }
 
 impl Default for ServerConfig {
@@ -90,6 +92,7 @@ impl Default for ServerConfig {
             limits: Limits::default(),
             stack_size: 512 * 1024,
             test_panic_route: false,
+            page: Default::default(),
         }
     }
 }
@@ -147,6 +150,7 @@ FLAGS:
   --max-body BYTES          larger request bodies get 413 [16384]
   --stack-size BYTES        worker thread stack [524288]
   --access-log              one line per request on stderr (off by default)
+  --results DIR             show this results directory's charts and report at /results
 ";
 
 /// Parses the `serve` flags into a config.
@@ -191,6 +195,10 @@ pub fn config_from_args(args: &mut Args) -> Result<ServerConfig, String> {
         },
         stack_size: args.parse_or("--stack-size", d.stack_size)?,
         test_panic_route: false,
+        page: super::page::Page {
+            results: args.value("--results")?.map(PathBuf::from),
+            ..d.page
+        },
     };
     if config.max_count == 0 {
         return Err("--max-count must be at least 1".into());

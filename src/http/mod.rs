@@ -56,6 +56,7 @@ pub mod date;
 pub mod memory;
 pub mod metrics;
 pub mod negotiate;
+pub mod page;
 pub mod parse;
 pub mod pool;
 pub mod response;
@@ -73,13 +74,21 @@ use config::USAGE;
 use std::io::Write;
 
 /// `wirebench serve`: prints where it listens, then serves until killed.
-pub fn cli_main(args: &mut Args) -> Result<(), String> {
+///
+/// `lab` computes the evolution matrix the page shows; the caller above this
+/// layer (the `serve` command in main.rs) hands it in.
+pub fn cli_main(args: &mut Args, lab: fn() -> Result<Vec<page::EvolutionCell>, String>) -> Result<(), String> {
     if args.switch("--help") || args.switch("-h") {
         print!("{USAGE}");
         return Ok(());
     }
-    let config = config_from_args(args)?;
+    let mut config = config_from_args(args)?;
     args.finish()?;
+    match lab() {
+        Ok(cells) => config.page.evolution = std::sync::Arc::new(cells),
+        // The page says the lab is not loaded; the catalog API is served anyway.
+        Err(e) => eprintln!("wirebench serve: evolution lab not loaded: {e}"),
+    }
     let server = Server::start(config.clone()).map_err(|e| format!("cannot start on {}: {e}", config.addr))?;
     // Write errors are ignored: a closed stdout (the reader went away) must
     // not take the server down, as `println!` would by panicking.

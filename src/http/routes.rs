@@ -2,6 +2,8 @@
 //! [`super::negotiate`]), `/ping`, `/metrics`, `/schemas/{file}`, `/`, and the
 //! JSON errors (400, 404, 405 + `Allow`, 406) that say what was wrong and what
 //! is allowed.
+//! The browser page's routes (`/` for a browser, the JSON form of
+//! `/explain/{format}`, `/page/*`, `/lab`, `/results`) are [`super::page`]'s.
 //!
 //! Order of checks: the path decides the resource (unknown → 404), then the
 //! method (anything but GET or HEAD → 405), then the query (unknown or bad
@@ -33,6 +35,18 @@ pub const ROUTES: [&str; 7] = [
     "/catalog/{format}",
     "/explain/{format}",
     "/schemas/{file}",
+];
+
+/// The browser page's own routes (`page.rs`); `/metrics` counts them under
+/// the label `other`.
+pub const PAGE_ROUTES: [&str; 7] = [
+    "/page/app.js",
+    "/page/style.css",
+    "/page/info.json",
+    "/lab",
+    "/lab/{i}",
+    "/results",
+    "/results/{chart}.svg",
 ];
 
 /// `Allow` header of every route (RFC 9110 §10.2.1).
@@ -81,6 +95,8 @@ pub struct App {
     pub schemas: &'static [Schema],
     /// Test hook: when true, `/__panic` panics inside the handler.
     pub panic_route: bool,
+    /// The browser page's data: the evolution lab, the results directory.
+    pub page: super::page::Page,
 }
 
 /// Which bytes to send after the head.
@@ -147,6 +163,21 @@ pub fn handle(app: &App, req: &Request<'_>, s: &mut Scratch) -> Reply {
         Some((p, q)) => (p, q),
         None => (target, ""),
     };
+    let page = super::page::App {
+        products: &app.products,
+        max_count: app.max_count,
+        page: &app.page,
+    };
+    if let Some(p) = super::page::handle(page, req, path, query, s) {
+        let body = p.body.map_or(Body::Scratch, Body::Static);
+        return Reply {
+            head: p.head,
+            body,
+            label: p.label,
+            format: p.format,
+            encode_ns: 0,
+        };
+    }
     let route = match path {
         "/" => Route::Index,
         "/ping" => Route::Ping,

@@ -166,6 +166,7 @@ fn prepare(config: &ServerConfig) -> io::Result<App> {
         products: Arc::new(products),
         schemas: &SCHEMAS,
         panic_route: config.test_panic_route,
+        page: config.page.clone(),
     })
 }
 

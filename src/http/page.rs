@@ -1,0 +1,588 @@
+//! The browser page and the JSON it reads: every byte of every format linked
+//! to its field (docs/SPEC.md, "The browser page").
+//!
+//! | route | answer |
+//! |---|---|
+//! | `GET /` accepting `text/html` | the page (`page/index.html`; others get the text index) |
+//! | `/page/app.js`, `/page/style.css` | its script and style sheet |
+//! | `/page/info.json` | what this server offers: the largest count, whether `--results` is set |
+//! | `/explain/{format}?count=N[&compression=gzip][&share=strings]` with `Accept: application/json` | the explainer's JSON form (`explain::to_json`) plus `gzip_bytes` |
+//! | `/lab` | the evolution matrix: one entry per cell (step, row, direction, outcome) |
+//! | `/lab/{i}` | cell `i`: the writer's bytes annotated and the reader's outcome |
+//! | `/results`, `/results/{chart}.svg` | the report's charts and `REPORT.md` from `serve --results DIR` |
+//!
+//! Everything is compiled into the binary (`include_str!`); the page asks no
+//! other host for anything and needs no build step. `compression=gzip`
+//! explains the body a gzip response decodes to and reports the compressed
+//! size beside it; `share=strings` (FlatBuffers only) builds the buffer with
+//! `create_shared_string`, so products with equal strings point at one copy
+//! and the explainer credits it to each of them.
+//!
+//! The evolution lab lives above this layer: the `serve` command computes its
+//! cells and hands them in as plain data ([`Page::evolution`]).
+
+use super::memory::Scratch;
+use super::metrics::Route as Label;
+use super::parse::Request;
+use super::response::{Head, json_error};
+use crate::codec::Format;
+use crate::codec::flatbuffers::generated::wirebench as fb;
+use crate::measure::json::quote;
+use crate::model::{Product, Status};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+const INDEX_HTML: &str = include_str!("page/index.html");
+const APP_JS: &str = include_str!("page/app.js");
+const STYLE_CSS: &str = include_str!("page/style.css");
+
+const HTML: &str = "text/html; charset=utf-8";
+const JS: &str = "text/javascript; charset=utf-8";
+const CSS: &str = "text/css; charset=utf-8";
+const JSON: &str = "application/json";
+const SVG: &str = "image/svg+xml";
+const VARY: &str = "Vary: Accept\r\n";
+
+/// Most products the JSON form annotates (the page offers 1 to [`PAGE_MAX_COUNT`]).
+pub const EXPLAIN_JSON_MAX_COUNT: usize = 100;
+/// Largest count the page's controls offer.
+pub const PAGE_MAX_COUNT: usize = 20;
+/// Upper bound of one product's JSON form (JSON format, the largest:
+/// ~150 spans of ~140 bytes, the base64 payload); a unit test holds it above the real size.
+pub const EXPLAIN_JSON_BYTES_PER_PRODUCT: usize = 48 * 1024;
+/// Largest file `/results` reads (a chart or `REPORT.md`).
+const MAX_RESULT_FILE: u64 = 8 << 20;
+
+/// One cell of the evolution matrix, as the page shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EvolutionCell {
+    /// The step's id (`widen-int`) and what it changes.
+    pub step: String,
+    pub change: String,
+    /// The reader row (`json-tolerant`) and the format of its bytes.
+    pub row: String,
+    pub format: Format,
+    /// `v1 writer → v2 reader` or the reverse.
+    pub direction: String,
+    /// `correct`, `default`, `drops`, `wrong` or `refuses`.
+    pub class: String,
+    /// The reader's outcome in words (its error message when it refuses).
+    pub outcome: String,
+    /// The writer's payload.
+    pub bytes: Vec<u8>,
+}
+
+/// What the page shows beyond the catalog: handed in by the `serve` command.
+#[derive(Debug, Clone, Default)]
+pub struct Page {
+    /// The evolution matrix (empty: the page says the lab is not loaded).
+    pub evolution: Arc<Vec<EvolutionCell>>,
+    /// `serve --results DIR`: the results directory the second page shows.
+    pub results: Option<PathBuf>,
+}
+
+/// What the page's routes read of the server's state (`routes::App`).
+#[derive(Debug, Clone, Copy)]
+pub struct App<'a> {
+    pub products: &'a [Product],
+    /// Largest `count` accepted.
+    pub max_count: usize,
+    pub page: &'a Page,
+}
+
+/// A routed response of this module: its head and body (static, or the
+/// worker's `Scratch::body`), what `/metrics` counts it under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reply {
+    pub head: Head,
+    /// `None`: the body is `Scratch::body`.
+    pub body: Option<&'static [u8]>,
+    pub label: Label,
+    pub format: Option<Format>,
+}
+
+impl Reply {
+    fn new(head: Head, body: Option<&'static [u8]>) -> Reply {
+        Reply {
+            head,
+            body,
+            label: Label::Other,
+            format: None,
+        }
+    }
+}
+
+/// Answers the routes this module owns, `None` for every other request.
+pub fn handle(app: App<'_>, req: &Request<'_>, path: &str, query: &str, s: &mut Scratch) -> Option<Reply> {
+    let (label, owned) = match path {
+        "/" => (Label::Index, accepts(req, "text/html")),
+        _ if path.starts_with("/explain/") => (Label::Explain, accepts(req, "application/json")),
+        _ => (
+            Label::Other,
+            path.starts_with("/page/")
+                || path == "/lab"
+                || path.starts_with("/lab/")
+                || path == "/results"
+                || path.starts_with("/results/"),
+        ),
+    };
+    if !owned {
+        return None;
+    }
+    let mut reply = if req.method != "GET" && req.method != "HEAD" {
+        let msg = format!("method {} is not allowed on {path}; allowed: GET, HEAD", req.method);
+        error(s, 405, &msg, "Allow: GET, HEAD\r\n")
+    } else {
+        route(app, path, query, s)
+    };
+    reply.label = label;
+    Some(reply)
+}
+
+fn route(app: App<'_>, path: &str, query: &str, s: &mut Scratch) -> Reply {
+    if let Some(name) = path.strip_prefix("/explain/") {
+        return match Format::from_name(name) {
+            Some(f) => explain(app, f, query, s),
+            None => error(s, 404, &format!("unknown format {name:?}"), VARY),
+        };
+    }
+    if let Some(i) = path.strip_prefix("/lab/") {
+        return lab_cell(app, i, s);
+    }
+    if let Some(name) = path.strip_prefix("/results/") {
+        return result_file(app, name, s);
+    }
+    if !query.is_empty() {
+        return error(s, 400, &format!("{path} takes no query parameters"), "");
+    }
+    match path {
+        "/" => Reply::new(ok(HTML, VARY), Some(INDEX_HTML.as_bytes())),
+        "/page/app.js" => Reply::new(ok(JS, ""), Some(APP_JS.as_bytes())),
+        "/page/style.css" => Reply::new(ok(CSS, ""), Some(STYLE_CSS.as_bytes())),
+        "/page/info.json" => {
+            s.body.clear();
+            let info = format!(
+                "{{\"max_count\":{},\"results\":{},\"evolution_cells\":{}}}",
+                PAGE_MAX_COUNT.min(app.max_count),
+                app.page.results.is_some(),
+                app.page.evolution.len()
+            );
+            s.body.extend_from_slice(info.as_bytes());
+            Reply::new(ok(JSON, ""), None)
+        }
+        "/lab" => lab(app, s),
+        "/results" => results_page(app, s),
+        _ => error(
+            s,
+            404,
+            &format!("no resource at {path:?}; the page's files are /page/app.js, /page/style.css, /page/info.json"),
+            "",
+        ),
+    }
+}
+
+/// Whether any `Accept` field names `media_type` (the page and scripts send
+/// exactly that; `*/*` alone keeps the text answers).
+fn accepts(req: &Request<'_>, media_type: &str) -> bool {
+    req.header_values("accept").any(|v| {
+        v.split(|&b| b == b',').any(|range| {
+            let range = range.split(|&b| b == b';').next().unwrap_or(range);
+            range.trim_ascii().eq_ignore_ascii_case(media_type.as_bytes())
+        })
+    })
+}
+
+/// Query of the JSON explain route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExplainQuery {
+    pub count: usize,
+    pub gzip: bool,
+    pub shared_strings: bool,
+}
+
+/// Parses `count=N&compression=none|gzip&share=strings`.
+pub fn parse_explain_query(query: &str, max: usize) -> Result<ExplainQuery, String> {
+    let mut q = ExplainQuery {
+        count: 1,
+        gzip: false,
+        shared_strings: false,
+    };
+    for param in query.split('&').filter(|p| !p.is_empty()) {
+        match param.split_once('=').unwrap_or((param, "")) {
+            ("count", v) => {
+                q.count = v
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=max).contains(n))
+                    .ok_or_else(|| format!("count must be 1..={max}, got {v:?}"))?;
+            }
+            ("compression", "gzip") => q.gzip = true,
+            ("compression", "none") => q.gzip = false,
+            ("compression", v) => return Err(format!("compression must be none or gzip, got {v:?}")),
+            ("share", "strings") => q.shared_strings = true,
+            ("share", v) => return Err(format!("share must be strings, got {v:?}")),
+            (other, _) => {
+                return Err(format!(
+                    "unknown query parameter {other:?}; allowed: count, compression, share"
+                ));
+            }
+        }
+    }
+    Ok(q)
+}
+
+fn explain(app: App<'_>, format: Format, query: &str, s: &mut Scratch) -> Reply {
+    let q = match parse_explain_query(query, EXPLAIN_JSON_MAX_COUNT.min(app.max_count)) {
+        Ok(q) => q,
+        Err(msg) => return error(s, 400, &msg, VARY),
+    };
+    if q.shared_strings && format != Format::Flatbuffers {
+        return error(s, 400, "share=strings is a FlatBuffers builder option", VARY);
+    }
+    if !s.admit(q.count.saturating_mul(EXPLAIN_JSON_BYTES_PER_PRODUCT), false) {
+        return error(
+            s,
+            503,
+            "the server's response memory is in use; retry later",
+            "Retry-After: 1\r\n",
+        );
+    }
+    let products = &app.products[..q.count];
+    let bytes = if q.shared_strings {
+        flatbuffers_shared(products)
+    } else {
+        match format.encode_to_vec(products) {
+            Ok(b) => b,
+            Err(e) => return error(s, 500, &format!("encoding {format} failed: {e}"), VARY),
+        }
+    };
+    let mut gz = Vec::new();
+    crate::gzip::compress(&bytes, crate::gzip::DEFAULT_LEVEL, &mut gz);
+    let mut extra = vec![
+        ("count", q.count.to_string()),
+        ("gzip_bytes", gz.len().to_string()),
+        ("shared_strings", q.shared_strings.to_string()),
+    ];
+    let bytes = if q.gzip {
+        // What a client of `compression=gzip` decodes: the body, gunzipped.
+        match crate::gzip::decompress(&gz, bytes.len()) {
+            Ok(b) => {
+                extra.push(("compression", quote("gzip")));
+                b
+            }
+            Err(e) => return error(s, 500, &format!("gunzip of our own body failed: {e}"), VARY),
+        }
+    } else {
+        extra.push(("compression", quote("none")));
+        bytes
+    };
+    let json = annotated(format, &bytes, &extra);
+    s.body.clear();
+    s.body.extend_from_slice(json.as_bytes());
+    let mut reply = Reply::new(ok(JSON, VARY), None);
+    reply.format = Some(format);
+    reply
+}
+
+/// The JSON form of `bytes`, or of what parsed when they do not.
+fn annotated(format: Format, bytes: &[u8], extra: &[(&str, String)]) -> String {
+    match crate::explain::explain(format, bytes) {
+        Ok(ex) => crate::explain::to_json(&ex, extra),
+        Err(failed) => crate::explain::failed_json(format, bytes, &failed, extra),
+    }
+}
+
+fn lab(app: App<'_>, s: &mut Scratch) -> Reply {
+    let mut out = String::from("{\"cells\":[");
+    for (i, c) in app.page.evolution.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let _ = write!(
+            out,
+            "{{\"id\":{i},\"step\":{},\"change\":{},\"row\":{},\"format\":{},\"direction\":{},\"class\":{},\"outcome\":{}}}",
+            quote(&c.step),
+            quote(&c.change),
+            quote(&c.row),
+            quote(c.format.name()),
+            quote(&c.direction),
+            quote(&c.class),
+            quote(&c.outcome)
+        );
+    }
+    out.push_str("]}");
+    s.body.clear();
+    s.body.extend_from_slice(out.as_bytes());
+    Reply::new(ok(JSON, ""), None)
+}
+
+fn lab_cell(app: App<'_>, id: &str, s: &mut Scratch) -> Reply {
+    let cells = &app.page.evolution;
+    let Some(c) = id.parse::<usize>().ok().and_then(|i| cells.get(i)) else {
+        let msg = format!("no evolution cell {id:?}; cells are 0..{}", cells.len());
+        return error(s, 404, &msg, "");
+    };
+    let extra = [
+        ("step", quote(&c.step)),
+        ("change", quote(&c.change)),
+        ("row", quote(&c.row)),
+        ("direction", quote(&c.direction)),
+        ("class", quote(&c.class)),
+        ("outcome", quote(&c.outcome)),
+    ];
+    let json = annotated(c.format, &c.bytes, &extra);
+    s.body.clear();
+    s.body.extend_from_slice(json.as_bytes());
+    Reply::new(ok(JSON, ""), None)
+}
+
+/// The `.svg` files of the results directory, by name.
+fn charts(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| safe_name(n) && n.ends_with(".svg"))
+        .collect();
+    names.sort();
+    names
+}
+
+/// A plain file name: no path separators, no leading dot.
+fn safe_name(name: &str) -> bool {
+    !name.is_empty() && !name.starts_with('.') && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+}
+
+fn read_bounded(path: &std::path::Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut out = Vec::new();
+    f.take(MAX_RESULT_FILE + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    if out.len() as u64 > MAX_RESULT_FILE {
+        return Err(format!("{} is larger than {MAX_RESULT_FILE} bytes", path.display()));
+    }
+    Ok(out)
+}
+
+fn no_results(s: &mut Scratch) -> Reply {
+    error(
+        s,
+        404,
+        "no results directory: start the server with `serve --results DIR`",
+        "",
+    )
+}
+
+fn result_file(app: App<'_>, name: &str, s: &mut Scratch) -> Reply {
+    let Some(dir) = &app.page.results else {
+        return no_results(s);
+    };
+    if !safe_name(name) || !name.ends_with(".svg") || !charts(dir).iter().any(|n| n == name) {
+        return error(s, 404, &format!("no chart {name:?} in the results directory"), "");
+    }
+    match read_bounded(&dir.join(name)) {
+        Ok(bytes) => {
+            s.body.clear();
+            s.body.extend_from_slice(&bytes);
+            Reply::new(ok(SVG, ""), None)
+        }
+        Err(e) => error(s, 500, &e, ""),
+    }
+}
+
+/// The second page: every chart of the results directory, then `REPORT.md`
+/// as preformatted text (it survives any change of the report's layout).
+fn results_page(app: App<'_>, s: &mut Scratch) -> Reply {
+    let Some(dir) = &app.page.results else {
+        return no_results(s);
+    };
+    let mut html = String::from(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>wirebench results</title>\
+         <link rel=\"icon\" href=\"data:,\"><link rel=\"stylesheet\" href=\"/page/style.css\"></head>\
+         <body class=\"results\"><header><h1>wirebench results</h1><nav><a href=\"/\">bytes explorer</a></nav></header><main>",
+    );
+    let _ = write!(
+        html,
+        "<p>Results directory <code>{}</code>.</p>",
+        escape(&dir.display().to_string())
+    );
+    let names = charts(dir);
+    if names.is_empty() {
+        html.push_str("<p>No charts in this directory (run <code>make report</code>).</p>");
+    }
+    html.push_str("<section id=\"charts\">");
+    for n in &names {
+        let _ = write!(
+            html,
+            "<figure><img src=\"/results/{0}\" alt=\"{0}\"><figcaption>{0}</figcaption></figure>",
+            escape(n)
+        );
+    }
+    html.push_str("</section>");
+    match read_bounded(&dir.join("REPORT.md")) {
+        Ok(md) => {
+            let _ = write!(
+                html,
+                "<h2>REPORT.md</h2><pre id=\"report\">{}</pre>",
+                escape(&String::from_utf8_lossy(&md))
+            );
+        }
+        Err(e) => {
+            let _ = write!(html, "<p>No report: {}</p>", escape(&e));
+        }
+    }
+    html.push_str("</main></body></html>");
+    s.body.clear();
+    s.body.extend_from_slice(html.as_bytes());
+    Reply::new(ok(HTML, ""), None)
+}
+
+/// Text for HTML element content and attribute values.
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '"' => out.push_str("&quot;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn ok(content_type: &'static str, extra: &'static str) -> Head {
+    Head {
+        status: 200,
+        content_type,
+        extra,
+        gzip: false,
+    }
+}
+
+fn error(s: &mut Scratch, status: u16, message: &str, extra: &'static str) -> Reply {
+    s.body.clear();
+    json_error(&mut s.body, message);
+    Reply::new(
+        Head {
+            status,
+            content_type: JSON,
+            extra,
+            gzip: false,
+        },
+        None,
+    )
+}
+
+/// The catalog as a FlatBuffer whose equal strings are stored once
+/// (`create_shared_string`): what a builder that deduplicates strings writes.
+/// Same schema and field values as the codec's encoder, so any FlatBuffers
+/// reader reads the same catalog.
+pub fn flatbuffers_shared(products: &[Product]) -> Vec<u8> {
+    let mut fbb = flatbuffers::FlatBufferBuilder::new();
+    let mut offsets = Vec::with_capacity(products.len());
+    for p in products {
+        let image_url = fbb.create_shared_string(&p.image_url);
+        let mut variants = Vec::with_capacity(p.variants.len());
+        for v in &p.variants {
+            let args = fb::VariantArgs {
+                sku: Some(fbb.create_shared_string(&v.sku)),
+                color: Some(fbb.create_shared_string(&v.color)),
+                size: Some(fbb.create_shared_string(&v.size)),
+                price_cents: v.price_cents,
+                stock: v.stock,
+            };
+            variants.push(fb::Variant::create(&mut fbb, &args));
+        }
+        let variants = fbb.create_vector(&variants);
+        let tags: Vec<_> = p.tags.iter().map(|t| fbb.create_shared_string(t)).collect();
+        let tags = fbb.create_vector(&tags);
+        let d = &p.dimensions;
+        let dimensions = fb::Dimensions::new(d.width_mm, d.height_mm, d.depth_mm, d.weight_g);
+        let args = fb::ProductArgs {
+            id: p.id,
+            sku: Some(fbb.create_shared_string(&p.sku)),
+            name: Some(fbb.create_shared_string(&p.name)),
+            description: Some(fbb.create_shared_string(&p.description)),
+            price_cents: p.price_cents,
+            currency: Some(fbb.create_shared_string(&p.currency)),
+            rating: p.rating,
+            review_count: p.review_count,
+            in_stock: p.in_stock,
+            stock: p.stock,
+            status: match p.status {
+                Status::Active => fb::Status::ACTIVE,
+                Status::Draft => fb::Status::DRAFT,
+                Status::Discontinued => fb::Status::DISCONTINUED,
+            },
+            tags: Some(tags),
+            dimensions: Some(&dimensions),
+            variants: Some(variants),
+            discount_percent: p.discount_percent,
+            created_at_ms: p.created_at_ms,
+            image_url: Some(image_url),
+        };
+        offsets.push(fb::Product::create(&mut fbb, &args));
+    }
+    let list = fbb.create_vector(&offsets);
+    let root = fb::Catalog::create(&mut fbb, &fb::CatalogArgs { products: Some(list) });
+    fb::finish_catalog_buffer(&mut fbb, root);
+    fbb.finished_data().to_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queries() {
+        let q = parse_explain_query("count=20&compression=gzip&share=strings", 20).unwrap();
+        assert_eq!((q.count, q.gzip, q.shared_strings), (20, true, true));
+        assert_eq!(parse_explain_query("", 20).unwrap().count, 1);
+        for bad in ["count=0", "count=21", "count=x", "compression=br", "share=all", "x=1"] {
+            assert!(parse_explain_query(bad, 20).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn json_budget_bounds_the_real_size() {
+        let products = crate::fixtures::catalog(EXPLAIN_JSON_MAX_COUNT).products;
+        for format in Format::ALL {
+            for n in [1, 20, EXPLAIN_JSON_MAX_COUNT] {
+                let bytes = format.encode_to_vec(&products[..n]).unwrap();
+                let json = annotated(format, &bytes, &[]);
+                assert!(
+                    json.len() <= n * EXPLAIN_JSON_BYTES_PER_PRODUCT,
+                    "{format} {n}: {}",
+                    json.len()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn shared_strings_decode_to_the_same_catalog_and_are_smaller() {
+        let c = crate::fixtures::catalog(20);
+        let shared = flatbuffers_shared(&c.products);
+        assert_eq!(Format::Flatbuffers.decode(&shared).unwrap(), c);
+        let plain = Format::Flatbuffers.encode_to_vec(&c.products).unwrap();
+        assert!(shared.len() < plain.len(), "{} vs {}", shared.len(), plain.len());
+    }
+
+    #[test]
+    fn names_and_escapes() {
+        assert!(safe_name("http-latency.svg"));
+        for bad in ["", ".hidden.svg", "../x.svg", "a/b.svg", "a b.svg"] {
+            assert!(!safe_name(bad), "{bad}");
+        }
+        assert_eq!(
+            escape("<a href=\"x\">&</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&lt;/a&gt;"
+        );
+    }
+}
