@@ -38,7 +38,7 @@
 use super::config::ServerConfig;
 use super::parse::{self, Parsed, Version};
 use super::response::{self, Connection};
-use super::routes::{self, Body, Reply, Scratch};
+use super::routes::{Body, Reply, Scratch};
 use super::shared::{Shared, Slot};
 use std::io::{self, Read};
 use std::net::{Shutdown, SocketAddr, TcpStream};
@@ -61,7 +61,7 @@ pub struct Worker {
     date: super::date::DateCache,
     /// This worker's counters for `/metrics`, registered when the thread
     /// starts (a per-thread cost, like its stack, not a per-connection one).
-    metrics: Option<std::sync::Arc<super::metrics::WorkerMetrics>>,
+    metrics: std::sync::Arc<super::metrics::WorkerMetrics>,
 }
 
 /// Initial request buffer: one page holds any ordinary request head, so an
@@ -77,7 +77,7 @@ impl Worker {
             head: Vec::with_capacity(512),
             scratch: Scratch::new(std::sync::Arc::clone(&shared.resources)),
             date: super::date::DateCache::new(),
-            metrics: Some(shared.metrics.register()),
+            metrics: shared.metrics.register(),
         }
     }
 
@@ -230,7 +230,7 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
             .then(|| (Instant::now(), format!("{} {}", req.method, req.target)));
 
         let handled_at = Instant::now(); // metrics: request time starts at the complete head
-        let reply = match catch_unwind(AssertUnwindSafe(|| routes::handle(&shared.app, &req, &mut w.scratch))) {
+        let reply = match catch_unwind(AssertUnwindSafe(|| (shared.router)(&shared.app, &req, &mut w.scratch))) {
             Ok(reply) => reply,
             Err(_) => {
                 w.scratch.body.clear(); // whatever the panic left half-written
@@ -275,7 +275,8 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
             Body::Schema(i) => shared.app.schemas[i].bytes,
             Body::Metrics => {
                 w.scratch.body.clear();
-                shared.metrics.render(shared.metrics.gauges(), &mut w.scratch.body);
+                let kernel = super::metrics::Kernel::read(&shared.listener);
+                shared.metrics.render(shared.metrics.gauges(), &kernel, &mut w.scratch.body);
                 &w.scratch.body
             }
         };
@@ -291,7 +292,8 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
             let micros = t0.elapsed().as_micros();
             eprintln!("{peer} \"{line}\" {} {} {micros}us", reply.head.status, body.len());
         }
-        if let Some(m) = &w.metrics {
+        {
+            let m = &w.metrics;
             let sent_bytes = if is_head { 0 } else { body.len() };
             let request_ns = u64::try_from(handled_at.elapsed().as_nanos()).unwrap_or(u64::MAX);
             m.record(
@@ -378,9 +380,7 @@ fn timed_out(stream: &TcpStream, w: &mut Worker, filled: usize) {
 /// Sends an error with `Connection: close`, then closes gracefully.
 fn reject(stream: &TcpStream, w: &mut Worker, status: u16, message: &str) {
     let bytes = response::simple(status, message, w.date.get(), Connection::Close);
-    if let Some(m) = &w.metrics {
-        m.record_rejected(status, bytes.len());
-    }
+    w.metrics.record_rejected(status, bytes.len());
     if io::Write::write_all(&mut &*stream, &bytes).is_ok() {
         linger_close(stream, &mut w.inbuf);
     }

@@ -50,9 +50,12 @@
 //! request; worker threads follow the number of open connections plus the
 //! spares.
 
+pub mod admission;
+pub mod buffers;
 pub mod config;
 pub mod conn;
 pub mod date;
+pub mod encoders;
 pub mod memory;
 pub mod metrics;
 pub mod negotiate;
@@ -62,11 +65,13 @@ pub mod response;
 pub mod routes;
 pub mod server;
 pub mod shared;
+pub mod sys;
 
 pub use config::{ServerConfig, config_from_args};
 pub use parse::Limits;
 pub use pool::PoolStats;
-pub use server::Server;
+pub use server::{Bound, Server};
+pub use shared::Router;
 
 use crate::cli::Args;
 use config::USAGE;
@@ -91,6 +96,22 @@ pub fn cli_main(args: &mut Args) -> Result<(), String> {
         server.max_count(),
         config.max_connections
     );
+    match server.listen_queue() {
+        Ok(q) if q.backlog < config.backlog => {
+            let _ = writeln!(
+                out,
+                "wirebench serve: warning: listen backlog {} asked, the kernel allows {} (net.core.somaxconn); \
+                 a burst of more connects than that is dropped and retried a second later",
+                config.backlog, q.backlog
+            );
+        }
+        Ok(q) => {
+            let _ = writeln!(out, "wirebench serve: listen backlog {}", q.backlog);
+        }
+        Err(e) => {
+            let _ = writeln!(out, "wirebench serve: listen backlog {} asked (cannot read it back: {e})", config.backlog);
+        }
+    }
     let _ = writeln!(out, "try: curl 'http://{addr}/catalog/json?count=1'");
     let _ = out.flush();
     drop(out);
