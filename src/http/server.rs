@@ -145,6 +145,11 @@ impl Server {
         sys::listen_queue(&self.shared.listener)
     }
 
+    /// Connects the listening socket dropped so far, its queue full.
+    pub fn listen_drops(&self) -> io::Result<u32> {
+        sys::drops(&self.shared.listener)
+    }
+
     /// The address actually bound (the ephemeral port for `127.0.0.1:0`).
     pub fn local_addr(&self) -> SocketAddr {
         self.addr
