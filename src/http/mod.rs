@@ -2,20 +2,23 @@
 //!
 //! # Request lifecycle
 //!
-//! 1. [`server`]: the acceptor thread accepts and hands the socket to the
-//!    [`pool`]. At the connection cap the pool closes the longest-idle
+//! 1. [`server`]: the listening socket's queue holds up to `--backlog`
+//!    completed connects ([`sys`]); the acceptor thread accepts and hands
+//!    the socket to the [`pool`]. At the connection cap the pool closes the longest-idle
 //!    keep-alive connection to make room; only when every connection is
 //!    mid-request does the acceptor answer a fast 503.
 //! 2. [`pool`]: a worker thread owns the connection until it closes. Spare
 //!    workers are started ahead of demand, in batches; surplus spares exit.
 //! 3. [`conn`]: the worker reads into its fixed buffer, [`parse`]s the head
-//!    (no allocation), discards any body, asks [`routes`] for the reply,
+//!    (no allocation), asks [`routes`] for the reply, discards any body,
 //!    writes head + body with one system call ([`response`], [`date`]), and
-//!    repeats for keep-alive and pipelined requests.
-//! 4. [`memory`]: a catalog body first reserves its size in the server-wide
-//!    in-flight budget (503 + `Retry-After` when it stays full); large bodies
-//!    are encoded on the encoder threads; every buffer over 16 KiB is freed
-//!    after the response.
+//!    repeats for keep-alive and pipelined requests: one state function
+//!    each (idle, reading a head, discarding a body, responding, closing).
+//! 4. [`memory`]: a catalog body is first admitted ([`admission`]: budget
+//!    bytes, and a large-body slot when large; 503 + `Retry-After` when the
+//!    budget stays full); large bodies are encoded on the [`encoders`] into
+//!    warm pooled or freshly mapped [`buffers`]; every worker buffer over
+//!    16 KiB is freed after the response.
 //!
 //! Module imports form no cycle: [`shared`] (the state all threads share)
 //! and [`config`] import none of `server`, `pool`, `conn`.
@@ -30,6 +33,7 @@
 //! | header block | 16 KiB | `--max-header-bytes` | 431, close |
 //! | header lines | 64 | `--max-headers` | 431, close |
 //! | request body (discarded) | 16 KiB | `--max-body` | 413, close |
+//! | completed connects waiting for `accept` | `somaxconn`, at most 16,384 | `--backlog` | the kernel drops the SYN; the client retries 1 s later |
 //! | open connections (= most worker threads) | 2,048 | `--max-connections` (`--threads`) | longest-idle connection closed; fast 503 + close if none is idle |
 //! | response bytes in flight, all requests | MemTotal / 8 | `--max-inflight-bytes` | wait up to `--budget-wait` (250 ms), then 503 + `Retry-After: 1` |
 //! | worker stack | 512 KiB | `--stack-size` | (measured need: see [`ServerConfig::stack_size`]) |
