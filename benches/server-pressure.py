@@ -8,6 +8,15 @@
   evict PORT CAP               fills the connection cap with idle keep-alive
                                connections, then times a new client's /ping
   svg CSV OUT TITLE            draws an RSS-over-time chart from "seconds,rss_kib"
+  burst PORT N                 N clients connect at once (non-blocking) and
+                               each sends GET /ping as soon as its connect
+                               completes; prints the listening socket's
+                               deepest accept queue seen meanwhile
+                               (/proc/net/tcp rx_queue of the LISTEN row,
+                               sampled every millisecond), and connect-to-
+                               first-byte times: median, p99, max, and the
+                               median of the last 10% of connections to
+                               complete their connect
   case NAME OUT PID[,PID..] -- CMD...
                                runs CMD (a wrk run), keeps its output in
                                OUT/NAME.txt, and prints one line: requests/s,
@@ -89,6 +98,83 @@ def wrk_summary(text):
         non2xx.group(1) if non2xx else "0",
         errs.group(1) if errs else "none",
     )
+
+
+def listen_queue(port):
+    """rx_queue of the LISTEN (state 0A) row for `port` in /proc/net/tcp and tcp6."""
+    deepest = None
+    for path in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(path) as f:
+                next(f)
+                for line in f:
+                    fields = line.split()
+                    if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                        q = int(fields[4].split(":")[1], 16)
+                        deepest = q if deepest is None else max(deepest, q)
+        except OSError:
+            pass
+    return deepest
+
+
+def burst(port, n):
+    import selectors
+    import threading
+
+    stop, deepest = threading.Event(), [0]
+
+    def sample():
+        while not stop.is_set():
+            q = listen_queue(port)
+            if q is not None and q > deepest[0]:
+                deepest[0] = q
+            time.sleep(0.001)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    sel = selectors.DefaultSelector()
+    started, connected, first = {}, [], {}
+    request = b"GET /ping HTTP/1.1\r\nHost: t\r\n\r\n"
+    socks = []
+    for _ in range(n):
+        s = socket.socket()
+        s.setblocking(False)
+        s.connect_ex(("127.0.0.1", port))
+        started[s.fileno()] = time.monotonic()
+        sel.register(s, selectors.EVENT_WRITE)
+        socks.append(s)
+    end = time.monotonic() + 30
+    while len(first) < n and time.monotonic() < end:
+        for key, ev in sel.select(timeout=1):
+            s, fd = key.fileobj, key.fd
+            if ev & selectors.EVENT_WRITE:
+                if s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) != 0:
+                    sel.unregister(s)
+                    first[fd] = None
+                    continue
+                connected.append(fd)
+                s.send(request)
+                sel.modify(s, selectors.EVENT_READ)
+            else:
+                first[fd] = time.monotonic() - started[fd]
+                sel.unregister(s)
+    stop.set()
+    sampler.join()
+    times = sorted(t for t in first.values() if t is not None)
+    failed = n - len(times)
+    last = sorted(first.get(fd) or 30.0 for fd in connected[-max(1, n // 10):])
+
+    def at(xs, q):
+        return xs[min(len(xs) - 1, int(q * len(xs)))] * 1000 if xs else float("nan")
+
+    print(
+        f"burst of {n}: deepest accept queue {deepest[0]}; connect->first byte ms: "
+        f"p50 {at(times, 0.5):.1f} p99 {at(times, 0.99):.1f} max {at(times, 1.0):.1f}; "
+        f"last 10% of connects p50 {at(last, 0.5):.1f}; no answer within 30 s: {failed}",
+        flush=True,
+    )
+    for s in socks:
+        s.close()
 
 
 def case(name, out, pids, cmd):
@@ -295,7 +381,9 @@ if __name__ == "__main__":
         sep = sys.argv.index("--")
         case(sys.argv[2], sys.argv[3], [int(p) for p in sys.argv[4].split(",")], sys.argv[sep + 1 :])
         sys.exit(0)
-    if cmd == "idle-rss":
+    if cmd == "burst":
+        burst(int(sys.argv[2]), int(sys.argv[3]))
+    elif cmd == "idle-rss":
         idle_rss(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], float(sys.argv[6]))
     elif cmd == "evict":
         evict(int(sys.argv[2]), int(sys.argv[3]))

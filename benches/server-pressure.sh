@@ -24,6 +24,10 @@
 #      threads exit after --spare-timeout $SPARE_TIMEOUT).
 #   8. eviction: --max-connections $EVICT_CAP full of idle keep-alive
 #      connections; how long a new client waits for its 200.
+#  10. burst anatomy: a fresh process pinned to $SERVER_CPU, $BURST clients
+#      (benches/server-pressure.py on $WRK_CPU) connect at once; the deepest
+#      accept queue seen and connect-to-first-byte times, the last
+#      connections' included; then the floor server the same way.
 #   9. soak for $SOAK (0 skips it): wrk -t2 -c64 with benches/server-pressure.lua
 #      (every format, counts 1-10000 log-uniform, gzip on and off), RSS of the
 #      server sampled every second into $OUT/soak-rss.csv and drawn as
@@ -50,6 +54,7 @@ SOAK=${SOAK:-600s}
 ONLY=${ONLY:-}
 BASE_REV=${BASE_REV:-935b724}
 CATALOG_CONNS=${CATALOG_CONNS:-8}
+BURST=${BURST:-1000}
 FLOOR_PORT=${FLOOR_PORT:-18092}
 BASE_PORT=${BASE_PORT:-18093}
 IDLE_CONNS=${IDLE_CONNS:-200}
@@ -299,6 +304,21 @@ if ! skipped 8; then
     start_ours 0-1 --max-connections "$EVICT_CAP"
     python3 "$HELPER" evict "$OUR_PORT" "$EVICT_CAP"
     stop "$OUR_PID"
+fi
+
+if ! skipped 10; then
+    echo "## 10. burst anatomy: $BURST connects at once against a fresh process on core $SERVER_CPU"
+    echo "   (the Python client is slow to connect: a queue of 0 means the acceptor kept up with it)"
+    for round in $(seq 1 "$ROUNDS"); do
+        start_ours "$SERVER_CPU"
+        echo -n "   ours r$round: "
+        taskset -c "$WRK_CPU" python3 "$HELPER" burst "$OUR_PORT" "$BURST"
+        stop "$OUR_PID"
+        start_floor "$SERVER_CPU"
+        echo -n "   floor r$round: "
+        taskset -c "$WRK_CPU" python3 "$HELPER" burst "$FLOOR_PORT" "$BURST"
+        stop "$FLOOR_PID"
+    done
 fi
 
 if ! skipped 9 && [ "$SOAK" != "0" ] && [ "$SOAK" != "0s" ]; then
