@@ -24,14 +24,14 @@
 #      threads exit after --spare-timeout $SPARE_TIMEOUT).
 #   8. eviction: --max-connections $EVICT_CAP full of idle keep-alive
 #      connections; how long a new client waits for its 200.
-#  10. burst anatomy: a fresh process pinned to $SERVER_CPU, $BURST clients
-#      (benches/server-pressure.py on $WRK_CPU) connect at once; the deepest
-#      accept queue seen and connect-to-first-byte times, the last
-#      connections' included; then the floor server the same way.
 #   9. soak for $SOAK (0 skips it): wrk -t2 -c64 with benches/server-pressure.lua
 #      (every format, counts 1-10000 log-uniform, gzip on and off), RSS of the
 #      server sampled every second into $OUT/soak-rss.csv and drawn as
 #      $OUT/soak-rss.svg.
+#  10. burst anatomy: a fresh process pinned to $SERVER_CPU, $BURST clients
+#      (benches/server-pressure.py on $WRK_CPU) connect at once; the deepest
+#      accept queue seen and connect-to-first-byte times, the last
+#      connections' included; then the floor server the same way.
 #
 # Every wrk case (sections 1-6) prints, beside wrk's figures, the machine's
 # TcpExt listen counters during the case (/proc/net/netstat before and

@@ -14,7 +14,8 @@
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 
-const RESPONSE: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 18\r\n\r\n{\"message\":\"pong\"}";
+const RESPONSE: &[u8] =
+    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 18\r\n\r\n{\"message\":\"pong\"}";
 
 fn serve(mut stream: TcpStream) {
     let _ = stream.set_nodelay(true);

@@ -33,7 +33,7 @@ const PER_IDLE_CONNECTION: u64 = 64 * 1024;
 /// The large-body pool's bound: a pair of `POOL_BUFFER`s per core.
 fn pool_bound() -> usize {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    2 * wirebench::http::buffers::POOL_BUFFER * cores
+    2 * wirebench::http::warm::POOL_BUFFER * cores
 }
 
 fn connect(addr: std::net::SocketAddr) -> TcpStream {
@@ -207,7 +207,10 @@ fn memory_per_connection_is_bounded_under_attack() {
             // connection: bounded on their own (docs/HTTP.md).
             let pool = srv.pooled_bytes();
             assert!(pool <= pool_bound(), "{pool} bytes in the large-body pool");
-            let held = live().now.saturating_sub(before + (pool - pool_before.min(pool)) as u64) / 8;
+            let held = live()
+                .now
+                .saturating_sub(before + (pool - pool_before.min(pool)) as u64)
+                / 8;
             println!("{format:?} count=1000 compression={compression}: {held} bytes per idle connection");
             assert!(
                 held <= PER_IDLE_CONNECTION,

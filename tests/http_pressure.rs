@@ -221,7 +221,9 @@ fn the_backlog_asked_is_the_listening_socket_s_queue_capacity() {
 /// Connects `n` clients to a bound server that does not accept yet: each
 /// connect completes only once the kernel queued the connection.
 fn connect_all(addr: std::net::SocketAddr, n: usize, timeout: Duration) -> Vec<std::io::Result<std::net::TcpStream>> {
-    (0..n).map(|_| std::net::TcpStream::connect_timeout(&addr, timeout)).collect()
+    (0..n)
+        .map(|_| std::net::TcpStream::connect_timeout(&addr, timeout))
+        .collect()
 }
 
 #[test]
@@ -239,7 +241,10 @@ fn a_burst_of_1000_connects_fits_the_queue_of_a_fresh_server() {
     // Nobody accepts yet: a connect the queue had no room for would be
     // dropped and retried a second later, and again, never completing.
     let clients = connect_all(addr, BURST, Duration::from_secs(30));
-    let mut clients: Vec<_> = clients.into_iter().map(|c| c.expect("every connect completes")).collect();
+    let mut clients: Vec<_> = clients
+        .into_iter()
+        .map(|c| c.expect("every connect completes"))
+        .collect();
     let q = bound.listen_queue().unwrap();
     assert_eq!((q.queued, q.backlog), (BURST as u32, 1024), "all queued at once");
     let server = bound.start().unwrap();
@@ -252,7 +257,11 @@ fn a_burst_of_1000_connects_fits_the_queue_of_a_fresh_server() {
         c.read_to_string(&mut text).unwrap();
         assert!(text.starts_with("HTTP/1.1 200"), "client {i}: {text:?}");
     }
-    assert_eq!(server.listen_drops().unwrap(), 0, "the listening socket dropped no connect");
+    assert_eq!(
+        server.listen_drops().unwrap(),
+        0,
+        "the listening socket dropped no connect"
+    );
 }
 
 #[test]

@@ -237,7 +237,10 @@ fn the_listen_queue_and_the_machine_s_overflows_are_exported() {
         ("wirebench_tcp_listen_overflows_total", &[("scope", "machine")]),
         ("wirebench_tcp_listen_drops_total", &[("scope", "machine")]),
     ] {
-        assert!(samples.contains_key(&(name.to_string(), labels(pairs))), "{name} is missing");
+        assert!(
+            samples.contains_key(&(name.to_string(), labels(pairs))),
+            "{name} is missing"
+        );
     }
     assert_eq!(get(&samples, "wirebench_listen_backlog", &[]), 100.0);
     assert_eq!(get(&samples, "wirebench_listen_queue_length", &[]), 0.0);

@@ -1,11 +1,11 @@
 //! Response buffers: each worker's [`Scratch`], and the server's small
-//! pool of warm buffers for large bodies ([`LargeBuffers`]).
+//! pool of warm buffers for large bodies ([`super::warm`]).
 //!
 //! - A worker writes small bodies into its own `body`/`gz` buffers. After
 //!   every response any buffer over [`KEEP`] is freed, so an idle
 //!   keep-alive connection holds a few KiB whatever it was served last.
 //! - A large body (admitted as [`Size::Large`]) of at most [`POOL_BUFFER`]
-//!   bytes borrows a pair of buffers from [`LargeBuffers`] for the one
+//!   bytes borrows a pair of buffers from [`super::warm::LargeBuffers`] for the one
 //!   response: one pair per encoder thread, kept warm (allocated and
 //!   faulted in once), so a busy server does not map and fault in a fresh
 //!   buffer per response. The pool's whole capacity, pairs × 2 ×
@@ -23,78 +23,17 @@
 use super::admission::{Size, Ticket};
 use super::encoders::{EncodeDone, EncodeJob};
 use super::memory::Resources;
+use super::warm::POOL_BUFFER;
 use crate::codec::Format;
 use crate::model::Product;
-use std::sync::{Arc, Mutex, PoisonError, mpsc};
+use std::sync::{Arc, mpsc};
 
 /// Response buffer capacity a worker keeps between responses (each of body and gzip).
 pub const KEEP: usize = 16 * 1024;
 
-/// Capacity of each pooled large-body buffer: a body estimated at up to this
-/// many bytes (1,365 products at `BYTES_PER_PRODUCT`) uses a warm pair.
-pub const POOL_BUFFER: usize = 1 << 20;
-
 /// Above glibc's largest dynamic mmap threshold (32 MiB on 64-bit), so a
 /// fresh large block is always mapped on its own and unmapped on free.
 pub const LARGE_RESERVE: usize = 33 << 20;
-
-/// Warm buffer pairs (body, gzip) for large bodies, at most one per
-/// large-body slot of the admission, each of [`POOL_BUFFER`] capacity.
-#[derive(Debug)]
-pub struct LargeBuffers {
-    free: Mutex<Vec<(Vec<u8>, Vec<u8>)>>,
-    pairs: usize,
-}
-
-impl LargeBuffers {
-    /// A pool of `pairs` pairs; their memory is allocated on first use.
-    pub fn new(pairs: usize) -> LargeBuffers {
-        LargeBuffers {
-            free: Mutex::new(Vec::with_capacity(pairs)),
-            pairs,
-        }
-    }
-
-    /// Pairs the pool holds at most.
-    pub fn pairs(&self) -> usize {
-        self.pairs
-    }
-
-    /// Bytes the pool holds at most: what is set aside from the budget.
-    pub fn footprint(&self) -> usize {
-        self.pairs * 2 * POOL_BUFFER
-    }
-
-    /// A warm pair, or `None` when the pool has none free (no pairs at all,
-    /// or every pair is lent out).
-    fn take(&self) -> Option<(Vec<u8>, Vec<u8>)> {
-        if self.pairs == 0 {
-            return None;
-        }
-        let mut free = self.free.lock().unwrap_or_else(PoisonError::into_inner);
-        Some(free.pop().unwrap_or_default())
-    }
-
-    /// Takes a pair back; a buffer that grew past [`POOL_BUFFER`] is freed.
-    fn give(&self, (mut body, mut gz): (Vec<u8>, Vec<u8>)) {
-        for b in [&mut body, &mut gz] {
-            b.clear();
-            if b.capacity() > POOL_BUFFER {
-                *b = Vec::new();
-            }
-        }
-        let mut free = self.free.lock().unwrap_or_else(PoisonError::into_inner);
-        if free.len() < self.pairs {
-            free.push((body, gz));
-        }
-    }
-
-    /// Heap bytes held by the pairs waiting in the pool now.
-    pub fn held(&self) -> usize {
-        let free = self.free.lock().unwrap_or_else(PoisonError::into_inner);
-        free.iter().map(|(b, g)| b.capacity() + g.capacity()).sum()
-    }
-}
 
 /// A worker's response buffers; a route writes bodies here.
 pub struct Scratch {
@@ -192,7 +131,11 @@ impl Scratch {
                 reply: self.replies.0.clone(),
             };
             self.resources.encoders.submit(job)?;
-            let done = self.replies.1.recv().map_err(|_| "an encoder thread exited".to_string())?;
+            let done = self
+                .replies
+                .1
+                .recv()
+                .map_err(|_| "an encoder thread exited".to_string())?;
             self.body = done.body;
             self.gz = done.gz;
             return done.result;
@@ -226,7 +169,10 @@ impl Scratch {
     pub fn release(&mut self) {
         self.ticket = None;
         if let Some((body, gz)) = self.own.take() {
-            let pair = (std::mem::replace(&mut self.body, body), std::mem::replace(&mut self.gz, gz));
+            let pair = (
+                std::mem::replace(&mut self.body, body),
+                std::mem::replace(&mut self.gz, gz),
+            );
             self.resources.large_buffers.give(pair);
         }
         if self.body.capacity() > KEEP {
@@ -247,5 +193,85 @@ impl Scratch {
 impl Drop for Scratch {
     fn drop(&mut self) {
         self.release();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::config::ServerConfig;
+    use super::super::memory::Resources;
+    use super::*;
+    use crate::gzip;
+
+    fn resources(max_inflight_bytes: usize) -> Arc<Resources> {
+        let config = ServerConfig {
+            max_inflight_bytes,
+            ..ServerConfig::default()
+        };
+        Arc::new(Resources::new(&config, 1).unwrap())
+    }
+
+    #[test]
+    fn the_pool_is_set_aside_from_the_budget_and_fits_in_it() {
+        let r = resources(64 << 20);
+        assert_eq!(r.large_buffers.pairs(), 1);
+        assert_eq!(r.admission.limit(), (64 << 20) - 2 * POOL_BUFFER);
+        let small = resources(POOL_BUFFER);
+        assert_eq!(small.large_buffers.pairs(), 0, "no room for a pair");
+        assert_eq!(small.admission.limit(), POOL_BUFFER);
+    }
+
+    #[test]
+    fn a_large_body_reuses_the_warm_pair_and_gives_everything_back() {
+        let res = resources(1 << 30);
+        let products = Arc::new(crate::fixtures::catalog(1000).products);
+        let mut s = Scratch::new(Arc::clone(&res));
+        for round in 0..2 {
+            assert_eq!(s.admit(768_000, true), Some(Size::Large));
+            s.encode(Size::Large, Format::Protobuf, &products, 1000, true).unwrap();
+            assert_eq!(s.body, Format::Protobuf.encode_to_vec(&products).unwrap());
+            assert_eq!(gzip::decompress(&s.gz, 2 << 20).unwrap(), s.body);
+            let body_at = s.body.as_ptr();
+            s.settle();
+            assert_eq!(res.admission.in_use(), s.body.len() + s.gz.len());
+            s.release();
+            assert_eq!(res.admission.in_use(), 0, "round {round}");
+            assert!(s.capacity() <= 2 * KEEP, "round {round}: {}", s.capacity());
+            assert_eq!(
+                res.large_buffers.held(),
+                2 * POOL_BUFFER,
+                "round {round}: the pair is back, warm"
+            );
+            // The next large body gets the same buffer back.
+            assert_eq!(s.admit(768_000, false), Some(Size::Large));
+            assert_eq!(s.body.as_ptr(), body_at, "round {round}: the warm buffer is reused");
+            s.release();
+        }
+    }
+
+    #[test]
+    fn a_body_beyond_the_pool_gets_a_fresh_buffer_freed_after() {
+        let res = resources(1 << 30);
+        let products = Arc::new(crate::fixtures::catalog(3000).products);
+        let mut s = Scratch::new(Arc::clone(&res));
+        assert_eq!(s.admit(3000 * 768, false), Some(Size::Large));
+        s.encode(Size::Large, Format::Json, &products, 3000, false).unwrap();
+        assert_eq!(s.body, Format::Json.encode_to_vec(&products).unwrap());
+        s.release();
+        assert_eq!(s.capacity(), 0);
+        assert_eq!(res.large_buffers.held(), 0, "the pool was not used");
+    }
+
+    #[test]
+    fn a_small_body_is_encoded_in_place() {
+        let res = resources(1 << 30);
+        let products = Arc::new(crate::fixtures::catalog(10).products);
+        let mut s = Scratch::new(Arc::clone(&res));
+        assert_eq!(s.admit(1000, true), Some(Size::Small));
+        s.encode(Size::Small, Format::Json, &products, 1, true).unwrap();
+        assert_eq!(s.body, Format::Json.encode_to_vec(&products[..1]).unwrap());
+        assert_eq!(gzip::decompress(&s.gz, 1 << 20).unwrap(), s.body);
+        s.release();
+        assert_eq!(res.admission.in_use(), 0);
     }
 }

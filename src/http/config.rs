@@ -108,7 +108,11 @@ pub const DEFAULT_BACKLOG: u32 = 4096;
 
 /// The kernel's cap on any backlog, `net.core.somaxconn`, if readable.
 pub fn somaxconn() -> Option<u32> {
-    std::fs::read_to_string("/proc/sys/net/core/somaxconn").ok()?.trim().parse().ok()
+    std::fs::read_to_string("/proc/sys/net/core/somaxconn")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
 }
 
 /// The default backlog: `somaxconn`, at most [`MAX_BACKLOG`].

@@ -120,10 +120,16 @@ enum State {
     Idle,
     /// Part of a request head is buffered (or the first request is awaited,
     /// from the accept), due within the header timeout of `started`.
-    ReadingHead { started: Instant },
+    ReadingHead {
+        started: Instant,
+    },
     /// The request was answered in the worker's buffers; `left` body bytes
     /// still to read and throw away (no route takes a body).
-    DiscardingBody { left: u64, started: Instant, pending: Pending },
+    DiscardingBody {
+        left: u64,
+        started: Instant,
+        pending: Pending,
+    },
     /// The response is ready and the request fully read.
     Responding(Pending),
     /// The last response was sent with `Connection: close`: close gracefully.
@@ -218,7 +224,9 @@ impl Conn<'_> {
         let read = self.read(w, wait);
         self.evicted |= !self.slot.busy(mark);
         match read {
-            Read::Bytes => State::ReadingHead { started: Instant::now() },
+            Read::Bytes => State::ReadingHead {
+                started: Instant::now(),
+            },
             // An idle connection that times out is closed silently.
             Read::Closed | Read::TimedOut => State::Done,
         }
@@ -340,7 +348,9 @@ impl Conn<'_> {
             Body::Metrics => {
                 w.scratch.body.clear();
                 let kernel = super::metrics::Kernel::read(&shared.listener);
-                shared.metrics.render(shared.metrics.gauges(), &kernel, &mut w.scratch.body);
+                shared
+                    .metrics
+                    .render(shared.metrics.gauges(), &kernel, &mut w.scratch.body);
                 &w.scratch.body
             }
         };
@@ -354,7 +364,12 @@ impl Conn<'_> {
         };
         if let Some((t0, line)) = p.log {
             let micros = t0.elapsed().as_micros();
-            eprintln!("{} \"{line}\" {} {} {micros}us", self.peer, p.reply.head.status, body.len());
+            eprintln!(
+                "{} \"{line}\" {} {} {micros}us",
+                self.peer,
+                p.reply.head.status,
+                body.len()
+            );
         }
         let request_ns = u64::try_from(p.handled_at.elapsed().as_nanos()).unwrap_or(u64::MAX);
         let r = &p.reply;
@@ -368,7 +383,9 @@ impl Conn<'_> {
         } else if self.filled > 0 {
             // A pipelined request is already (partly) in: its head is due from now.
             (self.ready, self.seen_lf) = (true, true);
-            State::ReadingHead { started: Instant::now() }
+            State::ReadingHead {
+                started: Instant::now(),
+            }
         } else {
             (self.ready, self.seen_lf) = (false, false);
             State::Idle

@@ -119,7 +119,9 @@ impl Encoders {
     /// back in the [`EncodeDone`] sent to `job.reply`. An error when the
     /// encoder threads are gone.
     pub fn submit(&self, job: EncodeJob) -> Result<(), String> {
-        self.queue.send(job).map_err(|_| "the encoder threads are gone".to_string())
+        self.queue
+            .send(job)
+            .map_err(|_| "the encoder threads are gone".to_string())
     }
 }
 
@@ -179,7 +181,10 @@ mod tests {
         let done = rx.recv().unwrap();
         done.result.unwrap();
         assert_eq!(done.body, Format::Protobuf.encode_to_vec(&products).unwrap());
-        assert!(done.body.capacity() >= 1 << 20, "the buffer sent is the buffer returned");
+        assert!(
+            done.body.capacity() >= 1 << 20,
+            "the buffer sent is the buffer returned"
+        );
         assert_eq!(crate::gzip::decompress(&done.gz, 1 << 20).unwrap(), done.body);
         encoders.submit(job(false)).unwrap();
         assert!(rx.recv().unwrap().gz.is_empty());

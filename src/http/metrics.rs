@@ -554,7 +554,11 @@ mod tests {
                     TcpExt: 0 991 1119 5\n\
                     IpExt: InNoRoutes\nIpExt: 0\n";
         assert_eq!(listen_overflows(text), Some((991, 1119)));
-        assert_eq!(listen_overflows("TcpExt: ListenDrops\nTcpExt: 4\n"), None, "one missing");
+        assert_eq!(
+            listen_overflows("TcpExt: ListenDrops\nTcpExt: 4\n"),
+            None,
+            "one missing"
+        );
         assert_eq!(listen_overflows("IpExt: a\nIpExt: 1\n"), None);
     }
 

@@ -70,6 +70,7 @@ pub mod routes;
 pub mod server;
 pub mod shared;
 pub mod sys;
+pub mod warm;
 
 pub use config::{ServerConfig, config_from_args};
 pub use parse::Limits;
@@ -113,7 +114,11 @@ pub fn cli_main(args: &mut Args) -> Result<(), String> {
             let _ = writeln!(out, "wirebench serve: listen backlog {}", q.backlog);
         }
         Err(e) => {
-            let _ = writeln!(out, "wirebench serve: listen backlog {} asked (cannot read it back: {e})", config.backlog);
+            let _ = writeln!(
+                out,
+                "wirebench serve: listen backlog {} asked (cannot read it back: {e})",
+                config.backlog
+            );
         }
     }
     let _ = writeln!(out, "try: curl 'http://{addr}/catalog/json?count=1'");

@@ -262,7 +262,9 @@ fn explain(app: &App, format: Format, query: &str, s: &mut Scratch) -> Reply {
             }
         }
     }
-    if s.admit(count.saturating_mul(EXPLAIN_BYTES_PER_PRODUCT), false).is_none() {
+    if s.admit(count.saturating_mul(EXPLAIN_BYTES_PER_PRODUCT), false)
+        .is_none()
+    {
         return over_budget(s);
     }
     s.body.clear();

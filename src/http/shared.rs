@@ -5,12 +5,12 @@
 //!
 //! This module imports none of `server`, `pool` or `conn`; they all import it.
 
+use super::buffers::Scratch;
 use super::config::ServerConfig;
 use super::date::DateCache;
 use super::memory::Resources;
-use super::response::{self, Connection};
-use super::buffers::Scratch;
 use super::parse::Request;
+use super::response::{self, Connection};
 use super::routes::{App, Reply};
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};

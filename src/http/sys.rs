@@ -50,7 +50,11 @@ pub fn set_backlog(socket: &impl AsRawFd, backlog: u32) -> io::Result<()> {
     // belongs to `socket`, which the caller keeps alive for the call. On a
     // socket already listening Linux only updates its backlog.
     let rc = unsafe { listen(socket.as_raw_fd(), backlog) };
-    if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
 }
 
 /// A listening socket's accept queue as the kernel reports it.
@@ -68,7 +72,10 @@ pub fn listen_queue(socket: &impl AsRawFd) -> io::Result<ListenQueue> {
     let mut info = [0u8; TCP_INFO_LEN];
     let got = sockopt(socket, IPPROTO_TCP, TCP_INFO, &mut info)?;
     if got < TCP_INFO_LEN || info[0] != TCP_LISTEN {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a listening TCP socket"));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a listening TCP socket",
+        ));
     }
     let word = |at: usize| u32::from_ne_bytes([info[at], info[at + 1], info[at + 2], info[at + 3]]);
     Ok(ListenQueue {
@@ -84,9 +91,17 @@ pub fn drops(socket: &impl AsRawFd) -> io::Result<u32> {
     let got = sockopt(socket, SOL_SOCKET, SO_MEMINFO, &mut words)?;
     let at = MEMINFO_DROPS * 4;
     if got < at + 4 {
-        return Err(io::Error::new(io::ErrorKind::Unsupported, "SO_MEMINFO without a drop count"));
+        return Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "SO_MEMINFO without a drop count",
+        ));
     }
-    Ok(u32::from_ne_bytes([words[at], words[at + 1], words[at + 2], words[at + 3]]))
+    Ok(u32::from_ne_bytes([
+        words[at],
+        words[at + 1],
+        words[at + 2],
+        words[at + 3],
+    ]))
 }
 
 /// `getsockopt` into `buf`; the number of bytes the kernel wrote.
@@ -111,7 +126,13 @@ mod tests {
     #[test]
     fn backlog_is_read_back_and_counts_queued_connections() {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        assert_eq!(listen_queue(&listener).unwrap(), ListenQueue { queued: 0, backlog: 128 });
+        assert_eq!(
+            listen_queue(&listener).unwrap(),
+            ListenQueue {
+                queued: 0,
+                backlog: 128
+            }
+        );
         set_backlog(&listener, 7).unwrap();
         assert_eq!(listen_queue(&listener).unwrap().backlog, 7);
         let _a = TcpStream::connect(listener.local_addr().unwrap()).unwrap();

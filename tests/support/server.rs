@@ -41,7 +41,9 @@ pub fn bind_with(edit: impl FnOnce(&mut ServerConfig)) -> Bound {
         config.stack_size = bytes;
     }
     edit(&mut config);
-    Server::bind(config).expect("server binds").with_router(router_with_panic)
+    Server::bind(config)
+        .expect("server binds")
+        .with_router(router_with_panic)
 }
 
 pub fn start() -> Server {
