@@ -487,15 +487,20 @@ fn over_capacity_gets_a_fast_503_when_every_connection_is_mid_request() {
     server::wait_until("both workers read their partial heads", || {
         server.stats().idle_connections == 0
     });
-    let t = Instant::now();
     let mut extra = Client::connect(addr);
     let r = extra.read_response(false);
     assert_eq!(r.status, 503, "{}", r.text());
     assert!(extra.is_closed());
     assert_eq!(r.header("connection"), Some("close"), "{}", r.text());
     assert!(r.text().contains("connection limit"));
-    assert!(t.elapsed() < Duration::from_secs(2), "503 took {:?}", t.elapsed());
-    assert_eq!(server.stats().refused, 1);
+    // Fast: answered by the acceptor while both workers still hold their
+    // half-sent requests (no worker was needed, none was waited for).
+    let stats = server.stats();
+    assert_eq!(
+        (stats.refused, stats.open, stats.idle_connections),
+        (1, 2, 0),
+        "{stats:?}"
+    );
     for c in &mut held {
         c.send(b"Host: t\r\n\r\n");
         assert_eq!(c.read_response(false).status, 200, "held connections are unaffected");
@@ -625,19 +630,14 @@ fn idle_and_silent_connections_are_closed_at_their_deadlines() {
     let t = Instant::now();
     assert!(idle.is_closed(), "idle connection closed without a response");
     let waited = t.elapsed();
-    assert!(
-        waited >= Duration::from_millis(250) && waited < Duration::from_secs(5),
-        "idle close after {waited:?}"
-    );
+    // Not before its deadline (the client's read timeout bounds the wait).
+    assert!(waited >= Duration::from_millis(250), "idle close after {waited:?}");
     // Connected but never sent a byte: closed silently at the header deadline.
     let t = Instant::now();
     let mut silent = Client::connect(addr);
     assert!(silent.is_closed(), "silent connection closed without a response");
     let waited = t.elapsed();
-    assert!(
-        waited >= Duration::from_millis(550) && waited < Duration::from_secs(5),
-        "silent close after {waited:?}"
-    );
+    assert!(waited >= Duration::from_millis(550), "silent close after {waited:?}");
     assert_alive(addr);
 }
 

@@ -72,10 +72,8 @@ fn near_the_cap_idle_connections_get_the_short_timeout() {
         assert_eq!(c.get("/ping").status, 200);
     }
     // 3 of 4 open: the connections that went idle from then on close after 200 ms.
-    let t = Instant::now();
+    // Closed long before the 60 s idle timeout: the client's 10 s read timeout would fail first.
     assert!(more[1].is_closed(), "closed by the busy idle timeout");
-    let waited = t.elapsed();
-    assert!(waited < Duration::from_secs(30), "closed after {waited:?}");
     // Below 75% again: a new idle connection keeps the long timeout.
     wait_until("the closed connections are counted", || server.stats().open <= 2);
     drop(more);
