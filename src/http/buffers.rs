@@ -84,11 +84,7 @@ impl Scratch {
                 None
             };
             match pooled {
-                Some((mut body, mut gz)) => {
-                    body.reserve(POOL_BUFFER);
-                    if gzip {
-                        gz.reserve(POOL_BUFFER);
-                    }
+                Some((body, gz)) => {
                     let own = (
                         std::mem::replace(&mut self.body, body),
                         std::mem::replace(&mut self.gz, gz),
@@ -259,7 +255,25 @@ mod tests {
         assert_eq!(s.body, Format::Json.encode_to_vec(&products).unwrap());
         s.release();
         assert_eq!(s.capacity(), 0);
-        assert_eq!(res.large_buffers.held(), 0, "the pool was not used");
+        assert_eq!(
+            res.large_buffers.held(),
+            2 * POOL_BUFFER,
+            "the pool's pair stayed in it"
+        );
+    }
+
+    #[test]
+    fn with_every_pair_lent_out_a_large_body_gets_a_fresh_buffer() {
+        let res = resources(1 << 30);
+        let (mut a, mut b) = (Scratch::new(Arc::clone(&res)), Scratch::new(Arc::clone(&res)));
+        assert_eq!(a.admit(768_000, false), Some(Size::Large));
+        a.settle(); // gives the large slot back; the pair stays lent until release
+        assert_eq!(res.large_buffers.held(), 0, "the only pair is lent out");
+        assert_eq!(b.admit(768_000, false), Some(Size::Large));
+        assert!(b.body.capacity() >= LARGE_RESERVE, "a fresh mapped buffer");
+        b.release();
+        a.release();
+        assert_eq!(res.large_buffers.held(), 2 * POOL_BUFFER, "one pair, back in the pool");
     }
 
     #[test]

@@ -1,7 +1,10 @@
 //! The warm buffers for large bodies: one pair (body, gzip) per large-body
-//! slot of the admission, each of [`POOL_BUFFER`] capacity, allocated on
-//! first use and kept, so a busy server does not map and fault in a fresh
-//! buffer per large response. A worker's [`super::buffers::Scratch`]
+//! slot of the admission, each of [`POOL_BUFFER`] capacity, allocated when
+//! the server starts (glibc maps blocks that large on their own; pages
+//! become resident as they are first written) and kept, so a busy server
+//! does not map and fault in a fresh buffer per large response. When every
+//! pair is lent out (more large responses being sent than there are
+//! pairs), a body gets a fresh mapped buffer instead. A worker's [`super::buffers::Scratch`]
 //! borrows a pair for one response; the pool's whole capacity is set aside
 //! from the in-flight budget ([`super::memory::Resources::new`]).
 
@@ -20,10 +23,11 @@ pub struct LargeBuffers {
 }
 
 impl LargeBuffers {
-    /// A pool of `pairs` pairs; their memory is allocated on first use.
+    /// A pool of `pairs` pairs, allocated now.
     pub fn new(pairs: usize) -> LargeBuffers {
+        let free = (0..pairs).map(|_| (Vec::with_capacity(POOL_BUFFER), Vec::with_capacity(POOL_BUFFER)));
         LargeBuffers {
-            free: Mutex::new(Vec::with_capacity(pairs)),
+            free: Mutex::new(free.collect()),
             pairs,
         }
     }
@@ -41,19 +45,16 @@ impl LargeBuffers {
     /// A warm pair, or `None` when the pool has none free (no pairs at all,
     /// or every pair is lent out).
     pub fn take(&self) -> Option<(Vec<u8>, Vec<u8>)> {
-        if self.pairs == 0 {
-            return None;
-        }
-        let mut free = self.free.lock().unwrap_or_else(PoisonError::into_inner);
-        Some(free.pop().unwrap_or_default())
+        self.free.lock().unwrap_or_else(PoisonError::into_inner).pop()
     }
 
-    /// Takes a pair back; a buffer that grew past [`POOL_BUFFER`] is freed.
+    /// Takes a pair back; a buffer that grew past [`POOL_BUFFER`] is
+    /// replaced by a fresh one of that size.
     pub fn give(&self, (mut body, mut gz): (Vec<u8>, Vec<u8>)) {
         for b in [&mut body, &mut gz] {
             b.clear();
-            if b.capacity() > POOL_BUFFER {
-                *b = Vec::new();
+            if b.capacity() != POOL_BUFFER {
+                *b = Vec::with_capacity(POOL_BUFFER);
             }
         }
         let mut free = self.free.lock().unwrap_or_else(PoisonError::into_inner);
