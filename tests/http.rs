@@ -492,6 +492,7 @@ fn over_capacity_gets_a_fast_503_when_every_connection_is_mid_request() {
     assert_eq!(r.status, 503, "{}", r.text());
     assert!(extra.is_closed());
     assert_eq!(r.header("connection"), Some("close"), "{}", r.text());
+    assert_eq!(r.header("retry-after"), Some("1"), "{}", r.text());
     assert!(r.text().contains("connection limit"));
     // Fast: answered by the acceptor while both workers still hold their
     // half-sent requests (no worker was needed, none was waited for).

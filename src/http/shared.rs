@@ -128,11 +128,12 @@ impl Slot {
     }
 }
 
-/// The fast 503: never blocks the caller.
+/// The fast 503 (`Retry-After: 1`, `Connection: close`): never blocks the caller.
 pub fn refuse(stream: TcpStream, date: &mut DateCache) {
-    let bytes = response::simple(
+    let bytes = response::simple_with(
         503,
         "every connection is busy with a request (the server is at its connection limit); retry later",
+        "Retry-After: 1\r\n",
         date.get(),
         Connection::Close,
     );
