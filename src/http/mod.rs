@@ -101,30 +101,46 @@ pub fn cli_main(args: &mut Args) -> Result<(), String> {
         server.max_count(),
         config.max_connections
     );
-    match server.listen_queue() {
-        Ok(q) if q.backlog < config.backlog => {
-            let _ = writeln!(
-                out,
-                "wirebench serve: warning: listen backlog {} asked, the kernel allows {} (net.core.somaxconn); \
-                 a burst of more connects than that is dropped and retried a second later",
-                config.backlog, q.backlog
-            );
-        }
-        Ok(q) => {
-            let _ = writeln!(out, "wirebench serve: listen backlog {}", q.backlog);
-        }
-        Err(e) => {
-            let _ = writeln!(
-                out,
-                "wirebench serve: listen backlog {} asked (cannot read it back: {e})",
-                config.backlog
-            );
-        }
-    }
+    let _ = writeln!(out, "{}", backlog_line(config.backlog, server.listen_queue()));
     let _ = writeln!(out, "try: curl 'http://{addr}/catalog/json?count=1'");
     let _ = out.flush();
     drop(out);
     loop {
         std::thread::park();
+    }
+}
+
+/// The start-up line about the listen backlog: the effective value, and a
+/// warning when the kernel capped what `--backlog` asked.
+fn backlog_line(asked: u32, effective: std::io::Result<sys::ListenQueue>) -> String {
+    match effective {
+        Ok(q) if q.backlog < asked => format!(
+            "wirebench serve: warning: listen backlog {asked} asked, the kernel allows {} (net.core.somaxconn); \
+             connects beyond a full queue are dropped and retried a second later",
+            q.backlog
+        ),
+        Ok(q) => format!("wirebench serve: listen backlog {}", q.backlog),
+        Err(e) => format!("wirebench serve: listen backlog {asked} asked (cannot read it back: {e})"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_backlog_line_warns_when_the_kernel_capped_it() {
+        let q = |backlog| Ok(sys::ListenQueue { queued: 0, backlog });
+        assert_eq!(backlog_line(511, q(511)), "wirebench serve: listen backlog 511");
+        let capped = backlog_line(8192, q(4096));
+        assert!(
+            capped.starts_with("wirebench serve: warning: listen backlog 8192 asked, the kernel allows 4096"),
+            "{capped}"
+        );
+        let unknown = backlog_line(10, Err(std::io::Error::other("no TCP_INFO")));
+        assert!(
+            unknown.contains("10 asked (cannot read it back: no TCP_INFO)"),
+            "{unknown}"
+        );
     }
 }
