@@ -31,6 +31,10 @@
 //! - **Panics** in a route become a 500 for that request; the connection
 //!   stays usable because framing was not affected.
 //!
+//! The loop is a state machine (`State`): idle between requests, reading
+//! a head, discarding a body, responding, closing; one function each, and
+//! each returns the next state.
+//!
 //! The read socket timeout is a system call to change, so it is changed only
 //! when the phase changes; the common keep-alive request costs one `read` and
 //! one `write`.
