@@ -344,7 +344,7 @@ if ! skipped 9 && [ "$SOAK" != "0" ] && [ "$SOAK" != "0s" ]; then
     awk -F, 'NR > 1 { t = $1; r = $2 / 1024; if (t >= 60 && first == "") first = r; if (t >= 60 && r > max) max = r; last = r; if (r > peak) peak = r }
         END {
             if (first == "") print "   soak shorter than a minute: peak RSS " peak " MiB, last " last " MiB"
-            else printf "   RSS at 60 s %.1f MiB, highest after %.1f MiB (%+.1f%%), last %.1f MiB, peak %.1f MiB\n", first, max, (max / first - 1) * 100, last, peak
+            else printf "   RSS at 60 s %.1f MiB, highest after %.1f MiB (%+.1f MiB: %s the 32 MiB bound), last %.1f MiB, peak %.1f MiB\n", first, max, max - first, (max - first <= 32 ? "within" : "OVER"), last, peak
         }' "$OUT/soak-rss.csv"
     python3 "$HELPER" svg "$OUT/soak-rss.csv" "$OUT/soak-rss.svg" "wirebench serve RSS during a $SOAK soak (wrk -c64, mixed formats, counts 1-10000, gzip on/off)"
     echo "   chart: $OUT/soak-rss.svg"
