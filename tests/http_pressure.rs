@@ -231,6 +231,14 @@ fn a_burst_of_1000_connects_fits_the_queue_of_a_fresh_server() {
         println!("skipped: net.core.somaxconn = {} is below {BURST}", somaxconn());
         return;
     }
+    // Both ends of every connection live in this process.
+    let files = wirebench::http::sys::raise_open_files(2 * BURST as u64 + 200).unwrap();
+    if files < 2 * BURST as u64 + 200 {
+        println!(
+            "skipped: the open-file limit, raised to the hard limit, is {files}: below two descriptors per connection"
+        );
+        return;
+    }
     let bound = server::bind_with(|c| {
         c.backlog = 1024;
         c.max_connections = 1100;

@@ -129,6 +129,11 @@ impl Server {
     /// `config.backlog`, without accepting yet.
     pub fn bind(config: ServerConfig) -> io::Result<Bound> {
         let app = prepare(&config)?;
+        // Each connection is a descriptor, queued or open; a few more for the
+        // rest. Best effort: the hard limit may be lower, and accept backs
+        // off on EMFILE.
+        let want = config.max_connections as u64 + u64::from(config.backlog) + 64;
+        let _ = sys::raise_open_files(want);
         let listener = TcpListener::bind(config.addr.as_str())?;
         sys::set_backlog(&listener, config.backlog)?;
         Ok(Bound {

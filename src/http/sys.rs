@@ -6,6 +6,10 @@
 //! `SO_MEMINFO`, whose last word counts the packets the socket dropped
 //! (for a listener: connects dropped because its accept queue was full).
 //!
+//! And `getrlimit`/`setrlimit(2)` for `RLIMIT_NOFILE`: the server raises its
+//! soft open-file limit towards the hard one, so that the connection cap
+//! and the listen queue fit ([`raise_open_files`]).
+//!
 //! Every call takes a descriptor borrowed from a live std socket and writes
 //! at most the buffer length it is given; errors are `io::Error`s from
 //! `errno`. The declarations are std's own C library (glibc or musl), which
@@ -39,6 +43,49 @@ const TCP_LISTEN: u8 = 10;
 unsafe extern "C" {
     fn listen(fd: i32, backlog: i32) -> i32;
     fn getsockopt(fd: i32, level: i32, name: i32, value: *mut u8, len: *mut u32) -> i32;
+    fn getrlimit(resource: i32, rlim: *mut Rlimit) -> i32;
+    fn setrlimit(resource: i32, rlim: *const Rlimit) -> i32;
+}
+
+/// `struct rlimit`: two `rlim_t` (`unsigned long`, 64 bits on the 64-bit
+/// Linux targets this server builds for; the assertion below checks it).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+struct Rlimit {
+    cur: u64,
+    max: u64,
+}
+const _: () = assert!(std::mem::size_of::<std::ffi::c_ulong>() == 8);
+
+/// `RLIMIT_NOFILE` (include/uapi/asm-generic/resource.h; the same on x86-64 and AArch64).
+const RLIMIT_NOFILE: i32 = 7;
+
+/// The open-file limits now: (soft, hard).
+pub fn open_files() -> io::Result<(u64, u64)> {
+    let mut r = Rlimit { cur: 0, max: 0 };
+    // SAFETY: `r` is a live, writable `struct rlimit`; getrlimit writes exactly one.
+    let rc = unsafe { getrlimit(RLIMIT_NOFILE, &mut r) };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok((r.cur, r.max))
+}
+
+/// Raises the soft open-file limit to `want` (at most the hard limit; never
+/// lowers it). Returns the soft limit after the call.
+pub fn raise_open_files(want: u64) -> io::Result<u64> {
+    let (soft, hard) = open_files()?;
+    let target = want.min(hard);
+    if target <= soft {
+        return Ok(soft);
+    }
+    let r = Rlimit { cur: target, max: hard };
+    // SAFETY: `r` is a live `struct rlimit` that setrlimit only reads.
+    let rc = unsafe { setrlimit(RLIMIT_NOFILE, &r) };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(open_files()?.0)
 }
 
 /// Sets the accept-queue capacity of an already listening socket. Linux
@@ -141,6 +188,16 @@ mod tests {
         assert_eq!(drops(&listener).unwrap(), 0);
         drop(listener.accept().unwrap());
         assert_eq!(listen_queue(&listener).unwrap().queued, 1);
+    }
+
+    #[test]
+    fn the_open_file_limit_is_raised_towards_the_hard_limit_never_lowered() {
+        let (soft, hard) = open_files().unwrap();
+        assert!(soft <= hard);
+        assert_eq!(raise_open_files(1).unwrap(), soft, "never lowered");
+        let raised = raise_open_files(hard).unwrap();
+        assert_eq!(raised, hard);
+        assert_eq!(open_files().unwrap(), (hard, hard));
     }
 
     #[test]
