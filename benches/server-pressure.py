@@ -8,10 +8,194 @@
   evict PORT CAP               fills the connection cap with idle keep-alive
                                connections, then times a new client's /ping
   svg CSV OUT TITLE            draws an RSS-over-time chart from "seconds,rss_kib"
+  burst PORT N                 N clients connect at once (non-blocking) and
+                               each sends GET /ping as soon as its connect
+                               completes; prints the listening socket's
+                               deepest accept queue seen meanwhile
+                               (/proc/net/tcp rx_queue of the LISTEN row,
+                               sampled every millisecond), and connect-to-
+                               first-byte times: median, p99, max, and the
+                               median of the last 10% of connections to
+                               complete their connect
+  case NAME OUT PID[,PID..] -- CMD...
+                               runs CMD (a wrk run), keeps its output in
+                               OUT/NAME.txt, and prints one line: requests/s,
+                               p99, timeouts, non-2xx, socket errors, the
+                               machine's TcpExt listen counters during the run
+                               (/proc/net/netstat diff), and the CPU used by
+                               everything but CMD and the PIDs' process trees
+                               (/proc/stat), flagged when over 5% of a core
 """
+import os
+import re
 import socket
+import subprocess
 import sys
 import time
+
+HZ = os.sysconf("SC_CLK_TCK")
+NETSTAT_KEYS = ["ListenOverflows", "ListenDrops", "TCPSynRetrans", "TCPTimeouts", "TCPAbortOnData"]
+QUIET_CORE_SHARE = 0.05
+
+
+def busy_jiffies():
+    """Process jiffies of all CPUs: user, nice, system. Interrupt and softirq
+    time is left out: loopback traffic of the case itself is handled there,
+    and the kernel does not say on whose behalf."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return v[0] + v[1] + v[2]
+
+
+def netstat():
+    with open("/proc/net/netstat") as f:
+        lines = [l.split() for l in f if l.startswith("TcpExt:")]
+    return {k: int(v) for k, v in zip(lines[0][1:], lines[1][1:])}
+
+
+def tree(pids):
+    """The pids and every descendant (nginx's workers, our threads are one pid)."""
+    parents = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    parents[int(d)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                pass
+    out, todo = set(), list(pids)
+    while todo:
+        p = todo.pop()
+        if p in out:
+            continue
+        out.add(p)
+        todo.extend(c for c, pp in parents.items() if pp == p)
+    return out
+
+
+def proc_jiffies(pids):
+    total = 0
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime stime
+        except OSError:
+            pass
+    return total
+
+
+def wrk_summary(text):
+    rps = re.search(r"Requests/sec:\s+([\d.]+)", text)
+    p99 = re.search(r"^\s+99%\s+(\S+)", text, re.M)
+    errs = re.search(r"Socket errors: (.*)", text)
+    non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+    timeouts = re.search(r"timeout (\d+)", errs.group(1)) if errs else None
+    return (
+        rps.group(1) if rps else "?",
+        p99.group(1) if p99 else "?",
+        timeouts.group(1) if timeouts else "0",
+        non2xx.group(1) if non2xx else "0",
+        errs.group(1) if errs else "none",
+    )
+
+
+def listen_queue(port):
+    """rx_queue of the LISTEN (state 0A) row for `port` in /proc/net/tcp and tcp6."""
+    deepest = None
+    for path in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(path) as f:
+                next(f)
+                for line in f:
+                    fields = line.split()
+                    if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                        q = int(fields[4].split(":")[1], 16)
+                        deepest = q if deepest is None else max(deepest, q)
+        except OSError:
+            pass
+    return deepest
+
+
+def burst(port, n):
+    import selectors
+    import threading
+
+    stop, deepest = threading.Event(), [0]
+
+    def sample():
+        while not stop.is_set():
+            q = listen_queue(port)
+            if q is not None and q > deepest[0]:
+                deepest[0] = q
+            time.sleep(0.001)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    sel = selectors.DefaultSelector()
+    started, connected, first = {}, [], {}
+    request = b"GET /ping HTTP/1.1\r\nHost: t\r\n\r\n"
+    socks = []
+    for _ in range(n):
+        s = socket.socket()
+        s.setblocking(False)
+        s.connect_ex(("127.0.0.1", port))
+        started[s.fileno()] = time.monotonic()
+        sel.register(s, selectors.EVENT_WRITE)
+        socks.append(s)
+    end = time.monotonic() + 30
+    while len(first) < n and time.monotonic() < end:
+        for key, ev in sel.select(timeout=1):
+            s, fd = key.fileobj, key.fd
+            if ev & selectors.EVENT_WRITE:
+                if s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) != 0:
+                    sel.unregister(s)
+                    first[fd] = None
+                    continue
+                connected.append(fd)
+                s.send(request)
+                sel.modify(s, selectors.EVENT_READ)
+            else:
+                first[fd] = time.monotonic() - started[fd]
+                sel.unregister(s)
+    stop.set()
+    sampler.join()
+    times = sorted(t for t in first.values() if t is not None)
+    failed = n - len(times)
+    last = sorted(first.get(fd) or 30.0 for fd in connected[-max(1, n // 10):])
+
+    def at(xs, q):
+        return xs[min(len(xs) - 1, int(q * len(xs)))] * 1000 if xs else float("nan")
+
+    print(
+        f"burst of {n}: deepest accept queue {deepest[0]}; connect->first byte ms: "
+        f"p50 {at(times, 0.5):.1f} p99 {at(times, 0.99):.1f} max {at(times, 1.0):.1f}; "
+        f"last 10% of connects p50 {at(last, 0.5):.1f}; no answer within 30 s: {failed}",
+        flush=True,
+    )
+    for s in socks:
+        s.close()
+
+
+def case(name, out, pids, cmd):
+    under_test = tree(pids)
+    n0, b0, p0, t0 = netstat(), busy_jiffies(), proc_jiffies(under_test), time.time()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    _, _, usage = os.wait4(proc.pid, 0)
+    text = proc.stdout.read().decode("utf-8", "replace")
+    n1, b1, p1, t1 = netstat(), busy_jiffies(), proc_jiffies(under_test), time.time()
+    with open(os.path.join(out, name + ".txt"), "w") as f:
+        f.write(text)
+    cmd_jiffies = (usage.ru_utime + usage.ru_stime) * HZ
+    other = max(0.0, (b1 - b0) - (p1 - p0) - cmd_jiffies) / HZ / (t1 - t0)
+    rps, p99, timeouts, non2xx, errs = wrk_summary(text)
+    counters = " ".join(f"{k}={n1.get(k, 0) - n0.get(k, 0)}" for k in NETSTAT_KEYS)
+    flag = "  NOISY: other processes used more than 5% of a core" if other > QUIET_CORE_SHARE else ""
+    print(
+        f"{name:<26} {rps:>10} req/s  p99 {p99:<9} timeouts {timeouts:<5} non-2xx {non2xx:<6} "
+        f"errors: {errs}\n{'':<26} machine: {counters}; other CPU {other * 100:.1f}% of a core{flag}",
+        flush=True,
+    )
 
 
 def rss_kib(pid):
@@ -193,7 +377,13 @@ def svg(csv_path, out, title):
 
 if __name__ == "__main__":
     cmd = sys.argv[1]
-    if cmd == "idle-rss":
+    if cmd == "case":
+        sep = sys.argv.index("--")
+        case(sys.argv[2], sys.argv[3], [int(p) for p in sys.argv[4].split(",")], sys.argv[sep + 1 :])
+        sys.exit(0)
+    if cmd == "burst":
+        burst(int(sys.argv[2]), int(sys.argv[3]))
+    elif cmd == "idle-rss":
         idle_rss(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], float(sys.argv[6]))
     elif cmd == "evict":
         evict(int(sys.argv[2]), int(sys.argv[3]))

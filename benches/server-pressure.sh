@@ -1,34 +1,62 @@
 #!/usr/bin/env bash
-# The server under pressure, next to nginx in the same run.
+# The server under pressure, next to nginx (and the design's floor) in the same run.
 #
-#   1. burst, pinned: `wrk -t1 -c1000 -d5s /ping`, server on core $SERVER_CPU,
-#      wrk on core $WRK_CPU; against a fresh wirebench process (started just
-#      before wrk), the same process again (warm), and nginx with 1 worker —
-#      interleaved, $ROUNDS rounds. Reports requests/s, p99, wrk timeouts and
-#      the ratios to nginx.
-#   2. unpinned: `wrk -t2 -c1000 -d10s /ping`, warm wirebench vs nginx with
+# Sections (pick with ONLY="1 3", leave out with SKIP="9"):
+#   1. burst, pinned: `wrk -t1 -c1000 -d$DURATION /ping`, server on core
+#      $SERVER_CPU, wrk on core $WRK_CPU; a fresh wirebench process (cold),
+#      the same process again (warm), nginx with 1 worker and the floor
+#      server (examples/floor_server.rs), interleaved, $ROUNDS rounds.
+#   2. many connections, pinned: `wrk -t1 -c4000`, wirebench with
+#      --max-connections 4096, beside nginx.
+#   3. the design's floor, pinned: /ping at c=8 and c=64, wirebench vs the
+#      floor server (thread per connection, one read and one write per
+#      request) vs nginx, interleaved.
+#   4. beyond the connection cap: `wrk -t1 -c3000` against the default cap of
+#      2,048: served, 503 (non-2xx) and reset (read/connect errors), timeouts.
+#   5. /catalog/json?count=1000, server only (wrk does not decode), pinned:
+#      this checkout vs $BASE_REV (built from `git archive` into
+#      target/base-$BASE_REV), interleaved, $ROUNDS rounds, c=$CATALOG_CONNS.
+#   6. unpinned: `wrk -t2 -c1000 -d10s /ping`, warm wirebench vs nginx with
 #      2 workers, interleaved, $ROUNDS rounds.
-#   3. RSS per idle connection: for every format with and without gzip, a
+#   7. RSS per idle connection: for every format with and without gzip, a
 #      fresh server, $IDLE_CONNS connections each fetch count=10000 once and
 #      stay open; RSS per connection, then RSS after they close (surplus spare
 #      threads exit after --spare-timeout $SPARE_TIMEOUT).
-#   4. eviction: --max-connections $EVICT_CAP full of idle keep-alive
+#   8. eviction: --max-connections $EVICT_CAP full of idle keep-alive
 #      connections; how long a new client waits for its 200.
-#   5. soak for $SOAK (0 skips it): wrk -t2 -c64 with benches/server-pressure.lua
+#   9. soak for $SOAK (0 skips it): wrk -t2 -c64 with benches/server-pressure.lua
 #      (every format, counts 1-10000 log-uniform, gzip on and off), RSS of the
 #      server sampled every second into $OUT/soak-rss.csv and drawn as
 #      $OUT/soak-rss.svg.
+#  10. burst anatomy: a fresh process pinned to $SERVER_CPU, $BURST clients
+#      (benches/server-pressure.py on $WRK_CPU) connect at once; the deepest
+#      accept queue seen and connect-to-first-byte times, the last
+#      connections' included; then the floor server the same way.
 #
-# Installs nothing: it stops when wrk, nginx, taskset, curl or python3 is
-# missing (on Debian: apt-get install -y wrk nginx).
+# Every wrk case (sections 1-6) prints, beside wrk's figures, the machine's
+# TcpExt listen counters during the case (/proc/net/netstat before and
+# after) and the CPU every other process used meanwhile (/proc/stat minus
+# the processes under test), flagged NOISY above 5% of a core: quote only
+# quiet cases.
+#
+# Installs wrk and nginx with apt-get when they are missing (as root).
 #
 # Usage: benches/server-pressure.sh
-#   env: ROUNDS=2 SOAK=60s IDLE_CONNS=200 EVICT_CAP=200 SERVER_CPU=0 WRK_CPU=1
-#        OUR_PORT=18090 NGINX_PORT=18091 OUT=dir SKIP="" (e.g. SKIP="3 5")
+#   env: ROUNDS=3 DURATION=5s SOAK=600s ONLY="" SKIP="" BASE_REV=935b724
+#        CATALOG_CONNS=8 IDLE_CONNS=200 EVICT_CAP=200 SERVER_CPU=0 WRK_CPU=1
+#        OUR_PORT=18090 NGINX_PORT=18091 FLOOR_PORT=18092 BASE_PORT=18093 OUT=dir
+#   a short sanity run: ROUNDS=1 DURATION=1s SOAK=10s SKIP="5 7" benches/server-pressure.sh
 set -euo pipefail
 
-ROUNDS=${ROUNDS:-2}
-SOAK=${SOAK:-60s}
+ROUNDS=${ROUNDS:-3}
+DURATION=${DURATION:-5s}
+SOAK=${SOAK:-600s}
+ONLY=${ONLY:-}
+BASE_REV=${BASE_REV:-935b724}
+CATALOG_CONNS=${CATALOG_CONNS:-8}
+BURST=${BURST:-1000}
+FLOOR_PORT=${FLOOR_PORT:-18092}
+BASE_PORT=${BASE_PORT:-18093}
 IDLE_CONNS=${IDLE_CONNS:-200}
 EVICT_CAP=${EVICT_CAP:-200}
 SPARE_TIMEOUT=${SPARE_TIMEOUT:-2s}
@@ -41,6 +69,12 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$(mktemp -d /tmp/wirebench-pressure.XXXXXX)}
 mkdir -p "$OUT"
 
+need_apt=()
+command -v wrk >/dev/null 2>&1 || need_apt+=(wrk)
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need_apt+=(nginx)
+if [ ${#need_apt[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq && apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
 missing=()
 for tool in wrk nginx taskset curl python3; do
     command -v "$tool" >/dev/null 2>&1 || [ -x "/usr/sbin/$tool" ] || missing+=("$tool")
@@ -56,14 +90,15 @@ if [ "$(ulimit -n)" -lt 2200 ]; then
     exit 1
 fi
 
-(cd "$ROOT" && cargo build --release --quiet)
+(cd "$ROOT" && cargo build --release --quiet --bin wirebench --example floor_server)
 BIN="$ROOT/target/release/wirebench"
+FLOOR="$ROOT/target/release/examples/floor_server"
 HELPER="$ROOT/benches/server-pressure.py"
 
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
-skipped() { [[ " $SKIP " == *" $1 "* ]]; }
+skipped() { [[ " $SKIP " == *" $1 "* ]] || { [ -n "$ONLY" ] && [[ " $ONLY " != *" $1 "* ]]; }; }
 
 wait_port() { # poll until the server answers; this is a script, not a test
     for _ in $(seq 1 400); do
@@ -84,6 +119,14 @@ start_ours() {
     wait_port "$OUR_PORT"
 }
 stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
+
+# start_floor CPU_LIST : sets FLOOR_PID (std's backlog of 128, as the minimal server would have)
+start_floor() {
+    taskset -c "$1" "$FLOOR" "127.0.0.1:$FLOOR_PORT" >"$OUT/floor.log" 2>&1 &
+    FLOOR_PID=$!
+    pids+=("$FLOOR_PID")
+    wait_port "$FLOOR_PORT"
+}
 
 # start_nginx WORKERS CPU_LIST : sets NGINX_PID
 start_nginx() {
@@ -108,7 +151,7 @@ http {
     uwsgi_temp_path $OUT/nginx;
     scgi_temp_path $OUT/nginx;
     server {
-        listen 127.0.0.1:$NGINX_PORT;
+        listen 127.0.0.1:$NGINX_PORT backlog=511;
         location /ping { default_type application/json; return 200 '{"message":"pong"}'; }
     }
 }
@@ -119,72 +162,133 @@ EOF
     wait_port "$NGINX_PORT"
 }
 
-# run_wrk NAME CPU_LIST WRK_ARGS... : prints one summary line, keeps the raw output
+# run_wrk NAME PID[,PID..] CPU_LIST WRK_ARGS... : one summary line (+ the
+# machine's counters and other processes' CPU), raw output in $OUT/NAME.txt
 run_wrk() {
-    local name=$1 cpus=$2
-    shift 2
-    taskset -c "$cpus" wrk --latency "$@" >"$OUT/$name.txt" 2>&1 || true
-    awk -v name="$name" '
-        /Requests\/sec/ { rps = $2 }
-        /^ +99%/ { p99 = $2 }
-        /Socket errors/ { errs = $0; sub(/^ +Socket errors: /, "", errs) }
-        /Non-2xx/ { non2xx = $NF }
-        END {
-            to = 0
-            if (errs != "") { n = split(errs, a, ", "); for (i = 1; i <= n; i++) if (a[i] ~ /^timeout/) { split(a[i], b, " "); to = b[2] } }
-            printf "%-24s %10s req/s  p99 %-9s timeouts %-5s non-2xx %-5s errors: %s\n",
-                name, rps, p99, to, (non2xx == "" ? 0 : non2xx), (errs == "" ? "none" : errs)
-        }' "$OUT/$name.txt" | tee -a "$OUT/summary.txt"
+    local name=$1 under_test=$2 cpus=$3
+    shift 3
+    python3 "$HELPER" case "$name" "$OUT" "$under_test" -- taskset -c "$cpus" wrk --latency "$@" | tee -a "$OUT/summary.txt"
 }
 
 echo "# $(date -u +%FT%TZ) $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); raw output in $OUT"
 echo "# wrk $(wrk -v 2>&1 | head -1 | awk '{print $2}'), $("$NGINX" -v 2>&1 | sed 's/.*: //'), $(ldd --version | head -1)"
 
 if ! skipped 1; then
-    echo "## 1. burst, pinned: wrk -t1 -c1000 -d5s /ping (server on core $SERVER_CPU, wrk on core $WRK_CPU)"
+    echo "## 1. burst, pinned: wrk -t1 -c1000 -d$DURATION /ping (server on core $SERVER_CPU, wrk on core $WRK_CPU)"
     for round in $(seq 1 "$ROUNDS"); do
         start_ours "$SERVER_CPU"
-        run_wrk "ours-fresh-r$round" "$WRK_CPU" -t1 -c1000 -d5s "http://127.0.0.1:$OUR_PORT/ping"
-        run_wrk "ours-warm-r$round" "$WRK_CPU" -t1 -c1000 -d5s "http://127.0.0.1:$OUR_PORT/ping"
+        grep -h "backlog" "$OUT/wirebench.log" | sed 's/^/   /'
+        run_wrk "ours-cold-r$round" "$OUR_PID" "$WRK_CPU" -t1 -c1000 -d"$DURATION" "http://127.0.0.1:$OUR_PORT/ping"
+        run_wrk "ours-warm-r$round" "$OUR_PID" "$WRK_CPU" -t1 -c1000 -d"$DURATION" "http://127.0.0.1:$OUR_PORT/ping"
         echo "   (threads after the warm run: $(awk '/^Threads/ {print $2}' /proc/$OUR_PID/status))"
+        curl -fsS "http://127.0.0.1:$OUR_PORT/metrics" | grep -E '^wirebench_(listen|tcp_listen)' | sed 's/^/   /'
         stop "$OUR_PID"
         start_nginx 1 "$SERVER_CPU"
-        run_wrk "nginx1-fresh-r$round" "$WRK_CPU" -t1 -c1000 -d5s "http://127.0.0.1:$NGINX_PORT/ping"
-        run_wrk "nginx1-warm-r$round" "$WRK_CPU" -t1 -c1000 -d5s "http://127.0.0.1:$NGINX_PORT/ping"
+        run_wrk "nginx1-cold-r$round" "$NGINX_PID" "$WRK_CPU" -t1 -c1000 -d"$DURATION" "http://127.0.0.1:$NGINX_PORT/ping"
+        run_wrk "nginx1-warm-r$round" "$NGINX_PID" "$WRK_CPU" -t1 -c1000 -d"$DURATION" "http://127.0.0.1:$NGINX_PORT/ping"
         stop "$NGINX_PID"
+        start_floor "$SERVER_CPU"
+        run_wrk "floor-cold-r$round" "$FLOOR_PID" "$WRK_CPU" -t1 -c1000 -d"$DURATION" "http://127.0.0.1:$FLOOR_PORT/ping"
+        stop "$FLOOR_PID"
     done
 fi
 
 if ! skipped 2; then
-    echo "## 2. unpinned: wrk -t2 -c1000 -d10s /ping (both on cores 0-1)"
+    echo "## 2. many connections, pinned: wrk -t1 -c4000 -d$DURATION /ping, wirebench --max-connections 4096"
+    for round in $(seq 1 "$ROUNDS"); do
+        start_ours "$SERVER_CPU" --max-connections 4096
+        run_wrk "ours-c4000-r$round" "$OUR_PID" "$WRK_CPU" -t1 -c4000 -d"$DURATION" "http://127.0.0.1:$OUR_PORT/ping"
+        stop "$OUR_PID"
+        start_nginx 1 "$SERVER_CPU"
+        run_wrk "nginx1-c4000-r$round" "$NGINX_PID" "$WRK_CPU" -t1 -c4000 -d"$DURATION" "http://127.0.0.1:$NGINX_PORT/ping"
+        stop "$NGINX_PID"
+    done
+fi
+
+if ! skipped 3; then
+    echo "## 3. the design's floor, pinned: /ping at c=8 and c=64, wirebench vs floor_server vs nginx"
+    start_ours "$SERVER_CPU"
+    start_floor "$SERVER_CPU"
+    start_nginx 1 "$SERVER_CPU"
+    for round in $(seq 1 "$ROUNDS"); do
+        for c in 8 64; do
+            run_wrk "ours-c$c-r$round" "$OUR_PID" "$WRK_CPU" -t1 -c"$c" -d"$DURATION" "http://127.0.0.1:$OUR_PORT/ping"
+            run_wrk "floor-c$c-r$round" "$FLOOR_PID" "$WRK_CPU" -t1 -c"$c" -d"$DURATION" "http://127.0.0.1:$FLOOR_PORT/ping"
+            run_wrk "nginx1-c$c-r$round" "$NGINX_PID" "$WRK_CPU" -t1 -c"$c" -d"$DURATION" "http://127.0.0.1:$NGINX_PORT/ping"
+        done
+    done
+    stop "$OUR_PID"
+    stop "$FLOOR_PID"
+    stop "$NGINX_PID"
+fi
+
+if ! skipped 4; then
+    echo "## 4. beyond the cap: wrk -t1 -c3000 -d$DURATION /ping against --max-connections 2048 (the default)"
+    echo "   served = requests - non-2xx; 503 = non-2xx; reset = read + connect errors"
+    for round in $(seq 1 "$ROUNDS"); do
+        start_ours "$SERVER_CPU"
+        run_wrk "ours-c3000-r$round" "$OUR_PID" "$WRK_CPU" -t1 -c3000 -d"$DURATION" "http://127.0.0.1:$OUR_PORT/ping"
+        curl -fsS "http://127.0.0.1:$OUR_PORT/metrics" | grep -E '^wirebench_http_(refused|open)' | sed 's/^/   /'
+        stop "$OUR_PID"
+    done
+fi
+
+if ! skipped 5; then
+    BASE_DIR="$ROOT/target/base-$BASE_REV"
+    if [ ! -x "$BASE_DIR/target/release/wirebench" ]; then
+        rm -rf "$BASE_DIR" && mkdir -p "$BASE_DIR"
+        git -C "$ROOT" archive "$BASE_REV" | tar -x -C "$BASE_DIR"
+        (cd "$BASE_DIR" && CARGO_TARGET_DIR="$BASE_DIR/target" cargo build --release --quiet --bin wirebench)
+    fi
+    echo "## 5. /catalog/json?count=1000, server only, pinned, c=$CATALOG_CONNS: this checkout vs $BASE_REV"
+    for round in $(seq 1 "$ROUNDS"); do
+        taskset -c "$SERVER_CPU" "$BASE_DIR/target/release/wirebench" serve --addr "127.0.0.1:$BASE_PORT" >"$OUT/base.log" 2>&1 &
+        BASE_PID=$!
+        pids+=("$BASE_PID")
+        wait_port "$BASE_PORT"
+        run_wrk "base-json1000-r$round" "$BASE_PID" "$WRK_CPU" -t1 -c"$CATALOG_CONNS" -d"$DURATION" \
+            "http://127.0.0.1:$BASE_PORT/catalog/json?count=1000"
+        stop "$BASE_PID"
+        start_ours "$SERVER_CPU"
+        run_wrk "ours-json1000-r$round" "$OUR_PID" "$WRK_CPU" -t1 -c"$CATALOG_CONNS" -d"$DURATION" \
+            "http://127.0.0.1:$OUR_PORT/catalog/json?count=1000"
+        stop "$OUR_PID"
+    done
+fi
+
+if ! skipped 6; then
+    echo "## 6. unpinned: wrk -t2 -c1000 -d10s /ping (both on cores 0-1)"
     start_ours 0-1
     taskset -c 0-1 wrk -t2 -c1000 -d2s "http://127.0.0.1:$OUR_PORT/ping" >/dev/null
     start_nginx 2 0-1
     for round in $(seq 1 "$ROUNDS"); do
-        run_wrk "ours-2cores-r$round" 0-1 -t2 -c1000 -d10s "http://127.0.0.1:$OUR_PORT/ping"
-        run_wrk "nginx2-2cores-r$round" 0-1 -t2 -c1000 -d10s "http://127.0.0.1:$NGINX_PORT/ping"
+        run_wrk "ours-2cores-r$round" "$OUR_PID" 0-1 -t2 -c1000 -d10s "http://127.0.0.1:$OUR_PORT/ping"
+        run_wrk "nginx2-2cores-r$round" "$NGINX_PID" 0-1 -t2 -c1000 -d10s "http://127.0.0.1:$NGINX_PORT/ping"
     done
     stop "$OUR_PID"
     stop "$NGINX_PID"
 fi
 
 if [ -s "$OUT/summary.txt" ]; then
-    echo "## ratios (ours / nginx, same round)"
+    echo "## ratios (same round; requests/s and p99)"
     awk '
-        { rps[$1] = $2; p = $5; if (p ~ /us$/) v = p / 1000; else if (p ~ /ms$/) v = p + 0; else if (p ~ /s$/) v = p * 1000; p99[$1] = v }
+        $3 == "req/s" { rps[$1] = $2; p = $5; if (p ~ /us$/) v = p / 1000; else if (p ~ /ms$/) v = p + 0; else if (p ~ /s$/) v = p * 1000; p99[$1] = v }
         END {
             for (k in rps) {
-                if (k ~ /^ours-(fresh|warm)/) { n = k; sub(/^ours-/, "nginx1-", n) }
-                else if (k ~ /^ours-2cores/) { n = k; sub(/^ours-/, "nginx2-", n) }
-                else continue
-                if (n in rps && rps[n] > 0 && p99[n] > 0)
-                    printf "%-24s req/s %.2fx  p99 %.2fx  (vs %s)\n", k, rps[k] / rps[n], p99[k] / p99[n], n
+                split("", refs)
+                if (k ~ /^ours-(cold|warm|c4000|c8-|c64-)/) { n = k; sub(/^ours-/, "nginx1-", n); refs[n] = 1 }
+                if (k ~ /^ours-(c8-|c64-)/) { n = k; sub(/^ours-/, "floor-", n); refs[n] = 1 }
+                if (k ~ /^ours-2cores/) { n = k; sub(/^ours-/, "nginx2-", n); refs[n] = 1 }
+                if (k ~ /^ours-json1000/) { n = k; sub(/^ours-/, "base-", n); refs[n] = 1 }
+                for (n in refs)
+                    if (n in rps && rps[n] > 0 && p99[n] > 0)
+                        printf "%-24s req/s %.2fx  p99 %.2fx  (vs %s)\n", k, rps[k] / rps[n], p99[k] / p99[n], n
             }
         }' "$OUT/summary.txt" | sort
 fi
 
-if ! skipped 3; then
-    echo "## 3. RSS per idle connection after one count=10000 response ($IDLE_CONNS connections, fetched at once)"
+if ! skipped 7; then
+    echo "## 7. RSS per idle connection after one count=10000 response ($IDLE_CONNS connections, fetched at once)"
     for format in json msgpack protobuf avro flatbuffers; do
         for compression in none gzip; do
             start_ours 0-1 --spare-timeout "$SPARE_TIMEOUT"
@@ -195,15 +299,30 @@ if ! skipped 3; then
     done
 fi
 
-if ! skipped 4; then
-    echo "## 4. eviction: --max-connections $EVICT_CAP full of idle keep-alive connections"
+if ! skipped 8; then
+    echo "## 8. eviction: --max-connections $EVICT_CAP full of idle keep-alive connections"
     start_ours 0-1 --max-connections "$EVICT_CAP"
     python3 "$HELPER" evict "$OUR_PORT" "$EVICT_CAP"
     stop "$OUR_PID"
 fi
 
-if ! skipped 5 && [ "$SOAK" != "0" ] && [ "$SOAK" != "0s" ]; then
-    echo "## 5. soak: $SOAK, wrk -t2 -c64 --timeout 30s, every format, count 1-10000, gzip on/off"
+if ! skipped 10; then
+    echo "## 10. burst anatomy: $BURST connects at once against a fresh process on core $SERVER_CPU"
+    echo "   (the Python client is slow to connect: a queue of 0 means the acceptor kept up with it)"
+    for round in $(seq 1 "$ROUNDS"); do
+        start_ours "$SERVER_CPU"
+        echo -n "   ours r$round: "
+        taskset -c "$WRK_CPU" python3 "$HELPER" burst "$OUR_PORT" "$BURST"
+        stop "$OUR_PID"
+        start_floor "$SERVER_CPU"
+        echo -n "   floor r$round: "
+        taskset -c "$WRK_CPU" python3 "$HELPER" burst "$FLOOR_PORT" "$BURST"
+        stop "$FLOOR_PID"
+    done
+fi
+
+if ! skipped 9 && [ "$SOAK" != "0" ] && [ "$SOAK" != "0s" ]; then
+    echo "## 9. soak: $SOAK, wrk -t2 -c64 --timeout 30s, every format, count 1-10000, gzip on/off"
     start_ours 0-1
     echo "seconds,rss_kib,threads" >"$OUT/soak-rss.csv"
     (
@@ -225,7 +344,7 @@ if ! skipped 5 && [ "$SOAK" != "0" ] && [ "$SOAK" != "0s" ]; then
     awk -F, 'NR > 1 { t = $1; r = $2 / 1024; if (t >= 60 && first == "") first = r; if (t >= 60 && r > max) max = r; last = r; if (r > peak) peak = r }
         END {
             if (first == "") print "   soak shorter than a minute: peak RSS " peak " MiB, last " last " MiB"
-            else printf "   RSS at 60 s %.1f MiB, highest after %.1f MiB (%+.1f%%), last %.1f MiB, peak %.1f MiB\n", first, max, (max / first - 1) * 100, last, peak
+            else printf "   RSS at 60 s %.1f MiB, highest after %.1f MiB (%+.1f MiB: %s the 32 MiB bound), last %.1f MiB, peak %.1f MiB\n", first, max, max - first, (max - first <= 32 ? "within" : "OVER"), last, peak
         }' "$OUT/soak-rss.csv"
     python3 "$HELPER" svg "$OUT/soak-rss.csv" "$OUT/soak-rss.svg" "wirebench serve RSS during a $SOAK soak (wrk -c64, mixed formats, counts 1-10000, gzip on/off)"
     echo "   chart: $OUT/soak-rss.svg"

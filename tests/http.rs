@@ -441,36 +441,28 @@ fn a_handler_panic_is_a_500_and_the_worker_goes_on() {
 
 #[test]
 fn a_slow_client_does_not_delay_others_and_gets_408() {
-    let server = start_with(|c| c.header_timeout = Duration::from_secs(3));
+    let server = start_with(|c| c.header_timeout = Duration::from_secs(5));
     let addr = server.local_addr();
-    let (tx, rx) = mpsc::channel();
-    let slow = thread::spawn(move || {
-        let mut c = Client::connect(addr);
-        tx.send(()).unwrap(); // connected
-        let started = Instant::now();
-        // One byte a second; the header timeout ends it after ~3 s.
-        for b in b"GET /ping HTTP/1.1\r\nHost: t\r\n".iter() {
-            if std::io::Write::write_all(&mut c.stream, &[*b]).is_err() {
-                break;
-            }
-            thread::sleep(Duration::from_secs(1)); // pacing the slow client, not waiting for readiness
-            if started.elapsed() > Duration::from_secs(3) {
-                break;
-            }
-        }
-        c.read_response(false)
+    // A request head that never finishes: its worker waits for the rest.
+    let mut slow = Client::connect(addr);
+    slow.send(b"GET /ping HTTP/1.1\r\nHost: t\r\n");
+    server::wait_until("the slow client's connection is taken by a worker", || {
+        server.stats().open == 1
     });
-    rx.recv().unwrap();
     for _ in 0..5 {
-        let t = Instant::now();
         assert_alive(addr);
-        assert!(
-            t.elapsed() < Duration::from_millis(900),
-            "/ping took {:?} beside a slow client",
-            t.elapsed()
-        );
     }
-    let r = slow.join().unwrap();
+    // The event: those were answered while the slow client was still held,
+    // its head unanswered (nothing to read yet, the connection open).
+    slow.stream.set_nonblocking(true).unwrap();
+    let mut byte = [0u8; 1];
+    let pending = slow.stream.peek(&mut byte);
+    assert!(
+        matches!(&pending, Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+        "the slow client was answered or closed before the others: {pending:?}"
+    );
+    slow.stream.set_nonblocking(false).unwrap();
+    let r = slow.read_response(false);
     assert_eq!((r.status, r.header("connection")), (408, Some("close")), "{}", r.text());
 }
 
@@ -495,15 +487,21 @@ fn over_capacity_gets_a_fast_503_when_every_connection_is_mid_request() {
     server::wait_until("both workers read their partial heads", || {
         server.stats().idle_connections == 0
     });
-    let t = Instant::now();
     let mut extra = Client::connect(addr);
     let r = extra.read_response(false);
     assert_eq!(r.status, 503, "{}", r.text());
     assert!(extra.is_closed());
     assert_eq!(r.header("connection"), Some("close"), "{}", r.text());
+    assert_eq!(r.header("retry-after"), Some("1"), "{}", r.text());
     assert!(r.text().contains("connection limit"));
-    assert!(t.elapsed() < Duration::from_secs(2), "503 took {:?}", t.elapsed());
-    assert_eq!(server.stats().refused, 1);
+    // Fast: answered by the acceptor while both workers still hold their
+    // half-sent requests (no worker was needed, none was waited for).
+    let stats = server.stats();
+    assert_eq!(
+        (stats.refused, stats.open, stats.idle_connections),
+        (1, 2, 0),
+        "{stats:?}"
+    );
     for c in &mut held {
         c.send(b"Host: t\r\n\r\n");
         assert_eq!(c.read_response(false).status, 200, "held connections are unaffected");
@@ -633,19 +631,14 @@ fn idle_and_silent_connections_are_closed_at_their_deadlines() {
     let t = Instant::now();
     assert!(idle.is_closed(), "idle connection closed without a response");
     let waited = t.elapsed();
-    assert!(
-        waited >= Duration::from_millis(250) && waited < Duration::from_secs(5),
-        "idle close after {waited:?}"
-    );
+    // Not before its deadline (the client's read timeout bounds the wait).
+    assert!(waited >= Duration::from_millis(250), "idle close after {waited:?}");
     // Connected but never sent a byte: closed silently at the header deadline.
     let t = Instant::now();
     let mut silent = Client::connect(addr);
     assert!(silent.is_closed(), "silent connection closed without a response");
     let waited = t.elapsed();
-    assert!(
-        waited >= Duration::from_millis(550) && waited < Duration::from_secs(5),
-        "silent close after {waited:?}"
-    );
+    assert!(waited >= Duration::from_millis(550), "silent close after {waited:?}");
     assert_alive(addr);
 }
 

@@ -224,3 +224,31 @@ fn refusals_are_counted() {
         2.0
     );
 }
+
+#[test]
+fn the_listen_queue_and_the_machine_s_overflows_are_exported() {
+    let srv = server::start_with(|c| c.backlog = 100);
+    let mut c = Client::connect(srv.local_addr());
+    let samples = scrape(&mut c);
+    for (name, pairs) in [
+        ("wirebench_listen_backlog", &[][..]),
+        ("wirebench_listen_queue_length", &[]),
+        ("wirebench_listen_drops_total", &[]),
+        ("wirebench_tcp_listen_overflows_total", &[("scope", "machine")]),
+        ("wirebench_tcp_listen_drops_total", &[("scope", "machine")]),
+    ] {
+        assert!(
+            samples.contains_key(&(name.to_string(), labels(pairs))),
+            "{name} is missing"
+        );
+    }
+    assert_eq!(get(&samples, "wirebench_listen_backlog", &[]), 100.0);
+    assert_eq!(get(&samples, "wirebench_listen_queue_length", &[]), 0.0);
+    assert_eq!(get(&samples, "wirebench_listen_drops_total", &[]), 0.0);
+    let netstat = std::fs::read_to_string("/proc/net/netstat").unwrap();
+    let (overflows, drops) = wirebench::http::metrics::listen_overflows(&netstat).unwrap();
+    let machine = [("scope", "machine")];
+    // Machine-wide: other processes' listeners may overflow between the two reads.
+    assert!(get(&samples, "wirebench_tcp_listen_overflows_total", &machine) <= overflows as f64);
+    assert!(get(&samples, "wirebench_tcp_listen_drops_total", &machine) <= drops as f64);
+}

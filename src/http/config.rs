@@ -1,9 +1,11 @@
 //! The server's configuration: [`ServerConfig`], its documented defaults, and
 //! the `wirebench serve` flags that set it.
 //!
-//! The one default that depends on the machine is the in-flight response
-//! budget: an eighth of `MemTotal` from `/proc/meminfo` (at least 64 MiB; 1 GiB
-//! where `/proc/meminfo` cannot be read).
+//! Two defaults depend on the machine: the in-flight response budget, an
+//! eighth of `MemTotal` from `/proc/meminfo` (at least 64 MiB; 1 GiB where
+//! `/proc/meminfo` cannot be read), and the listen backlog, the kernel's
+//! `net.core.somaxconn` from `/proc/sys/net/core/somaxconn` capped at
+//! [`MAX_BACKLOG`] ([`DEFAULT_BACKLOG`] where it cannot be read).
 
 use super::parse::Limits;
 use crate::cli::{self, Args};
@@ -15,6 +17,11 @@ use std::time::Duration;
 pub struct ServerConfig {
     /// `host:port`; `127.0.0.1:0` picks an ephemeral port.
     pub addr: String,
+    /// Accept-queue capacity asked of `listen(2)`: connections the kernel
+    /// completes and holds before the acceptor takes them. The kernel caps
+    /// it at `net.core.somaxconn`; a connect beyond a full queue is dropped
+    /// and its client retries a second later.
+    pub backlog: u32,
     /// Open connections served at once (= the most worker threads). At the
     /// cap the longest-idle keep-alive connection is closed to admit a new
     /// one; only when every connection is mid-request does a new one get 503.
@@ -62,18 +69,15 @@ pub struct ServerConfig {
     /// the server listens, so that is an upper bound. The default of 512 KiB
     /// is twice the debug need; only the pages a thread touches become resident.
     pub stack_size: usize,
-    /// Test hook, not for production: serve `/__panic`, which panics inside
-    /// the handler (proves a panic becomes a 500 and the worker lives on).
-    #[doc(hidden)]
-    pub test_panic_route: bool,
     /// The browser page's data (`--results DIR`, the evolution lab).
-    pub page: super::page::Page,
+    pub page: super::page_data::Page,
 }
 
 impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
             addr: "127.0.0.1:8090".into(),
+            backlog: default_backlog(),
             max_connections: 2048,
             start_threads: 64,
             min_spare_threads: 64,
@@ -91,10 +95,32 @@ impl Default for ServerConfig {
             access_log: false,
             limits: Limits::default(),
             stack_size: 512 * 1024,
-            test_panic_route: false,
             page: Default::default(),
         }
     }
+}
+
+/// The largest default backlog. A queued connection holds a socket in the
+/// kernel (a few KiB, plus the request bytes it has sent), so the default
+/// stays bounded even where `somaxconn` is raised very high.
+pub const MAX_BACKLOG: u32 = 16_384;
+
+/// The default backlog where `/proc/sys/net/core/somaxconn` cannot be read
+/// (Linux's own default `somaxconn` since 5.4).
+pub const DEFAULT_BACKLOG: u32 = 4096;
+
+/// The kernel's cap on any backlog, `net.core.somaxconn`, if readable.
+pub fn somaxconn() -> Option<u32> {
+    std::fs::read_to_string("/proc/sys/net/core/somaxconn")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// The default backlog: `somaxconn`, at most [`MAX_BACKLOG`].
+pub fn default_backlog() -> u32 {
+    somaxconn().map_or(DEFAULT_BACKLOG, |n| n.clamp(1, MAX_BACKLOG))
 }
 
 /// The default in-flight budget: an eighth of the machine's memory.
@@ -127,6 +153,8 @@ wirebench serve — the catalog API (see docs/HTTP.md)
 
 FLAGS:
   --addr HOST:PORT          listen address [127.0.0.1:8090]
+  --backlog N               accept-queue capacity passed to listen(2); the kernel
+                            caps it at net.core.somaxconn [somaxconn, at most 16384]
   --max-connections N       open connections = most worker threads; at the cap the
                             longest-idle connection is closed for a new one [2048]
   --threads N               same as --max-connections
@@ -172,6 +200,7 @@ pub fn config_from_args(args: &mut Args) -> Result<ServerConfig, String> {
     }
     let config = ServerConfig {
         addr: args.value("--addr")?.unwrap_or(d.addr),
+        backlog: args.parse_or("--backlog", d.backlog)?,
         max_connections,
         start_threads: args.parse_or("--start-threads", d.start_threads)?,
         min_spare_threads: args.parse_or("--min-spare-threads", d.min_spare_threads)?,
@@ -194,12 +223,14 @@ pub fn config_from_args(args: &mut Args) -> Result<ServerConfig, String> {
             max_body: args.parse_or("--max-body", d.limits.max_body)?,
         },
         stack_size: args.parse_or("--stack-size", d.stack_size)?,
-        test_panic_route: false,
-        page: super::page::Page {
+        page: super::page_data::Page {
             results: args.value("--results")?.map(PathBuf::from),
             ..d.page
         },
     };
+    if config.backlog == 0 {
+        return Err("--backlog must be at least 1".into());
+    }
     if config.max_count == 0 {
         return Err("--max-count must be at least 1".into());
     }

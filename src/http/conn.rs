@@ -31,6 +31,10 @@
 //! - **Panics** in a route become a 500 for that request; the connection
 //!   stays usable because framing was not affected.
 //!
+//! The loop is a state machine (`State`): idle between requests, reading
+//! a head, discarding a body, responding, closing; one function each, and
+//! each returns the next state.
+//!
 //! The read socket timeout is a system call to change, so it is changed only
 //! when the phase changes; the common keep-alive request costs one `read` and
 //! one `write`.
@@ -38,9 +42,9 @@
 use super::config::ServerConfig;
 use super::parse::{self, Parsed, Version};
 use super::response::{self, Connection};
-use super::routes::{self, Body, Reply, Scratch};
+use super::routes::{Body, Reply, Scratch};
 use super::shared::{Shared, Slot};
-use std::io::{self, Read};
+use std::io::{self, Read as _};
 use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::Ordering;
@@ -61,7 +65,7 @@ pub struct Worker {
     date: super::date::DateCache,
     /// This worker's counters for `/metrics`, registered when the thread
     /// starts (a per-thread cost, like its stack, not a per-connection one).
-    metrics: Option<std::sync::Arc<super::metrics::WorkerMetrics>>,
+    metrics: std::sync::Arc<super::metrics::WorkerMetrics>,
 }
 
 /// Initial request buffer: one page holds any ordinary request head, so an
@@ -77,7 +81,7 @@ impl Worker {
             head: Vec::with_capacity(512),
             scratch: Scratch::new(std::sync::Arc::clone(&shared.resources)),
             date: super::date::DateCache::new(),
-            metrics: Some(shared.metrics.register()),
+            metrics: shared.metrics.register(),
         }
     }
 
@@ -112,109 +116,167 @@ impl ReadTimeout<'_> {
     }
 }
 
+/// Where a connection is between two system calls; [`serve`] runs one state
+/// function after another until [`State::Done`].
+enum State {
+    /// Keep-alive: no request bytes buffered; waits up to the idle timeout,
+    /// marked idle so the acceptor may evict it at the cap.
+    Idle,
+    /// Part of a request head is buffered (or the first request is awaited,
+    /// from the accept), due within the header timeout of `started`.
+    ReadingHead {
+        started: Instant,
+    },
+    /// The request was answered in the worker's buffers; `left` body bytes
+    /// still to read and throw away (no route takes a body).
+    DiscardingBody {
+        left: u64,
+        started: Instant,
+        pending: Pending,
+    },
+    /// The response is ready and the request fully read.
+    Responding(Pending),
+    /// The last response was sent with `Connection: close`: close gracefully.
+    Closing,
+    Done,
+}
+
+/// A routed response waiting to be sent.
+struct Pending {
+    reply: Reply,
+    conn: Connection,
+    is_head: bool,
+    /// Request time for `/metrics` starts at the complete head.
+    handled_at: Instant,
+    /// `--access-log`: when the request started and its request line.
+    log: Option<(Instant, String)>,
+}
+
+/// One connection's bookkeeping across states.
+struct Conn<'a> {
+    stream: &'a TcpStream,
+    peer: SocketAddr,
+    shared: &'a Shared,
+    slot: &'a Slot,
+    timeout: ReadTimeout<'a>,
+    /// Request bytes in `Worker::inbuf`.
+    filled: usize,
+    /// Whether the buffered bytes may hold a decision for the parser.
+    ready: bool,
+    /// Whether the current request's bytes so far contain a line feed.
+    seen_lf: bool,
+    /// Evicted while a request arrived: answer it, then close.
+    evicted: bool,
+}
+
 /// Serves one connection until it closes. Errors are not reported: a broken
 /// connection simply ends.
 pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &Shared, w: &mut Worker, slot: &Slot) {
-    let cfg = &shared.config;
     // Responses are single writes; without TCP_NODELAY, Nagle would hold a
     // response back while an earlier one is unacknowledged.
-    if stream.set_nodelay(true).is_err() || stream.set_write_timeout(Some(cfg.write_timeout)).is_err() {
+    if stream.set_nodelay(true).is_err() || stream.set_write_timeout(Some(shared.config.write_timeout)).is_err() {
         return;
     }
-    let mut timeout = ReadTimeout { stream, current: None };
-    let mut filled = 0usize;
-    // When the request being read started (the accept, for the first one).
-    let mut started: Option<Instant> = Some(accepted);
-    // Whether the bytes in the buffer may hold a decision for the parser (see below).
-    let mut ready = false;
-    // Whether the current request's bytes so far contain a line feed.
-    let mut seen_lf = false;
-    // The slot's idle mark while waiting for the next request.
-    let mut idle_mark: Option<u64> = None;
-    // Evicted while a request arrived: answer it, then close.
-    let mut evicted = false;
+    let mut c = Conn {
+        stream,
+        peer,
+        shared,
+        slot,
+        timeout: ReadTimeout { stream, current: None },
+        filled: 0,
+        ready: false,
+        seen_lf: false,
+        evicted: false,
+    };
+    let mut state = State::ReadingHead { started: accepted };
     loop {
-        let parsed = if filled == 0 || !ready {
+        state = match state {
+            State::Idle => c.idle(w),
+            State::ReadingHead { started } => c.reading_head(w, started),
+            State::DiscardingBody { left, started, pending } => c.discarding_body(w, left, started, pending),
+            State::Responding(pending) => c.responding(w, pending),
+            State::Closing => {
+                // Pipelined bytes may still be arriving: close gracefully so
+                // they do not turn our last response into a reset at the client.
+                linger_close(stream, &mut w.inbuf);
+                State::Done
+            }
+            State::Done => return,
+        };
+    }
+}
+
+/// What one read brought.
+enum Read {
+    Bytes,
+    Closed,
+    TimedOut,
+}
+
+impl Conn<'_> {
+    /// Waits for the first byte of the next keep-alive request.
+    fn idle(&mut self, w: &mut Worker) -> State {
+        let cfg = &self.shared.config;
+        let wait = if self.shared.crowded.load(Ordering::Relaxed) {
+            cfg.idle_timeout.min(cfg.busy_idle_timeout)
+        } else {
+            cfg.idle_timeout
+        };
+        // Marked after the timeout is chosen: whoever sees the mark knows
+        // which timeout this idle period has.
+        let mark = self.slot.idle(self.shared.now_ms());
+        let read = self.read(w, wait);
+        self.evicted |= !self.slot.busy(mark);
+        match read {
+            Read::Bytes => State::ReadingHead {
+                started: Instant::now(),
+            },
+            // An idle connection that times out is closed silently.
+            Read::Closed | Read::TimedOut => State::Done,
+        }
+    }
+
+    /// Reads until the buffered bytes parse as a complete head, then routes it.
+    fn reading_head(&mut self, w: &mut Worker, started: Instant) -> State {
+        let cfg = &self.shared.config;
+        let parsed = if self.filled == 0 || !self.ready {
             Ok(Parsed::Partial)
         } else {
-            parse::parse(&w.inbuf[..filled], &cfg.limits)
+            parse::parse(&w.inbuf[..self.filled], &cfg.limits)
         };
         let req = match parsed {
             Ok(Parsed::Complete(req)) => req,
             Ok(Parsed::Partial) => {
-                if filled == w.inbuf.len() && filled < w.inbuf_max {
-                    let grown = (filled * 2).min(w.inbuf_max);
+                if self.filled == w.inbuf.len() && self.filled < w.inbuf_max {
+                    let grown = (self.filled * 2).min(w.inbuf_max);
                     w.inbuf.resize(grown, 0);
                 }
-                if filled == w.inbuf.len() {
+                if self.filled == w.inbuf.len() {
                     // Cannot happen with a buffer of head_buffer_len; defensive.
-                    let e = "request head too large";
-                    reject(stream, w, 431, e);
-                    return;
+                    return self.reject(w, 431, "request head too large");
                 }
-                let wait = match started {
-                    Some(t) => cfg.header_timeout.saturating_sub(t.elapsed()),
-                    None => {
-                        let wait = if shared.crowded.load(Ordering::Relaxed) {
-                            cfg.idle_timeout.min(cfg.busy_idle_timeout)
-                        } else {
-                            cfg.idle_timeout
-                        };
-                        // Marked after the timeout is chosen: whoever sees the
-                        // mark knows which timeout this idle period has.
-                        if idle_mark.is_none() {
-                            idle_mark = Some(slot.idle(shared.now_ms()));
-                        }
-                        wait
-                    }
+                let wait = cfg.header_timeout.saturating_sub(started.elapsed());
+                return match self.read(w, wait) {
+                    Read::Bytes => State::ReadingHead { started },
+                    Read::Closed => State::Done,
+                    Read::TimedOut => self.timed_out(w),
                 };
-                if wait.is_zero() || timeout.set(wait).is_err() {
-                    timed_out(stream, w, filled);
-                    return;
-                }
-                match (&*stream).read(&mut w.inbuf[filled..]) {
-                    Ok(0) => return,
-                    Ok(n) => {
-                        started.get_or_insert_with(Instant::now);
-                        if let Some(mark) = idle_mark.take() {
-                            evicted |= !slot.busy(mark);
-                        }
-                        // The parser is stateless and rescans from the start,
-                        // so run it only when the answer can have changed: a
-                        // new line ended, the request line outgrew its limit,
-                        // or the buffer is full. A client trickling one byte
-                        // per packet then costs a rescan per line, not per byte.
-                        let lf = w.inbuf[filled..filled + n].contains(&b'\n');
-                        seen_lf |= lf;
-                        filled += n;
-                        ready = lf || filled == w.inbuf_max || (!seen_lf && filled > cfg.limits.max_request_line + 2);
-                    }
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
-                        timed_out(stream, w, filled);
-                        return;
-                    }
-                    Err(_) => return,
-                }
-                continue;
             }
             Err(e) => {
                 let msg = e.to_string();
-                reject(stream, w, e.status(), &msg);
-                return;
+                return self.reject(w, e.status(), &msg);
             }
         };
 
         let head_len = req.head_len;
         let body_len = req.content_length.unwrap_or(0);
-        let is_head = req.method == "HEAD";
         let mut conn = match (req.version, req.close, req.keep_alive) {
             (_, true, _) => Connection::Close,
             (Version::Http11, false, _) => Connection::Default,
             (Version::Http10, false, true) => Connection::KeepAlive,
             (Version::Http10, false, false) => Connection::Close,
         };
-        if evicted || shared.shutdown.load(Ordering::Relaxed) {
+        if self.evicted || self.shared.shutdown.load(Ordering::Relaxed) {
             conn = Connection::Close;
         }
         if body_len > cfg.limits.max_body {
@@ -222,15 +284,14 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
                 "request body of {body_len} bytes is larger than {} bytes; no route takes a body",
                 cfg.limits.max_body
             );
-            reject(stream, w, 413, &msg);
-            return;
+            return self.reject(w, 413, &msg);
         }
-        let log_start = cfg
+        let log = cfg
             .access_log
             .then(|| (Instant::now(), format!("{} {}", req.method, req.target)));
-
-        let handled_at = Instant::now(); // metrics: request time starts at the complete head
-        let reply = match catch_unwind(AssertUnwindSafe(|| routes::handle(&shared.app, &req, &mut w.scratch))) {
+        let handled_at = Instant::now();
+        let shared = self.shared;
+        let reply = match catch_unwind(AssertUnwindSafe(|| (shared.router)(&shared.app, &req, &mut w.scratch))) {
             Ok(reply) => reply,
             Err(_) => {
                 w.scratch.body.clear(); // whatever the panic left half-written
@@ -239,79 +300,150 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
             }
         };
         w.scratch.settle();
-
-        // Discard any body (no route reads one), keeping pipelined bytes after it.
+        let pending = Pending {
+            reply,
+            conn,
+            is_head: req.method == "HEAD",
+            handled_at,
+            log,
+        };
+        // Keep pipelined bytes after the request; what is not in yet is discarded.
         let consumed = head_len as u64 + body_len;
-        if consumed <= filled as u64 {
+        if consumed <= self.filled as u64 {
             let consumed = consumed as usize;
-            w.inbuf.copy_within(consumed..filled, 0);
-            filled -= consumed;
+            w.inbuf.copy_within(consumed..self.filled, 0);
+            self.filled -= consumed;
+            State::Responding(pending)
         } else {
-            let mut left = consumed - filled as u64;
-            filled = 0;
-            while left > 0 {
-                let wait = cfg
-                    .header_timeout
-                    .saturating_sub(started.map_or(Duration::ZERO, |t| t.elapsed()));
-                if wait.is_zero() || timeout.set(wait).is_err() {
-                    return;
-                }
-                let cap = w.inbuf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
-                match (&*stream).read(&mut w.inbuf[..cap]) {
-                    Ok(0) => return,
-                    Ok(n) => left -= n as u64,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(_) => return,
-                }
-            }
+            let left = consumed - self.filled as u64;
+            self.filled = 0;
+            State::DiscardingBody { left, started, pending }
         }
-        started = (filled > 0).then(Instant::now);
-        (ready, seen_lf) = (filled > 0, filled > 0);
+    }
 
-        let body: &[u8] = match reply.body {
+    /// Reads and drops the rest of a request body, within the header timeout.
+    fn discarding_body(&mut self, w: &mut Worker, mut left: u64, started: Instant, pending: Pending) -> State {
+        let wait = self.shared.config.header_timeout.saturating_sub(started.elapsed());
+        if wait.is_zero() || self.timeout.set(wait).is_err() {
+            return State::Done;
+        }
+        let cap = w.inbuf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        match (&*self.stream).read(&mut w.inbuf[..cap]) {
+            Ok(0) => return State::Done,
+            Ok(n) => left -= n as u64,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return State::Done,
+        }
+        if left == 0 {
+            State::Responding(pending)
+        } else {
+            State::DiscardingBody { left, started, pending }
+        }
+    }
+
+    /// Writes the response, counts it, gives its memory back.
+    fn responding(&mut self, w: &mut Worker, p: Pending) -> State {
+        let shared = self.shared;
+        let body: &[u8] = match p.reply.body {
             Body::Static(b) => b,
             Body::Scratch => &w.scratch.body,
             Body::Gzipped => &w.scratch.gz,
             Body::Schema(i) => shared.app.schemas[i].bytes,
             Body::Metrics => {
                 w.scratch.body.clear();
-                shared.metrics.render(shared.metrics.gauges(), &mut w.scratch.body);
+                let kernel = super::metrics::Kernel::read(&shared.listener);
+                shared
+                    .metrics
+                    .render(shared.metrics.gauges(), &kernel, &mut w.scratch.body);
                 &w.scratch.body
             }
         };
         w.head.clear();
-        response::write_head(&mut w.head, &reply.head, w.date.get(), body.len(), conn);
-        let body = if is_head { &[][..] } else { body };
+        response::write_head(&mut w.head, &p.reply.head, w.date.get(), body.len(), p.conn);
+        let body = if p.is_head { &[][..] } else { body };
         let sent = if body.len() <= response::COPY_BODY_MAX {
-            response::send(&mut &*stream, &mut w.head, body)
+            response::send(&mut &*self.stream, &mut w.head, body)
         } else {
-            send_large(stream, &w.head, body, cfg)
+            send_large(self.stream, &w.head, body, &shared.config)
         };
-        if let Some((t0, line)) = log_start {
+        if let Some((t0, line)) = p.log {
             let micros = t0.elapsed().as_micros();
-            eprintln!("{peer} \"{line}\" {} {} {micros}us", reply.head.status, body.len());
-        }
-        if let Some(m) = &w.metrics {
-            let sent_bytes = if is_head { 0 } else { body.len() };
-            let request_ns = u64::try_from(handled_at.elapsed().as_nanos()).unwrap_or(u64::MAX);
-            m.record(
-                reply.label,
-                reply.format,
-                reply.head.status,
-                sent_bytes,
-                reply.encode_ns,
-                request_ns,
+            eprintln!(
+                "{} \"{line}\" {} {} {micros}us",
+                self.peer,
+                p.reply.head.status,
+                body.len()
             );
         }
+        let request_ns = u64::try_from(p.handled_at.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        let r = &p.reply;
+        w.metrics
+            .record(r.label, r.format, r.head.status, body.len(), r.encode_ns, request_ns);
         w.scratch.release();
         if sent.is_err() {
-            return;
+            State::Done
+        } else if p.conn == Connection::Close {
+            State::Closing
+        } else if self.filled > 0 {
+            // A pipelined request is already (partly) in: its head is due from now.
+            (self.ready, self.seen_lf) = (true, true);
+            State::ReadingHead {
+                started: Instant::now(),
+            }
+        } else {
+            (self.ready, self.seen_lf) = (false, false);
+            State::Idle
         }
-        if conn == Connection::Close {
-            // Pipelined bytes may still be arriving: close gracefully so they
-            // do not turn our last response into a reset at the client.
-            linger_close(stream, &mut w.inbuf);
-            return;
+    }
+
+    /// One read into the request buffer, waiting at most `wait`.
+    fn read(&mut self, w: &mut Worker, wait: Duration) -> Read {
+        if wait.is_zero() || self.timeout.set(wait).is_err() {
+            return Read::TimedOut;
+        }
+        loop {
+            match (&*self.stream).read(&mut w.inbuf[self.filled..]) {
+                Ok(0) => return Read::Closed,
+                Ok(n) => {
+                    // The parser is stateless and rescans from the start, so
+                    // run it only when the answer can have changed: a new
+                    // line ended, the request line outgrew its limit, or the
+                    // buffer is full. A client trickling one byte per packet
+                    // then costs a rescan per line, not per byte.
+                    let lf = w.inbuf[self.filled..self.filled + n].contains(&b'\n');
+                    self.seen_lf |= lf;
+                    self.filled += n;
+                    let limits = &self.shared.config.limits;
+                    self.ready = lf
+                        || self.filled == w.inbuf_max
+                        || (!self.seen_lf && self.filled > limits.max_request_line + 2);
+                    return Read::Bytes;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
+                    return Read::TimedOut;
+                }
+                Err(_) => return Read::Closed,
+            }
+        }
+    }
+
+    /// The header deadline passed: 408 if part of a request arrived, else just close.
+    fn timed_out(&mut self, w: &mut Worker) -> State {
+        if self.filled > 0 {
+            return self.reject(w, 408, "request head not received within the header timeout");
+        }
+        State::Done
+    }
+
+    /// Sends an error with `Connection: close`, then closes gracefully.
+    fn reject(&mut self, w: &mut Worker, status: u16, message: &str) -> State {
+        let bytes = response::simple(status, message, w.date.get(), Connection::Close);
+        w.metrics.record_rejected(status, bytes.len());
+        if io::Write::write_all(&mut &*self.stream, &bytes).is_ok() {
+            State::Closing
+        } else {
+            State::Done
         }
     }
 }
@@ -366,24 +498,6 @@ fn internal_error(s: &mut Scratch) -> Reply {
         },
         Body::Scratch,
     )
-}
-
-/// The header deadline passed: 408 if part of a request arrived, else just close.
-fn timed_out(stream: &TcpStream, w: &mut Worker, filled: usize) {
-    if filled > 0 {
-        reject(stream, w, 408, "request head not received within the header timeout");
-    }
-}
-
-/// Sends an error with `Connection: close`, then closes gracefully.
-fn reject(stream: &TcpStream, w: &mut Worker, status: u16, message: &str) {
-    let bytes = response::simple(status, message, w.date.get(), Connection::Close);
-    if let Some(m) = &w.metrics {
-        m.record_rejected(status, bytes.len());
-    }
-    if io::Write::write_all(&mut &*stream, &bytes).is_ok() {
-        linger_close(stream, &mut w.inbuf);
-    }
 }
 
 /// How long and how much a closing connection keeps draining the client's bytes.

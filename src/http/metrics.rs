@@ -23,6 +23,14 @@
 //! | `wirebench_http_open_connections` | gauge | connections accepted and not yet closed |
 //! | `wirebench_http_worker_threads` | gauge | `state` = `busy` or `idle` |
 //! | `wirebench_http_refused_connections_total` | counter | connections answered 503 at the connection limit |
+//! | `wirebench_listen_queue_length` | gauge | connections waiting in the listening socket's accept queue (`TCP_INFO`) |
+//! | `wirebench_listen_backlog` | gauge | that queue's capacity: `--backlog` after the kernel's `somaxconn` cap |
+//! | `wirebench_listen_drops_total` | counter | connects this listening socket dropped, its queue full (`SO_MEMINFO`) |
+//! | `wirebench_tcp_listen_overflows_total` | counter | `scope="machine"`: `TcpExtListenOverflows` of `/proc/net/netstat`, every socket of the machine |
+//! | `wirebench_tcp_listen_drops_total` | counter | `scope="machine"`: `TcpExtListenDrops`, every socket of the machine |
+//!
+//! The last five are read from the kernel when `/metrics` is scraped, never
+//! on the serving path; a series the kernel does not give is left out.
 //!
 //! Counters and histograms only list label sets that have been seen.
 //! Histogram buckets are cumulative (`le` = "less than or equal"), end in
@@ -35,6 +43,7 @@
 //! worker thread; workers are reused, so the registry only grows to the peak
 //! of worker threads.
 
+use super::sys::{self, ListenQueue};
 use crate::codec::Format;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -341,7 +350,7 @@ impl Registry {
     }
 
     /// Writes the exposition (text format 0.0.4) into `out`.
-    pub fn render(&self, gauges: Gauges, out: &mut Vec<u8>) {
+    pub fn render(&self, gauges: Gauges, kernel: &Kernel, out: &mut Vec<u8>) {
         let total = self.sum();
         let mut s = String::with_capacity(4096);
         let counter = |s: &mut String, name: &str, help: &str, base: usize| {
@@ -419,8 +428,82 @@ impl Registry {
              wirebench_http_refused_connections_total {}",
             self.refused.load(Ordering::Relaxed)
         );
+        kernel.render(&mut s);
         out.extend_from_slice(s.as_bytes());
     }
+}
+
+/// What the kernel says about the listening socket and the machine's TCP
+/// listeners, read at scrape time ([`Kernel::read`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Kernel {
+    pub queue: Option<ListenQueue>,
+    pub drops: Option<u32>,
+    /// `TcpExtListenOverflows` and `TcpExtListenDrops`, machine-wide.
+    pub machine: Option<(u64, u64)>,
+}
+
+impl Kernel {
+    /// Reads the listener's queue and drops and `/proc/net/netstat`.
+    pub fn read(listener: &std::net::TcpListener) -> Kernel {
+        let netstat = std::fs::read_to_string("/proc/net/netstat").ok();
+        Kernel {
+            queue: sys::listen_queue(listener).ok(),
+            drops: sys::drops(listener).ok(),
+            machine: netstat.as_deref().and_then(listen_overflows),
+        }
+    }
+
+    fn render(&self, s: &mut String) {
+        if let Some(q) = self.queue {
+            let _ = writeln!(
+                s,
+                "# HELP wirebench_listen_queue_length Connections waiting in the listening socket's accept queue.\n\
+                 # TYPE wirebench_listen_queue_length gauge\n\
+                 wirebench_listen_queue_length {}\n\
+                 # HELP wirebench_listen_backlog Capacity of the listening socket's accept queue.\n\
+                 # TYPE wirebench_listen_backlog gauge\n\
+                 wirebench_listen_backlog {}",
+                q.queued, q.backlog
+            );
+        }
+        if let Some(d) = self.drops {
+            let _ = writeln!(
+                s,
+                "# HELP wirebench_listen_drops_total Connects the listening socket dropped because its accept queue was full.\n\
+                 # TYPE wirebench_listen_drops_total counter\n\
+                 wirebench_listen_drops_total {d}"
+            );
+        }
+        if let Some((overflows, drops)) = self.machine {
+            let _ = writeln!(
+                s,
+                "# HELP wirebench_tcp_listen_overflows_total TcpExtListenOverflows: accept-queue overflows of every socket on the machine.\n\
+                 # TYPE wirebench_tcp_listen_overflows_total counter\n\
+                 wirebench_tcp_listen_overflows_total{{scope=\"machine\"}} {overflows}\n\
+                 # HELP wirebench_tcp_listen_drops_total TcpExtListenDrops: connects dropped by every listening socket on the machine.\n\
+                 # TYPE wirebench_tcp_listen_drops_total counter\n\
+                 wirebench_tcp_listen_drops_total{{scope=\"machine\"}} {drops}"
+            );
+        }
+    }
+}
+
+/// `ListenOverflows` and `ListenDrops` of the `TcpExt:` lines of
+/// `/proc/net/netstat` (a line of names, then a line of values).
+pub fn listen_overflows(netstat: &str) -> Option<(u64, u64)> {
+    let mut lines = netstat.lines().filter(|l| l.starts_with("TcpExt:"));
+    let names = lines.next()?.split_whitespace().skip(1);
+    let values = lines.next()?.split_whitespace().skip(1);
+    let (mut overflows, mut drops) = (None, None);
+    for (name, value) in names.zip(values) {
+        match name {
+            "ListenOverflows" => overflows = value.parse().ok(),
+            "ListenDrops" => drops = value.parse().ok(),
+            _ => {}
+        }
+    }
+    Some((overflows?, drops?))
 }
 
 /// One histogram's series: cumulative buckets, `_sum` in seconds, `_count`.
@@ -466,6 +549,20 @@ mod tests {
     }
 
     #[test]
+    fn netstat_listen_counters() {
+        let text = "TcpExt: SyncookiesSent ListenOverflows ListenDrops TCPHPHits\n\
+                    TcpExt: 0 991 1119 5\n\
+                    IpExt: InNoRoutes\nIpExt: 0\n";
+        assert_eq!(listen_overflows(text), Some((991, 1119)));
+        assert_eq!(
+            listen_overflows("TcpExt: ListenDrops\nTcpExt: 4\n"),
+            None,
+            "one missing"
+        );
+        assert_eq!(listen_overflows("IpExt: a\nIpExt: 1\n"), None);
+    }
+
+    #[test]
     fn seconds_are_plain_decimals() {
         assert_eq!(seconds(10_000), "0.00001");
         assert_eq!(seconds(250_000), "0.00025");
@@ -488,7 +585,7 @@ mod tests {
             busy_threads: 2,
             idle_threads: 5,
         };
-        reg.render(gauges, &mut out);
+        reg.render(gauges, &Kernel::default(), &mut out);
         let text = String::from_utf8(out).unwrap();
         for line in [
             "wirebench_http_requests_total{route=\"/ping\",format=\"none\",status=\"200\"} 2",

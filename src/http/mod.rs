@@ -2,20 +2,23 @@
 //!
 //! # Request lifecycle
 //!
-//! 1. [`server`]: the acceptor thread accepts and hands the socket to the
-//!    [`pool`]. At the connection cap the pool closes the longest-idle
+//! 1. [`server`]: the listening socket's queue holds up to `--backlog`
+//!    completed connects ([`sys`]); the acceptor thread accepts and hands
+//!    the socket to the [`pool`]. At the connection cap the pool closes the longest-idle
 //!    keep-alive connection to make room; only when every connection is
 //!    mid-request does the acceptor answer a fast 503.
 //! 2. [`pool`]: a worker thread owns the connection until it closes. Spare
 //!    workers are started ahead of demand, in batches; surplus spares exit.
 //! 3. [`conn`]: the worker reads into its fixed buffer, [`parse`]s the head
-//!    (no allocation), discards any body, asks [`routes`] for the reply,
+//!    (no allocation), asks [`routes`] for the reply, discards any body,
 //!    writes head + body with one system call ([`response`], [`date`]), and
-//!    repeats for keep-alive and pipelined requests.
-//! 4. [`memory`]: a catalog body first reserves its size in the server-wide
-//!    in-flight budget (503 + `Retry-After` when it stays full); large bodies
-//!    are encoded on the encoder threads; every buffer over 16 KiB is freed
-//!    after the response.
+//!    repeats for keep-alive and pipelined requests: one state function
+//!    each (idle, reading a head, discarding a body, responding, closing).
+//! 4. [`memory`]: a catalog body is first admitted ([`admission`]: budget
+//!    bytes, and a large-body slot when large; 503 + `Retry-After` when the
+//!    budget stays full); large bodies are encoded on the [`encoders`] into
+//!    warm pooled or freshly mapped [`buffers`]; every worker buffer over
+//!    16 KiB is freed after the response.
 //!
 //! Module imports form no cycle: [`shared`] (the state all threads share)
 //! and [`config`] import none of `server`, `pool`, `conn`.
@@ -30,6 +33,7 @@
 //! | header block | 16 KiB | `--max-header-bytes` | 431, close |
 //! | header lines | 64 | `--max-headers` | 431, close |
 //! | request body (discarded) | 16 KiB | `--max-body` | 413, close |
+//! | completed connects waiting for `accept` | `somaxconn`, at most 16,384 | `--backlog` | the kernel drops the SYN; the client retries 1 s later |
 //! | open connections (= most worker threads) | 2,048 | `--max-connections` (`--threads`) | longest-idle connection closed; fast 503 + close if none is idle |
 //! | response bytes in flight, all requests | MemTotal / 8 | `--max-inflight-bytes` | wait up to `--budget-wait` (250 ms), then 503 + `Retry-After: 1` |
 //! | worker stack | 512 KiB | `--stack-size` | (measured need: see [`ServerConfig::stack_size`]) |
@@ -50,24 +54,31 @@
 //! request; worker threads follow the number of open connections plus the
 //! spares.
 
+pub mod admission;
+pub mod buffers;
 pub mod config;
 pub mod conn;
 pub mod date;
+pub mod encoders;
 pub mod memory;
 pub mod metrics;
 pub mod negotiate;
 pub mod page;
+pub mod page_data;
 pub mod parse;
 pub mod pool;
 pub mod response;
 pub mod routes;
 pub mod server;
 pub mod shared;
+pub mod sys;
+pub mod warm;
 
 pub use config::{ServerConfig, config_from_args};
 pub use parse::Limits;
 pub use pool::PoolStats;
-pub use server::Server;
+pub use server::{Bound, Server};
+pub use shared::Router;
 
 use crate::cli::Args;
 use config::USAGE;
@@ -100,10 +111,46 @@ pub fn cli_main(args: &mut Args, lab: fn() -> Result<Vec<page::EvolutionCell>, S
         server.max_count(),
         config.max_connections
     );
+    let _ = writeln!(out, "{}", backlog_line(config.backlog, server.listen_queue()));
     let _ = writeln!(out, "try: curl 'http://{addr}/catalog/json?count=1'");
     let _ = out.flush();
     drop(out);
     loop {
         std::thread::park();
+    }
+}
+
+/// The start-up line about the listen backlog: the effective value, and a
+/// warning when the kernel capped what `--backlog` asked.
+fn backlog_line(asked: u32, effective: std::io::Result<sys::ListenQueue>) -> String {
+    match effective {
+        Ok(q) if q.backlog < asked => format!(
+            "wirebench serve: warning: listen backlog {asked} asked, the kernel allows {} (net.core.somaxconn); \
+             connects beyond a full queue are dropped and retried a second later",
+            q.backlog
+        ),
+        Ok(q) => format!("wirebench serve: listen backlog {}", q.backlog),
+        Err(e) => format!("wirebench serve: listen backlog {asked} asked (cannot read it back: {e})"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_backlog_line_warns_when_the_kernel_capped_it() {
+        let q = |backlog| Ok(sys::ListenQueue { queued: 0, backlog });
+        assert_eq!(backlog_line(511, q(511)), "wirebench serve: listen backlog 511");
+        let capped = backlog_line(8192, q(4096));
+        assert!(
+            capped.starts_with("wirebench serve: warning: listen backlog 8192 asked, the kernel allows 4096"),
+            "{capped}"
+        );
+        let unknown = backlog_line(10, Err(std::io::Error::other("no TCP_INFO")));
+        assert!(
+            unknown.contains("10 asked (cannot read it back: no TCP_INFO)"),
+            "{unknown}"
+        );
     }
 }

@@ -21,8 +21,9 @@
 //! The evolution lab lives above this layer: the `serve` command computes its
 //! cells and hands them in as plain data ([`Page::evolution`]).
 
-use super::memory::Scratch;
+use super::buffers::Scratch;
 use super::metrics::Route as Label;
+pub use super::page_data::{EvolutionCell, Page};
 use super::parse::Request;
 use super::response::{Head, json_error};
 use crate::codec::Format;
@@ -30,8 +31,6 @@ use crate::codec::flatbuffers::generated::wirebench as fb;
 use crate::measure::json::quote;
 use crate::model::{Product, Status};
 use std::fmt::Write as _;
-use std::path::PathBuf;
-use std::sync::Arc;
 
 const INDEX_HTML: &str = include_str!("page/index.html");
 const APP_JS: &str = include_str!("page/app.js");
@@ -53,34 +52,6 @@ pub const PAGE_MAX_COUNT: usize = 20;
 pub const EXPLAIN_JSON_BYTES_PER_PRODUCT: usize = 48 * 1024;
 /// Largest file `/results` reads (a chart or `REPORT.md`).
 const MAX_RESULT_FILE: u64 = 8 << 20;
-
-/// One cell of the evolution matrix, as the page shows it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct EvolutionCell {
-    /// The step's id (`widen-int`) and what it changes.
-    pub step: String,
-    pub change: String,
-    /// The reader row (`json-tolerant`) and the format of its bytes.
-    pub row: String,
-    pub format: Format,
-    /// `v1 writer → v2 reader` or the reverse.
-    pub direction: String,
-    /// `correct`, `default`, `drops`, `wrong` or `refuses`.
-    pub class: String,
-    /// The reader's outcome in words (its error message when it refuses).
-    pub outcome: String,
-    /// The writer's payload.
-    pub bytes: Vec<u8>,
-}
-
-/// What the page shows beyond the catalog: handed in by the `serve` command.
-#[derive(Debug, Clone, Default)]
-pub struct Page {
-    /// The evolution matrix (empty: the page says the lab is not loaded).
-    pub evolution: Arc<Vec<EvolutionCell>>,
-    /// `serve --results DIR`: the results directory the second page shows.
-    pub results: Option<PathBuf>,
-}
 
 /// What the page's routes read of the server's state (`routes::App`).
 #[derive(Debug, Clone, Copy)]
@@ -240,7 +211,9 @@ fn explain(app: App<'_>, format: Format, query: &str, s: &mut Scratch) -> Reply 
     if q.shared_strings && format != Format::Flatbuffers {
         return error(s, 400, "share=strings is a FlatBuffers builder option", VARY);
     }
-    if !s.admit(q.count.saturating_mul(EXPLAIN_JSON_BYTES_PER_PRODUCT), false) {
+    if s.admit(q.count.saturating_mul(EXPLAIN_JSON_BYTES_PER_PRODUCT), false)
+        .is_none()
+    {
         return error(
             s,
             503,

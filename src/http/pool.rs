@@ -12,7 +12,10 @@
 //! waiting once the queued connections are taken, [`Pool::submit`] wakes the
 //! spawner, which starts the whole shortfall in one batch — so a burst of
 //! connects meets threads that already exist instead of waiting for each
-//! to be created while the core is busy serving. A worker that has waited
+//! to be created while the core is busy serving. Each new worker first
+//! starts one more of the shortfall itself (`Pool::help_spawn`): under a
+//! burst the spawner is one runnable thread among hundreds, and the
+//! starters double with every generation instead. A worker that has waited
 //! `spare_timeout` for a connection while more than `max_spare_threads`
 //! others also wait exits, and its buffers go with it.
 //!
@@ -381,33 +384,61 @@ fn spawner_main(pool: &Arc<Pool>) {
             if st.shutdown {
                 return;
             }
-            // Count the thread in `threads` and `starting` *before* it exists:
-            // once started it may take a job at once.
-            st.to_spawn -= 1;
-            st.threads += 1;
-            st.starting += 1;
+            claim(&mut st);
         }
-        if pool.spawn_worker().is_err() {
-            let mut st = lock(&pool.state);
-            st.threads -= 1;
-            st.starting -= 1;
-            st.to_spawn = 0;
-            // Out of threads or memory: refuse the job nobody will take.
-            if st.queue.len() > st.idle + st.starting + st.evicting
-                && let Some(job) = st.queue.pop_back()
-            {
-                st.open -= 1;
-                st.refused += 1;
-                drop(st);
-                pool.shared.metrics.refused();
-                refuse(job.stream, &mut date);
+        pool.spawn_claimed(&mut date);
+    }
+}
+
+/// Takes one thread off `to_spawn`, counted in `threads` and `starting`
+/// *before* it exists: once started it may take a job at once.
+fn claim(st: &mut State) {
+    st.to_spawn -= 1;
+    st.threads += 1;
+    st.starting += 1;
+}
+
+impl Pool {
+    /// A worker's first act: if threads are still to be started, start one
+    /// of them. The spawner is one thread among the many a burst makes
+    /// runnable, so on a busy core it gets a small share of it; each new
+    /// worker starting one more doubles the starters every generation.
+    fn help_spawn(self: &Arc<Self>, date: &mut DateCache) {
+        {
+            let mut st = lock(&self.state);
+            if st.to_spawn == 0 || st.shutdown {
+                return;
             }
+            claim(&mut st);
+        }
+        self.spawn_claimed(date);
+    }
+
+    /// Starts a thread [`claim`]ed by the caller; on failure (out of
+    /// threads or memory) stops spawning and refuses the job nobody will take.
+    fn spawn_claimed(self: &Arc<Self>, date: &mut DateCache) {
+        if self.spawn_worker().is_ok() {
+            return;
+        }
+        let mut st = lock(&self.state);
+        st.threads -= 1;
+        st.starting -= 1;
+        st.to_spawn = 0;
+        if st.queue.len() > st.idle + st.starting + st.evicting
+            && let Some(job) = st.queue.pop_back()
+        {
+            st.open -= 1;
+            st.refused += 1;
+            drop(st);
+            self.shared.metrics.refused();
+            refuse(job.stream, date);
         }
     }
 }
 
 fn worker_main(pool: &Arc<Pool>, slot: &Arc<Slot>) {
     let shared = &pool.shared;
+    pool.help_spawn(&mut DateCache::new());
     let mut worker = Worker::new(shared);
     let mut finished = None;
     let mut first = true;

@@ -13,7 +13,7 @@
 //! Every catalog request encodes afresh into the worker's reused buffer; there
 //! is no response cache (docs/SPEC.md, "Routes").
 
-pub use super::memory::Scratch;
+pub use super::buffers::Scratch;
 use super::metrics::Route as Label;
 use super::negotiate;
 use super::parse::Request;
@@ -93,10 +93,8 @@ pub struct App {
     /// Largest `count` accepted: min(`--max-count`, products prepared).
     pub max_count: usize,
     pub schemas: &'static [Schema],
-    /// Test hook: when true, `/__panic` panics inside the handler.
-    pub panic_route: bool,
     /// The browser page's data: the evolution lab, the results directory.
-    pub page: super::page::Page,
+    pub page: super::page_data::Page,
 }
 
 /// Which bytes to send after the head.
@@ -147,7 +145,6 @@ enum Route {
     Catalog(Format),
     Explain(Format),
     Schema(usize),
-    Panic,
 }
 
 const FORMATS: &str = "json, msgpack, protobuf, avro, flatbuffers";
@@ -183,7 +180,6 @@ pub fn handle(app: &App, req: &Request<'_>, s: &mut Scratch) -> Reply {
         "/ping" => Route::Ping,
         "/metrics" => Route::Metrics,
         "/catalog" => Route::Negotiated,
-        "/__panic" if app.panic_route => Route::Panic,
         _ => {
             if let Some(name) = path.strip_prefix("/catalog/") {
                 match Format::from_name(name) {
@@ -227,7 +223,6 @@ pub fn handle(app: &App, req: &Request<'_>, s: &mut Scratch) -> Reply {
         Route::Catalog(f) => (Label::Catalog, Some(f)),
         Route::Explain(f) => (Label::Explain, Some(f)),
         Route::Schema(_) => (Label::Schemas, None),
-        Route::Panic => (Label::Other, None),
     };
     if method != "GET" && method != "HEAD" {
         let msg = format!("method {method} is not allowed on {path}; allowed: GET, HEAD");
@@ -242,7 +237,6 @@ pub fn handle(app: &App, req: &Request<'_>, s: &mut Scratch) -> Reply {
         Route::Schema(i) => {
             no_query(s, query, path).unwrap_or(Reply::new(ok(app.schemas[i].content_type, ""), Body::Schema(i)))
         }
-        Route::Panic => panic!("test-only /__panic route"),
         Route::Catalog(format) => catalog(app, format, None, query, s),
         Route::Negotiated => match negotiate::choose(req.header_values("accept")) {
             Ok(offer) => catalog(app, offer.format, Some(offer.media_type), query, s),
@@ -314,7 +308,9 @@ fn explain(app: &App, format: Format, query: &str, s: &mut Scratch) -> Reply {
             }
         }
     }
-    if !s.admit(count.saturating_mul(EXPLAIN_BYTES_PER_PRODUCT), false) {
+    if s.admit(count.saturating_mul(EXPLAIN_BYTES_PER_PRODUCT), false)
+        .is_none()
+    {
         return over_budget(s);
     }
     s.body.clear();
@@ -461,12 +457,12 @@ fn catalog(app: &App, format: Format, negotiated: Option<&'static str>, query: &
         Ok(q) => q,
         Err(msg) => return error(s, 400, &msg, vary),
     };
-    if !s.admit(q.count.saturating_mul(BYTES_PER_PRODUCT), q.gzip) {
+    let Some(size) = s.admit(q.count.saturating_mul(BYTES_PER_PRODUCT), q.gzip) else {
         return over_budget(s);
-    }
+    };
     let t0 = Instant::now();
     // On the encoder thread for large bodies, gzip included when asked.
-    let encoded = s.encode(format, &app.products, q.count, q.gzip);
+    let encoded = s.encode(size, format, &app.products, q.count, q.gzip);
     let encode_ns = u64::try_from(t0.elapsed().as_nanos()).unwrap_or(u64::MAX).max(1);
     if let Err(msg) = encoded {
         return error(s, 500, &msg, vary);

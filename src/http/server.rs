@@ -18,17 +18,21 @@
 //! buffer of a fresh socket is empty) and close, so an overloaded server
 //! refuses quickly instead of letting connections hang.
 //!
-//! Note: std's `TcpListener::bind` listens with a backlog of 128 (not
-//! configurable without `unsafe`/libc). A burst of 1,000 simultaneous
-//! connects can overflow it; the kernel then drops SYNs and clients retry
-//! after a second. The acceptor's speed is what keeps the queue short.
+//! The backlog: std's `TcpListener::bind` listens with a backlog of 128, so
+//! a burst of 1,000 connects would overflow it (the kernel drops the SYNs
+//! and each client retries a second later, then three). [`Server::bind`]
+//! calls `listen(2)` again with `--backlog` ([`sys::set_backlog`]); the
+//! kernel caps that at `net.core.somaxconn`, and [`Server::listen_queue`]
+//! reads the effective value back. A queued connection is complete in the
+//! kernel: its client's request waits in the socket until a worker reads it.
 
 use super::config::ServerConfig;
 use super::date::DateCache;
-use super::memory::{Budget, Compressors, Encoders, Permits, Resources};
+use super::memory::Resources;
 use super::pool::{Job, Pool, PoolStats};
-use super::routes::{App, SCHEMAS};
-use super::shared::{Shared, refuse};
+use super::routes::{self, App, SCHEMAS};
+use super::shared::{Router, Shared, refuse};
+use super::sys::{self, ListenQueue};
 use crate::fixtures;
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
@@ -46,25 +50,52 @@ pub struct Server {
     acceptor: Option<JoinHandle<()>>,
 }
 
-impl Server {
-    /// Prepares the catalog, binds `config.addr`, and starts accepting.
-    /// Returns once the socket is listening.
-    pub fn start(config: ServerConfig) -> io::Result<Server> {
-        let app = prepare(&config)?;
-        let listener = TcpListener::bind(config.addr.as_str())?;
+/// A bound, listening socket with its catalog prepared, not yet accepting:
+/// connects queue in the kernel's accept queue (up to the backlog) until
+/// [`Bound::start`].
+#[derive(Debug)]
+pub struct Bound {
+    config: ServerConfig,
+    app: App,
+    listener: TcpListener,
+    router: Router,
+}
+
+impl Bound {
+    /// The address actually bound (the ephemeral port for `127.0.0.1:0`).
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// The listening socket's accept queue now (its length and effective backlog).
+    pub fn listen_queue(&self) -> io::Result<ListenQueue> {
+        sys::listen_queue(&self.listener)
+    }
+
+    /// Serves requests with `router` in place of [`routes::handle`] (tests
+    /// use it to add a route that panics).
+    pub fn with_router(mut self, router: Router) -> Bound {
+        self.router = router;
+        self
+    }
+
+    /// Starts the pool, the encoder threads and the acceptor.
+    pub fn start(self) -> io::Result<Server> {
+        let Bound {
+            config,
+            app,
+            listener,
+            router,
+        } = self;
         let addr = listener.local_addr()?;
         let cores = thread::available_parallelism().map_or(1, |n| n.get());
-        let resources = Arc::new(Resources {
-            budget: Budget::new(config.max_inflight_bytes),
-            compressors: Compressors::new(cores),
-            encoders: Encoders::start(cores)?,
-            large: Permits::new(cores),
-            budget_wait: config.budget_wait,
-        });
+        let resources = Arc::new(Resources::new(&config, cores)?);
         let shared = Arc::new(Shared {
             config,
             app,
+            router,
             resources,
+            listener,
             shutdown: AtomicBool::new(false),
             crowded: AtomicBool::new(false),
             epoch: Instant::now(),
@@ -76,7 +107,7 @@ impl Server {
             let (shared, pool) = (Arc::clone(&shared), Arc::clone(&pool));
             thread::Builder::new()
                 .name("http-accept".into())
-                .spawn(move || accept_loop(&listener, &shared, &pool))?
+                .spawn(move || accept_loop(&shared, &pool))?
         };
         Ok(Server {
             shared,
@@ -84,6 +115,44 @@ impl Server {
             addr,
             acceptor: Some(acceptor),
         })
+    }
+}
+
+impl Server {
+    /// Prepares the catalog, binds `config.addr`, and starts accepting.
+    /// Returns once the socket is listening.
+    pub fn start(config: ServerConfig) -> io::Result<Server> {
+        Server::bind(config)?.start()
+    }
+
+    /// Prepares the catalog, binds `config.addr` and listens with
+    /// `config.backlog`, without accepting yet.
+    pub fn bind(config: ServerConfig) -> io::Result<Bound> {
+        let app = prepare(&config)?;
+        // Each connection is a descriptor, queued or open; a few more for the
+        // rest. Best effort: the hard limit may be lower, and accept backs
+        // off on EMFILE.
+        let want = config.max_connections as u64 + u64::from(config.backlog) + 64;
+        let _ = sys::raise_open_files(want);
+        let listener = TcpListener::bind(config.addr.as_str())?;
+        sys::set_backlog(&listener, config.backlog)?;
+        Ok(Bound {
+            config,
+            app,
+            listener,
+            router: routes::handle,
+        })
+    }
+
+    /// The listening socket's accept queue now: its length and its
+    /// effective backlog (what `--backlog` asked, after the kernel's cap).
+    pub fn listen_queue(&self) -> io::Result<ListenQueue> {
+        sys::listen_queue(&self.shared.listener)
+    }
+
+    /// Connects the listening socket dropped so far, its queue full.
+    pub fn listen_drops(&self) -> io::Result<u32> {
+        sys::drops(&self.shared.listener)
     }
 
     /// The address actually bound (the ephemeral port for `127.0.0.1:0`).
@@ -108,8 +177,14 @@ impl Server {
 
     /// Response bytes reserved in the in-flight budget now, and requests it refused so far.
     pub fn budget(&self) -> (usize, u64) {
-        let b = &self.shared.resources.budget;
-        (b.in_use(), b.refused())
+        let a = &self.shared.resources.admission;
+        (a.in_use(), a.refused())
+    }
+
+    /// Heap bytes the warm large-body buffers waiting in their pool hold now
+    /// (server-wide, at most [`super::memory`]'s stated footprint).
+    pub fn pooled_bytes(&self) -> usize {
+        self.shared.resources.large_buffers.held()
     }
 
     /// Stops accepting, closes idle connections, joins every thread.
@@ -165,7 +240,6 @@ fn prepare(config: &ServerConfig) -> io::Result<App> {
         max_count: products.len(),
         products: Arc::new(products),
         schemas: &SCHEMAS,
-        panic_route: config.test_panic_route,
         page: config.page.clone(),
     })
 }
@@ -180,11 +254,11 @@ const ENOBUFS: i32 = 105;
 const BACKOFF_MIN: Duration = Duration::from_millis(1);
 const BACKOFF_MAX: Duration = Duration::from_millis(100);
 
-fn accept_loop(listener: &TcpListener, shared: &Shared, pool: &Pool) {
+fn accept_loop(shared: &Shared, pool: &Pool) {
     let mut backoff = BACKOFF_MIN;
     let mut date = DateCache::new();
     loop {
-        let accepted = listener.accept();
+        let accepted = shared.listener.accept();
         if shared.shutdown.load(Ordering::SeqCst) {
             return;
         }

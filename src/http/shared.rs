@@ -1,26 +1,37 @@
 //! What the acceptor, the pool and every connection share: the config, the
-//! prepared catalog, the memory [`Resources`], each worker's [`Slot`] (its
+//! prepared catalog, the router, the listening socket, the memory
+//! [`Resources`], each worker's [`Slot`] (its
 //! connection and whether it is idle), and the fast 503 ([`refuse`]).
 //!
 //! This module imports none of `server`, `pool` or `conn`; they all import it.
 
+use super::buffers::Scratch;
 use super::config::ServerConfig;
 use super::date::DateCache;
 use super::memory::Resources;
+use super::parse::Request;
 use super::response::{self, Connection};
-use super::routes::App;
+use super::routes::{App, Reply};
 use std::io::{Read, Write};
-use std::net::{Shutdown, TcpStream};
+use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
+
+/// What answers a parsed request: [`super::routes::handle`] in `wirebench
+/// serve`; tests wrap it to add routes of their own (one that panics).
+pub type Router = fn(&App, &Request<'_>, &mut Scratch) -> Reply;
 
 /// State shared by the acceptor and every worker.
 #[derive(Debug)]
 pub struct Shared {
     pub config: ServerConfig,
     pub app: App,
+    pub router: Router,
     pub resources: Arc<Resources>,
+    /// The listening socket: the acceptor takes connections from it, and
+    /// `/metrics` reads its queue and drops when scraped.
+    pub listener: TcpListener,
     pub shutdown: AtomicBool,
     /// At least 75% of `max_connections` are open: keep-alive idle time is
     /// `busy_idle_timeout`. Set by the pool, read by connections.
@@ -117,11 +128,12 @@ impl Slot {
     }
 }
 
-/// The fast 503: never blocks the caller.
+/// The fast 503 (`Retry-After: 1`, `Connection: close`): never blocks the caller.
 pub fn refuse(stream: TcpStream, date: &mut DateCache) {
-    let bytes = response::simple(
+    let bytes = response::simple_with(
         503,
         "every connection is busy with a request (the server is at its connection limit); retry later",
+        "Retry-After: 1\r\n",
         date.get(),
         Connection::Close,
     );

@@ -6,19 +6,34 @@
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
-use wirebench::http::{Server, ServerConfig};
+use wirebench::http::parse::Request;
+use wirebench::http::routes::{self, App, Reply, Scratch};
+use wirebench::http::{Bound, Server, ServerConfig};
 
 /// How long any client read may block before the test fails instead of hanging.
 pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// A test server: 1,000 products, the panic hook route on, short timeouts.
+/// The production router plus `/__panic`, which panics inside the handler
+/// (proves a panic becomes a 500 and the worker lives on).
+pub fn router_with_panic(app: &App, req: &Request<'_>, s: &mut Scratch) -> Reply {
+    if req.target == "/__panic" {
+        panic!("test-only /__panic route");
+    }
+    routes::handle(app, req, s)
+}
+
+/// A test server: 1,000 products, the `/__panic` route added, short timeouts.
 pub fn start_with(edit: impl FnOnce(&mut ServerConfig)) -> Server {
+    bind_with(edit).start().expect("server starts")
+}
+
+/// The same server, bound and listening but not accepting yet.
+pub fn bind_with(edit: impl FnOnce(&mut ServerConfig)) -> Bound {
     let mut config = ServerConfig {
         addr: "127.0.0.1:0".into(),
         max_count: 1000,
         header_timeout: Duration::from_secs(5),
         idle_timeout: Duration::from_secs(10),
-        test_panic_route: true,
         ..ServerConfig::default()
     };
     // To measure what the worker stack must hold: WIREBENCH_TEST_STACK=65536 cargo test --test http
@@ -26,7 +41,9 @@ pub fn start_with(edit: impl FnOnce(&mut ServerConfig)) -> Server {
         config.stack_size = bytes;
     }
     edit(&mut config);
-    Server::start(config).expect("server starts")
+    Server::bind(config)
+        .expect("server binds")
+        .with_router(router_with_panic)
 }
 
 pub fn start() -> Server {

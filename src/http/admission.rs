@@ -1,0 +1,270 @@
+//! Admission of a response body: one [`Ticket`] per catalog or explain
+//! request, covering both the server-wide byte budget and, for a large
+//! body, one of the few large-body slots. Dropping the ticket gives both
+//! back.
+//!
+//! - **Budget** (`--max-inflight-bytes`): a request reserves an upper bound
+//!   of its body (and of its gzip copy) before encoding; when that does not
+//!   fit, it waits up to `--budget-wait` for others to finish, then is
+//!   answered 503 with `Retry-After`. A request alone always fits, so one
+//!   larger than the whole budget is still served when nothing else is.
+//!   Once the body is written, [`Ticket::settle`] turns the reservation into
+//!   the bytes really held.
+//! - **Large bodies** (an estimate over [`LARGE`]) are made one per encoder
+//!   thread at a time. A large request first waits for a slot — bounded CPU
+//!   work, every holder is encoding — and only then reserves its budget, so
+//!   requests queued behind the encoders hold none.
+//!
+//! [`Admission::admit`] returns the ticket with its [`Size`]: the caller
+//! never infers "large" from a buffer.
+
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+/// Estimated bodies above this are large: encoded on the encoder threads
+/// into a pooled or freshly mapped buffer (glibc's initial mmap threshold).
+pub const LARGE: usize = 128 * 1024;
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Whether an admitted body is large (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Size {
+    Small,
+    Large,
+}
+
+/// The budget and the large-body slots, shared by every worker.
+#[derive(Debug)]
+pub struct Admission {
+    limit: usize,
+    wait: Duration,
+    state: Mutex<State>,
+    /// Budget bytes or a large slot were given back.
+    freed: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    used: usize,
+    /// Large-body slots free.
+    slots: usize,
+    /// Requests waiting on `freed` (only then is a wake-up needed).
+    waiters: usize,
+    refused: u64,
+}
+
+impl Admission {
+    /// A budget of `limit` bytes, `slots` large bodies at once (at least one),
+    /// and `wait` as the longest wait for budget.
+    pub fn new(limit: usize, slots: usize, wait: Duration) -> Admission {
+        Admission {
+            limit,
+            wait,
+            state: Mutex::new(State {
+                slots: slots.max(1),
+                ..State::default()
+            }),
+            freed: Condvar::new(),
+        }
+    }
+
+    /// Admits a body of at most `estimate` bytes (and its gzip copy when
+    /// `gzip`, reserved at half the body: catalog data compresses to
+    /// 12–25%). `None` when the budget stays full: the request gets 503.
+    pub fn admit(self: &Arc<Self>, estimate: usize, gzip: bool) -> Option<Ticket> {
+        let bytes = if gzip {
+            estimate.saturating_add(estimate / 2)
+        } else {
+            estimate
+        };
+        let size = if estimate > LARGE { Size::Large } else { Size::Small };
+        let mut st = lock(&self.state);
+        if size == Size::Large {
+            while st.slots == 0 {
+                st.waiters += 1;
+                st = self.freed.wait(st).unwrap_or_else(PoisonError::into_inner);
+                st.waiters -= 1;
+            }
+            st.slots -= 1;
+        }
+        let deadline = Instant::now() + self.wait;
+        loop {
+            if st.used == 0 || st.used.saturating_add(bytes) <= self.limit {
+                st.used = st.used.saturating_add(bytes);
+                return Some(Ticket {
+                    admission: Arc::clone(self),
+                    bytes,
+                    size,
+                });
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                st.refused += 1;
+                if size == Size::Large {
+                    st.slots += 1;
+                    self.wake(st);
+                }
+                return None;
+            }
+            st.waiters += 1;
+            st = self
+                .freed
+                .wait_timeout(st, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+            st.waiters -= 1;
+        }
+    }
+
+    /// Wakes waiters after something was given back (a system call, skipped when nobody waits).
+    fn wake(&self, st: MutexGuard<'_, State>) {
+        let wake = st.waiters > 0;
+        drop(st);
+        if wake {
+            self.freed.notify_all();
+        }
+    }
+
+    /// Budget bytes reserved now.
+    pub fn in_use(&self) -> usize {
+        lock(&self.state).used
+    }
+
+    /// Requests refused so far.
+    pub fn refused(&self) -> u64 {
+        lock(&self.state).refused
+    }
+
+    /// The budget, bytes.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+}
+
+/// One admitted body: its budget bytes and, when large, its slot; both
+/// go back when the ticket is dropped.
+#[derive(Debug)]
+pub struct Ticket {
+    admission: Arc<Admission>,
+    bytes: usize,
+    size: Size,
+}
+
+impl Ticket {
+    pub fn size(&self) -> Size {
+        self.size
+    }
+
+    /// The body is written: the reservation becomes the `real` bytes held.
+    /// The large slot goes back now (the encoding is done); the bytes stay
+    /// reserved until the response is sent and the ticket dropped.
+    pub fn settle(&mut self, real: usize) {
+        let mut st = lock(&self.admission.state);
+        st.used = st.used.saturating_sub(self.bytes).saturating_add(real);
+        let freed = real < self.bytes || self.size == Size::Large;
+        if self.size == Size::Large {
+            st.slots += 1;
+            self.size = Size::Small;
+        }
+        self.bytes = real;
+        if freed {
+            self.admission.wake(st);
+        }
+    }
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        let mut st = lock(&self.admission.state);
+        st.used = st.used.saturating_sub(self.bytes);
+        if self.size == Size::Large {
+            st.slots += 1;
+        }
+        self.admission.wake(st);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budget_admits_up_to_its_limit_and_one_request_alone() {
+        let a = Arc::new(Admission::new(100, 1, Duration::from_millis(1)));
+        let t1 = a.admit(60, false).unwrap();
+        let t2 = a.admit(40, false).unwrap();
+        assert_eq!(t1.size(), Size::Small);
+        assert!(a.admit(1, false).is_none(), "full");
+        assert_eq!(a.refused(), 1);
+        drop((t1, t2));
+        let alone = a.admit(1000, false).expect("alone, even over the limit");
+        drop(alone);
+        assert_eq!(a.in_use(), 0);
+    }
+
+    #[test]
+    fn gzip_reserves_half_again_and_settle_corrects_it() {
+        let a = Arc::new(Admission::new(1 << 20, 1, Duration::ZERO));
+        let mut t = a.admit(1000, true).unwrap();
+        assert_eq!(a.in_use(), 1500);
+        t.settle(1200);
+        assert_eq!(a.in_use(), 1200);
+        drop(t);
+        assert_eq!(a.in_use(), 0);
+    }
+
+    #[test]
+    fn a_waiting_request_gets_room_freed_by_another() {
+        let a = Arc::new(Admission::new(100, 1, Duration::from_secs(10)));
+        let t = a.admit(100, false).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let waiter = {
+            let a = Arc::clone(&a);
+            std::thread::spawn(move || {
+                tx.send(()).unwrap();
+                a.admit(50, false).map(|t| t.bytes)
+            })
+        };
+        rx.recv().unwrap();
+        drop(t);
+        assert_eq!(waiter.join().unwrap(), Some(50));
+        assert_eq!(a.in_use(), 0);
+    }
+
+    #[test]
+    fn large_bodies_take_a_slot_until_settled() {
+        let a = Arc::new(Admission::new(1 << 30, 1, Duration::ZERO));
+        let mut big = a.admit(LARGE + 1, false).unwrap();
+        assert_eq!(big.size(), Size::Large);
+        assert_eq!(lock(&a.state).slots, 0);
+        // A second large body waits for the slot; a small one does not.
+        let small = a.admit(LARGE, false).unwrap();
+        assert_eq!(small.size(), Size::Small);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let waiter = {
+            let a = Arc::clone(&a);
+            std::thread::spawn(move || {
+                tx.send(()).unwrap();
+                a.admit(LARGE + 1, false).map(|t| t.size())
+            })
+        };
+        rx.recv().unwrap();
+        big.settle(10);
+        assert_eq!(waiter.join().unwrap(), Some(Size::Large));
+        drop((big, small));
+        assert_eq!(lock(&a.state).slots, 1);
+        assert_eq!(a.in_use(), 0);
+    }
+
+    #[test]
+    fn a_refused_large_body_gives_its_slot_back() {
+        let a = Arc::new(Admission::new(100, 1, Duration::ZERO));
+        let held = a.admit(100, false).unwrap();
+        assert!(a.admit(LARGE + 1, false).is_none());
+        assert_eq!(lock(&a.state).slots, 1);
+        drop(held);
+    }
+}

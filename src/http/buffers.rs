@@ -1,0 +1,291 @@
+//! Response buffers: each worker's [`Scratch`], and the server's small
+//! pool of warm buffers for large bodies ([`super::warm`]).
+//!
+//! - A worker writes small bodies into its own `body`/`gz` buffers. After
+//!   every response any buffer over [`KEEP`] is freed, so an idle
+//!   keep-alive connection holds a few KiB whatever it was served last.
+//! - A large body (admitted as [`Size::Large`]) of at most [`POOL_BUFFER`]
+//!   bytes borrows a pair of buffers from [`super::warm::LargeBuffers`] for the one
+//!   response: one pair per encoder thread, kept warm (allocated and
+//!   faulted in once), so a busy server does not map and fault in a fresh
+//!   buffer per response. The pool's whole capacity, pairs × 2 ×
+//!   [`POOL_BUFFER`], is set aside from the in-flight budget when the server
+//!   starts (fewer pairs when the budget is smaller than that).
+//! - A larger body gets a fresh buffer of at least [`LARGE_RESERVE`] bytes
+//!   of address space. glibc's `malloc` serves a request that large with
+//!   its own `mmap` and unmaps it on `free`; smaller ones it may serve from
+//!   a per-thread arena that keeps the pages after `free`, and freeing a
+//!   mapped block below 32 MiB raises its threshold so later ones go to the
+//!   arenas too (`mallopt(3)`, `M_MMAP_THRESHOLD`). Only the pages written
+//!   become resident, and they are back with the kernel once the response
+//!   is sent.
+
+use super::admission::{Size, Ticket};
+use super::encoders::{EncodeDone, EncodeJob};
+use super::memory::Resources;
+use super::warm::POOL_BUFFER;
+use crate::codec::Format;
+use crate::model::Product;
+use std::sync::{Arc, mpsc};
+
+/// Response buffer capacity a worker keeps between responses (each of body and gzip).
+pub const KEEP: usize = 16 * 1024;
+
+/// Above glibc's largest dynamic mmap threshold (32 MiB on 64-bit), so a
+/// fresh large block is always mapped on its own and unmapped on free.
+pub const LARGE_RESERVE: usize = 33 << 20;
+
+/// A worker's response buffers; a route writes bodies here.
+pub struct Scratch {
+    pub body: Vec<u8>,
+    pub gz: Vec<u8>,
+    resources: Arc<Resources>,
+    /// The current response's admission, from [`Scratch::admit`] to [`Scratch::release`].
+    ticket: Option<Ticket>,
+    /// The worker's own small buffers while `body`/`gz` are a pooled pair.
+    own: Option<(Vec<u8>, Vec<u8>)>,
+    /// This worker's reply channel from the encoder threads.
+    replies: (mpsc::Sender<EncodeDone>, mpsc::Receiver<EncodeDone>),
+}
+
+impl std::fmt::Debug for Scratch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scratch")
+            .field("body", &self.body.capacity())
+            .field("gz", &self.gz.capacity())
+            .field("ticket", &self.ticket)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Scratch {
+    pub fn new(resources: Arc<Resources>) -> Scratch {
+        Scratch {
+            body: Vec::new(),
+            gz: Vec::new(),
+            resources,
+            ticket: None,
+            own: None,
+            replies: mpsc::channel(),
+        }
+    }
+
+    /// Before writing a body of at most `estimate` bytes (and its gzip copy
+    /// when `gzip`): admits it (`None` when the budget stays full, and the
+    /// request gets 503) and gives a large body its buffers (module doc).
+    pub fn admit(&mut self, estimate: usize, gzip: bool) -> Option<Size> {
+        let ticket = self.resources.admission.admit(estimate, gzip)?;
+        let size = ticket.size();
+        self.ticket = Some(ticket);
+        if size == Size::Large {
+            let pooled = if estimate <= POOL_BUFFER {
+                self.resources.large_buffers.take()
+            } else {
+                None
+            };
+            match pooled {
+                Some((body, gz)) => {
+                    let own = (
+                        std::mem::replace(&mut self.body, body),
+                        std::mem::replace(&mut self.gz, gz),
+                    );
+                    self.own = Some(own);
+                }
+                None => {
+                    // Fresh mapped buffers, unmapped after the response; the
+                    // worker's own (at most KEEP bytes each) go with them.
+                    self.body = Vec::with_capacity(estimate.max(LARGE_RESERVE));
+                    if gzip {
+                        self.gz = Vec::with_capacity(estimate.max(LARGE_RESERVE));
+                    }
+                }
+            }
+        }
+        Some(size)
+    }
+
+    /// Replaces `body` with the encoding of the first `count` products, and
+    /// `gz` with its gzip when `gzip`. A large body is encoded on an encoder
+    /// thread, in the buffers [`Scratch::admit`] gave it.
+    pub fn encode(
+        &mut self,
+        size: Size,
+        format: Format,
+        products: &Arc<Vec<Product>>,
+        count: usize,
+        gzip: bool,
+    ) -> Result<(), String> {
+        let count = count.min(products.len());
+        if size == Size::Large {
+            let job = EncodeJob {
+                format,
+                products: Arc::clone(products),
+                count,
+                gzip,
+                body: std::mem::take(&mut self.body),
+                gz: std::mem::take(&mut self.gz),
+                reply: self.replies.0.clone(),
+            };
+            self.resources.encoders.submit(job)?;
+            let done = self
+                .replies
+                .1
+                .recv()
+                .map_err(|_| "an encoder thread exited".to_string())?;
+            self.body = done.body;
+            self.gz = done.gz;
+            return done.result;
+        }
+        self.body.clear();
+        format
+            .encode(&products[..count], &mut self.body)
+            .map_err(|e| format!("encoding {} failed: {e}", format.name()))?;
+        if gzip {
+            self.gzip();
+        }
+        Ok(())
+    }
+
+    /// Replaces `gz` with the gzip of `body`.
+    pub fn gzip(&mut self) {
+        self.gz.clear();
+        self.resources.compressors.compress(&self.body, &mut self.gz);
+    }
+
+    /// Once the body is written: the reservation becomes the bytes really held.
+    pub fn settle(&mut self) {
+        let real = self.body.len() + self.gz.len();
+        if let Some(ticket) = &mut self.ticket {
+            ticket.settle(real);
+        }
+    }
+
+    /// After the response: gives back the admission and any pooled pair,
+    /// and frees buffers over [`KEEP`].
+    pub fn release(&mut self) {
+        self.ticket = None;
+        if let Some((body, gz)) = self.own.take() {
+            let pair = (
+                std::mem::replace(&mut self.body, body),
+                std::mem::replace(&mut self.gz, gz),
+            );
+            self.resources.large_buffers.give(pair);
+        }
+        if self.body.capacity() > KEEP {
+            self.body = Vec::new();
+        }
+        if self.gz.capacity() > KEEP {
+            self.gz = Vec::new();
+        }
+    }
+
+    /// Heap bytes these buffers hold now (a lent pooled pair included).
+    pub fn capacity(&self) -> usize {
+        let own = self.own.as_ref().map_or(0, |(b, g)| b.capacity() + g.capacity());
+        self.body.capacity() + self.gz.capacity() + own
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::config::ServerConfig;
+    use super::super::memory::Resources;
+    use super::*;
+    use crate::gzip;
+
+    fn resources(max_inflight_bytes: usize) -> Arc<Resources> {
+        let config = ServerConfig {
+            max_inflight_bytes,
+            ..ServerConfig::default()
+        };
+        Arc::new(Resources::new(&config, 1).unwrap())
+    }
+
+    #[test]
+    fn the_pool_is_set_aside_from_the_budget_and_fits_in_it() {
+        let r = resources(64 << 20);
+        assert_eq!(r.large_buffers.pairs(), 1);
+        assert_eq!(r.admission.limit(), (64 << 20) - 2 * POOL_BUFFER);
+        let small = resources(POOL_BUFFER);
+        assert_eq!(small.large_buffers.pairs(), 0, "no room for a pair");
+        assert_eq!(small.admission.limit(), POOL_BUFFER);
+    }
+
+    #[test]
+    fn a_large_body_reuses_the_warm_pair_and_gives_everything_back() {
+        let res = resources(1 << 30);
+        let products = Arc::new(crate::fixtures::catalog(1000).products);
+        let mut s = Scratch::new(Arc::clone(&res));
+        for round in 0..2 {
+            assert_eq!(s.admit(768_000, true), Some(Size::Large));
+            s.encode(Size::Large, Format::Protobuf, &products, 1000, true).unwrap();
+            assert_eq!(s.body, Format::Protobuf.encode_to_vec(&products).unwrap());
+            assert_eq!(gzip::decompress(&s.gz, 2 << 20).unwrap(), s.body);
+            let body_at = s.body.as_ptr();
+            s.settle();
+            assert_eq!(res.admission.in_use(), s.body.len() + s.gz.len());
+            s.release();
+            assert_eq!(res.admission.in_use(), 0, "round {round}");
+            assert!(s.capacity() <= 2 * KEEP, "round {round}: {}", s.capacity());
+            assert_eq!(
+                res.large_buffers.held(),
+                2 * POOL_BUFFER,
+                "round {round}: the pair is back, warm"
+            );
+            // The next large body gets the same buffer back.
+            assert_eq!(s.admit(768_000, false), Some(Size::Large));
+            assert_eq!(s.body.as_ptr(), body_at, "round {round}: the warm buffer is reused");
+            s.release();
+        }
+    }
+
+    #[test]
+    fn a_body_beyond_the_pool_gets_a_fresh_buffer_freed_after() {
+        let res = resources(1 << 30);
+        let products = Arc::new(crate::fixtures::catalog(3000).products);
+        let mut s = Scratch::new(Arc::clone(&res));
+        assert_eq!(s.admit(3000 * 768, false), Some(Size::Large));
+        s.encode(Size::Large, Format::Json, &products, 3000, false).unwrap();
+        assert_eq!(s.body, Format::Json.encode_to_vec(&products).unwrap());
+        s.release();
+        assert_eq!(s.capacity(), 0);
+        assert_eq!(
+            res.large_buffers.held(),
+            2 * POOL_BUFFER,
+            "the pool's pair stayed in it"
+        );
+    }
+
+    #[test]
+    fn with_every_pair_lent_out_a_large_body_gets_a_fresh_buffer() {
+        let res = resources(1 << 30);
+        let (mut a, mut b) = (Scratch::new(Arc::clone(&res)), Scratch::new(Arc::clone(&res)));
+        assert_eq!(a.admit(768_000, false), Some(Size::Large));
+        a.settle(); // gives the large slot back; the pair stays lent until release
+        assert_eq!(res.large_buffers.held(), 0, "the only pair is lent out");
+        assert_eq!(b.admit(768_000, false), Some(Size::Large));
+        assert!(b.body.capacity() >= LARGE_RESERVE, "a fresh mapped buffer");
+        b.release();
+        a.release();
+        assert_eq!(res.large_buffers.held(), 2 * POOL_BUFFER, "one pair, back in the pool");
+    }
+
+    #[test]
+    fn a_small_body_is_encoded_in_place() {
+        let res = resources(1 << 30);
+        let products = Arc::new(crate::fixtures::catalog(10).products);
+        let mut s = Scratch::new(Arc::clone(&res));
+        assert_eq!(s.admit(1000, true), Some(Size::Small));
+        s.encode(Size::Small, Format::Json, &products, 1, true).unwrap();
+        assert_eq!(s.body, Format::Json.encode_to_vec(&products[..1]).unwrap());
+        assert_eq!(gzip::decompress(&s.gz, 1 << 20).unwrap(), s.body);
+        s.release();
+        assert_eq!(res.admission.in_use(), 0);
+    }
+}

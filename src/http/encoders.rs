@@ -1,0 +1,205 @@
+//! Where bodies are encoded and gzipped, apart from the worker's own stack.
+//!
+//! - [`Encoders`]: large bodies (see [`super::admission::LARGE`]) are
+//!   encoded, and gzipped when asked, on a few long-lived encoder threads,
+//!   one per core, each with its own compressor. Encoding is CPU-bound, so
+//!   more at once would not finish sooner. And glibc keeps what an encode
+//!   allocates and frees in the arena of the thread that freed it: done on
+//!   any of a thousand workers, large encodes would leave up to one
+//!   encode's peak in each of glibc's arenas (8 per core); done on the
+//!   encoder threads it stays in theirs.
+//! - [`Compressors`]: the gzip compressors (~300 KiB each) for small bodies
+//!   gzipped on a worker, one per core, created before the server listens
+//!   and lent for one compression, so no worker thread owns one and no
+//!   worker stack ever builds one.
+
+use crate::codec::Format;
+use crate::gzip::Compressor;
+use crate::model::Product;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, mpsc};
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The gzip compressors, lent out one compression at a time.
+#[derive(Debug)]
+pub struct Compressors {
+    free: Mutex<Vec<Compressor>>,
+    returned: Condvar,
+}
+
+impl Compressors {
+    /// `n` compressors (at least one), each allocated now by one empty compression.
+    pub fn new(n: usize) -> Compressors {
+        let free = (0..n.max(1))
+            .map(|_| {
+                let mut c = Compressor::default();
+                c.compress(&[], &mut Vec::new());
+                c
+            })
+            .collect();
+        Compressors {
+            free: Mutex::new(free),
+            returned: Condvar::new(),
+        }
+    }
+
+    /// Appends the gzip of `data` to `out` with a borrowed compressor,
+    /// waiting for one when all are in use (compression is CPU-bound: more
+    /// at once than cores would not finish sooner).
+    pub fn compress(&self, data: &[u8], out: &mut Vec<u8>) {
+        let mut free = lock(&self.free);
+        let compressor = loop {
+            if let Some(c) = free.pop() {
+                break c;
+            }
+            free = self.returned.wait(free).unwrap_or_else(PoisonError::into_inner);
+        };
+        drop(free);
+        // Returned on drop, also when compression panics (it resets its state per member).
+        struct Lent<'a>(&'a Compressors, Option<Compressor>);
+        impl Drop for Lent<'_> {
+            fn drop(&mut self) {
+                if let Some(c) = self.1.take() {
+                    lock(&self.0.free).push(c);
+                    self.0.returned.notify_one();
+                }
+            }
+        }
+        let mut lent = Lent(self, Some(compressor));
+        if let Some(c) = lent.1.as_mut() {
+            c.compress(data, out);
+        }
+    }
+}
+
+/// One large encode handed to an encoder thread; the buffers travel with it.
+pub struct EncodeJob {
+    pub format: Format,
+    pub products: Arc<Vec<Product>>,
+    pub count: usize,
+    pub gzip: bool,
+    pub body: Vec<u8>,
+    pub gz: Vec<u8>,
+    pub reply: mpsc::Sender<EncodeDone>,
+}
+
+pub struct EncodeDone {
+    pub body: Vec<u8>,
+    pub gz: Vec<u8>,
+    pub result: Result<(), String>,
+}
+
+/// The encoder threads and their shared queue.
+#[derive(Debug)]
+pub struct Encoders {
+    queue: mpsc::Sender<EncodeJob>,
+}
+
+impl Encoders {
+    /// Starts `n` encoder threads (at least one). They exit when this is dropped.
+    pub fn start(n: usize) -> std::io::Result<Encoders> {
+        let (tx, rx) = mpsc::channel::<EncodeJob>();
+        let rx = Arc::new(Mutex::new(rx));
+        for _ in 0..n.max(1) {
+            let rx = Arc::clone(&rx);
+            // Allocated here, before the server listens, not on a first request.
+            let mut compressor = Compressor::default();
+            compressor.compress(&[], &mut Vec::new());
+            std::thread::Builder::new()
+                .name("http-encoder".into())
+                .spawn(move || encoder_main(&rx, compressor))?;
+        }
+        Ok(Encoders { queue: tx })
+    }
+
+    /// Encodes on an encoder thread; the buffers travel with the job and come
+    /// back in the [`EncodeDone`] sent to `job.reply`. An error when the
+    /// encoder threads are gone.
+    pub fn submit(&self, job: EncodeJob) -> Result<(), String> {
+        self.queue
+            .send(job)
+            .map_err(|_| "the encoder threads are gone".to_string())
+    }
+}
+
+fn encoder_main(rx: &Mutex<mpsc::Receiver<EncodeJob>>, mut compressor: Compressor) {
+    loop {
+        let job = match lock(rx).recv() {
+            Ok(job) => job,
+            Err(_) => return, // the server is gone
+        };
+        let EncodeJob {
+            format,
+            products,
+            count,
+            gzip,
+            mut body,
+            mut gz,
+            reply,
+        } = job;
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            body.clear();
+            gz.clear();
+            format
+                .encode(&products[..count.min(products.len())], &mut body)
+                .map_err(|e| format!("encoding {} failed: {e}", format.name()))?;
+            if gzip {
+                compressor.compress(&body, &mut gz);
+            }
+            Ok(())
+        }))
+        .unwrap_or_else(|_| {
+            compressor = Compressor::default();
+            Err(format!("encoding {} panicked", format.name()))
+        });
+        let _ = reply.send(EncodeDone { body, gz, result });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_encoder_thread_encodes_and_gzips_into_the_buffers_it_is_given() {
+        let encoders = Encoders::start(1).unwrap();
+        let products = Arc::new(crate::fixtures::catalog(100).products);
+        let (tx, rx) = mpsc::channel();
+        let job = |gzip| EncodeJob {
+            format: Format::Protobuf,
+            products: Arc::clone(&products),
+            count: 100,
+            gzip,
+            body: Vec::with_capacity(1 << 20),
+            gz: Vec::new(),
+            reply: tx.clone(),
+        };
+        encoders.submit(job(true)).unwrap();
+        let done = rx.recv().unwrap();
+        done.result.unwrap();
+        assert_eq!(done.body, Format::Protobuf.encode_to_vec(&products).unwrap());
+        assert!(
+            done.body.capacity() >= 1 << 20,
+            "the buffer sent is the buffer returned"
+        );
+        assert_eq!(crate::gzip::decompress(&done.gz, 1 << 20).unwrap(), done.body);
+        encoders.submit(job(false)).unwrap();
+        assert!(rx.recv().unwrap().gz.is_empty());
+    }
+
+    #[test]
+    fn lent_compressors_give_the_same_bytes_as_a_fresh_one() {
+        let c = Compressors::new(1);
+        let data = b"catalog catalog catalog".repeat(100);
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        c.compress(&data, &mut a);
+        c.compress(&data, &mut b);
+        let mut fresh = Vec::new();
+        crate::gzip::compress(&data, crate::gzip::DEFAULT_LEVEL, &mut fresh);
+        assert_eq!(a, fresh);
+        assert_eq!(b, fresh);
+    }
+}

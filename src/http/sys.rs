@@ -1,0 +1,213 @@
+//! The few C library calls the server makes that std does not wrap, on the
+//! listening socket only: `listen(2)` again with a chosen backlog (std's
+//! `TcpListener::bind` always passes 128), and two `getsockopt(2)` reads for
+//! `/metrics` and tests — `TCP_INFO`, whose `tcpi_unacked` and `tcpi_sacked`
+//! hold a listener's accept-queue length and its backlog on Linux, and
+//! `SO_MEMINFO`, whose last word counts the packets the socket dropped
+//! (for a listener: connects dropped because its accept queue was full).
+//!
+//! And `getrlimit`/`setrlimit(2)` for `RLIMIT_NOFILE`: the server raises its
+//! soft open-file limit towards the hard one, so that the connection cap
+//! and the listen queue fit ([`raise_open_files`]).
+//!
+//! Every call takes a descriptor borrowed from a live std socket and writes
+//! at most the buffer length it is given; errors are `io::Error`s from
+//! `errno`. The declarations are std's own C library (glibc or musl), which
+//! std already links; no other crate.
+
+#![allow(unsafe_code)]
+
+use std::io;
+use std::os::fd::AsRawFd;
+
+// Linux constants (include/uapi/asm-generic/socket.h, include/uapi/linux/tcp.h, netinet/in.h).
+const SOL_SOCKET: i32 = 1;
+const SO_MEMINFO: i32 = 55;
+const IPPROTO_TCP: i32 = 6;
+const TCP_INFO: i32 = 11;
+/// `SK_MEMINFO_VARS`: words of the `SO_MEMINFO` answer; `SK_MEMINFO_DROPS` is the last.
+const MEMINFO_WORDS: usize = 9;
+const MEMINFO_DROPS: usize = 8;
+/// Bytes of `struct tcp_info` read: up to and including `tcpi_sacked`
+/// (8 one-byte fields, then `u32`s: rto, ato, snd_mss, rcv_mss, unacked, sacked).
+const TCP_INFO_LEN: usize = 32;
+const TCPI_UNACKED: usize = 24;
+const TCPI_SACKED: usize = 28;
+/// `tcpi_state` of a listening socket (`TCP_LISTEN` in include/net/tcp_states.h).
+const TCP_LISTEN: u8 = 10;
+
+// SAFETY: these are the POSIX/Linux prototypes of `listen` and `getsockopt`
+// (int, int / int, int, int, void *, socklen_t *), with `socklen_t` = u32 on
+// every Linux ABI; the callers below pass a live descriptor and a buffer of
+// exactly the length they state.
+unsafe extern "C" {
+    fn listen(fd: i32, backlog: i32) -> i32;
+    fn getsockopt(fd: i32, level: i32, name: i32, value: *mut u8, len: *mut u32) -> i32;
+    fn getrlimit(resource: i32, rlim: *mut Rlimit) -> i32;
+    fn setrlimit(resource: i32, rlim: *const Rlimit) -> i32;
+}
+
+/// `struct rlimit`: two `rlim_t` (`unsigned long`, 64 bits on the 64-bit
+/// Linux targets this server builds for; the assertion below checks it).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+struct Rlimit {
+    cur: u64,
+    max: u64,
+}
+const _: () = assert!(std::mem::size_of::<std::ffi::c_ulong>() == 8);
+
+/// `RLIMIT_NOFILE` (include/uapi/asm-generic/resource.h; the same on x86-64 and AArch64).
+const RLIMIT_NOFILE: i32 = 7;
+
+/// The open-file limits now: (soft, hard).
+pub fn open_files() -> io::Result<(u64, u64)> {
+    let mut r = Rlimit { cur: 0, max: 0 };
+    // SAFETY: `r` is a live, writable `struct rlimit`; getrlimit writes exactly one.
+    let rc = unsafe { getrlimit(RLIMIT_NOFILE, &mut r) };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok((r.cur, r.max))
+}
+
+/// Raises the soft open-file limit to `want` (at most the hard limit; never
+/// lowers it). Returns the soft limit after the call.
+pub fn raise_open_files(want: u64) -> io::Result<u64> {
+    let (soft, hard) = open_files()?;
+    let target = want.min(hard);
+    if target <= soft {
+        return Ok(soft);
+    }
+    let r = Rlimit { cur: target, max: hard };
+    // SAFETY: `r` is a live `struct rlimit` that setrlimit only reads.
+    let rc = unsafe { setrlimit(RLIMIT_NOFILE, &r) };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(open_files()?.0)
+}
+
+/// Sets the accept-queue capacity of an already listening socket. Linux
+/// silently caps it at `net.core.somaxconn`; read the effective value back
+/// with [`listen_queue`].
+pub fn set_backlog(socket: &impl AsRawFd, backlog: u32) -> io::Result<()> {
+    let backlog = i32::try_from(backlog).unwrap_or(i32::MAX);
+    // SAFETY: `listen` reads only its two integer arguments; the descriptor
+    // belongs to `socket`, which the caller keeps alive for the call. On a
+    // socket already listening Linux only updates its backlog.
+    let rc = unsafe { listen(socket.as_raw_fd(), backlog) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// A listening socket's accept queue as the kernel reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListenQueue {
+    /// Connections fully established and waiting for `accept` now.
+    pub queued: u32,
+    /// The queue's capacity: the backlog after the kernel's `somaxconn` cap.
+    pub backlog: u32,
+}
+
+/// `queued` and `backlog` of a listening socket (`TCP_INFO`); an error when
+/// the socket is not a listening TCP socket.
+pub fn listen_queue(socket: &impl AsRawFd) -> io::Result<ListenQueue> {
+    let mut info = [0u8; TCP_INFO_LEN];
+    let got = sockopt(socket, IPPROTO_TCP, TCP_INFO, &mut info)?;
+    if got < TCP_INFO_LEN || info[0] != TCP_LISTEN {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a listening TCP socket",
+        ));
+    }
+    let word = |at: usize| u32::from_ne_bytes([info[at], info[at + 1], info[at + 2], info[at + 3]]);
+    Ok(ListenQueue {
+        queued: word(TCPI_UNACKED),
+        backlog: word(TCPI_SACKED),
+    })
+}
+
+/// Packets the socket dropped since it was created (`SO_MEMINFO`, Linux ≥ 4.12);
+/// for a listener, each connect refused because its accept queue was full.
+pub fn drops(socket: &impl AsRawFd) -> io::Result<u32> {
+    let mut words = [0u8; MEMINFO_WORDS * 4];
+    let got = sockopt(socket, SOL_SOCKET, SO_MEMINFO, &mut words)?;
+    let at = MEMINFO_DROPS * 4;
+    if got < at + 4 {
+        return Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "SO_MEMINFO without a drop count",
+        ));
+    }
+    Ok(u32::from_ne_bytes([
+        words[at],
+        words[at + 1],
+        words[at + 2],
+        words[at + 3],
+    ]))
+}
+
+/// `getsockopt` into `buf`; the number of bytes the kernel wrote.
+fn sockopt(socket: &impl AsRawFd, level: i32, name: i32, buf: &mut [u8]) -> io::Result<usize> {
+    let mut len = u32::try_from(buf.len()).unwrap_or(u32::MAX);
+    // SAFETY: `buf` is valid for writes of `len` bytes (its own length) and
+    // `len` is a live u32; the kernel writes at most `len` bytes and stores
+    // the count written back into `len`. The descriptor belongs to `socket`.
+    let rc = unsafe { getsockopt(socket.as_raw_fd(), level, name, buf.as_mut_ptr(), &mut len) };
+    if rc == 0 {
+        Ok((len as usize).min(buf.len()))
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::{TcpListener, TcpStream};
+
+    #[test]
+    fn backlog_is_read_back_and_counts_queued_connections() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        assert_eq!(
+            listen_queue(&listener).unwrap(),
+            ListenQueue {
+                queued: 0,
+                backlog: 128
+            }
+        );
+        set_backlog(&listener, 7).unwrap();
+        assert_eq!(listen_queue(&listener).unwrap().backlog, 7);
+        let _a = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let _b = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        assert_eq!(listen_queue(&listener).unwrap().queued, 2);
+        assert_eq!(drops(&listener).unwrap(), 0);
+        drop(listener.accept().unwrap());
+        assert_eq!(listen_queue(&listener).unwrap().queued, 1);
+    }
+
+    #[test]
+    fn the_open_file_limit_is_raised_towards_the_hard_limit_never_lowered() {
+        let (soft, hard) = open_files().unwrap();
+        assert!(soft <= hard);
+        assert_eq!(raise_open_files(1).unwrap(), soft, "never lowered");
+        let raised = raise_open_files(hard).unwrap();
+        assert_eq!(raised, hard);
+        assert_eq!(open_files().unwrap(), (hard, hard));
+    }
+
+    #[test]
+    fn a_socket_that_is_not_listening_is_an_error() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let stream = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let e = listen_queue(&stream).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "{e}");
+        let udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        assert!(listen_queue(&udp).is_err());
+        assert!(set_backlog(&udp, 10).is_err(), "listen(2) on UDP fails with EOPNOTSUPP");
+    }
+}
