@@ -200,10 +200,10 @@ impl<'a> Reader<'a> {
                 while lexed(self.lx.next_member(&mut first))? {
                     let key_at = self.lx.peek().map(|_| self.lx.pos).unwrap_or(self.lx.pos);
                     let key = self.string("object key")?;
-                    let index = if r.fields.get(hint).is_some_and(|f| f.name == key) {
+                    let index = if r.fields.get(hint).is_some_and(|f| f.key() == key) {
                         hint
                     } else {
-                        match r.fields.iter().position(|f| f.name == key) {
+                        match r.fields.iter().position(|f| f.key() == key) {
                             Some(i) => i,
                             None => {
                                 return Err(GenericError::unexpected(
@@ -226,7 +226,7 @@ impl<'a> Reader<'a> {
                     lexed(self.lx.expect(b':', "':' after object key"))?;
                     let v = self
                         .value(r.fields[index].ty, depth + 1)
-                        .map_err(|e| nest(e, &r.fields[index].name))?;
+                        .map_err(|e| nest(e, r.fields[index].key()))?;
                     slots[index] = Some(v);
                 }
                 let mut out = Vec::with_capacity(slots.len());
@@ -234,7 +234,13 @@ impl<'a> Reader<'a> {
                     let v = match slot {
                         Some(v) => v,
                         None => walk::absent_field(schema, f).ok_or_else(|| {
-                            GenericError::at("", at, GenericErrorKind::MissingField { field: f.name.clone() })
+                            GenericError::at(
+                                "",
+                                at,
+                                GenericErrorKind::MissingField {
+                                    field: f.key().to_string(),
+                                },
+                            )
                         })?,
                     };
                     out.push((f.name.clone(), v));
@@ -555,11 +561,17 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Vec<u8>, d
                     out.push(b',');
                 }
                 let v = record_field(fields, i, &f.name).ok_or_else(|| {
-                    GenericError::new("", None, GenericErrorKind::MissingField { field: f.name.clone() })
+                    GenericError::new(
+                        "",
+                        None,
+                        GenericErrorKind::MissingField {
+                            field: f.key().to_string(),
+                        },
+                    )
                 })?;
-                write_str(&f.name, out);
+                write_str(f.key(), out);
                 out.push(b':');
-                write_node(schema, f.ty, v, out, depth + 1).map_err(|e| nest(e, &f.name))?;
+                write_node(schema, f.ty, v, out, depth + 1).map_err(|e| nest(e, f.key()))?;
             }
             out.push(b'}');
         }

@@ -5,7 +5,7 @@
 //!
 //! - [`schema`]: `.avsc` parsing; [`datum`]: the generic value;
 //!   [`document`]: JSON text ↔ datum against a schema (the user's document);
-//!   `infer`: an Avro schema inferred from a JSON document;
+//!   [`infer`]: an Avro schema inferred from a JSON document;
 //! - [`json`], [`msgpack`], [`avro`]: the handwritten schema-driven codecs;
 //!   [`avro_write`] and [`resolve`]: the Avro writer of the evolution lab and
 //!   Avro schema resolution, which reads a datum written with one schema as
@@ -30,6 +30,7 @@ pub mod avro_write;
 pub mod datum;
 pub mod document;
 pub mod error;
+pub mod infer;
 pub mod json;
 pub mod msgpack;
 pub mod resolve;

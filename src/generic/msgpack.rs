@@ -122,10 +122,16 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Vec<u8>, d
             write_map_len(out, r.fields.len(), "record").map_err(too_long)?;
             for (i, f) in r.fields.iter().enumerate() {
                 let v = record_field(fields, i, &f.name).ok_or_else(|| {
-                    GenericError::new("", None, GenericErrorKind::MissingField { field: f.name.clone() })
+                    GenericError::new(
+                        "",
+                        None,
+                        GenericErrorKind::MissingField {
+                            field: f.key().to_string(),
+                        },
+                    )
                 })?;
-                write_str(out, &f.name).map_err(too_long)?;
-                write_node(schema, f.ty, v, out, depth + 1).map_err(|e| nest(e, &f.name))?;
+                write_str(out, f.key()).map_err(too_long)?;
+                write_node(schema, f.ty, v, out, depth + 1).map_err(|e| nest(e, f.key()))?;
             }
         }
         (_, d) => return Err(walk::mismatch(schema, node, "", d)),
@@ -420,10 +426,10 @@ impl<'a> Reader<'a> {
                 for _ in 0..count {
                     let key_at = self.c.pos();
                     let k = self.str()?;
-                    let index = if r.fields.get(hint).is_some_and(|f| f.name == k) {
+                    let index = if r.fields.get(hint).is_some_and(|f| f.key() == k) {
                         hint
                     } else {
-                        r.fields.iter().position(|f| f.name == k).ok_or_else(|| {
+                        r.fields.iter().position(|f| f.key() == k).ok_or_else(|| {
                             GenericError::unexpected(
                                 "",
                                 Some(key_at),
@@ -441,14 +447,20 @@ impl<'a> Reader<'a> {
                     }
                     hint = index + 1;
                     let f = &r.fields[index];
-                    slots[index] = Some(self.value(f.ty, depth + 1).map_err(|e| nest(e, &f.name))?);
+                    slots[index] = Some(self.value(f.ty, depth + 1).map_err(|e| nest(e, f.key()))?);
                 }
                 let mut out = Vec::with_capacity(slots.len());
                 for (f, slot) in r.fields.iter().zip(slots) {
                     let v = match slot {
                         Some(v) => v,
                         None => walk::absent_field(schema, f).ok_or_else(|| {
-                            GenericError::at("", at, GenericErrorKind::MissingField { field: f.name.clone() })
+                            GenericError::at(
+                                "",
+                                at,
+                                GenericErrorKind::MissingField {
+                                    field: f.key().to_string(),
+                                },
+                            )
                         })?,
                     };
                     out.push((f.name.clone(), v));
