@@ -27,10 +27,12 @@
 
 pub mod avro;
 pub mod avro_write;
+pub mod cli;
 pub mod datum;
 pub mod document;
 pub mod error;
 pub mod infer;
+pub mod input;
 pub mod json;
 pub mod msgpack;
 pub mod resolve;
