@@ -11,7 +11,8 @@
 //!   Avro schema resolution, which reads a datum written with one schema as
 //!   another;
 //! - [`walk`]: the helpers every codec shares (nesting limit, absent fields,
-//!   union branches, error conversion).
+//!   union branches, error conversion); [`random`]: seeded random schemas
+//!   and datums for tests, fuzzing and benches.
 //!
 //! Every schema-driven codec has the same two entry points:
 //!
@@ -35,6 +36,7 @@ pub mod infer;
 pub mod input;
 pub mod json;
 pub mod msgpack;
+pub mod random;
 pub mod resolve;
 pub mod schema;
 pub mod walk;
