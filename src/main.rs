@@ -26,6 +26,7 @@ COMMANDS:
   evolve        schema evolution matrix: every step x format x direction
   decode        print a payload as plain JSON (avro: any --writer-schema)
   fixtures      write fixtures/catalog.json (the canonical 1,000 products)
+  schema        derive the .proto and .fbs equivalents of an Avro schema
   help          this text
 
 Run `wirebench <COMMAND> --help` for the flags of one command.
@@ -53,6 +54,7 @@ fn main() -> ExitCode {
         "evolve" => wirebench::evolve::cli::cli_main(&mut args),
         "decode" => wirebench::evolve::decode::cli_main(&mut args),
         "fixtures" => wirebench::fixtures::cli_main(&mut args),
+        "schema" => wirebench::generic::derive::cli_main(&mut args),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())

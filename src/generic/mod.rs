@@ -20,6 +20,7 @@
 
 pub mod avro_write;
 pub mod datum;
+pub mod derive;
 pub mod error;
 pub mod resolve;
 pub mod schema;
