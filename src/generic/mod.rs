@@ -22,5 +22,6 @@ pub mod avro_write;
 pub mod datum;
 pub mod derive;
 pub mod error;
+pub mod protobuf;
 pub mod resolve;
 pub mod schema;
