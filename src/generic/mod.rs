@@ -22,6 +22,7 @@ pub mod avro_write;
 pub mod datum;
 pub mod derive;
 pub mod error;
+pub mod flatbuffers;
 pub mod protobuf;
 pub mod resolve;
 pub mod schema;
