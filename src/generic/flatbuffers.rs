@@ -48,7 +48,7 @@
 use super::datum::Datum;
 use super::derive::{Shape, fbs_direct_item, fbs_enum_width, fbs_width, shape};
 use super::error::{GenericError, GenericErrorKind};
-use super::protobuf::{datum_kind, field_value, within, within_index};
+use super::protobuf::{branch, datum_kind, field_value, within, within_index};
 use super::schema::{Field, Node, NodeId, Schema};
 use flatbuffers::{FlatBufferBuilder, InvalidFlatbuffer, TableVerifier, UnionWIPOffset, Verifier, VerifierOptions, WIPOffset};
 
@@ -149,8 +149,8 @@ impl Enc<'_> {
                 pending.reserve(fs.len());
                 let mut slot = 0u16;
                 for (i, f) in fs.iter().enumerate() {
-                    let v = field_value(values, i, f)?;
-                    let p = self.prepare(fbb, f.ty, v, depth).map_err(|e| within(e, &f.name))?;
+                    let v = field_value(s, values, i, f)?;
+                    let p = self.prepare(fbb, f.ty, &v, depth).map_err(|e| within(e, &f.name))?;
                     pending.push((slot, p));
                     slot += fbs_width(s, f.ty);
                 }
@@ -237,38 +237,25 @@ impl Enc<'_> {
                 }
                 Ok(Pending::Offset(as_union(fbb.create_vector(&offs))))
             }
-            Shape::Optional { null, value, ty: inner } => match d {
-                Datum::Union(b, v) if *b == null => match **v {
-                    Datum::Null => Ok(Pending::Absent),
-                    _ => Err(mismatch(s, ty, v)),
-                },
-                Datum::Union(b, v) if *b == value => match s.node(inner) {
-                    Node::Boolean | Node::Int | Node::Long | Node::Float | Node::Double | Node::Enum(_) => {
-                        self.scalar(inner, v, true)
-                    }
-                    _ => self.prepare(fbb, inner, v, depth),
-                },
-                _ => Err(mismatch(s, ty, d)),
-            },
-            Shape::Oneof { null, branches } => {
-                let Datum::Union(b, v) = d else {
-                    return Err(mismatch(s, ty, d));
-                };
-                let Some(&bt) = branches.get(*b as usize) else {
-                    return Err(GenericError::unexpected(
-                        "",
-                        None,
-                        format!("a branch index below {}", branches.len()),
-                        b.to_string(),
-                    ));
-                };
-                if Some(*b) == null {
-                    return match **v {
-                        Datum::Null => Ok(Pending::Absent),
-                        _ => Err(mismatch(s, bt, v)),
-                    };
+            Shape::Optional { value, ty: inner, .. } => {
+                let Node::Union(branches) = s.node(ty) else { unreachable!("union shape") };
+                match branch(s, ty, branches, d)? {
+                    (b, v) if b == value => match s.node(inner) {
+                        Node::Boolean | Node::Int | Node::Long | Node::Float | Node::Double | Node::Enum(_) => {
+                            self.scalar(inner, v, true)
+                        }
+                        _ => self.prepare(fbb, inner, v, depth),
+                    },
+                    _ => Ok(Pending::Absent),
                 }
-                let k = *b - u32::from(null.is_some_and(|x| x < *b));
+            }
+            Shape::Oneof { null, branches } => {
+                let (b, v) = branch(s, ty, branches, d)?;
+                if Some(b) == null {
+                    return Ok(Pending::Absent);
+                }
+                let bt = branches[b as usize];
+                let k = b - u32::from(null.is_some_and(|x| x < b));
                 let off = match s.node(bt) {
                     Node::Record(r) => self.table(fbb, Fields::Record(&r.fields), v, depth + 1)?,
                     _ => self.table(fbb, Fields::One(bt), v, depth + 1)?,

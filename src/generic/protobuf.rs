@@ -47,7 +47,9 @@ use super::datum::Datum;
 use super::derive::{Shape, proto_direct, proto_width, shape};
 use super::error::{GenericError, GenericErrorKind, push_token};
 use super::schema::{Field, Node, NodeId, Schema};
+use super::walk;
 use prost::encoding::{self, DecodeContext, WireType};
+use std::borrow::Cow;
 
 /// Deepest nesting of messages (records, wrappers, map entries) decoded or
 /// encoded: prost's recursion limit.
@@ -121,20 +123,45 @@ fn depth_error(offset: Option<usize>) -> GenericError {
     GenericError::new("", offset, GenericErrorKind::DepthLimit { limit: MAX_DEPTH })
 }
 
-/// The value of record field `f` in `fields` (the schema's place first).
+/// The value of record field `f` in `fields` (the schema's place first);
+/// a field the datum lacks takes [`walk::absent_field`].
 pub(crate) fn field_value<'d>(
+    schema: &Schema,
     fields: &'d [(String, Datum)],
     i: usize,
     f: &Field,
-) -> Result<&'d Datum, GenericError> {
+) -> Result<Cow<'d, Datum>, GenericError> {
     match fields.get(i) {
-        Some((n, v)) if *n == f.name => Ok(v),
-        _ => fields
-            .iter()
-            .find(|(n, _)| *n == f.name)
-            .map(|(_, v)| v)
-            .ok_or_else(|| GenericError::new("", None, GenericErrorKind::MissingField { field: f.name.clone() })),
+        Some((n, v)) if *n == f.name => Ok(Cow::Borrowed(v)),
+        _ => match fields.iter().find(|(n, _)| *n == f.name) {
+            Some((_, v)) => Ok(Cow::Borrowed(v)),
+            None => walk::absent_field(schema, f)
+                .map(Cow::Owned)
+                .ok_or_else(|| GenericError::new("", None, GenericErrorKind::MissingField { field: f.name.clone() })),
+        },
     }
+}
+
+/// The branch a datum takes in a union ([`walk::branch_for`]: the one a
+/// [`Datum::Union`] names, else the first that accepts a bare datum).
+pub(crate) fn branch<'d>(
+    schema: &Schema,
+    ty: NodeId,
+    branches: &[NodeId],
+    d: &'d Datum,
+) -> Result<(u32, &'d Datum), GenericError> {
+    walk::branch_for(schema, branches, d).ok_or_else(|| match d {
+        Datum::Union(b, v) => match branches.get(*b as usize) {
+            Some(&bt) => mismatch(schema, bt, v),
+            None => GenericError::unexpected(
+                "",
+                None,
+                format!("a branch index below {}", branches.len()),
+                b.to_string(),
+            ),
+        },
+        _ => mismatch(schema, ty, d),
+    })
 }
 
 struct Enc<'s> {
@@ -168,8 +195,8 @@ impl Enc<'_> {
         };
         let mut n = 1u32;
         for (i, f) in fields.iter().enumerate() {
-            let v = field_value(values, i, f)?;
-            self.field(f.ty, n, v, out, false, depth).map_err(|e| within(e, &f.name))?;
+            let v = field_value(self.schema, values, i, f)?;
+            self.field(f.ty, n, &v, out, false, depth).map_err(|e| within(e, &f.name))?;
             n += proto_width(self.schema, f.ty);
         }
         Ok(())
@@ -207,34 +234,20 @@ impl Enc<'_> {
                 }
                 Ok(())
             }
-            Shape::Optional { null, value, ty: inner } => match d {
-                Datum::Union(b, v) if *b == null => match **v {
-                    Datum::Null => Ok(()),
-                    _ => Err(mismatch(s, ty, v)),
-                },
-                Datum::Union(b, v) if *b == value => self.member(inner, n, v, out, depth),
-                _ => Err(mismatch(s, ty, d)),
-            },
-            Shape::Oneof { null, branches } => {
-                let Datum::Union(b, v) = d else {
-                    return Err(mismatch(s, ty, d));
-                };
-                let Some(&bt) = branches.get(*b as usize) else {
-                    return Err(GenericError::unexpected(
-                        "",
-                        None,
-                        format!("a branch index below {}", branches.len()),
-                        b.to_string(),
-                    ));
-                };
-                if Some(*b) == null {
-                    return match **v {
-                        Datum::Null => Ok(()),
-                        _ => Err(mismatch(s, bt, v)),
-                    };
+            Shape::Optional { value, ty: inner, .. } => {
+                let Node::Union(branches) = s.node(ty) else { unreachable!("union shape") };
+                match branch(s, ty, branches, d)? {
+                    (b, v) if b == value => self.member(inner, n, v, out, depth),
+                    _ => Ok(()),
                 }
-                let k = *b - u32::from(null.is_some_and(|x| x < *b));
-                self.member(bt, n + k, v, out, depth)
+            }
+            Shape::Oneof { null, branches } => {
+                let (b, v) = branch(s, ty, branches, d)?;
+                if Some(b) == null {
+                    return Ok(());
+                }
+                let k = b - u32::from(null.is_some_and(|x| x < b));
+                self.member(branches[b as usize], n + k, v, out, depth)
             }
         }
     }
