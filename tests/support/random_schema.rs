@@ -210,3 +210,33 @@ pub fn same(a: &Datum, b: &Datum) -> bool {
         _ => a == b,
     }
 }
+
+/// `d` with every map's entries sorted by key (for readers that keep maps
+/// in hash order, as prost-reflect does).
+pub fn sorted_maps(d: &Datum) -> Datum {
+    match d {
+        Datum::Map(entries) => {
+            let mut e: Vec<(String, Datum)> = entries.iter().map(|(k, v)| (k.clone(), sorted_maps(v))).collect();
+            e.sort_by(|a, b| a.0.cmp(&b.0));
+            Datum::Map(e)
+        }
+        Datum::Record(fields) => Datum::Record(fields.iter().map(|(k, v)| (k.clone(), sorted_maps(v))).collect()),
+        Datum::Array(items) => Datum::Array(items.iter().map(sorted_maps).collect()),
+        Datum::Union(b, v) => Datum::Union(*b, Box::new(sorted_maps(v))),
+        other => other.clone(),
+    }
+}
+
+/// `d` with every `-0.0` made `0.0` (for writers that drop a negative zero
+/// as the default of a field without presence, as prost-reflect does).
+pub fn positive_zeros(d: &Datum) -> Datum {
+    match d {
+        Datum::Float(f) if *f == 0.0 => Datum::Float(0.0),
+        Datum::Double(f) if *f == 0.0 => Datum::Double(0.0),
+        Datum::Map(e) => Datum::Map(e.iter().map(|(k, v)| (k.clone(), positive_zeros(v))).collect()),
+        Datum::Record(e) => Datum::Record(e.iter().map(|(k, v)| (k.clone(), positive_zeros(v))).collect()),
+        Datum::Array(items) => Datum::Array(items.iter().map(positive_zeros).collect()),
+        Datum::Union(b, v) => Datum::Union(*b, Box::new(positive_zeros(v))),
+        other => other.clone(),
+    }
+}
