@@ -577,27 +577,6 @@ pub fn cli_derive(args: &mut Args) -> Result<(), String> {
     }
 }
 
-const SCHEMA_USAGE: &str = "\
-USAGE: wirebench schema derive S.avsc --to proto|fbs [-o OUT]
-
-  derive   the proto3 (.proto) or FlatBuffers (.fbs) schema equivalent to an
-           Avro schema, by the conventions of docs/DATA-SCHEMAS.md; printed,
-           or written to OUT with -o
-";
-
-/// `wirebench schema SUBCOMMAND ...`.
-pub fn cli_main(args: &mut Args) -> Result<(), String> {
-    match args.subcommand().as_deref() {
-        Some("derive") => cli_derive(args),
-        Some("--help" | "-h" | "help") => {
-            print!("{SCHEMA_USAGE}");
-            Ok(())
-        }
-        Some(other) => Err(format!("unknown schema subcommand {other:?}\n\n{SCHEMA_USAGE}")),
-        None => Err(SCHEMA_USAGE.to_string()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

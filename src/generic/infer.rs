@@ -576,7 +576,8 @@ fn pascal(key: &str) -> String {
     out
 }
 
-/// JSON with two-space indentation; arrays of strings on one line.
+/// JSON with two-space indentation; arrays of strings and objects of
+/// scalars on one line.
 fn pretty(j: &J, indent: usize, out: &mut String) {
     let pad = |n: usize, out: &mut String| out.extend(std::iter::repeat_n(' ', n));
     match j {
@@ -605,6 +606,18 @@ fn pretty(j: &J, indent: usize, out: &mut String) {
             }
             pad(indent, out);
             out.push(']');
+        }
+        J::Object(members) if members.iter().all(|(_, v)| matches!(v, J::Str(_) | J::Null)) => {
+            out.push('{');
+            for (i, (k, v)) in members.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                pretty(&J::Str((*k).to_string()), 0, out);
+                out.push_str(": ");
+                pretty(v, indent, out);
+            }
+            out.push('}');
         }
         J::Object(members) => {
             out.push_str("{\n");

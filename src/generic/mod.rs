@@ -14,7 +14,8 @@
 //!   Avro schema resolution, which reads a datum written with one schema as
 //!   another;
 //! - [`walk`]: the helpers every codec shares (nesting limit, absent fields,
-//!   union branches, error conversion).
+//!   union branches, error conversion); [`random`]: seeded random schemas
+//!   and datums for tests, fuzzing and benches.
 //!
 //! Every schema-driven codec has the same two entry points:
 //!
@@ -30,15 +31,18 @@
 
 pub mod avro;
 pub mod avro_write;
+pub mod cli;
 pub mod datum;
 pub mod derive;
 pub mod document;
 pub mod error;
 pub mod flatbuffers;
 pub mod infer;
+pub mod input;
 pub mod json;
 pub mod msgpack;
 pub mod protobuf;
+pub mod random;
 pub mod resolve;
 pub mod schema;
 pub mod walk;

@@ -225,7 +225,7 @@ impl<'a> Reader<'a> {
     }
 
     fn integer(&mut self) -> Result<i128> {
-        let m = dec(self.c.u8("integer"))?;
+        let m = self.marker(Family::Int, "an integer")?;
         Ok(match m {
             0x00..=0x7f => i128::from(m),
             0xe0..=0xff => i128::from(m as i8),
@@ -254,20 +254,43 @@ impl<'a> Reader<'a> {
         if m == m16 {
             return self.be(2, "16-bit length");
         }
-        debug_assert_eq!(m, m32);
-        self.be(4, "32-bit length")
+        if m == m32 {
+            return self.be(4, "32-bit length");
+        }
+        Err(GenericError::unexpected(
+            "",
+            Some(self.c.pos() - 1),
+            "a length marker",
+            format!("0x{m:02x}"),
+        ))
+    }
+
+    /// Consumes the marker if it is of family `want`, else the error.
+    fn marker(&mut self, want: Family, expected: &str) -> Result<u8> {
+        let at = self.c.pos();
+        let m = self.peek(expected)?;
+        if family(m) != want {
+            return Err(GenericError::unexpected(
+                "",
+                Some(at),
+                expected,
+                family_name(family(m), m),
+            ));
+        }
+        self.c.seek(at + 1);
+        Ok(m)
     }
 
     fn str(&mut self) -> Result<&'a str> {
         let at = self.c.pos();
-        let m = dec(self.c.u8("str"))?;
+        let m = self.marker(Family::Str, "a str")?;
         let len = self.length(m, Some((0xa0, 0xbf)), Some(0xd9), 0xda, 0xdb)?;
         let b = dec(self.c.take(len, "str length"))?;
         std::str::from_utf8(b).map_err(|_| GenericError::at("", at, GenericErrorKind::InvalidUtf8))
     }
 
     fn bin(&mut self) -> Result<&'a [u8]> {
-        let m = dec(self.c.u8("bin"))?;
+        let m = self.marker(Family::Bin, "a bin")?;
         let len = self.length(m, None, Some(0xc4), 0xc5, 0xc6)?;
         dec(self.c.take(len, "bin length"))
     }
@@ -275,7 +298,10 @@ impl<'a> Reader<'a> {
     /// An array or map count after its marker, checked against the bytes
     /// left at `per_item` bytes each.
     fn count(&mut self, map: bool) -> Result<usize> {
-        let m = dec(self.c.u8("container"))?;
+        let m = self.marker(
+            if map { Family::Map } else { Family::Array },
+            if map { "a map" } else { "an array" },
+        )?;
         let n = if map {
             self.length(m, Some((0x80, 0x8f)), None, 0xde, 0xdf)?
         } else {

@@ -1,10 +1,11 @@
 """The reader half of `make test-interop`: the widely used Python libraries
-read the bytes wirebench wrote (examples/interop_write.rs) with the schemas
+read the bytes wirebench wrote with the schemas
 wirebench inferred and derived, and must get the document back.
 
     python3 check.py WORKDIR DOC...
 
-For each DOC, WORKDIR/out/DOC holds doc.{avsc,proto,fbs} and the payloads.
+For each DOC, WORKDIR/out/DOC holds doc.{avsc,proto,fbs} and the payloads
+that `wirebench schema infer`, `schema derive` and `encode` wrote.
 Readers: `msgpack` (doc.msgpack), `fastavro` (doc.avro, schemaless, with
 doc.avsc), `protobuf` with the module `protoc` (grpcio-tools) generates from
 doc.proto at test time (doc.pb), and `flatc --json` with doc.fbs (doc.fb).
