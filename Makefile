@@ -33,7 +33,7 @@ LOAD := $(RELEASE) load --rounds $(HTTP_ROUNDS) --duration $(HTTP_DURATION) --co
 QUICK_LOAD := $(RELEASE) load --counts 1 --rounds 1 --duration 200ms --warmup 2 --histograms $(QUICK_DIR)/histograms
 CODEGEN := $(CARGO) run --quiet --manifest-path schemas/codegen/Cargo.toml --target-dir target/codegen --
 
-.PHONY: help serve test lint fmt fuzz fixtures bless explain explain-compare \
+.PHONY: help serve test test-interop lint fmt fuzz fixtures bless explain explain-compare \
 	generate generate-proto generate-fbs check-generated \
 	bench bench-quick build-release bench-codec bench-sizes bench-http bench-peers report
 
@@ -46,6 +46,9 @@ serve: ## run the HTTP server on $(ADDR)
 test: ## every test: unit, integration, golden, differential, hostile, HTTP, doc examples
 	$(CARGO) test --all-targets
 	$(CARGO) test --doc
+
+test-interop: ## Python's msgpack, fastavro, protobuf (protoc) and flatc --json read our bytes with the derived schemas (venv under target/)
+	sh tests/interop/run.sh
 
 lint: ## rustfmt check and clippy with warnings as errors
 	$(CARGO) fmt --all --check

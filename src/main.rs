@@ -26,7 +26,8 @@ COMMANDS:
   evolve        schema evolution matrix: every step x format x direction
   decode        print a payload as plain JSON (any format with --schema)
   encode        encode a JSON document (--data) in a format, its schema given or inferred
-  schema        schema infer FILE.json: the Avro schema of a JSON document
+  schema        schema infer FILE.json: the Avro schema of a JSON document;
+                schema derive S.avsc --to proto|fbs: its .proto / .fbs
   fixtures      write fixtures/catalog.json (the canonical 1,000 products)
   help          this text
 

@@ -1,4 +1,5 @@
 //! The commands of the schema-driven path: `wirebench schema infer`,
+//! `wirebench schema derive` ([`super::derive::cli_derive`]),
 //! `wirebench encode FORMAT --data FILE.json`. (`wirebench decode FORMAT FILE
 //! --schema S.avsc` is in [`crate::evolve::decode`], beside the catalog's
 //! decode.)
@@ -13,11 +14,18 @@ wirebench schema infer FILE.json [-o OUT.avsc]
   (docs/DATA.md, \"Inference\"). Warnings (empty arrays or objects) and
   renamed keys go to stderr.
   -o FILE   write the schema to FILE instead of stdout
+
+wirebench schema derive S.avsc --to proto|fbs [-o OUT]
+  Prints the proto3 (.proto) or FlatBuffers (.fbs) schema equivalent to the
+  Avro schema S.avsc, by the conventions of docs/DATA-SCHEMAS.md.
+  --to proto|fbs   the schema language (required)
+  -o FILE          write the schema to FILE instead of stdout
 ";
 
 const ENCODE_USAGE: &str = "\
 wirebench encode FORMAT --data FILE.json [--schema S.avsc] -o OUT
-  Encodes the JSON document in FILE.json in FORMAT (json, msgpack, avro) with
+  Encodes the JSON document in FILE.json in FORMAT (json, msgpack, avro,
+  protobuf, flatbuffers) with
   the schema S.avsc, or the schema inferred from the document.
   --data FILE     the JSON document (required)
   --schema FILE   an Avro schema (.avsc) to use instead of inferring one
@@ -30,6 +38,10 @@ pub fn schema_main(args: &mut Args) -> Result<(), String> {
         print!("{SCHEMA_USAGE}");
         return Ok(());
     }
+    if args.clone().subcommand().as_deref() == Some("derive") {
+        args.subcommand();
+        return super::derive::cli_derive(args);
+    }
     let out = args.value("-o")?;
     let pos = args.positional();
     args.finish()?;
@@ -39,7 +51,9 @@ pub fn schema_main(args: &mut Args) -> Result<(), String> {
             let (_, schema) = input::infer_text(file, &text)?;
             write_out(out.as_deref().unwrap_or("-"), schema.as_bytes())
         }
-        _ => Err(format!("expected `schema infer FILE.json`\n\n{SCHEMA_USAGE}")),
+        _ => Err(format!(
+            "expected `schema infer FILE.json` or `schema derive S.avsc --to proto|fbs`\n\n{SCHEMA_USAGE}"
+        )),
     }
 }
 
