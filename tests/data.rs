@@ -107,7 +107,14 @@ fn serve_data_routes_negotiate_and_link_their_schema() {
     let avsc = client.get("/schemas/data.avsc");
     assert_eq!(avsc.status, 200);
     let schema = wirebench::generic::schema::Schema::parse(&avsc.body).unwrap();
-    for format in [wirebench::codec::Format::Msgpack, wirebench::codec::Format::Avro] {
+    for (ext, needle) in [("proto", "syntax = \"proto3\""), ("fbs", "root_type")] {
+        let r = client.get(&format!("/schemas/data.{ext}"));
+        assert_eq!(r.status, 200, "{ext}");
+        assert!(r.text().contains(needle), "{ext}: {}", r.text());
+    }
+    let r = client.get("/data/protobuf");
+    assert_eq!(r.header("link"), Some(r#"</schemas/data.proto>; rel="describedby""#));
+    for format in wirebench::codec::Format::ALL {
         let r = client.get(&format!("/data/{}", format.name()));
         assert_eq!(r.status, 200);
         let d = wirebench::generic::decode(format, &schema, &r.body).unwrap();

@@ -6,7 +6,7 @@
 //! | `/data/{format}` | the document in that format, encoded afresh per request; `Link` to its schema |
 //! | `/data` | the format chosen by `Accept` ([`super::negotiate`], the offers of `/catalog`), `Vary: Accept`; 406 when none is served |
 //! | `/schemas/data.avsc` | the Avro schema (given with `--schema`, or inferred) |
-//! | `/schemas/data.proto`, `/schemas/data.fbs` | the schemas derived from it, where the build derives them |
+//! | `/schemas/data.proto`, `/schemas/data.fbs` | the schemas derived from it (`schema derive`) |
 //!
 //! The `Link` header (RFC 8288) names the schema that reads the body:
 //! `data.avsc` for JSON, MessagePack and Avro, `data.proto` for Protobuf,
@@ -54,11 +54,15 @@ impl DataSet {
     }
 }
 
-/// PLACEHOLDER for `schema derive` (branch `data-schema`,
-/// src/generic/derive.rs): the `.proto` / `.fbs` text derived from the Avro
-/// schema. Until it is merged no derived schema is served (404).
-fn derived(_schema: &Schema, _to: &str) -> Option<String> {
-    None
+/// The `.proto` (`to` = "proto") or `.fbs` text derived from the Avro schema
+/// ([`crate::generic::derive`]); `None` when the schema has no derivation.
+fn derived(schema: &Schema, to: &str) -> Option<String> {
+    let target = if to == "proto" {
+        generic::derive::Target::Proto
+    } else {
+        generic::derive::Target::Fbs
+    };
+    generic::derive::derive(schema, target).ok()
 }
 
 const JSON: &str = "application/json";
@@ -146,7 +150,7 @@ pub fn route(data: Option<&DataSet>, req: &Request<'_>, path: &str, query: &str,
                     s.body.extend_from_slice(t.as_bytes());
                     Reply::new(ok(content_type, ""), Body::Scratch)
                 }
-                None => error(s, 404, &format!("this build derives no .{ext} schema"), ""),
+                None => error(s, 404, &format!("the schema of --data has no .{ext} derivation"), ""),
             }
         }
         R::Format(f) => encode(data, f, None, s),
