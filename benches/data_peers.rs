@@ -127,7 +127,15 @@ fn decode_case<'a>(f: Format, d: &'a Doc, bytes: &'a [u8]) -> impl FnMut() + 'a 
     }
 }
 
-fn row(out: &mut String, doc: &str, format: &str, op: &str, bytes: usize, r: (f64, f64, f64), peer: &str, target: f64) {
+/// One result line; `peer` is the peer's name and the target ratio.
+fn row(
+    out: &mut String,
+    doc: &str,
+    (format, op): (&str, &str),
+    bytes: usize,
+    r: (f64, f64, f64),
+    (peer, target): (&str, f64),
+) {
     use std::fmt::Write as _;
     let verdict = if r.2 >= target { "meets" } else { "BELOW" };
     let _ = writeln!(
@@ -175,12 +183,10 @@ fn run() -> Result<(), String> {
         row(
             &mut out,
             &d.name,
-            "json",
-            "encode",
+            ("json", "encode"),
             json.len(),
             res,
-            "serde_json::Value",
-            1.2,
+            ("serde_json::Value", 1.2),
         );
         let res = r.pair(&mut decode_case(Format::Json, d, &json), &mut || {
             black_box(serde_json::from_slice::<serde_json::Value>(black_box(&json)).is_ok());
@@ -188,12 +194,10 @@ fn run() -> Result<(), String> {
         row(
             &mut out,
             &d.name,
-            "json",
-            "decode",
+            ("json", "decode"),
             json.len(),
             res,
-            "serde_json::Value",
-            1.2,
+            ("serde_json::Value", 1.2),
         );
 
         // MessagePack vs rmpv::Value.
@@ -211,12 +215,10 @@ fn run() -> Result<(), String> {
         row(
             &mut out,
             &d.name,
-            "msgpack",
-            "encode",
+            ("msgpack", "encode"),
             mp.len(),
             res,
-            "rmpv::Value",
-            1.2,
+            ("rmpv::Value", 1.2),
         );
         let res = r.pair(&mut decode_case(Format::Msgpack, d, &mp), &mut || {
             black_box(rmpv::decode::read_value(&mut black_box(&mp[..])).is_ok());
@@ -224,12 +226,10 @@ fn run() -> Result<(), String> {
         row(
             &mut out,
             &d.name,
-            "msgpack",
-            "decode",
+            ("msgpack", "decode"),
             mp.len(),
             res,
-            "rmpv::Value",
-            1.2,
+            ("rmpv::Value", 1.2),
         );
 
         // Avro vs apache-avro Value.
@@ -246,12 +246,10 @@ fn run() -> Result<(), String> {
         row(
             &mut out,
             &d.name,
-            "avro",
-            "encode",
+            ("avro", "encode"),
             av.len(),
             res,
-            "apache-avro Value (clone included)",
-            2.0,
+            ("apache-avro Value (clone included)", 2.0),
         );
         let res = r.pair(&mut decode_case(Format::Avro, d, &av), &mut || {
             black_box(apache_avro::from_avro_datum(&aschema, &mut black_box(&av[..]), None).is_ok());
@@ -259,12 +257,10 @@ fn run() -> Result<(), String> {
         row(
             &mut out,
             &d.name,
-            "avro",
-            "decode",
+            ("avro", "decode"),
             av.len(),
             res,
-            "apache-avro Value",
-            2.0,
+            ("apache-avro Value", 2.0),
         );
 
         // Protobuf vs prost-reflect DynamicMessage.
@@ -283,12 +279,10 @@ fn run() -> Result<(), String> {
                 row(
                     &mut out,
                     &d.name,
-                    "protobuf",
-                    "encode",
+                    ("protobuf", "encode"),
                     pb.len(),
                     res,
-                    "prost-reflect DynamicMessage",
-                    1.0,
+                    ("prost-reflect DynamicMessage", 1.0),
                 );
                 let res = r.pair(&mut decode_case(Format::Protobuf, d, &pb), &mut || {
                     black_box(prost_reflect::DynamicMessage::decode(desc.clone(), black_box(pb.as_slice())).is_ok());
@@ -296,12 +290,10 @@ fn run() -> Result<(), String> {
                 row(
                     &mut out,
                     &d.name,
-                    "protobuf",
-                    "decode",
+                    ("protobuf", "decode"),
                     pb.len(),
                     res,
-                    "prost-reflect DynamicMessage",
-                    1.0,
+                    ("prost-reflect DynamicMessage", 1.0),
                 );
             }
             Err(e) => out.push_str(&format!("{:<9} protobuf    (no peer: {e})\n", d.name)),
