@@ -6,7 +6,7 @@
 #   make fuzz FUZZ_SANITIZER=address            AddressSanitizer (see below)
 #
 # FUZZ_SECONDS  time per target (default 60)
-# FUZZ_TARGETS  which targets (default: all eleven, `cargo fuzz list`)
+# FUZZ_TARGETS  which targets (default: all thirteen, `cargo fuzz list`)
 # FUZZ_JOBS     targets run at once (default 1; this machine has 2 cores)
 # FUZZ_SANITIZER none (default) or address. cargo-fuzz asks rustc for
 #               `-Zsanitizer=address`, which stable rustc refuses unless
@@ -26,7 +26,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
-FUZZ_TARGETS=${FUZZ_TARGETS:-"json msgpack avro protobuf flatbuffers gunzip http_request roundtrip avro_schema avro_resolve view"}
+FUZZ_TARGETS=${FUZZ_TARGETS:-"json msgpack avro protobuf flatbuffers gunzip http_request roundtrip avro_schema avro_resolve view generic_protobuf generic_flatbuffers"}
 FUZZ_JOBS=${FUZZ_JOBS:-1}
 FUZZ_SANITIZER=${FUZZ_SANITIZER:-none}
 CARGO_FUZZ_VERSION=0.13.2
@@ -74,6 +74,12 @@ seeds() { # target → fuzz/seeds/<target>/ rebuilt from committed fixtures
     avro_resolve) # pair selector byte, then the writer's datum
         for i in 0 1 2 3; do
             { printf "\\x$(printf %02x $i)"; cat fixtures/golden/catalog-3.avro; } >"$dir/pair-$i"
+        done
+        ;;
+    generic_protobuf | generic_flatbuffers) # schema selector byte (0: the catalog), then a payload
+        ext=$(printf '%s' "$t" | sed 's/generic_protobuf/pb/; s/generic_flatbuffers/fb/')
+        for n in 1 3; do
+            { printf '\x00'; cat "fixtures/golden/catalog-$n.$ext"; } >"$dir/catalog-$n"
         done
         ;;
     roundtrip | view)
