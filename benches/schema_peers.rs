@@ -85,8 +85,8 @@ struct Doc {
 }
 
 fn catalog_doc(count: usize) -> Result<Doc, String> {
-    let schema = Schema::parse(&std::fs::read("schemas/catalog.avsc").map_err(|e| e.to_string())?)
-        .map_err(|e| e.to_string())?;
+    let schema =
+        Schema::parse(&std::fs::read("schemas/catalog.avsc").map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
     let mut json = Vec::new();
     Format::Json
         .encode(&wirebench::fixtures::catalog(count).products, &mut json)
@@ -141,7 +141,9 @@ fn run() -> Result<(), String> {
     let (default_time, default_count) = if smoke { ("1ms", 1) } else { ("300ms", 5) };
     let benchtime = parse_duration(&args.value("--benchtime")?.unwrap_or(default_time.into()))?;
     let count = args.parse_or("--count", default_count)?.max(1);
-    let counts = args.list::<usize>("--counts")?.unwrap_or(vec![if smoke { 3 } else { 100 }]);
+    let counts = args
+        .list::<usize>("--counts")?
+        .unwrap_or(vec![if smoke { 3 } else { 100 }]);
     let data = args.list::<String>("--data")?.unwrap_or_default();
     args.finish()?;
 
@@ -207,7 +209,9 @@ fn run() -> Result<(), String> {
             let mut fb = Vec::new();
             gfb::encode(s, d, &mut fb).map_err(|e| e.to_string())?;
             let mut special = Vec::new();
-            Format::Flatbuffers.encode(&products, &mut special).map_err(|e| e.to_string())?;
+            Format::Flatbuffers
+                .encode(&products, &mut special)
+                .map_err(|e| e.to_string())?;
             let (mut b1, mut b2) = (Vec::new(), Vec::new());
             let enc = group(
                 benchtime,
@@ -219,7 +223,9 @@ fn run() -> Result<(), String> {
                     }),
                     case(format!("Encode/flatbuffers/{name}/specialised"), special.len(), || {
                         b2.clear();
-                        Format::Flatbuffers.encode(black_box(&products), &mut b2).expect("encode");
+                        Format::Flatbuffers
+                            .encode(black_box(&products), &mut b2)
+                            .expect("encode");
                     }),
                 ],
             );

@@ -15,7 +15,10 @@ use wirebench::prng::Rng;
 type Encode = fn(&Schema, &Datum, &mut Vec<u8>) -> Result<(), GenericError>;
 type Decode = fn(&Schema, &[u8]) -> Result<Datum, GenericError>;
 
-const FORMATS: [(&str, Encode, Decode); 2] = [("protobuf", pb::encode, pb::decode), ("flatbuffers", fbs::encode, fbs::decode)];
+const FORMATS: [(&str, Encode, Decode); 2] = [
+    ("protobuf", pb::encode, pb::decode),
+    ("flatbuffers", fbs::encode, fbs::decode),
+];
 
 /// (schema text, schema, datums) for seed `seed`.
 fn sample(seed: u64) -> (String, Schema, Vec<Datum>) {
@@ -35,7 +38,8 @@ fn random_schemas_round_trip() {
             for (name, enc, dec) in FORMATS {
                 let mut out = Vec::new();
                 enc(&schema, d, &mut out).unwrap_or_else(|e| panic!("{name} seed {seed}: encode: {e}\n{text}\n{d}"));
-                let back = dec(&schema, &out).unwrap_or_else(|e| panic!("{name} seed {seed}: decode: {e}\n{text}\n{d}"));
+                let back =
+                    dec(&schema, &out).unwrap_or_else(|e| panic!("{name} seed {seed}: decode: {e}\n{text}\n{d}"));
                 assert!(same(d, &back), "{name} seed {seed}:\n{text}\nwrote {d}\nread  {back}");
                 checked += 1;
             }
@@ -98,7 +102,10 @@ fn proto3_defaults_are_not_written_and_optional_zero_is() {
     want.extend([0x18, 0x96, 0x01, 0x22, 0x02, b'a', b'b', 0x29]);
     want.extend((-0.0f64).to_le_bytes());
     assert_eq!(out, want);
-    assert!(same(&pb::decode(&s, &out).unwrap(), &scalars(true, -1, 150, "ab", -0.0, None)));
+    assert!(same(
+        &pb::decode(&s, &out).unwrap(),
+        &scalars(true, -1, 150, "ab", -0.0, None)
+    ));
 }
 
 #[test]
@@ -108,7 +115,12 @@ fn flatbuffers_defaults_are_not_written_and_optional_zero_is() {
     fbs::encode(&s, &scalars(false, 0, 0, "", 0.0, None), &mut zero).unwrap();
     let mut some = Vec::new();
     fbs::encode(&s, &scalars(false, 0, 0, "", 0.0, Some(0)), &mut some).unwrap();
-    assert!(some.len() > zero.len(), "the optional 0 takes room: {} vs {}", some.len(), zero.len());
+    assert!(
+        some.len() > zero.len(),
+        "the optional 0 takes room: {} vs {}",
+        some.len(),
+        zero.len()
+    );
     assert_eq!(fbs::decode(&s, &some).unwrap(), scalars(false, 0, 0, "", 0.0, Some(0)));
     assert_eq!(fbs::decode(&s, &zero).unwrap(), scalars(false, 0, 0, "", 0.0, None));
 }
@@ -154,14 +166,20 @@ fn protobuf_errors_name_pointer_and_offset() {
     // items[1].name is not UTF-8.
     let bytes = [0x0a, 0x00, 0x0a, 0x03, 0x0a, 0x01, 0xff];
     let e = kind(pb::decode(&s, &bytes));
-    assert_eq!((e.pointer.as_str(), e.offset, &e.kind), ("/items/1/name", Some(6), &GenericErrorKind::InvalidUtf8));
+    assert_eq!(
+        (e.pointer.as_str(), e.offset, &e.kind),
+        ("/items/1/name", Some(6), &GenericErrorKind::InvalidUtf8)
+    );
     // items[0].e = 2 names no symbol.
     let e = kind(pb::decode(&s, &[0x0a, 0x02, 0x10, 0x02]));
     assert_eq!(e.pointer, "/items/0/e");
     assert!(e.to_string().contains("found 2"), "{e}");
     // A length beyond the input is refused before anything is sliced.
     let e = kind(pb::decode(&s, &[0x0a, 0xff, 0xff, 0xff, 0xff, 0x07]));
-    assert!(matches!(e.kind, GenericErrorKind::LengthExceedsInput { len: 0x7fff_ffff, .. }), "{e}");
+    assert!(
+        matches!(e.kind, GenericErrorKind::LengthExceedsInput { len: 0x7fff_ffff, .. }),
+        "{e}"
+    );
     assert_eq!(e.offset, Some(1));
     // A wire type other than the field's.
     let e = kind(pb::decode(&s, &[0x08, 0x01]));
@@ -237,7 +255,9 @@ fn truncations_and_flips_never_panic() {
 
 #[test]
 fn flatbuffers_rejects_forged_offsets_and_strings() {
-    let s = schema(r#"{"type":"record","name":"R","fields":[{"name":"s","type":"string"},{"name":"xs","type":{"type":"array","items":"long"}}]}"#);
+    let s = schema(
+        r#"{"type":"record","name":"R","fields":[{"name":"s","type":"string"},{"name":"xs","type":{"type":"array","items":"long"}}]}"#,
+    );
     let d = Datum::Record(vec![
         ("s".into(), Datum::String("hello".into())),
         ("xs".into(), Datum::Array(vec![Datum::Long(1), Datum::Long(2)])),
@@ -250,7 +270,11 @@ fn flatbuffers_rejects_forged_offsets_and_strings() {
     let mut bad = out.clone();
     bad[at + 1] = 0xff;
     let e = kind(fbs::decode(&s, &bad));
-    assert_eq!((e.pointer.as_str(), &e.kind), ("/s", &GenericErrorKind::InvalidUtf8), "{e}");
+    assert_eq!(
+        (e.pointer.as_str(), &e.kind),
+        ("/s", &GenericErrorKind::InvalidUtf8),
+        "{e}"
+    );
     // A root offset past the end.
     let mut bad = out.clone();
     bad[..4].copy_from_slice(&u32::MAX.to_le_bytes());
@@ -270,7 +294,10 @@ fn flatbuffers_rejects_forged_offsets_and_strings() {
 #[test]
 fn encoders_name_the_value_that_does_not_fit() {
     let s = schema(r#"{"type":"record","name":"R","fields":[{"name":"xs","type":{"type":"array","items":"long"}}]}"#);
-    let d = Datum::Record(vec![("xs".into(), Datum::Array(vec![Datum::Long(1), Datum::String("x".into())]))]);
+    let d = Datum::Record(vec![(
+        "xs".into(),
+        Datum::Array(vec![Datum::Long(1), Datum::String("x".into())]),
+    )]);
     for (name, enc, _) in FORMATS {
         let e = enc(&s, &d, &mut Vec::new()).expect_err(name);
         assert_eq!(e.pointer, "/xs/1", "{name}: {e}");

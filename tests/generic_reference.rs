@@ -86,9 +86,13 @@ fn dynamic_message_sees_the_derived_fields() {
     assert!(!m.has_field_by_name("note"), "null is absent");
     assert!(!m.has_field_by_name("key_long"));
     assert_eq!(m.get_field_by_name("key_string").unwrap().as_str(), Some("x"));
-    let Value::Map(tags) = &*m.get_field_by_name("tags").unwrap() else { panic!() };
+    let Value::Map(tags) = &*m.get_field_by_name("tags").unwrap() else {
+        panic!()
+    };
     assert_eq!(tags.len(), 1);
-    let Value::List(grid) = &*m.get_field_by_name("grid").unwrap() else { panic!() };
+    let Value::List(grid) = &*m.get_field_by_name("grid").unwrap() else {
+        panic!()
+    };
     assert_eq!(grid.len(), 2, "an empty inner array is still one wrapper message");
     let field_numbers: Vec<u32> = m.descriptor().fields().map(|f| f.number()).collect();
     assert_eq!(field_numbers, [1, 2, 3, 4, 5, 6]);

@@ -55,9 +55,16 @@ pub enum Shape<'s> {
     Array(NodeId),
     Map(NodeId),
     /// `["null", T]`: branch indexes of the null and of `T`, and `T`.
-    Optional { null: u32, value: u32, ty: NodeId },
+    Optional {
+        null: u32,
+        value: u32,
+        ty: NodeId,
+    },
     /// Any other union: the null branch's index if there is one, and the branches.
-    Oneof { null: Option<u32>, branches: &'s [NodeId] },
+    Oneof {
+        null: Option<u32>,
+        branches: &'s [NodeId],
+    },
 }
 
 /// The [`Shape`] of type `ty`.
@@ -113,7 +120,14 @@ pub fn proto_direct(schema: &Schema, ty: NodeId) -> bool {
 pub fn fbs_direct_item(schema: &Schema, ty: NodeId) -> bool {
     matches!(
         schema.node(ty),
-        Node::Boolean | Node::Int | Node::Long | Node::Float | Node::Double | Node::String | Node::Enum(_) | Node::Record(_)
+        Node::Boolean
+            | Node::Int
+            | Node::Long
+            | Node::Float
+            | Node::Double
+            | Node::String
+            | Node::Enum(_)
+            | Node::Record(_)
     )
 }
 
@@ -145,18 +159,76 @@ pub fn branch_name(schema: &Schema, b: NodeId) -> String {
 /// Names no derived type may take: scalar types and keywords of proto3 and
 /// of the FlatBuffers schema language.
 const RESERVED_TYPE_NAMES: &[&str] = &[
-    "double", "float", "int32", "int64", "uint32", "uint64", "sint32", "sint64", "fixed32", "fixed64", "sfixed32",
-    "sfixed64", "bool", "string", "bytes", "byte", "ubyte", "short", "ushort", "int", "uint", "long", "ulong", "int8",
-    "uint8", "int16", "uint16", "float32", "float64", "message", "enum", "oneof", "map", "optional", "repeated",
-    "reserved", "syntax", "package", "import", "option", "service", "rpc", "returns", "extend", "extensions",
-    "stream", "group", "required", "table", "struct", "union", "namespace", "root_type", "include", "attribute",
-    "file_identifier", "file_extension", "rpc_service", "true", "false", "null",
+    "double",
+    "float",
+    "int32",
+    "int64",
+    "uint32",
+    "uint64",
+    "sint32",
+    "sint64",
+    "fixed32",
+    "fixed64",
+    "sfixed32",
+    "sfixed64",
+    "bool",
+    "string",
+    "bytes",
+    "byte",
+    "ubyte",
+    "short",
+    "ushort",
+    "int",
+    "uint",
+    "long",
+    "ulong",
+    "int8",
+    "uint8",
+    "int16",
+    "uint16",
+    "float32",
+    "float64",
+    "message",
+    "enum",
+    "oneof",
+    "map",
+    "optional",
+    "repeated",
+    "reserved",
+    "syntax",
+    "package",
+    "import",
+    "option",
+    "service",
+    "rpc",
+    "returns",
+    "extend",
+    "extensions",
+    "stream",
+    "group",
+    "required",
+    "table",
+    "struct",
+    "union",
+    "namespace",
+    "root_type",
+    "include",
+    "attribute",
+    "file_identifier",
+    "file_extension",
+    "rpc_service",
+    "true",
+    "false",
+    "null",
 ];
 
 /// The spelling generated code gives a name, for collision checks: letters
 /// without underscores, case folded (`user_id`, `userId` and `UserId` agree).
 fn spelling(name: &str) -> String {
-    name.chars().filter(|&c| c != '_').map(|c| c.to_ascii_lowercase()).collect()
+    name.chars()
+        .filter(|&c| c != '_')
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
 }
 
 /// `user_id` → `UserId` (for derived type names).
@@ -185,7 +257,10 @@ fn valid_identifier(s: &str) -> bool {
 /// The name of the message / table that wraps a non-record root: `Root`,
 /// or `Root1`, `Root2`, ... when the schema names a type `Root`.
 pub fn root_wrapper_name(schema: &Schema) -> String {
-    let taken: HashSet<&str> = (0..schema.len()).filter_map(|id| schema.name_of(id)).map(|n| n.short()).collect();
+    let taken: HashSet<&str> = (0..schema.len())
+        .filter_map(|id| schema.name_of(id))
+        .map(|n| n.short())
+        .collect();
     let mut name = "Root".to_string();
     let mut i = 0;
     while taken.contains(name.as_str()) {
@@ -275,7 +350,9 @@ impl Body {
 impl Gen<'_> {
     fn claim(&mut self, name: &str, what: &str) -> Result<(), String> {
         if !valid_identifier(name) {
-            return Err(format!("{what}: {name:?} is not a valid identifier ([A-Za-z_][A-Za-z0-9_]*)"));
+            return Err(format!(
+                "{what}: {name:?} is not a valid identifier ([A-Za-z_][A-Za-z0-9_]*)"
+            ));
         }
         if RESERVED_TYPE_NAMES.contains(&name) {
             return Err(format!(
@@ -536,7 +613,10 @@ impl Gen<'_> {
                     return Ok(());
                 }
                 if live.len() > 255 {
-                    return Err(format!("{ctx}.{name}: a union of {} branches (FlatBuffers allows 255)", live.len()));
+                    return Err(format!(
+                        "{ctx}.{name}: a union of {} branches (FlatBuffers allows 255)",
+                        live.len()
+                    ));
                 }
                 let u = wrapper("Union");
                 self.claim(&u, &format!("the union of {ctx}.{name}"))?;
@@ -577,7 +657,10 @@ pub fn cli_derive(args: &mut Args) -> Result<(), String> {
     };
     let meta = std::fs::metadata(path).map_err(|e| format!("{path}: {e}"))?;
     if meta.len() > 64 * 1024 * 1024 {
-        return Err(format!("{path}: {} bytes is more than the 64 MiB a schema may have", meta.len()));
+        return Err(format!(
+            "{path}: {} bytes is more than the 64 MiB a schema may have",
+            meta.len()
+        ));
     }
     let text = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
     let schema = Schema::parse(&text).map_err(|e| format!("{path}: {e}"))?;
@@ -661,7 +744,11 @@ mod tests {
     #[test]
     fn non_record_root_is_wrapped() {
         let s = parse(r#"{"type":"array","items":"double"}"#);
-        assert!(derive(&s, Target::Proto).unwrap().contains("message Root {\n  repeated double value = 1;\n}"));
+        assert!(
+            derive(&s, Target::Proto)
+                .unwrap()
+                .contains("message Root {\n  repeated double value = 1;\n}")
+        );
         let f = derive(&s, Target::Fbs).unwrap();
         assert!(f.contains("table Root {\n  value:[double];\n}") && f.contains("root_type Root;"));
     }

@@ -50,7 +50,9 @@ use super::derive::{Shape, fbs_direct_item, fbs_enum_width, fbs_width, shape};
 use super::error::{GenericError, GenericErrorKind};
 use super::protobuf::{branch, datum_kind, field_value, within, within_index};
 use super::schema::{Field, Node, NodeId, Schema};
-use flatbuffers::{FlatBufferBuilder, InvalidFlatbuffer, TableVerifier, UnionWIPOffset, Verifier, VerifierOptions, WIPOffset};
+use flatbuffers::{
+    FlatBufferBuilder, InvalidFlatbuffer, TableVerifier, UnionWIPOffset, Verifier, VerifierOptions, WIPOffset,
+};
 
 /// Deepest nesting of tables read.
 pub const MAX_DEPTH: usize = 64;
@@ -137,7 +139,11 @@ impl Enc<'_> {
         depth: usize,
     ) -> Result<WIPOffset<UnionWIPOffset>, GenericError> {
         if depth >= MAX_DEPTH {
-            return Err(GenericError::new("", None, GenericErrorKind::DepthLimit { limit: MAX_DEPTH }));
+            return Err(GenericError::new(
+                "",
+                None,
+                GenericErrorKind::DepthLimit { limit: MAX_DEPTH },
+            ));
         }
         let s = self.schema;
         let mut pending: Vec<(u16, Pending)> = Vec::new();
@@ -201,7 +207,13 @@ impl Enc<'_> {
         })
     }
 
-    fn prepare(&self, fbb: &mut FlatBufferBuilder<'_>, ty: NodeId, d: &Datum, depth: usize) -> Result<Pending, GenericError> {
+    fn prepare(
+        &self,
+        fbb: &mut FlatBufferBuilder<'_>,
+        ty: NodeId,
+        d: &Datum,
+        depth: usize,
+    ) -> Result<Pending, GenericError> {
         let s = self.schema;
         match shape(s, ty) {
             Shape::Null => match d {
@@ -218,7 +230,12 @@ impl Enc<'_> {
                 _ => self.scalar(ty, d, false),
             },
             Shape::Record => match s.node(ty) {
-                Node::Record(r) => Ok(Pending::Offset(self.table(fbb, Fields::Record(&r.fields), d, depth + 1)?)),
+                Node::Record(r) => Ok(Pending::Offset(self.table(
+                    fbb,
+                    Fields::Record(&r.fields),
+                    d,
+                    depth + 1,
+                )?)),
                 _ => Err(mismatch(s, ty, d)),
             },
             Shape::Array(items) => {
@@ -238,7 +255,9 @@ impl Enc<'_> {
                 Ok(Pending::Offset(as_union(fbb.create_vector(&offs))))
             }
             Shape::Optional { value, ty: inner, .. } => {
-                let Node::Union(branches) = s.node(ty) else { unreachable!("union shape") };
+                let Node::Union(branches) = s.node(ty) else {
+                    unreachable!("union shape")
+                };
                 match branch(s, ty, branches, d)? {
                     (b, v) if b == value => match s.node(inner) {
                         Node::Boolean | Node::Int | Node::Long | Node::Float | Node::Double | Node::Enum(_) => {
@@ -274,7 +293,11 @@ impl Enc<'_> {
         depth: usize,
     ) -> Result<WIPOffset<UnionWIPOffset>, GenericError> {
         if depth >= MAX_DEPTH {
-            return Err(GenericError::new("", None, GenericErrorKind::DepthLimit { limit: MAX_DEPTH }));
+            return Err(GenericError::new(
+                "",
+                None,
+                GenericErrorKind::DepthLimit { limit: MAX_DEPTH },
+            ));
         }
         let key = fbb.create_string(k);
         let p = self.prepare(fbb, vt, v, depth)?;
@@ -372,7 +395,12 @@ fn check_symbol(n: usize, i: u32) -> Result<(), GenericError> {
     if (i as usize) < n {
         Ok(())
     } else {
-        Err(GenericError::unexpected("", None, format!("a symbol index below {n}"), i.to_string()))
+        Err(GenericError::unexpected(
+            "",
+            None,
+            format!("a symbol index below {n}"),
+            i.to_string(),
+        ))
     }
 }
 
@@ -423,7 +451,13 @@ impl<'a> Dec<'a> {
 
     /// The checked range of the vector at `at` whose elements are `size` bytes
     /// aligned to `align`: (count, first element).
-    fn vector_at(&self, v: &mut Verifier<'_, '_>, at: usize, size: usize, align: usize) -> Result<(usize, usize), GenericError> {
+    fn vector_at(
+        &self,
+        v: &mut Verifier<'_, '_>,
+        at: usize,
+        size: usize,
+        align: usize,
+    ) -> Result<(usize, usize), GenericError> {
         let len = v.get_uoffset(at).map_err(|e| fb_error(at, e))? as usize;
         let start = at.saturating_add(4);
         let aligned = match align {
@@ -433,7 +467,8 @@ impl<'a> Dec<'a> {
             _ => Ok(()),
         };
         aligned.map_err(|e| fb_error(start, e))?;
-        v.range_in_buffer(start, len.saturating_mul(size)).map_err(|e| fb_error(start, e))?;
+        v.range_in_buffer(start, len.saturating_mul(size))
+            .map_err(|e| fb_error(start, e))?;
         Ok((len, start))
     }
 
@@ -441,11 +476,20 @@ impl<'a> Dec<'a> {
         let (len, start) = self.vector_at(v, at, 1, 1)?;
         let bytes = &self.buf[start..start + len];
         if self.buf.get(start + len) != Some(&0) {
-            return Err(GenericError::unexpected("", Some(start + len), "the string's 0 terminator", "none"));
+            return Err(GenericError::unexpected(
+                "",
+                Some(start + len),
+                "the string's 0 terminator",
+                "none",
+            ));
         }
         match std::str::from_utf8(bytes) {
             Ok(s) => Ok(s.to_string()),
-            Err(e) => Err(GenericError::at("", start + e.valid_up_to(), GenericErrorKind::InvalidUtf8)),
+            Err(e) => Err(GenericError::at(
+                "",
+                start + e.valid_up_to(),
+                GenericErrorKind::InvalidUtf8,
+            )),
         }
     }
 
@@ -457,7 +501,9 @@ impl<'a> Dec<'a> {
                 let mut out = Vec::with_capacity(fs.len());
                 let mut slot = 0u16;
                 for f in fs {
-                    let d = self.field(&mut tv, f.ty, voffset(slot)).map_err(|e| within(e, &f.name))?;
+                    let d = self
+                        .field(&mut tv, f.ty, voffset(slot))
+                        .map_err(|e| within(e, &f.name))?;
                     out.push((f.name.clone(), d));
                     slot += fbs_width(s, f.ty);
                 }
@@ -514,7 +560,9 @@ impl<'a> Dec<'a> {
     fn value_at(&self, v: &mut Verifier<'_, '_>, ty: NodeId, at: usize) -> Result<Datum, GenericError> {
         let s = self.schema;
         match s.node(ty) {
-            Node::Boolean | Node::Int | Node::Long | Node::Float | Node::Double | Node::Enum(_) => self.scalar(v, ty, at),
+            Node::Boolean | Node::Int | Node::Long | Node::Float | Node::Double | Node::Enum(_) => {
+                self.scalar(v, ty, at)
+            }
             Node::String => {
                 let p = self.offset(v, at)?;
                 Ok(Datum::String(self.string_at(v, p)?))
@@ -557,7 +605,12 @@ impl<'a> Dec<'a> {
                 }
                 Ok(Datum::Map(out))
             }
-            Node::Null | Node::Union(_) => Err(GenericError::unexpected("", Some(at), "a non-union type", s.describe(ty))),
+            Node::Null | Node::Union(_) => Err(GenericError::unexpected(
+                "",
+                Some(at),
+                "a non-union type",
+                s.describe(ty),
+            )),
         }
     }
 
@@ -650,7 +703,11 @@ impl<'a> Dec<'a> {
     fn absent(&self, ty: NodeId, depth: usize) -> Result<Datum, GenericError> {
         let s = self.schema;
         if depth >= MAX_DEPTH {
-            return Err(GenericError::new("", None, GenericErrorKind::DepthLimit { limit: MAX_DEPTH }));
+            return Err(GenericError::new(
+                "",
+                None,
+                GenericErrorKind::DepthLimit { limit: MAX_DEPTH },
+            ));
         }
         Ok(match s.node(ty) {
             Node::Null => Datum::Null,
@@ -678,7 +735,10 @@ impl<'a> Dec<'a> {
             Node::Record(r) => {
                 let mut out = Vec::with_capacity(r.fields.len());
                 for f in &r.fields {
-                    out.push((f.name.clone(), self.absent(f.ty, depth + 1).map_err(|e| within(e, &f.name))?));
+                    out.push((
+                        f.name.clone(),
+                        self.absent(f.ty, depth + 1).map_err(|e| within(e, &f.name))?,
+                    ));
                 }
                 Datum::Record(out)
             }

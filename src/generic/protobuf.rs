@@ -171,7 +171,10 @@ struct Enc<'s> {
 /// Writes a length-delimited body produced by `body` (a one-byte length
 /// first, widened in place when the body is longer).
 #[inline]
-fn delimited(out: &mut Vec<u8>, body: impl FnOnce(&mut Vec<u8>) -> Result<(), GenericError>) -> Result<(), GenericError> {
+fn delimited(
+    out: &mut Vec<u8>,
+    body: impl FnOnce(&mut Vec<u8>) -> Result<(), GenericError>,
+) -> Result<(), GenericError> {
     let at = out.len();
     out.push(0);
     body(out)?;
@@ -196,14 +199,23 @@ impl Enc<'_> {
         let mut n = 1u32;
         for (i, f) in fields.iter().enumerate() {
             let v = field_value(self.schema, values, i, f)?;
-            self.field(f.ty, n, &v, out, false, depth).map_err(|e| within(e, &f.name))?;
+            self.field(f.ty, n, &v, out, false, depth)
+                .map_err(|e| within(e, &f.name))?;
             n += proto_width(self.schema, f.ty);
         }
         Ok(())
     }
 
     /// A field of type `ty` at number `n`; `present` writes defaults too.
-    fn field(&self, ty: NodeId, n: u32, d: &Datum, out: &mut Vec<u8>, present: bool, depth: usize) -> Result<(), GenericError> {
+    fn field(
+        &self,
+        ty: NodeId,
+        n: u32,
+        d: &Datum,
+        out: &mut Vec<u8>,
+        present: bool,
+        depth: usize,
+    ) -> Result<(), GenericError> {
         let s = self.schema;
         match shape(s, ty) {
             Shape::Null => match d {
@@ -235,7 +247,9 @@ impl Enc<'_> {
                 Ok(())
             }
             Shape::Optional { value, ty: inner, .. } => {
-                let Node::Union(branches) = s.node(ty) else { unreachable!("union shape") };
+                let Node::Union(branches) = s.node(ty) else {
+                    unreachable!("union shape")
+                };
                 match branch(s, ty, branches, d)? {
                     (b, v) if b == value => self.member(inner, n, v, out, depth),
                     _ => Ok(()),
@@ -281,7 +295,14 @@ impl Enc<'_> {
         delimited(out, |out| self.record(&r.fields, d, out, depth + 1))
     }
 
-    fn array(&self, items: NodeId, n: u32, values: &[Datum], out: &mut Vec<u8>, depth: usize) -> Result<(), GenericError> {
+    fn array(
+        &self,
+        items: NodeId,
+        n: u32,
+        values: &[Datum],
+        out: &mut Vec<u8>,
+        depth: usize,
+    ) -> Result<(), GenericError> {
         let s = self.schema;
         if values.is_empty() {
             return Ok(());
@@ -557,7 +578,12 @@ impl<'a> Dec<'a> {
                     (fi, start) = (0, 1);
                     continue;
                 }
-                let at = Place { number, k: number - start, wire, key_at };
+                let at = Place {
+                    number,
+                    k: number - start,
+                    wire,
+                    key_at,
+                };
                 self.read_field(fields.ty(fi), at, &mut buf, &mut slots[fi], depth)
                     .map_err(|e| match fields.name(fi) {
                         Some(name) => within(e, name),
@@ -583,9 +609,21 @@ impl<'a> Dec<'a> {
 
     /// Reads one occurrence of a field of type `ty` (`k`: its number minus
     /// the field's first, the `oneof` member) into `slot`.
-    fn read_field(&self, ty: NodeId, at: Place, buf: &mut &'a [u8], slot: &mut Slot<'a>, depth: usize) -> Result<(), GenericError> {
+    fn read_field(
+        &self,
+        ty: NodeId,
+        at: Place,
+        buf: &mut &'a [u8],
+        slot: &mut Slot<'a>,
+        depth: usize,
+    ) -> Result<(), GenericError> {
         let s = self.schema;
-        let Place { number, k, wire, key_at } = at;
+        let Place {
+            number,
+            k,
+            wire,
+            key_at,
+        } = at;
         match shape(s, ty) {
             Shape::Null => {
                 let ctx = DecodeContext::default();
@@ -670,7 +708,9 @@ impl<'a> Dec<'a> {
                             let b = self.len_delimited(&mut body, "a map key")?;
                             key = utf8(b, self.at(b))?;
                         }
-                        2 => self.member(vt, 0, w, at, &mut body, &mut value).map_err(|e| within(e, &key))?,
+                        2 => self
+                            .member(vt, 0, w, at, &mut body, &mut value)
+                            .map_err(|e| within(e, &key))?,
                         _ => {
                             let ctx = DecodeContext::default();
                             encoding::skip_field(w, n, &mut body, ctx).map_err(|e| prost_error(at, e))?;
@@ -896,7 +936,11 @@ fn slot_branch(slot: &Slot<'_>) -> u32 {
 fn utf8(b: &[u8], at: usize) -> Result<String, GenericError> {
     match std::str::from_utf8(b) {
         Ok(s) => Ok(s.to_string()),
-        Err(e) => Err(GenericError::at("", at + e.valid_up_to(), GenericErrorKind::InvalidUtf8)),
+        Err(e) => Err(GenericError::at(
+            "",
+            at + e.valid_up_to(),
+            GenericErrorKind::InvalidUtf8,
+        )),
     }
 }
 

@@ -37,7 +37,16 @@ impl SchemaGen {
     }
 
     fn primitive(&mut self) -> String {
-        let p = ["\"null\"", "\"boolean\"", "\"int\"", "\"long\"", "\"float\"", "\"double\"", "\"bytes\"", "\"string\""];
+        let p = [
+            "\"null\"",
+            "\"boolean\"",
+            "\"int\"",
+            "\"long\"",
+            "\"float\"",
+            "\"double\"",
+            "\"bytes\"",
+            "\"string\"",
+        ];
         self.rng.pick(&p).to_string()
     }
 
@@ -55,7 +64,11 @@ impl SchemaGen {
 
     /// Any type but a union.
     fn non_union(&mut self, depth: usize) -> String {
-        let choice = if depth == 0 { self.rng.below(3) } else { self.rng.below(8) };
+        let choice = if depth == 0 {
+            self.rng.below(3)
+        } else {
+            self.rng.below(8)
+        };
         match choice {
             0 => self.primitive(),
             1 => self.enumeration(),
@@ -127,31 +140,31 @@ pub fn datum(schema: &Schema, ty: NodeId, rng: &mut Rng, depth: usize) -> Datum 
         Node::Float => {
             let r = rng.unit_f64() as f32;
             Datum::Float(*rng.pick(&[
-            0.0,
-            -0.0,
-            1.5,
-            f32::MIN,
-            f32::MAX,
-            f32::MIN_POSITIVE,
-            f32::INFINITY,
-            f32::NAN,
-            r,
-        ]))
+                0.0,
+                -0.0,
+                1.5,
+                f32::MIN,
+                f32::MAX,
+                f32::MIN_POSITIVE,
+                f32::INFINITY,
+                f32::NAN,
+                r,
+            ]))
         }
         Node::Double => {
             let r = rng.unit_f64();
             Datum::Double(*rng.pick(&[
-            0.0,
-            -0.0,
-            -2.25,
-            f64::MIN,
-            f64::MAX,
-            f64::MIN_POSITIVE,
-            f64::NEG_INFINITY,
-            f64::NAN,
-            5e-324,
-            r,
-        ]))
+                0.0,
+                -0.0,
+                -2.25,
+                f64::MIN,
+                f64::MAX,
+                f64::MIN_POSITIVE,
+                f64::NEG_INFINITY,
+                f64::NAN,
+                5e-324,
+                r,
+            ]))
         }
         Node::Bytes => Datum::Bytes((0..rng.below(6)).map(|_| rng.next_u64() as u8).collect()),
         Node::String => Datum::String(string(rng)),
@@ -177,7 +190,11 @@ pub fn datum(schema: &Schema, ty: NodeId, rng: &mut Rng, depth: usize) -> Datum 
                     keys.push(k);
                 }
             }
-            Datum::Map(keys.into_iter().map(|k| (k, datum(schema, *values, rng, depth + 1))).collect())
+            Datum::Map(
+                keys.into_iter()
+                    .map(|k| (k, datum(schema, *values, rng, depth + 1)))
+                    .collect(),
+            )
         }
         Node::Union(branches) => {
             let b = rng.below(branches.len() as u64) as usize;
