@@ -9,6 +9,10 @@ COUNT ?= 1
 
 # Where the measurement targets write their raw files and the report.
 RESULTS ?= results
+# `make bench DATA=FILE.json [DATA_SCHEMA=S.avsc]`: also measure a JSON document
+# of your own through the schema-driven codecs (docs/DATA.md).
+DATA ?=
+DATA_SCHEMA ?=
 # Codec microbenchmarks: minimum time per measured batch, batches per row.
 BENCHTIME ?= 300ms
 BENCH_COUNT ?= 5
@@ -35,7 +39,7 @@ CODEGEN := $(CARGO) run --quiet --manifest-path schemas/codegen/Cargo.toml --tar
 
 .PHONY: help serve test test-interop lint fmt fuzz fixtures bless explain explain-compare \
 	generate generate-proto generate-fbs check-generated \
-	bench bench-quick build-release bench-codec bench-sizes bench-http bench-peers report
+	bench bench-quick build-release bench-codec bench-sizes bench-data bench-http bench-peers report
 
 help: ## list every target with what it does
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:[^#]*## /\t/' | expand -t 20
@@ -89,7 +93,7 @@ check-generated: ## fail if committed prost code differs from a fresh generation
 
 # The measurement pipeline. `make bench` runs every stage into $(RESULTS)/;
 # each stage is also a target of its own.
-bench: bench-codec bench-sizes bench-http report ## codec + sizes + HTTP (none, gzip, c=1, c=16) + report -> results/ (~7 min on 2 cores)
+bench: bench-codec bench-sizes bench-data bench-http report ## codec + sizes + HTTP (none, gzip, c=1, c=16) + report -> results/ (~7 min on 2 cores)
 
 build-release: ## build the release binary the measurement targets run
 	$(CARGO) build --release --quiet
@@ -101,6 +105,13 @@ bench-codec: build-release ## codec microbenchmarks -> results/codec.txt (+ envi
 bench-sizes: build-release ## raw and gzip sizes, gzip cost -> results/sizes.csv
 	@echo "bench-sizes: -> $(RESULTS)/sizes.csv" >&2
 	$(RELEASE) sizes --out $(RESULTS)/sizes.csv
+
+bench-data: build-release ## with DATA=FILE.json: its codec lines and sizes -> results/data-codec.txt, data-sizes.csv (nothing without DATA)
+ifneq ($(DATA),)
+	@echo "bench-data: $(DATA) -> $(RESULTS)/data-codec.txt, $(RESULTS)/data-sizes.csv" >&2
+	$(RELEASE) codec-bench --data $(DATA) $(if $(DATA_SCHEMA),--schema $(DATA_SCHEMA)) --benchtime $(BENCHTIME) --count $(BENCH_COUNT) --out $(RESULTS)/data-codec.txt
+	$(RELEASE) sizes --data $(DATA) $(if $(DATA_SCHEMA),--schema $(DATA_SCHEMA)) --out $(RESULTS)/data-sizes.csv
+endif
 
 bench-http: build-release ## HTTP load runs: c=8 none and gzip (+ histograms), c=1, c=16 -> results/http*.csv
 	@mkdir -p $(RESULTS)/histograms
@@ -116,9 +127,10 @@ bench-http: build-release ## HTTP load runs: c=8 none and gzip (+ histograms), c
 report: ## results/* -> results/REPORT.md, medians.json, charts
 	$(RELEASE) report --dir $(RESULTS)
 
-bench-peers: ## ours beside every reference crate's fastest path, interleaved, pinned to CPU $(PIN_CPU) -> results/peers.txt, results/peers-schema.txt
+bench-peers: ## ours beside every reference crate's fastest path, interleaved, pinned to CPU $(PIN_CPU) -> results/peers.txt, results/data-peers.txt, results/peers-schema.txt
 	$(CARGO) bench --quiet --bench peers --no-run
 	$(PIN) $(CARGO) bench --quiet --bench peers -- --benchtime $(PEERS_BENCHTIME) --count $(PEERS_COUNT) > $(RESULTS)/peers.txt
+	$(PIN) $(CARGO) bench --quiet --bench data_peers -- --benchtime $(PEERS_BENCHTIME) --count $(PEERS_COUNT) > $(RESULTS)/data-peers.txt
 	$(CARGO) bench --quiet --bench schema_peers --no-run
 	$(PIN) $(CARGO) bench --quiet --bench schema_peers -- --benchtime $(PEERS_BENCHTIME) --count $(PEERS_COUNT) > $(RESULTS)/peers-schema.txt
 

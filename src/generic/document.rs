@@ -138,7 +138,8 @@ impl<'a> Reader<'a> {
         })
     }
 
-    fn scalar(&mut self, expected: &str) -> Result<Scalar> {
+    /// One scalar token; `node` names what was expected in the error.
+    fn scalar(&mut self, node: NodeId) -> Result<Scalar> {
         match self.lx.peek() {
             Some(b'n') if self.lx.null() => Ok(Scalar::Null),
             Some(b't' | b'f') => {
@@ -159,7 +160,7 @@ impl<'a> Reader<'a> {
                 self.lx.pos = e;
                 Ok(Scalar::Number(s, e, integer))
             }
-            _ => Err(self.here(expected)),
+            _ => Err(self.here(&self.schema.describe(node))),
         }
     }
 
@@ -194,58 +195,27 @@ impl<'a> Reader<'a> {
             }
             Node::Record(r) => {
                 let at = self.enter(depth, b'{', "object")?;
-                let mut slots: Vec<Option<Datum>> = vec![None; r.fields.len()];
+                let mut fields = walk::RecordFields::new(schema, r);
                 let mut first = true;
-                let mut hint = 0usize;
                 while lexed(self.lx.next_member(&mut first))? {
                     let key_at = self.lx.peek().map(|_| self.lx.pos).unwrap_or(self.lx.pos);
-                    let key = self.string("object key")?;
-                    let index = if r.fields.get(hint).is_some_and(|f| f.key() == key) {
-                        hint
-                    } else {
-                        match r.fields.iter().position(|f| f.key() == key) {
-                            Some(i) => i,
-                            None => {
-                                return Err(GenericError::unexpected(
-                                    "",
-                                    Some(key_at),
-                                    format!("a field of record {}", r.name.fullname),
-                                    format!("member `{key}`"),
-                                ));
-                            }
-                        }
-                    };
-                    if slots[index].is_some() {
+                    let index = self.field_index(r, fields.next_index(), key_at)?;
+                    if fields.has(index) {
                         return Err(GenericError::at(
                             "",
                             key_at,
-                            GenericErrorKind::DuplicateField { field: key },
+                            GenericErrorKind::DuplicateField {
+                                field: r.fields[index].key().to_string(),
+                            },
                         ));
                     }
-                    hint = index + 1;
                     lexed(self.lx.expect(b':', "':' after object key"))?;
                     let v = self
                         .value(r.fields[index].ty, depth + 1)
                         .map_err(|e| nest(e, r.fields[index].key()))?;
-                    slots[index] = Some(v);
+                    fields.put(index, v);
                 }
-                let mut out = Vec::with_capacity(slots.len());
-                for (f, slot) in r.fields.iter().zip(slots) {
-                    let v = match slot {
-                        Some(v) => v,
-                        None => walk::absent_field(schema, f).ok_or_else(|| {
-                            GenericError::at(
-                                "",
-                                at,
-                                GenericErrorKind::MissingField {
-                                    field: f.key().to_string(),
-                                },
-                            )
-                        })?,
-                    };
-                    out.push((f.name.clone(), v));
-                }
-                Ok(Datum::Record(out))
+                Ok(Datum::Record(fields.finish(Some(at))?))
             }
             Node::Union(branches) => {
                 if depth >= MAX_DEPTH {
@@ -276,7 +246,7 @@ impl<'a> Reader<'a> {
                     return Err(self.here(&schema.describe(node)));
                 }
                 let at = self.lx.peek().map(|_| self.lx.pos).unwrap_or(self.lx.pos);
-                let s = self.scalar(&schema.describe(node))?;
+                let s = self.scalar(node)?;
                 let mut first_err = None;
                 for (i, &b) in branches.iter().enumerate() {
                     match self.convert(b, &s, at) {
@@ -294,9 +264,31 @@ impl<'a> Reader<'a> {
             }
             _ => {
                 let at = self.lx.peek().map(|_| self.lx.pos).unwrap_or(self.lx.pos);
-                let s = self.scalar(&schema.describe(node))?;
+                let s = self.scalar(node)?;
                 self.convert(node, &s, at)
             }
+        }
+    }
+
+    /// Reads a member key (borrowed unless escaped) and finds its field,
+    /// trying `hint` (the next field in schema order) first.
+    fn field_index(&mut self, r: &super::schema::Record, hint: usize, key_at: usize) -> Result<usize> {
+        let s = lexed(self.lx.string("object key"))?;
+        let key: &str = match &s {
+            Str::Raw(k) => k,
+            Str::Escaped => &self.lx.scratch,
+        };
+        if r.fields.get(hint).is_some_and(|f| f.key() == key) {
+            return Ok(hint);
+        }
+        match r.fields.iter().position(|f| f.key() == key) {
+            Some(i) => Ok(i),
+            None => Err(GenericError::unexpected(
+                "",
+                Some(key_at),
+                format!("a field of record {}", r.name.fullname),
+                format!("member `{key}`"),
+            )),
         }
     }
 
@@ -435,6 +427,18 @@ fn latin1(s: &str) -> Option<Vec<u8>> {
 /// pass for a hostile object of many keys).
 pub(crate) fn check_unique_keys(entries: &[(String, Datum)], at: usize) -> Result<()> {
     if entries.len() < 2 {
+        return Ok(());
+    }
+    if entries.len() <= 8 {
+        for (i, (k, _)) in entries.iter().enumerate() {
+            if entries[..i].iter().any(|(j, _)| j == k) {
+                return Err(GenericError::at(
+                    "",
+                    at,
+                    GenericErrorKind::DuplicateField { field: k.clone() },
+                ));
+            }
+        }
         return Ok(());
     }
     let mut keys: Vec<&str> = entries.iter().map(|(k, _)| k.as_str()).collect();

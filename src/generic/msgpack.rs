@@ -212,16 +212,10 @@ impl<'a> Reader<'a> {
     }
 
     /// The marker byte, not consumed.
-    fn peek(&self, expected: &str) -> Result<u8> {
-        self.c.peek().ok_or_else(|| {
-            GenericError::at(
-                "",
-                self.c.pos(),
-                GenericErrorKind::Eof {
-                    expected: expected.to_string(),
-                },
-            )
-        })
+    fn peek(&self, expected: impl FnOnce() -> String) -> Result<u8> {
+        self.c
+            .peek()
+            .ok_or_else(|| GenericError::at("", self.c.pos(), GenericErrorKind::Eof { expected: expected() }))
     }
 
     fn integer(&mut self) -> Result<i128> {
@@ -268,7 +262,7 @@ impl<'a> Reader<'a> {
     /// Consumes the marker if it is of family `want`, else the error.
     fn marker(&mut self, want: Family, expected: &str) -> Result<u8> {
         let at = self.c.pos();
-        let m = self.peek(expected)?;
+        let m = self.peek(|| expected.to_string())?;
         if family(m) != want {
             return Err(GenericError::unexpected(
                 "",
@@ -315,7 +309,7 @@ impl<'a> Reader<'a> {
         let schema = self.schema;
         let at = self.c.pos();
         let n = schema.node(node);
-        let m = self.peek(&schema.describe(node))?;
+        let m = self.peek(|| schema.describe(node))?;
         let f = family(m);
         if let Node::Union(branches) = n {
             if depth >= MAX_DEPTH {
@@ -447,11 +441,11 @@ impl<'a> Reader<'a> {
             Node::Record(r) => {
                 self.depth_ok(depth, at)?;
                 let count = self.count(true)?;
-                let mut slots: Vec<Option<Datum>> = vec![None; r.fields.len()];
-                let mut hint = 0usize;
+                let mut fields = walk::RecordFields::new(schema, r);
                 for _ in 0..count {
                     let key_at = self.c.pos();
                     let k = self.str()?;
+                    let hint = fields.next_index();
                     let index = if r.fields.get(hint).is_some_and(|f| f.key() == k) {
                         hint
                     } else {
@@ -464,34 +458,17 @@ impl<'a> Reader<'a> {
                             )
                         })?
                     };
-                    if slots[index].is_some() {
+                    if fields.has(index) {
                         return Err(GenericError::at(
                             "",
                             key_at,
                             GenericErrorKind::DuplicateField { field: k.to_string() },
                         ));
                     }
-                    hint = index + 1;
                     let f = &r.fields[index];
-                    slots[index] = Some(self.value(f.ty, depth + 1).map_err(|e| nest(e, f.key()))?);
+                    fields.put(index, self.value(f.ty, depth + 1).map_err(|e| nest(e, f.key()))?);
                 }
-                let mut out = Vec::with_capacity(slots.len());
-                for (f, slot) in r.fields.iter().zip(slots) {
-                    let v = match slot {
-                        Some(v) => v,
-                        None => walk::absent_field(schema, f).ok_or_else(|| {
-                            GenericError::at(
-                                "",
-                                at,
-                                GenericErrorKind::MissingField {
-                                    field: f.key().to_string(),
-                                },
-                            )
-                        })?,
-                    };
-                    out.push((f.name.clone(), v));
-                }
-                Datum::Record(out)
+                Datum::Record(fields.finish(Some(at))?)
             }
             Node::Union(_) => unreachable!("unions are read above"),
         })

@@ -13,7 +13,7 @@
 
 use super::datum::Datum;
 use super::error::{GenericError, GenericErrorKind};
-use super::schema::{Field, Node, NodeId, Schema};
+use super::schema::{Field, Node, NodeId, Record, Schema};
 use crate::codec::{DecodeError, ErrorKind};
 
 /// Deepest nesting of records, arrays, maps and unions in one datum, the same
@@ -38,6 +38,96 @@ pub fn absent_field(schema: &Schema, field: &Field) -> Option<Datum> {
         Node::Union(branches) => null_branch(schema, branches).map(|i| Datum::Union(i, Box::new(Datum::Null))),
         Node::Null => Some(Datum::Null),
         _ => None,
+    }
+}
+
+/// A record's fields collected as a decoder reads them: pushed straight into
+/// schema order while the input follows it (the common case, no extra
+/// allocation), into slots once it does not. [`RecordFields::finish`] fills
+/// absent fields by [`absent_field`].
+pub struct RecordFields<'s> {
+    schema: &'s Schema,
+    record: &'s Record,
+    out: Vec<(String, Datum)>,
+    slots: Option<Vec<Option<Datum>>>,
+}
+
+impl<'s> RecordFields<'s> {
+    pub fn new(schema: &'s Schema, record: &'s Record) -> RecordFields<'s> {
+        RecordFields {
+            schema,
+            record,
+            out: Vec::with_capacity(record.fields.len()),
+            slots: None,
+        }
+    }
+
+    /// Whether field `index` was already read (a repeated key).
+    pub fn has(&self, index: usize) -> bool {
+        match &self.slots {
+            None => index < self.out.len(),
+            Some(slots) => slots[index].is_some(),
+        }
+    }
+
+    /// The field after the last one read, where an in-order input goes next.
+    pub fn next_index(&self) -> usize {
+        if self.slots.is_none() {
+            self.out.len()
+        } else {
+            usize::MAX
+        }
+    }
+
+    /// Stores field `index` (not yet read: check [`RecordFields::has`]).
+    pub fn put(&mut self, index: usize, v: Datum) {
+        if self.slots.is_none() && index == self.out.len() {
+            self.out.push((self.record.fields[index].name.clone(), v));
+            return;
+        }
+        let slots = self.slots.get_or_insert_with(|| {
+            let mut slots: Vec<Option<Datum>> = vec![None; self.record.fields.len()];
+            for (i, (_, v)) in self.out.drain(..).enumerate() {
+                slots[i] = Some(v);
+            }
+            slots
+        });
+        slots[index] = Some(v);
+    }
+
+    /// The fields in schema order; an absent field without a default or a
+    /// null branch is missing (offset `at`, the record's start).
+    pub fn finish(mut self, at: Option<usize>) -> Result<Vec<(String, Datum)>, GenericError> {
+        let fields = &self.record.fields;
+        let missing = |f: &Field| {
+            GenericError::new(
+                "",
+                at,
+                GenericErrorKind::MissingField {
+                    field: f.key().to_string(),
+                },
+            )
+        };
+        match self.slots.take() {
+            None => {
+                for f in &fields[self.out.len()..] {
+                    let v = absent_field(self.schema, f).ok_or_else(|| missing(f))?;
+                    self.out.push((f.name.clone(), v));
+                }
+                Ok(self.out)
+            }
+            Some(slots) => {
+                let mut out = Vec::with_capacity(fields.len());
+                for (f, slot) in fields.iter().zip(slots) {
+                    let v = match slot {
+                        Some(v) => v,
+                        None => absent_field(self.schema, f).ok_or_else(|| missing(f))?,
+                    };
+                    out.push((f.name.clone(), v));
+                }
+                Ok(out)
+            }
+        }
     }
 }
 

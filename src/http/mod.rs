@@ -52,6 +52,7 @@
 
 pub mod config;
 pub mod conn;
+pub mod data;
 pub mod date;
 pub mod memory;
 pub mod metrics;

@@ -66,6 +66,8 @@ pub struct App {
     pub schemas: &'static [Schema],
     /// Test hook: when true, `/__panic` panics inside the handler.
     pub panic_route: bool,
+    /// `serve --data`: the document under `/data` ([`super::data`]).
+    pub data: Option<std::sync::Arc<super::data::DataSet>>,
 }
 
 /// Which bytes to send after the head.
@@ -132,6 +134,9 @@ pub fn handle(app: &App, req: &Request<'_>, s: &mut Scratch) -> Reply {
         Some((p, q)) => (p, q),
         None => (target, ""),
     };
+    if let Some(reply) = super::data::route(app.data.as_deref(), req, path, query, s) {
+        return reply;
+    }
     let route = match path {
         "/" => Route::Index,
         "/ping" => Route::Ping,
