@@ -127,10 +127,12 @@ bench-http: build-release ## HTTP load runs: c=8 none and gzip (+ histograms), c
 report: ## results/* -> results/REPORT.md, medians.json, charts
 	$(RELEASE) report --dir $(RESULTS)
 
-bench-peers: ## ours beside every reference crate's fastest path, interleaved, pinned to CPU $(PIN_CPU) -> results/peers.txt, results/data-peers.txt
+bench-peers: ## ours beside every reference crate's fastest path, interleaved, pinned to CPU $(PIN_CPU) -> results/peers.txt, results/data-peers.txt, results/peers-schema.txt
 	$(CARGO) bench --quiet --bench peers --no-run
 	$(PIN) $(CARGO) bench --quiet --bench peers -- --benchtime $(PEERS_BENCHTIME) --count $(PEERS_COUNT) > $(RESULTS)/peers.txt
 	$(PIN) $(CARGO) bench --quiet --bench data_peers -- --benchtime $(PEERS_BENCHTIME) --count $(PEERS_COUNT) > $(RESULTS)/data-peers.txt
+	$(CARGO) bench --quiet --bench schema_peers --no-run
+	$(PIN) $(CARGO) bench --quiet --bench schema_peers -- --benchtime $(PEERS_BENCHTIME) --count $(PEERS_COUNT) > $(RESULTS)/peers-schema.txt
 
 bench-quick: build-release ## smoke run of the whole bench pipeline into $(QUICK_DIR), not results/
 	@rm -rf $(QUICK_DIR) && mkdir -p $(QUICK_DIR)/histograms

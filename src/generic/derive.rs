@@ -254,6 +254,22 @@ fn valid_identifier(s: &str) -> bool {
         && b.all(|c| c.is_ascii_alphanumeric() || c == b'_')
 }
 
+/// The name of the message / table that wraps a non-record root: `Root`,
+/// or `Root1`, `Root2`, ... when the schema names a type `Root`.
+pub fn root_wrapper_name(schema: &Schema) -> String {
+    let taken: HashSet<&str> = (0..schema.len())
+        .filter_map(|id| schema.name_of(id))
+        .map(|n| n.short())
+        .collect();
+    let mut name = "Root".to_string();
+    let mut i = 0;
+    while taken.contains(name.as_str()) {
+        i += 1;
+        name = format!("Root{i}");
+    }
+    name
+}
+
 /// Writes the `.proto` (proto3) or `.fbs` equivalent of `schema`.
 ///
 /// ```
@@ -275,9 +291,10 @@ pub fn derive(schema: &Schema, target: Target) -> Result<String, String> {
     let root_name = match schema.node(root) {
         Node::Record(_) => g.named(root)?,
         _ => {
-            g.claim("Root", "the wrapper of the non-record root")?;
-            g.table("Root", "Root", "value", root, "the root value")?;
-            "Root".to_string()
+            let name = root_wrapper_name(schema);
+            g.claim(&name, "the wrapper of the non-record root")?;
+            g.table(&name, &name, "value", root, "the root value")?;
+            name
         }
     };
     let mut out = String::new();
@@ -734,6 +751,14 @@ mod tests {
         );
         let f = derive(&s, Target::Fbs).unwrap();
         assert!(f.contains("table Root {\n  value:[double];\n}") && f.contains("root_type Root;"));
+    }
+
+    #[test]
+    fn root_wrapper_steps_aside_for_a_record_named_root() {
+        let s = parse(r#"{"type":"array","items":{"type":"record","name":"Root","fields":[]}}"#);
+        let p = derive(&s, Target::Proto).unwrap();
+        assert!(p.contains("message Root1 {\n  repeated Root value = 1;\n}"), "{p}");
+        assert!(derive(&s, Target::Fbs).unwrap().contains("root_type Root1;"));
     }
 
     #[test]

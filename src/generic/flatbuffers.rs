@@ -60,16 +60,48 @@ pub const MAX_DEPTH: usize = 64;
 pub const APPARENT_FACTOR: usize = 16;
 
 /// Appends the FlatBuffer of `value` (a datum of `schema`) to `out`.
+///
+/// The builder is kept per thread and reset for each call (its buffer is
+/// reused unless a payload grew it past [`KEEP_BUILDER`]).
 pub fn encode(schema: &Schema, value: &Datum, out: &mut Vec<u8>) -> Result<(), GenericError> {
-    let mut fbb = FlatBufferBuilder::with_capacity(1024);
-    let e = Enc { schema };
-    let root = match schema.node(schema.root()) {
-        Node::Record(r) => e.table(&mut fbb, Fields::Record(&r.fields), value, 0)?,
-        _ => e.table(&mut fbb, Fields::One(schema.root()), value, 0)?,
-    };
-    fbb.finish_minimal(root);
-    out.extend_from_slice(fbb.finished_data());
-    Ok(())
+    BUILDER.with(|cell| {
+        let mut fresh;
+        let mut kept = cell.try_borrow_mut();
+        let fbb: &mut FlatBufferBuilder<'static> = match kept.as_deref_mut() {
+            Ok(b) => b,
+            Err(_) => {
+                fresh = FlatBufferBuilder::new();
+                &mut fresh
+            }
+        };
+        fbb.reset();
+        let e = Enc { schema };
+        let root = match schema.node(schema.root()) {
+            Node::Record(r) => e.table(fbb, Fields::Record(&r.fields), value, 0),
+            _ => e.table(fbb, Fields::One(schema.root()), value, 0),
+        };
+        let root = match root {
+            Ok(r) => r,
+            Err(err) => {
+                fbb.reset();
+                return Err(err);
+            }
+        };
+        fbb.finish_minimal(root);
+        out.extend_from_slice(fbb.finished_data());
+        if fbb.finished_data().len() > KEEP_BUILDER {
+            *fbb = FlatBufferBuilder::new();
+        }
+        Ok(())
+    })
+}
+
+/// Largest payload whose builder buffer a thread keeps for the next encode.
+pub const KEEP_BUILDER: usize = 4 << 20;
+
+thread_local! {
+    static BUILDER: std::cell::RefCell<FlatBufferBuilder<'static>> =
+        std::cell::RefCell::new(FlatBufferBuilder::with_capacity(1024));
 }
 
 /// Reads the FlatBuffer `bytes` as a datum of `schema`.

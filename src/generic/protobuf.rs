@@ -307,18 +307,13 @@ impl Enc<'_> {
         if values.is_empty() {
             return Ok(());
         }
-        let packed = matches!(
+        let is_packed = matches!(
             s.node(items),
             Node::Boolean | Node::Int | Node::Long | Node::Float | Node::Double | Node::Enum(_)
         );
-        if packed {
+        if is_packed {
             encoding::encode_key(n, WireType::LengthDelimited, out);
-            return delimited(out, |out| {
-                for (i, v) in values.iter().enumerate() {
-                    scalar(s, items, v, out).map_err(|e| within_index(e, i))?;
-                }
-                Ok(())
-            });
+            return delimited(out, |out| packed(s, items, values, out));
         }
         let direct = proto_direct(s, items);
         for (i, v) in values.iter().enumerate() {
@@ -378,6 +373,42 @@ impl Enc<'_> {
                 Ok(())
             }
             _ => scalar(s, ty, d, out),
+        }
+    }
+}
+
+/// The body of a packed array: fixed-width numbers copied in one pass,
+/// varints one by one.
+fn packed(s: &Schema, items: NodeId, values: &[Datum], out: &mut Vec<u8>) -> Result<(), GenericError> {
+    macro_rules! fixed {
+        ($variant:ident, $width:expr) => {{
+            out.reserve(values.len() * $width);
+            for (i, v) in values.iter().enumerate() {
+                match v {
+                    Datum::$variant(x) => out.extend_from_slice(&x.to_le_bytes()),
+                    other => return Err(within_index(mismatch(s, items, other), i)),
+                }
+            }
+            Ok(())
+        }};
+    }
+    match s.node(items) {
+        Node::Double => fixed!(Double, 8),
+        Node::Float => fixed!(Float, 4),
+        Node::Long => {
+            for (i, v) in values.iter().enumerate() {
+                match v {
+                    Datum::Long(x) => encoding::encode_varint(*x as u64, out),
+                    other => return Err(within_index(mismatch(s, items, other), i)),
+                }
+            }
+            Ok(())
+        }
+        _ => {
+            for (i, v) in values.iter().enumerate() {
+                scalar(s, items, v, out).map_err(|e| within_index(e, i))?;
+            }
+            Ok(())
         }
     }
 }
@@ -658,6 +689,9 @@ impl<'a> Dec<'a> {
                 );
                 if packable && wire == WireType::LengthDelimited {
                     let mut body = self.len_delimited(buf, "a packed array")?;
+                    if let Node::Double | Node::Float = s.node(items) {
+                        return self.packed_fixed(items, body, list);
+                    }
                     let item_wire = match s.node(items) {
                         Node::Float => WireType::ThirtyTwoBit,
                         Node::Double => WireType::SixtyFourBit,
@@ -726,6 +760,28 @@ impl<'a> Dec<'a> {
                 Ok(())
             }
         }
+    }
+
+    /// A packed array of doubles or floats: its length must be a whole
+    /// number of items (checked before anything is reserved).
+    fn packed_fixed(&self, items: NodeId, body: &'a [u8], list: &mut Vec<Datum>) -> Result<(), GenericError> {
+        let double = matches!(self.schema.node(items), Node::Double);
+        let width = if double { 8 } else { 4 };
+        if body.len() % width != 0 {
+            return Err(GenericError::unexpected(
+                "",
+                Some(self.at(body)),
+                format!("a packed array of {width}-byte items"),
+                format!("{} bytes", body.len()),
+            ));
+        }
+        list.reserve(body.len() / width);
+        if double {
+            list.extend(body.chunks_exact(8).map(|c| Datum::Double(f64::from_le_bytes(c.try_into().unwrap_or([0; 8])))));
+        } else {
+            list.extend(body.chunks_exact(4).map(|c| Datum::Float(f32::from_le_bytes(c.try_into().unwrap_or([0; 4])))));
+        }
+        Ok(())
     }
 
     /// A value with explicit presence at union branch `b`: as it is, or in
