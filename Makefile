@@ -9,6 +9,10 @@ COUNT ?= 1
 
 # Where the measurement targets write their raw files and the report.
 RESULTS ?= results
+# `make bench DATA=FILE.json [DATA_SCHEMA=S.avsc]`: also measure a JSON document
+# of your own through the schema-driven codecs (docs/DATA.md).
+DATA ?=
+DATA_SCHEMA ?=
 # Codec microbenchmarks: minimum time per measured batch, batches per row.
 BENCHTIME ?= 300ms
 BENCH_COUNT ?= 5
@@ -33,9 +37,9 @@ LOAD := $(RELEASE) load --rounds $(HTTP_ROUNDS) --duration $(HTTP_DURATION) --co
 QUICK_LOAD := $(RELEASE) load --counts 1 --rounds 1 --duration 200ms --warmup 2 --histograms $(QUICK_DIR)/histograms
 CODEGEN := $(CARGO) run --quiet --manifest-path schemas/codegen/Cargo.toml --target-dir target/codegen --
 
-.PHONY: help serve test lint fmt fuzz fixtures bless explain explain-compare \
+.PHONY: help serve test test-interop lint fmt fuzz fixtures bless explain explain-compare \
 	generate generate-proto generate-fbs check-generated \
-	bench bench-quick build-release bench-codec bench-sizes bench-http bench-peers report
+	bench bench-quick build-release bench-codec bench-sizes bench-data bench-http bench-peers report
 
 help: ## list every target with what it does
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:[^#]*## /\t/' | expand -t 20
@@ -46,6 +50,9 @@ serve: ## run the HTTP server on $(ADDR)
 test: ## every test: unit, integration, golden, differential, hostile, HTTP, doc examples
 	$(CARGO) test --all-targets
 	$(CARGO) test --doc
+
+test-interop: ## Python's msgpack, fastavro, protobuf (protoc) and flatc --json read our bytes with the derived schemas (venv under target/)
+	sh tests/interop/run.sh
 
 lint: ## rustfmt check and clippy with warnings as errors
 	$(CARGO) fmt --all --check
@@ -86,7 +93,7 @@ check-generated: ## fail if committed prost code differs from a fresh generation
 
 # The measurement pipeline. `make bench` runs every stage into $(RESULTS)/;
 # each stage is also a target of its own.
-bench: bench-codec bench-sizes bench-http report ## codec + sizes + HTTP (none, gzip, c=1, c=16) + report -> results/ (~7 min on 2 cores)
+bench: bench-codec bench-sizes bench-data bench-http report ## codec + sizes + HTTP (none, gzip, c=1, c=16) + report -> results/ (~7 min on 2 cores)
 
 build-release: ## build the release binary the measurement targets run
 	$(CARGO) build --release --quiet
@@ -98,6 +105,13 @@ bench-codec: build-release ## codec microbenchmarks -> results/codec.txt (+ envi
 bench-sizes: build-release ## raw and gzip sizes, gzip cost -> results/sizes.csv
 	@echo "bench-sizes: -> $(RESULTS)/sizes.csv" >&2
 	$(RELEASE) sizes --out $(RESULTS)/sizes.csv
+
+bench-data: build-release ## with DATA=FILE.json: its codec lines and sizes -> results/data-codec.txt, data-sizes.csv (nothing without DATA)
+ifneq ($(DATA),)
+	@echo "bench-data: $(DATA) -> $(RESULTS)/data-codec.txt, $(RESULTS)/data-sizes.csv" >&2
+	$(RELEASE) codec-bench --data $(DATA) $(if $(DATA_SCHEMA),--schema $(DATA_SCHEMA)) --benchtime $(BENCHTIME) --count $(BENCH_COUNT) --out $(RESULTS)/data-codec.txt
+	$(RELEASE) sizes --data $(DATA) $(if $(DATA_SCHEMA),--schema $(DATA_SCHEMA)) --out $(RESULTS)/data-sizes.csv
+endif
 
 bench-http: build-release ## HTTP load runs: c=8 none and gzip (+ histograms), c=1, c=16 -> results/http*.csv
 	@mkdir -p $(RESULTS)/histograms
@@ -113,9 +127,12 @@ bench-http: build-release ## HTTP load runs: c=8 none and gzip (+ histograms), c
 report: ## results/* -> results/REPORT.md, medians.json, charts
 	$(RELEASE) report --dir $(RESULTS)
 
-bench-peers: ## ours beside every reference crate's fastest path, interleaved, pinned to CPU $(PIN_CPU) -> results/peers.txt
+bench-peers: ## ours beside every reference crate's fastest path, interleaved, pinned to CPU $(PIN_CPU) -> results/peers.txt, results/data-peers.txt, results/peers-schema.txt
 	$(CARGO) bench --quiet --bench peers --no-run
 	$(PIN) $(CARGO) bench --quiet --bench peers -- --benchtime $(PEERS_BENCHTIME) --count $(PEERS_COUNT) > $(RESULTS)/peers.txt
+	$(PIN) $(CARGO) bench --quiet --bench data_peers -- --benchtime $(PEERS_BENCHTIME) --count $(PEERS_COUNT) > $(RESULTS)/data-peers.txt
+	$(CARGO) bench --quiet --bench schema_peers --no-run
+	$(PIN) $(CARGO) bench --quiet --bench schema_peers -- --benchtime $(PEERS_BENCHTIME) --count $(PEERS_COUNT) > $(RESULTS)/peers-schema.txt
 
 bench-quick: build-release ## smoke run of the whole bench pipeline into $(QUICK_DIR), not results/
 	@rm -rf $(QUICK_DIR) && mkdir -p $(QUICK_DIR)/histograms

@@ -6,7 +6,7 @@
 #   make fuzz FUZZ_SANITIZER=address            AddressSanitizer (see below)
 #
 # FUZZ_SECONDS  time per target (default 60)
-# FUZZ_TARGETS  which targets (default: all eleven, `cargo fuzz list`)
+# FUZZ_TARGETS  which targets (default: all seventeen, `cargo fuzz list`)
 # FUZZ_JOBS     targets run at once (default 1; this machine has 2 cores)
 # FUZZ_SANITIZER none (default) or address. cargo-fuzz asks rustc for
 #               `-Zsanitizer=address`, which stable rustc refuses unless
@@ -26,7 +26,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
-FUZZ_TARGETS=${FUZZ_TARGETS:-"json msgpack avro protobuf flatbuffers gunzip http_request roundtrip avro_schema avro_resolve view"}
+FUZZ_TARGETS=${FUZZ_TARGETS:-"json msgpack avro protobuf flatbuffers gunzip http_request roundtrip avro_schema avro_resolve view generic_json generic_msgpack generic_avro schema_infer generic_protobuf generic_flatbuffers"}
 FUZZ_JOBS=${FUZZ_JOBS:-1}
 FUZZ_SANITIZER=${FUZZ_SANITIZER:-none}
 CARGO_FUZZ_VERSION=0.13.2
@@ -76,6 +76,16 @@ seeds() { # target → fuzz/seeds/<target>/ rebuilt from committed fixtures
             { printf "\\x$(printf %02x $i)"; cat fixtures/golden/catalog-3.avro; } >"$dir/pair-$i"
         done
         ;;
+    generic_json | generic_msgpack | generic_avro | generic_protobuf | generic_flatbuffers) # schema selector 0 (the catalog's), then a payload
+        ext=$(printf '%s' "${t#generic_}" | sed 's/^protobuf$/pb/; s/^flatbuffers$/fb/')
+        for n in 1 3; do
+            { printf '\x00'; cat "fixtures/golden/catalog-$n.$ext"; } >"$dir/catalog-$n"
+        done
+        ;;
+    schema_infer)
+        cp fixtures/golden/catalog-1.json fixtures/golden/catalog-3.json "$dir"/
+        cp fixtures/data/*.json "$dir"/ 2>/dev/null || true
+        ;;
     roundtrip | view)
         local i=0
         for ext in json msgpack pb avro fb; do # Format::ALL order
@@ -90,8 +100,8 @@ seeds() { # target → fuzz/seeds/<target>/ rebuilt from committed fixtures
 
 dict() { # target → libFuzzer -dict option, if we have one
     case $1 in
-    json | roundtrip | view | avro_schema) echo "-dict=$PWD/fuzz/dicts/json.dict" ;;
-    msgpack) echo "-dict=$PWD/fuzz/dicts/msgpack.dict" ;;
+    json | roundtrip | view | avro_schema | generic_json | schema_infer) echo "-dict=$PWD/fuzz/dicts/json.dict" ;;
+    msgpack | generic_msgpack) echo "-dict=$PWD/fuzz/dicts/msgpack.dict" ;;
     http_request) echo "-dict=$PWD/fuzz/dicts/http.dict" ;;
     esac
 }

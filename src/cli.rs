@@ -115,6 +115,17 @@ impl Args {
         found
     }
 
+    /// The first token, consumed, when it is a subcommand word or `--help`/`-h`
+    /// (`wirebench schema derive ...`).
+    pub fn subcommand(&mut self) -> Option<String> {
+        let first = self.tokens.iter_mut().find(|t| t.is_some())?;
+        match first.as_deref() {
+            Some("--help" | "-h") => first.take(),
+            Some(t) if !t.starts_with("--") => first.take(),
+            _ => None,
+        }
+    }
+
     /// Tokens that are not flags (call after all flags were read), consuming them.
     pub fn positional(&mut self) -> Vec<String> {
         let mut out = Vec::new();

@@ -24,7 +24,10 @@ COMMANDS:
   report        results/*.{txt,csv} -> results/REPORT.md, medians.json, charts
   explain       annotated byte-by-byte dump of a payload
   evolve        schema evolution matrix: every step x format x direction
-  decode        print a payload as plain JSON (avro: any --writer-schema)
+  decode        print a payload as plain JSON (any format with --schema)
+  encode        encode a JSON document (--data) in a format, its schema given or inferred
+  schema        schema infer FILE.json: the Avro schema of a JSON document;
+                schema derive S.avsc --to proto|fbs: its .proto / .fbs
   fixtures      write fixtures/catalog.json (the canonical 1,000 products)
   digests       SHA-256 of every catalog body, from the fixture (for locust/)
   help          this text
@@ -53,6 +56,8 @@ fn main() -> ExitCode {
         "explain" => wirebench::explain::cli_main(&mut args),
         "evolve" => wirebench::evolve::cli::cli_main(&mut args),
         "decode" => wirebench::evolve::decode::cli_main(&mut args),
+        "encode" => wirebench::generic::cli::encode_main(&mut args),
+        "schema" => wirebench::generic::cli::schema_main(&mut args),
         "fixtures" => wirebench::fixtures::cli_main(&mut args),
         "digests" => wirebench::digests::cli_main(&mut args),
         "help" | "--help" | "-h" => {

@@ -33,6 +33,9 @@ wirebench codec-bench [FLAGS]
   --counts LIST      product counts (default 1,100,1000,10000)
   --formats LIST     formats (default all five)
   --fixture FILE     measure a catalog from FILE (JSON) instead of the generator
+  --data FILE        measure any JSON document through the schema-driven codecs
+                     (with --schema S.avsc, else its inferred schema; --formats,
+                     --benchtime, --count, --out apply; default out results/data-codec.txt)
   --filter TEXT      run only the rows whose name contains TEXT (e.g. Decode/json/1000)
   --out FILE         output file, - for stdout (default results/codec.txt)
   --env FILE         also write environment.json here (default: beside --out; none for stdout)
@@ -43,6 +46,9 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
     if args.switch("--help") {
         print!("{USAGE}");
         return Ok(());
+    }
+    if let Some(data) = args.value("--data")? {
+        return super::data::cli_codec_bench(&data, args);
     }
     let benchtime = parse_duration(&args.value("--benchtime")?.unwrap_or("300ms".into()))?;
     let count = args.parse_or("--count", 5usize)?.max(1);

@@ -34,6 +34,9 @@ wirebench sizes [FLAGS]
   --reps N         timed batches per measurement; the median is reported (default 5)
   --batch D        minimum time of one batch (default 5ms)
   --fixture FILE   measure a catalog from FILE (JSON) instead of the generator
+  --data FILE      measure any JSON document through the schema-driven codecs
+                   (with --schema S.avsc, else its inferred schema; --formats,
+                   --reps, --batch, --out apply; default out results/data-sizes.csv)
   --out FILE       output file, - for stdout (default results/sizes.csv)
 ";
 
@@ -45,6 +48,9 @@ pub fn cli_sizes(args: &mut Args) -> Result<(), String> {
     if args.switch("--help") {
         print!("{USAGE}");
         return Ok(());
+    }
+    if let Some(data) = args.value("--data")? {
+        return super::data::cli_sizes(&data, args);
     }
     let counts = args.list::<usize>("--counts")?.unwrap_or(vec![1, 100, 1000, 10_000]);
     let formats = args.list::<Format>("--formats")?.unwrap_or(Format::ALL.to_vec());

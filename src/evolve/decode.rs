@@ -1,7 +1,9 @@
-//! `wirebench decode FORMAT FILE`: any catalog payload as plain JSON, like
+//! `wirebench decode FORMAT FILE`: any payload as plain JSON, like
 //! `protoc --decode` or avro-tools `tojson`.
 //!
-//! For Avro it takes `--writer-schema W.avsc [--reader-schema R.avsc]` and
+//! With `--schema S.avsc` it decodes any format with the schema-driven
+//! codec of [`crate::generic`] (the bytes `wirebench encode` writes); for
+//! Avro, `--schema` is the writer's schema. For Avro it also takes `--writer-schema W.avsc [--reader-schema R.avsc]` and
 //! works for any schema: the datum is read with the schema-resolution
 //! reader and printed as plain JSON (a union's value bare, `bytes` and
 //! `fixed` as strings of code points 0–255 as in the Avro specification's
@@ -11,22 +13,9 @@
 
 use crate::cli::Args;
 use crate::codec::Format;
+use crate::generic::input::read_file;
 use crate::generic::resolve::Resolver;
 use crate::generic::schema::Schema;
-
-/// Largest file `decode` reads (payloads and schemas).
-const MAX_FILE: u64 = 256 * 1024 * 1024;
-
-fn read_file(path: &str) -> Result<Vec<u8>, String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("{path}: {e}"))?;
-    if meta.len() > MAX_FILE {
-        return Err(format!(
-            "{path}: {} bytes is more than the {MAX_FILE} decode reads",
-            meta.len()
-        ));
-    }
-    std::fs::read(path).map_err(|e| format!("{path}: {e}"))
-}
 
 fn schema(path: &str) -> Result<Schema, String> {
     Schema::parse(&read_file(path)?).map_err(|e| format!("{path}: {e}"))
@@ -52,7 +41,7 @@ pub fn decode_to_json(
             let r = reader.unwrap_or(w);
             Resolver::new(w, r)
                 .read(bytes)
-                .map(|d| d.to_json())
+                .map(|d| plain_json(r, &d))
                 .map_err(|e| e.to_string())
         }
         other => {
@@ -62,16 +51,31 @@ pub fn decode_to_json(
     }
 }
 
+/// The document a datum came from: JSON with the schema's keys, or, for a
+/// datum JSON cannot spell (NaN, infinities), [`Datum::to_json`]'s rendering.
+///
+/// [`Datum::to_json`]: crate::generic::datum::Datum::to_json
+pub fn plain_json(schema: &Schema, d: &crate::generic::datum::Datum) -> String {
+    let mut out = Vec::new();
+    match crate::generic::document::write(schema, d, &mut out) {
+        Ok(()) => String::from_utf8_lossy(&out).into_owned(),
+        Err(_) => d.to_json(),
+    }
+}
+
 pub fn cli_main(args: &mut Args) -> Result<(), String> {
     if args.switch("--help") {
         println!(
-            "wirebench decode FORMAT FILE [--writer-schema W.avsc] [--reader-schema R.avsc]\n\n\
+            "wirebench decode FORMAT FILE [--schema S.avsc] [--writer-schema W.avsc] [--reader-schema R.avsc]\n\n\
              Prints the payload in FILE as plain JSON. FORMAT: json, msgpack, protobuf, avro, flatbuffers.\n\
+             --schema S.avsc: decode with the schema-driven codec (the bytes `wirebench encode` writes);\n\
+             for avro it is the writer's schema, the same as --writer-schema.\n\
              Avro: any schema; the schemas default to schemas/catalog.avsc; with both, the datum\n\
              is resolved from the writer's schema to the reader's (exit 2 when they do not resolve)."
         );
         return Ok(());
     }
+    let given = args.value("--schema")?;
     let writer = args.value("--writer-schema")?;
     let reader = args.value("--reader-schema")?;
     let pos = args.positional();
@@ -80,6 +84,22 @@ pub fn cli_main(args: &mut Args) -> Result<(), String> {
         return Err("expected FORMAT FILE".to_string());
     };
     let format: Format = format.parse()?;
+    if given.is_some() && writer.is_some() {
+        return Err("--schema and --writer-schema name the same schema: give one".to_string());
+    }
+    if let Some(path) = &given
+        && format != Format::Avro
+    {
+        if reader.is_some() {
+            return Err("--reader-schema is for avro only".to_string());
+        }
+        let s = schema(path)?;
+        let bytes = read_file(file)?;
+        let d = crate::generic::decode(format, &s, &bytes).map_err(|e| format!("{file}: {e}"))?;
+        println!("{}", plain_json(&s, &d));
+        return Ok(());
+    }
+    let writer = writer.or(given);
     if format != Format::Avro && (writer.is_some() || reader.is_some()) {
         return Err("--writer-schema and --reader-schema are for avro only".to_string());
     }

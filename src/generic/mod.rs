@@ -1,25 +1,83 @@
 //! Schema-driven data, for any schema: the Avro schema as the one type
-//! system, a generic value ([`datum::Datum`]) of any such schema, the Avro
-//! binary writer for it ([`avro_write`]) and Avro schema resolution
-//! ([`resolve`]), which reads a datum written with one schema as another.
+//! system, a generic value ([`datum::Datum`]) of any such schema, and codecs
+//! for all five formats driven by that schema, beside the catalog's
+//! specialised codecs in [`crate::codec`].
 //!
-//! The catalog's own codecs in [`crate::codec`] are specialised and do not
-//! use this module; the evolution lab ([`crate::evolve`]) and
-//! `wirebench decode` do.
+//! - [`schema`]: `.avsc` parsing; [`datum`]: the generic value;
+//!   [`document`]: JSON text ↔ datum against a schema (the user's document);
+//!   [`infer`]: an Avro schema inferred from a JSON document;
+//! - [`json`], [`msgpack`], [`avro`]: the handwritten schema-driven codecs;
+//!   [`protobuf`] (through prost's `encoding` module) and [`flatbuffers`]
+//!   (through the official crate's builder and verifier), with the message
+//!   and table layout [`derive`] writes as `.proto` and `.fbs`;
+//!   [`avro_write`] and [`resolve`]: the Avro writer of the evolution lab and
+//!   Avro schema resolution, which reads a datum written with one schema as
+//!   another;
+//! - [`walk`]: the helpers every codec shares (nesting limit, absent fields,
+//!   union branches, error conversion); [`random`]: seeded random schemas
+//!   and datums for tests, fuzzing and benches.
 //!
-//! The schema-driven codecs for all five formats are built here, one module
-//! per format, each with the same two entry points:
+//! Every schema-driven codec has the same two entry points:
 //!
 //! ```text
 //! pub fn encode(schema: &Schema, value: &Datum, out: &mut Vec<u8>) -> Result<(), GenericError>
 //! pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum, GenericError>
 //! ```
 //!
+//! and [`encode`] / [`decode`] here dispatch on [`Format`].
+//!
 //! **Architecture Invariant:** `generic` imports `codec`'s shared helpers
 //! (cursor, varint, JSON text) and never a format's catalog codec.
 
+pub mod avro;
 pub mod avro_write;
+pub mod cli;
 pub mod datum;
+pub mod derive;
+pub mod document;
 pub mod error;
+pub mod flatbuffers;
+pub mod infer;
+pub mod input;
+pub mod json;
+pub mod msgpack;
+pub mod protobuf;
+pub mod random;
 pub mod resolve;
 pub mod schema;
+pub mod walk;
+
+use crate::codec::Format;
+use datum::Datum;
+use error::GenericError;
+use schema::Schema;
+
+/// Appends `value`, an instance of `schema`, to `out` in `format`.
+pub fn encode(format: Format, schema: &Schema, value: &Datum, out: &mut Vec<u8>) -> Result<(), GenericError> {
+    match format {
+        Format::Json => json::encode(schema, value, out),
+        Format::Msgpack => msgpack::encode(schema, value, out),
+        Format::Avro => avro::encode(schema, value, out),
+        Format::Protobuf => protobuf::encode(schema, value, out),
+        Format::Flatbuffers => flatbuffers::encode(schema, value, out),
+    }
+}
+
+/// Reads one whole instance of `schema` from `bytes` in `format`.
+pub fn decode(format: Format, schema: &Schema, bytes: &[u8]) -> Result<Datum, GenericError> {
+    match format {
+        Format::Json => json::decode(schema, bytes),
+        Format::Msgpack => msgpack::decode(schema, bytes),
+        Format::Avro => avro::decode(schema, bytes),
+        Format::Protobuf => protobuf::decode(schema, bytes),
+        Format::Flatbuffers => flatbuffers::decode(schema, bytes),
+    }
+}
+
+/// Whether `format` has a schema-driven codec in this build (all five do).
+pub fn supports(format: Format) -> bool {
+    matches!(
+        format,
+        Format::Json | Format::Msgpack | Format::Avro | Format::Protobuf | Format::Flatbuffers
+    )
+}

@@ -438,7 +438,7 @@ impl<'s> Resolver<'s> {
 /// Fewest bytes a value of each writer type takes: a lower bound, found by
 /// iterating from 0 (so a recursive record that never ends stays finite, and
 /// the work is bounded by passes × schema size, whatever the schema).
-fn min_sizes(s: &Schema) -> Vec<u64> {
+pub(crate) fn min_sizes(s: &Schema) -> Vec<u64> {
     let n = s.len();
     let mut m = vec![0u64; n];
     for _ in 0..MIN_SIZE_PASSES {

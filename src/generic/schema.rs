@@ -86,6 +86,17 @@ pub struct Field {
     pub ty: NodeId,
     /// The default converted to the field's type; `None` without one.
     pub default: Option<Datum>,
+    /// The key that spells this field in JSON and MessagePack when it is not
+    /// [`Field::name`]: the `"wirebench.key"` attribute, which `schema infer`
+    /// writes for a key renamed to a valid name (docs/DATA.md).
+    pub key: Option<String>,
+}
+
+impl Field {
+    /// The member key of this field in JSON and MessagePack.
+    pub fn key(&self) -> &str {
+        self.key.as_deref().unwrap_or(&self.name)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -497,11 +508,22 @@ impl Parser {
             if let Some(d) = f.get("default") {
                 self.pending.insert((id, fields.len()), (d.clone(), fpath.clone()));
             }
+            let key = match f.get("wirebench.key") {
+                None => None,
+                Some(JsonValue::String(k)) => Some(k.clone()),
+                Some(_) => return Err(err(&fpath, "\"wirebench.key\" must be a string")),
+            };
+            if let Some(k) = &key
+                && fields.iter().any(|x| x.key() == k)
+            {
+                return Err(err(&fpath, format!("two fields have the JSON key {k:?}")));
+            }
             fields.push(Field {
                 name: fname.to_string(),
                 aliases,
                 ty,
                 default: None,
+                key,
             });
         }
         if let Node::Record(r) = &mut self.nodes[id] {

@@ -40,6 +40,9 @@ pub struct ServerConfig {
     pub max_count: usize,
     /// A catalog JSON file to serve instead of the generated fixture.
     pub fixture: Option<PathBuf>,
+    /// `--data FILE.json [--schema S.avsc]`: any JSON document served under
+    /// `/data` (src/http/data.rs), with its schema given or inferred.
+    pub data: Option<(PathBuf, Option<PathBuf>)>,
     /// How long a keep-alive connection may sit between requests.
     pub idle_timeout: Duration,
     /// The keep-alive idle time once 75% of `max_connections` are open.
@@ -85,6 +88,7 @@ impl Default for ServerConfig {
             spare_timeout: Duration::from_secs(10),
             max_count: 10_000,
             fixture: None,
+            data: None,
             idle_timeout: Duration::from_secs(30),
             busy_idle_timeout: Duration::from_secs(2),
             header_timeout: Duration::from_secs(10),
@@ -164,6 +168,9 @@ FLAGS:
   --spare-timeout D         idle time before a surplus worker exits [10s]
   --max-count N             products prepared; the largest count accepted [10000]
   --fixture FILE            serve this catalog JSON instead of the generated one
+  --data FILE               also serve any JSON document at /data/{format} and /data,
+                            its schema at /schemas/data.avsc (docs/DATA.md)
+  --schema FILE             the Avro schema of --data (default: inferred)
   --idle-timeout D          keep-alive idle time before closing [30s]
   --busy-idle-timeout D     keep-alive idle time at 75% of --max-connections [2s]
   --header-timeout D        deadline for a request head once started [10s]
@@ -208,6 +215,11 @@ pub fn config_from_args(args: &mut Args) -> Result<ServerConfig, String> {
         spare_timeout: duration(args, "--spare-timeout", d.spare_timeout)?,
         max_count: args.parse_or("--max-count", d.max_count)?,
         fixture: args.value("--fixture")?.map(PathBuf::from),
+        data: match (args.value("--data")?, args.value("--schema")?) {
+            (Some(d), s) => Some((PathBuf::from(d), s.map(PathBuf::from))),
+            (None, Some(_)) => return Err("--schema is the schema of --data FILE.json".into()),
+            (None, None) => None,
+        },
         idle_timeout: duration(args, "--idle-timeout", d.idle_timeout)?,
         busy_idle_timeout: duration(args, "--busy-idle-timeout", d.busy_idle_timeout)?,
         header_timeout: duration(args, "--header-timeout", d.header_timeout)?,

@@ -58,6 +58,7 @@ pub mod admission;
 pub mod buffers;
 pub mod config;
 pub mod conn;
+pub mod data;
 pub mod date;
 pub mod encoders;
 pub mod memory;

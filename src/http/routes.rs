@@ -37,6 +37,16 @@ pub const ROUTES: [&str; 7] = [
     "/schemas/{file}",
 ];
 
+/// `serve --data`'s routes (`data.rs`); `/metrics` counts them under
+/// `other` and `/schemas/{file}`.
+pub const DATA_ROUTES: [&str; 5] = [
+    "/data",
+    "/data/{format}",
+    "/schemas/data.avsc",
+    "/schemas/data.proto",
+    "/schemas/data.fbs",
+];
+
 /// The browser page's own routes (`page.rs`); `/metrics` counts them under
 /// the label `other`.
 pub const PAGE_ROUTES: [&str; 7] = [
@@ -95,6 +105,8 @@ pub struct App {
     pub schemas: &'static [Schema],
     /// The browser page's data: the evolution lab, the results directory.
     pub page: super::page_data::Page,
+    /// `serve --data`: the document under `/data` ([`super::data`]).
+    pub data: Option<std::sync::Arc<super::data::DataSet>>,
 }
 
 /// Which bytes to send after the head.
@@ -160,6 +172,12 @@ pub fn handle(app: &App, req: &Request<'_>, s: &mut Scratch) -> Reply {
         Some((p, q)) => (p, q),
         None => (target, ""),
     };
+    if let Some(a) = super::data::route(app.data.as_deref(), req, path, query, &mut s.body) {
+        let mut reply = Reply::new(a.head, Body::Scratch);
+        reply.label = if a.schema { Label::Schemas } else { Label::Other };
+        (reply.format, reply.encode_ns) = (a.format, a.encode_ns);
+        return reply;
+    }
     let page = super::page::App {
         products: &app.products,
         max_count: app.max_count,

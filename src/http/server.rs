@@ -236,7 +236,17 @@ fn prepare(config: &ServerConfig) -> io::Result<App> {
         let e = "no products to serve: the fixture is empty or --max-count is 0";
         return Err(io::Error::new(io::ErrorKind::InvalidInput, e));
     }
+    let data = match &config.data {
+        Some((data, schema)) => {
+            let schema = schema.as_ref().map(|p| p.to_string_lossy().into_owned());
+            let set = super::data::DataSet::load(&data.to_string_lossy(), schema.as_deref())
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+            Some(Arc::new(set))
+        }
+        None => None,
+    };
     Ok(App {
+        data,
         max_count: products.len(),
         products: Arc::new(products),
         schemas: &SCHEMAS,

@@ -64,6 +64,7 @@ fn routes_in_the_docs_are_the_routers() {
     let labelled = set(wirebench::http::routes::ROUTES);
     let mut routes = labelled.clone();
     routes.extend(set(wirebench::http::routes::PAGE_ROUTES));
+    routes.extend(set(wirebench::http::routes::DATA_ROUTES));
     let mut bad = Vec::new();
     // The server's code, without its unit tests (whose handlers may match paths).
     let mut source = String::new();
@@ -106,10 +107,11 @@ fn routes_in_the_docs_are_the_routers() {
     let s = server::start();
     let mut c = Client::connect(s.local_addr());
     // `/lab/{i}` and `/results*` need lab cells and a results directory
-    // handed to the server; tests/page.rs serves them with both.
+    // handed to the server; tests/page.rs serves them with both. `/data*`
+    // needs `--data`: tests/data.rs serves it.
     for route in routes
         .iter()
-        .filter(|r| !r.starts_with("/results") && !r.contains("{i}"))
+        .filter(|r| !r.starts_with("/results") && !r.contains("{i}") && !r.contains("/data"))
     {
         let path = route.replace("{format}", "json").replace("{file}", "catalog.avsc");
         let resp = c.get(&path);

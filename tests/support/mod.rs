@@ -13,6 +13,7 @@
 //! | [`mutate`] | the seeded mutator for hostile inputs |
 //! | [`oracle`] | the properties every hostile input must keep (also used by `fuzz/`) |
 //! | [`serde_mirror`] | serde types mirroring the model, for the reference crates |
+//! | [`random_schema`] | seeded random Avro schemas and datums, float-bitwise datum equality |
 //! | [`avro_mirror`] | the same, named as the Avro schema's records and symbols, for apache-avro's serde path |
 //!
 //! Each test binary compiles all of them and uses a few, hence the
@@ -23,5 +24,6 @@ pub mod avro_mirror;
 pub mod memlimit;
 pub mod mutate;
 pub mod oracle;
+pub mod random_schema;
 pub mod serde_mirror;
 pub mod server;

@@ -454,7 +454,7 @@ impl<'a> Lexer<'a> {
 
     /// Scans a number per RFC 8259 §6 from the current (non-whitespace)
     /// position; returns (start, end, is_integer_syntax).
-    fn number_token(&mut self, expected: &'static str) -> Result<(usize, usize, bool)> {
+    pub fn number_token(&mut self, expected: &'static str) -> Result<(usize, usize, bool)> {
         let bytes = self.bytes;
         let start = self.pos;
         let mut i = start;

@@ -42,7 +42,7 @@
 //! status strings, duplicate or missing keys, bytes after the root value, and
 //! any product that breaks a rule of the data model.
 
-mod lexer;
+pub(crate) mod lexer;
 mod number;
 mod parse;
 mod tables;

@@ -1,0 +1,366 @@
+//! The schema-driven Avro codec: one datum in the Avro specification's
+//! "Binary Encoding" (no container file, no schema in the bytes).
+//!
+//! | schema type | bytes |
+//! |---|---|
+//! | `null` | nothing |
+//! | `boolean` | one byte, `00` or `01` |
+//! | `int`, `long` | zigzag varint (`-1` → `01`, `1` → `02`) |
+//! | `float`, `double` | 4 / 8 bytes little-endian IEEE 754 |
+//! | `bytes`, `string` | length as a `long`, then the bytes (UTF-8 for strings) |
+//! | `fixed` | its size in bytes |
+//! | `enum` | the symbol's index as an `int` |
+//! | union | the branch index as a `long`, then the value |
+//! | `array`, `map` | blocks: a `long` count, the items (a map item: key string, value), a `0` count ending them; a negative count is followed by the block's byte size |
+//! | `record` | the fields in schema order, nothing between them |
+//!
+//! The encoder writes each non-empty array and map as one positive-count
+//! block; with `schemas/catalog.avsc` its bytes equal the catalog's Avro
+//! codec's. The decoder reads every block form. Hostile input: lengths and
+//! counts are checked against the bytes left (an item takes at least its
+//! type's smallest encoding), items that encode in zero bytes (`null`, empty
+//! records) draw on a budget of eight per input byte, nesting is bounded by
+//! [`MAX_DEPTH`]. Reading bytes written with another schema is
+//! [`decode_resolved`] (schema resolution, [`super::resolve`]).
+
+use super::datum::Datum;
+use super::document::{check_enum, nest, nest_index, record_field};
+use super::error::{GenericError, GenericErrorKind};
+use super::schema::{Node, NodeId, Schema};
+use super::walk::{self, MAX_DEPTH};
+use crate::codec::cursor::Cursor;
+use crate::codec::varint;
+
+type Result<T> = std::result::Result<T, GenericError>;
+
+/// Appends the Avro binary encoding of `value`, an instance of `schema`.
+pub fn encode(schema: &Schema, value: &Datum, out: &mut Vec<u8>) -> Result<()> {
+    write_node(schema, schema.root(), value, out, 0)
+}
+
+/// Reads one whole datum of `schema` (trailing bytes are an error).
+pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum> {
+    let mut r = Reader {
+        c: Cursor::new(bytes),
+        schema,
+        min: super::resolve::min_sizes(schema),
+        zero_budget: bytes.len().saturating_mul(8).saturating_add(1024),
+    };
+    let d = r.value(schema.root(), 0)?;
+    if !r.c.is_empty() {
+        return Err(GenericError::at(
+            "",
+            r.c.pos(),
+            GenericErrorKind::TrailingBytes { count: r.c.remaining() },
+        ));
+    }
+    Ok(d)
+}
+
+/// Reads a datum written with `writer` as an instance of `reader` (Avro
+/// schema resolution: promotions, defaults, aliases, skipped fields).
+pub fn decode_resolved(writer: &Schema, reader: &Schema, bytes: &[u8]) -> Result<Datum> {
+    super::resolve::read_with(writer, reader, bytes).map_err(|e| {
+        GenericError::at(
+            "",
+            e.offset,
+            GenericErrorKind::Unexpected {
+                expected: "data the reader schema resolves".into(),
+                found: e.message,
+            },
+        )
+    })
+}
+
+fn write_len(out: &mut Vec<u8>, n: usize) {
+    varint::write_i64_zigzag(out, n as i64);
+}
+
+fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Vec<u8>, depth: usize) -> Result<()> {
+    if depth > MAX_DEPTH {
+        return Err(GenericError::new(
+            "",
+            None,
+            GenericErrorKind::DepthLimit { limit: MAX_DEPTH },
+        ));
+    }
+    match (schema.node(node), datum) {
+        (Node::Null, Datum::Null) => {}
+        (Node::Boolean, Datum::Boolean(b)) => out.push(u8::from(*b)),
+        (Node::Int, Datum::Int(i)) => varint::write_i64_zigzag(out, i64::from(*i)),
+        (Node::Long, Datum::Long(i)) => varint::write_i64_zigzag(out, *i),
+        (Node::Float, Datum::Float(f)) => out.extend_from_slice(&f.to_le_bytes()),
+        (Node::Double, Datum::Double(f)) => out.extend_from_slice(&f.to_le_bytes()),
+        (Node::Bytes, Datum::Bytes(b)) => {
+            write_len(out, b.len());
+            out.extend_from_slice(b);
+        }
+        (Node::String, Datum::String(s)) => {
+            write_len(out, s.len());
+            out.extend_from_slice(s.as_bytes());
+        }
+        (Node::Fixed(f), Datum::Fixed(b)) if b.len() == f.size => out.extend_from_slice(b),
+        (Node::Enum(e), Datum::Enum(i, s)) => {
+            check_enum(e, *i, s)?;
+            varint::write_i64_zigzag(out, i64::from(*i));
+        }
+        (Node::Union(branches), d) => match walk::branch_for(schema, branches, d) {
+            Some((i, inner)) => {
+                varint::write_i64_zigzag(out, i64::from(i));
+                write_node(schema, branches[i as usize], inner, out, depth + 1)?;
+            }
+            None => return Err(walk::mismatch(schema, node, "", d)),
+        },
+        (Node::Array(items), Datum::Array(values)) => {
+            if !values.is_empty() {
+                write_len(out, values.len());
+                for (i, v) in values.iter().enumerate() {
+                    write_node(schema, *items, v, out, depth + 1).map_err(|e| nest_index(e, i))?;
+                }
+            }
+            out.push(0);
+        }
+        (Node::Map(values), Datum::Map(entries)) => {
+            if !entries.is_empty() {
+                write_len(out, entries.len());
+                for (k, v) in entries {
+                    write_len(out, k.len());
+                    out.extend_from_slice(k.as_bytes());
+                    write_node(schema, *values, v, out, depth + 1).map_err(|e| nest(e, k))?;
+                }
+            }
+            out.push(0);
+        }
+        (Node::Record(r), Datum::Record(fields)) => {
+            for (i, f) in r.fields.iter().enumerate() {
+                let v = record_field(fields, i, &f.name).ok_or_else(|| {
+                    GenericError::new("", None, GenericErrorKind::MissingField { field: f.name.clone() })
+                })?;
+                write_node(schema, f.ty, v, out, depth + 1).map_err(|e| nest(e, &f.name))?;
+            }
+        }
+        (_, d) => return Err(walk::mismatch(schema, node, "", d)),
+    }
+    Ok(())
+}
+
+struct Reader<'a> {
+    c: Cursor<'a>,
+    schema: &'a Schema,
+    /// Smallest encoding of each type, in bytes.
+    min: Vec<u64>,
+    zero_budget: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn long(&mut self, what: &'static str) -> Result<i64> {
+        varint::read_i64_zigzag(&mut self.c, what).map_err(|e| walk::from_decode("", e))
+    }
+
+    fn range(at: usize, what: &str, v: i64) -> GenericError {
+        GenericError::at(
+            "",
+            at,
+            GenericErrorKind::OutOfRange {
+                what: what.to_string(),
+                value: v.to_string(),
+            },
+        )
+    }
+
+    fn bytes(&mut self, what: &'static str) -> Result<&'a [u8]> {
+        let at = self.c.pos();
+        let len = self.long(what)?;
+        let len = u64::try_from(len).map_err(|_| Self::range(at, what, len))?;
+        self.c.take(len, what).map_err(|e| walk::from_decode("", e))
+    }
+
+    /// The item count of the next block (0 ends the array or map), checked
+    /// against the bytes left and, for zero-byte items, the budget.
+    fn block(&mut self, item: NodeId, per_item_extra: u64, what: &'static str) -> Result<usize> {
+        let at = self.c.pos();
+        let n = self.long(what)?;
+        if n == 0 {
+            return Ok(0);
+        }
+        let count = if n < 0 {
+            let _size = self.long("block byte size")?;
+            n.unsigned_abs()
+        } else {
+            n as u64
+        };
+        let min = self.min[item].saturating_add(per_item_extra);
+        if min > 0 {
+            return self
+                .c
+                .check_count(count, min, what)
+                .map_err(|e| walk::from_decode("", e));
+        }
+        {
+            if count > self.zero_budget as u64 {
+                return Err(GenericError::at(
+                    "",
+                    at,
+                    GenericErrorKind::LengthExceedsInput {
+                        what: format!("{what} of zero-byte items"),
+                        len: count,
+                        remaining: self.c.remaining(),
+                    },
+                ));
+            }
+            self.zero_budget -= count as usize;
+        }
+        Ok(count as usize)
+    }
+
+    fn value(&mut self, node: NodeId, depth: usize) -> Result<Datum> {
+        let schema = self.schema;
+        let at = self.c.pos();
+        if depth > MAX_DEPTH {
+            return Err(GenericError::at(
+                "",
+                at,
+                GenericErrorKind::DepthLimit { limit: MAX_DEPTH },
+            ));
+        }
+        Ok(match schema.node(node) {
+            Node::Null => Datum::Null,
+            Node::Boolean => match self.c.u8("boolean").map_err(|e| walk::from_decode("", e))? {
+                0 => Datum::Boolean(false),
+                1 => Datum::Boolean(true),
+                b => {
+                    return Err(GenericError::unexpected(
+                        "",
+                        Some(at),
+                        "boolean 00 or 01",
+                        format!("0x{b:02x}"),
+                    ));
+                }
+            },
+            Node::Int => {
+                let v = self.long("int")?;
+                Datum::Int(i32::try_from(v).map_err(|_| Self::range(at, "int", v))?)
+            }
+            Node::Long => Datum::Long(self.long("long")?),
+            Node::Float => Datum::Float(f32::from_le_bytes(
+                self.c.array::<4>("float").map_err(|e| walk::from_decode("", e))?,
+            )),
+            Node::Double => Datum::Double(f64::from_le_bytes(
+                self.c.array::<8>("double").map_err(|e| walk::from_decode("", e))?,
+            )),
+            Node::Bytes => Datum::Bytes(self.bytes("bytes length")?.to_vec()),
+            Node::String => {
+                let b = self.bytes("string length")?;
+                match std::str::from_utf8(b) {
+                    Ok(s) => Datum::String(s.to_string()),
+                    Err(_) => return Err(GenericError::at("", at, GenericErrorKind::InvalidUtf8)),
+                }
+            }
+            Node::Fixed(f) => Datum::Fixed(
+                self.c
+                    .fixed(f.size, "fixed")
+                    .map_err(|e| walk::from_decode("", e))?
+                    .to_vec(),
+            ),
+            Node::Enum(e) => {
+                let i = self.long("enum index")?;
+                match usize::try_from(i).ok().and_then(|i| e.symbols.get(i)) {
+                    Some(s) => Datum::Enum(i as u32, s.clone()),
+                    None => return Err(Self::range(at, &format!("index of enum {}", e.name.fullname), i)),
+                }
+            }
+            Node::Union(branches) => {
+                let i = self.long("union branch")?;
+                match usize::try_from(i).ok().and_then(|i| branches.get(i)) {
+                    Some(&b) => Datum::Union(i as u32, Box::new(self.value(b, depth + 1)?)),
+                    None => return Err(Self::range(at, &format!("branch of {}", schema.describe(node)), i)),
+                }
+            }
+            Node::Array(items) => {
+                let mut out = Vec::new();
+                loop {
+                    let count = self.block(*items, 0, "array block count")?;
+                    if count == 0 {
+                        break;
+                    }
+                    out.reserve(count);
+                    for _ in 0..count {
+                        let i = out.len();
+                        out.push(self.value(*items, depth + 1).map_err(|e| nest_index(e, i))?);
+                    }
+                }
+                Datum::Array(out)
+            }
+            Node::Map(values) => {
+                let mut out: Vec<(String, Datum)> = Vec::new();
+                loop {
+                    let count = self.block(*values, 1, "map block count")?;
+                    if count == 0 {
+                        break;
+                    }
+                    out.reserve(count);
+                    for _ in 0..count {
+                        let key_at = self.c.pos();
+                        let k = self.bytes("map key length")?;
+                        let k = std::str::from_utf8(k)
+                            .map_err(|_| GenericError::at("", key_at, GenericErrorKind::InvalidUtf8))?;
+                        let v = self.value(*values, depth + 1).map_err(|e| nest(e, k))?;
+                        out.push((k.to_string(), v));
+                    }
+                }
+                super::document::check_unique_keys(&out, at)?;
+                Datum::Map(out)
+            }
+            Node::Record(r) => {
+                let mut out = Vec::with_capacity(r.fields.len());
+                for f in &r.fields {
+                    let v = self.value(f.ty, depth + 1).map_err(|e| nest(e, &f.name))?;
+                    out.push((f.name.clone(), v));
+                }
+                Datum::Record(out)
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn schema(s: &str) -> Schema {
+        Schema::parse(s.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn reads_every_block_form() {
+        let s = schema(r#"{"type":"array","items":"int"}"#);
+        // Two blocks: +1 item; -2 items with a byte size of 2; end.
+        let bytes = [0x02, 0x02, 0x03, 0x04, 0x04, 0x06, 0x00];
+        assert_eq!(
+            decode(&s, &bytes).unwrap(),
+            Datum::Array(vec![Datum::Int(1), Datum::Int(2), Datum::Int(3)])
+        );
+    }
+
+    #[test]
+    fn zero_byte_items_are_budgeted() {
+        let s = schema(r#"{"type":"array","items":"null"}"#);
+        let mut bytes = Vec::new();
+        varint::write_i64_zigzag(&mut bytes, i64::MAX);
+        bytes.push(0);
+        let e = decode(&s, &bytes).unwrap_err();
+        assert!(matches!(e.kind, GenericErrorKind::LengthExceedsInput { .. }), "{e}");
+        assert_eq!(decode(&s, &[0x06, 0x00]).unwrap(), Datum::Array(vec![Datum::Null; 3]));
+    }
+
+    #[test]
+    fn errors_carry_pointer_and_offset() {
+        let s =
+            schema(r#"{"type":"record","name":"R","fields":[{"name":"xs","type":{"type":"array","items":"int"}}]}"#);
+        let mut bytes = vec![0x04, 0x02];
+        varint::write_i64_zigzag(&mut bytes, 1 << 40);
+        bytes.push(0);
+        let e = decode(&s, &bytes).unwrap_err();
+        assert_eq!(e.to_string(), "/xs/1: int out of range: 1099511627776 at byte 2");
+    }
+}

@@ -1,0 +1,853 @@
+//! JSON text ↔ [`Datum`] against an Avro schema: how a user's JSON document
+//! becomes a datum, and how a datum is written back as plain JSON. The
+//! schema-driven JSON codec ([`super::json`]) is these two functions.
+//!
+//! Reading (RFC 8259 text, checked as UTF-8 once):
+//!
+//! | schema type | JSON accepted |
+//! |---|---|
+//! | `null`, `boolean` | `null`, `true`/`false` |
+//! | `int`, `long` | an integer literal (no fraction or exponent) within range |
+//! | `float`, `double` | any number whose value is finite in the type |
+//! | `string` | a string |
+//! | `bytes`, `fixed` | a string of code points 0–255, one per byte (Avro "JSON Encoding"); `fixed` of its size |
+//! | `enum` | a string naming a symbol: exactly, else ignoring ASCII case when one symbol matches (the spelling is kept) |
+//! | `array` | an array |
+//! | `map` | an object (keys are data; a repeated key is refused) |
+//! | `record` | an object with the fields as members in any order; a member the record lacks, or a repeated one, is refused; an absent field takes its default, else `null` if its type is a union with `null`, else it is missing |
+//! | union | the bare value (no `{"type": value}` wrapper): the first branch that accepts it |
+//!
+//! Writing is the inverse, compact (no whitespace), record fields in schema
+//! order, numbers and strings spelled as the catalog's JSON codec and
+//! serde_json spell them; NaN and infinities have no JSON spelling and are
+//! refused.
+//!
+//! Errors carry the JSON Pointer of the value and the byte offset; nesting
+//! is bounded by [`MAX_DEPTH`].
+
+use super::datum::Datum;
+use super::error::{GenericError, GenericErrorKind};
+use super::schema::{Node, NodeId, Schema};
+use super::walk::{self, MAX_DEPTH};
+use crate::codec::json::lexer::{IntField, Lexer, Str, describe};
+use crate::codec::json::{write_f64, write_i64, write_str};
+
+type Result<T> = std::result::Result<T, GenericError>;
+
+/// Reads one whole JSON text (surrounding whitespace allowed) as an instance
+/// of `schema`'s root type.
+pub fn read(schema: &Schema, text: &[u8]) -> Result<Datum> {
+    let text =
+        std::str::from_utf8(text).map_err(|e| GenericError::at("", e.valid_up_to(), GenericErrorKind::InvalidUtf8))?;
+    let mut r = Reader {
+        lx: Lexer::new(text),
+        schema,
+    };
+    let d = r.value(schema.root(), 0)?;
+    r.lx.skip_ws();
+    if r.lx.pos < text.len() {
+        return Err(GenericError::at(
+            "",
+            r.lx.pos,
+            GenericErrorKind::TrailingBytes {
+                count: text.len() - r.lx.pos,
+            },
+        ));
+    }
+    Ok(d)
+}
+
+/// Appends `datum`, an instance of `schema`'s root type, as compact JSON.
+pub fn write(schema: &Schema, datum: &Datum, out: &mut Vec<u8>) -> Result<()> {
+    write_node(schema, schema.root(), datum, out, 0)
+}
+
+/// Prepends a reference token to an error's pointer on its way out of a
+/// nested value (pointers cost nothing until something fails).
+#[cold]
+pub(crate) fn nest(mut e: GenericError, token: &str) -> GenericError {
+    let mut p = String::with_capacity(token.len() + 1 + e.pointer.len());
+    super::error::push_token(&mut p, token);
+    p.push_str(&e.pointer);
+    e.pointer = p;
+    e
+}
+
+#[cold]
+pub(crate) fn nest_index(e: GenericError, i: usize) -> GenericError {
+    nest(e, &i.to_string())
+}
+
+const INT: IntField = IntField {
+    expected: "int (an integer literal)",
+    what: "int",
+    min: i32::MIN as i64,
+    max: i32::MAX as i64,
+};
+
+const LONG: IntField = IntField {
+    expected: "long (an integer literal)",
+    what: "long",
+    min: i64::MIN,
+    max: i64::MAX,
+};
+
+/// One scalar token, read before a union picks its branch.
+enum Scalar {
+    Null,
+    Bool(bool),
+    /// Start and end offsets of the number text, and whether it is integer syntax.
+    Number(usize, usize, bool),
+    String(String),
+}
+
+impl Scalar {
+    fn found(&self, text: &str) -> String {
+        match self {
+            Scalar::Null => "null".into(),
+            Scalar::Bool(b) => b.to_string(),
+            Scalar::Number(s, e, _) => format!("number {}", &text[*s..*e]),
+            Scalar::String(s) => {
+                let mut q = Vec::new();
+                write_str(s, &mut q);
+                let q = String::from_utf8_lossy(&q).into_owned();
+                if q.len() > 40 {
+                    format!("string {}…", q.chars().take(40).collect::<String>())
+                } else {
+                    format!("string {q}")
+                }
+            }
+        }
+    }
+}
+
+fn lexed<T>(r: std::result::Result<T, crate::codec::DecodeError>) -> Result<T> {
+    r.map_err(|e| walk::from_decode("", e))
+}
+
+struct Reader<'a> {
+    lx: Lexer<'a>,
+    schema: &'a Schema,
+}
+
+impl<'a> Reader<'a> {
+    fn here(&self, expected: &str) -> GenericError {
+        match self.lx.bytes.get(self.lx.pos) {
+            Some(&b) => GenericError::unexpected("", Some(self.lx.pos), expected, describe(b)),
+            None => GenericError::at(
+                "",
+                self.lx.pos,
+                GenericErrorKind::Eof {
+                    expected: expected.to_string(),
+                },
+            ),
+        }
+    }
+
+    fn string(&mut self, expected: &'static str) -> Result<String> {
+        let s = self.lx.string(expected).map_err(|e| walk::from_decode("", e))?;
+        Ok(match s {
+            Str::Raw(s) => s.to_string(),
+            Str::Escaped => self.lx.scratch.clone(),
+        })
+    }
+
+    /// One scalar token; `node` names what was expected in the error.
+    fn scalar(&mut self, node: NodeId) -> Result<Scalar> {
+        match self.lx.peek() {
+            Some(b'n') if self.lx.null() => Ok(Scalar::Null),
+            Some(b't' | b'f') => {
+                let b = lexed(self.lx.boolean("true or false"))?;
+                Ok(Scalar::Bool(b))
+            }
+            Some(b'"') => Ok(Scalar::String(self.string("string")?)),
+            Some(b'-' | b'0'..=b'9') => {
+                let (s, e, integer) = lexed(self.lx.number_token("number"))?;
+                if let Some(b'0'..=b'9') = self.lx.bytes.get(e) {
+                    return Err(GenericError::unexpected(
+                        "",
+                        Some(e),
+                        "end of number (JSON forbids leading zeros)",
+                        describe(self.lx.bytes[e]),
+                    ));
+                }
+                self.lx.pos = e;
+                Ok(Scalar::Number(s, e, integer))
+            }
+            _ => Err(self.here(&self.schema.describe(node))),
+        }
+    }
+
+    fn value(&mut self, node: NodeId, depth: usize) -> Result<Datum> {
+        let schema = self.schema;
+        match schema.node(node) {
+            Node::Array(items) => {
+                let at = self.enter(depth, b'[', "array")?;
+                let _ = at;
+                let mut out = Vec::new();
+                let mut first = true;
+                while lexed(self.lx.next_element(&mut first))? {
+                    let i = out.len();
+                    out.push(self.value(*items, depth + 1).map_err(|e| nest_index(e, i))?);
+                }
+                Ok(Datum::Array(out))
+            }
+            Node::Map(values) => {
+                let at = self.enter(depth, b'{', "object")?;
+                let mut out: Vec<(String, Datum)> = Vec::new();
+                let mut first = true;
+                while lexed(self.lx.next_member(&mut first))? {
+                    let key_at = self.lx.pos;
+                    let key = self.string("object key")?;
+                    lexed(self.lx.expect(b':', "':' after object key"))?;
+                    let v = self.value(*values, depth + 1).map_err(|e| nest(e, &key))?;
+                    let _ = key_at;
+                    out.push((key, v));
+                }
+                check_unique_keys(&out, at)?;
+                Ok(Datum::Map(out))
+            }
+            Node::Record(r) => {
+                let at = self.enter(depth, b'{', "object")?;
+                let mut fields = walk::RecordFields::new(schema, r);
+                let mut first = true;
+                while lexed(self.lx.next_member(&mut first))? {
+                    let key_at = self.lx.peek().map(|_| self.lx.pos).unwrap_or(self.lx.pos);
+                    let index = self.field_index(r, fields.next_index(), key_at)?;
+                    if fields.has(index) {
+                        return Err(GenericError::at(
+                            "",
+                            key_at,
+                            GenericErrorKind::DuplicateField {
+                                field: r.fields[index].key().to_string(),
+                            },
+                        ));
+                    }
+                    lexed(self.lx.expect(b':', "':' after object key"))?;
+                    let v = self
+                        .value(r.fields[index].ty, depth + 1)
+                        .map_err(|e| nest(e, r.fields[index].key()))?;
+                    fields.put(index, v);
+                }
+                Ok(Datum::Record(fields.finish(Some(at))?))
+            }
+            Node::Union(branches) => {
+                if depth >= MAX_DEPTH {
+                    return Err(GenericError::at(
+                        "",
+                        self.lx.pos,
+                        GenericErrorKind::DepthLimit { limit: MAX_DEPTH },
+                    ));
+                }
+                let want: &[u8] = match self.lx.peek() {
+                    Some(b'{') => b"rm",
+                    Some(b'[') => b"a",
+                    _ => b"",
+                };
+                if !want.is_empty() {
+                    for (i, &b) in branches.iter().enumerate() {
+                        let kind = match schema.node(b) {
+                            Node::Record(_) => b'r',
+                            Node::Map(_) => b'm',
+                            Node::Array(_) => b'a',
+                            _ => 0,
+                        };
+                        if want.contains(&kind) {
+                            let v = self.value(b, depth + 1)?;
+                            return Ok(Datum::Union(i as u32, Box::new(v)));
+                        }
+                    }
+                    return Err(self.here(&schema.describe(node)));
+                }
+                let at = self.lx.peek().map(|_| self.lx.pos).unwrap_or(self.lx.pos);
+                let s = self.scalar(node)?;
+                let mut first_err = None;
+                for (i, &b) in branches.iter().enumerate() {
+                    match self.convert(b, &s, at) {
+                        Ok(v) => return Ok(Datum::Union(i as u32, Box::new(v))),
+                        Err(e) => {
+                            if first_err.is_none() && same_kind(schema.node(b), &s) {
+                                first_err = Some(e);
+                            }
+                        }
+                    }
+                }
+                Err(first_err.unwrap_or_else(|| {
+                    GenericError::unexpected("", Some(at), schema.describe(node), s.found(self.lx.text))
+                }))
+            }
+            // Numbers where the schema wants one: the lexer's fast paths.
+            Node::Int | Node::Long | Node::Double if matches!(self.lx.peek(), Some(b'-' | b'0'..=b'9')) => {
+                Ok(match schema.node(node) {
+                    Node::Int => Datum::Int(lexed(self.lx.integer(&INT))? as i32),
+                    Node::Long => Datum::Long(lexed(self.lx.integer(&LONG))?),
+                    _ => Datum::Double(lexed(self.lx.float("double", "double"))?),
+                })
+            }
+            _ => {
+                let at = self.lx.peek().map(|_| self.lx.pos).unwrap_or(self.lx.pos);
+                let s = self.scalar(node)?;
+                self.convert(node, &s, at)
+            }
+        }
+    }
+
+    /// Reads a member key (borrowed unless escaped) and finds its field,
+    /// trying `hint` (the next field in schema order) first.
+    fn field_index(&mut self, r: &super::schema::Record, hint: usize, key_at: usize) -> Result<usize> {
+        let s = lexed(self.lx.string("object key"))?;
+        let key: &str = match &s {
+            Str::Raw(k) => k,
+            Str::Escaped => &self.lx.scratch,
+        };
+        if r.fields.get(hint).is_some_and(|f| f.key() == key) {
+            return Ok(hint);
+        }
+        match r.fields.iter().position(|f| f.key() == key) {
+            Some(i) => Ok(i),
+            None => Err(GenericError::unexpected(
+                "",
+                Some(key_at),
+                format!("a field of record {}", r.name.fullname),
+                format!("member `{key}`"),
+            )),
+        }
+    }
+
+    /// Consumes the opening `open` of a container at `depth`; its offset.
+    fn enter(&mut self, depth: usize, open: u8, what: &str) -> Result<usize> {
+        let at = match self.lx.peek() {
+            Some(b) if b == open => self.lx.pos,
+            _ => return Err(self.here(what)),
+        };
+        if depth >= MAX_DEPTH {
+            return Err(GenericError::at(
+                "",
+                at,
+                GenericErrorKind::DepthLimit { limit: MAX_DEPTH },
+            ));
+        }
+        self.lx.pos += 1;
+        Ok(at)
+    }
+
+    /// `s` as an instance of the non-container type `node`.
+    fn convert(&self, node: NodeId, s: &Scalar, at: usize) -> Result<Datum> {
+        let text = self.lx.text;
+        let bad = || GenericError::unexpected("", Some(at), self.schema.describe(node), s.found(text));
+        let range = |what: &str, t: &str| {
+            GenericError::at(
+                "",
+                at,
+                GenericErrorKind::OutOfRange {
+                    what: what.to_string(),
+                    value: t.to_string(),
+                },
+            )
+        };
+        Ok(match (self.schema.node(node), s) {
+            (Node::Null, Scalar::Null) => Datum::Null,
+            (Node::Boolean, Scalar::Bool(b)) => Datum::Boolean(*b),
+            (Node::Int | Node::Long, Scalar::Number(st, en, integer)) => {
+                let t = &text[*st..*en];
+                if !integer {
+                    return Err(GenericError::unexpected(
+                        "",
+                        Some(at),
+                        format!("{} (an integer literal)", self.schema.describe(node)),
+                        format!("number {t}"),
+                    ));
+                }
+                let v: Option<i128> = t.parse().ok();
+                if matches!(self.schema.node(node), Node::Int) {
+                    match v.and_then(|v| i32::try_from(v).ok()) {
+                        Some(v) => Datum::Int(v),
+                        None => return Err(range("int", t)),
+                    }
+                } else {
+                    match v.and_then(|v| i64::try_from(v).ok()) {
+                        Some(v) => Datum::Long(v),
+                        None => return Err(range("long", t)),
+                    }
+                }
+            }
+            (Node::Double, Scalar::Number(st, en, _)) => {
+                let t = &text[*st..*en];
+                match t.parse::<f64>() {
+                    Ok(v) if v.is_finite() => Datum::Double(v),
+                    _ => return Err(range("double", t)),
+                }
+            }
+            (Node::Float, Scalar::Number(st, en, _)) => {
+                let t = &text[*st..*en];
+                match t.parse::<f32>() {
+                    Ok(v) if v.is_finite() => Datum::Float(v),
+                    _ => return Err(range("float", t)),
+                }
+            }
+            (Node::String, Scalar::String(v)) => Datum::String(v.clone()),
+            (Node::Bytes, Scalar::String(v)) => {
+                Datum::Bytes(latin1(v).ok_or_else(|| {
+                    GenericError::unexpected("", Some(at), "bytes (code points 0-255)", s.found(text))
+                })?)
+            }
+            (Node::Fixed(f), Scalar::String(v)) => match latin1(v) {
+                Some(b) if b.len() == f.size => Datum::Fixed(b),
+                _ => {
+                    return Err(GenericError::unexpected(
+                        "",
+                        Some(at),
+                        format!("{} ({} code points 0-255)", self.schema.describe(node), f.size),
+                        s.found(text),
+                    ));
+                }
+            },
+            (Node::Enum(e), Scalar::String(v)) => match enum_index(&e.symbols, v) {
+                Some(i) => Datum::Enum(i, v.clone()),
+                None => {
+                    return Err(GenericError::unexpected(
+                        "",
+                        Some(at),
+                        format!("a symbol of {} ({})", e.name.fullname, e.symbols.join(", ")),
+                        s.found(text),
+                    ));
+                }
+            },
+            _ => return Err(bad()),
+        })
+    }
+}
+
+/// Whether a union branch of type `n` would have read `s` but for its value.
+fn same_kind(n: &Node, s: &Scalar) -> bool {
+    matches!(
+        (n, s),
+        (Node::Int | Node::Long, Scalar::Number(_, _, true))
+            | (Node::Float | Node::Double, Scalar::Number(..))
+            | (Node::Bytes | Node::Fixed(_) | Node::Enum(_), Scalar::String(_))
+    )
+}
+
+/// The symbol `v` names: exactly, else the one symbol equal ignoring ASCII case.
+pub fn enum_index(symbols: &[String], v: &str) -> Option<u32> {
+    if let Some(i) = symbols.iter().position(|s| s == v) {
+        return Some(i as u32);
+    }
+    let mut hits = symbols.iter().enumerate().filter(|(_, s)| s.eq_ignore_ascii_case(v));
+    match (hits.next(), hits.next()) {
+        (Some((i, _)), None) => Some(i as u32),
+        _ => None,
+    }
+}
+
+/// The bytes of a string whose code points are all 0–255.
+fn latin1(s: &str) -> Option<Vec<u8>> {
+    s.chars().map(|c| u8::try_from(u32::from(c)).ok()).collect()
+}
+
+/// Refuses a map whose keys repeat (sorting a copy of the keys: no quadratic
+/// pass for a hostile object of many keys).
+pub(crate) fn check_unique_keys(entries: &[(String, Datum)], at: usize) -> Result<()> {
+    if entries.len() < 2 {
+        return Ok(());
+    }
+    if entries.len() <= 8 {
+        for (i, (k, _)) in entries.iter().enumerate() {
+            if entries[..i].iter().any(|(j, _)| j == k) {
+                return Err(GenericError::at(
+                    "",
+                    at,
+                    GenericErrorKind::DuplicateField { field: k.clone() },
+                ));
+            }
+        }
+        return Ok(());
+    }
+    let mut keys: Vec<&str> = entries.iter().map(|(k, _)| k.as_str()).collect();
+    keys.sort_unstable();
+    match keys.windows(2).find(|w| w[0] == w[1]) {
+        Some(w) => Err(GenericError::at(
+            "",
+            at,
+            GenericErrorKind::DuplicateField {
+                field: w[0].to_string(),
+            },
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Finds the datum field `name` of a record: at `hint` when the datum is in
+/// schema order (the common case), else by search.
+pub(crate) fn record_field<'d>(fields: &'d [(String, Datum)], hint: usize, name: &str) -> Option<&'d Datum> {
+    match fields.get(hint) {
+        Some((n, v)) if n == name => Some(v),
+        _ => fields.iter().find(|(n, _)| n == name).map(|(_, v)| v),
+    }
+}
+
+/// The error for an enum datum whose index or symbol is not the schema's.
+#[cold]
+pub(crate) fn bad_symbol(e: &super::schema::EnumType, i: u32, symbol: &str) -> GenericError {
+    GenericError::unexpected(
+        "",
+        None,
+        format!("a symbol of {}", e.name.fullname),
+        format!("symbol {i} {symbol:?}"),
+    )
+}
+
+/// Checks an enum datum against its type: index in range, spelling the
+/// symbol's (ignoring ASCII case, as the reader allows).
+pub(crate) fn check_enum(e: &super::schema::EnumType, i: u32, symbol: &str) -> Result<()> {
+    match e.symbols.get(i as usize) {
+        Some(s) if s.eq_ignore_ascii_case(symbol) => Ok(()),
+        _ => Err(bad_symbol(e, i, symbol)),
+    }
+}
+
+/// A non-finite float refused by a text format.
+#[cold]
+fn non_finite(what: &str, v: f64) -> GenericError {
+    GenericError::new(
+        "",
+        None,
+        GenericErrorKind::OutOfRange {
+            what: format!("{what} (JSON has no NaN or infinity)"),
+            value: v.to_string(),
+        },
+    )
+}
+
+fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Vec<u8>, depth: usize) -> Result<()> {
+    if depth > MAX_DEPTH {
+        return Err(GenericError::new(
+            "",
+            None,
+            GenericErrorKind::DepthLimit { limit: MAX_DEPTH },
+        ));
+    }
+    match (schema.node(node), datum) {
+        (Node::Null, Datum::Null) => out.extend_from_slice(b"null"),
+        (Node::Boolean, Datum::Boolean(b)) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        (Node::Int, Datum::Int(i)) => write_i64(i64::from(*i), out),
+        (Node::Long, Datum::Long(i)) => write_i64(*i, out),
+        (Node::Double, Datum::Double(f)) => {
+            if !f.is_finite() {
+                return Err(non_finite("double", *f));
+            }
+            write_double(*f, out);
+        }
+        (Node::Float, Datum::Float(f)) => {
+            if !f.is_finite() {
+                return Err(non_finite("float", f64::from(*f)));
+            }
+            // The shortest digits that read back to the same f32, laid out
+            // as a double with those digits is.
+            let v: f64 = f.to_string().parse().unwrap_or(f64::from(*f));
+            write_double(v, out);
+        }
+        (Node::String, Datum::String(s)) => write_str(s, out),
+        (Node::Bytes, Datum::Bytes(b)) => write_latin1(b, out),
+        (Node::Fixed(f), Datum::Fixed(b)) if b.len() == f.size => write_latin1(b, out),
+        (Node::Enum(e), Datum::Enum(i, s)) => {
+            check_enum(e, *i, s)?;
+            write_str(s, out);
+        }
+        (Node::Union(branches), d) => match walk::branch_for(schema, branches, d) {
+            Some((i, inner)) => write_node(schema, branches[i as usize], inner, out, depth + 1)?,
+            None => return Err(walk::mismatch(schema, node, "", d)),
+        },
+        (Node::Array(items), Datum::Array(values)) => {
+            out.push(b'[');
+            for (i, v) in values.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_node(schema, *items, v, out, depth + 1).map_err(|e| nest_index(e, i))?;
+            }
+            out.push(b']');
+        }
+        (Node::Map(values), Datum::Map(entries)) => {
+            out.push(b'{');
+            for (i, (k, v)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_str(k, out);
+                out.push(b':');
+                write_node(schema, *values, v, out, depth + 1).map_err(|e| nest(e, k))?;
+            }
+            out.push(b'}');
+        }
+        (Node::Record(r), Datum::Record(fields)) => {
+            out.push(b'{');
+            for (i, f) in r.fields.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                let v = record_field(fields, i, &f.name).ok_or_else(|| {
+                    GenericError::new(
+                        "",
+                        None,
+                        GenericErrorKind::MissingField {
+                            field: f.key().to_string(),
+                        },
+                    )
+                })?;
+                write_str(f.key(), out);
+                out.push(b':');
+                write_node(schema, f.ty, v, out, depth + 1).map_err(|e| nest(e, f.key()))?;
+            }
+            out.push(b'}');
+        }
+        (_, d) => return Err(walk::mismatch(schema, node, "", d)),
+    }
+    Ok(())
+}
+
+/// Finite `v` in serde_json's layout (the table of
+/// `crate::codec::json::number`): integers below 2^53 by the catalog writer's
+/// fast path, every other value from std's shortest round-trip digits (`{:e}`),
+/// which are serde_json's too except where a tie breaks the other way, laid
+/// out as fixed notation for decimal exponents -5 to 15, else `d.ddde±x`.
+/// The catalog writer's exact general path is correct to the last tie but
+/// costs tens of µs per value; this one costs one formatting.
+pub fn write_double(v: f64, out: &mut Vec<u8>) {
+    let a = v.abs();
+    if a == 0.0 || (a < 9_007_199_254_740_992.0 && a.fract() == 0.0) {
+        write_f64(v, out);
+        return;
+    }
+    if v.is_sign_negative() {
+        out.push(b'-');
+    }
+    let text = format!("{a:e}");
+    let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
+    let x: i32 = exp.parse().unwrap_or(0);
+    let digits: Vec<u8> = mantissa.bytes().filter(u8::is_ascii_digit).collect();
+    let n = digits.len() as i32;
+    if (-5..=15).contains(&x) {
+        if x < 0 {
+            out.extend_from_slice(b"0.");
+            out.extend(std::iter::repeat_n(b'0', (-x - 1) as usize));
+            out.extend_from_slice(&digits);
+        } else if n - 1 <= x {
+            out.extend_from_slice(&digits);
+            out.extend(std::iter::repeat_n(b'0', (x + 1 - n) as usize));
+            out.extend_from_slice(b".0");
+        } else {
+            let (int, frac) = digits.split_at(x as usize + 1);
+            out.extend_from_slice(int);
+            out.push(b'.');
+            out.extend_from_slice(frac);
+        }
+    } else {
+        out.push(digits[0]);
+        if n > 1 {
+            out.push(b'.');
+            out.extend_from_slice(&digits[1..]);
+        }
+        out.push(b'e');
+        out.push(if x < 0 { b'-' } else { b'+' });
+        out.extend_from_slice(x.unsigned_abs().to_string().as_bytes());
+    }
+}
+
+fn write_latin1(b: &[u8], out: &mut Vec<u8>) {
+    let s: String = b.iter().map(|&byte| char::from(byte)).collect();
+    write_str(&s, out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn schema(s: &str) -> Schema {
+        Schema::parse(s.as_bytes()).unwrap()
+    }
+
+    const ORDER: &str = r#"{"type":"record","name":"Order","fields":[
+        {"name":"id","type":"long"},
+        {"name":"note","type":["null","string"]},
+        {"name":"items","type":{"type":"array","items":{"type":"record","name":"Item","fields":[
+            {"name":"sku","type":"string"},{"name":"qty","type":"int"},{"name":"price","type":"double"}]}}},
+        {"name":"tags","type":{"type":"map","values":"string"}},
+        {"name":"state","type":{"type":"enum","name":"State","symbols":["OPEN","SHIPPED"]}}]}"#;
+
+    #[test]
+    fn reads_and_writes_back_in_schema_order() {
+        let s = schema(ORDER);
+        let text = br#" {"items":[{"qty":2,"sku":"a","price":1}],"id":7,"tags":{"k":"v"},"state":"shipped"} "#;
+        let d = read(&s, text).unwrap();
+        let mut out = Vec::new();
+        write(&s, &d, &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#"{"id":7,"note":null,"items":[{"sku":"a","qty":2,"price":1.0}],"tags":{"k":"v"},"state":"shipped"}"#
+        );
+    }
+
+    #[test]
+    fn errors_name_the_value_by_pointer_and_offset() {
+        let s = schema(ORDER);
+        let cases: [(&[u8], &str); 9] = [
+            (
+                br#"{"id":7,"items":[{"sku":"a","qty":"2","price":1}],"tags":{},"state":"OPEN"}"#,
+                r#"/items/0/qty: expected int, found string "2" at byte 34"#,
+            ),
+            (
+                br#"{"id":9223372036854775808,"items":[],"tags":{},"state":"OPEN"}"#,
+                "/id: long out of range: 9223372036854775808 at byte 6",
+            ),
+            (
+                br#"{"id":1.5,"items":[],"tags":{},"state":"OPEN"}"#,
+                "/id: expected long (an integer literal), found 1.5 (a fraction or exponent is not an integer) at byte 6",
+            ),
+            (
+                br#"{"id":1,"items":[{"sku":"a","qty":1,"price":1e999}],"tags":{},"state":"OPEN"}"#,
+                "/items/0/price: double out of range: 1e999 at byte 44",
+            ),
+            (
+                br#"{"id":1,"items":[],"tags":{},"state":"LOST"}"#,
+                r#"/state: expected a symbol of State (OPEN, SHIPPED), found string "LOST" at byte 37"#,
+            ),
+            (
+                br#"{"id":1,"items":[],"tags":{"a":"x","a":"y"},"state":"OPEN"}"#,
+                "/tags: duplicate field `a` at byte 26",
+            ),
+            (
+                br#"{"id":1,"items":[],"state":"OPEN"}"#,
+                "(root): missing field `tags` at byte 0",
+            ),
+            (
+                br#"{"id":1,"extra":0}"#,
+                "(root): expected a field of record Order, found member `extra` at byte 8",
+            ),
+            (
+                br#"{"id":1,"items":[],"tags":{"a/b":3}}"#,
+                "/tags/a~1b: expected string, found number 3 at byte 33",
+            ),
+        ];
+        let got: Vec<String> = cases
+            .iter()
+            .map(|(t, _)| read(&s, t).unwrap_err().to_string())
+            .collect();
+        let want: Vec<&str> = cases.iter().map(|(_, w)| *w).collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn unions_take_the_first_branch_that_fits() {
+        let s = schema(
+            r#"{"type":"array","items":["null","int","long","double","string",{"type":"array","items":"int"}]}"#,
+        );
+        let d = read(&s, b"[null, 1, 3000000000, 2.5, \"x\", [1]]").unwrap();
+        let branches: Vec<u32> = match &d {
+            Datum::Array(items) => items
+                .iter()
+                .map(|i| match i {
+                    Datum::Union(b, _) => *b,
+                    _ => 99,
+                })
+                .collect(),
+            _ => vec![],
+        };
+        assert_eq!(branches, [0, 1, 2, 3, 4, 5]);
+        let e = read(&s, b"[true]").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "/0: expected union[null,int,long,double,string,array<int>], found true at byte 1"
+        );
+        let e = read(&s, b"[1e999]").unwrap_err();
+        assert_eq!(e.to_string(), "/0: double out of range: 1e999 at byte 1");
+    }
+
+    #[test]
+    fn depth_is_bounded() {
+        let s = schema(r#"{"type":"record","name":"N","fields":[{"name":"n","type":["null","N"]}]}"#);
+        let mut text = String::new();
+        for _ in 0..200 {
+            text.push_str(r#"{"n":"#);
+        }
+        text.push_str("null");
+        text.push_str(&"}".repeat(200));
+        let e = read(&s, text.as_bytes()).unwrap_err();
+        assert!(matches!(e.kind, GenericErrorKind::DepthLimit { .. }), "{e}");
+        let shallow = r#"{"n":{"n":{"n":null}}}"#;
+        assert!(read(&s, shallow.as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn writer_refuses_what_json_cannot_say() {
+        let s = schema(r#"{"type":"array","items":"double"}"#);
+        let e = write(
+            &s,
+            &Datum::Array(vec![Datum::Double(1.0), Datum::Double(f64::NAN)]),
+            &mut Vec::new(),
+        )
+        .unwrap_err();
+        assert_eq!(e.pointer, "/1");
+        let e = write(&s, &Datum::Array(vec![Datum::Long(1)]), &mut Vec::new()).unwrap_err();
+        assert_eq!(e.to_string(), "/0: expected double, found long");
+    }
+
+    #[test]
+    fn doubles_are_laid_out_as_serde_json_lays_them_out() {
+        let mut rng = crate::prng::Rng::new(7);
+        let mut values = vec![
+            4.25,
+            0.001,
+            1e21,
+            1.2345e-7,
+            5e-324,
+            1200.5,
+            1e16,
+            1.23e12,
+            0.1,
+            -2.5e-6,
+            1e15 + 0.5,
+            f64::MAX,
+        ];
+        for _ in 0..5_000 {
+            values.push(f64::from_bits(rng.next_u64()));
+            values.push((rng.unit_f64() - 0.5) * 10f64.powi(rng.range_i64(-20, 25) as i32));
+        }
+        let mut differ = 0;
+        let values: Vec<f64> = values.into_iter().filter(|v| v.is_finite()).collect();
+        for &v in &values {
+            let (mut ours, mut catalog) = (Vec::new(), Vec::new());
+            write_double(v, &mut ours);
+            write_f64(v, &mut catalog);
+            let back: f64 = std::str::from_utf8(&ours).unwrap().parse().unwrap();
+            assert_eq!(
+                back.to_bits(),
+                v.to_bits(),
+                "{v:e} wrote {}",
+                String::from_utf8_lossy(&ours)
+            );
+            if ours != catalog {
+                differ += 1;
+                // Only where a tie breaks the other way: same length, same exponent.
+                assert_eq!(
+                    ours.len(),
+                    catalog.len(),
+                    "{v:e}: {} vs {}",
+                    String::from_utf8_lossy(&ours),
+                    String::from_utf8_lossy(&catalog)
+                );
+            }
+        }
+        // Ties are rare: fewer than 1 value in 500.
+        assert!(differ * 500 < values.len(), "{differ} values spelled unlike serde_json");
+    }
+
+    #[test]
+    fn enums_match_case_only_when_unambiguous() {
+        let syms: Vec<String> = ["A", "a", "B"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(enum_index(&syms, "a"), Some(1));
+        assert_eq!(enum_index(&syms, "b"), Some(2));
+        let syms2: Vec<String> = ["AB", "Ab"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(enum_index(&syms2, "ab"), None);
+    }
+}

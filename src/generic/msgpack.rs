@@ -1,0 +1,554 @@
+//! The schema-driven MessagePack codec: a datum of any Avro schema as one
+//! MessagePack value (spec: <https://github.com/msgpack/msgpack/blob/master/spec.md>).
+//!
+//! | schema type | written as (marker) | also read |
+//! |---|---|---|
+//! | `null` | nil `c0` | — |
+//! | `boolean` | false `c2` / true `c3` | — |
+//! | `int`, `long` | smallest int: non-negative in the unsigned family (fixint `00..7f`, uint 8–64 `cc..cf`), negative in the signed (fixint `e0..ff`, int 8–64 `d0..d3`) | every width, within range |
+//! | `float` | float 32 `ca` | float 64 `cb` whose value is finite in f32 |
+//! | `double` | float 64 `cb` | float 32 `ca` (widened exactly) |
+//! | `string`, `enum` | str (fixstr `a0..bf`, str 8/16/32 `d9..db`); an enum as its symbol | — |
+//! | `bytes`, `fixed` | bin 8/16/32 `c4..c6` | — |
+//! | `array` | fixarray `90..9f`, array 16/32 `dc`/`dd` | — |
+//! | `map` | fixmap `80..8f`, map 16/32 `de`/`df`, str keys | — |
+//! | `record` | a map of the fields, str keys in schema order | keys in any order; absent fields as in [`super::walk`]; unknown or repeated keys refused |
+//! | union | the bare value: the first branch whose family the marker is in (and whose range the value fits) | — |
+//!
+//! `{"id":7}` as the record `{id: long}` is `81 a2 69 64 07`. With
+//! `schemas/catalog.avsc` the bytes equal the catalog's MessagePack codec's
+//! (rmp-serde's `to_vec_named` layout). Hostile input: every length is checked
+//! against the bytes left before anything is allocated (an array item or map
+//! pair takes at least one byte per element), ext and `c1` are refused,
+//! nesting is bounded by [`MAX_DEPTH`].
+
+use super::datum::Datum;
+use super::document::{check_enum, check_unique_keys, enum_index, nest, nest_index, record_field};
+use super::error::{GenericError, GenericErrorKind};
+use super::schema::{Node, NodeId, Schema};
+use super::walk::{self, MAX_DEPTH};
+use crate::codec::cursor::Cursor;
+use crate::codec::msgpack::write::{write_array_len, write_f64, write_int, write_map_len, write_str};
+
+type Result<T> = std::result::Result<T, GenericError>;
+
+/// Appends the MessagePack encoding of `value`, an instance of `schema`.
+pub fn encode(schema: &Schema, value: &Datum, out: &mut Vec<u8>) -> Result<()> {
+    write_node(schema, schema.root(), value, out, 0)
+}
+
+/// Reads one whole MessagePack value as an instance of `schema`.
+pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum> {
+    let mut r = Reader {
+        c: Cursor::new(bytes),
+        schema,
+    };
+    let d = r.value(schema.root(), 0)?;
+    if !r.c.is_empty() {
+        return Err(GenericError::at(
+            "",
+            r.c.pos(),
+            GenericErrorKind::TrailingBytes { count: r.c.remaining() },
+        ));
+    }
+    Ok(d)
+}
+
+#[cold]
+fn too_long(e: crate::codec::EncodeError) -> GenericError {
+    GenericError::new("", None, GenericErrorKind::Unsupported { what: e.to_string() })
+}
+
+fn write_bin(out: &mut Vec<u8>, b: &[u8]) -> Result<()> {
+    let n = b.len();
+    if n <= 0xff {
+        out.extend_from_slice(&[0xc4, n as u8]);
+    } else if n <= 0xffff {
+        out.push(0xc5);
+        out.extend_from_slice(&(n as u16).to_be_bytes());
+    } else if let Ok(n) = u32::try_from(n) {
+        out.push(0xc6);
+        out.extend_from_slice(&n.to_be_bytes());
+    } else {
+        return Err(too_long(crate::codec::EncodeError::TooLong { what: "bin", len: n }));
+    }
+    out.extend_from_slice(b);
+    Ok(())
+}
+
+fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Vec<u8>, depth: usize) -> Result<()> {
+    if depth > MAX_DEPTH {
+        return Err(GenericError::new(
+            "",
+            None,
+            GenericErrorKind::DepthLimit { limit: MAX_DEPTH },
+        ));
+    }
+    match (schema.node(node), datum) {
+        (Node::Null, Datum::Null) => out.push(0xc0),
+        (Node::Boolean, Datum::Boolean(b)) => out.push(if *b { 0xc3 } else { 0xc2 }),
+        (Node::Int, Datum::Int(i)) => write_int(out, i64::from(*i)),
+        (Node::Long, Datum::Long(i)) => write_int(out, *i),
+        (Node::Float, Datum::Float(f)) => {
+            out.push(0xca);
+            out.extend_from_slice(&f.to_be_bytes());
+        }
+        (Node::Double, Datum::Double(f)) => write_f64(out, *f),
+        (Node::String, Datum::String(s)) => write_str(out, s).map_err(too_long)?,
+        (Node::Bytes, Datum::Bytes(b)) => write_bin(out, b)?,
+        (Node::Fixed(f), Datum::Fixed(b)) if b.len() == f.size => write_bin(out, b)?,
+        (Node::Enum(e), Datum::Enum(i, s)) => {
+            check_enum(e, *i, s)?;
+            write_str(out, s).map_err(too_long)?;
+        }
+        (Node::Union(branches), d) => match walk::branch_for(schema, branches, d) {
+            Some((i, inner)) => write_node(schema, branches[i as usize], inner, out, depth + 1)?,
+            None => return Err(walk::mismatch(schema, node, "", d)),
+        },
+        (Node::Array(items), Datum::Array(values)) => {
+            write_array_len(out, values.len(), "array").map_err(too_long)?;
+            for (i, v) in values.iter().enumerate() {
+                write_node(schema, *items, v, out, depth + 1).map_err(|e| nest_index(e, i))?;
+            }
+        }
+        (Node::Map(values), Datum::Map(entries)) => {
+            write_map_len(out, entries.len(), "map").map_err(too_long)?;
+            for (k, v) in entries {
+                write_str(out, k).map_err(too_long)?;
+                write_node(schema, *values, v, out, depth + 1).map_err(|e| nest(e, k))?;
+            }
+        }
+        (Node::Record(r), Datum::Record(fields)) => {
+            write_map_len(out, r.fields.len(), "record").map_err(too_long)?;
+            for (i, f) in r.fields.iter().enumerate() {
+                let v = record_field(fields, i, &f.name).ok_or_else(|| {
+                    GenericError::new(
+                        "",
+                        None,
+                        GenericErrorKind::MissingField {
+                            field: f.key().to_string(),
+                        },
+                    )
+                })?;
+                write_str(out, f.key()).map_err(too_long)?;
+                write_node(schema, f.ty, v, out, depth + 1).map_err(|e| nest(e, f.key()))?;
+            }
+        }
+        (_, d) => return Err(walk::mismatch(schema, node, "", d)),
+    }
+    Ok(())
+}
+
+/// The family of a marker byte, for errors and union branch choice.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Family {
+    Nil,
+    Bool,
+    Int,
+    Float,
+    Str,
+    Bin,
+    Array,
+    Map,
+    Other,
+}
+
+fn family(m: u8) -> Family {
+    match m {
+        0x00..=0x7f | 0xe0..=0xff | 0xcc..=0xcf | 0xd0..=0xd3 => Family::Int,
+        0x80..=0x8f | 0xde | 0xdf => Family::Map,
+        0x90..=0x9f | 0xdc | 0xdd => Family::Array,
+        0xa0..=0xbf | 0xd9..=0xdb => Family::Str,
+        0xc0 => Family::Nil,
+        0xc2 | 0xc3 => Family::Bool,
+        0xc4..=0xc6 => Family::Bin,
+        0xca | 0xcb => Family::Float,
+        _ => Family::Other,
+    }
+}
+
+fn family_name(f: Family, m: u8) -> String {
+    match f {
+        Family::Nil => "nil".into(),
+        Family::Bool => "a boolean".into(),
+        Family::Int => "an integer".into(),
+        Family::Float => "a float".into(),
+        Family::Str => "a str".into(),
+        Family::Bin => "a bin".into(),
+        Family::Array => "an array".into(),
+        Family::Map => "a map".into(),
+        Family::Other => format!("marker 0x{m:02x}"),
+    }
+}
+
+/// The families a schema type reads from.
+fn reads_from(n: &Node, f: Family) -> bool {
+    matches!(
+        (n, f),
+        (Node::Null, Family::Nil)
+            | (Node::Boolean, Family::Bool)
+            | (Node::Int | Node::Long, Family::Int)
+            | (Node::Float | Node::Double, Family::Float)
+            | (Node::String | Node::Enum(_), Family::Str)
+            | (Node::Bytes | Node::Fixed(_), Family::Bin)
+            | (Node::Array(_), Family::Array)
+            | (Node::Map(_) | Node::Record(_), Family::Map)
+    )
+}
+
+fn dec<T>(r: std::result::Result<T, crate::codec::DecodeError>) -> Result<T> {
+    r.map_err(|e| walk::from_decode("", e))
+}
+
+struct Reader<'a> {
+    c: Cursor<'a>,
+    schema: &'a Schema,
+}
+
+impl<'a> Reader<'a> {
+    fn be(&mut self, n: usize, what: &'static str) -> Result<u64> {
+        let b = dec(self.c.fixed(n, what))?;
+        Ok(b.iter().fold(0u64, |acc, &x| (acc << 8) | u64::from(x)))
+    }
+
+    /// The marker byte, not consumed.
+    fn peek(&self, expected: impl FnOnce() -> String) -> Result<u8> {
+        self.c
+            .peek()
+            .ok_or_else(|| GenericError::at("", self.c.pos(), GenericErrorKind::Eof { expected: expected() }))
+    }
+
+    fn integer(&mut self) -> Result<i128> {
+        let m = self.marker(Family::Int, "an integer")?;
+        Ok(match m {
+            0x00..=0x7f => i128::from(m),
+            0xe0..=0xff => i128::from(m as i8),
+            0xcc => i128::from(self.be(1, "uint 8")?),
+            0xcd => i128::from(self.be(2, "uint 16")?),
+            0xce => i128::from(self.be(4, "uint 32")?),
+            0xcf => i128::from(self.be(8, "uint 64")?),
+            0xd0 => i128::from(self.be(1, "int 8")? as u8 as i8),
+            0xd1 => i128::from(self.be(2, "int 16")? as u16 as i16),
+            0xd2 => i128::from(self.be(4, "int 32")? as u32 as i32),
+            _ => i128::from(self.be(8, "int 64")? as i64),
+        })
+    }
+
+    /// A length after marker `m` of a family whose short form holds
+    /// `fix_mask` bits, with 8/16/32-bit forms at `m8`, `m16`, `m32`.
+    fn length(&mut self, m: u8, fix: Option<(u8, u8)>, m8: Option<u8>, m16: u8, m32: u8) -> Result<u64> {
+        if let Some((lo, hi)) = fix
+            && (lo..=hi).contains(&m)
+        {
+            return Ok(u64::from(m - lo));
+        }
+        if Some(m) == m8 {
+            return self.be(1, "8-bit length");
+        }
+        if m == m16 {
+            return self.be(2, "16-bit length");
+        }
+        if m == m32 {
+            return self.be(4, "32-bit length");
+        }
+        Err(GenericError::unexpected(
+            "",
+            Some(self.c.pos() - 1),
+            "a length marker",
+            format!("0x{m:02x}"),
+        ))
+    }
+
+    /// Consumes the marker if it is of family `want`, else the error.
+    fn marker(&mut self, want: Family, expected: &str) -> Result<u8> {
+        let at = self.c.pos();
+        let m = self.peek(|| expected.to_string())?;
+        if family(m) != want {
+            return Err(GenericError::unexpected(
+                "",
+                Some(at),
+                expected,
+                family_name(family(m), m),
+            ));
+        }
+        self.c.seek(at + 1);
+        Ok(m)
+    }
+
+    fn str(&mut self) -> Result<&'a str> {
+        let at = self.c.pos();
+        let m = self.marker(Family::Str, "a str")?;
+        let len = self.length(m, Some((0xa0, 0xbf)), Some(0xd9), 0xda, 0xdb)?;
+        let b = dec(self.c.take(len, "str length"))?;
+        std::str::from_utf8(b).map_err(|_| GenericError::at("", at, GenericErrorKind::InvalidUtf8))
+    }
+
+    fn bin(&mut self) -> Result<&'a [u8]> {
+        let m = self.marker(Family::Bin, "a bin")?;
+        let len = self.length(m, None, Some(0xc4), 0xc5, 0xc6)?;
+        dec(self.c.take(len, "bin length"))
+    }
+
+    /// An array or map count after its marker, checked against the bytes
+    /// left at `per_item` bytes each.
+    fn count(&mut self, map: bool) -> Result<usize> {
+        let m = self.marker(
+            if map { Family::Map } else { Family::Array },
+            if map { "a map" } else { "an array" },
+        )?;
+        let n = if map {
+            self.length(m, Some((0x80, 0x8f)), None, 0xde, 0xdf)?
+        } else {
+            self.length(m, Some((0x90, 0x9f)), None, 0xdc, 0xdd)?
+        };
+        let what = if map { "map pair count" } else { "array count" };
+        dec(self.c.check_count(n, if map { 2 } else { 1 }, what))
+    }
+
+    fn value(&mut self, node: NodeId, depth: usize) -> Result<Datum> {
+        let schema = self.schema;
+        let at = self.c.pos();
+        let n = schema.node(node);
+        let m = self.peek(|| schema.describe(node))?;
+        let f = family(m);
+        if let Node::Union(branches) = n {
+            if depth >= MAX_DEPTH {
+                return Err(GenericError::at(
+                    "",
+                    at,
+                    GenericErrorKind::DepthLimit { limit: MAX_DEPTH },
+                ));
+            }
+            let mut first_err = None;
+            for (i, &b) in branches.iter().enumerate() {
+                if !reads_from(schema.node(b), f) {
+                    continue;
+                }
+                match self.value(b, depth + 1) {
+                    Ok(v) => return Ok(Datum::Union(i as u32, Box::new(v))),
+                    // Containers are read by their first branch only.
+                    Err(e) if matches!(f, Family::Array | Family::Map) => return Err(e),
+                    Err(e) => {
+                        first_err.get_or_insert(e);
+                        self.c.seek(at);
+                    }
+                }
+            }
+            return Err(first_err
+                .unwrap_or_else(|| GenericError::unexpected("", Some(at), schema.describe(node), family_name(f, m))));
+        }
+        if !reads_from(n, f) {
+            return Err(GenericError::unexpected(
+                "",
+                Some(at),
+                schema.describe(node),
+                family_name(f, m),
+            ));
+        }
+        let range = |what: &str, v: String| {
+            GenericError::at(
+                "",
+                at,
+                GenericErrorKind::OutOfRange {
+                    what: what.to_string(),
+                    value: v,
+                },
+            )
+        };
+        Ok(match n {
+            Node::Null => {
+                self.c.seek(at + 1);
+                Datum::Null
+            }
+            Node::Boolean => {
+                self.c.seek(at + 1);
+                Datum::Boolean(m == 0xc3)
+            }
+            Node::Int => {
+                let v = self.integer()?;
+                Datum::Int(i32::try_from(v).map_err(|_| range("int", v.to_string()))?)
+            }
+            Node::Long => {
+                let v = self.integer()?;
+                Datum::Long(i64::try_from(v).map_err(|_| range("long", v.to_string()))?)
+            }
+            Node::Float | Node::Double => {
+                self.c.seek(at + 1);
+                let v = if m == 0xca {
+                    f64::from(f32::from_bits(self.be(4, "float 32")? as u32))
+                } else {
+                    f64::from_bits(self.be(8, "float 64")?)
+                };
+                if matches!(n, Node::Double) {
+                    Datum::Double(v)
+                } else {
+                    let narrow = v as f32;
+                    if v.is_finite() && !narrow.is_finite() {
+                        return Err(range("float", v.to_string()));
+                    }
+                    Datum::Float(narrow)
+                }
+            }
+            Node::String => Datum::String(self.str()?.to_string()),
+            Node::Enum(e) => {
+                let s = self.str()?;
+                match enum_index(&e.symbols, s) {
+                    Some(i) => Datum::Enum(i, s.to_string()),
+                    None => {
+                        return Err(GenericError::unexpected(
+                            "",
+                            Some(at),
+                            format!("a symbol of {} ({})", e.name.fullname, e.symbols.join(", ")),
+                            format!("{s:?}"),
+                        ));
+                    }
+                }
+            }
+            Node::Bytes => Datum::Bytes(self.bin()?.to_vec()),
+            Node::Fixed(fx) => {
+                let b = self.bin()?;
+                if b.len() != fx.size {
+                    return Err(GenericError::unexpected(
+                        "",
+                        Some(at),
+                        format!("{} bytes for {}", fx.size, fx.name.fullname),
+                        format!("{} bytes", b.len()),
+                    ));
+                }
+                Datum::Fixed(b.to_vec())
+            }
+            Node::Array(items) => {
+                self.depth_ok(depth, at)?;
+                let count = self.count(false)?;
+                let mut out = Vec::with_capacity(count);
+                for i in 0..count {
+                    out.push(self.value(*items, depth + 1).map_err(|e| nest_index(e, i))?);
+                }
+                Datum::Array(out)
+            }
+            Node::Map(values) => {
+                self.depth_ok(depth, at)?;
+                let count = self.count(true)?;
+                let mut out = Vec::with_capacity(count);
+                for _ in 0..count {
+                    let k = self.str()?;
+                    let v = self.value(*values, depth + 1).map_err(|e| nest(e, k))?;
+                    out.push((k.to_string(), v));
+                }
+                check_unique_keys(&out, at)?;
+                Datum::Map(out)
+            }
+            Node::Record(r) => {
+                self.depth_ok(depth, at)?;
+                let count = self.count(true)?;
+                let mut fields = walk::RecordFields::new(schema, r);
+                for _ in 0..count {
+                    let key_at = self.c.pos();
+                    let k = self.str()?;
+                    let hint = fields.next_index();
+                    let index = if r.fields.get(hint).is_some_and(|f| f.key() == k) {
+                        hint
+                    } else {
+                        r.fields.iter().position(|f| f.key() == k).ok_or_else(|| {
+                            GenericError::unexpected(
+                                "",
+                                Some(key_at),
+                                format!("a field of record {}", r.name.fullname),
+                                format!("key `{k}`"),
+                            )
+                        })?
+                    };
+                    if fields.has(index) {
+                        return Err(GenericError::at(
+                            "",
+                            key_at,
+                            GenericErrorKind::DuplicateField { field: k.to_string() },
+                        ));
+                    }
+                    let f = &r.fields[index];
+                    fields.put(index, self.value(f.ty, depth + 1).map_err(|e| nest(e, f.key()))?);
+                }
+                Datum::Record(fields.finish(Some(at))?)
+            }
+            Node::Union(_) => unreachable!("unions are read above"),
+        })
+    }
+
+    fn depth_ok(&self, depth: usize, at: usize) -> Result<()> {
+        if depth >= MAX_DEPTH {
+            return Err(GenericError::at(
+                "",
+                at,
+                GenericErrorKind::DepthLimit { limit: MAX_DEPTH },
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn schema(s: &str) -> Schema {
+        Schema::parse(s.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn layout_of_a_small_record() {
+        let s = schema(r#"{"type":"record","name":"R","fields":[{"name":"id","type":"long"}]}"#);
+        let d = Datum::Record(vec![("id".into(), Datum::Long(7))]);
+        let mut out = Vec::new();
+        encode(&s, &d, &mut out).unwrap();
+        assert_eq!(out, [0x81, 0xa2, b'i', b'd', 0x07]);
+        assert_eq!(decode(&s, &out).unwrap(), d);
+    }
+
+    #[test]
+    fn every_integer_width_reads_within_range() {
+        let s = schema(r#""int""#);
+        for bytes in [
+            &[0xcf, 0, 0, 0, 0, 0, 0, 0, 5][..],
+            &[0xd3, 0, 0, 0, 0, 0, 0, 0, 5],
+            &[0xd0, 5],
+            &[0x05],
+        ] {
+            assert_eq!(decode(&s, bytes).unwrap(), Datum::Int(5));
+        }
+        let e = decode(&s, &[0xce, 0x80, 0, 0, 0]).unwrap_err();
+        assert_eq!(e.to_string(), "(root): int out of range: 2147483648 at byte 0");
+    }
+
+    #[test]
+    fn lengths_beyond_the_input_are_refused_before_allocating() {
+        let s = schema(r#"{"type":"array","items":"null"}"#);
+        let e = decode(&s, &[0xdd, 0xff, 0xff, 0xff, 0xff]).unwrap_err();
+        assert!(matches!(e.kind, GenericErrorKind::LengthExceedsInput { .. }), "{e}");
+        let s = schema(r#""string""#);
+        let e = decode(&s, &[0xdb, 0xff, 0xff, 0xff, 0xff, b'a']).unwrap_err();
+        assert!(matches!(e.kind, GenericErrorKind::LengthExceedsInput { .. }), "{e}");
+    }
+
+    #[test]
+    fn unions_pick_by_family_and_range() {
+        let s = schema(r#"["null","int","long","string","bytes"]"#);
+        let cases: [(&[u8], u32); 5] = [
+            (&[0xc0], 0),
+            (&[0x01], 1),
+            (&[0xcf, 0, 0, 0, 1, 0, 0, 0, 0], 2),
+            (&[0xa1, b'x'], 3),
+            (&[0xc4, 1, 9], 4),
+        ];
+        for (bytes, branch) in cases {
+            match decode(&s, bytes).unwrap() {
+                Datum::Union(b, _) => assert_eq!(b, branch, "{bytes:02x?}"),
+                other => panic!("{other:?}"),
+            }
+        }
+        let e = decode(&s, &[0xcb, 0, 0, 0, 0, 0, 0, 0, 0]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "(root): expected union[null,int,long,string,bytes], found a float at byte 0"
+        );
+    }
+}

@@ -1,0 +1,1042 @@
+//! Schema-driven Protobuf: any [`Datum`] of an Avro schema written and read
+//! as the proto3 message [`super::derive`] derives from that schema, through
+//! prost's `encoding` module (keys, varints, wire types, unknown-field
+//! skipping); no generated code.
+//!
+//! # Byte layout
+//!
+//! The proto3 wire format (`key = number << 3 | wire type`, then the value)
+//! with the derived field numbers: field *i* of a record starts after the
+//! numbers of fields `0..i` (a `oneof` takes one per non-null branch).
+//!
+//! ```text
+//! boolean, int, long, enum   varint (int32/int64: negatives as 10 bytes)   08 96 01
+//! float / double             I32 / I64, little-endian                      15 <4 bytes>
+//! string, bytes, fixed       LEN: varint length, then the bytes            1a 03 61 62 63
+//! record, wrapper, map entry LEN: the nested message                       22 02 08 01
+//! array of numbers/enums     one packed LEN field (read packed or not)     2a 03 01 02 03
+//! other arrays               one field per item
+//! ```
+//!
+//! # Presence, the proto3 way
+//!
+//! A non-optional boolean, number, string, bytes or enum equal to its
+//! default (false, 0, "", empty, the first symbol) is not written, and an
+//! absent one decodes as that default, so a datum reads back equal (a float
+//! is omitted only when its bits are zero: `-0.0` is written). Records,
+//! `optional` values, `oneof` members and wrappers are written whenever they
+//! are present, defaults included; an absent record decodes as the record
+//! whose fields are all absent. Null is absence: an absent `optional` or
+//! `oneof` decodes as the union's null branch, and a union without one that
+//! has no member set is an error.
+//!
+//! # Decoding
+//!
+//! As proto3 readers do: fields in any order, the last value of a scalar
+//! wins, a message field seen twice is merged (its segments are read as
+//! one message), the last `oneof` member wins, a map key seen twice keeps
+//! its last value (at its first place), unknown fields are skipped by wire
+//! type. As the catalog decoder does: a wire type other than the field's is
+//! an error, strings must be UTF-8, an enum number must name a symbol and
+//! a `fixed` must have its size. Lengths are compared with the input left
+//! before anything is sliced or allocated, nesting is bounded by
+//! [`MAX_DEPTH`], and every error carries the JSON Pointer of the value and
+//! the byte offset.
+
+use super::datum::Datum;
+use super::derive::{Shape, proto_direct, proto_width, shape};
+use super::error::{GenericError, GenericErrorKind, push_token};
+use super::schema::{Field, Node, NodeId, Schema};
+use super::walk;
+use prost::encoding::{self, DecodeContext, WireType};
+use std::borrow::Cow;
+
+/// Deepest nesting of messages (records, wrappers, map entries) decoded or
+/// encoded: prost's recursion limit.
+pub const MAX_DEPTH: usize = 100;
+
+/// Appends the Protobuf encoding of `value` (a datum of `schema`) to `out`.
+pub fn encode(schema: &Schema, value: &Datum, out: &mut Vec<u8>) -> Result<(), GenericError> {
+    let e = Enc { schema };
+    let start = out.len();
+    let r = match schema.node(schema.root()) {
+        Node::Record(r) => e.record(&r.fields, value, out, 0),
+        _ => e.field(schema.root(), 1, value, out, false, 0),
+    };
+    if r.is_err() {
+        out.truncate(start);
+    }
+    r
+}
+
+/// Reads the Protobuf message `bytes` as a datum of `schema`.
+pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum, GenericError> {
+    let d = Dec { schema, input: bytes };
+    match schema.node(schema.root()) {
+        Node::Record(r) => d.message(Fields::Record(&r.fields), &Segs::One(bytes), 0),
+        _ => d.message(Fields::One(schema.root()), &Segs::One(bytes), 0),
+    }
+}
+
+/// A short name of a datum's variant, for "found" in errors.
+pub fn datum_kind(d: &Datum) -> &'static str {
+    match d {
+        Datum::Null => "null",
+        Datum::Boolean(_) => "boolean",
+        Datum::Int(_) => "int",
+        Datum::Long(_) => "long",
+        Datum::Float(_) => "float",
+        Datum::Double(_) => "double",
+        Datum::Bytes(_) => "bytes",
+        Datum::String(_) => "string",
+        Datum::Fixed(_) => "fixed",
+        Datum::Enum(..) => "enum",
+        Datum::Union(..) => "union",
+        Datum::Array(_) => "array",
+        Datum::Map(_) => "map",
+        Datum::Record(_) => "record",
+    }
+}
+
+/// Prefixes `token` to the error's pointer (errors are built innermost first).
+#[cold]
+pub(crate) fn within(mut e: GenericError, token: &str) -> GenericError {
+    let mut p = String::with_capacity(token.len() + 1 + e.pointer.len());
+    push_token(&mut p, token);
+    p.push_str(&e.pointer);
+    e.pointer = p;
+    e
+}
+
+#[cold]
+pub(crate) fn within_index(e: GenericError, i: usize) -> GenericError {
+    within(e, &i.to_string())
+}
+
+#[cold]
+fn mismatch(schema: &Schema, ty: NodeId, d: &Datum) -> GenericError {
+    GenericError::unexpected("", None, schema.describe(ty), datum_kind(d))
+}
+
+#[cold]
+fn depth_error(offset: Option<usize>) -> GenericError {
+    GenericError::new("", offset, GenericErrorKind::DepthLimit { limit: MAX_DEPTH })
+}
+
+/// The value of record field `f` in `fields` (the schema's place first);
+/// a field the datum lacks takes [`walk::absent_field`].
+pub(crate) fn field_value<'d>(
+    schema: &Schema,
+    fields: &'d [(String, Datum)],
+    i: usize,
+    f: &Field,
+) -> Result<Cow<'d, Datum>, GenericError> {
+    match fields.get(i) {
+        Some((n, v)) if *n == f.name => Ok(Cow::Borrowed(v)),
+        _ => match fields.iter().find(|(n, _)| *n == f.name) {
+            Some((_, v)) => Ok(Cow::Borrowed(v)),
+            None => walk::absent_field(schema, f)
+                .map(Cow::Owned)
+                .ok_or_else(|| GenericError::new("", None, GenericErrorKind::MissingField { field: f.name.clone() })),
+        },
+    }
+}
+
+/// The branch a datum takes in a union ([`walk::branch_for`]: the one a
+/// [`Datum::Union`] names, else the first that accepts a bare datum).
+pub(crate) fn branch<'d>(
+    schema: &Schema,
+    ty: NodeId,
+    branches: &[NodeId],
+    d: &'d Datum,
+) -> Result<(u32, &'d Datum), GenericError> {
+    walk::branch_for(schema, branches, d).ok_or_else(|| match d {
+        Datum::Union(b, v) => match branches.get(*b as usize) {
+            Some(&bt) => mismatch(schema, bt, v),
+            None => GenericError::unexpected(
+                "",
+                None,
+                format!("a branch index below {}", branches.len()),
+                b.to_string(),
+            ),
+        },
+        _ => mismatch(schema, ty, d),
+    })
+}
+
+struct Enc<'s> {
+    schema: &'s Schema,
+}
+
+/// Writes a length-delimited body produced by `body` (a one-byte length
+/// first, widened in place when the body is longer).
+#[inline]
+fn delimited(
+    out: &mut Vec<u8>,
+    body: impl FnOnce(&mut Vec<u8>) -> Result<(), GenericError>,
+) -> Result<(), GenericError> {
+    let at = out.len();
+    out.push(0);
+    body(out)?;
+    let len = out.len() - at - 1;
+    if len < 0x80 {
+        out[at] = len as u8;
+    } else {
+        let width = encoding::encoded_len_varint(len as u64);
+        out.resize(out.len() + width - 1, 0);
+        out.copy_within(at + 1..at + 1 + len, at + width);
+        let mut head = &mut out[at..at + width];
+        encoding::encode_varint(len as u64, &mut head);
+    }
+    Ok(())
+}
+
+impl Enc<'_> {
+    fn record(&self, fields: &[Field], d: &Datum, out: &mut Vec<u8>, depth: usize) -> Result<(), GenericError> {
+        let Datum::Record(values) = d else {
+            return Err(GenericError::unexpected("", None, "record", datum_kind(d)));
+        };
+        let mut n = 1u32;
+        for (i, f) in fields.iter().enumerate() {
+            let v = field_value(self.schema, values, i, f)?;
+            self.field(f.ty, n, &v, out, false, depth)
+                .map_err(|e| within(e, &f.name))?;
+            n += proto_width(self.schema, f.ty);
+        }
+        Ok(())
+    }
+
+    /// A field of type `ty` at number `n`; `present` writes defaults too.
+    fn field(
+        &self,
+        ty: NodeId,
+        n: u32,
+        d: &Datum,
+        out: &mut Vec<u8>,
+        present: bool,
+        depth: usize,
+    ) -> Result<(), GenericError> {
+        let s = self.schema;
+        match shape(s, ty) {
+            Shape::Null => match d {
+                Datum::Null => Ok(()),
+                _ => Err(mismatch(s, ty, d)),
+            },
+            Shape::Leaf => self.leaf(ty, n, d, out, present),
+            Shape::Record => self.message(ty, n, d, out, depth),
+            Shape::Array(items) => {
+                let Datum::Array(values) = d else {
+                    return Err(mismatch(s, ty, d));
+                };
+                self.array(items, n, values, out, depth)
+            }
+            Shape::Map(vt) => {
+                let Datum::Map(entries) = d else {
+                    return Err(mismatch(s, ty, d));
+                };
+                for (k, v) in entries {
+                    encoding::encode_key(n, WireType::LengthDelimited, out);
+                    delimited(out, |out| {
+                        encoding::encode_key(1, WireType::LengthDelimited, out);
+                        encoding::encode_varint(k.len() as u64, out);
+                        out.extend_from_slice(k.as_bytes());
+                        self.member(vt, 2, v, out, depth + 1)
+                    })
+                    .map_err(|e| within(e, k))?;
+                }
+                Ok(())
+            }
+            Shape::Optional { value, ty: inner, .. } => {
+                let Node::Union(branches) = s.node(ty) else {
+                    unreachable!("union shape")
+                };
+                match branch(s, ty, branches, d)? {
+                    (b, v) if b == value => self.member(inner, n, v, out, depth),
+                    _ => Ok(()),
+                }
+            }
+            Shape::Oneof { null, branches } => {
+                let (b, v) = branch(s, ty, branches, d)?;
+                if Some(b) == null {
+                    return Ok(());
+                }
+                let k = b - u32::from(null.is_some_and(|x| x < b));
+                self.member(branches[b as usize], n + k, v, out, depth)
+            }
+        }
+    }
+
+    /// A value with explicit presence (optional, oneof member, map value,
+    /// wrapper): written as it is when it can be, else in a wrapper message.
+    fn member(&self, ty: NodeId, n: u32, d: &Datum, out: &mut Vec<u8>, depth: usize) -> Result<(), GenericError> {
+        if proto_direct(self.schema, ty) {
+            self.field(ty, n, d, out, true, depth)
+        } else {
+            self.wrapper(ty, n, d, out, depth)
+        }
+    }
+
+    fn wrapper(&self, ty: NodeId, n: u32, d: &Datum, out: &mut Vec<u8>, depth: usize) -> Result<(), GenericError> {
+        if depth >= MAX_DEPTH {
+            return Err(depth_error(None));
+        }
+        encoding::encode_key(n, WireType::LengthDelimited, out);
+        delimited(out, |out| self.field(ty, 1, d, out, false, depth + 1))
+    }
+
+    fn message(&self, ty: NodeId, n: u32, d: &Datum, out: &mut Vec<u8>, depth: usize) -> Result<(), GenericError> {
+        let Node::Record(r) = self.schema.node(ty) else {
+            return Err(mismatch(self.schema, ty, d));
+        };
+        if depth >= MAX_DEPTH {
+            return Err(depth_error(None));
+        }
+        encoding::encode_key(n, WireType::LengthDelimited, out);
+        delimited(out, |out| self.record(&r.fields, d, out, depth + 1))
+    }
+
+    fn array(
+        &self,
+        items: NodeId,
+        n: u32,
+        values: &[Datum],
+        out: &mut Vec<u8>,
+        depth: usize,
+    ) -> Result<(), GenericError> {
+        let s = self.schema;
+        if values.is_empty() {
+            return Ok(());
+        }
+        let is_packed = matches!(
+            s.node(items),
+            Node::Boolean | Node::Int | Node::Long | Node::Float | Node::Double | Node::Enum(_)
+        );
+        if is_packed {
+            encoding::encode_key(n, WireType::LengthDelimited, out);
+            return delimited(out, |out| packed(s, items, values, out));
+        }
+        let direct = proto_direct(s, items);
+        for (i, v) in values.iter().enumerate() {
+            let r = if direct {
+                self.field(items, n, v, out, true, depth)
+            } else {
+                self.wrapper(items, n, v, out, depth)
+            };
+            r.map_err(|e| within_index(e, i))?;
+        }
+        Ok(())
+    }
+
+    fn leaf(&self, ty: NodeId, n: u32, d: &Datum, out: &mut Vec<u8>, present: bool) -> Result<(), GenericError> {
+        let s = self.schema;
+        let default = match (s.node(ty), d) {
+            (Node::Boolean, Datum::Boolean(b)) => !b,
+            (Node::Int, Datum::Int(v)) => *v == 0,
+            (Node::Long, Datum::Long(v)) => *v == 0,
+            (Node::Float, Datum::Float(v)) => v.to_bits() == 0,
+            (Node::Double, Datum::Double(v)) => v.to_bits() == 0,
+            (Node::Enum(_), Datum::Enum(i, _)) => *i == 0,
+            (Node::String, Datum::String(v)) => v.is_empty(),
+            (Node::Bytes, Datum::Bytes(v)) => v.is_empty(),
+            (Node::Fixed(f), Datum::Fixed(v)) => {
+                if v.len() != f.size {
+                    return Err(GenericError::unexpected(
+                        "",
+                        None,
+                        format!("{} bytes for {}", f.size, s.describe(ty)),
+                        format!("{} bytes", v.len()),
+                    ));
+                }
+                v.is_empty()
+            }
+            _ => return Err(mismatch(s, ty, d)),
+        };
+        if default && !present {
+            return Ok(());
+        }
+        let wire = match s.node(ty) {
+            Node::Float => WireType::ThirtyTwoBit,
+            Node::Double => WireType::SixtyFourBit,
+            Node::String | Node::Bytes | Node::Fixed(_) => WireType::LengthDelimited,
+            _ => WireType::Varint,
+        };
+        encoding::encode_key(n, wire, out);
+        match d {
+            Datum::String(v) => {
+                encoding::encode_varint(v.len() as u64, out);
+                out.extend_from_slice(v.as_bytes());
+                Ok(())
+            }
+            Datum::Bytes(v) | Datum::Fixed(v) => {
+                encoding::encode_varint(v.len() as u64, out);
+                out.extend_from_slice(v);
+                Ok(())
+            }
+            _ => scalar(s, ty, d, out),
+        }
+    }
+}
+
+/// The body of a packed array: fixed-width numbers copied in one pass,
+/// varints one by one.
+fn packed(s: &Schema, items: NodeId, values: &[Datum], out: &mut Vec<u8>) -> Result<(), GenericError> {
+    macro_rules! fixed {
+        ($variant:ident, $width:expr) => {{
+            out.reserve(values.len() * $width);
+            for (i, v) in values.iter().enumerate() {
+                match v {
+                    Datum::$variant(x) => out.extend_from_slice(&x.to_le_bytes()),
+                    other => return Err(within_index(mismatch(s, items, other), i)),
+                }
+            }
+            Ok(())
+        }};
+    }
+    match s.node(items) {
+        Node::Double => fixed!(Double, 8),
+        Node::Float => fixed!(Float, 4),
+        Node::Long => {
+            for (i, v) in values.iter().enumerate() {
+                match v {
+                    Datum::Long(x) => encoding::encode_varint(*x as u64, out),
+                    other => return Err(within_index(mismatch(s, items, other), i)),
+                }
+            }
+            Ok(())
+        }
+        _ => {
+            for (i, v) in values.iter().enumerate() {
+                scalar(s, items, v, out).map_err(|e| within_index(e, i))?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The value of a boolean, number or enum without its key.
+#[inline]
+fn scalar(s: &Schema, ty: NodeId, d: &Datum, out: &mut Vec<u8>) -> Result<(), GenericError> {
+    match (s.node(ty), d) {
+        (Node::Boolean, Datum::Boolean(b)) => out.push(u8::from(*b)),
+        (Node::Int, Datum::Int(v)) => encoding::encode_varint(i64::from(*v) as u64, out),
+        (Node::Long, Datum::Long(v)) => encoding::encode_varint(*v as u64, out),
+        (Node::Float, Datum::Float(v)) => out.extend_from_slice(&v.to_le_bytes()),
+        (Node::Double, Datum::Double(v)) => out.extend_from_slice(&v.to_le_bytes()),
+        (Node::Enum(e), Datum::Enum(i, _)) => {
+            if *i as usize >= e.symbols.len() {
+                return Err(GenericError::unexpected(
+                    "",
+                    None,
+                    format!("a symbol index below {}", e.symbols.len()),
+                    i.to_string(),
+                ));
+            }
+            encoding::encode_varint(u64::from(*i), out);
+        }
+        _ => return Err(mismatch(s, ty, d)),
+    }
+    Ok(())
+}
+
+/// The message bodies one message field was sent in (merged on read).
+enum Segs<'a> {
+    One(&'a [u8]),
+    Many(Vec<&'a [u8]>),
+}
+
+impl<'a> Segs<'a> {
+    fn push(&mut self, b: &'a [u8]) {
+        match self {
+            Segs::One(a) => *self = Segs::Many(vec![*a, b]),
+            Segs::Many(v) => v.push(b),
+        }
+    }
+
+    fn as_slice(&self) -> &[&'a [u8]] {
+        match self {
+            Segs::One(a) => std::slice::from_ref(a),
+            Segs::Many(v) => v,
+        }
+    }
+}
+
+/// The fields of a message: a record's, or a wrapper's one `value`.
+#[derive(Clone, Copy)]
+enum Fields<'s> {
+    Record(&'s [Field]),
+    One(NodeId),
+}
+
+impl Fields<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Fields::Record(f) => f.len(),
+            Fields::One(_) => 1,
+        }
+    }
+
+    fn ty(&self, i: usize) -> NodeId {
+        match self {
+            Fields::Record(f) => f[i].ty,
+            Fields::One(t) => *t,
+        }
+    }
+
+    /// The record field's name (a wrapper's value has none in the document).
+    fn name(&self, i: usize) -> Option<&str> {
+        match self {
+            Fields::Record(f) => Some(&f[i].name),
+            Fields::One(_) => None,
+        }
+    }
+}
+
+/// What one field of a message being read has collected so far.
+enum Slot<'a> {
+    Empty,
+    /// A scalar value (last wins), with its union branch.
+    Value(u32, Datum),
+    /// A message value (merged), with its union branch.
+    Msg(u32, Segs<'a>),
+    List(Vec<Datum>),
+    Entries(Vec<(String, Datum)>),
+}
+
+/// Where a field occurrence was found: its number, its member (number
+/// minus the field's first), its wire type and the offset of its key.
+#[derive(Clone, Copy)]
+struct Place {
+    number: u32,
+    k: u32,
+    wire: WireType,
+    key_at: usize,
+}
+
+struct Dec<'a> {
+    schema: &'a Schema,
+    input: &'a [u8],
+}
+
+#[cold]
+fn wire_error(at: usize, expected: &str, found: WireType) -> GenericError {
+    GenericError::unexpected("", Some(at), format!("wire type {expected}"), format!("{found:?}"))
+}
+
+#[cold]
+fn prost_error(at: usize, e: prost::DecodeError) -> GenericError {
+    GenericError::at(
+        "",
+        at,
+        GenericErrorKind::Library {
+            library: "prost",
+            message: e.to_string(),
+        },
+    )
+}
+
+impl<'a> Dec<'a> {
+    fn at(&self, rest: &[u8]) -> usize {
+        rest.as_ptr() as usize - self.input.as_ptr() as usize
+    }
+
+    fn varint(&self, buf: &mut &'a [u8]) -> Result<u64, GenericError> {
+        let at = self.at(buf);
+        encoding::decode_varint(buf).map_err(|e| prost_error(at, e))
+    }
+
+    /// A length prefix and the bytes it covers, checked against what is left.
+    fn len_delimited(&self, buf: &mut &'a [u8], what: &str) -> Result<&'a [u8], GenericError> {
+        let at = self.at(buf);
+        let len = self.varint(buf)?;
+        if len > buf.len() as u64 {
+            return Err(GenericError::at(
+                "",
+                at,
+                GenericErrorKind::LengthExceedsInput {
+                    what: format!("length of {what}"),
+                    len,
+                    remaining: buf.len(),
+                },
+            ));
+        }
+        let (body, rest) = buf.split_at(len as usize);
+        *buf = rest;
+        Ok(body)
+    }
+
+    fn fixed<const N: usize>(&self, buf: &mut &'a [u8], what: &str) -> Result<[u8; N], GenericError> {
+        match buf.split_first_chunk::<N>() {
+            Some((v, rest)) => {
+                *buf = rest;
+                Ok(*v)
+            }
+            None => Err(GenericError::at(
+                "",
+                self.at(buf),
+                GenericErrorKind::Eof {
+                    expected: format!("{N} bytes of {what}"),
+                },
+            )),
+        }
+    }
+
+    /// Reads a message made of `segs` with the given fields.
+    fn message(&self, fields: Fields<'_>, segs: &Segs<'a>, depth: usize) -> Result<Datum, GenericError> {
+        if depth >= MAX_DEPTH {
+            return Err(depth_error(segs.as_slice().first().map(|b| self.at(b))));
+        }
+        let s = self.schema;
+        let count = fields.len();
+        let mut slots: Vec<Slot<'a>> = Vec::with_capacity(count);
+        slots.resize_with(count, || Slot::Empty);
+        // Field lookup cursor: fields usually come in order.
+        let (mut fi, mut start) = (0usize, 1u32);
+        for seg in segs.as_slice() {
+            let mut buf: &'a [u8] = seg;
+            while !buf.is_empty() {
+                let key_at = self.at(buf);
+                let (number, wire) = encoding::decode_key(&mut buf).map_err(|e| prost_error(key_at, e))?;
+                if number < start {
+                    (fi, start) = (0, 1);
+                }
+                while fi < count && number >= start + proto_width(s, fields.ty(fi)) {
+                    start += proto_width(s, fields.ty(fi));
+                    fi += 1;
+                }
+                if fi == count {
+                    let ctx = DecodeContext::default();
+                    encoding::skip_field(wire, number, &mut buf, ctx).map_err(|e| prost_error(key_at, e))?;
+                    (fi, start) = (0, 1);
+                    continue;
+                }
+                let at = Place {
+                    number,
+                    k: number - start,
+                    wire,
+                    key_at,
+                };
+                self.read_field(fields.ty(fi), at, &mut buf, &mut slots[fi], depth)
+                    .map_err(|e| match fields.name(fi) {
+                        Some(name) => within(e, name),
+                        None => e,
+                    })?;
+            }
+        }
+        match fields {
+            Fields::One(ty) => {
+                let slot = slots.pop().unwrap_or(Slot::Empty);
+                self.finish(ty, slot, depth)
+            }
+            Fields::Record(fs) => {
+                let mut out = Vec::with_capacity(count);
+                for (f, slot) in fs.iter().zip(slots) {
+                    let v = self.finish(f.ty, slot, depth).map_err(|e| within(e, &f.name))?;
+                    out.push((f.name.clone(), v));
+                }
+                Ok(Datum::Record(out))
+            }
+        }
+    }
+
+    /// Reads one occurrence of a field of type `ty` (`k`: its number minus
+    /// the field's first, the `oneof` member) into `slot`.
+    fn read_field(
+        &self,
+        ty: NodeId,
+        at: Place,
+        buf: &mut &'a [u8],
+        slot: &mut Slot<'a>,
+        depth: usize,
+    ) -> Result<(), GenericError> {
+        let s = self.schema;
+        let Place {
+            number,
+            k,
+            wire,
+            key_at,
+        } = at;
+        match shape(s, ty) {
+            Shape::Null => {
+                let ctx = DecodeContext::default();
+                encoding::skip_field(wire, number, buf, ctx).map_err(|e| prost_error(key_at, e))
+            }
+            Shape::Leaf => {
+                let v = self.leaf(ty, wire, key_at, buf)?;
+                *slot = Slot::Value(0, v);
+                Ok(())
+            }
+            Shape::Record => self.message_segment(0, wire, key_at, buf, slot),
+            Shape::Optional { value, ty: inner, .. } => self.member(inner, value, wire, key_at, buf, slot),
+            Shape::Oneof { null, branches } => {
+                let b = k + u32::from(null.is_some_and(|x| x <= k));
+                match branches.get(b as usize) {
+                    Some(&bt) => self.member(bt, b, wire, key_at, buf, slot),
+                    None => {
+                        let ctx = DecodeContext::default();
+                        encoding::skip_field(wire, number, buf, ctx).map_err(|e| prost_error(key_at, e))
+                    }
+                }
+            }
+            Shape::Array(items) => {
+                if !matches!(slot, Slot::List(_)) {
+                    *slot = Slot::List(Vec::new());
+                }
+                let Slot::List(list) = slot else { unreachable!() };
+                let at = list.len();
+                let packable = matches!(
+                    s.node(items),
+                    Node::Boolean | Node::Int | Node::Long | Node::Float | Node::Double | Node::Enum(_)
+                );
+                if packable && wire == WireType::LengthDelimited {
+                    let mut body = self.len_delimited(buf, "a packed array")?;
+                    if let Node::Double | Node::Float = s.node(items) {
+                        return self.packed_fixed(items, body, list);
+                    }
+                    let item_wire = match s.node(items) {
+                        Node::Float => WireType::ThirtyTwoBit,
+                        Node::Double => WireType::SixtyFourBit,
+                        _ => WireType::Varint,
+                    };
+                    while !body.is_empty() {
+                        let v = self
+                            .leaf(items, item_wire, key_at, &mut body)
+                            .map_err(|e| within_index(e, list.len()))?;
+                        list.push(v);
+                    }
+                    return Ok(());
+                }
+                let v = if proto_direct(s, items) {
+                    match s.node(items) {
+                        Node::Record(r) => {
+                            let body = self.message_body(wire, key_at, buf)?;
+                            self.message(Fields::Record(&r.fields), &Segs::One(body), depth + 1)
+                        }
+                        _ => self.leaf(items, wire, key_at, buf),
+                    }
+                } else {
+                    let body = self.message_body(wire, key_at, buf)?;
+                    self.message(Fields::One(items), &Segs::One(body), depth + 1)
+                };
+                list.push(v.map_err(|e| within_index(e, at))?);
+                Ok(())
+            }
+            Shape::Map(vt) => {
+                if !matches!(slot, Slot::Entries(_)) {
+                    *slot = Slot::Entries(Vec::new());
+                }
+                let Slot::Entries(entries) = slot else { unreachable!() };
+                let mut body = self.message_body(wire, key_at, buf)?;
+                if depth + 1 >= MAX_DEPTH {
+                    return Err(depth_error(Some(key_at)));
+                }
+                let mut key = String::new();
+                let mut value = Slot::Empty;
+                while !body.is_empty() {
+                    let at = self.at(body);
+                    let (n, w) = encoding::decode_key(&mut body).map_err(|e| prost_error(at, e))?;
+                    match n {
+                        1 => {
+                            if w != WireType::LengthDelimited {
+                                return Err(wire_error(at, "LengthDelimited for a map key", w));
+                            }
+                            let b = self.len_delimited(&mut body, "a map key")?;
+                            key = utf8(b, self.at(b))?;
+                        }
+                        2 => self
+                            .member(vt, 0, w, at, &mut body, &mut value)
+                            .map_err(|e| within(e, &key))?,
+                        _ => {
+                            let ctx = DecodeContext::default();
+                            encoding::skip_field(w, n, &mut body, ctx).map_err(|e| prost_error(at, e))?;
+                        }
+                    }
+                }
+                let v = match value {
+                    Slot::Empty => self.absent(vt, depth + 1),
+                    other => self.finish_member(vt, other, depth + 1),
+                }
+                .map_err(|e| within(e, &key))?;
+                entries.push((key, v));
+                Ok(())
+            }
+        }
+    }
+
+    /// A packed array of doubles or floats: its length must be a whole
+    /// number of items (checked before anything is reserved).
+    fn packed_fixed(&self, items: NodeId, body: &'a [u8], list: &mut Vec<Datum>) -> Result<(), GenericError> {
+        let double = matches!(self.schema.node(items), Node::Double);
+        let width = if double { 8 } else { 4 };
+        if body.len() % width != 0 {
+            return Err(GenericError::unexpected(
+                "",
+                Some(self.at(body)),
+                format!("a packed array of {width}-byte items"),
+                format!("{} bytes", body.len()),
+            ));
+        }
+        list.reserve(body.len() / width);
+        if double {
+            list.extend(
+                body.chunks_exact(8)
+                    .map(|c| Datum::Double(f64::from_le_bytes(c.try_into().unwrap_or([0; 8])))),
+            );
+        } else {
+            list.extend(
+                body.chunks_exact(4)
+                    .map(|c| Datum::Float(f32::from_le_bytes(c.try_into().unwrap_or([0; 4])))),
+            );
+        }
+        Ok(())
+    }
+
+    /// A value with explicit presence at union branch `b`: as it is, or in
+    /// its wrapper message.
+    fn member(
+        &self,
+        ty: NodeId,
+        b: u32,
+        wire: WireType,
+        key_at: usize,
+        buf: &mut &'a [u8],
+        slot: &mut Slot<'a>,
+    ) -> Result<(), GenericError> {
+        if matches!(shape(self.schema, ty), Shape::Leaf) {
+            let v = self.leaf(ty, wire, key_at, buf)?;
+            *slot = Slot::Value(b, v);
+            Ok(())
+        } else {
+            self.message_segment(b, wire, key_at, buf, slot)
+        }
+    }
+
+    fn message_body(&self, wire: WireType, key_at: usize, buf: &mut &'a [u8]) -> Result<&'a [u8], GenericError> {
+        if wire != WireType::LengthDelimited {
+            return Err(wire_error(key_at, "LengthDelimited for a message", wire));
+        }
+        self.len_delimited(buf, "a message")
+    }
+
+    /// One segment of a message field: merged with earlier ones of the same branch.
+    fn message_segment(
+        &self,
+        b: u32,
+        wire: WireType,
+        key_at: usize,
+        buf: &mut &'a [u8],
+        slot: &mut Slot<'a>,
+    ) -> Result<(), GenericError> {
+        let body = self.message_body(wire, key_at, buf)?;
+        match slot {
+            Slot::Msg(have, segs) if *have == b => segs.push(body),
+            _ => *slot = Slot::Msg(b, Segs::One(body)),
+        }
+        Ok(())
+    }
+
+    /// The datum of a field of type `ty` from what its slot collected.
+    fn finish(&self, ty: NodeId, slot: Slot<'a>, depth: usize) -> Result<Datum, GenericError> {
+        if let Slot::Empty = slot {
+            return self.absent(ty, depth);
+        }
+        match shape(self.schema, ty) {
+            Shape::Null => Ok(Datum::Null),
+            Shape::Leaf | Shape::Record => self.finish_member(ty, slot, depth),
+            Shape::Array(_) => match slot {
+                Slot::List(items) => Ok(Datum::Array(items)),
+                _ => Err(slot_mismatch()),
+            },
+            Shape::Map(_) => match slot {
+                Slot::Entries(entries) => Ok(Datum::Map(last_wins(entries))),
+                _ => Err(slot_mismatch()),
+            },
+            Shape::Optional { ty: inner, .. } => {
+                let b = slot_branch(&slot);
+                Ok(Datum::Union(b, Box::new(self.finish_member(inner, slot, depth)?)))
+            }
+            Shape::Oneof { branches, .. } => {
+                let b = slot_branch(&slot);
+                let bt = *branches.get(b as usize).ok_or_else(slot_mismatch)?;
+                Ok(Datum::Union(b, Box::new(self.finish_member(bt, slot, depth)?)))
+            }
+        }
+    }
+
+    /// A member value (see [`Dec::member`]) from its slot.
+    fn finish_member(&self, ty: NodeId, slot: Slot<'a>, depth: usize) -> Result<Datum, GenericError> {
+        match (shape(self.schema, ty), slot) {
+            (Shape::Leaf, Slot::Value(_, v)) => Ok(v),
+            (Shape::Record, Slot::Msg(_, segs)) => self.record(ty, &segs, depth),
+            (_, Slot::Msg(_, segs)) => self.message(Fields::One(ty), &segs, depth + 1),
+            (_, Slot::Empty) => self.absent(ty, depth),
+            _ => Err(slot_mismatch()),
+        }
+    }
+
+    fn record(&self, ty: NodeId, segs: &Segs<'a>, depth: usize) -> Result<Datum, GenericError> {
+        match self.schema.node(ty) {
+            Node::Record(r) => self.message(Fields::Record(&r.fields), segs, depth + 1),
+            _ => unreachable!("record shape"),
+        }
+    }
+
+    /// The datum of a field that never appeared: proto3's default.
+    fn absent(&self, ty: NodeId, depth: usize) -> Result<Datum, GenericError> {
+        let s = self.schema;
+        Ok(match s.node(ty) {
+            Node::Null => Datum::Null,
+            Node::Boolean => Datum::Boolean(false),
+            Node::Int => Datum::Int(0),
+            Node::Long => Datum::Long(0),
+            Node::Float => Datum::Float(0.0),
+            Node::Double => Datum::Double(0.0),
+            Node::String => Datum::String(String::new()),
+            Node::Bytes => Datum::Bytes(Vec::new()),
+            Node::Fixed(f) if f.size == 0 => Datum::Fixed(Vec::new()),
+            Node::Fixed(f) => {
+                return Err(GenericError::new(
+                    "",
+                    None,
+                    GenericErrorKind::Unexpected {
+                        expected: format!("{} bytes of {}", f.size, s.describe(ty)),
+                        found: "no field".into(),
+                    },
+                ));
+            }
+            Node::Enum(e) => Datum::Enum(0, e.symbols.first().cloned().unwrap_or_default()),
+            Node::Record(r) => self.message(Fields::Record(&r.fields), &Segs::One(&[]), depth + 1)?,
+            Node::Array(_) => Datum::Array(Vec::new()),
+            Node::Map(_) => Datum::Map(Vec::new()),
+            Node::Union(branches) => match branches.iter().position(|&b| matches!(s.node(b), Node::Null)) {
+                Some(n) => Datum::Union(n as u32, Box::new(Datum::Null)),
+                _ => {
+                    return Err(GenericError::new(
+                        "",
+                        None,
+                        GenericErrorKind::MissingField {
+                            field: format!("a member of {}", s.describe(ty)),
+                        },
+                    ));
+                }
+            },
+        })
+    }
+
+    /// One boolean, number, enum, string, bytes or fixed value.
+    fn leaf(&self, ty: NodeId, wire: WireType, key_at: usize, buf: &mut &'a [u8]) -> Result<Datum, GenericError> {
+        let s = self.schema;
+        let want = match s.node(ty) {
+            Node::Float => WireType::ThirtyTwoBit,
+            Node::Double => WireType::SixtyFourBit,
+            Node::String | Node::Bytes | Node::Fixed(_) => WireType::LengthDelimited,
+            _ => WireType::Varint,
+        };
+        if wire != want {
+            return Err(wire_error(key_at, &format!("{want:?} for {}", s.describe(ty)), wire));
+        }
+        Ok(match s.node(ty) {
+            Node::Boolean => Datum::Boolean(self.varint(buf)? != 0),
+            Node::Int => Datum::Int(self.varint(buf)? as i32),
+            Node::Long => Datum::Long(self.varint(buf)? as i64),
+            Node::Float => Datum::Float(f32::from_le_bytes(self.fixed::<4>(buf, "a float")?)),
+            Node::Double => Datum::Double(f64::from_le_bytes(self.fixed::<8>(buf, "a double")?)),
+            Node::Enum(e) => {
+                let at = self.at(buf);
+                let v = self.varint(buf)? as i32;
+                match usize::try_from(v).ok().and_then(|i| e.symbols.get(i)) {
+                    Some(sym) => Datum::Enum(v as u32, sym.clone()),
+                    None => {
+                        return Err(GenericError::unexpected(
+                            "",
+                            Some(at),
+                            format!("a symbol number of {} (0..{})", s.describe(ty), e.symbols.len()),
+                            v.to_string(),
+                        ));
+                    }
+                }
+            }
+            Node::String => {
+                let b = self.len_delimited(buf, "a string")?;
+                Datum::String(utf8(b, self.at(b))?)
+            }
+            Node::Bytes => Datum::Bytes(self.len_delimited(buf, "bytes")?.to_vec()),
+            Node::Fixed(f) => {
+                let b = self.len_delimited(buf, "a fixed")?;
+                if b.len() != f.size {
+                    return Err(GenericError::unexpected(
+                        "",
+                        Some(key_at),
+                        format!("{} bytes of {}", f.size, s.describe(ty)),
+                        format!("{} bytes", b.len()),
+                    ));
+                }
+                Datum::Fixed(b.to_vec())
+            }
+            _ => unreachable!("leaf shape"),
+        })
+    }
+}
+
+#[cold]
+fn slot_mismatch() -> GenericError {
+    GenericError::new(
+        "",
+        None,
+        GenericErrorKind::Unsupported {
+            what: "a collected value that does not fit its field's type".into(),
+        },
+    )
+}
+
+fn slot_branch(slot: &Slot<'_>) -> u32 {
+    match slot {
+        Slot::Value(b, _) | Slot::Msg(b, _) => *b,
+        _ => 0,
+    }
+}
+
+fn utf8(b: &[u8], at: usize) -> Result<String, GenericError> {
+    match std::str::from_utf8(b) {
+        Ok(s) => Ok(s.to_string()),
+        Err(e) => Err(GenericError::at(
+            "",
+            at + e.valid_up_to(),
+            GenericErrorKind::InvalidUtf8,
+        )),
+    }
+}
+
+/// Map entries with each key once, holding its last value at its first place.
+fn last_wins(entries: Vec<(String, Datum)>) -> Vec<(String, Datum)> {
+    if entries.len() < 2 {
+        return entries;
+    }
+    let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::with_capacity(entries.len());
+    let mut dup = false;
+    for (i, (k, _)) in entries.iter().enumerate() {
+        if index.insert(k.as_str(), i).is_some() {
+            dup = true;
+        }
+    }
+    if !dup {
+        return entries;
+    }
+    let last: std::collections::HashMap<String, usize> = index.into_iter().map(|(k, i)| (k.to_string(), i)).collect();
+    let mut values: Vec<Option<Datum>> = entries.iter().map(|_| None).collect();
+    let mut keys = Vec::with_capacity(entries.len());
+    for (i, (k, v)) in entries.into_iter().enumerate() {
+        values[i] = Some(v);
+        keys.push(k);
+    }
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for k in keys {
+        if seen.insert(k.clone()) {
+            let i = last[&k];
+            if let Some(v) = values[i].take() {
+                out.push((k, v));
+            }
+        }
+    }
+    out
+}
