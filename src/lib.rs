@@ -18,6 +18,7 @@
 pub mod bench;
 pub mod cli;
 pub mod codec;
+pub mod compare;
 pub mod crc32;
 pub mod evolve;
 pub mod explain;
