@@ -138,6 +138,7 @@ bench-quick: build-release ## smoke run of the whole bench pipeline into $(QUICK
 	$(QUICK_LOAD) --compression gzip > $(QUICK_DIR)/http-gzip.csv
 	./benches/server-only.sh $(QUICK_DIR)/http-server.csv --counts 1 --rounds 2 --duration 100ms --warmup 2 --formats json,avro
 	$(RELEASE) report --dir $(QUICK_DIR)
+	$(RELEASE) compare $(QUICK_DIR) $(QUICK_DIR) --fail-over 0 > $(QUICK_DIR)/compare.txt
 	@test -s $(QUICK_DIR)/REPORT.md && echo "bench-quick: ok, see $(QUICK_DIR)/REPORT.md" >&2
 
 # --- evolve: the schema evolution lab (docs/EVOLUTION.md) ---

@@ -17,6 +17,7 @@
 //! histogram counts and taking the nearest rank of the merged distribution
 //! (bucket midpoint, as the load generator reports its own percentiles).
 
+pub mod decision;
 pub mod markdown;
 pub mod parse;
 pub mod runs;
@@ -147,8 +148,10 @@ pub struct Data {
     pub server_pressure: Option<String>,
     /// `report --link-mbps`.
     pub link_mbps: Option<f64>,
-    /// Every HTTP round of every file, as read.
+    /// Every HTTP round of every file, as read, in the order of [`Data::http`].
     pub http_rows: Vec<HttpRow>,
+    /// How many of [`Data::http_rows`] each file of [`Data::http`] holds.
+    pub http_row_counts: Vec<usize>,
 }
 
 /// HTTP files in report order; the first two are expected, the rest optional.
@@ -227,6 +230,7 @@ pub fn load(dir: &Path) -> Result<Data, String> {
                     d.runs.extend(histogram_runs(h, &rows)?);
                 }
                 d.http_rows.extend(rows.iter().cloned());
+                d.http_row_counts.push(rows.len());
                 d.http.push(HttpFile {
                     name: file.to_string(),
                     stats,
