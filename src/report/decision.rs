@@ -478,6 +478,16 @@ mod tests {
         assert!(net_saving_us(1000.0, 30.0, 1000.0) < 0.0);
     }
 
+    /// 80 requests leave fewer than 10 above the p95 or p99: "≥", two digits.
+    #[test]
+    fn tail_percentiles_say_what_the_sample_supports() {
+        use super::super::markdown::tail;
+        assert_eq!(tail(Some(12.3456), 0.99, 80), "≥ 12");
+        assert_eq!(tail(Some(1.2345), 0.95, 80), "≥ 1.2");
+        assert_eq!(tail(Some(12.3456), 0.99, 100_000), "12.35");
+        assert_eq!(tail(None, 0.99, 10), "n/a");
+    }
+
     #[test]
     fn ranks_with_ties_and_noise() {
         let tight = |base: f64| -> Vec<f64> { (0..10).map(|i| base + i as f64 * 0.01).collect() };

@@ -59,6 +59,29 @@ pub fn num(x: f64) -> String {
     }
 }
 
+/// A latency percentile with the precision its sample supports: when fewer
+/// than [`TAIL_MIN`] of `n` requests lie above quantile `q`, the value is
+/// near the sample's maximum and prints as `≥ v` with two significant digits.
+pub fn tail(value: Option<f64>, q: f64, n: u64) -> String {
+    match value {
+        None => "n/a".into(),
+        Some(v) if (n as f64) * (1.0 - q) < TAIL_MIN => {
+            let digits = if v.abs() >= 10.0 {
+                0
+            } else if v.abs() >= 1.0 {
+                1
+            } else {
+                2
+            };
+            format!("≥ {v:.digits$}")
+        }
+        Some(v) => num(v),
+    }
+}
+
+/// Requests above a percentile needed to print it as a value.
+pub const TAIL_MIN: f64 = 10.0;
+
 /// An integer with thousands separators: 169241 → "169,241".
 pub fn group(n: i64) -> String {
     let s = n.unsigned_abs().to_string();
@@ -779,7 +802,7 @@ fn http_tables(o: &mut String, file: &HttpFile, runs: &[super::runs::FileRun]) {
             group(count as i64),
             if count == 1 { "" } else { "s" }
         );
-        o.push_str("| format | req/s | MB/s | p50 ms | p95 ms (median of rounds) | pooled p95 ms | p99 ms (median of rounds) | pooled p99 ms | max ms | requests | errors | rounds |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        o.push_str("| format | req/s | req/s 95% interval | MB/s | p50 ms | p95 ms (median of rounds) | pooled p95 ms | p99 ms (median of rounds) | pooled p99 ms | max ms | requests | errors | rounds |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for s in file.stats.iter().filter(|s| s.count == count) {
             let errs: Vec<String> = ERROR_KINDS
                 .iter()
@@ -787,17 +810,29 @@ fn http_tables(o: &mut String, file: &HttpFile, runs: &[super::runs::FileRun]) {
                 .filter(|(_, n)| *n > 0)
                 .map(|(k, n)| format!("{k} {n}"))
                 .collect();
+            let per_round = s.requests / s.rounds.max(1) as u64;
             let _ = writeln!(
                 o,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 s.format,
                 spread(&s.rps, 1.0),
+                s.rps_ci.map_or("n/a".into(), |c| format!(
+                    "{}–{} (±{:.1}%{})",
+                    num(c.lo),
+                    num(c.hi),
+                    c.rel_half_width() * 100.0,
+                    if c.full_confidence() {
+                        String::new()
+                    } else {
+                        format!(", only {:.0}% with {} rounds", c.confidence * 100.0, c.n)
+                    }
+                )),
                 num(s.bytes_per_s.median / 1e6),
                 spread(&s.p50_ms, 1.0),
-                spread(&s.p95_ms, 1.0),
-                opt(s.pooled_p95_ms),
-                spread(&s.p99_ms, 1.0),
-                opt(s.pooled_p99_ms),
+                tail(Some(s.p95_ms.median), 0.95, per_round),
+                tail(s.pooled_p95_ms, 0.95, s.requests),
+                tail(Some(s.p99_ms.median), 0.99, per_round),
+                tail(s.pooled_p99_ms, 0.99, s.requests),
                 num(s.max_ms.max),
                 group(s.requests as i64),
                 if errs.is_empty() { "0".into() } else { errs.join(", ") },

@@ -53,6 +53,8 @@ pub struct HttpStat {
     pub rounds: usize,
     pub requests: u64,
     pub rps: Spread,
+    /// The rounds' median requests/s with its 95% order-statistic interval.
+    pub rps_ci: Option<crate::measure::significance::MedianCi>,
     pub bytes_per_s: Spread,
     pub p50_ms: Spread,
     pub p95_ms: Spread,
@@ -337,6 +339,10 @@ pub fn http_stats(rows: &[HttpRow], hist_dir: Option<&Path>) -> Result<Vec<HttpS
             rounds: rs.len(),
             requests: rs.iter().map(|r| r.requests).sum(),
             rps: s(|r| r.rps),
+            rps_ci: crate::measure::significance::median_ci(
+                &rs.iter().map(|r| r.rps).collect::<Vec<_>>(),
+                crate::measure::significance::CONFIDENCE,
+            ),
             bytes_per_s: s(|r| r.bytes_per_s),
             p50_ms: s(|r| r.p50_ms),
             p95_ms: s(|r| r.p95_ms),
