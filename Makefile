@@ -10,7 +10,7 @@ COUNT ?= 1
 # Where the measurement targets write their raw files and the report.
 RESULTS ?= results
 # One `make` invocation is one run: every stage it starts reads this id from
-# WB_RUN_ID and stamps it into each raw file (docs/MEASUREMENT.md, "Runs").
+# WB_RUN_ID and stamps it into each raw file (docs/MEASUREMENT.md, "Runs: one `make bench`, one run id").
 # Set WB_RUN_ID yourself to add a stage to an earlier run.
 RUN_ID := $(or $(WB_RUN_ID),$(shell date -u +%Y%m%dT%H%M%SZ)-$(shell git rev-parse --short HEAD 2>/dev/null || echo nogit))
 export WB_RUN_ID := $(RUN_ID)

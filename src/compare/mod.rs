@@ -381,7 +381,7 @@ pub fn render_text(c: &Comparison) -> String {
                 )
             }
         );
-        let _ = writeln!(o, "{:<40} {:>24} {:>24} {:>28} {}", "row", "old", "new", "delta", "p");
+        let _ = writeln!(o, "{:<40} {:>24} {:>24} {:>28} p", "row", "old", "new", "delta");
         for v in &t.verdicts {
             let side = |m: &MedianCi| {
                 if tt.exact {

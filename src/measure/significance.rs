@@ -19,7 +19,7 @@
 //!   `n1·n2/12 · ((n+1) − Σ(t³−t)/(n(n−1)))` and a continuity correction of ½.
 //! - **Holm–Bonferroni** ([`holm`]): the `m` p-values of a table sorted
 //!   ascending, the i-th multiplied by `m − i + 1`, made monotone, capped at
-//!   1. A comparison is significant when its adjusted p-value is below α
+//!   one. A comparison is significant when its adjusted p-value is below α
 //!   ([`ALPHA`] = 0.05); the family-wise error rate of the table is then at
 //!   most α.
 
