@@ -226,10 +226,26 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
     }
     if !d.http.is_empty() {
         let comp = |file: &str, g: fn(&HttpStat) -> f64| per(&|f| http_case(d, file, f, n).map(g));
+        let conc = |file: &str| {
+            http_file(d, file)
+                .and_then(|f| f.stats.first())
+                .map_or("?".to_string(), |s| s.concurrency.to_string())
+        };
+        let ci = |file: &str| {
+            per(&|f| http_case(d, file, f, n).and_then(|s| s.rps_ci).map(|c| c.lo))
+                .into_iter()
+                .zip(per(&|f| http_case(d, file, f, n).and_then(|s| s.rps_ci).map(|c| c.hi)))
+                .map(|(lo, hi)| lo.zip(hi))
+                .collect::<Vec<_>>()
+        };
         out.push((
             "chart-http-rps.svg".to_string(),
-            svg::bars(
-                &format!("HTTP requests/s, {} products (median of rounds)", group(n as i64)),
+            svg::bars_with_errors(
+                &format!(
+                    "HTTP requests/s, {} products, concurrency {} (median of rounds, 95% interval)",
+                    group(n as i64),
+                    conc("http.csv")
+                ),
                 "requests per second",
                 &cats,
                 &[
@@ -242,12 +258,17 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
                         values: comp("http-gzip.csv", |s| s.rps.median),
                     },
                 ],
+                &[ci("http.csv"), ci("http-gzip.csv")],
             ),
         ));
         out.push((
             "chart-http-p95.svg".to_string(),
             svg::bars(
-                &format!("HTTP p95 latency, {} products (median of rounds' p95)", group(n as i64)),
+                &format!(
+                    "HTTP p95 latency, {} products, concurrency {} (median of rounds' p95)",
+                    group(n as i64),
+                    conc("http.csv")
+                ),
                 "ms",
                 &cats,
                 &[
@@ -263,8 +284,25 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
             ),
         ));
     }
+    // One axis for every format's CPU chart, so bars compare across charts.
+    let axis = formats()
+        .flat_map(|fm| {
+            ["http.csv", "http-gzip.csv"]
+                .into_iter()
+                .filter_map(move |file| Breakdown::of(d, http_case(d, file, fm, n)?))
+        })
+        .flat_map(|b| {
+            [
+                b.server,
+                b.client,
+                Some(b.encode.unwrap_or(0.0) + b.gzip.unwrap_or(0.0) + b.server_rest().unwrap_or(0.0).max(0.0)),
+                Some(b.decode.unwrap_or(0.0) + b.client_rest().unwrap_or(0.0).max(0.0)),
+            ]
+        })
+        .flatten()
+        .fold(0.0, f64::max);
     for fm in formats() {
-        if let Some(svg) = cpu_chart(d, fm, n) {
+        if let Some(svg) = cpu_chart(d, fm, n, axis) {
             out.push((format!("chart-cpu-{fm}.svg"), svg));
         }
     }
@@ -335,7 +373,7 @@ impl Breakdown {
 }
 
 /// The stacked bars of one format at `count`: server and client, plain and gzip.
-fn cpu_chart(d: &Data, fm: &str, count: usize) -> Option<String> {
+fn cpu_chart(d: &Data, fm: &str, count: usize, axis_max: f64) -> Option<String> {
     let cases: Vec<(&str, Breakdown)> = [("", "http.csv"), (" gzip", "http-gzip.csv")]
         .into_iter()
         .filter_map(|(label, file)| Some((label, Breakdown::of(d, http_case(d, file, fm, count)?)?)))
@@ -367,15 +405,19 @@ fn cpu_chart(d: &Data, fm: &str, count: usize) -> Option<String> {
             s.values.extend(v);
         }
     }
-    Some(svg::stacked(
+    let conc = http_file(d, "http.csv")
+        .and_then(|f| f.stats.first())
+        .map_or("?".to_string(), |s| s.concurrency.to_string());
+    Some(svg::stacked_on(
         &format!(
-            "{fm}: CPU per request by side, {} products (black line: measured)",
+            "{fm}: CPU per request by side, {} products, concurrency {conc} (black line: measured; one axis for all formats)",
             group(count as i64)
         ),
         "µs of CPU per request",
         &cats,
         &series,
         &measured,
+        Some(axis_max),
     ))
 }
 
