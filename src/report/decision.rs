@@ -488,6 +488,27 @@ mod tests {
         assert_eq!(tail(None, 0.99, 10), "n/a");
     }
 
+    /// "Bound by" names a side only when the rounds separate the two, and
+    /// never for a serial closed loop.
+    #[test]
+    fn bound_by_says_only_what_the_rounds_support() {
+        use super::super::markdown::bound_by;
+        let sp = |median: f64, min: f64, max: f64| Some(crate::measure::stats::Spread { median, min, max, n: 3 });
+        let mut cpu = super::super::HttpCpuStat {
+            server_us: sp(786.0, 700.0, 900.0),
+            client_us: sp(713.0, 650.0, 800.0),
+            ..Default::default()
+        };
+        assert!(bound_by(&cpu, Some(2), 8).starts_with("neither side clearly"));
+        assert!(bound_by(&cpu, Some(2), 1).starts_with("one request at a time"));
+        cpu.server_us = sp(1600.0, 1500.0, 1700.0);
+        assert!(
+            bound_by(&cpu, Some(2), 8).starts_with("server (2.24×"),
+            "{}",
+            bound_by(&cpu, Some(2), 8)
+        );
+    }
+
     #[test]
     fn ranks_with_ties_and_noise() {
         let tight = |base: f64| -> Vec<f64> { (0..10).map(|i| base + i as f64 * 0.01).collect() };

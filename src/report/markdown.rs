@@ -585,23 +585,33 @@ fn env_cores(d: &Data) -> Option<usize> {
 /// Which side limited a closed-loop run on shared cores, in words: the side
 /// that spends more CPU per request takes more of the cores, and when the
 /// cores are saturated it sets the rate.
-pub fn bound_by(cpu: &HttpCpuStat, cores: Option<usize>) -> String {
-    let med = |x: &Option<Spread>| x.as_ref().map(|s| s.median);
-    let (Some(server), Some(client)) = (med(&cpu.server_us), med(&cpu.client_us)) else {
+pub fn bound_by(cpu: &HttpCpuStat, cores: Option<usize>, concurrency: u32) -> String {
+    let (Some(server), Some(client)) = (cpu.server_us.as_ref(), cpu.client_us.as_ref()) else {
         return "n/a (one side not measured)".into();
     };
-    let (heavy, ratio) = if client >= server {
-        ("client", client / server.max(f64::MIN_POSITIVE))
+    let busy = cpu
+        .process_cores
+        .as_ref()
+        .map(|s| s.median)
+        .or_else(|| Some(cpu.server_cores.as_ref()?.median + cpu.client_cores.as_ref()?.median));
+    if concurrency == 1 {
+        return format!(
+            "one request at a time (concurrency 1: a serial closed loop keeps at most one side busy at once{})",
+            busy.map_or(String::new(), |b| format!(", {} cores busy", num(b)))
+        );
+    }
+    // The rounds' ranges overlap: this run cannot say which side costs more.
+    if server.min <= client.max && client.min <= server.max {
+        return "neither side clearly (their CPU per request overlaps across rounds)".into();
+    }
+    let (heavy, ratio) = if client.median >= server.median {
+        ("client", client.median / server.median.max(f64::MIN_POSITIVE))
     } else {
-        ("server", server / client.max(f64::MIN_POSITIVE))
+        ("server", server.median / client.median.max(f64::MIN_POSITIVE))
     };
-    let busy = med(&cpu.process_cores).or_else(|| Some(med(&cpu.server_cores)? + med(&cpu.client_cores)?));
     let load = match (busy, cores) {
         (Some(b), Some(n)) if b >= 0.75 * n as f64 => format!("; {} of {n} cores busy: CPU-bound", num(b)),
-        (Some(b), Some(n)) => format!(
-            "; only {} of {n} cores busy: other load on the machine, or waiting, limited it",
-            num(b)
-        ),
+        (Some(b), Some(n)) => format!("; {} of {n} cores busy", num(b)),
         _ => String::new(),
     };
     format!("{heavy} ({}× the other side's CPU per request){load}", num(ratio))
@@ -614,7 +624,7 @@ fn headline(o: &mut String, d: &Data) {
         "\n## Headline: {} products\n\nMedians (min–max). HTTP at the default concurrency, uncompressed unless marked gzip. *Server CPU µs/req* is the per-request cost: the on-CPU time of the server's threads divided by the requests they served, which does not depend on how many cores the client had (see *Where the time goes*).\n",
         group(n as i64)
     );
-    o.push_str("| format | raw / gzip-6 bytes | encode µs | decode µs | HTTP req/s | server CPU µs/req | p50 / p95 ms | gzip req/s | gzip server CPU µs/req | gzip p50 / p95 ms |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    o.push_str("| format | raw / gzip-6 bytes | encode µs | decode µs | end-to-end req/s (one machine) | server CPU µs/req | p50 / p95 ms | gzip req/s | gzip server CPU µs/req | gzip p50 / p95 ms |\n|---|---|---|---|---|---|---|---|---|---|\n");
     for fm in formats() {
         let size = size_row(d, fm, n).map_or("n/a".into(), |r| {
             format!("{} / {}", group(r.raw_bytes as i64), group(r.gzip6_bytes as i64))
@@ -957,7 +967,7 @@ fn cpu_tables(o: &mut String, d: &Data) {
                     opt(b.unattributed()),
                     opt(med(&cpu.server_cores)),
                     opt(med(&cpu.client_cores)),
-                    bound_by(cpu, cores)
+                    bound_by(cpu, cores, s.concurrency)
                 );
             }
         }
