@@ -135,6 +135,60 @@ fn size<'a>(d: &'a Data, format: &str, count: usize) -> Option<&'a super::parse:
         .find(|r| r.format == format && r.count == count)
 }
 
+/// The per-batch samples of one codec row (`cpu-ns/op` when recorded, else `ns/op`).
+pub fn codec_samples(d: &Data, op: &str, format: &str, count: usize) -> Vec<f64> {
+    d.codec
+        .as_ref()
+        .map(|c| {
+            c.lines
+                .iter()
+                .filter(|l| l.op == op && l.format == format && l.count == count)
+                .map(|l| l.cpu_ns_per_op.unwrap_or(l.ns_per_op))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Below the codec table of one count: encode and decode ranked with ties,
+/// and the rows whose interval is too wide to rank.
+pub fn codec_rankings(o: &mut String, d: &Data, count: usize) {
+    let tol = if count >= 100 { CODEC_TOLERANCE } else { HTTP_TOLERANCE };
+    for op in ["Encode", "Decode", "DecodeBorrowed"] {
+        let items: Vec<(String, Vec<f64>)> = formats()
+            .iter()
+            .map(|f| (f.to_string(), codec_samples(d, op, f, count)))
+            .filter(|(_, s)| !s.is_empty())
+            .collect();
+        if items.len() >= 2 {
+            let _ = writeln!(
+                o,
+                "
+{op}, fastest first (CPU per operation, ties `≈`; a 95% interval wider than ±{:.0}% makes it too noisy to rank): {}.",
+                tol * 100.0,
+                rank(&items, true, Some(tol))
+            );
+        }
+    }
+    let noisy: Vec<String> = d
+        .codec_stats
+        .iter()
+        .filter(|s| s.count == count)
+        .filter_map(|s| {
+            let ci = sig::median_ci(&codec_samples(d, &s.op, &s.format, count), CONFIDENCE)?;
+            (ci.rel_half_width() > tol).then(|| format!("{}/{} ±{:.1}%", s.op, s.format, ci.rel_half_width() * 100.0))
+        })
+        .collect();
+    if !noisy.is_empty() {
+        let _ = writeln!(
+            o,
+            "
+Rows whose 95% median interval exceeds ±{:.0}% (the run was too noisy to rank them): {}.",
+            tol * 100.0,
+            noisy.join(", ")
+        );
+    }
+}
+
 /// The counts of the decision table.
 pub const COUNTS: [usize; 3] = [1, 100, 1000];
 

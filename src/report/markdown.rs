@@ -692,6 +692,7 @@ fn codec_tables(o: &mut String, d: &Data) {
                 opt(us(find(d, "Memcpy", fm, count)))
             );
         }
+        super::decision::codec_rankings(o, d, count);
         let others: Vec<&CodecStat> = d
             .codec_stats
             .iter()
