@@ -3,11 +3,18 @@
 //!
 //! Inputs (see [`parse`] for their shapes): `codec.txt`, `sizes.csv`,
 //! `http.csv`, `http-gzip.csv`, optionally `http-c1.csv`, `http-c16.csv`,
-//! `peers.txt`, `peers-instructions.md`, `histograms/*.hist` (or `*.hlog`, HdrHistogram interval
+//! `http-server.csv` (the server-only pass), `peers.txt`,
+//! `peers-instructions.md`, `server-pressure.txt`, `histograms/*.hist` (or `*.hlog`, HdrHistogram interval
 //! logs, for rounds without a `.hist`) and `environment.json` (written by
 //! `codec-bench` when the run started; if it is missing, the report captures
 //! one now and says so). A missing input is named in the report; a malformed
 //! one stops the report with an error naming the file and line.
+//!
+//! One report is one run: [`load_checked`] refuses inputs stamped with
+//! different run ids ([`runs`]) unless `--allow-mixed`. The top of the
+//! report (decision table, costs, break-even, prose) is [`decision`]; the
+//! statistics are `crate::measure::significance`. A new input kind adds its
+//! reader here (as `load` does per file) and its section in [`markdown::render`].
 //!
 //! Aggregation: for every row (codec op × format × count, or HTTP case) the
 //! **median across runs/rounds** with the **min–max spread** beside it. Every
