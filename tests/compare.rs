@@ -91,3 +91,38 @@ fn a_a_marks_nothing_and_one_slower_row_is_flagged_alone() {
         std::fs::remove_dir_all(d).unwrap();
     }
 }
+
+/// Two runs whose decision tables order a pair oppositely are reported;
+/// the same order twice is not.
+#[test]
+fn decision_table_reversals_are_listed() {
+    let write = |name: &str, json: u64, avro: u64| {
+        let dir = std::env::temp_dir().join(format!("wirebench-compare-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let row = |f: &str, b: u64| format!("{f},1,{b},{b},{b},{b},{b}.0,{b}.0,1.0,1.0,1.0,,,,\n");
+        let text = format!(
+            "# run: {name}\n{}\n{}{}",
+            wirebench::measure::results::SIZES_HEADER,
+            row("json", json),
+            row("avro", avro)
+        );
+        std::fs::write(dir.join("sizes.csv"), text).unwrap();
+        dir
+    };
+    let a = write("rev-a", 100, 200);
+    let b = write("rev-b", 200, 100);
+    let c = write("rev-c", 150, 300);
+    let ab = compare::compare_dirs(&a, &b).unwrap();
+    assert_eq!(ab.reversals.len(), 2, "raw and gzip -6: {:?}", ab.reversals);
+    assert!(
+        ab.reversals[0].contains("json before avro (old), avro before json (new)"),
+        "{:?}",
+        ab.reversals
+    );
+    assert!(compare::render_text(&ab).contains("opposite directions by the two runs: 2."));
+    assert!(compare::compare_dirs(&a, &c).unwrap().reversals.is_empty());
+    for d in [a, b, c] {
+        std::fs::remove_dir_all(d).unwrap();
+    }
+}

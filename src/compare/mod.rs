@@ -24,6 +24,10 @@
 //! that differ (`environment.json`: CPU model or cores), and a directory
 //! whose raw files come from more than one run.
 //!
+//! It also lists the pairs of formats that the two directories' decision
+//! tables (`crate::report::decision`) order in opposite directions, each
+//! order significant in its own run: an A/A pair of runs should have none.
+//!
 //! `--fail-over PCT` makes the command exit 1 when a significant change in
 //! the worse direction exceeds PCT percent (for CI). `--format json` prints
 //! the same as one JSON object.
@@ -155,6 +159,31 @@ pub fn judge(t: &Table) -> TableResult {
 pub struct Comparison {
     pub tables: Vec<TableResult>,
     pub warnings: Vec<String>,
+    /// Pairs of formats the two reports' decision tables order in opposite
+    /// directions (each significant in its own run): `question, count: a before b (old), b before a (new)`.
+    pub reversals: Vec<String>,
+}
+
+/// The decision-table pairs `old` and `new` order oppositely.
+pub fn reversals(old: &crate::report::Data, new: &crate::report::Data) -> Vec<String> {
+    use crate::report::decision::{decision_cells, ordered_pairs};
+    let (a, b) = (decision_cells(old), decision_cells(new));
+    let mut out = Vec::new();
+    for (x, y) in a.iter().zip(&b) {
+        let (Ok(rx), Ok(ry)) = (&x.ranking, &y.ranking) else {
+            continue;
+        };
+        let py = ordered_pairs(ry);
+        for (better, worse) in ordered_pairs(rx) {
+            if py.iter().any(|(b2, w2)| *b2 == worse && *w2 == better) {
+                out.push(format!(
+                    "{}, {} products: {better} before {worse} (old), {worse} before {better} (new)",
+                    x.question, x.count
+                ));
+            }
+        }
+    }
+    out
 }
 
 impl Comparison {
@@ -350,6 +379,9 @@ pub fn compare_dirs(old_dir: &Path, new_dir: &Path) -> Result<Comparison, String
         .filter(|t| !t.rows.is_empty())
         .map(|t| judge(&t))
         .collect();
+    if let (Ok(a), Ok(b)) = (crate::report::load(old_dir), crate::report::load(new_dir)) {
+        c.reversals = reversals(&a, &b);
+    }
     Ok(c)
 }
 
@@ -418,6 +450,14 @@ pub fn render_text(c: &Comparison) -> String {
     }
     let (s, n) = c.significant_count();
     let _ = writeln!(o, "{s} of {n} rows differ significantly.");
+    let _ = writeln!(
+        o,
+        "Decision-table pairs ordered in opposite directions by the two runs: {}.",
+        c.reversals.len()
+    );
+    for r in &c.reversals {
+        let _ = writeln!(o, "reversed: {r}");
+    }
     for w in &c.warnings {
         let _ = writeln!(o, "warning: {w}");
     }
@@ -468,10 +508,12 @@ pub fn render_json(c: &Comparison) -> String {
         ));
     }
     let warnings: Vec<String> = c.warnings.iter().map(|w| q(w)).collect();
+    let reversals: Vec<String> = c.reversals.iter().map(|w| q(w)).collect();
     let (s, n) = c.significant_count();
     format!(
-        "{{\"alpha\": {ALPHA}, \"correction\": \"holm-bonferroni per table\", \"significant\": {s}, \"rows\": {n}, \"tables\": [{}], \"warnings\": [{}]}}\n",
+        "{{\"alpha\": {ALPHA}, \"correction\": \"holm-bonferroni per table\", \"significant\": {s}, \"rows\": {n}, \"tables\": [{}], \"reversals\": [{}], \"warnings\": [{}]}}\n",
         tables.join(", "),
+        reversals.join(", "),
         warnings.join(", ")
     )
 }
@@ -556,7 +598,7 @@ mod tests {
         assert!(a.p_adjusted >= a.p, "Holm never lowers a p-value");
         let c = Comparison {
             tables: vec![t],
-            warnings: vec![],
+            ..Default::default()
         };
         assert_eq!(c.regressions_over(5.0).len(), 1);
         assert!(c.regressions_over(20.0).is_empty());

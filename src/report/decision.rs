@@ -33,15 +33,20 @@ fn formats() -> Vec<&'static str> {
     crate::codec::Format::ALL.iter().map(|f| f.name()).collect()
 }
 
-/// Ranks `(format, samples)`, best first, with ties (module docs).
-/// `lower_is_better`: sizes and CPU; else throughput.
-pub fn rank(items: &[(String, Vec<f64>)], lower_is_better: bool, tolerance: Option<f64>) -> String {
+/// A ranking, best first: each format with whether it is significantly
+/// worse than the one before it (false: `≈`, the same rank; false for the first).
+pub type Ranking = Vec<(String, bool)>;
+
+/// Ranks `(format, samples)`, best first, with ties (module docs); Err is
+/// the "too noisy to rank" or "n/a" text. `lower_is_better`: sizes and CPU;
+/// else throughput. `tolerance` None: exact values, no test.
+pub fn ranking(items: &[(String, Vec<f64>)], lower_is_better: bool, tolerance: Option<f64>) -> Result<Ranking, String> {
     let mut v: Vec<(String, sig::MedianCi, &[f64])> = items
         .iter()
         .filter_map(|(f, s)| Some((f.clone(), sig::median_ci(s, CONFIDENCE)?, s.as_slice())))
         .collect();
     if v.len() < 2 {
-        return "n/a".into();
+        return Err("n/a".into());
     }
     if let Some(tol) = tolerance {
         if let Some((f, ci, _)) = v
@@ -49,12 +54,12 @@ pub fn rank(items: &[(String, Vec<f64>)], lower_is_better: bool, tolerance: Opti
             .filter(|(_, ci, _)| ci.rel_half_width() > tol || !ci.full_confidence())
             .max_by(|a, b| a.1.rel_half_width().total_cmp(&b.1.rel_half_width()))
         {
-            return format!(
+            return Err(format!(
                 "too noisy to rank ({f}: ±{:.1}% at {:.0}% confidence, n = {})",
                 ci.rel_half_width() * 100.0,
                 ci.confidence * 100.0,
                 ci.n
-            );
+            ));
         }
     }
     v.sort_by(|a, b| {
@@ -72,17 +77,122 @@ pub fn rank(items: &[(String, Vec<f64>)], lower_is_better: bool, tolerance: Opti
         })
         .collect();
     let adj = if tolerance.is_none() { ps } else { sig::holm(&ps) };
-    let mut s = v[0].0.clone();
+    let mut out = vec![(v[0].0.clone(), false)];
     for (i, w) in v.windows(2).enumerate() {
-        let sep = if adj[i] < ALPHA {
-            if lower_is_better { " < " } else { " > " }
-        } else {
-            " ≈ "
-        };
-        s += sep;
-        s += &w[1].0;
+        out.push((w[1].0.clone(), adj[i] < ALPHA));
     }
-    s
+    Ok(out)
+}
+
+/// A ranking as text: `a < b ≈ c` (`>` when higher is better).
+pub fn ranking_text(r: &Result<Ranking, String>, lower_is_better: bool) -> String {
+    match r {
+        Err(e) => e.clone(),
+        Ok(v) => {
+            let mut s = String::new();
+            for (i, (f, worse)) in v.iter().enumerate() {
+                if i > 0 {
+                    s += match (worse, lower_is_better) {
+                        (false, _) => " ≈ ",
+                        (true, true) => " < ",
+                        (true, false) => " > ",
+                    };
+                }
+                s += f;
+            }
+            s
+        }
+    }
+}
+
+/// [`ranking`] as text.
+pub fn rank(items: &[(String, Vec<f64>)], lower_is_better: bool, tolerance: Option<f64>) -> String {
+    ranking_text(&ranking(items, lower_is_better, tolerance), lower_is_better)
+}
+
+/// The ordered pairs `(better, worse)` a ranking asserts: a significant
+/// separator lies between them.
+pub fn ordered_pairs(r: &Ranking) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for i in 0..r.len() {
+        for j in i + 1..r.len() {
+            if r[i + 1..=j].iter().any(|(_, worse)| *worse) {
+                out.push((r[i].0.clone(), r[j].0.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// One cell of the decision table.
+#[derive(Clone, Debug)]
+pub struct DecisionCell {
+    pub question: &'static str,
+    pub count: usize,
+    pub lower_is_better: bool,
+    pub ranking: Result<Ranking, String>,
+}
+
+/// Every ranked cell of the decision table, question by question, count by count.
+pub fn decision_cells(d: &Data) -> Vec<DecisionCell> {
+    type SizeGet = fn(&super::parse::SizeRow) -> f64;
+    type HttpGet = fn(&HttpRow) -> Option<f64>;
+    let exact: [(&'static str, SizeGet); 2] = [
+        ("smallest on the wire, raw", |r| r.raw_bytes as f64),
+        ("smallest on the wire, gzip -6", |r| r.gzip6_bytes as f64),
+    ];
+    let http: [(&'static str, &str, bool, HttpGet); 4] = [
+        ("cheapest server CPU per request", "http.csv", true, |r| {
+            r.cpu.and_then(|c| c.server_us_per_req)
+        }),
+        (
+            "cheapest client CPU per request (verifying decode)",
+            "http.csv",
+            true,
+            |r| r.cpu.and_then(|c| c.client_us_per_req),
+        ),
+        (
+            "highest server-only throughput (pinned core)",
+            "http-server.csv",
+            false,
+            |r| Some(r.rps),
+        ),
+        ("highest end-to-end throughput (one machine)", "http.csv", false, |r| {
+            Some(r.rps)
+        }),
+    ];
+    let mut out = Vec::new();
+    for (question, get) in exact {
+        for count in COUNTS {
+            let items: Vec<(String, Vec<f64>)> = formats()
+                .iter()
+                .filter_map(|f| Some((f.to_string(), vec![get(size(d, f, count)?)])))
+                .collect();
+            out.push(DecisionCell {
+                question,
+                count,
+                lower_is_better: true,
+                ranking: ranking(&items, true, None),
+            });
+        }
+    }
+    for (question, file, lower, get) in http {
+        for count in COUNTS {
+            let rs = rows(d, file, count);
+            let items: Vec<(String, Vec<f64>)> = formats()
+                .iter()
+                .map(|f| (f.to_string(), samples(&rs, f, get)))
+                .filter(|(_, s)| !s.is_empty())
+                .collect();
+            out.push(DecisionCell {
+                question,
+                count,
+                lower_is_better: lower,
+                ranking: ranking(&items, lower, Some(HTTP_TOLERANCE)),
+            });
+        }
+    }
+    out
 }
 
 /// Break-even link speed in Mbit/s: `saved_bytes × 8 ÷ cpu_us`; None
@@ -203,56 +313,20 @@ pub fn render(o: &mut String, d: &Data) {
     o.push_str("\n|---|");
     o.push_str(&"---|".repeat(COUNTS.len()));
     o.push('\n');
-    let exact_row = |o: &mut String, label: &str, get: &dyn Fn(&super::parse::SizeRow) -> f64| {
-        let _ = write!(o, "| {label} |");
-        for c in COUNTS {
-            let items: Vec<(String, Vec<f64>)> = formats()
-                .iter()
-                .filter_map(|f| Some((f.to_string(), vec![get(size(d, f, c)?)])))
-                .collect();
-            let _ = write!(o, " {} |", rank(&items, true, None));
+    let cells = decision_cells(d);
+    let mut questions: Vec<&str> = Vec::new();
+    for c in &cells {
+        if !questions.contains(&c.question) {
+            questions.push(c.question);
+        }
+    }
+    for q in questions {
+        let _ = write!(o, "| {q} |");
+        for c in cells.iter().filter(|c| c.question == q) {
+            let _ = write!(o, " {} |", ranking_text(&c.ranking, c.lower_is_better));
         }
         o.push('\n');
-    };
-    exact_row(o, "smallest on the wire, raw", &|r| r.raw_bytes as f64);
-    exact_row(o, "smallest on the wire, gzip -6", &|r| r.gzip6_bytes as f64);
-    let http_row = |o: &mut String, label: &str, file: &str, lower: bool, get: &dyn Fn(&HttpRow) -> Option<f64>| {
-        let _ = write!(o, "| {label} |");
-        for c in COUNTS {
-            let rs = rows(d, file, c);
-            let items: Vec<(String, Vec<f64>)> = formats()
-                .iter()
-                .map(|f| (f.to_string(), samples(&rs, f, get)))
-                .filter(|(_, s)| !s.is_empty())
-                .collect();
-            let _ = write!(o, " {} |", rank(&items, lower, Some(HTTP_TOLERANCE)));
-        }
-        o.push('\n');
-    };
-    http_row(o, "cheapest server CPU per request", "http.csv", true, &|r| {
-        r.cpu.and_then(|c| c.server_us_per_req)
-    });
-    http_row(
-        o,
-        "cheapest client CPU per request (verifying decode)",
-        "http.csv",
-        true,
-        &|r| r.cpu.and_then(|c| c.client_us_per_req),
-    );
-    http_row(
-        o,
-        "highest server-only throughput (pinned core)",
-        "http-server.csv",
-        false,
-        &|r| Some(r.rps),
-    );
-    http_row(
-        o,
-        "highest end-to-end throughput (one machine)",
-        "http.csv",
-        false,
-        &|r| Some(r.rps),
-    );
+    }
     let _ = write!(o, "| bytes per product, raw / gzip -6 |");
     for c in COUNTS {
         let cells: Vec<String> = formats()
@@ -561,6 +635,16 @@ mod tests {
             "{}",
             bound_by(&cpu, Some(2), 8)
         );
+    }
+
+    #[test]
+    fn ordered_pairs_follow_the_separators() {
+        let r: Ranking = vec![("a".into(), false), ("b".into(), false), ("c".into(), true)];
+        assert_eq!(
+            ordered_pairs(&r),
+            [("a".to_string(), "c".to_string()), ("b".to_string(), "c".to_string())]
+        );
+        assert!(ordered_pairs(&vec![("a".into(), false), ("b".into(), false)]).is_empty());
     }
 
     #[test]
