@@ -390,7 +390,7 @@ fn pct(x: f64) -> String {
 }
 
 fn value(x: f64) -> String {
-    crate::report::markdown::num(x)
+    crate::report::numfmt::num(x)
 }
 
 /// The benchstat-like text.

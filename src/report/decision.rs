@@ -431,7 +431,7 @@ fn costs(o: &mut String, d: &Data) {
             if srv.is_none() && cli.is_none() && s.is_none() {
                 continue;
             }
-            let opt = |x: Option<f64>| x.map_or("n/a".into(), super::markdown::num);
+            let opt = |x: Option<f64>| x.map_or("n/a".into(), super::numfmt::num);
             let _ = writeln!(
                 o,
                 "| {c} | {f} | {} | {} | {} | {} | {} | {} |",
@@ -472,7 +472,7 @@ fn gzip_pays(o: &mut String, d: &Data) {
             .iter()
             .map(|&(_, saved, srv, cli)| {
                 break_even_mbps(saved, srv + cli.unwrap_or(0.0))
-                    .map_or("never".into(), |m| format!("{} Mbit/s", super::markdown::num(m)))
+                    .map_or("never".into(), |m| format!("{} Mbit/s", super::numfmt::num(m)))
             })
             .collect();
         let _ = writeln!(o, "| {} | {} | {} |", r.count, r.format, cells.join(" | "));
@@ -485,10 +485,9 @@ fn gzip_pays(o: &mut String, d: &Data) {
                 .map(|(l, saved, srv, cli)| (l, net_saving_us(saved, srv + cli.unwrap_or(0.0), link)))
                 .max_by(|a, b| a.1.total_cmp(&b.1));
             let verdict = match best {
-                Some((l, net)) if net > 0.0 => format!(
-                    "gzip -{l} pays most: saves {} µs per response",
-                    super::markdown::num(net)
-                ),
+                Some((l, net)) if net > 0.0 => {
+                    format!("gzip -{l} pays most: saves {} µs per response", super::numfmt::num(net))
+                }
                 _ => "no level pays: send it raw".into(),
             };
             let _ = writeln!(o, "- {} × {}: {verdict}", r.count, r.format);
@@ -546,8 +545,8 @@ fn prose(o: &mut String, d: &Data) {
                         .find(|s| s.format == f && s.count == 1000)?;
                     Some(format!(
                         "c={c}: {} req/s, p50 {} ms",
-                        super::markdown::num(s.rps.median),
-                        super::markdown::num(s.p50_ms.median)
+                        super::numfmt::num(s.rps.median),
+                        super::numfmt::num(s.p50_ms.median)
                     ))
                 })
                 .collect();
@@ -574,7 +573,7 @@ fn prose(o: &mut String, d: &Data) {
         if !speeds.is_empty() {
             let list: Vec<String> = speeds
                 .iter()
-                .map(|(m, f)| format!("{f} below {} Mbit/s", super::markdown::num(*m)))
+                .map(|(m, f)| format!("{f} below {} Mbit/s", super::numfmt::num(*m)))
                 .collect();
             let _ = writeln!(
                 o,
@@ -609,32 +608,11 @@ mod tests {
     /// 80 requests leave fewer than 10 above the p95 or p99: "≥", two digits.
     #[test]
     fn tail_percentiles_say_what_the_sample_supports() {
-        use super::super::markdown::tail;
+        use super::super::numfmt::tail;
         assert_eq!(tail(Some(12.3456), 0.99, 80), "≥ 12");
         assert_eq!(tail(Some(1.2345), 0.95, 80), "≥ 1.2");
         assert_eq!(tail(Some(12.3456), 0.99, 100_000), "12.35");
         assert_eq!(tail(None, 0.99, 10), "n/a");
-    }
-
-    /// "Bound by" names a side only when the rounds separate the two, and
-    /// never for a serial closed loop.
-    #[test]
-    fn bound_by_says_only_what_the_rounds_support() {
-        use super::super::markdown::bound_by;
-        let sp = |median: f64, min: f64, max: f64| Some(crate::measure::stats::Spread { median, min, max, n: 3 });
-        let mut cpu = super::super::HttpCpuStat {
-            server_us: sp(786.0, 700.0, 900.0),
-            client_us: sp(713.0, 650.0, 800.0),
-            ..Default::default()
-        };
-        assert!(bound_by(&cpu, Some(2), 8).starts_with("neither side clearly"));
-        assert!(bound_by(&cpu, Some(2), 1).starts_with("one request at a time"));
-        cpu.server_us = sp(1600.0, 1500.0, 1700.0);
-        assert!(
-            bound_by(&cpu, Some(2), 8).starts_with("server (2.24×"),
-            "{}",
-            bound_by(&cpu, Some(2), 8)
-        );
     }
 
     #[test]

@@ -43,57 +43,7 @@ fn formats() -> impl Iterator<Item = &'static str> {
     crate::codec::Format::ALL.into_iter().map(|f| f.name())
 }
 
-/// A number with a precision that suits its size.
-pub fn num(x: f64) -> String {
-    let a = x.abs();
-    if !x.is_finite() {
-        "n/a".into()
-    } else if a >= 1_000.0 {
-        group(x.round() as i64)
-    } else if a >= 100.0 {
-        format!("{x:.1}")
-    } else if a >= 1.0 {
-        format!("{x:.2}")
-    } else {
-        format!("{x:.3}")
-    }
-}
-
-/// A latency percentile with the precision its sample supports: when fewer
-/// than [`TAIL_MIN`] of `n` requests lie above quantile `q`, the value is
-/// near the sample's maximum and prints as `≥ v` with two significant digits.
-pub fn tail(value: Option<f64>, q: f64, n: u64) -> String {
-    match value {
-        None => "n/a".into(),
-        Some(v) if (n as f64) * (1.0 - q) < TAIL_MIN => {
-            let digits = if v.abs() >= 10.0 {
-                0
-            } else if v.abs() >= 1.0 {
-                1
-            } else {
-                2
-            };
-            format!("≥ {v:.digits$}")
-        }
-        Some(v) => num(v),
-    }
-}
-
-/// Requests above a percentile needed to print it as a value.
-pub const TAIL_MIN: f64 = 10.0;
-
-/// An integer with thousands separators: 169241 → "169,241".
-pub fn group(n: i64) -> String {
-    let s = n.unsigned_abs().to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if n < 0 { format!("-{out}") } else { out }
-}
+pub use super::numfmt::{TAIL_MIN, group, num, tail};
 
 /// `median (min–max)`, each value scaled by `k`.
 pub fn spread(s: &Spread, k: f64) -> String {
@@ -1055,5 +1005,30 @@ fn go_reference(o: &mut String, d: &Data) {
             })
             .collect();
         let _ = writeln!(o, "| {} | {} |", r.0, cells.join(" | "));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// "Bound by" names a side only when the rounds separate the two, and
+    /// never for a serial closed loop.
+    #[test]
+    fn bound_by_says_only_what_the_rounds_support() {
+        let sp = |median: f64, min: f64, max: f64| Some(crate::measure::stats::Spread { median, min, max, n: 3 });
+        let mut cpu = HttpCpuStat {
+            server_us: sp(786.0, 700.0, 900.0),
+            client_us: sp(713.0, 650.0, 800.0),
+            ..Default::default()
+        };
+        assert!(bound_by(&cpu, Some(2), 8).starts_with("neither side clearly"));
+        assert!(bound_by(&cpu, Some(2), 1).starts_with("one request at a time"));
+        cpu.server_us = sp(1600.0, 1500.0, 1700.0);
+        assert!(
+            bound_by(&cpu, Some(2), 8).starts_with("server (2.24×"),
+            "{}",
+            bound_by(&cpu, Some(2), 8)
+        );
     }
 }

@@ -26,6 +26,7 @@
 
 pub mod decision;
 pub mod markdown;
+pub mod numfmt;
 pub mod parse;
 pub mod runs;
 pub mod svg;
