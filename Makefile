@@ -13,9 +13,15 @@ RESULTS ?= results
 # of your own through the schema-driven codecs (docs/DATA.md).
 DATA ?=
 DATA_SCHEMA ?=
-# Codec microbenchmarks: minimum time per measured batch, batches per row.
-BENCHTIME ?= 300ms
-BENCH_COUNT ?= 5
+# One `make` invocation is one run: every stage it starts reads this id from
+# WB_RUN_ID and stamps it into each raw file (docs/MEASUREMENT.md, "Runs: one `make bench`, one run id").
+# Set WB_RUN_ID yourself to add a stage to an earlier run.
+RUN_ID := $(or $(WB_RUN_ID),$(shell date -u +%Y%m%dT%H%M%SZ)-$(shell git rev-parse --short HEAD 2>/dev/null || echo nogit))
+export WB_RUN_ID := $(RUN_ID)
+# Codec microbenchmarks: minimum time per measured batch, batches per row
+# (10 batches give a 95% interval on each median: docs/MEASUREMENT.md).
+BENCHTIME ?= 100ms
+BENCH_COUNT ?= 10
 # Peer comparisons: shorter batches, more interleaved rounds (the ratio is
 # the median of the rounds' ratios, so more rounds buy a steadier ratio).
 PEERS_BENCHTIME ?= 200ms
@@ -24,9 +30,10 @@ PEERS_COUNT ?= 11
 # side of a comparison shares one core's caches and frequency.
 PIN_CPU ?= 1
 PIN := $(if $(shell command -v taskset 2>/dev/null),taskset -c $(PIN_CPU),)
-# HTTP load runs: rounds per case and the length of one round.
-HTTP_ROUNDS ?= 3
-HTTP_DURATION ?= 1s
+# HTTP load runs: rounds per case (format order rotated each round) and the
+# length of one round.
+HTTP_ROUNDS ?= 10
+HTTP_DURATION ?= 500ms
 HTTP_COUNTS ?= 1,100,1000
 # bench-quick writes here, never into results/.
 QUICK_DIR ?= $(or $(TMPDIR),/tmp)/wirebench-bench-quick
@@ -34,12 +41,12 @@ QUICK_DIR ?= $(or $(TMPDIR),/tmp)/wirebench-bench-quick
 FUZZ_SECONDS ?= 60
 
 LOAD := $(RELEASE) load --rounds $(HTTP_ROUNDS) --duration $(HTTP_DURATION) --counts $(HTTP_COUNTS)
-QUICK_LOAD := $(RELEASE) load --counts 1 --rounds 1 --duration 200ms --warmup 2 --histograms $(QUICK_DIR)/histograms
+QUICK_LOAD := $(RELEASE) load --counts 1 --rounds 2 --duration 100ms --warmup 2 --histograms $(QUICK_DIR)/histograms
 CODEGEN := $(CARGO) run --quiet --manifest-path schemas/codegen/Cargo.toml --target-dir target/codegen --
 
 .PHONY: help serve test test-interop lint fmt fuzz fixtures bless explain explain-compare \
 	generate generate-proto generate-fbs check-generated \
-	bench bench-quick build-release bench-codec bench-sizes bench-data bench-http bench-peers report
+	bench bench-quick build-release bench-codec bench-sizes bench-data bench-http bench-server bench-peers report
 
 help: ## list every target with what it does
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:[^#]*## /\t/' | expand -t 20
@@ -93,17 +100,18 @@ check-generated: ## fail if committed prost code differs from a fresh generation
 
 # The measurement pipeline. `make bench` runs every stage into $(RESULTS)/;
 # each stage is also a target of its own.
-bench: bench-codec bench-sizes bench-data bench-http report ## codec + sizes + HTTP (none, gzip, c=1, c=16) + report -> results/ (~7 min on 2 cores)
+bench: bench-codec bench-sizes bench-data bench-http bench-server report ## one run: codec + sizes + HTTP (none, gzip, c=1, c=16) + server-only pass + report -> results/ (~14 min on 2 cores)
+	@echo "bench: run $(RUN_ID) -> $(RESULTS)/" >&2
 
 build-release: ## build the release binary the measurement targets run
 	$(CARGO) build --release --quiet
 
 bench-codec: build-release ## codec microbenchmarks -> results/codec.txt (+ environment.json)
-	@echo "bench-codec: -> $(RESULTS)/codec.txt" >&2
-	$(RELEASE) codec-bench --benchtime $(BENCHTIME) --count $(BENCH_COUNT) --out $(RESULTS)/codec.txt
+	@echo "bench-codec: run $(RUN_ID) -> $(RESULTS)/codec.txt" >&2
+	$(RELEASE) codec-bench --benchtime $(BENCHTIME) --count $(BENCH_COUNT) --scale-count $(BENCH_COUNT) --out $(RESULTS)/codec.txt
 
 bench-sizes: build-release ## raw and gzip sizes, gzip cost -> results/sizes.csv
-	@echo "bench-sizes: -> $(RESULTS)/sizes.csv" >&2
+	@echo "bench-sizes: run $(RUN_ID) -> $(RESULTS)/sizes.csv" >&2
 	$(RELEASE) sizes --out $(RESULTS)/sizes.csv
 
 bench-data: build-release ## with DATA=FILE.json: its codec lines and sizes -> results/data-codec.txt, data-sizes.csv (nothing without DATA)
@@ -115,6 +123,7 @@ endif
 
 bench-http: build-release ## HTTP load runs: c=8 none and gzip (+ histograms), c=1, c=16 -> results/http*.csv
 	@mkdir -p $(RESULTS)/histograms
+	@rm -f $(RESULTS)/histograms/*.hist $(RESULTS)/histograms/*.hlog
 	@echo "bench-http: [1/4] c=8, no compression -> $(RESULTS)/http.csv" >&2
 	$(LOAD) --concurrency 8 --compression none --histograms $(RESULTS)/histograms > $(RESULTS)/http.csv
 	@echo "bench-http: [2/4] c=8, gzip -> $(RESULTS)/http-gzip.csv" >&2
@@ -123,6 +132,10 @@ bench-http: build-release ## HTTP load runs: c=8 none and gzip (+ histograms), c
 	$(LOAD) --concurrency 1 --compression none > $(RESULTS)/http-c1.csv
 	@echo "bench-http: [4/4] c=16, no compression -> $(RESULTS)/http-c16.csv" >&2
 	$(LOAD) --concurrency 16 --compression none > $(RESULTS)/http-c16.csv
+
+bench-server: build-release ## server-only pass: server pinned to one core, load generator to the other -> results/http-server.csv
+	@echo "bench-server: c=8, no compression, server pinned -> $(RESULTS)/http-server.csv" >&2
+	./benches/server-only.sh $(RESULTS)/http-server.csv --rounds $(HTTP_ROUNDS) --duration $(HTTP_DURATION) --counts $(HTTP_COUNTS) --concurrency 8
 
 report: ## results/* -> results/REPORT.md, medians.json, charts
 	$(RELEASE) report --dir $(RESULTS)
@@ -136,11 +149,13 @@ bench-peers: ## ours beside every reference crate's fastest path, interleaved, p
 
 bench-quick: build-release ## smoke run of the whole bench pipeline into $(QUICK_DIR), not results/
 	@rm -rf $(QUICK_DIR) && mkdir -p $(QUICK_DIR)/histograms
-	$(RELEASE) codec-bench --benchtime 2ms --count 1 --scale-count 1 --counts 1,100 --out $(QUICK_DIR)/codec.txt
+	$(RELEASE) codec-bench --benchtime 2ms --count 3 --scale-count 3 --counts 1,100 --out $(QUICK_DIR)/codec.txt
 	$(RELEASE) sizes --counts 1,100 --reps 1 --batch 1ms --out $(QUICK_DIR)/sizes.csv
 	$(QUICK_LOAD) > $(QUICK_DIR)/http.csv
 	$(QUICK_LOAD) --compression gzip > $(QUICK_DIR)/http-gzip.csv
+	./benches/server-only.sh $(QUICK_DIR)/http-server.csv --counts 1 --rounds 2 --duration 100ms --warmup 2 --formats json,avro
 	$(RELEASE) report --dir $(QUICK_DIR)
+	$(RELEASE) compare $(QUICK_DIR) $(QUICK_DIR) --fail-over 0 > $(QUICK_DIR)/compare.txt
 	@test -s $(QUICK_DIR)/REPORT.md && echo "bench-quick: ok, see $(QUICK_DIR)/REPORT.md" >&2
 
 # --- the browser page (tests/browser/, docs/SPEC.md "The browser page") ---

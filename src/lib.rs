@@ -22,6 +22,7 @@
 pub mod bench;
 pub mod cli;
 pub mod codec;
+pub mod compare;
 pub mod crc32;
 pub mod digests;
 pub mod evolve;

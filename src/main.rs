@@ -22,6 +22,7 @@ COMMANDS:
   codec-bench   codec microbenchmarks -> results/codec.txt
   sizes         raw and gzip payload sizes -> results/sizes.csv
   report        results/*.{txt,csv} -> results/REPORT.md, medians.json, charts
+  compare       OLD_DIR NEW_DIR: row by row, medians, intervals, p-values (benchstat-like)
   explain       annotated byte-by-byte dump of a payload
   evolve        schema evolution matrix: every step x format x direction
   decode        print a payload as plain JSON (any format with --schema)
@@ -43,6 +44,8 @@ fn main() -> ExitCode {
     // `load` exits 1 when the runs completed but a request failed.
     let mut failed_requests = 0;
     let mut load = |args: &mut Args| wirebench::load::cli_main(args).map(|failed| failed_requests = failed);
+    // `compare --fail-over` exits 1 when a significant regression exceeds it.
+    let mut regressed = false;
     let result = match cmd.as_str() {
         "serve" => wirebench::http::cli_main(&mut args, wirebench::evolve::page_cells),
         "load" => load(&mut args),
@@ -53,6 +56,7 @@ fn main() -> ExitCode {
         "codec-bench" => wirebench::bench::cli_codec_bench(&mut args),
         "sizes" => wirebench::bench::cli_sizes(&mut args),
         "report" => wirebench::report::cli_main(&mut args),
+        "compare" => wirebench::compare::cli_main(&mut args).map(|r| regressed = r),
         "explain" => wirebench::explain::cli_main(&mut args),
         "evolve" => wirebench::evolve::cli::cli_main(&mut args),
         "decode" => wirebench::evolve::decode::cli_main(&mut args),
@@ -67,6 +71,7 @@ fn main() -> ExitCode {
         other => Err(format!("unknown command {other:?}\n\n{USAGE}")),
     };
     match result {
+        Ok(()) if regressed => ExitCode::from(cli::EXIT_FAILED_REQUESTS),
         Ok(()) if failed_requests > 0 => {
             eprintln!("wirebench {cmd}: {failed_requests} requests failed");
             ExitCode::from(cli::EXIT_FAILED_REQUESTS)

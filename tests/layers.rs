@@ -20,8 +20,10 @@ const LAYERS: &[(usize, &[&str])] = &[
     (2, &["fixtures", "generic"]),
     (3, &["explain"]),
     (4, &["http"]),
-    (5, &["bench", "load", "report", "evolve", "decode", "digests"]),
-    (6, &["main"]),
+    (5, &["bench", "load", "evolve", "decode", "digests"]),
+    (6, &["report"]),
+    (7, &["compare"]),
+    (8, &["main"]),
 ];
 
 fn layer_of(top: &str) -> Option<usize> {

@@ -78,6 +78,21 @@ impl Drop for TestServer {
     }
 }
 
+/// The `verify` cell of an `http.csv` row.
+fn verify_column<'a>(row: &[&'a str]) -> &'a str {
+    let at = wirebench::measure::results::HTTP_HEADER
+        .split(',')
+        .position(|c| c == "verify")
+        .unwrap();
+    row[at]
+}
+
+/// The data lines of a CSV text: neither the run stamp's `#` lines nor the header.
+fn data_lines(text: &str) -> impl Iterator<Item = &str> {
+    text.lines()
+        .filter(|l| !l.starts_with('#') && *l != wirebench::measure::results::HTTP_HEADER)
+}
+
 /// The `err_*` cells of an `http.csv` row.
 fn failure_columns<'a>(row: &'a [&'a str]) -> &'a [&'a str] {
     let first = wirebench::measure::results::HTTP_HEADER
@@ -690,15 +705,19 @@ fn url_mode_writes_csv_rows_and_histograms_that_agree() {
         cases::run(&config).unwrap();
 
         let text = std::fs::read_to_string(&csv).unwrap();
-        let mut lines = text.lines();
+        let mut lines = text.lines().filter(|l| !l.starts_with('#'));
         assert_eq!(lines.next(), Some(wirebench::measure::results::HTTP_HEADER));
+        assert!(
+            text.starts_with("# run: ") && text.contains("\n# end: "),
+            "the run stamp opens and closes the file:\n{text}"
+        );
         let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
         assert_eq!(rows.len(), 2, "one row per round");
         for (i, row) in rows.iter().enumerate() {
             let round = i + 1;
             assert_eq!(&row[..5], [&round.to_string(), "url", "0", "none", "3"]);
             assert!(failure_columns(row).iter().all(|e| *e == "0"), "no failures: {row:?}");
-            assert_eq!(row[row.len() - 1], "status", "--url mode checks the status");
+            assert_eq!(verify_column(row), "status", "--url mode checks the status");
             let requests: u64 = row[6].parse().unwrap();
             let hist = std::fs::read_to_string(dir.join(format!("url-0-none-r{round}.hist"))).unwrap();
             assert!(hist.contains("# unit=ns\n") && hist.contains("# round="));
@@ -768,13 +787,13 @@ fn catalog_mode_runs_every_case_and_round_with_zero_failures() {
         let mut csv = Vec::new();
         cases::run_cases(&config, &mut csv, server.addr, &fixtures::catalog(7).products).unwrap();
         let csv = String::from_utf8(csv).unwrap();
-        let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
+        let rows: Vec<Vec<&str>> = data_lines(&csv).map(|l| l.split(',').collect()).collect();
         assert_eq!(rows.len(), 2 * 5 * 2, "rounds x formats x counts:\n{csv}");
         for row in &rows {
             assert_eq!(row[3], compression);
             assert!(row[6].parse::<u64>().unwrap() > 0, "{row:?}");
             assert!(failure_columns(row).iter().all(|e| *e == "0"), "no failures: {row:?}");
-            assert_eq!(row[row.len() - 1], "borrowed", "the default verification");
+            assert_eq!(verify_column(row), "borrowed", "the default verification");
         }
         // Round 1 starts at format (seed 1) mod 5 = msgpack; round 2 at protobuf.
         assert_eq!((rows[0][0], rows[0][1], rows[0][2]), ("1", "msgpack", "1"));
@@ -858,12 +877,12 @@ fn the_bench_command_runs_in_process_and_writes_the_csv() {
     args.finish().unwrap();
     cases::run(&config).unwrap();
     let text = std::fs::read_to_string(&csv).unwrap();
-    let rows: Vec<Vec<&str>> = text.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    let rows: Vec<Vec<&str>> = data_lines(&text).map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), 2 * 2 * 2, "{text}");
     for row in &rows {
         assert!(row[6].parse::<u64>().unwrap() > 0, "{row:?}");
         assert!(failure_columns(row).iter().all(|e| *e == "0"), "no failures: {row:?}");
-        assert_eq!(row[row.len() - 1], "owned", "--verify owned");
+        assert_eq!(verify_column(row), "owned", "--verify owned");
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -39,6 +39,7 @@ wirebench codec-bench [FLAGS]
   --filter TEXT      run only the rows whose name contains TEXT (e.g. Decode/json/1000)
   --out FILE         output file, - for stdout (default results/codec.txt)
   --env FILE         also write environment.json here (default: beside --out; none for stdout)
+  --run-id ID        the run this file belongs to (default: $WB_RUN_ID, else a fresh id)
 ";
 
 /// `wirebench codec-bench`.
@@ -59,6 +60,7 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
     let filter = args.value("--filter")?;
     let out = args.value("--out")?.unwrap_or("results/codec.txt".into());
     let env = args.value("--env")?;
+    let stamp = crate::measure::run::RunStamp::from_flag(args.value("--run-id")?)?;
     args.finish()?;
     if counts.is_empty() || counts.contains(&0) {
         return Err("--counts: every count must be ≥ 1".into());
@@ -66,7 +68,9 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
 
     let max = counts.iter().copied().max().unwrap_or(1);
     let products = load_products(fixture.as_deref(), max)?;
-    let environment = crate::measure::env::capture();
+    let mut environment = crate::measure::env::capture();
+    environment.run_id = stamp.id.clone();
+    environment.run_start = stamp.start.clone();
     if let Some(path) = env_path(&out, env.as_deref()) {
         crate::measure::results::write_output(&path, &environment.to_json())?;
     }
@@ -79,6 +83,7 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
 
     let mut sink = Sink::open(&out, filter)?;
     sink.write(&super::go_header(&environment.cpu))?;
+    sink.write(&stamp.header(""))?;
     sink.write(&format!("benchtime: {benchtime:?}\ncount: {count}\n"))?;
     let start = std::time::Instant::now();
     // A case is one format at one count, plus the extra rows of a count ≤ 1000.
@@ -100,6 +105,7 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
         }
     }
     eprintln!("codec-bench: done in {:.0?}", start.elapsed());
+    sink.write(&crate::measure::run::RunStamp::footer(""))?;
     sink.finish()
 }
 

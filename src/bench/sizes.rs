@@ -1,16 +1,20 @@
 //! `wirebench sizes`: raw and gzip payload sizes per format and count, and
 //! what compressing costs in time → `results/sizes.csv`.
 //!
-//! Columns: `format,count,raw_bytes,gzip1_bytes,gzip6_bytes,gzip9_bytes,
-//! bytes_per_product_raw,bytes_per_product_gzip6,gzip1_us,gzip6_us,gzip9_us,encode_us,
-//! gzip6_cpu_us`.
+//! Columns: [`crate::measure::results::SIZES_HEADER`]. The file opens with
+//! the run stamp as `# key: value` comment lines and closes with its end
+//! lines ([`crate::measure::run`]).
 //!
-//! Sizes are exact. The `*_us` columns are the median over `--reps` batches
+//! Sizes are exact. The `gzip*_us` columns are the median over `--reps` batches
 //! (default 5; at most 3 above 1,000 products) of the time per operation, each batch calibrated to at least
 //! `--batch` (default 5ms) like the codec harness: gzip of the raw payload at
-//! levels 1, 6 (the server's default) and 9, and the encode that produced it.
-//! They exist to answer one question: are the bytes gzip saves worth the CPU it
-//! costs on top of encoding? Single-threaded, on this machine, warm caches.
+//! levels 1, 6 (the server's default) and 9; the `gunzip*_us` columns time
+//! the client's side, [`crate::gzip::decompress_into`] of that level's output,
+//! the same way. Together they answer one question: are the bytes gzip saves
+//! worth the CPU both ends spend on it (the report's break-even link speed)?
+//! Single-threaded, on this machine, warm caches. The encode that produced
+//! the payload is not timed here: its one measurement is the `Encode/{fmt}/{n}`
+//! row of `codec.txt` in the same run, and the report reads it from there.
 //!
 //! `gzip6_cpu_us` is the thread's on-CPU time per gzip -6 call
 //! (`crate::measure::cpu::thread_cpu_ns`, read around one extra batch of at
@@ -38,6 +42,7 @@ wirebench sizes [FLAGS]
                    (with --schema S.avsc, else its inferred schema; --formats,
                    --reps, --batch, --out apply; default out results/data-sizes.csv)
   --out FILE       output file, - for stdout (default results/sizes.csv)
+  --run-id ID      the run this file belongs to (default: $WB_RUN_ID, else a fresh id)
 ";
 
 /// Wall time of the batch that `gzip6_cpu_us` is read around.
@@ -58,6 +63,7 @@ pub fn cli_sizes(args: &mut Args) -> Result<(), String> {
     let batch = parse_duration(&args.value("--batch")?.unwrap_or("5ms".into()))?;
     let fixture = args.value("--fixture")?;
     let out = args.value("--out")?.unwrap_or("results/sizes.csv".into());
+    let stamp = crate::measure::run::RunStamp::from_flag(args.value("--run-id")?)?;
     args.finish()?;
     if counts.is_empty() || counts.contains(&0) {
         return Err("--counts: every count must be ≥ 1".into());
@@ -65,7 +71,7 @@ pub fn cli_sizes(args: &mut Args) -> Result<(), String> {
     let max = counts.iter().copied().max().unwrap_or(1);
     let products = super::load_products(fixture.as_deref(), max)?;
 
-    let mut csv = format!("{}\n", crate::measure::results::SIZES_HEADER);
+    let mut csv = format!("{}{}\n", stamp.header("# "), crate::measure::results::SIZES_HEADER);
     let mut progress = crate::measure::progress::Progress::new(counts.len() * formats.len());
     for &n in &counts {
         for &f in &formats {
@@ -99,16 +105,21 @@ pub fn cli_sizes(args: &mut Args) -> Result<(), String> {
                     assert_eq!(out.len(), gz[1]);
                 })
             };
-            let mut buf = Vec::with_capacity(raw.len());
-            let encode_us = time_us(reps, batch, || {
-                buf.clear();
-                f.encode(black_box(slice), &mut buf).expect("encode");
-                assert_eq!(buf.len(), raw.len());
-            });
+            let mut gunzip_us = [0f64; 3];
+            for (i, level) in [1u8, 6, 9].into_iter().enumerate() {
+                let mut gz_bytes = Vec::new();
+                crate::gzip::compress(&raw, level, &mut gz_bytes);
+                let mut back = Vec::with_capacity(raw.len());
+                gunzip_us[i] = time_us(reps, batch, || {
+                    back.clear();
+                    crate::gzip::decompress_into(black_box(&gz_bytes), raw.len(), &mut back).expect("gunzip");
+                    assert_eq!(back.len(), raw.len());
+                });
+            }
             let per = |b: usize| b as f64 / n as f64;
             let _ = writeln!(
                 csv,
-                "{f},{n},{},{},{},{},{:.1},{:.1},{:.3},{:.3},{:.3},{:.3},{}",
+                "{f},{n},{},{},{},{},{:.1},{:.1},{:.3},{:.3},{:.3},{},{:.3},{:.3},{:.3}",
                 raw.len(),
                 gz[0],
                 gz[1],
@@ -118,20 +129,23 @@ pub fn cli_sizes(args: &mut Args) -> Result<(), String> {
                 us[0],
                 us[1],
                 us[2],
-                encode_us,
-                gzip6_cpu_us.map_or(String::new(), |c| format!("{c:.3}"))
+                gzip6_cpu_us.map_or(String::new(), |c| format!("{c:.3}")),
+                gunzip_us[0],
+                gunzip_us[1],
+                gunzip_us[2],
             );
             eprintln!(
-                "sizes: {} {:<12} {n:>6}: raw {:>9} B, gzip6 {:>8} B, gzip6 {:>10.1} µs, encode {:>10.1} µs",
+                "sizes: {} {:<12} {n:>6}: raw {:>9} B, gzip6 {:>8} B, gzip6 {:>10.1} µs, gunzip6 {:>10.1} µs",
                 progress.step(),
                 f.name(),
                 raw.len(),
                 gz[1],
                 us[1],
-                encode_us
+                gunzip_us[1]
             );
         }
     }
+    csv += &crate::measure::run::RunStamp::footer("# ");
     crate::measure::results::write_output(&out, &csv)
 }
 

@@ -44,11 +44,13 @@ pub fn run(config: &Config) -> Result<u64, String> {
         None => Box::new(io::stdout()),
     };
     let csv_err = |e: io::Error| format!("writing CSV: {e}");
+    write!(csv, "{}", config.run.header("# ")).map_err(csv_err)?;
     writeln!(csv, "{}", crate::measure::results::HTTP_HEADER).map_err(csv_err)?;
     let failed = match &config.url {
         Some(url) => run_url(config, url, &mut csv)?,
         None => run_catalog(config, &mut csv)?,
     };
+    write!(csv, "{}", crate::measure::run::RunStamp::footer("# ")).map_err(csv_err)?;
     csv.flush().map_err(csv_err)?;
     Ok(failed)
 }
@@ -85,14 +87,16 @@ fn record(config: &Config, csv: &mut dyn Write, label: &RunLabel, st: &RoundStat
             "closed loop, service time"
         };
         let path = summary::histogram_path(dir, label, false);
-        summary::write_histogram(&path, label, what, &st.latency).map_err(|e| format!("{}: {e}", path.display()))?;
+        let run = &config.run;
+        summary::write_histogram(&path, run, label, what, &st.latency)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         if let Some(service) = &st.service {
             let path = summary::histogram_path(dir, label, true);
-            summary::write_histogram(&path, label, "open loop, service time", service)
+            summary::write_histogram(&path, run, label, "open loop, service time", service)
                 .map_err(|e| format!("{}: {e}", path.display()))?;
         }
         let path = summary::hlog_path(dir, label);
-        summary::write_hlog(&path, label, what, st).map_err(|e| format!("{}: {e}", path.display()))?;
+        summary::write_hlog(&path, run, label, what, st).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(())
 }
@@ -194,6 +198,10 @@ fn run_catalog(config: &Config, csv: &mut dyn Write) -> Result<u64, String> {
             catalog.products.len()
         ));
     }
+    if let Some(addr) = config.server_addr {
+        eprintln!("bench: server at {addr} (external), {}", mode(config));
+        return run_cases(config, csv, addr, &catalog.products);
+    }
     let server = start_server(config, max_count)?;
     let addr = server.addr;
     eprintln!("bench: in-process server on {addr}, {}", mode(config));
@@ -226,7 +234,7 @@ pub fn run_cases(config: &Config, csv: &mut dyn Write, addr: SocketAddr, product
                         verify: config.verify,
                     },
                     timeout: config.timeout,
-                    server_pid: None,
+                    server_pid: config.server_pid,
                 };
                 let (warm_errors, difference) = warm_up(&target, config.warmup, Some(&products[..count]));
                 if let Some(d) = difference {

@@ -49,6 +49,12 @@ FLAGS (both --flag value and --flag=value):
                        <run>.hist and as an HdrHistogram interval log <run>.hlog
   --fixture FILE       catalog JSON for the in-process server and the checks
   --output FILE        write the CSV there instead of stdout
+  --server ADDR        catalog cases against a running `wirebench serve` at ADDR
+                       (loopback only) instead of an in-process server: the
+                       server-only pass (pin each side with taskset); with
+                       --server-pid its CPU is the server side
+  --run-id ID          the run the CSV and histogram files belong to
+                       (default: $WB_RUN_ID, else a fresh id)
 
 EXIT STATUS:
   0  every request succeeded (warm-up included)
@@ -111,6 +117,10 @@ pub struct Config {
     pub expect_count: Option<usize>,
     /// `--format` (`--url` only).
     pub output_format: OutputFormat,
+    /// `--server ADDR`: catalog cases against this external server.
+    pub server_addr: Option<std::net::SocketAddr>,
+    /// The run stamp written into every output file (`--run-id`, `$WB_RUN_ID`).
+    pub run: crate::measure::run::RunStamp,
 }
 
 impl Default for Config {
@@ -136,6 +146,8 @@ impl Default for Config {
             verify_format: None,
             expect_count: None,
             output_format: OutputFormat::Text,
+            server_addr: None,
+            run: crate::measure::run::RunStamp::default(),
         }
     }
 }
@@ -231,9 +243,25 @@ impl Config {
             return Err("--expect-count needs --verify FORMAT".into());
         }
         let server_pid: Option<u32> = args.parse("--server-pid")?;
-        if server_pid.is_some() && url.is_none() {
-            return Err("--server-pid needs --url (without --url the server runs in this process and is accounted by its thread names)".into());
+        let server_addr = match args.value("--server")? {
+            None => None,
+            Some(v) => {
+                let a: std::net::SocketAddr = v
+                    .parse()
+                    .map_err(|_| format!("--server: expected IP:PORT, found {v:?}"))?;
+                if !a.ip().is_loopback() {
+                    return Err(format!("--server: load runs go to loopback only, found {a}"));
+                }
+                if url.is_some() {
+                    return Err("--server and --url exclude each other".into());
+                }
+                Some(a)
+            }
+        };
+        if server_pid.is_some() && url.is_none() && server_addr.is_none() {
+            return Err("--server-pid needs --url or --server (without them the server runs in this process and is accounted by its thread names)".into());
         }
+        let run = crate::measure::run::RunStamp::from_flag(args.value("--run-id")?)?;
         if rounds == 0 || formats.is_empty() || timeout.is_zero() || duration.is_zero() {
             return Err("--rounds, --formats, --duration and --timeout must be non-empty / non-zero".into());
         }
@@ -258,6 +286,8 @@ impl Config {
             verify_format,
             expect_count,
             output_format,
+            server_addr,
+            run,
         })
     }
 }
@@ -315,7 +345,10 @@ mod tests {
                 "--expect-count needs --verify",
             ),
             (&["--url=http://h/", "--format=yaml"], "--format: expected text or json"),
-            (&["--server-pid=1"], "--server-pid needs --url"),
+            (&["--server-pid=1"], "--server-pid needs --url or --server"),
+            (&["--server=10.0.0.1:80"], "--server: load runs go to loopback only"),
+            (&["--server=nowhere"], "--server: expected IP:PORT"),
+            (&["--run-id=a b"], "run id \"a b\""),
             (
                 &["--url=http://127.0.0.1:1/", "--server-pid=x"],
                 "--server-pid: invalid value",

@@ -139,6 +139,9 @@ pub struct RoundStats {
     pub scheduled: u64,
     /// CPU time by side; None when `/proc` could not be read.
     pub cpu: Option<RoundCpu>,
+    /// Other work and steal on the machine during the round
+    /// ([`crate::measure::machine`]); None without `/proc/stat` or our CPU.
+    pub machine: Option<crate::measure::machine::MachineLoad>,
 }
 
 impl RoundStats {
@@ -311,11 +314,26 @@ where
         }
         gate.wait_for(threads);
         let mark = cpu_start(server_pid);
+        let machine_start = crate::measure::machine::read();
         let start = Instant::now();
         gate.release(Some(start), handles.iter().map(|h| h.thread()));
         finish.wait_for(threads);
         total.elapsed = start.elapsed();
+        let machine_end = crate::measure::machine::read();
         total.cpu = cpu_end(mark, server_pid);
+        total.machine = match (machine_start, machine_end, total.cpu) {
+            (Some(a), Some(b), Some(cpu)) => {
+                let external = cpu.server.filter(|_| !cpu.server_in_process).map_or(0, |s| s.ns);
+                Some(crate::measure::machine::MachineLoad::between(
+                    a,
+                    b,
+                    cpu.process.ns + external,
+                    total.elapsed.as_secs_f64(),
+                    crate::measure::cpu::ticks_per_second(),
+                ))
+            }
+            _ => None,
+        };
         finish.release(Some(Instant::now()), handles.iter().map(|h| h.thread()));
         for h in handles {
             match h.join() {

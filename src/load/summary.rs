@@ -10,12 +10,17 @@
 //! The CPU columns ([`crate::measure::results::HTTP_CPU_COLUMNS`]) divide each
 //! side's CPU time over the round ([`super::round::RoundCpu`]) by the verified
 //! requests; they are empty when that side was not measured.
-//! `verify` (last) is how responses were checked (`borrowed`, `owned`,
-//! `FORMAT:borrowed|owned` or `status` in `--url` mode).
+//! `verify` is how responses were checked (`borrowed`, `owned`,
+//! `FORMAT:borrowed|owned` or `status` in `--url` mode). The last two,
+//! `other_cpu_cores` and `steal_cores`, are what the rest of the machine did
+//! during the round ([`crate::measure::machine`]), empty without `/proc/stat`.
+//! The file opens with the run stamp as `# key: value` lines and closes with
+//! its end lines ([`crate::measure::run`]).
 
 use super::FailureKind;
 use super::round::RoundStats;
 use crate::measure::histogram::Histogram;
+use crate::measure::run::RunStamp;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -68,6 +73,12 @@ pub fn csv_row(label: &RunLabel, st: &RoundStats) -> String {
         let _ = write!(row, ",{cell}");
     }
     let _ = write!(row, ",{}", label.verify);
+    match st.machine {
+        Some(m) => {
+            let _ = write!(row, ",{:.3},{:.3}", m.other_cores, m.steal_cores);
+        }
+        None => row.push_str(",,"),
+    }
     row
 }
 
@@ -98,9 +109,11 @@ pub fn histogram_path(dir: &Path, label: &RunLabel, service: bool) -> PathBuf {
     ))
 }
 
-/// Writes `h` with `#` metadata lines naming the run.
-pub fn write_histogram(path: &Path, label: &RunLabel, what: &str, h: &Histogram) -> io::Result<()> {
+/// Writes `h` with `#` metadata lines naming the run (its stamp first,
+/// [`crate::measure::run`]).
+pub fn write_histogram(path: &Path, run: &RunStamp, label: &RunLabel, what: &str, h: &Histogram) -> io::Result<()> {
     let mut out = io::BufWriter::new(std::fs::File::create(path)?);
+    write!(out, "{}", run.header("# "))?;
     writeln!(out, "# wirebench latency histogram ({what})")?;
     writeln!(out, "# format={}", label.format)?;
     writeln!(out, "# count={} (products per response)", label.count)?;
@@ -124,8 +137,9 @@ pub fn hlog_path(dir: &Path, label: &RunLabel) -> PathBuf {
 /// Writes the run as an HdrHistogram interval log ([`crate::measure::hlog`]):
 /// one interval tagged `latency` (what `what` says) and, for the open loop,
 /// one tagged `service`. The start time is the run's start on the wall clock
-/// (now minus the elapsed time, to the millisecond).
-pub fn write_hlog(path: &Path, label: &RunLabel, what: &str, st: &RoundStats) -> io::Result<()> {
+/// (now minus the elapsed time, to the millisecond). The run stamp comes
+/// first, as comment lines `#run: ID`, `#commit: …`, `#start: …`, `#load: …`.
+pub fn write_hlog(path: &Path, run: &RunStamp, label: &RunLabel, what: &str, st: &RoundStats) -> io::Result<()> {
     use crate::measure::hlog::{WriteInterval, write_log};
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -146,13 +160,14 @@ pub fn write_hlog(path: &Path, label: &RunLabel, what: &str, st: &RoundStats) ->
             histogram: service,
         });
     }
-    let comments = [
+    let mut comments = run.lines();
+    comments.extend([
         format!(
             "wirebench load: format={} count={} compression={} round={} concurrency={}",
             label.format, label.count, label.compression, label.round, label.concurrency
         ),
         format!("values in ns; Tag=latency: {what}; Tag=service: open loop service time"),
-    ];
+    ]);
     std::fs::write(path, write_log(&comments, start, &intervals))
 }
 
@@ -349,7 +364,7 @@ mod tests {
         assert!((p50 - 50.0).abs() < 0.5, "{p50}");
         assert_eq!(cols[14], "100.000");
         assert_eq!(&cols[15..22], ["0", "0", "0", "1", "0", "0", "0"]);
-        assert_eq!(&cols[22..], ["", "", "", "", "", "borrowed"], "no CPU measured");
+        assert_eq!(&cols[22..], ["", "", "", "", "", "borrowed", "", ""], "no CPU measured");
         st.cpu = Some(RoundCpu {
             server: Some(CpuTime {
                 ns: 25_000_000,
@@ -364,11 +379,17 @@ mod tests {
             process: CpuTime::from_ticks(8, 1, 100),
             server_in_process: true,
         });
+        st.machine = Some(crate::measure::machine::MachineLoad {
+            other_cores: 0.125,
+            steal_cores: 0.0,
+        });
         let row = csv_row(&label, &st);
         let cols: Vec<&str> = row.split(',').collect();
         assert_eq!(
             &cols[22..],
-            ["250.00", "0.750", "500.00", "1.000", "900.00", "borrowed"]
+            [
+                "250.00", "0.750", "500.00", "1.000", "900.00", "borrowed", "0.125", "0.000"
+            ]
         );
     }
 

@@ -38,6 +38,10 @@ pub struct Environment {
     pub rustc: String,
     pub git_commit: String,
     pub crates: Vec<(String, String)>,
+    /// The run this file belongs to (`crate::measure::run`), `unknown`
+    /// until the writer sets it.
+    pub run_id: String,
+    pub run_start: String,
 }
 
 const UNKNOWN: &str = "unknown";
@@ -86,6 +90,8 @@ pub fn capture() -> Environment {
         rustc: command("rustc", &["-V"]),
         git_commit: command("git", &["rev-parse", "HEAD"]),
         crates: locked_versions(&read("Cargo.lock")),
+        run_id: UNKNOWN.into(),
+        run_start: UNKNOWN.into(),
     }
 }
 
@@ -163,6 +169,8 @@ impl Environment {
         let q = super::json::quote;
         let mut s = String::from("{\n");
         for (k, v) in [
+            ("run_id", &self.run_id),
+            ("run_start", &self.run_start),
             ("date_utc", &self.date_utc),
             ("cpu", &self.cpu),
             ("memory", &self.memory),

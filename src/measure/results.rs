@@ -10,16 +10,21 @@
 //! | `histograms/*.hist` | `wirebench load --histograms DIR` | [`super::histogram`] text form |
 //! | `environment.json` | `codec-bench`, `report` | [`super::env`] |
 
-/// The exact header of `sizes.csv`. Files written before its last column,
-/// `gzip6_cpu_us`, are still read.
-pub const SIZES_HEADER: &str = "format,count,raw_bytes,gzip1_bytes,gzip6_bytes,gzip9_bytes,bytes_per_product_raw,bytes_per_product_gzip6,gzip1_us,gzip6_us,gzip9_us,encode_us,gzip6_cpu_us";
+/// The exact header of `sizes.csv`. Columns are found by name: files with
+/// an `encode_us` column and without the `gunzip*_us` ones (written before
+/// run stamps) are still read.
+pub const SIZES_HEADER: &str = "format,count,raw_bytes,gzip1_bytes,gzip6_bytes,gzip9_bytes,bytes_per_product_raw,bytes_per_product_gzip6,gzip1_us,gzip6_us,gzip9_us,gzip6_cpu_us,gunzip1_us,gunzip6_us,gunzip9_us";
 
 /// The exact header of `http.csv` and its variants (`http-gzip.csv`, …):
 /// the run, its rates and latencies, the failures by kind, the
 /// [`HTTP_CPU_COLUMNS`], then `verify`: how responses were checked
 /// (`borrowed`, `owned`, `FORMAT:borrowed`/`FORMAT:owned` or `status` in
-/// `--url` mode).
-pub const HTTP_HEADER: &str = "round,format,count,compression,concurrency,duration_s,requests,rps,bytes_per_s,p50_ms,p90_ms,p95_ms,p99_ms,p999_ms,max_ms,err_connect,err_write,err_read,err_timeout,err_status,err_decode,err_mismatch,server_cpu_us_per_req,server_user_share,client_cpu_us_per_req,client_user_share,process_cpu_us_per_req,verify";
+/// `--url` mode), then the [`HTTP_MACHINE_COLUMNS`].
+pub const HTTP_HEADER: &str = "round,format,count,compression,concurrency,duration_s,requests,rps,bytes_per_s,p50_ms,p90_ms,p95_ms,p99_ms,p999_ms,max_ms,err_connect,err_write,err_read,err_timeout,err_status,err_decode,err_mismatch,server_cpu_us_per_req,server_user_share,client_cpu_us_per_req,client_user_share,process_cpu_us_per_req,verify,other_cpu_cores,steal_cores";
+
+/// The machine columns at the end of [`HTTP_HEADER`] (`crate::measure::machine`):
+/// other work and steal during the round, in cores; empty when not measured.
+pub const HTTP_MACHINE_COLUMNS: [&str; 2] = ["other_cpu_cores", "steal_cores"];
 
 /// The CPU accounting columns of [`HTTP_HEADER`], per verified request
 /// (`crate::measure::cpu` for the definitions). `*_cpu_us_per_req`: on-CPU µs

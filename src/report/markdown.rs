@@ -43,34 +43,7 @@ fn formats() -> impl Iterator<Item = &'static str> {
     crate::codec::Format::ALL.into_iter().map(|f| f.name())
 }
 
-/// A number with a precision that suits its size.
-pub fn num(x: f64) -> String {
-    let a = x.abs();
-    if !x.is_finite() {
-        "n/a".into()
-    } else if a >= 1_000.0 {
-        group(x.round() as i64)
-    } else if a >= 100.0 {
-        format!("{x:.1}")
-    } else if a >= 1.0 {
-        format!("{x:.2}")
-    } else {
-        format!("{x:.3}")
-    }
-}
-
-/// An integer with thousands separators: 169241 → "169,241".
-pub fn group(n: i64) -> String {
-    let s = n.unsigned_abs().to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if n < 0 { format!("-{out}") } else { out }
-}
+pub use super::numfmt::{TAIL_MIN, group, num, tail};
 
 /// `median (min–max)`, each value scaled by `k`.
 pub fn spread(s: &Spread, k: f64) -> String {
@@ -203,10 +176,26 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
     }
     if !d.http.is_empty() {
         let comp = |file: &str, g: fn(&HttpStat) -> f64| per(&|f| http_case(d, file, f, n).map(g));
+        let conc = |file: &str| {
+            http_file(d, file)
+                .and_then(|f| f.stats.first())
+                .map_or("?".to_string(), |s| s.concurrency.to_string())
+        };
+        let ci = |file: &str| {
+            per(&|f| http_case(d, file, f, n).and_then(|s| s.rps_ci).map(|c| c.lo))
+                .into_iter()
+                .zip(per(&|f| http_case(d, file, f, n).and_then(|s| s.rps_ci).map(|c| c.hi)))
+                .map(|(lo, hi)| lo.zip(hi))
+                .collect::<Vec<_>>()
+        };
         out.push((
             "chart-http-rps.svg".to_string(),
-            svg::bars(
-                &format!("HTTP requests/s, {} products (median of rounds)", group(n as i64)),
+            svg::bars_with_errors(
+                &format!(
+                    "HTTP requests/s, {} products, concurrency {} (median of rounds, 95% interval)",
+                    group(n as i64),
+                    conc("http.csv")
+                ),
                 "requests per second",
                 &cats,
                 &[
@@ -219,12 +208,17 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
                         values: comp("http-gzip.csv", |s| s.rps.median),
                     },
                 ],
+                &[ci("http.csv"), ci("http-gzip.csv")],
             ),
         ));
         out.push((
             "chart-http-p95.svg".to_string(),
             svg::bars(
-                &format!("HTTP p95 latency, {} products (median of rounds' p95)", group(n as i64)),
+                &format!(
+                    "HTTP p95 latency, {} products, concurrency {} (median of rounds' p95)",
+                    group(n as i64),
+                    conc("http.csv")
+                ),
                 "ms",
                 &cats,
                 &[
@@ -240,8 +234,25 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
             ),
         ));
     }
+    // One axis for every format's CPU chart, so bars compare across charts.
+    let axis = formats()
+        .flat_map(|fm| {
+            ["http.csv", "http-gzip.csv"]
+                .into_iter()
+                .filter_map(move |file| Breakdown::of(d, http_case(d, file, fm, n)?))
+        })
+        .flat_map(|b| {
+            [
+                b.server,
+                b.client,
+                Some(b.encode.unwrap_or(0.0) + b.gzip.unwrap_or(0.0) + b.server_rest().unwrap_or(0.0).max(0.0)),
+                Some(b.decode.unwrap_or(0.0) + b.client_rest().unwrap_or(0.0).max(0.0)),
+            ]
+        })
+        .flatten()
+        .fold(0.0, f64::max);
     for fm in formats() {
-        if let Some(svg) = cpu_chart(d, fm, n) {
+        if let Some(svg) = cpu_chart(d, fm, n, axis) {
             out.push((format!("chart-cpu-{fm}.svg"), svg));
         }
     }
@@ -312,7 +323,7 @@ impl Breakdown {
 }
 
 /// The stacked bars of one format at `count`: server and client, plain and gzip.
-fn cpu_chart(d: &Data, fm: &str, count: usize) -> Option<String> {
+fn cpu_chart(d: &Data, fm: &str, count: usize, axis_max: f64) -> Option<String> {
     let cases: Vec<(&str, Breakdown)> = [("", "http.csv"), (" gzip", "http-gzip.csv")]
         .into_iter()
         .filter_map(|(label, file)| Some((label, Breakdown::of(d, http_case(d, file, fm, count)?)?)))
@@ -344,15 +355,19 @@ fn cpu_chart(d: &Data, fm: &str, count: usize) -> Option<String> {
             s.values.extend(v);
         }
     }
-    Some(svg::stacked(
+    let conc = http_file(d, "http.csv")
+        .and_then(|f| f.stats.first())
+        .map_or("?".to_string(), |s| s.concurrency.to_string());
+    Some(svg::stacked_on(
         &format!(
-            "{fm}: CPU per request by side, {} products (black line: measured)",
+            "{fm}: CPU per request by side, {} products, concurrency {conc} (black line: measured; one axis for all formats)",
             group(count as i64)
         ),
         "µs of CPU per request",
         &cats,
         &series,
         &measured,
+        Some(axis_max),
     ))
 }
 
@@ -406,6 +421,8 @@ pub fn render(d: &Data, chart_names: &[&str]) -> String {
         }
     );
     o.push_str("Generated by `wirebench report` from the raw files beside it (`make bench` reruns everything).\n\n");
+    runs_section(&mut o, d);
+    super::decision::render(&mut o, d);
     o.push_str(MEANING);
     headline(&mut o, d);
     if !chart_names.is_empty() {
@@ -419,7 +436,7 @@ pub fn render(d: &Data, chart_names: &[&str]) -> String {
     scaling(&mut o, d);
     sizes(&mut o, d);
     for file in &d.http {
-        http_tables(&mut o, file);
+        http_tables(&mut o, file, &d.runs);
     }
     cpu_tables(&mut o, d);
     if let Some(p) = &d.peers {
@@ -444,6 +461,68 @@ pub fn render(d: &Data, chart_names: &[&str]) -> String {
     o
 }
 
+/// Which run the report's tables come from (one, or several with
+/// `--allow-mixed`), and how many HTTP rounds other work disturbed.
+fn runs_section(o: &mut String, d: &Data) {
+    let ids = super::runs::ids(&d.runs);
+    o.push_str(
+        "## Run
+
+",
+    );
+    match ids.len() {
+        0 => o.push_str("No raw file was found."),
+        1 => {
+            let stamp = d.runs.iter().find_map(|f| f.stamp.as_ref());
+            match stamp {
+                Some(s) => {
+                    let _ = write!(o, "Every table below comes from one run, `{}`.", s.describe());
+                }
+                None => o.push_str(
+                    "The raw files carry no run stamp (written before stamps): nothing shows they come from one run.",
+                ),
+            }
+        }
+        n => {
+            let _ = write!(
+                o,
+                "**These tables mix {n} runs** (`--allow-mixed`); every table names its run, and a figure computed across tables (the CPU breakdown, the decision table) may combine runs:"
+            );
+            for id in &ids {
+                let files: Vec<&str> = d
+                    .runs
+                    .iter()
+                    .filter(|f| f.id() == id)
+                    .map(|f| f.file.as_str())
+                    .collect();
+                let _ = write!(o, "\n- run `{id}`: {}", files.join(", "));
+            }
+        }
+    }
+    o.push('\n');
+    let rows: Vec<&super::parse::HttpRow> = d.http_rows.iter().collect();
+    let measured = rows.iter().filter(|r| r.other_cores.is_some()).count();
+    if measured > 0 {
+        let disturbed = rows
+            .iter()
+            .filter(|r| {
+                crate::measure::machine::MachineLoad {
+                    other_cores: r.other_cores.unwrap_or(0.0),
+                    steal_cores: r.steal_cores.unwrap_or(0.0),
+                }
+                .disturbed()
+            })
+            .count();
+        let _ = writeln!(
+            o,
+            "\nHTTP rounds disturbed by other work on the machine (more than {} of a core of other CPU, or more than {} of a core stolen, from `/proc/stat`): {disturbed} of {measured}.",
+            crate::measure::machine::DISTURBED_OTHER_CORES,
+            crate::measure::machine::DISTURBED_STEAL_CORES
+        );
+    }
+    o.push_str("\nSeparate runs, never mixed into the tables: `peers.txt` and `peers-instructions.md` (`make bench-peers`, `benches/peers-instructions.sh`) and `server-pressure.txt` (`benches/server-pressure.sh`) are each measured by their own command at their own time; their sections below say so.\n\n");
+}
+
 /// The machine's logical cores, from `environment.json`.
 fn env_cores(d: &Data) -> Option<usize> {
     d.environment
@@ -456,23 +535,33 @@ fn env_cores(d: &Data) -> Option<usize> {
 /// Which side limited a closed-loop run on shared cores, in words: the side
 /// that spends more CPU per request takes more of the cores, and when the
 /// cores are saturated it sets the rate.
-pub fn bound_by(cpu: &HttpCpuStat, cores: Option<usize>) -> String {
-    let med = |x: &Option<Spread>| x.as_ref().map(|s| s.median);
-    let (Some(server), Some(client)) = (med(&cpu.server_us), med(&cpu.client_us)) else {
+pub fn bound_by(cpu: &HttpCpuStat, cores: Option<usize>, concurrency: u32) -> String {
+    let (Some(server), Some(client)) = (cpu.server_us.as_ref(), cpu.client_us.as_ref()) else {
         return "n/a (one side not measured)".into();
     };
-    let (heavy, ratio) = if client >= server {
-        ("client", client / server.max(f64::MIN_POSITIVE))
+    let busy = cpu
+        .process_cores
+        .as_ref()
+        .map(|s| s.median)
+        .or_else(|| Some(cpu.server_cores.as_ref()?.median + cpu.client_cores.as_ref()?.median));
+    if concurrency == 1 {
+        return format!(
+            "one request at a time (concurrency 1: a serial closed loop keeps at most one side busy at once{})",
+            busy.map_or(String::new(), |b| format!(", {} cores busy", num(b)))
+        );
+    }
+    // The rounds' ranges overlap: this run cannot say which side costs more.
+    if server.min <= client.max && client.min <= server.max {
+        return "neither side clearly (their CPU per request overlaps across rounds)".into();
+    }
+    let (heavy, ratio) = if client.median >= server.median {
+        ("client", client.median / server.median.max(f64::MIN_POSITIVE))
     } else {
-        ("server", server / client.max(f64::MIN_POSITIVE))
+        ("server", server.median / client.median.max(f64::MIN_POSITIVE))
     };
-    let busy = med(&cpu.process_cores).or_else(|| Some(med(&cpu.server_cores)? + med(&cpu.client_cores)?));
     let load = match (busy, cores) {
         (Some(b), Some(n)) if b >= 0.75 * n as f64 => format!("; {} of {n} cores busy: CPU-bound", num(b)),
-        (Some(b), Some(n)) => format!(
-            "; only {} of {n} cores busy: other load on the machine, or waiting, limited it",
-            num(b)
-        ),
+        (Some(b), Some(n)) => format!("; {} of {n} cores busy", num(b)),
         _ => String::new(),
     };
     format!("{heavy} ({}× the other side's CPU per request){load}", num(ratio))
@@ -485,7 +574,7 @@ fn headline(o: &mut String, d: &Data) {
         "\n## Headline: {} products\n\nMedians (min–max). HTTP at the default concurrency, uncompressed unless marked gzip. *Server CPU µs/req* is the per-request cost: the on-CPU time of the server's threads divided by the requests they served, which does not depend on how many cores the client had (see *Where the time goes*).\n",
         group(n as i64)
     );
-    o.push_str("| format | raw / gzip-6 bytes | encode µs | decode µs | HTTP req/s | server CPU µs/req | p50 / p95 ms | gzip req/s | gzip server CPU µs/req | gzip p50 / p95 ms |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    o.push_str("| format | raw / gzip-6 bytes | encode µs | decode µs | end-to-end req/s (one machine) | server CPU µs/req | p50 / p95 ms | gzip req/s | gzip server CPU µs/req | gzip p50 / p95 ms |\n|---|---|---|---|---|---|---|---|---|---|\n");
     for fm in formats() {
         let size = size_row(d, fm, n).map_or("n/a".into(), |r| {
             format!("{} / {}", group(r.raw_bytes as i64), group(r.gzip6_bytes as i64))
@@ -553,6 +642,7 @@ fn codec_tables(o: &mut String, d: &Data) {
                 opt(us(find(d, "Memcpy", fm, count)))
             );
         }
+        super::decision::codec_rankings(o, d, count);
         let others: Vec<&CodecStat> = d
             .codec_stats
             .iter()
@@ -646,7 +736,7 @@ fn scaling(o: &mut String, d: &Data) {
 
 fn sizes(o: &mut String, d: &Data) {
     let Some(rows) = &d.sizes else { return };
-    o.push_str("\n## Payload sizes and the cost of gzip (`sizes.csv`)\n\nBytes are exact. Times are single-threaded medians in µs per catalog; the last column is how many encodes one gzip -6 costs.\n");
+    o.push_str("\n## Payload sizes and the cost of gzip (`sizes.csv`)\n\nBytes are exact. Times are single-threaded medians in µs per catalog. The encode time is measured once, by `codec.txt`'s `Encode` row of the same run (its median ns/op), and referenced here; `gzip -6 ÷ encode` is how many encodes one gzip -6 costs. gunzip is the client's side of the same bytes.\n");
     let mut counts: Vec<usize> = rows.iter().map(|r| r.count).collect();
     counts.dedup();
     for count in counts {
@@ -656,16 +746,19 @@ fn sizes(o: &mut String, d: &Data) {
             group(count as i64),
             if count == 1 { "" } else { "s" }
         );
-        o.push_str("| format | raw | gzip -1 | gzip -6 | gzip -9 | B/product raw | B/product gzip -6 | gzip -6 saves | encode µs | gzip -1 µs | gzip -6 µs | gzip -9 µs | gzip -6 ÷ encode |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        o.push_str("| format | raw | gzip -1 | gzip -6 | gzip -9 | B/product raw | B/product gzip -6 | gzip -6 saves | encode µs (codec.txt) | gzip -1 µs | gzip -6 µs | gzip -9 µs | gunzip -1 µs | gunzip -6 µs | gunzip -9 µs | gzip -6 ÷ encode |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for r in rows.iter().filter(|r| r.count == count) {
             let saves = if r.raw_bytes > 0 {
                 100.0 * (1.0 - r.gzip6_bytes as f64 / r.raw_bytes as f64)
             } else {
                 0.0
             };
+            let encode = find(d, "Encode", &r.format, r.count)
+                .map(|s| s.ns_per_op.median / 1e3)
+                .or(r.encode_us);
             let _ = writeln!(
                 o,
-                "| {} | {} | {} | {} | {} | {:.1} | {:.1} | {saves:.1}% | {} | {} | {} | {} | {}× |",
+                "| {} | {} | {} | {} | {} | {:.1} | {:.1} | {saves:.1}% | {} | {} | {} | {} | {} | {} | {} | {}× |",
                 r.format,
                 group(r.raw_bytes as i64),
                 group(r.gzip1_bytes as i64),
@@ -673,22 +766,24 @@ fn sizes(o: &mut String, d: &Data) {
                 group(r.gzip9_bytes as i64),
                 r.bytes_per_product_raw,
                 r.bytes_per_product_gzip6,
-                num(r.encode_us),
+                opt(encode),
                 num(r.gzip1_us),
                 num(r.gzip6_us),
                 num(r.gzip9_us),
-                if r.encode_us > 0.0 {
-                    num(r.gzip6_us / r.encode_us)
-                } else {
-                    "n/a".into()
+                opt(r.gunzip_us[0]),
+                opt(r.gunzip_us[1]),
+                opt(r.gunzip_us[2]),
+                match encode {
+                    Some(e) if e > 0.0 => num(r.gzip6_us / e),
+                    _ => "n/a".into(),
                 }
             );
         }
     }
 }
 
-fn http_tables(o: &mut String, file: &HttpFile) {
-    let _ = writeln!(o, "\n## HTTP: `{}`", file.name);
+fn http_tables(o: &mut String, file: &HttpFile, runs: &[super::runs::FileRun]) {
+    let _ = writeln!(o, "\n## HTTP: `{}`{}", file.name, super::runs::label(runs, &file.name));
     if let Some(s) = file.stats.first() {
         let mut verify: Vec<&str> = file.stats.iter().map(|s| s.verify.as_str()).collect();
         verify.sort_unstable();
@@ -710,7 +805,7 @@ fn http_tables(o: &mut String, file: &HttpFile) {
             group(count as i64),
             if count == 1 { "" } else { "s" }
         );
-        o.push_str("| format | req/s | MB/s | p50 ms | p95 ms (median of rounds) | pooled p95 ms | p99 ms (median of rounds) | pooled p99 ms | max ms | requests | errors | rounds |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        o.push_str("| format | req/s | req/s 95% interval | MB/s | p50 ms | p95 ms (median of rounds) | pooled p95 ms | p99 ms (median of rounds) | pooled p99 ms | max ms | requests | errors | rounds |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for s in file.stats.iter().filter(|s| s.count == count) {
             let errs: Vec<String> = ERROR_KINDS
                 .iter()
@@ -718,17 +813,29 @@ fn http_tables(o: &mut String, file: &HttpFile) {
                 .filter(|(_, n)| *n > 0)
                 .map(|(k, n)| format!("{k} {n}"))
                 .collect();
+            let per_round = s.requests / s.rounds.max(1) as u64;
             let _ = writeln!(
                 o,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 s.format,
                 spread(&s.rps, 1.0),
+                s.rps_ci.map_or("n/a".into(), |c| format!(
+                    "{}–{} (±{:.1}%{})",
+                    num(c.lo),
+                    num(c.hi),
+                    c.rel_half_width() * 100.0,
+                    if c.full_confidence() {
+                        String::new()
+                    } else {
+                        format!(", only {:.0}% with {} rounds", c.confidence * 100.0, c.n)
+                    }
+                )),
                 num(s.bytes_per_s.median / 1e6),
                 spread(&s.p50_ms, 1.0),
-                spread(&s.p95_ms, 1.0),
-                opt(s.pooled_p95_ms),
-                spread(&s.p99_ms, 1.0),
-                opt(s.pooled_p99_ms),
+                tail(Some(s.p95_ms.median), 0.95, per_round),
+                tail(s.pooled_p95_ms, 0.95, s.requests),
+                tail(Some(s.p99_ms.median), 0.99, per_round),
+                tail(s.pooled_p99_ms, 0.99, s.requests),
                 num(s.max_ms.max),
                 group(s.requests as i64),
                 if errs.is_empty() { "0".into() } else { errs.join(", ") },
@@ -811,7 +918,7 @@ fn cpu_tables(o: &mut String, d: &Data) {
                     opt(b.unattributed()),
                     opt(med(&cpu.server_cores)),
                     opt(med(&cpu.client_cores)),
-                    bound_by(cpu, cores)
+                    bound_by(cpu, cores, s.concurrency)
                 );
             }
         }
@@ -898,5 +1005,30 @@ fn go_reference(o: &mut String, d: &Data) {
             })
             .collect();
         let _ = writeln!(o, "| {} | {} |", r.0, cells.join(" | "));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// "Bound by" names a side only when the rounds separate the two, and
+    /// never for a serial closed loop.
+    #[test]
+    fn bound_by_says_only_what_the_rounds_support() {
+        let sp = |median: f64, min: f64, max: f64| Some(crate::measure::stats::Spread { median, min, max, n: 3 });
+        let mut cpu = HttpCpuStat {
+            server_us: sp(786.0, 700.0, 900.0),
+            client_us: sp(713.0, 650.0, 800.0),
+            ..Default::default()
+        };
+        assert!(bound_by(&cpu, Some(2), 8).starts_with("neither side clearly"));
+        assert!(bound_by(&cpu, Some(2), 1).starts_with("one request at a time"));
+        cpu.server_us = sp(1600.0, 1500.0, 1700.0);
+        assert!(
+            bound_by(&cpu, Some(2), 8).starts_with("server (2.24×"),
+            "{}",
+            bound_by(&cpu, Some(2), 8)
+        );
     }
 }

@@ -3,11 +3,18 @@
 //!
 //! Inputs (see [`parse`] for their shapes): `codec.txt`, `sizes.csv`,
 //! `http.csv`, `http-gzip.csv`, optionally `http-c1.csv`, `http-c16.csv`,
-//! `peers.txt`, `peers-instructions.md`, `histograms/*.hist` (or `*.hlog`, HdrHistogram interval
+//! `http-server.csv` (the server-only pass), `peers.txt`,
+//! `peers-instructions.md`, `server-pressure.txt`, `histograms/*.hist` (or `*.hlog`, HdrHistogram interval
 //! logs, for rounds without a `.hist`) and `environment.json` (written by
 //! `codec-bench` when the run started; if it is missing, the report captures
 //! one now and says so). A missing input is named in the report; a malformed
 //! one stops the report with an error naming the file and line.
+//!
+//! One report is one run: [`load_checked`] refuses inputs stamped with
+//! different run ids ([`runs`]) unless `--allow-mixed`. The top of the
+//! report (decision table, costs, break-even, prose) is [`decision`]; the
+//! statistics are `crate::measure::significance`. A new input kind adds its
+//! reader here (as `load` does per file) and its section in [`markdown::render`].
 //!
 //! Aggregation: for every row (codec op × format × count, or HTTP case) the
 //! **median across runs/rounds** with the **min–max spread** beside it. Every
@@ -17,9 +24,12 @@
 //! histogram counts and taking the nearest rank of the merged distribution
 //! (bucket midpoint, as the load generator reports its own percentiles).
 
+pub mod decision;
 pub mod hlogs;
 pub mod markdown;
+pub mod numfmt;
 pub mod parse;
+pub mod runs;
 pub mod svg;
 
 use crate::cli::Args;
@@ -52,6 +62,8 @@ pub struct HttpStat {
     pub rounds: usize,
     pub requests: u64,
     pub rps: Spread,
+    /// The rounds' median requests/s with its 95% order-statistic interval.
+    pub rps_ci: Option<crate::measure::significance::MedianCi>,
     pub bytes_per_s: Spread,
     pub p50_ms: Spread,
     pub p95_ms: Spread,
@@ -141,10 +153,26 @@ pub struct Data {
     pub environment_captured_now: bool,
     /// Expected inputs that were not found.
     pub missing: Vec<String>,
+    /// Every input and the run it belongs to ([`runs`]).
+    pub runs: Vec<runs::FileRun>,
+    /// `server-pressure.txt`: its own run, shown apart.
+    pub server_pressure: Option<String>,
+    /// `report --link-mbps`.
+    pub link_mbps: Option<f64>,
+    /// Every HTTP round of every file, as read, in the order of [`Data::http`].
+    pub http_rows: Vec<HttpRow>,
+    /// How many of [`Data::http_rows`] each file of [`Data::http`] holds.
+    pub http_row_counts: Vec<usize>,
 }
 
 /// HTTP files in report order; the first two are expected, the rest optional.
-pub const HTTP_FILES: [&str; 4] = ["http.csv", "http-gzip.csv", "http-c1.csv", "http-c16.csv"];
+pub const HTTP_FILES: [&str; 5] = [
+    "http.csv",
+    "http-gzip.csv",
+    "http-c1.csv",
+    "http-c16.csv",
+    "http-server.csv",
+];
 
 /// Where a format sorts in tables (field table order: docs/SPEC.md, "Formats"), unknown names last.
 pub fn format_rank(name: &str) -> usize {
@@ -162,13 +190,29 @@ fn read_optional(path: &Path) -> Result<Option<String>, String> {
     }
 }
 
-/// Reads and aggregates every raw file in `dir`.
+/// Reads and aggregates every raw file in `dir`, refusing files from
+/// different runs ([`runs::check`]) unless `allow_mixed`.
+pub fn load_checked(dir: &Path, allow_mixed: bool) -> Result<Data, String> {
+    let d = load(dir)?;
+    runs::check(&d.runs, allow_mixed)?;
+    Ok(d)
+}
+
+/// Reads and aggregates every raw file in `dir` (every run it holds; see
+/// [`load_checked`]).
 pub fn load(dir: &Path) -> Result<Data, String> {
     let mut d = Data::default();
     let name = |f: &str| dir.join(f).display().to_string();
+    let stamp = |d: &mut Data, file: &str, text: &str| {
+        d.runs.push(runs::FileRun {
+            file: file.to_string(),
+            stamp: crate::measure::run::read_stamp(text),
+        })
+    };
 
     match read_optional(&dir.join("codec.txt"))? {
         Some(t) => {
+            stamp(&mut d, "codec.txt", &t);
             let f = parse::codec(&name("codec.txt"), &t).map_err(|e| e.to_string())?;
             d.codec_stats = codec_stats(&f);
             d.codec = Some(f);
@@ -177,6 +221,7 @@ pub fn load(dir: &Path) -> Result<Data, String> {
     }
     match read_optional(&dir.join("sizes.csv"))? {
         Some(t) => {
+            stamp(&mut d, "sizes.csv", &t);
             let mut rows = parse::sizes(&name("sizes.csv"), &t).map_err(|e| e.to_string())?;
             rows.sort_by_key(|r| (r.count, format_rank(&r.format)));
             d.sizes = Some(rows);
@@ -186,11 +231,17 @@ pub fn load(dir: &Path) -> Result<Data, String> {
     for (i, file) in HTTP_FILES.iter().enumerate() {
         match read_optional(&dir.join(file))? {
             Some(t) => {
+                stamp(&mut d, file, &t);
                 let rows = parse::http(&name(file), &t).map_err(|e| e.to_string())?;
                 // Histogram file names carry no concurrency, so only the two
                 // main files (the default concurrency) are pooled.
                 let hist_dir = (i < 2).then(|| dir.join("histograms"));
                 let stats = http_stats(&rows, hist_dir.as_deref())?;
+                if let Some(h) = &hist_dir {
+                    d.runs.extend(histogram_runs(h, &rows)?);
+                }
+                d.http_rows.extend(rows.iter().cloned());
+                d.http_row_counts.push(rows.len());
                 d.http.push(HttpFile {
                     name: file.to_string(),
                     stats,
@@ -202,7 +253,17 @@ pub fn load(dir: &Path) -> Result<Data, String> {
     }
     d.peers = read_optional(&dir.join("peers.txt"))?;
     d.peers_instructions = read_optional(&dir.join("peers-instructions.md"))?;
+    d.server_pressure = read_optional(&dir.join("server-pressure.txt"))?;
     d.environment = read_optional(&dir.join("environment.json"))?;
+    if let Some(t) = &d.environment {
+        // Written before run stamps: no `run_id` key, no run to compare.
+        if let Some(s) = crate::measure::run::read_stamp(t).filter(|s| s.id != "unknown") {
+            d.runs.push(runs::FileRun {
+                file: "environment.json".into(),
+                stamp: Some(s),
+            });
+        }
+    }
     if d.environment.is_none() {
         d.environment = Some(crate::measure::env::capture().to_json());
         d.environment_captured_now = true;
@@ -287,6 +348,10 @@ pub fn http_stats(rows: &[HttpRow], hist_dir: Option<&Path>) -> Result<Vec<HttpS
             rounds: rs.len(),
             requests: rs.iter().map(|r| r.requests).sum(),
             rps: s(|r| r.rps),
+            rps_ci: crate::measure::significance::median_ci(
+                &rs.iter().map(|r| r.rps).collect::<Vec<_>>(),
+                crate::measure::significance::CONFIDENCE,
+            ),
             bytes_per_s: s(|r| r.bytes_per_s),
             p50_ms: s(|r| r.p50_ms),
             p95_ms: s(|r| r.p95_ms),
@@ -301,6 +366,28 @@ pub fn http_stats(rows: &[HttpRow], hist_dir: Option<&Path>) -> Result<Vec<HttpS
             compression,
             concurrency,
         });
+    }
+    Ok(out)
+}
+
+/// The stamp of the first histogram file (`.hist`, else `.hlog`) of each
+/// case in `rows` (`histograms/NAME`); cases without one are left out.
+fn histogram_runs(dir: &Path, rows: &[HttpRow]) -> Result<Vec<runs::FileRun>, String> {
+    let mut out: Vec<runs::FileRun> = Vec::new();
+    for r in rows {
+        for ext in ["hist", "hlog"] {
+            let file = format!("{}-{}-{}-r{}.{ext}", r.format, r.count, r.compression, r.round);
+            if let Some(t) = read_optional(&dir.join(&file))? {
+                let fr = runs::FileRun {
+                    file: format!("histograms/{file}"),
+                    stamp: crate::measure::run::read_stamp(&t),
+                };
+                if !out.iter().any(|o| o.id() == fr.id()) {
+                    out.push(fr);
+                }
+                break;
+            }
+        }
     }
     Ok(out)
 }
@@ -398,7 +485,7 @@ pub fn medians_json(d: &Data) -> String {
             n(r.gzip1_us),
             n(r.gzip6_us),
             n(r.gzip9_us),
-            n(r.encode_us),
+            opt(r.encode_us),
             opt(r.gzip6_cpu_us)
         ));
     }
@@ -455,10 +542,14 @@ pub fn medians_json(d: &Data) -> String {
 }
 
 const USAGE: &str = "\
-wirebench report [--dir results]
-  reads DIR/{codec.txt,sizes.csv,http.csv,http-gzip.csv} (+ http-c1.csv, http-c16.csv,
-  peers.txt, peers-instructions.md, histograms/, environment.json when present) and writes
-  DIR/REPORT.md, DIR/medians.json, DIR/*.svg (and DIR/environment.json if missing)
+wirebench report [--dir results] [--allow-mixed] [--link-mbps N]
+  reads DIR/{codec.txt,sizes.csv,http.csv,http-gzip.csv} (+ the other http-*.csv,
+  peers.txt, peers-instructions.md, server-pressure.txt, histograms/, environment.json
+  when present) and writes DIR/REPORT.md, DIR/medians.json, DIR/*.svg (and
+  DIR/environment.json if missing)
+  --allow-mixed   accept raw files from different runs (every table names its run);
+                  without it, files from different runs are refused, naming them
+  --link-mbps N   say, for a link of N Mbit/s, which gzip level pays
 wirebench report --hlogs DIR|FILE,FILE [--run-id ID] [--locust-csv FILE] [--out FILE]
   merges the .hlog files of several machines (one run: --run-id or WB_RUN_ID) by tag into
   one percentile table, beside Locust's figures from a stats CSV in Locust's layout
@@ -475,17 +566,39 @@ pub fn cli_main(args: &mut Args) -> Result<(), String> {
         return hlogs::cli_main(&spec, args);
     }
     let dir = PathBuf::from(args.value("--dir")?.unwrap_or("results".into()));
+    let options = Options {
+        allow_mixed: args.switch("--allow-mixed"),
+        link_mbps: args.parse("--link-mbps")?,
+    };
     args.finish()?;
-    let written = write_report(&dir)?;
+    if options.link_mbps.is_some_and(|m: f64| !(m > 0.0 && m.is_finite())) {
+        return Err("--link-mbps: expected a positive number".into());
+    }
+    let written = write_report_with(&dir, &options)?;
     for w in &written {
         eprintln!("report: wrote {}", w.display());
     }
     Ok(())
 }
 
-/// Reads `dir`, writes every output into it, returns the paths written.
+/// What `wirebench report` was asked beyond the directory.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Options {
+    /// `--allow-mixed`: accept files from different runs.
+    pub allow_mixed: bool,
+    /// `--link-mbps N`: the link the gzip verdict is for.
+    pub link_mbps: Option<f64>,
+}
+
+/// [`write_report_with`] with the default options (one run only).
 pub fn write_report(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let d = load(dir)?;
+    write_report_with(dir, &Options::default())
+}
+
+/// Reads `dir`, writes every output into it, returns the paths written.
+pub fn write_report_with(dir: &Path, options: &Options) -> Result<Vec<PathBuf>, String> {
+    let mut d = load_checked(dir, options.allow_mixed)?;
+    d.link_mbps = options.link_mbps;
     let mut written = Vec::new();
     let mut put = |name: &str, text: &str| -> Result<(), String> {
         let p = dir.join(name);

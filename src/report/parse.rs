@@ -12,7 +12,9 @@
 pub use crate::measure::histogram::Histogram;
 use std::fmt;
 
-pub use crate::measure::results::{HTTP_CPU_COLUMNS, HTTP_ERROR_KINDS as ERROR_KINDS, HTTP_HEADER, SIZES_HEADER};
+pub use crate::measure::results::{
+    HTTP_CPU_COLUMNS, HTTP_ERROR_KINDS as ERROR_KINDS, HTTP_HEADER, HTTP_MACHINE_COLUMNS, SIZES_HEADER,
+};
 
 /// A raw file that could not be read: which file, which line, what was wrong.
 #[derive(Clone, Debug, PartialEq)]
@@ -173,9 +175,13 @@ pub struct SizeRow {
     pub gzip1_us: f64,
     pub gzip6_us: f64,
     pub gzip9_us: f64,
-    pub encode_us: f64,
+    /// Encode time, in files written before run stamps (the encode is
+    /// measured once, in `codec.txt`, since).
+    pub encode_us: Option<f64>,
     /// On-CPU µs per gzip -6 call; None when the file has no such column or it is empty.
     pub gzip6_cpu_us: Option<f64>,
+    /// µs per gunzip of the level 1, 6 and 9 output; None in older files.
+    pub gunzip_us: [Option<f64>; 3],
 }
 
 /// Splits a CSV line after checking the header; the callback builds a row.
@@ -185,10 +191,13 @@ fn csv<T>(
     header: &str,
     mut row: impl FnMut(usize, &[&str]) -> Result<T, Error>,
 ) -> Result<Vec<T>, Error> {
-    let mut lines = text.lines().enumerate();
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim_start().starts_with('#'));
     match lines.next() {
         Some((_, h)) if h.trim() == header => {}
-        Some((_, h)) => return Err(err(file, 1, format!("expected the header {header:?}, found {h:?}"))),
+        Some((i, h)) => return Err(err(file, i + 1, format!("expected the header {header:?}, found {h:?}"))),
         None => return Err(err(file, 0, "empty file: expected a header line")),
     }
     let columns = header.split(',').count();
@@ -210,18 +219,39 @@ fn csv<T>(
     Ok(out)
 }
 
-/// Parses `sizes.csv`: header [`SIZES_HEADER`], or it without the last
-/// column (`gzip6_cpu_us`).
+/// The first line of `text` that is not a `#` comment (the run stamp) or
+/// blank: a CSV file's header.
+pub fn first_header(text: &str) -> Option<&str> {
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+}
+
+/// Parses `sizes.csv`: header [`SIZES_HEADER`], or an older one (columns
+/// are found by name; `format` … `gzip9_us` must be there, `encode_us`,
+/// `gzip6_cpu_us` and the `gunzip*_us` columns may be missing).
 pub fn sizes(file: &str, text: &str) -> Result<Vec<SizeRow>, Error> {
-    let h: Vec<&str> = SIZES_HEADER.split(',').collect();
-    let older = SIZES_HEADER.rsplit_once(',').map_or(SIZES_HEADER, |(a, _)| a);
-    let first = text.lines().next().map(str::trim);
-    let header = if first == Some(older) { older } else { SIZES_HEADER };
+    let Some(header) = first_header(text) else {
+        return Err(err(file, 0, "empty file: expected a header line"));
+    };
+    let cols: Vec<&str> = header.split(',').collect();
+    let required: Vec<&str> = SIZES_HEADER.split(',').take(11).collect();
+    if cols.len() < 11 || cols[..11] != required[..] {
+        return Err(err(
+            file,
+            1,
+            format!("expected the header {SIZES_HEADER:?} (or an older one starting like it), found {header:?}"),
+        ));
+    }
+    let at = |name: &str| cols.iter().position(|c| *c == name);
     csv(file, text, header, |ln, f| {
-        let gzip6_cpu_us = match f.get(12).map(|v| v.trim()) {
-            None | Some("") => None,
-            Some(v) => Some(num(file, ln, h[12], v)?),
+        let optional = |name: &str| -> Result<Option<f64>, Error> {
+            match at(name).map(|i| f[i].trim()) {
+                None | Some("") => Ok(None),
+                Some(v) => num(file, ln, name, v).map(Some),
+            }
         };
+        let h = &required;
         Ok(SizeRow {
             format: f[0].to_string(),
             count: num(file, ln, h[1], f[1])?,
@@ -234,8 +264,13 @@ pub fn sizes(file: &str, text: &str) -> Result<Vec<SizeRow>, Error> {
             gzip1_us: num(file, ln, h[8], f[8])?,
             gzip6_us: num(file, ln, h[9], f[9])?,
             gzip9_us: num(file, ln, h[10], f[10])?,
-            encode_us: num(file, ln, h[11], f[11])?,
-            gzip6_cpu_us,
+            encode_us: optional("encode_us")?,
+            gzip6_cpu_us: optional("gzip6_cpu_us")?,
+            gunzip_us: [
+                optional("gunzip1_us")?,
+                optional("gunzip6_us")?,
+                optional("gunzip9_us")?,
+            ],
         })
     })
 }
@@ -264,6 +299,10 @@ pub struct HttpRow {
     pub cpu: Option<HttpCpu>,
     /// `borrowed`, `owned`, `FORMAT:…` or `status`; `owned` for files without the column.
     pub verify: String,
+    /// Other work and steal on the machine during the round, in cores
+    /// (`crate::measure::machine`); None in older files or when not measured.
+    pub other_cores: Option<f64>,
+    pub steal_cores: Option<f64>,
 }
 
 /// The CPU columns of one row; each None when that side was not measured (empty cell).
@@ -281,26 +320,37 @@ pub struct HttpCpu {
 /// columns are found by name.
 pub fn http(file: &str, text: &str) -> Result<Vec<HttpRow>, Error> {
     let all: Vec<&str> = HTTP_HEADER.split(',').collect();
-    let without = |drop_cpu: bool, drop_verify: bool| -> Vec<&str> {
+    let without = |drop_cpu: bool, drop_verify: bool, drop_machine: bool| -> Vec<&str> {
         all.iter()
             .copied()
-            .filter(|c| !(drop_cpu && HTTP_CPU_COLUMNS.contains(c) || drop_verify && *c == "verify"))
+            .filter(|c| {
+                !(drop_cpu && HTTP_CPU_COLUMNS.contains(c)
+                    || drop_verify && *c == "verify"
+                    || drop_machine && HTTP_MACHINE_COLUMNS.contains(c))
+            })
             .collect()
     };
-    let Some(header) = text.lines().next().map(str::trim) else {
+    let Some(header) = first_header(text) else {
         return Err(err(file, 0, "empty file: expected a header line"));
     };
     let cols: Vec<&str> = header.split(',').collect();
-    let accepted = [(false, false), (true, false), (false, true), (true, true)];
-    if !accepted.iter().any(|&(c, v)| cols == without(c, v)) {
+    let accepted = [
+        (false, false, false),
+        (false, false, true),
+        (true, false, true),
+        (false, true, true),
+        (true, true, true),
+    ];
+    if !accepted.iter().any(|&(c, v, m)| cols == without(c, v, m)) {
         return Err(err(
             file,
             1,
             format!(
-                "expected the header {HTTP_HEADER:?} (or it without the CPU columns and/or `verify`), found {header:?}"
+                "expected the header {HTTP_HEADER:?} (or, from older runs, it without the machine columns, the CPU columns and/or `verify`), found {header:?}"
             ),
         ));
     }
+    let has_machine = cols.contains(&HTTP_MACHINE_COLUMNS[0]);
     let has_cpu = cols.contains(&"server_cpu_us_per_req");
     let has_verify = cols.contains(&"verify");
     let at = |name: &str| cols.iter().position(|c| *c == name).expect("checked header");
@@ -348,6 +398,16 @@ pub fn http(file: &str, text: &str) -> Result<Vec<HttpRow>, Error> {
             errors,
             cpu,
             verify: if has_verify { get("verify") } else { "owned" }.to_string(),
+            other_cores: if has_machine {
+                optional(HTTP_MACHINE_COLUMNS[0])?
+            } else {
+                None
+            },
+            steal_cores: if has_machine {
+                optional(HTTP_MACHINE_COLUMNS[1])?
+            } else {
+                None
+            },
         })
     })
 }
@@ -367,15 +427,18 @@ mod tests {
         let row = "1,json,1000,none,8,1.0,800,800,1,9.0,10.0,10.0,13.0,15.0,20.0,0,0,0,0,0,0,0";
         let base: Vec<&str> = HTTP_HEADER
             .split(',')
-            .filter(|c| !HTTP_CPU_COLUMNS.contains(c) && *c != "verify")
+            .filter(|c| !HTTP_CPU_COLUMNS.contains(c) && *c != "verify" && !HTTP_MACHINE_COLUMNS.contains(c))
             .collect();
         let base = base.join(",");
         let old = http("h.csv", &format!("{base}\n{row}\n")).unwrap();
         assert_eq!(old[0].verify, "owned");
         assert_eq!(old[0].cpu, None);
-        let new = http("h.csv", &format!("{HTTP_HEADER}\n{row},,,,,,borrowed\n")).unwrap();
+        assert_eq!(old[0].other_cores, None);
+        let stamped = format!("# run: R\n{HTTP_HEADER}\n{row},,,,,,borrowed,0.250,0.010\n# end: E\n");
+        let new = http("h.csv", &stamped).unwrap();
         assert_eq!(new[0].verify, "borrowed");
         assert_eq!(new[0].rps, 800.0);
+        assert_eq!((new[0].other_cores, new[0].steal_cores), (Some(0.25), Some(0.01)));
         assert!(http("h.csv", &format!("{HTTP_HEADER}\n{row}\n")).is_err());
     }
 
@@ -408,14 +471,14 @@ mod tests {
     fn http_with_and_without_cpu_columns() {
         let old_header: Vec<&str> = HTTP_HEADER
             .split(',')
-            .filter(|c| !HTTP_CPU_COLUMNS.contains(c))
+            .filter(|c| !HTTP_CPU_COLUMNS.contains(c) && !HTTP_MACHINE_COLUMNS.contains(c))
             .collect();
         let old = http("old.csv", &format!("{}\n{ROW},owned\n", old_header.join(","))).unwrap();
         assert_eq!(old[0].cpu, None);
         assert_eq!(old[0].rps, 275.7);
         let new = http(
             "new.csv",
-            &format!("{HTTP_HEADER}\n{ROW},312.50,0.812,3401.20,0.930,3790.00,borrowed\n{ROW},,,3401.20,0.930,3401.90,borrowed\n"),
+            &format!("{HTTP_HEADER}\n{ROW},312.50,0.812,3401.20,0.930,3790.00,borrowed,,\n{ROW},,,3401.20,0.930,3401.90,borrowed,,\n"),
         )
         .unwrap();
         let cpu = new[0].cpu.unwrap();
@@ -423,7 +486,7 @@ mod tests {
         assert_eq!(cpu.client_user_share, Some(0.93));
         assert_eq!(cpu.process_us_per_req, Some(3790.0));
         assert_eq!(new[1].cpu.unwrap().server_us_per_req, None, "empty = not measured");
-        let e = http("bad.csv", &format!("{HTTP_HEADER}\n{ROW},x,,,,,borrowed\n")).unwrap_err();
+        let e = http("bad.csv", &format!("{HTTP_HEADER}\n{ROW},x,,,,,borrowed,,\n")).unwrap_err();
         assert_eq!(e.line, 2);
         assert!(e.message.contains("server_cpu_us_per_req"), "{e}");
         assert!(http("bad.csv", &format!("{HTTP_HEADER},extra\n")).is_err());

@@ -116,12 +116,27 @@ fn legend(out: &mut String, series: &[Series]) {
 
 /// A grouped bar chart: one group per category, one bar per series.
 pub fn bars(title: &str, unit: &str, categories: &[String], series: &[Series]) -> String {
+    bars_with_errors(title, unit, categories, series, &[])
+}
+
+/// [`bars`] with an error bar per value: `errors[i][c]` is the `(lo, hi)`
+/// interval of series `i` at category `c` (a vertical line with caps); a
+/// missing entry draws none.
+pub fn bars_with_errors(
+    title: &str,
+    unit: &str,
+    categories: &[String],
+    series: &[Series],
+    errors: &[Vec<Option<(f64, f64)>>],
+) -> String {
     let mut out = String::new();
     open(&mut out, title);
+    let err = |i: usize, c: usize| errors.get(i).and_then(|e| e.get(c)).copied().flatten();
     let max = series
         .iter()
         .flat_map(|s| s.values.iter().flatten())
         .copied()
+        .chain((0..series.len()).flat_map(|i| (0..categories.len()).filter_map(move |c| err(i, c).map(|e| e.1))))
         .fold(0.0, f64::max);
     let (top, step) = nice_axis(max);
     let plot_h = H - TOP - BOTTOM;
@@ -148,6 +163,20 @@ pub fn bars(title: &str, unit: &str, categories: &[String], series: &[Series]) -
                         y - 3.0,
                         escape(&short(v))
                     );
+                    if let Some((lo, hi)) = err(i, c) {
+                        let cx = x + bar_w * 0.475;
+                        let (ylo, yhi) = (y_of(lo.max(0.0)), y_of(hi.max(0.0)));
+                        let _ = writeln!(
+                            out,
+                            "<path d=\"M{cx:.1},{ylo:.1}V{yhi:.1}M{:.1},{ylo:.1}H{:.1}M{:.1},{yhi:.1}H{:.1}\" stroke=\"#000\" fill=\"none\"><title>95% interval {}–{}</title></path>",
+                            cx - 3.0,
+                            cx + 3.0,
+                            cx - 3.0,
+                            cx + 3.0,
+                            escape(&short(lo)),
+                            escape(&short(hi))
+                        );
+                    }
                 }
                 None => {
                     let _ = writeln!(
@@ -180,6 +209,19 @@ pub fn bars(title: &str, unit: &str, categories: &[String], series: &[Series]) -
 /// parts that overshoot it stay visible; otherwise the bar is labelled with
 /// the sum of its parts.
 pub fn stacked(title: &str, unit: &str, categories: &[String], series: &[Series], measured: &[Option<f64>]) -> String {
+    stacked_on(title, unit, categories, series, measured, None)
+}
+
+/// [`stacked`] on an axis reaching at least `axis_max`, so charts drawn side
+/// by side share one scale.
+pub fn stacked_on(
+    title: &str,
+    unit: &str,
+    categories: &[String],
+    series: &[Series],
+    measured: &[Option<f64>],
+    axis_max: Option<f64>,
+) -> String {
     let mut out = String::new();
     open(&mut out, title);
     let seg = |s: &Series, c: usize| s.values.get(c).copied().flatten().filter(|v| *v > 0.0);
@@ -193,7 +235,7 @@ pub fn stacked(title: &str, unit: &str, categories: &[String], series: &[Series]
     };
     let max = (0..categories.len())
         .map(|c| total(c).max(mark(c).unwrap_or(0.0)))
-        .fold(0.0, f64::max);
+        .fold(axis_max.unwrap_or(0.0), f64::max);
     let (top, step) = nice_axis(max);
     let plot_h = H - TOP - BOTTOM;
     let y_of = |v: f64| TOP + plot_h * (1.0 - v / top);
@@ -363,5 +405,28 @@ mod tests {
         assert!(!svg.contains(">1020</text>"), "{svg}");
         assert_eq!(svg.matches("<rect x=").count(), 3 + 3, "3 segments + 3 legend boxes");
         assert!(!svg.contains("-5"));
+    }
+}
+
+#[cfg(test)]
+mod error_bar_tests {
+    use super::*;
+
+    #[test]
+    fn error_bars_are_drawn_and_widen_the_axis() {
+        let s = [Series {
+            name: "none".into(),
+            values: vec![Some(100.0), None],
+        }];
+        let cats = ["a".to_string(), "b".to_string()];
+        let plain = bars("t", "u", &cats, &s);
+        assert!(!plain.contains("95% interval"));
+        let with = bars_with_errors("t", "u", &cats, &s, &[vec![Some((90.0, 260.0)), Some((1.0, 2.0))]]);
+        assert_eq!(with.matches("95% interval").count(), 1, "none for a missing value");
+        assert!(with.contains("95% interval 90–260"), "{with}");
+        // The axis reaches the interval's top (300 for 260), not just the bar's 100.
+        assert!(with.contains(">300<") || with.contains(">300 "), "{with}");
+        let a = stacked_on("t", "u", &cats, &s, &[], Some(1000.0));
+        assert!(a.contains(">1000<") || a.contains(">1k<") || a.contains("1,000"), "{a}");
     }
 }

@@ -1,0 +1,623 @@
+//! `wirebench compare OLD_DIR NEW_DIR`: did a change help? Row by row, as
+//! benchstat prints it.
+//!
+//! Rows and their samples:
+//!
+//! | table | row | samples | better |
+//! |---|---|---|---|
+//! | `codec.txt` | op/format/count | `cpu-ns/op` of each batch (when both runs have it, else `ns/op`) | lower |
+//! | `sizes.csv` | format/count | raw and gzip -6 bytes: exact, one value | lower |
+//! | `http*.csv` | file, format, count | requests/s of each round | higher |
+//! | `http*.csv` | file, format, count | server CPU µs per request of each round | lower |
+//!
+//! For each row: the old and new median with its 95% interval
+//! (`crate::measure::significance::median_ci`), the change of the medians in
+//! percent with a conservative interval (the new interval's ends over the
+//! old interval's opposite ends), and the two-sided Mann–Whitney U p-value,
+//! Holm–Bonferroni adjusted over the rows of its table. A change whose
+//! adjusted p-value is not below α = 0.05 prints `~` (no evidence of a
+//! difference), as benchstat does. Exact rows (sizes) differ or they do not.
+//! Each table ends with the geometric mean of the new/old median ratios.
+//!
+//! Warnings: a side with fewer than 6 samples (its interval cannot reach 95%
+//! and the test has little power), rows present on one side only, machines
+//! that differ (`environment.json`: CPU model or cores), and a directory
+//! whose raw files come from more than one run.
+//!
+//! It also lists the pairs of formats that the two directories' decision
+//! tables (`crate::report::decision`) order in opposite directions, each
+//! order significant in its own run: an A/A pair of runs should have none.
+//!
+//! `--fail-over PCT` makes the command exit 1 when a significant change in
+//! the worse direction exceeds PCT percent (for CI). `--format json` prints
+//! the same as one JSON object.
+
+use crate::cli::Args;
+use crate::measure::json::{number as jnum, quote as q};
+use crate::measure::significance::{self as sig, ALPHA, CONFIDENCE, MedianCi};
+use crate::report::parse;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+const USAGE: &str = "\
+wirebench compare OLD_DIR NEW_DIR [--format text|json] [--fail-over PCT]
+  compares two results directories row by row: codec rows (cpu-ns/op), sizes
+  (bytes), HTTP cases (requests/s, server CPU per request): medians with 95%
+  intervals, change in percent, Mann-Whitney p-value (Holm-Bonferroni per
+  table), `~` where not significant at 0.05, a geomean per table
+  --format F       text (default) or json
+  --fail-over PCT  exit 1 when any significant regression exceeds PCT percent
+EXIT STATUS: 0 ok, 1 a regression over --fail-over, 2 usage or input error
+";
+
+/// Fewer samples than this on a side draw a warning.
+pub const MIN_SAMPLES: usize = 6;
+
+/// One compared row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub name: String,
+    pub old: Vec<f64>,
+    pub new: Vec<f64>,
+}
+
+/// One table of rows with one unit and one direction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Table {
+    pub name: String,
+    pub unit: String,
+    pub higher_is_better: bool,
+    /// Exact values (one sample each): no test, a difference is a difference.
+    pub exact: bool,
+    pub rows: Vec<Row>,
+}
+
+/// A row's verdict.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Verdict {
+    pub name: String,
+    pub old: MedianCi,
+    pub new: MedianCi,
+    /// new/old − 1 of the medians, and its conservative interval.
+    pub delta: f64,
+    pub delta_lo: f64,
+    pub delta_hi: f64,
+    pub p: f64,
+    pub p_adjusted: f64,
+    pub significant: bool,
+    /// Significant and in the worse direction.
+    pub regression: bool,
+}
+
+/// A table's verdicts and geomean.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TableResult {
+    pub table: Table,
+    pub verdicts: Vec<Verdict>,
+    /// Geometric mean of new/old medians − 1.
+    pub geomean_delta: Option<f64>,
+}
+
+/// Judges every row of `t` (module docs).
+pub fn judge(t: &Table) -> TableResult {
+    let rows: Vec<&Row> = t
+        .rows
+        .iter()
+        .filter(|r| !r.old.is_empty() && !r.new.is_empty())
+        .collect();
+    let ps: Vec<f64> = rows
+        .iter()
+        .map(|r| {
+            if t.exact {
+                let same = sig::median_ci(&r.old, CONFIDENCE).map(|c| c.median)
+                    == sig::median_ci(&r.new, CONFIDENCE).map(|c| c.median);
+                if same { 1.0 } else { 0.0 }
+            } else {
+                sig::mann_whitney(&r.old, &r.new).map_or(1.0, |u| u.p)
+            }
+        })
+        .collect();
+    let adjusted = if t.exact { ps.clone() } else { sig::holm(&ps) };
+    let mut verdicts = Vec::new();
+    let mut log_sum = 0.0;
+    let mut log_n = 0usize;
+    for ((r, &p), &pa) in rows.iter().zip(&ps).zip(&adjusted) {
+        let (Some(old), Some(new)) = (sig::median_ci(&r.old, CONFIDENCE), sig::median_ci(&r.new, CONFIDENCE)) else {
+            continue;
+        };
+        let ratio = |a: f64, b: f64| if b != 0.0 { a / b - 1.0 } else { 0.0 };
+        let delta = ratio(new.median, old.median);
+        if old.median > 0.0 && new.median > 0.0 {
+            log_sum += (new.median / old.median).ln();
+            log_n += 1;
+        }
+        let significant = pa < ALPHA;
+        let worse = if t.higher_is_better { delta < 0.0 } else { delta > 0.0 };
+        verdicts.push(Verdict {
+            name: r.name.clone(),
+            delta,
+            delta_lo: ratio(new.lo, old.hi),
+            delta_hi: ratio(new.hi, old.lo),
+            old,
+            new,
+            p,
+            p_adjusted: pa,
+            significant,
+            regression: significant && worse,
+        });
+    }
+    TableResult {
+        table: t.clone(),
+        verdicts,
+        geomean_delta: (log_n > 0).then(|| (log_sum / log_n as f64).exp() - 1.0),
+    }
+}
+
+/// Everything compared between two directories.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Comparison {
+    pub tables: Vec<TableResult>,
+    pub warnings: Vec<String>,
+    /// Pairs of formats the two reports' decision tables order in opposite
+    /// directions (each significant in its own run): `question, count: a before b (old), b before a (new)`.
+    pub reversals: Vec<String>,
+}
+
+/// The decision-table pairs `old` and `new` order oppositely.
+pub fn reversals(old: &crate::report::Data, new: &crate::report::Data) -> Vec<String> {
+    use crate::report::decision::{decision_cells, ordered_pairs};
+    let (a, b) = (decision_cells(old), decision_cells(new));
+    let mut out = Vec::new();
+    for (x, y) in a.iter().zip(&b) {
+        let (Ok(rx), Ok(ry)) = (&x.ranking, &y.ranking) else {
+            continue;
+        };
+        let py = ordered_pairs(ry);
+        for (better, worse) in ordered_pairs(rx) {
+            if py.iter().any(|(b2, w2)| *b2 == worse && *w2 == better) {
+                out.push(format!(
+                    "{}, {} products: {better} before {worse} (old), {worse} before {better} (new)",
+                    x.question, x.count
+                ));
+            }
+        }
+    }
+    out
+}
+
+impl Comparison {
+    /// The significant regressions larger than `pct` percent.
+    pub fn regressions_over(&self, pct: f64) -> Vec<(&str, &Verdict)> {
+        self.tables
+            .iter()
+            .flat_map(|t| t.verdicts.iter().map(move |v| (t.table.name.as_str(), v)))
+            .filter(|(_, v)| v.regression && v.delta.abs() * 100.0 > pct)
+            .collect()
+    }
+
+    /// How many rows are marked significant, of how many.
+    pub fn significant_count(&self) -> (usize, usize) {
+        let all: Vec<&Verdict> = self.tables.iter().flat_map(|t| &t.verdicts).collect();
+        (all.iter().filter(|v| v.significant).count(), all.len())
+    }
+}
+
+fn read(dir: &Path, file: &str) -> Result<Option<String>, String> {
+    match std::fs::read_to_string(dir.join(file)) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("{}: {e}", dir.join(file).display())),
+    }
+}
+
+/// The samples of one directory, by table name then row name.
+#[derive(Default)]
+struct Side {
+    codec_cpu: BTreeMap<String, Vec<f64>>,
+    codec_wall: BTreeMap<String, Vec<f64>>,
+    sizes_raw: BTreeMap<String, Vec<f64>>,
+    sizes_gzip6: BTreeMap<String, Vec<f64>>,
+    rps: BTreeMap<String, Vec<f64>>,
+    server_cpu: BTreeMap<String, Vec<f64>>,
+    env: Option<String>,
+}
+
+fn side(dir: &Path) -> Result<Side, String> {
+    let mut s = Side::default();
+    let name = |f: &str| dir.join(f).display().to_string();
+    if let Some(t) = read(dir, "codec.txt")? {
+        let f = parse::codec(&name("codec.txt"), &t).map_err(|e| e.to_string())?;
+        for l in &f.lines {
+            let key = format!("{}/{}/{}", l.op, l.format, l.count);
+            s.codec_wall.entry(key.clone()).or_default().push(l.ns_per_op);
+            if let Some(c) = l.cpu_ns_per_op {
+                s.codec_cpu.entry(key).or_default().push(c);
+            }
+        }
+    }
+    if let Some(t) = read(dir, "sizes.csv")? {
+        for r in parse::sizes(&name("sizes.csv"), &t).map_err(|e| e.to_string())? {
+            let key = format!("{}/{}", r.format, r.count);
+            s.sizes_raw.insert(key.clone(), vec![r.raw_bytes as f64]);
+            s.sizes_gzip6.insert(key, vec![r.gzip6_bytes as f64]);
+        }
+    }
+    for file in crate::report::HTTP_FILES {
+        if let Some(t) = read(dir, file)? {
+            for r in parse::http(&name(file), &t).map_err(|e| e.to_string())? {
+                let key = format!("{file} {}/{} c={}", r.format, r.count, r.concurrency);
+                s.rps.entry(key.clone()).or_default().push(r.rps);
+                if let Some(c) = r.cpu.and_then(|c| c.server_us_per_req) {
+                    s.server_cpu.entry(key).or_default().push(c);
+                }
+            }
+        }
+    }
+    s.env = read(dir, "environment.json")?;
+    Ok(s)
+}
+
+fn rows(
+    old: &BTreeMap<String, Vec<f64>>,
+    new: &BTreeMap<String, Vec<f64>>,
+    warnings: &mut Vec<String>,
+    table: &str,
+) -> Vec<Row> {
+    let mut out = Vec::new();
+    for (k, o) in old {
+        match new.get(k) {
+            Some(n) => {
+                if !o.is_empty() && (o.len() < MIN_SAMPLES || n.len() < MIN_SAMPLES) && o.len() + n.len() > 2 {
+                    warnings.push(format!(
+                        "{table} {k}: too few samples ({} old, {} new; fewer than {MIN_SAMPLES} cannot give a 95% interval)",
+                        o.len(),
+                        n.len()
+                    ));
+                }
+                out.push(Row {
+                    name: k.clone(),
+                    old: o.clone(),
+                    new: n.clone(),
+                })
+            }
+            None => warnings.push(format!("{table} {k}: only in the old directory")),
+        }
+    }
+    for k in new.keys().filter(|k| !old.contains_key(*k)) {
+        warnings.push(format!("{table} {k}: only in the new directory"));
+    }
+    out
+}
+
+/// Compares two results directories.
+pub fn compare_dirs(old_dir: &Path, new_dir: &Path) -> Result<Comparison, String> {
+    let (o, n) = (side(old_dir)?, side(new_dir)?);
+    let mut c = Comparison::default();
+    let w = &mut c.warnings;
+    for (dir, label) in [(old_dir, "old"), (new_dir, "new")] {
+        if let Ok(d) = crate::report::load(dir) {
+            if let Err(e) = crate::report::runs::check(&d.runs, false) {
+                w.push(format!(
+                    "{label} directory {}: {}",
+                    dir.display(),
+                    e.lines().next().unwrap_or("")
+                ));
+            }
+        }
+    }
+    if let (Some(a), Some(b)) = (&o.env, &n.env) {
+        let f = crate::measure::env::json_string_field;
+        for key in ["cpu", "kernel"] {
+            if f(a, key) != f(b, key) {
+                w.push(format!(
+                    "the machines differ: {key} {:?} (old) vs {:?} (new)",
+                    f(a, key).unwrap_or_default(),
+                    f(b, key).unwrap_or_default()
+                ));
+            }
+        }
+        let cores = |j: &str| {
+            j.lines()
+                .find(|l| l.trim().starts_with("\"cores\""))
+                .map(|l| l.trim().to_string())
+        };
+        if cores(a) != cores(b) {
+            w.push(format!(
+                "the machines differ: {:?} (old) vs {:?} (new)",
+                cores(a),
+                cores(b)
+            ));
+        }
+    }
+    let use_cpu = !o.codec_cpu.is_empty() && !n.codec_cpu.is_empty();
+    let (co, cn, unit) = if use_cpu {
+        (&o.codec_cpu, &n.codec_cpu, "cpu-ns/op")
+    } else {
+        (&o.codec_wall, &n.codec_wall, "ns/op")
+    };
+    let mut tables = vec![
+        Table {
+            name: "codec.txt".into(),
+            unit: unit.into(),
+            higher_is_better: false,
+            exact: false,
+            rows: rows(co, cn, w, "codec.txt"),
+        },
+        Table {
+            name: "sizes.csv raw".into(),
+            unit: "bytes".into(),
+            higher_is_better: false,
+            exact: true,
+            rows: rows(&o.sizes_raw, &n.sizes_raw, w, "sizes.csv"),
+        },
+        Table {
+            name: "sizes.csv gzip -6".into(),
+            unit: "bytes".into(),
+            higher_is_better: false,
+            exact: true,
+            rows: rows(&o.sizes_gzip6, &n.sizes_gzip6, w, "sizes.csv"),
+        },
+        Table {
+            name: "HTTP requests/s".into(),
+            unit: "req/s".into(),
+            higher_is_better: true,
+            exact: false,
+            rows: rows(&o.rps, &n.rps, w, "http"),
+        },
+    ];
+    let mut ignore = Vec::new(); // the same warnings as requests/s
+    tables.push(Table {
+        name: "HTTP server CPU".into(),
+        unit: "µs/req".into(),
+        higher_is_better: false,
+        exact: false,
+        rows: rows(&o.server_cpu, &n.server_cpu, &mut ignore, "http"),
+    });
+    c.tables = tables
+        .into_iter()
+        .filter(|t| !t.rows.is_empty())
+        .map(|t| judge(&t))
+        .collect();
+    if let (Ok(a), Ok(b)) = (crate::report::load(old_dir), crate::report::load(new_dir)) {
+        c.reversals = reversals(&a, &b);
+    }
+    Ok(c)
+}
+
+fn pct(x: f64) -> String {
+    format!("{:+.1}%", x * 100.0)
+}
+
+fn value(x: f64) -> String {
+    crate::report::numfmt::num(x)
+}
+
+/// The benchstat-like text.
+pub fn render_text(c: &Comparison) -> String {
+    let mut o = String::new();
+    for t in &c.tables {
+        let tt = &t.table;
+        let _ = writeln!(
+            o,
+            "{} ({}, {} is better; {})",
+            tt.name,
+            tt.unit,
+            if tt.higher_is_better { "higher" } else { "lower" },
+            if tt.exact {
+                "exact values, no test".to_string()
+            } else {
+                format!(
+                    "medians with 95% intervals, Mann-Whitney U, Holm-Bonferroni over {} rows, alpha = {ALPHA}",
+                    t.verdicts.len()
+                )
+            }
+        );
+        let _ = writeln!(o, "{:<40} {:>24} {:>24} {:>28} p", "row", "old", "new", "delta");
+        for v in &t.verdicts {
+            let side = |m: &MedianCi| {
+                if tt.exact {
+                    value(m.median)
+                } else {
+                    format!("{} ±{:.0}%", value(m.median), m.rel_half_width() * 100.0)
+                }
+            };
+            let delta = if !v.significant {
+                "~".to_string()
+            } else if tt.exact {
+                pct(v.delta)
+            } else {
+                format!("{} [{}, {}]", pct(v.delta), pct(v.delta_lo), pct(v.delta_hi))
+            };
+            let p = if tt.exact {
+                String::new()
+            } else {
+                format!("p={:.3} (adj {:.3}) n={}+{}", v.p, v.p_adjusted, v.old.n, v.new.n)
+            };
+            let _ = writeln!(
+                o,
+                "{:<40} {:>24} {:>24} {:>28} {p}",
+                v.name,
+                side(&v.old),
+                side(&v.new),
+                delta
+            );
+        }
+        if let Some(g) = t.geomean_delta {
+            let _ = writeln!(o, "{:<40} {:>24} {:>24} {:>28}", "geomean", "", "", pct(g));
+        }
+        o.push('\n');
+    }
+    let (s, n) = c.significant_count();
+    let _ = writeln!(o, "{s} of {n} rows differ significantly.");
+    let _ = writeln!(
+        o,
+        "Decision-table pairs ordered in opposite directions by the two runs: {}.",
+        c.reversals.len()
+    );
+    for r in &c.reversals {
+        let _ = writeln!(o, "reversed: {r}");
+    }
+    for w in &c.warnings {
+        let _ = writeln!(o, "warning: {w}");
+    }
+    o
+}
+
+/// The same as one JSON object.
+pub fn render_json(c: &Comparison) -> String {
+    let ci = |m: &MedianCi| {
+        format!(
+            "{{\"median\": {}, \"lo\": {}, \"hi\": {}, \"confidence\": {}, \"n\": {}}}",
+            jnum(m.median),
+            jnum(m.lo),
+            jnum(m.hi),
+            jnum(m.confidence),
+            m.n
+        )
+    };
+    let mut tables = Vec::new();
+    for t in &c.tables {
+        let rows: Vec<String> = t
+            .verdicts
+            .iter()
+            .map(|v| {
+                format!(
+                    "{{\"row\": {}, \"old\": {}, \"new\": {}, \"delta\": {}, \"delta_lo\": {}, \"delta_hi\": {}, \"p\": {}, \"p_adjusted\": {}, \"significant\": {}, \"regression\": {}}}",
+                    q(&v.name),
+                    ci(&v.old),
+                    ci(&v.new),
+                    jnum(v.delta),
+                    jnum(v.delta_lo),
+                    jnum(v.delta_hi),
+                    jnum(v.p),
+                    jnum(v.p_adjusted),
+                    v.significant,
+                    v.regression
+                )
+            })
+            .collect();
+        tables.push(format!(
+            "{{\"table\": {}, \"unit\": {}, \"higher_is_better\": {}, \"exact\": {}, \"geomean_delta\": {}, \"rows\": [{}]}}",
+            q(&t.table.name),
+            q(&t.table.unit),
+            t.table.higher_is_better,
+            t.table.exact,
+            t.geomean_delta.map_or("null".into(), jnum),
+            rows.join(", ")
+        ));
+    }
+    let warnings: Vec<String> = c.warnings.iter().map(|w| q(w)).collect();
+    let reversals: Vec<String> = c.reversals.iter().map(|w| q(w)).collect();
+    let (s, n) = c.significant_count();
+    format!(
+        "{{\"alpha\": {ALPHA}, \"correction\": \"holm-bonferroni per table\", \"significant\": {s}, \"rows\": {n}, \"tables\": [{}], \"reversals\": [{}], \"warnings\": [{}]}}\n",
+        tables.join(", "),
+        reversals.join(", "),
+        warnings.join(", ")
+    )
+}
+
+/// `wirebench compare`: Ok(true) when `--fail-over` was exceeded.
+pub fn cli_main(args: &mut Args) -> Result<bool, String> {
+    if args.switch("--help") {
+        print!("{USAGE}");
+        return Ok(false);
+    }
+    let format = args.value("--format")?.unwrap_or("text".into());
+    let fail_over: Option<f64> = args.parse("--fail-over")?;
+    let dirs = args.positional();
+    args.finish()?;
+    if format != "text" && format != "json" {
+        return Err(format!("--format: expected text or json, found {format:?}"));
+    }
+    if fail_over.is_some_and(|p| !(p >= 0.0 && p.is_finite())) {
+        return Err("--fail-over: expected a percentage ≥ 0".into());
+    }
+    let [old, new] = dirs.as_slice() else {
+        return Err(format!(
+            "expected OLD_DIR NEW_DIR, found {} arguments\n\n{USAGE}",
+            dirs.len()
+        ));
+    };
+    let c = compare_dirs(Path::new(old), Path::new(new))?;
+    if c.tables.is_empty() {
+        return Err(format!("no raw files to compare in {old} and {new}"));
+    }
+    print!(
+        "{}",
+        if format == "json" {
+            render_json(&c)
+        } else {
+            render_text(&c)
+        }
+    );
+    let Some(limit) = fail_over else { return Ok(false) };
+    let over = c.regressions_over(limit);
+    for (t, v) in &over {
+        eprintln!("compare: {t} {}: {} regression (over {limit}%)", v.name, pct(v.delta));
+    }
+    Ok(!over.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(rows: Vec<Row>) -> Table {
+        Table {
+            name: "t".into(),
+            unit: "ns/op".into(),
+            higher_is_better: false,
+            exact: false,
+            rows,
+        }
+    }
+
+    #[test]
+    fn separated_samples_are_significant_and_a_regression() {
+        let old: Vec<f64> = (0..10).map(|i| 100.0 + i as f64 * 0.1).collect();
+        let slower: Vec<f64> = old.iter().map(|v| v * 1.1).collect();
+        let t = judge(&table(vec![
+            Row {
+                name: "a".into(),
+                old: old.clone(),
+                new: slower,
+            },
+            Row {
+                name: "b".into(),
+                old: old.clone(),
+                new: old.clone(),
+            },
+        ]));
+        let (a, b) = (&t.verdicts[0], &t.verdicts[1]);
+        assert!(a.significant && a.regression, "{a:?}");
+        assert!((a.delta - 0.1).abs() < 1e-9);
+        assert!(a.delta_lo <= a.delta && a.delta <= a.delta_hi);
+        assert!(!b.significant && !b.regression, "{b:?}");
+        assert!(a.p_adjusted >= a.p, "Holm never lowers a p-value");
+        let c = Comparison {
+            tables: vec![t],
+            ..Default::default()
+        };
+        assert_eq!(c.regressions_over(5.0).len(), 1);
+        assert!(c.regressions_over(20.0).is_empty());
+        let text = render_text(&c);
+        assert!(text.contains(" ~ ") && text.contains("+10.0%"), "{text}");
+        assert!(render_json(&c).contains("\"regression\": true"));
+    }
+
+    #[test]
+    fn higher_is_better_flips_the_direction() {
+        let old: Vec<f64> = (0..10).map(|i| 1000.0 + i as f64).collect();
+        let faster: Vec<f64> = old.iter().map(|v| v * 1.2).collect();
+        let mut t = table(vec![Row {
+            name: "rps".into(),
+            old,
+            new: faster,
+        }]);
+        t.higher_is_better = true;
+        let r = judge(&t);
+        assert!(r.verdicts[0].significant && !r.verdicts[0].regression);
+    }
+}

@@ -1,0 +1,55 @@
+//! Number formatting shared by the report's sections and `compare`: the
+//! precision a figure is printed with, thousands separators, and latency
+//! percentiles printed only as precisely as their sample supports.
+
+/// A number with a precision that suits its size.
+pub fn num(x: f64) -> String {
+    let a = x.abs();
+    if !x.is_finite() {
+        "n/a".into()
+    } else if a >= 1_000.0 {
+        group(x.round() as i64)
+    } else if a >= 100.0 {
+        format!("{x:.1}")
+    } else if a >= 1.0 {
+        format!("{x:.2}")
+    } else {
+        format!("{x:.3}")
+    }
+}
+
+/// A latency percentile with the precision its sample supports: when fewer
+/// than [`TAIL_MIN`] of `n` requests lie above quantile `q`, the value is
+/// near the sample's maximum and prints as `≥ v` with two significant digits.
+pub fn tail(value: Option<f64>, q: f64, n: u64) -> String {
+    match value {
+        None => "n/a".into(),
+        Some(v) if (n as f64) * (1.0 - q) < TAIL_MIN => {
+            let digits = if v.abs() >= 10.0 {
+                0
+            } else if v.abs() >= 1.0 {
+                1
+            } else {
+                2
+            };
+            format!("≥ {v:.digits$}")
+        }
+        Some(v) => num(v),
+    }
+}
+
+/// Requests above a percentile needed to print it as a value.
+pub const TAIL_MIN: f64 = 10.0;
+
+/// An integer with thousands separators: 169241 → "169,241".
+pub fn group(n: i64) -> String {
+    let s = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0 { format!("-{out}") } else { out }
+}

@@ -1,0 +1,128 @@
+//! `wirebench compare` on small synthetic results directories: an A/A pair
+//! (two independent draws of the same noise) marks nothing, a copy with one
+//! codec row 10% slower flags that row and no other (power), and
+//! `--fail-over` sets the exit code.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use wirebench::compare;
+use wirebench::prng::Rng;
+
+const ROWS: [&str; 6] = [
+    "Encode/json/100",
+    "Decode/json/100",
+    "Encode/avro/100",
+    "Decode/avro/100",
+    "Encode/protobuf/1000",
+    "Decode/protobuf/1000",
+];
+
+/// A results dir with a `codec.txt` of every row in [`ROWS`], 10 batches
+/// each, ±3% uniform noise from `seed`; `slow` names a row made `factor` slower.
+fn results_dir(name: &str, seed: u64, slow: Option<(&str, f64)>) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("wirebench-compare-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut rng = Rng::new(seed);
+    let mut text = format!("run: {name}\ncommit: abc\n");
+    for (i, row) in ROWS.iter().enumerate() {
+        let base = 10_000.0 * (i + 1) as f64;
+        let factor = slow.filter(|(r, _)| r == row).map_or(1.0, |(_, f)| f);
+        for _ in 0..10 {
+            let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            let v = base * factor * (0.97 + 0.06 * u);
+            text += &format!("Benchmark{row}-2 100 {v:.0} ns/op 0 B/op 0 allocs/op {v:.0} cpu-ns/op\n");
+        }
+    }
+    std::fs::write(dir.join("codec.txt"), text).unwrap();
+    dir
+}
+
+fn bin(args: &[&Path], extra: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_wirebench"))
+        .arg("compare")
+        .args(args)
+        .args(extra)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn a_a_marks_nothing_and_one_slower_row_is_flagged_alone() {
+    let old = results_dir("old", 1, None);
+    let same = results_dir("same", 2, None);
+    let slow = results_dir("slow", 2, Some(("Decode/avro/100", 1.10)));
+
+    let aa = compare::compare_dirs(&old, &same).unwrap();
+    assert_eq!(aa.significant_count(), (0, ROWS.len()), "{}", compare::render_text(&aa));
+
+    let ab = compare::compare_dirs(&old, &slow).unwrap();
+    let flagged: Vec<&str> = ab.tables[0]
+        .verdicts
+        .iter()
+        .filter(|v| v.significant)
+        .map(|v| v.name.as_str())
+        .collect();
+    assert_eq!(flagged, ["Decode/avro/100"], "{}", compare::render_text(&ab));
+    let v = ab.tables[0].verdicts.iter().find(|v| v.significant).unwrap();
+    assert!(v.regression && (v.delta - 0.10).abs() < 0.03, "{v:?}");
+
+    // Exit codes: 0 without --fail-over or under it, 1 over it, 2 on bad input.
+    assert_eq!(bin(&[&old, &slow], &[]).0, 0);
+    assert_eq!(bin(&[&old, &slow], &["--fail-over", "20"]).0, 0);
+    let (code, text) = bin(&[&old, &slow], &["--fail-over", "5"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("Decode/avro/100"));
+    assert_eq!(bin(&[&old, &same], &["--fail-over", "1"]).0, 0, "A/A never fails");
+    let (code, json) = bin(&[&old, &slow], &["--format", "json"]);
+    assert_eq!(code, 0);
+    assert!(
+        json.starts_with("{\"alpha\": 0.05") && json.contains("\"regression\": true"),
+        "{json}"
+    );
+    assert_eq!(bin(&[&old], &[]).0, 2, "one directory is a usage error");
+    // Faster is never a regression, however large.
+    assert_eq!(bin(&[&slow, &old], &["--fail-over", "1"]).0, 0);
+    for d in [old, same, slow] {
+        std::fs::remove_dir_all(d).unwrap();
+    }
+}
+
+/// Two runs whose decision tables order a pair oppositely are reported;
+/// the same order twice is not.
+#[test]
+fn decision_table_reversals_are_listed() {
+    let write = |name: &str, json: u64, avro: u64| {
+        let dir = std::env::temp_dir().join(format!("wirebench-compare-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let row = |f: &str, b: u64| format!("{f},1,{b},{b},{b},{b},{b}.0,{b}.0,1.0,1.0,1.0,,,,\n");
+        let text = format!(
+            "# run: {name}\n{}\n{}{}",
+            wirebench::measure::results::SIZES_HEADER,
+            row("json", json),
+            row("avro", avro)
+        );
+        std::fs::write(dir.join("sizes.csv"), text).unwrap();
+        dir
+    };
+    let a = write("rev-a", 100, 200);
+    let b = write("rev-b", 200, 100);
+    let c = write("rev-c", 150, 300);
+    let ab = compare::compare_dirs(&a, &b).unwrap();
+    assert_eq!(ab.reversals.len(), 2, "raw and gzip -6: {:?}", ab.reversals);
+    assert!(
+        ab.reversals[0].contains("json before avro (old), avro before json (new)"),
+        "{:?}",
+        ab.reversals
+    );
+    assert!(compare::render_text(&ab).contains("opposite directions by the two runs: 2."));
+    assert!(compare::compare_dirs(&a, &c).unwrap().reversals.is_empty());
+    for d in [a, b, c] {
+        std::fs::remove_dir_all(d).unwrap();
+    }
+}
