@@ -128,7 +128,9 @@ fn run() -> Result<(), String> {
         let n = catalog.unwrap_or(0);
         let products = wirebench::fixtures::catalog(n).products;
         let mut special_pb = Vec::new();
-        Format::Protobuf.encode(&products, &mut special_pb).map_err(|e| e.to_string())?;
+        Format::Protobuf
+            .encode(&products, &mut special_pb)
+            .map_err(|e| e.to_string())?;
         let special = special_pb.as_slice();
         let (mut b1, mut b2) = (Vec::with_capacity(pb.len()), Vec::with_capacity(pb.len()));
         let enc = group(

@@ -21,7 +21,9 @@ fn main() {
     let iters: usize = iters.parse().expect("ITERS");
     let schema = Schema::parse(&std::fs::read("schemas/catalog.avsc").expect("catalog.avsc")).expect("schema");
     let mut json = Vec::new();
-    Format::Json.encode(&wirebench::fixtures::catalog(n).products, &mut json).expect("json");
+    Format::Json
+        .encode(&wirebench::fixtures::catalog(n).products, &mut json)
+        .expect("json");
     let datum = document::read(&schema, &json).expect("datum");
     let mut bytes = Vec::new();
     generic::encode(format, &schema, &datum, &mut bytes).expect("encode");

@@ -182,14 +182,19 @@ fn protobuf_errors_name_pointer_and_offset() {
     );
     assert_eq!(e.offset, Some(1));
     // A packed double array whose length is not a multiple of 8.
-    let ds = schema(r#"{"type":"record","name":"R","fields":[{"name":"xs","type":{"type":"array","items":"double"}}]}"#);
+    let ds =
+        schema(r#"{"type":"record","name":"R","fields":[{"name":"xs","type":{"type":"array","items":"double"}}]}"#);
     let e = kind(pb::decode(&ds, &[0x0a, 0x07, 0, 0, 0, 0, 0, 0, 0]));
     assert_eq!((e.pointer.as_str(), e.offset), ("/xs", Some(2)), "{e}");
     let mut both = vec![0x0a, 0x08];
     both.extend(1.5f64.to_le_bytes());
     both.push(0x09);
     both.extend((-2.0f64).to_le_bytes());
-    assert_eq!(pb::decode(&ds, &both).unwrap().to_json(), r#"{"xs":[1.5,-2.0]}"#, "packed then unpacked");
+    assert_eq!(
+        pb::decode(&ds, &both).unwrap().to_json(),
+        r#"{"xs":[1.5,-2.0]}"#,
+        "packed then unpacked"
+    );
     // A wire type other than the field's.
     let e = kind(pb::decode(&s, &[0x08, 0x01]));
     assert!(e.to_string().contains("wire type"), "{e}");

@@ -777,9 +777,15 @@ impl<'a> Dec<'a> {
         }
         list.reserve(body.len() / width);
         if double {
-            list.extend(body.chunks_exact(8).map(|c| Datum::Double(f64::from_le_bytes(c.try_into().unwrap_or([0; 8])))));
+            list.extend(
+                body.chunks_exact(8)
+                    .map(|c| Datum::Double(f64::from_le_bytes(c.try_into().unwrap_or([0; 8])))),
+            );
         } else {
-            list.extend(body.chunks_exact(4).map(|c| Datum::Float(f32::from_le_bytes(c.try_into().unwrap_or([0; 4])))));
+            list.extend(
+                body.chunks_exact(4)
+                    .map(|c| Datum::Float(f32::from_le_bytes(c.try_into().unwrap_or([0; 4])))),
+            );
         }
         Ok(())
     }
