@@ -143,3 +143,48 @@ fn data_routes_without_data_say_which_flag_serves_them() {
     assert_eq!(r.status, 404);
     assert!(r.text().contains("serve --data"), "{}", r.text());
 }
+
+#[test]
+fn sizes_and_codec_bench_measure_the_document_in_every_format() {
+    let doc = tmp("measured.json", DOC.as_bytes());
+    let doc = doc.to_str().unwrap();
+    let (code, csv, err) = run(&["sizes", "--data", doc, "--out", "-", "--reps", "1", "--batch", "1ms"]);
+    assert_eq!(code, 0, "{err}");
+    let csv = String::from_utf8(csv).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("format,raw_bytes,gzip1_bytes,gzip6_bytes,gzip9_bytes,encode_us,decode_us")
+    );
+    // Raw sizes are exact: each equals the bytes `encode` writes.
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 5, "{csv}");
+    for row in rows {
+        let cols: Vec<&str> = row.split(',').collect();
+        let (code, bytes, err) = run(&["encode", cols[0], "--data", doc, "-o", "-"]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(cols[1].parse::<usize>().unwrap(), bytes.len(), "{row}");
+    }
+    let (code, out, err) = run(&[
+        "codec-bench",
+        "--data",
+        doc,
+        "--out",
+        "-",
+        "--benchtime",
+        "1ms",
+        "--count",
+        "1",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let out = String::from_utf8(out).unwrap();
+    for f in wirebench::codec::Format::ALL {
+        for op in ["encode", "decode"] {
+            let name = format!("BenchmarkData/{}/{op}-", f.name());
+            assert!(
+                out.lines().any(|l| l.starts_with(&name) && l.contains(" ns/op")),
+                "{name}\n{out}"
+            );
+        }
+    }
+}

@@ -14,11 +14,9 @@
 //! are allowed; no route here takes a query parameter. Responses count under
 //! the `other` route label of `/metrics` (schemas under `/schemas/{file}`).
 
-use super::metrics::Route as Label;
 use super::negotiate;
 use super::parse::Request;
 use super::response::{Head, json_error};
-use super::routes::{ALLOW, Body, Reply, Scratch};
 use crate::codec::Format;
 use crate::generic::{self, datum::Datum, schema::Schema};
 use std::time::Instant;
@@ -65,6 +63,30 @@ fn derived(schema: &Schema, to: &str) -> Option<String> {
     generic::derive::derive(schema, target).ok()
 }
 
+/// What a `/data` or `/schemas/data.*` route answers; the body is in the
+/// buffer [`route`] was given. The router (`routes.rs`) makes it a reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Answer {
+    pub head: Head,
+    /// Counted under `/schemas/{file}` (else under `other`).
+    pub schema: bool,
+    pub format: Option<Format>,
+    /// Time spent in the encode, ns (0 when nothing was encoded).
+    pub encode_ns: u64,
+}
+
+impl Answer {
+    fn new(head: Head) -> Answer {
+        Answer {
+            head,
+            schema: false,
+            format: None,
+            encode_ns: 0,
+        }
+    }
+}
+
+const ALLOW: &str = "Allow: GET, HEAD\r\n";
 const JSON: &str = "application/json";
 const TEXT: &str = "text/plain; charset=utf-8";
 
@@ -85,7 +107,7 @@ fn extra(format: Format, negotiated: bool) -> &'static str {
 
 /// The reply for `path` when it is one of this module's routes, else `None`
 /// (the caller routes it). Without `--data` the routes are 404s naming the flag.
-pub fn route(data: Option<&DataSet>, req: &Request<'_>, path: &str, query: &str, s: &mut Scratch) -> Option<Reply> {
+pub fn route(data: Option<&DataSet>, req: &Request<'_>, path: &str, query: &str, s: &mut Vec<u8>) -> Option<Answer> {
     enum R {
         Negotiated,
         Format(Format),
@@ -107,14 +129,10 @@ pub fn route(data: Option<&DataSet>, req: &Request<'_>, path: &str, query: &str,
             None => return None,
         },
     };
-    let label = if matches!(r, R::Schema(_)) {
-        Label::Schemas
-    } else {
-        Label::Other
-    };
-    let labelled = |mut reply: Reply| {
-        reply.label = label;
-        Some(reply)
+    let schema = matches!(r, R::Schema(_));
+    let labelled = |mut a: Answer| {
+        a.schema = schema;
+        Some(a)
     };
     let Some(data) = data else {
         return labelled(error(
@@ -146,9 +164,9 @@ pub fn route(data: Option<&DataSet>, req: &Request<'_>, path: &str, query: &str,
             };
             match text {
                 Some(t) => {
-                    s.body.clear();
-                    s.body.extend_from_slice(t.as_bytes());
-                    Reply::new(ok(content_type, ""), Body::Scratch)
+                    s.clear();
+                    s.extend_from_slice(t.as_bytes());
+                    Answer::new(ok(content_type, ""))
                 }
                 None => error(s, 404, &format!("the schema of --data has no .{ext} derivation"), ""),
             }
@@ -174,10 +192,10 @@ pub fn route(data: Option<&DataSet>, req: &Request<'_>, path: &str, query: &str,
     labelled(reply)
 }
 
-fn encode(data: &DataSet, format: Format, negotiated: Option<&'static str>, s: &mut Scratch) -> Reply {
-    s.body.clear();
+fn encode(data: &DataSet, format: Format, negotiated: Option<&'static str>, s: &mut Vec<u8>) -> Answer {
+    s.clear();
     let t0 = Instant::now();
-    let r = generic::encode(format, &data.schema, &data.datum, &mut s.body);
+    let r = generic::encode(format, &data.schema, &data.datum, s);
     let encode_ns = u64::try_from(t0.elapsed().as_nanos()).unwrap_or(u64::MAX).max(1);
     if let Err(e) = r {
         return error(s, 500, &format!("encoding {} failed: {e}", format.name()), "");
@@ -188,10 +206,10 @@ fn encode(data: &DataSet, format: Format, negotiated: Option<&'static str>, s: &
             .find(|o| o.format == format)
             .map_or("application/octet-stream", |o| o.media_type)
     });
-    let mut reply = Reply::new(ok(content_type, extra(format, negotiated.is_some())), Body::Scratch);
-    reply.format = Some(format);
-    reply.encode_ns = encode_ns;
-    reply
+    let mut a = Answer::new(ok(content_type, extra(format, negotiated.is_some())));
+    a.format = Some(format);
+    a.encode_ns = encode_ns;
+    a
 }
 
 fn ok(content_type: &'static str, extra: &'static str) -> Head {
@@ -203,16 +221,13 @@ fn ok(content_type: &'static str, extra: &'static str) -> Head {
     }
 }
 
-fn error(s: &mut Scratch, status: u16, message: &str, extra: &'static str) -> Reply {
-    s.body.clear();
-    json_error(&mut s.body, message);
-    Reply::new(
-        Head {
-            status,
-            content_type: JSON,
-            extra,
-            gzip: false,
-        },
-        Body::Scratch,
-    )
+fn error(s: &mut Vec<u8>, status: u16, message: &str, extra: &'static str) -> Answer {
+    s.clear();
+    json_error(s, message);
+    Answer::new(Head {
+        status,
+        content_type: JSON,
+        extra,
+        gzip: false,
+    })
 }

@@ -134,7 +134,10 @@ pub fn handle(app: &App, req: &Request<'_>, s: &mut Scratch) -> Reply {
         Some((p, q)) => (p, q),
         None => (target, ""),
     };
-    if let Some(reply) = super::data::route(app.data.as_deref(), req, path, query, s) {
+    if let Some(a) = super::data::route(app.data.as_deref(), req, path, query, &mut s.body) {
+        let mut reply = Reply::new(a.head, Body::Scratch);
+        reply.label = if a.schema { Label::Schemas } else { Label::Other };
+        (reply.format, reply.encode_ns) = (a.format, a.encode_ns);
         return reply;
     }
     let route = match path {
