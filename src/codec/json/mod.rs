@@ -52,7 +52,6 @@ mod write;
 
 pub use lexer::MAX_DEPTH;
 pub use number::{write_f64, write_i64};
-pub use view::Unescape;
 pub use write::write_str;
 
 use crate::codec::{DecodeError, EncodeError};

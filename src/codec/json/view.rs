@@ -15,7 +15,7 @@
 //! **Strings with escapes** are validated up front — the lexer decodes every
 //! escape once, into its one scratch buffer, refusing bad escapes and lone
 //! surrogates — and then handed out *as written*: a [`Text`] holding the
-//! bytes between the quotes, unescaped lazily by [`Unescape`] when read
+//! bytes between the quotes, unescaped lazily by [`Unescape`](crate::codec::escape::Unescape) when read
 //! ([`Text::chars`], [`Text::to_cow`], `Display`). So a view never
 //! allocates per string, escaped or not, and a reader that needs a `&str`
 //! pays for unescaping only the strings it reads.
@@ -23,7 +23,7 @@
 use super::lexer::{IntField, Keys, Lexer, Str, Token};
 use super::parse::read_status;
 use crate::codec::record::{self, Seen};
-use crate::codec::view::{CatalogView, Lists, ProductList, ProductView, Text, VariantView, check_list};
+use crate::codec::view::{ProductReader, ProductView, Text, VariantView, check_list};
 use crate::codec::{DecodeError, ErrorKind, utf8};
 use crate::model::{self, MAX_TAGS, MAX_VARIANTS};
 
@@ -80,7 +80,7 @@ const DIMENSIONS: [IntField; 4] = [
 ];
 
 /// Decodes and validates a whole payload into a view that borrows it.
-pub fn decode_view(bytes: &[u8]) -> Result<CatalogView<'_>> {
+pub fn decode_view(bytes: &[u8]) -> Result<(usize, ViewReader<'_>)> {
     let text = utf8::text(bytes)?;
     let mut lx = Lexer::new(text);
     lx.expect(b'{', "'{' (start of the catalog)")?;
@@ -93,12 +93,12 @@ pub fn decode_view(bytes: &[u8]) -> Result<CatalogView<'_>> {
                     return Err(DecodeError::new(at, ErrorKind::DuplicateField { field: "products" }));
                 }
                 lx.expect(b'[', "'[' (start of the products array)")?;
-                let start = Products::at(text, lx.pos);
+                let start = ViewReader::at(text, lx.pos);
                 let mut list = start.clone();
                 list.lx.scratch = std::mem::take(&mut lx.scratch);
                 let count = check_list(&mut list, super::parse::MINIMAL_PRODUCT.len())?;
                 lx = list.lx;
-                products = Some(CatalogView::new(count, Lists::Json(start)));
+                products = Some((count, start));
             }
             None => lx.skip_value(CATALOG_LEVEL)?,
         }
@@ -133,17 +133,17 @@ fn text<'a>(lx: &mut Lexer<'a>, expected: &'static str) -> Result<Text<'a>> {
 }
 
 /// The products array, after its `[`.
-pub struct Products<'a> {
+pub struct ViewReader<'a> {
     lx: Lexer<'a>,
     first: bool,
     done: bool,
 }
 
-impl<'a> Products<'a> {
-    fn at(text: &'a str, pos: usize) -> Products<'a> {
+impl<'a> ViewReader<'a> {
+    fn at(text: &'a str, pos: usize) -> ViewReader<'a> {
         let mut lx = Lexer::new(text);
         lx.pos = pos;
-        Products {
+        ViewReader {
             lx,
             first: true,
             done: false,
@@ -151,18 +151,18 @@ impl<'a> Products<'a> {
     }
 }
 
-impl Clone for Products<'_> {
+impl Clone for ViewReader<'_> {
     /// The position, with an empty scratch buffer of its own.
     fn clone(&self) -> Self {
-        Products {
+        ViewReader {
             first: self.first,
             done: self.done,
-            ..Products::at(self.lx.text, self.lx.pos)
+            ..ViewReader::at(self.lx.text, self.lx.pos)
         }
     }
 }
 
-impl<'a> ProductList<'a> for Products<'a> {
+impl<'a> ProductReader<'a> for ViewReader<'a> {
     fn next_product(&mut self, index: usize, p: &mut ProductView<'a>) -> Result<Option<usize>> {
         if self.done || !self.lx.next_element(&mut self.first)? {
             self.done = true;
@@ -534,68 +534,6 @@ fn variant<'a>(lx: &mut Lexer<'a>) -> Result<VariantView<'a>> {
     Ok(v)
 }
 
-/// The characters of a JSON string's text as written (between the quotes),
-/// escapes decoded: `\" \\ \/ \b \f \n \r \t \uXXXX` and surrogate pairs.
-/// The text was checked by the lexer when the view was made; should an
-/// escape still be malformed, it reads as U+FFFD rather than failing.
-#[derive(Clone)]
-pub struct Unescape<'a> {
-    rest: std::str::Chars<'a>,
-}
-
-impl<'a> Unescape<'a> {
-    pub fn new(raw: &'a str) -> Unescape<'a> {
-        Unescape { rest: raw.chars() }
-    }
-
-    fn hex4(&mut self) -> Option<u16> {
-        let mut v = 0u16;
-        for _ in 0..4 {
-            v = v << 4 | self.rest.next()?.to_digit(16)? as u16;
-        }
-        Some(v)
-    }
-
-    fn unicode(&mut self) -> Option<char> {
-        let hi = self.hex4()?;
-        if !(0xD800..0xDC00).contains(&hi) {
-            return char::from_u32(u32::from(hi));
-        }
-        if self.rest.next()? != '\\' || self.rest.next()? != 'u' {
-            return None;
-        }
-        let lo = self.hex4()?;
-        if !(0xDC00..0xE000).contains(&lo) {
-            return None;
-        }
-        char::from_u32(0x10000 + ((u32::from(hi) - 0xD800) << 10) + (u32::from(lo) - 0xDC00))
-    }
-}
-
-impl Iterator for Unescape<'_> {
-    type Item = char;
-
-    fn next(&mut self) -> Option<char> {
-        let c = self.rest.next()?;
-        if c != '\\' {
-            return Some(c);
-        }
-        let e = match self.rest.next() {
-            Some('"') => '"',
-            Some('\\') => '\\',
-            Some('/') => '/',
-            Some('b') => '\u{8}',
-            Some('f') => '\u{c}',
-            Some('n') => '\n',
-            Some('r') => '\r',
-            Some('t') => '\t',
-            Some('u') => self.unicode().unwrap_or(char::REPLACEMENT_CHARACTER),
-            _ => char::REPLACEMENT_CHARACTER,
-        };
-        Some(e)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -606,9 +544,9 @@ mod tests {
     fn view_equals_the_owned_decode() {
         let c = fixtures::catalog(50);
         let bytes = Format::Json.encode_to_vec(&c.products).unwrap();
-        let view = decode_view(&bytes).unwrap();
+        let view = crate::codec::Format::Json.decode_view(&bytes).unwrap();
         assert_eq!(view.len(), 50);
-        assert_eq!(view.to_catalog(), c);
+        assert_eq!(view.to_catalog().unwrap(), c);
     }
 
     /// Every product our writer writes takes the straight path, and reads
@@ -631,7 +569,7 @@ mod tests {
         assert_eq!(&text[lx.pos..], "]}");
     }
 
-    /// Products spelled otherwise leave the straight path at the first
+    /// ViewReader spelled otherwise leave the straight path at the first
     /// byte that differs and read (or fail) exactly as the owned parser
     /// reads them.
     #[test]
@@ -671,7 +609,9 @@ mod tests {
         for (from, to) in edits {
             assert!(text.contains(from), "{from}");
             let edited = text.replacen(from, to, 1);
-            let view = decode_view(edited.as_bytes()).map(|v| v.to_catalog());
+            let view = crate::codec::Format::Json
+                .decode_view(edited.as_bytes())
+                .and_then(|v| v.to_catalog());
             assert_eq!(view, Format::Json.decode(edited.as_bytes()), "{to}");
         }
     }
@@ -685,7 +625,6 @@ mod tests {
             (r#"\ud83d\udce6!"#, "📦!"),
         ];
         for (raw, want) in cases {
-            assert_eq!(Unescape::new(raw).collect::<String>(), want, "{raw}");
             let t = Text::json_escaped(raw);
             assert_eq!(t.as_str(), None);
             assert_eq!(t.to_cow(), want);
@@ -706,7 +645,7 @@ mod tests {
             .replacen("\"USD\"", " \"\\u0055SD\"", 1)
             .replacen("\"THB\"", "\"TH\\u0042\"", 1);
         let owned = Format::Json.decode(forged.as_bytes()).unwrap();
-        let view = decode_view(forged.as_bytes()).unwrap();
-        assert_eq!(view.to_catalog(), owned);
+        let view = crate::codec::Format::Json.decode_view(forged.as_bytes()).unwrap();
+        assert_eq!(view.to_catalog().unwrap(), owned);
     }
 }

@@ -17,12 +17,12 @@ use super::read::{
 };
 use crate::codec::cursor::Cursor;
 use crate::codec::record::{self, Seen};
-use crate::codec::view::{CatalogView, Lists, ProductList, ProductView, Text, VariantView, check_list};
+use crate::codec::view::{ProductReader, ProductView, Text, VariantView, check_list};
 use crate::codec::{DecodeError, ErrorKind};
 use crate::model::{MAX_TAGS, MAX_VARIANTS};
 
 /// Decodes and validates a whole payload into a view that borrows it.
-pub fn decode_view(bytes: &[u8]) -> Result<CatalogView<'_>, DecodeError> {
+pub fn decode_view(bytes: &[u8]) -> Result<(usize, ViewReader<'_>), DecodeError> {
     let mut cur = Cursor::new(bytes);
     let (map_at, pairs) = read_map_len(&mut cur, "the catalog map")?;
     let mut products = None;
@@ -42,11 +42,11 @@ pub fn decode_view(bytes: &[u8]) -> Result<CatalogView<'_>, DecodeError> {
             }
             Some(_) => {
                 let left = read_array_len(&mut cur, &PRODUCTS)?;
-                let start = Products { cur, left };
+                let start = ViewReader { cur, left };
                 let mut list = start.clone();
                 let count = check_list(&mut list, PRODUCT_MIN_BYTES)?;
                 cur = list.cur;
-                products = Some(CatalogView::new(count, Lists::Msgpack(start)));
+                products = Some((count, start));
             }
             None => skip_value(&mut cur, 1)?,
         }
@@ -60,12 +60,12 @@ pub fn decode_view(bytes: &[u8]) -> Result<CatalogView<'_>, DecodeError> {
 
 /// The products array: a cursor at the next product and how many are left.
 #[derive(Clone)]
-pub struct Products<'a> {
+pub struct ViewReader<'a> {
     cur: Cursor<'a>,
     left: usize,
 }
 
-impl<'a> ProductList<'a> for Products<'a> {
+impl<'a> ProductReader<'a> for ViewReader<'a> {
     fn next_product(&mut self, index: usize, p: &mut ProductView<'a>) -> Result<Option<usize>, DecodeError> {
         if self.left == 0 {
             return Ok(None);
@@ -179,17 +179,16 @@ fn variant<'a>(cur: &mut Cursor<'a>) -> Result<VariantView<'a>, DecodeError> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::fixtures;
 
     #[test]
     fn view_equals_the_owned_decode() {
         let c = fixtures::catalog(20);
         let bytes = crate::codec::Format::Msgpack.encode_to_vec(&c.products).unwrap();
-        let view = decode_view(&bytes).unwrap();
+        let view = crate::codec::Format::Msgpack.decode_view(&bytes).unwrap();
         assert_eq!(view.len(), 20);
-        assert_eq!(view.to_catalog(), c);
-        let first = view.iter().next().unwrap();
+        assert_eq!(view.to_catalog().unwrap(), c);
+        let first = view.iter().next().unwrap().unwrap();
         assert_eq!(first.sku.as_str(), Some(c.products[0].sku.as_str()));
     }
 }

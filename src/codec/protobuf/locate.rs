@@ -7,8 +7,8 @@
 //! product N's `status` value sits. Best effort: if the walk meets malformed
 //! bytes the offset stays 0. Never used on success.
 
+use super::fields::{CATALOG_PRODUCTS as PRODUCTS, STATUS};
 use super::wire::{self, WireType};
-use super::{PRODUCTS, STATUS};
 use crate::codec::cursor::Cursor;
 
 /// One field of a message as it sits on the wire (offsets absolute).

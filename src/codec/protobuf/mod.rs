@@ -70,6 +70,7 @@
 //! values through one reader, `wire.rs`.
 
 mod encode;
+pub(crate) mod fields;
 pub mod generated;
 mod locate;
 pub mod view;
@@ -79,6 +80,7 @@ use crate::codec::cursor::Cursor;
 use crate::codec::ids::UniqueIds;
 use crate::codec::{DecodeError, EncodeError, ErrorKind};
 use crate::model::{self, Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, Variant};
+use fields::{CATALOG_PRODUCTS as PRODUCTS, LAST_PRODUCT_FIELD, TAGS, VARIANTS};
 use generated as pb;
 use prost::Message;
 use wire::WireType;
@@ -142,15 +144,6 @@ pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
 /// (key + varint: 2) and a 3-letter `currency` (key + length + 3: 5); every
 /// other field may be absent.
 pub(super) const PRODUCT_MIN_BYTES: usize = 9;
-
-/// Field numbers in `catalog.proto`: `Catalog.products`, and the `Product`
-/// fields the decoder looks at on the wire.
-pub(crate) const PRODUCTS: u32 = 1;
-pub(crate) const STATUS: u32 = 11;
-const TAGS: u32 = 12;
-const VARIANTS: u32 = 14;
-/// `Product`'s field numbers are 1..=17 (`image_url`).
-const LAST_PRODUCT_FIELD: u32 = 17;
 
 /// Parses one product in a single pass: keys are read by `wire.rs`, each
 /// known field's value by prost's generated `merge_field` (the very code

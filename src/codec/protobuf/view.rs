@@ -20,31 +20,32 @@
 //! type, invalid UTF-8, a malformed submessage) at the product's key, an
 //! unknown `status` at its value, a validation failure at the product's key.
 
+use super::PRODUCT_MIN_BYTES;
+use super::fields::{CATALOG_PRODUCTS as PRODUCTS, STATUS};
 use super::wire::{self, Key, WireType};
-use super::{PRODUCT_MIN_BYTES, PRODUCTS, STATUS};
 use crate::codec::cursor::Cursor;
-use crate::codec::view::{CatalogView, Lists, ProductList, ProductView, Text, VariantView, check_list};
+use crate::codec::view::{ProductReader, ProductView, Text, VariantView, check_list};
 use crate::codec::{DecodeError, ErrorKind};
 use crate::model::{self, Dimensions, MAX_TAGS, MAX_VARIANTS, Status};
 
 /// Decodes and validates a whole payload into a view that borrows it.
-pub fn decode_view(bytes: &[u8]) -> Result<CatalogView<'_>, DecodeError> {
+pub fn decode_view(bytes: &[u8]) -> Result<(usize, ViewReader<'_>), DecodeError> {
     // The top level first, as the owned decoder does: every key and length
     // of the `Catalog` is checked (by the same walk) before any product is read.
     super::walk(bytes, |_, _, _| Ok(()))?;
-    let start = Products { c: Cursor::new(bytes) };
+    let start = ViewReader { c: Cursor::new(bytes) };
     let mut list = start.clone();
     let count = check_list(&mut list, PRODUCT_MIN_BYTES)?;
-    Ok(CatalogView::new(count, Lists::Protobuf(start)))
+    Ok((count, start))
 }
 
 /// The `Catalog`'s fields, at the next one.
 #[derive(Clone)]
-pub struct Products<'a> {
+pub struct ViewReader<'a> {
     c: Cursor<'a>,
 }
 
-impl<'a> ProductList<'a> for Products<'a> {
+impl<'a> ProductReader<'a> for ViewReader<'a> {
     fn next_product(&mut self, index: usize, p: &mut ProductView<'a>) -> Result<Option<usize>, DecodeError> {
         while !self.c.is_empty() {
             let key = wire::read_key(&mut self.c)?;
@@ -291,9 +292,9 @@ mod tests {
     fn view_equals_the_owned_decode() {
         let c = fixtures::catalog(20);
         let bytes = Format::Protobuf.encode_to_vec(&c.products).unwrap();
-        let view = decode_view(&bytes).unwrap();
+        let view = crate::codec::Format::Protobuf.decode_view(&bytes).unwrap();
         assert_eq!(view.len(), 20);
-        assert_eq!(view.to_catalog(), c);
+        assert_eq!(view.to_catalog().unwrap(), c);
     }
 
     #[test]
@@ -311,9 +312,9 @@ mod tests {
         let mut bytes = vec![0x0a, body.len() as u8];
         bytes.extend_from_slice(body);
         let owned = Format::Protobuf.decode(&bytes).unwrap();
-        let view = decode_view(&bytes).unwrap();
-        assert_eq!(view.to_catalog(), owned);
-        let p = view.iter().next().unwrap();
+        let view = crate::codec::Format::Protobuf.decode_view(&bytes).unwrap();
+        assert_eq!(view.to_catalog().unwrap(), owned);
+        let p = view.iter().next().unwrap().unwrap();
         assert_eq!((p.id, p.dimensions.width_mm, p.dimensions.height_mm), (7, 1, 2));
         assert_eq!(p.status, Status::Discontinued);
     }
