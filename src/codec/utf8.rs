@@ -8,7 +8,7 @@
 //! offset: its first byte that is not part of a valid sequence.
 //!
 //! A whole text that is mostly ASCII with a few non-ASCII characters
-//! scattered through it (a JSON catalog) goes through [`text`]: 64-byte
+//! scattered through it (a JSON catalog) goes through [`text`]: 128-byte
 //! blocks tested for ASCII at once, the full check only on the blocks
 //! around a non-ASCII byte; the error offset is again the first bad byte.
 

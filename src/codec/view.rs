@@ -334,12 +334,16 @@ pub(crate) trait ProductReader<'a>: Clone {
 }
 
 /// Reads `list` to its end, validating every product and that ids are
-/// unique; returns the product count. `min_product_bytes` is the smallest
-/// encoding of a product, so the id set (built only when ids are out of
-/// order) never needs more room than the payload could hold ids.
+/// unique, and hands each valid product to `each` as it is read (the owned
+/// decoders copy it into a [`Product`] there: one pass); returns the product
+/// count. `min_product_bytes` is the smallest encoding of a product, so the
+/// id set (built only when ids are out of order) never needs more room than
+/// the payload could hold ids.
+#[inline]
 pub(crate) fn check_list<'a, L: ProductReader<'a>>(
     list: &mut L,
     min_product_bytes: usize,
+    mut each: impl FnMut(&ProductView<'a>),
 ) -> Result<usize, DecodeError> {
     let start = list.clone();
     let mut ids = UniqueIds::new();
@@ -361,6 +365,7 @@ pub(crate) fn check_list<'a, L: ProductReader<'a>>(
         if !ids.insert_reserving(p.id, earlier, room) {
             return Err(DecodeError::invalid(at, model::duplicate_id(index, p.id)));
         }
+        each(&p);
         index += 1;
     }
     Ok(index)

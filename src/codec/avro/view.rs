@@ -26,7 +26,7 @@ pub fn decode_view(bytes: &[u8]) -> Result<(usize, ViewReader<'_>), DecodeError>
         done: false,
     };
     let mut list = start.clone();
-    let count = check_list(&mut list, PRODUCT_MIN_BYTES as usize)?;
+    let count = check_list(&mut list, PRODUCT_MIN_BYTES as usize, |_| {})?;
     list.r.c.finish()?;
     Ok((count, start))
 }

@@ -49,7 +49,7 @@ pub(super) fn verified_view(bytes: &[u8]) -> Result<(usize, ViewReader<'_>), Dec
     };
     let mut list = start.clone();
     // Each product is an offset of 4 bytes in the vector at least.
-    let count = check_list(&mut list, 4)?;
+    let count = check_list(&mut list, 4, |_| {})?;
     Ok((count, ViewReader(Cursor::Verified(start))))
 }
 

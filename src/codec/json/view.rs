@@ -96,7 +96,7 @@ pub fn decode_view(bytes: &[u8]) -> Result<(usize, ViewReader<'_>)> {
                 let start = ViewReader::at(text, lx.pos);
                 let mut list = start.clone();
                 list.lx.scratch = std::mem::take(&mut lx.scratch);
-                let count = check_list(&mut list, super::parse::MINIMAL_PRODUCT.len())?;
+                let count = check_list(&mut list, super::parse::MINIMAL_PRODUCT.len(), |_| {})?;
                 lx = list.lx;
                 products = Some((count, start));
             }

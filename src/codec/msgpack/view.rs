@@ -44,7 +44,7 @@ pub fn decode_view(bytes: &[u8]) -> Result<(usize, ViewReader<'_>), DecodeError>
                 let left = read_array_len(&mut cur, &PRODUCTS)?;
                 let start = ViewReader { cur, left };
                 let mut list = start.clone();
-                let count = check_list(&mut list, PRODUCT_MIN_BYTES)?;
+                let count = check_list(&mut list, PRODUCT_MIN_BYTES, |_| {})?;
                 cur = list.cur;
                 products = Some((count, start));
             }

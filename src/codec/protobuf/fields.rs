@@ -37,5 +37,28 @@ pub(crate) const SIZE: u32 = 3;
 pub(crate) const VARIANT_PRICE_CENTS: u32 = 4;
 pub(crate) const VARIANT_STOCK: u32 = 5;
 
-/// `Product`'s field numbers are 1..=17 (`image_url`).
-pub(crate) const LAST_PRODUCT_FIELD: u32 = IMAGE_URL;
+/// The name of `Product` field `number` as `catalog.proto` spells it ("" for
+/// a number it does not define).
+pub(crate) fn product_field_name(number: u32) -> &'static str {
+    const NAMES: [&str; 18] = [
+        "",
+        "id",
+        "sku",
+        "name",
+        "description",
+        "price_cents",
+        "currency",
+        "rating",
+        "review_count",
+        "in_stock",
+        "stock",
+        "status",
+        "tags",
+        "dimensions",
+        "variants",
+        "discount_percent",
+        "created_at_ms",
+        "image_url",
+    ];
+    NAMES.get(number as usize).copied().unwrap_or("")
+}
