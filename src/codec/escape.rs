@@ -102,6 +102,23 @@ fn hex4(bytes: &[u8], at: usize) -> Result<u16, DecodeError> {
     Ok(v)
 }
 
+/// The text of a JSON string as written (between the quotes, checked by the
+/// lexer), unescaped into a new `String`: the runs between escapes copied
+/// whole, each escape decoded by [`escape_at`] (U+FFFD should one still be
+/// malformed, as [`Unescape`] reads it).
+pub(crate) fn unescape(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut rest = raw;
+    while let Some(i) = rest.find('\\') {
+        out.push_str(&rest[..i]);
+        let mut chars = Unescape::new(&rest[i..]);
+        out.extend(chars.next());
+        rest = &rest[i + chars.pos..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The characters of a JSON string's text as written (between the quotes),
 /// each escape decoded by [`escape_at`]. The text was checked by the lexer
 /// when the view was made; should an escape still be malformed, it reads as
@@ -164,6 +181,16 @@ mod tests {
 
     #[test]
     fn unescape_reads_what_escape_at_decodes() {
+        for (raw, want) in [
+            (r"a\u0062c", "abc"),
+            (r"\ud83d\ude00!", "😀!"),
+            (r#"tab\tq\""#, "tab\tq\""),
+            (r"bad\xé", "bad\u{FFFD}é"),
+            ("plain", "plain"),
+            (r"\\", "\\"),
+        ] {
+            assert_eq!(unescape(raw), want, "{raw}");
+        }
         for (raw, want) in [
             (r"a\u0062c", "abc"),
             (r"\ud83d\ude00!", "😀!"),

@@ -16,7 +16,7 @@
 //! for escaped keys and strings.
 
 use super::DecodeError;
-use super::escape::Unescape;
+use super::escape::{self, Unescape};
 use super::ids::UniqueIds;
 use crate::model::{self, Dimensions, Product, ProductFacts, Status, Variant};
 use std::borrow::Cow;
@@ -73,7 +73,7 @@ impl<'a> Text<'a> {
     pub fn to_cow(&self) -> Cow<'a, str> {
         match self.as_str() {
             Some(s) => Cow::Borrowed(s),
-            None => Cow::Owned(self.chars().collect()),
+            None => Cow::Owned(escape::unescape(self.raw)),
         }
     }
 

@@ -21,11 +21,10 @@
 //! pays for unescaping only the strings it reads.
 
 use super::lexer::{IntField, Keys, Lexer, Str, Token};
-use super::parse::read_status;
 use crate::codec::record::{self, Seen};
 use crate::codec::view::{ProductReader, ProductView, Text, VariantView, check_list};
 use crate::codec::{DecodeError, ErrorKind, utf8};
-use crate::model::{self, MAX_TAGS, MAX_VARIANTS};
+use crate::model::{self, MAX_TAGS, MAX_VARIANTS, Status};
 
 type Result<T> = std::result::Result<T, DecodeError>;
 
@@ -79,8 +78,62 @@ const DIMENSIONS: [IntField; 4] = [
     int_field!("weight_g", i32),
 ];
 
+/// The shortest text a valid product can have (every required key, minimal
+/// values). Capacity for the products `Vec` is input length divided by this:
+/// never more products than the input could possibly hold.
+pub(super) const MINIMAL_PRODUCT: &str = r#"{"id":1,"sku":"","name":"","description":"","price_cents":0,"currency":"USD","rating":0,"review_count":0,"in_stock":true,"stock":0,"status":"draft","tags":[],"dimensions":{"width_mm":0,"height_mm":0,"depth_mm":0,"weight_g":0},"variants":[],"created_at_ms":0,"image_url":""}"#;
+
+/// Upper bound on the products preallocated, whatever the input length.
+pub(super) const PREALLOC_MAX: usize = 1 << 16;
+
+/// The three statuses as our writer spells them, matched in place first.
+const STATUSES: [(Token, Status); 3] = [
+    (Token::new(&[b"\"active\""]), Status::Active),
+    (Token::new(&[b"\"draft\""]), Status::Draft),
+    (Token::new(&[b"\"discontinued\""]), Status::Discontinued),
+];
+
+/// A `status` string: one of [`STATUSES`] as
+/// written, else read as a string (escapes and all) and looked up.
+pub(super) fn read_status(lx: &mut Lexer<'_>) -> Result<Status> {
+    lx.skip_ws();
+    for (token, status) in &STATUSES {
+        if lx.eat(token) {
+            return Ok(*status);
+        }
+    }
+    let at = lx.pos;
+    let known = match lx.string("string for `status`")? {
+        Str::Raw(s) => Status::from_str_exact(s).ok_or_else(|| s.to_owned()),
+        Str::Escaped => Status::from_str_exact(&lx.scratch).ok_or_else(|| lx.scratch.clone()),
+    };
+    known.map_err(|s| {
+        DecodeError::new(
+            at,
+            ErrorKind::UnknownEnum {
+                what: "status (active, draft or discontinued)",
+                value: format!("{s:?}"),
+            },
+        )
+    })
+}
+
 /// Decodes and validates a whole payload into a view that borrows it.
 pub fn decode_view(bytes: &[u8]) -> Result<(usize, ViewReader<'_>)> {
+    read(bytes, false, |_| {})
+}
+
+/// [`decode_view`], handing each product to `each` once it is read and
+/// checked (the owned decode copies it there). `tolerant`: a missing key
+/// takes its field's zero value (`""`, `0`, `false`, `[]`, `active`, absent)
+/// instead of being an error, and a missing `products` is an empty catalog
+/// (see [`decode_tolerant`](super::decode_tolerant)).
+#[inline]
+pub(super) fn read<'a>(
+    bytes: &'a [u8],
+    tolerant: bool,
+    mut each: impl FnMut(&ProductView<'a>),
+) -> Result<(usize, ViewReader<'a>)> {
     let text = utf8::text(bytes)?;
     let mut lx = Lexer::new(text);
     lx.expect(b'{', "'{' (start of the catalog)")?;
@@ -93,21 +146,28 @@ pub fn decode_view(bytes: &[u8]) -> Result<(usize, ViewReader<'_>)> {
                     return Err(DecodeError::new(at, ErrorKind::DuplicateField { field: "products" }));
                 }
                 lx.expect(b'[', "'[' (start of the products array)")?;
-                let start = ViewReader::at(text, lx.pos);
+                let start = ViewReader {
+                    tolerant,
+                    ..ViewReader::at(text, lx.pos)
+                };
                 let mut list = start.clone();
                 list.lx.scratch = std::mem::take(&mut lx.scratch);
-                let count = check_list(&mut list, super::parse::MINIMAL_PRODUCT.len(), |_| {})?;
+                let count = check_list(&mut list, MINIMAL_PRODUCT.len(), &mut each)?;
                 lx = list.lx;
                 products = Some((count, start));
             }
             None => lx.skip_value(CATALOG_LEVEL)?,
         }
     }
-    let Some(view) = products else {
-        return Err(DecodeError::new(
-            lx.pos - 1,
-            ErrorKind::MissingField { field: "products" },
-        ));
+    let view = match products {
+        Some(view) => view,
+        None if tolerant => (0, ViewReader::at(text, lx.pos)),
+        None => {
+            return Err(DecodeError::new(
+                lx.pos - 1,
+                ErrorKind::MissingField { field: "products" },
+            ));
+        }
     };
     lx.skip_ws();
     if lx.pos < bytes.len() {
@@ -137,6 +197,8 @@ pub struct ViewReader<'a> {
     lx: Lexer<'a>,
     first: bool,
     done: bool,
+    /// Missing keys take their defaults ([`read`]).
+    tolerant: bool,
 }
 
 impl<'a> ViewReader<'a> {
@@ -147,6 +209,7 @@ impl<'a> ViewReader<'a> {
             lx,
             first: true,
             done: false,
+            tolerant: false,
         }
     }
 }
@@ -157,6 +220,7 @@ impl Clone for ViewReader<'_> {
         ViewReader {
             first: self.first,
             done: self.done,
+            tolerant: self.tolerant,
             ..ViewReader::at(self.lx.text, self.lx.pos)
         }
     }
@@ -169,7 +233,7 @@ impl<'a> ProductReader<'a> for ViewReader<'a> {
             return Ok(None);
         }
         let at = self.lx.pos;
-        product(&mut self.lx, index, p)?;
+        product(&mut self.lx, index, self.tolerant, p)?;
         Ok(Some(at))
     }
 
@@ -181,20 +245,24 @@ impl<'a> ProductReader<'a> for ViewReader<'a> {
 /// One product: read as our writer spells it by [`canonical`] when it is,
 /// otherwise (from its `{` again) by [`product_by_grammar`].
 #[inline(always)]
-fn product<'a>(lx: &mut Lexer<'a>, index: usize, p: &mut ProductView<'a>) -> Result<()> {
+fn product<'a>(lx: &mut Lexer<'a>, index: usize, tolerant: bool, p: &mut ProductView<'a>) -> Result<()> {
     let start = lx.pos;
     if canonical::product(lx, p).is_some() {
         return Ok(());
     }
     lx.pos = start;
-    product_by_grammar(lx, index, p)
+    product_by_grammar(lx, index, tolerant, p)
 }
 
 /// A product by the grammar: members in any order, any whitespace,
 /// unknown keys skipped; every error at its offset.
 #[inline(never)]
-fn product_by_grammar<'a>(lx: &mut Lexer<'a>, index: usize, p: &mut ProductView<'a>) -> Result<()> {
+fn product_by_grammar<'a>(lx: &mut Lexer<'a>, index: usize, tolerant: bool, p: &mut ProductView<'a>) -> Result<()> {
     lx.expect(b'{', "'{' (start of a product)")?;
+    if tolerant {
+        // Any field may be missing: each starts at its zero value.
+        *p = ProductView::default();
+    }
     // The one optional field; every other one is written before `}`.
     p.discount_percent = None;
     let (mut seen, mut hint, mut first) = (Seen::default(), 0, true);
@@ -218,8 +286,8 @@ fn product_by_grammar<'a>(lx: &mut Lexer<'a>, index: usize, p: &mut ProductView<
             9 => p.stock = lx.integer(&STOCK)? as i32,
             10 => p.status = read_status(lx)?,
             11 => tags(lx, p, index)?,
-            12 => dimensions(lx, p)?,
-            13 => variants(lx, p, index)?,
+            12 => dimensions(lx, p, tolerant)?,
+            13 => variants(lx, p, index, tolerant)?,
             14 => {
                 p.discount_percent = if lx.null() {
                     None
@@ -232,7 +300,9 @@ fn product_by_grammar<'a>(lx: &mut Lexer<'a>, index: usize, p: &mut ProductView<
         }
     }
     let required = record::all(PRODUCT_KEYS.names.len()) & !(1 << DISCOUNT_PERCENT_KEY);
-    seen.check(required, lx.pos - 1, |i| PRODUCT_KEYS.names[i])
+    seen.check(if tolerant { 0 } else { required }, lx.pos - 1, |i| {
+        PRODUCT_KEYS.names[i]
+    })
 }
 
 /// The product as our writer spells it — keys in field order, no
@@ -472,7 +542,7 @@ fn tags<'a>(lx: &mut Lexer<'a>, p: &mut ProductView<'a>, index: usize) -> Result
     Ok(())
 }
 
-fn dimensions(lx: &mut Lexer<'_>, p: &mut ProductView<'_>) -> Result<()> {
+fn dimensions(lx: &mut Lexer<'_>, p: &mut ProductView<'_>, tolerant: bool) -> Result<()> {
     lx.expect(b'{', "'{' (start of `dimensions`)")?;
     let mut v = [0i32; 4];
     let (mut seen, mut hint, mut first) = (Seen::default(), 0, true);
@@ -485,15 +555,18 @@ fn dimensions(lx: &mut Lexer<'_>, p: &mut ProductView<'_>) -> Result<()> {
         hint = f + 1;
         v[f] = lx.integer(&DIMENSIONS[f])? as i32;
     }
-    seen.check(record::all(DIMENSION_KEYS.names.len()), lx.pos - 1, |i| {
-        DIMENSION_KEYS.names[i]
-    })?;
+    let required = if tolerant {
+        0
+    } else {
+        record::all(DIMENSION_KEYS.names.len())
+    };
+    seen.check(required, lx.pos - 1, |i| DIMENSION_KEYS.names[i])?;
     let d = &mut p.dimensions;
     [d.width_mm, d.height_mm, d.depth_mm, d.weight_g] = v;
     Ok(())
 }
 
-fn variants<'a>(lx: &mut Lexer<'a>, p: &mut ProductView<'a>, index: usize) -> Result<()> {
+fn variants<'a>(lx: &mut Lexer<'a>, p: &mut ProductView<'a>, index: usize, tolerant: bool) -> Result<()> {
     lx.expect(b'[', "'[' (start of `variants`)")?;
     let at = lx.pos - 1;
     p.variants.clear();
@@ -501,15 +574,15 @@ fn variants<'a>(lx: &mut Lexer<'a>, p: &mut ProductView<'a>, index: usize) -> Re
     while lx.next_element(&mut first)? {
         if p.variants.len() == MAX_VARIANTS {
             return Err(too_many(lx, at, (index, "variants", MAX_VARIANTS), &mut first, |lx| {
-                variant(lx).map(drop)
+                variant(lx, tolerant).map(drop)
             }));
         }
-        p.variants.push(variant(lx)?);
+        p.variants.push(variant(lx, tolerant)?);
     }
     Ok(())
 }
 
-fn variant<'a>(lx: &mut Lexer<'a>) -> Result<VariantView<'a>> {
+fn variant<'a>(lx: &mut Lexer<'a>, tolerant: bool) -> Result<VariantView<'a>> {
     lx.expect(b'{', "'{' (start of a variant)")?;
     let mut v = VariantView::default();
     let (mut seen, mut hint, mut first) = (Seen::default(), 0, true);
@@ -528,9 +601,12 @@ fn variant<'a>(lx: &mut Lexer<'a>) -> Result<VariantView<'a>> {
             _ => v.stock = lx.integer(&STOCK)? as i32,
         }
     }
-    seen.check(record::all(VARIANT_KEYS.names.len()), lx.pos - 1, |i| {
-        VARIANT_KEYS.names[i]
-    })?;
+    let required = if tolerant {
+        0
+    } else {
+        record::all(VARIANT_KEYS.names.len())
+    };
+    seen.check(required, lx.pos - 1, |i| VARIANT_KEYS.names[i])?;
     Ok(v)
 }
 
