@@ -70,11 +70,26 @@ impl<'a> Text<'a> {
 
     /// The string: borrowed when it held no escape, else unescaped into a
     /// new `String`.
+    #[inline]
     pub fn to_cow(&self) -> Cow<'a, str> {
         match self.as_str() {
             Some(s) => Cow::Borrowed(s),
-            None => Cow::Owned(escape::unescape(self.raw)),
+            None => Cow::Owned(self.unescaped()),
         }
+    }
+
+    /// The string, copied into a new `String` (unescaped if it held escapes).
+    #[inline]
+    pub fn to_owned_string(&self) -> String {
+        match self.as_str() {
+            Some(s) => s.to_owned(),
+            None => self.unescaped(),
+        }
+    }
+
+    #[inline(never)]
+    fn unescaped(&self) -> String {
+        escape::unescape(self.raw)
     }
 
     /// Equality with `s` without unescaping into a buffer.
@@ -236,7 +251,7 @@ impl Default for ProductView<'_> {
 impl ProductView<'_> {
     /// Copies the product into owned domain types.
     pub fn to_product(&self) -> Product {
-        let s = |t: &Text<'_>| t.to_cow().into_owned();
+        let s = |t: &Text<'_>| t.to_owned_string();
         Product {
             id: self.id,
             sku: s(&self.sku),
