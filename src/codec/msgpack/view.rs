@@ -15,45 +15,23 @@ use super::read::{
     self, Field, PRODUCT, PRODUCT_MIN_BYTES, PRODUCTS, TAG, VARIANT, list_len, read_array_len, read_bool, read_f64,
     read_i32, read_int, read_key, read_map_len, read_str, skip_value,
 };
+use crate::codec::DecodeError;
 use crate::codec::cursor::Cursor;
 use crate::codec::record::{self, Seen};
 use crate::codec::view::{ProductReader, ProductView, Text, VariantView, check_list};
-use crate::codec::{DecodeError, ErrorKind};
 use crate::model::{MAX_TAGS, MAX_VARIANTS};
 
 /// Decodes and validates a whole payload into a view that borrows it.
 pub fn decode_view(bytes: &[u8]) -> Result<(usize, ViewReader<'_>), DecodeError> {
     let mut cur = Cursor::new(bytes);
-    let (map_at, pairs) = read_map_len(&mut cur, "the catalog map")?;
-    let mut products = None;
-    for _ in 0..pairs {
-        let (key_at, i) = read_key(
-            &mut cur,
-            std::slice::from_ref(&PRODUCTS),
-            0,
-            "a string key in the catalog map",
-        )?;
-        match i {
-            Some(_) if products.is_some() => {
-                return Err(DecodeError::new(
-                    key_at,
-                    ErrorKind::DuplicateField { field: "products" },
-                ));
-            }
-            Some(_) => {
-                let left = read_array_len(&mut cur, &PRODUCTS)?;
-                let start = ViewReader { cur, left };
-                let mut list = start.clone();
-                let count = check_list(&mut list, PRODUCT_MIN_BYTES, |_| {})?;
-                cur = list.cur;
-                products = Some((count, start));
-            }
-            None => skip_value(&mut cur, 1)?,
-        }
-    }
-    let Some(view) = products else {
-        return Err(DecodeError::new(map_at, ErrorKind::MissingField { field: "products" }));
-    };
+    let view = read::read_envelope(&mut cur, None, |cur| {
+        let left = read_array_len(cur, &PRODUCTS)?;
+        let start = ViewReader { cur: cur.clone(), left };
+        let mut list = start.clone();
+        let count = check_list(&mut list, PRODUCT_MIN_BYTES, |_| {})?;
+        *cur = list.cur;
+        Ok((count, start))
+    })?;
     cur.finish()?;
     Ok(view)
 }
