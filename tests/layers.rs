@@ -130,15 +130,21 @@ fn expand(rest: &str, prefix: Vec<String>, emit: &mut dyn FnMut(Vec<String>)) {
 /// path it names, as `(root, segments)` (`pub use error::DecodeError;` →
 /// `DecodeError` → `("error", [DecodeError])` with `error` a bare root).
 /// Private `use`s count too: a child reaches them through `super::`.
+/// A `use` inside an inline `mod name { … }` binds in that block only and
+/// is left out.
 fn bindings(code: &str) -> BTreeMap<String, Vec<String>> {
     let mut out = BTreeMap::new();
     let bytes = code.as_bytes();
+    let inline = inline_modules(code);
     let mut from = 0;
     while let Some(pos) = code[from..].find("use ") {
         let start = from + pos;
         from = start + 4;
         if start > 0 && is_ident(bytes[start - 1]) {
             continue; // `reuse `, `r#use `
+        }
+        if inline.iter().any(|(a, b)| (*a..*b).contains(&start)) {
+            continue;
         }
         let Some(len) = code[from..].find(';') else { break };
         let tree = code[from..from + len].trim().trim_start_matches("::");
@@ -295,8 +301,13 @@ impl Tree<'_> {
 /// Every path of `code` that starts at a root the module can name: `crate::`,
 /// `wirebench::`, `super::`, `self::`, a child module by its bare name
 /// (`mod view; view::X`), or a name one of its `use`s binds.
+///
+/// Inside an inline `mod name { … }` block, each leading `super::` leaves
+/// that block first: `super::X` there names the file's own `X`, so it is
+/// read as `self::X`.
 fn module_paths(tree: &Tree<'_>, module: &str, code: &str) -> Vec<Vec<String>> {
     let bytes = code.as_bytes();
+    let inline = inline_modules(code);
     let mut out = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
@@ -321,7 +332,64 @@ fn module_paths(tree: &Tree<'_>, module: &str, code: &str) -> Vec<Vec<String>> {
         if !known {
             continue;
         }
-        expand(&code[end + 2..], vec![root.to_string()], &mut |segs| out.push(segs));
+        let inside = inline.iter().filter(|(a, b)| (*a..*b).contains(&start)).count();
+        expand(&code[end + 2..], vec![root.to_string()], &mut |mut segs| {
+            let (mut depth, mut left_inline) = (inside, false);
+            while depth > 0 && segs.first().is_some_and(|s| s == "super") {
+                segs.remove(0);
+                depth -= 1;
+                left_inline = true;
+            }
+            if left_inline && segs.first().is_none_or(|s| s != "super") {
+                segs.insert(0, "self".to_string());
+            }
+            out.push(segs)
+        });
+    }
+    out
+}
+
+/// The byte ranges of the inline `mod name { … }` blocks of `code`.
+fn inline_modules(code: &str) -> Vec<(usize, usize)> {
+    let bytes = code.as_bytes();
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(pos) = code[from..].find("mod ") {
+        let start = from + pos;
+        from = start + 4;
+        if start > 0 && is_ident(bytes[start - 1]) {
+            continue;
+        }
+        let rest = &code[from..];
+        let name_end = rest.bytes().position(|b| !is_ident(b)).unwrap_or(rest.len());
+        if name_end == 0 || !rest[name_end..].trim_start().starts_with('{') {
+            continue; // `mod name;`: a file of its own
+        }
+        let open = from + name_end + rest[name_end..].find('{').unwrap_or(0);
+        // Braces in string and character literals (`b'{'`, "{}") do not count.
+        let (mut depth, mut i) = (0usize, open);
+        while i < bytes.len() {
+            match bytes[i] {
+                b'"' => {
+                    i += 1;
+                    while i < bytes.len() && bytes[i] != b'"' {
+                        i += if bytes[i] == b'\\' { 2 } else { 1 };
+                    }
+                }
+                b'\'' if bytes.get(i + 2) == Some(&b'\'') => i += 2,
+                b'\'' if bytes.get(i + 1) == Some(&b'\\') && bytes.get(i + 3) == Some(&b'\'') => i += 3,
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        out.push((open, i));
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
     }
     out
 }
@@ -667,10 +735,19 @@ fn the_checker_sees_every_form_of_cycle() {
             "s",
             "use std::fmt;\nuse flatbuffers::Verifier;\nfn f() -> fmt::Result { Ok(()) }\n",
         ),
+        ("t", "mod u;\nfn f() { u::g(); }\n"),
+        (
+            "t::u",
+            "const K: u8 = 1;\nmod inner {\n    use super::{K, g};\n    fn h() -> u8 { if b'{' == 0 { g() } super::K }\n}\npub fn g() {}\n",
+        ),
     ]);
     let g = graph_of(&acyclic);
     assert_eq!(find_cycle(&g), None, "{g:?}");
     assert!(cycles(&g).is_empty(), "{g:?}");
     assert!(g["p"].contains("z") && !g["p"].contains("q"), "{g:?}");
     assert!(g["s"].is_empty(), "extern crates are not files: {g:?}");
+    assert!(
+        g["t::u"].is_empty(),
+        "`super::` in an inline module names its own file: {g:?}"
+    );
 }
