@@ -155,9 +155,13 @@ fn main() {
 }
 
 fn run() -> Result<(), String> {
-    let mut args = Args::new(std::env::args().skip(1).filter(|a| a != "--bench"));
-    let benchtime = parse_duration(&args.value("--benchtime")?.unwrap_or("300ms".into()))?;
-    let count = args.parse_or("--count", 5usize)?.max(1);
+    let mut args = Args::new(std::env::args().skip(1));
+    // `cargo bench` passes `--bench`; `cargo test --all-targets` runs this
+    // binary without it, as a smoke test: every case once, briefly.
+    let smoke = !args.switch("--bench");
+    let (default_time, default_count) = if smoke { ("1ms", 1) } else { ("300ms", 5) };
+    let benchtime = parse_duration(&args.value("--benchtime")?.unwrap_or(default_time.into()))?;
+    let count = args.parse_or("--count", default_count)?.max(1);
     let only = args.value("--doc")?;
     args.finish()?;
     let r = Runner { benchtime, count };

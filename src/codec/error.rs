@@ -131,6 +131,16 @@ impl fmt::Display for EncodeError {
 
 impl std::error::Error for EncodeError {}
 
+/// How a byte is shown in an error: `'x'` for printable ASCII, else hex.
+#[cold]
+pub fn describe(b: u8) -> String {
+    if b.is_ascii_graphic() || b == b' ' {
+        format!("'{}'", b as char)
+    } else {
+        format!("byte 0x{b:02x}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

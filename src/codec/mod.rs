@@ -17,8 +17,10 @@
 //! `load`, `bench` or `report`.
 
 pub mod avro;
+pub mod catalog_view;
 pub mod cursor;
 pub mod error;
+pub(crate) mod escape;
 pub mod flatbuffers;
 pub mod ids;
 pub mod json;
@@ -30,8 +32,9 @@ pub(crate) mod utf8;
 pub mod varint;
 pub mod view;
 
+pub use catalog_view::CatalogView;
 pub use error::{DecodeError, EncodeError, ErrorKind};
-pub use view::{CatalogView, ProductView, Text};
+pub use view::{ProductView, Text};
 
 use crate::model::{Catalog, Product};
 use std::fmt;
@@ -118,15 +121,17 @@ impl Format {
 
     /// Parses and validates a whole payload as [`Format::decode`] does (the
     /// same errors at the same offsets) into a view that borrows it: no
-    /// allocation per product or string (see [`view`]).
+    /// allocation per product or string (see [`view`] and [`catalog_view`]).
     pub fn decode_view(self, bytes: &[u8]) -> Result<CatalogView<'_>, DecodeError> {
-        match self {
-            Format::Json => json::view::decode_view(bytes),
-            Format::Msgpack => msgpack::view::decode_view(bytes),
-            Format::Protobuf => protobuf::view::decode_view(bytes),
-            Format::Avro => avro::view::decode_view(bytes),
-            Format::Flatbuffers => flatbuffers::view::decode_view(bytes),
-        }
+        use catalog_view::FormatReader as R;
+        let (len, reader) = match self {
+            Format::Json => json::view::decode_view(bytes).map(|(n, r)| (n, R::Json(r)))?,
+            Format::Msgpack => msgpack::view::decode_view(bytes).map(|(n, r)| (n, R::Msgpack(r)))?,
+            Format::Protobuf => protobuf::view::decode_view(bytes).map(|(n, r)| (n, R::Protobuf(r)))?,
+            Format::Avro => avro::view::decode_view(bytes).map(|(n, r)| (n, R::Avro(r)))?,
+            Format::Flatbuffers => flatbuffers::view::decode_view(bytes).map(|(n, r)| (n, R::Flatbuffers(r)))?,
+        };
+        Ok(CatalogView::new(len, bytes.len(), reader))
     }
 
     /// The most bytes [`Format::decode`] may request from the allocator, in

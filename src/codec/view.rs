@@ -1,29 +1,24 @@
-//! Borrowed (zero-copy) reads: a validated view of a catalog that points into
-//! the payload instead of copying it.
+//! The types a borrowed (zero-copy) read produces, shared by the five
+//! formats: [`Text`], [`InlineList`], [`ProductView`] and [`VariantView`],
+//! and the [`ProductReader`] each format implements, with [`check_list`],
+//! which runs one to its end validating every product. This module names no
+//! format; [`catalog_view`](super::catalog_view) dispatches over them.
 //!
-//! [`Format::decode_view`](super::Format::decode_view) checks a payload
-//! exactly as [`Format::decode`](super::Format::decode) does — UTF-8, number
-//! ranges, list limits, enum values, required and duplicate fields, unique
-//! ids, trailing bytes; the same errors at the same offsets — but builds no
-//! `String` or `Vec`. What it returns, a [`CatalogView`], is the payload plus
-//! the product count; [`CatalogView::iter`] reads the products again, lazily,
-//! as [`ProductView`]s whose strings are [`Text`] slices of the payload and
-//! whose lists (at most 5 tags, 3 variants) are fixed-size arrays.
+//! A format's view reader checks a payload exactly as its owned decode does
+//! — UTF-8, number ranges, list limits, enum values, required and duplicate
+//! fields, unique ids, trailing bytes — but builds no `String` or `Vec`:
+//! strings are [`Text`] slices of the payload and lists (at most 5 tags, 3
+//! variants) are [`InlineList`]s, fixed-size arrays.
 //!
 //! The allocations of a view decode do not grow with the product count: none
 //! while ids arrive in increasing order (every encoder here writes them so),
 //! one id set when they do not, and for JSON the lexer's one scratch buffer
 //! for escaped keys and strings.
-//!
-//! Each format supplies a [`ProductList`]: a cursor over its products that
-//! reads (and checks) one product per call. [`check_list`] runs it to the
-//! end, validating each product against the data model
-//! ([`model::validate_product`]) and ids for uniqueness, in the order and
-//! with the offsets of the owned decoders.
 
+use super::DecodeError;
+use super::escape::{self, Unescape};
 use super::ids::UniqueIds;
-use super::{DecodeError, avro, flatbuffers, json, msgpack, protobuf};
-use crate::model::{self, Catalog, Dimensions, Product, ProductFacts, Status, Variant};
+use crate::model::{self, Dimensions, Product, ProductFacts, Status, Variant};
 use std::borrow::Cow;
 use std::fmt;
 
@@ -66,7 +61,7 @@ impl<'a> Text<'a> {
     /// The characters of the string (JSON escapes decoded on the fly).
     pub fn chars(&self) -> impl Iterator<Item = char> + 'a {
         let (plain, escaped) = if self.escaped {
-            ("", Some(json::Unescape::new(self.raw)))
+            ("", Some(Unescape::new(self.raw)))
         } else {
             (self.raw, None)
         };
@@ -75,11 +70,26 @@ impl<'a> Text<'a> {
 
     /// The string: borrowed when it held no escape, else unescaped into a
     /// new `String`.
+    #[inline]
     pub fn to_cow(&self) -> Cow<'a, str> {
         match self.as_str() {
             Some(s) => Cow::Borrowed(s),
-            None => Cow::Owned(self.chars().collect()),
+            None => Cow::Owned(self.unescaped()),
         }
+    }
+
+    /// The string, copied into a new `String` (unescaped if it held escapes).
+    #[inline]
+    pub fn to_owned_string(&self) -> String {
+        match self.as_str() {
+            Some(s) => s.to_owned(),
+            None => self.unescaped(),
+        }
+    }
+
+    #[inline(never)]
+    fn unescaped(&self) -> String {
+        escape::unescape(self.raw)
     }
 
     /// Equality with `s` without unescaping into a buffer.
@@ -122,29 +132,29 @@ impl fmt::Debug for Text<'_> {
 /// wire held; only a list over the limit (which validation then refuses)
 /// holds fewer than `len`.
 #[derive(Clone, Copy, Debug)]
-pub struct List<T, const N: usize> {
+pub struct InlineList<T, const N: usize> {
     len: usize,
     items: [T; N],
 }
 
 /// Equal when they hold the same count and the same items (what lies past
 /// the count is not part of the list).
-impl<T: PartialEq, const N: usize> PartialEq for List<T, N> {
+impl<T: PartialEq, const N: usize> PartialEq for InlineList<T, N> {
     fn eq(&self, other: &Self) -> bool {
         self.len == other.len && self.as_slice() == other.as_slice()
     }
 }
 
-impl<T: Copy + Default, const N: usize> Default for List<T, N> {
+impl<T: Copy + Default, const N: usize> Default for InlineList<T, N> {
     fn default() -> Self {
-        List {
+        InlineList {
             len: 0,
             items: [T::default(); N],
         }
     }
 }
 
-impl<T, const N: usize> List<T, N> {
+impl<T, const N: usize> InlineList<T, N> {
     /// Empties the list (the items stay in place, out of reach).
     #[inline]
     pub(crate) fn clear(&mut self) {
@@ -206,9 +216,9 @@ pub struct ProductView<'a> {
     pub in_stock: bool,
     pub stock: i32,
     pub status: Status,
-    pub tags: List<Text<'a>, { model::MAX_TAGS }>,
+    pub tags: InlineList<Text<'a>, { model::MAX_TAGS }>,
     pub dimensions: Dimensions,
-    pub variants: List<VariantView<'a>, { model::MAX_VARIANTS }>,
+    pub variants: InlineList<VariantView<'a>, { model::MAX_VARIANTS }>,
     pub discount_percent: Option<i32>,
     pub created_at_ms: i64,
     pub image_url: Text<'a>,
@@ -228,9 +238,9 @@ impl Default for ProductView<'_> {
             in_stock: false,
             stock: 0,
             status: Status::Active,
-            tags: List::default(),
+            tags: InlineList::default(),
             dimensions: Dimensions::default(),
-            variants: List::default(),
+            variants: InlineList::default(),
             discount_percent: None,
             created_at_ms: 0,
             image_url: Text::default(),
@@ -241,7 +251,7 @@ impl Default for ProductView<'_> {
 impl ProductView<'_> {
     /// Copies the product into owned domain types.
     pub fn to_product(&self) -> Product {
-        let s = |t: &Text<'_>| t.to_cow().into_owned();
+        let s = |t: &Text<'_>| t.to_owned_string();
         Product {
             id: self.id,
             sku: s(&self.sku),
@@ -326,7 +336,7 @@ impl ProductFacts for ProductView<'_> {
 }
 
 /// A position in one format's list of products.
-pub(crate) trait ProductList<'a>: Clone {
+pub(crate) trait ProductReader<'a>: Clone {
     /// Reads the next product into `p` (in place: a view is a few hundred
     /// bytes), checking everything its format's owned decoder checks while
     /// reading (not yet the data model's rules); `None` at the end of the
@@ -339,10 +349,17 @@ pub(crate) trait ProductList<'a>: Clone {
 }
 
 /// Reads `list` to its end, validating every product and that ids are
-/// unique; returns the product count. `min_product_bytes` is the smallest
-/// encoding of a product, so the id set (built only when ids are out of
-/// order) never needs more room than the payload could hold ids.
-pub(crate) fn check_list<'a, L: ProductList<'a>>(list: &mut L, min_product_bytes: usize) -> Result<usize, DecodeError> {
+/// unique, and hands each valid product to `each` as it is read (the owned
+/// decoders copy it into a [`Product`] there: one pass); returns the product
+/// count. `min_product_bytes` is the smallest encoding of a product, so the
+/// id set (built only when ids are out of order) never needs more room than
+/// the payload could hold ids.
+#[inline]
+pub(crate) fn check_list<'a, L: ProductReader<'a>>(
+    list: &mut L,
+    min_product_bytes: usize,
+    mut each: impl FnMut(&ProductView<'a>),
+) -> Result<usize, DecodeError> {
     let start = list.clone();
     let mut ids = UniqueIds::new();
     let mut index = 0;
@@ -363,106 +380,10 @@ pub(crate) fn check_list<'a, L: ProductList<'a>>(list: &mut L, min_product_bytes
         if !ids.insert_reserving(p.id, earlier, room) {
             return Err(DecodeError::invalid(at, model::duplicate_id(index, p.id)));
         }
+        each(&p);
         index += 1;
     }
     Ok(index)
-}
-
-/// The checked list of one format, at its first product.
-#[derive(Clone)]
-pub(crate) enum Lists<'a> {
-    Json(json::view::Products<'a>),
-    Msgpack(msgpack::view::Products<'a>),
-    Protobuf(protobuf::view::Products<'a>),
-    Avro(avro::view::Products<'a>),
-    Flatbuffers(flatbuffers::view::Products<'a>),
-}
-
-impl<'a> Lists<'a> {
-    fn next_product(&mut self, index: usize) -> Option<ProductView<'a>> {
-        let mut p = ProductView::default();
-        let r = match self {
-            Lists::Json(l) => l.next_product(index, &mut p),
-            Lists::Msgpack(l) => l.next_product(index, &mut p),
-            Lists::Protobuf(l) => l.next_product(index, &mut p),
-            Lists::Avro(l) => l.next_product(index, &mut p),
-            Lists::Flatbuffers(l) => l.next_product(index, &mut p),
-        };
-        // The list was read to its end without error when the view was
-        // made, so a read cannot fail now; if it did, the iteration ends.
-        matches!(r, Ok(Some(_))).then_some(p)
-    }
-}
-
-/// A validated catalog that borrows its payload: the product count, and the
-/// products read in place on demand.
-#[derive(Clone)]
-pub struct CatalogView<'a> {
-    len: usize,
-    list: Lists<'a>,
-}
-
-impl<'a> CatalogView<'a> {
-    pub(crate) fn new(len: usize, list: Lists<'a>) -> CatalogView<'a> {
-        CatalogView { len, list }
-    }
-
-    /// Number of products.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The products in order, each read from the payload as it is reached.
-    pub fn iter(&self) -> Iter<'a> {
-        Iter {
-            list: self.list.clone(),
-            index: 0,
-            len: self.len,
-        }
-    }
-
-    /// Copies the catalog into owned domain types: equal to what
-    /// [`Format::decode`](super::Format::decode) returns for the payload.
-    pub fn to_catalog(&self) -> Catalog {
-        let mut products = Vec::with_capacity(self.len);
-        products.extend(self.iter().map(|p| p.to_product()));
-        Catalog { products }
-    }
-}
-
-impl fmt::Debug for CatalogView<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.iter()).finish()
-    }
-}
-
-/// Iterator over a [`CatalogView`]'s products.
-pub struct Iter<'a> {
-    list: Lists<'a>,
-    index: usize,
-    len: usize,
-}
-
-impl<'a> Iterator for Iter<'a> {
-    type Item = ProductView<'a>;
-
-    fn next(&mut self) -> Option<ProductView<'a>> {
-        if self.index == self.len {
-            return None;
-        }
-        let p = self.list.next_product(self.index);
-        self.index = if p.is_some() { self.index + 1 } else { self.len };
-        p
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.len - self.index;
-        (n, Some(n))
-    }
 }
 
 #[cfg(test)]
@@ -471,7 +392,7 @@ mod tests {
 
     #[test]
     fn list_counts_past_its_capacity() {
-        let mut l: List<u8, 2> = List::default();
+        let mut l: InlineList<u8, 2> = InlineList::default();
         for x in 1..=3 {
             l.push(x);
         }
@@ -479,7 +400,7 @@ mod tests {
         assert_eq!(l.as_slice(), &[1, 2]);
         l.clear();
         l.push(7);
-        let mut m: List<u8, 2> = List::default();
+        let mut m: InlineList<u8, 2> = InlineList::default();
         m.push(7);
         assert_eq!(l, m, "what lies past the count is not compared");
     }

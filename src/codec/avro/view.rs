@@ -14,21 +14,21 @@
 
 use super::read::{PRODUCT_MIN_BYTES, Reader, TAG_MIN_BYTES, VARIANT_MIN_BYTES};
 use crate::codec::cursor::Cursor;
-use crate::codec::view::{CatalogView, Lists, ProductList, ProductView, VariantView, check_list};
+use crate::codec::view::{ProductReader, ProductView, VariantView, check_list};
 use crate::codec::{DecodeError, view::Text};
 use crate::model::{self, Dimensions, MAX_TAGS, MAX_VARIANTS};
 
 /// Decodes and validates a whole payload into a view that borrows it.
-pub fn decode_view(bytes: &[u8]) -> Result<CatalogView<'_>, DecodeError> {
-    let start = Products {
+pub fn decode_view(bytes: &[u8]) -> Result<(usize, ViewReader<'_>), DecodeError> {
+    let start = ViewReader {
         r: Reader { c: Cursor::new(bytes) },
         block: Block::default(),
         done: false,
     };
     let mut list = start.clone();
-    let count = check_list(&mut list, PRODUCT_MIN_BYTES as usize)?;
+    let count = check_list(&mut list, PRODUCT_MIN_BYTES as usize, |_| {})?;
     list.r.c.finish()?;
-    Ok(CatalogView::new(count, Lists::Avro(start)))
+    Ok((count, start))
 }
 
 /// Where a reader is inside a blocked array.
@@ -100,15 +100,15 @@ fn next_item(r: &mut Reader<'_>, b: &mut Block, items: &Items) -> Result<bool, D
 }
 
 /// The products array.
-pub struct Products<'a> {
+pub struct ViewReader<'a> {
     r: Reader<'a>,
     block: Block,
     done: bool,
 }
 
-impl Clone for Products<'_> {
+impl Clone for ViewReader<'_> {
     fn clone(&self) -> Self {
-        Products {
+        ViewReader {
             r: Reader { c: self.r.c.clone() },
             block: self.block,
             done: self.done,
@@ -122,7 +122,7 @@ const PRODUCTS: Items = Items {
     limit: None,
 };
 
-impl<'a> ProductList<'a> for Products<'a> {
+impl<'a> ProductReader<'a> for ViewReader<'a> {
     fn next_product(&mut self, index: usize, p: &mut ProductView<'a>) -> Result<Option<usize>, DecodeError> {
         if self.done || !next_item(&mut self.r, &mut self.block, &PRODUCTS)? {
             self.done = true;
@@ -191,7 +191,6 @@ fn product<'a>(r: &mut Reader<'a>, index: usize, p: &mut ProductView<'a>) -> Res
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::codec::Format;
     use crate::fixtures;
 
@@ -199,9 +198,9 @@ mod tests {
     fn view_equals_the_owned_decode() {
         let c = fixtures::catalog(20);
         let bytes = Format::Avro.encode_to_vec(&c.products).unwrap();
-        let view = decode_view(&bytes).unwrap();
+        let view = crate::codec::Format::Avro.decode_view(&bytes).unwrap();
         assert_eq!(view.len(), 20);
-        assert_eq!(view.to_catalog(), c);
+        assert_eq!(view.to_catalog().unwrap(), c);
     }
 
     #[test]
@@ -216,7 +215,9 @@ mod tests {
             forged.extend_from_slice(body);
             forged.push(0);
             let owned = Format::Avro.decode(&forged);
-            let view = decode_view(&forged).map(|v| v.to_catalog());
+            let view = crate::codec::Format::Avro
+                .decode_view(&forged)
+                .and_then(|v| v.to_catalog());
             assert_eq!(view, owned, "size {size}");
         }
     }

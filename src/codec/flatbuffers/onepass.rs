@@ -7,7 +7,7 @@
 //! [`ProductView`] whose strings borrow the buffer, checking the data
 //! model's rules as it goes. [`decode`] copies each product it accepts into
 //! owned types; [`view`] copies nothing and returns the product count and a
-//! [`Products`] cursor at the first product, the verifier's state included,
+//! [`ViewReader`] cursor at the first product, the verifier's state included,
 //! from which the view's iterator reads every product again with the same
 //! checks from the same state.
 //!
@@ -53,7 +53,7 @@
 use super::decode::{IDENTIFIER, MAX_DEPTH, verifier_options};
 use crate::codec::DecodeError;
 use crate::codec::ids::UniqueIds;
-use crate::codec::view::{ProductList, ProductView, Text, VariantView};
+use crate::codec::view::{ProductReader, ProductView, Text, VariantView};
 use crate::model::{self, Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status};
 
 // The deepest table this reader visits is a Variant, at depth 3.
@@ -257,7 +257,7 @@ pub(super) fn decode(bytes: &[u8]) -> Option<Catalog> {
     // Room for as many products as can verify: offsets may all reach one
     // table, so the count alone could ask for 60 times the buffer.
     let mut products = Vec::with_capacity(count.min(r.max_apparent / MIN_PRODUCT_APPARENT));
-    let mut list = Products {
+    let mut list = ViewReader {
         r,
         start,
         len: count,
@@ -275,11 +275,11 @@ pub(super) fn decode(bytes: &[u8]) -> Option<Catalog> {
 }
 
 /// Checks `bytes` as [`decode`] does, copying nothing: the product count and
-/// a cursor at the first product, from which [`Products`] reads each product
+/// a cursor at the first product, from which [`ViewReader`] reads each product
 /// again in place; `None` for everything the checked path refuses.
-pub(super) fn view(bytes: &[u8]) -> Option<(usize, Products<'_>)> {
+pub(super) fn view(bytes: &[u8]) -> Option<(usize, ViewReader<'_>)> {
     let (r, start, count) = products(bytes)?;
-    let first = Products {
+    let first = ViewReader {
         r,
         start,
         len: count,
@@ -312,14 +312,14 @@ pub(super) fn view(bytes: &[u8]) -> Option<(usize, Products<'_>)> {
 /// Reading from a copy repeats the same checks from the same state, so a
 /// copy taken before a product that was read once reads it again, equal.
 #[derive(Clone, Copy)]
-pub struct Products<'a> {
+pub struct ViewReader<'a> {
     r: Reader<'a>,
     start: usize,
     len: usize,
     next: usize,
 }
 
-impl<'a> Products<'a> {
+impl<'a> ViewReader<'a> {
     /// Reads the next product into `view`: `Some(None)` at the end of the
     /// list, `Some(Some(position))` for a product the checked path accepts,
     /// `None` if it would refuse it.
@@ -335,7 +335,7 @@ impl<'a> Products<'a> {
     }
 }
 
-impl<'a> ProductList<'a> for Products<'a> {
+impl<'a> ProductReader<'a> for ViewReader<'a> {
     /// Only ever called on copies of a cursor that [`view`] read to its end
     /// without refusal, so every read succeeds again; were one to fail, the
     /// list would simply end there.
@@ -432,9 +432,14 @@ fn variant<'a>(r: &mut Reader<'a>, pos: usize) -> Option<VariantView<'a>> {
 #[cfg(test)]
 mod tests {
     use super::super::decode::checked;
-    use super::super::view::{Products, verified_view};
+    use super::super::view::{ViewReader, verified_view};
     use super::{decode, view};
-    use crate::codec::view::{CatalogView, Lists, ProductView};
+    use crate::codec::catalog_view::{CatalogView, FormatReader};
+    use crate::codec::view::ProductView;
+
+    fn fb_view<'a>(m: &'a [u8], (count, r): (usize, ViewReader<'a>)) -> CatalogView<'a> {
+        CatalogView::new(count, m.len(), FormatReader::Flatbuffers(r))
+    }
     use crate::fixtures;
 
     fn encode(c: &Catalog) -> Vec<u8> {
@@ -518,9 +523,13 @@ mod tests {
     /// The products of a view, read twice (a view is read again on every
     /// iteration, so both reads must agree).
     fn products_of<'a>(v: &CatalogView<'a>) -> Vec<ProductView<'a>> {
-        let once: Vec<_> = v.iter().collect();
+        let once: Vec<_> = v.iter().map(Result::unwrap).collect();
         assert_eq!(once.len(), v.len());
-        assert_eq!(v.iter().collect::<Vec<_>>(), once, "a second iteration differs");
+        assert_eq!(
+            v.iter().map(Result::unwrap).collect::<Vec<_>>(),
+            once,
+            "a second iteration differs"
+        );
         once
     }
 
@@ -534,10 +543,12 @@ mod tests {
         let mut refused = 0;
         damaged_buffers(|seed, m| match view(m) {
             Some((count, list)) => {
-                let one = CatalogView::new(count, Lists::Flatbuffers(Products::one_pass(list)));
-                let two = verified_view(m).unwrap_or_else(|e| panic!("seed {seed}: {e} {m:?}"));
+                let one = fb_view(m, (count, ViewReader::one_pass(list)));
+                let two = verified_view(m)
+                    .map(|r| fb_view(m, r))
+                    .unwrap_or_else(|e| panic!("seed {seed}: {e} {m:?}"));
                 assert_eq!(products_of(&one), products_of(&two), "seed {seed}: {m:?}");
-                assert_eq!(Ok(one.to_catalog()), checked(m), "seed {seed}: {m:?}");
+                assert_eq!(one.to_catalog(), checked(m), "seed {seed}: {m:?}");
                 accepted += 1;
             }
             None => {
@@ -563,8 +574,8 @@ mod tests {
         c.products.swap(10, 30);
         let bytes = encode(&c);
         let (count, list) = view(&bytes).expect("distinct ids");
-        let v = CatalogView::new(count, Lists::Flatbuffers(Products::one_pass(list)));
-        assert_eq!(v.to_catalog(), c);
+        let v = fb_view(&bytes, (count, ViewReader::one_pass(list)));
+        assert_eq!(v.to_catalog(), Ok(c.clone()));
         c.products[40].id = c.products[20].id;
         let bytes = encode(&c);
         assert!(view(&bytes).is_none());

@@ -23,7 +23,7 @@ use super::decode::{lists_and_status, verified_root};
 use super::generated::wirebench as fb;
 use super::onepass;
 use crate::codec::DecodeError;
-use crate::codec::view::{CatalogView, Lists, ProductList, ProductView, Text, VariantView, check_list};
+use crate::codec::view::{ProductReader, ProductView, Text, VariantView, check_list};
 use crate::model::Dimensions;
 use flatbuffers::{ForwardsUOffset, Vector};
 
@@ -32,16 +32,16 @@ use flatbuffers::{ForwardsUOffset, Vector};
 /// A buffer the checked path accepts is checked in one pass
 /// ([`onepass::view`]); any other goes through the verifier and the
 /// accessors, which word the error.
-pub fn decode_view(bytes: &[u8]) -> Result<CatalogView<'_>, DecodeError> {
+pub fn decode_view(bytes: &[u8]) -> Result<(usize, ViewReader<'_>), DecodeError> {
     if let Some((count, list)) = onepass::view(bytes) {
-        return Ok(CatalogView::new(count, Lists::Flatbuffers(Products::one_pass(list))));
+        return Ok((count, ViewReader::one_pass(list)));
     }
     verified_view(bytes)
 }
 
 /// [`decode_view`] by the crate's verifier over the whole buffer, then the
 /// accessors: every error, with its position.
-pub(super) fn verified_view(bytes: &[u8]) -> Result<CatalogView<'_>, DecodeError> {
+pub(super) fn verified_view(bytes: &[u8]) -> Result<(usize, ViewReader<'_>), DecodeError> {
     let root = verified_root(bytes)?;
     let start = Verified {
         list: root.products(),
@@ -49,33 +49,30 @@ pub(super) fn verified_view(bytes: &[u8]) -> Result<CatalogView<'_>, DecodeError
     };
     let mut list = start.clone();
     // Each product is an offset of 4 bytes in the vector at least.
-    let count = check_list(&mut list, 4)?;
-    Ok(CatalogView::new(
-        count,
-        Lists::Flatbuffers(Products(Cursor::Verified(start))),
-    ))
+    let count = check_list(&mut list, 4, |_| {})?;
+    Ok((count, ViewReader(Cursor::Verified(start))))
 }
 
 /// A position in the checked `products` vector.
 #[derive(Clone)]
-pub struct Products<'a>(Cursor<'a>);
+pub struct ViewReader<'a>(Cursor<'a>);
 
-impl<'a> Products<'a> {
+impl<'a> ViewReader<'a> {
     /// The list [`onepass::view`] checked.
-    pub(super) fn one_pass(list: onepass::Products<'a>) -> Products<'a> {
-        Products(Cursor::OnePass(list))
+    pub(super) fn one_pass(list: onepass::ViewReader<'a>) -> ViewReader<'a> {
+        ViewReader(Cursor::OnePass(list))
     }
 }
 
 #[derive(Clone)]
 enum Cursor<'a> {
     /// Read by the one-pass reader, which repeats its checks.
-    OnePass(onepass::Products<'a>),
+    OnePass(onepass::ViewReader<'a>),
     /// Verified by the crate's verifier, read by the accessors.
     Verified(Verified<'a>),
 }
 
-impl<'a> ProductList<'a> for Products<'a> {
+impl<'a> ProductReader<'a> for ViewReader<'a> {
     #[inline]
     fn next_product(&mut self, index: usize, view: &mut ProductView<'a>) -> Result<Option<usize>, DecodeError> {
         match &mut self.0 {
@@ -99,7 +96,7 @@ struct Verified<'a> {
     next: usize,
 }
 
-impl<'a> ProductList<'a> for Verified<'a> {
+impl<'a> ProductReader<'a> for Verified<'a> {
     fn next_product(&mut self, index: usize, view: &mut ProductView<'a>) -> Result<Option<usize>, DecodeError> {
         if self.next >= self.list.len() {
             return Ok(None);
@@ -159,7 +156,6 @@ fn product<'a>(p: fb::Product<'a>, index: usize, at: usize, view: &mut ProductVi
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::codec::Format;
     use crate::fixtures;
 
@@ -167,8 +163,8 @@ mod tests {
     fn view_equals_the_owned_decode() {
         let c = fixtures::catalog(20);
         let bytes = Format::Flatbuffers.encode_to_vec(&c.products).unwrap();
-        let view = decode_view(&bytes).unwrap();
+        let view = crate::codec::Format::Flatbuffers.decode_view(&bytes).unwrap();
         assert_eq!(view.len(), 20);
-        assert_eq!(view.to_catalog(), c);
+        assert_eq!(view.to_catalog().unwrap(), c);
     }
 }

@@ -17,7 +17,9 @@
 //! 128-bit stack of "object or array" flags, so 100,000 nested `[` cost one
 //! `DepthLimit` error, not a stack overflow.
 
-use super::tables::{HEX_VALUE, find_special};
+use super::tables::find_special;
+pub use crate::codec::error::describe;
+use crate::codec::escape::escape_at;
 use crate::codec::{DecodeError, ErrorKind};
 
 /// Deepest nesting accepted, counting the catalog object as level 1
@@ -129,16 +131,6 @@ pub struct Lexer<'a> {
     pub bytes: &'a [u8],
     pub pos: usize,
     pub scratch: String,
-}
-
-/// How a byte is shown in an error: `'x'` for printable ASCII, else hex.
-#[cold]
-pub fn describe(b: u8) -> String {
-    if b.is_ascii_graphic() || b == b' ' {
-        format!("'{}'", b as char)
-    } else {
-        format!("byte 0x{b:02x}")
-    }
 }
 
 impl<'a> Lexer<'a> {
@@ -382,74 +374,13 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    /// Decodes the escape whose `\` is at `at` into `scratch`; returns the
-    /// offset after it. RFC 8259 §7: `\" \\ \/ \b \f \n \r \t \uXXXX`, and a
-    /// UTF-16 surrogate pair as two `\u` escapes.
+    /// Decodes the escape whose `\` is at `at` into `scratch` ([`escape_at`]);
+    /// returns the offset after it.
+    #[inline]
     fn escape(&mut self, at: usize) -> Result<usize> {
-        let c = match self.bytes.get(at + 1) {
-            None => return Err(DecodeError::eof(at + 1, "escape character")),
-            Some(&c) => c,
-        };
-        let ch = match c {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
-            b'u' => return self.unicode_escape(at),
-            other => {
-                return Err(DecodeError::unexpected(
-                    at + 1,
-                    "escape character (one of \" \\ / b f n r t u)",
-                    describe(other),
-                ));
-            }
-        };
+        let (ch, next) = escape_at(self.bytes, at)?;
         self.scratch.push(ch);
-        Ok(at + 2)
-    }
-
-    fn unicode_escape(&mut self, at: usize) -> Result<usize> {
-        let unit = self.hex4(at + 2)?;
-        let ch = match unit {
-            0xD800..=0xDBFF => {
-                // A high surrogate must be followed by `\u` + a low surrogate.
-                let next = at + 6;
-                if self.bytes.get(next..next + 2) != Some(b"\\u") {
-                    return Err(DecodeError::new(at, ErrorKind::LoneSurrogate { unit }));
-                }
-                let low = self.hex4(next + 2)?;
-                if !(0xDC00..=0xDFFF).contains(&low) {
-                    return Err(DecodeError::new(at, ErrorKind::LoneSurrogate { unit }));
-                }
-                let c = 0x1_0000 + ((u32::from(unit) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
-                self.scratch.push(char::from_u32(c).unwrap_or('\u{FFFD}')); // always valid
-                return Ok(next + 6);
-            }
-            0xDC00..=0xDFFF => return Err(DecodeError::new(at, ErrorKind::LoneSurrogate { unit })),
-            _ => char::from_u32(u32::from(unit)).unwrap_or('\u{FFFD}'), // not a surrogate: valid
-        };
-        self.scratch.push(ch);
-        Ok(at + 6)
-    }
-
-    /// Four hex digits starting at `at`.
-    fn hex4(&self, at: usize) -> Result<u16> {
-        let mut v: u16 = 0;
-        for k in at..at + 4 {
-            let Some(&b) = self.bytes.get(k) else {
-                return Err(DecodeError::eof(k, "4 hex digits after \\u"));
-            };
-            let d = HEX_VALUE[b as usize];
-            if d > 15 {
-                return Err(DecodeError::unexpected(k, "4 hex digits after \\u", describe(b)));
-            }
-            v = (v << 4) | u16::from(d);
-        }
-        Ok(v)
+        Ok(next)
     }
 
     /// Scans a number per RFC 8259 §6 from the current (non-whitespace)

@@ -44,7 +44,6 @@
 
 pub(crate) mod lexer;
 mod number;
-mod parse;
 mod tables;
 pub mod value;
 pub mod view;
@@ -52,7 +51,6 @@ mod write;
 
 pub use lexer::MAX_DEPTH;
 pub use number::{write_f64, write_i64};
-pub use view::Unescape;
 pub use write::write_str;
 
 use crate::codec::{DecodeError, EncodeError};
@@ -78,13 +76,27 @@ pub fn encode(products: &[Product], out: &mut Vec<u8>) -> Result<(), EncodeError
 /// assert_eq!(err.to_string(), "1 trailing bytes after the root value at byte 17");
 /// ```
 pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
-    parse::decode(bytes)
+    decode_mode(bytes, false)
 }
 
-/// Tolerant decode: missing keys take their defaults (see
-/// [`parse::decode_tolerant`]); used where writer and reader disagree.
+/// As [`decode`], in tolerant mode: a missing key takes its field's zero
+/// value (`""`, `0`, `false`, `[]`, `active`, absent) instead of being an
+/// error, and a missing `products` is an empty catalog. Unknown keys are
+/// skipped in both modes; wrong types, duplicates and the model's rules are
+/// refused in both. This is what a reader built for an older or newer shape
+/// of the catalog does (docs/EVOLUTION.md).
 pub fn decode_tolerant(bytes: &[u8]) -> Result<Catalog, DecodeError> {
-    parse::decode_tolerant(bytes)
+    decode_mode(bytes, true)
+}
+
+/// The view reader ([`view`]) run once, each product copied into our types
+/// as soon as it is read and checked: one reader for the owned and the
+/// borrowed decode, so their errors agree by construction. The products
+/// vector starts at the most products the input could hold, capped.
+fn decode_mode(bytes: &[u8], tolerant: bool) -> Result<Catalog, DecodeError> {
+    let mut products = Vec::with_capacity((bytes.len() / view::MINIMAL_PRODUCT.len()).min(view::PREALLOC_MAX));
+    view::read(bytes, tolerant, |p| products.push(p.to_product()))?;
+    Ok(Catalog { products })
 }
 
 #[cfg(test)]
@@ -102,7 +114,7 @@ mod tests {
 
     #[test]
     fn minimal_product_is_valid_and_minimal_preallocation_divisor() {
-        let text = format!("{{\"products\":[{}]}}", parse::MINIMAL_PRODUCT);
+        let text = format!("{{\"products\":[{}]}}", view::MINIMAL_PRODUCT);
         let c = decode(text.as_bytes()).unwrap();
         assert_eq!(c.products.len(), 1);
         // Our own encoding of it is longer only by `"discount_percent":null`

@@ -54,32 +54,6 @@ pub static ESCAPE: [u8; 256] = [
 /// Lowercase hex digits of `\u00XX` escapes (serde_json's spelling).
 pub static HEX_DIGITS: [u8; 16] = *b"0123456789abcdef";
 
-/// Not a hex digit.
-const XX: u8 = 0xFF;
-
-/// `HEX_VALUE[b]` is the value 0..=15 of hex digit `b` (either case), or
-/// 0xFF. Used by the parser for the four digits of `\uXXXX`.
-#[rustfmt::skip]
-pub static HEX_VALUE: [u8; 256] = [
-    //   _0  _1  _2  _3  _4  _5  _6  _7  _8  _9  _A  _B  _C  _D  _E  _F
-    /* 0_ */ XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX,
-    /* 1_ */ XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX,
-    /* 2_ */ XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX,
-    /* 3_ */  0,  1,  2,  3,  4,  5,  6,  7,  8,  9, XX, XX, XX, XX, XX, XX,
-    /* 4_ */ XX, 10, 11, 12, 13, 14, 15, XX, XX, XX, XX, XX, XX, XX, XX, XX,
-    /* 5_ */ XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX,
-    /* 6_ */ XX, 10, 11, 12, 13, 14, 15, XX, XX, XX, XX, XX, XX, XX, XX, XX,
-    /* 7_ */ XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX,
-    /* 8_ */ XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX,
-    /* 9_ */ XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX,
-    /* A_ */ XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX,
-    /* B_ */ XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX,
-    /* C_ */ XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX,
-    /* D_ */ XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX,
-    /* E_ */ XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX,
-    /* F_ */ XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX, XX,
-];
-
 /// "00", "01", …, "99" back to back: integer formatting writes two digits
 /// per division by 100 (the itoa technique).
 pub static DIGIT_PAIRS: [u8; 200] = digit_pairs();
@@ -150,15 +124,6 @@ mod tests {
         assert_eq!(ESCAPE[0x1F], b'u');
         assert_eq!(ESCAPE[0x7F], 0, "DEL is written raw, as serde_json does");
         assert_eq!(ESCAPE[b'/' as usize], 0);
-    }
-
-    #[test]
-    fn hex_values() {
-        for (i, &d) in HEX_DIGITS.iter().enumerate() {
-            assert_eq!(HEX_VALUE[d as usize] as usize, i);
-            assert_eq!(HEX_VALUE[d.to_ascii_uppercase() as usize] as usize, i);
-        }
-        assert_eq!((0..=255).filter(|&b| HEX_VALUE[b] != XX).count(), 22);
     }
 
     #[test]

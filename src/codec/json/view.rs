@@ -15,17 +15,16 @@
 //! **Strings with escapes** are validated up front — the lexer decodes every
 //! escape once, into its one scratch buffer, refusing bad escapes and lone
 //! surrogates — and then handed out *as written*: a [`Text`] holding the
-//! bytes between the quotes, unescaped lazily by [`Unescape`] when read
+//! bytes between the quotes, unescaped lazily by [`Unescape`](crate::codec::escape::Unescape) when read
 //! ([`Text::chars`], [`Text::to_cow`], `Display`). So a view never
 //! allocates per string, escaped or not, and a reader that needs a `&str`
 //! pays for unescaping only the strings it reads.
 
 use super::lexer::{IntField, Keys, Lexer, Str, Token};
-use super::parse::read_status;
 use crate::codec::record::{self, Seen};
-use crate::codec::view::{CatalogView, Lists, ProductList, ProductView, Text, VariantView, check_list};
+use crate::codec::view::{ProductReader, ProductView, Text, VariantView, check_list};
 use crate::codec::{DecodeError, ErrorKind, utf8};
-use crate::model::{self, MAX_TAGS, MAX_VARIANTS};
+use crate::model::{self, MAX_TAGS, MAX_VARIANTS, Status};
 
 type Result<T> = std::result::Result<T, DecodeError>;
 
@@ -79,8 +78,62 @@ const DIMENSIONS: [IntField; 4] = [
     int_field!("weight_g", i32),
 ];
 
+/// The shortest text a valid product can have (every required key, minimal
+/// values). Capacity for the products `Vec` is input length divided by this:
+/// never more products than the input could possibly hold.
+pub(super) const MINIMAL_PRODUCT: &str = r#"{"id":1,"sku":"","name":"","description":"","price_cents":0,"currency":"USD","rating":0,"review_count":0,"in_stock":true,"stock":0,"status":"draft","tags":[],"dimensions":{"width_mm":0,"height_mm":0,"depth_mm":0,"weight_g":0},"variants":[],"created_at_ms":0,"image_url":""}"#;
+
+/// Upper bound on the products preallocated, whatever the input length.
+pub(super) const PREALLOC_MAX: usize = 1 << 16;
+
+/// The three statuses as our writer spells them, matched in place first.
+const STATUSES: [(Token, Status); 3] = [
+    (Token::new(&[b"\"active\""]), Status::Active),
+    (Token::new(&[b"\"draft\""]), Status::Draft),
+    (Token::new(&[b"\"discontinued\""]), Status::Discontinued),
+];
+
+/// A `status` string: one of [`STATUSES`] as
+/// written, else read as a string (escapes and all) and looked up.
+pub(super) fn read_status(lx: &mut Lexer<'_>) -> Result<Status> {
+    lx.skip_ws();
+    for (token, status) in &STATUSES {
+        if lx.eat(token) {
+            return Ok(*status);
+        }
+    }
+    let at = lx.pos;
+    let known = match lx.string("string for `status`")? {
+        Str::Raw(s) => Status::from_str_exact(s).ok_or_else(|| s.to_owned()),
+        Str::Escaped => Status::from_str_exact(&lx.scratch).ok_or_else(|| lx.scratch.clone()),
+    };
+    known.map_err(|s| {
+        DecodeError::new(
+            at,
+            ErrorKind::UnknownEnum {
+                what: "status (active, draft or discontinued)",
+                value: format!("{s:?}"),
+            },
+        )
+    })
+}
+
 /// Decodes and validates a whole payload into a view that borrows it.
-pub fn decode_view(bytes: &[u8]) -> Result<CatalogView<'_>> {
+pub fn decode_view(bytes: &[u8]) -> Result<(usize, ViewReader<'_>)> {
+    read(bytes, false, |_| {})
+}
+
+/// [`decode_view`], handing each product to `each` once it is read and
+/// checked (the owned decode copies it there). `tolerant`: a missing key
+/// takes its field's zero value (`""`, `0`, `false`, `[]`, `active`, absent)
+/// instead of being an error, and a missing `products` is an empty catalog
+/// (see [`decode_tolerant`](super::decode_tolerant)).
+#[inline]
+pub(super) fn read<'a>(
+    bytes: &'a [u8],
+    tolerant: bool,
+    mut each: impl FnMut(&ProductView<'a>),
+) -> Result<(usize, ViewReader<'a>)> {
     let text = utf8::text(bytes)?;
     let mut lx = Lexer::new(text);
     lx.expect(b'{', "'{' (start of the catalog)")?;
@@ -93,21 +146,28 @@ pub fn decode_view(bytes: &[u8]) -> Result<CatalogView<'_>> {
                     return Err(DecodeError::new(at, ErrorKind::DuplicateField { field: "products" }));
                 }
                 lx.expect(b'[', "'[' (start of the products array)")?;
-                let start = Products::at(text, lx.pos);
+                let start = ViewReader {
+                    tolerant,
+                    ..ViewReader::at(text, lx.pos)
+                };
                 let mut list = start.clone();
                 list.lx.scratch = std::mem::take(&mut lx.scratch);
-                let count = check_list(&mut list, super::parse::MINIMAL_PRODUCT.len())?;
+                let count = check_list(&mut list, MINIMAL_PRODUCT.len(), &mut each)?;
                 lx = list.lx;
-                products = Some(CatalogView::new(count, Lists::Json(start)));
+                products = Some((count, start));
             }
             None => lx.skip_value(CATALOG_LEVEL)?,
         }
     }
-    let Some(view) = products else {
-        return Err(DecodeError::new(
-            lx.pos - 1,
-            ErrorKind::MissingField { field: "products" },
-        ));
+    let view = match products {
+        Some(view) => view,
+        None if tolerant => (0, ViewReader::at(text, lx.pos)),
+        None => {
+            return Err(DecodeError::new(
+                lx.pos - 1,
+                ErrorKind::MissingField { field: "products" },
+            ));
+        }
     };
     lx.skip_ws();
     if lx.pos < bytes.len() {
@@ -133,43 +193,47 @@ fn text<'a>(lx: &mut Lexer<'a>, expected: &'static str) -> Result<Text<'a>> {
 }
 
 /// The products array, after its `[`.
-pub struct Products<'a> {
+pub struct ViewReader<'a> {
     lx: Lexer<'a>,
     first: bool,
     done: bool,
+    /// Missing keys take their defaults ([`read`]).
+    tolerant: bool,
 }
 
-impl<'a> Products<'a> {
-    fn at(text: &'a str, pos: usize) -> Products<'a> {
+impl<'a> ViewReader<'a> {
+    fn at(text: &'a str, pos: usize) -> ViewReader<'a> {
         let mut lx = Lexer::new(text);
         lx.pos = pos;
-        Products {
+        ViewReader {
             lx,
             first: true,
             done: false,
+            tolerant: false,
         }
     }
 }
 
-impl Clone for Products<'_> {
+impl Clone for ViewReader<'_> {
     /// The position, with an empty scratch buffer of its own.
     fn clone(&self) -> Self {
-        Products {
+        ViewReader {
             first: self.first,
             done: self.done,
-            ..Products::at(self.lx.text, self.lx.pos)
+            tolerant: self.tolerant,
+            ..ViewReader::at(self.lx.text, self.lx.pos)
         }
     }
 }
 
-impl<'a> ProductList<'a> for Products<'a> {
+impl<'a> ProductReader<'a> for ViewReader<'a> {
     fn next_product(&mut self, index: usize, p: &mut ProductView<'a>) -> Result<Option<usize>> {
         if self.done || !self.lx.next_element(&mut self.first)? {
             self.done = true;
             return Ok(None);
         }
         let at = self.lx.pos;
-        product(&mut self.lx, index, p)?;
+        product(&mut self.lx, index, self.tolerant, p)?;
         Ok(Some(at))
     }
 
@@ -181,20 +245,24 @@ impl<'a> ProductList<'a> for Products<'a> {
 /// One product: read as our writer spells it by [`canonical`] when it is,
 /// otherwise (from its `{` again) by [`product_by_grammar`].
 #[inline(always)]
-fn product<'a>(lx: &mut Lexer<'a>, index: usize, p: &mut ProductView<'a>) -> Result<()> {
+fn product<'a>(lx: &mut Lexer<'a>, index: usize, tolerant: bool, p: &mut ProductView<'a>) -> Result<()> {
     let start = lx.pos;
     if canonical::product(lx, p).is_some() {
         return Ok(());
     }
     lx.pos = start;
-    product_by_grammar(lx, index, p)
+    product_by_grammar(lx, index, tolerant, p)
 }
 
 /// A product by the grammar: members in any order, any whitespace,
 /// unknown keys skipped; every error at its offset.
 #[inline(never)]
-fn product_by_grammar<'a>(lx: &mut Lexer<'a>, index: usize, p: &mut ProductView<'a>) -> Result<()> {
+fn product_by_grammar<'a>(lx: &mut Lexer<'a>, index: usize, tolerant: bool, p: &mut ProductView<'a>) -> Result<()> {
     lx.expect(b'{', "'{' (start of a product)")?;
+    if tolerant {
+        // Any field may be missing: each starts at its zero value.
+        *p = ProductView::default();
+    }
     // The one optional field; every other one is written before `}`.
     p.discount_percent = None;
     let (mut seen, mut hint, mut first) = (Seen::default(), 0, true);
@@ -218,8 +286,8 @@ fn product_by_grammar<'a>(lx: &mut Lexer<'a>, index: usize, p: &mut ProductView<
             9 => p.stock = lx.integer(&STOCK)? as i32,
             10 => p.status = read_status(lx)?,
             11 => tags(lx, p, index)?,
-            12 => dimensions(lx, p)?,
-            13 => variants(lx, p, index)?,
+            12 => dimensions(lx, p, tolerant)?,
+            13 => variants(lx, p, index, tolerant)?,
             14 => {
                 p.discount_percent = if lx.null() {
                     None
@@ -232,7 +300,9 @@ fn product_by_grammar<'a>(lx: &mut Lexer<'a>, index: usize, p: &mut ProductView<
         }
     }
     let required = record::all(PRODUCT_KEYS.names.len()) & !(1 << DISCOUNT_PERCENT_KEY);
-    seen.check(required, lx.pos - 1, |i| PRODUCT_KEYS.names[i])
+    seen.check(if tolerant { 0 } else { required }, lx.pos - 1, |i| {
+        PRODUCT_KEYS.names[i]
+    })
 }
 
 /// The product as our writer spells it — keys in field order, no
@@ -472,7 +542,7 @@ fn tags<'a>(lx: &mut Lexer<'a>, p: &mut ProductView<'a>, index: usize) -> Result
     Ok(())
 }
 
-fn dimensions(lx: &mut Lexer<'_>, p: &mut ProductView<'_>) -> Result<()> {
+fn dimensions(lx: &mut Lexer<'_>, p: &mut ProductView<'_>, tolerant: bool) -> Result<()> {
     lx.expect(b'{', "'{' (start of `dimensions`)")?;
     let mut v = [0i32; 4];
     let (mut seen, mut hint, mut first) = (Seen::default(), 0, true);
@@ -485,15 +555,18 @@ fn dimensions(lx: &mut Lexer<'_>, p: &mut ProductView<'_>) -> Result<()> {
         hint = f + 1;
         v[f] = lx.integer(&DIMENSIONS[f])? as i32;
     }
-    seen.check(record::all(DIMENSION_KEYS.names.len()), lx.pos - 1, |i| {
-        DIMENSION_KEYS.names[i]
-    })?;
+    let required = if tolerant {
+        0
+    } else {
+        record::all(DIMENSION_KEYS.names.len())
+    };
+    seen.check(required, lx.pos - 1, |i| DIMENSION_KEYS.names[i])?;
     let d = &mut p.dimensions;
     [d.width_mm, d.height_mm, d.depth_mm, d.weight_g] = v;
     Ok(())
 }
 
-fn variants<'a>(lx: &mut Lexer<'a>, p: &mut ProductView<'a>, index: usize) -> Result<()> {
+fn variants<'a>(lx: &mut Lexer<'a>, p: &mut ProductView<'a>, index: usize, tolerant: bool) -> Result<()> {
     lx.expect(b'[', "'[' (start of `variants`)")?;
     let at = lx.pos - 1;
     p.variants.clear();
@@ -501,15 +574,15 @@ fn variants<'a>(lx: &mut Lexer<'a>, p: &mut ProductView<'a>, index: usize) -> Re
     while lx.next_element(&mut first)? {
         if p.variants.len() == MAX_VARIANTS {
             return Err(too_many(lx, at, (index, "variants", MAX_VARIANTS), &mut first, |lx| {
-                variant(lx).map(drop)
+                variant(lx, tolerant).map(drop)
             }));
         }
-        p.variants.push(variant(lx)?);
+        p.variants.push(variant(lx, tolerant)?);
     }
     Ok(())
 }
 
-fn variant<'a>(lx: &mut Lexer<'a>) -> Result<VariantView<'a>> {
+fn variant<'a>(lx: &mut Lexer<'a>, tolerant: bool) -> Result<VariantView<'a>> {
     lx.expect(b'{', "'{' (start of a variant)")?;
     let mut v = VariantView::default();
     let (mut seen, mut hint, mut first) = (Seen::default(), 0, true);
@@ -528,72 +601,13 @@ fn variant<'a>(lx: &mut Lexer<'a>) -> Result<VariantView<'a>> {
             _ => v.stock = lx.integer(&STOCK)? as i32,
         }
     }
-    seen.check(record::all(VARIANT_KEYS.names.len()), lx.pos - 1, |i| {
-        VARIANT_KEYS.names[i]
-    })?;
+    let required = if tolerant {
+        0
+    } else {
+        record::all(VARIANT_KEYS.names.len())
+    };
+    seen.check(required, lx.pos - 1, |i| VARIANT_KEYS.names[i])?;
     Ok(v)
-}
-
-/// The characters of a JSON string's text as written (between the quotes),
-/// escapes decoded: `\" \\ \/ \b \f \n \r \t \uXXXX` and surrogate pairs.
-/// The text was checked by the lexer when the view was made; should an
-/// escape still be malformed, it reads as U+FFFD rather than failing.
-#[derive(Clone)]
-pub struct Unescape<'a> {
-    rest: std::str::Chars<'a>,
-}
-
-impl<'a> Unescape<'a> {
-    pub fn new(raw: &'a str) -> Unescape<'a> {
-        Unescape { rest: raw.chars() }
-    }
-
-    fn hex4(&mut self) -> Option<u16> {
-        let mut v = 0u16;
-        for _ in 0..4 {
-            v = v << 4 | self.rest.next()?.to_digit(16)? as u16;
-        }
-        Some(v)
-    }
-
-    fn unicode(&mut self) -> Option<char> {
-        let hi = self.hex4()?;
-        if !(0xD800..0xDC00).contains(&hi) {
-            return char::from_u32(u32::from(hi));
-        }
-        if self.rest.next()? != '\\' || self.rest.next()? != 'u' {
-            return None;
-        }
-        let lo = self.hex4()?;
-        if !(0xDC00..0xE000).contains(&lo) {
-            return None;
-        }
-        char::from_u32(0x10000 + ((u32::from(hi) - 0xD800) << 10) + (u32::from(lo) - 0xDC00))
-    }
-}
-
-impl Iterator for Unescape<'_> {
-    type Item = char;
-
-    fn next(&mut self) -> Option<char> {
-        let c = self.rest.next()?;
-        if c != '\\' {
-            return Some(c);
-        }
-        let e = match self.rest.next() {
-            Some('"') => '"',
-            Some('\\') => '\\',
-            Some('/') => '/',
-            Some('b') => '\u{8}',
-            Some('f') => '\u{c}',
-            Some('n') => '\n',
-            Some('r') => '\r',
-            Some('t') => '\t',
-            Some('u') => self.unicode().unwrap_or(char::REPLACEMENT_CHARACTER),
-            _ => char::REPLACEMENT_CHARACTER,
-        };
-        Some(e)
-    }
 }
 
 #[cfg(test)]
@@ -606,9 +620,9 @@ mod tests {
     fn view_equals_the_owned_decode() {
         let c = fixtures::catalog(50);
         let bytes = Format::Json.encode_to_vec(&c.products).unwrap();
-        let view = decode_view(&bytes).unwrap();
+        let view = crate::codec::Format::Json.decode_view(&bytes).unwrap();
         assert_eq!(view.len(), 50);
-        assert_eq!(view.to_catalog(), c);
+        assert_eq!(view.to_catalog().unwrap(), c);
     }
 
     /// Every product our writer writes takes the straight path, and reads
@@ -631,7 +645,7 @@ mod tests {
         assert_eq!(&text[lx.pos..], "]}");
     }
 
-    /// Products spelled otherwise leave the straight path at the first
+    /// ViewReader spelled otherwise leave the straight path at the first
     /// byte that differs and read (or fail) exactly as the owned parser
     /// reads them.
     #[test]
@@ -671,7 +685,9 @@ mod tests {
         for (from, to) in edits {
             assert!(text.contains(from), "{from}");
             let edited = text.replacen(from, to, 1);
-            let view = decode_view(edited.as_bytes()).map(|v| v.to_catalog());
+            let view = crate::codec::Format::Json
+                .decode_view(edited.as_bytes())
+                .and_then(|v| v.to_catalog());
             assert_eq!(view, Format::Json.decode(edited.as_bytes()), "{to}");
         }
     }
@@ -685,7 +701,6 @@ mod tests {
             (r#"\ud83d\udce6!"#, "📦!"),
         ];
         for (raw, want) in cases {
-            assert_eq!(Unescape::new(raw).collect::<String>(), want, "{raw}");
             let t = Text::json_escaped(raw);
             assert_eq!(t.as_str(), None);
             assert_eq!(t.to_cow(), want);
@@ -706,7 +721,7 @@ mod tests {
             .replacen("\"USD\"", " \"\\u0055SD\"", 1)
             .replacen("\"THB\"", "\"TH\\u0042\"", 1);
         let owned = Format::Json.decode(forged.as_bytes()).unwrap();
-        let view = decode_view(forged.as_bytes()).unwrap();
-        assert_eq!(view.to_catalog(), owned);
+        let view = crate::codec::Format::Json.decode_view(forged.as_bytes()).unwrap();
+        assert_eq!(view.to_catalog().unwrap(), owned);
     }
 }

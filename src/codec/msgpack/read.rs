@@ -470,8 +470,22 @@ pub fn read_catalog(cur: &mut Cursor<'_>) -> Result<Catalog, DecodeError> {
 /// value instead of being an error and a missing `products` is an empty
 /// catalog (unknown keys are skipped either way). See `super::decode_tolerant`.
 pub fn read_catalog_mode(cur: &mut Cursor<'_>, tolerant: bool) -> Result<Catalog, DecodeError> {
+    let products = read_envelope(cur, tolerant.then(Vec::new), |cur| read_products(cur, tolerant))?;
+    Ok(Catalog { products })
+}
+
+/// The catalog map, the one envelope reader of the owned decode and the view:
+/// `"products"` once (a repeat is an error), unknown root keys skipped;
+/// `products` reads the value of `"products"`. A map without `"products"`
+/// gives `missing`, or without one (not tolerant) is an error.
+#[inline]
+pub(crate) fn read_envelope<'a, T>(
+    cur: &mut Cursor<'a>,
+    missing: Option<T>,
+    mut products: impl FnMut(&mut Cursor<'a>) -> Result<T, DecodeError>,
+) -> Result<T, DecodeError> {
     let (map_at, pairs) = read_map_len(cur, "the catalog map")?;
-    let mut products = None;
+    let mut found = None;
     for _ in 0..pairs {
         let (key_at, i) = read_key(
             cur,
@@ -480,21 +494,19 @@ pub fn read_catalog_mode(cur: &mut Cursor<'_>, tolerant: bool) -> Result<Catalog
             "a string key in the catalog map",
         )?;
         match i {
-            Some(_) if products.is_some() => {
+            Some(_) if found.is_some() => {
                 return Err(DecodeError::new(
                     key_at,
                     ErrorKind::DuplicateField { field: "products" },
                 ));
             }
-            Some(_) => products = Some(read_products(cur, tolerant)?),
+            Some(_) => found = Some(products(cur)?),
             None => skip_value(cur, 1)?,
         }
     }
-    match products {
-        Some(products) => Ok(Catalog { products }),
-        None if tolerant => Ok(Catalog { products: Vec::new() }),
-        None => Err(DecodeError::new(map_at, ErrorKind::MissingField { field: "products" })),
-    }
+    found
+        .or(missing)
+        .ok_or_else(|| DecodeError::new(map_at, ErrorKind::MissingField { field: "products" }))
 }
 
 fn read_products(cur: &mut Cursor<'_>, tolerant: bool) -> Result<Vec<Product>, DecodeError> {

@@ -15,57 +15,35 @@ use super::read::{
     self, Field, PRODUCT, PRODUCT_MIN_BYTES, PRODUCTS, TAG, VARIANT, list_len, read_array_len, read_bool, read_f64,
     read_i32, read_int, read_key, read_map_len, read_str, skip_value,
 };
+use crate::codec::DecodeError;
 use crate::codec::cursor::Cursor;
 use crate::codec::record::{self, Seen};
-use crate::codec::view::{CatalogView, Lists, ProductList, ProductView, Text, VariantView, check_list};
-use crate::codec::{DecodeError, ErrorKind};
+use crate::codec::view::{ProductReader, ProductView, Text, VariantView, check_list};
 use crate::model::{MAX_TAGS, MAX_VARIANTS};
 
 /// Decodes and validates a whole payload into a view that borrows it.
-pub fn decode_view(bytes: &[u8]) -> Result<CatalogView<'_>, DecodeError> {
+pub fn decode_view(bytes: &[u8]) -> Result<(usize, ViewReader<'_>), DecodeError> {
     let mut cur = Cursor::new(bytes);
-    let (map_at, pairs) = read_map_len(&mut cur, "the catalog map")?;
-    let mut products = None;
-    for _ in 0..pairs {
-        let (key_at, i) = read_key(
-            &mut cur,
-            std::slice::from_ref(&PRODUCTS),
-            0,
-            "a string key in the catalog map",
-        )?;
-        match i {
-            Some(_) if products.is_some() => {
-                return Err(DecodeError::new(
-                    key_at,
-                    ErrorKind::DuplicateField { field: "products" },
-                ));
-            }
-            Some(_) => {
-                let left = read_array_len(&mut cur, &PRODUCTS)?;
-                let start = Products { cur, left };
-                let mut list = start.clone();
-                let count = check_list(&mut list, PRODUCT_MIN_BYTES)?;
-                cur = list.cur;
-                products = Some(CatalogView::new(count, Lists::Msgpack(start)));
-            }
-            None => skip_value(&mut cur, 1)?,
-        }
-    }
-    let Some(view) = products else {
-        return Err(DecodeError::new(map_at, ErrorKind::MissingField { field: "products" }));
-    };
+    let view = read::read_envelope(&mut cur, None, |cur| {
+        let left = read_array_len(cur, &PRODUCTS)?;
+        let start = ViewReader { cur: cur.clone(), left };
+        let mut list = start.clone();
+        let count = check_list(&mut list, PRODUCT_MIN_BYTES, |_| {})?;
+        *cur = list.cur;
+        Ok((count, start))
+    })?;
     cur.finish()?;
     Ok(view)
 }
 
 /// The products array: a cursor at the next product and how many are left.
 #[derive(Clone)]
-pub struct Products<'a> {
+pub struct ViewReader<'a> {
     cur: Cursor<'a>,
     left: usize,
 }
 
-impl<'a> ProductList<'a> for Products<'a> {
+impl<'a> ProductReader<'a> for ViewReader<'a> {
     fn next_product(&mut self, index: usize, p: &mut ProductView<'a>) -> Result<Option<usize>, DecodeError> {
         if self.left == 0 {
             return Ok(None);
@@ -179,17 +157,16 @@ fn variant<'a>(cur: &mut Cursor<'a>) -> Result<VariantView<'a>, DecodeError> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::fixtures;
 
     #[test]
     fn view_equals_the_owned_decode() {
         let c = fixtures::catalog(20);
         let bytes = crate::codec::Format::Msgpack.encode_to_vec(&c.products).unwrap();
-        let view = decode_view(&bytes).unwrap();
+        let view = crate::codec::Format::Msgpack.decode_view(&bytes).unwrap();
         assert_eq!(view.len(), 20);
-        assert_eq!(view.to_catalog(), c);
-        let first = view.iter().next().unwrap();
+        assert_eq!(view.to_catalog().unwrap(), c);
+        let first = view.iter().next().unwrap().unwrap();
         assert_eq!(first.sku.as_str(), Some(c.products[0].sku.as_str()));
     }
 }

@@ -52,36 +52,31 @@
 //! string); one pass computes each product's length and reserves the exact
 //! size (`encode.rs`). The generated structs remain for decoding and for the
 //! benchmark rows that measure prost alone ([`to_generated`],
-//! [`encode_generated`]). [`decode`] walks the
-//! `Catalog`'s keys itself and parses one product at a time: its keys are
-//! read by `wire.rs`, its values by the generated message's own field
-//! decoder (strings are checked UTF-8, lengths are checked against the
-//! input before anything is allocated, nesting is limited to 100), and its
-//! `tags` and `variants` are counted as they come, so a forged list stops
-//! at the model's maximum. It then moves the strings into our types without
-//! copying and validates the product before reading the next one.
+//! [`encode_generated`], [`decode_generated`]) and for the evolution lab.
 //!
-//! prost's errors carry a field path, innermost first (e.g. `Catalog.products:
-//! Product.sku: invalid string value`), but no byte offset; [`decode`] places
-//! them at the key of the product they happened in. An unknown enum value is
-//! placed at the byte of that value by a second walk (`locate.rs`).
-//! [`from_generated`] has no bytes to point into and reports 0. The catalog
-//! walk, the per-product list count and that locator all read keys and
-//! values through one reader, `wire.rs`.
+//! There is one reader: the view (`view.rs`). [`decode`] is that reader run
+//! once, each product copied into our types as soon as it is read and
+//! checked, so the owned and the borrowed decode give the same errors by
+//! construction. It reads keys, varints and lengths through `wire.rs`
+//! (lengths checked against the input before anything is sliced, groups
+//! skipped up to a depth limit), counts `tags` and `variants` as they come,
+//! so a forged list stops at the model's maximum, and keeps every position,
+//! so each error is placed where it happened without a second walk: a
+//! malformed key or length at its byte, an unknown `status` at its value,
+//! what prost would refuse (a wrong wire type, a string that is not UTF-8)
+//! at the product's key with prost's wording. [`from_generated`] has no
+//! bytes to point into and reports 0.
 
 mod encode;
+pub(crate) mod fields;
 pub mod generated;
-mod locate;
 pub mod view;
 pub(crate) mod wire;
 
-use crate::codec::cursor::Cursor;
-use crate::codec::ids::UniqueIds;
 use crate::codec::{DecodeError, EncodeError, ErrorKind};
-use crate::model::{self, Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, Variant};
+use crate::model::{Catalog, Dimensions, Product, Status, Variant};
 use generated as pb;
 use prost::Message;
-use wire::WireType;
 
 /// Appends the protobuf encoding of `Catalog { products }` to `out`: the
 /// bytes prost writes for [`to_generated`]`(products)`, written from the
@@ -90,173 +85,22 @@ pub fn encode(products: &[Product], out: &mut Vec<u8>) -> Result<(), EncodeError
     encode::encode(products, out)
 }
 
-/// Decodes a whole protobuf payload into a validated catalog.
-///
-/// `Catalog` has a single field, `repeated Product products = 1`, so its
-/// keys are walked here by hand ([`walk`]) and each product is parsed in
-/// one pass by `parse_product` (prost's field decoders, lists counted on
-/// the way), converted and validated before the next is read; a product
-/// that pass refuses is read again by the checked path, which says why. Errors carry the offset of the product's key (prost keeps no
-/// positions), and memory is the products vector, sized exactly by a first
-/// walk, plus one prost message — not a whole prost catalog beside ours
-/// (see [`Format::max_decode_allocation`](crate::codec::Format::max_decode_allocation)).
+/// Decodes a whole protobuf payload into a validated catalog: the view
+/// reader ([`view`]) read once, each product copied into our types as soon
+/// as it is read and checked. Errors carry their offsets from that one walk.
+/// Memory is the products vector, sized by the envelope's entry count (at
+/// most one product per [`view::PRODUCT_MIN_BYTES`] of input, see
+/// [`Format::max_decode_allocation`](crate::codec::Format::max_decode_allocation)),
+/// and the strings.
 pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
-    let mut count = 0usize;
-    walk(bytes, |_, _, _| {
-        count += 1;
-        Ok(())
-    })?;
-    // A forged payload of empty products must not reserve 240 bytes per 2.
-    let count = count.min(bytes.len() / PRODUCT_MIN_BYTES);
-    let mut products = Vec::with_capacity(count);
-    let mut ids = UniqueIds::new();
-    walk(bytes, |key_at, body_at, body| {
-        let index = products.len();
-        let at = |e: DecodeError| DecodeError { offset: key_at, ..e };
-        let parsed = match parse_product(body) {
-            Some(parsed) => parsed,
-            // The checked path finds the error, and says it as it always has.
-            None => {
-                list_limits(body, key_at, body_at, index)?;
-                pb::Product::decode(body).map_err(|e| at(prost_error(e, &format!(" in products[{index}]"))))?
-            }
-        };
-        let product = product_from_pb(parsed).map_err(|e| {
-            let status_at = locate::status_offset(bytes, index);
-            DecodeError {
-                offset: status_at.unwrap_or(key_at),
-                ..e
-            }
-        })?;
-        product.validate(index).map_err(|e| DecodeError::invalid(key_at, e))?;
-        if !ids.insert(product.id, || products.iter().map(|q: &Product| q.id)) {
-            return Err(DecodeError::invalid(key_at, model::duplicate_id(index, product.id)));
+    let mut products = Vec::new();
+    view::read(bytes, |entries, p| {
+        if products.capacity() == 0 {
+            products.reserve_exact(entries.min(bytes.len() / view::PRODUCT_MIN_BYTES));
         }
-        products.push(product);
-        Ok(())
+        products.push(p.to_product());
     })?;
     Ok(Catalog { products })
-}
-
-/// Fewest bytes a valid product takes: its key and length (2), `id >= 1`
-/// (key + varint: 2) and a 3-letter `currency` (key + length + 3: 5); every
-/// other field may be absent.
-pub(super) const PRODUCT_MIN_BYTES: usize = 9;
-
-/// Field numbers in `catalog.proto`: `Catalog.products`, and the `Product`
-/// fields the decoder looks at on the wire.
-pub(crate) const PRODUCTS: u32 = 1;
-pub(crate) const STATUS: u32 = 11;
-const TAGS: u32 = 12;
-const VARIANTS: u32 = 14;
-/// `Product`'s field numbers are 1..=17 (`image_url`).
-const LAST_PRODUCT_FIELD: u32 = 17;
-
-/// Parses one product in a single pass: keys are read by `wire.rs`, each
-/// known field's value by prost's generated `merge_field` (the very code
-/// `pb::Product::decode` runs), and `tags`/`variants` entries are counted as
-/// they come, so prost never builds more of them than the model allows.
-///
-/// `None` on anything but a clean, in-limits product: an unreadable key, a
-/// value prost refuses, a list over its maximum, or a field number the
-/// schema does not know (skipped by wire type, which the checked path does).
-/// The caller then runs the checked path ([`list_limits`] then
-/// `pb::Product::decode`), which accepts exactly the products this accepts
-/// and places the error. So a valid payload is walked once instead of twice,
-/// and an invalid one reports what it always did.
-#[inline]
-fn parse_product(body: &[u8]) -> Option<pb::Product> {
-    let mut msg = pb::Product::default();
-    let (mut tags, mut variants) = (0usize, 0usize);
-    let mut c = Cursor::new(body);
-    while !c.is_empty() {
-        let key = wire::read_key(&mut c).ok()?;
-        if !(1..=LAST_PRODUCT_FIELD).contains(&key.number) {
-            return None;
-        }
-        if key.wire_type == WireType::Len {
-            tags += usize::from(key.number == TAGS);
-            variants += usize::from(key.number == VARIANTS);
-            if tags > MAX_TAGS || variants > MAX_VARIANTS {
-                return None;
-            }
-        }
-        let wire_type = prost::encoding::WireType::try_from(u64::from(key.wire_type.number())).ok()?;
-        let mut rest = &body[c.pos()..];
-        msg.merge_field(
-            key.number,
-            wire_type,
-            &mut rest,
-            prost::encoding::DecodeContext::default(),
-        )
-        .ok()?;
-        c.seek(body.len() - rest.len());
-    }
-    Some(msg)
-}
-
-/// Counts a product's `tags` and `variants` entries by walking its keys,
-/// before prost reads it: over the model's maximum is an error without
-/// building the list (a forged product of 100,000 empty variants, 2 bytes
-/// each, would make prost allocate 88 bytes per 2). Malformed bytes, which
-/// prost would reject only after building what came before them, are an
-/// error here too, at their offset in the payload.
-fn list_limits(body: &[u8], key_at: usize, body_at: usize, index: usize) -> Result<(), DecodeError> {
-    let (tags, variants) = count_lists(body).map_err(|e| DecodeError {
-        offset: body_at + e.offset,
-        ..e
-    })?;
-    for (field, count, max) in [("tags", tags, MAX_TAGS), ("variants", variants, MAX_VARIANTS)] {
-        if count > max {
-            let e = model::too_many_items(index, field, max, format_args!("found {count}"));
-            return Err(DecodeError::invalid(key_at, e));
-        }
-    }
-    Ok(())
-}
-
-/// (tags, variants) at the top level of one product's fields, or the first
-/// malformed field (offsets relative to `body`).
-#[inline]
-fn count_lists(body: &[u8]) -> Result<(usize, usize), DecodeError> {
-    let (mut tags, mut variants) = (0usize, 0usize);
-    let mut c = Cursor::new(body);
-    while !c.is_empty() {
-        let key = wire::read_key(&mut c)?;
-        if key.wire_type == WireType::Len {
-            tags += usize::from(key.number == TAGS);
-            variants += usize::from(key.number == VARIANTS);
-        }
-        wire::skip(&mut c, key, 0)?;
-    }
-    Ok((tags, variants))
-}
-
-/// Calls `product(key_at, body_at, body)` for each `products` entry of a `Catalog`
-/// payload in order, skipping unknown fields by wire type as proto3 readers
-/// must (groups included, up to [`wire::GROUP_DEPTH`] deep).
-pub(super) fn walk(
-    bytes: &[u8],
-    mut product: impl FnMut(usize, usize, &[u8]) -> Result<(), DecodeError>,
-) -> Result<(), DecodeError> {
-    let mut c = Cursor::new(bytes);
-    while !c.is_empty() {
-        let key = wire::read_key(&mut c)?;
-        if key.number == PRODUCTS {
-            if key.wire_type != WireType::Len {
-                return Err(DecodeError::unexpected(
-                    key.at,
-                    "wire type 2 (LEN) for Catalog.products",
-                    format!("wire type {}", key.wire_type.number()),
-                ));
-            }
-            let (body_at, body) = wire::read_len(&mut c, "length of a product", "product")?;
-            product(key.at, body_at, body)?;
-        } else {
-            wire::skip(&mut c, key, 0)?;
-        }
-    }
-    Ok(())
 }
 
 fn prost_error(e: prost::DecodeError, place: &str) -> DecodeError {
@@ -296,21 +140,17 @@ pub fn decode_generated(bytes: &[u8]) -> Result<pb::Catalog, DecodeError> {
 /// Converts a parsed prost message into our domain types (moving the strings)
 /// and validates the result. Errors report offset 0 (there are no bytes).
 pub fn from_generated(msg: pb::Catalog) -> Result<Catalog, DecodeError> {
-    convert(msg).map_err(|(_, e)| e)
+    convert(msg)
 }
 
-/// [`from_generated`], also telling which product an error belongs to.
-fn convert(msg: pb::Catalog) -> Result<Catalog, (usize, DecodeError)> {
+fn convert(msg: pb::Catalog) -> Result<Catalog, DecodeError> {
     let products = msg
         .products
         .into_iter()
-        .enumerate()
-        .map(|(i, p)| product_from_pb(p).map_err(|e| (i, e)))
+        .map(product_from_pb)
         .collect::<Result<Vec<_>, _>>()?;
     let catalog = Catalog { products };
-    catalog
-        .validate()
-        .map_err(|e| (locate::index_in_path(&e.path).unwrap_or(0), DecodeError::invalid(0, e)))?;
+    catalog.validate().map_err(|e| DecodeError::invalid(0, e))?;
     Ok(catalog)
 }
 
@@ -418,88 +258,6 @@ fn status_from_pb(v: i32) -> Result<Status, DecodeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The list count matches the model, follows groups, and places errors.
-    #[test]
-    fn list_counts_follow_the_wire() {
-        let c = crate::fixtures::catalog(20);
-        for p in &c.products {
-            let body = encode_generated_product(p);
-            assert_eq!(count_lists(&body).unwrap(), (p.tags.len(), p.variants.len()));
-        }
-        // A group (field 20, start 0xa3 0x01 … end 0xa4 0x01) holding a
-        // tag-numbered field, then one tag: only the top-level one counts.
-        let group = [0xa3, 0x01, 0x62, 0x00, 0xa4, 0x01, 0x62, 0x00];
-        assert_eq!(count_lists(&group).unwrap(), (1, 0));
-        // A tag-numbered varint is not a tag.
-        assert_eq!(count_lists(&[0x60, 0x00, 0x72, 0x00]).unwrap(), (0, 1));
-        // A length past the end: the error says where, in the payload.
-        let e = list_limits(&[0x62, 0x05, b'a'], 0, 100, 0).unwrap_err();
-        assert_eq!(e.offset, 102, "{e}");
-    }
-
-    /// The one-pass parse accepts a product exactly when the checked path
-    /// (list count, then prost's own decode) does, and builds the same
-    /// message; only an unknown field sends a good product to the checked
-    /// path. Walked over every truncation and every byte of a few products
-    /// set to a handful of values (keys, lengths, continuation bits).
-    #[test]
-    fn one_pass_parse_agrees_with_the_checked_path() {
-        let mut bodies: Vec<Vec<u8>> = Vec::new();
-        for p in crate::fixtures::catalog(6)
-            .products
-            .iter()
-            .chain(crate::fixtures::random_catalog(3).products.iter().take(4))
-        {
-            let body = encode_generated_product(p);
-            for cut in 0..body.len() {
-                bodies.push(body[..cut].to_vec());
-            }
-            for i in 0..body.len() {
-                for v in [0x00, 0x01, 0x08, 0x62, 0x72, 0x7f, 0x80, 0xff, body[i] ^ 0x80] {
-                    let mut b = body.clone();
-                    b[i] = v;
-                    bodies.push(b);
-                }
-            }
-            bodies.push(body);
-        }
-        let (mut fast, mut slow) = (0, 0);
-        for body in &bodies {
-            let checked = count_lists(body)
-                .ok()
-                .filter(|&(t, v)| t <= MAX_TAGS && v <= MAX_VARIANTS)
-                .and_then(|_| pb::Product::decode(body.as_slice()).ok());
-            match (parse_product(body), checked) {
-                (Some(a), Some(b)) => {
-                    assert_eq!(a, b, "{body:02x?}");
-                    fast += 1;
-                }
-                (Some(a), None) => panic!("one pass accepted what the checked path refuses: {body:02x?} -> {a:?}"),
-                (None, Some(_)) => {
-                    let mut c = Cursor::new(body);
-                    let mut unknown = false;
-                    while let Ok(k) = wire::read_key(&mut c) {
-                        unknown |= !(1..=LAST_PRODUCT_FIELD).contains(&k.number);
-                        if wire::skip(&mut c, k, 0).is_err() {
-                            break;
-                        }
-                    }
-                    assert!(
-                        unknown,
-                        "a good product without unknown fields left the one pass: {body:02x?}"
-                    );
-                    slow += 1;
-                }
-                (None, None) => {}
-            }
-        }
-        assert!(fast > 100 && slow > 0, "fast {fast}, slow {slow}");
-    }
-
-    fn encode_generated_product(p: &Product) -> Vec<u8> {
-        product_to_pb(p).encode_to_vec()
-    }
 
     /// The schema's ordinals are the model's (and Avro's and FlatBuffers').
     #[test]

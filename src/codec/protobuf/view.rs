@@ -20,31 +20,73 @@
 //! type, invalid UTF-8, a malformed submessage) at the product's key, an
 //! unknown `status` at its value, a validation failure at the product's key.
 
+use super::fields::{self as f, CATALOG_PRODUCTS as PRODUCTS};
 use super::wire::{self, Key, WireType};
-use super::{PRODUCT_MIN_BYTES, PRODUCTS, STATUS};
 use crate::codec::cursor::Cursor;
-use crate::codec::view::{CatalogView, Lists, ProductList, ProductView, Text, VariantView, check_list};
-use crate::codec::{DecodeError, ErrorKind};
+use crate::codec::view::{ProductReader, ProductView, Text, VariantView, check_list};
+use crate::codec::{DecodeError, ErrorKind, utf8};
 use crate::model::{self, Dimensions, MAX_TAGS, MAX_VARIANTS, Status};
 
+/// Fewest bytes a valid product takes: its key and length (2), `id >= 1`
+/// (key + varint: 2) and a 3-letter `currency` (key + length + 3: 5); every
+/// other field may be absent.
+pub(super) const PRODUCT_MIN_BYTES: usize = 9;
+
 /// Decodes and validates a whole payload into a view that borrows it.
-pub fn decode_view(bytes: &[u8]) -> Result<CatalogView<'_>, DecodeError> {
-    // The top level first, as the owned decoder does: every key and length
-    // of the `Catalog` is checked (by the same walk) before any product is read.
-    super::walk(bytes, |_, _, _| Ok(()))?;
-    let start = Products { c: Cursor::new(bytes) };
+pub fn decode_view(bytes: &[u8]) -> Result<(usize, ViewReader<'_>), DecodeError> {
+    read(bytes, |_, _| {})
+}
+
+/// [`decode_view`], handing each product to `each` once it is read and
+/// checked, with the number of `products` entries the payload holds (the
+/// owned [`decode`](super::decode) sizes its vector by it, then copies each
+/// product there).
+#[inline]
+pub(super) fn read<'a>(
+    bytes: &'a [u8],
+    mut each: impl FnMut(usize, &ProductView<'a>),
+) -> Result<(usize, ViewReader<'a>), DecodeError> {
+    // The top level first: every key and length of the `Catalog` is checked
+    // before any product is read.
+    let entries = walk(bytes)?;
+    let start = ViewReader { c: Cursor::new(bytes) };
     let mut list = start.clone();
-    let count = check_list(&mut list, PRODUCT_MIN_BYTES)?;
-    Ok(CatalogView::new(count, Lists::Protobuf(start)))
+    let count = check_list(&mut list, PRODUCT_MIN_BYTES, |p| each(entries, p))?;
+    Ok((count, start))
+}
+
+/// Walks the `Catalog`'s fields and counts its `products` entries: each
+/// must be length-delimited, and every other field is skipped by wire type
+/// as proto3 readers must (groups included, up to [`wire::GROUP_DEPTH`] deep).
+fn walk(bytes: &[u8]) -> Result<usize, DecodeError> {
+    let mut count = 0;
+    let mut c = Cursor::new(bytes);
+    while !c.is_empty() {
+        let key = wire::read_key(&mut c)?;
+        if key.number == PRODUCTS {
+            if key.wire_type != WireType::Len {
+                return Err(DecodeError::unexpected(
+                    key.at,
+                    "wire type 2 (LEN) for Catalog.products",
+                    format!("wire type {}", key.wire_type.number()),
+                ));
+            }
+            wire::read_len(&mut c, "length of a product", "product")?;
+            count += 1;
+        } else {
+            wire::skip(&mut c, key, 0)?;
+        }
+    }
+    Ok(count)
 }
 
 /// The `Catalog`'s fields, at the next one.
 #[derive(Clone)]
-pub struct Products<'a> {
+pub struct ViewReader<'a> {
     c: Cursor<'a>,
 }
 
-impl<'a> ProductList<'a> for Products<'a> {
+impl<'a> ProductReader<'a> for ViewReader<'a> {
     fn next_product(&mut self, index: usize, p: &mut ProductView<'a>) -> Result<Option<usize>, DecodeError> {
         while !self.c.is_empty() {
             let key = wire::read_key(&mut self.c)?;
@@ -67,7 +109,39 @@ impl<'a> ProductList<'a> for Products<'a> {
 /// Which one does not matter: the owned decoder reports each at the
 /// product's key, with prost's message.
 #[derive(Debug)]
-struct Refused(&'static str);
+enum Refused {
+    /// A known field with another wire type than the schema's.
+    WireType { found: WireType, want: WireType },
+    /// A string field whose bytes are not UTF-8.
+    Utf8,
+    /// A malformed nested message (`Dimensions`, `Variant`).
+    Message(&'static str),
+}
+
+impl Refused {
+    /// prost's wording for what it would refuse in `Product` field `number`.
+    #[cold]
+    fn message(&self, number: u32) -> String {
+        // prost's names of the wire types (its `WireType`'s Debug).
+        let name = |t: WireType| match t {
+            WireType::Varint => "Varint",
+            WireType::I64 => "SixtyFourBit",
+            WireType::Len => "LengthDelimited",
+            WireType::StartGroup => "StartGroup",
+            WireType::EndGroup => "EndGroup",
+            WireType::I32 => "ThirtyTwoBit",
+        };
+        let field = f::product_field_name(number);
+        let what = match self {
+            Refused::WireType { found, want } => {
+                format!("invalid wire type: {} (expected {})", name(*found), name(*want))
+            }
+            Refused::Utf8 => "invalid string value: data is not UTF-8 encoded".to_string(),
+            Refused::Message(m) => m.to_string(),
+        };
+        format!("failed to decode Protobuf message: Product.{field}: {what}")
+    }
+}
 
 /// The product in `body` (at `body_at` in the payload, its key at `key_at`).
 fn product<'a>(
@@ -79,7 +153,7 @@ fn product<'a>(
 ) -> Result<(), DecodeError> {
     // Absent fields read as their defaults.
     *p = ProductView::default();
-    let mut refused: Option<Refused> = None;
+    let mut refused: Option<(u32, Refused)> = None;
     let mut status: Option<(usize, i32)> = None;
     let mut c = Cursor::new(body);
     let at = |e: DecodeError| DecodeError {
@@ -96,7 +170,7 @@ fn product<'a>(
             Ok(Ok(Some(v))) => status = Some((body_at + value_at, v)),
             Ok(Ok(None)) => {}
             Ok(Err(r)) => {
-                refused.get_or_insert(r);
+                refused.get_or_insert((key.number, r));
                 // The value was not consumed: skip it as the list count does.
                 c.seek(value_at);
                 wire::skip(&mut c, key, 0).map_err(at)?;
@@ -113,7 +187,8 @@ fn product<'a>(
             return Err(DecodeError::invalid(key_at, e));
         }
     }
-    if let Some(Refused(message)) = refused {
+    if let Some((number, r)) = refused {
+        let message = r.message(number);
         return Err(DecodeError::new(
             key_at,
             ErrorKind::Library {
@@ -148,7 +223,10 @@ fn field<'a>(
     macro_rules! want {
         ($t:expr) => {
             if key.wire_type != $t {
-                return Ok(Err(Refused("invalid wire type")));
+                return Ok(Err(Refused::WireType {
+                    found: key.wire_type,
+                    want: $t,
+                }));
             }
         };
     }
@@ -156,9 +234,9 @@ fn field<'a>(
         () => {{
             want!(WireType::Len);
             let (_, s) = wire::read_len(c, "length", "LEN value")?;
-            match std::str::from_utf8(s) {
+            match utf8::str_at(0, s) {
                 Ok(s) => Text::plain(s),
-                Err(_) => return Ok(Err(Refused("invalid string value: data is not UTF-8 encoded"))),
+                Err(_) => return Ok(Err(Refused::Utf8)),
             }
         }};
     }
@@ -169,39 +247,39 @@ fn field<'a>(
         }};
     }
     match key.number {
-        1 => p.id = varint!() as i64,
-        2 => p.sku = text!(),
-        3 => p.name = text!(),
-        4 => p.description = text!(),
-        5 => p.price_cents = varint!() as i64,
-        6 => p.currency = text!(),
-        7 => {
+        f::ID => p.id = varint!() as i64,
+        f::SKU => p.sku = text!(),
+        f::NAME => p.name = text!(),
+        f::DESCRIPTION => p.description = text!(),
+        f::PRICE_CENTS => p.price_cents = varint!() as i64,
+        f::CURRENCY => p.currency = text!(),
+        f::RATING => {
             want!(WireType::I64);
             p.rating = f64::from_le_bytes(c.array::<8>("8-byte I64 value")?);
         }
-        8 => p.review_count = varint!() as i32,
-        9 => p.in_stock = varint!() != 0,
-        10 => p.stock = varint!() as i32,
-        STATUS => return Ok(Ok(Some(varint!() as i32))),
-        12 => {
+        f::REVIEW_COUNT => p.review_count = varint!() as i32,
+        f::IN_STOCK => p.in_stock = varint!() != 0,
+        f::STOCK => p.stock = varint!() as i32,
+        f::STATUS => return Ok(Ok(Some(varint!() as i32))),
+        f::TAGS => {
             // Counted even when prost refuses it: the owned decoder counts
             // the list (by key) before prost reads it.
             want!(WireType::Len);
             let (_, s) = wire::read_len(c, "length", "LEN value")?;
-            let s = std::str::from_utf8(s);
+            let s = utf8::str_at(0, s).ok();
             p.tags.push(s.map(Text::plain).unwrap_or_default());
-            if s.is_err() {
-                return Ok(Err(Refused("invalid string value: data is not UTF-8 encoded")));
+            if s.is_none() {
+                return Ok(Err(Refused::Utf8));
             }
         }
-        13 => {
+        f::DIMENSIONS => {
             want!(WireType::Len);
             let (_, body) = wire::read_len(c, "length", "LEN value")?;
             if dimensions(body, &mut p.dimensions).is_err() {
-                return Ok(Err(Refused("invalid Dimensions message")));
+                return Ok(Err(Refused::Message("invalid Dimensions message")));
             }
         }
-        14 => {
+        f::VARIANTS => {
             want!(WireType::Len);
             let (_, body) = wire::read_len(c, "length", "LEN value")?;
             let v = variant(body);
@@ -210,9 +288,9 @@ fn field<'a>(
                 return Ok(Err(r));
             }
         }
-        15 => p.discount_percent = Some(varint!() as i32),
-        16 => p.created_at_ms = varint!() as i64,
-        17 => p.image_url = text!(),
+        f::DISCOUNT_PERCENT => p.discount_percent = Some(varint!() as i32),
+        f::CREATED_AT_MS => p.created_at_ms = varint!() as i64,
+        f::IMAGE_URL => p.image_url = text!(),
         _ => wire::skip(c, key, 0)?,
     }
     Ok(Ok(None))
@@ -222,21 +300,21 @@ fn field<'a>(
 /// occurrences of a message field). Any error is prost's to report.
 fn dimensions(body: &[u8], d: &mut Dimensions) -> Result<(), Refused> {
     let mut c = Cursor::new(body);
-    let bad = |_| Refused("invalid Dimensions message");
+    let bad = |_| Refused::Message("invalid Dimensions message");
     while !c.is_empty() {
         let key = wire::read_key(&mut c).map_err(bad)?;
         let slot = match key.number {
-            1 => &mut d.width_mm,
-            2 => &mut d.height_mm,
-            3 => &mut d.depth_mm,
-            4 => &mut d.weight_g,
+            f::WIDTH_MM => &mut d.width_mm,
+            f::HEIGHT_MM => &mut d.height_mm,
+            f::DEPTH_MM => &mut d.depth_mm,
+            f::WEIGHT_G => &mut d.weight_g,
             _ => {
                 wire::skip(&mut c, key, 1).map_err(bad)?;
                 continue;
             }
         };
         if key.wire_type != WireType::Varint {
-            return Err(Refused("invalid wire type in Dimensions"));
+            return Err(Refused::Message("invalid wire type in Dimensions"));
         }
         *slot = wire::read_varint(&mut c, "varint").map_err(bad)? as i32;
     }
@@ -247,23 +325,23 @@ fn dimensions(body: &[u8], d: &mut Dimensions) -> Result<(), Refused> {
 fn variant(body: &[u8]) -> Result<VariantView<'_>, Refused> {
     let mut v = VariantView::default();
     let mut c = Cursor::new(body);
-    let bad = |_| Refused("invalid Variant message");
+    let bad = |_| Refused::Message("invalid Variant message");
     while !c.is_empty() {
         let key = wire::read_key(&mut c).map_err(bad)?;
         let want = match key.number {
-            1..=3 => WireType::Len,
-            4 | 5 => WireType::Varint,
+            f::VARIANT_SKU | f::COLOR | f::SIZE => WireType::Len,
+            f::VARIANT_PRICE_CENTS | f::VARIANT_STOCK => WireType::Varint,
             _ => {
                 wire::skip(&mut c, key, 1).map_err(bad)?;
                 continue;
             }
         };
         if key.wire_type != want {
-            return Err(Refused("invalid wire type in Variant"));
+            return Err(Refused::Message("invalid wire type in Variant"));
         }
         if want == WireType::Varint {
             let x = wire::read_varint(&mut c, "varint").map_err(bad)?;
-            if key.number == 4 {
+            if key.number == f::VARIANT_PRICE_CENTS {
                 v.price_cents = x as i64;
             } else {
                 v.stock = x as i32;
@@ -271,10 +349,10 @@ fn variant(body: &[u8]) -> Result<VariantView<'_>, Refused> {
             continue;
         }
         let (_, s) = wire::read_len(&mut c, "length", "LEN value").map_err(bad)?;
-        let s = std::str::from_utf8(s).map_err(|_| Refused("invalid string value in Variant"))?;
+        let s = utf8::str_at(0, s).map_err(|_| Refused::Message("invalid string value in Variant"))?;
         match key.number {
-            1 => v.sku = Text::plain(s),
-            2 => v.color = Text::plain(s),
+            f::VARIANT_SKU => v.sku = Text::plain(s),
+            f::COLOR => v.color = Text::plain(s),
             _ => v.size = Text::plain(s),
         }
     }
@@ -291,9 +369,9 @@ mod tests {
     fn view_equals_the_owned_decode() {
         let c = fixtures::catalog(20);
         let bytes = Format::Protobuf.encode_to_vec(&c.products).unwrap();
-        let view = decode_view(&bytes).unwrap();
+        let view = crate::codec::Format::Protobuf.decode_view(&bytes).unwrap();
         assert_eq!(view.len(), 20);
-        assert_eq!(view.to_catalog(), c);
+        assert_eq!(view.to_catalog().unwrap(), c);
     }
 
     #[test]
@@ -311,9 +389,9 @@ mod tests {
         let mut bytes = vec![0x0a, body.len() as u8];
         bytes.extend_from_slice(body);
         let owned = Format::Protobuf.decode(&bytes).unwrap();
-        let view = decode_view(&bytes).unwrap();
-        assert_eq!(view.to_catalog(), owned);
-        let p = view.iter().next().unwrap();
+        let view = crate::codec::Format::Protobuf.decode_view(&bytes).unwrap();
+        assert_eq!(view.to_catalog().unwrap(), owned);
+        let p = view.iter().next().unwrap().unwrap();
         assert_eq!((p.id, p.dimensions.width_mm, p.dimensions.height_mm), (7, 1, 2));
         assert_eq!(p.status, Status::Discontinued);
     }

@@ -1,0 +1,64 @@
+//! Field numbers of `schemas/catalog.proto`: the one table the encoder,
+//! the view reader and the owned decoder share.
+//!
+//! # Wire format
+//!
+//! A key is the varint `field_number << 3 | wire_type` (see `wire.rs`); these
+//! are the field numbers.
+
+pub(crate) const CATALOG_PRODUCTS: u32 = 1;
+
+pub(crate) const ID: u32 = 1;
+pub(crate) const SKU: u32 = 2;
+pub(crate) const NAME: u32 = 3;
+pub(crate) const DESCRIPTION: u32 = 4;
+pub(crate) const PRICE_CENTS: u32 = 5;
+pub(crate) const CURRENCY: u32 = 6;
+pub(crate) const RATING: u32 = 7;
+pub(crate) const REVIEW_COUNT: u32 = 8;
+pub(crate) const IN_STOCK: u32 = 9;
+pub(crate) const STOCK: u32 = 10;
+pub(crate) const STATUS: u32 = 11;
+pub(crate) const TAGS: u32 = 12;
+pub(crate) const DIMENSIONS: u32 = 13;
+pub(crate) const VARIANTS: u32 = 14;
+pub(crate) const DISCOUNT_PERCENT: u32 = 15;
+pub(crate) const CREATED_AT_MS: u32 = 16;
+pub(crate) const IMAGE_URL: u32 = 17;
+
+pub(crate) const WIDTH_MM: u32 = 1;
+pub(crate) const HEIGHT_MM: u32 = 2;
+pub(crate) const DEPTH_MM: u32 = 3;
+pub(crate) const WEIGHT_G: u32 = 4;
+
+pub(crate) const VARIANT_SKU: u32 = 1;
+pub(crate) const COLOR: u32 = 2;
+pub(crate) const SIZE: u32 = 3;
+pub(crate) const VARIANT_PRICE_CENTS: u32 = 4;
+pub(crate) const VARIANT_STOCK: u32 = 5;
+
+/// The name of `Product` field `number` as `catalog.proto` spells it ("" for
+/// a number it does not define).
+pub(crate) fn product_field_name(number: u32) -> &'static str {
+    const NAMES: [&str; 18] = [
+        "",
+        "id",
+        "sku",
+        "name",
+        "description",
+        "price_cents",
+        "currency",
+        "rating",
+        "review_count",
+        "in_stock",
+        "stock",
+        "status",
+        "tags",
+        "dimensions",
+        "variants",
+        "discount_percent",
+        "created_at_ms",
+        "image_url",
+    ];
+    NAMES.get(number as usize).copied().unwrap_or("")
+}
