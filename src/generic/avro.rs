@@ -19,7 +19,9 @@
 //! codec's. The decoder reads every block form. Hostile input: lengths and
 //! counts are checked against the bytes left (an item takes at least its
 //! type's smallest encoding), items that encode in zero bytes (`null`, empty
-//! records) draw on a budget of eight per input byte, nesting is bounded by
+//! records) draw on a budget of [`ZERO_BYTE_FLOOR`] plus eight per input
+//! byte (so an array of up to 65,536 nulls, a few bytes long, still reads),
+//! nesting is bounded by
 //! [`MAX_DEPTH`]. Reading bytes written with another schema is
 //! [`decode_resolved`] (schema resolution, [`super::resolve`]).
 
@@ -30,6 +32,12 @@ use super::schema::{Node, NodeId, Schema};
 use super::walk::{self, MAX_DEPTH};
 use crate::codec::cursor::Cursor;
 use crate::codec::varint;
+
+/// Zero-byte items (`null`, empty records) any payload may hold, beside
+/// eight per input byte: the work and memory a tiny hostile payload can ask
+/// for is bounded (65,536 items), and a writer's one-block array of that
+/// many nulls reads back.
+pub const ZERO_BYTE_FLOOR: usize = 1 << 16;
 
 type Result<T> = std::result::Result<T, GenericError>;
 
@@ -44,7 +52,7 @@ pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum> {
         c: Cursor::new(bytes),
         schema,
         min: super::resolve::min_sizes(schema),
-        zero_budget: bytes.len().saturating_mul(8).saturating_add(1024),
+        zero_budget: bytes.len().saturating_mul(8).saturating_add(ZERO_BYTE_FLOOR),
     };
     let d = r.value(schema.root(), 0)?;
     if !r.c.is_empty() {
@@ -351,6 +359,19 @@ mod tests {
         let e = decode(&s, &bytes).unwrap_err();
         assert!(matches!(e.kind, GenericErrorKind::LengthExceedsInput { .. }), "{e}");
         assert_eq!(decode(&s, &[0x06, 0x00]).unwrap(), Datum::Array(vec![Datum::Null; 3]));
+
+        // Our writer's one block of 2,000 nulls reads back (the fuzz target
+        // generic_avro found the writer's bytes refused under a smaller floor).
+        let nulls = Datum::Array(vec![Datum::Null; 2000]);
+        let mut written = Vec::new();
+        encode(&s, &nulls, &mut written).unwrap();
+        assert!(written.len() < 8, "{} bytes", written.len());
+        assert_eq!(decode(&s, &written).unwrap(), nulls);
+        // ... and the floor is a bound: one item beyond it in a short payload is refused.
+        let mut over = Vec::new();
+        varint::write_i64_zigzag(&mut over, (ZERO_BYTE_FLOOR + 100) as i64);
+        over.push(0);
+        assert!(decode(&s, &over).is_err());
     }
 
     #[test]

@@ -194,12 +194,37 @@ fn any(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, GenericError> {
             }
             lx.pos += 1;
             let mut members: Vec<(String, Value)> = Vec::new();
+            // Keys seen, for the duplicate check once an object is large
+            // (a scan of `members` below that).
+            let mut seen: Option<std::collections::HashSet<String>> = None;
             let mut first = true;
             while lexed(lx.next_member(&mut first))? {
+                let key_at = lx.pos;
                 let key = match lexed(lx.string("object key"))? {
                     Str::Raw(s) => s.to_string(),
                     Str::Escaped => lx.scratch.clone(),
                 };
+                // A document with a repeated key is refused here as the
+                // reader refuses it, so a schema is never inferred from a
+                // document it cannot read.
+                let repeated = match &mut seen {
+                    Some(set) => !set.insert(key.clone()),
+                    None if members.len() >= 16 => {
+                        let mut set: std::collections::HashSet<String> =
+                            members.iter().map(|(k, _)| k.clone()).collect();
+                        let repeated = !set.insert(key.clone());
+                        seen = Some(set);
+                        repeated
+                    }
+                    None => members.iter().any(|(k, _)| *k == key),
+                };
+                if repeated {
+                    return Err(GenericError::at(
+                        "",
+                        key_at,
+                        GenericErrorKind::DuplicateField { field: key },
+                    ));
+                }
                 lexed(lx.expect(b':', "':' after object key"))?;
                 let v = any(lx, depth + 1).map_err(|e| nest(e, &key))?;
                 members.push((key, v));
@@ -754,6 +779,26 @@ mod tests {
                 "/xs: every array here is empty; items assumed \"string\"",
                 "/o: every object here is empty; a map of \"string\" assumed"
             ]
+        );
+    }
+
+    #[test]
+    fn a_repeated_key_is_refused_small_and_large() {
+        let e = infer(br#"{"a":{"x":1,"x":2}}"#).unwrap_err();
+        assert!(
+            matches!(e.kind, GenericErrorKind::DuplicateField { ref field } if field == "x"),
+            "{e}"
+        );
+        assert_eq!(e.pointer, "/a");
+        let mut big = String::from("{");
+        for i in 0..40 {
+            big.push_str(&format!("\"k{i}\":{i},"));
+        }
+        big.push_str("\"k7\":0}");
+        let e = infer(big.as_bytes()).unwrap_err();
+        assert!(
+            matches!(e.kind, GenericErrorKind::DuplicateField { ref field } if field == "k7"),
+            "{e}"
         );
     }
 }
