@@ -3,12 +3,16 @@
 //! byte picks a schema (0: schemas/catalog.avsc, else one of the seeded
 //! random schemas of `wirebench::generic::random`); the rest is the payload.
 //! Property: an error or a datum, never a panic, a hang or unbounded
-//! allocation; a datum encodes, and its bytes decode back to it.
+//! allocation; a datum encodes, and its bytes decode back to it (unless it
+//! holds a block of more than `ZERO_BYTE_FLOOR` zero-byte items, which a
+//! payload that short may not claim).
 //! Run: `make fuzz FUZZ_TARGETS=generic_avro`.
 
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
 use wirebench::codec::Format;
+use wirebench::generic::avro::ZERO_BYTE_FLOOR;
+use wirebench::generic::error::{GenericError, GenericErrorKind};
 use wirebench::generic::{self, random, schema::Schema};
 
 const FORMAT: Format = Format::Avro;
@@ -32,7 +36,18 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(d) = generic::decode(FORMAT, schema, payload) {
         let mut bytes = Vec::new();
         if generic::encode(FORMAT, schema, &d, &mut bytes).is_ok() {
-            let again = generic::decode(FORMAT, schema, &bytes).expect("our own bytes decode");
+            let again = match generic::decode(FORMAT, schema, &bytes) {
+                Ok(again) => again,
+                // The one documented refusal of our own bytes: a block of more
+                // zero-byte items (nulls, empty records) than the budget of a
+                // payload that short (generic::avro::ZERO_BYTE_FLOOR).
+                Err(GenericError { kind: GenericErrorKind::LengthExceedsInput { what, len, .. }, .. })
+                    if what.contains("zero-byte") && len > ZERO_BYTE_FLOOR as u64 =>
+                {
+                    return;
+                }
+                Err(e) => panic!("our own bytes decode: {e:?}"),
+            };
             assert!(again == d || format!("{again:?}") == format!("{d:?}"), "re-decoded datum differs");
         }
     }
