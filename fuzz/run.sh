@@ -48,6 +48,8 @@ fi
 seeds() { # target → fuzz/seeds/<target>/ rebuilt from committed fixtures
     local t=$1 dir=fuzz/seeds/$1 ext
     rm -rf "$dir" && mkdir -p "$dir"
+    # Inputs a fuzz run once failed on, kept so every run tries them again.
+    cp fuzz/regressions/"$t"/* "$dir"/ 2>/dev/null || true
     case $t in
     json | msgpack | avro | protobuf | flatbuffers)
         ext=$(printf '%s' "$t" | sed 's/protobuf/pb/; s/flatbuffers/fb/')
