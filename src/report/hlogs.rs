@@ -85,12 +85,18 @@ pub struct Pool {
     pub skipped: Vec<PathBuf>,
 }
 
-/// The `run_id=` token of a log's comment lines.
+/// The run id of a log: its `#run: ID` stamp line (what `wirebench load`
+/// and `locust/locustfile.py` write, docs/MEASUREMENT.md, "Runs"), else the
+/// `run_id=` token of its comment lines.
 pub fn run_id_of(text: &str) -> Option<String> {
-    text.lines()
-        .take_while(|l| l.starts_with('#'))
-        .flat_map(|l| l.split_whitespace())
-        .find_map(|t| t.strip_prefix("run_id=").map(str::to_string))
+    let comments = || text.lines().take_while(|l| l.starts_with('#'));
+    comments()
+        .find_map(|l| l.strip_prefix("#run: ").map(|id| id.trim().to_string()))
+        .or_else(|| {
+            comments()
+                .flat_map(|l| l.split_whitespace())
+                .find_map(|t| t.strip_prefix("run_id=").map(str::to_string))
+        })
 }
 
 /// Reads and merges `files`, keeping those of `run_id` (see the module doc).
@@ -461,6 +467,12 @@ mod tests {
     #[test]
     fn run_id_comes_from_comments_only() {
         assert_eq!(run_id_of("#x run_id=abc y\nTag=a,run_id=no"), Some("abc".into()));
+        // The run stamp of `wirebench load` (and of the locustfile) first.
+        assert_eq!(
+            run_id_of("#run: 20261201T2158Z-abc\n#x run_id=other\n"),
+            Some("20261201T2158Z-abc".into())
+        );
+        assert_eq!(run_id_of("Tag=a\n#run: late"), None);
         assert_eq!(run_id_of("Tag=a\n#run_id=late"), None);
     }
 }
