@@ -148,7 +148,7 @@ class Run:
         path = os.path.join(local_path(o.wb_hlog_dir, DEFAULT_HLOG_DIR), f"{o.wb_run_id}-{host}-{os.getpid()}.hlog")
         loop = f"open rate={o.wb_rate}/s per user, latency from the due time" if o.wb_rate > 0 else "closed"
         comments = [
-            # The run stamp `wirebench load` writes (docs/MEASUREMENT.md, "Runs").
+            # The run stamp `wirebench load` writes (docs/MEASUREMENT.md, "Runs: one `make bench`, one run id").
             f"run: {o.wb_run_id}",
             f"wirebench locust: run_id={o.wb_run_id} host={host} pid={os.getpid()}",
             f"verify={o.wb_verify} route={o.wb_route} split={o.wb_split} loop={loop} mix={o.wb_mix}",

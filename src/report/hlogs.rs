@@ -86,7 +86,7 @@ pub struct Pool {
 }
 
 /// The run id of a log: its `#run: ID` stamp line (what `wirebench load`
-/// and `locust/locustfile.py` write, docs/MEASUREMENT.md, "Runs"), else the
+/// and `locust/locustfile.py` write, docs/MEASUREMENT.md, "Runs: one `make bench`, one run id"), else the
 /// `run_id=` token of its comment lines.
 pub fn run_id_of(text: &str) -> Option<String> {
     let comments = || text.lines().take_while(|l| l.starts_with('#'));
