@@ -105,6 +105,29 @@ pub struct Catalog {
     pub products: Vec<Product>,
 }
 
+/// The product's fields in field order (docs/SPEC.md, "Field order"): the
+/// one list the explainer's per-field tables and the Protobuf reader's field
+/// names use.
+pub const PRODUCT_FIELDS: [&str; 17] = [
+    "id",
+    "sku",
+    "name",
+    "description",
+    "price_cents",
+    "currency",
+    "rating",
+    "review_count",
+    "in_stock",
+    "stock",
+    "status",
+    "tags",
+    "dimensions",
+    "variants",
+    "discount_percent",
+    "created_at_ms",
+    "image_url",
+];
+
 /// Most tags a product may carry.
 pub const MAX_TAGS: usize = 5;
 /// Most variants a product may carry.

@@ -405,26 +405,8 @@ pub fn compare_text(products: &[crate::model::Product]) -> Result<String, String
     Ok(compare_table(&all))
 }
 
-/// The product's fields in field order (docs/SPEC.md, "Field order"): the rows of the per-field tables.
-pub const PRODUCT_FIELDS: [&str; 17] = [
-    "id",
-    "sku",
-    "name",
-    "description",
-    "price_cents",
-    "currency",
-    "rating",
-    "review_count",
-    "in_stock",
-    "stock",
-    "status",
-    "tags",
-    "dimensions",
-    "variants",
-    "discount_percent",
-    "created_at_ms",
-    "image_url",
-];
+/// The product's fields in field order: the rows of the per-field tables.
+pub use crate::model::PRODUCT_FIELDS;
 
 /// The `'static` name of a product field, or [`FRAMING`] for a key we do not know.
 pub(crate) fn static_field(name: &str) -> &'static str {

@@ -38,27 +38,42 @@ pub(crate) const VARIANT_PRICE_CENTS: u32 = 4;
 pub(crate) const VARIANT_STOCK: u32 = 5;
 
 /// The name of `Product` field `number` as `catalog.proto` spells it ("" for
-/// a number it does not define).
+/// a number it does not define); `tests` holds the numbers to the names.
 pub(crate) fn product_field_name(number: u32) -> &'static str {
-    const NAMES: [&str; 18] = [
-        "",
-        "id",
-        "sku",
-        "name",
-        "description",
-        "price_cents",
-        "currency",
-        "rating",
-        "review_count",
-        "in_stock",
-        "stock",
-        "status",
-        "tags",
-        "dimensions",
-        "variants",
-        "discount_percent",
-        "created_at_ms",
-        "image_url",
-    ];
-    NAMES.get(number as usize).copied().unwrap_or("")
+    // catalog.proto numbers the product's fields 1..=17 in field order.
+    let index = (number as usize).wrapping_sub(1);
+    crate::model::PRODUCT_FIELDS.get(index).copied().unwrap_or("")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_product_number_names_its_field() {
+        let numbered = [
+            (ID, "id"),
+            (SKU, "sku"),
+            (NAME, "name"),
+            (DESCRIPTION, "description"),
+            (PRICE_CENTS, "price_cents"),
+            (CURRENCY, "currency"),
+            (RATING, "rating"),
+            (REVIEW_COUNT, "review_count"),
+            (IN_STOCK, "in_stock"),
+            (STOCK, "stock"),
+            (STATUS, "status"),
+            (TAGS, "tags"),
+            (DIMENSIONS, "dimensions"),
+            (VARIANTS, "variants"),
+            (DISCOUNT_PERCENT, "discount_percent"),
+            (CREATED_AT_MS, "created_at_ms"),
+            (IMAGE_URL, "image_url"),
+        ];
+        for (n, name) in numbered {
+            assert_eq!(product_field_name(n), name, "field {n}");
+        }
+        assert_eq!(product_field_name(0), "");
+        assert_eq!(product_field_name(18), "");
+    }
 }
