@@ -42,8 +42,10 @@ pub struct Admission {
     limit: usize,
     wait: Duration,
     state: Mutex<State>,
-    /// Budget bytes or a large slot were given back.
-    freed: Condvar,
+    /// A large slot was given back: wakes one slot waiter (one slot admits one).
+    slot_freed: Condvar,
+    /// Budget bytes were given back: wakes every budget waiter (the bytes may admit several).
+    bytes_freed: Condvar,
 }
 
 #[derive(Debug, Default)]
@@ -51,8 +53,13 @@ struct State {
     used: usize,
     /// Large-body slots free.
     slots: usize,
-    /// Requests waiting on `freed` (only then is a wake-up needed).
-    waiters: usize,
+    /// Requests waiting on `slot_freed` / `bytes_freed` (only then is a
+    /// wake-up needed: it is a system call, and each woken thread one more
+    /// context switch on a busy core).
+    slot_waiters: usize,
+    byte_waiters: usize,
+    /// Times a slot waiter woke up (tests check one wake-up per slot freed).
+    slot_wakeups: u64,
     refused: u64,
 }
 
@@ -67,7 +74,8 @@ impl Admission {
                 slots: slots.max(1),
                 ..State::default()
             }),
-            freed: Condvar::new(),
+            slot_freed: Condvar::new(),
+            bytes_freed: Condvar::new(),
         }
     }
 
@@ -84,9 +92,10 @@ impl Admission {
         let mut st = lock(&self.state);
         if size == Size::Large {
             while st.slots == 0 {
-                st.waiters += 1;
-                st = self.freed.wait(st).unwrap_or_else(PoisonError::into_inner);
-                st.waiters -= 1;
+                st.slot_waiters += 1;
+                st = self.slot_freed.wait(st).unwrap_or_else(PoisonError::into_inner);
+                st.slot_waiters -= 1;
+                st.slot_wakeups += 1;
             }
             st.slots -= 1;
         }
@@ -105,26 +114,32 @@ impl Admission {
                 st.refused += 1;
                 if size == Size::Large {
                     st.slots += 1;
-                    self.wake(st);
+                    self.wake(st, true, false);
                 }
                 return None;
             }
-            st.waiters += 1;
+            st.byte_waiters += 1;
             st = self
-                .freed
+                .bytes_freed
                 .wait_timeout(st, left)
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
-            st.waiters -= 1;
+            st.byte_waiters -= 1;
         }
     }
 
-    /// Wakes waiters after something was given back (a system call, skipped when nobody waits).
-    fn wake(&self, st: MutexGuard<'_, State>) {
-        let wake = st.waiters > 0;
+    /// After a slot (`slot`) or budget bytes (`bytes`) were given back:
+    /// wakes one slot waiter, and every budget waiter, skipping the call
+    /// when nobody waits for what was freed.
+    fn wake(&self, st: MutexGuard<'_, State>, slot: bool, bytes: bool) {
+        let slot = slot && st.slot_waiters > 0;
+        let bytes = bytes && st.byte_waiters > 0;
         drop(st);
-        if wake {
-            self.freed.notify_all();
+        if slot {
+            self.slot_freed.notify_one();
+        }
+        if bytes {
+            self.bytes_freed.notify_all();
         }
     }
 
@@ -164,14 +179,15 @@ impl Ticket {
     pub fn settle(&mut self, real: usize) {
         let mut st = lock(&self.admission.state);
         st.used = st.used.saturating_sub(self.bytes).saturating_add(real);
-        let freed = real < self.bytes || self.size == Size::Large;
-        if self.size == Size::Large {
+        let bytes = real < self.bytes;
+        let slot = self.size == Size::Large;
+        if slot {
             st.slots += 1;
             self.size = Size::Small;
         }
         self.bytes = real;
-        if freed {
-            self.admission.wake(st);
+        if bytes || slot {
+            self.admission.wake(st, slot, bytes);
         }
     }
 }
@@ -180,10 +196,11 @@ impl Drop for Ticket {
     fn drop(&mut self) {
         let mut st = lock(&self.admission.state);
         st.used = st.used.saturating_sub(self.bytes);
-        if self.size == Size::Large {
+        let slot = self.size == Size::Large;
+        if slot {
             st.slots += 1;
         }
-        self.admission.wake(st);
+        self.admission.wake(st, slot, self.bytes > 0);
     }
 }
 
@@ -257,6 +274,37 @@ mod tests {
         drop((big, small));
         assert_eq!(lock(&a.state).slots, 1);
         assert_eq!(a.in_use(), 0);
+    }
+
+    #[test]
+    fn a_freed_slot_wakes_one_waiter_not_all() {
+        let a = Arc::new(Admission::new(1 << 30, 1, Duration::ZERO));
+        let first = a.admit(LARGE + 1, false).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let waiters: Vec<_> = (0..3)
+            .map(|_| {
+                let (a, tx) = (Arc::clone(&a), tx.clone());
+                std::thread::spawn(move || tx.send(a.admit(LARGE + 1, false).unwrap()).unwrap())
+            })
+            .collect();
+        // Every waiter is queued for the slot before it is freed.
+        while lock(&a.state).slot_waiters < 3 {
+            std::thread::yield_now();
+        }
+        let mut held = first;
+        for _ in 0..3 {
+            held.settle(10); // the slot goes back: one waiter takes it
+            held = rx.recv().unwrap();
+            assert_eq!(held.size(), Size::Large);
+        }
+        drop(held);
+        for w in waiters {
+            w.join().unwrap();
+        }
+        // notify_all would have woken all three at the first release, two of
+        // them to find the slot taken: at least 4 wake-ups, not 3.
+        assert_eq!(lock(&a.state).slot_wakeups, 3, "one wake-up per slot freed");
+        assert_eq!(lock(&a.state).slots, 1);
     }
 
     #[test]
