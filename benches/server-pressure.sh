@@ -5,9 +5,10 @@
 #   1. burst, pinned: `wrk -t1 -c1000 -d$DURATION /ping`, server on core
 #      $SERVER_CPU, wrk on core $WRK_CPU; a fresh wirebench process (cold),
 #      the same process again (warm), nginx with 1 worker and the floor
-#      server (examples/floor_server.rs), interleaved, $ROUNDS rounds.
+#      server (examples/floor_server.rs, cold and warm), interleaved,
+#      $ROUNDS rounds.
 #   2. many connections, pinned: `wrk -t1 -c4000`, wirebench with
-#      --max-connections 4096, beside nginx.
+#      --max-connections 4096, beside nginx and the floor server.
 #   3. the design's floor, pinned: /ping at c=8 and c=64, wirebench vs the
 #      floor server (thread per connection, one read and one write per
 #      request) vs nginx, interleaved.
@@ -33,6 +34,12 @@
 #      accept queue seen and connect-to-first-byte times, the last
 #      connections' included; then the floor server the same way.
 #
+# The floor server listens with the backlog wirebench takes by default
+# (somaxconn, at most 4096; FLOOR_BACKLOG overrides), so at c=1000 and
+# c=4000 it shows what thread-per-connection itself costs, not a short
+# listen queue. The ratios compare wirebench with nginx and with the floor
+# server of the same round.
+#
 # Every wrk case (sections 1-6) prints, beside wrk's figures, the machine's
 # TcpExt listen counters during the case (/proc/net/netstat before and
 # after) and the CPU every other process used meanwhile (/proc/stat minus
@@ -43,7 +50,7 @@
 #
 # Usage: benches/server-pressure.sh
 #   env: ROUNDS=3 DURATION=5s SOAK=600s ONLY="" SKIP="" BASE_REV=935b724
-#        CATALOG_CONNS=8 IDLE_CONNS=200 EVICT_CAP=200 SERVER_CPU=0 WRK_CPU=1
+#        CATALOG_CONNS=8 FLOOR_BACKLOG=somaxconn IDLE_CONNS=200 EVICT_CAP=200 SERVER_CPU=0 WRK_CPU=1
 #        OUR_PORT=18090 NGINX_PORT=18091 FLOOR_PORT=18092 BASE_PORT=18093 OUT=dir
 #   a short sanity run: ROUNDS=1 DURATION=1s SOAK=10s SKIP="5 7" benches/server-pressure.sh
 set -euo pipefail
@@ -56,6 +63,8 @@ BASE_REV=${BASE_REV:-935b724}
 CATALOG_CONNS=${CATALOG_CONNS:-8}
 BURST=${BURST:-1000}
 FLOOR_PORT=${FLOOR_PORT:-18092}
+FLOOR_BACKLOG=${FLOOR_BACKLOG:-$(cat /proc/sys/net/core/somaxconn 2>/dev/null || echo 4096)}
+[ "$FLOOR_BACKLOG" -gt 4096 ] && FLOOR_BACKLOG=4096
 BASE_PORT=${BASE_PORT:-18093}
 IDLE_CONNS=${IDLE_CONNS:-200}
 EVICT_CAP=${EVICT_CAP:-200}
@@ -120,9 +129,9 @@ start_ours() {
 }
 stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
 
-# start_floor CPU_LIST : sets FLOOR_PID (std's backlog of 128, as the minimal server would have)
+# start_floor CPU_LIST : sets FLOOR_PID (listening with $FLOOR_BACKLOG, as wirebench does)
 start_floor() {
-    taskset -c "$1" "$FLOOR" "127.0.0.1:$FLOOR_PORT" >"$OUT/floor.log" 2>&1 &
+    taskset -c "$1" "$FLOOR" "127.0.0.1:$FLOOR_PORT" "$FLOOR_BACKLOG" >"$OUT/floor.log" 2>&1 &
     FLOOR_PID=$!
     pids+=("$FLOOR_PID")
     wait_port "$FLOOR_PORT"
@@ -189,12 +198,13 @@ if ! skipped 1; then
         stop "$NGINX_PID"
         start_floor "$SERVER_CPU"
         run_wrk "floor-cold-r$round" "$FLOOR_PID" "$WRK_CPU" -t1 -c1000 -d"$DURATION" "http://127.0.0.1:$FLOOR_PORT/ping"
+        run_wrk "floor-warm-r$round" "$FLOOR_PID" "$WRK_CPU" -t1 -c1000 -d"$DURATION" "http://127.0.0.1:$FLOOR_PORT/ping"
         stop "$FLOOR_PID"
     done
 fi
 
 if ! skipped 2; then
-    echo "## 2. many connections, pinned: wrk -t1 -c4000 -d$DURATION /ping, wirebench --max-connections 4096"
+    echo "## 2. many connections, pinned: wrk -t1 -c4000 -d$DURATION /ping, wirebench --max-connections 4096, nginx, floor"
     for round in $(seq 1 "$ROUNDS"); do
         start_ours "$SERVER_CPU" --max-connections 4096
         run_wrk "ours-c4000-r$round" "$OUR_PID" "$WRK_CPU" -t1 -c4000 -d"$DURATION" "http://127.0.0.1:$OUR_PORT/ping"
@@ -202,6 +212,9 @@ if ! skipped 2; then
         start_nginx 1 "$SERVER_CPU"
         run_wrk "nginx1-c4000-r$round" "$NGINX_PID" "$WRK_CPU" -t1 -c4000 -d"$DURATION" "http://127.0.0.1:$NGINX_PORT/ping"
         stop "$NGINX_PID"
+        start_floor "$SERVER_CPU"
+        run_wrk "floor-c4000-r$round" "$FLOOR_PID" "$WRK_CPU" -t1 -c4000 -d"$DURATION" "http://127.0.0.1:$FLOOR_PORT/ping"
+        stop "$FLOOR_PID"
     done
 fi
 
@@ -277,7 +290,8 @@ if [ -s "$OUT/summary.txt" ]; then
             for (k in rps) {
                 split("", refs)
                 if (k ~ /^ours-(cold|warm|c4000|c8-|c64-)/) { n = k; sub(/^ours-/, "nginx1-", n); refs[n] = 1 }
-                if (k ~ /^ours-(c8-|c64-)/) { n = k; sub(/^ours-/, "floor-", n); refs[n] = 1 }
+                if (k ~ /^ours-(cold|warm|c4000|c8-|c64-)/) { n = k; sub(/^ours-/, "floor-", n); refs[n] = 1 }
+                if (k ~ /^floor-(cold|warm|c4000)/) { n = k; sub(/^floor-/, "nginx1-", n); refs[n] = 1 }
                 if (k ~ /^ours-2cores/) { n = k; sub(/^ours-/, "nginx2-", n); refs[n] = 1 }
                 if (k ~ /^ours-json1000/) { n = k; sub(/^ours-/, "base-", n); refs[n] = 1 }
                 for (n in refs)
