@@ -282,3 +282,32 @@ fn self_test_a_burst_beyond_the_backlog_is_dropped_and_counted() {
     let server = bound.start().unwrap();
     assert!(server.listen_drops().unwrap() >= 3, "each dropped connect is counted");
 }
+
+/// More large bodies asked at once than there are large-body slots (one per
+/// core): each slot given back admits one waiting request, and every request
+/// is answered in full. A lost wake-up would leave a client waiting: the
+/// client's read timeout turns that into a failure, not a hang.
+#[test]
+fn more_large_requests_than_slots_are_all_answered() {
+    let server = start_with(|c| c.max_count = 1000);
+    let addr = server.local_addr();
+    let expected = Format::Json.encode_to_vec(&fixtures::catalog(1000).products).unwrap();
+    let clients: Vec<_> = (0..8)
+        .map(|_| {
+            let expected = expected.clone();
+            std::thread::spawn(move || {
+                let mut c = Client::connect(addr);
+                for _ in 0..4 {
+                    let r = c.get("/catalog/json?count=1000");
+                    assert_eq!(r.status, 200, "{}", r.text());
+                    assert!(r.body == expected, "the body is the catalog's encoding");
+                }
+            })
+        })
+        .collect();
+    for c in clients {
+        c.join().expect("every client got its four responses");
+    }
+    wait_until("the budget is free again", || server.budget().0 == 0);
+    assert_eq!(server.budget().1, 0, "nothing refused");
+}
