@@ -30,10 +30,10 @@ static ALLOC: CountingAlloc = CountingAlloc::new();
 const PER_CONNECTION: u64 = 32 * 1024;
 /// What an idle keep-alive connection may hold after any response.
 const PER_IDLE_CONNECTION: u64 = 64 * 1024;
-/// The large-body pool's bound: a pair of `POOL_BUFFER`s per core.
+/// The large-body pool's bound: `PAIRS_PER_CORE` pairs of `POOL_BUFFER`s per core.
 fn pool_bound() -> usize {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    2 * wirebench::http::warm::POOL_BUFFER * cores
+    wirebench::http::memory::PAIRS_PER_CORE * 2 * wirebench::http::warm::POOL_BUFFER * cores
 }
 
 fn connect(addr: std::net::SocketAddr) -> TcpStream {

@@ -6,7 +6,7 @@
 //!   keep-alive connection holds a few KiB whatever it was served last.
 //! - A large body (admitted as [`Size::Large`]) of at most [`POOL_BUFFER`]
 //!   bytes borrows a pair of buffers from [`super::warm::LargeBuffers`] for the one
-//!   response: one pair per encoder thread, kept warm (allocated and
+//!   response: two pairs per encoder thread ([`super::memory::PAIRS_PER_CORE`]), kept warm (allocated and
 //!   faulted in once), so a busy server does not map and fault in a fresh
 //!   buffer per response. The pool's whole capacity, pairs × 2 ×
 //!   [`POOL_BUFFER`], is set aside from the in-flight budget when the server
@@ -210,8 +210,11 @@ mod tests {
     #[test]
     fn the_pool_is_set_aside_from_the_budget_and_fits_in_it() {
         let r = resources(64 << 20);
-        assert_eq!(r.large_buffers.pairs(), 1);
-        assert_eq!(r.admission.limit(), (64 << 20) - 2 * POOL_BUFFER);
+        assert_eq!(r.large_buffers.pairs(), 2, "two pairs for the one core");
+        assert_eq!(r.admission.limit(), (64 << 20) - 4 * POOL_BUFFER);
+        let one = resources(3 * POOL_BUFFER);
+        assert_eq!(one.large_buffers.pairs(), 1, "as many as fit");
+        assert_eq!(one.admission.limit(), POOL_BUFFER);
         let small = resources(POOL_BUFFER);
         assert_eq!(small.large_buffers.pairs(), 0, "no room for a pair");
         assert_eq!(small.admission.limit(), POOL_BUFFER);
@@ -235,7 +238,7 @@ mod tests {
             assert!(s.capacity() <= 2 * KEEP, "round {round}: {}", s.capacity());
             assert_eq!(
                 res.large_buffers.held(),
-                2 * POOL_BUFFER,
+                4 * POOL_BUFFER,
                 "round {round}: the pair is back, warm"
             );
             // The next large body gets the same buffer back.
@@ -257,23 +260,29 @@ mod tests {
         assert_eq!(s.capacity(), 0);
         assert_eq!(
             res.large_buffers.held(),
-            2 * POOL_BUFFER,
-            "the pool's pair stayed in it"
+            4 * POOL_BUFFER,
+            "the pool's pairs stayed in it"
         );
     }
 
     #[test]
     fn with_every_pair_lent_out_a_large_body_gets_a_fresh_buffer() {
         let res = resources(1 << 30);
-        let (mut a, mut b) = (Scratch::new(Arc::clone(&res)), Scratch::new(Arc::clone(&res)));
-        assert_eq!(a.admit(768_000, false), Some(Size::Large));
-        a.settle(); // gives the large slot back; the pair stays lent until release
-        assert_eq!(res.large_buffers.held(), 0, "the only pair is lent out");
+        let mut lent: Vec<Scratch> = (0..2).map(|_| Scratch::new(Arc::clone(&res))).collect();
+        for s in &mut lent {
+            assert_eq!(s.admit(768_000, false), Some(Size::Large));
+            assert_eq!(s.body.capacity(), POOL_BUFFER, "a warm pair");
+            s.settle(); // gives the large slot back; the pair stays lent until release
+        }
+        assert_eq!(res.large_buffers.held(), 0, "both pairs are lent out");
+        let mut b = Scratch::new(Arc::clone(&res));
         assert_eq!(b.admit(768_000, false), Some(Size::Large));
         assert!(b.body.capacity() >= LARGE_RESERVE, "a fresh mapped buffer");
         b.release();
-        a.release();
-        assert_eq!(res.large_buffers.held(), 2 * POOL_BUFFER, "one pair, back in the pool");
+        for s in &mut lent {
+            s.release();
+        }
+        assert_eq!(res.large_buffers.held(), 4 * POOL_BUFFER, "two pairs, back in the pool");
     }
 
     #[test]

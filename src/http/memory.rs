@@ -5,13 +5,19 @@
 //! |---|---|---|
 //! | admission: budget + large-body slots, one ticket per body | [`super::admission`] | `--max-inflight-bytes`; one large body per core |
 //! | encoder threads and their compressors; the compressors lent to workers | [`super::encoders`] | one of each per core |
-//! | warm buffers for large bodies | [`super::warm`] | one pair per core, [`POOL_BUFFER`] each, set aside from the budget |
+//! | warm buffers for large bodies | [`super::warm`] | [`PAIRS_PER_CORE`] pairs per core, [`POOL_BUFFER`] each, set aside from the budget |
 //! | a worker's own response buffers | [`super::buffers::Scratch`] | [`super::buffers::KEEP`] each between responses |
 
 use super::admission::Admission;
 use super::config::ServerConfig;
 use super::encoders::{Compressors, Encoders};
 use super::warm::{LargeBuffers, POOL_BUFFER};
+
+/// Warm buffer pairs per core. A pair is lent from admission until the
+/// response is sent, a large-body slot only while encoding: with one slot
+/// per core, one body per core may be encoding while the one before it is
+/// still being sent, and each finds a warm pair.
+pub const PAIRS_PER_CORE: usize = 2;
 
 /// What every worker's [`super::buffers::Scratch`] draws on.
 #[derive(Debug)]
@@ -24,11 +30,12 @@ pub struct Resources {
 }
 
 impl Resources {
-    /// `cores` encoder threads, compressors and large-body slots; as many
-    /// warm buffer pairs as fit in the budget, set aside from it.
+    /// `cores` encoder threads, compressors and large-body slots;
+    /// [`PAIRS_PER_CORE`] warm buffer pairs per core, as many as fit in the
+    /// budget, set aside from it.
     pub fn new(config: &ServerConfig, cores: usize) -> std::io::Result<Resources> {
         let cores = cores.max(1);
-        let pairs = cores.min(config.max_inflight_bytes / (2 * POOL_BUFFER));
+        let pairs = (PAIRS_PER_CORE * cores).min(config.max_inflight_bytes / (2 * POOL_BUFFER));
         let large_buffers = LargeBuffers::new(pairs);
         let budget = config.max_inflight_bytes - large_buffers.footprint();
         Ok(Resources {

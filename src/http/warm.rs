@@ -1,5 +1,5 @@
-//! The warm buffers for large bodies: one pair (body, gzip) per large-body
-//! slot of the admission, each of [`POOL_BUFFER`] capacity, allocated when
+//! The warm buffers for large bodies: two pairs (body, gzip) per large-body
+//! slot of the admission ([`super::memory::PAIRS_PER_CORE`]), each of [`POOL_BUFFER`] capacity, allocated when
 //! the server starts (glibc maps blocks that large on their own; pages
 //! become resident as they are first written) and kept, so a busy server
 //! does not map and fault in a fresh buffer per large response. When every
@@ -14,7 +14,7 @@ use std::sync::{Mutex, PoisonError};
 /// many bytes (1,365 products at `BYTES_PER_PRODUCT`) uses a warm pair.
 pub const POOL_BUFFER: usize = 1 << 20;
 
-/// Warm buffer pairs (body, gzip) for large bodies, at most one per
+/// Warm buffer pairs (body, gzip) for large bodies, at most two per
 /// large-body slot of the admission, each of [`POOL_BUFFER`] capacity.
 #[derive(Debug)]
 pub struct LargeBuffers {
