@@ -14,7 +14,8 @@
 //! 7d              }  end of object
 //! ```
 
-use super::{Category, ExplainError, FRAMING, Failed, MAX_DEPTH, Span, Value, Walker, preview, static_field};
+use super::span::{Category, ExplainError, FRAMING, Failed, MAX_DEPTH, Span, Walker, preview, static_field};
+use super::value::Value;
 
 /// Walks one JSON text.
 pub fn annotate(bytes: &[u8]) -> Result<(Vec<Span>, Value), Failed> {

@@ -20,10 +20,12 @@
 //! and point `--url` at it.
 
 use super::closed;
+use super::config::{Compression, Config};
+use super::failure::{Errors, FailureKind};
 use super::round::RoundStats;
 use super::summary::{self, RunLabel};
 use super::verify::{self, Check, Target};
-use super::{Compression, Config, Errors, FailureKind, client, open};
+use super::{client, open};
 use crate::codec::Format;
 use crate::model::Product;
 use std::fs;

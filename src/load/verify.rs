@@ -7,8 +7,8 @@
 //! `--url URL --verify FORMAT` checks any server's bodies with [`Check::Decode`]:
 //! the [`Decoder`] chosen there is the one switch between decoding strategies.
 
-use super::FailureKind;
 use super::client::Response;
+use super::failure::FailureKind;
 use crate::codec::Format;
 use crate::model::{Catalog, Product};
 use std::net::{SocketAddr, ToSocketAddrs};
