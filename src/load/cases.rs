@@ -105,7 +105,7 @@ fn record(config: &Config, csv: &mut dyn Write, label: &RunLabel, st: &RoundStat
 
 /// `--warmup` sequential requests on one connection. The first response that
 /// decodes is compared with `expected`; returns the failures and the first
-/// difference, if any.
+/// difference, if any (with `--data`: the first body that is not the document).
 pub fn warm_up(target: &Target, n: usize, expected: Option<&[Product]>) -> (Errors, Option<String>) {
     let mut errors = Errors::default();
     let mut difference = None;
@@ -120,7 +120,12 @@ pub fn warm_up(target: &Target, n: usize, expected: Option<&[Product]>) -> (Erro
                     }
                 }
                 Ok(_) => {}
-                Err(kind) => errors.add(kind),
+                Err(kind) => {
+                    errors.add(kind);
+                    if let (None, Check::Data(e)) = (&difference, &target.check) {
+                        difference = e.difference(resp.body);
+                    }
+                }
             },
             Err(kind) => errors.add(kind),
         }
@@ -129,13 +134,20 @@ pub fn warm_up(target: &Target, n: usize, expected: Option<&[Product]>) -> (Erro
 }
 
 fn run_url(config: &Config, url: &str, csv: &mut dyn Write) -> Result<u64, String> {
-    let check = match config.verify_format {
-        Some(format) => Check::Decode {
+    let check = match (&config.data, config.verify_format) {
+        (Some(data), verify) => super::data::check(
+            url,
+            &data.to_string_lossy(),
+            config.schema.as_deref().map(|p| p.to_string_lossy()).as_deref(),
+            verify,
+            config.timeout,
+        )?,
+        (None, Some(format)) => Check::Decode {
             format,
             expect_count: config.expect_count,
             decoder: config.verify,
         },
-        None => Check::Status200,
+        (None, None) => Check::Status200,
     };
     let mut target = Target::from_url(url, check, config.timeout)?;
     let mut failed = 0;
@@ -148,7 +160,10 @@ fn run_url(config: &Config, url: &str, csv: &mut dyn Write) -> Result<u64, Strin
         target.server_pid = Some(pid);
     }
     for round in 1..=config.rounds {
-        let (warm_errors, _) = warm_up(&target, config.warmup, None);
+        let (warm_errors, difference) = warm_up(&target, config.warmup, None);
+        if let Some(d) = difference {
+            eprintln!("load: {url}: {d}");
+        }
         let mut st = measure(config, &target)?;
         st.errors.add_all(&warm_errors);
         let label = RunLabel {
@@ -157,9 +172,10 @@ fn run_url(config: &Config, url: &str, csv: &mut dyn Write) -> Result<u64, Strin
             count: 0,
             compression: config.compression.name().into(),
             concurrency: config.concurrency,
-            verify: match config.verify_format {
-                Some(f) => format!("{}:{}", f.name(), config.verify.name()),
-                None => "status".into(),
+            verify: match (&target.check, config.verify_format) {
+                (Check::Data(e), _) => format!("data:{}", e.format.name()),
+                (_, Some(f)) => format!("{}:{}", f.name(), config.verify.name()),
+                (_, None) => "status".into(),
             },
         };
         match config.output_format {
