@@ -9,7 +9,7 @@ mod support;
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpListener};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::thread;
 use std::time::Duration;
@@ -35,7 +35,7 @@ fn tmp(name: &str, text: &str) -> PathBuf {
     p
 }
 
-fn check(url: &str, doc: &PathBuf, schema: Option<&PathBuf>, verify: Option<Format>) -> Check {
+fn check(url: &str, doc: &Path, schema: Option<&PathBuf>, verify: Option<Format>) -> Check {
     let schema = schema.map(|p| p.to_str().unwrap().to_string());
     data::check(
         url,
