@@ -444,5 +444,6 @@ fn gap(bytes: &[u8], from: usize, to: usize) -> Span {
             product: None,
             field: ENVELOPE,
         }],
+        top: None,
     }
 }

@@ -237,12 +237,18 @@ fn object(w: &mut Walker<'_>, level: usize) -> Result<Value, ExplainError> {
             if is_product {
                 w.field = static_field(&key);
             }
+            if level == 0 {
+                w.top = Some(fields.len());
+            }
             w.span(at, Category::Key, format!("key {}", preview(&key)));
             whitespace(w);
             punct(w, b':', ":")?;
             whitespace(w);
             let v = value(w, level + 1)?;
             fields.push((key, v));
+            if level == 0 {
+                w.top = None;
+            }
             whitespace(w);
             if is_product {
                 w.field = FRAMING;

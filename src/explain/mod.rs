@@ -22,6 +22,7 @@
 //! (`Cursor`, `varint`).
 
 pub mod avro;
+pub mod data;
 pub mod flatbuffers;
 pub mod json;
 mod jsonform;
@@ -33,7 +34,7 @@ mod value;
 
 pub use jsonform::{failed_json, to_json};
 pub use render::{Summary, compare_table, render};
-pub use span::{Category, ENVELOPE, ExplainError, Explained, FRAMING, Failed, Owner, PRODUCT_FIELDS, Span};
+pub use span::{Category, ENVELOPE, ExplainError, Explained, FRAMING, Failed, Owner, PRODUCT_FIELDS, Span, Unparsable};
 pub use value::Value;
 
 use crate::codec::Format;
@@ -61,9 +62,13 @@ pub fn cli_main(args: &mut crate::cli::Args) -> Result<(), String> {
     if args.switch("--help") {
         println!(
             "wirebench explain FORMAT [--count N (default 1)] [--fixture FILE | --file PAYLOAD] [--summary]\n\
+             wirebench explain FORMAT --data FILE.json [--schema S.avsc] [--file PAYLOAD] [--summary] [--json]\n\
              wirebench explain compare [--count N] [--fixture FILE]\n\n\
              FORMAT is one of json, msgpack, protobuf, avro, flatbuffers. --file explains a payload saved\n\
-             from anywhere (e.g. `curl -o c.pb ...`); --summary prints only where the bytes go."
+             from anywhere (e.g. `curl -o c.pb ...`); --summary prints only where the bytes go.\n\
+             --data FILE.json explains your own document (json, msgpack, avro), encoded with --schema S.avsc\n\
+             or the schema inferred from it; with --file, PAYLOAD is read by that schema instead.\n\
+             --json prints the annotation as one JSON object (with --data)."
         );
         return Ok(());
     }
@@ -71,11 +76,26 @@ pub fn cli_main(args: &mut crate::cli::Args) -> Result<(), String> {
     let fixture = args.value("--fixture")?;
     let file = args.value("--file")?;
     let summary_only = args.switch("--summary");
+    let data = args.value("--data")?;
+    let schema = args.value("--schema")?;
+    let json = args.switch("--json");
     let pos = args.positional();
     args.finish()?;
     let [what] = pos.as_slice() else {
         return Err("expected one FORMAT (json, msgpack, protobuf, avro, flatbuffers) or `compare`".into());
     };
+    if let Some(data) = data {
+        if fixture.is_some() || what == "compare" {
+            return Err(
+                "--data explains your document in one FORMAT; --fixture and compare are for the catalog".into(),
+            );
+        }
+        let format: Format = what.parse()?;
+        return data_main(format, &data, schema.as_deref(), file.as_deref(), summary_only, json);
+    }
+    if schema.is_some() || json {
+        return Err("--schema and --json go with --data FILE.json".into());
+    }
     let products = || -> Result<Vec<crate::model::Product>, String> {
         let catalog = match &fixture {
             Some(path) => crate::fixtures::load_file(std::path::Path::new(path))?,
@@ -112,11 +132,47 @@ pub fn cli_main(args: &mut crate::cli::Args) -> Result<(), String> {
     }
 }
 
-/// A payload that does not parse: the dump of what did, and the first error.
-#[derive(Clone, Debug)]
-pub struct Unparsable {
-    pub partial: String,
-    pub error: ExplainError,
+/// `explain FORMAT --data FILE.json [--schema S.avsc] [--file PAYLOAD]`.
+fn data_main(
+    format: Format,
+    data: &str,
+    schema: Option<&str>,
+    file: Option<&str>,
+    summary_only: bool,
+    json: bool,
+) -> Result<(), String> {
+    if !data::supports(format) {
+        return Err(format!(
+            "explain --data annotates json, msgpack and avro; {format} has no annotator for a user's document"
+        ));
+    }
+    let loaded = crate::generic::input::load(data, schema)?;
+    let bytes = match file {
+        Some(path) => crate::generic::input::read_file(path)?,
+        None => {
+            let mut out = Vec::new();
+            crate::generic::encode(format, &loaded.schema, &loaded.datum, &mut out)
+                .map_err(|e| format!("{data}: {e}"))?;
+            out
+        }
+    };
+    let source = file.map_or_else(|| format!("{data} encoded as {format}"), str::to_string);
+    if json {
+        let ex = data::explain(format, &loaded.schema, &bytes)
+            .map_err(|f| format!("{source}: not valid {format} of the schema: {}", f.error))?;
+        println!("{}", data::to_json(&ex));
+        return Ok(());
+    }
+    match data::text(format, &loaded.schema, &bytes, !summary_only) {
+        Ok(text) => {
+            print!("{text}");
+            Ok(())
+        }
+        Err(Unparsable { partial, error }) => {
+            print!("{partial}");
+            Err(format!("{source}: not valid {format} of the schema: {error}"))
+        }
+    }
 }
 
 /// The full text `explain FORMAT` prints (also served at `/explain/{format}`):

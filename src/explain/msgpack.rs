@@ -232,8 +232,11 @@ fn map(w: &mut Walker<'_>, start: usize, n: u64, header: String, level: usize) -
     }
     let mut fields = Vec::with_capacity(n as usize);
     w.depth += 1;
-    for _ in 0..n {
+    for i in 0..n {
         let key_at = w.pos;
+        if level == 0 {
+            w.top = usize::try_from(i).ok();
+        }
         if is_product {
             // Peek the key to attribute its bytes to the field it names.
             let mut probe = Walker::new(w.bytes);
@@ -248,6 +251,9 @@ fn map(w: &mut Walker<'_>, start: usize, n: u64, header: String, level: usize) -
         };
         let v = value(w, level + 1, Role::Value)?;
         fields.push((key, v));
+        if level == 0 {
+            w.top = None;
+        }
         if is_product {
             w.field = FRAMING;
         }

@@ -55,6 +55,11 @@ pub struct Span {
     /// that several tables point at (a FlatBuffers vtable or string shared
     /// by many products), one per product and field that reaches it.
     pub owners: Vec<Owner>,
+    /// The member of the root object these bytes belong to, by its position
+    /// in the payload (0 for the first member read); `None` for the root's
+    /// own framing. The per-member summary of a user's document
+    /// ([`super::data`]) adds bytes up by it.
+    pub top: Option<usize>,
 }
 
 /// Who a span belongs to: a product (by index in the catalog) and its field.
@@ -125,6 +130,8 @@ pub(crate) struct Walker<'a> {
     pub product: Option<usize>,
     /// Products entered so far: the index of the next one.
     pub products: usize,
+    /// The root member the next span belongs to ([`Span::top`]).
+    pub top: Option<usize>,
 }
 
 impl<'a> Walker<'a> {
@@ -137,6 +144,7 @@ impl<'a> Walker<'a> {
             field: ENVELOPE,
             product: None,
             products: 0,
+            top: None,
         }
     }
 
@@ -196,6 +204,7 @@ impl<'a> Walker<'a> {
                 product: self.product,
                 field: self.field,
             }],
+            top: self.top,
         });
     }
 
@@ -225,6 +234,13 @@ impl<'a> Walker<'a> {
             }),
         }
     }
+}
+
+/// A payload that does not parse: the dump of what did, and the first error.
+#[derive(Clone, Debug)]
+pub struct Unparsable {
+    pub partial: String,
+    pub error: ExplainError,
 }
 
 /// Deepest nesting an annotator follows (our catalog needs 4).
