@@ -135,7 +135,7 @@ pub fn warm_up(target: &Target, n: usize, expected: Option<&[Product]>) -> (Erro
 
 fn run_url(config: &Config, url: &str, csv: &mut dyn Write) -> Result<u64, String> {
     let check = match (&config.data, config.verify_format) {
-        (Some(data), verify) => super::data::check(
+        (Some(data), verify) => data_check(
             url,
             &data.to_string_lossy(),
             config.schema.as_deref().map(|p| p.to_string_lossy()).as_deref(),
@@ -186,6 +186,26 @@ fn run_url(config: &Config, url: &str, csv: &mut dyn Write) -> Result<u64, Strin
         record(config, csv, &label, &st)?;
     }
     Ok(failed)
+}
+
+/// The [`Check`] of `load --url URL --data FILE.json [--schema S.avsc]
+/// [--verify FORMAT]`.
+pub fn data_check(
+    url: &str,
+    data: &str,
+    schema_path: Option<&str>,
+    verify: Option<Format>,
+    timeout: std::time::Duration,
+) -> Result<Check, String> {
+    let probe = Target::from_url(url, Check::Status200, timeout)?;
+    let rest = url.strip_prefix("http://").unwrap_or(url);
+    let (authority, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, "/"),
+    };
+    let format = super::data::format_of(path, verify)?;
+    let e = super::data::expected(data, schema_path, format, probe.addr, authority, timeout)?;
+    Ok(Check::Data(std::sync::Arc::new(e)))
 }
 
 /// Formats of round `round` (1-based): `formats` rotated left by `(seed + round - 1) mod n`.

@@ -17,11 +17,9 @@
 
 use super::client::{Client, get_request_accepting};
 use super::failure::FailureKind;
-use super::verify::{Check, Target};
 use crate::codec::Format;
 use crate::generic::{self, datum::Datum, input, schema::Schema};
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::time::Duration;
 
 /// What a `/data` body must decode to.
@@ -136,26 +134,6 @@ pub fn expected(
     let text = input::read_file(data)?;
     let datum = generic::document::read(&schema, &text).map_err(|e| format!("{data}: {e}"))?;
     Ok(Expected::new(format, schema, &datum))
-}
-
-/// The [`Check`] of `load --url URL --data FILE.json [--schema S.avsc]
-/// [--verify FORMAT]`.
-pub fn check(
-    url: &str,
-    data: &str,
-    schema_path: Option<&str>,
-    verify: Option<Format>,
-    timeout: Duration,
-) -> Result<Check, String> {
-    let probe = Target::from_url(url, Check::Status200, timeout)?;
-    let rest = url.strip_prefix("http://").unwrap_or(url);
-    let (authority, path) = match rest.find('/') {
-        Some(i) => (&rest[..i], &rest[i..]),
-        None => (rest, "/"),
-    };
-    let format = format_of(path, verify)?;
-    let e = expected(data, schema_path, format, probe.addr, authority, timeout)?;
-    Ok(Check::Data(Arc::new(e)))
 }
 
 #[cfg(test)]
