@@ -288,3 +288,53 @@ impl Reader<'_, '_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn walk(schema: &str, bytes: &[u8]) -> Result<(String, Vec<String>, Vec<String>), ExplainError> {
+        let schema = Schema::parse(schema.as_bytes()).unwrap();
+        let mut w = Walker::new(bytes);
+        let (json, members) = annotate(&mut w, &schema)?;
+        let meanings = w.spans.iter().map(|s| s.meaning.clone()).collect();
+        Ok((json, members, meanings))
+    }
+
+    const R: &str =
+        r#"{"type":"record","name":"R","fields":[{"name":"id","type":"long"},{"name":"n","type":["null","string"]}]}"#;
+
+    #[test]
+    fn a_record_reads_by_its_schema() {
+        let (json, members, meanings) = walk(R, &[0x0e, 0x02, 0x02, 0x61]).unwrap();
+        assert_eq!(json, r#"{"id":7,"n":"a"}"#);
+        assert_eq!(members, ["id", "n"]);
+        assert_eq!(
+            meanings,
+            [
+                "$.id: long 7 (zigzag 14)",
+                "$.n: union branch 1 (string)",
+                "$.n: string length 1",
+                "\"a\""
+            ]
+        );
+        assert_eq!(walk(R, &[0x0e, 0x00]).unwrap().0, r#"{"id":7,"n":null}"#);
+    }
+
+    #[test]
+    fn hostile_bytes_are_errors() {
+        let e = walk(R, &[0x0e, 0x04]).unwrap_err();
+        assert_eq!(
+            (e.offset, e.message.as_str()),
+            (1, "$.n: union branch 2 is not one of the 2 branches")
+        );
+        let e = walk(R, &[0x0e, 0x02, 0x7e]).unwrap_err();
+        assert!(e.message.contains("length 63 does not fit in the 0 bytes left"), "{e}");
+        // 2^31 nulls claimed by four bytes: refused, not walked.
+        let nulls = r#"{"type":"array","items":"null"}"#;
+        let e = walk(nulls, &[0x80, 0x80, 0x80, 0x80, 0x10]).unwrap_err();
+        assert!(e.message.contains("cannot fit"), "{e}");
+        let e = walk(r#"{"type":"array","items":"long"}"#, &[0xff; 11]).unwrap_err();
+        assert!(e.message.contains("varint longer than 64 bits"), "{e}");
+    }
+}

@@ -149,3 +149,58 @@ fn value(schema: &Schema, node: NodeId, v: &Value, path: &str, out: &mut String,
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SCHEMA: &str = r#"{"type":"record","name":"R","fields":[
+        {"name":"id","type":"long"},
+        {"name":"kind","type":{"type":"enum","name":"K","symbols":["A","B"]}},
+        {"name":"score","type":["null","double"]},
+        {"name":"tags","type":{"type":"map","values":"int"}},
+        {"name":"type_","type":"string","wirebench.key":"type"}]}"#;
+
+    fn check(json: &str, expected: Result<&str, &str>) {
+        let schema = Schema::parse(SCHEMA.as_bytes()).unwrap();
+        let (_, value) = super::super::super::json::annotate(json.as_bytes()).unwrap();
+        match (read(&schema, &value), expected) {
+            (Ok(got), Ok(want)) => assert_eq!(got, want, "{json}"),
+            (Err(got), Err(want)) => assert!(got.contains(want), "{json}: {got}"),
+            (got, want) => panic!("{json}: got {got:?}, expected {want:?}"),
+        }
+    }
+
+    #[test]
+    fn the_tree_is_read_by_the_schema() {
+        check(
+            r#"{"type":"t","tags":{"x":1},"kind":"b","id":7}"#,
+            Ok(r#"{"id":7,"kind":"b","score":null,"tags":{"x":1},"type_":"t"}"#),
+        );
+        check(
+            r#"{"id":-1,"kind":"A","score":2,"tags":{},"type":""}"#,
+            Ok(r#"{"id":-1,"kind":"A","score":2.0,"tags":{},"type_":""}"#),
+        );
+        check(
+            r#"{"id":1.5,"kind":"A","tags":{},"type":""}"#,
+            Err("$.id: expected long, found a float"),
+        );
+        check(
+            r#"{"id":1,"kind":"C","tags":{},"type":""}"#,
+            Err(r#""C" is not a symbol"#),
+        );
+        check(
+            r#"{"id":1,"kind":"A","tags":{},"type":"","x":0}"#,
+            Err(r#"no field with key "x""#),
+        );
+        check(r#"{"id":1,"kind":"A","tags":{}}"#, Err("$.type: missing"));
+        check(
+            r#"{"id":1,"kind":"A","tags":{"a":1,"a":2},"type":""}"#,
+            Err(r#"key "a" repeated"#),
+        );
+        check(
+            r#"{"id":1,"kind":"A","score":"x","tags":{},"type":""}"#,
+            Err("$.score: expected union"),
+        );
+    }
+}
