@@ -14,7 +14,8 @@
 //! 14 53 4b …    sku: string length 10, then the bytes
 //! ```
 
-use super::{Category, ExplainError, Failed, Span, Value, Walker, plural, preview};
+use super::span::{Category, ExplainError, Failed, Span, Walker, plural, preview};
+use super::value::Value;
 
 /// Walks one Catalog datum.
 pub fn annotate(bytes: &[u8]) -> Result<(Vec<Span>, Value), Failed> {

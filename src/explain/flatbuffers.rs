@@ -26,7 +26,8 @@
 //! 4  57 42 43 54    file identifier "WBCT"
 //! ```
 
-use super::{Category, ENVELOPE, ExplainError, FRAMING, Failed, Span, Value, Walker, preview};
+use super::span::{Category, ENVELOPE, ExplainError, FRAMING, Failed, Span, Walker, preview};
+use super::value::Value;
 
 /// What one vtable slot holds.
 #[derive(Clone, Copy)]
@@ -439,9 +440,10 @@ fn gap(bytes: &[u8], from: usize, to: usize) -> Span {
         category: Category::Padding,
         field: ENVELOPE,
         meaning,
-        owners: vec![super::Owner {
+        owners: vec![super::span::Owner {
             product: None,
             field: ENVELOPE,
         }],
+        top: None,
     }
 }

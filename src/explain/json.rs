@@ -14,7 +14,8 @@
 //! 7d              }  end of object
 //! ```
 
-use super::{Category, ExplainError, FRAMING, Failed, MAX_DEPTH, Span, Value, Walker, preview, static_field};
+use super::span::{Category, ExplainError, FRAMING, Failed, MAX_DEPTH, Span, Walker, preview, static_field};
+use super::value::Value;
 
 /// Walks one JSON text.
 pub fn annotate(bytes: &[u8]) -> Result<(Vec<Span>, Value), Failed> {
@@ -236,12 +237,18 @@ fn object(w: &mut Walker<'_>, level: usize) -> Result<Value, ExplainError> {
             if is_product {
                 w.field = static_field(&key);
             }
+            if level == 0 {
+                w.top = Some(fields.len());
+            }
             w.span(at, Category::Key, format!("key {}", preview(&key)));
             whitespace(w);
             punct(w, b':', ":")?;
             whitespace(w);
             let v = value(w, level + 1)?;
             fields.push((key, v));
+            if level == 0 {
+                w.top = None;
+            }
             whitespace(w);
             if is_product {
                 w.field = FRAMING;

@@ -16,7 +16,9 @@
 //! one field the summary credits the bytes to. A payload that does not parse
 //! gives the spans read so far and `error` `{"offset":…,"message":…}`.
 
-use super::{Category, Explained, Span, Summary};
+use super::render::Summary;
+use super::span::{Category, ExplainError, Explained, Failed, Span};
+use super::value::Value;
 use crate::measure::hlog::base64_encode;
 use crate::measure::json::quote;
 use std::fmt::Write;
@@ -29,22 +31,17 @@ pub fn to_json(ex: &Explained, extra: &[(&str, String)]) -> String {
 
 /// The JSON document of a payload that does not parse: the spans read so
 /// far and the error.
-pub fn failed_json(
-    format: crate::codec::Format,
-    bytes: &[u8],
-    failed: &super::Failed,
-    extra: &[(&str, String)],
-) -> String {
+pub fn failed_json(format: crate::codec::Format, bytes: &[u8], failed: &Failed, extra: &[(&str, String)]) -> String {
     let partial = Explained {
         format,
         bytes: bytes.to_vec(),
         spans: Vec::new(),
-        value: super::Value::Null,
+        value: Value::Null,
     };
     document(&partial, &failed.spans, Some(&failed.error), extra)
 }
 
-fn document(ex: &Explained, spans: &[Span], error: Option<&super::ExplainError>, extra: &[(&str, String)]) -> String {
+fn document(ex: &Explained, spans: &[Span], error: Option<&ExplainError>, extra: &[(&str, String)]) -> String {
     let mut out = String::with_capacity(ex.bytes.len() * 2 + spans.len() * 120);
     let _ = write!(out, "{{\"format\":{}", quote(ex.format.name()));
     for (name, value) in extra {
@@ -67,7 +64,7 @@ fn document(ex: &Explained, spans: &[Span], error: Option<&super::ExplainError>,
         format: ex.format,
         bytes: ex.bytes.clone(),
         spans: spans.to_vec(),
-        value: super::Value::Null,
+        value: Value::Null,
     });
     out.push_str("{\"by_category\":{");
     for (i, (c, n)) in Category::ALL.iter().zip(sum.by_category).enumerate() {

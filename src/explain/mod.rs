@@ -22,123 +22,22 @@
 //! (`Cursor`, `varint`).
 
 pub mod avro;
+pub mod data;
 pub mod flatbuffers;
 pub mod json;
 mod jsonform;
 pub mod msgpack;
 pub mod protobuf;
 mod render;
+mod span;
 mod value;
 
 pub use jsonform::{failed_json, to_json};
 pub use render::{Summary, compare_table, render};
+pub use span::{Category, ENVELOPE, ExplainError, Explained, FRAMING, Failed, Owner, PRODUCT_FIELDS, Span, Unparsable};
 pub use value::Value;
 
 use crate::codec::Format;
-use std::fmt;
-
-/// What a byte is for. The summary adds bytes up by category.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Category {
-    /// Field names written into the payload (JSON and MessagePack keys).
-    Key,
-    /// Everything that frames the data: markers, tags, type bytes, lengths,
-    /// counts, offsets, vtables, punctuation.
-    Structure,
-    /// Bytes that exist only for alignment.
-    Padding,
-    /// The data itself: digits, string bytes, fixed-width numbers.
-    Value,
-}
-
-impl Category {
-    pub const ALL: [Category; 4] = [Category::Key, Category::Structure, Category::Padding, Category::Value];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Category::Key => "keys",
-            Category::Structure => "structure",
-            Category::Padding => "padding",
-            Category::Value => "values",
-        }
-    }
-}
-
-/// Spans outside any product: the catalog envelope.
-pub const ENVELOPE: &str = "(envelope)";
-/// Spans of a product that belong to no single field (its map/record framing).
-pub const FRAMING: &str = "(product framing)";
-
-/// One annotated run of bytes.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Span {
-    pub offset: usize,
-    pub len: usize,
-    /// Nesting depth, for indentation.
-    pub depth: usize,
-    pub category: Category,
-    /// The top-level product field these bytes belong to, or [`ENVELOPE`] / [`FRAMING`].
-    /// The summary adds bytes up by this field, once per byte.
-    pub field: &'static str,
-    pub meaning: String,
-    /// Every owner of these bytes: one for data read once; several for data
-    /// that several tables point at (a FlatBuffers vtable or string shared
-    /// by many products), one per product and field that reaches it.
-    pub owners: Vec<Owner>,
-}
-
-/// Who a span belongs to: a product (by index in the catalog) and its field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Owner {
-    /// The product's index, or `None` outside every product (the envelope).
-    pub product: Option<usize>,
-    /// A field of [`PRODUCT_FIELDS`], [`FRAMING`] or [`ENVELOPE`].
-    pub field: &'static str,
-}
-
-impl Owner {
-    /// The field path: `products[3].name`, `products[3]` (its framing), or
-    /// `(envelope)`.
-    pub fn path(&self) -> String {
-        match self.product {
-            None => self.field.to_string(),
-            Some(i) if self.field == FRAMING || self.field == ENVELOPE => format!("products[{i}]"),
-            Some(i) => format!("products[{i}].{}", self.field),
-        }
-    }
-}
-
-/// The first byte an annotator could not make sense of.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ExplainError {
-    pub offset: usize,
-    pub message: String,
-}
-
-impl fmt::Display for ExplainError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} at byte {}", self.message, self.offset)
-    }
-}
-
-impl std::error::Error for ExplainError {}
-
-/// An annotated payload: spans in order and the value they decode to.
-#[derive(Clone, Debug)]
-pub struct Explained {
-    pub format: Format,
-    /// The payload itself (the dump shows its bytes).
-    pub bytes: Vec<u8>,
-    pub spans: Vec<Span>,
-    pub value: Value,
-}
-
-/// A failed walk keeps the spans read so far, so the dump can show them.
-#[derive(Clone, Debug)]
-pub struct Failed {
-    pub spans: Vec<Span>,
-    pub error: ExplainError,
-}
 
 /// Annotates `bytes` as `format`.
 pub fn explain(format: Format, bytes: &[u8]) -> Result<Explained, Failed> {
@@ -157,159 +56,19 @@ pub fn explain(format: Format, bytes: &[u8]) -> Result<Explained, Failed> {
     })
 }
 
-/// The shared bookkeeping of every annotator: a position in the payload,
-/// bounds-checked reads, and the spans recorded so far.
-#[derive(Debug)]
-pub(crate) struct Walker<'a> {
-    pub bytes: &'a [u8],
-    pub pos: usize,
-    pub spans: Vec<Span>,
-    /// Current nesting depth (indentation of the next span).
-    pub depth: usize,
-    /// The product field the next span belongs to.
-    pub field: &'static str,
-    /// The product the next span belongs to (`None`: the envelope).
-    pub product: Option<usize>,
-    /// Products entered so far: the index of the next one.
-    pub products: usize,
-}
-
-impl<'a> Walker<'a> {
-    pub fn new(bytes: &'a [u8]) -> Walker<'a> {
-        Walker {
-            bytes,
-            pos: 0,
-            spans: Vec::new(),
-            depth: 0,
-            field: ENVELOPE,
-            product: None,
-            products: 0,
-        }
-    }
-
-    /// Enters the next product: its framing owns the spans until a field is
-    /// set. Returns what [`Walker::end_product`] restores.
-    pub fn begin_product(&mut self) -> (Option<usize>, &'static str) {
-        let saved = (self.product, self.field);
-        self.product = Some(self.products);
-        self.products += 1;
-        self.field = FRAMING;
-        saved
-    }
-
-    /// Leaves a product, restoring the owner from before [`Walker::begin_product`].
-    pub fn end_product(&mut self, saved: (Option<usize>, &'static str)) {
-        (self.product, self.field) = saved;
-    }
-
-    /// `n` bytes from the current position; an error if the payload ends first.
-    pub fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], ExplainError> {
-        let end = self.pos.checked_add(n).filter(|&e| e <= self.bytes.len());
-        match end {
-            Some(end) => {
-                let s = &self.bytes[self.pos..end];
-                self.pos = end;
-                Ok(s)
-            }
-            None => Err(self.err(
-                self.pos,
-                format!("{what} needs {n} bytes but only {} remain", self.bytes.len() - self.pos),
-            )),
-        }
-    }
-
-    pub fn u8(&mut self, what: &str) -> Result<u8, ExplainError> {
-        Ok(self.take(1, what)?[0])
-    }
-
-    /// Records the bytes from `start` to the current position as one span.
-    pub fn span(&mut self, start: usize, category: Category, meaning: impl Into<String>) {
-        self.span_at(start, self.pos - start, category, meaning);
-    }
-
-    /// Records `len` bytes at `offset` as one span.
-    pub fn span_at(&mut self, offset: usize, len: usize, category: Category, meaning: impl Into<String>) {
-        if len == 0 {
-            return;
-        }
-        self.spans.push(Span {
-            offset,
-            len,
-            depth: self.depth,
-            category,
-            field: self.field,
-            meaning: meaning.into(),
-            owners: vec![Owner {
-                product: self.product,
-                field: self.field,
-            }],
-        });
-    }
-
-    #[cold]
-    pub fn err(&self, offset: usize, message: impl Into<String>) -> ExplainError {
-        ExplainError {
-            offset,
-            message: message.into(),
-        }
-    }
-
-    /// Ends a walk: the value if every byte was read, else the error with the
-    /// spans read so far.
-    pub fn finish(self, result: Result<Value, ExplainError>) -> Result<(Vec<Span>, Value), Failed> {
-        match result {
-            Ok(_) if self.pos < self.bytes.len() => Err(Failed {
-                error: ExplainError {
-                    offset: self.pos,
-                    message: format!("{} trailing bytes after the root value", self.bytes.len() - self.pos),
-                },
-                spans: self.spans,
-            }),
-            Ok(v) => Ok((self.spans, v)),
-            Err(error) => Err(Failed {
-                spans: self.spans,
-                error,
-            }),
-        }
-    }
-}
-
-/// Deepest nesting an annotator follows (our catalog needs 4).
-pub(crate) const MAX_DEPTH: usize = 64;
-
-/// "1 entry", "3 entries".
-pub(crate) fn plural(n: u64, one: &str, many: &str) -> String {
-    if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{n} {many}")
-    }
-}
-
-/// A short, printable rendering of string bytes for the meaning column.
-pub(crate) fn preview(s: &str) -> String {
-    const MAX: usize = 40;
-    let mut out = String::from("\"");
-    for (i, c) in s.chars().enumerate() {
-        if i == MAX {
-            out.push('…');
-            break;
-        }
-        out.extend(c.escape_debug());
-    }
-    out.push('"');
-    out
-}
-
 /// `wirebench explain FORMAT [--count N] [--fixture FILE | --file PAYLOAD] [--summary]`
 /// and `wirebench explain compare [--count N] [--fixture FILE]`.
 pub fn cli_main(args: &mut crate::cli::Args) -> Result<(), String> {
     if args.switch("--help") {
         println!(
             "wirebench explain FORMAT [--count N (default 1)] [--fixture FILE | --file PAYLOAD] [--summary]\n\
+             wirebench explain FORMAT --data FILE.json [--schema S.avsc] [--file PAYLOAD] [--summary] [--json]\n\
              wirebench explain compare [--count N] [--fixture FILE]\n\n\
              FORMAT is one of json, msgpack, protobuf, avro, flatbuffers. --file explains a payload saved\n\
-             from anywhere (e.g. `curl -o c.pb ...`); --summary prints only where the bytes go."
+             from anywhere (e.g. `curl -o c.pb ...`); --summary prints only where the bytes go.\n\
+             --data FILE.json explains your own document (json, msgpack, avro), encoded with --schema S.avsc\n\
+             or the schema inferred from it; with --file, PAYLOAD is read by that schema instead.\n\
+             --json prints the annotation as one JSON object (with --data)."
         );
         return Ok(());
     }
@@ -317,11 +76,26 @@ pub fn cli_main(args: &mut crate::cli::Args) -> Result<(), String> {
     let fixture = args.value("--fixture")?;
     let file = args.value("--file")?;
     let summary_only = args.switch("--summary");
+    let data = args.value("--data")?;
+    let schema = args.value("--schema")?;
+    let json = args.switch("--json");
     let pos = args.positional();
     args.finish()?;
     let [what] = pos.as_slice() else {
         return Err("expected one FORMAT (json, msgpack, protobuf, avro, flatbuffers) or `compare`".into());
     };
+    if let Some(data) = data {
+        if fixture.is_some() || what == "compare" {
+            return Err(
+                "--data explains your document in one FORMAT; --fixture and compare are for the catalog".into(),
+            );
+        }
+        let format: Format = what.parse()?;
+        return data_main(format, &data, schema.as_deref(), file.as_deref(), summary_only, json);
+    }
+    if schema.is_some() || json {
+        return Err("--schema and --json go with --data FILE.json".into());
+    }
     let products = || -> Result<Vec<crate::model::Product>, String> {
         let catalog = match &fixture {
             Some(path) => crate::fixtures::load_file(std::path::Path::new(path))?,
@@ -358,11 +132,47 @@ pub fn cli_main(args: &mut crate::cli::Args) -> Result<(), String> {
     }
 }
 
-/// A payload that does not parse: the dump of what did, and the first error.
-#[derive(Clone, Debug)]
-pub struct Unparsable {
-    pub partial: String,
-    pub error: ExplainError,
+/// `explain FORMAT --data FILE.json [--schema S.avsc] [--file PAYLOAD]`.
+fn data_main(
+    format: Format,
+    data: &str,
+    schema: Option<&str>,
+    file: Option<&str>,
+    summary_only: bool,
+    json: bool,
+) -> Result<(), String> {
+    if !data::supports(format) {
+        return Err(format!(
+            "explain --data annotates json, msgpack and avro; {format} has no annotator for a user's document"
+        ));
+    }
+    let loaded = crate::generic::input::load(data, schema)?;
+    let bytes = match file {
+        Some(path) => crate::generic::input::read_file(path)?,
+        None => {
+            let mut out = Vec::new();
+            crate::generic::encode(format, &loaded.schema, &loaded.datum, &mut out)
+                .map_err(|e| format!("{data}: {e}"))?;
+            out
+        }
+    };
+    let source = file.map_or_else(|| format!("{data} encoded as {format}"), str::to_string);
+    if json {
+        let ex = data::explain(format, &loaded.schema, &bytes)
+            .map_err(|f| format!("{source}: not valid {format} of the schema: {}", f.error))?;
+        println!("{}", data::to_json(&ex));
+        return Ok(());
+    }
+    match data::text(format, &loaded.schema, &bytes, !summary_only) {
+        Ok(text) => {
+            print!("{text}");
+            Ok(())
+        }
+        Err(Unparsable { partial, error }) => {
+            print!("{partial}");
+            Err(format!("{source}: not valid {format} of the schema: {error}"))
+        }
+    }
 }
 
 /// The full text `explain FORMAT` prints (also served at `/explain/{format}`):
@@ -403,12 +213,4 @@ pub fn compare_text(products: &[crate::model::Product]) -> Result<String, String
         all.push(ex);
     }
     Ok(compare_table(&all))
-}
-
-/// The product's fields in field order: the rows of the per-field tables.
-pub use crate::model::PRODUCT_FIELDS;
-
-/// The `'static` name of a product field, or [`FRAMING`] for a key we do not know.
-pub(crate) fn static_field(name: &str) -> &'static str {
-    PRODUCT_FIELDS.iter().copied().find(|f| *f == name).unwrap_or(FRAMING)
 }

@@ -12,7 +12,8 @@
 //! cd 01 2c           uint16 300
 //! ```
 
-use super::{Category, ExplainError, FRAMING, Failed, MAX_DEPTH, Span, Value, Walker, plural, static_field};
+use super::span::{Category, ExplainError, FRAMING, Failed, MAX_DEPTH, Span, Walker, plural, static_field};
+use super::value::Value;
 
 /// Walks one MessagePack value (the whole payload).
 pub fn annotate(bytes: &[u8]) -> Result<(Vec<Span>, Value), Failed> {
@@ -185,8 +186,8 @@ fn string(w: &mut Walker<'_>, start: usize, n: u64, header: String, role: Role) 
     let s = std::str::from_utf8(raw).map_err(|e| w.err(at + e.valid_up_to(), "invalid UTF-8 in string"))?;
     let s = s.to_string();
     match role {
-        Role::Key => w.span(at, Category::Key, format!("key {}", super::preview(&s))),
-        Role::Value => w.span(at, Category::Value, super::preview(&s)),
+        Role::Key => w.span(at, Category::Key, format!("key {}", super::span::preview(&s))),
+        Role::Value => w.span(at, Category::Value, super::span::preview(&s)),
     }
     Ok(Value::Str(s))
 }
@@ -231,8 +232,11 @@ fn map(w: &mut Walker<'_>, start: usize, n: u64, header: String, level: usize) -
     }
     let mut fields = Vec::with_capacity(n as usize);
     w.depth += 1;
-    for _ in 0..n {
+    for i in 0..n {
         let key_at = w.pos;
+        if level == 0 {
+            w.top = usize::try_from(i).ok();
+        }
         if is_product {
             // Peek the key to attribute its bytes to the field it names.
             let mut probe = Walker::new(w.bytes);
@@ -247,6 +251,9 @@ fn map(w: &mut Walker<'_>, start: usize, n: u64, header: String, level: usize) -
         };
         let v = value(w, level + 1, Role::Value)?;
         fields.push((key, v));
+        if level == 0 {
+            w.top = None;
+        }
         if is_product {
             w.field = FRAMING;
         }

@@ -24,7 +24,8 @@
 
 use crate::codec::protobuf::wire::WireType;
 
-use super::{Category, ExplainError, FRAMING, Failed, MAX_DEPTH, Span, Value, Walker, preview};
+use super::span::{Category, ExplainError, FRAMING, Failed, MAX_DEPTH, Span, Walker, preview};
+use super::value::Value;
 
 /// What a field of our schema holds.
 #[derive(Clone, Copy)]

@@ -1,7 +1,7 @@
 //! Turning spans into text: the offset / hex / meaning dump, the per-category
 //! summary ("where the bytes go"), and the per-field table across formats.
 
-use super::{Category, ENVELOPE, Explained, FRAMING, PRODUCT_FIELDS};
+use super::span::{Category, ENVELOPE, Explained, FRAMING, PRODUCT_FIELDS};
 use std::fmt::Write;
 
 /// Hex bytes shown per line.

@@ -21,6 +21,9 @@
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+/// The message of the 503 a request gets when the budget stays full.
+pub const REFUSED: &str = "the server's response memory (--max-inflight-bytes) is in use; retry later";
+
 /// Estimated bodies above this are large: encoded on the encoder threads
 /// into a pooled or freshly mapped buffer (glibc's initial mmap threshold).
 pub const LARGE: usize = 128 * 1024;

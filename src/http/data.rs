@@ -13,7 +13,16 @@
 //! `data.fbs` for FlatBuffers, with `rel="describedby"`. Only GET and HEAD
 //! are allowed; no route here takes a query parameter. Responses count under
 //! the `other` route label of `/metrics` (schemas under `/schemas/{file}`).
+//!
+//! A document body is admitted like a catalog body ([`super::admission`]):
+//! its exact size in the format, measured when the document is loaded,
+//! is reserved from `--max-inflight-bytes` before it is encoded, and held
+//! until the response is sent; when the budget stays full the answer is the
+//! catalog's 503 with `Retry-After: 1`. A large one is encoded on the
+//! worker thread, into the buffers admission lends it.
 
+use super::admission::REFUSED;
+use super::buffers::Scratch;
 use super::negotiate;
 use super::parse::Request;
 use super::response::{Head, json_error};
@@ -31,6 +40,8 @@ pub struct DataSet {
     pub proto: Option<String>,
     pub fbs: Option<String>,
     pub datum: Datum,
+    /// The document's encoded size in each served format: what admission reserves.
+    sizes: Vec<(Format, usize)>,
 }
 
 impl DataSet {
@@ -38,17 +49,26 @@ impl DataSet {
     /// and checks that every served format encodes it.
     pub fn load(data: &str, schema: Option<&str>) -> Result<DataSet, String> {
         let loaded = generic::input::load(data, schema)?;
+        let mut sizes = Vec::new();
         for f in Format::ALL.into_iter().filter(|&f| generic::supports(f)) {
-            generic::encode(f, &loaded.schema, &loaded.datum, &mut Vec::new())
+            let mut out = Vec::new();
+            generic::encode(f, &loaded.schema, &loaded.datum, &mut out)
                 .map_err(|e| format!("{data}: {}: {e}", f.name()))?;
+            sizes.push((f, out.len()));
         }
         Ok(DataSet {
+            sizes,
             proto: derived(&loaded.schema, "proto"),
             fbs: derived(&loaded.schema, "fbs"),
             schema: loaded.schema,
             avsc: loaded.schema_text,
             datum: loaded.datum,
         })
+    }
+
+    /// The document's encoded size in `format` (0 for a format not served).
+    pub fn size(&self, format: Format) -> usize {
+        self.sizes.iter().find(|(f, _)| *f == format).map_or(0, |(_, n)| *n)
     }
 }
 
@@ -64,7 +84,7 @@ fn derived(schema: &Schema, to: &str) -> Option<String> {
 }
 
 /// What a `/data` or `/schemas/data.*` route answers; the body is in the
-/// buffer [`route`] was given. The router (`routes.rs`) makes it a reply.
+/// scratch body [`route`] was given. The router (`routes.rs`) makes it a reply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Answer {
     pub head: Head,
@@ -107,12 +127,19 @@ fn extra(format: Format, negotiated: bool) -> &'static str {
 
 /// The reply for `path` when it is one of this module's routes, else `None`
 /// (the caller routes it). Without `--data` the routes are 404s naming the flag.
-pub fn route(data: Option<&DataSet>, req: &Request<'_>, path: &str, query: &str, s: &mut Vec<u8>) -> Option<Answer> {
+pub fn route(
+    data: Option<&DataSet>,
+    req: &Request<'_>,
+    path: &str,
+    query: &str,
+    scratch: &mut Scratch,
+) -> Option<Answer> {
     enum R {
         Negotiated,
         Format(Format),
         Schema(&'static str),
     }
+    let s = &mut scratch.body;
     let r = match path {
         "/data" => R::Negotiated,
         "/schemas/data.avsc" => R::Schema("avsc"),
@@ -171,9 +198,9 @@ pub fn route(data: Option<&DataSet>, req: &Request<'_>, path: &str, query: &str,
                 None => error(s, 404, &format!("the schema of --data has no .{ext} derivation"), ""),
             }
         }
-        R::Format(f) => encode(data, f, None, s),
+        R::Format(f) => encode(data, f, None, scratch),
         R::Negotiated => match negotiate::choose(req.header_values("accept")) {
-            Ok(offer) if generic::supports(offer.format) => encode(data, offer.format, Some(offer.media_type), s),
+            Ok(offer) if generic::supports(offer.format) => encode(data, offer.format, Some(offer.media_type), scratch),
             Ok(offer) => error(
                 s,
                 406,
@@ -192,13 +219,18 @@ pub fn route(data: Option<&DataSet>, req: &Request<'_>, path: &str, query: &str,
     labelled(reply)
 }
 
-fn encode(data: &DataSet, format: Format, negotiated: Option<&'static str>, s: &mut Vec<u8>) -> Answer {
+fn encode(data: &DataSet, format: Format, negotiated: Option<&'static str>, scratch: &mut Scratch) -> Answer {
+    let vary = if negotiated.is_some() { "Vary: Accept\r\n" } else { "" };
+    if scratch.admit(data.size(format), false).is_none() {
+        return error(&mut scratch.body, 503, REFUSED, "Retry-After: 1\r\n");
+    }
+    let s = &mut scratch.body;
     s.clear();
     let t0 = Instant::now();
     let r = generic::encode(format, &data.schema, &data.datum, s);
     let encode_ns = u64::try_from(t0.elapsed().as_nanos()).unwrap_or(u64::MAX).max(1);
     if let Err(e) = r {
-        return error(s, 500, &format!("encoding {} failed: {e}", format.name()), "");
+        return error(s, 500, &format!("encoding {} failed: {e}", format.name()), vary);
     }
     let content_type = negotiated.unwrap_or_else(|| {
         negotiate::OFFERS
@@ -230,4 +262,87 @@ fn error(s: &mut Vec<u8>, status: u16, message: &str, extra: &'static str) -> An
         extra,
         gzip: false,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::config::ServerConfig;
+    use super::super::memory::Resources;
+    use super::super::parse::{Limits, Parsed, parse};
+    use super::*;
+    use std::sync::Arc;
+
+    const DOC: &str = r#"{"items":[{"id":1,"name":"a"},{"id":2,"name":"bb"}],"note":"hi"}"#;
+
+    fn data_set(name: &str) -> DataSet {
+        let dir = std::env::temp_dir().join(format!("wirebench-data-admission-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("{name}.json"));
+        std::fs::write(&path, DOC).unwrap();
+        DataSet::load(path.to_str().unwrap(), None).unwrap()
+    }
+
+    fn resources(max_inflight_bytes: usize) -> Arc<Resources> {
+        let config = ServerConfig {
+            max_inflight_bytes,
+            budget_wait: std::time::Duration::ZERO,
+            ..ServerConfig::default()
+        };
+        Arc::new(Resources::new(&config, 1).unwrap())
+    }
+
+    fn get(data: &DataSet, path: &str, accept: &str, s: &mut Scratch) -> Answer {
+        let raw = format!("GET {path} HTTP/1.1\r\nHost: x\r\nAccept: {accept}\r\n\r\n");
+        let Ok(Parsed::Complete(req)) = parse(raw.as_bytes(), &Limits::default()) else {
+            panic!("request does not parse");
+        };
+        route(Some(data), &req, path, "", s).expect("a /data route")
+    }
+
+    #[test]
+    fn a_data_body_holds_its_bytes_of_the_budget_until_released() {
+        let data = data_set("held");
+        let res = resources(1 << 20);
+        for (path, accept, format) in [
+            ("/data/avro", "*/*", Format::Avro),
+            ("/data/flatbuffers", "*/*", Format::Flatbuffers),
+            ("/data", "application/vnd.msgpack", Format::Msgpack),
+        ] {
+            let mut s = Scratch::new(Arc::clone(&res));
+            let a = get(&data, path, accept, &mut s);
+            assert_eq!(a.head.status, 200, "{path}");
+            assert_eq!(
+                s.body.len(),
+                data.size(format),
+                "{path}: the reservation is the exact size"
+            );
+            assert_eq!(res.admission.in_use(), data.size(format), "{path}: reserved while held");
+            s.settle();
+            assert_eq!(res.admission.in_use(), s.body.len(), "{path}");
+            s.release();
+            assert_eq!(res.admission.in_use(), 0, "{path}: given back");
+        }
+        // Schemas are static text, not admitted (like the catalog's).
+        let mut s = Scratch::new(Arc::clone(&res));
+        assert_eq!(get(&data, "/schemas/data.avsc", "*/*", &mut s).head.status, 200);
+        assert_eq!(res.admission.in_use(), 0);
+    }
+
+    #[test]
+    fn a_data_body_beyond_the_budget_gets_the_catalogs_refusal() {
+        let data = data_set("refused");
+        let res = resources(data.size(Format::Json) + 1);
+        let mut holder = Scratch::new(Arc::clone(&res));
+        assert!(holder.admit(data.size(Format::Json), false).is_some());
+        let mut s = Scratch::new(Arc::clone(&res));
+        let a = get(&data, "/data/json", "*/*", &mut s);
+        assert_eq!(a.head.status, 503);
+        assert_eq!(a.head.extra, "Retry-After: 1\r\n");
+        assert!(String::from_utf8_lossy(&s.body).contains(REFUSED));
+        assert_eq!(res.admission.refused(), 1);
+        holder.release();
+        s.release();
+        // Alone, it is served.
+        assert_eq!(get(&data, "/data/json", "*/*", &mut s).head.status, 200);
+    }
 }

@@ -172,7 +172,7 @@ pub fn handle(app: &App, req: &Request<'_>, s: &mut Scratch) -> Reply {
         Some((p, q)) => (p, q),
         None => (target, ""),
     };
-    if let Some(a) = super::data::route(app.data.as_deref(), req, path, query, &mut s.body) {
+    if let Some(a) = super::data::route(app.data.as_deref(), req, path, query, s) {
         let mut reply = Reply::new(a.head, Body::Scratch);
         reply.label = if a.schema { Label::Schemas } else { Label::Other };
         (reply.format, reply.encode_ns) = (a.format, a.encode_ns);
@@ -387,8 +387,7 @@ pub const EXPLAIN_BYTES_PER_PRODUCT: usize = 16 * 1024;
 
 /// 503 + `Retry-After` when the in-flight response budget stays full.
 fn over_budget(s: &mut Scratch) -> Reply {
-    let msg = "the server's response memory (--max-inflight-bytes) is in use; retry later";
-    error(s, 503, msg, "Retry-After: 1\r\n")
+    error(s, 503, super::admission::REFUSED, "Retry-After: 1\r\n")
 }
 
 fn no_query(s: &mut Scratch, query: &str, path: &str) -> Option<Reply> {

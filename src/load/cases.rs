@@ -20,10 +20,12 @@
 //! and point `--url` at it.
 
 use super::closed;
+use super::config::{Compression, Config};
+use super::failure::{Errors, FailureKind};
 use super::round::RoundStats;
 use super::summary::{self, RunLabel};
 use super::verify::{self, Check, Target};
-use super::{Compression, Config, Errors, FailureKind, client, open};
+use super::{client, open};
 use crate::codec::Format;
 use crate::model::Product;
 use std::fs;
@@ -103,7 +105,7 @@ fn record(config: &Config, csv: &mut dyn Write, label: &RunLabel, st: &RoundStat
 
 /// `--warmup` sequential requests on one connection. The first response that
 /// decodes is compared with `expected`; returns the failures and the first
-/// difference, if any.
+/// difference, if any (with `--data`: the first body that is not the document).
 pub fn warm_up(target: &Target, n: usize, expected: Option<&[Product]>) -> (Errors, Option<String>) {
     let mut errors = Errors::default();
     let mut difference = None;
@@ -118,7 +120,12 @@ pub fn warm_up(target: &Target, n: usize, expected: Option<&[Product]>) -> (Erro
                     }
                 }
                 Ok(_) => {}
-                Err(kind) => errors.add(kind),
+                Err(kind) => {
+                    errors.add(kind);
+                    if let (None, Check::Data(e)) = (&difference, &target.check) {
+                        difference = e.difference(resp.body);
+                    }
+                }
             },
             Err(kind) => errors.add(kind),
         }
@@ -127,13 +134,20 @@ pub fn warm_up(target: &Target, n: usize, expected: Option<&[Product]>) -> (Erro
 }
 
 fn run_url(config: &Config, url: &str, csv: &mut dyn Write) -> Result<u64, String> {
-    let check = match config.verify_format {
-        Some(format) => Check::Decode {
+    let check = match (&config.data, config.verify_format) {
+        (Some(data), verify) => data_check(
+            url,
+            &data.to_string_lossy(),
+            config.schema.as_deref().map(|p| p.to_string_lossy()).as_deref(),
+            verify,
+            config.timeout,
+        )?,
+        (None, Some(format)) => Check::Decode {
             format,
             expect_count: config.expect_count,
             decoder: config.verify,
         },
-        None => Check::Status200,
+        (None, None) => Check::Status200,
     };
     let mut target = Target::from_url(url, check, config.timeout)?;
     let mut failed = 0;
@@ -146,7 +160,10 @@ fn run_url(config: &Config, url: &str, csv: &mut dyn Write) -> Result<u64, Strin
         target.server_pid = Some(pid);
     }
     for round in 1..=config.rounds {
-        let (warm_errors, _) = warm_up(&target, config.warmup, None);
+        let (warm_errors, difference) = warm_up(&target, config.warmup, None);
+        if let Some(d) = difference {
+            eprintln!("load: {url}: {d}");
+        }
         let mut st = measure(config, &target)?;
         st.errors.add_all(&warm_errors);
         let label = RunLabel {
@@ -155,9 +172,10 @@ fn run_url(config: &Config, url: &str, csv: &mut dyn Write) -> Result<u64, Strin
             count: 0,
             compression: config.compression.name().into(),
             concurrency: config.concurrency,
-            verify: match config.verify_format {
-                Some(f) => format!("{}:{}", f.name(), config.verify.name()),
-                None => "status".into(),
+            verify: match (&target.check, config.verify_format) {
+                (Check::Data(e), _) => format!("data:{}", e.format.name()),
+                (_, Some(f)) => format!("{}:{}", f.name(), config.verify.name()),
+                (_, None) => "status".into(),
             },
         };
         match config.output_format {
@@ -168,6 +186,26 @@ fn run_url(config: &Config, url: &str, csv: &mut dyn Write) -> Result<u64, Strin
         record(config, csv, &label, &st)?;
     }
     Ok(failed)
+}
+
+/// The [`Check`] of `load --url URL --data FILE.json [--schema S.avsc]
+/// [--verify FORMAT]`.
+pub fn data_check(
+    url: &str,
+    data: &str,
+    schema_path: Option<&str>,
+    verify: Option<Format>,
+    timeout: std::time::Duration,
+) -> Result<Check, String> {
+    let probe = Target::from_url(url, Check::Status200, timeout)?;
+    let rest = url.strip_prefix("http://").unwrap_or(url);
+    let (authority, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, "/"),
+    };
+    let format = super::data::format_of(path, verify)?;
+    let e = super::data::expected(data, schema_path, format, probe.addr, authority, timeout)?;
+    Ok(Check::Data(std::sync::Arc::new(e)))
 }
 
 /// Formats of round `round` (1-based): `formats` rotated left by `(seed + round - 1) mod n`.

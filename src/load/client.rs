@@ -18,7 +18,7 @@
 //! Not supported (not needed for a load generator of GET requests): pipelining,
 //! `100 Continue`, trailers beyond skipping them, TLS.
 
-use super::FailureKind;
+use super::failure::FailureKind;
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;

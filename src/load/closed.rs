@@ -14,7 +14,7 @@
 //! requests a real client population would have queued (coordinated omission).
 //! Use the open loop ([`super::open`]) for that question.
 
-use super::FailureKind;
+use super::failure::FailureKind;
 use super::round::{RoundStats, nanos, run_threads};
 use super::verify::Target;
 use std::thread;

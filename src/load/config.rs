@@ -40,6 +40,13 @@ FLAGS (both --flag value and --flag=value):
                        view unless :owned); otherwise it is a decode error.
                        Sends Accept: <its type>
   --expect-count N     with --verify: and holds exactly N products (else mismatch)
+  --data FILE.json     with --url to /data or /data/{format} of `serve --data`:
+                       a response counts only when its body decodes, with the
+                       document's schema, to this document (else decode or
+                       mismatch); the format is --verify FORMAT's, else the
+                       path's
+  --schema FILE        with --data: the Avro schema that reads the bodies
+                       (default: GET /schemas/data.avsc from the --url server)
   --format text|json   with --url: the summary as wrk-like text (default) or as
                        one JSON object per run
   --server-pid PID     with --url: also account the CPU time of that process,
@@ -115,6 +122,10 @@ pub struct Config {
     pub verify_format: Option<Format>,
     /// `--expect-count N` (with `--verify`).
     pub expect_count: Option<usize>,
+    /// `--data FILE.json` (`--url` only): the document every body must be.
+    pub data: Option<PathBuf>,
+    /// `--schema S.avsc` (with `--data`): the schema that reads the bodies.
+    pub schema: Option<PathBuf>,
     /// `--format` (`--url` only).
     pub output_format: OutputFormat,
     /// `--server ADDR`: catalog cases against this external server.
@@ -145,6 +156,8 @@ impl Default for Config {
             output: None,
             verify_format: None,
             expect_count: None,
+            data: None,
+            schema: None,
             output_format: OutputFormat::Text,
             server_addr: None,
             run: crate::measure::run::RunStamp::default(),
@@ -242,6 +255,17 @@ impl Config {
         if expect_count.is_some() && verify_format.is_none() {
             return Err("--expect-count needs --verify FORMAT".into());
         }
+        let data = args.value("--data")?.map(PathBuf::from);
+        let schema = args.value("--schema")?.map(PathBuf::from);
+        if data.is_some() && url.is_none() {
+            return Err("--data applies to --url runs only (a server started with `serve --data FILE.json`)".into());
+        }
+        if schema.is_some() && data.is_none() {
+            return Err("--schema needs --data FILE.json".into());
+        }
+        if data.is_some() && expect_count.is_some() {
+            return Err("--expect-count counts catalog products; with --data the check is the whole document".into());
+        }
         let server_pid: Option<u32> = args.parse("--server-pid")?;
         let server_addr = match args.value("--server")? {
             None => None,
@@ -285,6 +309,8 @@ impl Config {
             output: args.value("--output")?.map(PathBuf::from),
             verify_format,
             expect_count,
+            data,
+            schema,
             output_format,
             server_addr,
             run,

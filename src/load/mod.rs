@@ -17,7 +17,8 @@
 //! A request counts only when its response was read whole (Content-Length or
 //! chunked), has status 200, and — in catalog mode — was gunzipped exactly when
 //! asked, decoded by the format's decoder (which validates the domain rules) and
-//! holds the asked number of products. Everything else is a failure counted by
+//! holds the asked number of products; with `--data`, decoded with the
+//! document's schema to the document itself ([`data`]). Everything else is a failure counted by
 //! [`FailureKind`]; none is dropped. In `--url` mode, status 200 + whole body is success.
 //!
 //! # Module map
@@ -26,7 +27,9 @@
 //! - [`cases`]: the plan (format × count × round, rotated order), the
 //!   in-process server, `--url` mode, and where results go.
 //! - [`client`]: one blocking keep-alive HTTP/1.1 connection.
-//! - [`verify`]: what a response must be to count ([`FailureKind`] otherwise).
+//! - [`verify`]: what a response must be to count ([`FailureKind`] otherwise);
+//!   [`data`]: the check of `--data`, a served user document.
+//! - [`failure`]: [`FailureKind`] and the [`Errors`] counts by kind.
 //! - [`round`]: what every driver shares: [`round::RoundStats`], the
 //!   start line that begins a round's threads at one instant, and the CPU time
 //!   each side of the wire spent in the round ([`round::RoundCpu`]).
@@ -41,6 +44,8 @@ pub mod cases;
 pub mod client;
 pub mod closed;
 pub mod config;
+pub mod data;
+pub mod failure;
 pub mod mux;
 pub mod open;
 pub mod round;
@@ -48,80 +53,7 @@ pub mod summary;
 pub mod verify;
 
 pub use config::{Compression, Config};
-
-/// Why a request did not count. The order is the CSV column order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FailureKind {
-    /// The TCP connect failed or timed out.
-    Connect,
-    /// Writing the request failed.
-    Write,
-    /// Reading failed, the peer closed mid-response, or the framing was malformed.
-    Read,
-    /// A read or write exceeded `--timeout` (polling driver: the whole response did).
-    Timeout,
-    /// The status was not 200.
-    Status,
-    /// The body did not gunzip or decode (or an unknown Content-Encoding).
-    Decode,
-    /// Decoded, but the wrong product count, the wrong Content-Encoding, or (for
-    /// the first warm-up response) a field different from the fixture.
-    Mismatch,
-}
-
-impl FailureKind {
-    /// Every kind, in CSV column order.
-    pub const ALL: [FailureKind; 7] = [
-        FailureKind::Connect,
-        FailureKind::Write,
-        FailureKind::Read,
-        FailureKind::Timeout,
-        FailureKind::Status,
-        FailureKind::Decode,
-        FailureKind::Mismatch,
-    ];
-
-    /// The name in CSV columns (`err_<name>`) and summaries.
-    pub fn name(self) -> &'static str {
-        match self {
-            FailureKind::Connect => "connect",
-            FailureKind::Write => "write",
-            FailureKind::Read => "read",
-            FailureKind::Timeout => "timeout",
-            FailureKind::Status => "status",
-            FailureKind::Decode => "decode",
-            FailureKind::Mismatch => "mismatch",
-        }
-    }
-
-    fn index(self) -> usize {
-        self as usize
-    }
-}
-
-/// Failure counts by kind.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Errors([u64; 7]);
-
-impl Errors {
-    pub fn add(&mut self, kind: FailureKind) {
-        self.0[kind.index()] += 1;
-    }
-
-    pub fn get(&self, kind: FailureKind) -> u64 {
-        self.0[kind.index()]
-    }
-
-    pub fn total(&self) -> u64 {
-        self.0.iter().sum()
-    }
-
-    pub fn add_all(&mut self, other: &Errors) {
-        for (a, b) in self.0.iter_mut().zip(other.0) {
-            *a += b;
-        }
-    }
-}
+pub use failure::{Errors, FailureKind};
 
 /// Entry point of `wirebench load`: the number of failed requests (the
 /// binary exits 1 when it is not 0), or a usage error.

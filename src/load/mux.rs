@@ -22,7 +22,7 @@
 use super::client::{MAX_HEAD, parse_buffered};
 use super::round::{RoundStats, nanos, run_workers};
 use super::verify::Target;
-use super::{FailureKind, client::Response};
+use super::{client::Response, failure::FailureKind};
 use crate::measure::histogram::Histogram;
 use std::io::{self, Read, Write};
 use std::net::TcpStream;

@@ -20,8 +20,8 @@
 //! instead. The process's own total (which counts threads that exited, and the
 //! main thread) is kept beside the two, so the unattributed rest is visible.
 
-use super::Errors;
 use super::client::Client;
+use super::failure::Errors;
 use super::verify::Target;
 use crate::measure::cpu::{CpuTime, Snapshot};
 use crate::measure::histogram::Histogram;

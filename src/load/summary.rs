@@ -17,7 +17,7 @@
 //! The file opens with the run stamp as `# key: value` lines and closes with
 //! its end lines ([`crate::measure::run`]).
 
-use super::FailureKind;
+use super::failure::FailureKind;
 use super::round::RoundStats;
 use crate::measure::histogram::Histogram;
 use crate::measure::run::RunStamp;

@@ -7,11 +7,13 @@
 //! `--url URL --verify FORMAT` checks any server's bodies with [`Check::Decode`]:
 //! the [`Decoder`] chosen there is the one switch between decoding strategies.
 
-use super::FailureKind;
 use super::client::Response;
+use super::data::Expected;
+use super::failure::FailureKind;
 use crate::codec::Format;
 use crate::model::{Catalog, Product};
 use std::net::{SocketAddr, ToSocketAddrs};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How a catalog response's body is verified. Both validate every byte
@@ -84,6 +86,9 @@ pub enum Check {
         expect_count: Option<usize>,
         decoder: Verify,
     },
+    /// `--url` with `--data FILE.json`: status 200 and the body decodes, with
+    /// the document's schema, to the document ([`super::data`]).
+    Data(Arc<Expected>),
 }
 
 impl Check {
@@ -96,6 +101,7 @@ impl Check {
         }
         match *self {
             Check::Status200 => Ok(()),
+            Check::Data(ref expected) => expected.verify(resp.body),
             Check::Decode { .. } => self.verify_catalog(resp).map(|_| ()),
             Check::Catalog {
                 format,
@@ -123,6 +129,7 @@ impl Check {
         }
         match *self {
             Check::Status200 => Ok(None),
+            Check::Data(ref expected) => expected.verify(resp.body).map(|()| None),
             Check::Decode {
                 format,
                 expect_count,
@@ -194,6 +201,7 @@ impl Target {
         // endpoint (`/catalog`) answers in it.
         let accept = match &check {
             Check::Decode { format, .. } => format.content_type(),
+            Check::Data(expected) => expected.format.content_type(),
             _ => "*/*",
         };
         Ok(Target {

@@ -1,0 +1,152 @@
+//! `explain FORMAT --data`: the annotators of a user's document against the
+//! schema-driven decoders, on every document in `fixtures/data/`:
+//!
+//! - the annotator reads the same document as `generic::decode` (both as
+//!   plain JSON, `Datum::write_json`'s spelling);
+//! - its spans cover every byte exactly once, and the per-member summary
+//!   adds up to the payload;
+//! - every truncation and a seeded set of byte flips give an error or (a
+//!   flip that still parses) the decoders' own reading, never a panic;
+//! - the command prints the dump, the summary and the JSON form.
+
+use std::process::Command;
+use wirebench::codec::Format;
+use wirebench::explain::data;
+use wirebench::generic::{self, input};
+use wirebench::prng::Rng;
+
+const FORMATS: [Format; 3] = [Format::Json, Format::Msgpack, Format::Avro];
+
+fn documents() -> Vec<(String, input::Data)> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/data");
+    let mut paths: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    paths.sort();
+    assert!(paths.len() >= 8, "fixtures/data holds the public-shape documents");
+    paths
+        .iter()
+        .map(|p| {
+            let p = p.to_str().unwrap().to_string();
+            let d = input::load(&p, None).unwrap();
+            (p, d)
+        })
+        .collect()
+}
+
+fn encode(format: Format, d: &input::Data) -> Vec<u8> {
+    let mut out = Vec::new();
+    generic::encode(format, &d.schema, &d.datum, &mut out).unwrap();
+    out
+}
+
+#[test]
+fn the_annotators_read_what_the_decoders_read() {
+    for (path, d) in documents() {
+        for format in FORMATS {
+            let bytes = encode(format, &d);
+            let ex =
+                data::explain(format, &d.schema, &bytes).unwrap_or_else(|f| panic!("{path} {format}: {}", f.error));
+            let decoded = generic::decode(format, &d.schema, &bytes).unwrap();
+            assert_eq!(ex.json, decoded.to_json(), "{path} {format}");
+            assert_eq!(ex.json, d.datum.to_json(), "{path} {format}");
+            let mut at = 0;
+            for s in &ex.explained.spans {
+                assert_eq!(s.offset, at, "{path} {format}: spans are contiguous");
+                assert!(s.len > 0);
+                at += s.len;
+            }
+            assert_eq!(at, bytes.len(), "{path} {format}: every byte once");
+            let members: usize = data::by_member(&ex).iter().map(|(_, n)| n).sum();
+            assert_eq!(members, bytes.len(), "{path} {format}");
+        }
+    }
+}
+
+#[test]
+fn a_different_document_reads_differently() {
+    // The self-test of the comparison above: one changed value shows.
+    let (path, d) = documents().into_iter().find(|(p, _)| p.ends_with("jobs.json")).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let changed = text.replacen("\"job-0\"", "\"job-X\"", 1);
+    assert_ne!(changed, text, "jobs.json has a job-0");
+    let other = generic::document::read(&d.schema, changed.as_bytes()).unwrap();
+    for format in FORMATS {
+        let mut bytes = Vec::new();
+        generic::encode(format, &d.schema, &other, &mut bytes).unwrap();
+        let ex = data::explain(format, &d.schema, &bytes).unwrap();
+        assert_ne!(ex.json, d.datum.to_json(), "{format}");
+        assert_eq!(ex.json, other.to_json(), "{format}");
+    }
+}
+
+#[test]
+fn truncations_and_flips_are_errors_never_panics() {
+    let mut rng = Rng::new(25);
+    for (path, d) in documents() {
+        for format in FORMATS {
+            let bytes = encode(format, &d);
+            // Every cut of the first 64 bytes, then every 97th.
+            for cut in (0..bytes.len()).filter(|&c| c < 64 || c % 97 == 0) {
+                let r = data::explain(format, &d.schema, &bytes[..cut]);
+                let decoded = generic::decode(format, &d.schema, &bytes[..cut]);
+                match (r, decoded) {
+                    (Err(f), _) => assert!(f.error.offset <= cut, "{path} {format} cut {cut}: {}", f.error),
+                    (Ok(ex), Ok(datum)) => assert_eq!(ex.json, datum.to_json(), "{path} {format} cut {cut}"),
+                    (Ok(_), Err(e)) => {
+                        panic!("{path} {format} cut {cut}: the annotator read what the decoder refuses: {e}")
+                    }
+                }
+            }
+            for _ in 0..50 {
+                let mut b = bytes.clone();
+                let i = (rng.next_u64() % b.len() as u64) as usize;
+                b[i] ^= 1 << (rng.next_u64() % 8);
+                if let (Ok(ex), Ok(datum)) = (
+                    data::explain(format, &d.schema, &b),
+                    generic::decode(format, &d.schema, &b),
+                ) {
+                    assert_eq!(ex.json, datum.to_json(), "{path} {format} flip at {i}");
+                }
+            }
+        }
+    }
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_wirebench"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_command_prints_dump_summary_and_json() {
+    let doc = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/data/rpc.json");
+    let (code, out, err) = run(&["explain", "avro", "--data", doc]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("# avro payload, "), "{out}");
+    assert!(out.contains("$.jsonrpc: string length"), "{out}");
+    assert!(out.contains("by member of the root"), "{out}");
+    let (code, out, _) = run(&["explain", "msgpack", "--data", doc, "--summary"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("where the bytes go (msgpack"), "{out}");
+    let (code, out, _) = run(&["explain", "json", "--data", doc, "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["format"], "json");
+    assert!(v["by_member"]["jsonrpc"].as_u64().unwrap() > 0, "{out}");
+    assert_eq!(v["document"]["jsonrpc"], "2.0");
+    // A payload that is not the document's: the dump of what read, then the error.
+    let bad = std::env::temp_dir().join(format!("wirebench-explain-data-{}.avro", std::process::id()));
+    std::fs::write(&bad, [0x02, 0x41, 0xff]).unwrap();
+    let (code, _, err) = run(&["explain", "avro", "--data", doc, "--file", bad.to_str().unwrap()]);
+    assert_ne!(code, 0);
+    assert!(err.contains("not valid avro of the schema"), "{err}");
+    let (code, _, err) = run(&["explain", "protobuf", "--data", doc]);
+    assert_ne!(code, 0);
+    assert!(err.contains("no annotator for a user's document"), "{err}");
+}
