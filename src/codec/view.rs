@@ -335,6 +335,207 @@ impl ProductFacts for ProductView<'_> {
     }
 }
 
+/// One value a reader read, for the field it names (the fields of
+/// [`Product`] but its lists): what [`ProductOut::set`] stores.
+pub(crate) enum Set<'a> {
+    Id(i64),
+    Sku(&'a str),
+    Name(&'a str),
+    Description(&'a str),
+    PriceCents(i64),
+    Currency(&'a str),
+    Rating(f64),
+    ReviewCount(i32),
+    InStock(bool),
+    Stock(i32),
+    Status(Status),
+    Dimensions(Dimensions),
+    DiscountPercent(Option<i32>),
+    CreatedAtMs(i64),
+    ImageUrl(&'a str),
+}
+
+/// One value of a variant, for [`VariantOut::set`].
+pub(crate) enum SetVariant<'a> {
+    Sku(&'a str),
+    Color(&'a str),
+    Size(&'a str),
+    PriceCents(i64),
+    Stock(i32),
+}
+
+/// What a format's reader fills as it walks the bytes: the borrowed
+/// [`ProductView`] (a string stays a slice of the payload) or the owned
+/// [`Product`] (a string is copied once, as it is read). The MessagePack and
+/// Avro readers are generic over it, so their view and their owned decode are
+/// one walk of one grammar with one set of error sites; monomorphized and
+/// inlined, each [`set`](ProductOut::set) is a store.
+pub(crate) trait ProductOut<'a> {
+    type Variant: VariantOut<'a>;
+    fn set(&mut self, v: Set<'a>);
+    /// Empties `tags` (a view is filled again for each product).
+    fn tags_clear(&mut self);
+    /// Makes room for `n` more tags, a count the reader has checked against
+    /// the input and the model's limit.
+    fn tags_reserve(&mut self, n: usize);
+    fn tag(&mut self, s: &'a str);
+    fn variants_clear(&mut self);
+    fn variants_reserve(&mut self, n: usize);
+    fn variant(&mut self, v: Self::Variant);
+}
+
+/// A variant a reader fills ([`ProductOut`]).
+pub(crate) trait VariantOut<'a> {
+    /// Every field empty or zero.
+    fn empty() -> Self;
+    fn set(&mut self, v: SetVariant<'a>);
+}
+
+/// The stores of [`ProductOut::set`] and [`VariantOut::set`], once for both
+/// outputs: `$text` turns a payload `&str` into the output's string type.
+macro_rules! set_fields {
+    ($p:ident, $v:ident, $text:expr) => {
+        match $v {
+            Set::Id(x) => $p.id = x,
+            Set::Sku(s) => $p.sku = $text(s),
+            Set::Name(s) => $p.name = $text(s),
+            Set::Description(s) => $p.description = $text(s),
+            Set::PriceCents(x) => $p.price_cents = x,
+            Set::Currency(s) => $p.currency = $text(s),
+            Set::Rating(x) => $p.rating = x,
+            Set::ReviewCount(x) => $p.review_count = x,
+            Set::InStock(x) => $p.in_stock = x,
+            Set::Stock(x) => $p.stock = x,
+            Set::Status(x) => $p.status = x,
+            Set::Dimensions(x) => $p.dimensions = x,
+            Set::DiscountPercent(x) => $p.discount_percent = x,
+            Set::CreatedAtMs(x) => $p.created_at_ms = x,
+            Set::ImageUrl(s) => $p.image_url = $text(s),
+        }
+    };
+    (variant $p:ident, $v:ident, $text:expr) => {
+        match $v {
+            SetVariant::Sku(s) => $p.sku = $text(s),
+            SetVariant::Color(s) => $p.color = $text(s),
+            SetVariant::Size(s) => $p.size = $text(s),
+            SetVariant::PriceCents(x) => $p.price_cents = x,
+            SetVariant::Stock(x) => $p.stock = x,
+        }
+    };
+}
+
+impl<'a> ProductOut<'a> for ProductView<'a> {
+    type Variant = VariantView<'a>;
+    #[inline(always)]
+    fn set(&mut self, v: Set<'a>) {
+        set_fields!(self, v, Text::plain)
+    }
+    #[inline(always)]
+    fn tags_clear(&mut self) {
+        self.tags.clear();
+    }
+    #[inline(always)]
+    fn tags_reserve(&mut self, _: usize) {}
+    #[inline(always)]
+    fn tag(&mut self, s: &'a str) {
+        self.tags.push(Text::plain(s));
+    }
+    #[inline(always)]
+    fn variants_clear(&mut self) {
+        self.variants.clear();
+    }
+    #[inline(always)]
+    fn variants_reserve(&mut self, _: usize) {}
+    #[inline(always)]
+    fn variant(&mut self, v: VariantView<'a>) {
+        self.variants.push(v);
+    }
+}
+
+impl<'a> VariantOut<'a> for VariantView<'a> {
+    #[inline(always)]
+    fn empty() -> Self {
+        VariantView::default()
+    }
+    #[inline(always)]
+    fn set(&mut self, v: SetVariant<'a>) {
+        set_fields!(variant self, v, Text::plain)
+    }
+}
+
+impl<'a> ProductOut<'a> for Product {
+    type Variant = Variant;
+    #[inline(always)]
+    fn set(&mut self, v: Set<'a>) {
+        set_fields!(self, v, str::to_owned)
+    }
+    #[inline(always)]
+    fn tags_clear(&mut self) {
+        self.tags.clear();
+    }
+    #[inline(always)]
+    fn tags_reserve(&mut self, n: usize) {
+        self.tags.reserve_exact(n);
+    }
+    #[inline(always)]
+    fn tag(&mut self, s: &'a str) {
+        self.tags.push(s.to_owned());
+    }
+    #[inline(always)]
+    fn variants_clear(&mut self) {
+        self.variants.clear();
+    }
+    #[inline(always)]
+    fn variants_reserve(&mut self, n: usize) {
+        self.variants.reserve_exact(n);
+    }
+    #[inline(always)]
+    fn variant(&mut self, v: Variant) {
+        self.variants.push(v);
+    }
+}
+
+impl<'a> VariantOut<'a> for Variant {
+    #[inline(always)]
+    fn empty() -> Self {
+        Variant {
+            sku: String::new(),
+            color: String::new(),
+            size: String::new(),
+            price_cents: 0,
+            stock: 0,
+        }
+    }
+    #[inline(always)]
+    fn set(&mut self, v: SetVariant<'a>) {
+        set_fields!(variant self, v, str::to_owned)
+    }
+}
+
+/// A product with every field empty or zero: what an owned reader fills.
+#[inline(always)]
+pub(crate) fn empty_product() -> Product {
+    Product {
+        id: 0,
+        sku: String::new(),
+        name: String::new(),
+        description: String::new(),
+        price_cents: 0,
+        currency: String::new(),
+        rating: 0.0,
+        review_count: 0,
+        in_stock: false,
+        stock: 0,
+        status: Status::Active,
+        tags: Vec::new(),
+        dimensions: Dimensions::default(),
+        variants: Vec::new(),
+        discount_percent: None,
+        created_at_ms: 0,
+        image_url: String::new(),
+    }
+}
+
 /// A position in one format's list of products.
 pub(crate) trait ProductReader<'a>: Clone {
     /// Reads the next product into `p` (in place: a view is a few hundred
@@ -360,12 +561,26 @@ pub(crate) fn check_list<'a, L: ProductReader<'a>>(
     min_product_bytes: usize,
     mut each: impl FnMut(&ProductView<'a>),
 ) -> Result<usize, DecodeError> {
+    let next = |l: &mut L, i, p: &mut ProductView<'a>| l.next_product(i, p);
+    check_list_into(list, min_product_bytes, &mut ProductView::default(), next, |p| each(p))
+}
+
+/// [`check_list`] reading each product into `p` with `next`, which fills
+/// whichever [`ProductOut`] `P` is (a reader generic over it builds the
+/// owned products in the same pass as the view's checks).
+#[inline]
+pub(crate) fn check_list_into<'a, L: ProductReader<'a>, P: ProductFacts>(
+    list: &mut L,
+    min_product_bytes: usize,
+    p: &mut P,
+    mut next: impl FnMut(&mut L, usize, &mut P) -> Result<Option<usize>, DecodeError>,
+    mut each: impl FnMut(&mut P),
+) -> Result<usize, DecodeError> {
     let start = list.clone();
     let mut ids = UniqueIds::new();
     let mut index = 0;
-    let mut p = ProductView::default();
-    while let Some(at) = list.next_product(index, &mut p)? {
-        model::validate_product(&p, index).map_err(|e| DecodeError::invalid(at, e))?;
+    while let Some(at) = next(list, index, p)? {
+        model::validate_product(p, index).map_err(|e| DecodeError::invalid(at, e))?;
         // Only if the order breaks: the ids before this one, read again from
         // the start (each of those products was read and checked already),
         // and room for every product the rest of the payload could hold.
@@ -377,10 +592,11 @@ pub(crate) fn check_list<'a, L: ProductReader<'a>>(
             })
         };
         let room = || list.remaining() / min_product_bytes.max(1);
-        if !ids.insert_reserving(p.id, earlier, room) {
-            return Err(DecodeError::invalid(at, model::duplicate_id(index, p.id)));
+        let id = p.id();
+        if !ids.insert_reserving(id, earlier, room) {
+            return Err(DecodeError::invalid(at, model::duplicate_id(index, id)));
         }
-        each(&p);
+        each(p);
         index += 1;
     }
     Ok(index)
