@@ -223,7 +223,6 @@ impl Reader<'_> {
             )),
         }
     }
-
 }
 
 /// Moves to the next item of an array, reading block headers as needed:
@@ -445,7 +444,10 @@ mod tests {
         assert_eq!(decode(&[5, 7, 3]), Ok(3));
         assert_eq!(
             decode(&[5, 7, 3, 7]).unwrap_err().to_string(),
-            format!("products[3].id: duplicate id 7 at byte {}", 1 + 3 * product_len)
+            format!(
+                "invalid data: products[3].id: duplicate id 7 at byte {}",
+                1 + 3 * product_len
+            )
         );
         assert!(decode(&[2, 2]).is_err(), "equal to the last id");
     }
