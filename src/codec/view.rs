@@ -18,7 +18,7 @@
 use super::DecodeError;
 use super::escape::{self, Unescape};
 use super::ids::UniqueIds;
-use crate::model::{self, Dimensions, Product, ProductFacts, Status, Variant};
+use crate::model::{self, Dimensions, FactText, Product, ProductFacts, Status, Variant};
 use std::borrow::Cow;
 use std::fmt;
 
@@ -284,56 +284,17 @@ impl ProductView<'_> {
     }
 }
 
-impl ProductFacts for ProductView<'_> {
-    fn id(&self) -> i64 {
-        self.id
+impl FactText for Text<'_> {
+    fn fact_chars(&self) -> impl Iterator<Item = char> + '_ {
+        self.chars()
     }
-    fn sku_chars(&self) -> impl Iterator<Item = char> + '_ {
-        self.sku.chars()
-    }
-    fn sku_is_ascii(&self) -> bool {
-        match self.sku.as_str() {
-            Some(s) => s.is_ascii(),
-            None => self.sku.chars().all(|c| c.is_ascii()),
-        }
-    }
-    fn currency_is_code(&self) -> bool {
-        match self.currency.as_str() {
-            Some(s) => model::is_currency_code_bytes(s.as_bytes()),
-            None => model::is_currency_code(self.currency.chars()),
-        }
-    }
-    fn price_cents(&self) -> i64 {
-        self.price_cents
-    }
-    fn currency_chars(&self) -> impl Iterator<Item = char> + '_ {
-        self.currency.chars()
-    }
-    fn rating(&self) -> f64 {
-        self.rating
-    }
-    fn review_count(&self) -> i32 {
-        self.review_count
-    }
-    fn stock(&self) -> i32 {
-        self.stock
-    }
-    fn tags_len(&self) -> usize {
-        self.tags.len()
-    }
-    fn dimensions(&self) -> &Dimensions {
-        &self.dimensions
-    }
-    fn variants_len(&self) -> usize {
-        self.variants.len()
-    }
-    fn variant_numbers(&self) -> impl Iterator<Item = (i64, i32)> + '_ {
-        self.variants.iter().map(|v| (v.price_cents, v.stock))
-    }
-    fn discount_percent(&self) -> Option<i32> {
-        self.discount_percent
+    #[inline]
+    fn fact_str(&self) -> Option<&str> {
+        self.as_str()
     }
 }
+
+model::impl_product_facts!(ProductView<'_>);
 
 /// One value a reader read, for the field it names (the fields of
 /// [`Product`] but its lists): what [`ProductOut::set`] stores.
