@@ -1,8 +1,11 @@
 //! The types a borrowed (zero-copy) read produces, shared by the five
 //! formats: [`Text`], [`InlineList`], [`ProductView`] and [`VariantView`],
 //! and the [`ProductReader`] each format implements, with [`check_list`],
-//! which runs one to its end validating every product. This module names no
-//! format; [`catalog_view`](super::catalog_view) dispatches over them.
+//! which runs one to its end validating every product. [`ProductOut`] is
+//! what a reader generic over its output fills, a view or an owned
+//! [`Product`], so one walk serves both decodes ([`check_list_into`]). This
+//! module names no format; [`catalog_view`](super::catalog_view) dispatches
+//! over them.
 //!
 //! A format's view reader checks a payload exactly as its owned decode does
 //! — UTF-8, number ranges, list limits, enum values, required and duplicate

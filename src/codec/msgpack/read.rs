@@ -1,5 +1,8 @@
-//! The MessagePack reader: any width of every family, any key order,
-//! unknown keys skipped (depth-limited), then validation into the model.
+//! The MessagePack reader, the one walk of the bytes behind both decodes:
+//! any width of every family, any key order, unknown keys skipped
+//! (depth-limited). [`read_product`] fills whichever
+//! [`ProductOut`] it is given, the borrowed view or the owned model;
+//! [`view`](super::view) runs it over the products array and validates.
 //!
 //! Every length or count read from the wire goes through [`Cursor::take`] or
 //! [`Cursor::check_count`] before anything is sliced or allocated, so a
