@@ -335,17 +335,12 @@ pub(crate) enum SetVariant<'a> {
 /// one walk of one grammar with one set of error sites; monomorphized and
 /// inlined, each [`set`](ProductOut::set) is a store.
 pub(crate) trait ProductOut<'a> {
+    /// A string of the payload as this output holds it.
+    type Text: From<&'a str>;
     type Variant: VariantOut<'a>;
     fn set(&mut self, v: Set<'a>);
-    /// Empties `tags` (a view is filled again for each product).
-    fn tags_clear(&mut self);
-    /// Makes room for `n` more tags, a count the reader has checked against
-    /// the input and the model's limit.
-    fn tags_reserve(&mut self, n: usize);
-    fn tag(&mut self, s: &'a str);
-    fn variants_clear(&mut self);
-    fn variants_reserve(&mut self, n: usize);
-    fn variant(&mut self, v: Self::Variant);
+    fn tags(&mut self) -> &mut impl List<Self::Text>;
+    fn variants(&mut self) -> &mut impl List<Self::Variant>;
 }
 
 /// A variant a reader fills ([`ProductOut`]).
@@ -355,126 +350,120 @@ pub(crate) trait VariantOut<'a> {
     fn set(&mut self, v: SetVariant<'a>);
 }
 
-/// The stores of [`ProductOut::set`] and [`VariantOut::set`], once for both
-/// outputs: `$text` turns a payload `&str` into the output's string type.
-macro_rules! set_fields {
-    ($p:ident, $v:ident, $text:expr) => {
-        match $v {
-            Set::Id(x) => $p.id = x,
-            Set::Sku(s) => $p.sku = $text(s),
-            Set::Name(s) => $p.name = $text(s),
-            Set::Description(s) => $p.description = $text(s),
-            Set::PriceCents(x) => $p.price_cents = x,
-            Set::Currency(s) => $p.currency = $text(s),
-            Set::Rating(x) => $p.rating = x,
-            Set::ReviewCount(x) => $p.review_count = x,
-            Set::InStock(x) => $p.in_stock = x,
-            Set::Stock(x) => $p.stock = x,
-            Set::Status(x) => $p.status = x,
-            Set::Dimensions(x) => $p.dimensions = x,
-            Set::DiscountPercent(x) => $p.discount_percent = x,
-            Set::CreatedAtMs(x) => $p.created_at_ms = x,
-            Set::ImageUrl(s) => $p.image_url = $text(s),
+/// A list a reader fills: the owned product's `Vec`, the view's
+/// [`InlineList`] (cleared for each product, its room fixed).
+pub(crate) trait List<T> {
+    fn clear(&mut self);
+    /// Room for `n` more items, a count the reader has checked against the
+    /// input and the model's limit.
+    fn reserve(&mut self, n: usize);
+    fn push(&mut self, x: T);
+}
+
+impl<T> List<T> for Vec<T> {
+    #[inline(always)]
+    fn clear(&mut self) {
+        Vec::clear(self);
+    }
+    #[inline(always)]
+    fn reserve(&mut self, n: usize) {
+        self.reserve_exact(n);
+    }
+    #[inline(always)]
+    fn push(&mut self, x: T) {
+        Vec::push(self, x);
+    }
+}
+
+impl<T, const N: usize> List<T> for InlineList<T, N> {
+    #[inline(always)]
+    fn clear(&mut self) {
+        InlineList::clear(self);
+    }
+    #[inline(always)]
+    fn reserve(&mut self, _: usize) {}
+    #[inline(always)]
+    fn push(&mut self, x: T) {
+        InlineList::push(self, x);
+    }
+}
+
+impl<'a> From<&'a str> for Text<'a> {
+    #[inline(always)]
+    fn from(s: &'a str) -> Text<'a> {
+        Text::plain(s)
+    }
+}
+
+/// [`ProductOut`] and [`VariantOut`] for a product and a variant type whose
+/// fields have the model's names: one body for the view and the owned model.
+macro_rules! product_out {
+    ($product:ty, $variant:ty, $text:ty, $empty:expr) => {
+        impl<'a> ProductOut<'a> for $product {
+            type Text = $text;
+            type Variant = $variant;
+            #[inline(always)]
+            fn set(&mut self, v: Set<'a>) {
+                match v {
+                    Set::Id(x) => self.id = x,
+                    Set::Sku(s) => self.sku = s.into(),
+                    Set::Name(s) => self.name = s.into(),
+                    Set::Description(s) => self.description = s.into(),
+                    Set::PriceCents(x) => self.price_cents = x,
+                    Set::Currency(s) => self.currency = s.into(),
+                    Set::Rating(x) => self.rating = x,
+                    Set::ReviewCount(x) => self.review_count = x,
+                    Set::InStock(x) => self.in_stock = x,
+                    Set::Stock(x) => self.stock = x,
+                    Set::Status(x) => self.status = x,
+                    Set::Dimensions(x) => self.dimensions = x,
+                    Set::DiscountPercent(x) => self.discount_percent = x,
+                    Set::CreatedAtMs(x) => self.created_at_ms = x,
+                    Set::ImageUrl(s) => self.image_url = s.into(),
+                }
+            }
+            #[inline(always)]
+            fn tags(&mut self) -> &mut impl List<$text> {
+                &mut self.tags
+            }
+            #[inline(always)]
+            fn variants(&mut self) -> &mut impl List<$variant> {
+                &mut self.variants
+            }
+        }
+
+        impl<'a> VariantOut<'a> for $variant {
+            #[inline(always)]
+            fn empty() -> Self {
+                $empty
+            }
+            #[inline(always)]
+            fn set(&mut self, v: SetVariant<'a>) {
+                match v {
+                    SetVariant::Sku(s) => self.sku = s.into(),
+                    SetVariant::Color(s) => self.color = s.into(),
+                    SetVariant::Size(s) => self.size = s.into(),
+                    SetVariant::PriceCents(x) => self.price_cents = x,
+                    SetVariant::Stock(x) => self.stock = x,
+                }
+            }
         }
     };
-    (variant $p:ident, $v:ident, $text:expr) => {
-        match $v {
-            SetVariant::Sku(s) => $p.sku = $text(s),
-            SetVariant::Color(s) => $p.color = $text(s),
-            SetVariant::Size(s) => $p.size = $text(s),
-            SetVariant::PriceCents(x) => $p.price_cents = x,
-            SetVariant::Stock(x) => $p.stock = x,
-        }
-    };
 }
 
-impl<'a> ProductOut<'a> for ProductView<'a> {
-    type Variant = VariantView<'a>;
-    #[inline(always)]
-    fn set(&mut self, v: Set<'a>) {
-        set_fields!(self, v, Text::plain)
+product_out!(ProductView<'a>, VariantView<'a>, Text<'a>, VariantView::default());
+product_out!(
+    Product,
+    Variant,
+    String,
+    Variant {
+        sku: String::new(),
+        color: String::new(),
+        size: String::new(),
+        price_cents: 0,
+        stock: 0,
     }
-    #[inline(always)]
-    fn tags_clear(&mut self) {
-        self.tags.clear();
-    }
-    #[inline(always)]
-    fn tags_reserve(&mut self, _: usize) {}
-    #[inline(always)]
-    fn tag(&mut self, s: &'a str) {
-        self.tags.push(Text::plain(s));
-    }
-    #[inline(always)]
-    fn variants_clear(&mut self) {
-        self.variants.clear();
-    }
-    #[inline(always)]
-    fn variants_reserve(&mut self, _: usize) {}
-    #[inline(always)]
-    fn variant(&mut self, v: VariantView<'a>) {
-        self.variants.push(v);
-    }
-}
-
-impl<'a> VariantOut<'a> for VariantView<'a> {
-    #[inline(always)]
-    fn empty() -> Self {
-        VariantView::default()
-    }
-    #[inline(always)]
-    fn set(&mut self, v: SetVariant<'a>) {
-        set_fields!(variant self, v, Text::plain)
-    }
-}
-
-impl<'a> ProductOut<'a> for Product {
-    type Variant = Variant;
-    #[inline(always)]
-    fn set(&mut self, v: Set<'a>) {
-        set_fields!(self, v, str::to_owned)
-    }
-    #[inline(always)]
-    fn tags_clear(&mut self) {
-        self.tags.clear();
-    }
-    #[inline(always)]
-    fn tags_reserve(&mut self, n: usize) {
-        self.tags.reserve_exact(n);
-    }
-    #[inline(always)]
-    fn tag(&mut self, s: &'a str) {
-        self.tags.push(s.to_owned());
-    }
-    #[inline(always)]
-    fn variants_clear(&mut self) {
-        self.variants.clear();
-    }
-    #[inline(always)]
-    fn variants_reserve(&mut self, n: usize) {
-        self.variants.reserve_exact(n);
-    }
-    #[inline(always)]
-    fn variant(&mut self, v: Variant) {
-        self.variants.push(v);
-    }
-}
-
-impl<'a> VariantOut<'a> for Variant {
-    #[inline(always)]
-    fn empty() -> Self {
-        Variant {
-            sku: String::new(),
-            color: String::new(),
-            size: String::new(),
-            price_cents: 0,
-            stock: 0,
-        }
-    }
-    #[inline(always)]
-    fn set(&mut self, v: SetVariant<'a>) {
-        set_fields!(variant self, v, str::to_owned)
-    }
-}
+);
 
 /// A product with every field empty or zero: what an owned reader fills.
 #[inline(always)]

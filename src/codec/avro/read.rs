@@ -12,7 +12,7 @@
 
 use crate::codec::cursor::Cursor;
 use crate::codec::utf8::str_at;
-use crate::codec::view::{ProductOut, Set, SetVariant, VariantOut};
+use crate::codec::view::{List, ProductOut, Set, SetVariant, VariantOut};
 use crate::codec::{DecodeError, ErrorKind, varint};
 use crate::model::{self, Dimensions, MAX_TAGS, MAX_VARIANTS, Status};
 
@@ -305,10 +305,11 @@ pub(crate) fn product<'a, P: ProductOut<'a>>(r: &mut Reader<'a>, index: usize, p
         limit: Some((MAX_TAGS, "tags", index)),
     };
     let mut b = Block::default();
-    p.tags_clear();
+    let list = p.tags();
+    list.clear();
     while let Some(n) = next_item(r, &mut b, &tags)? {
-        p.tags_reserve(n);
-        p.tag(r.str("tag length")?);
+        list.reserve(n);
+        list.push(r.str("tag length")?.into());
     }
     p.set(Set::Dimensions(Dimensions {
         width_mm: r.int("dimensions.width_mm")?,
@@ -322,10 +323,11 @@ pub(crate) fn product<'a, P: ProductOut<'a>>(r: &mut Reader<'a>, index: usize, p
         limit: Some((MAX_VARIANTS, "variants", index)),
     };
     let mut b = Block::default();
-    p.variants_clear();
+    let list = p.variants();
+    list.clear();
     while let Some(n) = next_item(r, &mut b, &variants)? {
-        p.variants_reserve(n);
-        p.variant(variant(r)?);
+        list.reserve(n);
+        list.push(variant(r)?);
     }
     p.set(Set::DiscountPercent(r.discount()?));
     p.set(Set::CreatedAtMs(r.long("created_at_ms")?));

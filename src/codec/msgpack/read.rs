@@ -28,7 +28,7 @@ use super::marker::{
 use crate::codec::cursor::Cursor;
 use crate::codec::record::{self, Seen};
 use crate::codec::utf8::str_at;
-use crate::codec::view::{ProductOut, Set, SetVariant, VariantOut};
+use crate::codec::view::{List, ProductOut, Set, SetVariant, VariantOut};
 use crate::codec::{DecodeError, ErrorKind};
 use crate::model::{self, Dimensions, MAX_TAGS, MAX_VARIANTS, Status};
 
@@ -583,20 +583,22 @@ fn read_product_field<'a, P: ProductOut<'a>>(
         10 => Set::Status(read_status(cur, f)?),
         11 => {
             let n = list_len(cur, f, index, "tags", MAX_TAGS)?;
-            p.tags_clear();
-            p.tags_reserve(n);
+            let tags = p.tags();
+            tags.clear();
+            tags.reserve(n);
             for _ in 0..n {
-                p.tag(read_str(cur, &TAG)?);
+                tags.push(read_str(cur, &TAG)?.into());
             }
             return Ok(());
         }
         12 => Set::Dimensions(read_dimensions(cur, tolerant)?),
         13 => {
             let n = list_len(cur, f, index, "variants", MAX_VARIANTS)?;
-            p.variants_clear();
-            p.variants_reserve(n);
+            let variants = p.variants();
+            variants.clear();
+            variants.reserve(n);
             for _ in 0..n {
-                p.variant(read_variant(cur, tolerant)?);
+                variants.push(read_variant(cur, tolerant)?);
             }
             return Ok(());
         }
