@@ -467,7 +467,7 @@ product_out!(
 
 /// A product with every field empty or zero: what an owned reader fills.
 #[inline(always)]
-pub(crate) fn empty_product() -> Product {
+fn empty_product() -> Product {
     Product {
         id: 0,
         sku: String::new(),
@@ -553,6 +553,23 @@ pub(crate) fn check_list_into<'a, L: ProductReader<'a>, P: ProductFacts>(
         index += 1;
     }
     Ok(index)
+}
+
+/// [`check_list_into`] collecting owned products: `next` fills a
+/// [`Product`] per item (a reader generic over [`ProductOut`]), and each
+/// valid one is kept. `capacity` is reserved first (at most what the
+/// payload could hold).
+#[inline]
+pub(crate) fn collect_list<'a, L: ProductReader<'a>>(
+    list: &mut L,
+    min_product_bytes: usize,
+    capacity: usize,
+    next: impl FnMut(&mut L, usize, &mut Product) -> Result<Option<usize>, DecodeError>,
+) -> Result<Vec<Product>, DecodeError> {
+    let mut products = Vec::with_capacity(capacity);
+    let keep = |p: &mut Product| products.push(std::mem::replace(p, empty_product()));
+    check_list_into(list, min_product_bytes, &mut empty_product(), next, keep)?;
+    Ok(products)
 }
 
 #[cfg(test)]

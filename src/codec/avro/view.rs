@@ -10,13 +10,13 @@
 //! byte size). [`ViewReader`] walks the products array block by block with
 //! [`next_item`] and reads each product with [`read::product`], generic over
 //! what it fills ([`ProductOut`]): one grammar, one set of checks and error
-//! offsets, and [`check_list_into`] validates each product and the ids as it
-//! goes.
+//! offsets, and [`collect_list`] (owned) or [`check_list`] (view) validates
+//! each product and the ids as it goes.
 
 use super::read::{self, Block, Items, PRODUCT_MIN_BYTES, Reader, next_item};
 use crate::codec::DecodeError;
 use crate::codec::cursor::Cursor;
-use crate::codec::view::{ProductOut, ProductReader, ProductView, check_list, check_list_into, empty_product};
+use crate::codec::view::{ProductOut, ProductReader, ProductView, check_list, collect_list};
 use crate::model::Catalog;
 
 /// Decodes and validates a whole payload into a view that borrows it.
@@ -34,10 +34,8 @@ pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
     // Room for the first block's count, as far as the input could hold it.
     let first = Reader { c: list.r.c.clone() }.long("").map_or(0, i64::unsigned_abs);
     let room = first.min(bytes.len() as u64 / PRODUCT_MIN_BYTES) as usize;
-    let mut products = Vec::with_capacity(room);
     let next = |l: &mut ViewReader<'_>, i, p: &mut _| l.next_into(i, p);
-    let keep = |p: &mut _| products.push(std::mem::replace(p, empty_product()));
-    check_list_into(&mut list, PRODUCT_MIN_BYTES as usize, &mut empty_product(), next, keep)?;
+    let products = collect_list(&mut list, PRODUCT_MIN_BYTES as usize, room, next)?;
     list.r.c.finish()?;
     Ok(Catalog { products })
 }

@@ -519,31 +519,15 @@ pub(crate) fn read_product<'a, P: ProductOut<'a>>(
     let mut k = 0;
     'canonical: {
         macro_rules! next {
-            ($i:literal) => {
+            ($($i:literal)*) => {$(
                 if k == pairs || !at_key(cur, PRODUCT[$i].key) {
                     break 'canonical;
                 }
                 read_product_field(cur, p, $i, index, tolerant)?;
                 k += 1;
-            };
+            )*};
         }
-        next!(0);
-        next!(1);
-        next!(2);
-        next!(3);
-        next!(4);
-        next!(5);
-        next!(6);
-        next!(7);
-        next!(8);
-        next!(9);
-        next!(10);
-        next!(11);
-        next!(12);
-        next!(13);
-        next!(14);
-        next!(15);
-        next!(16);
+        next!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16);
     }
     let mut seen = Seen::first(k);
     for k in k..pairs {
@@ -684,19 +668,15 @@ fn read_variant<'a, V: VariantOut<'a>>(cur: &mut Cursor<'a>, tolerant: bool) -> 
     let mut k = 0;
     'canonical: {
         macro_rules! next {
-            ($i:literal) => {
+            ($($i:literal)*) => {$(
                 if k == pairs || !at_key(cur, VARIANT[$i].key) {
                     break 'canonical;
                 }
                 read_variant_field(cur, &mut v, $i)?;
                 k += 1;
-            };
+            )*};
         }
-        next!(0);
-        next!(1);
-        next!(2);
-        next!(3);
-        next!(4);
+        next!(0 1 2 3 4);
     }
     let mut seen = Seen::first(k);
     for k in k..pairs {

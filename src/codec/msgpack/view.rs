@@ -9,12 +9,12 @@
 //! with string keys in any order. [`ViewReader`] walks the array with
 //! [`read::read_product`], generic over what it fills
 //! ([`ProductOut`]): one grammar, one set of checks and error offsets, and
-//! [`check_list_into`] validates each product and the ids as it goes.
+//! [`collect_list`] (owned) or [`check_list`] (view) validates each product and the ids as it goes.
 
 use super::read::{self, PRODUCT_MIN_BYTES, PRODUCTS, read_array_len};
 use crate::codec::DecodeError;
 use crate::codec::cursor::Cursor;
-use crate::codec::view::{ProductOut, ProductReader, ProductView, check_list, check_list_into, empty_product};
+use crate::codec::view::{ProductOut, ProductReader, ProductView, check_list, collect_list};
 use crate::model::Catalog;
 
 /// Decodes and validates a whole payload into a view that borrows it.
@@ -48,10 +48,9 @@ pub(crate) fn decode_owned(bytes: &[u8], tolerant: bool) -> Result<Catalog, Deco
             left,
             tolerant,
         };
-        let mut products = Vec::with_capacity(left.min(cur.remaining() / PRODUCT_MIN_BYTES));
+        let room = left.min(cur.remaining() / PRODUCT_MIN_BYTES);
         let next = |l: &mut ViewReader<'_>, i, p: &mut _| l.next_into(i, p);
-        let keep = |p: &mut _| products.push(std::mem::replace(p, empty_product()));
-        check_list_into(&mut list, PRODUCT_MIN_BYTES, &mut empty_product(), next, keep)?;
+        let products = collect_list(&mut list, PRODUCT_MIN_BYTES, room, next)?;
         *cur = list.cur;
         Ok(products)
     })?;
