@@ -9,7 +9,8 @@
 //! with string keys in any order. [`ViewReader`] walks the array with
 //! [`read::read_product`], generic over what it fills
 //! ([`ProductOut`]): one grammar, one set of checks and error offsets, and
-//! [`collect_list`] (owned) or [`check_list`] (view) validates each product and the ids as it goes.
+//! [`collect_list`] (owned) or [`check_list`] (view) validates each
+//! product and the ids as it goes.
 
 use super::read::{self, PRODUCT_MIN_BYTES, PRODUCTS, read_array_len};
 use crate::codec::DecodeError;
