@@ -176,23 +176,18 @@ fn non_negative_i32(index: usize, field: &str, v: i32) -> Result<(), ValidationE
 /// What the rules of the data model read from a product, whoever holds it:
 /// the owned [`Product`] and the borrowed views of every format
 /// (`crate::codec::view::ProductView`) answer the same questions, so the
-/// rules live once, in [`validate_product`].
+/// rules live once, in [`validate_product`]. Both implementations are one
+/// body, `impl_product_facts!`, over their fields' common names.
 pub trait ProductFacts {
     fn id(&self) -> i64;
     /// The characters of `sku` (a JSON view unescapes them lazily).
     fn sku_chars(&self) -> impl Iterator<Item = char> + '_;
-    /// `sku` is ASCII. An implementor holding the string as bytes may
-    /// answer from them; the answer must be this one.
-    fn sku_is_ascii(&self) -> bool {
-        self.sku_chars().all(|c| c.is_ascii())
-    }
+    /// `sku` is ASCII.
+    fn sku_is_ascii(&self) -> bool;
     fn price_cents(&self) -> i64;
     fn currency_chars(&self) -> impl Iterator<Item = char> + '_;
-    /// `currency` is a 3-letter ISO 4217 code ([`is_currency_code`]). An
-    /// implementor holding the string as bytes may answer from them.
-    fn currency_is_code(&self) -> bool {
-        is_currency_code(self.currency_chars())
-    }
+    /// `currency` is a 3-letter ISO 4217 code ([`is_currency_code`]).
+    fn currency_is_code(&self) -> bool;
     fn rating(&self) -> f64;
     fn review_count(&self) -> i32;
     fn stock(&self) -> i32;
@@ -205,50 +200,84 @@ pub trait ProductFacts {
     fn discount_percent(&self) -> Option<i32>;
 }
 
-impl ProductFacts for Product {
-    fn id(&self) -> i64 {
-        self.id
+/// A string field as [`ProductFacts`] reads it: its characters, and the
+/// string itself when it is held as written (not a JSON view's escapes),
+/// so the checks can run on its bytes.
+pub trait FactText {
+    fn fact_chars(&self) -> impl Iterator<Item = char> + '_;
+    fn fact_str(&self) -> Option<&str>;
+}
+
+impl FactText for String {
+    fn fact_chars(&self) -> impl Iterator<Item = char> + '_ {
+        self.chars()
     }
-    fn sku_chars(&self) -> impl Iterator<Item = char> + '_ {
-        self.sku.chars()
-    }
-    fn sku_is_ascii(&self) -> bool {
-        self.sku.is_ascii()
-    }
-    fn currency_is_code(&self) -> bool {
-        is_currency_code_bytes(self.currency.as_bytes())
-    }
-    fn price_cents(&self) -> i64 {
-        self.price_cents
-    }
-    fn currency_chars(&self) -> impl Iterator<Item = char> + '_ {
-        self.currency.chars()
-    }
-    fn rating(&self) -> f64 {
-        self.rating
-    }
-    fn review_count(&self) -> i32 {
-        self.review_count
-    }
-    fn stock(&self) -> i32 {
-        self.stock
-    }
-    fn tags_len(&self) -> usize {
-        self.tags.len()
-    }
-    fn dimensions(&self) -> &Dimensions {
-        &self.dimensions
-    }
-    fn variants_len(&self) -> usize {
-        self.variants.len()
-    }
-    fn variant_numbers(&self) -> impl Iterator<Item = (i64, i32)> + '_ {
-        self.variants.iter().map(|v| (v.price_cents, v.stock))
-    }
-    fn discount_percent(&self) -> Option<i32> {
-        self.discount_percent
+    #[inline]
+    fn fact_str(&self) -> Option<&str> {
+        Some(self)
     }
 }
+
+/// Implements [`ProductFacts`] for a product type whose fields have
+/// [`Product`]'s names, its strings [`FactText`], its lists a `len()` and
+/// an `iter()`.
+macro_rules! impl_product_facts {
+    ($ty:ty) => {
+        impl $crate::model::ProductFacts for $ty {
+            fn id(&self) -> i64 {
+                self.id
+            }
+            fn sku_chars(&self) -> impl Iterator<Item = char> + '_ {
+                $crate::model::FactText::fact_chars(&self.sku)
+            }
+            fn sku_is_ascii(&self) -> bool {
+                match $crate::model::FactText::fact_str(&self.sku) {
+                    Some(s) => s.is_ascii(),
+                    None => self.sku_chars().all(|c| c.is_ascii()),
+                }
+            }
+            fn price_cents(&self) -> i64 {
+                self.price_cents
+            }
+            fn currency_chars(&self) -> impl Iterator<Item = char> + '_ {
+                $crate::model::FactText::fact_chars(&self.currency)
+            }
+            fn currency_is_code(&self) -> bool {
+                match $crate::model::FactText::fact_str(&self.currency) {
+                    Some(s) => $crate::model::is_currency_code_bytes(s.as_bytes()),
+                    None => $crate::model::is_currency_code(self.currency_chars()),
+                }
+            }
+            fn rating(&self) -> f64 {
+                self.rating
+            }
+            fn review_count(&self) -> i32 {
+                self.review_count
+            }
+            fn stock(&self) -> i32 {
+                self.stock
+            }
+            fn tags_len(&self) -> usize {
+                self.tags.len()
+            }
+            fn dimensions(&self) -> &$crate::model::Dimensions {
+                &self.dimensions
+            }
+            fn variants_len(&self) -> usize {
+                self.variants.len()
+            }
+            fn variant_numbers(&self) -> impl Iterator<Item = (i64, i32)> + '_ {
+                self.variants.iter().map(|v| (v.price_cents, v.stock))
+            }
+            fn discount_percent(&self) -> Option<i32> {
+                self.discount_percent
+            }
+        }
+    };
+}
+pub(crate) use impl_product_facts;
+
+impl_product_facts!(Product);
 
 /// `s` is exactly three ASCII uppercase letters.
 pub fn is_currency_code_bytes(s: &[u8]) -> bool {

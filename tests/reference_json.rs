@@ -132,7 +132,7 @@ fn floats_are_spelled_like_serde_json() {
     let mut ours = Vec::new();
     for v in values.into_iter().filter(|v| v.is_finite()) {
         ours.clear();
-        json::write_f64(v, &mut ours);
+        json::write_f64(&mut ours, v);
         let theirs = serde_json::to_string(&v).unwrap();
         assert_eq!(
             std::str::from_utf8(&ours).unwrap(),

@@ -1,8 +1,11 @@
 //! The types a borrowed (zero-copy) read produces, shared by the five
 //! formats: [`Text`], [`InlineList`], [`ProductView`] and [`VariantView`],
 //! and the [`ProductReader`] each format implements, with [`check_list`],
-//! which runs one to its end validating every product. This module names no
-//! format; [`catalog_view`](super::catalog_view) dispatches over them.
+//! which runs one to its end validating every product. [`ProductOut`] is
+//! what a reader generic over its output fills, a view or an owned
+//! [`Product`], so one walk serves both decodes ([`check_list_into`]). This
+//! module names no format; [`catalog_view`](super::catalog_view) dispatches
+//! over them.
 //!
 //! A format's view reader checks a payload exactly as its owned decode does
 //! — UTF-8, number ranges, list limits, enum values, required and duplicate
@@ -18,7 +21,7 @@
 use super::DecodeError;
 use super::escape::{self, Unescape};
 use super::ids::UniqueIds;
-use crate::model::{self, Dimensions, Product, ProductFacts, Status, Variant};
+use crate::model::{self, Dimensions, FactText, Product, ProductFacts, Status, Variant};
 use std::borrow::Cow;
 use std::fmt;
 
@@ -284,54 +287,205 @@ impl ProductView<'_> {
     }
 }
 
-impl ProductFacts for ProductView<'_> {
-    fn id(&self) -> i64 {
-        self.id
+impl FactText for Text<'_> {
+    fn fact_chars(&self) -> impl Iterator<Item = char> + '_ {
+        self.chars()
     }
-    fn sku_chars(&self) -> impl Iterator<Item = char> + '_ {
-        self.sku.chars()
+    #[inline]
+    fn fact_str(&self) -> Option<&str> {
+        self.as_str()
     }
-    fn sku_is_ascii(&self) -> bool {
-        match self.sku.as_str() {
-            Some(s) => s.is_ascii(),
-            None => self.sku.chars().all(|c| c.is_ascii()),
+}
+
+model::impl_product_facts!(ProductView<'_>);
+
+/// One value a reader read, for the field it names (the fields of
+/// [`Product`] but its lists): what [`ProductOut::set`] stores.
+pub(crate) enum Set<'a> {
+    Id(i64),
+    Sku(&'a str),
+    Name(&'a str),
+    Description(&'a str),
+    PriceCents(i64),
+    Currency(&'a str),
+    Rating(f64),
+    ReviewCount(i32),
+    InStock(bool),
+    Stock(i32),
+    Status(Status),
+    Dimensions(Dimensions),
+    DiscountPercent(Option<i32>),
+    CreatedAtMs(i64),
+    ImageUrl(&'a str),
+}
+
+/// One value of a variant, for [`VariantOut::set`].
+pub(crate) enum SetVariant<'a> {
+    Sku(&'a str),
+    Color(&'a str),
+    Size(&'a str),
+    PriceCents(i64),
+    Stock(i32),
+}
+
+/// What a format's reader fills as it walks the bytes: the borrowed
+/// [`ProductView`] (a string stays a slice of the payload) or the owned
+/// [`Product`] (a string is copied once, as it is read). The MessagePack and
+/// Avro readers are generic over it, so their view and their owned decode are
+/// one walk of one grammar with one set of error sites; monomorphized and
+/// inlined, each [`set`](ProductOut::set) is a store.
+pub(crate) trait ProductOut<'a> {
+    /// A string of the payload as this output holds it.
+    type Text: From<&'a str>;
+    type Variant: VariantOut<'a>;
+    fn set(&mut self, v: Set<'a>);
+    fn tags(&mut self) -> &mut impl List<Self::Text>;
+    fn variants(&mut self) -> &mut impl List<Self::Variant>;
+}
+
+/// A variant a reader fills ([`ProductOut`]).
+pub(crate) trait VariantOut<'a> {
+    /// Every field empty or zero.
+    fn empty() -> Self;
+    fn set(&mut self, v: SetVariant<'a>);
+}
+
+/// A list a reader fills: the owned product's `Vec`, the view's
+/// [`InlineList`] (cleared for each product, its room fixed).
+pub(crate) trait List<T> {
+    fn clear(&mut self);
+    /// Room for `n` more items, a count the reader has checked against the
+    /// input and the model's limit.
+    fn reserve(&mut self, n: usize);
+    fn push(&mut self, x: T);
+}
+
+impl<T> List<T> for Vec<T> {
+    #[inline(always)]
+    fn clear(&mut self) {
+        Vec::clear(self);
+    }
+    #[inline(always)]
+    fn reserve(&mut self, n: usize) {
+        self.reserve_exact(n);
+    }
+    #[inline(always)]
+    fn push(&mut self, x: T) {
+        Vec::push(self, x);
+    }
+}
+
+impl<T, const N: usize> List<T> for InlineList<T, N> {
+    #[inline(always)]
+    fn clear(&mut self) {
+        InlineList::clear(self);
+    }
+    #[inline(always)]
+    fn reserve(&mut self, _: usize) {}
+    #[inline(always)]
+    fn push(&mut self, x: T) {
+        InlineList::push(self, x);
+    }
+}
+
+impl<'a> From<&'a str> for Text<'a> {
+    #[inline(always)]
+    fn from(s: &'a str) -> Text<'a> {
+        Text::plain(s)
+    }
+}
+
+/// [`ProductOut`] and [`VariantOut`] for a product and a variant type whose
+/// fields have the model's names: one body for the view and the owned model.
+macro_rules! product_out {
+    ($product:ty, $variant:ty, $text:ty, $empty:expr) => {
+        impl<'a> ProductOut<'a> for $product {
+            type Text = $text;
+            type Variant = $variant;
+            #[inline(always)]
+            fn set(&mut self, v: Set<'a>) {
+                match v {
+                    Set::Id(x) => self.id = x,
+                    Set::Sku(s) => self.sku = s.into(),
+                    Set::Name(s) => self.name = s.into(),
+                    Set::Description(s) => self.description = s.into(),
+                    Set::PriceCents(x) => self.price_cents = x,
+                    Set::Currency(s) => self.currency = s.into(),
+                    Set::Rating(x) => self.rating = x,
+                    Set::ReviewCount(x) => self.review_count = x,
+                    Set::InStock(x) => self.in_stock = x,
+                    Set::Stock(x) => self.stock = x,
+                    Set::Status(x) => self.status = x,
+                    Set::Dimensions(x) => self.dimensions = x,
+                    Set::DiscountPercent(x) => self.discount_percent = x,
+                    Set::CreatedAtMs(x) => self.created_at_ms = x,
+                    Set::ImageUrl(s) => self.image_url = s.into(),
+                }
+            }
+            #[inline(always)]
+            fn tags(&mut self) -> &mut impl List<$text> {
+                &mut self.tags
+            }
+            #[inline(always)]
+            fn variants(&mut self) -> &mut impl List<$variant> {
+                &mut self.variants
+            }
         }
-    }
-    fn currency_is_code(&self) -> bool {
-        match self.currency.as_str() {
-            Some(s) => model::is_currency_code_bytes(s.as_bytes()),
-            None => model::is_currency_code(self.currency.chars()),
+
+        impl<'a> VariantOut<'a> for $variant {
+            #[inline(always)]
+            fn empty() -> Self {
+                $empty
+            }
+            #[inline(always)]
+            fn set(&mut self, v: SetVariant<'a>) {
+                match v {
+                    SetVariant::Sku(s) => self.sku = s.into(),
+                    SetVariant::Color(s) => self.color = s.into(),
+                    SetVariant::Size(s) => self.size = s.into(),
+                    SetVariant::PriceCents(x) => self.price_cents = x,
+                    SetVariant::Stock(x) => self.stock = x,
+                }
+            }
         }
+    };
+}
+
+product_out!(ProductView<'a>, VariantView<'a>, Text<'a>, VariantView::default());
+product_out!(
+    Product,
+    Variant,
+    String,
+    Variant {
+        sku: String::new(),
+        color: String::new(),
+        size: String::new(),
+        price_cents: 0,
+        stock: 0,
     }
-    fn price_cents(&self) -> i64 {
-        self.price_cents
-    }
-    fn currency_chars(&self) -> impl Iterator<Item = char> + '_ {
-        self.currency.chars()
-    }
-    fn rating(&self) -> f64 {
-        self.rating
-    }
-    fn review_count(&self) -> i32 {
-        self.review_count
-    }
-    fn stock(&self) -> i32 {
-        self.stock
-    }
-    fn tags_len(&self) -> usize {
-        self.tags.len()
-    }
-    fn dimensions(&self) -> &Dimensions {
-        &self.dimensions
-    }
-    fn variants_len(&self) -> usize {
-        self.variants.len()
-    }
-    fn variant_numbers(&self) -> impl Iterator<Item = (i64, i32)> + '_ {
-        self.variants.iter().map(|v| (v.price_cents, v.stock))
-    }
-    fn discount_percent(&self) -> Option<i32> {
-        self.discount_percent
+);
+
+/// A product with every field empty or zero: what an owned reader fills.
+#[inline(always)]
+fn empty_product() -> Product {
+    Product {
+        id: 0,
+        sku: String::new(),
+        name: String::new(),
+        description: String::new(),
+        price_cents: 0,
+        currency: String::new(),
+        rating: 0.0,
+        review_count: 0,
+        in_stock: false,
+        stock: 0,
+        status: Status::Active,
+        tags: Vec::new(),
+        dimensions: Dimensions::default(),
+        variants: Vec::new(),
+        discount_percent: None,
+        created_at_ms: 0,
+        image_url: String::new(),
     }
 }
 
@@ -360,12 +514,26 @@ pub(crate) fn check_list<'a, L: ProductReader<'a>>(
     min_product_bytes: usize,
     mut each: impl FnMut(&ProductView<'a>),
 ) -> Result<usize, DecodeError> {
+    let next = |l: &mut L, i, p: &mut ProductView<'a>| l.next_product(i, p);
+    check_list_into(list, min_product_bytes, &mut ProductView::default(), next, |p| each(p))
+}
+
+/// [`check_list`] reading each product into `p` with `next`, which fills
+/// whichever [`ProductOut`] `P` is (a reader generic over it builds the
+/// owned products in the same pass as the view's checks).
+#[inline]
+pub(crate) fn check_list_into<'a, L: ProductReader<'a>, P: ProductFacts>(
+    list: &mut L,
+    min_product_bytes: usize,
+    p: &mut P,
+    mut next: impl FnMut(&mut L, usize, &mut P) -> Result<Option<usize>, DecodeError>,
+    mut each: impl FnMut(&mut P),
+) -> Result<usize, DecodeError> {
     let start = list.clone();
     let mut ids = UniqueIds::new();
     let mut index = 0;
-    let mut p = ProductView::default();
-    while let Some(at) = list.next_product(index, &mut p)? {
-        model::validate_product(&p, index).map_err(|e| DecodeError::invalid(at, e))?;
+    while let Some(at) = next(list, index, p)? {
+        model::validate_product(p, index).map_err(|e| DecodeError::invalid(at, e))?;
         // Only if the order breaks: the ids before this one, read again from
         // the start (each of those products was read and checked already),
         // and room for every product the rest of the payload could hold.
@@ -377,13 +545,31 @@ pub(crate) fn check_list<'a, L: ProductReader<'a>>(
             })
         };
         let room = || list.remaining() / min_product_bytes.max(1);
-        if !ids.insert_reserving(p.id, earlier, room) {
-            return Err(DecodeError::invalid(at, model::duplicate_id(index, p.id)));
+        let id = p.id();
+        if !ids.insert_reserving(id, earlier, room) {
+            return Err(DecodeError::invalid(at, model::duplicate_id(index, id)));
         }
-        each(&p);
+        each(p);
         index += 1;
     }
     Ok(index)
+}
+
+/// [`check_list_into`] collecting owned products: `next` fills a
+/// [`Product`] per item (a reader generic over [`ProductOut`]), and each
+/// valid one is kept. `capacity` is reserved first (at most what the
+/// payload could hold).
+#[inline]
+pub(crate) fn collect_list<'a, L: ProductReader<'a>>(
+    list: &mut L,
+    min_product_bytes: usize,
+    capacity: usize,
+    next: impl FnMut(&mut L, usize, &mut Product) -> Result<Option<usize>, DecodeError>,
+) -> Result<Vec<Product>, DecodeError> {
+    let mut products = Vec::with_capacity(capacity);
+    let keep = |p: &mut Product| products.push(std::mem::replace(p, empty_product()));
+    check_list_into(list, min_product_bytes, &mut empty_product(), next, keep)?;
+    Ok(products)
 }
 
 #[cfg(test)]

@@ -119,14 +119,14 @@ fn float_json(v: f64, single: Option<f32>, out: &mut String) {
         }
     } else {
         let mut buf = Vec::new();
-        write_f64(v, &mut buf);
+        write_f64(&mut buf, v);
         out.push_str(&String::from_utf8_lossy(&buf));
     }
 }
 
 fn string_json(s: &str, out: &mut String) {
     let mut buf = Vec::with_capacity(s.len() + 2);
-    crate::codec::json::write_str(s, &mut buf);
+    crate::codec::json::write_str(&mut buf, s);
     out.push_str(&String::from_utf8_lossy(&buf));
 }
 

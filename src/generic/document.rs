@@ -109,7 +109,7 @@ impl Scalar {
             Scalar::Number(s, e, _) => format!("number {}", &text[*s..*e]),
             Scalar::String(s) => {
                 let mut q = Vec::new();
-                write_str(s, &mut q);
+                write_str(&mut q, s);
                 let q = String::from_utf8_lossy(&q).into_owned();
                 if q.len() > 40 {
                     format!("string {}…", q.chars().take(40).collect::<String>())
@@ -530,8 +530,8 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Vec<u8>, d
     match (schema.node(node), datum) {
         (Node::Null, Datum::Null) => out.extend_from_slice(b"null"),
         (Node::Boolean, Datum::Boolean(b)) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
-        (Node::Int, Datum::Int(i)) => write_i64(i64::from(*i), out),
-        (Node::Long, Datum::Long(i)) => write_i64(*i, out),
+        (Node::Int, Datum::Int(i)) => write_i64(out, i64::from(*i)),
+        (Node::Long, Datum::Long(i)) => write_i64(out, *i),
         (Node::Double, Datum::Double(f)) => {
             if !f.is_finite() {
                 return Err(non_finite("double", *f));
@@ -547,12 +547,12 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Vec<u8>, d
             let v: f64 = f.to_string().parse().unwrap_or(f64::from(*f));
             write_double(v, out);
         }
-        (Node::String, Datum::String(s)) => write_str(s, out),
+        (Node::String, Datum::String(s)) => write_str(out, s),
         (Node::Bytes, Datum::Bytes(b)) => write_latin1(b, out),
         (Node::Fixed(f), Datum::Fixed(b)) if b.len() == f.size => write_latin1(b, out),
         (Node::Enum(e), Datum::Enum(i, s)) => {
             check_enum(e, *i, s)?;
-            write_str(s, out);
+            write_str(out, s);
         }
         (Node::Union(branches), d) => match walk::branch_for(schema, branches, d) {
             Some((i, inner)) => write_node(schema, branches[i as usize], inner, out, depth + 1)?,
@@ -574,7 +574,7 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Vec<u8>, d
                 if i > 0 {
                     out.push(b',');
                 }
-                write_str(k, out);
+                write_str(out, k);
                 out.push(b':');
                 write_node(schema, *values, v, out, depth + 1).map_err(|e| nest(e, k))?;
             }
@@ -595,7 +595,7 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Vec<u8>, d
                         },
                     )
                 })?;
-                write_str(f.key(), out);
+                write_str(out, f.key());
                 out.push(b':');
                 write_node(schema, f.ty, v, out, depth + 1).map_err(|e| nest(e, f.key()))?;
             }
@@ -616,7 +616,7 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Vec<u8>, d
 pub fn write_double(v: f64, out: &mut Vec<u8>) {
     let a = v.abs();
     if a == 0.0 || (a < 9_007_199_254_740_992.0 && a.fract() == 0.0) {
-        write_f64(v, out);
+        write_f64(out, v);
         return;
     }
     if v.is_sign_negative() {
@@ -656,7 +656,7 @@ pub fn write_double(v: f64, out: &mut Vec<u8>) {
 
 fn write_latin1(b: &[u8], out: &mut Vec<u8>) {
     let s: String = b.iter().map(|&byte| char::from(byte)).collect();
-    write_str(&s, out);
+    write_str(out, &s);
 }
 
 #[cfg(test)]
@@ -818,7 +818,7 @@ mod tests {
         for &v in &values {
             let (mut ours, mut catalog) = (Vec::new(), Vec::new());
             write_double(v, &mut ours);
-            write_f64(v, &mut catalog);
+            write_f64(&mut catalog, v);
             let back: f64 = std::str::from_utf8(&ours).unwrap().parse().unwrap();
             assert_eq!(
                 back.to_bits(),

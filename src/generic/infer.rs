@@ -609,7 +609,7 @@ fn pretty(j: &J, indent: usize, out: &mut String) {
         J::Null => out.push_str("null"),
         J::Str(x) => {
             let mut b = Vec::new();
-            crate::codec::json::write_str(x, &mut b);
+            crate::codec::json::write_str(&mut b, x);
             out.push_str(&String::from_utf8_lossy(&b));
         }
         J::Array(items) if items.iter().all(|i| matches!(i, J::Str(_))) => {

@@ -55,7 +55,7 @@ mod read;
 pub mod view;
 mod write;
 
-pub use read::decode;
+pub use view::decode;
 pub use write::encode;
 
 /// The Avro schema of the payload (`schemas/catalog.avsc`), served by the

@@ -1,5 +1,8 @@
-//! Avro decoder: reads one binary datum of `Catalog` in schema order into our
-//! domain types, validating as it goes.
+//! The Avro reader: one binary datum of `Catalog` in schema order, walked
+//! once for both decodes. [`Reader`] reads the primitives, [`next_item`] the
+//! blocks of an array, and [`product`] one `Product` into whichever
+//! [`ProductOut`] it is given: the borrowed view or the owned model
+//! ([`view`](super::view) runs the list).
 //!
 //! The input is untrusted. Every length and block count goes through
 //! [`Cursor`] and is compared with what remains *before* anything is sliced or
@@ -8,10 +11,10 @@
 //! allocation. Every error carries the byte offset where it was found.
 
 use crate::codec::cursor::Cursor;
-use crate::codec::ids::UniqueIds;
 use crate::codec::utf8::str_at;
+use crate::codec::view::{List, ProductOut, Set, SetVariant, VariantOut};
 use crate::codec::{DecodeError, ErrorKind, varint};
-use crate::model::{self, Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, Variant};
+use crate::model::{self, Dimensions, MAX_TAGS, MAX_VARIANTS, Status};
 
 /// Smallest possible encoding of a `Product`: one byte for each varint,
 /// string length, boolean, enum, union index and empty array (13 + 4
@@ -22,44 +25,24 @@ pub(crate) const VARIANT_MIN_BYTES: u64 = 5;
 /// Smallest tag: the empty string's one-byte length.
 pub(crate) const TAG_MIN_BYTES: u64 = 1;
 
-/// Decodes a whole payload into a validated catalog.
-pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
-    let mut r = Reader { c: Cursor::new(bytes) };
-    let mut ids = UniqueIds::new();
-    let products = r.array(
-        Items {
-            what: "products block count",
-            min_item_bytes: PRODUCT_MIN_BYTES,
-            max: None,
-        },
-        |r, before| {
-            let index = before.len();
-            let start = r.c.pos();
-            let p = r.product(index)?;
-            p.validate(index).map_err(|e| DecodeError::invalid(start, e))?;
-            if !ids.insert(p.id, || before.iter().map(|q: &Product| q.id)) {
-                return Err(DecodeError::invalid(start, model::duplicate_id(index, p.id)));
-            }
-            Ok(p)
-        },
-    )?;
-    r.c.finish()?;
-    Ok(Catalog { products })
+/// How one array is checked: its block count's name, the smallest encoding
+/// of an item, and the model's limit with the owning product's index.
+pub(crate) struct Items {
+    pub(crate) what: &'static str,
+    pub(crate) min_item_bytes: u64,
+    pub(crate) limit: Option<(usize, &'static str, usize)>,
 }
 
-/// How to read one array: what to call its block count in errors, the
-/// smallest encoding of an item, and the model's item limit (if any) with the
-/// owning product's index for the error path.
-struct Items {
-    what: &'static str,
-    min_item_bytes: u64,
-    max: Option<Limit>,
-}
-
-struct Limit {
-    max: usize,
-    product: usize,
-    field: &'static str,
+/// Where a reader is inside a blocked array.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Block {
+    /// Items left in the current block.
+    left: usize,
+    /// Items in the blocks read so far.
+    total: usize,
+    /// For a sized block (negative count): where its items began and the
+    /// byte size it declared.
+    sized: Option<(usize, u64)>,
 }
 
 pub(crate) struct Reader<'a> {
@@ -164,21 +147,6 @@ impl Reader<'_> {
         })
     }
 
-    /// `string`: a non-negative `long` byte length, then that many bytes of
-    /// UTF-8, owned.
-    ///
-    /// The bytes are copied first and checked in the copy: the allocator
-    /// aligns it, so `from_utf8` reads a string of 16 bytes or more a word
-    /// at a time from its first byte, where in the payload it would start
-    /// byte by byte at any unaligned offset. An error names the same offset
-    /// as [`Reader::str`]'s.
-    #[inline]
-    fn string(&mut self, what: &'static str) -> Result<String, DecodeError> {
-        let (start, bytes) = self.string_bytes(what)?;
-        String::from_utf8(bytes.to_vec())
-            .map_err(|e| DecodeError::new(start + e.utf8_error().valid_up_to(), ErrorKind::InvalidUtf8))
-    }
-
     /// `double`: 8 bytes little-endian; our one double (`rating`) must be finite.
     #[inline]
     pub(crate) fn finite_double(&mut self, what: &'static str) -> Result<f64, DecodeError> {
@@ -210,63 +178,6 @@ impl Reader<'_> {
         }
     }
 
-    /// `array`: blocks until a zero count. A negative count n means |n| items
-    /// preceded by a `long` byte size of the block, which must be ≥ 0, fit in
-    /// the input, and equal the bytes the items then take (spec, "Arrays").
-    /// The running item total is checked against the input (at
-    /// `min_item_bytes` each) and against the model's limit before reserving.
-    fn array<T>(
-        &mut self,
-        items: Items,
-        mut item: impl FnMut(&mut Self, &[T]) -> Result<T, DecodeError>,
-    ) -> Result<Vec<T>, DecodeError> {
-        let mut out: Vec<T> = Vec::new();
-        loop {
-            let count_at = self.c.pos();
-            let raw = self.long(items.what)?;
-            if raw == 0 {
-                return Ok(out);
-            }
-            // `unsigned_abs` maps i64::MIN to 2^63 without overflow; the count
-            // check below then rejects it like any other oversized count.
-            let count = raw.unsigned_abs();
-            let sized = if raw < 0 { Some(self.block_size()?) } else { None };
-            let n = self.c.check_count(count, items.min_item_bytes, items.what)?;
-            if let Some(limit) = &items.max {
-                let total = out.len() + n;
-                if total > limit.max {
-                    let found = if out.is_empty() {
-                        format!("found {total}")
-                    } else {
-                        format!("found at least {total}")
-                    };
-                    let e = model::too_many_items(limit.product, limit.field, limit.max, found);
-                    return Err(DecodeError::invalid(count_at, e));
-                }
-            }
-            if out.capacity() == 0 {
-                out = Vec::with_capacity(n);
-            } else {
-                out.reserve(n);
-            }
-            let block_start = self.c.pos();
-            for _ in 0..n {
-                let x = item(self, &out)?;
-                out.push(x);
-            }
-            if let Some(size) = sized {
-                let used = (self.c.pos() - block_start) as u64;
-                if used != size {
-                    return Err(DecodeError::unexpected(
-                        block_start,
-                        "a block byte size equal to the bytes of its items",
-                        format!("size {size}, items took {used} bytes"),
-                    ));
-                }
-            }
-        }
-    }
-
     /// The byte size after a negative block count: ≥ 0 and within the input.
     pub(crate) fn block_size(&mut self) -> Result<u64, DecodeError> {
         let at = self.c.pos();
@@ -282,73 +193,6 @@ impl Reader<'_> {
         })?;
         self.c.check_count(size, 1, "block byte size")?;
         Ok(size)
-    }
-
-    /// `Product`: 17 fields in schema order.
-    fn product(&mut self, index: usize) -> Result<Product, DecodeError> {
-        let id = self.long("id")?;
-        let sku = self.string("sku length")?;
-        let name = self.string("name length")?;
-        let description = self.string("description length")?;
-        let price_cents = self.long("price_cents")?;
-        let currency = self.string("currency length")?;
-        let rating = self.finite_double("rating")?;
-        let review_count = self.int("review_count")?;
-        let in_stock = self.boolean("in_stock")?;
-        let stock = self.int("stock")?;
-        let status = self.status()?;
-        let tags = self.array(
-            Items {
-                what: "tags block count",
-                min_item_bytes: TAG_MIN_BYTES,
-                max: Some(Limit {
-                    max: MAX_TAGS,
-                    product: index,
-                    field: "tags",
-                }),
-            },
-            |r, _| r.string("tag length"),
-        )?;
-        let dimensions = Dimensions {
-            width_mm: self.int("dimensions.width_mm")?,
-            height_mm: self.int("dimensions.height_mm")?,
-            depth_mm: self.int("dimensions.depth_mm")?,
-            weight_g: self.int("dimensions.weight_g")?,
-        };
-        let variants = self.array(
-            Items {
-                what: "variants block count",
-                min_item_bytes: VARIANT_MIN_BYTES,
-                max: Some(Limit {
-                    max: MAX_VARIANTS,
-                    product: index,
-                    field: "variants",
-                }),
-            },
-            |r, _| r.variant(),
-        )?;
-        let discount_percent = self.discount()?;
-        let created_at_ms = self.long("created_at_ms")?;
-        let image_url = self.string("image_url length")?;
-        Ok(Product {
-            id,
-            sku,
-            name,
-            description,
-            price_cents,
-            currency,
-            rating,
-            review_count,
-            in_stock,
-            stock,
-            status,
-            tags,
-            dimensions,
-            variants,
-            discount_percent,
-            created_at_ms,
-            image_url,
-        })
     }
 
     /// enum `Status`: the symbol index as an `int`, 0..=2.
@@ -379,21 +223,134 @@ impl Reader<'_> {
             )),
         }
     }
+}
 
-    fn variant(&mut self) -> Result<Variant, DecodeError> {
-        Ok(Variant {
-            sku: self.string("variant sku length")?,
-            color: self.string("variant color length")?,
-            size: self.string("variant size length")?,
-            price_cents: self.long("variant price_cents")?,
-            stock: self.int("variant stock")?,
-        })
+/// Moves to the next item of an array, reading block headers as needed:
+/// `None` at the array's end (the zero count), else the items of a block
+/// that starts here (0 inside a block, for the caller's reservation).
+///
+/// A negative count n means |n| items preceded by a `long` byte size of the
+/// block, which must be ≥ 0, fit in the input, and equal the bytes the items
+/// then take (spec, "Arrays"). The running item total is checked against the
+/// input (at `min_item_bytes` each) and against the model's limit at the
+/// block count, before any item is read.
+#[inline]
+pub(crate) fn next_item(r: &mut Reader<'_>, b: &mut Block, items: &Items) -> Result<Option<usize>, DecodeError> {
+    if b.left > 0 {
+        b.left -= 1;
+        return Ok(Some(0));
     }
+    end_block(r, b)?;
+    let count_at = r.c.pos();
+    let raw = r.long(items.what)?;
+    if raw == 0 {
+        return Ok(None);
+    }
+    // `unsigned_abs` maps i64::MIN to 2^63 without overflow; the count check
+    // below then rejects it like any other oversized count.
+    let count = raw.unsigned_abs();
+    let sized = if raw < 0 { Some(r.block_size()?) } else { None };
+    let n = r.c.check_count(count, items.min_item_bytes, items.what)?;
+    if let Some((max, field, product)) = items.limit {
+        let total = b.total + n;
+        if total > max {
+            let found = if b.total == 0 {
+                format!("found {total}")
+            } else {
+                format!("found at least {total}")
+            };
+            let e = model::too_many_items(product, field, max, found);
+            return Err(DecodeError::invalid(count_at, e));
+        }
+    }
+    b.sized = sized.map(|size| (r.c.pos(), size));
+    b.total += n;
+    // n ≥ 1: the count is not zero, and `check_count` returns it as it is.
+    b.left = n - 1;
+    Ok(Some(n))
+}
+
+/// Ends the current block: a sized block must have taken exactly its size.
+fn end_block(r: &Reader<'_>, b: &mut Block) -> Result<(), DecodeError> {
+    if let Some((block_start, size)) = b.sized.take() {
+        let used = (r.c.pos() - block_start) as u64;
+        if used != size {
+            return Err(DecodeError::unexpected(
+                block_start,
+                "a block byte size equal to the bytes of its items",
+                format!("size {size}, items took {used} bytes"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `Product`: 17 fields in schema order, into `p`.
+#[inline(always)]
+pub(crate) fn product<'a, P: ProductOut<'a>>(r: &mut Reader<'a>, index: usize, p: &mut P) -> Result<(), DecodeError> {
+    p.set(Set::Id(r.long("id")?));
+    p.set(Set::Sku(r.str("sku length")?));
+    p.set(Set::Name(r.str("name length")?));
+    p.set(Set::Description(r.str("description length")?));
+    p.set(Set::PriceCents(r.long("price_cents")?));
+    p.set(Set::Currency(r.str("currency length")?));
+    p.set(Set::Rating(r.finite_double("rating")?));
+    p.set(Set::ReviewCount(r.int("review_count")?));
+    p.set(Set::InStock(r.boolean("in_stock")?));
+    p.set(Set::Stock(r.int("stock")?));
+    p.set(Set::Status(r.status()?));
+    let tags = Items {
+        what: "tags block count",
+        min_item_bytes: TAG_MIN_BYTES,
+        limit: Some((MAX_TAGS, "tags", index)),
+    };
+    let mut b = Block::default();
+    let list = p.tags();
+    list.clear();
+    while let Some(n) = next_item(r, &mut b, &tags)? {
+        list.reserve(n);
+        list.push(r.str("tag length")?.into());
+    }
+    p.set(Set::Dimensions(Dimensions {
+        width_mm: r.int("dimensions.width_mm")?,
+        height_mm: r.int("dimensions.height_mm")?,
+        depth_mm: r.int("dimensions.depth_mm")?,
+        weight_g: r.int("dimensions.weight_g")?,
+    }));
+    let variants = Items {
+        what: "variants block count",
+        min_item_bytes: VARIANT_MIN_BYTES,
+        limit: Some((MAX_VARIANTS, "variants", index)),
+    };
+    let mut b = Block::default();
+    let list = p.variants();
+    list.clear();
+    while let Some(n) = next_item(r, &mut b, &variants)? {
+        list.reserve(n);
+        list.push(variant(r)?);
+    }
+    p.set(Set::DiscountPercent(r.discount()?));
+    p.set(Set::CreatedAtMs(r.long("created_at_ms")?));
+    p.set(Set::ImageUrl(r.str("image_url length")?));
+    Ok(())
+}
+
+/// `Variant`: 5 fields in schema order.
+#[inline(always)]
+fn variant<'a, V: VariantOut<'a>>(r: &mut Reader<'a>) -> Result<V, DecodeError> {
+    let mut v = V::empty();
+    v.set(SetVariant::Sku(r.str("variant sku length")?));
+    v.set(SetVariant::Color(r.str("variant color length")?));
+    v.set(SetVariant::Size(r.str("variant size length")?));
+    v.set(SetVariant::PriceCents(r.long("variant price_cents")?));
+    v.set(SetVariant::Stock(r.int("variant stock")?));
+    Ok(v)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Variant;
 
     #[test]
     fn minimum_sizes_match_the_smallest_encodings() {
@@ -427,7 +384,7 @@ mod tests {
         let mut r = Reader {
             c: Cursor::new(&[0, 0, 0, 0, 0]),
         };
-        assert_eq!(r.variant().unwrap(), v);
+        assert_eq!(variant::<Variant>(&mut r).unwrap(), v);
         assert!(r.c.is_empty(), "VARIANT_MIN_BYTES = {VARIANT_MIN_BYTES}");
     }
 
@@ -468,58 +425,32 @@ mod tests {
     }
 
     #[test]
-    fn strings_report_bad_utf8_at_the_same_offset_owned_and_borrowed() {
-        for text in [
-            b"ok".as_slice(),
-            b"\xff",
-            b"abc\xe2\x82",
-            b"0123456789abcdef0123\xc3\x28xyz",
-            "Über Kabel".as_bytes(),
-        ] {
-            let mut bytes = vec![0x00];
-            varint::write_i64_zigzag(&mut bytes, text.len() as i64);
-            bytes.extend_from_slice(text);
-            let read = |owned: bool| {
-                let mut r = Reader { c: Cursor::new(&bytes) };
-                r.c.seek(1);
-                if owned {
-                    r.string("s")
-                } else {
-                    r.str("s").map(str::to_owned)
-                }
-            };
-            assert_eq!(read(true), read(false), "{text:02x?}");
-            assert_eq!(read(true).is_ok(), std::str::from_utf8(text).is_ok());
-        }
-    }
-
-    #[test]
     fn out_of_order_ids_fall_back_to_a_set() {
-        // The decoder's duplicate check over products, as `decode` runs it.
-        let check = |ids: &mut UniqueIds, id: i64, before: &[Product], index: usize| {
-            if ids.insert(id, || before.iter().map(|q| q.id)) {
-                Ok(())
-            } else {
-                Err(model::duplicate_id(index, id))
-            }
+        // Ids out of order (5, 7, 3) send the duplicate check to its id set;
+        // a repeat of 7 after them, or of the last id, is still found.
+        let decode = |ids: &[i64]| {
+            let ps: Vec<_> = ids
+                .iter()
+                .map(|&id| crate::model::Product {
+                    id,
+                    ..crate::fixtures::product(1)
+                })
+                .collect();
+            let mut out = Vec::new();
+            super::super::encode(&ps, &mut out).unwrap();
+            super::super::decode(&out).map(|c| c.products.len())
         };
-        let mut ids = UniqueIds::new();
-        let ps: Vec<Product> = [5, 7, 3].into_iter().map(crate::fixtures::product).collect();
-        let mut before = Vec::new();
-        for (i, p) in ps.into_iter().enumerate() {
-            let mut p = p;
-            p.id = [5, 7, 3][i];
-            check(&mut ids, p.id, &before, i).unwrap();
-            before.push(p);
-        }
+        let mut one = Vec::new();
+        super::super::encode(&[crate::fixtures::product(1)], &mut one).unwrap();
+        let product_len = one.len() - 2; // less the count and the end
+        assert_eq!(decode(&[5, 7, 3]), Ok(3));
         assert_eq!(
-            check(&mut ids, 7, &before, 3).unwrap_err().to_string(),
-            "products[3].id: duplicate id 7"
+            decode(&[5, 7, 3, 7]).unwrap_err().to_string(),
+            format!(
+                "invalid data: products[3].id: duplicate id 7 at byte {}",
+                1 + 3 * product_len
+            )
         );
-        let mut ids = UniqueIds::new();
-        check(&mut ids, 2, &[], 0).unwrap();
-        let mut first = crate::fixtures::product(1);
-        first.id = 2;
-        assert!(check(&mut ids, 2, &[first], 1).is_err(), "equal to the last id");
+        assert!(decode(&[2, 2]).is_err(), "equal to the last id");
     }
 }

@@ -1,105 +1,47 @@
-//! The Avro borrowed view: the datum read in place, strings as slices of
-//! the payload.
+//! The Avro products array, read once for both decodes: the borrowed view
+//! ([`decode_view`]: strings stay slices of the payload) and the owned decode
+//! ([`decode`]: each string copied as it is read).
 //!
 //! # Wire format
 //!
-//! The one [`read`](super::read) reads (see the module doc of
+//! What [`read`](super::read) reads (see the module doc of
 //! [`avro`](super)): fields in schema order, zigzag varints, length-prefixed
 //! strings, arrays in blocks (a negative count is followed by the block's
-//! byte size). The scalar readers are the owned decoder's
-//! ([`Reader`]); the block loop is restated here because the owned one
-//! collects into a `Vec` — it makes the same checks in the same order: count
-//! against the input, the model's list limit at the block count, the byte
-//! size of a sized block against what its items took.
+//! byte size). [`ViewReader`] walks the products array block by block with
+//! [`next_item`] and reads each product with [`read::product`], generic over
+//! what it fills ([`ProductOut`]): one grammar, one set of checks and error
+//! offsets, and [`collect_list`] (owned) or [`check_list`] (view) validates
+//! each product and the ids as it goes.
 
-use super::read::{PRODUCT_MIN_BYTES, Reader, TAG_MIN_BYTES, VARIANT_MIN_BYTES};
+use super::read::{self, Block, Items, PRODUCT_MIN_BYTES, Reader, next_item};
+use crate::codec::DecodeError;
 use crate::codec::cursor::Cursor;
-use crate::codec::view::{ProductReader, ProductView, VariantView, check_list};
-use crate::codec::{DecodeError, view::Text};
-use crate::model::{self, Dimensions, MAX_TAGS, MAX_VARIANTS};
+use crate::codec::view::{ProductOut, ProductReader, ProductView, check_list, collect_list};
+use crate::model::Catalog;
 
 /// Decodes and validates a whole payload into a view that borrows it.
 pub fn decode_view(bytes: &[u8]) -> Result<(usize, ViewReader<'_>), DecodeError> {
-    let start = ViewReader {
-        r: Reader { c: Cursor::new(bytes) },
-        block: Block::default(),
-        done: false,
-    };
+    let start = ViewReader::new(bytes);
     let mut list = start.clone();
     let count = check_list(&mut list, PRODUCT_MIN_BYTES as usize, |_| {})?;
     list.r.c.finish()?;
     Ok((count, start))
 }
 
-/// Where a reader is inside a blocked array.
-#[derive(Clone, Copy, Default)]
-struct Block {
-    /// Items left in the current block.
-    left: usize,
-    /// Items in the blocks read so far.
-    total: usize,
-    /// For a sized block (negative count): where its items began and the
-    /// byte size it declared.
-    sized: Option<(usize, u64)>,
+/// Decodes a whole payload into a validated catalog.
+pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
+    let mut list = ViewReader::new(bytes);
+    // Room for the first block's count, as far as the input could hold it.
+    let first = Reader { c: list.r.c.clone() }.long("").map_or(0, i64::unsigned_abs);
+    let room = first.min(bytes.len() as u64 / PRODUCT_MIN_BYTES) as usize;
+    let next = |l: &mut ViewReader<'_>, i, p: &mut _| l.next_into(i, p);
+    let products = collect_list(&mut list, PRODUCT_MIN_BYTES as usize, room, next)?;
+    list.r.c.finish()?;
+    Ok(Catalog { products })
 }
 
-/// How one array is checked: its block count's name, the smallest encoding
-/// of an item, and the model's limit with the owning product's index.
-struct Items {
-    what: &'static str,
-    min_item_bytes: u64,
-    limit: Option<(usize, &'static str, usize)>,
-}
-
-/// Ends the current block: a sized block must have taken exactly its size.
-fn end_block(r: &Reader<'_>, b: &mut Block) -> Result<(), DecodeError> {
-    if let Some((block_start, size)) = b.sized.take() {
-        let used = (r.c.pos() - block_start) as u64;
-        if used != size {
-            return Err(DecodeError::unexpected(
-                block_start,
-                "a block byte size equal to the bytes of its items",
-                format!("size {size}, items took {used} bytes"),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Moves to the next item of an array: reads block headers as needed.
-/// `false` at the array's end (the zero count).
-fn next_item(r: &mut Reader<'_>, b: &mut Block, items: &Items) -> Result<bool, DecodeError> {
-    while b.left == 0 {
-        end_block(r, b)?;
-        let count_at = r.c.pos();
-        let raw = r.long(items.what)?;
-        if raw == 0 {
-            return Ok(false);
-        }
-        let count = raw.unsigned_abs();
-        let sized = if raw < 0 { Some(r.block_size()?) } else { None };
-        let n = r.c.check_count(count, items.min_item_bytes, items.what)?;
-        if let Some((max, field, product)) = items.limit {
-            let total = b.total + n;
-            if total > max {
-                let found = if b.total == 0 {
-                    format!("found {total}")
-                } else {
-                    format!("found at least {total}")
-                };
-                let e = model::too_many_items(product, field, max, found);
-                return Err(DecodeError::invalid(count_at, e));
-            }
-        }
-        b.sized = sized.map(|size| (r.c.pos(), size));
-        b.left = n;
-        b.total += n;
-    }
-    b.left -= 1;
-    Ok(true)
-}
-
-/// The products array.
+/// The products array: a reader at the next product, and where it is in
+/// the array's blocks.
 pub struct ViewReader<'a> {
     r: Reader<'a>,
     block: Block,
@@ -122,71 +64,37 @@ const PRODUCTS: Items = Items {
     limit: None,
 };
 
-impl<'a> ProductReader<'a> for ViewReader<'a> {
-    fn next_product(&mut self, index: usize, p: &mut ProductView<'a>) -> Result<Option<usize>, DecodeError> {
-        if self.done || !next_item(&mut self.r, &mut self.block, &PRODUCTS)? {
+impl<'a> ViewReader<'a> {
+    fn new(bytes: &'a [u8]) -> ViewReader<'a> {
+        ViewReader {
+            r: Reader { c: Cursor::new(bytes) },
+            block: Block::default(),
+            done: false,
+        }
+    }
+
+    /// Reads the next product into `p`; `None` at the end of the array, else
+    /// the offset of the product's first byte (where validation errors go).
+    #[inline(always)]
+    fn next_into<P: ProductOut<'a>>(&mut self, index: usize, p: &mut P) -> Result<Option<usize>, DecodeError> {
+        if self.done || next_item(&mut self.r, &mut self.block, &PRODUCTS)?.is_none() {
             self.done = true;
             return Ok(None);
         }
         let at = self.r.c.pos();
-        product(&mut self.r, index, p)?;
+        read::product(&mut self.r, index, p)?;
         Ok(Some(at))
+    }
+}
+
+impl<'a> ProductReader<'a> for ViewReader<'a> {
+    fn next_product(&mut self, index: usize, p: &mut ProductView<'a>) -> Result<Option<usize>, DecodeError> {
+        self.next_into(index, p)
     }
 
     fn remaining(&self) -> usize {
         self.r.c.remaining()
     }
-}
-
-/// `Product`: 17 fields in schema order.
-fn product<'a>(r: &mut Reader<'a>, index: usize, p: &mut ProductView<'a>) -> Result<(), DecodeError> {
-    p.id = r.long("id")?;
-    p.sku = Text::plain(r.str("sku length")?);
-    p.name = Text::plain(r.str("name length")?);
-    p.description = Text::plain(r.str("description length")?);
-    p.price_cents = r.long("price_cents")?;
-    p.currency = Text::plain(r.str("currency length")?);
-    p.rating = r.finite_double("rating")?;
-    p.review_count = r.int("review_count")?;
-    p.in_stock = r.boolean("in_stock")?;
-    p.stock = r.int("stock")?;
-    p.status = r.status()?;
-    p.tags.clear();
-    let tags = Items {
-        what: "tags block count",
-        min_item_bytes: TAG_MIN_BYTES,
-        limit: Some((MAX_TAGS, "tags", index)),
-    };
-    let mut b = Block::default();
-    while next_item(r, &mut b, &tags)? {
-        p.tags.push(Text::plain(r.str("tag length")?));
-    }
-    p.dimensions = Dimensions {
-        width_mm: r.int("dimensions.width_mm")?,
-        height_mm: r.int("dimensions.height_mm")?,
-        depth_mm: r.int("dimensions.depth_mm")?,
-        weight_g: r.int("dimensions.weight_g")?,
-    };
-    let variants = Items {
-        what: "variants block count",
-        min_item_bytes: VARIANT_MIN_BYTES,
-        limit: Some((MAX_VARIANTS, "variants", index)),
-    };
-    let mut b = Block::default();
-    p.variants.clear();
-    while next_item(r, &mut b, &variants)? {
-        p.variants.push(VariantView {
-            sku: Text::plain(r.str("variant sku length")?),
-            color: Text::plain(r.str("variant color length")?),
-            size: Text::plain(r.str("variant size length")?),
-            price_cents: r.long("variant price_cents")?,
-            stock: r.int("variant stock")?,
-        });
-    }
-    p.discount_percent = r.discount()?;
-    p.created_at_ms = r.long("created_at_ms")?;
-    p.image_url = Text::plain(r.str("image_url length")?);
-    Ok(())
 }
 
 #[cfg(test)]
@@ -195,29 +103,20 @@ mod tests {
     use crate::fixtures;
 
     #[test]
-    fn view_equals_the_owned_decode() {
-        let c = fixtures::catalog(20);
-        let bytes = Format::Avro.encode_to_vec(&c.products).unwrap();
-        let view = crate::codec::Format::Avro.decode_view(&bytes).unwrap();
-        assert_eq!(view.len(), 20);
-        assert_eq!(view.to_catalog().unwrap(), c);
-    }
-
-    #[test]
-    fn sized_blocks_are_checked_like_the_owned_decoder() {
-        // One product in a sized block whose declared size is one byte short.
+    fn sized_blocks_are_checked() {
+        // One product in a sized block whose declared size is one byte short,
+        // exact, and one byte long.
         let c = fixtures::catalog(1);
         let bytes = Format::Avro.encode_to_vec(&c.products).unwrap();
         let body = &bytes[1..bytes.len() - 1];
-        for size in [body.len() as i64 - 1, body.len() as i64, body.len() as i64 + 1] {
+        for (size, ok) in [(body.len() - 1, false), (body.len(), true), (body.len() + 1, false)] {
             let mut forged = vec![0x01]; // zigzag(-1): one item, sized
-            crate::codec::varint::write_i64_zigzag(&mut forged, size);
+            crate::codec::varint::write_i64_zigzag(&mut forged, size as i64);
             forged.extend_from_slice(body);
             forged.push(0);
             let owned = Format::Avro.decode(&forged);
-            let view = crate::codec::Format::Avro
-                .decode_view(&forged)
-                .and_then(|v| v.to_catalog());
+            assert_eq!(owned.is_ok(), ok, "size {size}");
+            let view = Format::Avro.decode_view(&forged).and_then(|v| v.to_catalog());
             assert_eq!(view, owned, "size {size}");
         }
     }

@@ -28,7 +28,7 @@ use super::tables::DIGIT_PAIRS;
 
 /// Appends the decimal digits of `v` (no sign).
 #[inline]
-pub fn write_u64(mut v: u64, out: &mut Vec<u8>) {
+pub fn write_u64(out: &mut Vec<u8>, mut v: u64) {
     let mut buf = [0u8; 20];
     let mut i = buf.len();
     while v >= 100 {
@@ -50,17 +50,17 @@ pub fn write_u64(mut v: u64, out: &mut Vec<u8>) {
 
 /// Appends `v` in decimal, `-` first when negative (`i64::MIN` included).
 #[inline]
-pub fn write_i64(v: i64, out: &mut Vec<u8>) {
+pub fn write_i64(out: &mut Vec<u8>, v: i64) {
     if v < 0 {
         out.push(b'-');
     }
-    write_u64(v.unsigned_abs(), out);
+    write_u64(out, v.unsigned_abs());
 }
 
 const POW10: [f64; 4] = [1.0, 10.0, 100.0, 1000.0];
 
 /// Appends finite `v` exactly as serde_json would (see the module table).
-pub fn write_f64(v: f64, out: &mut Vec<u8>) {
+pub fn write_f64(out: &mut Vec<u8>, v: f64) {
     debug_assert!(v.is_finite());
     if v.is_sign_negative() {
         out.push(b'-');
@@ -74,7 +74,7 @@ pub fn write_f64(v: f64, out: &mut Vec<u8>) {
     // is at most 1 wide, so the only integer in it is the value itself: the
     // shortest digits are its own, and x <= 15 keeps it in fixed notation.
     if a < 9_007_199_254_740_992.0 && a.fract() == 0.0 {
-        write_u64(a as u64, out);
+        write_u64(out, a as u64);
         out.extend_from_slice(b".0");
         return;
     }
@@ -91,7 +91,7 @@ pub fn write_f64(v: f64, out: &mut Vec<u8>) {
                     break; // cannot happen (d-1 would have matched); be safe
                 }
                 let p = 10u64.pow(d as u32);
-                write_u64(n / p, out);
+                write_u64(out, n / p);
                 out.push(b'.');
                 let frac = n % p;
                 let mut digits = [b'0'; 3];
@@ -105,7 +105,7 @@ pub fn write_f64(v: f64, out: &mut Vec<u8>) {
             }
         }
     }
-    write_shortest_general(a, out);
+    write_shortest_general(out, a);
 }
 
 /// The general case: zmij's digit choice, decided exactly.
@@ -123,7 +123,7 @@ pub fn write_f64(v: f64, out: &mut Vec<u8>) {
 /// back". Trailing zeros are then dropped. Verified against serde_json over
 /// every power of two (and its neighbours), powers of ten and 100,000 seeded values in tests/reference_json.rs.
 #[cold]
-fn write_shortest_general(a: f64, out: &mut Vec<u8>) {
+fn write_shortest_general(out: &mut Vec<u8>, a: f64) {
     let bits = a.to_bits();
     let raw_exp = ((bits >> 52) & 0x7FF) as i32;
     let mantissa = bits & ((1 << 52) - 1);
@@ -173,7 +173,7 @@ fn write_shortest_general(a: f64, out: &mut Vec<u8>) {
         unit += 1;
     }
     let mut text = Vec::with_capacity(20);
-    write_u64(digits, &mut text);
+    write_u64(&mut text, digits);
     let n = text.len() as i32;
     let x = unit + n - 1; // weight of the first digit
     if (-5..=15).contains(&x) {
@@ -200,7 +200,7 @@ fn write_shortest_general(a: f64, out: &mut Vec<u8>) {
     }
     out.push(b'e');
     out.push(if x < 0 { b'-' } else { b'+' });
-    write_u64(u64::from(x.unsigned_abs()), out);
+    write_u64(out, u64::from(x.unsigned_abs()));
 }
 
 #[cfg(test)]
@@ -209,13 +209,13 @@ mod tests {
 
     fn f(v: f64) -> String {
         let mut out = Vec::new();
-        write_f64(v, &mut out);
+        write_f64(&mut out, v);
         String::from_utf8(out).unwrap()
     }
 
     fn i(v: i64) -> String {
         let mut out = Vec::new();
-        write_i64(v, &mut out);
+        write_i64(&mut out, v);
         String::from_utf8(out).unwrap()
     }
 

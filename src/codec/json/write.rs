@@ -53,7 +53,7 @@ pub fn encode(products: &[Product], out: &mut Vec<u8>) -> Result<(), EncodeError
 /// Appends `s` as a JSON string: runs of plain bytes copied whole, `"` `\`
 /// and control characters escaped the way serde_json does (`\n`, `\u0007`).
 #[inline]
-pub fn write_str(s: &str, out: &mut Vec<u8>) {
+pub fn write_str(out: &mut Vec<u8>, s: &str) {
     let s = s.as_bytes();
     out.push(b'"');
     let mut run = 0;
@@ -227,7 +227,7 @@ impl Spare<'_> {
     #[allow(unsafe_code)]
     fn put_general_f64(&mut self, v: f64) -> Result<(), Stop> {
         let mut text = Vec::with_capacity(32);
-        write_f64(v, &mut text);
+        write_f64(&mut text, v);
         self.more(text.len())?;
         // SAFETY: `more` just vouched for `text.len()` bytes past the
         // limit, which is at or past `at`: `at + text.len()` is within it.
@@ -647,7 +647,7 @@ mod tests {
 
     fn check(s: &str, want: &str) {
         let mut out = Vec::new();
-        write_str(s, &mut out);
+        write_str(&mut out, s);
         assert_eq!(String::from_utf8(out).unwrap(), want);
     }
 
@@ -817,7 +817,7 @@ mod tests {
         for v in values.into_iter().filter(|v| v.is_finite()) {
             for v in [v, -v] {
                 let mut want = Vec::new();
-                write_f64(v, &mut want);
+                write_f64(&mut want, v);
                 // SAFETY: RATING_MAX counted bytes and 7 more on the fast
                 // paths, within the check; the fallback claims its own.
                 let got = spare_bytes(RATING_MAX, |w| unsafe { w.put_rating(v) });
@@ -857,27 +857,27 @@ mod tests {
     /// public helpers, the spelling the catalog writer must match.
     fn reference_product(p: &Product, out: &mut Vec<u8>) {
         out.extend_from_slice(br#"{"id":"#);
-        write_i64(p.id, out);
+        write_i64(out, p.id);
         for (k, s) in [("sku", &p.sku), ("name", &p.name), ("description", &p.description)] {
             out.extend_from_slice(format!(r#","{k}":"#).as_bytes());
-            write_str(s, out);
+            write_str(out, s);
         }
         out.extend_from_slice(br#","price_cents":"#);
-        write_i64(p.price_cents, out);
+        write_i64(out, p.price_cents);
         out.extend_from_slice(br#","currency":"#);
-        write_str(&p.currency, out);
+        write_str(out, &p.currency);
         out.extend_from_slice(br#","rating":"#);
-        write_f64(p.rating, out);
+        write_f64(out, p.rating);
         out.extend_from_slice(br#","review_count":"#);
-        write_i64(i64::from(p.review_count), out);
+        write_i64(out, i64::from(p.review_count));
         out.extend_from_slice(format!(r#","in_stock":{},"stock":"#, p.in_stock).as_bytes());
-        write_i64(i64::from(p.stock), out);
+        write_i64(out, i64::from(p.stock));
         out.extend_from_slice(format!(r#","status":"{}","tags":["#, p.status.as_str()).as_bytes());
         for (i, t) in p.tags.iter().enumerate() {
             if i > 0 {
                 out.push(b',');
             }
-            write_str(t, out);
+            write_str(out, t);
         }
         out.extend_from_slice(br#"],"dimensions":{"#);
         let d = &p.dimensions;
@@ -892,7 +892,7 @@ mod tests {
         {
             let comma = if i > 0 { "," } else { "" };
             out.extend_from_slice(format!(r#"{comma}"{k}":"#).as_bytes());
-            write_i64(i64::from(v), out);
+            write_i64(out, i64::from(v));
         }
         out.extend_from_slice(br#"},"variants":["#);
         for (i, v) in p.variants.iter().enumerate() {
@@ -900,26 +900,26 @@ mod tests {
                 out.push(b',');
             }
             out.extend_from_slice(br#"{"sku":"#);
-            write_str(&v.sku, out);
+            write_str(out, &v.sku);
             out.extend_from_slice(br#","color":"#);
-            write_str(&v.color, out);
+            write_str(out, &v.color);
             out.extend_from_slice(br#","size":"#);
-            write_str(&v.size, out);
+            write_str(out, &v.size);
             out.extend_from_slice(br#","price_cents":"#);
-            write_i64(v.price_cents, out);
+            write_i64(out, v.price_cents);
             out.extend_from_slice(br#","stock":"#);
-            write_i64(i64::from(v.stock), out);
+            write_i64(out, i64::from(v.stock));
             out.push(b'}');
         }
         out.extend_from_slice(br#"],"discount_percent":"#);
         match p.discount_percent {
-            Some(d) => write_i64(i64::from(d), out),
+            Some(d) => write_i64(out, i64::from(d)),
             None => out.extend_from_slice(b"null"),
         }
         out.extend_from_slice(br#","created_at_ms":"#);
-        write_i64(p.created_at_ms, out);
+        write_i64(out, p.created_at_ms);
         out.extend_from_slice(br#","image_url":"#);
-        write_str(&p.image_url, out);
+        write_str(out, &p.image_url);
         out.push(b'}');
     }
 
@@ -1041,7 +1041,7 @@ mod tests {
                 }
                 reference_product(p, &mut want);
                 let mut general = Vec::new();
-                write_f64(p.rating, &mut general);
+                write_f64(&mut general, p.rating);
                 // What escapes add (each counted once already) and what
                 // the general float path claims on top of its budget.
                 let unescaped = [&p.sku, &p.name, &p.description, &p.currency, &p.image_url]

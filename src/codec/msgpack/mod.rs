@@ -58,7 +58,6 @@ pub mod value;
 pub mod view;
 pub mod write;
 
-use crate::codec::cursor::Cursor;
 use crate::codec::{DecodeError, EncodeError};
 use crate::model::{Catalog, Product};
 
@@ -73,10 +72,7 @@ pub fn encode(products: &[Product], out: &mut Vec<u8>) -> Result<(), EncodeError
 /// Decodes a whole MessagePack payload into a validated catalog; trailing
 /// bytes after the root map are an error.
 pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
-    let mut cur = Cursor::new(bytes);
-    let catalog = read::read_catalog(&mut cur)?;
-    cur.finish()?;
-    Ok(catalog)
+    view::decode_owned(bytes, false)
 }
 
 /// Tolerant decode: a missing key takes its field's zero value and a
@@ -84,8 +80,5 @@ pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
 /// types, duplicates and the model's rules are refused, as in [`decode`].
 /// Used where writer and reader disagree (docs/EVOLUTION.md).
 pub fn decode_tolerant(bytes: &[u8]) -> Result<Catalog, DecodeError> {
-    let mut cur = Cursor::new(bytes);
-    let catalog = read::read_catalog_mode(&mut cur, true)?;
-    cur.finish()?;
-    Ok(catalog)
+    view::decode_owned(bytes, true)
 }

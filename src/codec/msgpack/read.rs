@@ -1,5 +1,8 @@
-//! The MessagePack reader: any width of every family, any key order,
-//! unknown keys skipped (depth-limited), then validation into the model.
+//! The MessagePack reader, the one walk of the bytes behind both decodes:
+//! any width of every family, any key order, unknown keys skipped
+//! (depth-limited). [`read_product`] fills whichever
+//! [`ProductOut`] it is given, the borrowed view or the owned model;
+//! [`view`](super::view) runs it over the products array and validates.
 //!
 //! Every length or count read from the wire goes through [`Cursor::take`] or
 //! [`Cursor::check_count`] before anything is sliced or allocated, so a
@@ -23,11 +26,11 @@ use super::marker::{
     U32, U64,
 };
 use crate::codec::cursor::Cursor;
-use crate::codec::ids::UniqueIds;
 use crate::codec::record::{self, Seen};
 use crate::codec::utf8::str_at;
+use crate::codec::view::{List, ProductOut, Set, SetVariant, VariantOut};
 use crate::codec::{DecodeError, ErrorKind};
-use crate::model::{self, Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, Variant};
+use crate::model::{self, Dimensions, MAX_TAGS, MAX_VARIANTS, Status};
 
 /// Deepest nesting of containers accepted anywhere, counting the catalog's own
 /// map (1), the products array (2) and a product map (3). Unknown values are
@@ -461,19 +464,6 @@ enum Body {
     Map,
 }
 
-/// Reads `{"products": [...]}` (unknown root keys skipped) and validates it.
-pub fn read_catalog(cur: &mut Cursor<'_>) -> Result<Catalog, DecodeError> {
-    read_catalog_mode(cur, false)
-}
-
-/// As [`read_catalog`]; with `tolerant`, a missing key takes its field's zero
-/// value instead of being an error and a missing `products` is an empty
-/// catalog (unknown keys are skipped either way). See `super::decode_tolerant`.
-pub fn read_catalog_mode(cur: &mut Cursor<'_>, tolerant: bool) -> Result<Catalog, DecodeError> {
-    let products = read_envelope(cur, tolerant.then(Vec::new), |cur| read_products(cur, tolerant))?;
-    Ok(Catalog { products })
-}
-
 /// The catalog map, the one envelope reader of the owned decode and the view:
 /// `"products"` once (a repeat is an error), unknown root keys skipped;
 /// `products` reads the value of `"products"`. A map without `"products"`
@@ -509,84 +499,35 @@ pub(crate) fn read_envelope<'a, T>(
         .ok_or_else(|| DecodeError::new(map_at, ErrorKind::MissingField { field: "products" }))
 }
 
-fn read_products(cur: &mut Cursor<'_>, tolerant: bool) -> Result<Vec<Product>, DecodeError> {
-    let n = read_array_len(cur, &PRODUCTS)?;
-    let mut products: Vec<Product> = Vec::with_capacity(n.min(cur.remaining() / PRODUCT_MIN_BYTES));
-    let mut ids = UniqueIds::new();
-    for i in 0..n {
-        let at = cur.pos();
-        let p = read_product_mode(cur, i, tolerant)?;
-        p.validate(i).map_err(|e| DecodeError::invalid(at, e))?;
-        if !ids.insert(p.id, || products.iter().map(|q: &Product| q.id)) {
-            return Err(DecodeError::invalid(at, model::duplicate_id(i, p.id)));
-        }
-        products.push(p);
-    }
-    Ok(products)
-}
-
-/// Reads one product map: 17 known keys in any order, others skipped.
+/// Reads one product map into `p`: 17 known keys in any order, others
+/// skipped; with `tolerant`, a missing key leaves its field as `p` had it
+/// (the owned decode starts from zero values), else it is an error.
 ///
 /// Keys in field order (docs/SPEC.md, "Field order") (what our encoder and rmp-serde write) are matched as
 /// raw bytes in straight-line code; at the first key out of place the general
 /// any-order loop takes over from that pair, with the fields read so far
 /// marked as seen, so the result and every error are the same either way.
-pub fn read_product(cur: &mut Cursor<'_>, index: usize) -> Result<Product, DecodeError> {
-    read_product_mode(cur, index, false)
-}
-
-/// [`read_product`], tolerant of missing keys when asked ([`read_catalog_mode`]).
 #[inline(always)]
-fn read_product_mode(cur: &mut Cursor<'_>, index: usize, tolerant: bool) -> Result<Product, DecodeError> {
+pub(crate) fn read_product<'a, P: ProductOut<'a>>(
+    cur: &mut Cursor<'a>,
+    p: &mut P,
+    index: usize,
+    tolerant: bool,
+) -> Result<(), DecodeError> {
     const DEPTH: usize = 3; // catalog map, products array, product map
     let (map_at, pairs) = read_map_len(cur, "a product map")?;
-    let mut p = Product {
-        id: 0,
-        sku: String::new(),
-        name: String::new(),
-        description: String::new(),
-        price_cents: 0,
-        currency: String::new(),
-        rating: 0.0,
-        review_count: 0,
-        in_stock: false,
-        stock: 0,
-        status: Status::Active,
-        tags: Vec::new(),
-        dimensions: Dimensions::default(),
-        variants: Vec::new(),
-        discount_percent: None,
-        created_at_ms: 0,
-        image_url: String::new(),
-    };
     let mut k = 0;
     'canonical: {
         macro_rules! next {
-            ($i:literal) => {
+            ($($i:literal)*) => {$(
                 if k == pairs || !at_key(cur, PRODUCT[$i].key) {
                     break 'canonical;
                 }
-                read_product_field(cur, &mut p, $i, index, tolerant)?;
+                read_product_field(cur, p, $i, index, tolerant)?;
                 k += 1;
-            };
+            )*};
         }
-        next!(0);
-        next!(1);
-        next!(2);
-        next!(3);
-        next!(4);
-        next!(5);
-        next!(6);
-        next!(7);
-        next!(8);
-        next!(9);
-        next!(10);
-        next!(11);
-        next!(12);
-        next!(13);
-        next!(14);
-        next!(15);
-        next!(16);
+        next!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16);
     }
     let mut seen = Seen::first(k);
     for k in k..pairs {
@@ -596,69 +537,68 @@ fn read_product_mode(cur: &mut Cursor<'_>, index: usize, tolerant: bool) -> Resu
             continue;
         };
         seen.mark(i, key_at, || PRODUCT[i].name)?;
-        read_product_field(cur, &mut p, i, index, tolerant)?;
+        read_product_field(cur, p, i, index, tolerant)?;
     }
     let required = if tolerant { 0 } else { record::all(PRODUCT.len()) };
-    seen.check(required, map_at, |i| PRODUCT[i].name)?;
-    Ok(p)
+    seen.check(required, map_at, |i| PRODUCT[i].name)
 }
 
 /// Reads the value of `PRODUCT[i]` into `p`.
 #[inline(always)]
-fn read_product_field(
-    cur: &mut Cursor<'_>,
-    p: &mut Product,
+fn read_product_field<'a, P: ProductOut<'a>>(
+    cur: &mut Cursor<'a>,
+    p: &mut P,
     i: usize,
     index: usize,
     tolerant: bool,
 ) -> Result<(), DecodeError> {
     let f = &PRODUCT[i];
-    match i {
-        0 => p.id = read_int(cur, f)?,
-        1 => p.sku = read_str(cur, f)?.to_owned(),
-        2 => p.name = read_str(cur, f)?.to_owned(),
-        3 => p.description = read_str(cur, f)?.to_owned(),
-        4 => p.price_cents = read_int(cur, f)?,
-        5 => p.currency = read_str(cur, f)?.to_owned(),
-        6 => p.rating = read_f64(cur, f)?,
-        7 => p.review_count = read_i32(cur, f)?,
-        8 => p.in_stock = read_bool(cur, f)?,
-        9 => p.stock = read_i32(cur, f)?,
-        10 => p.status = read_status(cur, f)?,
+    p.set(match i {
+        0 => Set::Id(read_int(cur, f)?),
+        1 => Set::Sku(read_str(cur, f)?),
+        2 => Set::Name(read_str(cur, f)?),
+        3 => Set::Description(read_str(cur, f)?),
+        4 => Set::PriceCents(read_int(cur, f)?),
+        5 => Set::Currency(read_str(cur, f)?),
+        6 => Set::Rating(read_f64(cur, f)?),
+        7 => Set::ReviewCount(read_i32(cur, f)?),
+        8 => Set::InStock(read_bool(cur, f)?),
+        9 => Set::Stock(read_i32(cur, f)?),
+        10 => Set::Status(read_status(cur, f)?),
         11 => {
             let n = list_len(cur, f, index, "tags", MAX_TAGS)?;
-            p.tags.reserve_exact(n);
+            let tags = p.tags();
+            tags.clear();
+            tags.reserve(n);
             for _ in 0..n {
-                p.tags.push(read_str(cur, &TAG)?.to_owned());
+                tags.push(read_str(cur, &TAG)?.into());
             }
+            return Ok(());
         }
-        12 => p.dimensions = read_dimensions_mode(cur, tolerant)?,
+        12 => Set::Dimensions(read_dimensions(cur, tolerant)?),
         13 => {
             let n = list_len(cur, f, index, "variants", MAX_VARIANTS)?;
-            p.variants.reserve_exact(n);
+            let variants = p.variants();
+            variants.clear();
+            variants.reserve(n);
             for _ in 0..n {
-                p.variants.push(read_variant(cur, tolerant)?);
+                variants.push(read_variant(cur, tolerant)?);
             }
+            return Ok(());
         }
-        14 => {
-            p.discount_percent = if cur.peek() == Some(Marker::Nil.to_u8()) {
-                cur.u8(f.expected)?;
-                None
-            } else {
-                Some(read_i32(cur, f)?)
-            }
+        14 if cur.peek() == Some(Marker::Nil.to_u8()) => {
+            cur.u8(f.expected)?;
+            Set::DiscountPercent(None)
         }
-        15 => p.created_at_ms = read_int(cur, f)?,
-        _ => p.image_url = read_str(cur, f)?.to_owned(),
-    }
+        14 => Set::DiscountPercent(Some(read_i32(cur, f)?)),
+        15 => Set::CreatedAtMs(read_int(cur, f)?),
+        _ => Set::ImageUrl(read_str(cur, f)?),
+    });
     Ok(())
 }
 
-/// The length of a `tags` or `variants` array, refused at its marker when
-/// it is over the model's maximum: the list is never read, so a forged
-/// count of empty strings cannot grow a vector 24 bytes per input byte.
 /// `status` as one of its strings (`"active"`, `"draft"`, `"discontinued"`).
-pub(crate) fn read_status(cur: &mut Cursor<'_>, f: &Field) -> Result<Status, DecodeError> {
+fn read_status(cur: &mut Cursor<'_>, f: &Field) -> Result<Status, DecodeError> {
     let at = cur.pos();
     let s = read_str(cur, f)?;
     Status::from_str_exact(s).ok_or_else(|| {
@@ -672,13 +612,10 @@ pub(crate) fn read_status(cur: &mut Cursor<'_>, f: &Field) -> Result<Status, Dec
     })
 }
 
-pub(crate) fn list_len(
-    cur: &mut Cursor<'_>,
-    f: &Field,
-    index: usize,
-    field: &str,
-    max: usize,
-) -> Result<usize, DecodeError> {
+/// The length of a `tags` or `variants` array, refused at its marker when
+/// it is over the model's maximum: the list is never read, so a forged
+/// count of empty strings cannot grow a vector 24 bytes per input byte.
+fn list_len(cur: &mut Cursor<'_>, f: &Field, index: usize, field: &str, max: usize) -> Result<usize, DecodeError> {
     let at = cur.pos();
     let n = read_array_len(cur, f)?;
     if n > max {
@@ -688,11 +625,7 @@ pub(crate) fn list_len(
     Ok(n)
 }
 
-pub(crate) fn read_dimensions(cur: &mut Cursor<'_>) -> Result<Dimensions, DecodeError> {
-    read_dimensions_mode(cur, false)
-}
-
-fn read_dimensions_mode(cur: &mut Cursor<'_>, tolerant: bool) -> Result<Dimensions, DecodeError> {
+fn read_dimensions(cur: &mut Cursor<'_>, tolerant: bool) -> Result<Dimensions, DecodeError> {
     const DEPTH: usize = 4;
     let (map_at, pairs) = read_map_len(cur, PRODUCT[12].expected)?;
     let mut d = Dimensions::default();
@@ -727,33 +660,23 @@ fn set_dimension(d: &mut Dimensions, i: usize, v: i32) {
     }
 }
 
-fn read_variant(cur: &mut Cursor<'_>, tolerant: bool) -> Result<Variant, DecodeError> {
+fn read_variant<'a, V: VariantOut<'a>>(cur: &mut Cursor<'a>, tolerant: bool) -> Result<V, DecodeError> {
     const DEPTH: usize = 5; // … product map, variants array, variant map
     let (map_at, pairs) = read_map_len(cur, "a variant map")?;
-    let mut v = Variant {
-        sku: String::new(),
-        color: String::new(),
-        size: String::new(),
-        price_cents: 0,
-        stock: 0,
-    };
+    let mut v = V::empty();
     // Field order (docs/SPEC.md, "Field order") first, as in `read_product`.
     let mut k = 0;
     'canonical: {
         macro_rules! next {
-            ($i:literal) => {
+            ($($i:literal)*) => {$(
                 if k == pairs || !at_key(cur, VARIANT[$i].key) {
                     break 'canonical;
                 }
                 read_variant_field(cur, &mut v, $i)?;
                 k += 1;
-            };
+            )*};
         }
-        next!(0);
-        next!(1);
-        next!(2);
-        next!(3);
-        next!(4);
+        next!(0 1 2 3 4);
     }
     let mut seen = Seen::first(k);
     for k in k..pairs {
@@ -772,15 +695,15 @@ fn read_variant(cur: &mut Cursor<'_>, tolerant: bool) -> Result<Variant, DecodeE
 
 /// Reads the value of `VARIANT[i]` into `v`.
 #[inline(always)]
-fn read_variant_field(cur: &mut Cursor<'_>, v: &mut Variant, i: usize) -> Result<(), DecodeError> {
+fn read_variant_field<'a, V: VariantOut<'a>>(cur: &mut Cursor<'a>, v: &mut V, i: usize) -> Result<(), DecodeError> {
     let f = &VARIANT[i];
-    match i {
-        0 => v.sku = read_str(cur, f)?.to_owned(),
-        1 => v.color = read_str(cur, f)?.to_owned(),
-        2 => v.size = read_str(cur, f)?.to_owned(),
-        3 => v.price_cents = read_int(cur, f)?,
-        _ => v.stock = read_i32(cur, f)?,
-    }
+    v.set(match i {
+        0 => SetVariant::Sku(read_str(cur, f)?),
+        1 => SetVariant::Color(read_str(cur, f)?),
+        2 => SetVariant::Size(read_str(cur, f)?),
+        3 => SetVariant::PriceCents(read_int(cur, f)?),
+        _ => SetVariant::Stock(read_i32(cur, f)?),
+    });
     Ok(())
 }
 
