@@ -18,7 +18,7 @@
 //! bytes would take longer than the CPU gzip spends, so gzip pays; on a
 //! faster one it does not (per server core and client core).
 
-use super::Data;
+use super::data::Data;
 use super::parse::HttpRow;
 use crate::measure::significance::{self as sig, ALPHA, CONFIDENCE};
 use std::fmt::Write as _;

@@ -8,7 +8,7 @@
 
 use super::parse::ERROR_KINDS;
 use super::svg::{self, Series};
-use super::{CodecStat, Data, HttpCpuStat, HttpFile, HttpStat, Spread};
+use super::data::{CodecStat, Data, HttpCpuStat, HttpFile, HttpStat, Spread};
 use crate::measure::env;
 use std::fmt::Write as _;
 
