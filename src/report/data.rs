@@ -4,9 +4,9 @@
 //! renderers ([`super::markdown`], [`super::decision`], [`super::svg`]) and
 //! `wirebench compare` read these types; this module imports none of them.
 
-pub use crate::measure::stats::Spread;
 use super::parse::{self, CodecFile, HttpRow, SizeRow};
 use super::runs;
+pub use crate::measure::stats::Spread;
 use std::path::{Path, PathBuf};
 
 /// One codec row across its runs.

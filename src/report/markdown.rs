@@ -6,9 +6,9 @@
 //! workshop's reference figures as ratios to JSON → environment → inputs.
 //! Each figure is a median with its min–max spread.
 
+use super::data::{CodecStat, Data, HttpCpuStat, HttpFile, HttpStat, Spread};
 use super::parse::ERROR_KINDS;
 use super::svg::{self, Series};
-use super::data::{CodecStat, Data, HttpCpuStat, HttpFile, HttpStat, Spread};
 use crate::measure::env;
 use std::fmt::Write as _;
 

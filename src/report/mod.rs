@@ -35,8 +35,8 @@ pub mod svg;
 
 use crate::cli::Args;
 pub use data::{
-    CodecStat, Data, HTTP_FILES, HttpCpuStat, HttpFile, HttpStat, Spread, codec_stats, format_rank, http_stats, load, load_checked,
-    medians_json,
+    CodecStat, Data, HTTP_FILES, HttpCpuStat, HttpFile, HttpStat, Spread, codec_stats, format_rank, http_stats, load,
+    load_checked, medians_json,
 };
 use std::path::{Path, PathBuf};
 
