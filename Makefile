@@ -19,9 +19,10 @@ DATA_SCHEMA ?=
 RUN_ID := $(or $(WB_RUN_ID),$(shell date -u +%Y%m%dT%H%M%SZ)-$(shell git rev-parse --short HEAD 2>/dev/null || echo nogit))
 export WB_RUN_ID := $(RUN_ID)
 # Codec microbenchmarks: minimum time per measured batch, batches per row
-# (10 batches give a 95% interval on each median: docs/MEASUREMENT.md).
+# (20 interleaved batches: a 95% interval on each median from ranks 6 and 15,
+# and the power to flag a 10% change: docs/MEASUREMENT.md).
 BENCHTIME ?= 100ms
-BENCH_COUNT ?= 10
+BENCH_COUNT ?= 20
 # Peer comparisons: shorter batches, more interleaved rounds (the ratio is
 # the median of the rounds' ratios, so more rounds buy a steadier ratio).
 PEERS_BENCHTIME ?= 200ms
