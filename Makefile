@@ -16,8 +16,12 @@ DATA_SCHEMA ?=
 # One `make` invocation is one run: every stage it starts reads this id from
 # WB_RUN_ID and stamps it into each raw file (docs/MEASUREMENT.md, "Runs: one `make bench`, one run id").
 # Set WB_RUN_ID yourself to add a stage to an earlier run.
-RUN_ID := $(or $(WB_RUN_ID),$(shell date -u +%Y%m%dT%H%M%SZ)-$(shell git rev-parse --short HEAD 2>/dev/null || echo nogit))
+# The commit is fixed here too (WB_RUN_COMMIT), once, so a commit made while
+# the run goes on changes no stamp.
+RUN_COMMIT := $(or $(WB_RUN_COMMIT),$(shell git rev-parse HEAD 2>/dev/null || echo unknown))
+RUN_ID := $(or $(WB_RUN_ID),$(shell date -u +%Y%m%dT%H%M%SZ)-$(shell echo $(RUN_COMMIT) | cut -c1-7))
 export WB_RUN_ID := $(RUN_ID)
+export WB_RUN_COMMIT := $(RUN_COMMIT)
 # Codec microbenchmarks: minimum time per measured batch, batches per row
 # (20 interleaved batches: a 95% interval on each median from ranks 6 and 15,
 # and the power to flag a 10% change: docs/MEASUREMENT.md).

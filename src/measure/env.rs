@@ -88,7 +88,10 @@ pub fn capture() -> Environment {
         ),
         arch: std::env::consts::ARCH.into(),
         rustc: command("rustc", &["-V"]),
-        git_commit: command("git", &["rev-parse", "HEAD"]),
+        git_commit: std::env::var(super::run::RUN_COMMIT_ENV)
+            .ok()
+            .filter(|c| !c.is_empty())
+            .unwrap_or_else(|| command("git", &["rev-parse", "HEAD"])),
         crates: locked_versions(&read("Cargo.lock")),
         run_id: UNKNOWN.into(),
         run_start: UNKNOWN.into(),

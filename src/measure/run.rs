@@ -6,7 +6,9 @@
 //! refuse to mix files from different runs. The id comes from, in order:
 //! the command's `--run-id ID` flag, the `WB_RUN_ID` environment variable
 //! (the Makefile exports one per `make` invocation), or a fresh one made
-//! from the UTC start time and the process id.
+//! from the UTC start time and the process id. The commit comes from
+//! `WB_RUN_COMMIT` (also exported by the Makefile, fixed when the run
+//! starts), else `git rev-parse HEAD` when the writer starts.
 //!
 //! A stamp is `key: value` lines ([`RunStamp::lines`]):
 //!
@@ -28,6 +30,23 @@
 
 /// The environment variable every measuring command reads its run id from.
 pub const RUN_ID_ENV: &str = "WB_RUN_ID";
+
+/// The environment variable that fixes the run's commit (the Makefile sets
+/// it once, beside [`RUN_ID_ENV`], so a commit made while the run goes on
+/// does not change the stamp of its later files); without it, `git rev-parse HEAD`.
+pub const RUN_COMMIT_ENV: &str = "WB_RUN_COMMIT";
+
+/// `git rev-parse HEAD`, or `unknown`.
+fn git_head() -> String {
+    std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "unknown".into())
+}
 
 /// The run a file belongs to, as written at its top (and `end`, `load_end`
 /// at its bottom).
@@ -79,14 +98,10 @@ pub fn resolve_id(flag: Option<String>) -> Result<String, String> {
 impl RunStamp {
     /// The stamp of a writer starting now, with run id `id`.
     pub fn start(id: String) -> RunStamp {
-        let commit = std::process::Command::new("git")
-            .args(["rev-parse", "HEAD"])
-            .output()
+        let commit = std::env::var(RUN_COMMIT_ENV)
             .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-            .filter(|s| !s.is_empty())
-            .unwrap_or_else(|| "unknown".into());
+            .filter(|c| !c.is_empty() && c.bytes().all(|b| b.is_ascii_graphic()))
+            .unwrap_or_else(git_head);
         RunStamp {
             id,
             commit,

@@ -473,7 +473,7 @@ fn runs_section(o: &mut String, d: &Data) {
     match ids.len() {
         0 => o.push_str("No raw file was found."),
         1 => {
-            let stamp = d.runs.iter().find_map(|f| f.stamp.as_ref());
+            let stamp = super::runs::merged(&d.runs, &ids[0]);
             match stamp {
                 Some(s) => {
                     let _ = write!(o, "Every table below comes from one run, `{}`.", s.describe());
