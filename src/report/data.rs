@@ -138,9 +138,10 @@ pub struct Data {
 }
 
 /// HTTP files in report order; the first two are expected, the rest optional.
-pub const HTTP_FILES: [&str; 5] = [
+pub const HTTP_FILES: [&str; 6] = [
     "http.csv",
     "http-gzip.csv",
+    "http-gzip1.csv",
     "http-c1.csv",
     "http-c16.csv",
     "http-server.csv",

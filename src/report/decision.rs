@@ -415,9 +415,9 @@ fn costs(o: &mut String, d: &Data) {
     };
     let _ = writeln!(
         o,
-        "Median CPU per verified request × 10⁶: server core-seconds from `{server_file}`, client core-seconds (its verifying decode included) from `http.csv`; egress is the exact body size × 10⁶ (headers not counted).\n"
+        "Median CPU per verified request × 10⁶: server core-seconds from `{server_file}`, client core-seconds (its verifying decode included) from `http.csv`; with gzip, server and client core-seconds from the end-to-end HTTP runs at level 1 (`http-gzip1.csv`) and 6 (`http-gzip.csv`), compress and gunzip included; egress is the exact body size × 10⁶ (headers not counted).\n"
     );
-    o.push_str("| products | format | server core-s | client core-s | egress raw | egress gzip -1 | egress gzip -6 | egress gzip -9 |\n|---|---|---|---|---|---|---|---|\n");
+    o.push_str("| products | format | server core-s | client core-s | server / client core-s, gzip -1 | server / client core-s, gzip -6 | egress raw | egress gzip -1 | egress gzip -6 | egress gzip -9 |\n|---|---|---|---|---|---|---|---|---|---|\n");
     let gb = |b: u64| format!("{:.2} GB", b as f64 * 1e6 / 1e9);
     for c in COUNTS {
         for f in formats() {
@@ -432,11 +432,24 @@ fn costs(o: &mut String, d: &Data) {
                 continue;
             }
             let opt = |x: Option<f64>| x.map_or("n/a".into(), super::numfmt::num);
+            let both = |file: &str| {
+                let side = |g: fn(&super::parse::HttpCpu) -> Option<f64>| {
+                    med(&samples(&rows(d, file, c), f, |r| r.cpu.and_then(|c| g(&c))))
+                };
+                let (s, k) = (side(|c| c.server_us_per_req), side(|c| c.client_us_per_req));
+                if s.is_none() && k.is_none() {
+                    "n/a".to_string()
+                } else {
+                    format!("{} / {}", opt(s), opt(k))
+                }
+            };
             let _ = writeln!(
                 o,
-                "| {c} | {f} | {} | {} | {} | {} | {} | {} |",
+                "| {c} | {f} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 opt(srv),
                 opt(cli),
+                both("http-gzip1.csv"),
+                both("http-gzip.csv"),
                 s.map_or("n/a".into(), |r| gb(r.raw_bytes)),
                 s.map_or("n/a".into(), |r| gb(r.gzip1_bytes)),
                 s.map_or("n/a".into(), |r| gb(r.gzip6_bytes)),

@@ -283,10 +283,11 @@ impl Breakdown {
         Some(Breakdown {
             server: med(&cpu.server_us),
             encode: cpu_us(find(d, "Encode", &s.format, s.count)),
-            gzip: if s.compression == "gzip" {
-                size_row(d, &s.format, s.count).map(|r| r.gzip6_cpu_us.unwrap_or(r.gzip6_us))
-            } else {
-                Some(0.0)
+            gzip: match s.compression.as_str() {
+                "gzip" | "gzip6" => size_row(d, &s.format, s.count).map(|r| r.gzip6_cpu_us.unwrap_or(r.gzip6_us)),
+                "gzip1" => size_row(d, &s.format, s.count).map(|r| r.gzip1_us),
+                "gzip9" => size_row(d, &s.format, s.count).map(|r| r.gzip9_us),
+                _ => Some(0.0),
             },
             client: med(&cpu.client_us),
             // The decode the load generator verified with: the borrowed
@@ -904,7 +905,7 @@ fn cpu_tables(o: &mut String, d: &Data) {
                     num(s.rps.median),
                     cpu.server_us.as_ref().map_or("n/a".into(), |c| spread(c, 1.0)),
                     opt(b.encode),
-                    if s.compression == "gzip" {
+                    if s.compression.starts_with("gzip") {
                         opt(b.gzip)
                     } else {
                         "—".into()
