@@ -60,6 +60,43 @@ fn find<'a>(d: &'a Data, op: &str, format: &str, count: usize) -> Option<&'a Cod
         .find(|s| s.op == op && s.format == format && s.count == count)
 }
 
+/// The 95% median interval of a codec row's `ns/op` batches, in µs ÷ `per`.
+fn codec_ci(d: &Data, op: &str, format: &str, count: usize, per: f64) -> Option<(f64, f64)> {
+    let v: Vec<f64> = d
+        .codec
+        .as_ref()?
+        .lines
+        .iter()
+        .filter(|l| l.op == op && l.format == format && l.count == count)
+        .map(|l| l.ns_per_op / per)
+        .collect();
+    crate::measure::significance::median_ci(&v, crate::measure::significance::CONFIDENCE).map(|c| (c.lo, c.hi))
+}
+
+/// The 95% median interval of one HTTP case's rounds of `file`, by `get`.
+fn http_ci(
+    d: &Data,
+    file: &str,
+    format: &str,
+    count: usize,
+    get: impl Fn(&super::parse::HttpRow) -> Option<f64>,
+) -> Option<(f64, f64)> {
+    let mut start = 0;
+    for (f, &n) in d.http.iter().zip(&d.http_row_counts) {
+        if f.name == file {
+            let v: Vec<f64> = d.http_rows[start..start + n]
+                .iter()
+                .filter(|r| r.format == format && r.count == count)
+                .filter_map(&get)
+                .collect();
+            return crate::measure::significance::median_ci(&v, crate::measure::significance::CONFIDENCE)
+                .map(|c| (c.lo, c.hi));
+        }
+        start += n;
+    }
+    None
+}
+
 fn us(s: Option<&CodecStat>) -> Option<f64> {
     s.map(|s| s.ns_per_op.median / 1000.0)
 }
@@ -110,7 +147,7 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
         out.push((
             "chart-size.svg".to_string(),
             svg::bars(
-                &format!("Payload size, {} products", group(n as i64)),
+                &format!("Payload size, {} products (exact bytes: no interval)", group(n as i64)),
                 "bytes",
                 &cats,
                 &[
@@ -129,8 +166,11 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
     if !d.codec_stats.is_empty() {
         out.push((
             "chart-codec.svg".to_string(),
-            svg::bars(
-                &format!("Encode and decode time, {} products (median)", group(n as i64)),
+            svg::bars_with_errors(
+                &format!(
+                    "Encode and decode time, {} products (median of batches, 95% interval)",
+                    group(n as i64)
+                ),
                 "µs per catalog",
                 &cats,
                 &[
@@ -147,6 +187,7 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
                         values: per(&|f| us(find(d, "Memcpy", f, n))),
                     },
                 ],
+                &["Encode", "Decode", "Memcpy"].map(|op| formats().map(|f| codec_ci(d, op, f, n, 1000.0)).collect()),
             ),
         ));
         let counts = codec_counts(d);
@@ -161,15 +202,19 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
                         .collect(),
                 })
                 .collect();
+            let errors: Vec<Vec<Option<(f64, f64)>>> = formats()
+                .map(|f| counts.iter().map(|&c| codec_ci(d, op, f, c, c as f64)).collect())
+                .collect();
             out.push((
                 format!("chart-scaling-{}.svg", op.to_lowercase()),
-                svg::lines(
-                    &format!("{op} time per product vs catalog size"),
+                svg::lines_with_errors(
+                    &format!("{op} time per product vs catalog size (median of batches, 95% interval)"),
                     "products per catalog (log scale)",
                     "ns per product",
                     &xs,
                     &series,
                     true,
+                    &errors,
                 ),
             ));
         }
@@ -213,9 +258,9 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
         ));
         out.push((
             "chart-http-p95.svg".to_string(),
-            svg::bars(
+            svg::bars_with_errors(
                 &format!(
-                    "HTTP p95 latency, {} products, concurrency {} (median of rounds' p95)",
+                    "HTTP p95 latency, {} products, concurrency {} (median of rounds' p95, 95% interval)",
                     group(n as i64),
                     conc("http.csv")
                 ),
@@ -231,6 +276,8 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
                         values: comp("http-gzip.csv", |s| s.p95_ms.median),
                     },
                 ],
+                &["http.csv", "http-gzip.csv"]
+                    .map(|file| formats().map(|f| http_ci(d, file, f, n, |r| Some(r.p95_ms))).collect()),
             ),
         ));
     }
@@ -334,6 +381,7 @@ fn cpu_chart(d: &Data, fm: &str, count: usize, axis_max: f64) -> Option<String> 
     }
     let mut cats = Vec::new();
     let mut measured = Vec::new();
+    let mut measured_ci = Vec::new();
     let mut series: Vec<Series> = ["encode", "gzip -6", "server rest", "decode", "client rest"]
         .iter()
         .map(|n| Series {
@@ -345,6 +393,11 @@ fn cpu_chart(d: &Data, fm: &str, count: usize, axis_max: f64) -> Option<String> 
         cats.push(format!("server{label}"));
         cats.push(format!("client{label}"));
         measured.extend([b.server, b.client]);
+        let file = if label.is_empty() { "http.csv" } else { "http-gzip.csv" };
+        measured_ci.extend([
+            http_ci(d, file, fm, count, |r| r.cpu.and_then(|c| c.server_us_per_req)),
+            http_ci(d, file, fm, count, |r| r.cpu.and_then(|c| c.client_us_per_req)),
+        ]);
         let columns: [[Option<f64>; 2]; 5] = [
             [b.encode, None],
             [b.gzip, None],
@@ -361,13 +414,14 @@ fn cpu_chart(d: &Data, fm: &str, count: usize, axis_max: f64) -> Option<String> 
         .map_or("?".to_string(), |s| s.concurrency.to_string());
     Some(svg::stacked_on(
         &format!(
-            "{fm}: CPU per request by side, {} products, concurrency {conc} (black line: measured; one axis for all formats)",
+            "{fm}: CPU per request by side, {} products, concurrency {conc} (black line: measured median of rounds, 95% interval; one axis for all formats)",
             group(count as i64)
         ),
         "µs of CPU per request",
         &cats,
         &series,
         &measured,
+        &measured_ci,
         Some(axis_max),
     ))
 }
