@@ -31,22 +31,7 @@
 /// The environment variable every measuring command reads its run id from.
 pub const RUN_ID_ENV: &str = "WB_RUN_ID";
 
-/// The environment variable that fixes the run's commit (the Makefile sets
-/// it once, beside [`RUN_ID_ENV`], so a commit made while the run goes on
-/// does not change the stamp of its later files); without it, `git rev-parse HEAD`.
-pub const RUN_COMMIT_ENV: &str = "WB_RUN_COMMIT";
-
-/// `git rev-parse HEAD`, or `unknown`.
-fn git_head() -> String {
-    std::process::Command::new("git")
-        .args(["rev-parse", "HEAD"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "unknown".into())
-}
+pub use super::env::RUN_COMMIT_ENV;
 
 /// The run a file belongs to, as written at its top (and `end`, `load_end`
 /// at its bottom).
@@ -101,7 +86,7 @@ impl RunStamp {
         let commit = std::env::var(RUN_COMMIT_ENV)
             .ok()
             .filter(|c| !c.is_empty() && c.bytes().all(|b| b.is_ascii_graphic()))
-            .unwrap_or_else(git_head);
+            .unwrap_or_else(super::env::git_head);
         RunStamp {
             id,
             commit,

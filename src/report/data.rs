@@ -129,6 +129,8 @@ pub struct Data {
     pub runs: Vec<runs::FileRun>,
     /// `server-pressure.txt`: its own run, shown apart.
     pub server_pressure: Option<String>,
+    /// `data-codec.txt` and `data-sizes.csv` (`make bench DATA=FILE.json`).
+    pub document: Option<super::document::Document>,
     /// `report --link-mbps`.
     pub link_mbps: Option<f64>,
     /// Every HTTP round of every file, as read, in the order of [`Data::http`].
@@ -224,6 +226,10 @@ pub fn load(dir: &Path) -> Result<Data, String> {
             None => {}
         }
     }
+    d.document = super::document::read(
+        read_optional(&dir.join("data-codec.txt"))?.as_deref(),
+        read_optional(&dir.join("data-sizes.csv"))?.as_deref(),
+    )?;
     d.peers = read_optional(&dir.join("peers.txt"))?;
     d.peers_instructions = read_optional(&dir.join("peers-instructions.md"))?;
     d.server_pressure = read_optional(&dir.join("server-pressure.txt"))?;

@@ -598,6 +598,40 @@ fn prose(o: &mut String, d: &Data) {
     o.push_str("- **What these figures do not mean.** The HTTP runs are loopback on one machine: no network latency, bandwidth limit or TLS, and the client shares the server's cores (end-to-end throughput follows the *sum* of both sides' CPU; only `http-server.csv` isolates the server). They are closed loops: latency is service time, not what users see under a fixed arrival rate. The catalog is synthetic (docs/SPEC.md); other data changes the sizes and the speeds. A `≈` means this run cannot tell the formats apart, not that they are equal.\n");
 }
 
+/// The document's decision table: smallest raw and gzip -6 (exact), fastest
+/// encode and decode (batches; `≈` where not significant, too noisy to rank
+/// beyond ±5%).
+pub fn render_document(o: &mut String, d: &super::document::Document) {
+    let _ = writeln!(
+        o,
+        "\n## Decision table: your document{}\n\nThe same rules as the catalog's table above, on `make bench DATA=…`'s document through the schema-driven codecs (`data-codec.txt`, `data-sizes.csv`); no HTTP run. Best first.\n",
+        d.source.as_deref().map_or(String::new(), |s| format!(" (`{s}`)"))
+    );
+    o.push_str("| question | ranking |\n|---|---|\n");
+    let exact = |get: fn(&(String, f64, f64)) -> f64| -> Vec<(String, Vec<f64>)> {
+        d.sizes.iter().map(|r| (r.0.clone(), vec![get(r)])).collect()
+    };
+    let timed = |op: &str| -> Vec<(String, Vec<f64>)> {
+        d.batches
+            .iter()
+            .filter(|(_, o, _)| o == op)
+            .map(|(f, _, b)| (f.clone(), b.clone()))
+            .collect()
+    };
+    let rows: [(&str, Vec<(String, Vec<f64>)>, Option<f64>); 4] = [
+        ("smallest on the wire, raw", exact(|r| r.1), None),
+        ("smallest on the wire, gzip -6", exact(|r| r.2), None),
+        ("fastest encode (CPU per document)", timed("encode"), Some(0.05)),
+        ("fastest decode (CPU per document)", timed("decode"), Some(0.05)),
+    ];
+    for (q, items, tol) in rows {
+        if items.is_empty() {
+            continue;
+        }
+        let _ = writeln!(o, "| {q} | {} |", ranking_text(&ranking(&items, true, tol), true));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,6 +26,7 @@
 
 pub mod data;
 pub mod decision;
+pub mod document;
 pub mod hlogs;
 pub mod markdown;
 pub mod numfmt;
