@@ -132,7 +132,9 @@ impl RunStamp {
 
     /// The short form the report prints: `ID (commit 4fb1c70, START–END)`.
     pub fn describe(&self) -> String {
-        let commit: String = self.commit.chars().take(7).collect();
+        // `merged` stamps join several commits with ", ": shorten each.
+        let commit: Vec<String> = self.commit.split(", ").map(|c| c.chars().take(7).collect()).collect();
+        let commit = commit.join(", ");
         format!(
             "{} (commit {commit}, {} – {}, load {})",
             self.id,

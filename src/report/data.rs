@@ -226,10 +226,16 @@ pub fn load(dir: &Path) -> Result<Data, String> {
             None => {}
         }
     }
-    d.document = super::document::read(
-        read_optional(&dir.join("data-codec.txt"))?.as_deref(),
-        read_optional(&dir.join("data-sizes.csv"))?.as_deref(),
-    )?;
+    let (data_codec, data_sizes) = (
+        read_optional(&dir.join("data-codec.txt"))?,
+        read_optional(&dir.join("data-sizes.csv"))?,
+    );
+    for (file, text) in [("data-codec.txt", &data_codec), ("data-sizes.csv", &data_sizes)] {
+        if let Some(t) = text {
+            stamp(&mut d, file, t);
+        }
+    }
+    d.document = super::document::read(data_codec.as_deref(), data_sizes.as_deref())?;
     d.peers = read_optional(&dir.join("peers.txt"))?;
     d.peers_instructions = read_optional(&dir.join("peers-instructions.md"))?;
     d.server_pressure = read_optional(&dir.join("server-pressure.txt"))?;
