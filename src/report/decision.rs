@@ -618,7 +618,8 @@ pub fn render_document(o: &mut String, d: &super::document::Document) {
             .map(|(f, _, b)| (f.clone(), b.clone()))
             .collect()
     };
-    let rows: [(&str, Vec<(String, Vec<f64>)>, Option<f64>); 4] = [
+    type Items = Vec<(String, Vec<f64>)>;
+    let rows: [(&str, Items, Option<f64>); 4] = [
         ("smallest on the wire, raw", exact(|r| r.1), None),
         ("smallest on the wire, gzip -6", exact(|r| r.2), None),
         ("fastest encode (CPU per document)", timed("encode"), Some(0.05)),
