@@ -16,12 +16,17 @@ DATA_SCHEMA ?=
 # One `make` invocation is one run: every stage it starts reads this id from
 # WB_RUN_ID and stamps it into each raw file (docs/MEASUREMENT.md, "Runs: one `make bench`, one run id").
 # Set WB_RUN_ID yourself to add a stage to an earlier run.
-RUN_ID := $(or $(WB_RUN_ID),$(shell date -u +%Y%m%dT%H%M%SZ)-$(shell git rev-parse --short HEAD 2>/dev/null || echo nogit))
+# The commit is fixed here too (WB_RUN_COMMIT), once, so a commit made while
+# the run goes on changes no stamp.
+RUN_COMMIT := $(or $(WB_RUN_COMMIT),$(shell git rev-parse HEAD 2>/dev/null || echo unknown))
+RUN_ID := $(or $(WB_RUN_ID),$(shell date -u +%Y%m%dT%H%M%SZ)-$(shell echo $(RUN_COMMIT) | cut -c1-7))
 export WB_RUN_ID := $(RUN_ID)
+export WB_RUN_COMMIT := $(RUN_COMMIT)
 # Codec microbenchmarks: minimum time per measured batch, batches per row
-# (10 batches give a 95% interval on each median: docs/MEASUREMENT.md).
+# (20 interleaved batches: a 95% interval on each median from ranks 6 and 15,
+# and the power to flag a 10% change: docs/MEASUREMENT.md).
 BENCHTIME ?= 100ms
-BENCH_COUNT ?= 10
+BENCH_COUNT ?= 20
 # Peer comparisons: shorter batches, more interleaved rounds (the ratio is
 # the median of the rounds' ratios, so more rounds buy a steadier ratio).
 PEERS_BENCHTIME ?= 200ms
@@ -100,7 +105,7 @@ check-generated: ## fail if committed prost code differs from a fresh generation
 
 # The measurement pipeline. `make bench` runs every stage into $(RESULTS)/;
 # each stage is also a target of its own.
-bench: bench-codec bench-sizes bench-data bench-http bench-server report ## one run: codec + sizes + HTTP (none, gzip, c=1, c=16) + server-only pass + report -> results/ (~14 min on 2 cores)
+bench: bench-codec bench-sizes bench-data bench-http bench-server report ## one run: codec + sizes + HTTP (none, gzip -6, gzip -1, c=1, c=16) + server-only pass + report -> results/ (~14 min on 2 cores)
 	@echo "bench: run $(RUN_ID) -> $(RESULTS)/" >&2
 
 build-release: ## build the release binary the measurement targets run
@@ -121,16 +126,18 @@ ifneq ($(DATA),)
 	$(RELEASE) sizes --data $(DATA) $(if $(DATA_SCHEMA),--schema $(DATA_SCHEMA)) --out $(RESULTS)/data-sizes.csv
 endif
 
-bench-http: build-release ## HTTP load runs: c=8 none and gzip (+ histograms), c=1, c=16 -> results/http*.csv
+bench-http: build-release ## HTTP load runs: c=8 none, gzip -6 (+ histograms) and gzip -1, c=1, c=16 -> results/http*.csv
 	@mkdir -p $(RESULTS)/histograms
 	@rm -f $(RESULTS)/histograms/*.hist $(RESULTS)/histograms/*.hlog
-	@echo "bench-http: [1/4] c=8, no compression -> $(RESULTS)/http.csv" >&2
+	@echo "bench-http: [1/5] c=8, no compression -> $(RESULTS)/http.csv" >&2
 	$(LOAD) --concurrency 8 --compression none --histograms $(RESULTS)/histograms > $(RESULTS)/http.csv
-	@echo "bench-http: [2/4] c=8, gzip -> $(RESULTS)/http-gzip.csv" >&2
+	@echo "bench-http: [2/5] c=8, gzip -6 -> $(RESULTS)/http-gzip.csv" >&2
 	$(LOAD) --concurrency 8 --compression gzip --histograms $(RESULTS)/histograms > $(RESULTS)/http-gzip.csv
-	@echo "bench-http: [3/4] c=1, no compression -> $(RESULTS)/http-c1.csv" >&2
+	@echo "bench-http: [3/5] c=8, gzip -1 -> $(RESULTS)/http-gzip1.csv" >&2
+	$(LOAD) --concurrency 8 --compression gzip1 > $(RESULTS)/http-gzip1.csv
+	@echo "bench-http: [4/5] c=1, no compression -> $(RESULTS)/http-c1.csv" >&2
 	$(LOAD) --concurrency 1 --compression none > $(RESULTS)/http-c1.csv
-	@echo "bench-http: [4/4] c=16, no compression -> $(RESULTS)/http-c16.csv" >&2
+	@echo "bench-http: [5/5] c=16, no compression -> $(RESULTS)/http-c16.csv" >&2
 	$(LOAD) --concurrency 16 --compression none > $(RESULTS)/http-c16.csv
 
 bench-server: build-release ## server-only pass: server pinned to one core, load generator to the other -> results/http-server.csv
@@ -153,6 +160,7 @@ bench-quick: build-release ## smoke run of the whole bench pipeline into $(QUICK
 	$(RELEASE) sizes --counts 1,100 --reps 1 --batch 1ms --out $(QUICK_DIR)/sizes.csv
 	$(QUICK_LOAD) > $(QUICK_DIR)/http.csv
 	$(QUICK_LOAD) --compression gzip > $(QUICK_DIR)/http-gzip.csv
+	$(QUICK_LOAD) --compression gzip1 > $(QUICK_DIR)/http-gzip1.csv
 	./benches/server-only.sh $(QUICK_DIR)/http-server.csv --counts 1 --rounds 2 --duration 100ms --warmup 2 --formats json,avro
 	$(RELEASE) report --dir $(QUICK_DIR)
 	$(RELEASE) compare $(QUICK_DIR) $(QUICK_DIR) --fail-over 0 > $(QUICK_DIR)/compare.txt

@@ -112,6 +112,18 @@ impl Compressor {
         }
     }
 
+    /// Changes the level (clamped to [`MAX_LEVEL`]) of the members written
+    /// from now on; the allocated state is kept.
+    pub fn set_level(&mut self, level: u8) {
+        let level = level.min(MAX_LEVEL);
+        if level != self.level {
+            self.level = level;
+            if let Some(d) = &mut self.deflate {
+                d.set_compression_level_raw(level);
+            }
+        }
+    }
+
     /// Appends one gzip member holding `data` to `out`.
     pub fn compress(&mut self, data: &[u8], out: &mut Vec<u8>) {
         let level = self.level;

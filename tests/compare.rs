@@ -1,7 +1,8 @@
 //! `wirebench compare` on small synthetic results directories: an A/A pair
 //! (two independent draws of the same noise) marks nothing, a copy with one
 //! codec row 10% slower flags that row and no other (power), and
-//! `--fail-over` sets the exit code.
+//! `--fail-over` sets the exit code. The same power check runs on the
+//! committed `results/` (a real run's raw files), one row made 10% slower.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -38,6 +39,91 @@ fn results_dir(name: &str, seed: u64, slow: Option<(&str, f64)>) -> PathBuf {
     dir
 }
 
+/// The rows marked significant, over every table.
+fn flagged(c: &compare::Comparison) -> Vec<&str> {
+    c.tables
+        .iter()
+        .flat_map(|t| &t.verdicts)
+        .filter(|v| v.significant)
+        .map(|v| v.name.as_str())
+        .collect()
+}
+
+/// The `ns/op` and `cpu-ns/op` of every line of `row` in a `codec.txt`
+/// multiplied by `factor` (what docs/MEASUREMENT.md's `perl` line does).
+fn slow_down(codec: &str, row: &str, factor: f64) -> String {
+    let prefix = format!("Benchmark{row}-");
+    let mut out = String::new();
+    for line in codec.lines() {
+        if line.starts_with(&prefix) {
+            let fields: Vec<&str> = line.split('\t').collect();
+            let scaled: Vec<String> = fields
+                .iter()
+                .map(|f| {
+                    let t = f.trim();
+                    match t.split_once(' ') {
+                        Some((v, unit @ ("ns/op" | "cpu-ns/op"))) => {
+                            format!("{:.0} {unit}", v.parse::<f64>().unwrap() * factor)
+                        }
+                        _ => f.to_string(),
+                    }
+                })
+                .collect();
+            out += &scaled.join("\t");
+        } else {
+            out += line;
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Power on a real run: the committed `results/` against a copy with one
+/// codec row 10% slower flags that row and nothing else; the copy of the
+/// same files against themselves flags nothing.
+#[test]
+fn a_real_run_with_one_row_ten_percent_slower_flags_that_row_alone() {
+    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
+    let copy = |name: &str| {
+        let dir = std::env::temp_dir().join(format!("wirebench-compare-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        for f in ["codec.txt", "sizes.csv", "environment.json"]
+            .iter()
+            .chain(wirebench::report::HTTP_FILES.iter())
+        {
+            if let Ok(t) = std::fs::read_to_string(results.join(f)) {
+                std::fs::write(dir.join(f), t).unwrap();
+            }
+        }
+        dir
+    };
+    let (old, slow) = (copy("real-old"), copy("real-slow"));
+    let row = "Decode/avro/1000";
+    let codec = std::fs::read_to_string(old.join("codec.txt")).unwrap();
+    let slowed = slow_down(&codec, row, 1.10);
+    assert_ne!(slowed, codec, "{row} is in results/codec.txt");
+    std::fs::write(slow.join("codec.txt"), slowed).unwrap();
+
+    let same = compare::compare_dirs(&old, &old).unwrap();
+    assert_eq!(same.significant_count().0, 0, "{}", compare::render_text(&same));
+    let ab = compare::compare_dirs(&old, &slow).unwrap();
+    assert_eq!(flagged(&ab), [row], "{}", compare::render_text(&ab));
+    let v = ab
+        .tables
+        .iter()
+        .flat_map(|t| &t.verdicts)
+        .find(|v| v.significant)
+        .unwrap();
+    assert!(v.regression && (v.delta - 0.10).abs() < 0.005, "{v:?}");
+    // Self-test: a threshold above the change hides it (the row is then within the noise).
+    let hidden = compare::compare_dirs_with(&old, &slow, 0.15).unwrap();
+    assert!(flagged(&hidden).is_empty(), "{}", compare::render_text(&hidden));
+    for d in [old, slow] {
+        std::fs::remove_dir_all(d).unwrap();
+    }
+}
+
 fn bin(args: &[&Path], extra: &[&str]) -> (i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_wirebench"))
         .arg("compare")
@@ -61,14 +147,13 @@ fn a_a_marks_nothing_and_one_slower_row_is_flagged_alone() {
     assert_eq!(aa.significant_count(), (0, ROWS.len()), "{}", compare::render_text(&aa));
 
     let ab = compare::compare_dirs(&old, &slow).unwrap();
-    let flagged: Vec<&str> = ab.tables[0]
-        .verdicts
+    assert_eq!(flagged(&ab), ["Decode/avro/100"], "{}", compare::render_text(&ab));
+    let v = ab
+        .tables
         .iter()
-        .filter(|v| v.significant)
-        .map(|v| v.name.as_str())
-        .collect();
-    assert_eq!(flagged, ["Decode/avro/100"], "{}", compare::render_text(&ab));
-    let v = ab.tables[0].verdicts.iter().find(|v| v.significant).unwrap();
+        .flat_map(|t| &t.verdicts)
+        .find(|v| v.significant)
+        .unwrap();
     assert!(v.regression && (v.delta - 0.10).abs() < 0.03, "{v:?}");
 
     // Exit codes: 0 without --fail-over or under it, 1 over it, 2 on bad input.

@@ -151,7 +151,9 @@ fn sizes_and_codec_bench_measure_the_document_in_every_format() {
     let (code, csv, err) = run(&["sizes", "--data", doc, "--out", "-", "--reps", "1", "--batch", "1ms"]);
     assert_eq!(code, 0, "{err}");
     let csv = String::from_utf8(csv).unwrap();
-    let mut lines = csv.lines();
+    // The run stamp's `# key: value` comment lines come first and last.
+    assert!(csv.starts_with("# run: "), "{csv}");
+    let mut lines = csv.lines().filter(|l| !l.starts_with('#'));
     assert_eq!(
         lines.next(),
         Some("format,raw_bytes,gzip1_bytes,gzip6_bytes,gzip9_bytes,encode_us,decode_us")

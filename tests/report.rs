@@ -395,3 +395,49 @@ fn report_refuses_files_from_different_runs() {
     std::fs::remove_dir_all(&dir).unwrap();
     std::fs::remove_dir_all(&one).unwrap();
 }
+
+/// Every chart of a real run's report carries its 95% intervals (sizes are
+/// exact and say so), the HTTP and CPU charts name their concurrency, and
+/// the report's run span ends at the latest end of any file.
+#[test]
+fn charts_carry_intervals_and_concurrency() {
+    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
+    let dir = std::env::temp_dir().join(format!("wirebench-report-{}-charts", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in ["codec.txt", "sizes.csv", "environment.json"]
+        .iter()
+        .chain(wirebench::report::HTTP_FILES.iter())
+    {
+        if let Ok(t) = std::fs::read_to_string(results.join(f)) {
+            std::fs::write(dir.join(f), t).unwrap();
+        }
+    }
+    let written = wirebench::report::write_report(&dir).unwrap();
+    let charts: Vec<&PathBuf> = written
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "svg"))
+        .collect();
+    assert!(charts.len() >= 8, "{charts:?}");
+    for p in charts {
+        let svg = std::fs::read_to_string(p).unwrap();
+        let name = p.file_name().unwrap().to_string_lossy();
+        if name == "chart-size.svg" {
+            assert!(svg.contains("exact bytes: no interval"), "{name}");
+        } else {
+            assert!(svg.contains("<title>95% interval"), "{name} draws no interval");
+        }
+        if name.starts_with("chart-http") || name.starts_with("chart-cpu") {
+            assert!(svg.contains("concurrency 8"), "{name} names no concurrency");
+        }
+    }
+    let report = std::fs::read_to_string(dir.join("REPORT.md")).unwrap();
+    let ends: Vec<String> = ["codec.txt", "sizes.csv", "http.csv", "http-server.csv"]
+        .iter()
+        .filter_map(|f| std::fs::read_to_string(dir.join(f)).ok())
+        .filter_map(|t| wirebench::measure::run::read_stamp(&t)?.end)
+        .collect();
+    let latest = ends.iter().max().unwrap();
+    assert!(report.contains(&format!("– {latest}")), "the run ends at {latest}");
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -17,13 +17,19 @@
 //! Counts above 1,000 are the scaling check: only Encode, Decode and
 //! DecodeBorrowed run there,
 //! with at most `--scale-count` (default 3) batches, to keep `make bench` short.
+//!
+//! Every row of every count is measured interleaved ([`super::interleave`]):
+//! round after round, one batch of each row, so a row's batches span the
+//! whole run. The lines are written when the last round is done, grouped
+//! by row in the order above; stderr shows each round as it ends.
 
-use super::{Config, Line, bench, hooks, load_products};
+use super::{Case, Line, hooks, load_products};
 use crate::cli::{Args, parse_duration};
 use crate::codec::Format;
 use crate::model::Product;
 use std::hint::black_box;
 use std::io::Write;
+use std::rc::Rc;
 
 const USAGE: &str = "\
 wirebench codec-bench [FLAGS]
@@ -86,23 +92,33 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
     sink.write(&stamp.header(""))?;
     sink.write(&format!("benchtime: {benchtime:?}\ncount: {count}\n"))?;
     let start = std::time::Instant::now();
-    // A case is one format at one count, plus the extra rows of a count ≤ 1000.
-    let cases = counts.iter().map(|&n| formats.len() + usize::from(n <= 1000)).sum();
-    let mut progress = crate::measure::progress::Progress::new(cases);
+    let mut cases = Rows {
+        cases: Vec::new(),
+        filter: sink.filter.clone(),
+    };
     for &n in &counts {
-        let cfg = Config {
-            benchtime,
-            count: if n > 1000 { scale_count.min(count) } else { count },
-        };
+        let batches = if n > 1000 { scale_count.min(count) } else { count };
         let slice = &products[..n];
         for &f in &formats {
-            format_rows(&cfg, f, slice, n <= 1000, &mut sink)?;
-            eprintln!("codec-bench: {} {f}/{n} done", progress.step());
+            format_rows(&mut cases, batches, f, slice, n <= 1000);
         }
         if n <= 1000 {
-            extra_rows(&cfg, &formats, slice, &mut sink)?;
-            eprintln!("codec-bench: {} extra rows/{n} done", progress.step());
+            extra_rows(&mut cases, batches, &formats, slice);
         }
+    }
+    let mut cases = cases.cases;
+    eprintln!(
+        "codec-bench: calibrating {} rows to {benchtime:?}, then up to {count} interleaved rounds",
+        cases.len()
+    );
+    let rounds = cases.iter().map(|c| c.batches).max().unwrap_or(0);
+    let mut progress = crate::measure::progress::Progress::new(rounds);
+    let runs = super::interleave(benchtime, &mut cases, |r, of| {
+        eprintln!("codec-bench: {} round {r} of {of} done", progress.step())
+    });
+    for (c, r) in cases.iter().zip(&runs) {
+        let lines: Vec<Line> = r.iter().map(|b| Line::from_run(&c.name, b, c.payload)).collect();
+        sink.lines(&lines)?;
     }
     eprintln!("codec-bench: done in {:.0?}", start.elapsed());
     sink.write(&crate::measure::run::RunStamp::footer(""))?;
@@ -122,8 +138,7 @@ fn env_path(out: &str, env: Option<&str>) -> Option<String> {
     }
 }
 
-/// Result lines go to the file as they are measured (so a long run can be
-/// watched) and a short progress line to stderr.
+/// Result lines go to the file row by row, with a short line per row to stderr.
 struct Sink {
     out: Box<dyn Write>,
     path: String,
@@ -178,16 +193,19 @@ impl Sink {
     }
 }
 
-/// Runs one row and writes its lines (unless `--filter` leaves it out).
-fn row(cfg: &Config, sink: &mut Sink, name: &str, payload: usize, op: impl FnMut()) -> Result<(), String> {
-    if sink.filter.as_ref().is_some_and(|f| !name.contains(f.as_str())) {
-        return Ok(());
+/// The rows to measure, in file order; `--filter` leaves rows out.
+struct Rows<'a> {
+    cases: Vec<Case<'a>>,
+    filter: Option<String>,
+}
+
+impl<'a> Rows<'a> {
+    fn row(&mut self, batches: usize, name: String, payload: usize, op: impl FnMut() + 'a) {
+        if self.filter.as_ref().is_some_and(|f| !name.contains(f.as_str())) {
+            return;
+        }
+        self.cases.push(Case::new(name, payload, batches, op));
     }
-    let lines: Vec<Line> = bench(cfg, cfg.count, op)
-        .iter()
-        .map(|r| Line::from_run(name, r, payload))
-        .collect();
-    sink.lines(&lines)
 }
 
 fn skip(name: &str, why: &str) {
@@ -195,59 +213,64 @@ fn skip(name: &str, why: &str) {
 }
 
 /// Encode, Decode and (for small counts) Memcpy of one format.
-fn format_rows(cfg: &Config, f: Format, products: &[Product], memcpy: bool, sink: &mut Sink) -> Result<(), String> {
+fn format_rows<'a>(rows: &mut Rows<'a>, batches: usize, f: Format, products: &'a [Product], memcpy: bool) {
     let n = products.len();
-    let bytes = match f.encode_to_vec(products) {
-        Ok(b) => b,
+    let bytes: Rc<[u8]> = match f.encode_to_vec(products) {
+        Ok(b) => b.into(),
         Err(e) => {
             skip(&format!("{f}/{n}"), &format!("encode failed: {e}"));
-            return Ok(());
+            return;
         }
     };
     let len = bytes.len();
 
     let mut buf = Vec::with_capacity(len);
-    row(cfg, sink, &format!("Encode/{f}/{n}"), len, || {
+    rows.row(batches, format!("Encode/{f}/{n}"), len, move || {
         buf.clear();
         f.encode(black_box(products), &mut buf).expect("encode");
         assert_eq!(buf.len(), len);
         black_box(&buf);
-    })?;
+    });
 
     match f.decode(&bytes) {
         Err(e) => skip(&format!("Decode/{f}/{n}"), &e.to_string()),
         Ok(c) if c.products.len() != n => skip(&format!("Decode/{f}/{n}"), "wrong product count"),
-        Ok(_) => row(cfg, sink, &format!("Decode/{f}/{n}"), len, || {
-            let c = f.decode(black_box(&bytes)).expect("decode");
-            assert_eq!(c.products.len(), n);
-            black_box(c);
-        })?,
+        Ok(_) => {
+            let bytes = bytes.clone();
+            rows.row(batches, format!("Decode/{f}/{n}"), len, move || {
+                let c = f.decode(black_box(&bytes)).expect("decode");
+                assert_eq!(c.products.len(), n);
+                black_box(c);
+            })
+        }
     }
 
     match f.decode_view(&bytes) {
         Err(e) => skip(&format!("DecodeBorrowed/{f}/{n}"), &e.to_string()),
         Ok(v) if v.len() != n => skip(&format!("DecodeBorrowed/{f}/{n}"), "wrong product count"),
-        Ok(_) => row(cfg, sink, &format!("DecodeBorrowed/{f}/{n}"), len, || {
-            let v = f.decode_view(black_box(&bytes)).expect("decode_view");
-            assert_eq!(v.len(), n);
-            black_box(v);
-        })?,
+        Ok(_) => {
+            let bytes = bytes.clone();
+            rows.row(batches, format!("DecodeBorrowed/{f}/{n}"), len, move || {
+                let v = f.decode_view(black_box(&bytes)).expect("decode_view");
+                assert_eq!(v.len(), n);
+                black_box(v);
+            })
+        }
     }
 
     if memcpy {
         let mut dst = vec![0u8; len];
         let last = bytes.last().copied();
-        row(cfg, sink, &format!("Memcpy/{f}/{n}"), len, || {
+        rows.row(batches, format!("Memcpy/{f}/{n}"), len, move || {
             dst.copy_from_slice(black_box(&bytes));
             assert_eq!(dst.last().copied(), last);
             black_box(&mut dst);
-        })?;
+        });
     }
-    Ok(())
 }
 
 /// The rows that separate wire cost from conversion cost.
-fn extra_rows(cfg: &Config, formats: &[Format], products: &[Product], sink: &mut Sink) -> Result<(), String> {
+fn extra_rows<'a>(rows: &mut Rows<'a>, batches: usize, formats: &[Format], products: &'a [Product]) {
     let n = products.len();
     if formats.contains(&Format::Flatbuffers) {
         if let Ok(bytes) = Format::Flatbuffers.encode_to_vec(products) {
@@ -255,17 +278,20 @@ fn extra_rows(cfg: &Config, formats: &[Format], products: &[Product], sink: &mut
             let name = format!("FlatbuffersVerify/{n}");
             match hooks::fb_verify(&bytes) {
                 Err(e) => skip(&name, &e),
-                Ok(()) => row(cfg, sink, &name, len, || {
-                    hooks::fb_verify(black_box(&bytes)).expect("verify");
-                })?,
+                Ok(()) => {
+                    let bytes = bytes.clone();
+                    rows.row(batches, name, len, move || {
+                        hooks::fb_verify(black_box(&bytes)).expect("verify");
+                    })
+                }
             }
             let name = format!("FlatbuffersDirect/{n}");
             match hooks::fb_read_direct(&bytes) {
                 Err(e) => skip(&name, &e),
-                Ok(expected) => row(cfg, sink, &name, len, || {
+                Ok(expected) => rows.row(batches, name, len, move || {
                     let sum = hooks::fb_read_direct(black_box(&bytes)).expect("read_direct");
                     assert_eq!(sum, expected);
-                })?,
+                }),
             }
         }
     }
@@ -275,11 +301,11 @@ fn extra_rows(cfg: &Config, formats: &[Format], products: &[Product], sink: &mut
             let name = format!("ProtobufDecodeGenerated/{n}");
             match hooks::pb_decode_generated(&bytes) {
                 Err(e) => skip(&name, &e),
-                Ok(_) => row(cfg, sink, &name, len, || {
+                Ok(_) => rows.row(batches, name, len, move || {
                     let g = hooks::pb_decode_generated(black_box(&bytes)).expect("decode_generated");
                     assert_eq!(hooks::pb_len(&g), n);
                     black_box(g);
-                })?,
+                }),
             }
             let name = format!("ProtobufEncodePrebuilt/{n}");
             let prebuilt = hooks::pb_to_generated(products).and_then(|g| {
@@ -291,15 +317,14 @@ fn extra_rows(cfg: &Config, formats: &[Format], products: &[Product], sink: &mut
                 Err(e) => skip(&name, &e),
                 Ok((g, glen)) => {
                     let mut buf = Vec::with_capacity(glen);
-                    row(cfg, sink, &name, glen, || {
+                    rows.row(batches, name, glen, move || {
                         buf.clear();
                         hooks::pb_encode_generated(black_box(&g), &mut buf).expect("encode_generated");
                         assert_eq!(buf.len(), glen);
                         black_box(&buf);
-                    })?
+                    })
                 }
             }
         }
     }
-    Ok(())
 }

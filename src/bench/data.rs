@@ -8,10 +8,10 @@
 //! `--batch` each. `codec-bench --data` writes Go benchmark lines (default
 //! `results/data-codec.txt`) named `Data/{format}/encode` and
 //! `Data/{format}/decode`, measured like the catalog's rows
-//! ([`super::bench`]). Formats without a schema-driven codec in the build
+//! ([`super::interleave`]). Formats without a schema-driven codec in the build
 //! are skipped with a note on stderr.
 
-use super::{Config, Line, calibrate_op, measure};
+use super::{Case, Line, calibrate_op, measure};
 use crate::cli::{Args, parse_duration};
 use crate::codec::Format;
 use crate::generic::{self, input};
@@ -41,9 +41,11 @@ pub fn cli_sizes(data: &str, args: &mut Args) -> Result<(), String> {
     let reps = args.parse_or("--reps", 5usize)?.max(1);
     let batch = parse_duration(&args.value("--batch")?.unwrap_or("5ms".into()))?;
     let out = args.value("--out")?.unwrap_or("results/data-sizes.csv".into());
+    let stamp = crate::measure::run::RunStamp::from_flag(args.value("--run-id")?)?;
     args.finish()?;
     let loaded = input::load(data, schema.as_deref())?;
-    let mut csv = String::from("format,raw_bytes,gzip1_bytes,gzip6_bytes,gzip9_bytes,encode_us,decode_us\n");
+    let mut csv = stamp.header("# ");
+    csv += "format,raw_bytes,gzip1_bytes,gzip6_bytes,gzip9_bytes,encode_us,decode_us\n";
     for f in formats {
         let mut bytes = Vec::new();
         generic::encode(f, &loaded.schema, &loaded.datum, &mut bytes).map_err(|e| format!("{data}: {f}: {e}"))?;
@@ -72,6 +74,7 @@ pub fn cli_sizes(data: &str, args: &mut Args) -> Result<(), String> {
             gz(9)
         );
     }
+    csv += &crate::measure::run::RunStamp::footer("# ");
     crate::measure::results::write_output(&out, &csv)
 }
 
@@ -89,38 +92,51 @@ pub fn cli_codec_bench(data: &str, args: &mut Args) -> Result<(), String> {
     let benchtime = parse_duration(&args.value("--benchtime")?.unwrap_or("300ms".into()))?;
     let count = args.parse_or("--count", 5usize)?.max(1);
     let out = args.value("--out")?.unwrap_or("results/data-codec.txt".into());
+    let stamp = crate::measure::run::RunStamp::from_flag(args.value("--run-id")?)?;
     args.finish()?;
     let loaded = input::load(data, schema.as_deref())?;
-    let cfg = Config { benchtime, count };
     let environment = crate::measure::env::capture();
     let mut text = super::go_header(&environment.cpu);
+    text += &stamp.header("");
     let _ = writeln!(text, "benchtime: {benchtime:?}\ncount: {count}\ndata: {data}");
+    let mut encoded = Vec::new();
     for f in formats {
         let mut bytes = Vec::new();
         generic::encode(f, &loaded.schema, &loaded.datum, &mut bytes).map_err(|e| format!("{data}: {f}: {e}"))?;
-        let runs = super::bench(&cfg, count, || {
-            let mut out = Vec::with_capacity(bytes.len());
-            let r = generic::encode(f, &loaded.schema, black_box(&loaded.datum), &mut out);
-            black_box((r.is_ok(), out));
-        });
-        for r in &runs {
-            let _ = writeln!(
-                text,
-                "{}",
-                Line::from_run(&format!("Data/{}/encode", f.name()), r, bytes.len())
-            );
-        }
-        let runs = super::bench(&cfg, count, || {
-            black_box(generic::decode(f, &loaded.schema, black_box(&bytes)).is_ok());
-        });
-        for r in &runs {
-            let _ = writeln!(
-                text,
-                "{}",
-                Line::from_run(&format!("Data/{}/decode", f.name()), r, bytes.len())
-            );
-        }
-        eprintln!("codec-bench: data {} done", f.name());
+        encoded.push((f, bytes));
     }
+    // Every format's encode and decode, interleaved round by round (super::interleave).
+    let loaded = &loaded;
+    let mut cases = Vec::new();
+    for (f, bytes) in &encoded {
+        let f = *f;
+        cases.push(Case::new(
+            format!("Data/{}/encode", f.name()),
+            bytes.len(),
+            count,
+            move || {
+                let mut out = Vec::with_capacity(bytes.len());
+                let r = generic::encode(f, &loaded.schema, black_box(&loaded.datum), &mut out);
+                black_box((r.is_ok(), out));
+            },
+        ));
+        cases.push(Case::new(
+            format!("Data/{}/decode", f.name()),
+            bytes.len(),
+            count,
+            move || {
+                black_box(generic::decode(f, &loaded.schema, black_box(bytes)).is_ok());
+            },
+        ));
+    }
+    let runs = super::interleave(benchtime, &mut cases, |r, of| {
+        eprintln!("codec-bench: data round {r} of {of} done")
+    });
+    for (c, rs) in cases.iter().zip(&runs) {
+        for r in rs {
+            let _ = writeln!(text, "{}", Line::from_run(&c.name, r, c.payload));
+        }
+    }
+    text += &crate::measure::run::RunStamp::footer("");
     crate::measure::results::write_output(&out, &text)
 }

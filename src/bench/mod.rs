@@ -1,14 +1,20 @@
 //! Codec microbenchmarks and payload sizes: a small std-only harness in the
 //! spirit of `go test -bench`.
 //!
-//! How one row is measured ([`bench`]):
+//! How the rows are measured ([`interleave`]; [`bench`] is the same for one row):
 //!
 //! 1. **Calibrate** ([`calibrate`]): run the operation `n = 1` time, then keep
 //!    predicting a larger `n` from the time per operation seen so far (aiming
 //!    20% past the budget, growing at most 100× per step, like Go's
 //!    `predictN`) until one batch of `n` takes at least `--benchtime`.
-//! 2. **Measure**: run `--count` batches of that same `n` back to back; each
-//!    batch is one result line. Timing runs with allocation counting off.
+//! 2. **Measure**, interleaved: `--count` rounds; each round runs one batch
+//!    of that same `n` of every row (after one untimed operation that brings
+//!    the row's data back into the caches), the row order rotated by one
+//!    each round. A row's batches are so spread over the whole run, and a
+//!    change of machine state during the run (another process, the clock)
+//!    lands in one batch of many rows rather than in every batch of one row:
+//!    it widens the rows' intervals instead of shifting one row's median.
+//!    Each batch is one result line. Timing runs with allocation counting off.
 //! 3. **Count** ([`count_allocs`]): run the same operation again, untimed,
 //!    with the counting allocator's switch on ([`alloc::with_counting`]), so
 //!    B/op and allocs/op are exact averages over that run (up to
@@ -150,6 +156,84 @@ pub fn bench(cfg: &Config, runs: usize, mut op: impl FnMut()) -> Vec<Run> {
     runs
 }
 
+/// One row of an interleaved measurement ([`interleave`]).
+pub struct Case<'a> {
+    /// Result-line name, e.g. `Encode/json/1000`.
+    pub name: String,
+    /// Payload bytes per operation (for MB/s).
+    pub payload: usize,
+    /// Batches this row gets (rows of one run may have fewer than the rounds).
+    pub batches: usize,
+    op: Box<dyn Op + 'a>,
+}
+
+/// An operation behind a trait object whose timed loop stays monomorphic:
+/// the dynamic call is once per batch, never once per iteration.
+trait Op {
+    fn timed(&mut self, n: u64) -> Duration;
+    fn once(&mut self);
+}
+
+struct OpFn<F>(F);
+
+impl<F: FnMut()> Op for OpFn<F> {
+    fn timed(&mut self, n: u64) -> Duration {
+        time_n(&mut self.0, n)
+    }
+    fn once(&mut self) {
+        (self.0)()
+    }
+}
+
+impl<'a> Case<'a> {
+    /// A row named `name` of `batches` batches; `op` must black-box its
+    /// inputs and check its result.
+    pub fn new(name: impl Into<String>, payload: usize, batches: usize, op: impl FnMut() + 'a) -> Case<'a> {
+        Case {
+            name: name.into(),
+            payload,
+            batches,
+            op: Box::new(OpFn(op)),
+        }
+    }
+}
+
+/// Measures `cases` interleaved (module docs): calibrates each to
+/// `benchtime`, then runs rounds of one batch per row, the order rotated by
+/// one per round, until every row has its `batches`; then counts each row's
+/// allocations in one untimed run. Returns each case's batches, in the order
+/// of `cases`. `progress(round, rounds)` is called after each round.
+pub fn interleave(benchtime: Duration, cases: &mut [Case], mut progress: impl FnMut(usize, usize)) -> Vec<Vec<Run>> {
+    let ns: Vec<u64> = cases
+        .iter_mut()
+        .map(|c| calibrate(benchtime, |n| c.op.timed(n)).0)
+        .collect();
+    let mut runs: Vec<Vec<Run>> = cases.iter().map(|c| Vec::with_capacity(c.batches)).collect();
+    let rounds = cases.iter().map(|c| c.batches).max().unwrap_or(0);
+    let len = cases.len();
+    for round in 0..rounds {
+        for i in 0..len {
+            let k = (i + round) % len;
+            if runs[k].len() >= cases[k].batches {
+                continue;
+            }
+            let op = &mut cases[k].op;
+            op.once();
+            runs[k].push(measure_timed(ns[k], |n| op.timed(n)));
+        }
+        progress(round + 1, rounds);
+    }
+    for (c, (r, &n)) in cases.iter_mut().zip(runs.iter_mut().zip(&ns)) {
+        let k = n.clamp(1, COUNT_ITERS);
+        let allocs = count_allocs(k, &mut || c.op.once());
+        for b in r.iter_mut() {
+            b.allocs = allocs;
+            b.alloc_iters = k;
+        }
+    }
+    runs
+}
+
 /// Runs `op` `k` times, untimed, with allocation counting switched on, and
 /// returns what the process allocated meanwhile; the switch is restored after.
 pub fn count_allocs(k: u64, op: &mut impl FnMut()) -> alloc::Counts {
@@ -172,8 +256,14 @@ pub fn calibrate_op(budget: Duration, op: &mut impl FnMut()) -> u64 {
 /// Interleaving `measure` calls of two operations (A B A B …) spreads any
 /// change in machine load over both, which is how the peers bench compares.
 pub fn measure(n: u64, op: &mut impl FnMut()) -> Run {
+    measure_timed(n, |n| time_n(op, n))
+}
+
+/// [`measure`] with the timed loop given: `timed(n)` runs `n` iterations
+/// and returns their wall time; the thread's CPU time is read around it.
+fn measure_timed(n: u64, timed: impl FnOnce(u64) -> Duration) -> Run {
     let cpu_before = crate::measure::cpu::thread_cpu_ns();
-    let elapsed = time_n(op, n);
+    let elapsed = timed(n);
     let cpu_after = crate::measure::cpu::thread_cpu_ns();
     Run {
         iters: n,
@@ -328,6 +418,44 @@ mod tests {
         assert!(runs[0].allocs.allocs >= runs[0].alloc_iters, "{:?}", runs[0]);
         let line = Line::from_run("Encode/json/1", &runs[0], 64);
         assert!(line.allocs_per_op >= 1 && line.bytes_per_op >= 64, "{line:?}");
+    }
+
+    /// Rows run interleaved: every row gets its batches, no row runs two
+    /// batches back to back while another row still has batches to run in
+    /// that round, and each round starts one row later.
+    #[test]
+    fn interleave_spreads_each_rows_batches_over_the_rounds() {
+        let log = std::cell::RefCell::new(Vec::new());
+        let mut cases: Vec<Case> = (0..3)
+            .map(|i| {
+                let log = &log;
+                Case::new(format!("row{i}"), 8, if i == 2 { 2 } else { 4 }, move || {
+                    log.borrow_mut().push(i);
+                    std::hint::black_box(i);
+                })
+            })
+            .collect();
+        let mut rounds_seen = Vec::new();
+        let runs = interleave(Duration::from_micros(50), &mut cases, |r, of| rounds_seen.push((r, of)));
+        assert_eq!(runs.iter().map(Vec::len).collect::<Vec<_>>(), [4, 4, 2]);
+        assert_eq!(rounds_seen, [(1, 4), (2, 4), (3, 4), (4, 4)]);
+        // The order of batches: collapse each row's consecutive calls (one
+        // warm-up call and one batch) into one entry per batch, after calibration.
+        drop(cases);
+        let calls = log.into_inner();
+        let mut order: Vec<usize> = Vec::new();
+        let mut last = usize::MAX;
+        for &c in &calls {
+            if c != last {
+                order.push(c);
+                last = c;
+            }
+        }
+        // Calibration (0 1 2), the rounds rotated (0 1 2, 1 2 0, then row 2
+        // has its two: 0 1, 0 1; the first 0 joins the 0 before it), then the
+        // counting runs (0 1 2).
+        assert_eq!(order, [0, 1, 2, 0, 1, 2, 1, 2, 0, 1, 0, 1, 0, 1, 2], "{order:?}");
+        assert!(runs.iter().flatten().all(|r| r.iters >= 1 && r.alloc_iters >= 1));
     }
 
     /// Wall and CPU time are per operation of the timed batch; bytes and

@@ -5,7 +5,7 @@
 //!
 //! | table | row | samples | better |
 //! |---|---|---|---|
-//! | `codec.txt` | op/format/count | `cpu-ns/op` of each batch (when both runs have it, else `ns/op`) | lower |
+//! | `codec.txt`, one table per count | op/format/count | `cpu-ns/op` of each batch (when both runs have it, else `ns/op`) | lower |
 //! | `sizes.csv` | format/count | raw and gzip -6 bytes: exact, one value | lower |
 //! | `http*.csv` | file, format, count | requests/s of each round | higher |
 //! | `http*.csv` | file, format, count | server CPU µs per request of each round | lower |
@@ -16,8 +16,16 @@
 //! old interval's opposite ends), and the two-sided Mann–Whitney U p-value,
 //! Holm–Bonferroni adjusted over the rows of its table. A change whose
 //! adjusted p-value is not below α = 0.05 prints `~` (no evidence of a
-//! difference), as benchstat does. Exact rows (sizes) differ or they do not.
-//! Each table ends with the geometric mean of the new/old median ratios.
+//! difference), as benchstat does. A change with evidence is still reported
+//! only when its whole interval lies outside ±`--noise-threshold` (default
+//! [`NOISE_THRESHOLD`] = 5%), as criterion.rs reports a change only when
+//! its confidence interval lies beyond its `noise_threshold`: two runs of
+//! one commit differ by a few percent on every row (a different process
+//! layout, another machine state), which the batches inside one run cannot
+//! see (docs/MEASUREMENT.md, "Statistics (the report and `wirebench
+//! compare`)"); such a row prints `~` with `(within ±5%)`. Exact rows
+//! (sizes) differ or they do not. Each table ends with the geometric mean of
+//! the new/old median ratios.
 //!
 //! Warnings: a side with fewer than 6 samples (its interval cannot reach 95%
 //! and the test has little power), rows present on one side only, machines
@@ -41,15 +49,22 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 const USAGE: &str = "\
-wirebench compare OLD_DIR NEW_DIR [--format text|json] [--fail-over PCT]
-  compares two results directories row by row: codec rows (cpu-ns/op), sizes
-  (bytes), HTTP cases (requests/s, server CPU per request): medians with 95%
-  intervals, change in percent, Mann-Whitney p-value (Holm-Bonferroni per
-  table), `~` where not significant at 0.05, a geomean per table
-  --format F       text (default) or json
-  --fail-over PCT  exit 1 when any significant regression exceeds PCT percent
+wirebench compare OLD_DIR NEW_DIR [--format text|json] [--fail-over PCT] [--noise-threshold PCT]
+  compares two results directories row by row: codec rows (cpu-ns/op, one table
+  per count), sizes (bytes), HTTP cases (requests/s, server CPU per request):
+  medians with 95% intervals, change in percent, Mann-Whitney p-value
+  (Holm-Bonferroni per table), `~` where not significant at 0.05 or where the
+  change's interval reaches inside the noise threshold, a geomean per table
+  --format F             text (default) or json
+  --fail-over PCT        exit 1 when any significant regression exceeds PCT percent
+  --noise-threshold PCT  a change counts only when its interval lies outside
+                         +-PCT percent (default 5; 0 turns it off)
 EXIT STATUS: 0 ok, 1 a regression over --fail-over, 2 usage or input error
 ";
+
+/// A change counts only when its interval lies outside ± this fraction
+/// (docs/MEASUREMENT.md justifies it from an A/A pair of `make bench` runs).
+pub const NOISE_THRESHOLD: f64 = 0.05;
 
 /// Fewer samples than this on a side draw a warning.
 pub const MIN_SAMPLES: usize = 6;
@@ -85,6 +100,11 @@ pub struct Verdict {
     pub delta_hi: f64,
     pub p: f64,
     pub p_adjusted: f64,
+    /// The adjusted p-value is below α, but the change's interval reaches
+    /// inside ± the noise threshold: not counted as a difference.
+    pub within_noise: bool,
+    /// The adjusted p-value is below α and the interval lies outside ± the
+    /// noise threshold (exact tables: the values differ).
     pub significant: bool,
     /// Significant and in the worse direction.
     pub regression: bool,
@@ -99,8 +119,14 @@ pub struct TableResult {
     pub geomean_delta: Option<f64>,
 }
 
-/// Judges every row of `t` (module docs).
+/// Judges every row of `t` (module docs) with the default noise threshold.
 pub fn judge(t: &Table) -> TableResult {
+    judge_with(t, NOISE_THRESHOLD)
+}
+
+/// Judges every row of `t`: a change counts when its adjusted p-value is
+/// below α and its interval lies wholly outside ±`noise` (a fraction).
+pub fn judge_with(t: &Table, noise: f64) -> TableResult {
     let rows: Vec<&Row> = t
         .rows
         .iter()
@@ -132,13 +158,17 @@ pub fn judge(t: &Table) -> TableResult {
             log_sum += (new.median / old.median).ln();
             log_n += 1;
         }
-        let significant = pa < ALPHA;
+        let (delta_lo, delta_hi) = (ratio(new.lo, old.hi), ratio(new.hi, old.lo));
+        // criterion.rs's rule: both ends of the interval beyond ±noise, on one side.
+        let beyond = t.exact || delta_lo > noise || delta_hi < -noise;
+        let significant = pa < ALPHA && beyond;
         let worse = if t.higher_is_better { delta < 0.0 } else { delta > 0.0 };
         verdicts.push(Verdict {
             name: r.name.clone(),
             delta,
-            delta_lo: ratio(new.lo, old.hi),
-            delta_hi: ratio(new.hi, old.lo),
+            delta_lo,
+            delta_hi,
+            within_noise: pa < ALPHA && !beyond,
             old,
             new,
             p,
@@ -162,6 +192,8 @@ pub struct Comparison {
     /// Pairs of formats the two reports' decision tables order in opposite
     /// directions (each significant in its own run): `question, count: a before b (old), b before a (new)`.
     pub reversals: Vec<String>,
+    /// The noise threshold the verdicts used, as a fraction.
+    pub noise: f64,
 }
 
 /// The decision-table pairs `old` and `new` order oppositely.
@@ -194,6 +226,15 @@ impl Comparison {
             .flat_map(|t| t.verdicts.iter().map(move |v| (t.table.name.as_str(), v)))
             .filter(|(_, v)| v.regression && v.delta.abs() * 100.0 > pct)
             .collect()
+    }
+
+    /// How many rows have evidence of a change that lies within the noise threshold.
+    pub fn within_noise_count(&self) -> usize {
+        self.tables
+            .iter()
+            .flat_map(|t| &t.verdicts)
+            .filter(|v| v.within_noise)
+            .count()
     }
 
     /// How many rows are marked significant, of how many.
@@ -290,10 +331,28 @@ fn rows(
     out
 }
 
-/// Compares two results directories.
+/// Compares two results directories with the default noise threshold.
 pub fn compare_dirs(old_dir: &Path, new_dir: &Path) -> Result<Comparison, String> {
+    compare_dirs_with(old_dir, new_dir, NOISE_THRESHOLD)
+}
+
+/// The rows of `m` whose name ends in `/count`, by count ascending.
+fn by_count(m: &BTreeMap<String, Vec<f64>>) -> BTreeMap<usize, BTreeMap<String, Vec<f64>>> {
+    let mut out: BTreeMap<usize, BTreeMap<String, Vec<f64>>> = BTreeMap::new();
+    for (k, v) in m {
+        let count = k.rsplit('/').next().and_then(|c| c.parse().ok()).unwrap_or(0);
+        out.entry(count).or_default().insert(k.clone(), v.clone());
+    }
+    out
+}
+
+/// Compares two results directories; `noise` is the noise threshold as a fraction.
+pub fn compare_dirs_with(old_dir: &Path, new_dir: &Path, noise: f64) -> Result<Comparison, String> {
     let (o, n) = (side(old_dir)?, side(new_dir)?);
-    let mut c = Comparison::default();
+    let mut c = Comparison {
+        noise,
+        ..Default::default()
+    };
     let w = &mut c.warnings;
     for (dir, label) in [(old_dir, "old"), (new_dir, "new")] {
         if let Ok(d) = crate::report::load(dir) {
@@ -336,14 +395,28 @@ pub fn compare_dirs(old_dir: &Path, new_dir: &Path) -> Result<Comparison, String
     } else {
         (&o.codec_wall, &n.codec_wall, "ns/op")
     };
-    let mut tables = vec![
-        Table {
-            name: "codec.txt".into(),
+    // One Holm family per count, as the report has one codec table per count.
+    let (old_counts, new_counts) = (by_count(co), by_count(cn));
+    let empty = BTreeMap::new();
+    let mut counts: Vec<usize> = old_counts.keys().chain(new_counts.keys()).copied().collect();
+    counts.sort_unstable();
+    counts.dedup();
+    let mut tables: Vec<Table> = counts
+        .iter()
+        .map(|count| Table {
+            name: format!("codec.txt, {count} product{}", if *count == 1 { "" } else { "s" }),
             unit: unit.into(),
             higher_is_better: false,
             exact: false,
-            rows: rows(co, cn, w, "codec.txt"),
-        },
+            rows: rows(
+                old_counts.get(count).unwrap_or(&empty),
+                new_counts.get(count).unwrap_or(&empty),
+                w,
+                "codec.txt",
+            ),
+        })
+        .collect();
+    tables.extend([
         Table {
             name: "sizes.csv raw".into(),
             unit: "bytes".into(),
@@ -365,7 +438,7 @@ pub fn compare_dirs(old_dir: &Path, new_dir: &Path) -> Result<Comparison, String
             exact: false,
             rows: rows(&o.rps, &n.rps, w, "http"),
         },
-    ];
+    ]);
     let mut ignore = Vec::new(); // the same warnings as requests/s
     tables.push(Table {
         name: "HTTP server CPU".into(),
@@ -377,7 +450,7 @@ pub fn compare_dirs(old_dir: &Path, new_dir: &Path) -> Result<Comparison, String
     c.tables = tables
         .into_iter()
         .filter(|t| !t.rows.is_empty())
-        .map(|t| judge(&t))
+        .map(|t| judge_with(&t, noise))
         .collect();
     if let (Ok(a), Ok(b)) = (crate::report::load(old_dir), crate::report::load(new_dir)) {
         c.reversals = reversals(&a, &b);
@@ -387,6 +460,12 @@ pub fn compare_dirs(old_dir: &Path, new_dir: &Path) -> Result<Comparison, String
 
 fn pct(x: f64) -> String {
     format!("{:+.1}%", x * 100.0)
+}
+
+/// A fraction as a percentage without needless decimals: 0.05 → `5`, 0.025 → `2.5`.
+fn pct_plain(x: f64) -> String {
+    let t = format!("{:.1}", x * 100.0);
+    t.strip_suffix(".0").map(str::to_string).unwrap_or(t)
 }
 
 fn value(x: f64) -> String {
@@ -408,8 +487,9 @@ pub fn render_text(c: &Comparison) -> String {
                 "exact values, no test".to_string()
             } else {
                 format!(
-                    "medians with 95% intervals, Mann-Whitney U, Holm-Bonferroni over {} rows, alpha = {ALPHA}",
-                    t.verdicts.len()
+                    "medians with 95% intervals, Mann-Whitney U, Holm-Bonferroni over {} rows, alpha = {ALPHA}, noise threshold ±{}%",
+                    t.verdicts.len(),
+                    pct_plain(c.noise)
                 )
             }
         );
@@ -422,7 +502,9 @@ pub fn render_text(c: &Comparison) -> String {
                     format!("{} ±{:.0}%", value(m.median), m.rel_half_width() * 100.0)
                 }
             };
-            let delta = if !v.significant {
+            let delta = if v.within_noise {
+                format!("~ (within ±{}%)", pct_plain(c.noise))
+            } else if !v.significant {
                 "~".to_string()
             } else if tt.exact {
                 pct(v.delta)
@@ -449,7 +531,12 @@ pub fn render_text(c: &Comparison) -> String {
         o.push('\n');
     }
     let (s, n) = c.significant_count();
-    let _ = writeln!(o, "{s} of {n} rows differ significantly.");
+    let _ = writeln!(
+        o,
+        "{s} of {n} rows differ significantly and by more than ±{}%; {} more are significant but within it.",
+        pct_plain(c.noise),
+        c.within_noise_count()
+    );
     let _ = writeln!(
         o,
         "Decision-table pairs ordered in opposite directions by the two runs: {}.",
@@ -483,7 +570,7 @@ pub fn render_json(c: &Comparison) -> String {
             .iter()
             .map(|v| {
                 format!(
-                    "{{\"row\": {}, \"old\": {}, \"new\": {}, \"delta\": {}, \"delta_lo\": {}, \"delta_hi\": {}, \"p\": {}, \"p_adjusted\": {}, \"significant\": {}, \"regression\": {}}}",
+                    "{{\"row\": {}, \"old\": {}, \"new\": {}, \"delta\": {}, \"delta_lo\": {}, \"delta_hi\": {}, \"p\": {}, \"p_adjusted\": {}, \"within_noise\": {}, \"significant\": {}, \"regression\": {}}}",
                     q(&v.name),
                     ci(&v.old),
                     ci(&v.new),
@@ -492,6 +579,7 @@ pub fn render_json(c: &Comparison) -> String {
                     jnum(v.delta_hi),
                     jnum(v.p),
                     jnum(v.p_adjusted),
+                    v.within_noise,
                     v.significant,
                     v.regression
                 )
@@ -511,7 +599,9 @@ pub fn render_json(c: &Comparison) -> String {
     let reversals: Vec<String> = c.reversals.iter().map(|w| q(w)).collect();
     let (s, n) = c.significant_count();
     format!(
-        "{{\"alpha\": {ALPHA}, \"correction\": \"holm-bonferroni per table\", \"significant\": {s}, \"rows\": {n}, \"tables\": [{}], \"reversals\": [{}], \"warnings\": [{}]}}\n",
+        "{{\"alpha\": {ALPHA}, \"correction\": \"holm-bonferroni per table\", \"noise_threshold\": {}, \"significant\": {s}, \"within_noise\": {}, \"rows\": {n}, \"tables\": [{}], \"reversals\": [{}], \"warnings\": [{}]}}\n",
+        jnum(c.noise),
+        c.within_noise_count(),
         tables.join(", "),
         reversals.join(", "),
         warnings.join(", ")
@@ -526,6 +616,7 @@ pub fn cli_main(args: &mut Args) -> Result<bool, String> {
     }
     let format = args.value("--format")?.unwrap_or("text".into());
     let fail_over: Option<f64> = args.parse("--fail-over")?;
+    let noise_pct: f64 = args.parse_or("--noise-threshold", NOISE_THRESHOLD * 100.0)?;
     let dirs = args.positional();
     args.finish()?;
     if format != "text" && format != "json" {
@@ -534,13 +625,16 @@ pub fn cli_main(args: &mut Args) -> Result<bool, String> {
     if fail_over.is_some_and(|p| !(p >= 0.0 && p.is_finite())) {
         return Err("--fail-over: expected a percentage ≥ 0".into());
     }
+    if !(noise_pct >= 0.0 && noise_pct.is_finite()) {
+        return Err("--noise-threshold: expected a percentage ≥ 0".into());
+    }
     let [old, new] = dirs.as_slice() else {
         return Err(format!(
             "expected OLD_DIR NEW_DIR, found {} arguments\n\n{USAGE}",
             dirs.len()
         ));
     };
-    let c = compare_dirs(Path::new(old), Path::new(new))?;
+    let c = compare_dirs_with(Path::new(old), Path::new(new), noise_pct / 100.0)?;
     if c.tables.is_empty() {
         return Err(format!("no raw files to compare in {old} and {new}"));
     }
@@ -598,6 +692,7 @@ mod tests {
         assert!(a.p_adjusted >= a.p, "Holm never lowers a p-value");
         let c = Comparison {
             tables: vec![t],
+            noise: NOISE_THRESHOLD,
             ..Default::default()
         };
         assert_eq!(c.regressions_over(5.0).len(), 1);
@@ -605,6 +700,32 @@ mod tests {
         let text = render_text(&c);
         assert!(text.contains(" ~ ") && text.contains("+10.0%"), "{text}");
         assert!(render_json(&c).contains("\"regression\": true"));
+    }
+
+    /// A clear but small change (3%, tight samples) has evidence but lies
+    /// within the default ±5% threshold; with the threshold off it counts.
+    #[test]
+    fn a_change_inside_the_noise_threshold_is_not_counted() {
+        let old: Vec<f64> = (0..10).map(|i| 1000.0 + i as f64 * 0.5).collect();
+        let new: Vec<f64> = old.iter().map(|v| v * 1.03).collect();
+        let t = table(vec![Row {
+            name: "small".into(),
+            old,
+            new,
+        }]);
+        let v = &judge(&t).verdicts[0];
+        assert!(v.within_noise && !v.significant && !v.regression, "{v:?}");
+        let v = &judge_with(&t, 0.0).verdicts[0];
+        assert!(!v.within_noise && v.significant && v.regression, "{v:?}");
+        let v = &judge_with(&t, 0.02).verdicts[0];
+        assert!(v.significant, "interval [+2.9%, +3.1%] lies outside ±2%: {v:?}");
+        let c = Comparison {
+            tables: vec![judge(&t)],
+            noise: NOISE_THRESHOLD,
+            ..Default::default()
+        };
+        assert!(render_text(&c).contains("~ (within ±5%)"), "{}", render_text(&c));
+        assert_eq!(c.within_noise_count(), 1);
     }
 
     #[test]

@@ -105,7 +105,7 @@ impl Scratch {
     }
 
     /// Replaces `body` with the encoding of the first `count` products, and
-    /// `gz` with its gzip when `gzip`. A large body is encoded on an encoder
+    /// `gz` with its gzip at level `gzip` when asked. A large body is encoded on an encoder
     /// thread, in the buffers [`Scratch::admit`] gave it.
     pub fn encode(
         &mut self,
@@ -113,7 +113,7 @@ impl Scratch {
         format: Format,
         products: &Arc<Vec<Product>>,
         count: usize,
-        gzip: bool,
+        gzip: Option<u8>,
     ) -> Result<(), String> {
         let count = count.min(products.len());
         if size == Size::Large {
@@ -140,16 +140,16 @@ impl Scratch {
         format
             .encode(&products[..count], &mut self.body)
             .map_err(|e| format!("encoding {} failed: {e}", format.name()))?;
-        if gzip {
-            self.gzip();
+        if let Some(level) = gzip {
+            self.gzip(level);
         }
         Ok(())
     }
 
-    /// Replaces `gz` with the gzip of `body`.
-    pub fn gzip(&mut self) {
+    /// Replaces `gz` with the gzip of `body` at `level`.
+    pub fn gzip(&mut self, level: u8) {
         self.gz.clear();
-        self.resources.compressors.compress(&self.body, &mut self.gz);
+        self.resources.compressors.compress(level, &self.body, &mut self.gz);
     }
 
     /// Once the body is written: the reservation becomes the bytes really held.
@@ -227,7 +227,8 @@ mod tests {
         let mut s = Scratch::new(Arc::clone(&res));
         for round in 0..2 {
             assert_eq!(s.admit(768_000, true), Some(Size::Large));
-            s.encode(Size::Large, Format::Protobuf, &products, 1000, true).unwrap();
+            s.encode(Size::Large, Format::Protobuf, &products, 1000, Some(6))
+                .unwrap();
             assert_eq!(s.body, Format::Protobuf.encode_to_vec(&products).unwrap());
             assert_eq!(gzip::decompress(&s.gz, 2 << 20).unwrap(), s.body);
             let body_at = s.body.as_ptr();
@@ -254,7 +255,7 @@ mod tests {
         let products = Arc::new(crate::fixtures::catalog(3000).products);
         let mut s = Scratch::new(Arc::clone(&res));
         assert_eq!(s.admit(3000 * 768, false), Some(Size::Large));
-        s.encode(Size::Large, Format::Json, &products, 3000, false).unwrap();
+        s.encode(Size::Large, Format::Json, &products, 3000, None).unwrap();
         assert_eq!(s.body, Format::Json.encode_to_vec(&products).unwrap());
         s.release();
         assert_eq!(s.capacity(), 0);
@@ -291,7 +292,7 @@ mod tests {
         let products = Arc::new(crate::fixtures::catalog(10).products);
         let mut s = Scratch::new(Arc::clone(&res));
         assert_eq!(s.admit(1000, true), Some(Size::Small));
-        s.encode(Size::Small, Format::Json, &products, 1, true).unwrap();
+        s.encode(Size::Small, Format::Json, &products, 1, Some(6)).unwrap();
         assert_eq!(s.body, Format::Json.encode_to_vec(&products[..1]).unwrap());
         assert_eq!(gzip::decompress(&s.gz, 1 << 20).unwrap(), s.body);
         s.release();

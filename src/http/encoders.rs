@@ -46,10 +46,10 @@ impl Compressors {
         }
     }
 
-    /// Appends the gzip of `data` to `out` with a borrowed compressor,
+    /// Appends the gzip of `data` at `level` to `out` with a borrowed compressor,
     /// waiting for one when all are in use (compression is CPU-bound: more
     /// at once than cores would not finish sooner).
-    pub fn compress(&self, data: &[u8], out: &mut Vec<u8>) {
+    pub fn compress(&self, level: u8, data: &[u8], out: &mut Vec<u8>) {
         let mut free = lock(&self.free);
         let compressor = loop {
             if let Some(c) = free.pop() {
@@ -70,6 +70,7 @@ impl Compressors {
         }
         let mut lent = Lent(self, Some(compressor));
         if let Some(c) = lent.1.as_mut() {
+            c.set_level(level);
             c.compress(data, out);
         }
     }
@@ -80,7 +81,8 @@ pub struct EncodeJob {
     pub format: Format,
     pub products: Arc<Vec<Product>>,
     pub count: usize,
-    pub gzip: bool,
+    /// The gzip level when the body is also gzipped.
+    pub gzip: Option<u8>,
     pub body: Vec<u8>,
     pub gz: Vec<u8>,
     pub reply: mpsc::Sender<EncodeDone>,
@@ -146,7 +148,8 @@ fn encoder_main(rx: &Mutex<mpsc::Receiver<EncodeJob>>, mut compressor: Compresso
             format
                 .encode(&products[..count.min(products.len())], &mut body)
                 .map_err(|e| format!("encoding {} failed: {e}", format.name()))?;
-            if gzip {
+            if let Some(level) = gzip {
+                compressor.set_level(level);
                 compressor.compress(&body, &mut gz);
             }
             Ok(())
@@ -177,7 +180,7 @@ mod tests {
             gz: Vec::new(),
             reply: tx.clone(),
         };
-        encoders.submit(job(true)).unwrap();
+        encoders.submit(job(Some(6))).unwrap();
         let done = rx.recv().unwrap();
         done.result.unwrap();
         assert_eq!(done.body, Format::Protobuf.encode_to_vec(&products).unwrap());
@@ -186,8 +189,16 @@ mod tests {
             "the buffer sent is the buffer returned"
         );
         assert_eq!(crate::gzip::decompress(&done.gz, 1 << 20).unwrap(), done.body);
-        encoders.submit(job(false)).unwrap();
+        encoders.submit(job(None)).unwrap();
         assert!(rx.recv().unwrap().gz.is_empty());
+        // Level 1 and 9 give the bytes a fresh compressor at that level gives.
+        for level in [1, 9, 6] {
+            encoders.submit(job(Some(level))).unwrap();
+            let done = rx.recv().unwrap();
+            let mut fresh = Vec::new();
+            crate::gzip::compress(&done.body, level, &mut fresh);
+            assert_eq!(done.gz, fresh, "level {level}");
+        }
     }
 
     #[test]
@@ -195,11 +206,18 @@ mod tests {
         let c = Compressors::new(1);
         let data = b"catalog catalog catalog".repeat(100);
         let (mut a, mut b) = (Vec::new(), Vec::new());
-        c.compress(&data, &mut a);
-        c.compress(&data, &mut b);
+        c.compress(6, &data, &mut a);
+        c.compress(6, &data, &mut b);
         let mut fresh = Vec::new();
         crate::gzip::compress(&data, crate::gzip::DEFAULT_LEVEL, &mut fresh);
         assert_eq!(a, fresh);
         assert_eq!(b, fresh);
+        // A lent compressor changes level and back.
+        let (mut one, mut six) = (Vec::new(), Vec::new());
+        c.compress(1, &data, &mut one);
+        c.compress(6, &data, &mut six);
+        let mut fresh1 = Vec::new();
+        crate::gzip::compress(&data, 1, &mut fresh1);
+        assert_eq!((one, six), (fresh1, fresh));
     }
 }

@@ -401,10 +401,11 @@ fn no_query(s: &mut Scratch, query: &str, path: &str) -> Option<Reply> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CatalogQuery {
     pub count: usize,
-    pub gzip: bool,
+    /// The gzip level asked for (`compression=gzip` is level 6), None for none.
+    pub gzip: Option<u8>,
 }
 
-/// Parses `count=N&compression=gzip|none`; the error names the parameter and what is allowed.
+/// Parses `count=N&compression=none|gzip|gzip1|gzip6|gzip9`; the error names the parameter and what is allowed.
 pub fn parse_catalog_query(query: &str, max_count: usize) -> Result<CatalogQuery, String> {
     let mut count = None;
     let mut gzip = None;
@@ -422,9 +423,15 @@ pub fn parse_catalog_query(query: &str, max_count: usize) -> Result<CatalogQuery
                     return Err("compression given more than once".into());
                 }
                 gzip = Some(match value {
-                    "gzip" => true,
-                    "none" => false,
-                    other => return Err(format!("compression must be gzip or none, got {other:?}")),
+                    "gzip" | "gzip6" => Some(crate::gzip::DEFAULT_LEVEL),
+                    "gzip1" => Some(1),
+                    "gzip9" => Some(9),
+                    "none" => None,
+                    other => {
+                        return Err(format!(
+                            "compression must be none, gzip, gzip1, gzip6 or gzip9, got {other:?}"
+                        ));
+                    }
                 });
             }
             other => {
@@ -436,7 +443,7 @@ pub fn parse_catalog_query(query: &str, max_count: usize) -> Result<CatalogQuery
     }
     Ok(CatalogQuery {
         count: count.unwrap_or(DEFAULT_COUNT.min(max_count)),
-        gzip: gzip.unwrap_or(false),
+        gzip: gzip.unwrap_or(None),
     })
 }
 
@@ -474,7 +481,7 @@ fn catalog(app: &App, format: Format, negotiated: Option<&'static str>, query: &
         Ok(q) => q,
         Err(msg) => return error(s, 400, &msg, vary),
     };
-    let Some(size) = s.admit(q.count.saturating_mul(BYTES_PER_PRODUCT), q.gzip) else {
+    let Some(size) = s.admit(q.count.saturating_mul(BYTES_PER_PRODUCT), q.gzip.is_some()) else {
         return over_budget(s);
     };
     let t0 = Instant::now();
@@ -489,8 +496,8 @@ fn catalog(app: &App, format: Format, negotiated: Option<&'static str>, query: &
         Some(_) => link_headers!("Vary: Accept\r\n", format),
     };
     let mut head = ok(negotiated.unwrap_or(format.content_type()), extra);
-    let body = if q.gzip {
-        head.gzip = true; // level 6, compressed by `Scratch::encode`
+    let body = if q.gzip.is_some() {
+        head.gzip = true; // at the asked level, compressed by `Scratch::encode`
         Body::Gzipped
     } else {
         Body::Scratch
@@ -504,9 +511,9 @@ fn catalog(app: &App, format: Format, negotiated: Option<&'static str>, query: &
 const INDEX: &str = "\
 wirebench: one product catalog in five wire formats.
 
-GET|HEAD /catalog/{json|msgpack|protobuf|avro|flatbuffers}?count=N&compression=gzip|none
+GET|HEAD /catalog/{json|msgpack|protobuf|avro|flatbuffers}?count=N&compression=none|gzip|gzip1|gzip6|gzip9
     the first N products (default 100) in that format; gzip only when asked
-GET|HEAD /catalog?count=N&compression=gzip|none
+GET|HEAD /catalog?count=N&compression=none|gzip|gzip1|gzip6|gzip9
     the same, the format chosen by the Accept header (JSON when any will do)
 GET|HEAD /ping
     {\"message\":\"pong\"}, the zero-codec baseline
@@ -522,17 +529,20 @@ GET|HEAD /schemas/{catalog.proto|catalog.avsc|catalog.fbs}
 mod tests {
     use super::*;
 
-    fn check(query: &str, expected: Result<(usize, bool), &str>) {
+    fn check(query: &str, expected: Result<(usize, Option<u8>), &str>) {
         let got = parse_catalog_query(query, 1000).map(|q| (q.count, q.gzip));
         assert_eq!(got, expected.map_err(str::to_string), "query {query:?}");
     }
 
     #[test]
     fn queries() {
-        check("", Ok((100, false)));
-        check("count=1", Ok((1, false)));
-        check("count=1000&compression=gzip", Ok((1000, true)));
-        check("compression=none&&count=007&", Ok((7, false)));
+        check("", Ok((100, None)));
+        check("count=1", Ok((1, None)));
+        check("count=1000&compression=gzip", Ok((1000, Some(6))));
+        check("compression=gzip1", Ok((100, Some(1))));
+        check("compression=gzip6", Ok((100, Some(6))));
+        check("compression=gzip9", Ok((100, Some(9))));
+        check("compression=none&&count=007&", Ok((7, None)));
         let bad_count = |v: &str| format!("count must be an integer from 1 to 1000, got {v:?}");
         for v in [
             "0",
@@ -551,7 +561,14 @@ mod tests {
         }
         check("count", Err(&bad_count("")));
         check("count=1&count=2", Err("count given more than once"));
-        check("compression=br", Err("compression must be gzip or none, got \"br\""));
+        check(
+            "compression=br",
+            Err("compression must be none, gzip, gzip1, gzip6 or gzip9, got \"br\""),
+        );
+        check(
+            "compression=gzip2",
+            Err("compression must be none, gzip, gzip1, gzip6 or gzip9, got \"gzip2\""),
+        );
         check(
             "compression=gzip&compression=none",
             Err("compression given more than once"),

@@ -268,7 +268,7 @@ pub fn run_cases(config: &Config, csv: &mut dyn Write, addr: SocketAddr, product
                     check: Check::Catalog {
                         format,
                         count,
-                        gzip: config.compression == Compression::Gzip,
+                        gzip: config.compression.gzipped(),
                         verify: config.verify,
                     },
                     timeout: config.timeout,

@@ -23,7 +23,7 @@ FLAGS (both --flag value and --flag=value):
                        (default without --url); N > 0 = N polling threads,
                        each driving C/N non-blocking connections, busy-polling
                        its core (default with --url: the cores we may run on)
-  --compression C      none | gzip (default: none)
+  --compression C      none | gzip | gzip1 | gzip9 (gzip: level 6; default: none)
   --verify V           borrowed | owned: check each response with the borrowed
                        view decode or build the owned catalog (default: borrowed;
                        both validate every byte and the product count)
@@ -82,7 +82,12 @@ pub enum OutputFormat {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Compression {
     None,
+    /// gzip at the server's default level (6).
     Gzip,
+    /// gzip at level 1 (`compression=gzip1`).
+    Gzip1,
+    /// gzip at level 9 (`compression=gzip9`).
+    Gzip9,
 }
 
 impl Compression {
@@ -90,7 +95,14 @@ impl Compression {
         match self {
             Compression::None => "none",
             Compression::Gzip => "gzip",
+            Compression::Gzip1 => "gzip1",
+            Compression::Gzip9 => "gzip9",
         }
+    }
+
+    /// Whether responses come gzipped.
+    pub fn gzipped(self) -> bool {
+        self != Compression::None
     }
 }
 
@@ -233,7 +245,13 @@ impl Config {
         let compression = match args.value("--compression")?.as_deref() {
             None | Some("none") => Compression::None,
             Some("gzip") => Compression::Gzip,
-            Some(other) => return Err(format!("--compression: expected none or gzip, found {other:?}")),
+            Some("gzip1") => Compression::Gzip1,
+            Some("gzip9") => Compression::Gzip9,
+            Some(other) => {
+                return Err(format!(
+                    "--compression: expected none, gzip, gzip1 or gzip9, found {other:?}"
+                ));
+            }
         };
         let verify = match args.value("--verify")? {
             None => (d.verify, None),
@@ -353,7 +371,10 @@ mod tests {
     fn errors_name_the_flag() {
         for (argv, msg) in [
             (&["--formats", "xml"][..], "--formats: unknown format \"xml\""),
-            (&["--compression=br"], "--compression: expected none or gzip"),
+            (
+                &["--compression=br"],
+                "--compression: expected none, gzip, gzip1 or gzip9",
+            ),
             (&["--concurrency=0"], "--concurrency must be 1..="),
             (&["--counts=0"], "--counts: each count"),
             (&["--duration=fast"], "--duration: invalid duration"),

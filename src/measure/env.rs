@@ -9,6 +9,23 @@
 //! from `Cargo.lock`, `git rev-parse HEAD`, and the UTC date. A value that
 //! cannot be read is `"unknown"`, never guessed.
 
+/// The environment variable that fixes the run's commit (the Makefile sets
+/// it once, beside `WB_RUN_ID`, so a commit made while the run goes on
+/// changes no stamp); without it, `git rev-parse HEAD`.
+pub const RUN_COMMIT_ENV: &str = "WB_RUN_COMMIT";
+
+/// `git rev-parse HEAD`, or `unknown`.
+pub fn git_head() -> String {
+    std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "unknown".into())
+}
+
 use std::process::Command;
 
 /// Crates whose locked version the report names.
@@ -88,7 +105,10 @@ pub fn capture() -> Environment {
         ),
         arch: std::env::consts::ARCH.into(),
         rustc: command("rustc", &["-V"]),
-        git_commit: command("git", &["rev-parse", "HEAD"]),
+        git_commit: std::env::var(RUN_COMMIT_ENV)
+            .ok()
+            .filter(|c| !c.is_empty())
+            .unwrap_or_else(|| command("git", &["rev-parse", "HEAD"])),
         crates: locked_versions(&read("Cargo.lock")),
         run_id: UNKNOWN.into(),
         run_start: UNKNOWN.into(),

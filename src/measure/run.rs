@@ -6,7 +6,9 @@
 //! refuse to mix files from different runs. The id comes from, in order:
 //! the command's `--run-id ID` flag, the `WB_RUN_ID` environment variable
 //! (the Makefile exports one per `make` invocation), or a fresh one made
-//! from the UTC start time and the process id.
+//! from the UTC start time and the process id. The commit comes from
+//! `WB_RUN_COMMIT` (also exported by the Makefile, fixed when the run
+//! starts), else `git rev-parse HEAD` when the writer starts.
 //!
 //! A stamp is `key: value` lines ([`RunStamp::lines`]):
 //!
@@ -28,6 +30,8 @@
 
 /// The environment variable every measuring command reads its run id from.
 pub const RUN_ID_ENV: &str = "WB_RUN_ID";
+
+pub use super::env::RUN_COMMIT_ENV;
 
 /// The run a file belongs to, as written at its top (and `end`, `load_end`
 /// at its bottom).
@@ -79,14 +83,10 @@ pub fn resolve_id(flag: Option<String>) -> Result<String, String> {
 impl RunStamp {
     /// The stamp of a writer starting now, with run id `id`.
     pub fn start(id: String) -> RunStamp {
-        let commit = std::process::Command::new("git")
-            .args(["rev-parse", "HEAD"])
-            .output()
+        let commit = std::env::var(RUN_COMMIT_ENV)
             .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-            .filter(|s| !s.is_empty())
-            .unwrap_or_else(|| "unknown".into());
+            .filter(|c| !c.is_empty() && c.bytes().all(|b| b.is_ascii_graphic()))
+            .unwrap_or_else(super::env::git_head);
         RunStamp {
             id,
             commit,
@@ -132,7 +132,9 @@ impl RunStamp {
 
     /// The short form the report prints: `ID (commit 4fb1c70, START–END)`.
     pub fn describe(&self) -> String {
-        let commit: String = self.commit.chars().take(7).collect();
+        // `merged` stamps join several commits with ", ": shorten each.
+        let commit: Vec<String> = self.commit.split(", ").map(|c| c.chars().take(7).collect()).collect();
+        let commit = commit.join(", ");
         format!(
             "{} (commit {commit}, {} – {}, load {})",
             self.id,

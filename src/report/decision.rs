@@ -18,7 +18,7 @@
 //! bytes would take longer than the CPU gzip spends, so gzip pays; on a
 //! faster one it does not (per server core and client core).
 
-use super::Data;
+use super::data::Data;
 use super::parse::HttpRow;
 use crate::measure::significance::{self as sig, ALPHA, CONFIDENCE};
 use std::fmt::Write as _;
@@ -415,9 +415,9 @@ fn costs(o: &mut String, d: &Data) {
     };
     let _ = writeln!(
         o,
-        "Median CPU per verified request × 10⁶: server core-seconds from `{server_file}`, client core-seconds (its verifying decode included) from `http.csv`; egress is the exact body size × 10⁶ (headers not counted).\n"
+        "Median CPU per verified request × 10⁶: server core-seconds from `{server_file}`, client core-seconds (its verifying decode included) from `http.csv`; with gzip, server and client core-seconds from the end-to-end HTTP runs at level 1 (`http-gzip1.csv`) and 6 (`http-gzip.csv`), compress and gunzip included; egress is the exact body size × 10⁶ (headers not counted).\n"
     );
-    o.push_str("| products | format | server core-s | client core-s | egress raw | egress gzip -1 | egress gzip -6 | egress gzip -9 |\n|---|---|---|---|---|---|---|---|\n");
+    o.push_str("| products | format | server core-s | client core-s | server / client core-s, gzip -1 | server / client core-s, gzip -6 | egress raw | egress gzip -1 | egress gzip -6 | egress gzip -9 |\n|---|---|---|---|---|---|---|---|---|---|\n");
     let gb = |b: u64| format!("{:.2} GB", b as f64 * 1e6 / 1e9);
     for c in COUNTS {
         for f in formats() {
@@ -432,11 +432,24 @@ fn costs(o: &mut String, d: &Data) {
                 continue;
             }
             let opt = |x: Option<f64>| x.map_or("n/a".into(), super::numfmt::num);
+            let both = |file: &str| {
+                let side = |g: fn(&super::parse::HttpCpu) -> Option<f64>| {
+                    med(&samples(&rows(d, file, c), f, |r| r.cpu.and_then(|c| g(&c))))
+                };
+                let (s, k) = (side(|c| c.server_us_per_req), side(|c| c.client_us_per_req));
+                if s.is_none() && k.is_none() {
+                    "n/a".to_string()
+                } else {
+                    format!("{} / {}", opt(s), opt(k))
+                }
+            };
             let _ = writeln!(
                 o,
-                "| {c} | {f} | {} | {} | {} | {} | {} | {} |",
+                "| {c} | {f} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 opt(srv),
                 opt(cli),
+                both("http-gzip1.csv"),
+                both("http-gzip.csv"),
                 s.map_or("n/a".into(), |r| gb(r.raw_bytes)),
                 s.map_or("n/a".into(), |r| gb(r.gzip1_bytes)),
                 s.map_or("n/a".into(), |r| gb(r.gzip6_bytes)),
@@ -583,6 +596,41 @@ fn prose(o: &mut String, d: &Data) {
         }
     }
     o.push_str("- **What these figures do not mean.** The HTTP runs are loopback on one machine: no network latency, bandwidth limit or TLS, and the client shares the server's cores (end-to-end throughput follows the *sum* of both sides' CPU; only `http-server.csv` isolates the server). They are closed loops: latency is service time, not what users see under a fixed arrival rate. The catalog is synthetic (docs/SPEC.md); other data changes the sizes and the speeds. A `≈` means this run cannot tell the formats apart, not that they are equal.\n");
+}
+
+/// The document's decision table: smallest raw and gzip -6 (exact), fastest
+/// encode and decode (batches; `≈` where not significant, too noisy to rank
+/// beyond ±5%).
+pub fn render_document(o: &mut String, d: &super::document::Document) {
+    let _ = writeln!(
+        o,
+        "\n## Decision table: your document{}\n\nThe same rules as the catalog's table above, on `make bench DATA=…`'s document through the schema-driven codecs (`data-codec.txt`, `data-sizes.csv`); no HTTP run. Best first.\n",
+        d.source.as_deref().map_or(String::new(), |s| format!(" (`{s}`)"))
+    );
+    o.push_str("| question | ranking |\n|---|---|\n");
+    let exact = |get: fn(&(String, f64, f64)) -> f64| -> Vec<(String, Vec<f64>)> {
+        d.sizes.iter().map(|r| (r.0.clone(), vec![get(r)])).collect()
+    };
+    let timed = |op: &str| -> Vec<(String, Vec<f64>)> {
+        d.batches
+            .iter()
+            .filter(|(_, o, _)| o == op)
+            .map(|(f, _, b)| (f.clone(), b.clone()))
+            .collect()
+    };
+    type Items = Vec<(String, Vec<f64>)>;
+    let rows: [(&str, Items, Option<f64>); 4] = [
+        ("smallest on the wire, raw", exact(|r| r.1), None),
+        ("smallest on the wire, gzip -6", exact(|r| r.2), None),
+        ("fastest encode (CPU per document)", timed("encode"), Some(0.05)),
+        ("fastest decode (CPU per document)", timed("decode"), Some(0.05)),
+    ];
+    for (q, items, tol) in rows {
+        if items.is_empty() {
+            continue;
+        }
+        let _ = writeln!(o, "| {q} | {} |", ranking_text(&ranking(&items, true, tol), true));
+    }
 }
 
 #[cfg(test)]

@@ -6,9 +6,9 @@
 //! workshop's reference figures as ratios to JSON → environment → inputs.
 //! Each figure is a median with its min–max spread.
 
+use super::data::{CodecStat, Data, HttpCpuStat, HttpFile, HttpStat, Spread};
 use super::parse::ERROR_KINDS;
 use super::svg::{self, Series};
-use super::{CodecStat, Data, HttpCpuStat, HttpFile, HttpStat, Spread};
 use crate::measure::env;
 use std::fmt::Write as _;
 
@@ -58,6 +58,43 @@ fn find<'a>(d: &'a Data, op: &str, format: &str, count: usize) -> Option<&'a Cod
     d.codec_stats
         .iter()
         .find(|s| s.op == op && s.format == format && s.count == count)
+}
+
+/// The 95% median interval of a codec row's `ns/op` batches, in µs ÷ `per`.
+fn codec_ci(d: &Data, op: &str, format: &str, count: usize, per: f64) -> Option<(f64, f64)> {
+    let v: Vec<f64> = d
+        .codec
+        .as_ref()?
+        .lines
+        .iter()
+        .filter(|l| l.op == op && l.format == format && l.count == count)
+        .map(|l| l.ns_per_op / per)
+        .collect();
+    crate::measure::significance::median_ci(&v, crate::measure::significance::CONFIDENCE).map(|c| (c.lo, c.hi))
+}
+
+/// The 95% median interval of one HTTP case's rounds of `file`, by `get`.
+fn http_ci(
+    d: &Data,
+    file: &str,
+    format: &str,
+    count: usize,
+    get: impl Fn(&super::parse::HttpRow) -> Option<f64>,
+) -> Option<(f64, f64)> {
+    let mut start = 0;
+    for (f, &n) in d.http.iter().zip(&d.http_row_counts) {
+        if f.name == file {
+            let v: Vec<f64> = d.http_rows[start..start + n]
+                .iter()
+                .filter(|r| r.format == format && r.count == count)
+                .filter_map(&get)
+                .collect();
+            return crate::measure::significance::median_ci(&v, crate::measure::significance::CONFIDENCE)
+                .map(|c| (c.lo, c.hi));
+        }
+        start += n;
+    }
+    None
 }
 
 fn us(s: Option<&CodecStat>) -> Option<f64> {
@@ -110,7 +147,7 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
         out.push((
             "chart-size.svg".to_string(),
             svg::bars(
-                &format!("Payload size, {} products", group(n as i64)),
+                &format!("Payload size, {} products (exact bytes: no interval)", group(n as i64)),
                 "bytes",
                 &cats,
                 &[
@@ -129,8 +166,11 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
     if !d.codec_stats.is_empty() {
         out.push((
             "chart-codec.svg".to_string(),
-            svg::bars(
-                &format!("Encode and decode time, {} products (median)", group(n as i64)),
+            svg::bars_with_errors(
+                &format!(
+                    "Encode and decode time, {} products (median of batches, 95% interval)",
+                    group(n as i64)
+                ),
                 "µs per catalog",
                 &cats,
                 &[
@@ -147,6 +187,7 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
                         values: per(&|f| us(find(d, "Memcpy", f, n))),
                     },
                 ],
+                &["Encode", "Decode", "Memcpy"].map(|op| formats().map(|f| codec_ci(d, op, f, n, 1000.0)).collect()),
             ),
         ));
         let counts = codec_counts(d);
@@ -161,15 +202,19 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
                         .collect(),
                 })
                 .collect();
+            let errors: Vec<Vec<Option<(f64, f64)>>> = formats()
+                .map(|f| counts.iter().map(|&c| codec_ci(d, op, f, c, c as f64)).collect())
+                .collect();
             out.push((
                 format!("chart-scaling-{}.svg", op.to_lowercase()),
-                svg::lines(
-                    &format!("{op} time per product vs catalog size"),
+                svg::lines_with_errors(
+                    &format!("{op} time per product vs catalog size (median of batches, 95% interval)"),
                     "products per catalog (log scale)",
                     "ns per product",
                     &xs,
                     &series,
                     true,
+                    &errors,
                 ),
             ));
         }
@@ -213,9 +258,9 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
         ));
         out.push((
             "chart-http-p95.svg".to_string(),
-            svg::bars(
+            svg::bars_with_errors(
                 &format!(
-                    "HTTP p95 latency, {} products, concurrency {} (median of rounds' p95)",
+                    "HTTP p95 latency, {} products, concurrency {} (median of rounds' p95, 95% interval)",
                     group(n as i64),
                     conc("http.csv")
                 ),
@@ -231,6 +276,8 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
                         values: comp("http-gzip.csv", |s| s.p95_ms.median),
                     },
                 ],
+                &["http.csv", "http-gzip.csv"]
+                    .map(|file| formats().map(|f| http_ci(d, file, f, n, |r| Some(r.p95_ms))).collect()),
             ),
         ));
     }
@@ -283,10 +330,11 @@ impl Breakdown {
         Some(Breakdown {
             server: med(&cpu.server_us),
             encode: cpu_us(find(d, "Encode", &s.format, s.count)),
-            gzip: if s.compression == "gzip" {
-                size_row(d, &s.format, s.count).map(|r| r.gzip6_cpu_us.unwrap_or(r.gzip6_us))
-            } else {
-                Some(0.0)
+            gzip: match s.compression.as_str() {
+                "gzip" | "gzip6" => size_row(d, &s.format, s.count).map(|r| r.gzip6_cpu_us.unwrap_or(r.gzip6_us)),
+                "gzip1" => size_row(d, &s.format, s.count).map(|r| r.gzip1_us),
+                "gzip9" => size_row(d, &s.format, s.count).map(|r| r.gzip9_us),
+                _ => Some(0.0),
             },
             client: med(&cpu.client_us),
             // The decode the load generator verified with: the borrowed
@@ -333,6 +381,7 @@ fn cpu_chart(d: &Data, fm: &str, count: usize, axis_max: f64) -> Option<String> 
     }
     let mut cats = Vec::new();
     let mut measured = Vec::new();
+    let mut measured_ci = Vec::new();
     let mut series: Vec<Series> = ["encode", "gzip -6", "server rest", "decode", "client rest"]
         .iter()
         .map(|n| Series {
@@ -344,6 +393,11 @@ fn cpu_chart(d: &Data, fm: &str, count: usize, axis_max: f64) -> Option<String> 
         cats.push(format!("server{label}"));
         cats.push(format!("client{label}"));
         measured.extend([b.server, b.client]);
+        let file = if label.is_empty() { "http.csv" } else { "http-gzip.csv" };
+        measured_ci.extend([
+            http_ci(d, file, fm, count, |r| r.cpu.and_then(|c| c.server_us_per_req)),
+            http_ci(d, file, fm, count, |r| r.cpu.and_then(|c| c.client_us_per_req)),
+        ]);
         let columns: [[Option<f64>; 2]; 5] = [
             [b.encode, None],
             [b.gzip, None],
@@ -360,13 +414,14 @@ fn cpu_chart(d: &Data, fm: &str, count: usize, axis_max: f64) -> Option<String> 
         .map_or("?".to_string(), |s| s.concurrency.to_string());
     Some(svg::stacked_on(
         &format!(
-            "{fm}: CPU per request by side, {} products, concurrency {conc} (black line: measured; one axis for all formats)",
+            "{fm}: CPU per request by side, {} products, concurrency {conc} (black line: measured median of rounds, 95% interval; one axis for all formats)",
             group(count as i64)
         ),
         "µs of CPU per request",
         &cats,
         &series,
         &measured,
+        &measured_ci,
         Some(axis_max),
     ))
 }
@@ -423,6 +478,9 @@ pub fn render(d: &Data, chart_names: &[&str]) -> String {
     o.push_str("Generated by `wirebench report` from the raw files beside it (`make bench` reruns everything).\n\n");
     runs_section(&mut o, d);
     super::decision::render(&mut o, d);
+    if let Some(doc) = &d.document {
+        super::decision::render_document(&mut o, doc);
+    }
     o.push_str(MEANING);
     headline(&mut o, d);
     if !chart_names.is_empty() {
@@ -473,7 +531,7 @@ fn runs_section(o: &mut String, d: &Data) {
     match ids.len() {
         0 => o.push_str("No raw file was found."),
         1 => {
-            let stamp = d.runs.iter().find_map(|f| f.stamp.as_ref());
+            let stamp = super::runs::merged(&d.runs, &ids[0]);
             match stamp {
                 Some(s) => {
                     let _ = write!(o, "Every table below comes from one run, `{}`.", s.describe());
@@ -904,7 +962,7 @@ fn cpu_tables(o: &mut String, d: &Data) {
                     num(s.rps.median),
                     cpu.server_us.as_ref().map_or("n/a".into(), |c| spread(c, 1.0)),
                     opt(b.encode),
-                    if s.compression == "gzip" {
+                    if s.compression.starts_with("gzip") {
                         opt(b.gzip)
                     } else {
                         "—".into()

@@ -57,6 +57,38 @@ pub fn check(files: &[FileRun], allow_mixed: bool) -> Result<(), String> {
     Err(msg)
 }
 
+/// One run's stamp over all of its files: the earliest start with its
+/// load, the latest end with its load, and the commit when every file names
+/// the same one (else the distinct commits joined by `, `). None when no file
+/// of run `id` has a stamp.
+pub fn merged(files: &[FileRun], id: &str) -> Option<RunStamp> {
+    let stamps: Vec<&RunStamp> = files
+        .iter()
+        .filter_map(|f| f.stamp.as_ref())
+        .filter(|s| s.id == id)
+        .collect();
+    // ISO 8601 UTC times in one format sort as text.
+    let first = stamps.iter().min_by(|a, b| a.start.cmp(&b.start))?;
+    let last = stamps
+        .iter()
+        .filter(|s| s.end.is_some())
+        .max_by(|a, b| a.end.cmp(&b.end));
+    let mut commits: Vec<&str> = Vec::new();
+    for s in &stamps {
+        if !commits.contains(&s.commit.as_str()) {
+            commits.push(&s.commit);
+        }
+    }
+    Some(RunStamp {
+        id: id.to_string(),
+        commit: commits.join(", "),
+        start: first.start.clone(),
+        load: first.load.clone(),
+        end: last.and_then(|s| s.end.clone()),
+        load_end: last.and_then(|s| s.load_end.clone()),
+    })
+}
+
 /// The run of `file` for a table's caption: `run ID`; empty when every
 /// input is from one run (nothing to say).
 pub fn label(files: &[FileRun], file: &str) -> String {
@@ -72,6 +104,47 @@ pub fn label(files: &[FileRun], file: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The run's span is the earliest start and the latest end over its
+    /// files, whichever file wrote them; commits that differ are all named.
+    #[test]
+    fn merged_spans_every_file_of_the_run() {
+        let stamp = |start: &str, end: Option<&str>, commit: &str| {
+            Some(RunStamp {
+                id: "r".into(),
+                commit: commit.into(),
+                start: start.into(),
+                load: format!("load@{start}"),
+                end: end.map(str::to_string),
+                load_end: end.map(|e| format!("load@{e}")),
+            })
+        };
+        let files = [
+            FileRun {
+                file: "codec.txt".into(),
+                stamp: stamp("2026-12-01T10:00:00Z", Some("2026-12-01T10:03:00Z"), "aaa"),
+            },
+            FileRun {
+                file: "http.csv".into(),
+                stamp: stamp("2026-12-01T10:05:00Z", Some("2026-12-01T10:12:00Z"), "aaa"),
+            },
+            FileRun {
+                file: "sizes.csv".into(),
+                stamp: stamp("2026-12-01T10:03:00Z", None, "aaa"),
+            },
+        ];
+        let m = merged(&files, "r").unwrap();
+        assert_eq!(
+            (m.start.as_str(), m.end.as_deref()),
+            ("2026-12-01T10:00:00Z", Some("2026-12-01T10:12:00Z"))
+        );
+        assert_eq!(m.load_end.as_deref(), Some("load@2026-12-01T10:12:00Z"));
+        assert_eq!(m.commit, "aaa");
+        let mut two = files.to_vec();
+        two[1].stamp.as_mut().unwrap().commit = "bbb".into();
+        assert_eq!(merged(&two, "r").unwrap().commit, "aaa, bbb");
+        assert_eq!(merged(&files, "other"), None);
+    }
 
     fn f(file: &str, id: Option<&str>) -> FileRun {
         FileRun {

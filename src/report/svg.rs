@@ -201,6 +201,21 @@ pub fn bars_with_errors(
     out
 }
 
+/// A 95% interval whisker at `cx` from `lo` to `hi` (values, mapped by `y_of`).
+fn whisker(out: &mut String, cx: f64, lo: f64, hi: f64, y_of: impl Fn(f64) -> f64) {
+    let (ylo, yhi) = (y_of(lo.max(0.0)), y_of(hi.max(0.0)));
+    let _ = writeln!(
+        out,
+        "<path d=\"M{cx:.1},{ylo:.1}V{yhi:.1}M{:.1},{ylo:.1}H{:.1}M{:.1},{yhi:.1}H{:.1}\" stroke=\"#000\" fill=\"none\"><title>95% interval {}–{}</title></path>",
+        cx - 3.0,
+        cx + 3.0,
+        cx - 3.0,
+        cx + 3.0,
+        escape(&short(lo)),
+        escape(&short(hi))
+    );
+}
+
 /// A stacked bar chart: one bar per category, the series stacked bottom to
 /// top in order. A missing or non-positive value adds no segment (the tables
 /// beside the chart carry negative remainders). Each segment of at least
@@ -209,19 +224,22 @@ pub fn bars_with_errors(
 /// parts that overshoot it stay visible; otherwise the bar is labelled with
 /// the sum of its parts.
 pub fn stacked(title: &str, unit: &str, categories: &[String], series: &[Series], measured: &[Option<f64>]) -> String {
-    stacked_on(title, unit, categories, series, measured, None)
+    stacked_on(title, unit, categories, series, measured, &[], None)
 }
 
 /// [`stacked`] on an axis reaching at least `axis_max`, so charts drawn side
-/// by side share one scale.
+/// by side share one scale, with `measured_ci[i]` drawn as the 95% interval
+/// of the measured total.
 pub fn stacked_on(
     title: &str,
     unit: &str,
     categories: &[String],
     series: &[Series],
     measured: &[Option<f64>],
+    measured_ci: &[Option<(f64, f64)>],
     axis_max: Option<f64>,
 ) -> String {
+    let ci = |c: usize| measured_ci.get(c).copied().flatten();
     let mut out = String::new();
     open(&mut out, title);
     let seg = |s: &Series, c: usize| s.values.get(c).copied().flatten().filter(|v| *v > 0.0);
@@ -234,7 +252,7 @@ pub fn stacked_on(
             .filter(|v| v.is_finite() && *v >= 0.0)
     };
     let max = (0..categories.len())
-        .map(|c| total(c).max(mark(c).unwrap_or(0.0)))
+        .map(|c| total(c).max(mark(c).unwrap_or(0.0)).max(ci(c).map_or(0.0, |e| e.1)))
         .fold(axis_max.unwrap_or(0.0), f64::max);
     let (top, step) = nice_axis(max);
     let plot_h = H - TOP - BOTTOM;
@@ -277,7 +295,13 @@ pub fn stacked_on(
                     x + bar_w + 4.0,
                     escape(&short(m))
                 );
-                (format!("measured {}", short(m)), y.min(y_of(base)))
+                if let Some((lo, hi)) = ci(c) {
+                    whisker(&mut out, x + bar_w / 2.0, lo, hi, y_of);
+                }
+                (
+                    format!("measured {}", short(m)),
+                    y.min(y_of(base)).min(y_of(ci(c).map_or(0.0, |e| e.1))),
+                )
             }
             None if base > 0.0 => (short(base), y_of(base)),
             None => ("n/a".into(), y_of(0.0)),
@@ -300,12 +324,28 @@ pub fn stacked_on(
 
 /// A line chart over `xs` (log₁₀ x axis when `log_x`), one polyline per series.
 pub fn lines(title: &str, x_label: &str, unit: &str, xs: &[f64], series: &[Series], log_x: bool) -> String {
+    lines_with_errors(title, x_label, unit, xs, series, log_x, &[])
+}
+
+/// [`lines`] with a 95% interval whisker per point: `errors[i][x]` for
+/// series `i` at `xs[x]`.
+pub fn lines_with_errors(
+    title: &str,
+    x_label: &str,
+    unit: &str,
+    xs: &[f64],
+    series: &[Series],
+    log_x: bool,
+    errors: &[Vec<Option<(f64, f64)>>],
+) -> String {
     let mut out = String::new();
     open(&mut out, title);
+    let err = |i: usize, x: usize| errors.get(i).and_then(|e| e.get(x)).copied().flatten();
     let max = series
         .iter()
         .flat_map(|s| s.values.iter().flatten())
         .copied()
+        .chain((0..series.len()).flat_map(|i| (0..xs.len()).filter_map(move |x| err(i, x).map(|e| e.1))))
         .fold(0.0, f64::max);
     let (top, step) = nice_axis(max);
     let plot_h = H - TOP - BOTTOM;
@@ -348,6 +388,11 @@ pub fn lines(title: &str, x_label: &str, unit: &str, xs: &[f64], series: &[Serie
                 "<polyline points=\"{}\" fill=\"none\" stroke=\"{color}\" stroke-width=\"2\"/>",
                 p.join(" ")
             );
+        }
+        for (k, &x) in xs.iter().enumerate() {
+            if let (Some(Some(_)), Some((lo, hi))) = (s.values.get(k), err(i, k)) {
+                whisker(&mut out, x_of(x), lo, hi, y_of);
+            }
         }
         for ((x, y), v) in pts.iter().zip(s.values.iter().flatten()) {
             let _ = writeln!(
@@ -426,7 +471,34 @@ mod error_bar_tests {
         assert!(with.contains("95% interval 90–260"), "{with}");
         // The axis reaches the interval's top (300 for 260), not just the bar's 100.
         assert!(with.contains(">300<") || with.contains(">300 "), "{with}");
-        let a = stacked_on("t", "u", &cats, &s, &[], Some(1000.0));
+        let a = stacked_on("t", "u", &cats, &s, &[], &[], Some(1000.0));
         assert!(a.contains(">1000<") || a.contains(">1k<") || a.contains("1,000"), "{a}");
+        // The stacked chart's measured total and the line chart's points carry theirs.
+        let st = stacked_on(
+            "t",
+            "u",
+            &cats,
+            &s,
+            &[Some(100.0), None],
+            &[Some((95.0, 420.0)), Some((1.0, 2.0))],
+            None,
+        );
+        assert_eq!(
+            st.matches("95% interval").count(),
+            1,
+            "only where a total was measured: {st}"
+        );
+        assert!(st.contains("95% interval 95–420") && st.contains(">500<"), "{st}");
+        let ln = lines_with_errors(
+            "t",
+            "x",
+            "u",
+            &[1.0, 10.0],
+            &s,
+            true,
+            &[vec![Some((80.0, 130.0)), Some((1.0, 2.0))]],
+        );
+        assert_eq!(ln.matches("95% interval").count(), 1, "{ln}");
+        assert!(!lines("t", "x", "u", &[1.0, 10.0], &s, true).contains("95% interval"));
     }
 }
