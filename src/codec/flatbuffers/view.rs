@@ -91,8 +91,8 @@ mod vt {
 }
 
 /// The least a product that verifies adds to the apparent size (it sizes the
-/// owned decode's products vector only; a smaller true minimum would make it
-/// grow): its offset in the list (4), soffset (4), vtable length (2), a
+/// owned decode's products vector and the id set only; a smaller true minimum
+/// would make them grow): its offset in the list (4), soffset (4), vtable length (2), a
 /// vtable reaching the last required field (38), that many 2-byte entries
 /// read (17 × 2), six strings' offsets and lengths (6 × 8), two vectors'
 /// (2 × 8) and the dimensions (16).
@@ -339,8 +339,11 @@ impl<'a> ProductReader<'a> for ViewReader<'a> {
         Ok(Some(at))
     }
 
+    /// The products still to come as 4 bytes each, at most as many as the
+    /// apparent size left could verify (offsets may all reach one table).
     fn remaining(&self) -> usize {
-        (self.len - self.next) * 4
+        let room = (self.r.max_apparent - self.r.apparent) / MIN_PRODUCT_APPARENT;
+        (self.len - self.next).min(room) * 4
     }
 }
 
