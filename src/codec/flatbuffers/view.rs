@@ -158,7 +158,10 @@ impl<'a> Reader<'a> {
             return Err(Refused);
         }
         self.range(pos, N)?;
-        self.buf.get(pos..pos + N).and_then(|b| b.try_into().ok()).ok_or(Refused)
+        self.buf
+            .get(pos..pos + N)
+            .and_then(|b| b.try_into().ok())
+            .ok_or(Refused)
     }
 
     #[inline]
@@ -379,7 +382,10 @@ fn product<'a>(r: &mut Reader<'a>, pos: usize, index: usize, view: &mut ProductV
     r.range(d, 16)?;
     let buf = r.buf;
     let dim = |k: usize| -> Result<i32, Refused> {
-        let b = buf.get(d + k..d + k + 4).and_then(|b| b.try_into().ok()).ok_or(Refused)?;
+        let b = buf
+            .get(d + k..d + k + 4)
+            .and_then(|b| b.try_into().ok())
+            .ok_or(Refused)?;
         Ok(i32::from_le_bytes(b))
     };
     view.dimensions = Dimensions {
@@ -637,7 +643,6 @@ mod tests {
             }
         }
     }
-
 
     /// A buffer laid out by another writer (objects in field order, vtables
     /// shared differently) also takes the one pass.
