@@ -169,6 +169,15 @@ pub fn read_len<'a>(
     length: &'static str,
     what: &'static str,
 ) -> Result<(usize, &'a [u8]), DecodeError> {
+    // Most lengths are one byte and fit: slice them at once.
+    let at = c.pos();
+    if let Some(&n) = c.input().get(at)
+        && n < 0x80
+        && let Some(s) = c.input().get(at + 1..at + 1 + usize::from(n))
+    {
+        c.seek(at + 1 + usize::from(n));
+        return Ok((at + 1, s));
+    }
     let len = read_varint(c, length)?;
     let at = c.pos();
     Ok((at, c.take(len, what)?))
