@@ -85,13 +85,20 @@ pub struct Key {
 
 /// Reads one varint (named `what` in errors).
 ///
-/// The loop runs over the input slice without a per-byte cursor check; any
-/// varint it cannot finish cleanly (truncated, overlong, over 64 bits) is
-/// read again by [`varint::read_u64`], which reports the error.
+/// A one-byte varint returns at once. The loop for longer ones runs over the
+/// input slice without a per-byte cursor check; any varint it cannot finish
+/// cleanly (truncated, overlong, over 64 bits) is read again by
+/// [`varint::read_u64`], which reports the error.
 #[inline(always)]
 pub fn read_varint(c: &mut Cursor<'_>, what: &'static str) -> Result<u64, DecodeError> {
     let at = c.pos();
     let bytes = c.input();
+    if let Some(&b) = bytes.get(at)
+        && b < 0x80
+    {
+        c.seek(at + 1);
+        return Ok(u64::from(b));
+    }
     let mut v = 0u64;
     let mut i = 0;
     while let Some(&b) = bytes.get(at + i) {
