@@ -11,7 +11,7 @@
 //! follows the offset and reads the length prefix. Their bytes were already
 //! read once, by the verifier's UTF-8 check.
 
-use super::decode::verified_root;
+use super::verifier::verified_root;
 use crate::codec::DecodeError;
 use crate::model::Product;
 

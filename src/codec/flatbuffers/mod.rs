@@ -4,24 +4,24 @@
 //! output (flatc 25.12.19, matching the crate), committed and stamped with the
 //! schema's CRC-32 (`make generate-fbs` rewrites it; `tests/generated.rs`
 //! fails when the stamp and the schema disagree). This module owns the
-//! conversion between our domain types and the generated ones:
+//! conversion between our domain types and the buffer. Three paths read a
+//! buffer, each for one purpose:
 //!
-//! - [`encode`] builds a buffer from `&[Product]` with the generated builders
-//!   (`encode.rs`, built in the caller's `Vec`, sized exactly beforehand);
-//! - [`decode`] ([`checked`]) checks the file identifier, runs the crate's
-//!   verifier with limits from the buffer size, then per product checks the list lengths,
-//!   copies every field into our types and validates it before the next
-//!   (`decode.rs`): offsets may share a table many times over, so nothing is
-//!   copied past the first invalid product. A buffer that the verifier
-//!   accepts and that holds a valid catalog is read in one pass instead,
-//!   each object verified by the verifier's own rules as it is copied
-//!   (`onepass.rs`); any other buffer takes the path above, which words the
-//!   error;
-//! - [`view::decode_view`] checks a buffer as [`decode`] does and returns a
-//!   view that borrows it (`view.rs`): through the same one pass when that
-//!   accepts the buffer, else through the verifier and the accessors;
-//! - [`verify`] and [`read_direct`] are the zero-copy path the benchmark
-//!   reports separately: verify, then read every field in place (`direct.rs`).
+//! - **the reader** (`view.rs`): [`view::decode_view`] checks a buffer and
+//!   returns a view that borrows it, and [`decode`] is the same read copying
+//!   each product into owned types as it goes. It makes the crate's
+//!   verifier's checks object by object as it reads, then the data model's
+//!   rules and unique ids; when it refuses a buffer, the crate's verifier
+//!   words the error;
+//! - **the verifier** (`verifier.rs`): [`verify`] checks the file identifier
+//!   and runs the crate's `Verifier` with limits from the buffer size (the
+//!   `FlatbuffersVerify` benchmark row), and words every structural error;
+//! - **direct access** (`direct.rs`): [`read_direct`] verifies, then reads
+//!   every field in place through the generated accessors without building
+//!   anything (the `FlatbuffersDirect` row: what "no parse step" costs).
+//!
+//! [`encode`] builds a buffer from `&[Product]` with the generated builders
+//! (`encode.rs`, built in the caller's `Vec`, sized exactly beforehand).
 //!
 //! # Wire format
 //!
@@ -97,32 +97,25 @@
 //! all point at one big string from decoding into gigabytes.
 
 // flatc's output: `unsafe` accessors (sound after the verifier; see
-// decode.rs) and code style that is flatc's, not ours.
+// verifier.rs) and code style that is flatc's, not ours.
 #[allow(unsafe_code, clippy::all)]
 #[rustfmt::skip]
 pub mod generated;
 
-mod decode;
 mod direct;
 mod encode;
-mod onepass;
+mod verifier;
 pub mod view;
 
-pub use decode::{APPARENT_SIZE_FACTOR, IDENTIFIER, MAX_DEPTH, checked, verified_root, verifier_options};
 pub use direct::{Checksum, checksum, read_direct, verify};
 pub use encode::encode;
+pub use verifier::{APPARENT_SIZE_FACTOR, IDENTIFIER, MAX_DEPTH, verifier_options};
 
 use crate::codec::DecodeError;
 use crate::model::Catalog;
 
-/// Decodes a whole FlatBuffers payload into a validated catalog.
-///
-/// A buffer that verifies and holds a valid catalog is read in one pass
-/// (`onepass.rs`); anything else goes through [`checked`], which runs the
-/// crate's verifier first and words the error.
+/// Decodes a whole FlatBuffers payload into a validated catalog: the reader
+/// of [`view`], each product copied as it is read.
 pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
-    match onepass::decode(bytes) {
-        Some(catalog) => Ok(catalog),
-        None => checked(bytes),
-    }
+    view::decode(bytes)
 }

@@ -1,5 +1,5 @@
-//! Field numbers of `schemas/catalog.proto`: the one table the encoder,
-//! the view reader and the owned decoder share.
+//! Field numbers of `schemas/catalog.proto`: the one table the encoder
+//! and the reader share.
 //!
 //! # Wire format
 //!

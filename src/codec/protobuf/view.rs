@@ -1,5 +1,6 @@
-//! The Protobuf borrowed view: a handwritten walk of the wire, since prost
-//! cannot borrow. The owned path stays prost.
+//! The Protobuf reader: the borrowed view, and the owned decode built from
+//! it in the same pass ([`decode`](super::decode)). prost's generated types
+//! cannot borrow, so the reader walks the wire itself through [`wire`].
 //!
 //! # Wire format
 //!
@@ -12,7 +13,7 @@
 //! `variants` entry appends, an absent field is its default; integers are
 //! the varint's low bits (`int32` keeps 32 of them), `bool` is "not zero".
 //!
-//! Errors are those of the owned decoder, at its offsets: the whole
+//! Errors, the same for the view and the owned decode: the whole
 //! `Catalog` walk first (a malformed top-level field anywhere is reported
 //! before any product is read); then per product, a malformed field at its
 //! own offset, a `tags` or `variants` list over the model's limit at the
@@ -151,8 +152,9 @@ fn product<'a>(
     index: usize,
     p: &mut ProductView<'a>,
 ) -> Result<(), DecodeError> {
-    // Absent fields read as their defaults.
-    *p = ProductView::default();
+    // Absent fields read as their defaults (field by field: the lists'
+    // slots past their length are out of reach, so need no clearing).
+    reset(p);
     let mut refused: Option<(u32, Refused)> = None;
     let mut status: Option<(usize, i32)> = None;
     let mut c = Cursor::new(body);
@@ -209,6 +211,29 @@ fn product<'a>(
         })?;
     }
     Ok(())
+}
+
+/// Sets every field of `p` to its default, as `ProductView::default()` does
+/// but without rewriting the lists' unused slots.
+#[inline]
+fn reset(p: &mut ProductView<'_>) {
+    p.id = 0;
+    p.sku = Text::default();
+    p.name = Text::default();
+    p.description = Text::default();
+    p.price_cents = 0;
+    p.currency = Text::default();
+    p.rating = 0.0;
+    p.review_count = 0;
+    p.in_stock = false;
+    p.stock = 0;
+    p.status = Status::Active;
+    p.tags.clear();
+    p.dimensions = Dimensions::default();
+    p.variants.clear();
+    p.discount_percent = None;
+    p.created_at_ms = 0;
+    p.image_url = Text::default();
 }
 
 /// Reads the value of one product field into `p`. The outer `Err` is a
@@ -365,13 +390,17 @@ mod tests {
     use crate::codec::Format;
     use crate::fixtures;
 
+    /// A product read into a view that held another one keeps nothing of it.
     #[test]
-    fn view_equals_the_owned_decode() {
-        let c = fixtures::catalog(20);
+    fn reset_leaves_only_defaults() {
+        let c = fixtures::catalog(3);
         let bytes = Format::Protobuf.encode_to_vec(&c.products).unwrap();
-        let view = crate::codec::Format::Protobuf.decode_view(&bytes).unwrap();
-        assert_eq!(view.len(), 20);
-        assert_eq!(view.to_catalog().unwrap(), c);
+        let view = Format::Protobuf.decode_view(&bytes).unwrap();
+        let mut p = view.iter().nth(1).unwrap().unwrap();
+        p.discount_percent = Some(5);
+        p.status = Status::Draft;
+        reset(&mut p);
+        assert_eq!(p, ProductView::default());
     }
 
     #[test]

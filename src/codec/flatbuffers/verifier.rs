@@ -1,22 +1,21 @@
-//! Verifying a FlatBuffer and converting it into validated domain types.
+//! The crate's verifier, with limits from the buffer's size, and the
+//! wording of its errors.
 //!
 //! FlatBuffers has no parse step: the generated accessors read fields in
 //! place by following offsets. On untrusted bytes that is only sound after the
 //! crate's verifier has walked the whole buffer once: every offset in bounds,
 //! every scalar aligned, every string UTF-8 and NUL-terminated, every
-//! `(required)` field present. [`verified_root`] runs it with limits derived
-//! from the buffer's size (see [`verifier_options`]); after that, [`checked`]
-//! copies every field into our [`Catalog`] and validates it. This is the
-//! path [`decode`](super::decode) takes for every buffer the one pass
-//! (`onepass.rs`) declines, so every error is found and worded here.
+//! `(required)` field present. [`verified_root`] checks the file identifier
+//! and runs it with [`verifier_options`]. The zero-copy rows
+//! (`direct.rs`) read through the accessors after it; the reader
+//! (`view.rs`) makes the same checks itself as it reads, and asks
+//! [`verified_root`] for the error when it refuses a buffer.
 //!
 //! Errors keep what the verifier knows: its `ErrorTrace` becomes a path such
 //! as `products[2].variants[0].sku`, and its position becomes the byte offset.
 
 use super::generated::wirebench as fb;
-use crate::codec::ids::UniqueIds;
 use crate::codec::{DecodeError, ErrorKind};
-use crate::model::{self, Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Product, Status, Variant};
 use flatbuffers::{ErrorTraceDetail, InvalidFlatbuffer, VerifierOptions};
 
 /// The 4-byte file identifier at bytes 4..8 (schema `file_identifier`).
@@ -69,105 +68,6 @@ pub fn verified_root(bytes: &[u8]) -> Result<fb::Catalog<'_>, DecodeError> {
     }
     let opts = verifier_options(bytes.len());
     fb::root_as_catalog_with_opts(&opts, bytes).map_err(|e| verifier_error(&e, &opts, bytes.len()))
-}
-
-/// [`decode`](super::decode) by the crate's verifier over the whole buffer, then a copy of
-/// each product, validated before the next: every error, with its position.
-pub fn checked(bytes: &[u8]) -> Result<Catalog, DecodeError> {
-    let root = verified_root(bytes)?;
-    let list = root.products();
-    // The verifier proved 4 bytes per element are in the buffer.
-    let mut products = Vec::with_capacity(list.len());
-    let mut ids = UniqueIds::new();
-    // Each product is checked before the next is copied: offsets may share
-    // one table or string many times over, so copying first could cost far
-    // more than the buffer (the verifier's apparent-size limit bounds how
-    // much).
-    for (index, p) in list.iter().enumerate() {
-        let product = product(p, index)?;
-        if !ids.insert(product.id, || products.iter().map(|q: &Product| q.id)) {
-            let e = model::duplicate_id(index, product.id);
-            return Err(DecodeError::invalid(p._tab.loc(), e));
-        }
-        products.push(product);
-    }
-    Ok(Catalog { products })
-}
-
-/// What the copy and the checked view both check on a verified product
-/// table before reading it: its lists within the model's maximum (reported
-/// at the table, `at`), and its status a known one (reported at the field).
-pub(super) fn lists_and_status(p: &fb::Product<'_>, index: usize, at: usize) -> Result<Status, DecodeError> {
-    for (field, count, max) in [
-        ("tags", p.tags().len(), MAX_TAGS),
-        ("variants", p.variants().len(), MAX_VARIANTS),
-    ] {
-        if count > max {
-            let e = model::too_many_items(index, field, max, format_args!("found {count}"));
-            return Err(DecodeError::invalid(at, e));
-        }
-    }
-    let raw = p.status().0;
-    Status::from_index(i64::from(raw)).ok_or_else(|| {
-        DecodeError::new(
-            field_position(&p._tab, fb::Product::VT_STATUS),
-            ErrorKind::UnknownEnum {
-                what: "Status",
-                value: raw.to_string(),
-            },
-        )
-    })
-}
-
-/// Copies one verified product table into a domain [`Product`] and
-/// validates it. A list over the model's maximum is refused before it is
-/// copied.
-fn product(p: fb::Product<'_>, index: usize) -> Result<Product, DecodeError> {
-    let at = p._tab.loc();
-    let (tags, variants) = (p.tags(), p.variants());
-    let status = lists_and_status(&p, index, at)?;
-    let d = p.dimensions();
-    let product = Product {
-        id: p.id(),
-        sku: p.sku().to_owned(),
-        name: p.name().to_owned(),
-        description: p.description().to_owned(),
-        price_cents: p.price_cents(),
-        currency: p.currency().to_owned(),
-        rating: p.rating(),
-        review_count: p.review_count(),
-        in_stock: p.in_stock(),
-        stock: p.stock(),
-        status,
-        tags: tags.iter().map(str::to_owned).collect(),
-        dimensions: Dimensions {
-            width_mm: d.width_mm(),
-            height_mm: d.height_mm(),
-            depth_mm: d.depth_mm(),
-            weight_g: d.weight_g(),
-        },
-        variants: variants
-            .iter()
-            .map(|v| Variant {
-                sku: v.sku().to_owned(),
-                color: v.color().to_owned(),
-                size: v.size().to_owned(),
-                price_cents: v.price_cents(),
-                stock: v.stock(),
-            })
-            .collect(),
-        discount_percent: p.discount_percent(),
-        created_at_ms: p.created_at_ms(),
-        image_url: p.image_url().to_owned(),
-    };
-    product.validate(index).map_err(|e| DecodeError::invalid(at, e))?;
-    Ok(product)
-}
-
-/// Absolute byte position of a field of a verified table (the table itself if
-/// the field is absent and reads as its default).
-pub(crate) fn field_position(table: &flatbuffers::Table<'_>, voffset: flatbuffers::VOffsetT) -> usize {
-    table.loc() + usize::from(table.vtable().get(voffset))
 }
 
 /// Turns the verifier's trace (innermost first) into a path like
@@ -313,81 +213,6 @@ fn verifier_error(e: &InvalidFlatbuffer, opts: &VerifierOptions, len: usize) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Both paths (the checked copy here and the one pass) accept exactly
-    /// what `Product::validate` accepts: each rule broken alone (and at its
-    /// boundary) gives validate's error, each boundary value kept is accepted.
-    #[test]
-    fn both_paths_apply_the_model_rules() {
-        use crate::fixtures;
-        type Mutation = fn(&mut Product);
-        let mutations: &[Mutation] = &[
-            |_| {},
-            |p| p.id = 0,
-            |p| p.id = 1,
-            |p| p.id = -5,
-            |p| p.sku = "SKU-é".into(),
-            |p| p.sku = String::new(),
-            |p| p.price_cents = -1,
-            |p| p.price_cents = 0,
-            |p| p.currency = "usd".into(),
-            |p| p.currency = "USDX".into(),
-            |p| p.currency = "US".into(),
-            |p| p.rating = f64::NAN,
-            |p| p.rating = f64::INFINITY,
-            |p| p.rating = -0.1,
-            |p| p.rating = 5.0,
-            |p| p.rating = 5.01,
-            |p| p.rating = 0.0,
-            |p| p.review_count = -1,
-            |p| p.stock = -1,
-            |p| p.stock = 0,
-            |p| p.dimensions.width_mm = -1,
-            |p| p.dimensions.height_mm = i32::MIN,
-            |p| p.dimensions.depth_mm = -1,
-            |p| p.dimensions.weight_g = -1,
-            |p| p.dimensions.weight_g = 0,
-            |p| p.discount_percent = Some(0),
-            |p| p.discount_percent = Some(1),
-            |p| p.discount_percent = Some(90),
-            |p| p.discount_percent = Some(91),
-            |p| p.discount_percent = None,
-            |p| p.variants = vec![p.variants[0].clone(); 3],
-            |p| p.variants.iter_mut().for_each(|v| v.price_cents = -1),
-            |p| p.variants.iter_mut().for_each(|v| v.stock = -1),
-            |p| p.variants.iter_mut().for_each(|v| v.price_cents = 0),
-            |p| {
-                p.id = 0;
-                p.stock = -1;
-            },
-        ];
-        for (i, m) in mutations.iter().enumerate() {
-            let mut p = fixtures::product(1);
-            p.variants = vec![Variant {
-                sku: "V-1".into(),
-                color: "red".into(),
-                size: "M".into(),
-                price_cents: 100,
-                stock: 2,
-            }];
-            m(&mut p);
-            let mut bytes = Vec::new();
-            super::super::encode(std::slice::from_ref(&p), &mut bytes).unwrap();
-            // The checked path, and `decode` (the one pass for a valid catalog).
-            for got in [checked(&bytes), super::super::decode(&bytes)] {
-                match (got, p.validate(0)) {
-                    (Ok(c), Ok(())) => assert_eq!(c.products, [p.clone()], "mutation {i}"),
-                    (Err(got), Err(want)) => {
-                        assert!(
-                            matches!(&got.kind, ErrorKind::Invalid(e) if *e == want),
-                            "mutation {i}: {got}"
-                        )
-                    }
-                    (got, want) => panic!("mutation {i}: decode {got:?}, validate {want:?}"),
-                }
-            }
-        }
-    }
 
     #[test]
     fn trace_becomes_a_path() {
