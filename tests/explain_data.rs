@@ -15,7 +15,7 @@ use wirebench::explain::data;
 use wirebench::generic::{self, input};
 use wirebench::prng::Rng;
 
-const FORMATS: [Format; 3] = [Format::Json, Format::Msgpack, Format::Avro];
+const FORMATS: [Format; 4] = [Format::Json, Format::Msgpack, Format::Avro, Format::Protobuf];
 
 fn documents() -> Vec<(String, input::Data)> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/data");
@@ -146,7 +146,10 @@ fn the_command_prints_dump_summary_and_json() {
     let (code, _, err) = run(&["explain", "avro", "--data", doc, "--file", bad.to_str().unwrap()]);
     assert_ne!(code, 0);
     assert!(err.contains("not valid avro of the schema"), "{err}");
-    let (code, _, err) = run(&["explain", "protobuf", "--data", doc]);
+    let (code, out, err) = run(&["explain", "protobuf", "--data", doc]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("$.jsonrpc: field 1, string length 3"), "{out}");
+    let (code, _, err) = run(&["explain", "flatbuffers", "--data", doc]);
     assert_ne!(code, 0);
     assert!(err.contains("no annotator for a user's document"), "{err}");
 }

@@ -22,6 +22,7 @@
 
 pub mod avro;
 mod plain;
+pub mod protobuf;
 pub mod typed;
 
 use super::render::{Summary, render};
@@ -43,7 +44,7 @@ pub struct DataExplained {
 
 /// Whether `format` has an annotator for a user's document.
 pub fn supports(format: Format) -> bool {
-    matches!(format, Format::Json | Format::Msgpack | Format::Avro)
+    matches!(format, Format::Json | Format::Msgpack | Format::Avro | Format::Protobuf)
 }
 
 /// Annotates `bytes`, an instance of `schema` in `format`.
@@ -65,9 +66,13 @@ pub fn explain(format: Format, schema: &Schema, bytes: &[u8]) -> Result<DataExpl
             };
             (spans, json, members)
         }
-        Format::Avro => {
+        Format::Avro | Format::Protobuf => {
             let mut w = Walker::new(bytes);
-            let r = avro::annotate(&mut w, schema);
+            let r = if format == Format::Avro {
+                avro::annotate(&mut w, schema)
+            } else {
+                protobuf::annotate(&mut w, schema)
+            };
             let (json, members) = match r {
                 Ok(ok) => ok,
                 Err(error) => return Err(Failed { spans: w.spans, error }),
@@ -75,13 +80,13 @@ pub fn explain(format: Format, schema: &Schema, bytes: &[u8]) -> Result<DataExpl
             let (spans, _) = w.finish(Ok(Value::Null))?;
             (spans, json, members)
         }
-        Format::Protobuf | Format::Flatbuffers => {
+        Format::Flatbuffers => {
             return Err(Failed {
                 spans: Vec::new(),
                 error: ExplainError {
                     offset: 0,
                     message: format!(
-                        "explain --data annotates json, msgpack and avro; {format} has no annotator for a user's document"
+                        "explain --data annotates json, msgpack, avro and protobuf; {format} has no annotator for a user's document"
                     ),
                 },
             });
