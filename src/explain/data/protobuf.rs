@@ -465,7 +465,7 @@ impl Reader<'_> {
         match (shape(s, ty), s.node(ty)) {
             (Shape::Leaf, _) => self.leaf(w, ty, key, end),
             (Shape::Record, Node::Record(rec)) => {
-                let to = self.body(w, key, end, &format!("record {}", s.describe(ty)))?;
+                let to = self.body(w, key, end, &s.describe(ty))?;
                 let fields: Vec<(Option<&str>, NodeId)> =
                     rec.fields.iter().map(|f| (Some(f.name.as_str()), f.ty)).collect();
                 w.depth += 1;
