@@ -141,11 +141,6 @@ fn data_main(
     summary_only: bool,
     json: bool,
 ) -> Result<(), String> {
-    if !data::supports(format) {
-        return Err(format!(
-            "explain --data annotates json, msgpack and avro; {format} has no annotator for a user's document"
-        ));
-    }
     let loaded = crate::generic::input::load(data, schema)?;
     let bytes = match file {
         Some(path) => crate::generic::input::read_file(path)?,

@@ -418,7 +418,8 @@ impl Reader<'_> {
                     Some(v) => v,
                     None => {
                         let mut out = String::new();
-                        self.absent(w, vt, &format!("{path}.{key}"), &mut out, depth + 1)?;
+                        plain::absent(self.schema, vt, &format!("{path}.{key}"), &mut out, depth + 1)
+                            .map_err(|m| w.err(w.pos, m))?;
                         out
                     }
                 };
@@ -615,7 +616,7 @@ impl Reader<'_> {
         depth: usize,
     ) -> Result<(), ExplainError> {
         match slot {
-            Slot::Empty => self.absent(w, ty, path, out, depth),
+            Slot::Empty => plain::absent(self.schema, ty, path, out, depth).map_err(|m| w.err(w.pos, m)),
             Slot::One(json) => {
                 out.push_str(&json);
                 Ok(())
@@ -640,62 +641,6 @@ impl Reader<'_> {
                 Ok(())
             }
         }
-    }
-
-    /// The JSON of a field that never appeared: proto3's default.
-    fn absent(
-        &self,
-        w: &Walker<'_>,
-        ty: NodeId,
-        path: &str,
-        out: &mut String,
-        depth: usize,
-    ) -> Result<(), ExplainError> {
-        let s = self.schema;
-        if depth > MAX_DEPTH {
-            return Err(w.err(w.pos, format!("{path}: nesting deeper than {MAX_DEPTH} levels")));
-        }
-        match s.node(ty) {
-            Node::Null => out.push_str("null"),
-            Node::Boolean => out.push_str("false"),
-            Node::Int | Node::Long => out.push('0'),
-            Node::Float => plain::float(0.0, out),
-            Node::Double => plain::double(0.0, out),
-            Node::String | Node::Bytes => out.push_str("\"\""),
-            Node::Fixed(f) if f.size == 0 => out.push_str("\"\""),
-            Node::Fixed(f) => {
-                return Err(w.err(
-                    w.pos,
-                    format!("{path}: absent, but {} needs {} bytes", s.describe(ty), f.size),
-                ));
-            }
-            Node::Enum(e) => plain::string(e.symbols.first().map_or("", |x| x.as_str()), out),
-            Node::Record(rec) => {
-                out.push('{');
-                for (i, f) in rec.fields.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    plain::string(&f.name, out);
-                    out.push(':');
-                    self.absent(w, f.ty, &format!("{path}.{}", f.name), out, depth + 1)?;
-                }
-                out.push('}');
-            }
-            Node::Array(_) => out.push_str("[]"),
-            Node::Map(_) => out.push_str("{}"),
-            Node::Union(branches) => {
-                if branches.iter().any(|&b| matches!(s.node(b), Node::Null)) {
-                    out.push_str("null");
-                } else {
-                    return Err(w.err(
-                        w.pos,
-                        format!("{path}: absent, but {} has no null branch", s.describe(ty)),
-                    ));
-                }
-            }
-        }
-        Ok(())
     }
 }
 
