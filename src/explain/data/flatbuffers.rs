@@ -649,39 +649,61 @@ mod tests {
         Ok((json, spans))
     }
 
-    const R: &str =
-        r#"{"type":"record","name":"R","fields":[{"name":"id","type":"int"},{"name":"s","type":"string"}]}"#;
+    const R: &str = r#"{"type":"record","name":"R","fields":[
+        {"name":"id","type":"int"},
+        {"name":"s","type":"string"},
+        {"name":"u","type":["null","long","string"]}]}"#;
 
-    /// id = 7, s = "a", laid out by hand: root offset, vtable, table, string.
-    const BYTES: [u8; 28] = [
-        12, 0, 0, 0, // root offset → 12
-        0, 0, // padding
-        8, 0, 12, 0, 4, 0, 8, 0, // vtable at 6: 8 bytes, table 12 bytes, id at +4, s at +8
-        6, 0, 0, 0, // table at 12: soffset 6 → vtable at 6
-        7, 0, 0, 0, // id
-        4, 0, 0, 0, // s: offset → 24
-        1, 0, 0, 0, // string at 24: length 1 ...
-    ];
+    /// The builder's bytes for `doc` (the annotator never calls the decoder;
+    /// the encoder only makes its input).
+    fn encoded(schema: &str, doc: &str) -> Vec<u8> {
+        let schema = Schema::parse(schema.as_bytes()).unwrap();
+        let d = crate::generic::document::read(&schema, doc.as_bytes()).unwrap();
+        let mut out = Vec::new();
+        crate::generic::encode(crate::codec::Format::Flatbuffers, &schema, &d, &mut out).unwrap();
+        out
+    }
 
     #[test]
     fn a_table_reads_by_its_schema() {
-        let mut b = BYTES.to_vec();
-        b.extend_from_slice(&[b'a', 0, 0, 0]);
+        let b = encoded(R, r#"{"id":7,"s":"a","u":"b"}"#);
         let (json, spans) = walk(R, &b).unwrap();
-        assert_eq!(json, r#"{"id":7,"s":"a"}"#);
+        assert_eq!(json, r#"{"id":7,"s":"a","u":"b"}"#);
         let want: Vec<(usize, usize, String)> = [
-            (0, 4, "$: offset to the root table at 12"),
-            (4, 2, "padding"),
-            (6, 4, "vtable: 8 bytes, table 12 bytes"),
-            (10, 2, "vtable slot 0 id: at +4"),
-            (12, 2, "vtable slot 1 s: at +8"),
-            (14, 4, "$: table, vtable at 8 (soffset 6)"),
+            (0, 4, "$: offset to the root table at 16"),
+            (4, 4, "vtable: 12 bytes, table 22 bytes"),
+            (8, 2, "vtable slot 0 id: at +16"),
+            (10, 2, "vtable slot 1 s: at +12"),
+            (12, 2, "vtable slot 2 u_type: at +11"),
+            (14, 2, "vtable slot 3 u: at +4"),
+            (16, 4, "$: table, vtable at 4 (soffset 12)"),
+            (20, 4, "$.u: offset to the string member at 44"),
+            (24, 3, "padding"),
+            (27, 1, "$.u: union type 2 (string)"),
+            (28, 4, "$.s: offset to string at 60"),
+            (32, 4, "$.id: int 7"),
+            (36, 2, "padding"),
+            (38, 4, "vtable: 6 bytes, table 8 bytes"),
+            (42, 2, "vtable slot 0 value: at +4"),
+            (44, 4, "$.u: table (wrapper of string), vtable at 38 (soffset 6)"),
+            (48, 4, "$.u: offset to string at 52"),
+            (52, 4, "$.u: string length 1"),
+            (56, 1, "\"b\""),
+            (57, 1, "$.u: string terminator"),
+            (58, 2, "padding"),
+            (60, 4, "$.s: string length 1"),
+            (64, 1, "\"a\""),
+            (65, 1, "$.s: string terminator"),
+            (66, 2, "padding"),
         ]
         .iter()
         .map(|(o, l, m)| (*o, *l, m.to_string()))
         .collect();
-        assert_eq!(&spans[..2], &want[..2]);
-        let _ = want;
+        assert_eq!(spans, want);
+        assert_eq!(b.len(), 68);
+        // Null: the union's type and value slots are absent.
+        let b = encoded(R, r#"{"id":0,"s":"","u":null}"#);
+        assert_eq!(walk(R, &b).unwrap().0, r#"{"id":0,"s":"","u":null}"#);
     }
 
     #[test]
@@ -701,8 +723,22 @@ mod tests {
                 .message
                 .contains("outside the buffer")
         );
-        // A table whose vtable is its own soffset: the bytes overlap.
-        let e = walk(s, &[4, 0, 0, 0, 0, 0, 0, 0]).unwrap_err();
-        assert!(e.message.contains("overlap"), "{e}");
+        // Two fields whose slots name one offset: read twice, refused.
+        let two =
+            r#"{"type":"record","name":"T","fields":[{"name":"a","type":"string"},{"name":"b","type":"string"}]}"#;
+        let b = [
+            12, 0, 0, 0, // root offset → table at 12
+            8, 0, 8, 0, 4, 0, 4, 0, // vtable at 4: slots 0 and 1 both at +4
+            8, 0, 0, 0, // table at 12: vtable at 12 - 8
+            4, 0, 0, 0, // offset → string at 20
+            1, 0, 0, 0, b'a', 0, 0, 0, // "a"
+        ];
+        let e = walk(two, &b).unwrap_err();
+        assert_eq!(e.offset, 16, "{e}");
+        assert!(e.message.contains("overlap bytes 16..20 read before"), "{e}");
+        // With slot 1 absent the same bytes read.
+        let mut one = b;
+        one[10] = 0;
+        assert_eq!(walk(two, &one).unwrap().0, r#"{"a":"a","b":""}"#);
     }
 }
