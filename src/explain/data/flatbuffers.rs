@@ -118,8 +118,13 @@ fn join(path: &str, name: &str) -> String {
 }
 
 impl Reader<'_, '_> {
+    /// An error at `at` (a position an offset named may lie past the end:
+    /// the error points at the end then).
     fn err(&self, at: usize, message: String) -> ExplainError {
-        ExplainError { offset: at, message }
+        ExplainError {
+            offset: at.min(self.buf.len()),
+            message,
+        }
     }
 
     /// Checks that `n` bytes at `at`, aligned to `align`, are in the buffer.
@@ -237,6 +242,9 @@ impl Reader<'_, '_> {
         .filter(|&v| v < self.buf.len())
         .ok_or_else(|| self.err(at, format!("{path}: the vtable soffset {so} points outside the buffer")))?;
         let vt_len = self.u16(vt, path)?;
+        if vt_len % 2 != 0 {
+            return Err(self.err(vt, format!("{path}: the vtable's size {vt_len} is odd")));
+        }
         self.range(vt, vt_len, 2, &format!("{path}: the vtable"))?;
         self.depth += 1;
         if self.depth > MAX_TABLES_DEEP {
