@@ -648,7 +648,10 @@ impl Reader<'_> {
 mod tests {
     use super::*;
 
-    fn walk(schema: &str, bytes: &[u8]) -> Result<(String, Vec<(usize, usize, String)>), ExplainError> {
+    /// (offset, length, meaning) of each span.
+    type Spans = Vec<(usize, usize, String)>;
+
+    fn walk(schema: &str, bytes: &[u8]) -> Result<(String, Spans), ExplainError> {
         let schema = Schema::parse(schema.as_bytes()).unwrap();
         let mut w = Walker::new(bytes);
         let (json, _) = annotate(&mut w, &schema)?;
