@@ -1,5 +1,5 @@
-//! `explain FORMAT --data`: the annotators of a user's document against the
-//! schema-driven decoders, on every document in `fixtures/data/`:
+//! `explain FORMAT --data`: the annotators of a user's document (all five
+//! formats) against the schema-driven decoders, on every document in `fixtures/data/`:
 //!
 //! - the annotator reads the same document as `generic::decode` (both as
 //!   plain JSON, `Datum::write_json`'s spelling);
@@ -7,6 +7,8 @@
 //!   adds up to the payload;
 //! - every truncation and a seeded set of byte flips give an error or (a
 //!   flip that still parses) the decoders' own reading, never a panic;
+//! - so does every bit flip of a document of every derived shape (maps,
+//!   unions, wrappers, arrays of arrays) in the formats walked by the schema;
 //! - the command prints the dump, the summary and the JSON form.
 
 use std::process::Command;
