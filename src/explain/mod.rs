@@ -66,7 +66,7 @@ pub fn cli_main(args: &mut crate::cli::Args) -> Result<(), String> {
              wirebench explain compare [--count N] [--fixture FILE]\n\n\
              FORMAT is one of json, msgpack, protobuf, avro, flatbuffers. --file explains a payload saved\n\
              from anywhere (e.g. `curl -o c.pb ...`); --summary prints only where the bytes go.\n\
-             --data FILE.json explains your own document (json, msgpack, avro), encoded with --schema S.avsc\n\
+             --data FILE.json explains your own document in any of the five formats, encoded with --schema S.avsc\n\
              or the schema inferred from it; with --file, PAYLOAD is read by that schema instead.\n\
              --json prints the annotation as one JSON object (with --data)."
         );
@@ -141,11 +141,6 @@ fn data_main(
     summary_only: bool,
     json: bool,
 ) -> Result<(), String> {
-    if !data::supports(format) {
-        return Err(format!(
-            "explain --data annotates json, msgpack and avro; {format} has no annotator for a user's document"
-        ));
-    }
     let loaded = crate::generic::input::load(data, schema)?;
     let bytes = match file {
         Some(path) => crate::generic::input::read_file(path)?,

@@ -4,7 +4,8 @@
 //!
 //! Every value is a span named by its place in the document (`$.events[0].id`)
 //! and its schema type; lengths, block counts, block sizes and union branch
-//! indexes are structure. Independent of [`crate::generic::avro`]: it reads
+//! indexes are structure. A map key seen twice is an error, as the decoder
+//! has it. Independent of [`crate::generic::avro`]: it reads
 //! varints and blocks itself and writes what it read as plain JSON
 //! ([`super::plain`]), which a test compares with that decoder's datum.
 
@@ -179,6 +180,7 @@ impl Reader<'_, '_> {
                 let value = *value;
                 self.out.push('{');
                 let mut n = 0usize;
+                let mut seen = std::collections::HashSet::new();
                 self.blocks(
                     w,
                     path,
@@ -193,6 +195,9 @@ impl Reader<'_, '_> {
                         let key = std::str::from_utf8(raw)
                             .map_err(|_| w.err(kat, format!("{path}: invalid UTF-8 in map key")))?;
                         w.span(kat, Category::Key, format!("{path}: map key {}", preview(key)));
+                        if !seen.insert(key.to_string()) {
+                            return Err(w.err(kat, format!("{path}: map key {} seen twice", preview(key))));
+                        }
                         plain::string(key, r.out);
                         r.out.push(':');
                         r.value(w, value, &format!("{path}.{key}"), depth + 1, false)

@@ -6,10 +6,8 @@
 //! |---|---|
 //! | JSON, MessagePack | the catalog's annotators ([`super::json`], [`super::msgpack`]) walk the self-describing bytes; [`typed`] reads their tree by the Avro schema |
 //! | Avro | [`avro`]: the bytes hold neither names nor types, so the walk follows the schema |
-//!
-//! Protobuf and FlatBuffers have no annotator for a user's document: the
-//! command says so (the catalog's annotators know only the catalog's
-//! schemas).
+//! | Protobuf | [`protobuf`]: keys, varints and lengths of the proto3 message derived from the schema, by field number |
+//! | FlatBuffers | [`flatbuffers`]: root offset, vtables, tables, vectors, strings and unions of the derived tables, every offset checked, the bytes no offset reaches as padding |
 //!
 //! Every annotator here writes what it read as plain JSON ([`plain`]), the
 //! spelling of [`crate::generic::datum::Datum::write_json`], so a test holds
@@ -21,7 +19,9 @@
 //! annotators share only the schema with the codecs.
 
 pub mod avro;
+pub mod flatbuffers;
 mod plain;
+pub mod protobuf;
 pub mod typed;
 
 use super::render::{Summary, render};
@@ -39,11 +39,6 @@ pub struct DataExplained {
     pub json: String,
     /// The root record's members in payload order ([`Span::top`] indexes them).
     pub members: Vec<String>,
-}
-
-/// Whether `format` has an annotator for a user's document.
-pub fn supports(format: Format) -> bool {
-    matches!(format, Format::Json | Format::Msgpack | Format::Avro)
 }
 
 /// Annotates `bytes`, an instance of `schema` in `format`.
@@ -65,26 +60,19 @@ pub fn explain(format: Format, schema: &Schema, bytes: &[u8]) -> Result<DataExpl
             };
             (spans, json, members)
         }
-        Format::Avro => {
+        Format::Avro | Format::Protobuf | Format::Flatbuffers => {
             let mut w = Walker::new(bytes);
-            let r = avro::annotate(&mut w, schema);
+            let r = match format {
+                Format::Avro => avro::annotate(&mut w, schema),
+                Format::Protobuf => protobuf::annotate(&mut w, schema),
+                _ => flatbuffers::annotate(&mut w, schema),
+            };
             let (json, members) = match r {
                 Ok(ok) => ok,
                 Err(error) => return Err(Failed { spans: w.spans, error }),
             };
             let (spans, _) = w.finish(Ok(Value::Null))?;
             (spans, json, members)
-        }
-        Format::Protobuf | Format::Flatbuffers => {
-            return Err(Failed {
-                spans: Vec::new(),
-                error: ExplainError {
-                    offset: 0,
-                    message: format!(
-                        "explain --data annotates json, msgpack and avro; {format} has no annotator for a user's document"
-                    ),
-                },
-            });
         }
     };
     Ok(DataExplained {
