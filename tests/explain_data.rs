@@ -215,3 +215,37 @@ fn every_bit_flip_of_every_shape_is_an_error_or_the_decoders_reading() {
         assert!(agree > 0 && refused > 0, "{format}: {agree} agreed, {refused} refused");
     }
 }
+
+/// A reader that closes the pipe after a few bytes (`explain … | head`) gets
+/// a quiet exit: the broken pipe ends the output, with no panic on stderr.
+/// Self-test: the same dump read to the end is longer than what was read,
+/// so the pipe really was closed while output was still coming.
+#[test]
+fn a_closed_pipe_ends_the_dump_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let full = Command::new(env!("CARGO_BIN_EXE_wirebench"))
+        .args(["explain", "json", "--count", "200"])
+        .output()
+        .expect("run wirebench");
+    assert!(full.status.success());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wirebench"))
+        .args(["explain", "json", "--count", "200"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn wirebench");
+    let mut head = [0u8; 64];
+    let mut stdout = child.stdout.take().expect("stdout");
+    stdout.read_exact(&mut head).expect("the first 64 bytes");
+    drop(stdout);
+    let out = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        full.stdout.len() > 1 << 20,
+        "the dump is larger than any pipe buffer: {}",
+        full.stdout.len()
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(out.status.success(), "status {:?}, stderr {stderr}", out.status);
+}

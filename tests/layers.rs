@@ -504,9 +504,7 @@ fn top(m: &str) -> &str {
 /// that the check holds everywhere else; each is to be broken the way
 /// `codec` was (shared types in a file of their own, below both), and the
 /// test fails once one is gone until it is removed from this list.
-const KNOWN_CYCLES: &[&[&str]] = &[
-    &["evolve", "evolve::avro", "evolve::flatbuffers", "evolve::protobuf"],
-];
+const KNOWN_CYCLES: &[&[&str]] = &[&["evolve", "evolve::avro", "evolve::flatbuffers", "evolve::protobuf"]];
 
 /// The strongly connected components of `g` with more than one file: every
 /// set of files that import each other through some cycle (Tarjan's).

@@ -110,7 +110,7 @@ pub fn cli_main(args: &mut crate::cli::Args) -> Result<(), String> {
         if file.is_some() {
             return Err("compare encodes the fixture in all five formats; --file is not allowed".into());
         }
-        print!("{}", compare_text(&products()?)?);
+        emit(&compare_text(&products()?)?);
         return Ok(());
     }
     let format: Format = what.parse()?;
@@ -120,14 +120,27 @@ pub fn cli_main(args: &mut crate::cli::Args) -> Result<(), String> {
     };
     match explain_text(format, &bytes, !summary_only) {
         Ok(text) => {
-            print!("{text}");
+            emit(&text);
             Ok(())
         }
         Err(Unparsable { partial, error }) => {
             // What did parse is still worth seeing; the error names the first bad byte.
-            print!("{partial}");
+            emit(&partial);
             let source = file.unwrap_or_else(|| "the encoded fixture".into());
             Err(format!("{source}: not valid {format}: {error}"))
+        }
+    }
+}
+
+/// Writes `text` to stdout. A reader that closed the pipe early (`explain … |
+/// head`) has what it asked for, so a broken pipe ends the output quietly
+/// instead of panicking as `print!` does.
+fn emit(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("wirebench explain: stdout: {e}");
         }
     }
 }
@@ -155,16 +168,16 @@ fn data_main(
     if json {
         let ex = data::explain(format, &loaded.schema, &bytes)
             .map_err(|f| format!("{source}: not valid {format} of the schema: {}", f.error))?;
-        println!("{}", data::to_json(&ex));
+        emit(&format!("{}\n", data::to_json(&ex)));
         return Ok(());
     }
     match data::text(format, &loaded.schema, &bytes, !summary_only) {
         Ok(text) => {
-            print!("{text}");
+            emit(&text);
             Ok(())
         }
         Err(Unparsable { partial, error }) => {
-            print!("{partial}");
+            emit(&partial);
             Err(format!("{source}: not valid {format} of the schema: {error}"))
         }
     }
