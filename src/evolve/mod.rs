@@ -29,7 +29,7 @@ pub mod generated;
 mod protobuf;
 pub mod shape;
 
-use crate::generic::datum::Datum;
+use crate::generic::datum::{Datum, Name};
 use crate::generic::resolve::Resolver;
 use crate::generic::schema::Schema;
 use crate::model::Catalog;
@@ -234,14 +234,14 @@ pub fn v2_datum(step: Step, v1: &Datum) -> Datum {
         .map(|(i, p)| {
             let Datum::Record(fields) = p else { return p.clone() };
             let mut f = fields.clone();
-            let set = |f: &mut Vec<(String, Datum)>, name: &str, v: Datum| {
-                if let Some(slot) = f.iter_mut().find(|(n, _)| n == name) {
+            let set = |f: &mut Vec<(Name, Datum)>, name: &str, v: Datum| {
+                if let Some(slot) = f.iter_mut().find(|(n, _)| &**n == name) {
                     slot.1 = v;
                 }
             };
             match step {
                 Step::AddField => f.push(("brand".into(), Datum::String("Acme".into()))),
-                Step::RemoveField => f.retain(|(n, _)| n != "image_url"),
+                Step::RemoveField => f.retain(|(n, _)| &**n != "image_url"),
                 Step::WidenInt => {
                     let stock = access::Fields(p).long("stock");
                     let v = if i == 0 { 5_000_000_000 } else { stock };
@@ -256,7 +256,7 @@ pub fn v2_datum(step: Step, v1: &Datum) -> Datum {
                     }
                 }
                 Step::RenameField => {
-                    if let Some(slot) = f.iter_mut().find(|(n, _)| n == "review_count") {
+                    if let Some(slot) = f.iter_mut().find(|(n, _)| &**n == "review_count") {
                         slot.0 = "reviews".into();
                     }
                 }

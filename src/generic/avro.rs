@@ -142,7 +142,7 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Vec<u8>, d
         (Node::Record(r), Datum::Record(fields)) => {
             for (i, f) in r.fields.iter().enumerate() {
                 let v = record_field(fields, i, &f.name).ok_or_else(|| {
-                    GenericError::new("", None, GenericErrorKind::MissingField { field: f.name.clone() })
+                    GenericError::new("", None, GenericErrorKind::MissingField { field: f.name.to_string() })
                 })?;
                 write_node(schema, f.ty, v, out, depth + 1).map_err(|e| nest(e, &f.name))?;
             }

@@ -25,7 +25,7 @@
 //! Errors carry the JSON Pointer of the value and the byte offset; nesting
 //! is bounded by [`MAX_DEPTH`].
 
-use super::datum::Datum;
+use super::datum::{Datum, Name};
 use super::error::{GenericError, GenericErrorKind};
 use super::schema::{Node, NodeId, Schema};
 use super::walk::{self, MAX_DEPTH};
@@ -403,7 +403,7 @@ impl<'a> Reader<'a> {
                 }
             },
             (Node::Enum(e), Scalar::String(v)) => match enum_index(&e.symbols, v) {
-                Some(i) => Datum::Enum(i, v.clone()),
+                Some(i) => Datum::Enum(i, e.spelled(i, v)),
                 None => {
                     return Err(GenericError::unexpected(
                         "",
@@ -429,8 +429,8 @@ fn same_kind(n: &Node, s: &Scalar) -> bool {
 }
 
 /// The symbol `v` names: exactly, else the one symbol equal ignoring ASCII case.
-pub fn enum_index(symbols: &[String], v: &str) -> Option<u32> {
-    if let Some(i) = symbols.iter().position(|s| s == v) {
+pub fn enum_index(symbols: &[Name], v: &str) -> Option<u32> {
+    if let Some(i) = symbols.iter().position(|s| &**s == v) {
         return Some(i as u32);
     }
     let mut hits = symbols.iter().enumerate().filter(|(_, s)| s.eq_ignore_ascii_case(v));
@@ -479,9 +479,10 @@ pub(crate) fn check_unique_keys(entries: &[(String, Datum)], at: usize) -> Resul
 
 /// Finds the datum field `name` of a record: at `hint` when the datum is in
 /// schema order (the common case), else by search.
-pub(crate) fn record_field<'d>(fields: &'d [(String, Datum)], hint: usize, name: &str) -> Option<&'d Datum> {
+pub(crate) fn record_field<'d>(fields: &'d [(Name, Datum)], hint: usize, name: &Name) -> Option<&'d Datum> {
     match fields.get(hint) {
-        Some((n, v)) if n == name => Some(v),
+        // The schema's own name (a decoded datum) first, then any equal one.
+        Some((n, v)) if Name::ptr_eq(n, name) || n == name => Some(v),
         _ => fields.iter().find(|(n, _)| n == name).map(|(_, v)| v),
     }
 }
@@ -844,10 +845,10 @@ mod tests {
 
     #[test]
     fn enums_match_case_only_when_unambiguous() {
-        let syms: Vec<String> = ["A", "a", "B"].iter().map(|s| s.to_string()).collect();
+        let syms: Vec<Name> = ["A", "a", "B"].iter().map(|&s| s.into()).collect();
         assert_eq!(enum_index(&syms, "a"), Some(1));
         assert_eq!(enum_index(&syms, "b"), Some(2));
-        let syms2: Vec<String> = ["AB", "Ab"].iter().map(|s| s.to_string()).collect();
+        let syms2: Vec<Name> = ["AB", "Ab"].iter().map(|&s| s.into()).collect();
         assert_eq!(enum_index(&syms2, "ab"), None);
     }
 }

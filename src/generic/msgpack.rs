@@ -393,7 +393,7 @@ impl<'a> Reader<'a> {
             Node::Enum(e) => {
                 let s = self.str()?;
                 match enum_index(&e.symbols, s) {
-                    Some(i) => Datum::Enum(i, s.to_string()),
+                    Some(i) => Datum::Enum(i, e.spelled(i, s)),
                     None => {
                         return Err(GenericError::unexpected(
                             "",

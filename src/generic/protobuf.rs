@@ -43,7 +43,7 @@
 //! [`MAX_DEPTH`], and every error carries the JSON Pointer of the value and
 //! the byte offset.
 
-use super::datum::Datum;
+use super::datum::{Datum, Name};
 use super::derive::{Shape, proto_direct, proto_width, shape};
 use super::error::{GenericError, GenericErrorKind, push_token};
 use super::schema::{Field, Node, NodeId, Schema};
@@ -127,17 +127,17 @@ fn depth_error(offset: Option<usize>) -> GenericError {
 /// a field the datum lacks takes [`walk::absent_field`].
 pub(crate) fn field_value<'d>(
     schema: &Schema,
-    fields: &'d [(String, Datum)],
+    fields: &'d [(Name, Datum)],
     i: usize,
     f: &Field,
 ) -> Result<Cow<'d, Datum>, GenericError> {
     match fields.get(i) {
-        Some((n, v)) if *n == f.name => Ok(Cow::Borrowed(v)),
+        Some((n, v)) if Name::ptr_eq(n, &f.name) || *n == f.name => Ok(Cow::Borrowed(v)),
         _ => match fields.iter().find(|(n, _)| *n == f.name) {
             Some((_, v)) => Ok(Cow::Borrowed(v)),
             None => walk::absent_field(schema, f)
                 .map(Cow::Owned)
-                .ok_or_else(|| GenericError::new("", None, GenericErrorKind::MissingField { field: f.name.clone() })),
+                .ok_or_else(|| GenericError::new("", None, GenericErrorKind::MissingField { field: f.name.to_string() })),
         },
     }
 }
