@@ -128,7 +128,9 @@ fn peer(format: Format, encode: bool, iters: usize, schema: &Schema, avsc: &str,
                 });
             } else {
                 timed(iters, &mut || {
-                    black_box(apache_avro::from_avro_datum(&aschema, &mut black_box(bytes), None).expect("apache-avro"));
+                    black_box(
+                        apache_avro::from_avro_datum(&aschema, &mut black_box(bytes), None).expect("apache-avro"),
+                    );
                 });
             }
         }
@@ -153,7 +155,9 @@ fn peer(format: Format, encode: bool, iters: usize, schema: &Schema, avsc: &str,
                 });
             } else {
                 timed(iters, &mut || {
-                    black_box(prost_reflect::DynamicMessage::decode(desc.clone(), black_box(bytes)).expect("prost-reflect"));
+                    black_box(
+                        prost_reflect::DynamicMessage::decode(desc.clone(), black_box(bytes)).expect("prost-reflect"),
+                    );
                 });
             }
         }

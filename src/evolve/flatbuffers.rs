@@ -9,8 +9,8 @@
 //! a slot holds, so changing a field's type or order is read through the
 //! other version's eyes.
 
-use super::Step;
 use super::access::{Fields, catalog, products, record};
+use super::axes::Step;
 use super::generated as g;
 use crate::generic::datum::Datum;
 use flatbuffers::FlatBufferBuilder;

@@ -5,8 +5,8 @@
 //! know (it keeps no unknown fields), so a v1 reader — or a v1 relay that
 //! decodes and re-encodes — loses whatever v2 added, without an error.
 
-use super::Step;
 use super::access::{Fields, catalog, products, record, symbol};
+use super::axes::Step;
 use super::generated as g;
 use crate::generic::datum::Datum;
 use prost::Message;

@@ -1,5 +1,4 @@
 //! A generic Avro datum (any schema's value) and its plain-JSON rendering.
-//! The schema-driven binary writer is [`super::avro_write`].
 //!
 //! The JSON follows the Avro specification's "JSON Encoding" section for
 //! `bytes` and `fixed` (a string whose code points 0–255 are the bytes) and
@@ -46,6 +45,26 @@ impl Datum {
         match self {
             Datum::Record(fields) => fields.iter().find(|(n, _)| &**n == name).map(|(_, v)| v),
             _ => None,
+        }
+    }
+
+    /// The variant's name, for "found" in errors.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Datum::Null => "null",
+            Datum::Boolean(_) => "boolean",
+            Datum::Int(_) => "int",
+            Datum::Long(_) => "long",
+            Datum::Float(_) => "float",
+            Datum::Double(_) => "double",
+            Datum::Bytes(_) => "bytes",
+            Datum::String(_) => "string",
+            Datum::Fixed(_) => "fixed",
+            Datum::Enum(..) => "enum",
+            Datum::Union(..) => "union",
+            Datum::Array(_) => "array",
+            Datum::Map(_) => "map",
+            Datum::Record(_) => "record",
         }
     }
 

@@ -498,12 +498,23 @@ pub(crate) fn bad_symbol(e: &super::schema::EnumType, i: u32, symbol: &str) -> G
     )
 }
 
-/// Checks an enum datum against its type: index in range, spelling the
-/// symbol's (ignoring ASCII case, as the reader allows).
-pub(crate) fn check_enum(e: &super::schema::EnumType, i: u32, symbol: &str) -> Result<()> {
+/// The index in `e` of an enum datum `(i, symbol)`: the symbol decides. The
+/// datum's index is taken when it names that symbol in `e` (a datum of this
+/// schema, spelled as the reader allows: ignoring ASCII case); otherwise the
+/// symbol is looked up ([`enum_index`]), so a datum of another version of the
+/// schema (the evolution lab writes v1 data with a v2 schema) is written by
+/// symbol. A symbol `e` lacks is an error.
+pub(crate) fn enum_symbol_index(e: &super::schema::EnumType, i: u32, symbol: &str) -> Result<u32> {
+    let own = |names: &[Name]| {
+        names
+            .get(i as usize)
+            .is_some_and(|s| std::ptr::eq(s.as_ptr(), symbol.as_ptr()) && s.len() == symbol.len())
+    };
     match e.symbols.get(i as usize) {
-        Some(s) if s.eq_ignore_ascii_case(symbol) => Ok(()),
-        _ => Err(bad_symbol(e, i, symbol)),
+        // The schema's own names (a decoded datum) first: no comparison.
+        Some(_) if own(&e.symbols) || own(&e.lowercase) => Ok(i),
+        Some(s) if s.eq_ignore_ascii_case(symbol) => Ok(i),
+        _ => enum_index(&e.symbols, symbol).ok_or_else(|| bad_symbol(e, i, symbol)),
     }
 }
 
@@ -552,7 +563,7 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Vec<u8>, d
         (Node::Bytes, Datum::Bytes(b)) => write_latin1(b, out),
         (Node::Fixed(f), Datum::Fixed(b)) if b.len() == f.size => write_latin1(b, out),
         (Node::Enum(e), Datum::Enum(i, s)) => {
-            check_enum(e, *i, s)?;
+            enum_symbol_index(e, *i, s)?;
             write_str(s, out);
         }
         (Node::Union(branches), d) => match walk::branch_for(schema, branches, d) {
@@ -623,11 +634,21 @@ pub fn write_double(v: f64, out: &mut Vec<u8>) {
     if v.is_sign_negative() {
         out.push(b'-');
     }
-    let text = format!("{a:e}");
-    let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
+    // `{:e}` of a finite f64 is at most 24 bytes (17 digits, '.', 'e', '-',
+    // three exponent digits): formatted on the stack, nothing allocated.
+    let mut text = StackText::default();
+    let _ = std::fmt::Write::write_fmt(&mut text, format_args!("{a:e}"));
+    let text = text.as_str();
+    let (mantissa, exp) = text.split_once('e').unwrap_or((text, "0"));
     let x: i32 = exp.parse().unwrap_or(0);
-    let digits: Vec<u8> = mantissa.bytes().filter(u8::is_ascii_digit).collect();
-    let n = digits.len() as i32;
+    let mut digits = [0u8; 24];
+    let mut n = 0usize;
+    for b in mantissa.bytes().filter(u8::is_ascii_digit) {
+        digits[n] = b;
+        n += 1;
+    }
+    let digits = &digits[..n];
+    let n = n as i32;
     if (-5..=15).contains(&x) {
         if x < 0 {
             out.extend_from_slice(b"0.");
@@ -651,7 +672,30 @@ pub fn write_double(v: f64, out: &mut Vec<u8>) {
         }
         out.push(b'e');
         out.push(if x < 0 { b'-' } else { b'+' });
-        out.extend_from_slice(x.unsigned_abs().to_string().as_bytes());
+        write_i64(i64::from(x.unsigned_abs()), out);
+    }
+}
+
+/// A 32-byte text buffer on the stack for [`write_double`]'s `{:e}`.
+#[derive(Default)]
+struct StackText {
+    buf: [u8; 32],
+    len: usize,
+}
+
+impl StackText {
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.buf[..self.len]).unwrap_or("")
+    }
+}
+
+impl std::fmt::Write for StackText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        let dst = self.buf.get_mut(self.len..end).ok_or(std::fmt::Error)?;
+        dst.copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
     }
 }
 

@@ -692,7 +692,11 @@ mod tests {
         let crate::generic::schema::Node::Record(u) = s.node(*item) else {
             panic!()
         };
-        let types: Vec<(String, String)> = u.fields.iter().map(|f| (f.name.to_string(), s.describe(f.ty))).collect();
+        let types: Vec<(String, String)> = u
+            .fields
+            .iter()
+            .map(|f| (f.name.to_string(), s.describe(f.ty)))
+            .collect();
         assert_eq!(
             types,
             [

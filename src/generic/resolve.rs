@@ -697,11 +697,11 @@ impl<'s> Compiler<'s> {
         let mut used = vec![false; rr.fields.len()];
         let mut steps = Vec::with_capacity(wr.fields.len());
         for wf in &wr.fields {
-            let slot = rr
-                .fields
-                .iter()
-                .position(|rf| rf.name == wf.name)
-                .or_else(|| rr.fields.iter().position(|rf| rf.aliases.iter().any(|a| **a == *wf.name)));
+            let slot = rr.fields.iter().position(|rf| rf.name == wf.name).or_else(|| {
+                rr.fields
+                    .iter()
+                    .position(|rf| rf.aliases.iter().any(|a| **a == *wf.name))
+            });
             match slot {
                 Some(slot) if !used[slot] => {
                     used[slot] = true;
@@ -741,7 +741,6 @@ pub fn read_with(writer: &Schema, reader: &Schema, bytes: &[u8]) -> Result<Datum
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generic::avro_write::write;
 
     fn schema(s: &str) -> Schema {
         Schema::parse(s.as_bytes()).unwrap_or_else(|e| panic!("{e}\n{s}"))
@@ -750,7 +749,7 @@ mod tests {
     fn resolve(w: &str, r: &str, datum: &Datum) -> Result<Datum, ResolveError> {
         let (ws, rs) = (schema(w), schema(r));
         let mut bytes = Vec::new();
-        write(&ws, datum, &mut bytes).unwrap();
+        crate::generic::avro::encode(&ws, datum, &mut bytes).unwrap();
         read_with(&ws, &rs, &bytes)
     }
 

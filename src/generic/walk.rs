@@ -208,12 +208,7 @@ pub fn from_decode(pointer: &str, e: DecodeError) -> GenericError {
 /// The error for a datum that does not fit `node` (encoding).
 #[cold]
 pub fn mismatch(schema: &Schema, node: NodeId, pointer: &str, datum: &Datum) -> GenericError {
-    GenericError::unexpected(
-        pointer,
-        None,
-        schema.describe(node),
-        super::avro_write::datum_kind(datum),
-    )
+    GenericError::unexpected(pointer, None, schema.describe(node), datum.kind())
 }
 
 #[cfg(test)]
