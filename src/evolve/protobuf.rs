@@ -16,7 +16,7 @@ use prost::Message;
 macro_rules! pb_step {
     ($name:ident, $m:path, |$p:ident| { $($wf:ident : $wv:expr),* $(,)? }, |$q:ident| [ $(($rn:literal, $rv:expr)),* $(,)? ]) => {
         mod $name {
-            use super::*;
+            use crate::evolve::protobuf::*;
             use $m as m;
 
             pub fn encode(d: &Datum) -> Vec<u8> {
