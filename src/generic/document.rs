@@ -653,9 +653,9 @@ pub fn write_double(v: f64, out: &mut Vec<u8>) {
         if x < 0 {
             out.extend_from_slice(b"0.");
             out.extend(std::iter::repeat_n(b'0', (-x - 1) as usize));
-            out.extend_from_slice(&digits);
+            out.extend_from_slice(digits);
         } else if n - 1 <= x {
-            out.extend_from_slice(&digits);
+            out.extend_from_slice(digits);
             out.extend(std::iter::repeat_n(b'0', (x + 1 - n) as usize));
             out.extend_from_slice(b".0");
         } else {
