@@ -298,9 +298,25 @@ impl<'a> Reader<'a> {
                         break;
                     }
                     out.reserve(count);
+                    // Arrays of doubles and longs (meshes, series) read
+                    // in this loop, without a call per item; the same
+                    // bytes, checks and errors as `value`.
+                    let item = match schema.node(*items) {
+                        n @ (Node::Double | Node::Long) if depth < MAX_DEPTH => Some(n),
+                        _ => None,
+                    };
                     for _ in 0..count {
                         let i = out.len();
-                        out.push(self.value(*items, depth + 1).map_err(|e| nest_index(e, i))?);
+                        let d = match item {
+                            Some(Node::Double) => self
+                                .c
+                                .array::<8>("double")
+                                .map(|b| Datum::Double(f64::from_le_bytes(b)))
+                                .map_err(|e| walk::from_decode("", e)),
+                            Some(_) => self.long("long").map(Datum::Long),
+                            None => self.value(*items, depth + 1),
+                        };
+                        out.push(d.map_err(|e| nest_index(e, i))?);
                     }
                 }
                 Datum::Array(out)
