@@ -8,7 +8,6 @@
 mod mutate;
 
 use wirebench::evolve::{Direction, Row, Step, run};
-use wirebench::generic::avro_write::write;
 use wirebench::generic::resolve::Resolver;
 use wirebench::generic::schema::Schema;
 use wirebench::prng::Rng;
@@ -63,7 +62,7 @@ fn mutated_datums_through_every_pair() {
                     Ok(datum) => {
                         ok += 1;
                         let mut out = Vec::new();
-                        write(r, &datum, &mut out)
+                        wirebench::generic::avro::encode(r, &datum, &mut out)
                             .unwrap_or_else(|e| panic!("{}: resolved datum does not fit the reader: {e}", step.id()));
                     }
                     Err(e) => {

@@ -48,7 +48,7 @@ fn from_apache(v: Value) -> Datum {
         Value::Bytes(b) => Datum::Bytes(b),
         Value::String(s) => Datum::String(s),
         Value::Fixed(_, b) => Datum::Fixed(b),
-        Value::Enum(i, s) => Datum::Enum(i, s),
+        Value::Enum(i, s) => Datum::Enum(i, s.into()),
         Value::Union(i, b) => Datum::Union(i, Box::new(from_apache(*b))),
         Value::Array(items) => Datum::Array(items.into_iter().map(from_apache).collect()),
         Value::Map(m) => {
@@ -56,7 +56,7 @@ fn from_apache(v: Value) -> Datum {
             e.sort_by(|a, b| a.0.cmp(&b.0));
             Datum::Map(e)
         }
-        Value::Record(f) => Datum::Record(f.into_iter().map(|(k, v)| (k, from_apache(v))).collect()),
+        Value::Record(f) => Datum::Record(f.into_iter().map(|(k, v)| (k.into(), from_apache(v))).collect()),
         other => panic!("logical-type value {other:?} in a test without logical types"),
     }
 }

@@ -6,7 +6,6 @@
 use std::path::PathBuf;
 use std::process::Command;
 use wirebench::codec::Format;
-use wirebench::generic::avro_write::write;
 use wirebench::generic::datum::Datum;
 use wirebench::generic::schema::Schema;
 
@@ -67,7 +66,7 @@ fn any_avro_schema_prints_plain_json() {
         ("m".into(), Datum::Map(vec![("k".into(), Datum::Float(1.5))])),
     ]);
     let mut bytes = Vec::new();
-    write(&s, &datum, &mut bytes).unwrap();
+    wirebench::generic::avro::encode(&s, &datum, &mut bytes).unwrap();
     let w = tmp("t.avsc", schema.as_bytes());
     let p = tmp("t.avro", &bytes);
     let (code, out, err) = decode(&["avro", p.to_str().unwrap(), "--writer-schema", w.to_str().unwrap()]);

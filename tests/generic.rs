@@ -25,7 +25,7 @@ fn specialised(format: Format, products: &[wirebench::model::Product]) -> Vec<u8
 /// Enum symbols as the schema spells them (the JSON text spells them lowercase).
 fn canonical_symbols(d: &Datum, schema_symbols: &[&str]) -> Datum {
     match d {
-        Datum::Enum(i, _) => Datum::Enum(*i, schema_symbols[*i as usize].to_string()),
+        Datum::Enum(i, _) => Datum::Enum(*i, schema_symbols[*i as usize].into()),
         Datum::Union(i, v) => Datum::Union(*i, Box::new(canonical_symbols(v, schema_symbols))),
         Datum::Array(xs) => Datum::Array(xs.iter().map(|x| canonical_symbols(x, schema_symbols)).collect()),
         Datum::Map(m) => Datum::Map(
@@ -101,7 +101,7 @@ fn self_test_a_changed_value_changes_the_bytes() {
         && let Datum::Array(ps) = &mut f[0].1
         && let Datum::Record(p) = &mut ps[0]
     {
-        let stock = p.iter_mut().find(|(n, _)| n == "stock").unwrap();
+        let stock = p.iter_mut().find(|(n, _)| &**n == "stock").unwrap();
         stock.1 = Datum::Int(12345);
     }
     for format in [Format::Json, Format::Msgpack, Format::Avro] {

@@ -90,7 +90,10 @@ fn same(a: &Datum, b: &Datum) -> bool {
         (Datum::Double(x), Datum::Double(y)) => x == y || (x.to_bits() as i64 - y.to_bits() as i64).abs() <= 2,
         (Datum::Union(i, x), Datum::Union(j, y)) => i == j && same(x, y),
         (Datum::Array(x), Datum::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y)),
-        (Datum::Map(x), Datum::Map(y)) | (Datum::Record(x), Datum::Record(y)) => {
+        (Datum::Map(x), Datum::Map(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|((k, x), (l, y))| k == l && same(x, y))
+        }
+        (Datum::Record(x), Datum::Record(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|((k, x), (l, y))| k == l && same(x, y))
         }
         _ => a == b,

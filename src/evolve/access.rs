@@ -91,13 +91,13 @@ impl<'a> Fields<'a> {
 
 /// `Datum::Record` from `(name, value)` pairs.
 pub fn record(fields: Vec<(&str, Datum)>) -> Datum {
-    Datum::Record(fields.into_iter().map(|(n, d)| (n.to_string(), d)).collect())
+    Datum::Record(fields.into_iter().map(|(n, d)| (n.into(), d)).collect())
 }
 
 /// An enum datum from a generated enum's name, with protobuf's `STATUS_`
 /// prefix removed (`STATUS_DRAFT` → `DRAFT`).
 pub fn symbol(index: u32, name: &str) -> Datum {
-    Datum::Enum(index, name.strip_prefix("STATUS_").unwrap_or(name).to_string())
+    Datum::Enum(index, name.strip_prefix("STATUS_").unwrap_or(name).into())
 }
 
 /// `Catalog { products }` as a datum.

@@ -2,10 +2,10 @@
 //! (`crate::generic::resolve`) given the writer's and the reader's
 //! schema, as the Avro specification's "Schema Resolution" section
 //! prescribes. v1 bytes come from the production encoder, v2 bytes from the
-//! generic datum writer with the step's `.avsc`.
+//! schema-driven Avro encoder ([`crate::generic::avro::encode`]) with the
+//! step's `.avsc`: it writes enums by symbol, so v1 data fits the v2 schema.
 
-use super::{Direction, Step, v1_schema};
-use crate::generic::avro_write::write;
+use super::axes::{Direction, Step, v1_schema};
 use crate::generic::datum::Datum;
 use crate::generic::resolve::Resolver;
 use crate::generic::schema::Schema;
@@ -30,7 +30,7 @@ pub fn cell(
         }
         Direction::NewToOld => {
             let mut bytes = Vec::new();
-            write(&v2s, v2, &mut bytes).map_err(|e| e.to_string())?;
+            crate::generic::avro::encode(&v2s, v2, &mut bytes).map_err(|e| e.to_string())?;
             let read = Resolver::new(&v2s, &v1s).read(&bytes).map_err(|e| e.to_string());
             (bytes, read)
         }

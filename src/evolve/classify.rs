@@ -159,10 +159,10 @@ pub fn classify(written: &Datum, read: &Result<Datum, String>, rename: Option<(&
         let mut matched = Vec::new();
         for (name, wv) in wf {
             let rname = match rename {
-                Some((from, to)) if from == name => to,
-                _ => name.as_str(),
+                Some((from, to)) if from == &**name => to,
+                _ => &**name,
             };
-            match rf.iter().find(|(n, _)| n == rname) {
+            match rf.iter().find(|(n, _)| &**n == rname) {
                 Some((_, rv)) => {
                     matched.push(rname.to_string());
                     if same(wv, rv) {
@@ -174,11 +174,11 @@ pub fn classify(written: &Datum, read: &Result<Datum, String>, rename: Option<(&
                         push(&mut wrong, format!("{name} {} → {}", brief(wv), brief(rv)));
                     }
                 }
-                None => push(&mut drops, name.clone()),
+                None => push(&mut drops, name.to_string()),
             }
         }
         for (name, rv) in rf {
-            if !matched.contains(name) {
+            if !matched.iter().any(|m| **m == **name) {
                 push(&mut defaults, format!("{name} = {}", brief(rv)));
             }
         }
@@ -199,7 +199,7 @@ mod tests {
     use super::*;
 
     fn cat(fields: Vec<(&str, Datum)>) -> Datum {
-        let p = Datum::Record(fields.into_iter().map(|(n, d)| (n.to_string(), d)).collect());
+        let p = Datum::Record(fields.into_iter().map(|(n, d)| (n.into(), d)).collect());
         Datum::Record(vec![("products".into(), Datum::Array(vec![p]))])
     }
 

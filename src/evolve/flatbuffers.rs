@@ -9,8 +9,8 @@
 //! a slot holds, so changing a field's type or order is read through the
 //! other version's eyes.
 
-use super::Step;
 use super::access::{Fields, catalog, products, record};
+use super::axes::Step;
 use super::generated as g;
 use crate::generic::datum::Datum;
 use flatbuffers::FlatBufferBuilder;
@@ -18,7 +18,7 @@ use flatbuffers::FlatBufferBuilder;
 macro_rules! fb_step {
     ($name:ident, $m:path, |$p:ident, $fbb:ident| { $($wf:ident : $wv:expr),* $(,)? }, |$q:ident| [ $(($rn:literal, $rv:expr)),* $(,)? ]) => {
         mod $name {
-            use super::*;
+            use crate::evolve::flatbuffers::*;
             use $m as m;
 
             pub fn encode(d: &Datum) -> Vec<u8> {
@@ -87,7 +87,7 @@ macro_rules! fb_step {
                     .map(|$q| {
                         let dims = $q.dimensions();
                         let status = match $q.status().variant_name() {
-                            Some(s) => super::super::access::symbol($q.status().0 as u32, s),
+                            Some(s) => crate::evolve::access::symbol($q.status().0 as u32, s),
                             None => Datum::Int(i32::from($q.status().0)),
                         };
                         let mut fields = vec![

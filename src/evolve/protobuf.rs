@@ -5,8 +5,8 @@
 //! know (it keeps no unknown fields), so a v1 reader — or a v1 relay that
 //! decodes and re-encodes — loses whatever v2 added, without an error.
 
-use super::Step;
 use super::access::{Fields, catalog, products, record, symbol};
+use super::axes::Step;
 use super::generated as g;
 use crate::generic::datum::Datum;
 use prost::Message;
@@ -16,7 +16,7 @@ use prost::Message;
 macro_rules! pb_step {
     ($name:ident, $m:path, |$p:ident| { $($wf:ident : $wv:expr),* $(,)? }, |$q:ident| [ $(($rn:literal, $rv:expr)),* $(,)? ]) => {
         mod $name {
-            use super::*;
+            use crate::evolve::protobuf::*;
             use $m as m;
 
             pub fn encode(d: &Datum) -> Vec<u8> {

@@ -134,7 +134,7 @@ fn node(schema: &Schema, id: NodeId, v: &JsonValue, mode: Mode, path: &str) -> R
             let mut out = Vec::with_capacity(r.fields.len());
             for f in &r.fields {
                 let fpath = format!("{path}.{}", f.name);
-                let present = members.iter().find(|(k, _)| *k == f.name).map(|(_, x)| x);
+                let present = members.iter().find(|(k, _)| **k == *f.name).map(|(_, x)| x);
                 let d = match present {
                     Some(x) => node(schema, f.ty, x, mode, &fpath)?,
                     None => match (null_datum(schema, f.ty), mode) {
@@ -159,7 +159,7 @@ pub fn json_text(d: &Datum) -> Vec<u8> {
 
 fn lowercase_enums(d: &Datum) -> Datum {
     match d {
-        Datum::Enum(i, s) => Datum::Enum(*i, s.to_ascii_lowercase()),
+        Datum::Enum(i, s) => Datum::Enum(*i, s.to_ascii_lowercase().into()),
         Datum::Union(i, v) => Datum::Union(*i, Box::new(lowercase_enums(v))),
         Datum::Array(items) => Datum::Array(items.iter().map(lowercase_enums).collect()),
         Datum::Map(m) => Datum::Map(m.iter().map(|(k, v)| (k.clone(), lowercase_enums(v))).collect()),
@@ -195,7 +195,14 @@ pub fn msgpack_bytes(d: &Datum) -> Result<Vec<u8>, String> {
                     go(i, out)?;
                 }
             }
-            Datum::Map(m) | Datum::Record(m) => {
+            Datum::Map(m) => {
+                w::write_map_len(out, m.len(), "map").map_err(e)?;
+                for (k, v) in m {
+                    w::write_str(out, k).map_err(e)?;
+                    go(v, out)?;
+                }
+            }
+            Datum::Record(m) => {
                 w::write_map_len(out, m.len(), "map").map_err(e)?;
                 for (k, v) in m {
                     w::write_str(out, k).map_err(e)?;

@@ -26,7 +26,7 @@
 //! [`decode_resolved`] (schema resolution, [`super::resolve`]).
 
 use super::datum::Datum;
-use super::document::{check_enum, nest, nest_index, record_field};
+use super::document::{enum_symbol_index, nest, nest_index, record_field};
 use super::error::{GenericError, GenericErrorKind};
 use super::schema::{Node, NodeId, Schema};
 use super::walk::{self, MAX_DEPTH};
@@ -109,8 +109,8 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Vec<u8>, d
         }
         (Node::Fixed(f), Datum::Fixed(b)) if b.len() == f.size => out.extend_from_slice(b),
         (Node::Enum(e), Datum::Enum(i, s)) => {
-            check_enum(e, *i, s)?;
-            varint::write_i64_zigzag(out, i64::from(*i));
+            let index = enum_symbol_index(e, *i, s)?;
+            varint::write_i64_zigzag(out, i64::from(index));
         }
         (Node::Union(branches), d) => match walk::branch_for(schema, branches, d) {
             Some((i, inner)) => {
@@ -142,7 +142,13 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Vec<u8>, d
         (Node::Record(r), Datum::Record(fields)) => {
             for (i, f) in r.fields.iter().enumerate() {
                 let v = record_field(fields, i, &f.name).ok_or_else(|| {
-                    GenericError::new("", None, GenericErrorKind::MissingField { field: f.name.clone() })
+                    GenericError::new(
+                        "",
+                        None,
+                        GenericErrorKind::MissingField {
+                            field: f.name.to_string(),
+                        },
+                    )
                 })?;
                 write_node(schema, f.ty, v, out, depth + 1).map_err(|e| nest(e, &f.name))?;
             }
@@ -292,9 +298,25 @@ impl<'a> Reader<'a> {
                         break;
                     }
                     out.reserve(count);
+                    // Arrays of doubles and longs (meshes, series) read
+                    // in this loop, without a call per item; the same
+                    // bytes, checks and errors as `value`.
+                    let item = match schema.node(*items) {
+                        n @ (Node::Double | Node::Long) if depth < MAX_DEPTH => Some(n),
+                        _ => None,
+                    };
                     for _ in 0..count {
                         let i = out.len();
-                        out.push(self.value(*items, depth + 1).map_err(|e| nest_index(e, i))?);
+                        let d = match item {
+                            Some(Node::Double) => self
+                                .c
+                                .array::<8>("double")
+                                .map(|b| Datum::Double(f64::from_le_bytes(b)))
+                                .map_err(|e| walk::from_decode("", e)),
+                            Some(_) => self.long("long").map(Datum::Long),
+                            None => self.value(*items, depth + 1),
+                        };
+                        out.push(d.map_err(|e| nest_index(e, i))?);
                     }
                 }
                 Datum::Array(out)
@@ -337,6 +359,24 @@ mod tests {
 
     fn schema(s: &str) -> Schema {
         Schema::parse(s.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn enums_are_written_by_symbol() {
+        let v2 = schema(r#"{"type":"enum","name":"S","symbols":["A","NEW","B"]}"#);
+        let enc = |d: &Datum| {
+            let mut out = Vec::new();
+            encode(&v2, d, &mut out).map(|()| out)
+        };
+        // A datum of this schema: its index, which names its symbol.
+        assert_eq!(enc(&Datum::Enum(2, "B".into())).unwrap(), [0x04]);
+        // A datum of another version (v1: A, B): index 1 is "NEW" here, so
+        // the symbol decides.
+        assert_eq!(enc(&Datum::Enum(1, "B".into())).unwrap(), [0x04]);
+        // Spelled as the text readers allow.
+        assert_eq!(enc(&Datum::Enum(0, "a".into())).unwrap(), [0x00]);
+        let e = enc(&Datum::Enum(0, "GONE".into())).unwrap_err();
+        assert!(e.to_string().contains("a symbol of S"), "{e}");
     }
 
     #[test]

@@ -1,5 +1,4 @@
 //! A generic Avro datum (any schema's value) and its plain-JSON rendering.
-//! The schema-driven binary writer is [`super::avro_write`].
 //!
 //! The JSON follows the Avro specification's "JSON Encoding" section for
 //! `bytes` and `fixed` (a string whose code points 0–255 are the bytes) and
@@ -10,6 +9,13 @@
 
 use crate::codec::json::write_f64;
 use std::fmt;
+use std::sync::Arc;
+
+/// A record field's name or an enum's symbol: shared with the schema
+/// ([`super::schema::Field::name`], [`super::schema::EnumType::symbols`]),
+/// so a decoder clones a pointer per field instead of allocating a string.
+/// `"name".into()` makes one.
+pub type Name = Arc<str>;
 
 /// One value of some Avro schema. Records and maps keep their order.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,21 +30,41 @@ pub enum Datum {
     String(String),
     Fixed(Vec<u8>),
     /// Index into the schema's symbols, and the symbol.
-    Enum(u32, String),
+    Enum(u32, Name),
     /// Branch index in the schema's union, and the branch's value.
     Union(u32, Box<Datum>),
     Array(Vec<Datum>),
     Map(Vec<(String, Datum)>),
-    /// Fields in the schema's order.
-    Record(Vec<(String, Datum)>),
+    /// Fields in the schema's order, named by the schema's own names.
+    Record(Vec<(Name, Datum)>),
 }
 
 impl Datum {
     /// The field `name` of a record.
     pub fn field(&self, name: &str) -> Option<&Datum> {
         match self {
-            Datum::Record(fields) => fields.iter().find(|(n, _)| n == name).map(|(_, v)| v),
+            Datum::Record(fields) => fields.iter().find(|(n, _)| &**n == name).map(|(_, v)| v),
             _ => None,
+        }
+    }
+
+    /// The variant's name, for "found" in errors.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Datum::Null => "null",
+            Datum::Boolean(_) => "boolean",
+            Datum::Int(_) => "int",
+            Datum::Long(_) => "long",
+            Datum::Float(_) => "float",
+            Datum::Double(_) => "double",
+            Datum::Bytes(_) => "bytes",
+            Datum::String(_) => "string",
+            Datum::Fixed(_) => "fixed",
+            Datum::Enum(..) => "enum",
+            Datum::Union(..) => "union",
+            Datum::Array(_) => "array",
+            Datum::Map(_) => "map",
+            Datum::Record(_) => "record",
         }
     }
 
@@ -64,7 +90,8 @@ impl Datum {
                 let s: String = b.iter().map(|&byte| char::from(byte)).collect();
                 string_json(&s, out);
             }
-            Datum::String(s) | Datum::Enum(_, s) => string_json(s, out),
+            Datum::String(s) => string_json(s, out),
+            Datum::Enum(_, s) => string_json(s, out),
             Datum::Union(_, v) => v.write_json(out),
             Datum::Array(items) => {
                 out.push('[');
@@ -76,18 +103,8 @@ impl Datum {
                 }
                 out.push(']');
             }
-            Datum::Map(entries) | Datum::Record(entries) => {
-                out.push('{');
-                for (i, (k, v)) in entries.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    string_json(k, out);
-                    out.push(':');
-                    v.write_json(out);
-                }
-                out.push('}');
-            }
+            Datum::Map(entries) => object_json(entries.iter().map(|(k, v)| (&**k, v)), out),
+            Datum::Record(fields) => object_json(fields.iter().map(|(k, v)| (&**k, v)), out),
         }
     }
 
@@ -122,6 +139,19 @@ fn float_json(v: f64, single: Option<f32>, out: &mut String) {
         write_f64(&mut buf, v);
         out.push_str(&String::from_utf8_lossy(&buf));
     }
+}
+
+fn object_json<'a>(entries: impl Iterator<Item = (&'a str, &'a Datum)>, out: &mut String) {
+    out.push('{');
+    for (i, (k, v)) in entries.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        string_json(k, out);
+        out.push(':');
+        v.write_json(out);
+    }
+    out.push('}');
 }
 
 fn string_json(s: &str, out: &mut String) {

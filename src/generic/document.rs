@@ -25,7 +25,7 @@
 //! Errors carry the JSON Pointer of the value and the byte offset; nesting
 //! is bounded by [`MAX_DEPTH`].
 
-use super::datum::Datum;
+use super::datum::{Datum, Name};
 use super::error::{GenericError, GenericErrorKind};
 use super::schema::{Node, NodeId, Schema};
 use super::walk::{self, MAX_DEPTH};
@@ -403,7 +403,7 @@ impl<'a> Reader<'a> {
                 }
             },
             (Node::Enum(e), Scalar::String(v)) => match enum_index(&e.symbols, v) {
-                Some(i) => Datum::Enum(i, v.clone()),
+                Some(i) => Datum::Enum(i, e.spelled(i, v)),
                 None => {
                     return Err(GenericError::unexpected(
                         "",
@@ -429,8 +429,8 @@ fn same_kind(n: &Node, s: &Scalar) -> bool {
 }
 
 /// The symbol `v` names: exactly, else the one symbol equal ignoring ASCII case.
-pub fn enum_index(symbols: &[String], v: &str) -> Option<u32> {
-    if let Some(i) = symbols.iter().position(|s| s == v) {
+pub fn enum_index(symbols: &[Name], v: &str) -> Option<u32> {
+    if let Some(i) = symbols.iter().position(|s| &**s == v) {
         return Some(i as u32);
     }
     let mut hits = symbols.iter().enumerate().filter(|(_, s)| s.eq_ignore_ascii_case(v));
@@ -479,9 +479,10 @@ pub(crate) fn check_unique_keys(entries: &[(String, Datum)], at: usize) -> Resul
 
 /// Finds the datum field `name` of a record: at `hint` when the datum is in
 /// schema order (the common case), else by search.
-pub(crate) fn record_field<'d>(fields: &'d [(String, Datum)], hint: usize, name: &str) -> Option<&'d Datum> {
+pub(crate) fn record_field<'d>(fields: &'d [(Name, Datum)], hint: usize, name: &Name) -> Option<&'d Datum> {
     match fields.get(hint) {
-        Some((n, v)) if n == name => Some(v),
+        // The schema's own name (a decoded datum) first, then any equal one.
+        Some((n, v)) if Name::ptr_eq(n, name) || n == name => Some(v),
         _ => fields.iter().find(|(n, _)| n == name).map(|(_, v)| v),
     }
 }
@@ -497,12 +498,23 @@ pub(crate) fn bad_symbol(e: &super::schema::EnumType, i: u32, symbol: &str) -> G
     )
 }
 
-/// Checks an enum datum against its type: index in range, spelling the
-/// symbol's (ignoring ASCII case, as the reader allows).
-pub(crate) fn check_enum(e: &super::schema::EnumType, i: u32, symbol: &str) -> Result<()> {
+/// The index in `e` of an enum datum `(i, symbol)`: the symbol decides. The
+/// datum's index is taken when it names that symbol in `e` (a datum of this
+/// schema, spelled as the reader allows: ignoring ASCII case); otherwise the
+/// symbol is looked up ([`enum_index`]), so a datum of another version of the
+/// schema (the evolution lab writes v1 data with a v2 schema) is written by
+/// symbol. A symbol `e` lacks is an error.
+pub(crate) fn enum_symbol_index(e: &super::schema::EnumType, i: u32, symbol: &str) -> Result<u32> {
+    let own = |names: &[Name]| {
+        names
+            .get(i as usize)
+            .is_some_and(|s| std::ptr::eq(s.as_ptr(), symbol.as_ptr()) && s.len() == symbol.len())
+    };
     match e.symbols.get(i as usize) {
-        Some(s) if s.eq_ignore_ascii_case(symbol) => Ok(()),
-        _ => Err(bad_symbol(e, i, symbol)),
+        // The schema's own names (a decoded datum) first: no comparison.
+        Some(_) if own(&e.symbols) || own(&e.lowercase) => Ok(i),
+        Some(s) if s.eq_ignore_ascii_case(symbol) => Ok(i),
+        _ => enum_index(&e.symbols, symbol).ok_or_else(|| bad_symbol(e, i, symbol)),
     }
 }
 
@@ -551,7 +563,7 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Vec<u8>, d
         (Node::Bytes, Datum::Bytes(b)) => write_latin1(b, out),
         (Node::Fixed(f), Datum::Fixed(b)) if b.len() == f.size => write_latin1(b, out),
         (Node::Enum(e), Datum::Enum(i, s)) => {
-            check_enum(e, *i, s)?;
+            enum_symbol_index(e, *i, s)?;
             write_str(out, s);
         }
         (Node::Union(branches), d) => match walk::branch_for(schema, branches, d) {
@@ -622,18 +634,28 @@ pub fn write_double(v: f64, out: &mut Vec<u8>) {
     if v.is_sign_negative() {
         out.push(b'-');
     }
-    let text = format!("{a:e}");
-    let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
+    // `{:e}` of a finite f64 is at most 24 bytes (17 digits, '.', 'e', '-',
+    // three exponent digits): formatted on the stack, nothing allocated.
+    let mut text = StackText::default();
+    let _ = std::fmt::Write::write_fmt(&mut text, format_args!("{a:e}"));
+    let text = text.as_str();
+    let (mantissa, exp) = text.split_once('e').unwrap_or((text, "0"));
     let x: i32 = exp.parse().unwrap_or(0);
-    let digits: Vec<u8> = mantissa.bytes().filter(u8::is_ascii_digit).collect();
-    let n = digits.len() as i32;
+    let mut digits = [0u8; 24];
+    let mut n = 0usize;
+    for b in mantissa.bytes().filter(u8::is_ascii_digit) {
+        digits[n] = b;
+        n += 1;
+    }
+    let digits = &digits[..n];
+    let n = n as i32;
     if (-5..=15).contains(&x) {
         if x < 0 {
             out.extend_from_slice(b"0.");
             out.extend(std::iter::repeat_n(b'0', (-x - 1) as usize));
-            out.extend_from_slice(&digits);
+            out.extend_from_slice(digits);
         } else if n - 1 <= x {
-            out.extend_from_slice(&digits);
+            out.extend_from_slice(digits);
             out.extend(std::iter::repeat_n(b'0', (x + 1 - n) as usize));
             out.extend_from_slice(b".0");
         } else {
@@ -650,7 +672,30 @@ pub fn write_double(v: f64, out: &mut Vec<u8>) {
         }
         out.push(b'e');
         out.push(if x < 0 { b'-' } else { b'+' });
-        out.extend_from_slice(x.unsigned_abs().to_string().as_bytes());
+        write_i64(i64::from(x.unsigned_abs()), out);
+    }
+}
+
+/// A 32-byte text buffer on the stack for [`write_double`]'s `{:e}`.
+#[derive(Default)]
+struct StackText {
+    buf: [u8; 32],
+    len: usize,
+}
+
+impl StackText {
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.buf[..self.len]).unwrap_or("")
+    }
+}
+
+impl std::fmt::Write for StackText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        let dst = self.buf.get_mut(self.len..end).ok_or(std::fmt::Error)?;
+        dst.copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
     }
 }
 
@@ -844,10 +889,10 @@ mod tests {
 
     #[test]
     fn enums_match_case_only_when_unambiguous() {
-        let syms: Vec<String> = ["A", "a", "B"].iter().map(|s| s.to_string()).collect();
+        let syms: Vec<Name> = ["A", "a", "B"].iter().map(|&s| s.into()).collect();
         assert_eq!(enum_index(&syms, "a"), Some(1));
         assert_eq!(enum_index(&syms, "b"), Some(2));
-        let syms2: Vec<String> = ["AB", "Ab"].iter().map(|s| s.to_string()).collect();
+        let syms2: Vec<Name> = ["AB", "Ab"].iter().map(|&s| s.into()).collect();
         assert_eq!(enum_index(&syms2, "ab"), None);
     }
 }

@@ -48,7 +48,7 @@
 use super::datum::Datum;
 use super::derive::{Shape, fbs_direct_item, fbs_enum_width, fbs_width, shape};
 use super::error::{GenericError, GenericErrorKind};
-use super::protobuf::{branch, datum_kind, field_value, within, within_index};
+use super::protobuf::{branch, field_value, within, within_index};
 use super::schema::{Field, Node, NodeId, Schema};
 use flatbuffers::{
     FlatBufferBuilder, InvalidFlatbuffer, TableVerifier, UnionWIPOffset, Verifier, VerifierOptions, WIPOffset,
@@ -135,7 +135,7 @@ fn voffset(slot: u16) -> u16 {
 
 #[cold]
 fn mismatch(schema: &Schema, ty: NodeId, d: &Datum) -> GenericError {
-    GenericError::unexpected("", None, schema.describe(ty), datum_kind(d))
+    GenericError::unexpected("", None, schema.describe(ty), d.kind())
 }
 
 /// One field's value, built before its table is started.
@@ -182,7 +182,7 @@ impl Enc<'_> {
         match fields {
             Fields::Record(fs) => {
                 let Datum::Record(values) = d else {
-                    return Err(GenericError::unexpected("", None, "record", datum_kind(d)));
+                    return Err(GenericError::unexpected("", None, "record", d.kind()));
                 };
                 pending.reserve(fs.len());
                 let mut slot = 0u16;

@@ -692,7 +692,11 @@ mod tests {
         let crate::generic::schema::Node::Record(u) = s.node(*item) else {
             panic!()
         };
-        let types: Vec<(String, String)> = u.fields.iter().map(|f| (f.name.clone(), s.describe(f.ty))).collect();
+        let types: Vec<(String, String)> = u
+            .fields
+            .iter()
+            .map(|f| (f.name.to_string(), s.describe(f.ty)))
+            .collect();
         assert_eq!(
             types,
             [
@@ -737,7 +741,7 @@ mod tests {
         let crate::generic::schema::Node::Record(r) = s.node(s.root()) else {
             panic!()
         };
-        let names: Vec<&str> = r.fields.iter().map(|f| f.name.as_str()).collect();
+        let names: Vec<&str> = r.fields.iter().map(|f| &*f.name).collect();
         assert_eq!(names, ["user_name", "_2fa", "message_", "ok"]);
         assert_eq!(r.fields[0].key(), "user-name");
         assert_eq!(inf.renames.len(), 4);

@@ -10,9 +10,9 @@
 //!   [`protobuf`] (through prost's `encoding` module) and [`flatbuffers`]
 //!   (through the official crate's builder and verifier), with the message
 //!   and table layout [`derive`] writes as `.proto` and `.fbs`;
-//!   [`avro_write`] and [`resolve`]: the Avro writer of the evolution lab and
-//!   Avro schema resolution, which reads a datum written with one schema as
-//!   another;
+//!   [`resolve`]: Avro schema resolution, which reads a datum written with
+//!   one schema as another (the evolution lab writes its v2 data with
+//!   [`avro::encode`], the one Avro datum writer);
 //! - [`walk`]: the helpers every codec shares (nesting limit, absent fields,
 //!   union branches, error conversion); [`random`]: seeded random schemas
 //!   and datums for tests, fuzzing and benches.
@@ -30,7 +30,6 @@
 //! (cursor, varint, JSON text) and never a format's catalog codec.
 
 pub mod avro;
-pub mod avro_write;
 pub mod cli;
 pub mod datum;
 pub mod derive;

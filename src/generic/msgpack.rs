@@ -23,7 +23,7 @@
 //! nesting is bounded by [`MAX_DEPTH`].
 
 use super::datum::Datum;
-use super::document::{check_enum, check_unique_keys, enum_index, nest, nest_index, record_field};
+use super::document::{check_unique_keys, enum_index, enum_symbol_index, nest, nest_index, record_field};
 use super::error::{GenericError, GenericErrorKind};
 use super::schema::{Node, NodeId, Schema};
 use super::walk::{self, MAX_DEPTH};
@@ -98,7 +98,7 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Vec<u8>, d
         (Node::Bytes, Datum::Bytes(b)) => write_bin(out, b)?,
         (Node::Fixed(f), Datum::Fixed(b)) if b.len() == f.size => write_bin(out, b)?,
         (Node::Enum(e), Datum::Enum(i, s)) => {
-            check_enum(e, *i, s)?;
+            enum_symbol_index(e, *i, s)?;
             write_str(out, s).map_err(too_long)?;
         }
         (Node::Union(branches), d) => match walk::branch_for(schema, branches, d) {
@@ -393,7 +393,7 @@ impl<'a> Reader<'a> {
             Node::Enum(e) => {
                 let s = self.str()?;
                 match enum_index(&e.symbols, s) {
-                    Some(i) => Datum::Enum(i, s.to_string()),
+                    Some(i) => Datum::Enum(i, e.spelled(i, s)),
                     None => {
                         return Err(GenericError::unexpected(
                             "",

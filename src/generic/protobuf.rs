@@ -43,7 +43,7 @@
 //! [`MAX_DEPTH`], and every error carries the JSON Pointer of the value and
 //! the byte offset.
 
-use super::datum::Datum;
+use super::datum::{Datum, Name};
 use super::derive::{Shape, proto_direct, proto_width, shape};
 use super::error::{GenericError, GenericErrorKind, push_token};
 use super::schema::{Field, Node, NodeId, Schema};
@@ -78,26 +78,6 @@ pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum, GenericError> {
     }
 }
 
-/// A short name of a datum's variant, for "found" in errors.
-pub fn datum_kind(d: &Datum) -> &'static str {
-    match d {
-        Datum::Null => "null",
-        Datum::Boolean(_) => "boolean",
-        Datum::Int(_) => "int",
-        Datum::Long(_) => "long",
-        Datum::Float(_) => "float",
-        Datum::Double(_) => "double",
-        Datum::Bytes(_) => "bytes",
-        Datum::String(_) => "string",
-        Datum::Fixed(_) => "fixed",
-        Datum::Enum(..) => "enum",
-        Datum::Union(..) => "union",
-        Datum::Array(_) => "array",
-        Datum::Map(_) => "map",
-        Datum::Record(_) => "record",
-    }
-}
-
 /// Prefixes `token` to the error's pointer (errors are built innermost first).
 #[cold]
 pub(crate) fn within(mut e: GenericError, token: &str) -> GenericError {
@@ -115,7 +95,7 @@ pub(crate) fn within_index(e: GenericError, i: usize) -> GenericError {
 
 #[cold]
 fn mismatch(schema: &Schema, ty: NodeId, d: &Datum) -> GenericError {
-    GenericError::unexpected("", None, schema.describe(ty), datum_kind(d))
+    GenericError::unexpected("", None, schema.describe(ty), d.kind())
 }
 
 #[cold]
@@ -127,17 +107,23 @@ fn depth_error(offset: Option<usize>) -> GenericError {
 /// a field the datum lacks takes [`walk::absent_field`].
 pub(crate) fn field_value<'d>(
     schema: &Schema,
-    fields: &'d [(String, Datum)],
+    fields: &'d [(Name, Datum)],
     i: usize,
     f: &Field,
 ) -> Result<Cow<'d, Datum>, GenericError> {
     match fields.get(i) {
-        Some((n, v)) if *n == f.name => Ok(Cow::Borrowed(v)),
+        Some((n, v)) if Name::ptr_eq(n, &f.name) || *n == f.name => Ok(Cow::Borrowed(v)),
         _ => match fields.iter().find(|(n, _)| *n == f.name) {
             Some((_, v)) => Ok(Cow::Borrowed(v)),
-            None => walk::absent_field(schema, f)
-                .map(Cow::Owned)
-                .ok_or_else(|| GenericError::new("", None, GenericErrorKind::MissingField { field: f.name.clone() })),
+            None => walk::absent_field(schema, f).map(Cow::Owned).ok_or_else(|| {
+                GenericError::new(
+                    "",
+                    None,
+                    GenericErrorKind::MissingField {
+                        field: f.name.to_string(),
+                    },
+                )
+            }),
         },
     }
 }
@@ -194,7 +180,7 @@ fn delimited(
 impl Enc<'_> {
     fn record(&self, fields: &[Field], d: &Datum, out: &mut Vec<u8>, depth: usize) -> Result<(), GenericError> {
         let Datum::Record(values) = d else {
-            return Err(GenericError::unexpected("", None, "record", datum_kind(d)));
+            return Err(GenericError::unexpected("", None, "record", d.kind()));
         };
         let mut n = 1u32;
         for (i, f) in fields.iter().enumerate() {

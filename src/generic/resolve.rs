@@ -32,7 +32,7 @@
 //! block count of 2^62 nulls is an error, not a hang; datum nesting is
 //! limited to [`MAX_DATUM_DEPTH`].
 
-use super::datum::Datum;
+use super::datum::{Datum, Name};
 use super::schema::{Node, NodeId, Schema, unqualified};
 use crate::codec::cursor::Cursor;
 use crate::codec::{DecodeError, varint};
@@ -66,7 +66,7 @@ enum Plan {
     BytesToString,
     Fixed(usize),
     /// Writer symbol index → reader (index, symbol), or the error to raise.
-    Enum(Vec<Result<(u32, String), String>>),
+    Enum(Vec<Result<(u32, Name), String>>),
     Array(PlanId),
     Map(PlanId),
     Record(RecordPlan),
@@ -85,7 +85,7 @@ struct RecordPlan {
     /// In writer field order.
     steps: Vec<FieldStep>,
     /// Reader field names, in reader order.
-    names: Vec<String>,
+    names: Vec<Name>,
     /// Reader fields the writer lacks: (slot, default).
     defaults: Vec<(usize, Datum)>,
 }
@@ -628,7 +628,7 @@ impl<'s> Compiler<'s> {
                     .symbols
                     .iter()
                     .map(|s| match re.symbols.iter().position(|x| x == s) {
-                        Some(i) => Ok((i as u32, s.clone())),
+                        Some(i) => Ok((i as u32, re.symbols[i].clone())),
                         None => match re.default {
                             Some(d) => Ok((d, re.symbols[d as usize].clone())),
                             None => Err(format!(
@@ -693,15 +693,15 @@ impl<'s> Compiler<'s> {
         let (Node::Record(wr), Node::Record(rr)) = (self.w.node(w), self.r.node(r)) else {
             unreachable!("record() is called with two records");
         };
-        let names: Vec<String> = rr.fields.iter().map(|f| f.name.clone()).collect();
+        let names: Vec<Name> = rr.fields.iter().map(|f| f.name.clone()).collect();
         let mut used = vec![false; rr.fields.len()];
         let mut steps = Vec::with_capacity(wr.fields.len());
         for wf in &wr.fields {
-            let slot = rr
-                .fields
-                .iter()
-                .position(|rf| rf.name == wf.name)
-                .or_else(|| rr.fields.iter().position(|rf| rf.aliases.contains(&wf.name)));
+            let slot = rr.fields.iter().position(|rf| rf.name == wf.name).or_else(|| {
+                rr.fields
+                    .iter()
+                    .position(|rf| rf.aliases.iter().any(|a| **a == *wf.name))
+            });
             match slot {
                 Some(slot) if !used[slot] => {
                     used[slot] = true;
@@ -741,7 +741,6 @@ pub fn read_with(writer: &Schema, reader: &Schema, bytes: &[u8]) -> Result<Datum
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generic::avro_write::write;
 
     fn schema(s: &str) -> Schema {
         Schema::parse(s.as_bytes()).unwrap_or_else(|e| panic!("{e}\n{s}"))
@@ -750,7 +749,7 @@ mod tests {
     fn resolve(w: &str, r: &str, datum: &Datum) -> Result<Datum, ResolveError> {
         let (ws, rs) = (schema(w), schema(r));
         let mut bytes = Vec::new();
-        write(&ws, datum, &mut bytes).unwrap();
+        crate::generic::avro::encode(&ws, datum, &mut bytes).unwrap();
         read_with(&ws, &rs, &bytes)
     }
 

@@ -12,7 +12,7 @@
 //! ([`crate::codec::json::value`]), which bounds nesting; every error names
 //! the place in the schema (`Catalog.products.stock`).
 
-use super::datum::Datum;
+use super::datum::{Datum, Name};
 use crate::codec::json::value::{self, JsonValue, Number};
 use std::collections::HashMap;
 use std::fmt;
@@ -81,7 +81,7 @@ pub struct Record {
 
 #[derive(Clone, Debug)]
 pub struct Field {
-    pub name: String,
+    pub name: Name,
     pub aliases: Vec<String>,
     pub ty: NodeId,
     /// The default converted to the field's type; `None` without one.
@@ -102,9 +102,26 @@ impl Field {
 #[derive(Clone, Debug)]
 pub struct EnumType {
     pub name: Named,
-    pub symbols: Vec<String>,
+    pub symbols: Vec<Name>,
+    /// Each symbol in ASCII lowercase: the spelling JSON documents often
+    /// use (the catalog's `"active"`), shared by the datums read from them.
+    pub lowercase: Vec<Name>,
     /// Index of the default symbol ("Enums": used by schema resolution).
     pub default: Option<u32>,
+}
+
+impl EnumType {
+    /// Symbol `i` as `read` spells it (a text format matches symbols
+    /// ignoring ASCII case): the schema's own name when the spelling is the
+    /// symbol's or its lowercase, so the datum allocates nothing.
+    pub fn spelled(&self, i: u32, read: &str) -> Name {
+        let i = i as usize;
+        match (self.symbols.get(i), self.lowercase.get(i)) {
+            (Some(s), _) if **s == *read => s.clone(),
+            (_, Some(l)) if **l == *read => l.clone(),
+            _ => read.into(),
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -488,7 +505,7 @@ impl Parser {
             if !valid_name(fname) {
                 return Err(err(&fpath, format!("{fname:?} is not a valid field name")));
             }
-            if fields.iter().any(|x| x.name == fname) {
+            if fields.iter().any(|x| &*x.name == fname) {
                 return Err(err(&fpath, "the record has two fields of this name"));
             }
             let ty_json = f.get("type").ok_or_else(|| err(&fpath, "a field needs a \"type\""))?;
@@ -519,7 +536,7 @@ impl Parser {
                 return Err(err(&fpath, format!("two fields have the JSON key {k:?}")));
             }
             fields.push(Field {
-                name: fname.to_string(),
+                name: fname.into(),
                 aliases,
                 ty,
                 default: None,
@@ -537,23 +554,23 @@ impl Parser {
         let Some(JsonValue::Array(syms)) = obj.get("symbols") else {
             return Err(err(path, "an enum needs a \"symbols\" array"));
         };
-        let mut symbols: Vec<String> = Vec::with_capacity(syms.len());
+        let mut symbols: Vec<Name> = Vec::with_capacity(syms.len());
         for s in syms {
             let s = s.as_str().ok_or_else(|| err(path, "enum symbols must be strings"))?;
             if !valid_name(s) {
                 return Err(err(path, format!("enum symbol {s:?} is not a valid name")));
             }
-            if symbols.iter().any(|x| x == s) {
+            if symbols.iter().any(|x| &**x == s) {
                 return Err(err(path, format!("enum symbol {s:?} appears twice")));
             }
-            symbols.push(s.to_string());
+            symbols.push(s.into());
         }
         let default = match obj.get("default") {
             None => None,
             Some(JsonValue::String(d)) => Some(
                 symbols
                     .iter()
-                    .position(|s| s == d)
+                    .position(|s| **s == **d)
                     .ok_or_else(|| err(path, format!("enum default {d:?} is not one of its symbols")))?
                     as u32,
             ),
@@ -565,7 +582,16 @@ impl Parser {
             }
         };
         let full = name.fullname.clone();
-        let id = self.push(Node::Enum(EnumType { name, symbols, default }), path)?;
+        let lowercase = symbols.iter().map(|s| Name::from(s.to_ascii_lowercase())).collect();
+        let id = self.push(
+            Node::Enum(EnumType {
+                name,
+                symbols,
+                lowercase,
+                default,
+            }),
+            path,
+        )?;
         self.names.insert(full, id);
         Ok(id)
     }
@@ -634,8 +660,8 @@ fn default_datum(
             }
             Datum::Fixed(b)
         }
-        (Node::Enum(e), JsonValue::String(s)) => match e.symbols.iter().position(|x| x == s) {
-            Some(i) => Datum::Enum(i as u32, s.clone()),
+        (Node::Enum(e), JsonValue::String(s)) => match e.symbols.iter().position(|x| **x == **s) {
+            Some(i) => Datum::Enum(i as u32, e.symbols[i].clone()),
             None => {
                 return Err(err(
                     path,
@@ -666,7 +692,7 @@ fn default_datum(
             let mut out = Vec::with_capacity(r.fields.len());
             for (i, f) in r.fields.iter().enumerate() {
                 let fpath = join(path, &f.name);
-                let v = match members.iter().find(|(k, _)| *k == f.name) {
+                let v = match members.iter().find(|(k, _)| **k == *f.name) {
                     Some((_, v)) => default_datum(nodes, pending, f.ty, v, &fpath, depth + 1, work)?,
                     None => match pending.get(&(ty, i)) {
                         Some((d, own)) => default_datum(nodes, pending, f.ty, d, own, depth + 1, work)?,

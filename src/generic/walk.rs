@@ -11,7 +11,7 @@
 //! - a datum that is not a [`Datum::Union`] written where the schema has a
 //!   union takes the first branch that accepts it ([`branch_for`]).
 
-use super::datum::Datum;
+use super::datum::{Datum, Name};
 use super::error::{GenericError, GenericErrorKind};
 use super::schema::{Field, Node, NodeId, Record, Schema};
 use crate::codec::{DecodeError, ErrorKind};
@@ -48,7 +48,7 @@ pub fn absent_field(schema: &Schema, field: &Field) -> Option<Datum> {
 pub struct RecordFields<'s> {
     schema: &'s Schema,
     record: &'s Record,
-    out: Vec<(String, Datum)>,
+    out: Vec<(Name, Datum)>,
     slots: Option<Vec<Option<Datum>>>,
 }
 
@@ -97,7 +97,7 @@ impl<'s> RecordFields<'s> {
 
     /// The fields in schema order; an absent field without a default or a
     /// null branch is missing (offset `at`, the record's start).
-    pub fn finish(mut self, at: Option<usize>) -> Result<Vec<(String, Datum)>, GenericError> {
+    pub fn finish(mut self, at: Option<usize>) -> Result<Vec<(Name, Datum)>, GenericError> {
         let fields = &self.record.fields;
         let missing = |f: &Field| {
             GenericError::new(
@@ -208,12 +208,7 @@ pub fn from_decode(pointer: &str, e: DecodeError) -> GenericError {
 /// The error for a datum that does not fit `node` (encoding).
 #[cold]
 pub fn mismatch(schema: &Schema, node: NodeId, pointer: &str, datum: &Datum) -> GenericError {
-    GenericError::unexpected(
-        pointer,
-        None,
-        schema.describe(node),
-        super::avro_write::datum_kind(datum),
-    )
+    GenericError::unexpected(pointer, None, schema.describe(node), datum.kind())
 }
 
 #[cfg(test)]

@@ -221,7 +221,10 @@ pub fn same(a: &Datum, b: &Datum) -> bool {
         (Datum::Double(x), Datum::Double(y)) => x.to_bits() == y.to_bits(),
         (Datum::Union(i, x), Datum::Union(j, y)) => i == j && same(x, y),
         (Datum::Array(x), Datum::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q)),
-        (Datum::Map(x), Datum::Map(y)) | (Datum::Record(x), Datum::Record(y)) => {
+        (Datum::Map(x), Datum::Map(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|((k, p), (l, q))| k == l && same(p, q))
+        }
+        (Datum::Record(x), Datum::Record(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|((k, p), (l, q))| k == l && same(p, q))
         }
         _ => a == b,
