@@ -672,7 +672,7 @@ pub fn write_double(v: f64, out: &mut Vec<u8>) {
         }
         out.push(b'e');
         out.push(if x < 0 { b'-' } else { b'+' });
-        write_i64(i64::from(x.unsigned_abs()), out);
+        write_i64(out, i64::from(x.unsigned_abs()));
     }
 }
 

@@ -51,7 +51,7 @@ pub(crate) fn annotate(w: &mut Walker<'_>, schema: &Schema) -> Result<(String, V
         budget: w.bytes.len().saturating_mul(8).saturating_add(1 << 16),
     };
     if let Node::Record(rec) = schema.node(schema.root()) {
-        members = rec.fields.iter().map(|f| f.name.clone()).collect();
+        members = rec.fields.iter().map(|f| f.name.to_string()).collect();
     }
     r.value(w, schema.root(), "$", 0, true)?;
     Ok((out, members))

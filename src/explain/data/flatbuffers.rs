@@ -214,10 +214,9 @@ impl Reader<'_, '_> {
         let at = self.offset(w, 0, "$", "the root table")?;
         match s.node(root) {
             Node::Record(rec) => {
-                let fields: Vec<(Option<&str>, NodeId)> =
-                    rec.fields.iter().map(|f| (Some(f.name.as_str()), f.ty)).collect();
+                let fields: Vec<(Option<&str>, NodeId)> = rec.fields.iter().map(|f| (Some(&*f.name), f.ty)).collect();
                 let json = self.table(w, at, &fields, "$", true)?;
-                Ok((json, rec.fields.iter().map(|f| f.name.clone()).collect()))
+                Ok((json, rec.fields.iter().map(|f| f.name.to_string()).collect()))
             }
             _ => Ok((self.table(w, at, &[(None, root)], "$", false)?, Vec::new())),
         }
@@ -413,7 +412,7 @@ impl Reader<'_, '_> {
                         let json = match s.node(bt) {
                             Node::Record(rec) => {
                                 let fields: Vec<(Option<&str>, NodeId)> =
-                                    rec.fields.iter().map(|f| (Some(f.name.as_str()), f.ty)).collect();
+                                    rec.fields.iter().map(|f| (Some(&*f.name), f.ty)).collect();
                                 self.table(w, p, &fields, path, false)?
                             }
                             _ => self.table(w, p, &[(None, bt)], path, false)?,
@@ -568,8 +567,7 @@ impl Reader<'_, '_> {
             }
             Node::Record(rec) => {
                 let p = self.offset(w, at, path, &format!("table {}", s.describe(ty)))?;
-                let fields: Vec<(Option<&str>, NodeId)> =
-                    rec.fields.iter().map(|f| (Some(f.name.as_str()), f.ty)).collect();
+                let fields: Vec<(Option<&str>, NodeId)> = rec.fields.iter().map(|f| (Some(&*f.name), f.ty)).collect();
                 let json = self.table(w, p, &fields, path, false)?;
                 out.push_str(&json);
             }

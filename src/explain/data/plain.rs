@@ -44,7 +44,7 @@ pub fn absent(s: &Schema, ty: NodeId, path: &str, out: &mut String, depth: usize
         Node::String | Node::Bytes => out.push_str("\"\""),
         Node::Fixed(f) if f.size == 0 => out.push_str("\"\""),
         Node::Fixed(f) => return Err(format!("{path}: absent, but {} needs {} bytes", s.describe(ty), f.size)),
-        Node::Enum(e) => string(e.symbols.first().map_or("", |x| x.as_str()), out),
+        Node::Enum(e) => string(e.symbols.first().map_or("", |x| &**x), out),
         Node::Record(rec) => {
             out.push('{');
             for (i, f) in rec.fields.iter().enumerate() {

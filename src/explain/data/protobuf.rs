@@ -35,10 +35,9 @@ pub(crate) fn annotate(w: &mut Walker<'_>, schema: &Schema) -> Result<(String, V
     let root = schema.root();
     match schema.node(root) {
         Node::Record(rec) => {
-            let fields: Vec<(Option<&str>, NodeId)> =
-                rec.fields.iter().map(|f| (Some(f.name.as_str()), f.ty)).collect();
+            let fields: Vec<(Option<&str>, NodeId)> = rec.fields.iter().map(|f| (Some(&*f.name), f.ty)).collect();
             let json = r.message(w, &fields, end, "$", 0, true)?;
-            Ok((json, rec.fields.iter().map(|f| f.name.clone()).collect()))
+            Ok((json, rec.fields.iter().map(|f| f.name.to_string()).collect()))
         }
         _ => Ok((r.message(w, &[(None, root)], end, "$", 0, false)?, Vec::new())),
     }
@@ -467,8 +466,7 @@ impl Reader<'_> {
             (Shape::Leaf, _) => self.leaf(w, ty, key, end),
             (Shape::Record, Node::Record(rec)) => {
                 let to = self.body(w, key, end, &s.describe(ty))?;
-                let fields: Vec<(Option<&str>, NodeId)> =
-                    rec.fields.iter().map(|f| (Some(f.name.as_str()), f.ty)).collect();
+                let fields: Vec<(Option<&str>, NodeId)> = rec.fields.iter().map(|f| (Some(&*f.name), f.ty)).collect();
                 w.depth += 1;
                 let json = self.message(w, &fields, to, key.path, depth + 1, false)?;
                 w.depth -= 1;

@@ -52,8 +52,8 @@ fn accepts(schema: &Schema, node: NodeId, v: &Value) -> bool {
 }
 
 /// The symbol `s` names: exactly, else ignoring ASCII case when one symbol matches.
-fn symbol<'a>(symbols: &'a [String], s: &'a str) -> Option<&'a str> {
-    if symbols.iter().any(|x| x == s) {
+fn symbol<'a>(symbols: &'a [std::sync::Arc<str>], s: &'a str) -> Option<&'a str> {
+    if symbols.iter().any(|x| &**x == s) {
         return Some(s);
     }
     let mut it = symbols.iter().filter(|x| x.eq_ignore_ascii_case(s));
