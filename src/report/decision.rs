@@ -631,6 +631,7 @@ pub fn render_document(o: &mut String, d: &super::document::Document) {
         }
         let _ = writeln!(o, "| {q} | {} |", ranking_text(&ranking(&items, true, tol), true));
     }
+    o.push('\n');
 }
 
 #[cfg(test)]
