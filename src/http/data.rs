@@ -25,7 +25,7 @@ use super::admission::REFUSED;
 use super::buffers::Scratch;
 use super::negotiate;
 use super::parse::Request;
-use super::response::{Head, json_error};
+use super::response::Head;
 use crate::codec::Format;
 use crate::generic::{self, datum::Datum, schema::Schema};
 use std::time::Instant;
@@ -193,7 +193,7 @@ pub fn route(
                 Some(t) => {
                     s.clear();
                     s.extend_from_slice(t.as_bytes());
-                    Answer::new(ok(content_type, ""))
+                    Answer::new(Head::ok(content_type, ""))
                 }
                 None => error(s, 404, &format!("the schema of --data has no .{ext} derivation"), ""),
             }
@@ -238,30 +238,14 @@ fn encode(data: &DataSet, format: Format, negotiated: Option<&'static str>, scra
             .find(|o| o.format == format)
             .map_or("application/octet-stream", |o| o.media_type)
     });
-    let mut a = Answer::new(ok(content_type, extra(format, negotiated.is_some())));
+    let mut a = Answer::new(Head::ok(content_type, extra(format, negotiated.is_some())));
     a.format = Some(format);
     a.encode_ns = encode_ns;
     a
 }
 
-fn ok(content_type: &'static str, extra: &'static str) -> Head {
-    Head {
-        status: 200,
-        content_type,
-        extra,
-        gzip: false,
-    }
-}
-
 fn error(s: &mut Vec<u8>, status: u16, message: &str, extra: &'static str) -> Answer {
-    s.clear();
-    json_error(s, message);
-    Answer::new(Head {
-        status,
-        content_type: JSON,
-        extra,
-        gzip: false,
-    })
+    Answer::new(Head::error(s, status, message, extra))
 }
 
 #[cfg(test)]

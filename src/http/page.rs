@@ -25,7 +25,7 @@ use super::buffers::Scratch;
 use super::metrics::Route as Label;
 pub use super::page_data::{EvolutionCell, Page};
 use super::parse::Request;
-use super::response::{Head, json_error};
+use super::response::Head;
 use crate::codec::Format;
 use crate::codec::flatbuffers::generated::wirebench as fb;
 use crate::measure::json::quote;
@@ -128,9 +128,9 @@ fn route(app: App<'_>, path: &str, query: &str, s: &mut Scratch) -> Reply {
         return error(s, 400, &format!("{path} takes no query parameters"), "");
     }
     match path {
-        "/" => Reply::new(ok(HTML, VARY), Some(INDEX_HTML.as_bytes())),
-        "/page/app.js" => Reply::new(ok(JS, ""), Some(APP_JS.as_bytes())),
-        "/page/style.css" => Reply::new(ok(CSS, ""), Some(STYLE_CSS.as_bytes())),
+        "/" => Reply::new(Head::ok(HTML, VARY), Some(INDEX_HTML.as_bytes())),
+        "/page/app.js" => Reply::new(Head::ok(JS, ""), Some(APP_JS.as_bytes())),
+        "/page/style.css" => Reply::new(Head::ok(CSS, ""), Some(STYLE_CSS.as_bytes())),
         "/page/info.json" => {
             s.body.clear();
             let info = format!(
@@ -140,7 +140,7 @@ fn route(app: App<'_>, path: &str, query: &str, s: &mut Scratch) -> Reply {
                 app.page.evolution.len()
             );
             s.body.extend_from_slice(info.as_bytes());
-            Reply::new(ok(JSON, ""), None)
+            Reply::new(Head::ok(JSON, ""), None)
         }
         "/lab" => lab(app, s),
         "/results" => results_page(app, s),
@@ -253,7 +253,7 @@ fn explain(app: App<'_>, format: Format, query: &str, s: &mut Scratch) -> Reply 
     let json = annotated(format, &bytes, &extra);
     s.body.clear();
     s.body.extend_from_slice(json.as_bytes());
-    let mut reply = Reply::new(ok(JSON, VARY), None);
+    let mut reply = Reply::new(Head::ok(JSON, VARY), None);
     reply.format = Some(format);
     reply
 }
@@ -287,7 +287,7 @@ fn lab(app: App<'_>, s: &mut Scratch) -> Reply {
     out.push_str("]}");
     s.body.clear();
     s.body.extend_from_slice(out.as_bytes());
-    Reply::new(ok(JSON, ""), None)
+    Reply::new(Head::ok(JSON, ""), None)
 }
 
 fn lab_cell(app: App<'_>, id: &str, s: &mut Scratch) -> Reply {
@@ -307,7 +307,7 @@ fn lab_cell(app: App<'_>, id: &str, s: &mut Scratch) -> Reply {
     let json = annotated(c.format, &c.bytes, &extra);
     s.body.clear();
     s.body.extend_from_slice(json.as_bytes());
-    Reply::new(ok(JSON, ""), None)
+    Reply::new(Head::ok(JSON, ""), None)
 }
 
 /// The `.svg` files of the results directory, by name.
@@ -361,7 +361,7 @@ fn result_file(app: App<'_>, name: &str, s: &mut Scratch) -> Reply {
         Ok(bytes) => {
             s.body.clear();
             s.body.extend_from_slice(&bytes);
-            Reply::new(ok(SVG, ""), None)
+            Reply::new(Head::ok(SVG, ""), None)
         }
         Err(e) => error(s, 500, &e, ""),
     }
@@ -411,7 +411,7 @@ fn results_page(app: App<'_>, s: &mut Scratch) -> Reply {
     html.push_str("</main></body></html>");
     s.body.clear();
     s.body.extend_from_slice(html.as_bytes());
-    Reply::new(ok(HTML, ""), None)
+    Reply::new(Head::ok(HTML, ""), None)
 }
 
 /// Text for HTML element content and attribute values.
@@ -429,27 +429,8 @@ fn escape(s: &str) -> String {
     out
 }
 
-fn ok(content_type: &'static str, extra: &'static str) -> Head {
-    Head {
-        status: 200,
-        content_type,
-        extra,
-        gzip: false,
-    }
-}
-
 fn error(s: &mut Scratch, status: u16, message: &str, extra: &'static str) -> Reply {
-    s.body.clear();
-    json_error(&mut s.body, message);
-    Reply::new(
-        Head {
-            status,
-            content_type: JSON,
-            extra,
-            gzip: false,
-        },
-        None,
-    )
+    Reply::new(Head::error(&mut s.body, status, message, extra), None)
 }
 
 /// The catalog as a FlatBuffer whose equal strings are stored once

@@ -56,6 +56,31 @@ pub struct Head {
     pub gzip: bool,
 }
 
+impl Head {
+    /// A `200 OK` head, uncompressed.
+    pub fn ok(content_type: &'static str, extra: &'static str) -> Head {
+        Head {
+            status: 200,
+            content_type,
+            extra,
+            gzip: false,
+        }
+    }
+
+    /// An uncompressed JSON error head; `body` is replaced by
+    /// `{"error":"message"}` ([`json_error`]).
+    pub fn error(body: &mut Vec<u8>, status: u16, message: &str, extra: &'static str) -> Head {
+        body.clear();
+        json_error(body, message);
+        Head {
+            status,
+            content_type: "application/json",
+            extra,
+            gzip: false,
+        }
+    }
+}
+
 /// The status line, `Server` and the start of `Date`, as one static string per
 /// status, so the common head is six appends rather than fifteen.
 macro_rules! prefix {

@@ -249,11 +249,15 @@ pub fn handle(app: &App, req: &Request<'_>, s: &mut Scratch) -> Reply {
         return reply;
     }
     let mut reply = match route {
-        Route::Index => no_query(s, query, path).unwrap_or(Reply::new(ok(TEXT, ""), Body::Static(INDEX.as_bytes()))),
-        Route::Ping => no_query(s, query, path).unwrap_or(Reply::new(ok(JSON, ""), Body::Static(PONG))),
-        Route::Metrics => no_query(s, query, path).unwrap_or(Reply::new(ok(METRICS_CONTENT_TYPE, ""), Body::Metrics)),
+        Route::Index => {
+            no_query(s, query, path).unwrap_or(Reply::new(Head::ok(TEXT, ""), Body::Static(INDEX.as_bytes())))
+        }
+        Route::Ping => no_query(s, query, path).unwrap_or(Reply::new(Head::ok(JSON, ""), Body::Static(PONG))),
+        Route::Metrics => {
+            no_query(s, query, path).unwrap_or(Reply::new(Head::ok(METRICS_CONTENT_TYPE, ""), Body::Metrics))
+        }
         Route::Schema(i) => {
-            no_query(s, query, path).unwrap_or(Reply::new(ok(app.schemas[i].content_type, ""), Body::Schema(i)))
+            no_query(s, query, path).unwrap_or(Reply::new(Head::ok(app.schemas[i].content_type, ""), Body::Schema(i)))
         }
         Route::Catalog(format) => catalog(app, format, None, query, s),
         Route::Negotiated => match negotiate::choose(req.header_values("accept")) {
@@ -341,7 +345,7 @@ fn explain(app: &App, format: Format, query: &str, s: &mut Scratch) -> Reply {
     };
     s.body.clear();
     s.body.extend_from_slice(text.as_bytes());
-    Reply::new(ok(TEXT, ""), Body::Scratch)
+    Reply::new(Head::ok(TEXT, ""), Body::Scratch)
 }
 
 /// Strips `http://host` from an absolute-form target (RFC 9112 §3.2.2).
@@ -355,27 +359,8 @@ fn origin_form(target: &str) -> &str {
     target
 }
 
-fn ok(content_type: &'static str, extra: &'static str) -> Head {
-    Head {
-        status: 200,
-        content_type,
-        extra,
-        gzip: false,
-    }
-}
-
 fn error(s: &mut Scratch, status: u16, message: &str, extra: &'static str) -> Reply {
-    s.body.clear();
-    json_error(&mut s.body, message);
-    Reply::new(
-        Head {
-            status,
-            content_type: JSON,
-            extra,
-            gzip: false,
-        },
-        Body::Scratch,
-    )
+    Reply::new(Head::error(&mut s.body, status, message, extra), Body::Scratch)
 }
 
 /// An upper bound of one fixture product's encoding in any format (JSON,
@@ -495,7 +480,7 @@ fn catalog(app: &App, format: Format, negotiated: Option<&'static str>, query: &
         None => link_headers!("", format),
         Some(_) => link_headers!("Vary: Accept\r\n", format),
     };
-    let mut head = ok(negotiated.unwrap_or(format.content_type()), extra);
+    let mut head = Head::ok(negotiated.unwrap_or(format.content_type()), extra);
     let body = if q.gzip.is_some() {
         head.gzip = true; // at the asked level, compressed by `Scratch::encode`
         Body::Gzipped
