@@ -28,7 +28,7 @@ pub fn annotate(bytes: &[u8]) -> Result<(Vec<Span>, Value), Failed> {
 }
 
 /// Reads a zigzag varint without recording a span; returns (value, raw).
-fn zigzag(w: &mut Walker<'_>, what: &str) -> Result<(i64, u64), ExplainError> {
+pub(super) fn zigzag(w: &mut Walker<'_>, what: &str) -> Result<(i64, u64), ExplainError> {
     let at = w.pos;
     let mut raw: u64 = 0;
     for i in 0..10 {

@@ -11,24 +11,8 @@
 
 use super::super::span::{Category, ExplainError, MAX_DEPTH, Walker, plural, preview};
 use super::plain;
+use crate::explain::avro::zigzag;
 use crate::generic::schema::{Node, NodeId, Schema};
-
-/// Reads a zigzag varint without recording a span; returns (value, raw).
-fn zigzag(w: &mut Walker<'_>, what: &str) -> Result<(i64, u64), ExplainError> {
-    let at = w.pos;
-    let mut raw: u64 = 0;
-    for i in 0..10 {
-        let b = w.u8(what)?;
-        if i == 9 && b > 1 {
-            break;
-        }
-        raw |= u64::from(b & 0x7f) << (7 * i);
-        if b < 0x80 {
-            return Ok((((raw >> 1) as i64) ^ -((raw & 1) as i64), raw));
-        }
-    }
-    Err(w.err(at, format!("{what}: varint longer than 64 bits")))
-}
 
 /// A length (string, bytes) or count: non-negative and no more than the bytes left.
 fn length(w: &mut Walker<'_>, what: &str) -> Result<usize, ExplainError> {
