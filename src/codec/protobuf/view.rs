@@ -144,6 +144,55 @@ impl Refused {
     }
 }
 
+/// `Product`, `Dimensions` and `Variant` keys as the schema writes them
+/// (`number << 3 | wire type`): the reader matches a key's whole value, so
+/// one compare checks the number and the wire type.
+mod key {
+    use super::f;
+    const fn key(number: u32, wire_type: u64) -> u64 {
+        (number as u64) << 3 | wire_type
+    }
+    pub const ID: u64 = key(f::ID, 0);
+    pub const SKU: u64 = key(f::SKU, 2);
+    pub const NAME: u64 = key(f::NAME, 2);
+    pub const DESCRIPTION: u64 = key(f::DESCRIPTION, 2);
+    pub const PRICE_CENTS: u64 = key(f::PRICE_CENTS, 0);
+    pub const CURRENCY: u64 = key(f::CURRENCY, 2);
+    pub const RATING: u64 = key(f::RATING, 1);
+    pub const REVIEW_COUNT: u64 = key(f::REVIEW_COUNT, 0);
+    pub const IN_STOCK: u64 = key(f::IN_STOCK, 0);
+    pub const STOCK: u64 = key(f::STOCK, 0);
+    pub const STATUS: u64 = key(f::STATUS, 0);
+    pub const TAGS: u64 = key(f::TAGS, 2);
+    pub const DIMENSIONS: u64 = key(f::DIMENSIONS, 2);
+    pub const VARIANTS: u64 = key(f::VARIANTS, 2);
+    pub const DISCOUNT_PERCENT: u64 = key(f::DISCOUNT_PERCENT, 0);
+    pub const CREATED_AT_MS: u64 = key(f::CREATED_AT_MS, 0);
+    pub const IMAGE_URL: u64 = key(f::IMAGE_URL, 2);
+    pub const WIDTH_MM: u64 = key(f::WIDTH_MM, 0);
+    pub const HEIGHT_MM: u64 = key(f::HEIGHT_MM, 0);
+    pub const DEPTH_MM: u64 = key(f::DEPTH_MM, 0);
+    pub const WEIGHT_G: u64 = key(f::WEIGHT_G, 0);
+    pub const VARIANT_SKU: u64 = key(f::VARIANT_SKU, 2);
+    pub const COLOR: u64 = key(f::COLOR, 2);
+    pub const SIZE: u64 = key(f::SIZE, 2);
+    pub const VARIANT_PRICE_CENTS: u64 = key(f::VARIANT_PRICE_CENTS, 0);
+    pub const VARIANT_STOCK: u64 = key(f::VARIANT_STOCK, 0);
+}
+
+/// The schema's wire type of `Product` field `number` (`None` for a number
+/// the schema does not define).
+fn schema_wire_type(number: u32) -> Option<WireType> {
+    match number {
+        f::RATING => Some(WireType::I64),
+        f::SKU | f::NAME | f::DESCRIPTION | f::CURRENCY | f::TAGS | f::DIMENSIONS | f::VARIANTS | f::IMAGE_URL => {
+            Some(WireType::Len)
+        }
+        f::ID..=f::IMAGE_URL => Some(WireType::Varint),
+        _ => None,
+    }
+}
+
 /// The product in `body` (at `body_at` in the payload, its key at `key_at`).
 fn product<'a>(
     body: &'a [u8],
@@ -162,22 +211,81 @@ fn product<'a>(
         offset: body_at + e.offset,
         ..e
     };
+    macro_rules! refuse {
+        ($number:expr, $r:expr) => {{
+            refused.get_or_insert(($number, $r));
+        }};
+    }
+    macro_rules! varint {
+        () => {
+            wire::read_varint(&mut c, "varint").map_err(at)?
+        };
+    }
+    macro_rules! len {
+        () => {
+            wire::read_len(&mut c, "length", "LEN value").map_err(at)?.1
+        };
+    }
+    macro_rules! text {
+        ($slot:expr, $number:expr) => {
+            match utf8::str_at(0, len!()) {
+                Ok(s) => $slot = Text::plain(s),
+                Err(_) => refuse!($number, Refused::Utf8),
+            }
+        };
+    }
     // Every field is walked, even after something prost refuses: a
     // malformed field later in the product is the error the owned decoder
     // reports first (it counts the lists before prost reads the product).
     while !c.is_empty() {
-        let key = wire::read_key(&mut c).map_err(at)?;
-        let value_at = c.pos();
-        match field(&mut c, key, p) {
-            Ok(Ok(Some(v))) => status = Some((body_at + value_at, v)),
-            Ok(Ok(None)) => {}
-            Ok(Err(r)) => {
-                refused.get_or_insert((key.number, r));
-                // The value was not consumed: skip it as the list count does.
-                c.seek(value_at);
+        let key_pos = c.pos();
+        let raw = wire::read_varint(&mut c, "field key").map_err(at)?;
+        match raw {
+            key::ID => p.id = varint!() as i64,
+            key::SKU => text!(p.sku, f::SKU),
+            key::NAME => text!(p.name, f::NAME),
+            key::DESCRIPTION => text!(p.description, f::DESCRIPTION),
+            key::PRICE_CENTS => p.price_cents = varint!() as i64,
+            key::CURRENCY => text!(p.currency, f::CURRENCY),
+            key::RATING => p.rating = f64::from_le_bytes(c.array::<8>("8-byte I64 value").map_err(at)?),
+            key::REVIEW_COUNT => p.review_count = varint!() as i32,
+            key::IN_STOCK => p.in_stock = varint!() != 0,
+            key::STOCK => p.stock = varint!() as i32,
+            key::STATUS => status = Some((body_at + c.pos(), varint!() as i32)),
+            key::TAGS => {
+                // Counted even when prost refuses it: the owned decoder
+                // counts the list (by key) before prost reads it.
+                let s = utf8::str_at(0, len!()).ok();
+                p.tags.push(s.map(Text::plain).unwrap_or_default());
+                if s.is_none() {
+                    refuse!(f::TAGS, Refused::Utf8);
+                }
+            }
+            key::DIMENSIONS => {
+                if !dimensions(len!(), &mut p.dimensions) {
+                    refuse!(f::DIMENSIONS, Refused::Message("invalid Dimensions message"));
+                }
+            }
+            key::VARIANTS => match variant(len!()) {
+                Ok(v) => p.variants.push(v),
+                Err(r) => {
+                    p.variants.push(VariantView::default());
+                    refuse!(f::VARIANTS, r);
+                }
+            },
+            key::DISCOUNT_PERCENT => p.discount_percent = Some(varint!() as i32),
+            key::CREATED_AT_MS => p.created_at_ms = varint!() as i64,
+            key::IMAGE_URL => text!(p.image_url, f::IMAGE_URL),
+            _ => {
+                // Another wire type for a known field, which prost refuses
+                // (the value is skipped as the list count skips it), or an
+                // unknown field.
+                let key = Key::parse(key_pos, raw).map_err(at)?;
+                if let Some(want) = schema_wire_type(key.number) {
+                    refuse!(key.number, Refused::WireType { found: key.wire_type, want });
+                }
                 wire::skip(&mut c, key, 0).map_err(at)?;
             }
-            Err(e) => return Err(at(e)),
         }
     }
     for (field, count, max) in [
@@ -236,150 +344,66 @@ fn reset(p: &mut ProductView<'_>) {
     p.image_url = Text::default();
 }
 
-/// Reads the value of one product field into `p`. The outer `Err` is a
-/// malformed field (the walk stops); `Ok(Err(_))` something prost refuses
-/// with the value left unread; `Ok(Ok(Some(v)))` a raw `status` value.
-#[inline]
-fn field<'a>(
-    c: &mut Cursor<'a>,
-    key: Key,
-    p: &mut ProductView<'a>,
-) -> Result<Result<Option<i32>, Refused>, DecodeError> {
-    macro_rules! want {
-        ($t:expr) => {
-            if key.wire_type != $t {
-                return Ok(Err(Refused::WireType {
-                    found: key.wire_type,
-                    want: $t,
-                }));
-            }
-        };
-    }
-    macro_rules! text {
-        () => {{
-            want!(WireType::Len);
-            let (_, s) = wire::read_len(c, "length", "LEN value")?;
-            match utf8::str_at(0, s) {
-                Ok(s) => Text::plain(s),
-                Err(_) => return Ok(Err(Refused::Utf8)),
-            }
-        }};
-    }
-    macro_rules! varint {
-        () => {{
-            want!(WireType::Varint);
-            wire::read_varint(c, "varint")?
-        }};
-    }
-    match key.number {
-        f::ID => p.id = varint!() as i64,
-        f::SKU => p.sku = text!(),
-        f::NAME => p.name = text!(),
-        f::DESCRIPTION => p.description = text!(),
-        f::PRICE_CENTS => p.price_cents = varint!() as i64,
-        f::CURRENCY => p.currency = text!(),
-        f::RATING => {
-            want!(WireType::I64);
-            p.rating = f64::from_le_bytes(c.array::<8>("8-byte I64 value")?);
-        }
-        f::REVIEW_COUNT => p.review_count = varint!() as i32,
-        f::IN_STOCK => p.in_stock = varint!() != 0,
-        f::STOCK => p.stock = varint!() as i32,
-        f::STATUS => return Ok(Ok(Some(varint!() as i32))),
-        f::TAGS => {
-            // Counted even when prost refuses it: the owned decoder counts
-            // the list (by key) before prost reads it.
-            want!(WireType::Len);
-            let (_, s) = wire::read_len(c, "length", "LEN value")?;
-            let s = utf8::str_at(0, s).ok();
-            p.tags.push(s.map(Text::plain).unwrap_or_default());
-            if s.is_none() {
-                return Ok(Err(Refused::Utf8));
-            }
-        }
-        f::DIMENSIONS => {
-            want!(WireType::Len);
-            let (_, body) = wire::read_len(c, "length", "LEN value")?;
-            if dimensions(body, &mut p.dimensions).is_err() {
-                return Ok(Err(Refused::Message("invalid Dimensions message")));
-            }
-        }
-        f::VARIANTS => {
-            want!(WireType::Len);
-            let (_, body) = wire::read_len(c, "length", "LEN value")?;
-            let v = variant(body);
-            p.variants.push(v.as_ref().copied().unwrap_or_default());
-            if let Err(r) = v {
-                return Ok(Err(r));
-            }
-        }
-        f::DISCOUNT_PERCENT => p.discount_percent = Some(varint!() as i32),
-        f::CREATED_AT_MS => p.created_at_ms = varint!() as i64,
-        f::IMAGE_URL => p.image_url = text!(),
-        _ => wire::skip(c, key, 0)?,
-    }
-    Ok(Ok(None))
-}
-
 /// Merges a `Dimensions` message into `d` (prost merges repeated
-/// occurrences of a message field). Any error is prost's to report.
-fn dimensions(body: &[u8], d: &mut Dimensions) -> Result<(), Refused> {
+/// occurrences of a message field); `false` if prost would refuse it.
+#[inline]
+fn dimensions(body: &[u8], d: &mut Dimensions) -> bool {
     let mut c = Cursor::new(body);
-    let bad = |_| Refused::Message("invalid Dimensions message");
     while !c.is_empty() {
-        let key = wire::read_key(&mut c).map_err(bad)?;
-        let slot = match key.number {
-            f::WIDTH_MM => &mut d.width_mm,
-            f::HEIGHT_MM => &mut d.height_mm,
-            f::DEPTH_MM => &mut d.depth_mm,
-            f::WEIGHT_G => &mut d.weight_g,
-            _ => {
-                wire::skip(&mut c, key, 1).map_err(bad)?;
-                continue;
-            }
+        let Ok(raw) = wire::read_varint(&mut c, "field key") else {
+            return false;
         };
-        if key.wire_type != WireType::Varint {
-            return Err(Refused::Message("invalid wire type in Dimensions"));
-        }
-        *slot = wire::read_varint(&mut c, "varint").map_err(bad)? as i32;
+        let slot = match raw {
+            key::WIDTH_MM => &mut d.width_mm,
+            key::HEIGHT_MM => &mut d.height_mm,
+            key::DEPTH_MM => &mut d.depth_mm,
+            key::WEIGHT_G => &mut d.weight_g,
+            _ => match Key::parse(0, raw) {
+                // A known field with another wire type, or a malformed one.
+                Ok(k) if (f::WIDTH_MM..=f::WEIGHT_G).contains(&k.number) => return false,
+                Ok(k) if wire::skip(&mut c, k, 1).is_ok() => continue,
+                _ => return false,
+            },
+        };
+        let Ok(v) = wire::read_varint(&mut c, "varint") else {
+            return false;
+        };
+        *slot = v as i32;
     }
-    Ok(())
+    true
 }
 
 /// One `Variant` message. Any error is prost's to report.
+#[inline]
 fn variant(body: &[u8]) -> Result<VariantView<'_>, Refused> {
     let mut v = VariantView::default();
     let mut c = Cursor::new(body);
     let bad = |_| Refused::Message("invalid Variant message");
     while !c.is_empty() {
-        let key = wire::read_key(&mut c).map_err(bad)?;
-        let want = match key.number {
-            f::VARIANT_SKU | f::COLOR | f::SIZE => WireType::Len,
-            f::VARIANT_PRICE_CENTS | f::VARIANT_STOCK => WireType::Varint,
+        let raw = wire::read_varint(&mut c, "field key").map_err(bad)?;
+        let slot = match raw {
+            key::VARIANT_SKU => &mut v.sku,
+            key::COLOR => &mut v.color,
+            key::SIZE => &mut v.size,
+            key::VARIANT_PRICE_CENTS => {
+                v.price_cents = wire::read_varint(&mut c, "varint").map_err(bad)? as i64;
+                continue;
+            }
+            key::VARIANT_STOCK => {
+                v.stock = wire::read_varint(&mut c, "varint").map_err(bad)? as i32;
+                continue;
+            }
             _ => {
-                wire::skip(&mut c, key, 1).map_err(bad)?;
+                let k = Key::parse(0, raw).map_err(bad)?;
+                if (f::VARIANT_SKU..=f::VARIANT_STOCK).contains(&k.number) {
+                    return Err(Refused::Message("invalid wire type in Variant"));
+                }
+                wire::skip(&mut c, k, 1).map_err(bad)?;
                 continue;
             }
         };
-        if key.wire_type != want {
-            return Err(Refused::Message("invalid wire type in Variant"));
-        }
-        if want == WireType::Varint {
-            let x = wire::read_varint(&mut c, "varint").map_err(bad)?;
-            if key.number == f::VARIANT_PRICE_CENTS {
-                v.price_cents = x as i64;
-            } else {
-                v.stock = x as i32;
-            }
-            continue;
-        }
         let (_, s) = wire::read_len(&mut c, "length", "LEN value").map_err(bad)?;
-        let s = utf8::str_at(0, s).map_err(|_| Refused::Message("invalid string value in Variant"))?;
-        match key.number {
-            f::VARIANT_SKU => v.sku = Text::plain(s),
-            f::COLOR => v.color = Text::plain(s),
-            _ => v.size = Text::plain(s),
-        }
+        *slot = Text::plain(utf8::str_at(0, s).map_err(|_| Refused::Message("invalid string value in Variant"))?);
     }
     Ok(v)
 }

@@ -123,33 +123,27 @@ pub fn read_varint(c: &mut Cursor<'_>, what: &'static str) -> Result<u64, Decode
 #[inline(always)]
 pub fn read_key(c: &mut Cursor<'_>) -> Result<Key, DecodeError> {
     let at = c.pos();
-    // Field numbers 1..=15 take one byte, so most keys are a byte of 8..=0x7f.
-    if let Some(&b) = c.input().get(at)
-        && (8..0x80).contains(&b)
-        && let Ok(wire_type) = WireType::try_from(u64::from(b & 7))
-    {
-        c.seek(at + 1);
-        return Ok(Key {
-            number: u32::from(b >> 3),
+    Key::parse(at, read_varint(c, "field key")?)
+}
+
+impl Key {
+    /// The key whose varint `raw` was read at `at`, checked as [`read_key`]
+    /// checks it (a reader that matches whole key values calls this for
+    /// the ones it does not expect).
+    #[inline]
+    pub fn parse(at: usize, raw: u64) -> Result<Key, DecodeError> {
+        let wire_type = WireType::try_from(raw & 7).map_err(|t| bad_wire_type(at, t))?;
+        // One compare for 1..=MAX_FIELD_NUMBER (0 wraps to u64::MAX).
+        let number = raw >> 3;
+        if number.wrapping_sub(1) >= u64::from(MAX_FIELD_NUMBER) {
+            return Err(bad_field_number(at, number));
+        }
+        Ok(Key {
+            number: number as u32,
             wire_type,
             at,
-        });
+        })
     }
-    let key = read_varint(c, "field key")?;
-    let wire_type = match WireType::try_from(key & 7) {
-        Ok(t) => t,
-        Err(t) => return Err(bad_wire_type(at, t)),
-    };
-    // One compare for 1..=MAX_FIELD_NUMBER (0 wraps to u64::MAX).
-    let number = key >> 3;
-    if number.wrapping_sub(1) >= u64::from(MAX_FIELD_NUMBER) {
-        return Err(bad_field_number(at, number));
-    }
-    Ok(Key {
-        number: number as u32,
-        wire_type,
-        at,
-    })
 }
 
 #[cold]
