@@ -19,7 +19,7 @@
 
 use super::fields as tag;
 use crate::codec::EncodeError;
-use crate::model::{Dimensions, Product, Status, Variant};
+use crate::model::{Dimensions, Product, Variant};
 use prost::encoding::{self, WireType, encode_key, encode_varint, encoded_len_varint, key_len};
 
 /// The largest protobuf message prost (and every other implementation)
@@ -104,16 +104,6 @@ fn int32(tag: u32, v: i32, out: &mut Vec<u8>) {
     }
 }
 
-/// `Status` as the generated enum's `i32` (the schema's ordinals).
-#[inline]
-fn status_number(s: Status) -> i32 {
-    match s {
-        Status::Active => 0,
-        Status::Draft => 1,
-        Status::Discontinued => 2,
-    }
-}
-
 /// Length of a submessage field: key, length varint, body.
 #[inline]
 fn message_len(tag: u32, body: usize) -> usize {
@@ -150,7 +140,7 @@ fn product_len(p: &Product) -> usize {
     if p.in_stock {
         n += encoding::bool::encoded_len(tag::IN_STOCK, &p.in_stock);
     }
-    n += int32_len(tag::STOCK, p.stock) + int32_len(tag::STATUS, status_number(p.status));
+    n += int32_len(tag::STOCK, p.stock) + int32_len(tag::STATUS, p.status.index() as i32);
     n += encoding::string::encoded_len_repeated(tag::TAGS, &p.tags);
     n += message_len(tag::DIMENSIONS, dimensions_len(&p.dimensions));
     for v in &p.variants {
@@ -178,7 +168,7 @@ fn product(p: &Product, out: &mut Vec<u8>) {
         encoding::bool::encode(tag::IN_STOCK, &p.in_stock, out);
     }
     int32(tag::STOCK, p.stock, out);
-    int32(tag::STATUS, status_number(p.status), out);
+    int32(tag::STATUS, p.status.index() as i32, out);
     encoding::string::encode_repeated(tag::TAGS, &p.tags, out);
 
     let d = &p.dimensions;
@@ -209,6 +199,7 @@ fn product(p: &Product, out: &mut Vec<u8>) {
 mod tests {
     use super::*;
     use crate::fixtures;
+    use crate::model::Status;
     use prost::Message;
 
     fn prost_bytes(products: &[Product]) -> Vec<u8> {

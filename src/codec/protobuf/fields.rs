@@ -1,41 +1,58 @@
-//! Field numbers of `schemas/catalog.proto`: the one table the encoder
-//! and the reader share.
+//! Field numbers and keys of `schemas/catalog.proto`: the one table the
+//! encoder and the reader share.
 //!
 //! # Wire format
 //!
 //! A key is the varint `field_number << 3 | wire_type` (see `wire.rs`); these
-//! are the field numbers.
+//! are the field numbers and, for each field's wire type in the schema, its key.
 
-pub(crate) const CATALOG_PRODUCTS: u32 = 1;
+use super::wire::WireType::{I64, Len, Varint};
 
-pub(crate) const ID: u32 = 1;
-pub(crate) const SKU: u32 = 2;
-pub(crate) const NAME: u32 = 3;
-pub(crate) const DESCRIPTION: u32 = 4;
-pub(crate) const PRICE_CENTS: u32 = 5;
-pub(crate) const CURRENCY: u32 = 6;
-pub(crate) const RATING: u32 = 7;
-pub(crate) const REVIEW_COUNT: u32 = 8;
-pub(crate) const IN_STOCK: u32 = 9;
-pub(crate) const STOCK: u32 = 10;
-pub(crate) const STATUS: u32 = 11;
-pub(crate) const TAGS: u32 = 12;
-pub(crate) const DIMENSIONS: u32 = 13;
-pub(crate) const VARIANTS: u32 = 14;
-pub(crate) const DISCOUNT_PERCENT: u32 = 15;
-pub(crate) const CREATED_AT_MS: u32 = 16;
-pub(crate) const IMAGE_URL: u32 = 17;
+/// Declares each field's number and, in [`key`], its key as the schema
+/// writes it (`number << 3 | wire type`), which the reader matches whole.
+macro_rules! fields {
+    ($($name:ident = $number:literal $wire:ident,)*) => {
+        $(pub(crate) const $name: u32 = $number;)*
+        /// Keys as the schema writes them: one compare checks a field's
+        /// number and its wire type.
+        pub(crate) mod key {
+            $(pub(crate) const $name: u64 = ($number << 3) | super::$wire as u64;)*
+        }
+    };
+}
 
-pub(crate) const WIDTH_MM: u32 = 1;
-pub(crate) const HEIGHT_MM: u32 = 2;
-pub(crate) const DEPTH_MM: u32 = 3;
-pub(crate) const WEIGHT_G: u32 = 4;
+fields! {
+    CATALOG_PRODUCTS = 1 Len,
 
-pub(crate) const VARIANT_SKU: u32 = 1;
-pub(crate) const COLOR: u32 = 2;
-pub(crate) const SIZE: u32 = 3;
-pub(crate) const VARIANT_PRICE_CENTS: u32 = 4;
-pub(crate) const VARIANT_STOCK: u32 = 5;
+    ID = 1 Varint,
+    SKU = 2 Len,
+    NAME = 3 Len,
+    DESCRIPTION = 4 Len,
+    PRICE_CENTS = 5 Varint,
+    CURRENCY = 6 Len,
+    RATING = 7 I64,
+    REVIEW_COUNT = 8 Varint,
+    IN_STOCK = 9 Varint,
+    STOCK = 10 Varint,
+    STATUS = 11 Varint,
+    TAGS = 12 Len,
+    DIMENSIONS = 13 Len,
+    VARIANTS = 14 Len,
+    DISCOUNT_PERCENT = 15 Varint,
+    CREATED_AT_MS = 16 Varint,
+    IMAGE_URL = 17 Len,
+
+    WIDTH_MM = 1 Varint,
+    HEIGHT_MM = 2 Varint,
+    DEPTH_MM = 3 Varint,
+    WEIGHT_G = 4 Varint,
+
+    VARIANT_SKU = 1 Len,
+    COLOR = 2 Len,
+    SIZE = 3 Len,
+    VARIANT_PRICE_CENTS = 4 Varint,
+    VARIANT_STOCK = 5 Varint,
+}
 
 /// The name of `Product` field `number` as `catalog.proto` spells it ("" for
 /// a number it does not define); `tests` holds the numbers to the names.
@@ -75,5 +92,15 @@ mod tests {
         }
         assert_eq!(product_field_name(0), "");
         assert_eq!(product_field_name(18), "");
+    }
+
+    /// The keys of the parent module's example and its two-byte keys.
+    #[test]
+    fn keys_are_the_bytes_the_schema_writes() {
+        assert_eq!(
+            [key::ID, key::SKU, key::CURRENCY, key::DIMENSIONS],
+            [0x08, 0x12, 0x32, 0x6a]
+        );
+        assert_eq!([key::RATING, key::CREATED_AT_MS, key::IMAGE_URL], [0x39, 0x80, 0x8a]);
     }
 }

@@ -54,18 +54,14 @@
 //! benchmark rows that measure prost alone ([`to_generated`],
 //! [`encode_generated`], [`decode_generated`]) and for the evolution lab.
 //!
-//! There is one reader: the view (`view.rs`). [`decode`] is that reader run
-//! once, each product copied into our types as soon as it is read and
-//! checked, so the owned and the borrowed decode give the same errors by
-//! construction. It reads keys, varints and lengths through `wire.rs`
-//! (lengths checked against the input before anything is sliced, groups
-//! skipped up to a depth limit), counts `tags` and `variants` as they come,
-//! so a forged list stops at the model's maximum, and keeps every position,
-//! so each error is placed where it happened without a second walk: a
-//! malformed key or length at its byte, an unknown `status` at its value,
-//! what prost would refuse (a wrong wire type, a string that is not UTF-8)
-//! at the product's key with prost's wording. [`from_generated`] has no
-//! bytes to point into and reports 0.
+//! There is one reader: the view (`view.rs`), which reads the wire through
+//! `wire.rs` (lengths checked against the input before anything is sliced,
+//! groups skipped up to a depth limit) and matches each key's whole value
+//! against the schema's (`fields.rs`). [`decode`] is that reader run once,
+//! each product copied into our types as soon as it is read and checked, so
+//! the owned and the borrowed decode give the same errors, at the offsets
+//! `view.rs` lists, by construction: no second walk places them. prost's
+//! [`from_generated`] has no bytes to point into and reports 0.
 
 mod encode;
 pub(crate) mod fields;
@@ -140,10 +136,6 @@ pub fn decode_generated(bytes: &[u8]) -> Result<pb::Catalog, DecodeError> {
 /// Converts a parsed prost message into our domain types (moving the strings)
 /// and validates the result. Errors report offset 0 (there are no bytes).
 pub fn from_generated(msg: pb::Catalog) -> Result<Catalog, DecodeError> {
-    convert(msg)
-}
-
-fn convert(msg: pb::Catalog) -> Result<Catalog, DecodeError> {
     let products = msg
         .products
         .into_iter()
@@ -167,7 +159,7 @@ fn product_to_pb(p: &Product) -> pb::Product {
         review_count: p.review_count,
         in_stock: p.in_stock,
         stock: p.stock,
-        status: status_to_pb(p.status) as i32,
+        status: p.status.index() as i32,
         tags: p.tags.clone(),
         dimensions: Some(pb::Dimensions {
             width_mm: d.width_mm,
@@ -230,29 +222,18 @@ fn product_from_pb(p: pb::Product) -> Result<Product, DecodeError> {
     })
 }
 
-fn status_to_pb(s: Status) -> pb::Status {
-    match s {
-        Status::Active => pb::Status::Active,
-        Status::Draft => pb::Status::Draft,
-        Status::Discontinued => pb::Status::Discontinued,
-    }
-}
-
 /// prost keeps enum fields as `i32` so unknown values survive parsing (proto3
 /// "open" enums); we refuse them here.
 fn status_from_pb(v: i32) -> Result<Status, DecodeError> {
-    match pb::Status::try_from(v) {
-        Ok(pb::Status::Active) => Ok(Status::Active),
-        Ok(pb::Status::Draft) => Ok(Status::Draft),
-        Ok(pb::Status::Discontinued) => Ok(Status::Discontinued),
-        Err(_) => Err(DecodeError::new(
+    Status::from_index(i64::from(v)).ok_or_else(|| {
+        DecodeError::new(
             0,
             ErrorKind::UnknownEnum {
                 what: "Status",
                 value: v.to_string(),
             },
-        )),
-    }
+        )
+    })
 }
 
 #[cfg(test)]
@@ -262,9 +243,11 @@ mod tests {
     /// The schema's ordinals are the model's (and Avro's and FlatBuffers').
     #[test]
     fn status_ordinals_match_the_model() {
-        for s in Status::ALL {
-            assert_eq!(status_to_pb(s) as i32 as u32, s.index());
-            assert_eq!(status_from_pb(s.index() as i32).unwrap(), s);
+        let schema = [pb::Status::Active, pb::Status::Draft, pb::Status::Discontinued];
+        for (s, g) in Status::ALL.into_iter().zip(schema) {
+            assert_eq!(g as i32 as u32, s.index());
+            assert_eq!(status_from_pb(g as i32).unwrap(), s);
         }
+        assert!(status_from_pb(3).is_err());
     }
 }

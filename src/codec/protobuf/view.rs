@@ -7,7 +7,10 @@
 //! proto3 as the parent module describes it: keys (`number << 3 |
 //! wire_type`), varints, LEN fields holding strings and submessages, fields
 //! in any order, unknown fields skipped by wire type. Every key, varint,
-//! length and skip goes through the one reader, [`wire`]. The walk follows
+//! length and skip goes through the one reader, [`wire`]; a product field's
+//! key is matched whole against the schema's ([`key`]), so one compare
+//! checks its number and its wire type, and any other key is parsed
+//! ([`Key::parse`]) as unknown or refused. The walk follows
 //! prost's semantics: a repeated scalar or string field means the last one
 //! wins, a repeated `dimensions` merges field by field, every `tags` and
 //! `variants` entry appends, an absent field is its default; integers are
@@ -21,7 +24,7 @@
 //! type, invalid UTF-8, a malformed submessage) at the product's key, an
 //! unknown `status` at its value, a validation failure at the product's key.
 
-use super::fields::{self as f, CATALOG_PRODUCTS as PRODUCTS};
+use super::fields::{self as f, CATALOG_PRODUCTS as PRODUCTS, key};
 use super::wire::{self, Key, WireType};
 use crate::codec::cursor::Cursor;
 use crate::codec::view::{ProductReader, ProductView, Text, VariantView, check_list};
@@ -90,13 +93,14 @@ pub struct ViewReader<'a> {
 impl<'a> ProductReader<'a> for ViewReader<'a> {
     fn next_product(&mut self, index: usize, p: &mut ProductView<'a>) -> Result<Option<usize>, DecodeError> {
         while !self.c.is_empty() {
-            let key = wire::read_key(&mut self.c)?;
-            if key.number == PRODUCTS && key.wire_type == WireType::Len {
+            let at = self.c.pos();
+            let raw = wire::read_varint(&mut self.c, "field key")?;
+            if raw == key::CATALOG_PRODUCTS {
                 let (body_at, body) = wire::read_len(&mut self.c, "length of a product", "product")?;
-                product(body, body_at, key.at, index, p)?;
-                return Ok(Some(key.at));
+                product(body, body_at, at, index, p)?;
+                return Ok(Some(at));
             }
-            wire::skip(&mut self.c, key, 0)?;
+            wire::skip(&mut self.c, Key::parse(at, raw)?, 0)?;
         }
         Ok(None)
     }
@@ -142,42 +146,6 @@ impl Refused {
         };
         format!("failed to decode Protobuf message: Product.{field}: {what}")
     }
-}
-
-/// `Product`, `Dimensions` and `Variant` keys as the schema writes them
-/// (`number << 3 | wire type`): the reader matches a key's whole value, so
-/// one compare checks the number and the wire type.
-mod key {
-    use super::f;
-    const fn key(number: u32, wire_type: u64) -> u64 {
-        (number as u64) << 3 | wire_type
-    }
-    pub const ID: u64 = key(f::ID, 0);
-    pub const SKU: u64 = key(f::SKU, 2);
-    pub const NAME: u64 = key(f::NAME, 2);
-    pub const DESCRIPTION: u64 = key(f::DESCRIPTION, 2);
-    pub const PRICE_CENTS: u64 = key(f::PRICE_CENTS, 0);
-    pub const CURRENCY: u64 = key(f::CURRENCY, 2);
-    pub const RATING: u64 = key(f::RATING, 1);
-    pub const REVIEW_COUNT: u64 = key(f::REVIEW_COUNT, 0);
-    pub const IN_STOCK: u64 = key(f::IN_STOCK, 0);
-    pub const STOCK: u64 = key(f::STOCK, 0);
-    pub const STATUS: u64 = key(f::STATUS, 0);
-    pub const TAGS: u64 = key(f::TAGS, 2);
-    pub const DIMENSIONS: u64 = key(f::DIMENSIONS, 2);
-    pub const VARIANTS: u64 = key(f::VARIANTS, 2);
-    pub const DISCOUNT_PERCENT: u64 = key(f::DISCOUNT_PERCENT, 0);
-    pub const CREATED_AT_MS: u64 = key(f::CREATED_AT_MS, 0);
-    pub const IMAGE_URL: u64 = key(f::IMAGE_URL, 2);
-    pub const WIDTH_MM: u64 = key(f::WIDTH_MM, 0);
-    pub const HEIGHT_MM: u64 = key(f::HEIGHT_MM, 0);
-    pub const DEPTH_MM: u64 = key(f::DEPTH_MM, 0);
-    pub const WEIGHT_G: u64 = key(f::WEIGHT_G, 0);
-    pub const VARIANT_SKU: u64 = key(f::VARIANT_SKU, 2);
-    pub const COLOR: u64 = key(f::COLOR, 2);
-    pub const SIZE: u64 = key(f::SIZE, 2);
-    pub const VARIANT_PRICE_CENTS: u64 = key(f::VARIANT_PRICE_CENTS, 0);
-    pub const VARIANT_STOCK: u64 = key(f::VARIANT_STOCK, 0);
 }
 
 /// The schema's wire type of `Product` field `number` (`None` for a number
@@ -282,7 +250,13 @@ fn product<'a>(
                 // unknown field.
                 let key = Key::parse(key_pos, raw).map_err(at)?;
                 if let Some(want) = schema_wire_type(key.number) {
-                    refuse!(key.number, Refused::WireType { found: key.wire_type, want });
+                    refuse!(
+                        key.number,
+                        Refused::WireType {
+                            found: key.wire_type,
+                            want
+                        }
+                    );
                 }
                 wire::skip(&mut c, key, 0).map_err(at)?;
             }
