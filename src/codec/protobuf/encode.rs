@@ -72,37 +72,29 @@ fn string(tag: u32, s: &String, out: &mut Vec<u8>) {
     }
 }
 
-#[inline]
-fn int64_len(tag: u32, v: i64) -> usize {
-    if v == 0 {
-        0
-    } else {
-        encoding::int64::encoded_len(tag, &v)
-    }
+/// `$len` and `$write` for a proto3 integer field, left out at 0.
+macro_rules! implicit {
+    ($len:ident, $write:ident, $t:ty, $enc:ident) => {
+        #[inline]
+        fn $len(tag: u32, v: $t) -> usize {
+            if v == 0 {
+                0
+            } else {
+                encoding::$enc::encoded_len(tag, &v)
+            }
+        }
+
+        #[inline]
+        fn $write(tag: u32, v: $t, out: &mut Vec<u8>) {
+            if v != 0 {
+                encoding::$enc::encode(tag, &v, out);
+            }
+        }
+    };
 }
 
-#[inline]
-fn int64(tag: u32, v: i64, out: &mut Vec<u8>) {
-    if v != 0 {
-        encoding::int64::encode(tag, &v, out);
-    }
-}
-
-#[inline]
-fn int32_len(tag: u32, v: i32) -> usize {
-    if v == 0 {
-        0
-    } else {
-        encoding::int32::encoded_len(tag, &v)
-    }
-}
-
-#[inline]
-fn int32(tag: u32, v: i32, out: &mut Vec<u8>) {
-    if v != 0 {
-        encoding::int32::encode(tag, &v, out);
-    }
-}
+implicit!(int64_len, int64, i64, int64);
+implicit!(int32_len, int32, i32, int32);
 
 /// Length of a submessage field: key, length varint, body.
 #[inline]

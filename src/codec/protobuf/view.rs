@@ -59,32 +59,42 @@ pub(super) fn read<'a>(
     Ok((count, start))
 }
 
-/// Walks the `Catalog`'s fields and counts its `products` entries: each
-/// must be length-delimited, and every other field is skipped by wire type
-/// as proto3 readers must (groups included, up to [`wire::GROUP_DEPTH`] deep).
+/// Walks the `Catalog`'s fields and counts its `products` entries.
 fn walk(bytes: &[u8]) -> Result<usize, DecodeError> {
-    let mut count = 0;
-    let mut c = Cursor::new(bytes);
-    while !c.is_empty() {
-        let key = wire::read_key(&mut c)?;
-        if key.number == PRODUCTS {
-            if key.wire_type != WireType::Len {
-                return Err(DecodeError::unexpected(
-                    key.at,
-                    "wire type 2 (LEN) for Catalog.products",
-                    format!("wire type {}", key.wire_type.number()),
-                ));
-            }
-            wire::read_len(&mut c, "length of a product", "product")?;
-            count += 1;
-        } else {
-            wire::skip(&mut c, key, 0)?;
-        }
+    let (mut c, mut count) = (Cursor::new(bytes), 0);
+    while entry(&mut c)?.is_some() {
+        count += 1;
     }
     Ok(count)
 }
 
-/// The `Catalog`'s fields, at the next one.
+/// The next `products` entry from `c` on: its key's offset and its body
+/// with the body's offset, `None` at the end. Each entry must be
+/// length-delimited, and every other field is skipped by wire type as
+/// proto3 readers must (groups included, up to [`wire::GROUP_DEPTH`] deep).
+#[inline]
+fn entry<'a>(c: &mut Cursor<'a>) -> Result<Option<(usize, usize, &'a [u8])>, DecodeError> {
+    while !c.is_empty() {
+        let at = c.pos();
+        let raw = wire::read_varint(c, "field key")?;
+        if raw == key::CATALOG_PRODUCTS {
+            let (body_at, body) = wire::read_len(c, "length of a product", "product")?;
+            return Ok(Some((at, body_at, body)));
+        }
+        let key = Key::parse(at, raw)?;
+        if key.number == PRODUCTS {
+            return Err(DecodeError::unexpected(
+                at,
+                "wire type 2 (LEN) for Catalog.products",
+                format!("wire type {}", key.wire_type.number()),
+            ));
+        }
+        wire::skip(c, key, 0)?;
+    }
+    Ok(None)
+}
+
+/// The `Catalog`'s fields, at the next one ([`walk`] has checked them all).
 #[derive(Clone)]
 pub struct ViewReader<'a> {
     c: Cursor<'a>,
@@ -92,17 +102,11 @@ pub struct ViewReader<'a> {
 
 impl<'a> ProductReader<'a> for ViewReader<'a> {
     fn next_product(&mut self, index: usize, p: &mut ProductView<'a>) -> Result<Option<usize>, DecodeError> {
-        while !self.c.is_empty() {
-            let at = self.c.pos();
-            let raw = wire::read_varint(&mut self.c, "field key")?;
-            if raw == key::CATALOG_PRODUCTS {
-                let (body_at, body) = wire::read_len(&mut self.c, "length of a product", "product")?;
-                product(body, body_at, at, index, p)?;
-                return Ok(Some(at));
-            }
-            wire::skip(&mut self.c, Key::parse(at, raw)?, 0)?;
-        }
-        Ok(None)
+        let Some((at, body_at, body)) = entry(&mut self.c)? else {
+            return Ok(None);
+        };
+        product(body, body_at, at, index, p)?;
+        Ok(Some(at))
     }
 
     fn remaining(&self) -> usize {

@@ -115,7 +115,19 @@ pub fn read_varint(c: &mut Cursor<'_>, what: &'static str) -> Result<u64, Decode
             break;
         }
     }
-    varint::read_u64(c, what)
+    off_line(c, |c| varint::read_u64(c, what))
+}
+
+/// Runs `f`, a call the hot path does not inline, on a copy of `c`, then
+/// moves `c` to where the copy ended: only the copy's address reaches `f`,
+/// so a reader's own cursor can stay in registers (callgrind counts fewer
+/// instructions per product).
+#[inline(always)]
+fn off_line<'a, T>(c: &mut Cursor<'a>, f: impl FnOnce(&mut Cursor<'a>) -> T) -> T {
+    let mut copy = c.clone();
+    let r = f(&mut copy);
+    *c = copy;
+    r
 }
 
 /// Reads one key. A field number of 0 or above [`MAX_FIELD_NUMBER`] is
@@ -195,7 +207,7 @@ pub fn skip(c: &mut Cursor<'_>, key: Key, depth: usize) -> Result<(), DecodeErro
         WireType::I64 => c.fixed(8, "8-byte I64 value").map(drop),
         WireType::Len => read_len(c, "length", "LEN value").map(drop),
         WireType::I32 => c.fixed(4, "4-byte I32 value").map(drop),
-        WireType::StartGroup => skip_group(c, key.number, depth),
+        WireType::StartGroup => off_line(c, |c| skip_group(c, key.number, depth)),
         WireType::EndGroup => Err(DecodeError::unexpected(
             key.at,
             "a field (no group is open)",
