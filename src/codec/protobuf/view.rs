@@ -68,12 +68,15 @@ fn walk(bytes: &[u8]) -> Result<usize, DecodeError> {
     Ok(count)
 }
 
+/// A `products` entry: its key's offset, its body's offset, its body.
+type Entry<'a> = (usize, usize, &'a [u8]);
+
 /// The next `products` entry from `c` on: its key's offset and its body
 /// with the body's offset, `None` at the end. Each entry must be
 /// length-delimited, and every other field is skipped by wire type as
 /// proto3 readers must (groups included, up to [`wire::GROUP_DEPTH`] deep).
 #[inline]
-fn entry<'a>(c: &mut Cursor<'a>) -> Result<Option<(usize, usize, &'a [u8])>, DecodeError> {
+fn entry<'a>(c: &mut Cursor<'a>) -> Result<Option<Entry<'a>>, DecodeError> {
     while !c.is_empty() {
         let at = c.pos();
         let raw = wire::read_varint(c, "field key")?;
