@@ -37,7 +37,18 @@
 //!
 //! The read socket timeout is a system call to change, so it is changed only
 //! when the phase changes; the common keep-alive request costs one `read` and
-//! one `write`.
+//! one `write`, and two clock readings: one when a read brings bytes (the
+//! request's start, its head's completion and its `Date` second) and one
+//! when the response is handed to the kernel (its request time and the start
+//! of the idle period).
+//!
+//! **A cold stack every turn**: with one thread per connection, a worker
+//! runs once per request of its connection, and between two turns the
+//! other connections' threads have pushed its stack, its buffers and its
+//! counters out of the core's caches. Every cache line the common path
+//! touches is then a miss, so that path keeps its frames small: the error,
+//! timeout, body-discarding, large-send, `/metrics` and access-log paths are
+//! functions of their own, out of line.
 
 use super::config::ServerConfig;
 use super::parse::{self, Parsed, Version};
@@ -148,8 +159,9 @@ struct Pending {
     is_head: bool,
     /// Request time for `/metrics` starts at the complete head.
     handled_at: Instant,
-    /// `--access-log`: when the request started and its request line.
-    log: Option<(Instant, String)>,
+    /// `--access-log`: when the request started and its request line (boxed:
+    /// a pending response is moved from state to state on a cold stack).
+    log: Option<Box<(Instant, String)>>,
 }
 
 /// One connection's bookkeeping across states.
@@ -167,6 +179,12 @@ struct Conn<'a> {
     seen_lf: bool,
     /// Evicted while a request arrived: answer it, then close.
     evicted: bool,
+    /// When the last read that brought bytes returned: the start of a
+    /// request, the completion of its head, and the second of its `Date`.
+    last_read: Instant,
+    /// When the last response was handed to the kernel: the start of the
+    /// idle period that follows.
+    sent_at: Instant,
 }
 
 /// Serves one connection until it closes. Errors are not reported: a broken
@@ -187,6 +205,8 @@ pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &S
         ready: false,
         seen_lf: false,
         evicted: false,
+        last_read: accepted,
+        sent_at: accepted,
     };
     let mut state = State::ReadingHead { started: accepted };
     loop {
@@ -224,12 +244,12 @@ impl Conn<'_> {
         };
         // Marked after the timeout is chosen: whoever sees the mark knows
         // which timeout this idle period has.
-        let mark = self.slot.idle(self.shared.now_ms());
+        let mark = self.slot.idle(self.shared.ms_at(self.sent_at));
         let read = self.read(w, wait);
         self.evicted |= !self.slot.busy(mark);
         match read {
             Read::Bytes => State::ReadingHead {
-                started: Instant::now(),
+                started: self.last_read,
             },
             // An idle connection that times out is closed silently.
             Read::Closed | Read::TimedOut => State::Done,
@@ -286,10 +306,9 @@ impl Conn<'_> {
             );
             return self.reject(w, 413, &msg);
         }
-        let log = cfg
-            .access_log
-            .then(|| (Instant::now(), format!("{} {}", req.method, req.target)));
-        let handled_at = Instant::now();
+        let log = cfg.access_log.then(|| log_start(&req));
+        // The head completed with the read that brought its last bytes.
+        let handled_at = self.last_read;
         let shared = self.shared;
         let reply = match catch_unwind(AssertUnwindSafe(|| (shared.router)(&shared.app, &req, &mut w.scratch))) {
             Ok(reply) => reply,
@@ -322,6 +341,7 @@ impl Conn<'_> {
     }
 
     /// Reads and drops the rest of a request body, within the header timeout.
+    #[inline(never)]
     fn discarding_body(&mut self, w: &mut Worker, mut left: u64, started: Instant, pending: Pending) -> State {
         let wait = self.shared.config.header_timeout.saturating_sub(started.elapsed());
         if wait.is_zero() || self.timeout.set(wait).is_err() {
@@ -350,32 +370,30 @@ impl Conn<'_> {
             Body::Gzipped => &w.scratch.gz,
             Body::Schema(i) => shared.app.schemas[i].bytes,
             Body::Metrics => {
-                w.scratch.body.clear();
-                let kernel = super::metrics::Kernel::read(&shared.listener);
-                shared
-                    .metrics
-                    .render(shared.metrics.gauges(), &kernel, &mut w.scratch.body);
+                render_metrics(shared, &mut w.scratch.body);
                 &w.scratch.body
             }
         };
         w.head.clear();
-        response::write_head(&mut w.head, &p.reply.head, w.date.get(), body.len(), p.conn);
+        response::write_head(
+            &mut w.head,
+            &p.reply.head,
+            w.date.at(self.last_read),
+            body.len(),
+            p.conn,
+        );
         let body = if p.is_head { &[][..] } else { body };
         let sent = if body.len() <= response::COPY_BODY_MAX {
             response::send(&mut &*self.stream, &mut w.head, body)
         } else {
             send_large(self.stream, &w.head, body, &shared.config)
         };
-        if let Some((t0, line)) = p.log {
-            let micros = t0.elapsed().as_micros();
-            eprintln!(
-                "{} \"{line}\" {} {} {micros}us",
-                self.peer,
-                p.reply.head.status,
-                body.len()
-            );
+        if let Some(log) = p.log {
+            log_request(self.peer, &log.1, p.reply.head.status, body.len(), log.0);
         }
-        let request_ns = u64::try_from(p.handled_at.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        let done = Instant::now();
+        self.sent_at = done;
+        let request_ns = u64::try_from(done.saturating_duration_since(p.handled_at).as_nanos()).unwrap_or(u64::MAX);
         let r = &p.reply;
         w.metrics
             .record(r.label, r.format, r.head.status, body.len(), r.encode_ns, request_ns);
@@ -387,9 +405,7 @@ impl Conn<'_> {
         } else if self.filled > 0 {
             // A pipelined request is already (partly) in: its head is due from now.
             (self.ready, self.seen_lf) = (true, true);
-            State::ReadingHead {
-                started: Instant::now(),
-            }
+            State::ReadingHead { started: done }
         } else {
             (self.ready, self.seen_lf) = (false, false);
             State::Idle
@@ -405,6 +421,7 @@ impl Conn<'_> {
             match (&*self.stream).read(&mut w.inbuf[self.filled..]) {
                 Ok(0) => return Read::Closed,
                 Ok(n) => {
+                    self.last_read = Instant::now();
                     // The parser is stateless and rescans from the start, so
                     // run it only when the answer can have changed: a new
                     // line ended, the request line outgrew its limit, or the
@@ -429,6 +446,8 @@ impl Conn<'_> {
     }
 
     /// The header deadline passed: 408 if part of a request arrived, else just close.
+    #[cold]
+    #[inline(never)]
     fn timed_out(&mut self, w: &mut Worker) -> State {
         if self.filled > 0 {
             return self.reject(w, 408, "request head not received within the header timeout");
@@ -437,6 +456,8 @@ impl Conn<'_> {
     }
 
     /// Sends an error with `Connection: close`, then closes gracefully.
+    #[cold]
+    #[inline(never)]
     fn reject(&mut self, w: &mut Worker, status: u16, message: &str) -> State {
         let bytes = response::simple(status, message, w.date.get(), Connection::Close);
         w.metrics.record_rejected(status, bytes.len());
@@ -453,6 +474,7 @@ impl Conn<'_> {
 /// lowered to what is left of it only once that is below the write timeout,
 /// and restored after, so a client reading at a normal rate costs no extra
 /// system call.
+#[inline(never)]
 fn send_large(stream: &TcpStream, head: &[u8], body: &[u8], cfg: &ServerConfig) -> io::Result<()> {
     let total = (head.len() + body.len()) as u64;
     let allowance = Duration::from_secs_f64(total as f64 / cfg.min_send_rate as f64);
@@ -487,6 +509,32 @@ fn send_large(stream: &TcpStream, head: &[u8], body: &[u8], cfg: &ServerConfig) 
     result
 }
 
+/// `/metrics`: the exposition of the server's counters and the kernel's
+/// listen-queue figures, read now, into `out`.
+#[inline(never)]
+fn render_metrics(shared: &Shared, out: &mut Vec<u8>) {
+    out.clear();
+    let kernel = super::metrics::Kernel::read(&shared.listener);
+    shared.metrics.render(shared.metrics.gauges(), &kernel, out);
+}
+
+/// `--access-log`: when the request started and its request line.
+#[cold]
+#[inline(never)]
+fn log_start(req: &parse::Request<'_>) -> Box<(Instant, String)> {
+    Box::new((Instant::now(), format!("{} {}", req.method, req.target)))
+}
+
+/// `--access-log`: one line per response on stderr.
+#[cold]
+#[inline(never)]
+fn log_request(peer: SocketAddr, line: &str, status: u16, len: usize, t0: Instant) {
+    let micros = t0.elapsed().as_micros();
+    eprintln!("{peer} \"{line}\" {status} {len} {micros}us");
+}
+
+#[cold]
+#[inline(never)]
 fn internal_error(s: &mut Scratch) -> Reply {
     response::json_error(&mut s.body, "internal error: the handler panicked; see the server log");
     Reply::new(
@@ -507,6 +555,7 @@ const LINGER_BYTES: usize = 256 * 1024;
 /// Half-closes, then reads and discards what the client still sends (bounded),
 /// so closing with unread data does not turn into a reset that destroys the
 /// response in flight (the "lingering close" of RFC 9112 §9.6).
+#[inline(never)]
 pub fn linger_close(stream: &TcpStream, scratch: &mut [u8]) {
     if stream.shutdown(Shutdown::Write).is_err() {
         return;

@@ -3,11 +3,16 @@
 //!
 //! [`DateCache`] is owned by one worker and reformats only when the wall-clock
 //! second changes, so a busy worker formats at most once per second and never
-//! takes a lock. The calendar conversion is the proleptic-Gregorian
+//! takes a lock. [`DateCache::at`] takes a monotonic [`Instant`] the caller
+//! already read (a connection reads the clock once per request and uses it
+//! for its timeouts, its request time and this header): the cache knows the
+//! instant its second ends and reads the wall clock only then, so a request
+//! costs no clock read of its own. A wall clock set backwards or forwards
+//! shows within a second. The calendar conversion is the proleptic-Gregorian
 //! "civil from days" algorithm (H. Hinnant, *chrono-Compatible Low-Level Date
 //! Algorithms*), in integer arithmetic only.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Length of an IMF-fixdate.
 pub const LEN: usize = 29;
@@ -22,6 +27,8 @@ const MONTHS: [&[u8; 3]; 12] = [
 pub struct DateCache {
     secs: u64,
     bytes: [u8; LEN],
+    /// When (on the monotonic clock) the cached second ends.
+    until: Instant,
 }
 
 impl Default for DateCache {
@@ -32,24 +39,43 @@ impl Default for DateCache {
 
 impl DateCache {
     pub fn new() -> DateCache {
-        let secs = now_secs();
-        DateCache {
-            secs,
-            bytes: format(secs),
-        }
+        let mut cache = DateCache {
+            secs: u64::MAX, // no second yet: the refresh formats
+            bytes: [0; LEN],
+            until: Instant::now(),
+        };
+        cache.refresh();
+        cache
     }
 
-    /// The IMF-fixdate of the current second, reformatted only when it changed.
+    /// The IMF-fixdate of the current second (reads the clock).
     pub fn get(&mut self) -> &[u8; LEN] {
-        let now = now_secs();
-        if now != self.secs {
-            self.secs = now;
-            self.bytes = format(now);
+        self.at(Instant::now())
+    }
+
+    /// The IMF-fixdate of the second `now` falls in, `now` being a recent
+    /// reading of the monotonic clock: the wall clock is read and the date
+    /// reformatted only once the cached second has ended.
+    pub fn at(&mut self, now: Instant) -> &[u8; LEN] {
+        if now >= self.until {
+            self.refresh();
         }
         &self.bytes
     }
+
+    fn refresh(&mut self) {
+        let mono = Instant::now();
+        let wall = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+        let secs = wall.as_secs();
+        if secs != self.secs {
+            self.secs = secs;
+            self.bytes = format(secs);
+        }
+        self.until = mono + (Duration::from_secs(1) - Duration::from_nanos(u64::from(wall.subsec_nanos())));
+    }
 }
 
+#[cfg(test)]
 fn now_secs() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -118,6 +144,27 @@ mod tests {
         check(1_709_251_199, "Thu, 29 Feb 2024 23:59:59 GMT");
         check(4_102_444_800, "Fri, 01 Jan 2100 00:00:00 GMT"); // 2100 is not a leap year
         check(4_107_542_399, "Sun, 28 Feb 2100 23:59:59 GMT");
+    }
+
+    #[test]
+    fn cache_ends_its_second_within_a_second() {
+        let before = now_secs();
+        let mut c = DateCache::new();
+        let t = Instant::now();
+        assert!(c.until > t.checked_sub(Duration::from_millis(1)).unwrap_or(t));
+        assert!(
+            c.until <= t + Duration::from_secs(1),
+            "the cached second ends within a second"
+        );
+        // An instant inside the cached second keeps the cached date.
+        let cached = *c.at(t.min(c.until));
+        assert!(cached == format(before) || cached == format(before + 1));
+        // An instant past it reads the wall clock again.
+        let later = c.until + Duration::from_secs(2);
+        let until = c.until;
+        let _ = c.at(later);
+        assert!(c.until > until, "refreshed past the end of its second");
+        assert!(c.secs >= before);
     }
 
     #[test]

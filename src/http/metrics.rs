@@ -102,9 +102,6 @@ const ROUTES: usize = Route::ALL.len();
 /// Routes that serve a format: each has [`FORMAT_SLOTS`] (route, format)
 /// pairs; the other routes have one, with no format.
 const FORMATTED: [Route; 3] = [Route::Catalog, Route::Negotiated, Route::Explain];
-/// (route, format) pairs counted.
-const ENDPOINTS: usize = ROUTES - FORMATTED.len() + FORMATTED.len() * FORMAT_SLOTS;
-const SERIES: usize = ENDPOINTS * STATUS_SLOTS;
 
 /// Upper bounds of the duration buckets, in nanoseconds (10 µs … 1 s); a
 /// last `+Inf` bucket follows.
@@ -127,14 +124,51 @@ pub const BOUNDS_NS: [u64; 16] = [
     1_000_000_000,
 ];
 const BUCKETS: usize = BOUNDS_NS.len() + 1;
-/// One histogram: its buckets (not cumulative) and the sum in ns.
-const HIST_WORDS: usize = BUCKETS + 1;
+/// One histogram: the sum in ns, then its buckets (not cumulative).
+const HIST_WORDS: usize = 1 + BUCKETS;
 
-// Offsets of the parts of a block.
+// The layout of a block: one region per route, in `Route::ALL` order — its
+// series (per format slot and status: the request count, then the body
+// bytes) followed by its request-time histogram — then the encode-time
+// histograms. Counting a response writes a few neighbouring words of one
+// region (two or three cache lines of one page, not four lines on two pages
+// apart): a worker's block is cold each time its connection's turn comes.
+/// A series' request count and body bytes, at these offsets from its word.
 const REQUESTS: usize = 0;
-const BYTES: usize = REQUESTS + SERIES;
-const REQUEST_TIME: usize = BYTES + SERIES;
-const ENCODE_TIME: usize = REQUEST_TIME + ROUTES * HIST_WORDS;
+const BYTES: usize = 1;
+
+const fn is_formatted(route: usize) -> bool {
+    let mut k = 0;
+    while k < FORMATTED.len() {
+        if FORMATTED[k] as usize == route {
+            return true;
+        }
+        k += 1;
+    }
+    false
+}
+
+/// Format slots of the route with index `route`.
+const fn slots_of(route: usize) -> usize {
+    if is_formatted(route) { FORMAT_SLOTS } else { 1 }
+}
+
+/// Words of a route's series.
+const fn series_words(route: usize) -> usize {
+    slots_of(route) * STATUS_SLOTS * 2
+}
+
+/// Where each route's region starts; the last entry is where the encode-time histograms start.
+const REGION: [usize; ROUTES + 1] = {
+    let mut at = [0; ROUTES + 1];
+    let mut r = 0;
+    while r < ROUTES {
+        at[r + 1] = at[r] + series_words(r) + HIST_WORDS;
+        r += 1;
+    }
+    at
+};
+const ENCODE_TIME: usize = REGION[ROUTES];
 /// Counters in one worker's block.
 pub const BLOCK_WORDS: usize = ENCODE_TIME + Format::ALL.len() * HIST_WORDS;
 
@@ -153,20 +187,6 @@ fn status_slot(status: u16) -> usize {
     STATUSES.iter().position(|&s| s == status).unwrap_or(STATUSES.len())
 }
 
-/// The (route, format) pair's slot: routes without formats first, then
-/// [`FORMAT_SLOTS`] per formatted route. A format on another route is ignored.
-fn endpoint(route: Route, format: Option<Format>) -> usize {
-    let plain = ROUTES - FORMATTED.len();
-    match FORMATTED.iter().position(|&r| r == route) {
-        Some(k) => plain + k * FORMAT_SLOTS + format_slot(format),
-        None => Route::ALL
-            .iter()
-            .filter(|r| !FORMATTED.contains(r))
-            .position(|&r| r == route)
-            .unwrap_or(0),
-    }
-}
-
 /// Every (route, format) pair that has a slot, in slot order.
 fn endpoints() -> impl Iterator<Item = (Route, Option<Format>)> {
     let plain = Route::ALL
@@ -179,8 +199,22 @@ fn endpoints() -> impl Iterator<Item = (Route, Option<Format>)> {
     plain.chain(formatted)
 }
 
+/// The first word (the request count) of the series of (`route`, `format`)
+/// and the status in slot `sslot`. A format on a route without formats is ignored.
+fn series_at(route: Route, format: Option<Format>, sslot: usize) -> usize {
+    let r = route_index(route);
+    let f = if is_formatted(r) { format_slot(format) } else { 0 };
+    REGION[r] + 2 * (f * STATUS_SLOTS + sslot)
+}
+
 fn series(route: Route, format: Option<Format>, status: u16) -> usize {
-    endpoint(route, format) * STATUS_SLOTS + status_slot(status)
+    series_at(route, format, status_slot(status))
+}
+
+/// The first word of `route`'s request-time histogram.
+fn request_time(route: Route) -> usize {
+    let r = route_index(route);
+    REGION[r] + series_words(r)
 }
 
 fn bucket_of(ns: u64) -> usize {
@@ -232,17 +266,17 @@ impl WorkerMetrics {
         request_ns: u64,
     ) {
         let s = series(route, format, status);
-        self.add(REQUESTS + s, 1);
-        self.add(BYTES + s, bytes as u64);
-        let h = REQUEST_TIME + route_index(route) * HIST_WORDS;
-        self.add(h + bucket_of(request_ns), 1);
-        self.add(h + BUCKETS, request_ns);
+        self.add(s + REQUESTS, 1);
+        self.add(s + BYTES, bytes as u64);
+        let h = request_time(route);
+        self.add(h, request_ns);
+        self.add(h + 1 + bucket_of(request_ns), 1);
         if let Some(f) = format
             && encode_ns > 0
         {
             let h = ENCODE_TIME + (format_slot(Some(f)) - 1) * HIST_WORDS;
-            self.add(h + bucket_of(encode_ns), 1);
-            self.add(h + BUCKETS, encode_ns);
+            self.add(h, encode_ns);
+            self.add(h + 1 + bucket_of(encode_ns), 1);
         }
     }
 
@@ -250,8 +284,8 @@ impl WorkerMetrics {
     /// route `other`, no request time.
     pub fn record_rejected(&self, status: u16, bytes: usize) {
         let s = series(Route::Other, None, status);
-        self.add(REQUESTS + s, 1);
-        self.add(BYTES + s, bytes as u64);
+        self.add(s + REQUESTS, 1);
+        self.add(s + BYTES, bytes as u64);
     }
 }
 
@@ -362,8 +396,8 @@ impl Registry {
                     .chain(["other".into()])
                     .enumerate()
                 {
-                    let i = endpoint(route, format) * STATUS_SLOTS + sslot;
-                    if total[REQUESTS + i] == 0 {
+                    let i = series_at(route, format, sslot);
+                    if total[i + REQUESTS] == 0 {
                         continue;
                     }
                     let _ = writeln!(
@@ -371,7 +405,7 @@ impl Registry {
                         "{name}{{route=\"{}\",format=\"{}\",status=\"{status}\"}} {}",
                         route.label(),
                         format.map_or("none", Format::name),
-                        total[base + i]
+                        total[i + base]
                     );
                 }
             }
@@ -394,7 +428,7 @@ impl Registry {
             "# HELP {name} From a complete request head to the response handed to the kernel.\n# TYPE {name} histogram"
         );
         for route in Route::ALL {
-            let h = REQUEST_TIME + route_index(route) * HIST_WORDS;
+            let h = request_time(route);
             histogram(&mut s, name, "route", route.label(), &total[h..h + HIST_WORDS]);
         }
         let name = "wirebench_encode_duration_seconds";
@@ -509,12 +543,13 @@ pub fn listen_overflows(netstat: &str) -> Option<(u64, u64)> {
 /// One histogram's series: cumulative buckets, `_sum` in seconds, `_count`.
 /// Nothing when it is empty.
 fn histogram(s: &mut String, name: &str, label: &str, value: &str, words: &[u64]) {
-    let count: u64 = words[..BUCKETS].iter().sum();
+    let (sum, buckets) = (words[0], &words[1..]);
+    let count: u64 = buckets.iter().sum();
     if count == 0 {
         return;
     }
     let mut cumulative = 0;
-    for (i, n) in words[..BUCKETS].iter().enumerate() {
+    for (i, n) in buckets.iter().enumerate() {
         cumulative += n;
         let le = match BOUNDS_NS.get(i) {
             Some(&b) => seconds(b),
@@ -522,7 +557,7 @@ fn histogram(s: &mut String, name: &str, label: &str, value: &str, words: &[u64]
         };
         let _ = writeln!(s, "{name}_bucket{{{label}=\"{value}\",le=\"{le}\"}} {cumulative}");
     }
-    let _ = writeln!(s, "{name}_sum{{{label}=\"{value}\"}} {}", seconds(words[BUCKETS]));
+    let _ = writeln!(s, "{name}_sum{{{label}=\"{value}\"}} {}", seconds(sum));
     let _ = writeln!(s, "{name}_count{{{label}=\"{value}\"}} {count}");
 }
 
@@ -541,11 +576,38 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_endpoint_has_its_own_slot() {
-        let slots: Vec<usize> = endpoints().map(|(r, f)| endpoint(r, f)).collect();
-        assert_eq!(slots, (0..ENDPOINTS).collect::<Vec<_>>());
-        assert_eq!(endpoint(Route::Ping, Some(Format::Avro)), endpoint(Route::Ping, None));
-        assert_eq!(ENDPOINTS, 23);
+    fn every_series_has_its_own_words() {
+        // Every (route, format, status) pair and every histogram word is one
+        // word of the block that nothing else uses.
+        let mut owner = vec![0u32; BLOCK_WORDS];
+        let mut series_count = 0;
+        for (route, format) in endpoints() {
+            for sslot in 0..STATUS_SLOTS {
+                let i = series_at(route, format, sslot);
+                owner[i + REQUESTS] += 1;
+                owner[i + BYTES] += 1;
+                series_count += 1;
+            }
+        }
+        for route in Route::ALL {
+            for w in &mut owner[request_time(route)..request_time(route) + HIST_WORDS] {
+                *w += 1;
+            }
+        }
+        for w in &mut owner[ENCODE_TIME..] {
+            *w += 1;
+        }
+        assert!(owner.iter().all(|&n| n == 1), "{owner:?}");
+        assert_eq!(series_count, 23 * STATUS_SLOTS);
+        assert_eq!(BLOCK_WORDS * 8, 6656, "the module doc's 6.5 KiB");
+        // A format on a route without formats is ignored.
+        assert_eq!(
+            series(Route::Ping, Some(Format::Avro), 200),
+            series(Route::Ping, None, 200)
+        );
+        // A route's series and its histogram share a region: /ping's 200s
+        // and its request time are within 512 bytes of each other.
+        assert!((request_time(Route::Ping) - series(Route::Ping, None, 200)) * 8 < 512);
     }
 
     #[test]

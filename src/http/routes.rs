@@ -165,73 +165,28 @@ const FORMATS: &str = "json, msgpack, protobuf, avro, flatbuffers";
 pub const METRICS_CONTENT_TYPE: &str = "text/plain; version=0.0.4";
 
 /// Builds the response to one request. Never fails: every problem is a reply.
+///
+/// The paths of `/ping`, `/metrics` and `/catalog` are claimed by neither
+/// `--data` nor the browser page, so they are matched first; every other
+/// path goes through [`other_route`]. Error replies are built out of line:
+/// a worker's stack is cold each time its connection's turn comes (one
+/// thread per connection), and every stack line the common path touches is
+/// a cache miss, so the common path keeps a small frame.
 pub fn handle(app: &App, req: &Request<'_>, s: &mut Scratch) -> Reply {
-    let (method, target) = (req.method, req.target);
-    let target = origin_form(target);
-    let (path, query) = match target.split_once('?') {
-        Some((p, q)) => (p, q),
+    let method = req.method;
+    let target = origin_form(req.target);
+    let (path, query) = match target.bytes().position(|b| b == b'?') {
+        Some(i) => (&target[..i], &target[i + 1..]),
         None => (target, ""),
     };
-    if let Some(a) = super::data::route(app.data.as_deref(), req, path, query, s) {
-        let mut reply = Reply::new(a.head, Body::Scratch);
-        reply.label = if a.schema { Label::Schemas } else { Label::Other };
-        (reply.format, reply.encode_ns) = (a.format, a.encode_ns);
-        return reply;
-    }
-    let page = super::page::App {
-        products: &app.products,
-        max_count: app.max_count,
-        page: &app.page,
-    };
-    if let Some(p) = super::page::handle(page, req, path, query, s) {
-        let body = p.body.map_or(Body::Scratch, Body::Static);
-        return Reply {
-            head: p.head,
-            body,
-            label: p.label,
-            format: p.format,
-            encode_ns: 0,
-        };
-    }
     let route = match path {
-        "/" => Route::Index,
         "/ping" => Route::Ping,
         "/metrics" => Route::Metrics,
         "/catalog" => Route::Negotiated,
-        _ => {
-            if let Some(name) = path.strip_prefix("/catalog/") {
-                match Format::from_name(name) {
-                    Some(f) => Route::Catalog(f),
-                    None => {
-                        let msg = format!("unknown format {name:?}; formats: {FORMATS}");
-                        return error(s, 404, &msg, "");
-                    }
-                }
-            } else if let Some(name) = path.strip_prefix("/explain/") {
-                match Format::from_name(name) {
-                    Some(f) => Route::Explain(f),
-                    None => {
-                        let msg = format!("unknown format {name:?}; formats: {FORMATS}");
-                        return error(s, 404, &msg, "");
-                    }
-                }
-            } else if let Some(name) = path.strip_prefix("/schemas/") {
-                match app.schemas.iter().position(|f| f.name == name) {
-                    Some(i) => Route::Schema(i),
-                    None => {
-                        let names: Vec<&str> = app.schemas.iter().map(|f| f.name).collect();
-                        let msg = format!("unknown schema file {name:?}; files: {}", names.join(", "));
-                        return error(s, 404, &msg, "");
-                    }
-                }
-            } else {
-                let msg = format!(
-                    "no resource at {path:?}; try /, /ping, /catalog/{{{0}}}, /catalog, /explain/{{{0}}}, /schemas/{{file}}, /metrics",
-                    FORMATS.replace(", ", "|")
-                );
-                return error(s, 404, &msg, "");
-            }
-        }
+        _ => match other_route(app, req, path, query, s) {
+            Ok(route) => route,
+            Err(reply) => return reply,
+        },
     };
     let (label, format) = match route {
         Route::Index => (Label::Index, None),
@@ -243,10 +198,7 @@ pub fn handle(app: &App, req: &Request<'_>, s: &mut Scratch) -> Reply {
         Route::Schema(_) => (Label::Schemas, None),
     };
     if method != "GET" && method != "HEAD" {
-        let msg = format!("method {method} is not allowed on {path}; allowed: GET, HEAD");
-        let mut reply = error(s, 405, &msg, ALLOW);
-        reply.label = label;
-        return reply;
+        return method_not_allowed(s, method, path, label);
     }
     let mut reply = match route {
         Route::Index => {
@@ -260,16 +212,97 @@ pub fn handle(app: &App, req: &Request<'_>, s: &mut Scratch) -> Reply {
             no_query(s, query, path).unwrap_or(Reply::new(Head::ok(app.schemas[i].content_type, ""), Body::Schema(i)))
         }
         Route::Catalog(format) => catalog(app, format, None, query, s),
-        Route::Negotiated => match negotiate::choose(req.header_values("accept")) {
-            Ok(offer) => catalog(app, offer.format, Some(offer.media_type), query, s),
-            Err(negotiate::Error::NotAcceptable) => not_acceptable(s),
-            Err(e) => error(s, 400, &e.to_string(), VARY),
-        },
+        Route::Negotiated => negotiated(app, req, query, s),
         Route::Explain(format) => explain(app, format, query, s),
     };
     reply.label = label;
     reply.format = reply.format.or(format);
     reply
+}
+
+/// Every path but the three [`handle`] matches itself: `--data`'s routes,
+/// the browser page's, `/`, and the routes with a `{format}` or `{file}`
+/// segment. `Err` is the whole reply (a route of the data set or the page,
+/// or a 404).
+#[inline(never)]
+fn other_route(app: &App, req: &Request<'_>, path: &str, query: &str, s: &mut Scratch) -> Result<Route, Reply> {
+    if let Some(a) = super::data::route(app.data.as_deref(), req, path, query, s) {
+        let mut reply = Reply::new(a.head, Body::Scratch);
+        reply.label = if a.schema { Label::Schemas } else { Label::Other };
+        (reply.format, reply.encode_ns) = (a.format, a.encode_ns);
+        return Err(reply);
+    }
+    let page = super::page::App {
+        products: &app.products,
+        max_count: app.max_count,
+        page: &app.page,
+    };
+    if let Some(p) = super::page::handle(page, req, path, query, s) {
+        let body = p.body.map_or(Body::Scratch, Body::Static);
+        return Err(Reply {
+            head: p.head,
+            body,
+            label: p.label,
+            format: p.format,
+            encode_ns: 0,
+        });
+    }
+    if path == "/" {
+        return Ok(Route::Index);
+    }
+    if let Some(name) = path.strip_prefix("/catalog/") {
+        return match Format::from_name(name) {
+            Some(f) => Ok(Route::Catalog(f)),
+            None => {
+                let msg = format!("unknown format {name:?}; formats: {FORMATS}");
+                Err(error(s, 404, &msg, ""))
+            }
+        };
+    }
+    if let Some(name) = path.strip_prefix("/explain/") {
+        return match Format::from_name(name) {
+            Some(f) => Ok(Route::Explain(f)),
+            None => {
+                let msg = format!("unknown format {name:?}; formats: {FORMATS}");
+                Err(error(s, 404, &msg, ""))
+            }
+        };
+    }
+    if let Some(name) = path.strip_prefix("/schemas/") {
+        return match app.schemas.iter().position(|f| f.name == name) {
+            Some(i) => Ok(Route::Schema(i)),
+            None => {
+                let names: Vec<&str> = app.schemas.iter().map(|f| f.name).collect();
+                let msg = format!("unknown schema file {name:?}; files: {}", names.join(", "));
+                Err(error(s, 404, &msg, ""))
+            }
+        };
+    }
+    let msg = format!(
+        "no resource at {path:?}; try /, /ping, /catalog/{{{0}}}, /catalog, /explain/{{{0}}}, /schemas/{{file}}, /metrics",
+        FORMATS.replace(", ", "|")
+    );
+    Err(error(s, 404, &msg, ""))
+}
+
+/// 405 with `Allow`, counted under the route's label.
+#[cold]
+#[inline(never)]
+fn method_not_allowed(s: &mut Scratch, method: &str, path: &str, label: Label) -> Reply {
+    let msg = format!("method {method} is not allowed on {path}; allowed: GET, HEAD");
+    let mut reply = error(s, 405, &msg, ALLOW);
+    reply.label = label;
+    reply
+}
+
+/// `/catalog`: the format chosen by `Accept`.
+#[inline(never)]
+fn negotiated(app: &App, req: &Request<'_>, query: &str, s: &mut Scratch) -> Reply {
+    match negotiate::choose(req.header_values("accept")) {
+        Ok(offer) => catalog(app, offer.format, Some(offer.media_type), query, s),
+        Err(negotiate::Error::NotAcceptable) => not_acceptable(s),
+        Err(e) => error(s, 400, &e.to_string(), VARY),
+    }
 }
 
 /// On every response of `/catalog`: caches must key it by `Accept` (RFC 9110 §12.5.5).
@@ -311,6 +344,7 @@ fn not_acceptable(s: &mut Scratch) -> Reply {
 pub const EXPLAIN_MAX_COUNT: usize = 100;
 
 /// `/explain/{format}?count=N`: the same text as `wirebench explain FORMAT --count N`.
+#[inline(never)]
 fn explain(app: &App, format: Format, query: &str, s: &mut Scratch) -> Reply {
     let max = EXPLAIN_MAX_COUNT.min(app.max_count);
     let mut count = 1;
@@ -375,7 +409,18 @@ fn over_budget(s: &mut Scratch) -> Reply {
     error(s, 503, super::admission::REFUSED, "Retry-After: 1\r\n")
 }
 
+#[inline]
 fn no_query(s: &mut Scratch, query: &str, path: &str) -> Option<Reply> {
+    if query.is_empty() {
+        return None;
+    }
+    bad_query(s, query, path)
+}
+
+/// [`no_query`] when there is a query: 400 unless every parameter is empty.
+#[cold]
+#[inline(never)]
+fn bad_query(s: &mut Scratch, query: &str, path: &str) -> Option<Reply> {
     let param = query.split('&').find(|p| !p.is_empty())?;
     let name = param.split_once('=').map_or(param, |(n, _)| n);
     let msg = format!("unknown query parameter {name:?}; {path} takes no parameters");
@@ -460,6 +505,7 @@ macro_rules! link_headers {
 }
 
 /// `/catalog/{format}`, or `/catalog` negotiated to `media_type`.
+#[inline(never)]
 fn catalog(app: &App, format: Format, negotiated: Option<&'static str>, query: &str, s: &mut Scratch) -> Reply {
     let vary = if negotiated.is_some() { VARY } else { "" };
     let q = match parse_catalog_query(query, app.max_count) {

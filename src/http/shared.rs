@@ -43,9 +43,9 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// Milliseconds since [`Shared::epoch`].
-    pub fn now_ms(&self) -> u64 {
-        u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX - IDLE_BASE)
+    /// Milliseconds from [`Shared::epoch`] to `t` (a clock reading the caller already has).
+    pub fn ms_at(&self, t: Instant) -> u64 {
+        u64::try_from(t.saturating_duration_since(self.epoch).as_millis()).unwrap_or(u64::MAX - IDLE_BASE)
     }
 }
 
