@@ -182,37 +182,19 @@ mod tests {
 
     #[test]
     fn schema_lists_fields_in_code_order() {
-        let fields = [
-            "\"products\"",
-            "\"id\"",
-            "\"sku\"",
-            "\"name\"",
-            "\"description\"",
-            "\"price_cents\"",
-            "\"currency\"",
-            "\"rating\"",
-            "\"review_count\"",
-            "\"in_stock\"",
-            "\"stock\"",
-            "\"status\"",
-            "\"ACTIVE\", \"DRAFT\", \"DISCONTINUED\"",
-            "\"tags\"",
-            "\"dimensions\"",
-            "\"width_mm\"",
-            "\"height_mm\"",
-            "\"depth_mm\"",
-            "\"weight_g\"",
-            "\"variants\"",
-            "\"color\"",
-            "\"size\"",
-            "\"discount_percent\", \"type\": [\"null\", \"int\"], \"default\": null",
-            "\"created_at_ms\"",
-            "\"image_url\"",
-        ];
+        let quoted = |names: &str| names.split(' ').map(|n| format!("\"{n}\"")).collect::<Vec<_>>();
+        let mut fields = quoted("products id sku name description price_cents currency rating review_count in_stock");
+        fields.extend(quoted("stock status"));
+        fields.push(r#""ACTIVE", "DRAFT", "DISCONTINUED""#.into());
+        fields.extend(quoted(
+            "tags dimensions width_mm height_mm depth_mm weight_g variants color size",
+        ));
+        fields.push(r#""discount_percent", "type": ["null", "int"], "default": null"#.into());
+        fields.extend(quoted("created_at_ms image_url"));
         let mut from = 0;
-        for f in fields {
+        for f in &fields {
             let at = SCHEMA[from..]
-                .find(f)
+                .find(f.as_str())
                 .unwrap_or_else(|| panic!("{f} missing or out of order in {SCHEMA_FILE}"));
             from += at + f.len();
         }
