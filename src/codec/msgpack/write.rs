@@ -778,66 +778,52 @@ mod tests {
     /// plain spelling the catalog writer must match byte for byte.
     fn reference_product(p: &Product, out: &mut Vec<u8>) {
         let key = |out: &mut Vec<u8>, k: &str| write_str(out, k).unwrap();
-        write_map_len(out, PRODUCT_FIELDS, "product").unwrap();
-        key(out, "id");
-        write_int(out, p.id);
-        for (k, s) in [("sku", &p.sku), ("name", &p.name), ("description", &p.description)] {
+        let text = |out: &mut Vec<u8>, k: &str, v: &str| [k, v].iter().for_each(|s| write_str(out, s).unwrap());
+        let int = |out: &mut Vec<u8>, k: &str, v: i64| {
             key(out, k);
-            write_str(out, s).unwrap();
-        }
-        key(out, "price_cents");
-        write_int(out, p.price_cents);
-        key(out, "currency");
-        write_str(out, &p.currency).unwrap();
+            write_int(out, v);
+        };
+        write_map_len(out, PRODUCT_FIELDS, "product").unwrap();
+        int(out, "id", p.id);
+        text(out, "sku", &p.sku);
+        text(out, "name", &p.name);
+        text(out, "description", &p.description);
+        int(out, "price_cents", p.price_cents);
+        text(out, "currency", &p.currency);
         key(out, "rating");
         write_f64(out, p.rating);
-        key(out, "review_count");
-        write_int(out, i64::from(p.review_count));
+        int(out, "review_count", p.review_count.into());
         key(out, "in_stock");
         write_bool(out, p.in_stock);
-        key(out, "stock");
-        write_int(out, i64::from(p.stock));
-        key(out, "status");
-        write_str(out, p.status.as_str()).unwrap();
+        int(out, "stock", p.stock.into());
+        text(out, "status", p.status.as_str());
         key(out, "tags");
         write_array_len(out, p.tags.len(), "tags").unwrap();
-        for t in &p.tags {
-            write_str(out, t).unwrap();
-        }
+        p.tags.iter().for_each(|t| write_str(out, t).unwrap());
         key(out, "dimensions");
         write_map_len(out, DIMENSIONS_FIELDS, "dimensions").unwrap();
         let d = &p.dimensions;
-        for (k, v) in [
-            ("width_mm", d.width_mm),
-            ("height_mm", d.height_mm),
-            ("depth_mm", d.depth_mm),
-            ("weight_g", d.weight_g),
-        ] {
-            key(out, k);
-            write_int(out, i64::from(v));
-        }
+        int(out, "width_mm", d.width_mm.into());
+        int(out, "height_mm", d.height_mm.into());
+        int(out, "depth_mm", d.depth_mm.into());
+        int(out, "weight_g", d.weight_g.into());
         key(out, "variants");
         write_array_len(out, p.variants.len(), "variants").unwrap();
         for v in &p.variants {
             write_map_len(out, VARIANT_FIELDS, "variant").unwrap();
-            for (k, s) in [("sku", &v.sku), ("color", &v.color), ("size", &v.size)] {
-                key(out, k);
-                write_str(out, s).unwrap();
-            }
-            key(out, "price_cents");
-            write_int(out, v.price_cents);
-            key(out, "stock");
-            write_int(out, i64::from(v.stock));
+            text(out, "sku", &v.sku);
+            text(out, "color", &v.color);
+            text(out, "size", &v.size);
+            int(out, "price_cents", v.price_cents);
+            int(out, "stock", v.stock.into());
         }
         key(out, "discount_percent");
         match p.discount_percent {
             Some(d) => write_int(out, i64::from(d)),
             None => write_nil(out),
         }
-        key(out, "created_at_ms");
-        write_int(out, p.created_at_ms);
-        key(out, "image_url");
-        write_str(out, &p.image_url).unwrap();
+        int(out, "created_at_ms", p.created_at_ms);
+        text(out, "image_url", &p.image_url);
     }
 
     fn reference_catalog(products: &[Product]) -> Vec<u8> {
