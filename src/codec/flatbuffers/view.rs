@@ -466,17 +466,8 @@ mod tests {
             }
             let mut m = bytes.clone();
             for i in 0..bytes.len() {
-                for v in [
-                    0x00,
-                    0x01,
-                    0x02,
-                    0x04,
-                    0x80,
-                    0xff,
-                    bytes[i] ^ 0x01,
-                    bytes[i] ^ 0x10,
-                    bytes[i].wrapping_add(4),
-                ] {
+                let (b, fixed) = (bytes[i], [0x00, 0x01, 0x02, 0x04, 0x80, 0xff]);
+                for v in fixed.into_iter().chain([b ^ 0x01, b ^ 0x10, b.wrapping_add(4)]) {
                     m[i] = v;
                     check(seed, &m);
                 }

@@ -683,44 +683,53 @@ mod tests {
 
     #[test]
     fn header_errors_are_placed_like_a_byte_by_byte_read() {
-        let f = &PRODUCT[0];
-        let err = |bytes: &[u8]| read_int(&mut Cursor::new(bytes), f).unwrap_err().to_string();
-        assert_eq!(
-            err(&[]),
-            "unexpected end of input, expected an integer for `id` at byte 0"
-        );
-        assert_eq!(
-            err(&[0xcd, 0x01]),
-            "unexpected end of input, expected an integer for `id` at byte 2"
-        );
-        assert_eq!(
-            err(&[0xd3]),
-            "unexpected end of input, expected an integer for `id` at byte 1"
-        );
-        assert_eq!(err(&[0xc0]), "expected an integer for `id`, found nil (0xc0) at byte 0");
-        assert_eq!(
-            err(&[0xcf, 0x80, 0, 0, 0, 0, 0, 0, 0]),
-            "id out of range: 9223372036854775808 at byte 0"
-        );
-        let mut cur = Cursor::new(&[0xd9, 0x05, b'a']);
-        assert_eq!(
-            read_str_bytes(&mut cur, "s").unwrap_err().to_string(),
-            "string length of 5 exceeds the 1 bytes remaining at byte 2"
-        );
-        let mut cur = Cursor::new(&[0xdc, 0x00]);
-        assert_eq!(
-            read_array_len(&mut cur, &PRODUCT[11]).unwrap_err().to_string(),
-            "unexpected end of input, expected an array for `tags` at byte 2"
-        );
-        let mut cur = Cursor::new(&[0xdf, 0, 0, 0, 9, 0]);
-        assert!(matches!(
-            read_map_len(&mut cur, "m").unwrap_err().kind,
-            ErrorKind::LengthExceedsInput {
-                len: 9,
-                remaining: 1,
-                ..
-            }
-        ));
+        type Read = fn(&mut Cursor<'static>) -> Result<(), DecodeError>;
+        let int: Read = |c| read_int(c, &PRODUCT[0]).map(drop);
+        let cases: [(Read, &[u8], &str); 8] = [
+            (
+                int,
+                &[],
+                "unexpected end of input, expected an integer for `id` at byte 0",
+            ),
+            (
+                int,
+                &[0xcd, 0x01],
+                "unexpected end of input, expected an integer for `id` at byte 2",
+            ),
+            (
+                int,
+                &[0xd3],
+                "unexpected end of input, expected an integer for `id` at byte 1",
+            ),
+            (int, &[0xc0], "expected an integer for `id`, found nil (0xc0) at byte 0"),
+            (
+                int,
+                &[0xcf, 0x80, 0, 0, 0, 0, 0, 0, 0],
+                "id out of range: 9223372036854775808 at byte 0",
+            ),
+            (
+                |c| read_str_bytes(c, "s").map(drop),
+                &[0xd9, 0x05, b'a'],
+                "string length of 5 exceeds the 1 bytes remaining at byte 2",
+            ),
+            (
+                |c| read_array_len(c, &PRODUCT[11]).map(drop),
+                &[0xdc, 0x00],
+                "unexpected end of input, expected an array for `tags` at byte 2",
+            ),
+            (
+                |c| read_map_len(c, "m").map(drop),
+                &[0xdf, 0, 0, 0, 9, 0],
+                "map length of 9 exceeds the 1 bytes remaining at byte 5",
+            ),
+        ];
+        for (read, bytes, want) in cases {
+            assert_eq!(
+                read(&mut Cursor::new(bytes)).unwrap_err().to_string(),
+                want,
+                "{bytes:02x?}"
+            );
+        }
     }
 
     #[test]
