@@ -12,8 +12,9 @@ use std::fmt;
 
 /// Lifecycle of a product. JSON and MessagePack spell it as lowercase strings,
 /// Protobuf/Avro/FlatBuffers as an enum index in this order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Status {
+    #[default]
     Active,
     Draft,
     Discontinued,
@@ -68,7 +69,7 @@ pub struct Dimensions {
 }
 
 /// A purchasable variant of a product (colour/size).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Default)]
 pub struct Variant {
     pub sku: String,
     pub color: String,
@@ -78,7 +79,7 @@ pub struct Variant {
 }
 
 /// One catalog entry. Field order (docs/SPEC.md, "Field order") = schema order = wire order.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Default)]
 pub struct Product {
     pub id: i64,
     pub sku: String,

@@ -23,25 +23,26 @@ pub(crate) enum FormatReader<'a> {
     Flatbuffers(flatbuffers::view::ViewReader<'a>),
 }
 
+/// `$call` on whichever format's reader `$self` holds, bound to `$r`.
+macro_rules! each_format {
+    ($self:ident, $r:ident => $call:expr) => {
+        match $self {
+            FormatReader::Json($r) => $call,
+            FormatReader::Msgpack($r) => $call,
+            FormatReader::Protobuf($r) => $call,
+            FormatReader::Avro($r) => $call,
+            FormatReader::Flatbuffers($r) => $call,
+        }
+    };
+}
+
 impl<'a> FormatReader<'a> {
     fn next_product(&mut self, index: usize, p: &mut ProductView<'a>) -> Result<Option<usize>, DecodeError> {
-        match self {
-            FormatReader::Json(r) => r.next_product(index, p),
-            FormatReader::Msgpack(r) => r.next_product(index, p),
-            FormatReader::Protobuf(r) => r.next_product(index, p),
-            FormatReader::Avro(r) => r.next_product(index, p),
-            FormatReader::Flatbuffers(r) => r.next_product(index, p),
-        }
+        each_format!(self, r => r.next_product(index, p))
     }
 
     fn remaining(&self) -> usize {
-        match self {
-            FormatReader::Json(r) => r.remaining(),
-            FormatReader::Msgpack(r) => r.remaining(),
-            FormatReader::Protobuf(r) => r.remaining(),
-            FormatReader::Avro(r) => r.remaining(),
-            FormatReader::Flatbuffers(r) => r.remaining(),
-        }
+        each_format!(self, r => r.remaining())
     }
 }
 
@@ -160,6 +161,42 @@ mod tests {
             let e = items[3].as_ref().unwrap_err();
             assert!(e.to_string().contains("a product the view counted"), "{format}: {e}");
             assert!(longer.to_catalog().is_err(), "{format}");
+        }
+    }
+
+    /// Ids out of order send the duplicate check to its id set, which reads
+    /// the earlier products again: distinct ids in any order pass, a repeat
+    /// of an earlier id or of the last one does not, in the view as in the
+    /// owned decode.
+    #[test]
+    fn ids_are_checked_in_any_order() {
+        let catalog = |ids: &[i64]| Catalog {
+            products: ids
+                .iter()
+                .map(|&id| crate::model::Product {
+                    id,
+                    ..fixtures::product(1)
+                })
+                .collect(),
+        };
+        for format in Format::ALL {
+            for (ids, error) in [
+                (&[5, 7, 3][..], None),
+                (&[5, 7, 3, 7], Some("products[3].id: duplicate id 7")),
+                (&[2, 2], Some("products[1].id: duplicate id 2")),
+                (&[50, 40, 30, 20, 10, 11, 20], Some("products[6].id: duplicate id 20")),
+            ] {
+                let c = catalog(ids);
+                let bytes = format.encode_to_vec(&c.products).unwrap();
+                let owned = format.decode(&bytes);
+                let view = format.decode_view(&bytes).and_then(|v| v.to_catalog());
+                assert_eq!(view, owned, "{format} {ids:?}");
+                match (owned, error) {
+                    (Ok(got), None) => assert_eq!(got, c, "{format} {ids:?}"),
+                    (Err(e), Some(want)) => assert!(e.to_string().contains(want), "{format} {ids:?}: {e}"),
+                    (got, _) => panic!("{format} {ids:?}: {got:?}"),
+                }
+            }
         }
     }
 }

@@ -93,10 +93,7 @@ impl<'a> Cursor<'a> {
                 self.pos += n;
                 Ok(s)
             }
-            _ => Err(DecodeError::new(
-                self.pos,
-                ErrorKind::LengthExceedsInput { what, len, remaining },
-            )),
+            _ => Err(DecodeError::length_exceeds(self.pos, what, len, remaining)),
         }
     }
 
@@ -107,14 +104,7 @@ impl<'a> Cursor<'a> {
         let remaining = self.remaining();
         match count.checked_mul(min_item_bytes.max(1)) {
             Some(need) if need <= remaining as u64 => Ok(count as usize),
-            _ => Err(DecodeError::new(
-                self.pos,
-                ErrorKind::LengthExceedsInput {
-                    what,
-                    len: count,
-                    remaining,
-                },
-            )),
+            _ => Err(DecodeError::length_exceeds(self.pos, what, count, remaining)),
         }
     }
 

@@ -78,6 +78,26 @@ impl DecodeError {
     pub fn invalid(offset: usize, e: ValidationError) -> DecodeError {
         DecodeError::new(offset, ErrorKind::Invalid(e))
     }
+
+    /// `what` out of range: `value`.
+    #[cold]
+    pub fn out_of_range(offset: usize, what: &'static str, value: impl ToString) -> DecodeError {
+        let value = value.to_string();
+        DecodeError::new(offset, ErrorKind::OutOfRange { what, value })
+    }
+
+    /// An unknown value of the enum `what`.
+    #[cold]
+    pub fn unknown_enum(offset: usize, what: &'static str, value: impl ToString) -> DecodeError {
+        let value = value.to_string();
+        DecodeError::new(offset, ErrorKind::UnknownEnum { what, value })
+    }
+
+    /// A `what` of `len` beyond the `remaining` bytes.
+    #[cold]
+    pub fn length_exceeds(offset: usize, what: &'static str, len: u64, remaining: usize) -> DecodeError {
+        DecodeError::new(offset, ErrorKind::LengthExceedsInput { what, len, remaining })
+    }
 }
 
 impl fmt::Display for ErrorKind {
@@ -149,14 +169,7 @@ mod tests {
     fn display_says_what_and_where() {
         let e = DecodeError::unexpected(17, "':' after object key", "'x'");
         assert_eq!(e.to_string(), "expected ':' after object key, found 'x' at byte 17");
-        let e = DecodeError::new(
-            3,
-            ErrorKind::LengthExceedsInput {
-                what: "string length",
-                len: 1 << 31,
-                remaining: 5,
-            },
-        );
+        let e = DecodeError::length_exceeds(3, "string length", 1 << 31, 5);
         assert_eq!(
             e.to_string(),
             "string length of 2147483648 exceeds the 5 bytes remaining at byte 3"

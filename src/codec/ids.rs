@@ -26,18 +26,11 @@ impl UniqueIds {
     /// Records `id`; false if it was seen before. `earlier` yields the ids
     /// accepted so far (all distinct): it is read once, the first time an id
     /// is not above the previous one, and its length bounds the set's
-    /// allocation.
+    /// allocation. The set also has room for `room()` more ids, so a caller
+    /// that bounds how many can still come (the rest of the payload over
+    /// the smallest product) never grows it.
     #[inline]
-    pub fn insert<I: ExactSizeIterator<Item = i64>>(&mut self, id: i64, earlier: impl FnOnce() -> I) -> bool {
-        self.insert_reserving(id, earlier, || 0)
-    }
-
-    /// As [`UniqueIds::insert`]; when the set is built, it also has room for
-    /// `room()` more ids, so a caller that bounds how many can still come
-    /// (the borrowed views: the rest of the payload over the smallest
-    /// product) never grows it.
-    #[inline]
-    pub fn insert_reserving<I: ExactSizeIterator<Item = i64>>(
+    pub fn insert<I: ExactSizeIterator<Item = i64>>(
         &mut self,
         id: i64,
         earlier: impl FnOnce() -> I,
@@ -78,7 +71,7 @@ mod tests {
         let mut accepted: Vec<i64> = Vec::new();
         for &id in ids {
             let want = plain.insert(id);
-            let got = fast.insert(id, || accepted.iter().copied());
+            let got = fast.insert(id, || accepted.iter().copied(), || 0);
             assert_eq!(got, want, "{ids:?} at {id}");
             if !want {
                 return; // a decoder stops at the first duplicate
@@ -115,7 +108,7 @@ mod tests {
     fn sorted_ids_allocate_no_set() {
         let mut ids = UniqueIds::new();
         for id in 1..=1000 {
-            assert!(ids.insert(id, std::iter::empty));
+            assert!(ids.insert(id, std::iter::empty, || 0));
         }
         assert!(ids.seen.is_none());
     }

@@ -59,15 +59,19 @@ impl Format {
         Format::Flatbuffers,
     ];
 
+    /// Per format in [`Format::ALL`] order: its name, its HTTP
+    /// `Content-Type` and its file extension.
+    const NAMES: [[&'static str; 3]; 5] = [
+        ["json", "application/json", "json"],
+        ["msgpack", "application/vnd.msgpack", "msgpack"],
+        ["protobuf", "application/protobuf", "pb"],
+        ["avro", "avro/binary", "avro"],
+        ["flatbuffers", "application/x-flatbuffers", "fb"],
+    ];
+
     /// The name used in URLs, CLI flags and result files.
     pub fn name(self) -> &'static str {
-        match self {
-            Format::Json => "json",
-            Format::Msgpack => "msgpack",
-            Format::Protobuf => "protobuf",
-            Format::Avro => "avro",
-            Format::Flatbuffers => "flatbuffers",
-        }
+        Format::NAMES[self as usize][0]
     }
 
     /// Parses [`Format::name`] (exact, lowercase).
@@ -77,24 +81,12 @@ impl Format {
 
     /// The HTTP `Content-Type` (docs/SPEC.md, "Content types"; the sources are in docs/HTTP.md, "Content types and where they come from").
     pub fn content_type(self) -> &'static str {
-        match self {
-            Format::Json => "application/json",
-            Format::Msgpack => "application/vnd.msgpack",
-            Format::Protobuf => "application/protobuf",
-            Format::Avro => "avro/binary",
-            Format::Flatbuffers => "application/x-flatbuffers",
-        }
+        Format::NAMES[self as usize][1]
     }
 
     /// File extension of golden files and saved payloads.
     pub fn extension(self) -> &'static str {
-        match self {
-            Format::Json => "json",
-            Format::Msgpack => "msgpack",
-            Format::Protobuf => "pb",
-            Format::Avro => "avro",
-            Format::Flatbuffers => "fb",
-        }
+        Format::NAMES[self as usize][2]
     }
 
     /// Appends the encoding of `Catalog { products }` to `out`.
@@ -192,7 +184,8 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for f in Format::ALL {
+        for (i, f) in Format::ALL.into_iter().enumerate() {
+            assert_eq!(f as usize, i, "ALL is in declaration order, which NAMES follows");
             assert_eq!(Format::from_name(f.name()), Some(f));
             assert_eq!(f.name().parse::<Format>().unwrap(), f);
         }

@@ -10,7 +10,7 @@
 //! byte above 1, is an error (it would overflow), never a loop.
 
 use super::cursor::Cursor;
-use super::error::{DecodeError, ErrorKind};
+use super::error::DecodeError;
 
 /// Most bytes a 64-bit varint may take.
 pub const MAX_LEN: usize = 10;
@@ -54,26 +54,14 @@ pub fn read_u64(c: &mut Cursor<'_>, what: &'static str) -> Result<u64, DecodeErr
     for i in 0..MAX_LEN {
         let b = c.u8(what)?;
         if i == MAX_LEN - 1 && b > 1 {
-            return Err(DecodeError::new(
-                start,
-                ErrorKind::OutOfRange {
-                    what,
-                    value: "varint longer than 64 bits".into(),
-                },
-            ));
+            return Err(DecodeError::out_of_range(start, what, "varint longer than 64 bits"));
         }
         v |= u64::from(b & 0x7f) << (7 * i);
         if b < 0x80 {
             return Ok(v);
         }
     }
-    Err(DecodeError::new(
-        start,
-        ErrorKind::OutOfRange {
-            what,
-            value: "varint longer than 10 bytes".into(),
-        },
-    ))
+    Err(DecodeError::out_of_range(start, what, "varint longer than 10 bytes"))
 }
 
 /// Reads one zigzag LEB128 i64.
@@ -85,6 +73,7 @@ pub fn read_i64_zigzag(c: &mut Cursor<'_>, what: &'static str) -> Result<i64, De
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codec::ErrorKind;
 
     fn enc(v: u64) -> Vec<u8> {
         let mut out = Vec::new();

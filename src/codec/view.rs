@@ -206,7 +206,7 @@ pub struct VariantView<'a> {
 }
 
 /// A product read in place: the fields of [`Product`], strings as [`Text`].
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Default)]
 pub struct ProductView<'a> {
     pub id: i64,
     pub sku: Text<'a>,
@@ -225,30 +225,6 @@ pub struct ProductView<'a> {
     pub discount_percent: Option<i32>,
     pub created_at_ms: i64,
     pub image_url: Text<'a>,
-}
-
-impl Default for ProductView<'_> {
-    fn default() -> Self {
-        ProductView {
-            id: 0,
-            sku: Text::default(),
-            name: Text::default(),
-            description: Text::default(),
-            price_cents: 0,
-            currency: Text::default(),
-            rating: 0.0,
-            review_count: 0,
-            in_stock: false,
-            stock: 0,
-            status: Status::Active,
-            tags: InlineList::default(),
-            dimensions: Dimensions::default(),
-            variants: InlineList::default(),
-            discount_percent: None,
-            created_at_ms: 0,
-            image_url: Text::default(),
-        }
-    }
 }
 
 impl ProductView<'_> {
@@ -343,10 +319,9 @@ pub(crate) trait ProductOut<'a> {
     fn variants(&mut self) -> &mut impl List<Self::Variant>;
 }
 
-/// A variant a reader fills ([`ProductOut`]).
-pub(crate) trait VariantOut<'a> {
-    /// Every field empty or zero.
-    fn empty() -> Self;
+/// A variant a reader fills ([`ProductOut`]), from its default (every
+/// field empty or zero).
+pub(crate) trait VariantOut<'a>: Default {
     fn set(&mut self, v: SetVariant<'a>);
 }
 
@@ -398,7 +373,7 @@ impl<'a> From<&'a str> for Text<'a> {
 /// [`ProductOut`] and [`VariantOut`] for a product and a variant type whose
 /// fields have the model's names: one body for the view and the owned model.
 macro_rules! product_out {
-    ($product:ty, $variant:ty, $text:ty, $empty:expr) => {
+    ($product:ty, $variant:ty, $text:ty) => {
         impl<'a> ProductOut<'a> for $product {
             type Text = $text;
             type Variant = $variant;
@@ -434,10 +409,6 @@ macro_rules! product_out {
 
         impl<'a> VariantOut<'a> for $variant {
             #[inline(always)]
-            fn empty() -> Self {
-                $empty
-            }
-            #[inline(always)]
             fn set(&mut self, v: SetVariant<'a>) {
                 match v {
                     SetVariant::Sku(s) => self.sku = s.into(),
@@ -451,43 +422,8 @@ macro_rules! product_out {
     };
 }
 
-product_out!(ProductView<'a>, VariantView<'a>, Text<'a>, VariantView::default());
-product_out!(
-    Product,
-    Variant,
-    String,
-    Variant {
-        sku: String::new(),
-        color: String::new(),
-        size: String::new(),
-        price_cents: 0,
-        stock: 0,
-    }
-);
-
-/// A product with every field empty or zero: what an owned reader fills.
-#[inline(always)]
-fn empty_product() -> Product {
-    Product {
-        id: 0,
-        sku: String::new(),
-        name: String::new(),
-        description: String::new(),
-        price_cents: 0,
-        currency: String::new(),
-        rating: 0.0,
-        review_count: 0,
-        in_stock: false,
-        stock: 0,
-        status: Status::Active,
-        tags: Vec::new(),
-        dimensions: Dimensions::default(),
-        variants: Vec::new(),
-        discount_percent: None,
-        created_at_ms: 0,
-        image_url: String::new(),
-    }
-}
+product_out!(ProductView<'a>, VariantView<'a>, Text<'a>);
+product_out!(Product, Variant, String);
 
 /// A position in one format's list of products.
 pub(crate) trait ProductReader<'a>: Clone {
@@ -546,7 +482,7 @@ pub(crate) fn check_list_into<'a, L: ProductReader<'a>, P: ProductFacts>(
         };
         let room = || list.remaining() / min_product_bytes.max(1);
         let id = p.id();
-        if !ids.insert_reserving(id, earlier, room) {
+        if !ids.insert(id, earlier, room) {
             return Err(DecodeError::invalid(at, model::duplicate_id(index, id)));
         }
         each(p);
@@ -567,8 +503,8 @@ pub(crate) fn collect_list<'a, L: ProductReader<'a>>(
     next: impl FnMut(&mut L, usize, &mut Product) -> Result<Option<usize>, DecodeError>,
 ) -> Result<Vec<Product>, DecodeError> {
     let mut products = Vec::with_capacity(capacity);
-    let keep = |p: &mut Product| products.push(std::mem::replace(p, empty_product()));
-    check_list_into(list, min_product_bytes, &mut empty_product(), next, keep)?;
+    let keep = |p: &mut Product| products.push(std::mem::take(p));
+    check_list_into(list, min_product_bytes, &mut Product::default(), next, keep)?;
     Ok(products)
 }
 

@@ -13,7 +13,7 @@
 use crate::codec::cursor::Cursor;
 use crate::codec::utf8::str_at;
 use crate::codec::view::{List, ProductOut, Set, SetVariant, VariantOut};
-use crate::codec::{DecodeError, ErrorKind, varint};
+use crate::codec::{DecodeError, varint};
 use crate::model::{self, Dimensions, MAX_TAGS, MAX_VARIANTS, Status};
 
 /// Smallest possible encoding of a `Product`: one byte for each varint,
@@ -45,6 +45,7 @@ pub(crate) struct Block {
     sized: Option<(usize, u64)>,
 }
 
+#[derive(Clone)]
 pub(crate) struct Reader<'a> {
     pub(crate) c: Cursor<'a>,
 }
@@ -64,15 +65,7 @@ impl<'a> Reader<'a> {
     fn string_bytes(&mut self, what: &'static str) -> Result<(usize, &'a [u8]), DecodeError> {
         let at = self.c.pos();
         let len = self.long(what)?;
-        let len = u64::try_from(len).map_err(|_| {
-            DecodeError::new(
-                at,
-                ErrorKind::OutOfRange {
-                    what,
-                    value: len.to_string(),
-                },
-            )
-        })?;
+        let len = u64::try_from(len).map_err(|_| DecodeError::out_of_range(at, what, len))?;
         let start = self.c.pos();
         let bytes = self.c.take(len, what)?;
         Ok((start, bytes))
@@ -119,13 +112,7 @@ impl Reader<'_> {
         }
         let last = bytes[varint::MAX_LEN - 1];
         if last > 1 {
-            return Err(DecodeError::new(
-                start,
-                ErrorKind::OutOfRange {
-                    what,
-                    value: "varint longer than 64 bits".into(),
-                },
-            ));
+            return Err(DecodeError::out_of_range(start, what, "varint longer than 64 bits"));
         }
         self.c.seek(start + varint::MAX_LEN);
         Ok(varint::zigzag_decode(v | (u64::from(last) << 63)))
@@ -136,15 +123,7 @@ impl Reader<'_> {
     pub(crate) fn int(&mut self, what: &'static str) -> Result<i32, DecodeError> {
         let at = self.c.pos();
         let v = self.long(what)?;
-        i32::try_from(v).map_err(|_| {
-            DecodeError::new(
-                at,
-                ErrorKind::OutOfRange {
-                    what,
-                    value: v.to_string(),
-                },
-            )
-        })
+        i32::try_from(v).map_err(|_| DecodeError::out_of_range(at, what, v))
     }
 
     /// `double`: 8 bytes little-endian; our one double (`rating`) must be finite.
@@ -153,13 +132,7 @@ impl Reader<'_> {
         let at = self.c.pos();
         let v = f64::from_le_bytes(self.c.array::<8>(what)?);
         if !v.is_finite() {
-            return Err(DecodeError::new(
-                at,
-                ErrorKind::OutOfRange {
-                    what,
-                    value: v.to_string(),
-                },
-            ));
+            return Err(DecodeError::out_of_range(at, what, v));
         }
         Ok(v)
     }
@@ -182,15 +155,7 @@ impl Reader<'_> {
     pub(crate) fn block_size(&mut self) -> Result<u64, DecodeError> {
         let at = self.c.pos();
         let size = self.long("block byte size")?;
-        let size = u64::try_from(size).map_err(|_| {
-            DecodeError::new(
-                at,
-                ErrorKind::OutOfRange {
-                    what: "block byte size",
-                    value: size.to_string(),
-                },
-            )
-        })?;
+        let size = u64::try_from(size).map_err(|_| DecodeError::out_of_range(at, "block byte size", size))?;
         self.c.check_count(size, 1, "block byte size")?;
         Ok(size)
     }
@@ -199,15 +164,7 @@ impl Reader<'_> {
     pub(crate) fn status(&mut self) -> Result<Status, DecodeError> {
         let at = self.c.pos();
         let i = self.long("status")?;
-        Status::from_index(i).ok_or_else(|| {
-            DecodeError::new(
-                at,
-                ErrorKind::UnknownEnum {
-                    what: "Status",
-                    value: i.to_string(),
-                },
-            )
-        })
+        Status::from_index(i).ok_or_else(|| DecodeError::unknown_enum(at, "Status", i))
     }
 
     /// union `["null","int"]`: branch 0 has no bytes, branch 1 an `int`.
@@ -338,7 +295,7 @@ pub(crate) fn product<'a, P: ProductOut<'a>>(r: &mut Reader<'a>, index: usize, p
 /// `Variant`: 5 fields in schema order.
 #[inline(always)]
 fn variant<'a, V: VariantOut<'a>>(r: &mut Reader<'a>) -> Result<V, DecodeError> {
-    let mut v = V::empty();
+    let mut v = V::default();
     v.set(SetVariant::Sku(r.str("variant sku length")?));
     v.set(SetVariant::Color(r.str("variant color length")?));
     v.set(SetVariant::Size(r.str("variant size length")?));
@@ -422,35 +379,5 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn out_of_order_ids_fall_back_to_a_set() {
-        // Ids out of order (5, 7, 3) send the duplicate check to its id set;
-        // a repeat of 7 after them, or of the last id, is still found.
-        let decode = |ids: &[i64]| {
-            let ps: Vec<_> = ids
-                .iter()
-                .map(|&id| crate::model::Product {
-                    id,
-                    ..crate::fixtures::product(1)
-                })
-                .collect();
-            let mut out = Vec::new();
-            super::super::encode(&ps, &mut out).unwrap();
-            super::super::decode(&out).map(|c| c.products.len())
-        };
-        let mut one = Vec::new();
-        super::super::encode(&[crate::fixtures::product(1)], &mut one).unwrap();
-        let product_len = one.len() - 2; // less the count and the end
-        assert_eq!(decode(&[5, 7, 3]), Ok(3));
-        assert_eq!(
-            decode(&[5, 7, 3, 7]).unwrap_err().to_string(),
-            format!(
-                "invalid data: products[3].id: duplicate id 7 at byte {}",
-                1 + 3 * product_len
-            )
-        );
-        assert!(decode(&[2, 2]).is_err(), "equal to the last id");
     }
 }

@@ -32,7 +32,7 @@ pub fn decode_view(bytes: &[u8]) -> Result<(usize, ViewReader<'_>), DecodeError>
 pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
     let mut list = ViewReader::new(bytes);
     // Room for the first block's count, as far as the input could hold it.
-    let first = Reader { c: list.r.c.clone() }.long("").map_or(0, i64::unsigned_abs);
+    let first = list.r.clone().long("").map_or(0, i64::unsigned_abs);
     let room = first.min(bytes.len() as u64 / PRODUCT_MIN_BYTES) as usize;
     let next = |l: &mut ViewReader<'_>, i, p: &mut _| l.next_into(i, p);
     let products = collect_list(&mut list, PRODUCT_MIN_BYTES as usize, room, next)?;
@@ -42,20 +42,11 @@ pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
 
 /// The products array: a reader at the next product, and where it is in
 /// the array's blocks.
+#[derive(Clone)]
 pub struct ViewReader<'a> {
     r: Reader<'a>,
     block: Block,
     done: bool,
-}
-
-impl Clone for ViewReader<'_> {
-    fn clone(&self) -> Self {
-        ViewReader {
-            r: Reader { c: self.r.c.clone() },
-            block: self.block,
-            done: self.done,
-        }
-    }
 }
 
 const PRODUCTS: Items = Items {

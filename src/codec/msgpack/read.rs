@@ -115,17 +115,6 @@ fn wrong_type(at: usize, expected: &'static str, m: Marker) -> DecodeError {
     DecodeError::unexpected(at, expected, format!("{} ({:#04x})", m.name(), m.to_u8()))
 }
 
-#[cold]
-fn out_of_range(at: usize, what: &'static str, value: impl ToString) -> DecodeError {
-    DecodeError::new(
-        at,
-        ErrorKind::OutOfRange {
-            what,
-            value: value.to_string(),
-        },
-    )
-}
-
 /// The next marker and its offset.
 #[inline(always)]
 fn marker(cur: &mut Cursor<'_>, expected: &'static str) -> Result<(usize, Marker), DecodeError> {
@@ -219,7 +208,7 @@ fn header_error(
         Some(&(_, n)) if input.len() < at + 1 + n => DecodeError::eof(input.len(), expected),
         Some(_) => {
             let u = be::<8>(input, at).map_or(0, u64::from_be_bytes);
-            out_of_range(at, name.unwrap_or(expected), u)
+            DecodeError::out_of_range(at, name.unwrap_or(expected), u)
         }
     }
 }
@@ -229,7 +218,7 @@ fn header_error(
 pub fn read_i32(cur: &mut Cursor<'_>, f: &Field) -> Result<i32, DecodeError> {
     let at = cur.pos();
     let v = read_int(cur, f)?;
-    i32::try_from(v).map_err(|_| out_of_range(at, f.name, v))
+    i32::try_from(v).map_err(|_| DecodeError::out_of_range(at, f.name, v))
 }
 
 /// A float 64, or a float 32 widened exactly; NaN and ±infinity are
@@ -244,7 +233,7 @@ pub fn read_f64(cur: &mut Cursor<'_>, f: &Field) -> Result<f64, DecodeError> {
         other => return Err(wrong_type(at, f.expected, other)),
     };
     if !v.is_finite() {
-        return Err(out_of_range(at, f.name, v));
+        return Err(DecodeError::out_of_range(at, f.name, v));
     }
     Ok(v)
 }
@@ -279,13 +268,11 @@ fn read_str_bytes<'a>(cur: &mut Cursor<'a>, expected: &'static str) -> Result<(u
             cur.seek(start + len);
             Ok((start, s))
         }
-        None => Err(DecodeError::new(
+        None => Err(DecodeError::length_exceeds(
             start,
-            ErrorKind::LengthExceedsInput {
-                what: "string length",
-                len: len as u64,
-                remaining: input.len() - start,
-            },
+            "string length",
+            len as u64,
+            input.len() - start,
         )),
     }
 }
@@ -301,38 +288,41 @@ pub fn read_str<'a>(cur: &mut Cursor<'a>, f: &Field) -> Result<&'a str, DecodeEr
 /// (each element takes at least one byte).
 #[inline(always)]
 pub(crate) fn read_array_len(cur: &mut Cursor<'_>, f: &Field) -> Result<usize, DecodeError> {
-    let at = cur.pos();
-    let input = cur.input();
-    let header = match input.get(at) {
-        Some(&b) if b & 0xf0 == FIXARRAY => Some((1, u32::from(b & 0x0f))),
-        Some(&ARRAY16) => be(input, at).map(|b| (3, u32::from(u16::from_be_bytes(b)))),
-        Some(&ARRAY32) => be(input, at).map(|b| (5, u32::from_be_bytes(b))),
-        _ => None,
-    };
-    let Some((h, n)) = header else {
-        return Err(header_error(input, at, f.expected, ARRAY_HEADERS, None));
-    };
-    cur.seek(at + h);
-    cur.check_count(u64::from(n), 1, "array length")
+    read_container(cur, FIXARRAY, ARRAY_HEADERS, 1, "array length", f.expected).map(|(_, n)| n)
 }
 
 /// A map header of any width, its offset, and the pair count checked against
 /// the input (each pair takes at least two bytes).
 #[inline(always)]
 pub(crate) fn read_map_len(cur: &mut Cursor<'_>, expected: &'static str) -> Result<(usize, usize), DecodeError> {
+    read_container(cur, FIXMAP, MAP_HEADERS, 2, "map length", expected)
+}
+
+/// An array or map header: the fix form (`fix`, the count in the low
+/// nibble) or the 16- and 32-bit forms of `wide`; its offset and the count,
+/// checked against the input at `per_item` bytes each.
+#[inline(always)]
+fn read_container(
+    cur: &mut Cursor<'_>,
+    fix: u8,
+    wide: Headers,
+    per_item: u64,
+    what: &'static str,
+    expected: &'static str,
+) -> Result<(usize, usize), DecodeError> {
     let at = cur.pos();
     let input = cur.input();
     let header = match input.get(at) {
-        Some(&b) if b & 0xf0 == FIXMAP => Some((1, u32::from(b & 0x0f))),
-        Some(&MAP16) => be(input, at).map(|b| (3, u32::from(u16::from_be_bytes(b)))),
-        Some(&MAP32) => be(input, at).map(|b| (5, u32::from_be_bytes(b))),
+        Some(&b) if b & 0xf0 == fix => Some((1, u32::from(b & 0x0f))),
+        Some(&b) if b == wide[0].0 => be(input, at).map(|b| (3, u32::from(u16::from_be_bytes(b)))),
+        Some(&b) if b == wide[1].0 => be(input, at).map(|b| (5, u32::from_be_bytes(b))),
         _ => None,
     };
     let Some((h, n)) = header else {
-        return Err(header_error(input, at, expected, MAP_HEADERS, None));
+        return Err(header_error(input, at, expected, wide, None));
     };
     cur.seek(at + h);
-    Ok((at, cur.check_count(u64::from(n), 2, "map length")?))
+    Ok((at, cur.check_count(u64::from(n), per_item, what)?))
 }
 
 /// Reads a key and finds it in `fields`, trying `fields[hint]` first (the
@@ -475,23 +465,15 @@ pub(crate) fn read_envelope<'a, T>(
     mut products: impl FnMut(&mut Cursor<'a>) -> Result<T, DecodeError>,
 ) -> Result<T, DecodeError> {
     let (map_at, pairs) = read_map_len(cur, "the catalog map")?;
-    let mut found = None;
+    let (mut found, mut seen) = (None, Seen::default());
+    let fields = std::slice::from_ref(&PRODUCTS);
     for _ in 0..pairs {
-        let (key_at, i) = read_key(
-            cur,
-            std::slice::from_ref(&PRODUCTS),
-            0,
-            "a string key in the catalog map",
-        )?;
-        match i {
-            Some(_) if found.is_some() => {
-                return Err(DecodeError::new(
-                    key_at,
-                    ErrorKind::DuplicateField { field: "products" },
-                ));
+        match read_key(cur, fields, 0, "a string key in the catalog map")? {
+            (key_at, Some(_)) => {
+                seen.mark(0, key_at, || "products")?;
+                found = Some(products(cur)?);
             }
-            Some(_) => found = Some(products(cur)?),
-            None => skip_value(cur, 1)?,
+            (_, None) => skip_value(cur, 1)?,
         }
     }
     found
@@ -499,14 +481,49 @@ pub(crate) fn read_envelope<'a, T>(
         .ok_or_else(|| DecodeError::new(map_at, ErrorKind::MissingField { field: "products" }))
 }
 
-/// Reads one product map into `p`: 17 known keys in any order, others
-/// skipped; with `tolerant`, a missing key leaves its field as `p` had it
-/// (the owned decode starts from zero values), else it is an error.
+/// The pairs of a record map after its header: `$pairs` pairs, whose keys
+/// are looked up in `$fields`; `$read` reads the value of field `$i`.
+/// Unknown keys are skipped at depth `$depth`; without `$tolerant`, a field
+/// never read is an error at `$map_at`.
 ///
-/// Keys in field order (docs/SPEC.md, "Field order") (what our encoder and rmp-serde write) are matched as
-/// raw bytes in straight-line code; at the first key out of place the general
+/// Keys in field order (docs/SPEC.md, "Field order"; what our encoder and
+/// rmp-serde write) are matched as raw bytes in straight-line code, one
+/// block per index of `[$($k)*]`; at the first key out of place the general
 /// any-order loop takes over from that pair, with the fields read so far
 /// marked as seen, so the result and every error are the same either way.
+macro_rules! read_pairs {
+    ($cur:ident, $fields:ident, $what:literal, $depth:expr, $tolerant:expr, $map_at:ident, $pairs:ident,
+     [$($k:literal)*], |$i:ident| $read:expr) => {{
+        let mut k = 0;
+        'canonical: {
+            $(
+                if k == $pairs || !at_key($cur, $fields[$k].key) {
+                    break 'canonical;
+                }
+                let $i = $k;
+                $read;
+                k += 1;
+            )*
+        }
+        let mut seen = Seen::first(k);
+        for k in k..$pairs {
+            let (key_at, i) = read_key($cur, &$fields, k, $what)?;
+            let Some($i) = i else {
+                skip_value($cur, $depth)?;
+                continue;
+            };
+            seen.mark($i, key_at, || $fields[$i].name)?;
+            $read;
+        }
+        let required = if $tolerant { 0 } else { record::all($fields.len()) };
+        seen.check(required, $map_at, |i| $fields[i].name)
+    }};
+}
+
+/// Reads one product map into `p`: 17 known keys in any order, others
+/// skipped ([`read_pairs!`]); with `tolerant`, a missing key leaves its
+/// field as `p` had it (the owned decode starts from zero values), else it
+/// is an error.
 #[inline(always)]
 pub(crate) fn read_product<'a, P: ProductOut<'a>>(
     cur: &mut Cursor<'a>,
@@ -516,31 +533,8 @@ pub(crate) fn read_product<'a, P: ProductOut<'a>>(
 ) -> Result<(), DecodeError> {
     const DEPTH: usize = 3; // catalog map, products array, product map
     let (map_at, pairs) = read_map_len(cur, "a product map")?;
-    let mut k = 0;
-    'canonical: {
-        macro_rules! next {
-            ($($i:literal)*) => {$(
-                if k == pairs || !at_key(cur, PRODUCT[$i].key) {
-                    break 'canonical;
-                }
-                read_product_field(cur, p, $i, index, tolerant)?;
-                k += 1;
-            )*};
-        }
-        next!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16);
-    }
-    let mut seen = Seen::first(k);
-    for k in k..pairs {
-        let (key_at, i) = read_key(cur, &PRODUCT, k, "a string key in a product map")?;
-        let Some(i) = i else {
-            skip_value(cur, DEPTH)?;
-            continue;
-        };
-        seen.mark(i, key_at, || PRODUCT[i].name)?;
-        read_product_field(cur, p, i, index, tolerant)?;
-    }
-    let required = if tolerant { 0 } else { record::all(PRODUCT.len()) };
-    seen.check(required, map_at, |i| PRODUCT[i].name)
+    read_pairs!(cur, PRODUCT, "a string key in a product map", DEPTH, tolerant, map_at, pairs,
+        [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16], |i| read_product_field(cur, p, i, index, tolerant)?)
 }
 
 /// Reads the value of `PRODUCT[i]` into `p`.
@@ -601,15 +595,7 @@ fn read_product_field<'a, P: ProductOut<'a>>(
 fn read_status(cur: &mut Cursor<'_>, f: &Field) -> Result<Status, DecodeError> {
     let at = cur.pos();
     let s = read_str(cur, f)?;
-    Status::from_str_exact(s).ok_or_else(|| {
-        DecodeError::new(
-            at,
-            ErrorKind::UnknownEnum {
-                what: "status",
-                value: format!("{s:?}"),
-            },
-        )
-    })
+    Status::from_str_exact(s).ok_or_else(|| DecodeError::unknown_enum(at, "status", format!("{s:?}")))
 }
 
 /// The length of a `tags` or `variants` array, refused at its marker when
@@ -629,24 +615,8 @@ fn read_dimensions(cur: &mut Cursor<'_>, tolerant: bool) -> Result<Dimensions, D
     const DEPTH: usize = 4;
     let (map_at, pairs) = read_map_len(cur, PRODUCT[12].expected)?;
     let mut d = Dimensions::default();
-    // Field order (docs/SPEC.md, "Field order") first, as in `read_product`.
-    let mut k = 0;
-    while k < pairs.min(DIMENSIONS.len()) && at_key(cur, DIMENSIONS[k].key) {
-        set_dimension(&mut d, k, read_i32(cur, &DIMENSIONS[k])?);
-        k += 1;
-    }
-    let mut seen = Seen::first(k);
-    for k in k..pairs {
-        let (key_at, i) = read_key(cur, &DIMENSIONS, k, "a string key in a dimensions map")?;
-        let Some(i) = i else {
-            skip_value(cur, DEPTH)?;
-            continue;
-        };
-        seen.mark(i, key_at, || DIMENSIONS[i].name)?;
-        set_dimension(&mut d, i, read_i32(cur, &DIMENSIONS[i])?);
-    }
-    let required = if tolerant { 0 } else { record::all(DIMENSIONS.len()) };
-    seen.check(required, map_at, |i| DIMENSIONS[i].name)?;
+    read_pairs!(cur, DIMENSIONS, "a string key in a dimensions map", DEPTH, tolerant, map_at, pairs,
+        [0 1 2 3], |i| set_dimension(&mut d, i, read_i32(cur, &DIMENSIONS[i])?))?;
     Ok(d)
 }
 
@@ -663,33 +633,9 @@ fn set_dimension(d: &mut Dimensions, i: usize, v: i32) {
 fn read_variant<'a, V: VariantOut<'a>>(cur: &mut Cursor<'a>, tolerant: bool) -> Result<V, DecodeError> {
     const DEPTH: usize = 5; // … product map, variants array, variant map
     let (map_at, pairs) = read_map_len(cur, "a variant map")?;
-    let mut v = V::empty();
-    // Field order (docs/SPEC.md, "Field order") first, as in `read_product`.
-    let mut k = 0;
-    'canonical: {
-        macro_rules! next {
-            ($($i:literal)*) => {$(
-                if k == pairs || !at_key(cur, VARIANT[$i].key) {
-                    break 'canonical;
-                }
-                read_variant_field(cur, &mut v, $i)?;
-                k += 1;
-            )*};
-        }
-        next!(0 1 2 3 4);
-    }
-    let mut seen = Seen::first(k);
-    for k in k..pairs {
-        let (key_at, i) = read_key(cur, &VARIANT, k, "a string key in a variant map")?;
-        let Some(i) = i else {
-            skip_value(cur, DEPTH)?;
-            continue;
-        };
-        seen.mark(i, key_at, || VARIANT[i].name)?;
-        read_variant_field(cur, &mut v, i)?;
-    }
-    let required = if tolerant { 0 } else { record::all(VARIANT.len()) };
-    seen.check(required, map_at, |i| VARIANT[i].name)?;
+    let mut v = V::default();
+    read_pairs!(cur, VARIANT, "a string key in a variant map", DEPTH, tolerant, map_at, pairs,
+        [0 1 2 3 4], |i| read_variant_field(cur, &mut v, i)?)?;
     Ok(v)
 }
 
@@ -724,22 +670,9 @@ mod tests {
 
     #[test]
     fn key_eq_is_slice_equality() {
-        let words: [&[u8]; 12] = [
-            b"",
-            b"a",
-            b"ab",
-            b"abc",
-            b"abcd",
-            b"abce",
-            b"abcdefg",
-            b"abcdefh",
-            b"abcdefgh",
-            b"xbcdefgh",
-            b"discount_percent",
-            b"discount_percenx",
-        ];
-        for a in words {
-            for b in words {
+        let words = b"|a|ab|abc|abcd|abce|abcdefg|abcdefh|abcdefgh|xbcdefgh|discount_percent|discount_percenx";
+        for a in words.split(|&c| c == b'|') {
+            for b in words.split(|&c| c == b'|') {
                 assert_eq!(key_eq(a, b), a == b, "{a:?} {b:?}");
             }
         }
@@ -750,44 +683,53 @@ mod tests {
 
     #[test]
     fn header_errors_are_placed_like_a_byte_by_byte_read() {
-        let f = &PRODUCT[0];
-        let err = |bytes: &[u8]| read_int(&mut Cursor::new(bytes), f).unwrap_err().to_string();
-        assert_eq!(
-            err(&[]),
-            "unexpected end of input, expected an integer for `id` at byte 0"
-        );
-        assert_eq!(
-            err(&[0xcd, 0x01]),
-            "unexpected end of input, expected an integer for `id` at byte 2"
-        );
-        assert_eq!(
-            err(&[0xd3]),
-            "unexpected end of input, expected an integer for `id` at byte 1"
-        );
-        assert_eq!(err(&[0xc0]), "expected an integer for `id`, found nil (0xc0) at byte 0");
-        assert_eq!(
-            err(&[0xcf, 0x80, 0, 0, 0, 0, 0, 0, 0]),
-            "id out of range: 9223372036854775808 at byte 0"
-        );
-        let mut cur = Cursor::new(&[0xd9, 0x05, b'a']);
-        assert_eq!(
-            read_str_bytes(&mut cur, "s").unwrap_err().to_string(),
-            "string length of 5 exceeds the 1 bytes remaining at byte 2"
-        );
-        let mut cur = Cursor::new(&[0xdc, 0x00]);
-        assert_eq!(
-            read_array_len(&mut cur, &PRODUCT[11]).unwrap_err().to_string(),
-            "unexpected end of input, expected an array for `tags` at byte 2"
-        );
-        let mut cur = Cursor::new(&[0xdf, 0, 0, 0, 9, 0]);
-        assert!(matches!(
-            read_map_len(&mut cur, "m").unwrap_err().kind,
-            ErrorKind::LengthExceedsInput {
-                len: 9,
-                remaining: 1,
-                ..
-            }
-        ));
+        type Read = fn(&mut Cursor<'static>) -> Result<(), DecodeError>;
+        let int: Read = |c| read_int(c, &PRODUCT[0]).map(drop);
+        let cases: [(Read, &[u8], &str); 8] = [
+            (
+                int,
+                &[],
+                "unexpected end of input, expected an integer for `id` at byte 0",
+            ),
+            (
+                int,
+                &[0xcd, 0x01],
+                "unexpected end of input, expected an integer for `id` at byte 2",
+            ),
+            (
+                int,
+                &[0xd3],
+                "unexpected end of input, expected an integer for `id` at byte 1",
+            ),
+            (int, &[0xc0], "expected an integer for `id`, found nil (0xc0) at byte 0"),
+            (
+                int,
+                &[0xcf, 0x80, 0, 0, 0, 0, 0, 0, 0],
+                "id out of range: 9223372036854775808 at byte 0",
+            ),
+            (
+                |c| read_str_bytes(c, "s").map(drop),
+                &[0xd9, 0x05, b'a'],
+                "string length of 5 exceeds the 1 bytes remaining at byte 2",
+            ),
+            (
+                |c| read_array_len(c, &PRODUCT[11]).map(drop),
+                &[0xdc, 0x00],
+                "unexpected end of input, expected an array for `tags` at byte 2",
+            ),
+            (
+                |c| read_map_len(c, "m").map(drop),
+                &[0xdf, 0, 0, 0, 9, 0],
+                "map length of 9 exceeds the 1 bytes remaining at byte 5",
+            ),
+        ];
+        for (read, bytes, want) in cases {
+            assert_eq!(
+                read(&mut Cursor::new(bytes)).unwrap_err().to_string(),
+                want,
+                "{bytes:02x?}"
+            );
+        }
     }
 
     #[test]

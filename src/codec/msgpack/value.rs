@@ -75,16 +75,12 @@ fn value(c: &mut Cursor<'_>, depth: usize) -> Result<JsonValue> {
         Marker::F32 => JsonValue::Number(Number::Float(f64::from(f32::from_bits(be(c, 4, "f32")? as u32)))),
         Marker::F64 => JsonValue::Number(Number::Float(f64::from_bits(be(c, 8, "f64")?))),
         Marker::FixStr(n) => JsonValue::String(string(c, u64::from(n))?),
-        Marker::Str8 => {
-            let n = be(c, 1, "str8 length")?;
-            JsonValue::String(string(c, n)?)
-        }
-        Marker::Str16 => {
-            let n = be(c, 2, "str16 length")?;
-            JsonValue::String(string(c, n)?)
-        }
-        Marker::Str32 => {
-            let n = be(c, 4, "str32 length")?;
+        Marker::Str8 | Marker::Str16 | Marker::Str32 => {
+            let n = match m {
+                Marker::Str8 => be(c, 1, "str8 length")?,
+                Marker::Str16 => be(c, 2, "str16 length")?,
+                _ => be(c, 4, "str32 length")?,
+            };
             JsonValue::String(string(c, n)?)
         }
         Marker::FixArray(_) | Marker::Array16 | Marker::Array32 => {

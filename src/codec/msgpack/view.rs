@@ -22,12 +22,7 @@ use crate::model::Catalog;
 pub fn decode_view(bytes: &[u8]) -> Result<(usize, ViewReader<'_>), DecodeError> {
     let mut cur = Cursor::new(bytes);
     let view = read::read_envelope(&mut cur, None, |cur| {
-        let left = read_array_len(cur, &PRODUCTS)?;
-        let start = ViewReader {
-            cur: cur.clone(),
-            left,
-            tolerant: false,
-        };
+        let start = ViewReader::new(cur, false)?;
         let mut list = start.clone();
         let count = check_list(&mut list, PRODUCT_MIN_BYTES, |_| {})?;
         *cur = list.cur;
@@ -43,13 +38,8 @@ pub fn decode_view(bytes: &[u8]) -> Result<(usize, ViewReader<'_>), DecodeError>
 pub(crate) fn decode_owned(bytes: &[u8], tolerant: bool) -> Result<Catalog, DecodeError> {
     let mut cur = Cursor::new(bytes);
     let products = read::read_envelope(&mut cur, tolerant.then(Vec::new), |cur| {
-        let left = read_array_len(cur, &PRODUCTS)?;
-        let mut list = ViewReader {
-            cur: cur.clone(),
-            left,
-            tolerant,
-        };
-        let room = left.min(cur.remaining() / PRODUCT_MIN_BYTES);
+        let mut list = ViewReader::new(cur, tolerant)?;
+        let room = list.left.min(cur.remaining() / PRODUCT_MIN_BYTES);
         let next = |l: &mut ViewReader<'_>, i, p: &mut _| l.next_into(i, p);
         let products = collect_list(&mut list, PRODUCT_MIN_BYTES, room, next)?;
         *cur = list.cur;
@@ -69,6 +59,16 @@ pub struct ViewReader<'a> {
 }
 
 impl<'a> ViewReader<'a> {
+    /// Reads the products array's header at `cur`: a reader at its first product.
+    fn new(cur: &mut Cursor<'a>, tolerant: bool) -> Result<ViewReader<'a>, DecodeError> {
+        let left = read_array_len(cur, &PRODUCTS)?;
+        Ok(ViewReader {
+            cur: cur.clone(),
+            left,
+            tolerant,
+        })
+    }
+
     /// Reads the next product into `p`; `None` at the end of the array, else
     /// the offset of the product's map (where validation errors go).
     #[inline(always)]

@@ -110,10 +110,11 @@ impl Scalar {
     }
 }
 
-impl Header {
-    /// The bytes that count.
-    pub fn bytes(self) -> Vec<u8> {
-        self.0.to_le_bytes()[..self.1].to_vec()
+/// A header as a scalar of at most 8 counted bytes, for [`Spare::key_small`].
+impl From<Header> for Scalar {
+    #[inline(always)]
+    fn from(Header(h, n): Header) -> Scalar {
+        Scalar(u128::from(h), n)
     }
 }
 
@@ -429,21 +430,8 @@ impl Spare<'_> {
         }
     }
 
-    /// `key` then a length header.
-    ///
-    /// SAFETY: the caller keeps `at + N + 8` within the last check.
-    #[inline(always)]
-    #[allow(unsafe_code)]
-    unsafe fn key_header<const N: usize>(&mut self, key: &[u8; N], Header(h, len): Header) {
-        // SAFETY: both stores end by `at + N + 8`, the caller's bound.
-        unsafe {
-            self.put(key);
-            self.put_prefix(&h.to_le_bytes(), len);
-        }
-    }
-
     /// `key` then a scalar of at most 8 counted bytes (any `i32`, a
-    /// boolean, nil), stored as 8 bytes.
+    /// boolean, nil, a length header), stored as 8 bytes.
     ///
     /// SAFETY: the caller keeps `at + N + 8` within the last check.
     #[inline(always)]
@@ -550,52 +538,48 @@ pub fn write_catalog(products: &[Product], out: &mut Vec<u8>) -> Result<(), Enco
 }
 
 /// The most bytes a key and a scalar count.
-macro_rules! scalar_max {
-    ($k:expr) => {
-        $k.len() + 9
-    };
+const fn scalar_max(key: &[u8]) -> usize {
+    key.len() + 9
 }
 /// The most bytes a key and a string header count (the string's own bytes
 /// come on top).
-macro_rules! header_max {
-    ($k:expr) => {
-        $k.len() + 5
-    };
+const fn header_max(key: &[u8]) -> usize {
+    key.len() + 5
 }
 
 /// Most bytes counted by a product's fields from `id` to the `tags` header,
 /// but for the bytes of its four strings.
-const HEAD_MAX: usize = scalar_max!(PRODUCT_HEAD)
-    + header_max!(key!("sku"))
-    + header_max!(key!("name"))
-    + header_max!(key!("description"))
-    + scalar_max!(key!("price_cents"))
-    + header_max!(key!("currency"))
+const HEAD_MAX: usize = scalar_max(PRODUCT_HEAD)
+    + header_max(key!("sku"))
+    + header_max(key!("name"))
+    + header_max(key!("description"))
+    + scalar_max(key!("price_cents"))
+    + header_max(key!("currency"))
     + RATING_F64.len()
     + 8
-    + scalar_max!(key!("review_count"))
+    + scalar_max(key!("review_count"))
     + key!("in_stock").len()
     + 1
-    + scalar_max!(key!("stock"))
+    + scalar_max(key!("stock"))
     + STATUS_FIELDS[0].0.len()
-    + header_max!(key!("tags"));
+    + header_max(key!("tags"));
 /// Most bytes counted by a tag but for its own bytes.
-const TAG_MAX: usize = header_max!(b"");
+const TAG_MAX: usize = header_max(b"");
 /// Most bytes counted by the dimensions and the `variants` header.
-const DIMENSIONS_MAX: usize = scalar_max!(DIMENSIONS_HEAD)
-    + scalar_max!(key!("height_mm"))
-    + scalar_max!(key!("depth_mm"))
-    + scalar_max!(key!("weight_g"))
-    + header_max!(key!("variants"));
+const DIMENSIONS_MAX: usize = scalar_max(DIMENSIONS_HEAD)
+    + scalar_max(key!("height_mm"))
+    + scalar_max(key!("depth_mm"))
+    + scalar_max(key!("weight_g"))
+    + header_max(key!("variants"));
 /// Most bytes counted by a variant but for the bytes of its three strings.
-const VARIANT_MAX: usize = header_max!(VARIANT_HEAD)
-    + header_max!(key!("color"))
-    + header_max!(key!("size"))
-    + scalar_max!(key!("price_cents"))
-    + scalar_max!(key!("stock"));
+const VARIANT_MAX: usize = header_max(VARIANT_HEAD)
+    + header_max(key!("color"))
+    + header_max(key!("size"))
+    + scalar_max(key!("price_cents"))
+    + scalar_max(key!("stock"));
 /// Most bytes counted by the last three fields but for the bytes of the image URL.
 const TAIL_MAX: usize =
-    scalar_max!(key!("discount_percent")) + scalar_max!(key!("created_at_ms")) + header_max!(key!("image_url"));
+    scalar_max(key!("discount_percent")) + scalar_max(key!("created_at_ms")) + header_max(key!("image_url"));
 
 /// Appends one product: a map of the 17 fields in field order (docs/SPEC.md, "Field order").
 /// Room is checked once per section: the fields up to the `tags` header,
@@ -630,7 +614,7 @@ fn write_product(p: &Product, w: &mut Spare<'_>) -> Result<(), Stop> {
         w.key_small(key!("in_stock"), bool_bytes(p.in_stock));
         w.key_small(key!("stock"), int32_bytes(p.stock));
         w.put_prefix(status, *status_len);
-        w.key_header(key!("tags"), tags);
+        w.key_small(key!("tags"), tags.into());
     }
     for t in &p.tags {
         w.check(&[TAG_MAX + DIMENSIONS_MAX, t.len()])?;
@@ -649,7 +633,7 @@ fn write_product(p: &Product, w: &mut Spare<'_>) -> Result<(), Stop> {
         w.key_small(key!("height_mm"), int32_bytes(d.height_mm));
         w.key_small(key!("depth_mm"), int32_bytes(d.depth_mm));
         w.key_small(key!("weight_g"), int32_bytes(d.weight_g));
-        w.key_header(key!("variants"), variants);
+        w.key_small(key!("variants"), variants.into());
     }
     for v in &p.variants {
         write_variant(v, w)?;
@@ -794,66 +778,52 @@ mod tests {
     /// plain spelling the catalog writer must match byte for byte.
     fn reference_product(p: &Product, out: &mut Vec<u8>) {
         let key = |out: &mut Vec<u8>, k: &str| write_str(out, k).unwrap();
-        write_map_len(out, PRODUCT_FIELDS, "product").unwrap();
-        key(out, "id");
-        write_int(out, p.id);
-        for (k, s) in [("sku", &p.sku), ("name", &p.name), ("description", &p.description)] {
+        let text = |out: &mut Vec<u8>, k: &str, v: &str| [k, v].iter().for_each(|s| write_str(out, s).unwrap());
+        let int = |out: &mut Vec<u8>, k: &str, v: i64| {
             key(out, k);
-            write_str(out, s).unwrap();
-        }
-        key(out, "price_cents");
-        write_int(out, p.price_cents);
-        key(out, "currency");
-        write_str(out, &p.currency).unwrap();
+            write_int(out, v);
+        };
+        write_map_len(out, PRODUCT_FIELDS, "product").unwrap();
+        int(out, "id", p.id);
+        text(out, "sku", &p.sku);
+        text(out, "name", &p.name);
+        text(out, "description", &p.description);
+        int(out, "price_cents", p.price_cents);
+        text(out, "currency", &p.currency);
         key(out, "rating");
         write_f64(out, p.rating);
-        key(out, "review_count");
-        write_int(out, i64::from(p.review_count));
+        int(out, "review_count", p.review_count.into());
         key(out, "in_stock");
         write_bool(out, p.in_stock);
-        key(out, "stock");
-        write_int(out, i64::from(p.stock));
-        key(out, "status");
-        write_str(out, p.status.as_str()).unwrap();
+        int(out, "stock", p.stock.into());
+        text(out, "status", p.status.as_str());
         key(out, "tags");
         write_array_len(out, p.tags.len(), "tags").unwrap();
-        for t in &p.tags {
-            write_str(out, t).unwrap();
-        }
+        p.tags.iter().for_each(|t| write_str(out, t).unwrap());
         key(out, "dimensions");
         write_map_len(out, DIMENSIONS_FIELDS, "dimensions").unwrap();
         let d = &p.dimensions;
-        for (k, v) in [
-            ("width_mm", d.width_mm),
-            ("height_mm", d.height_mm),
-            ("depth_mm", d.depth_mm),
-            ("weight_g", d.weight_g),
-        ] {
-            key(out, k);
-            write_int(out, i64::from(v));
-        }
+        int(out, "width_mm", d.width_mm.into());
+        int(out, "height_mm", d.height_mm.into());
+        int(out, "depth_mm", d.depth_mm.into());
+        int(out, "weight_g", d.weight_g.into());
         key(out, "variants");
         write_array_len(out, p.variants.len(), "variants").unwrap();
         for v in &p.variants {
             write_map_len(out, VARIANT_FIELDS, "variant").unwrap();
-            for (k, s) in [("sku", &v.sku), ("color", &v.color), ("size", &v.size)] {
-                key(out, k);
-                write_str(out, s).unwrap();
-            }
-            key(out, "price_cents");
-            write_int(out, v.price_cents);
-            key(out, "stock");
-            write_int(out, i64::from(v.stock));
+            text(out, "sku", &v.sku);
+            text(out, "color", &v.color);
+            text(out, "size", &v.size);
+            int(out, "price_cents", v.price_cents);
+            int(out, "stock", v.stock.into());
         }
         key(out, "discount_percent");
         match p.discount_percent {
             Some(d) => write_int(out, i64::from(d)),
             None => write_nil(out),
         }
-        key(out, "created_at_ms");
-        write_int(out, p.created_at_ms);
-        key(out, "image_url");
-        write_str(out, &p.image_url).unwrap();
+        int(out, "created_at_ms", p.created_at_ms);
+        text(out, "image_url", &p.image_url);
     }
 
     fn reference_catalog(products: &[Product]) -> Vec<u8> {
