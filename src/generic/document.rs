@@ -31,7 +31,7 @@ use super::schema::{Node, NodeId, Schema};
 use super::walk::{self, MAX_DEPTH};
 use crate::codec::json::lexer::{IntField, Lexer, Str, describe};
 use super::sink::Sink;
-use crate::codec::json::{ESCAPE, HEX_DIGITS, UU, find_special, write_f64, write_i64, write_str};
+use crate::codec::json::{DIGIT_PAIRS, ESCAPE, HEX_DIGITS, UU, find_special, write_f64, write_i64, write_str};
 
 type Result<T> = std::result::Result<T, GenericError>;
 
@@ -698,23 +698,47 @@ fn sink_double(out: &mut Sink<'_>, v: f64) {
         if v.is_sign_negative() {
             out.byte(b'-');
         }
-        let p = POW10[d] as u64;
-        if x >= 0 {
-            let frac = n % p;
-            out.decimal(n / p);
-            out.byte(b'.');
-            out.repeat(b'0', d - 1 - frac.ilog10() as usize);
-            out.decimal(frac);
-        } else {
-            out.array(*b"0.");
-            out.repeat(b'0', (-x - 1) as usize);
-            out.decimal(n);
-        }
+        let (buf, len) = fixed_decimal(n, d, x);
+        out.prefix(buf, len);
         return;
     }
     let mut text = StackText::default();
     double_text(v, &mut text);
     out.bytes(text.as_bytes());
+}
+
+/// `n / 10^d` in fixed notation (`x`, the first digit's weight, is -5 to
+/// 15 and `n` below 10^15): the digits laid out from the last, two at a
+/// time, in a padded buffer, and how many bytes count.
+#[inline]
+fn fixed_decimal(mut n: u64, d: usize, x: i32) -> ([u8; 32], usize) {
+    let mut buf = [b'0'; 32];
+    // `int.frac` with x + 1 integer digits, or `0.` and d fraction digits
+    // (leading zeros included) below 1.
+    let len = if x >= 0 { x as usize + 2 + d } else { 2 + d };
+    let mut i = len;
+    let mut frac = d;
+    while frac >= 2 {
+        let pair = (n % 100) as usize * 2;
+        n /= 100;
+        i -= 2;
+        buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+        frac -= 2;
+    }
+    if frac == 1 {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    i -= 1;
+    buf[i] = b'.';
+    // The integer part: what is left of `n` (0 below 1, the buffer's `0`).
+    while i > 0 {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    (buf, len)
 }
 
 /// The shortest decimal `n / 10^d` (d ≥ 1) that reads back to the finite,
@@ -736,9 +760,10 @@ fn short_decimal(a: f64) -> Option<(u64, usize, i32)> {
         if scaled >= 1e15 {
             return None;
         }
-        let n = scaled.round();
-        if n / p == a {
-            let n = n as u64;
+        // Rounded by truncating `scaled + 0.5` (exact below 2^50, and no
+        // call to `round`, which is a library routine on baseline x86-64).
+        let n = (scaled + 0.5) as u64;
+        if n as f64 / p == a {
             if n % 10 == 0 {
                 return None; // d - 1 would have matched; be safe
             }

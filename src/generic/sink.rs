@@ -1,151 +1,103 @@
 //! The output buffer of the schema-driven MessagePack and JSON encoders:
-//! the `Vec<u8>` being written, kept zero-filled past the bytes written, so
-//! that each value is stored with one room check and fixed-width copies (a
-//! scalar's 16 bytes, a short string as two overlapping words, digits in
-//! place) instead of a capacity check and a `memcpy` call per piece. Bytes
-//! a store writes past what it counts are overwritten by the next store, or
-//! cut off when the sink is dropped ([`Sink::finish`] keeps what was
-//! written, dropping without it restores `out`). Safe code only: every
-//! store is a bounds-checked slice of the vector; the zero-fill is one
-//! `memset` pass as the vector grows.
+//! appends to a `Vec<u8>` in fixed-width stores, so that no piece costs a
+//! `memcpy` call: a value of `n` bytes padded to `N` is stored whole and
+//! counts `n` ([`Sink::prefix`]), a string up to 64 bytes is copied as
+//! overlapping words ([`Sink::bytes`]), digits are laid out two at a time
+//! in a padded word. The stores are [`crate::codec::spare`]'s
+//! `push_prefix` and `push_bytes` (safe functions, one capacity check
+//! each). [`Sink::finish`] keeps what was written; a sink dropped without
+//! it (an encoder's error) restores `out`.
 
 use crate::codec::json::DIGIT_PAIRS;
+use crate::codec::spare::{push_bytes, push_prefix};
 
-/// Bytes a store may write past the ones it counts (a 16-byte scalar store
-/// that counts one byte).
-pub const SLACK: usize = 16;
-
-/// Writes at `pos` into `out`, whose bytes from `pos` to its length are
-/// scratch (see the module doc).
+/// Appends to `out` (see the module doc).
 pub struct Sink<'a> {
     out: &'a mut Vec<u8>,
     /// `out.len()` when the sink was made: where a dropped sink cuts back to.
     start: usize,
-    /// End of the bytes written: always `<= out.len()`.
-    pos: usize,
+    /// Whether [`Sink::finish`] was called.
+    done: bool,
 }
 
 impl<'a> Sink<'a> {
     /// A sink appending to `out`.
     pub fn new(out: &'a mut Vec<u8>) -> Sink<'a> {
         let start = out.len();
-        Sink { out, start, pos: start }
+        Sink { out, start, done: false }
     }
 
     /// Keeps the bytes written (`out` ends after them).
     pub fn finish(mut self) {
-        self.start = self.pos;
+        self.done = true;
     }
 
-    /// Makes room for `n` bytes at the position.
+    /// Makes room for `n` more bytes (one growth for the pieces that
+    /// follow, instead of one in the middle of them).
     #[inline(always)]
     pub fn room(&mut self, n: usize) {
-        if self.out.len() - self.pos < n {
-            self.grow(n);
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn grow(&mut self, n: usize) {
-        let need = self.pos.saturating_add(n);
-        let cap = self.out.capacity();
-        // Zero-fill the capacity there is, else at least double it.
-        let target = if need <= cap {
-            cap
-        } else {
-            need.max(cap.saturating_mul(2)).max(256)
-        };
-        self.out.resize(target, 0);
+        self.out.reserve(n);
     }
 
     /// One byte.
     #[inline(always)]
     pub fn byte(&mut self, b: u8) {
-        self.room(1);
-        self.out[self.pos] = b;
-        self.pos += 1;
+        self.out.push(b);
     }
 
-    /// The first `n` bytes of `bytes` (all `N` are stored).
+    /// The first `n` bytes of `bytes` (`n <= N`).
     #[inline(always)]
     pub fn prefix<const N: usize>(&mut self, bytes: [u8; N], n: usize) {
         debug_assert!(n <= N);
-        self.room(N);
-        self.out[self.pos..self.pos + N].copy_from_slice(&bytes);
-        self.pos += n;
+        push_prefix(self.out, &bytes, n);
     }
 
     /// All of `bytes`.
     #[inline(always)]
     pub fn array<const N: usize>(&mut self, bytes: [u8; N]) {
-        self.prefix(bytes, N);
+        push_prefix(self.out, &bytes, N);
     }
 
-    /// `b`, copied as at most two overlapping fixed-width words up to 32
-    /// bytes (no `memcpy` call for a short string).
+    /// All of `b`.
     #[inline(always)]
     pub fn bytes(&mut self, b: &[u8]) {
-        let n = b.len();
-        self.room(n);
-        let dst = &mut self.out[self.pos..self.pos + n];
-        if n >= 16 {
-            if n <= 32 {
-                dst[..16].copy_from_slice(&b[..16]);
-                dst[n - 16..].copy_from_slice(&b[n - 16..]);
-            } else {
-                dst.copy_from_slice(b);
-            }
-        } else if n >= 8 {
-            dst[..8].copy_from_slice(&b[..8]);
-            dst[n - 8..].copy_from_slice(&b[n - 8..]);
-        } else if n >= 4 {
-            dst[..4].copy_from_slice(&b[..4]);
-            dst[n - 4..].copy_from_slice(&b[n - 4..]);
-        } else if n >= 2 {
-            dst[..2].copy_from_slice(&b[..2]);
-            dst[n - 2..].copy_from_slice(&b[n - 2..]);
-        } else if n == 1 {
-            dst[0] = b[0];
-        }
-        self.pos += n;
+        push_bytes(self.out, b);
     }
 
-    /// The decimal digits of `v` (no sign), written in place two at a time.
+    /// The decimal digits of `v` (no sign), two at a time into a padded
+    /// word stored whole.
     #[inline]
     pub fn decimal(&mut self, mut v: u64) {
         let len = v.checked_ilog10().unwrap_or(0) as usize + 1;
-        self.room(20);
-        let dst = &mut self.out[self.pos..self.pos + len];
+        let mut buf = [0u8; 20];
         let mut i = len;
         while v >= 100 {
             let pair = (v % 100) as usize * 2;
             v /= 100;
             i -= 2;
-            dst[i..i + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+            buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
         }
         if v >= 10 {
             let pair = v as usize * 2;
-            dst[..2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+            buf[..2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
         } else {
-            dst[0] = b'0' + v as u8;
+            buf[0] = b'0' + v as u8;
         }
-        self.pos += len;
+        self.prefix(buf, len);
     }
 
     /// `n` copies of `b`.
     pub fn repeat(&mut self, b: u8, n: usize) {
-        self.room(n);
-        self.out[self.pos..self.pos + n].fill(b);
-        self.pos += n;
+        self.out.resize(self.out.len() + n, b);
     }
 }
 
 impl Drop for Sink<'_> {
     fn drop(&mut self) {
-        // A finished sink keeps its bytes; an abandoned one (an error)
-        // leaves `out` as it was.
-        self.out.truncate(self.start.min(self.pos));
+        if !self.done {
+            // An abandoned sink (an error) leaves `out` as it was.
+            self.out.truncate(self.start);
+        }
     }
 }
 
