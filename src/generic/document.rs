@@ -761,9 +761,11 @@ fn short_decimal(a: f64) -> Option<(u64, usize, i32)> {
             return None;
         }
         // Rounded by truncating `scaled + 0.5` (exact below 2^50, and no
-        // call to `round`, which is a library routine on baseline x86-64).
-        let n = (scaled + 0.5) as u64;
+        // call to `round`, which is a library routine on baseline x86-64);
+        // through i64, one instruction each way where u64 takes several.
+        let n = (scaled + 0.5) as i64;
         if n as f64 / p == a {
+            let n = n as u64;
             if n % 10 == 0 {
                 return None; // d - 1 would have matched; be safe
             }
