@@ -28,9 +28,9 @@
 use super::datum::{Datum, Name};
 use super::error::{GenericError, GenericErrorKind};
 use super::schema::{Node, NodeId, Schema};
+use super::sink::Sink;
 use super::walk::{self, MAX_DEPTH};
 use crate::codec::json::lexer::{IntField, Lexer, Str, describe};
-use super::sink::Sink;
 use crate::codec::json::{DIGIT_PAIRS, ESCAPE, HEX_DIGITS, UU, find_special, write_f64, write_i64, write_str};
 
 type Result<T> = std::result::Result<T, GenericError>;
@@ -676,8 +676,8 @@ fn sink_escaped(out: &mut Sink<'_>, b: &[u8], mut i: usize) {
 
 /// Powers of ten exact in an f64.
 const POW10: [f64; 23] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
-    1e20, 1e21, 1e22,
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
+    1e21, 1e22,
 ];
 
 /// Finite `v` as [`write_double`] spells it, the common values without
@@ -1119,7 +1119,18 @@ mod tests {
                 assert_eq!(ours, slow, "{v:e}");
             }
         };
-        for v in [0.1, 0.3, 4.25, -44.7092, 15.709551, 1e-5, 1.5e-5, 0.00001234, 999_999_999_999.9, 1e15 - 0.5] {
+        for v in [
+            0.1,
+            0.3,
+            4.25,
+            -44.7092,
+            15.709551,
+            1e-5,
+            1.5e-5,
+            0.00001234,
+            999_999_999_999.9,
+            1e15 - 0.5,
+        ] {
             check(v);
         }
         for _ in 0..40_000 {

@@ -26,9 +26,9 @@ use super::datum::Datum;
 use super::document::{check_unique_keys, enum_index, enum_symbol_index, nest, nest_index, record_field};
 use super::error::{GenericError, GenericErrorKind};
 use super::schema::{Node, NodeId, Schema};
+use super::sink::Sink;
 use super::walk::{self, MAX_DEPTH};
 use crate::codec::cursor::Cursor;
-use super::sink::Sink;
 use crate::codec::msgpack::write::{Header, Scalar, array_header, int_bytes, map_header, str_header};
 
 type Result<T> = std::result::Result<T, GenericError>;

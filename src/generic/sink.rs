@@ -24,7 +24,11 @@ impl<'a> Sink<'a> {
     /// A sink appending to `out`.
     pub fn new(out: &'a mut Vec<u8>) -> Sink<'a> {
         let start = out.len();
-        Sink { out, start, done: false }
+        Sink {
+            out,
+            start,
+            done: false,
+        }
     }
 
     /// Keeps the bytes written (`out` ends after them).
