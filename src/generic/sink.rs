@@ -89,11 +89,6 @@ impl<'a> Sink<'a> {
         }
         self.prefix(buf, len);
     }
-
-    /// `n` copies of `b`.
-    pub fn repeat(&mut self, b: u8, n: usize) {
-        self.out.resize(self.out.len() + n, b);
-    }
 }
 
 impl Drop for Sink<'_> {
@@ -126,7 +121,6 @@ mod tests {
                     s.byte(b'y');
                     s.decimal(n as u64 * 1_000_003);
                     s.array(*b"ab");
-                    s.repeat(b'0', n % 5);
                     s.decimal(u64::MAX);
                     s.finish();
                     want.push(b'x');
@@ -134,7 +128,6 @@ mod tests {
                     want.push(b'y');
                     want.extend_from_slice((n as u64 * 1_000_003).to_string().as_bytes());
                     want.extend_from_slice(b"ab");
-                    want.extend(std::iter::repeat_n(b'0', n % 5));
                     want.extend_from_slice(u64::MAX.to_string().as_bytes());
                     assert_eq!(out, want, "prefix {prefix}, capacity {cap}, {n} bytes");
                 }
