@@ -252,6 +252,54 @@ pub(crate) fn write_each<T, const SLACK: usize>(
     Ok(())
 }
 
+/// Appends the first `n` bytes of `bytes` to `out` (`n` is capped at `N`)
+/// with one capacity check and one `N`-byte store: a single store for a
+/// writer without sections to check (the schema-driven encoders, one value
+/// at a time). A safe function: the bound is checked here.
+#[inline(always)]
+#[allow(unsafe_code)]
+pub(crate) fn push_prefix<const N: usize>(out: &mut Vec<u8>, bytes: &[u8; N], n: usize) {
+    let n = n.min(N);
+    out.reserve(N);
+    let len = out.len();
+    // SAFETY: after `reserve(N)` the capacity is at least `len + N`, so the
+    // `N` bytes from `len` are inside the allocation (`[u8; N]` has
+    // alignment 1); the store initializes `len..len + n` (`n <= N`), and
+    // `len + n <= capacity`: what `set_len` requires.
+    unsafe {
+        out.as_mut_ptr().add(len).cast::<[u8; N]>().write_unaligned(*bytes);
+        out.set_len(len + n);
+    }
+}
+
+/// Appends `bytes` to `out` with one capacity check, copied as fixed-width
+/// overlapping words up to 64 bytes (no `memcpy` call for a short string).
+/// A safe function: the bound is checked here.
+#[inline(always)]
+#[allow(unsafe_code)]
+pub(crate) fn push_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
+    let n = bytes.len();
+    if n > 64 {
+        out.extend_from_slice(bytes);
+        return;
+    }
+    out.reserve(n);
+    let len = out.len();
+    // SAFETY: after `reserve(n)` the `n` bytes from `len` are inside the
+    // allocation, apart from `bytes` (a shared borrow cannot point into the
+    // buffer of a vector borrowed mutably); the copies store exactly those
+    // `n` bytes, so `len..len + n` is initialized for `set_len`.
+    unsafe {
+        let dst = out.as_mut_ptr().add(len);
+        if n < 16 {
+            copy_short(dst, bytes);
+        } else {
+            copy_long(dst, bytes);
+        }
+        out.set_len(len + n);
+    }
+}
+
 /// Copies `src` (fewer than 16 bytes) to `dst` with at most two
 /// overlapping loads and stores.
 ///
@@ -325,6 +373,27 @@ unsafe fn copy_long(dst: *mut u8, src: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `push_prefix` and `push_bytes` append exactly their bytes at every
+    /// length and starting capacity (and cap a count beyond the store).
+    #[test]
+    fn single_stores_append_exactly_their_bytes() {
+        let body = pattern(100);
+        for cap in [0usize, 1, 5, 16, 70] {
+            for n in 0..=body.len() {
+                let mut out = Vec::with_capacity(cap);
+                out.push(b'p');
+                push_bytes(&mut out, &body[..n]);
+                push_prefix(&mut out, &[b'x'; 16], n % 17);
+                push_prefix(&mut out, b"ab", 99);
+                let mut want = vec![b'p'];
+                want.extend_from_slice(&body[..n]);
+                want.extend(std::iter::repeat_n(b'x', n % 17));
+                want.extend_from_slice(b"ab");
+                assert_eq!(out, want, "capacity {cap}, {n} bytes");
+            }
+        }
+    }
 
     /// The slack of the test writer: small, so that it matters at every
     /// capacity below.

@@ -75,7 +75,7 @@ pub fn encode(schema: &Schema, value: &Datum, out: &mut Vec<u8>) -> Result<(), G
             }
         };
         fbb.reset();
-        let e = Enc { schema };
+        let e = Enc::new(schema);
         let root = match schema.node(schema.root()) {
             Node::Record(r) => e.table(fbb, Fields::Record(&r.fields), value, 0),
             _ => e.table(fbb, Fields::One(schema.root()), value, 0),
@@ -156,6 +156,21 @@ enum Pending {
 
 struct Enc<'s> {
     schema: &'s Schema,
+    /// [`shape`] of every node, worked out once per encode instead of at
+    /// every field.
+    shapes: Vec<Shape<'s>>,
+    /// [`fbs_width`] of every node.
+    widths: Vec<u16>,
+}
+
+impl<'s> Enc<'s> {
+    fn new(schema: &'s Schema) -> Enc<'s> {
+        Enc {
+            schema,
+            shapes: (0..schema.len()).map(|id| shape(schema, id)).collect(),
+            widths: (0..schema.len()).map(|id| fbs_width(schema, id)).collect(),
+        }
+    }
 }
 
 fn as_union<T>(o: WIPOffset<T>) -> WIPOffset<UnionWIPOffset> {
@@ -190,7 +205,7 @@ impl Enc<'_> {
                     let v = field_value(s, values, i, f)?;
                     let p = self.prepare(fbb, f.ty, &v, depth).map_err(|e| within(e, &f.name))?;
                     pending.push((slot, p));
-                    slot += fbs_width(s, f.ty);
+                    slot += self.widths[f.ty];
                 }
             }
             Fields::One(ty) => pending.push((0, self.prepare(fbb, ty, d, depth)?)),
@@ -247,7 +262,7 @@ impl Enc<'_> {
         depth: usize,
     ) -> Result<Pending, GenericError> {
         let s = self.schema;
-        match shape(s, ty) {
+        match self.shapes[ty] {
             Shape::Null => match d {
                 Datum::Null => Ok(Pending::Absent),
                 _ => Err(mismatch(s, ty, d)),

@@ -13,6 +13,8 @@
 //!   [`resolve`]: Avro schema resolution, which reads a datum written with
 //!   one schema as another (the evolution lab writes its v2 data with
 //!   [`avro::encode`], the one Avro datum writer);
+//! - [`sink`]: the output buffer the MessagePack and JSON encoders write
+//!   into, one room check per value;
 //! - [`walk`]: the helpers every codec shares (nesting limit, absent fields,
 //!   union branches, error conversion); [`random`]: seeded random schemas
 //!   and datums for tests, fuzzing and benches.
@@ -44,6 +46,7 @@ pub mod protobuf;
 pub mod random;
 pub mod resolve;
 pub mod schema;
+pub mod sink;
 pub mod walk;
 
 use crate::codec::Format;

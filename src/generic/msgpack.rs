@@ -26,15 +26,20 @@ use super::datum::Datum;
 use super::document::{check_unique_keys, enum_index, enum_symbol_index, nest, nest_index, record_field};
 use super::error::{GenericError, GenericErrorKind};
 use super::schema::{Node, NodeId, Schema};
+use super::sink::Sink;
 use super::walk::{self, MAX_DEPTH};
 use crate::codec::cursor::Cursor;
-use crate::codec::msgpack::write::{write_array_len, write_f64, write_int, write_map_len, write_str};
+use crate::codec::msgpack::write::{Header, Scalar, array_header, int_bytes, map_header, str_header};
 
 type Result<T> = std::result::Result<T, GenericError>;
 
-/// Appends the MessagePack encoding of `value`, an instance of `schema`.
+/// Appends the MessagePack encoding of `value`, an instance of `schema`
+/// (on error, `out` is unchanged).
 pub fn encode(schema: &Schema, value: &Datum, out: &mut Vec<u8>) -> Result<()> {
-    write_node(schema, schema.root(), value, out, 0)
+    let mut sink = Sink::new(out);
+    write_node(schema, schema.root(), value, &mut sink, 0)?;
+    sink.finish();
+    Ok(())
 }
 
 /// Reads one whole MessagePack value as an instance of `schema`.
@@ -59,24 +64,48 @@ fn too_long(e: crate::codec::EncodeError) -> GenericError {
     GenericError::new("", None, GenericErrorKind::Unsupported { what: e.to_string() })
 }
 
-fn write_bin(out: &mut Vec<u8>, b: &[u8]) -> Result<()> {
-    let n = b.len();
-    if n <= 0xff {
-        out.extend_from_slice(&[0xc4, n as u8]);
-    } else if n <= 0xffff {
-        out.push(0xc5);
-        out.extend_from_slice(&(n as u16).to_be_bytes());
-    } else if let Ok(n) = u32::try_from(n) {
-        out.push(0xc6);
-        out.extend_from_slice(&n.to_be_bytes());
-    } else {
-        return Err(too_long(crate::codec::EncodeError::TooLong { what: "bin", len: n }));
-    }
-    out.extend_from_slice(b);
+/// A length header (marker and length, little-endian in the word).
+#[inline(always)]
+fn header(out: &mut Sink<'_>, h: std::result::Result<Header, crate::codec::EncodeError>) -> Result<()> {
+    let Header(h, n) = h.map_err(too_long)?;
+    out.prefix(h.to_le_bytes(), n);
     Ok(())
 }
 
-fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Vec<u8>, depth: usize) -> Result<()> {
+#[inline(always)]
+fn write_str(out: &mut Sink<'_>, s: &str) -> Result<()> {
+    header(out, str_header(s.len()))?;
+    out.bytes(s.as_bytes());
+    Ok(())
+}
+
+fn write_bin(out: &mut Sink<'_>, b: &[u8]) -> Result<()> {
+    let n = b.len();
+    if n <= 0xff {
+        out.array([0xc4, n as u8]);
+    } else if n <= 0xffff {
+        let [a, c] = (n as u16).to_be_bytes();
+        out.array([0xc5, a, c]);
+    } else if let Ok(n) = u32::try_from(n) {
+        let [a, c, d, e] = n.to_be_bytes();
+        out.array([0xc6, a, c, d, e]);
+    } else {
+        return Err(too_long(crate::codec::EncodeError::TooLong { what: "bin", len: n }));
+    }
+    out.bytes(b);
+    Ok(())
+}
+
+/// `marker`, then the 4 or 8 bytes of `be`.
+#[inline(always)]
+fn marked<const N: usize, const M: usize>(out: &mut Sink<'_>, marker: u8, be: [u8; N]) {
+    let mut b = [0u8; M];
+    b[0] = marker;
+    b[1..].copy_from_slice(&be);
+    out.array(b);
+}
+
+fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Sink<'_>, depth: usize) -> Result<()> {
     if depth > MAX_DEPTH {
         return Err(GenericError::new(
             "",
@@ -85,41 +114,44 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Vec<u8>, d
         ));
     }
     match (schema.node(node), datum) {
-        (Node::Null, Datum::Null) => out.push(0xc0),
-        (Node::Boolean, Datum::Boolean(b)) => out.push(if *b { 0xc3 } else { 0xc2 }),
-        (Node::Int, Datum::Int(i)) => write_int(out, i64::from(*i)),
-        (Node::Long, Datum::Long(i)) => write_int(out, *i),
-        (Node::Float, Datum::Float(f)) => {
-            out.push(0xca);
-            out.extend_from_slice(&f.to_be_bytes());
+        (Node::Null, Datum::Null) => out.byte(0xc0),
+        (Node::Boolean, Datum::Boolean(b)) => out.byte(if *b { 0xc3 } else { 0xc2 }),
+        (Node::Int, Datum::Int(i)) => {
+            let Scalar(b, n) = int_bytes(i64::from(*i));
+            out.prefix(b.to_le_bytes(), n);
         }
-        (Node::Double, Datum::Double(f)) => write_f64(out, *f),
-        (Node::String, Datum::String(s)) => write_str(out, s).map_err(too_long)?,
+        (Node::Long, Datum::Long(i)) => {
+            let Scalar(b, n) = int_bytes(*i);
+            out.prefix(b.to_le_bytes(), n);
+        }
+        (Node::Float, Datum::Float(f)) => marked::<4, 5>(out, 0xca, f.to_be_bytes()),
+        (Node::Double, Datum::Double(f)) => marked::<8, 9>(out, 0xcb, f.to_be_bytes()),
+        (Node::String, Datum::String(s)) => write_str(out, s)?,
         (Node::Bytes, Datum::Bytes(b)) => write_bin(out, b)?,
         (Node::Fixed(f), Datum::Fixed(b)) if b.len() == f.size => write_bin(out, b)?,
         (Node::Enum(e), Datum::Enum(i, s)) => {
             enum_symbol_index(e, *i, s)?;
-            write_str(out, s).map_err(too_long)?;
+            write_str(out, s)?;
         }
         (Node::Union(branches), d) => match walk::branch_for(schema, branches, d) {
             Some((i, inner)) => write_node(schema, branches[i as usize], inner, out, depth + 1)?,
             None => return Err(walk::mismatch(schema, node, "", d)),
         },
         (Node::Array(items), Datum::Array(values)) => {
-            write_array_len(out, values.len(), "array").map_err(too_long)?;
+            header(out, array_header(values.len(), "array"))?;
             for (i, v) in values.iter().enumerate() {
                 write_node(schema, *items, v, out, depth + 1).map_err(|e| nest_index(e, i))?;
             }
         }
         (Node::Map(values), Datum::Map(entries)) => {
-            write_map_len(out, entries.len(), "map").map_err(too_long)?;
+            header(out, map_header(entries.len(), "map"))?;
             for (k, v) in entries {
-                write_str(out, k).map_err(too_long)?;
+                write_str(out, k)?;
                 write_node(schema, *values, v, out, depth + 1).map_err(|e| nest(e, k))?;
             }
         }
         (Node::Record(r), Datum::Record(fields)) => {
-            write_map_len(out, r.fields.len(), "record").map_err(too_long)?;
+            header(out, map_header(r.fields.len(), "record"))?;
             for (i, f) in r.fields.iter().enumerate() {
                 let v = record_field(fields, i, &f.name).ok_or_else(|| {
                     GenericError::new(
@@ -130,7 +162,7 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Vec<u8>, d
                         },
                     )
                 })?;
-                write_str(out, f.key()).map_err(too_long)?;
+                write_str(out, f.key())?;
                 write_node(schema, f.ty, v, out, depth + 1).map_err(|e| nest(e, f.key()))?;
             }
         }

@@ -57,7 +57,7 @@ pub const MAX_DEPTH: usize = 100;
 
 /// Appends the Protobuf encoding of `value` (a datum of `schema`) to `out`.
 pub fn encode(schema: &Schema, value: &Datum, out: &mut Vec<u8>) -> Result<(), GenericError> {
-    let e = Enc { schema };
+    let e = Enc::new(schema);
     let start = out.len();
     let r = match schema.node(schema.root()) {
         Node::Record(r) => e.record(&r.fields, value, out, 0),
@@ -152,6 +152,27 @@ pub(crate) fn branch<'d>(
 
 struct Enc<'s> {
     schema: &'s Schema,
+    /// [`shape`] of every node, worked out once per encode instead of at
+    /// every field.
+    shapes: Vec<Shape<'s>>,
+    /// [`proto_width`] of every node.
+    widths: Vec<u32>,
+}
+
+impl<'s> Enc<'s> {
+    fn new(schema: &'s Schema) -> Enc<'s> {
+        Enc {
+            schema,
+            shapes: (0..schema.len()).map(|id| shape(schema, id)).collect(),
+            widths: (0..schema.len()).map(|id| proto_width(schema, id)).collect(),
+        }
+    }
+
+    /// [`proto_direct`] of `ty`, from the shapes.
+    #[inline]
+    fn direct(&self, ty: NodeId) -> bool {
+        matches!(self.shapes[ty], Shape::Leaf | Shape::Record)
+    }
 }
 
 /// Writes a length-delimited body produced by `body` (a one-byte length
@@ -187,7 +208,7 @@ impl Enc<'_> {
             let v = field_value(self.schema, values, i, f)?;
             self.field(f.ty, n, &v, out, false, depth)
                 .map_err(|e| within(e, &f.name))?;
-            n += proto_width(self.schema, f.ty);
+            n += self.widths[f.ty];
         }
         Ok(())
     }
@@ -203,7 +224,7 @@ impl Enc<'_> {
         depth: usize,
     ) -> Result<(), GenericError> {
         let s = self.schema;
-        match shape(s, ty) {
+        match self.shapes[ty] {
             Shape::Null => match d {
                 Datum::Null => Ok(()),
                 _ => Err(mismatch(s, ty, d)),
@@ -255,7 +276,7 @@ impl Enc<'_> {
     /// A value with explicit presence (optional, oneof member, map value,
     /// wrapper): written as it is when it can be, else in a wrapper message.
     fn member(&self, ty: NodeId, n: u32, d: &Datum, out: &mut Vec<u8>, depth: usize) -> Result<(), GenericError> {
-        if proto_direct(self.schema, ty) {
+        if self.direct(ty) {
             self.field(ty, n, d, out, true, depth)
         } else {
             self.wrapper(ty, n, d, out, depth)
@@ -301,7 +322,7 @@ impl Enc<'_> {
             encoding::encode_key(n, WireType::LengthDelimited, out);
             return delimited(out, |out| packed(s, items, values, out));
         }
-        let direct = proto_direct(s, items);
+        let direct = self.direct(items);
         for (i, v) in values.iter().enumerate() {
             let r = if direct {
                 self.field(items, n, v, out, true, depth)

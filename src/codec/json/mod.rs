@@ -51,6 +51,8 @@ mod write;
 
 pub use lexer::MAX_DEPTH;
 pub use number::{write_f64, write_i64};
+/// The string-escape and digit tables, for the schema-driven JSON writer.
+pub(crate) use tables::{DIGIT_PAIRS, ESCAPE, HEX_DIGITS, UU, find_special};
 pub use write::write_str;
 
 use crate::codec::{DecodeError, EncodeError};

@@ -1,0 +1,164 @@
+//! The output buffer of the schema-driven MessagePack and JSON encoders:
+//! appends to a `Vec<u8>` in fixed-width stores, so that no piece costs a
+//! `memcpy` call: a value of `n` bytes padded to `N` is stored whole and
+//! counts `n` ([`Sink::prefix`]), a string up to 64 bytes is copied as
+//! overlapping words ([`Sink::bytes`]), digits are laid out two at a time
+//! in a padded word. The stores are [`crate::codec::spare`]'s
+//! `push_prefix` and `push_bytes` (safe functions, one capacity check
+//! each). [`Sink::finish`] keeps what was written; a sink dropped without
+//! it (an encoder's error) restores `out`.
+
+use crate::codec::json::DIGIT_PAIRS;
+use crate::codec::spare::{push_bytes, push_prefix};
+
+/// Appends to `out` (see the module doc).
+pub struct Sink<'a> {
+    out: &'a mut Vec<u8>,
+    /// `out.len()` when the sink was made: where a dropped sink cuts back to.
+    start: usize,
+    /// Whether [`Sink::finish`] was called.
+    done: bool,
+}
+
+impl<'a> Sink<'a> {
+    /// A sink appending to `out`.
+    pub fn new(out: &'a mut Vec<u8>) -> Sink<'a> {
+        let start = out.len();
+        Sink {
+            out,
+            start,
+            done: false,
+        }
+    }
+
+    /// Keeps the bytes written (`out` ends after them).
+    pub fn finish(mut self) {
+        self.done = true;
+    }
+
+    /// Makes room for `n` more bytes (one growth for the pieces that
+    /// follow, instead of one in the middle of them).
+    #[inline(always)]
+    pub fn room(&mut self, n: usize) {
+        self.out.reserve(n);
+    }
+
+    /// One byte.
+    #[inline(always)]
+    pub fn byte(&mut self, b: u8) {
+        self.out.push(b);
+    }
+
+    /// The first `n` bytes of `bytes` (`n <= N`).
+    #[inline(always)]
+    pub fn prefix<const N: usize>(&mut self, bytes: [u8; N], n: usize) {
+        debug_assert!(n <= N);
+        push_prefix(self.out, &bytes, n);
+    }
+
+    /// All of `bytes`.
+    #[inline(always)]
+    pub fn array<const N: usize>(&mut self, bytes: [u8; N]) {
+        push_prefix(self.out, &bytes, N);
+    }
+
+    /// All of `b`.
+    #[inline(always)]
+    pub fn bytes(&mut self, b: &[u8]) {
+        push_bytes(self.out, b);
+    }
+
+    /// The decimal digits of `v` (no sign), two at a time into a padded
+    /// word stored whole.
+    #[inline]
+    pub fn decimal(&mut self, mut v: u64) {
+        let len = v.checked_ilog10().unwrap_or(0) as usize + 1;
+        let mut buf = [0u8; 20];
+        let mut i = len;
+        while v >= 100 {
+            let pair = (v % 100) as usize * 2;
+            v /= 100;
+            i -= 2;
+            buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+        }
+        if v >= 10 {
+            let pair = v as usize * 2;
+            buf[..2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+        } else {
+            buf[0] = b'0' + v as u8;
+        }
+        self.prefix(buf, len);
+    }
+}
+
+impl Drop for Sink<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            // An abandoned sink (an error) leaves `out` as it was.
+            self.out.truncate(self.start);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every store at every starting capacity and prefix appends exactly
+    /// its bytes, and the scratch past them never shows.
+    #[test]
+    fn stores_append_exactly_their_bytes() {
+        let pattern: Vec<u8> = (0..80u8).map(|i| i.wrapping_mul(7) | 1).collect();
+        for prefix in [0usize, 3] {
+            for cap in [0usize, 1, 7, 17, 40] {
+                for n in 0..pattern.len() {
+                    let mut out = Vec::with_capacity(cap);
+                    out.extend(std::iter::repeat_n(b'p', prefix));
+                    let mut want = out.clone();
+                    let mut s = Sink::new(&mut out);
+                    s.prefix([b'x'; 16], 1);
+                    s.bytes(&pattern[..n]);
+                    s.byte(b'y');
+                    s.decimal(n as u64 * 1_000_003);
+                    s.array(*b"ab");
+                    s.decimal(u64::MAX);
+                    s.finish();
+                    want.push(b'x');
+                    want.extend_from_slice(&pattern[..n]);
+                    want.push(b'y');
+                    want.extend_from_slice((n as u64 * 1_000_003).to_string().as_bytes());
+                    want.extend_from_slice(b"ab");
+                    want.extend_from_slice(u64::MAX.to_string().as_bytes());
+                    assert_eq!(out, want, "prefix {prefix}, capacity {cap}, {n} bytes");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn decimals_are_plain() {
+        for v in [0u64, 9, 10, 99, 100, 101, 12_345, 9_999_999_999, u64::MAX] {
+            let mut out = Vec::new();
+            let mut s = Sink::new(&mut out);
+            s.decimal(v);
+            s.finish();
+            assert_eq!(out, v.to_string().as_bytes());
+        }
+    }
+
+    /// A sink dropped without `finish` (an encoder's error) leaves `out`
+    /// exactly as it was.
+    #[test]
+    fn an_unfinished_sink_restores_out() {
+        let mut out = b"kept".to_vec();
+        {
+            let mut s = Sink::new(&mut out);
+            s.bytes(&[9; 300]);
+        }
+        assert_eq!(out, b"kept");
+        let mut s = Sink::new(&mut out);
+        s.byte(b'!');
+        s.finish();
+        assert_eq!(out, b"kept!");
+    }
+}
