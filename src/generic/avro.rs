@@ -51,7 +51,7 @@ pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum> {
     let mut r = Reader {
         c: Cursor::new(bytes),
         schema,
-        min: super::resolve::min_sizes(schema),
+        min: schema.min_sizes(),
         zero_budget: bytes.len().saturating_mul(8).saturating_add(ZERO_BYTE_FLOOR),
     };
     let d = r.value(schema.root(), 0)?;
@@ -162,7 +162,7 @@ struct Reader<'a> {
     c: Cursor<'a>,
     schema: &'a Schema,
     /// Smallest encoding of each type, in bytes.
-    min: Vec<u64>,
+    min: &'a [u64],
     zero_budget: usize,
 }
 
@@ -265,7 +265,7 @@ impl<'a> Reader<'a> {
             Node::Bytes => Datum::Bytes(self.bytes("bytes length")?.to_vec()),
             Node::String => {
                 let b = self.bytes("string length")?;
-                match std::str::from_utf8(b) {
+                match crate::codec::utf8::str_at(at, b) {
                     Ok(s) => Datum::String(s.to_string()),
                     Err(_) => return Err(GenericError::at("", at, GenericErrorKind::InvalidUtf8)),
                 }
@@ -332,7 +332,7 @@ impl<'a> Reader<'a> {
                     for _ in 0..count {
                         let key_at = self.c.pos();
                         let k = self.bytes("map key length")?;
-                        let k = std::str::from_utf8(k)
+                        let k = crate::codec::utf8::str_at(key_at, k)
                             .map_err(|_| GenericError::at("", key_at, GenericErrorKind::InvalidUtf8))?;
                         let v = self.value(*values, depth + 1).map_err(|e| nest(e, k))?;
                         out.push((k.to_string(), v));
