@@ -193,9 +193,26 @@ impl<'a> Reader<'a> {
                 let _ = at;
                 let mut out = Vec::new();
                 let mut first = true;
+                let item = schema.node(*items);
                 while lexed(self.lx.next_element(&mut first))? {
                     let i = out.len();
-                    out.push(self.value(*items, depth + 1).map_err(|e| nest_index(e, i))?);
+                    // Arrays of numbers (meshes, series) read here, without
+                    // a call per item: `value`'s fast path, and `value` for
+                    // anything else (its errors).
+                    let d = match (item, self.lx.peek()) {
+                        (Node::Double, Some(b'-' | b'0'..=b'9')) => self
+                            .lx
+                            .float("double", "double")
+                            .map(Datum::Double)
+                            .map_err(|e| walk::from_decode("", e)),
+                        (Node::Long, Some(b'-' | b'0'..=b'9')) => self
+                            .lx
+                            .integer(&LONG)
+                            .map(Datum::Long)
+                            .map_err(|e| walk::from_decode("", e)),
+                        _ => self.value(*items, depth + 1),
+                    };
+                    out.push(d.map_err(|e| nest_index(e, i))?);
                 }
                 Ok(Datum::Array(out))
             }
@@ -477,8 +494,9 @@ fn latin1(s: &str) -> Option<Vec<u8>> {
     s.chars().map(|c| u8::try_from(u32::from(c)).ok()).collect()
 }
 
-/// Refuses a map whose keys repeat (sorting a copy of the keys: no quadratic
-/// pass for a hostile object of many keys).
+/// Refuses a map whose keys repeat (keys already ascending pass in one scan;
+/// others are sorted in a copy: no quadratic pass for a hostile object of
+/// many keys).
 pub(crate) fn check_unique_keys(entries: &[(String, Datum)], at: usize) -> Result<()> {
     if entries.len() < 2 {
         return Ok(());
@@ -493,6 +511,10 @@ pub(crate) fn check_unique_keys(entries: &[(String, Datum)], at: usize) -> Resul
                 ));
             }
         }
+        return Ok(());
+    }
+    // Keys in ascending order (ids, a sorted writer) are unique as they are.
+    if entries.windows(2).all(|w| w[0].0 < w[1].0) {
         return Ok(());
     }
     let mut keys: Vec<&str> = entries.iter().map(|(k, _)| k.as_str()).collect();
@@ -926,5 +948,24 @@ mod tests {
         assert_eq!(enum_index(&syms, "b"), Some(2));
         let syms2: Vec<Name> = ["AB", "Ab"].iter().map(|&s| s.into()).collect();
         assert_eq!(enum_index(&syms2, "ab"), None);
+    }
+
+    #[test]
+    fn repeated_map_keys_are_refused_in_any_order() {
+        let map =
+            |keys: &[&str]| -> Vec<(String, Datum)> { keys.iter().map(|k| (k.to_string(), Datum::Null)).collect() };
+        let ten: Vec<String> = (0..10).map(|i| format!("k{i}")).collect();
+        let mut keys: Vec<&str> = ten.iter().map(|s| s.as_str()).collect();
+        // Ascending: the one-scan path.
+        assert!(check_unique_keys(&map(&keys), 0).is_ok());
+        // A repeat next to its twin, ascending otherwise: not strictly ascending.
+        keys[5] = "k4";
+        let e = check_unique_keys(&map(&keys), 3).unwrap_err();
+        assert_eq!(e.to_string(), "(root): duplicate field `k4` at byte 3");
+        // Unordered, unique and repeated.
+        let mut shuffled: Vec<&str> = ten.iter().rev().map(|s| s.as_str()).collect();
+        assert!(check_unique_keys(&map(&shuffled), 0).is_ok());
+        shuffled[0] = "k0";
+        assert!(check_unique_keys(&map(&shuffled), 0).is_err());
     }
 }

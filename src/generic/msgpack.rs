@@ -477,7 +477,20 @@ impl<'a> Reader<'a> {
                 self.depth_ok(depth, at)?;
                 let count = self.count(false)?;
                 let mut out = Vec::with_capacity(count);
+                let double = matches!(schema.node(*items), Node::Double);
                 for i in 0..count {
+                    // Arrays of float 64s (meshes, series) read here, without
+                    // a call per item; anything else (and errors) by `value`.
+                    if double && self.c.peek() == Some(0xcb) {
+                        let start = self.c.pos();
+                        if let Some(b) = self.c.input().get(start + 1..start + 9) {
+                            let mut be = [0u8; 8];
+                            be.copy_from_slice(b);
+                            self.c.seek(start + 9);
+                            out.push(Datum::Double(f64::from_be_bytes(be)));
+                            continue;
+                        }
+                    }
                     out.push(self.value(*items, depth + 1).map_err(|e| nest_index(e, i))?);
                 }
                 Datum::Array(out)

@@ -74,9 +74,6 @@ pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum, GenericError> {
     let d = Dec {
         schema,
         input: bytes,
-        shapes: (0..schema.len())
-            .map(|ty| (shape(schema, ty), proto_width(schema, ty)))
-            .collect(),
         pool: std::cell::RefCell::new(Vec::new()),
     };
     match schema.node(schema.root()) {
@@ -508,8 +505,6 @@ struct Place {
 struct Dec<'a> {
     schema: &'a Schema,
     input: &'a [u8],
-    /// [`shape`] and [`proto_width`] of every type, found once per decode.
-    shapes: Vec<(Shape<'a>, u32)>,
     /// Emptied slot vectors of finished messages, reused by the next ones
     /// (a message allocates its slots only when none is free).
     pool: std::cell::RefCell<Vec<Vec<Slot<'a>>>>,
@@ -535,12 +530,12 @@ fn prost_error(at: usize, e: prost::DecodeError) -> GenericError {
 impl<'a> Dec<'a> {
     #[inline]
     fn shape(&self, ty: NodeId) -> Shape<'a> {
-        self.shapes[ty].0
+        shape(self.schema, ty)
     }
 
     #[inline]
     fn width(&self, ty: NodeId) -> u32 {
-        self.shapes[ty].1
+        proto_width(self.schema, ty)
     }
 
     fn at(&self, rest: &[u8]) -> usize {

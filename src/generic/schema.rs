@@ -35,6 +35,8 @@ pub struct Schema {
     root: NodeId,
     /// [`Schema::min_sizes`], found once when the schema is parsed.
     min: Vec<u64>,
+    /// [`Schema::null_branch`] of each type (`u32::MAX`: none).
+    nulls: Vec<u32>,
 }
 
 /// One type.
@@ -217,11 +219,33 @@ impl Schema {
             }
         }
         let min = min_sizes(&p.nodes);
+        let nulls = p
+            .nodes
+            .iter()
+            .map(|n| match n {
+                Node::Union(branches) => branches
+                    .iter()
+                    .position(|&b| matches!(p.nodes[b], Node::Null))
+                    .map_or(u32::MAX, |i| i as u32),
+                _ => u32::MAX,
+            })
+            .collect();
         Ok(Schema {
             nodes: p.nodes,
             root,
             min,
+            nulls,
         })
+    }
+
+    /// The index of the `null` branch of the union `id`, if it is a union
+    /// with one (found once when the schema is parsed).
+    #[inline]
+    pub fn null_branch(&self, id: NodeId) -> Option<u32> {
+        match self.nulls[id] {
+            u32::MAX => None,
+            i => Some(i),
+        }
     }
 
     /// Fewest bytes an Avro binary value of each type takes, by [`NodeId`]:
