@@ -601,8 +601,12 @@ impl<'a> Dec<'a> {
                 if number < start {
                     (fi, start) = (0, 1);
                 }
-                while fi < count && number >= start + self.width(fields.ty(fi)) {
-                    start += self.width(fields.ty(fi));
+                while fi < count {
+                    let w = self.width(fields.ty(fi));
+                    if number < start + w {
+                        break;
+                    }
+                    start += w;
                     fi += 1;
                 }
                 if fi == count {
