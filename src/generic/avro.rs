@@ -51,7 +51,7 @@ pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum> {
     let mut r = Reader {
         c: Cursor::new(bytes),
         schema,
-        min: super::resolve::min_sizes(schema),
+        min: schema.min_sizes(),
         zero_budget: bytes.len().saturating_mul(8).saturating_add(ZERO_BYTE_FLOOR),
     };
     let d = r.value(schema.root(), 0)?;
@@ -162,7 +162,7 @@ struct Reader<'a> {
     c: Cursor<'a>,
     schema: &'a Schema,
     /// Smallest encoding of each type, in bytes.
-    min: Vec<u64>,
+    min: &'a [u64],
     zero_budget: usize,
 }
 
@@ -227,6 +227,38 @@ impl<'a> Reader<'a> {
         Ok(count as usize)
     }
 
+    /// A field, item or branch value of type `node` at `depth`: the common
+    /// scalars read here, without a call ([`Reader::value`]'s bytes, checks
+    /// and errors), anything else by [`Reader::value`].
+    #[inline(always)]
+    fn child(&mut self, node: NodeId, depth: usize) -> Result<Datum> {
+        if depth <= MAX_DEPTH {
+            match self.schema.node(node) {
+                Node::Long => return self.long("long").map(Datum::Long),
+                Node::Double => {
+                    return self
+                        .c
+                        .array::<8>("double")
+                        .map(|b| Datum::Double(f64::from_le_bytes(b)))
+                        .map_err(|e| walk::from_decode("", e));
+                }
+                Node::String => return self.string(),
+                _ => {}
+            }
+        }
+        self.value(node, depth)
+    }
+
+    #[inline(always)]
+    fn string(&mut self) -> Result<Datum> {
+        let at = self.c.pos();
+        let b = self.bytes("string length")?;
+        match crate::codec::utf8::str_at(at, b) {
+            Ok(s) => Ok(Datum::String(s.to_string())),
+            Err(_) => Err(GenericError::at("", at, GenericErrorKind::InvalidUtf8)),
+        }
+    }
+
     fn value(&mut self, node: NodeId, depth: usize) -> Result<Datum> {
         let schema = self.schema;
         let at = self.c.pos();
@@ -263,13 +295,7 @@ impl<'a> Reader<'a> {
                 self.c.array::<8>("double").map_err(|e| walk::from_decode("", e))?,
             )),
             Node::Bytes => Datum::Bytes(self.bytes("bytes length")?.to_vec()),
-            Node::String => {
-                let b = self.bytes("string length")?;
-                match std::str::from_utf8(b) {
-                    Ok(s) => Datum::String(s.to_string()),
-                    Err(_) => return Err(GenericError::at("", at, GenericErrorKind::InvalidUtf8)),
-                }
-            }
+            Node::String => self.string()?,
             Node::Fixed(f) => Datum::Fixed(
                 self.c
                     .fixed(f.size, "fixed")
@@ -286,7 +312,7 @@ impl<'a> Reader<'a> {
             Node::Union(branches) => {
                 let i = self.long("union branch")?;
                 match usize::try_from(i).ok().and_then(|i| branches.get(i)) {
-                    Some(&b) => Datum::Union(i as u32, Box::new(self.value(b, depth + 1)?)),
+                    Some(&b) => Datum::Union(i as u32, Box::new(self.child(b, depth + 1)?)),
                     None => return Err(Self::range(at, &format!("branch of {}", schema.describe(node)), i)),
                 }
             }
@@ -332,9 +358,9 @@ impl<'a> Reader<'a> {
                     for _ in 0..count {
                         let key_at = self.c.pos();
                         let k = self.bytes("map key length")?;
-                        let k = std::str::from_utf8(k)
+                        let k = crate::codec::utf8::str_at(key_at, k)
                             .map_err(|_| GenericError::at("", key_at, GenericErrorKind::InvalidUtf8))?;
-                        let v = self.value(*values, depth + 1).map_err(|e| nest(e, k))?;
+                        let v = self.child(*values, depth + 1).map_err(|e| nest(e, k))?;
                         out.push((k.to_string(), v));
                     }
                 }
@@ -344,7 +370,7 @@ impl<'a> Reader<'a> {
             Node::Record(r) => {
                 let mut out = Vec::with_capacity(r.fields.len());
                 for f in &r.fields {
-                    let v = self.value(f.ty, depth + 1).map_err(|e| nest(e, &f.name))?;
+                    let v = self.child(f.ty, depth + 1).map_err(|e| nest(e, &f.name))?;
                     out.push((f.name.clone(), v));
                 }
                 Datum::Record(out)

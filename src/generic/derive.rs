@@ -68,6 +68,7 @@ pub enum Shape<'s> {
 }
 
 /// The [`Shape`] of type `ty`.
+#[inline]
 pub fn shape(schema: &Schema, ty: NodeId) -> Shape<'_> {
     match schema.node(ty) {
         Node::Null => Shape::Null,
@@ -75,10 +76,7 @@ pub fn shape(schema: &Schema, ty: NodeId) -> Shape<'_> {
         Node::Array(items) => Shape::Array(*items),
         Node::Map(values) => Shape::Map(*values),
         Node::Union(branches) => {
-            let null = branches
-                .iter()
-                .position(|&b| matches!(schema.node(b), Node::Null))
-                .map(|i| i as u32);
+            let null = schema.null_branch(ty);
             if let (2, Some(n)) = (branches.len(), null) {
                 let value = 1 - n;
                 return Shape::Optional {
@@ -95,6 +93,7 @@ pub fn shape(schema: &Schema, ty: NodeId) -> Shape<'_> {
 
 /// Protobuf field numbers a field of type `ty` takes (a `oneof`: one per
 /// non-null branch, at least one).
+#[inline]
 pub fn proto_width(schema: &Schema, ty: NodeId) -> u32 {
     match shape(schema, ty) {
         Shape::Oneof { null, branches } => (branches.len() - usize::from(null.is_some())).max(1) as u32,

@@ -32,6 +32,7 @@ use super::sink::Sink;
 use super::walk::{self, MAX_DEPTH};
 use crate::codec::json::lexer::{IntField, Lexer, Str, describe};
 use crate::codec::json::{DIGIT_PAIRS, ESCAPE, HEX_DIGITS, UU, find_special, write_f64, write_i64, write_str};
+use std::borrow::Cow;
 
 type Result<T> = std::result::Result<T, GenericError>;
 
@@ -39,7 +40,7 @@ type Result<T> = std::result::Result<T, GenericError>;
 /// of `schema`'s root type.
 pub fn read(schema: &Schema, text: &[u8]) -> Result<Datum> {
     let text =
-        std::str::from_utf8(text).map_err(|e| GenericError::at("", e.valid_up_to(), GenericErrorKind::InvalidUtf8))?;
+        crate::codec::utf8::text(text).map_err(|e| GenericError::at("", e.offset, GenericErrorKind::InvalidUtf8))?;
     let mut r = Reader {
         lx: Lexer::new(text),
         schema,
@@ -98,15 +99,16 @@ const LONG: IntField = IntField {
 };
 
 /// One scalar token, read before a union picks its branch.
-enum Scalar {
+enum Scalar<'a> {
     Null,
     Bool(bool),
     /// Start and end offsets of the number text, and whether it is integer syntax.
     Number(usize, usize, bool),
-    String(String),
+    /// Borrowed from the text unless it had escapes.
+    String(Cow<'a, str>),
 }
 
-impl Scalar {
+impl Scalar<'_> {
     fn found(&self, text: &str) -> String {
         match self {
             Scalar::Null => "null".into(),
@@ -150,22 +152,27 @@ impl<'a> Reader<'a> {
     }
 
     fn string(&mut self, expected: &'static str) -> Result<String> {
+        Ok(self.str(expected)?.into_owned())
+    }
+
+    /// A string, borrowed from the text unless it has escapes.
+    fn str(&mut self, expected: &'static str) -> Result<Cow<'a, str>> {
         let s = self.lx.string(expected).map_err(|e| walk::from_decode("", e))?;
         Ok(match s {
-            Str::Raw(s) => s.to_string(),
-            Str::Escaped => self.lx.scratch.clone(),
+            Str::Raw(s) => Cow::Borrowed(s),
+            Str::Escaped => Cow::Owned(self.lx.scratch.clone()),
         })
     }
 
     /// One scalar token; `node` names what was expected in the error.
-    fn scalar(&mut self, node: NodeId) -> Result<Scalar> {
+    fn scalar(&mut self, node: NodeId) -> Result<Scalar<'a>> {
         match self.lx.peek() {
             Some(b'n') if self.lx.null() => Ok(Scalar::Null),
             Some(b't' | b'f') => {
                 let b = lexed(self.lx.boolean("true or false"))?;
                 Ok(Scalar::Bool(b))
             }
-            Some(b'"') => Ok(Scalar::String(self.string("string")?)),
+            Some(b'"') => Ok(Scalar::String(self.str("string")?)),
             Some(b'-' | b'0'..=b'9') => {
                 let (s, e, integer) = lexed(self.lx.number_token("number"))?;
                 if let Some(b'0'..=b'9') = self.lx.bytes.get(e) {
@@ -191,9 +198,26 @@ impl<'a> Reader<'a> {
                 let _ = at;
                 let mut out = Vec::new();
                 let mut first = true;
+                let item = schema.node(*items);
                 while lexed(self.lx.next_element(&mut first))? {
                     let i = out.len();
-                    out.push(self.value(*items, depth + 1).map_err(|e| nest_index(e, i))?);
+                    // Arrays of numbers (meshes, series) read here, without
+                    // a call per item: `value`'s fast path, and `value` for
+                    // anything else (its errors).
+                    let d = match (item, self.lx.peek()) {
+                        (Node::Double, Some(b'-' | b'0'..=b'9')) => self
+                            .lx
+                            .float("double", "double")
+                            .map(Datum::Double)
+                            .map_err(|e| walk::from_decode("", e)),
+                        (Node::Long, Some(b'-' | b'0'..=b'9')) => self
+                            .lx
+                            .integer(&LONG)
+                            .map(Datum::Long)
+                            .map_err(|e| walk::from_decode("", e)),
+                        _ => self.value(*items, depth + 1),
+                    };
+                    out.push(d.map_err(|e| nest_index(e, i))?);
                 }
                 Ok(Datum::Array(out))
             }
@@ -265,10 +289,15 @@ impl<'a> Reader<'a> {
                     return Err(self.here(&schema.describe(node)));
                 }
                 let at = self.lx.peek().map(|_| self.lx.pos).unwrap_or(self.lx.pos);
-                let s = self.scalar(node)?;
+                let mut s = self.scalar(node)?;
                 let mut first_err = None;
+                // Only branches of the token's kind can read it (the others'
+                // errors would be dropped): no error is built for them.
                 for (i, &b) in branches.iter().enumerate() {
-                    match self.convert(b, &s, at) {
+                    if !fits(schema.node(b), &s) {
+                        continue;
+                    }
+                    match self.convert(b, &mut s, at) {
                         Ok(v) => return Ok(Datum::Union(i as u32, Box::new(v))),
                         Err(e) => {
                             if first_err.is_none() && same_kind(schema.node(b), &s) {
@@ -291,8 +320,8 @@ impl<'a> Reader<'a> {
             }
             _ => {
                 let at = self.lx.peek().map(|_| self.lx.pos).unwrap_or(self.lx.pos);
-                let s = self.scalar(node)?;
-                self.convert(node, &s, at)
+                let mut s = self.scalar(node)?;
+                self.convert(node, &mut s, at)
             }
         }
     }
@@ -336,8 +365,13 @@ impl<'a> Reader<'a> {
         Ok(at)
     }
 
-    /// `s` as an instance of the non-container type `node`.
-    fn convert(&self, node: NodeId, s: &Scalar, at: usize) -> Result<Datum> {
+    /// `s` as an instance of the non-container type `node` (a string
+    /// read as a `string` is moved out of `s`: that conversion cannot fail).
+    fn convert(&self, node: NodeId, s: &mut Scalar<'a>, at: usize) -> Result<Datum> {
+        if let (Node::String, Scalar::String(v)) = (self.schema.node(node), &mut *s) {
+            return Ok(Datum::String(std::mem::take(v).into_owned()));
+        }
+        let s: &Scalar = s;
         let text = self.lx.text;
         let bad = || GenericError::unexpected("", Some(at), self.schema.describe(node), s.found(text));
         let range = |what: &str, t: &str| {
@@ -390,7 +424,6 @@ impl<'a> Reader<'a> {
                     _ => return Err(range("float", t)),
                 }
             }
-            (Node::String, Scalar::String(v)) => Datum::String(v.clone()),
             (Node::Bytes, Scalar::String(v)) => {
                 Datum::Bytes(latin1(v).ok_or_else(|| {
                     GenericError::unexpected("", Some(at), "bytes (code points 0-255)", s.found(text))
@@ -423,6 +456,22 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// Whether a branch of type `n` can read the token `s` (else [`Reader::convert`]
+/// refuses it whatever its value).
+fn fits(n: &Node, s: &Scalar) -> bool {
+    matches!(
+        (n, s),
+        (Node::Null, Scalar::Null)
+            | (Node::Boolean, Scalar::Bool(_))
+            | (Node::Int | Node::Long, Scalar::Number(_, _, true))
+            | (Node::Float | Node::Double, Scalar::Number(..))
+            | (
+                Node::String | Node::Bytes | Node::Fixed(_) | Node::Enum(_),
+                Scalar::String(_)
+            )
+    )
+}
+
 /// Whether a union branch of type `n` would have read `s` but for its value.
 fn same_kind(n: &Node, s: &Scalar) -> bool {
     matches!(
@@ -450,8 +499,9 @@ fn latin1(s: &str) -> Option<Vec<u8>> {
     s.chars().map(|c| u8::try_from(u32::from(c)).ok()).collect()
 }
 
-/// Refuses a map whose keys repeat (sorting a copy of the keys: no quadratic
-/// pass for a hostile object of many keys).
+/// Refuses a map whose keys repeat (keys already ascending pass in one scan;
+/// others are sorted in a copy: no quadratic pass for a hostile object of
+/// many keys).
 pub(crate) fn check_unique_keys(entries: &[(String, Datum)], at: usize) -> Result<()> {
     if entries.len() < 2 {
         return Ok(());
@@ -466,6 +516,10 @@ pub(crate) fn check_unique_keys(entries: &[(String, Datum)], at: usize) -> Resul
                 ));
             }
         }
+        return Ok(());
+    }
+    // Keys in ascending order (ids, a sorted writer) are unique as they are.
+    if entries.windows(2).all(|w| w[0].0 < w[1].0) {
         return Ok(());
     }
     let mut keys: Vec<&str> = entries.iter().map(|(k, _)| k.as_str()).collect();
@@ -1166,5 +1220,24 @@ mod tests {
         assert_eq!(enum_index(&syms, "b"), Some(2));
         let syms2: Vec<Name> = ["AB", "Ab"].iter().map(|&s| s.into()).collect();
         assert_eq!(enum_index(&syms2, "ab"), None);
+    }
+
+    #[test]
+    fn repeated_map_keys_are_refused_in_any_order() {
+        let map =
+            |keys: &[&str]| -> Vec<(String, Datum)> { keys.iter().map(|k| (k.to_string(), Datum::Null)).collect() };
+        let ten: Vec<String> = (0..10).map(|i| format!("k{i}")).collect();
+        let mut keys: Vec<&str> = ten.iter().map(|s| s.as_str()).collect();
+        // Ascending: the one-scan path.
+        assert!(check_unique_keys(&map(&keys), 0).is_ok());
+        // A repeat next to its twin, ascending otherwise: not strictly ascending.
+        keys[5] = "k4";
+        let e = check_unique_keys(&map(&keys), 3).unwrap_err();
+        assert_eq!(e.to_string(), "(root): duplicate field `k4` at byte 3");
+        // Unordered, unique and repeated.
+        let mut shuffled: Vec<&str> = ten.iter().rev().map(|s| s.as_str()).collect();
+        assert!(check_unique_keys(&map(&shuffled), 0).is_ok());
+        shuffled[0] = "k0";
+        assert!(check_unique_keys(&map(&shuffled), 0).is_err());
     }
 }

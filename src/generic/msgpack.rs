@@ -185,7 +185,23 @@ enum Family {
     Other,
 }
 
+/// [`family_of`] of every marker byte.
+const FAMILIES: [Family; 256] = {
+    let mut t = [Family::Other; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = family_of(i as u8);
+        i += 1;
+    }
+    t
+};
+
+#[inline]
 fn family(m: u8) -> Family {
+    FAMILIES[m as usize]
+}
+
+const fn family_of(m: u8) -> Family {
     match m {
         0x00..=0x7f | 0xe0..=0xff | 0xcc..=0xcf | 0xd0..=0xd3 => Family::Int,
         0x80..=0x8f | 0xde | 0xdf => Family::Map,
@@ -214,6 +230,7 @@ fn family_name(f: Family, m: u8) -> String {
 }
 
 /// The families a schema type reads from.
+#[inline]
 fn reads_from(n: &Node, f: Family) -> bool {
     matches!(
         (n, f),
@@ -238,9 +255,15 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    /// A big-endian unsigned integer of `n` (1, 2, 4 or 8) bytes.
+    #[inline]
     fn be(&mut self, n: usize, what: &'static str) -> Result<u64> {
-        let b = dec(self.c.fixed(n, what))?;
-        Ok(b.iter().fold(0u64, |acc, &x| (acc << 8) | u64::from(x)))
+        Ok(match n {
+            1 => u64::from(dec(self.c.array::<1>(what))?[0]),
+            2 => u64::from(u16::from_be_bytes(dec(self.c.array::<2>(what))?)),
+            4 => u64::from(u32::from_be_bytes(dec(self.c.array::<4>(what))?)),
+            _ => u64::from_be_bytes(dec(self.c.array::<8>(what))?),
+        })
     }
 
     /// The marker byte, not consumed.
@@ -312,7 +335,7 @@ impl<'a> Reader<'a> {
         let m = self.marker(Family::Str, "a str")?;
         let len = self.length(m, Some((0xa0, 0xbf)), Some(0xd9), 0xda, 0xdb)?;
         let b = dec(self.c.take(len, "str length"))?;
-        std::str::from_utf8(b).map_err(|_| GenericError::at("", at, GenericErrorKind::InvalidUtf8))
+        crate::codec::utf8::str_at(at, b).map_err(|_| GenericError::at("", at, GenericErrorKind::InvalidUtf8))
     }
 
     fn bin(&mut self) -> Result<&'a [u8]> {
@@ -342,6 +365,39 @@ impl<'a> Reader<'a> {
         let at = self.c.pos();
         let n = schema.node(node);
         let m = self.peek(|| schema.describe(node))?;
+        // The commonest markers of scalar types, read here; everything else
+        // (and every error) below.
+        match (n, m) {
+            (Node::Double, 0xcb) => {
+                self.c.seek(at + 1);
+                return Ok(Datum::Double(f64::from_bits(self.be(8, "float 64")?)));
+            }
+            (Node::Long, 0x00..=0x7f | 0xe0..=0xff) => {
+                self.c.seek(at + 1);
+                return Ok(Datum::Long(i64::from(m as i8)));
+            }
+            (Node::Int, 0x00..=0x7f | 0xe0..=0xff) => {
+                self.c.seek(at + 1);
+                return Ok(Datum::Int(i32::from(m as i8)));
+            }
+            (Node::String, 0xa0..=0xbf) => {
+                self.c.seek(at + 1);
+                let b = dec(self.c.take(u64::from(m - 0xa0), "str length"))?;
+                return match crate::codec::utf8::str_at(at, b) {
+                    Ok(s) => Ok(Datum::String(s.to_string())),
+                    Err(_) => Err(GenericError::at("", at, GenericErrorKind::InvalidUtf8)),
+                };
+            }
+            (Node::Boolean, 0xc2 | 0xc3) => {
+                self.c.seek(at + 1);
+                return Ok(Datum::Boolean(m == 0xc3));
+            }
+            (Node::Null, 0xc0) => {
+                self.c.seek(at + 1);
+                return Ok(Datum::Null);
+            }
+            _ => {}
+        }
         let f = family(m);
         if let Node::Union(branches) = n {
             if depth >= MAX_DEPTH {
@@ -453,7 +509,20 @@ impl<'a> Reader<'a> {
                 self.depth_ok(depth, at)?;
                 let count = self.count(false)?;
                 let mut out = Vec::with_capacity(count);
+                let double = matches!(schema.node(*items), Node::Double);
                 for i in 0..count {
+                    // Arrays of float 64s (meshes, series) read here, without
+                    // a call per item; anything else (and errors) by `value`.
+                    if double && self.c.peek() == Some(0xcb) {
+                        let start = self.c.pos();
+                        if let Some(b) = self.c.input().get(start + 1..start + 9) {
+                            let mut be = [0u8; 8];
+                            be.copy_from_slice(b);
+                            self.c.seek(start + 9);
+                            out.push(Datum::Double(f64::from_be_bytes(be)));
+                            continue;
+                        }
+                    }
                     out.push(self.value(*items, depth + 1).map_err(|e| nest_index(e, i))?);
                 }
                 Datum::Array(out)

@@ -71,7 +71,11 @@ pub fn encode(schema: &Schema, value: &Datum, out: &mut Vec<u8>) -> Result<(), G
 
 /// Reads the Protobuf message `bytes` as a datum of `schema`.
 pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum, GenericError> {
-    let d = Dec { schema, input: bytes };
+    let d = Dec {
+        schema,
+        input: bytes,
+        pool: std::cell::RefCell::new(Vec::new()),
+    };
     match schema.node(schema.root()) {
         Node::Record(r) => d.message(Fields::Record(&r.fields), &Segs::One(bytes), 0),
         _ => d.message(Fields::One(schema.root()), &Segs::One(bytes), 0),
@@ -522,6 +526,9 @@ struct Place {
 struct Dec<'a> {
     schema: &'a Schema,
     input: &'a [u8],
+    /// Emptied slot vectors of finished messages, reused by the next ones
+    /// (a message allocates its slots only when none is free).
+    pool: std::cell::RefCell<Vec<Vec<Slot<'a>>>>,
 }
 
 #[cold]
@@ -542,6 +549,16 @@ fn prost_error(at: usize, e: prost::DecodeError) -> GenericError {
 }
 
 impl<'a> Dec<'a> {
+    #[inline]
+    fn shape(&self, ty: NodeId) -> Shape<'a> {
+        shape(self.schema, ty)
+    }
+
+    #[inline]
+    fn width(&self, ty: NodeId) -> u32 {
+        proto_width(self.schema, ty)
+    }
+
     fn at(&self, rest: &[u8]) -> usize {
         rest.as_ptr() as usize - self.input.as_ptr() as usize
     }
@@ -592,9 +609,8 @@ impl<'a> Dec<'a> {
         if depth >= MAX_DEPTH {
             return Err(depth_error(segs.as_slice().first().map(|b| self.at(b))));
         }
-        let s = self.schema;
         let count = fields.len();
-        let mut slots: Vec<Slot<'a>> = Vec::with_capacity(count);
+        let mut slots: Vec<Slot<'a>> = self.pool.borrow_mut().pop().unwrap_or_default();
         slots.resize_with(count, || Slot::Empty);
         // Field lookup cursor: fields usually come in order.
         let (mut fi, mut start) = (0usize, 1u32);
@@ -606,8 +622,12 @@ impl<'a> Dec<'a> {
                 if number < start {
                     (fi, start) = (0, 1);
                 }
-                while fi < count && number >= start + proto_width(s, fields.ty(fi)) {
-                    start += proto_width(s, fields.ty(fi));
+                while fi < count {
+                    let w = self.width(fields.ty(fi));
+                    if number < start + w {
+                        break;
+                    }
+                    start += w;
                     fi += 1;
                 }
                 if fi == count {
@@ -629,20 +649,23 @@ impl<'a> Dec<'a> {
                     })?;
             }
         }
-        match fields {
+        let d = match fields {
             Fields::One(ty) => {
                 let slot = slots.pop().unwrap_or(Slot::Empty);
                 self.finish(ty, slot, depth)
             }
             Fields::Record(fs) => {
                 let mut out = Vec::with_capacity(count);
-                for (f, slot) in fs.iter().zip(slots) {
+                for (f, slot) in fs.iter().zip(slots.drain(..)) {
                     let v = self.finish(f.ty, slot, depth).map_err(|e| within(e, &f.name))?;
                     out.push((f.name.clone(), v));
                 }
                 Ok(Datum::Record(out))
             }
-        }
+        };
+        slots.clear();
+        self.pool.borrow_mut().push(slots);
+        d
     }
 
     /// Reads one occurrence of a field of type `ty` (`k`: its number minus
@@ -662,7 +685,7 @@ impl<'a> Dec<'a> {
             wire,
             key_at,
         } = at;
-        match shape(s, ty) {
+        match self.shape(ty) {
             Shape::Null => {
                 let ctx = DecodeContext::default();
                 encoding::skip_field(wire, number, buf, ctx).map_err(|e| prost_error(key_at, e))
@@ -712,7 +735,7 @@ impl<'a> Dec<'a> {
                     }
                     return Ok(());
                 }
-                let v = if proto_direct(s, items) {
+                let v = if matches!(self.shape(items), Shape::Leaf | Shape::Record) {
                     match s.node(items) {
                         Node::Record(r) => {
                             let body = self.message_body(wire, key_at, buf)?;
@@ -808,7 +831,7 @@ impl<'a> Dec<'a> {
         buf: &mut &'a [u8],
         slot: &mut Slot<'a>,
     ) -> Result<(), GenericError> {
-        if matches!(shape(self.schema, ty), Shape::Leaf) {
+        if matches!(self.shape(ty), Shape::Leaf) {
             let v = self.leaf(ty, wire, key_at, buf)?;
             *slot = Slot::Value(b, v);
             Ok(())
@@ -846,7 +869,7 @@ impl<'a> Dec<'a> {
         if let Slot::Empty = slot {
             return self.absent(ty, depth);
         }
-        match shape(self.schema, ty) {
+        match self.shape(ty) {
             Shape::Null => Ok(Datum::Null),
             Shape::Leaf | Shape::Record => self.finish_member(ty, slot, depth),
             Shape::Array(_) => match slot {
@@ -871,7 +894,7 @@ impl<'a> Dec<'a> {
 
     /// A member value (see [`Dec::member`]) from its slot.
     fn finish_member(&self, ty: NodeId, slot: Slot<'a>, depth: usize) -> Result<Datum, GenericError> {
-        match (shape(self.schema, ty), slot) {
+        match (self.shape(ty), slot) {
             (Shape::Leaf, Slot::Value(_, v)) => Ok(v),
             (Shape::Record, Slot::Msg(_, segs)) => self.record(ty, &segs, depth),
             (_, Slot::Msg(_, segs)) => self.message(Fields::One(ty), &segs, depth + 1),
@@ -1003,13 +1026,9 @@ fn slot_branch(slot: &Slot<'_>) -> u32 {
 }
 
 fn utf8(b: &[u8], at: usize) -> Result<String, GenericError> {
-    match std::str::from_utf8(b) {
+    match crate::codec::utf8::str_at(at, b) {
         Ok(s) => Ok(s.to_string()),
-        Err(e) => Err(GenericError::at(
-            "",
-            at + e.valid_up_to(),
-            GenericErrorKind::InvalidUtf8,
-        )),
+        Err(e) => Err(GenericError::at("", e.offset, GenericErrorKind::InvalidUtf8)),
     }
 }
 

@@ -435,37 +435,10 @@ impl<'s> Resolver<'s> {
     }
 }
 
-/// Fewest bytes a value of each writer type takes: a lower bound, found by
-/// iterating from 0 (so a recursive record that never ends stays finite, and
-/// the work is bounded by passes × schema size, whatever the schema).
+/// Fewest bytes a value of each writer type takes ([`Schema::min_sizes`]).
 pub(crate) fn min_sizes(s: &Schema) -> Vec<u64> {
-    let n = s.len();
-    let mut m = vec![0u64; n];
-    for _ in 0..MIN_SIZE_PASSES {
-        let mut changed = false;
-        for id in 0..n {
-            let v = match s.node(id) {
-                Node::Null => 0,
-                Node::Float => 4,
-                Node::Double => 8,
-                Node::Fixed(f) => f.size as u64,
-                Node::Record(r) => r.fields.iter().map(|f| m[f.ty]).fold(0u64, u64::saturating_add),
-                _ => 1,
-            };
-            if v != m[id] {
-                m[id] = v;
-                changed = true;
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
-    m
+    s.min_sizes().to_vec()
 }
-
-/// Passes of [`min_sizes`]: enough for any schema nested this deep.
-const MIN_SIZE_PASSES: usize = 64;
 
 struct State<'a> {
     c: Cursor<'a>,

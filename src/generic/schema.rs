@@ -33,6 +33,10 @@ const MAX_DEFAULT_WORK: usize = 1_000_000;
 pub struct Schema {
     nodes: Vec<Node>,
     root: NodeId,
+    /// [`Schema::min_sizes`], found once when the schema is parsed.
+    min: Vec<u64>,
+    /// [`Schema::null_branch`] of each type (`u32::MAX`: none).
+    nulls: Vec<u32>,
 }
 
 /// One type.
@@ -130,6 +134,39 @@ pub struct FixedType {
     pub size: usize,
 }
 
+/// Fewest bytes a value of each type takes in Avro binary: a lower bound,
+/// found by iterating from 0 (so a recursive record that never ends stays
+/// finite, and the work is bounded by passes × schema size, whatever the
+/// schema).
+fn min_sizes(nodes: &[Node]) -> Vec<u64> {
+    let n = nodes.len();
+    let mut m = vec![0u64; n];
+    for _ in 0..MIN_SIZE_PASSES {
+        let mut changed = false;
+        for id in 0..n {
+            let v = match &nodes[id] {
+                Node::Null => 0,
+                Node::Float => 4,
+                Node::Double => 8,
+                Node::Fixed(f) => f.size as u64,
+                Node::Record(r) => r.fields.iter().map(|f| m[f.ty]).fold(0u64, u64::saturating_add),
+                _ => 1,
+            };
+            if v != m[id] {
+                m[id] = v;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    m
+}
+
+/// Passes of [`min_sizes`]: enough for any schema nested this deep.
+const MIN_SIZE_PASSES: usize = 64;
+
 /// A schema that cannot be parsed: where and why.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SchemaError {
@@ -181,7 +218,41 @@ impl Schema {
                 r.fields[index].default = Some(d);
             }
         }
-        Ok(Schema { nodes: p.nodes, root })
+        let min = min_sizes(&p.nodes);
+        let nulls = p
+            .nodes
+            .iter()
+            .map(|n| match n {
+                Node::Union(branches) => branches
+                    .iter()
+                    .position(|&b| matches!(p.nodes[b], Node::Null))
+                    .map_or(u32::MAX, |i| i as u32),
+                _ => u32::MAX,
+            })
+            .collect();
+        Ok(Schema {
+            nodes: p.nodes,
+            root,
+            min,
+            nulls,
+        })
+    }
+
+    /// The index of the `null` branch of the union `id`, if it is a union
+    /// with one (found once when the schema is parsed).
+    #[inline]
+    pub fn null_branch(&self, id: NodeId) -> Option<u32> {
+        match self.nulls[id] {
+            u32::MAX => None,
+            i => Some(i),
+        }
+    }
+
+    /// Fewest bytes an Avro binary value of each type takes, by [`NodeId`]:
+    /// a lower bound, what a decoder checks a count against before
+    /// reserving for it.
+    pub fn min_sizes(&self) -> &[u64] {
+        &self.min
     }
 
     pub fn root(&self) -> NodeId {
