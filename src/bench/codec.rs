@@ -21,7 +21,10 @@
 //! Every row of every count is measured interleaved ([`super::interleave`]):
 //! round after round, one batch of each row, so a row's batches span the
 //! whole run. The lines are written when the last round is done, grouped
-//! by row in the order above; stderr shows each round as it ends.
+//! by row in the order above; stderr shows each round as it ends. Before
+//! every [`super::CALIBRATE_EVERY`]-th batch of a round the calibration
+//! workload is timed (`crate::measure::calibration`); its `calibration:`
+//! lines follow the result lines.
 
 use super::{Case, Line, hooks, load_products};
 use crate::cli::{Args, parse_duration};
@@ -113,13 +116,20 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
     );
     let rounds = cases.iter().map(|c| c.batches).max().unwrap_or(0);
     let mut progress = crate::measure::progress::Progress::new(rounds);
-    let runs = super::interleave(benchtime, &mut cases, |r, of| {
-        eprintln!("codec-bench: {} round {r} of {of} done", progress.step())
-    });
+    let mut probe = crate::measure::calibration::Probe::new();
+    let mut samples = Vec::new();
+    let runs = super::interleave_with(
+        benchtime,
+        &mut cases,
+        super::CALIBRATE_EVERY,
+        |round| samples.push(probe.sample(round, None)),
+        |r, of| eprintln!("codec-bench: {} round {r} of {of} done", progress.step()),
+    );
     for (c, r) in cases.iter().zip(&runs) {
         let lines: Vec<Line> = r.iter().map(|b| Line::from_run(&c.name, b, c.payload)).collect();
         sink.lines(&lines)?;
     }
+    sink.write(&samples.iter().map(|s| s.line("")).collect::<String>())?;
     eprintln!("codec-bench: done in {:.0?}", start.elapsed());
     sink.write(&crate::measure::run::RunStamp::footer(""))?;
     sink.finish()
