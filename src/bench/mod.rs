@@ -47,6 +47,7 @@
 pub mod codec;
 pub mod data;
 pub mod hooks;
+pub mod processes;
 pub mod sizes;
 
 use crate::measure::alloc;
