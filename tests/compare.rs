@@ -212,8 +212,7 @@ fn decision_table_reversals_are_listed() {
     }
 }
 
-/// `calibration:` lines (docs/MEASUREMENT.md, "Calibration: the machine's
-/// state in every run"): `n` samples of each loop, ±0.5% uniform noise
+/// `calibration:` lines (`wirebench::measure::calibration`): `n` samples of each loop, ±0.5% uniform noise
 /// from `seed`, the CPU loop scaled by `cpu` and the memory loop by `mem`.
 fn calibration_lines(seed: u64, n: usize, cpu: f64, mem: f64) -> String {
     let mut rng = Rng::new(seed);
