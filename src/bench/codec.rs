@@ -118,8 +118,8 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
         let exe = std::env::current_exe().map_err(|e| format!("codec-bench: which binary am I: {e}"))?;
         let shares = super::processes::split(count, scale_count.min(count), processes);
         let outputs = super::processes::run_children(&exe, &child_args, &shares)?;
-        let (rows, samples) = super::processes::merge(&outputs)?;
-        for (name, lines) in &rows {
+        let merged = super::processes::merge(&outputs)?;
+        for (name, lines) in &merged.rows {
             eprintln!(
                 "codec-bench: {name:<38} {} batches from {} processes",
                 lines.len(),
@@ -127,7 +127,7 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
             );
             sink.write(&lines.iter().map(|l| format!("{l}\n")).collect::<String>())?;
         }
-        sink.write(&samples.iter().map(|s| s.line("")).collect::<String>())?;
+        sink.write(&merged.calibration.iter().map(|s| s.line("")).collect::<String>())?;
         eprintln!("codec-bench: done in {:.0?}", start.elapsed());
         sink.write(&crate::measure::run::RunStamp::footer(""))?;
         return sink.finish();

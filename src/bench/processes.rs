@@ -55,12 +55,20 @@ pub fn split(count: usize, scale_count: usize, processes: usize) -> Vec<Share> {
     out
 }
 
+/// The children's outputs, joined by [`merge`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Merged {
+    /// Each row's name (`BenchmarkOp/format/count-P`) and result lines.
+    pub rows: Vec<(String, Vec<String>)>,
+    pub calibration: Vec<Sample>,
+}
+
 /// The children's outputs joined: every result line grouped by its row (the
 /// first token, `BenchmarkOp/format/count-P`), rows in first-seen order and
 /// each row's lines in process order, and the calibration samples with
 /// their rounds counted over the run. `outputs` holds each child's
 /// [`Share::rounds_before`] and standard output.
-pub fn merge(outputs: &[(usize, String)]) -> Result<(Vec<(String, Vec<String>)>, Vec<Sample>), String> {
+pub fn merge(outputs: &[(usize, String)]) -> Result<Merged, String> {
     let mut rows: Vec<(String, Vec<String>)> = Vec::new();
     let mut samples = Vec::new();
     for (child, (before, text)) in outputs.iter().enumerate() {
@@ -78,7 +86,10 @@ pub fn merge(outputs: &[(usize, String)]) -> Result<(Vec<(String, Vec<String>)>,
             }
         }
     }
-    Ok((rows, samples))
+    Ok(Merged {
+        rows,
+        calibration: samples,
+    })
 }
 
 /// Runs `exe codec-bench ARGS` once per share, one after another, stderr
@@ -152,7 +163,7 @@ mod tests {
                  calibration: round=1 at=0.1 cpu_us=10.0 mem_us=5.0\nend: x\n";
         let b = "goos: linux\nBenchmarkEncode/json/1-2\t12\t6 ns/op\nBenchmarkDecode/json/1-2\t12\t8 ns/op\n\
                  calibration: round=2 at=0.2 cpu_us=11.0 mem_us=5.5\n";
-        let (rows, cal) = merge(&[(0, a.into()), (3, b.into())]).unwrap();
+        let Merged { rows, calibration: cal } = merge(&[(0, a.into()), (3, b.into())]).unwrap();
         let names: Vec<&str> = rows.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["BenchmarkEncode/json/1-2", "BenchmarkDecode/json/1-2"]);
         assert_eq!(

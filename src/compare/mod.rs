@@ -29,8 +29,16 @@
 //!
 //! Warnings: a side with fewer than 6 samples (its interval cannot reach 95%
 //! and the test has little power), rows present on one side only, machines
-//! that differ (`environment.json`: CPU model or cores), and a directory
-//! whose raw files come from more than one run.
+//! that differ (`environment.json`: CPU model or cores; or the calibration
+//! workload, below), and a directory whose raw files come from more than
+//! one run.
+//!
+//! The calibration workload (`crate::measure::calibration`: a fixed CPU
+//! loop and memory loop timed between batches and runs) gets a table of its
+//! own, file by file and loop by loop, judged the same way with a tolerance
+//! of [`MACHINE_TOLERANCE`] instead of the noise threshold and not counted
+//! among the rows: a significant change beyond it warns "the machines
+//! differ", because then a flagged row may show the machine, not the code.
 //!
 //! It also lists the pairs of formats that the two directories' decision
 //! tables (`crate::report::decision`) order in opposite directions, each
@@ -59,6 +67,8 @@ wirebench compare OLD_DIR NEW_DIR [--format text|json] [--fail-over PCT] [--nois
   --fail-over PCT        exit 1 when any significant regression exceeds PCT percent
   --noise-threshold PCT  a change counts only when its interval lies outside
                          +-PCT percent (default 5; 0 turns it off)
+  the calibration loops of both runs are compared last (tolerance +-2%), with a
+  warning \"the machines differ\" when they moved beyond it
 EXIT STATUS: 0 ok, 1 a regression over --fail-over, 2 usage or input error
 ";
 
