@@ -63,15 +63,18 @@ pub struct Merged {
     pub calibration: Vec<Sample>,
 }
 
+/// One child's output: its [`Share::rounds_before`], the seconds from the
+/// parent's start to the child's, and its standard output.
+pub type Output = (usize, f64, String);
+
 /// The children's outputs joined: every result line grouped by its row (the
 /// first token, `BenchmarkOp/format/count-P`), rows in first-seen order and
 /// each row's lines in process order, and the calibration samples with
-/// their rounds counted over the run. `outputs` holds each child's
-/// [`Share::rounds_before`] and standard output.
-pub fn merge(outputs: &[(usize, String)]) -> Result<Merged, String> {
+/// their rounds and seconds counted over the run.
+pub fn merge(outputs: &[Output]) -> Result<Merged, String> {
     let mut rows: Vec<(String, Vec<String>)> = Vec::new();
     let mut samples = Vec::new();
-    for (child, (before, text)) in outputs.iter().enumerate() {
+    for (child, (before, offset, text)) in outputs.iter().enumerate() {
         for (i, line) in text.lines().enumerate() {
             if line.starts_with("Benchmark") {
                 let name = line.split_whitespace().next().unwrap_or("").to_string();
@@ -82,6 +85,7 @@ pub fn merge(outputs: &[(usize, String)]) -> Result<Merged, String> {
             } else if let Some(s) = calibration::parse_line(line) {
                 let mut s = s.map_err(|e| format!("process {} line {}: {e}", child + 1, i + 1))?;
                 s.round += before;
+                s.at_s += offset;
                 samples.push(s);
             }
         }
@@ -93,8 +97,9 @@ pub fn merge(outputs: &[(usize, String)]) -> Result<Merged, String> {
 }
 
 /// Runs `exe codec-bench ARGS` once per share, one after another, stderr
-/// passed through; returns each share's rounds before it and stdout.
-pub fn run_children(exe: &std::path::Path, args: &[String], shares: &[Share]) -> Result<Vec<(usize, String)>, String> {
+/// passed through; returns each child's [`Output`].
+pub fn run_children(exe: &std::path::Path, args: &[String], shares: &[Share]) -> Result<Vec<Output>, String> {
+    let start = std::time::Instant::now();
     let mut out = Vec::new();
     for (i, s) in shares.iter().enumerate() {
         eprintln!(
@@ -103,6 +108,7 @@ pub fn run_children(exe: &std::path::Path, args: &[String], shares: &[Share]) ->
             shares.len(),
             s.count.max(s.scale_count)
         );
+        let offset = start.elapsed().as_secs_f64();
         let child = Command::new(exe)
             .arg("codec-bench")
             .args(args)
@@ -127,7 +133,7 @@ pub fn run_children(exe: &std::path::Path, args: &[String], shares: &[Share]) ->
         }
         let text = String::from_utf8(child.stdout)
             .map_err(|_| format!("codec-bench: process {}: output is not UTF-8", i + 1))?;
-        out.push((s.rounds_before, text));
+        out.push((s.rounds_before, offset, text));
     }
     Ok(out)
 }
@@ -163,7 +169,7 @@ mod tests {
                  calibration: round=1 at=0.1 cpu_us=10.0 mem_us=5.0\nend: x\n";
         let b = "goos: linux\nBenchmarkEncode/json/1-2\t12\t6 ns/op\nBenchmarkDecode/json/1-2\t12\t8 ns/op\n\
                  calibration: round=2 at=0.2 cpu_us=11.0 mem_us=5.5\n";
-        let Merged { rows, calibration: cal } = merge(&[(0, a.into()), (3, b.into())]).unwrap();
+        let Merged { rows, calibration: cal } = merge(&[(0, 0.0, a.into()), (3, 10.0, b.into())]).unwrap();
         let names: Vec<&str> = rows.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["BenchmarkEncode/json/1-2", "BenchmarkDecode/json/1-2"]);
         assert_eq!(
@@ -174,7 +180,8 @@ mod tests {
             ]
         );
         assert_eq!(cal.iter().map(|s| s.round).collect::<Vec<_>>(), [1, 5]);
-        let bad = merge(&[(0, "calibration: round=1\n".into())]).unwrap_err();
+        assert_eq!(cal.iter().map(|s| s.at_s).collect::<Vec<_>>(), [0.1, 10.2]);
+        let bad = merge(&[(0, 0.0, "calibration: round=1\n".into())]).unwrap_err();
         assert!(bad.starts_with("process 1 line 1: calibration: missing"), "{bad}");
     }
 }
