@@ -5,7 +5,7 @@
 //! | loop | what it does | what slows it |
 //! |---|---|---|
 //! | CPU ([`cpu_loop`]) | [`CPU_STEPS`] steps of a dependent multiply–rotate–xor chain on one register | a lower clock, a busy sibling hyperthread, another tenant on the core |
-//! | memory ([`mem_loop`]) | [`MEM_STEPS`] dependent loads through a random cyclic permutation of [`MEM_WORDS`] `u32`s (16 MiB, a fixed full-period linear congruential map) | cache and memory bandwidth taken by others, page placement, TLB pressure |
+//! | memory ([`mem_loop`]) | [`MEM_STEPS`] dependent loads through a random cyclic permutation of [`MEM_WORDS`] `u32`s (4 MiB, a fixed full-period linear congruential map) | the shared cache and memory taken by others, page placement |
 //!
 //! Both loops run the same instructions on the same data in every process
 //! (the permutation is a fixed function of [`MEM_SEED`], written in full
@@ -40,8 +40,11 @@ use std::time::{Duration, Instant};
 
 /// Steps of the CPU loop.
 pub const CPU_STEPS: u64 = 1 << 20;
-/// Words of the memory loop's permutation (16 MiB of `u32`).
-pub const MEM_WORDS: usize = 1 << 22;
+/// Words of the memory loop's permutation (4 MiB of `u32`: past the
+/// private caches, within the reach of the second-level TLB with 4 KiB
+/// pages, so the loop sees the shared cache and memory rather than whether
+/// the process got huge pages).
+pub const MEM_WORDS: usize = 1 << 20;
 /// Dependent loads of the memory loop per sample.
 pub const MEM_STEPS: u64 = 1 << 14;
 /// The permutation's seed.
