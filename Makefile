@@ -27,6 +27,10 @@ export WB_RUN_COMMIT := $(RUN_COMMIT)
 # and the power to flag a 10% change: docs/MEASUREMENT.md).
 BENCHTIME ?= 100ms
 BENCH_COUNT ?= 20
+# The codec rounds are shared out over this many processes, run one after
+# another, so a state one process keeps for its life is one of several in
+# every row (docs/MEASUREMENT.md, "Several processes per codec run").
+BENCH_PROCESSES ?= 4
 # Peer comparisons: shorter batches, more interleaved rounds (the ratio is
 # the median of the rounds' ratios, so more rounds buy a steadier ratio).
 PEERS_BENCHTIME ?= 200ms
@@ -36,9 +40,10 @@ PEERS_COUNT ?= 11
 PIN_CPU ?= 1
 PIN := $(if $(shell command -v taskset 2>/dev/null),taskset -c $(PIN_CPU),)
 # HTTP load runs: rounds per case (format order rotated each round) and the
-# length of one round.
-HTTP_ROUNDS ?= 10
-HTTP_DURATION ?= 500ms
+# length of one round: many short rounds rather than a few long ones
+# (docs/MEASUREMENT.md says why, from the rounds of a quiet run).
+HTTP_ROUNDS ?= 20
+HTTP_DURATION ?= 250ms
 HTTP_COUNTS ?= 1,100,1000
 # bench-quick writes here, never into results/.
 QUICK_DIR ?= $(or $(TMPDIR),/tmp)/wirebench-bench-quick
@@ -105,7 +110,7 @@ check-generated: ## fail if committed prost code differs from a fresh generation
 
 # The measurement pipeline. `make bench` runs every stage into $(RESULTS)/;
 # each stage is also a target of its own.
-bench: bench-codec bench-sizes bench-data bench-http bench-server report ## one run: codec + sizes + HTTP (none, gzip -6, gzip -1, c=1, c=16) + server-only pass + report -> results/ (~14 min on 2 cores)
+bench: bench-codec bench-sizes bench-data bench-http bench-server report ## one run: codec + sizes + HTTP (none, gzip -6, gzip -1, c=1, c=16) + server-only pass + report -> results/ (~16 min on 2 cores)
 	@echo "bench: run $(RUN_ID) -> $(RESULTS)/" >&2
 
 build-release: ## build the release binary the measurement targets run
@@ -113,7 +118,7 @@ build-release: ## build the release binary the measurement targets run
 
 bench-codec: build-release ## codec microbenchmarks -> results/codec.txt (+ environment.json)
 	@echo "bench-codec: run $(RUN_ID) -> $(RESULTS)/codec.txt" >&2
-	$(RELEASE) codec-bench --benchtime $(BENCHTIME) --count $(BENCH_COUNT) --scale-count $(BENCH_COUNT) --out $(RESULTS)/codec.txt
+	$(RELEASE) codec-bench --benchtime $(BENCHTIME) --count $(BENCH_COUNT) --scale-count $(BENCH_COUNT) --processes $(BENCH_PROCESSES) --out $(RESULTS)/codec.txt
 
 bench-sizes: build-release ## raw and gzip sizes, gzip cost -> results/sizes.csv
 	@echo "bench-sizes: run $(RUN_ID) -> $(RESULTS)/sizes.csv" >&2
@@ -156,7 +161,7 @@ bench-peers: ## ours beside every reference crate's fastest path, interleaved, p
 
 bench-quick: build-release ## smoke run of the whole bench pipeline into $(QUICK_DIR), not results/
 	@rm -rf $(QUICK_DIR) && mkdir -p $(QUICK_DIR)/histograms
-	$(RELEASE) codec-bench --benchtime 2ms --count 3 --scale-count 3 --counts 1,100 --out $(QUICK_DIR)/codec.txt
+	$(RELEASE) codec-bench --benchtime 2ms --count 4 --scale-count 4 --counts 1,100 --processes 2 --out $(QUICK_DIR)/codec.txt
 	$(RELEASE) sizes --counts 1,100 --reps 1 --batch 1ms --out $(QUICK_DIR)/sizes.csv
 	$(QUICK_LOAD) > $(QUICK_DIR)/http.csv
 	$(QUICK_LOAD) --compression gzip > $(QUICK_DIR)/http-gzip.csv

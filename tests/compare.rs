@@ -211,3 +211,81 @@ fn decision_table_reversals_are_listed() {
         std::fs::remove_dir_all(d).unwrap();
     }
 }
+
+/// `calibration:` lines (`wirebench::measure::calibration`): `n` samples of each loop, ±0.5% uniform noise
+/// from `seed`, the CPU loop scaled by `cpu` and the memory loop by `mem`.
+fn calibration_lines(seed: u64, n: usize, cpu: f64, mem: f64) -> String {
+    let mut rng = Rng::new(seed);
+    let mut u = || 0.995 + 0.01 * ((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64);
+    (0..n)
+        .map(|i| {
+            let s = wirebench::measure::calibration::Sample {
+                round: i / 4 + 1,
+                case: None,
+                at_s: i as f64,
+                cpu_us: 1500.0 * cpu * u(),
+                mem_us: 800.0 * mem * u(),
+            };
+            s.line("")
+        })
+        .collect()
+}
+
+/// The calibration of two runs: no warning for two draws of one machine,
+/// "the machines differ" naming the loop for a copy whose CPU loop runs 6%
+/// slower, nothing for a 1% shift (inside the tolerance), and never a
+/// flagged row: the calibration is not among the rows.
+#[test]
+fn a_doctored_calibration_warns_that_the_machines_differ() {
+    let with = |name: &str, seed: u64, cpu: f64, mem: f64| {
+        let dir = results_dir(name, 1, None);
+        let codec = std::fs::read_to_string(dir.join("codec.txt")).unwrap();
+        std::fs::write(dir.join("codec.txt"), codec + &calibration_lines(seed, 40, cpu, mem)).unwrap();
+        dir
+    };
+    let old = with("cal-old", 10, 1.0, 1.0);
+    let same = with("cal-same", 11, 1.0, 1.0);
+    let slow = with("cal-slow", 11, 1.06, 1.0);
+    let nudged = with("cal-nudged", 11, 1.0, 1.01);
+    let machine = |c: &compare::Comparison| -> Vec<String> {
+        c.warnings
+            .iter()
+            .filter(|w| w.starts_with("the machines differ: calibration"))
+            .cloned()
+            .collect()
+    };
+
+    let aa = compare::compare_dirs(&old, &same).unwrap();
+    assert!(machine(&aa).is_empty(), "{}", compare::render_text(&aa));
+    let cal = aa.calibration.as_ref().expect("both runs have calibration lines");
+    assert_eq!(cal.verdicts.len(), 2);
+    assert_eq!(aa.significant_count(), (0, ROWS.len()));
+
+    let ab = compare::compare_dirs(&old, &slow).unwrap();
+    let w = machine(&ab);
+    assert_eq!(w.len(), 1, "{}", compare::render_text(&ab));
+    assert!(w[0].contains("codec.txt cpu loop +6."), "{}", w[0]);
+    assert!(w[0].contains("slower in the new run"), "{}", w[0]);
+    assert_eq!(ab.significant_count(), (0, ROWS.len()), "the calibration is no row");
+    let text = compare::render_text(&ab);
+    assert!(text.contains("calibration (a fixed CPU loop") && text.contains("warning: the machines differ"));
+    let (code, json) = bin(&[&old, &slow], &["--format", "json"]);
+    assert_eq!(code, 0);
+    assert!(
+        json.contains("\"calibration\": {\"table\"") && json.contains("the machines differ"),
+        "{json}"
+    );
+
+    let small = compare::compare_dirs(&old, &nudged).unwrap();
+    assert!(
+        machine(&small).is_empty(),
+        "1% is inside the tolerance: {}",
+        compare::render_text(&small)
+    );
+    // Without calibration lines on one side there is nothing to compare.
+    let bare = results_dir("cal-bare", 3, None);
+    assert!(compare::compare_dirs(&bare, &slow).unwrap().calibration.is_none());
+    for d in [old, same, slow, nudged, bare] {
+        std::fs::remove_dir_all(d).unwrap();
+    }
+}

@@ -798,6 +798,30 @@ fn catalog_mode_runs_every_case_and_round_with_zero_failures() {
         // Round 1 starts at format (seed 1) mod 5 = msgpack; round 2 at protobuf.
         assert_eq!((rows[0][0], rows[0][1], rows[0][2]), ("1", "msgpack", "1"));
         assert_eq!((rows[10][0], rows[10][1]), ("2", "protobuf"));
+        // One calibration sample before every run, naming its round and case,
+        // read back by the report's parser.
+        let samples = wirebench::report::parse::calibration("http.csv", &csv).unwrap();
+        assert_eq!(samples.len(), rows.len(), "{csv}");
+        for (s, row) in samples.iter().zip(&rows) {
+            assert_eq!(s.round.to_string(), row[0]);
+            assert_eq!(s.case.as_deref(), Some(&*format!("{}/{}", row[1], row[2])));
+            assert!(s.cpu_us > 0.0 && s.mem_us > 0.0, "{s:?}");
+        }
+        let lines: Vec<&str> = csv.lines().filter(|l| !l.starts_with('#')).collect();
+        assert_eq!(lines.len(), rows.len(), "only rows: the samples are comments");
+        let first_row = csv.lines().position(|l| l.starts_with("1,msgpack,1,")).unwrap();
+        assert!(
+            csv.lines()
+                .nth(first_row - 1)
+                .unwrap()
+                .starts_with("# calibration: round=1 case=msgpack/1 "),
+            "the sample comes right before its run's row:\n{csv}"
+        );
+        let with_header = format!("{}\n{csv}", wirebench::measure::results::HTTP_HEADER);
+        assert_eq!(
+            wirebench::report::parse::http("http.csv", &with_header).unwrap().len(),
+            rows.len()
+        );
     }
 }
 

@@ -441,3 +441,68 @@ fn charts_carry_intervals_and_concurrency() {
     assert!(report.contains(&format!("– {latest}")), "the run ends at {latest}");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// `n` calibration samples, `per_round` per round, after `prefix`; the
+/// rounds in `slow` ran the CPU loop 10% slower.
+fn calibration(prefix: &str, n: usize, per_round: usize, slow: &[usize]) -> String {
+    (0..n)
+        .map(|i| {
+            let round = i / per_round + 1;
+            let factor = if slow.contains(&round) { 1.10 } else { 1.0 };
+            wirebench::measure::calibration::Sample {
+                round,
+                case: (prefix == "# ").then(|| "json/1000".to_string()),
+                at_s: i as f64 * 0.5,
+                cpu_us: (1500.0 + (i % 7) as f64) * factor,
+                mem_us: 800.0 + (i % 5) as f64,
+            }
+            .line(prefix)
+        })
+        .collect()
+}
+
+/// The report's calibration paragraph: a quiet run says the machine held one
+/// state; a run whose round 2 ran the loop 10% slower says the state moved,
+/// names the round and counts its codec batches; HTTP comment lines are read
+/// too; a malformed calibration line names its file and line.
+#[test]
+fn calibration_is_reported_and_a_moved_machine_is_said() {
+    let report_of = |name: &str, codec_slow: &[usize], http_slow: &[usize]| {
+        let dir = scratch(name);
+        let codec = std::fs::read_to_string(dir.join("codec.txt")).unwrap();
+        std::fs::write(dir.join("codec.txt"), codec + &calibration("", 12, 4, codec_slow)).unwrap();
+        let http = std::fs::read_to_string(dir.join("http.csv")).unwrap();
+        std::fs::write(dir.join("http.csv"), calibration("# ", 10, 1, http_slow) + &http).unwrap();
+        report::write_report(&dir).unwrap();
+        let md = std::fs::read_to_string(dir.join("REPORT.md")).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        md
+    };
+    let quiet = report_of("cal-quiet", &[], &[]);
+    assert!(quiet.contains("Calibration (`src/measure/calibration.rs`)"), "{quiet}");
+    assert!(quiet.contains("| `codec.txt` | 12 | "), "{quiet}");
+    assert!(quiet.contains("| `http.csv` | 10 | "), "{quiet}");
+    assert!(quiet.contains("the machine held one state through the run"), "{quiet}");
+    assert!(
+        !quiet.contains("calibration: round="),
+        "samples stay out of the codec header"
+    );
+
+    let moved = report_of("cal-moved", &[2], &[4]);
+    assert!(
+        moved.contains("**The machine's state moved during this run**"),
+        "{moved}"
+    );
+    assert!(moved.contains("rounds 2 of 3; 4 of 13 batches"), "{moved}");
+    assert!(moved.contains("(rounds 2)"), "{moved}");
+    assert!(moved.contains("| 1 of 10 runs |"), "{moved}");
+    assert!(!moved.contains("held one state"));
+
+    check_malformed(
+        90,
+        "codec.txt",
+        "goos: linux\ncalibration: round=1 at=0 cpu_us=fast mem_us=1\n",
+        2,
+        "calibration: cpu_us: expected a number ≥ 0, found \"fast\"",
+    );
+}

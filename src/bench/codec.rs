@@ -21,7 +21,10 @@
 //! Every row of every count is measured interleaved ([`super::interleave`]):
 //! round after round, one batch of each row, so a row's batches span the
 //! whole run. The lines are written when the last round is done, grouped
-//! by row in the order above; stderr shows each round as it ends.
+//! by row in the order above; stderr shows each round as it ends. Before
+//! every [`super::CALIBRATE_EVERY`]-th batch of a round the calibration
+//! workload is timed (`crate::measure::calibration`); its `calibration:`
+//! lines follow the result lines.
 
 use super::{Case, Line, hooks, load_products};
 use crate::cli::{Args, parse_duration};
@@ -46,6 +49,8 @@ wirebench codec-bench [FLAGS]
   --out FILE         output file, - for stdout (default results/codec.txt)
   --env FILE         also write environment.json here (default: beside --out; none for stdout)
   --run-id ID        the run this file belongs to (default: $WB_RUN_ID, else a fresh id)
+  --processes P      spread the rounds over P processes run one after another,
+                     each calibrating its rows again (default 1)
 ";
 
 /// `wirebench codec-bench`.
@@ -67,6 +72,7 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
     let out = args.value("--out")?.unwrap_or("results/codec.txt".into());
     let env = args.value("--env")?;
     let stamp = crate::measure::run::RunStamp::from_flag(args.value("--run-id")?)?;
+    let processes = args.parse_or("--processes", 1usize)?.max(1);
     args.finish()?;
     if counts.is_empty() || counts.contains(&0) {
         return Err("--counts: every count must be ≥ 1".into());
@@ -92,6 +98,40 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
     sink.write(&stamp.header(""))?;
     sink.write(&format!("benchtime: {benchtime:?}\ncount: {count}\n"))?;
     let start = std::time::Instant::now();
+    if processes > 1 {
+        sink.write(&format!("processes: {processes}\n"))?;
+        let mut child_args = vec![
+            "--benchtime".to_string(),
+            format!("{}ns", benchtime.as_nanos()),
+            "--counts".into(),
+            counts.iter().map(usize::to_string).collect::<Vec<_>>().join(","),
+            "--formats".into(),
+            formats.iter().map(|f| f.name()).collect::<Vec<_>>().join(","),
+            "--run-id".into(),
+            stamp.id.clone(),
+        ];
+        for (flag, v) in [("--fixture", &fixture), ("--filter", &sink.filter)] {
+            if let Some(v) = v {
+                child_args.extend([flag.to_string(), v.clone()]);
+            }
+        }
+        let exe = std::env::current_exe().map_err(|e| format!("codec-bench: which binary am I: {e}"))?;
+        let shares = super::processes::split(count, scale_count.min(count), processes);
+        let outputs = super::processes::run_children(&exe, &child_args, &shares)?;
+        let merged = super::processes::merge(&outputs)?;
+        for (name, lines) in &merged.rows {
+            eprintln!(
+                "codec-bench: {name:<38} {} batches from {} processes",
+                lines.len(),
+                shares.len()
+            );
+            sink.write(&lines.iter().map(|l| format!("{l}\n")).collect::<String>())?;
+        }
+        sink.write(&merged.calibration.iter().map(|s| s.line("")).collect::<String>())?;
+        eprintln!("codec-bench: done in {:.0?}", start.elapsed());
+        sink.write(&crate::measure::run::RunStamp::footer(""))?;
+        return sink.finish();
+    }
     let mut cases = Rows {
         cases: Vec::new(),
         filter: sink.filter.clone(),
@@ -113,13 +153,20 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
     );
     let rounds = cases.iter().map(|c| c.batches).max().unwrap_or(0);
     let mut progress = crate::measure::progress::Progress::new(rounds);
-    let runs = super::interleave(benchtime, &mut cases, |r, of| {
-        eprintln!("codec-bench: {} round {r} of {of} done", progress.step())
-    });
+    let mut probe = crate::measure::calibration::Probe::new();
+    let mut samples = Vec::new();
+    let runs = super::interleave_with(
+        benchtime,
+        &mut cases,
+        super::CALIBRATE_EVERY,
+        |round| samples.push(probe.sample(round, None)),
+        |r, of| eprintln!("codec-bench: {} round {r} of {of} done", progress.step()),
+    );
     for (c, r) in cases.iter().zip(&runs) {
         let lines: Vec<Line> = r.iter().map(|b| Line::from_run(&c.name, b, c.payload)).collect();
         sink.lines(&lines)?;
     }
+    sink.write(&samples.iter().map(|s| s.line("")).collect::<String>())?;
     eprintln!("codec-bench: done in {:.0?}", start.elapsed());
     sink.write(&crate::measure::run::RunStamp::footer(""))?;
     sink.finish()

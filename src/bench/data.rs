@@ -129,14 +129,21 @@ pub fn cli_codec_bench(data: &str, args: &mut Args) -> Result<(), String> {
             },
         ));
     }
-    let runs = super::interleave(benchtime, &mut cases, |r, of| {
-        eprintln!("codec-bench: data round {r} of {of} done")
-    });
+    let mut probe = crate::measure::calibration::Probe::new();
+    let mut samples = Vec::new();
+    let runs = super::interleave_with(
+        benchtime,
+        &mut cases,
+        super::CALIBRATE_EVERY,
+        |round| samples.push(probe.sample(round, None)),
+        |r, of| eprintln!("codec-bench: data round {r} of {of} done"),
+    );
     for (c, rs) in cases.iter().zip(&runs) {
         for r in rs {
             let _ = writeln!(text, "{}", Line::from_run(&c.name, r, c.payload));
         }
     }
+    text.extend(samples.iter().map(|s| s.line("")));
     text += &crate::measure::run::RunStamp::footer("");
     crate::measure::results::write_output(&out, &text)
 }

@@ -47,6 +47,7 @@
 pub mod codec;
 pub mod data;
 pub mod hooks;
+pub mod processes;
 pub mod sizes;
 
 use crate::measure::alloc;
@@ -203,7 +204,25 @@ impl<'a> Case<'a> {
 /// one per round, until every row has its `batches`; then counts each row's
 /// allocations in one untimed run. Returns each case's batches, in the order
 /// of `cases`. `progress(round, rounds)` is called after each round.
-pub fn interleave(benchtime: Duration, cases: &mut [Case], mut progress: impl FnMut(usize, usize)) -> Vec<Vec<Run>> {
+pub fn interleave(benchtime: Duration, cases: &mut [Case], progress: impl FnMut(usize, usize)) -> Vec<Vec<Run>> {
+    interleave_with(benchtime, cases, usize::MAX, |_| {}, progress)
+}
+
+/// Batches between two calibration samples in [`interleave_with`] (codec-bench).
+pub const CALIBRATE_EVERY: usize = 8;
+
+/// [`interleave`], calling `between(round)` (1-based) before the first batch
+/// of every round and before every `every`-th batch after it, outside any
+/// timed batch: `codec-bench` times the calibration workload there
+/// (`crate::measure::calibration`).
+pub fn interleave_with(
+    benchtime: Duration,
+    cases: &mut [Case],
+    every: usize,
+    mut between: impl FnMut(usize),
+    mut progress: impl FnMut(usize, usize),
+) -> Vec<Vec<Run>> {
+    let every = every.max(1);
     let ns: Vec<u64> = cases
         .iter_mut()
         .map(|c| calibrate(benchtime, |n| c.op.timed(n)).0)
@@ -212,11 +231,16 @@ pub fn interleave(benchtime: Duration, cases: &mut [Case], mut progress: impl Fn
     let rounds = cases.iter().map(|c| c.batches).max().unwrap_or(0);
     let len = cases.len();
     for round in 0..rounds {
+        let mut done = 0;
         for i in 0..len {
             let k = (i + round) % len;
             if runs[k].len() >= cases[k].batches {
                 continue;
             }
+            if done % every == 0 {
+                between(round + 1);
+            }
+            done += 1;
             let op = &mut cases[k].op;
             op.once();
             runs[k].push(measure_timed(ns[k], |n| op.timed(n)));
@@ -456,6 +480,44 @@ mod tests {
         // counting runs (0 1 2).
         assert_eq!(order, [0, 1, 2, 0, 1, 2, 1, 2, 0, 1, 0, 1, 0, 1, 2], "{order:?}");
         assert!(runs.iter().flatten().all(|r| r.iters >= 1 && r.alloc_iters >= 1));
+    }
+
+    /// The calibration hook runs before the first batch of every round and
+    /// before every `every`-th batch after it, never inside a batch.
+    #[test]
+    fn interleave_with_calls_between_at_round_starts_and_every_k_batches() {
+        let log = std::cell::RefCell::new(Vec::<String>::new());
+        let mut cases: Vec<Case> = (0..5)
+            .map(|i| {
+                let log = &log;
+                Case::new(format!("row{i}"), 8, 2, move || {
+                    let mut l = log.borrow_mut();
+                    if l.last().map(String::as_str) != Some(&*format!("row{i}")) {
+                        l.push(format!("row{i}"));
+                    }
+                })
+            })
+            .collect();
+        let runs = interleave_with(
+            Duration::from_micros(20),
+            &mut cases,
+            2,
+            |round| log.borrow_mut().push(format!("cal{round}")),
+            |_, _| {},
+        );
+        assert_eq!(runs.iter().map(Vec::len).collect::<Vec<_>>(), [2; 5]);
+        drop(cases);
+        let log = log.into_inner();
+        // After calibration (row0..row4) and before the counting runs.
+        let first = log.iter().position(|e| e == "cal1").expect("a sample in round 1");
+        let measured: Vec<&str> = log[first..first + 16].iter().map(String::as_str).collect();
+        assert_eq!(
+            measured,
+            [
+                "cal1", "row0", "row1", "cal1", "row2", "row3", "cal1", "row4", "cal2", "row1", "row2", "cal2", "row3",
+                "row4", "cal2", "row0"
+            ]
+        );
     }
 
     /// Wall and CPU time are per operation of the timed batch; bytes and

@@ -29,8 +29,16 @@
 //!
 //! Warnings: a side with fewer than 6 samples (its interval cannot reach 95%
 //! and the test has little power), rows present on one side only, machines
-//! that differ (`environment.json`: CPU model or cores), and a directory
-//! whose raw files come from more than one run.
+//! that differ (`environment.json`: CPU model or cores; or the calibration
+//! workload, below), and a directory whose raw files come from more than
+//! one run.
+//!
+//! The calibration workload (`crate::measure::calibration`: a fixed CPU
+//! loop and memory loop timed between batches and runs) gets a table of its
+//! own, file by file and loop by loop, judged the same way with a tolerance
+//! of [`MACHINE_TOLERANCE`] instead of the noise threshold and not counted
+//! among the rows: a significant change beyond it warns "the machines
+//! differ", because then a flagged row may show the machine, not the code.
 //!
 //! It also lists the pairs of formats that the two directories' decision
 //! tables (`crate::report::decision`) order in opposite directions, each
@@ -59,6 +67,8 @@ wirebench compare OLD_DIR NEW_DIR [--format text|json] [--fail-over PCT] [--nois
   --fail-over PCT        exit 1 when any significant regression exceeds PCT percent
   --noise-threshold PCT  a change counts only when its interval lies outside
                          +-PCT percent (default 5; 0 turns it off)
+  the calibration loops of both runs are compared last (tolerance +-2%), with a
+  warning \"the machines differ\" when they moved beyond it
 EXIT STATUS: 0 ok, 1 a regression over --fail-over, 2 usage or input error
 ";
 
@@ -194,7 +204,16 @@ pub struct Comparison {
     pub reversals: Vec<String>,
     /// The noise threshold the verdicts used, as a fraction.
     pub noise: f64,
+    /// The calibration workload of both runs (`crate::measure::calibration`),
+    /// file by file and loop by loop, judged with [`MACHINE_TOLERANCE`]; not
+    /// counted among the rows. None when either side has no samples.
+    pub calibration: Option<TableResult>,
 }
+
+/// The calibration loops of two runs differing significantly by more than
+/// this fraction (the whole interval of the change beyond it) draw the
+/// warning "the machines differ".
+pub const MACHINE_TOLERANCE: f64 = 0.02;
 
 /// The decision-table pairs `old` and `new` order oppositely.
 pub fn reversals(old: &crate::report::Data, new: &crate::report::Data) -> Vec<String> {
@@ -261,7 +280,24 @@ struct Side {
     sizes_gzip6: BTreeMap<String, Vec<f64>>,
     rps: BTreeMap<String, Vec<f64>>,
     server_cpu: BTreeMap<String, Vec<f64>>,
+    /// `FILE cpu loop` / `FILE memory loop` → µs of each calibration sample.
+    calibration: BTreeMap<String, Vec<f64>>,
     env: Option<String>,
+}
+
+impl Side {
+    fn calibrate(&mut self, file: &str, samples: &[crate::measure::calibration::Sample]) {
+        for s in samples {
+            self.calibration
+                .entry(format!("{file} cpu loop"))
+                .or_default()
+                .push(s.cpu_us);
+            self.calibration
+                .entry(format!("{file} memory loop"))
+                .or_default()
+                .push(s.mem_us);
+        }
+    }
 }
 
 fn side(dir: &Path) -> Result<Side, String> {
@@ -269,6 +305,7 @@ fn side(dir: &Path) -> Result<Side, String> {
     let name = |f: &str| dir.join(f).display().to_string();
     if let Some(t) = read(dir, "codec.txt")? {
         let f = parse::codec(&name("codec.txt"), &t).map_err(|e| e.to_string())?;
+        s.calibrate("codec.txt", &f.calibration);
         for l in &f.lines {
             let key = format!("{}/{}/{}", l.op, l.format, l.count);
             s.codec_wall.entry(key.clone()).or_default().push(l.ns_per_op);
@@ -286,6 +323,8 @@ fn side(dir: &Path) -> Result<Side, String> {
     }
     for file in crate::report::HTTP_FILES {
         if let Some(t) = read(dir, file)? {
+            let samples = parse::calibration(&name(file), &t).map_err(|e| e.to_string())?;
+            s.calibrate(file, &samples);
             for r in parse::http(&name(file), &t).map_err(|e| e.to_string())? {
                 let key = format!("{file} {}/{} c={}", r.format, r.count, r.concurrency);
                 s.rps.entry(key.clone()).or_default().push(r.rps);
@@ -455,7 +494,57 @@ pub fn compare_dirs_with(old_dir: &Path, new_dir: &Path, noise: f64) -> Result<C
     if let (Ok(a), Ok(b)) = (crate::report::load(old_dir), crate::report::load(new_dir)) {
         c.reversals = reversals(&a, &b);
     }
+    c.calibration = machines(&o.calibration, &n.calibration);
+    if let Some(t) = &c.calibration {
+        c.warnings.extend(machine_warnings(t));
+    }
     Ok(c)
+}
+
+/// The calibration table of two runs: the rows both have, judged with
+/// [`MACHINE_TOLERANCE`]; None when either run has no samples.
+fn machines(old: &BTreeMap<String, Vec<f64>>, new: &BTreeMap<String, Vec<f64>>) -> Option<TableResult> {
+    if old.is_empty() || new.is_empty() {
+        return None;
+    }
+    let rows = old
+        .iter()
+        .filter_map(|(k, o)| {
+            new.get(k).map(|n| Row {
+                name: k.clone(),
+                old: o.clone(),
+                new: n.clone(),
+            })
+        })
+        .collect();
+    let t = Table {
+        name: "calibration (a fixed CPU loop and memory loop, not a codec; not counted among the rows)".into(),
+        unit: "µs".into(),
+        higher_is_better: false,
+        exact: false,
+        rows,
+    };
+    Some(judge_with(&t, MACHINE_TOLERANCE))
+}
+
+/// "The machines differ" for every calibration row whose change is
+/// significant and beyond [`MACHINE_TOLERANCE`].
+pub fn machine_warnings(t: &TableResult) -> Vec<String> {
+    t.verdicts
+        .iter()
+        .filter(|v| v.significant)
+        .map(|v| {
+            format!(
+                "the machines differ: calibration {} {} [{}, {}] (p adj {:.3}): a fixed loop that is no codec ran {} in the new run, so a row flagged above may show the machine, not the code",
+                v.name,
+                pct(v.delta),
+                pct(v.delta_lo),
+                pct(v.delta_hi),
+                v.p_adjusted,
+                if v.delta > 0.0 { "slower" } else { "faster" }
+            )
+        })
+        .collect()
 }
 
 fn pct(x: f64) -> String {
@@ -530,6 +619,37 @@ pub fn render_text(c: &Comparison) -> String {
         }
         o.push('\n');
     }
+    if let Some(t) = &c.calibration {
+        let _ = writeln!(
+            o,
+            "{} (µs, lower is faster; Mann-Whitney U, Holm-Bonferroni over {} rows, tolerance ±{}%)",
+            t.table.name,
+            t.verdicts.len(),
+            pct_plain(MACHINE_TOLERANCE)
+        );
+        for v in &t.verdicts {
+            let delta = if v.significant {
+                format!("{} [{}, {}]", pct(v.delta), pct(v.delta_lo), pct(v.delta_hi))
+            } else if v.within_noise {
+                format!("~ (within ±{}%)", pct_plain(MACHINE_TOLERANCE))
+            } else {
+                "~".to_string()
+            };
+            let _ = writeln!(
+                o,
+                "{:<40} {:>24} {:>24} {:>28} p={:.3} (adj {:.3}) n={}+{}",
+                v.name,
+                format!("{} ±{:.1}%", value(v.old.median), v.old.rel_half_width() * 100.0),
+                format!("{} ±{:.1}%", value(v.new.median), v.new.rel_half_width() * 100.0),
+                delta,
+                v.p,
+                v.p_adjusted,
+                v.old.n,
+                v.new.n
+            );
+        }
+        o.push('\n');
+    }
     let (s, n) = c.significant_count();
     let _ = writeln!(
         o,
@@ -563,8 +683,7 @@ pub fn render_json(c: &Comparison) -> String {
             m.n
         )
     };
-    let mut tables = Vec::new();
-    for t in &c.tables {
+    let table_json = |t: &TableResult| {
         let rows: Vec<String> = t
             .verdicts
             .iter()
@@ -585,7 +704,7 @@ pub fn render_json(c: &Comparison) -> String {
                 )
             })
             .collect();
-        tables.push(format!(
+        format!(
             "{{\"table\": {}, \"unit\": {}, \"higher_is_better\": {}, \"exact\": {}, \"geomean_delta\": {}, \"rows\": [{}]}}",
             q(&t.table.name),
             q(&t.table.unit),
@@ -593,13 +712,15 @@ pub fn render_json(c: &Comparison) -> String {
             t.table.exact,
             t.geomean_delta.map_or("null".into(), jnum),
             rows.join(", ")
-        ));
-    }
+        )
+    };
+    let tables: Vec<String> = c.tables.iter().map(table_json).collect();
+    let calibration = c.calibration.as_ref().map_or("null".into(), table_json);
     let warnings: Vec<String> = c.warnings.iter().map(|w| q(w)).collect();
     let reversals: Vec<String> = c.reversals.iter().map(|w| q(w)).collect();
     let (s, n) = c.significant_count();
     format!(
-        "{{\"alpha\": {ALPHA}, \"correction\": \"holm-bonferroni per table\", \"noise_threshold\": {}, \"significant\": {s}, \"within_noise\": {}, \"rows\": {n}, \"tables\": [{}], \"reversals\": [{}], \"warnings\": [{}]}}\n",
+        "{{\"alpha\": {ALPHA}, \"correction\": \"holm-bonferroni per table\", \"noise_threshold\": {}, \"significant\": {s}, \"within_noise\": {}, \"rows\": {n}, \"tables\": [{}], \"reversals\": [{}], \"calibration\": {calibration}, \"warnings\": [{}]}}\n",
         jnum(c.noise),
         c.within_noise_count(),
         tables.join(", "),

@@ -10,7 +10,9 @@
 //! first warm-up response of every run is compared field by field with the
 //! fixture. Warm-up failures (and a fixture difference, as `mismatch`) are added
 //! to that run's error columns and explained on stderr; warm-up successes are not
-//! counted.
+//! counted. Before every run, with no request in flight, the calibration
+//! workload is timed (`crate::measure::calibration`) and written as a
+//! `# calibration:` comment line before that run's row.
 //!
 //! `--url` mode: one target, `--rounds` runs (default 1), a wrk-like summary on
 //! stdout per run; CSV rows only with `--output FILE`.
@@ -257,10 +259,15 @@ pub fn run_cases(config: &Config, csv: &mut dyn Write, addr: SocketAddr, product
     let mut failed = 0;
     let mut progress =
         crate::measure::progress::Progress::new(config.rounds * config.formats.len() * config.counts.len());
+    let mut probe = crate::measure::calibration::Probe::new();
     for round in 1..=config.rounds {
         for format in round_order(&config.formats, config.seed, round) {
             for &count in &config.counts {
                 let path = catalog_path(format, count, config.compression);
+                // The machine's state before this run, while no request is in flight.
+                let sample = probe.sample(round, Some(&format!("{}/{count}", format.name())));
+                csv.write_all(sample.line("# ").as_bytes())
+                    .map_err(|e| format!("writing CSV: {e}"))?;
                 let target = Target {
                     addr,
                     url: format!("http://{host}{path}"),

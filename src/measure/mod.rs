@@ -14,6 +14,7 @@
 //! | [`hlog`] | HdrHistogram interval logs (V2 compressed) to and from that histogram |
 //! | [`alloc`] | the counting global allocator (bytes/op, allocs/op, live/peak) |
 //! | [`cpu`] | CPU time of threads and processes from `/proc` (on-CPU ns, user/kernel ticks) |
+//! | [`calibration`] | the fixed CPU and memory loops timed between batches and runs: the machine's state in every raw file |
 //! | [`machine`] | other work and steal on the machine during a round (`/proc/stat`) |
 //! | [`env`] | the machine a run happened on → `environment.json` |
 //! | [`progress`] | `[done/total elapsed, ~left]` progress lines of long runs |
@@ -22,6 +23,7 @@
 //! | [`results`] | the shapes of the raw result files, shared by their writers and their reader |
 
 pub mod alloc;
+pub mod calibration;
 pub mod cpu;
 pub mod env;
 pub mod histogram;

@@ -137,6 +137,9 @@ pub struct Data {
     pub http_rows: Vec<HttpRow>,
     /// How many of [`Data::http_rows`] each file of [`Data::http`] holds.
     pub http_row_counts: Vec<usize>,
+    /// The calibration samples of every raw file that has them, by file
+    /// name, in the order the files are read (`crate::measure::calibration`).
+    pub calibration: Vec<(String, Vec<crate::measure::calibration::Sample>)>,
 }
 
 /// HTTP files in report order; the first two are expected, the rest optional.
@@ -190,6 +193,9 @@ pub fn load(dir: &Path) -> Result<Data, String> {
             stamp(&mut d, "codec.txt", &t);
             let f = parse::codec(&name("codec.txt"), &t).map_err(|e| e.to_string())?;
             d.codec_stats = codec_stats(&f);
+            if !f.calibration.is_empty() {
+                d.calibration.push(("codec.txt".into(), f.calibration.clone()));
+            }
             d.codec = Some(f);
         }
         None => d.missing.push("codec.txt".into()),
@@ -208,6 +214,10 @@ pub fn load(dir: &Path) -> Result<Data, String> {
             Some(t) => {
                 stamp(&mut d, file, &t);
                 let rows = parse::http(&name(file), &t).map_err(|e| e.to_string())?;
+                let samples = parse::calibration(&name(file), &t).map_err(|e| e.to_string())?;
+                if !samples.is_empty() {
+                    d.calibration.push((file.to_string(), samples));
+                }
                 // Histogram file names carry no concurrency, so only the two
                 // main files (the default concurrency) are pooled.
                 let hist_dir = (i < 2).then(|| dir.join("histograms"));
@@ -233,6 +243,18 @@ pub fn load(dir: &Path) -> Result<Data, String> {
     for (file, text) in [("data-codec.txt", &data_codec), ("data-sizes.csv", &data_sizes)] {
         if let Some(t) = text {
             stamp(&mut d, file, t);
+        }
+    }
+    if let Some(t) = &data_codec {
+        let samples = parse::calibration(&name("data-codec.txt"), t).map_err(|e| e.to_string())?;
+        if !samples.is_empty() {
+            // Beside codec.txt, in stage order.
+            let at = d
+                .calibration
+                .iter()
+                .position(|(f, _)| f == "codec.txt")
+                .map_or(0, |i| i + 1);
+            d.calibration.insert(at, ("data-codec.txt".into(), samples));
         }
     }
     d.document = super::document::read(data_codec.as_deref(), data_sizes.as_deref())?;

@@ -578,7 +578,117 @@ fn runs_section(o: &mut String, d: &Data) {
             crate::measure::machine::DISTURBED_STEAL_CORES
         );
     }
+    calibration_section(o, d);
     o.push_str("\nSeparate runs, never mixed into the tables: `peers.txt` and `peers-instructions.md` (`make bench-peers`, `benches/peers-instructions.sh`) and `server-pressure.txt` (`benches/server-pressure.sh`) are each measured by their own command at their own time; their sections below say so.\n\n");
+}
+
+/// The calibration workload of every file that has it
+/// (`crate::measure::calibration`): medians, the slowest sample, and the
+/// rounds it marks disturbed; a sentence when the machine's state moved
+/// within a file or between files.
+fn calibration_section(o: &mut String, d: &Data) {
+    use crate::measure::calibration::{DISTURBED_SLOWER, assess};
+    let assessed: Vec<(&str, &[crate::measure::calibration::Sample], _)> = d
+        .calibration
+        .iter()
+        .filter_map(|(f, s)| Some((f.as_str(), s.as_slice(), assess(s)?)))
+        .collect();
+    if assessed.is_empty() {
+        return;
+    }
+    let limit = pct0(DISTURBED_SLOWER);
+    let _ = writeln!(
+        o,
+        "\nCalibration (`src/measure/calibration.rs`): a fixed CPU loop and a fixed memory loop, no codec, timed between codec batches and before every HTTP run. A sample more than {limit} slower than its file's median marks its round (codec) or its run (HTTP) disturbed; no figure is divided by it.\n"
+    );
+    o.push_str("| file | samples | CPU loop µs (median, 95% interval) | memory loop µs | slowest sample | disturbed |\n|---|---|---|---|---|---|\n");
+    let ci = |m: &crate::measure::significance::MedianCi| format!("{} [{}, {}]", num(m.median), num(m.lo), num(m.hi));
+    let mut moved = Vec::new();
+    for (file, samples, a) in &assessed {
+        let disturbed = if a.slow_samples == 0 {
+            "none".to_string()
+        } else if *file == "codec.txt" || *file == "data-codec.txt" {
+            let rounds: Vec<String> = a.disturbed_rounds.iter().map(usize::to_string).collect();
+            let batches = if *file == "codec.txt" {
+                codec_batches_in(d, &a.disturbed_rounds)
+            } else {
+                None
+            };
+            let rounds_total = samples.iter().map(|s| s.round).max().unwrap_or(0);
+            let b = batches
+                .map(|(k, n)| format!("; {k} of {n} batches"))
+                .unwrap_or_default();
+            moved.push(format!(
+                "in `{file}`, {} of {} samples ran a loop more than {limit} slower than the file's median (rounds {}), and the batches of those rounds are marked disturbed",
+                a.slow_samples,
+                a.samples,
+                rounds.join(", ")
+            ));
+            format!("rounds {} of {rounds_total}{b}", rounds.join(", "))
+        } else {
+            moved.push(format!(
+                "in `{file}`, {} of {} runs followed a sample more than {limit} slower than the file's median",
+                a.slow_samples, a.samples
+            ));
+            format!("{} of {} runs", a.slow_samples, a.samples)
+        };
+        let _ = writeln!(
+            o,
+            "| `{file}` | {} | {} | {} | {:+.1}% | {disturbed} |",
+            a.samples,
+            ci(&a.cpu),
+            ci(&a.mem),
+            a.worst * 100.0
+        );
+    }
+    // Between files: each loop's median against the first file's.
+    let (first, _, base) = &assessed[0];
+    for (file, _, a) in &assessed[1..] {
+        for (what, x, b) in [
+            ("CPU", a.cpu.median, base.cpu.median),
+            ("memory", a.mem.median, base.mem.median),
+        ] {
+            if b > 0.0 && (x / b - 1.0).abs() > DISTURBED_SLOWER {
+                moved.push(format!(
+                    "the {what} loop's median is {:+.1}% in `{file}` against `{first}`",
+                    (x / b - 1.0) * 100.0
+                ));
+            }
+        }
+    }
+    if moved.is_empty() {
+        let _ = writeln!(
+            o,
+            "\nNo calibration sample ran more than {limit} slower than its file's median, and the files' medians agree within {limit}: the machine held one state through the run."
+        );
+    } else {
+        let _ = writeln!(
+            o,
+            "\n**The machine's state moved during this run**: {}. Rows measured then may show the machine, not the code; compare such a run with another (`wirebench compare`) before concluding.",
+            moved.join("; ")
+        );
+    }
+}
+
+/// How many of `codec.txt`'s batches ran in `rounds` (batch `j` of every
+/// row runs in round `j + 1`: `crate::bench::interleave`), of how many.
+fn codec_batches_in(d: &Data, rounds: &[usize]) -> Option<(usize, usize)> {
+    let c = d.codec.as_ref()?;
+    let mut seen: std::collections::HashMap<(&str, &str, usize), usize> = std::collections::HashMap::new();
+    let mut hit = 0;
+    for l in &c.lines {
+        let j = seen.entry((l.op.as_str(), l.format.as_str(), l.count)).or_insert(0);
+        *j += 1;
+        if rounds.contains(j) {
+            hit += 1;
+        }
+    }
+    Some((hit, c.lines.len()))
+}
+
+fn pct0(x: f64) -> String {
+    let t = format!("{:.1}", x * 100.0);
+    format!("{}%", t.strip_suffix(".0").unwrap_or(&t))
 }
 
 /// The machine's logical cores, from `environment.json`.

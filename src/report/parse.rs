@@ -4,9 +4,9 @@
 //!
 //! | file | shape |
 //! |---|---|
-//! | `codec.txt` | Go benchmark format: `key: value` header lines, then `BenchmarkOp/format/count-P  N  x ns/op  [y MB/s]  z B/op  w allocs/op` |
+//! | `codec.txt` | Go benchmark format: `key: value` header lines, then `BenchmarkOp/format/count-P  N  x ns/op  [y MB/s]  z B/op  w allocs/op`, then `calibration:` lines ([`calibration`]) |
 //! | `sizes.csv` | header [`SIZES_HEADER`], 13 columns (or 12: without `gzip6_cpu_us`) |
-//! | `http*.csv` | header [`HTTP_HEADER`], 28 columns, one row per round (older files lack the [`HTTP_CPU_COLUMNS`] and/or `verify`: owned verification) |
+//! | `http*.csv` | header [`HTTP_HEADER`], 28 columns, one row per round (older files lack the [`HTTP_CPU_COLUMNS`] and/or `verify`: owned verification); `# calibration:` comments before the rows ([`calibration`]) |
 //! | `histograms/*.hist` | `#` comments, then `low_ns high_ns count` per non-empty bucket |
 
 pub use crate::measure::histogram::Histogram;
@@ -72,6 +72,8 @@ pub struct CodecFile {
     /// `key: value` lines (`goos`, `cpu`, `benchtime`, …) in file order.
     pub header: Vec<(String, String)>,
     pub lines: Vec<CodecLine>,
+    /// The `calibration:` lines (`crate::measure::calibration`), kept out of `header`.
+    pub calibration: Vec<crate::measure::calibration::Sample>,
 }
 
 const FORMATS: [&str; 5] = ["json", "msgpack", "protobuf", "avro", "flatbuffers"];
@@ -87,6 +89,8 @@ pub fn codec(file: &str, text: &str) -> Result<CodecFile, Error> {
         }
         if let Some(rest) = line.strip_prefix("Benchmark") {
             out.lines.push(codec_line(file, ln, rest)?);
+        } else if let Some(sample) = crate::measure::calibration::parse_line(line) {
+            out.calibration.push(sample.map_err(|e| err(file, ln, e))?);
         } else if let Some((k, v)) = line.split_once(':').filter(|(k, _)| !k.contains(char::is_whitespace)) {
             out.header.push((k.to_string(), v.trim().to_string()));
         } else {
@@ -410,6 +414,12 @@ pub fn http(file: &str, text: &str) -> Result<Vec<HttpRow>, Error> {
             },
         })
     })
+}
+
+/// The calibration samples of any raw file's text (`calibration:` lines,
+/// `# calibration:` comments in CSV files); errors name the file and line.
+pub fn calibration(file: &str, text: &str) -> Result<Vec<crate::measure::calibration::Sample>, Error> {
+    crate::measure::calibration::read_all(text).map_err(|(ln, e)| err(file, ln, e))
 }
 
 /// Parses one `.hist` file (the load generator's histogram text form,
