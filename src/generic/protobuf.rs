@@ -44,7 +44,7 @@
 //! the byte offset.
 
 use super::datum::{Datum, Name};
-use super::derive::{Shape, proto_direct, proto_width, shape};
+use super::derive::{Shape, proto_width, shape};
 use super::error::{GenericError, GenericErrorKind, push_token};
 use super::schema::{Field, Node, NodeId, Schema};
 use super::walk;
@@ -172,7 +172,7 @@ impl<'s> Enc<'s> {
         }
     }
 
-    /// [`proto_direct`] of `ty`, from the shapes.
+    /// [`proto_direct`](super::derive::proto_direct) of `ty`, from the shapes.
     #[inline]
     fn direct(&self, ty: NodeId) -> bool {
         matches!(self.shapes[ty], Shape::Leaf | Shape::Record)
