@@ -374,7 +374,9 @@ impl<'a> Lexer<'a> {
                         self.scratch.clear();
                     }
                     self.scratch.push_str(text);
-                    run = self.escape(i)?;
+                    let (ch, next) = escape_at(bytes, i)?;
+                    self.scratch.push(ch);
+                    run = next;
                     i = find_special(bytes, run);
                 }
                 Some(&b) => {
@@ -386,15 +388,6 @@ impl<'a> Lexer<'a> {
                 }
             }
         }
-    }
-
-    /// Decodes the escape whose `\` is at `at` into `scratch` ([`escape_at`]);
-    /// returns the offset after it.
-    #[inline]
-    fn escape(&mut self, at: usize) -> Result<usize> {
-        let (ch, next) = escape_at(self.bytes, at)?;
-        self.scratch.push(ch);
-        Ok(next)
     }
 
     /// Scans a number per RFC 8259 §6 from the current (non-whitespace)
@@ -451,7 +444,7 @@ impl<'a> Lexer<'a> {
     /// An integer within `f`'s range. `1.0` or `1e3` is refused even though
     /// it names an integer: the field is an integer, so the text must be one.
     ///
-    /// Fast path ([`plain_digits`]): 1 to 15 digits without a leading zero,
+    /// Fast path ([`plain_number`]): 1 to 15 digits without a leading zero,
     /// read eight at a time, cannot overflow, so the range is checked after.
     /// Everything else (16+ digits, a fraction or exponent, a leading zero,
     /// fewer than eight bytes left in the input, bad syntax) is read by
@@ -462,7 +455,7 @@ impl<'a> Lexer<'a> {
         let bytes = self.bytes;
         let start = self.pos;
         let neg = bytes.get(start) == Some(&b'-');
-        if let Some((v, end)) = plain_digits(bytes, start + usize::from(neg)) {
+        if let Some((v, 0, end)) = plain_number(bytes, start + usize::from(neg)) {
             let v = if neg { -(v as i64) } else { v as i64 };
             if v < f.min || v > f.max {
                 return Err(out_of_range(start, f.what, &bytes[start..end]));
@@ -513,8 +506,8 @@ impl<'a> Lexer<'a> {
 
     /// A finite f64 (RFC 8259 number grammar; correctly rounded).
     ///
-    /// Fast path ([`plain_decimal`]): digits, optionally `.` and digits, no
-    /// exponent and at most 14 digits in all, such as `4.5`: that is an
+    /// Fast path ([`plain_number`]): digits, optionally `.` and digits, no
+    /// exponent and at most 15 digits in all, such as `4.5`: that is an
     /// integer `m < 2^53` over `10^k` with `k <= 7`, both exact in f64, so
     /// one IEEE division rounds correctly (Clinger's fast path) — the value
     /// std's parse returns. Anything else is scanned by the grammar and
@@ -524,7 +517,8 @@ impl<'a> Lexer<'a> {
         self.skip_ws();
         let start = self.pos;
         let neg = self.bytes.get(start) == Some(&b'-');
-        if let Some((v, end)) = plain_decimal(self.bytes, start + usize::from(neg)) {
+        if let Some((m, decimals, end)) = plain_number(self.bytes, start + usize::from(neg)) {
+            let v = m as f64 / POW10_F64[decimals];
             self.pos = end;
             return Ok(if neg { -v } else { v });
         }
@@ -670,66 +664,46 @@ fn digits_value(t: u64, n: usize) -> u64 {
     (t & 0x0000_FFFF_0000_FFFF).wrapping_mul(10_000 << 32 | 1) >> 32
 }
 
-const POW10_U64: [u64; 9] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000];
+const POW10_U64: [u64; 8] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000];
+const POW10_F64: [f64; 8] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7];
 
-/// The integer fast path: the digits at `i` (after any `-`) when they are
-/// 1 to 15 digits, with no leading zero (`0` alone is fine) and neither
-/// `.`, `e` nor `E` after them, read a word at a time; their value and end.
-/// `None` sends the caller to the general path, as does an input with
-/// fewer than eight bytes left at either word.
+/// The number fast path, read a word at a time: at `i` (after any `-`), 1
+/// to 15 integer digits without a leading zero (`0` alone is fine),
+/// optionally `.` and 1 to 7 digits, at most 15 digits in all, and no
+/// exponent after them. Their digits as one integer `m < 10^15`, how many
+/// of them follow the `.`, and the end. `None` sends the caller to the
+/// general path, as does an input with fewer than eight bytes left at any
+/// word.
 #[inline(always)]
-fn plain_digits(bytes: &[u8], i: usize) -> Option<(u64, usize)> {
+fn plain_number(bytes: &[u8], i: usize) -> Option<(u64, usize, usize)> {
     let (n, t) = digit_run(word_at(bytes, i)?);
     if n == 0 || (n > 1 && t & 0xFF == 0) {
         return None; // no digit, or a leading zero
     }
-    let mut v = digits_value(t, n);
-    let mut end = i + n;
-    if n == 8 {
-        let (m, t) = digit_run(word_at(bytes, end)?);
-        if m == 8 {
-            return None; // 16 digits or more
-        }
-        if m > 0 {
-            v = v * POW10_U64.get(m)? + digits_value(t, m);
-            end += m;
-        }
-    }
-    if let Some(b'.' | b'e' | b'E') = bytes.get(end) {
-        return None;
-    }
-    Some((v, end))
-}
-
-const POW10_F64: [f64; 8] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7];
-
-/// The float fast path: at `i` (after any `-`), 1 to 7 integer digits
-/// without a leading zero, optionally `.` and 1 to 7 digits, and no
-/// exponent after them, read a word at a time; the value (`m / 10^k`, see
-/// [`Lexer::float`]) and the end. `None` sends the caller to the general
-/// path, as does an input with fewer than eight bytes left at either word.
-#[inline(always)]
-fn plain_decimal(bytes: &[u8], i: usize) -> Option<(f64, usize)> {
-    let (n, t) = digit_run(word_at(bytes, i)?);
-    if n == 0 || n == 8 || (n > 1 && t & 0xFF == 0) {
-        return None; // no digit, too many, or a leading zero
-    }
     let mut m = digits_value(t, n);
     let mut end = i + n;
-    let mut k = 0;
+    if n == 8 {
+        let (more, t) = digit_run(word_at(bytes, end)?);
+        if more == 8 {
+            return None; // 16 digits or more
+        }
+        m = m * POW10_U64[more] + digits_value(t, more);
+        end += more;
+    }
+    let mut decimals = 0;
     if bytes.get(end) == Some(&b'.') {
         let (f, t) = digit_run(word_at(bytes, end + 1)?);
-        if f == 0 || f == 8 {
+        if f == 0 || f == 8 || end - i + f > 15 {
             return None;
         }
-        m = m * POW10_U64.get(f)? + digits_value(t, f);
+        m = m * POW10_U64[f] + digits_value(t, f);
         end += 1 + f;
-        k = f;
+        decimals = f;
     }
     if let Some(b'e' | b'E') = bytes.get(end) {
         return None;
     }
-    Some((m as f64 / *POW10_F64.get(k)?, end))
+    Some((m, decimals, end))
 }
 
 #[cold]
