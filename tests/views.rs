@@ -1,6 +1,7 @@
 //! Borrowed views against the owned decoders: on every golden file, seeded
-//! random catalogs, every truncation of the small golden files and every
-//! file in `fixtures/hostile/`, `Format::decode_view` accepts exactly what
+//! random catalogs, every truncation of the small golden files, every
+//! file in `fixtures/hostile/` and JSON spelled otherwise than our writer
+//! spells it, `Format::decode_view` accepts exactly what
 //! `Format::decode` accepts — its products, made owned, equal the owned
 //! decode — and refuses the rest with the same error at the same offset
 //! (`support/oracle.rs`, which the mutation test and the fuzz targets run

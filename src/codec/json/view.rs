@@ -327,9 +327,10 @@ mod canonical {
         if lx.bytes.get(at) != Some(&b'"') {
             return None;
         }
-        *to = match lx.string("string").ok()? {
-            Str::Raw(s) => Text::plain(s),
-            Str::Escaped => Text::json_escaped(lx.text.get(at + 1..lx.pos - 1)?),
+        *to = match lx.string("string") {
+            Ok(Str::Raw(s)) => Text::plain(s),
+            Ok(Str::Escaped) => Text::json_escaped(lx.text.get(at + 1..lx.pos - 1)?),
+            Err(_) => return None,
         };
         Some(())
     }
@@ -424,21 +425,27 @@ mod canonical {
             if p.variants.len() == MAX_VARIANTS {
                 return None;
             }
-            let mut v = VariantView::default();
+            let (mut sku, mut color, mut size) = Default::default();
             eat!(lx, r#"{"sku":"#);
-            text(lx, &mut v.sku)?;
+            text(lx, &mut sku)?;
             next!(lx, "color");
-            text(lx, &mut v.color)?;
+            text(lx, &mut color)?;
             next!(lx, "size");
-            text(lx, &mut v.size)?;
+            text(lx, &mut size)?;
             next!(lx, "price_cents");
-            v.price_cents = lx.integer(&super::PRICE_CENTS).ok()?;
+            let price_cents = lx.integer(&super::PRICE_CENTS).ok()?;
             next!(lx, "stock");
-            v.stock = lx.integer(&super::STOCK).ok()? as i32;
+            let stock = lx.integer(&super::STOCK).ok()? as i32;
             if !byte(lx, b'}') {
                 return None;
             }
-            p.variants.push(v);
+            p.variants.push(VariantView {
+                sku,
+                color,
+                size,
+                price_cents,
+                stock,
+            });
             if !byte(lx, b',') {
                 return byte(lx, b']').then_some(());
             }

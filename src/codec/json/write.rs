@@ -523,21 +523,19 @@ mod tests {
     use crate::codec::spare::with_spare;
     use crate::model::{Dimensions, Status};
 
-    fn check(s: &str, want: &str) {
-        let mut out = Vec::new();
-        write_str(&mut out, s);
-        assert_eq!(String::from_utf8(out).unwrap(), want);
-    }
-
     #[test]
     fn strings_escape_exactly_rfc_8259_section_7() {
-        check("", r#""""#);
-        check("plain", r#""plain""#);
-        check("a\"b\\c", r#""a\"b\\c""#);
-        check("\n\r\t\u{8}\u{c}", r#""\n\r\t\b\f""#);
-        check("\u{0}\u{7}\u{1f}", r#""\u0000\u0007\u001f""#);
-        check("/\u{7f}é😀", "\"/\u{7f}é😀\"");
-        check("0123456789abcdef\"", r#""0123456789abcdef\"""#);
+        #[rustfmt::skip]
+        let cases = [
+            ("", r#""""#), ("plain", r#""plain""#), ("a\"b\\c", r#""a\"b\\c""#),
+            ("\n\r\t\u{8}\u{c}", r#""\n\r\t\b\f""#), ("\u{0}\u{7}\u{1f}", r#""\u0000\u0007\u001f""#),
+            ("/\u{7f}é😀", "\"/\u{7f}é😀\""), ("0123456789abcdef\"", r#""0123456789abcdef\"""#),
+        ];
+        for (s, want) in cases {
+            let mut out = Vec::new();
+            write_str(&mut out, s);
+            assert_eq!(String::from_utf8(out).unwrap(), want);
+        }
     }
 
     #[test]
