@@ -1,6 +1,7 @@
 //! Borrowed views against the owned decoders: on every golden file, seeded
-//! random catalogs, every truncation of the small golden files and every
-//! file in `fixtures/hostile/`, `Format::decode_view` accepts exactly what
+//! random catalogs, every truncation of the small golden files, every
+//! file in `fixtures/hostile/` and JSON spelled otherwise than our writer
+//! spells it, `Format::decode_view` accepts exactly what
 //! `Format::decode` accepts — its products, made owned, equal the owned
 //! decode — and refuses the rest with the same error at the same offset
 //! (`support/oracle.rs`, which the mutation test and the fuzz targets run
@@ -141,5 +142,36 @@ fn ids_out_of_order_cost_one_set() {
         let owned = format.decode(&bytes);
         assert!(owned.is_err(), "{format}");
         oracle::view_agrees(format, &bytes, &owned);
+    }
+}
+
+/// JSON spelled otherwise than our writer spells it (whitespace, lists of
+/// other lengths, unknown and repeated keys, escapes in keys and values,
+/// bad values): the view leaves its straight path at the first byte that
+/// differs and reads, or refuses, exactly as the owned decode does.
+#[test]
+fn json_other_spellings_view_as_they_decode() {
+    let text = String::from_utf8(Format::Json.encode_to_vec(&fixtures::catalog(1).products).unwrap()).unwrap();
+    let two_variants = r#""variants":[{"sku":"a","color":"b","size":"c","price_cents":1,"stock":1},{"sku":"a","color":"b","size":"c","price_cents":1,"stock":1},{"#;
+    #[rustfmt::skip]
+    let edits = [
+        (r#"{"id""#, r#"{ "id""#), (r#","sku""#, r#", "sku""#), (r#""sku":"#, r#""sku": "#),
+        (r#""tags":["#, r#""tags":[ "#), (r#""tags":["gift"]"#, r#""tags":["a","b","c","d","e","f"]"#),
+        (r#""tags":["gift"]"#, r#""tags":[]"#), (r#""tags":["gift"]"#, r#""tags":["gift",]"#),
+        (r#""width_mm""#, r#""extra":{},"width_mm""#), (r#""size":"XS""#, r#""size":"X\qS""#),
+        (r#""size":"XS""#, r#""size":"XS","size":"M""#), (r#""stock":10}"#, r#""stock":10,"x":null}"#),
+        (r#""variants":[{"#, two_variants), (r#","stock":33"#, r#","extra":[1,{"a":[]}],"stock":33"#),
+        (r#","discount_percent":null"#, ""), (r#""discount_percent":null"#, r#""discount_percent":7"#),
+        (r#""discount_percent":null"#, r#""discount_percent":"7""#),
+        (r#","image_url""#, r#","name":"again","image_url""#), (r#""price_cents":137479"#, r#""price_cents":-1"#),
+        (r#""review_count":10975"#, r#""review_count":1e3"#), (r#""rating":4.5"#, r#""rating":4.5e0"#),
+        (r#""in_stock":true"#, r#""in_stock":tru"#), (r#""status":"active""#, r#""status":"activ""#),
+        (r#".jpg"}"#, r#".jpg" }"#), (r#".jpg"}"#, r#".jpg""#), (r#""sku""#, r#""\u0073ku""#),
+        (r#""active""#, r#""\u0061ctive""#), (r#""EUR""#, r#" "\u0045UR""#), (r#""EUR""#, r#""EU\u0052""#),
+    ];
+    for (from, to) in edits {
+        assert!(text.contains(from), "{from}");
+        let edited = text.replacen(from, to, 1);
+        oracle::view_agrees(Format::Json, edited.as_bytes(), &Format::Json.decode(edited.as_bytes()));
     }
 }

@@ -103,13 +103,6 @@ pub struct Keys {
     pub tokens: &'static [Token],
 }
 
-impl Keys {
-    /// The index of the key spelled `key`, if it is one of ours.
-    fn index(&self, key: &str) -> Option<usize> {
-        self.names.iter().position(|n| *n == key)
-    }
-}
-
 /// Bounds of one integer field: names for messages and the allowed range.
 pub struct IntField {
     /// `expected` text of an `Unexpected` error, e.g. "integer for `stock`".
@@ -119,6 +112,20 @@ pub struct IntField {
     pub min: i64,
     pub max: i64,
 }
+
+/// The [`IntField`] of field `$name` of Rust type `$ty`: "integer for
+/// `stock`", "`stock` (i32)" and the type's range.
+macro_rules! int_field {
+    ($name:literal, $ty:ty) => {
+        $crate::codec::json::lexer::IntField {
+            expected: concat!("integer for `", $name, "`"),
+            what: concat!("`", $name, "` (", stringify!($ty), ")"),
+            min: <$ty>::MIN as i64,
+            max: <$ty>::MAX as i64,
+        }
+    };
+}
+pub(crate) use int_field;
 
 /// Position in the input plus a reusable buffer for escaped strings.
 ///
@@ -282,10 +289,11 @@ impl<'a> Lexer<'a> {
         }
         self.skip_ws();
         let at = self.pos;
-        let found = match self.string("string (object key)")? {
-            Str::Raw(s) => keys.index(s),
-            Str::Escaped => keys.index(&self.scratch),
+        let key = match self.string("string (object key)")? {
+            Str::Raw(s) => s,
+            Str::Escaped => &self.scratch,
         };
+        let found = keys.names.iter().position(|n| *n == key);
         self.expect(b':', "':' after object key")?;
         Ok(Some((found, at)))
     }
@@ -360,7 +368,9 @@ impl<'a> Lexer<'a> {
                         self.scratch.clear();
                     }
                     self.scratch.push_str(text);
-                    run = self.escape(i)?;
+                    let (ch, next) = escape_at(bytes, i)?;
+                    self.scratch.push(ch);
+                    run = next;
                     i = find_special(bytes, run);
                 }
                 Some(&b) => {
@@ -372,15 +382,6 @@ impl<'a> Lexer<'a> {
                 }
             }
         }
-    }
-
-    /// Decodes the escape whose `\` is at `at` into `scratch` ([`escape_at`]);
-    /// returns the offset after it.
-    #[inline]
-    fn escape(&mut self, at: usize) -> Result<usize> {
-        let (ch, next) = escape_at(self.bytes, at)?;
-        self.scratch.push(ch);
-        Ok(next)
     }
 
     /// Scans a number per RFC 8259 §6 from the current (non-whitespace)
@@ -573,10 +574,7 @@ impl<'a> Lexer<'a> {
                     }
                     self.pos += 1;
                     let is_object = c == b'{';
-                    let close = if is_object { b'}' } else { b']' };
-                    if self.peek() == Some(close) {
-                        self.pos += 1;
-                    } else {
+                    if self.next_in(&mut true, if is_object { b'}' } else { b']' }, "")? {
                         objects = (objects & !(1 << open)) | (u128::from(is_object) << open);
                         open += 1;
                         if is_object {
@@ -598,36 +596,22 @@ impl<'a> Lexer<'a> {
                 _ => return Err(self.error_here("JSON value")),
             }
             // After a complete value: close containers or move to the next item.
-            loop {
-                if open == 0 {
-                    return Ok(());
-                }
+            while open > 0 {
                 let is_object = objects & (1 << (open - 1)) != 0;
-                match self.peek() {
-                    Some(b',') => {
-                        self.pos += 1;
-                        if is_object {
-                            self.member_key()?;
-                        }
-                        continue 'value;
+                let more = if is_object {
+                    self.next_member(&mut false)?
+                } else {
+                    self.next_element(&mut false)?
+                };
+                if more {
+                    if is_object {
+                        self.member_key()?;
                     }
-                    Some(b'}') if is_object => {
-                        self.pos += 1;
-                        open -= 1;
-                    }
-                    Some(b']') if !is_object => {
-                        self.pos += 1;
-                        open -= 1;
-                    }
-                    _ => {
-                        return Err(self.error_here(if is_object {
-                            "',' or '}' after object member"
-                        } else {
-                            "',' or ']' after array element"
-                        }));
-                    }
+                    continue 'value;
                 }
+                open -= 1;
             }
+            return Ok(());
         }
     }
 
@@ -736,7 +720,7 @@ fn plain_decimal(bytes: &[u8], i: usize) -> Option<(f64, usize)> {
 }
 
 #[cold]
-fn out_of_range(at: usize, what: &'static str, text: &[u8]) -> DecodeError {
+pub(super) fn out_of_range(at: usize, what: &'static str, text: &[u8]) -> DecodeError {
     DecodeError::new(
         at,
         ErrorKind::OutOfRange {
@@ -751,18 +735,8 @@ mod tests {
     use super::*;
     use crate::prng::Rng;
 
-    const STOCK: IntField = IntField {
-        expected: "integer for `stock`",
-        what: "`stock` (i32)",
-        min: i32::MIN as i64,
-        max: i32::MAX as i64,
-    };
-    const ID: IntField = IntField {
-        expected: "integer for `id`",
-        what: "`id` (i64)",
-        min: i64::MIN,
-        max: i64::MAX,
-    };
+    const STOCK: IntField = int_field!("stock", i32);
+    const ID: IntField = int_field!("id", i64);
 
     /// Each fast path is tried at the end of the input (fewer than eight or
     /// 24 bytes left) and with room after it.
@@ -772,6 +746,16 @@ mod tests {
             format!("{text},"),
             format!("{text},\"next\":[1,2,3],\"rest\":0}}"),
         ]
+    }
+
+    /// Every placement of every text read by the fast path (`true`) and the
+    /// general one: the same result (std's parse, for floats), the same end.
+    fn agree<T: PartialEq + std::fmt::Debug>(texts: &[String], read: impl Fn(&mut Lexer<'_>, bool) -> Result<T>) {
+        for input in texts.iter().flat_map(|t| placements(t)) {
+            let (mut fast, mut general) = (Lexer::new(&input), Lexer::new(&input));
+            assert_eq!(read(&mut fast, true), read(&mut general, false), "{input:?}");
+            assert_eq!(fast.pos, general.pos, "{input:?}");
+        }
     }
 
     #[test]
@@ -793,40 +777,15 @@ mod tests {
 
     #[test]
     fn integer_fast_path_agrees_with_the_general_path() {
+        #[rustfmt::skip]
         let mut texts: Vec<String> = [
-            "0",
-            "-0",
-            "7",
-            "-7",
-            "01",
-            "-01",
-            "00",
-            "-",
-            "",
-            "x",
-            "1.0",
-            "1e3",
-            "1E3",
-            "-1.5",
-            "12345678",
-            "123456789",
-            "1234567812345678",
-            "123456781234567",
-            "9223372036854775807",
-            "9223372036854775808",
-            "-9223372036854775808",
-            "2147483647",
-            "2147483648",
-            "-2147483648",
-            "-2147483649",
-            "1234567a",
-            "12345678.5",
-            "123456789e1",
-            "1728401303288",
+            "0", "-0", "7", "-7", "01", "-01", "00", "-", "", "x", "1.0", "1e3", "1E3", "-1.5", "12345678",
+            "123456789", "1234567812345678", "123456781234567", "9223372036854775807", "9223372036854775808",
+            "-9223372036854775808", "2147483647", "2147483648", "-2147483648", "-2147483649", "1234567a",
+            "12345678.5", "123456789e1", "1728401303288",
         ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+        .map(String::from)
+        .to_vec();
         let mut rng = Rng::new(11);
         for _ in 0..2000 {
             let digits = 1 + rng.below(19) as u32;
@@ -837,48 +796,22 @@ mod tests {
                 v.to_string()
             });
         }
-        for text in &texts {
-            for input in placements(text) {
-                for f in [&STOCK, &ID] {
-                    let mut fast = Lexer::new(&input);
-                    let mut general = Lexer::new(&input);
-                    let got = fast.integer(f);
-                    let want = general.integer_slow(f);
-                    assert_eq!(got, want, "{input:?}");
-                    assert_eq!(fast.pos, general.pos, "{input:?}");
-                }
-            }
+        for f in [&STOCK, &ID] {
+            agree(&texts, |lx, fast| if fast { lx.integer(f) } else { lx.integer_slow(f) });
         }
     }
 
     #[test]
-    fn float_fast_path_agrees_with_std() {
+    fn float_fast_path_agrees_with_the_general_path() {
+        #[rustfmt::skip]
         let mut texts: Vec<String> = [
-            "0",
-            "-0",
-            "0.0",
-            "-0.0",
-            "4.5",
-            "0.1",
-            "0.3",
-            "2.675",
-            "1234567.1234567",
-            "9999999.9999999",
-            "12345678.5",
-            "1.12345678",
-            "1.",
-            "1.e5",
-            "01.5",
-            "-",
-            ".5",
-            "1e5",
-            "4.5e0",
-            "5",
-            "1234567",
+            "0", "-0", "0.0", "-0.0", "4.5", "0.1", "0.3", "2.675", "1234567.1234567", "9999999.9999999",
+            "12345678.5", "1.12345678", "1.", "1.e5", "01.5", "-", ".5", "1e5", "4.5e0", "5", "1234567",
+            "123456789012345", "1234567890123456", "12345678901234.5", "1234567890123.45", "123456789012345.5",
+            "12345678.1234567", "12345678.12345678",
         ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+        .map(String::from)
+        .to_vec();
         let mut rng = Rng::new(12);
         for _ in 0..5000 {
             let int = rng.next_u64() % 10u64.pow(1 + rng.below(8) as u32);
@@ -891,21 +824,14 @@ mod tests {
                 format!("{sign}{int}.{frac:0k$}")
             });
         }
-        for text in &texts {
-            for input in placements(text) {
-                let mut fast = Lexer::new(&input);
-                let mut general = Lexer::new(&input);
-                let got = fast.float("number", "`rating`").map(f64::to_bits);
-                let want = general.float_general("number", "`rating`").map(f64::to_bits);
-                assert_eq!(got, want, "{input:?}");
-                assert_eq!(fast.pos, general.pos, "{input:?}");
-                if let Ok(bits) = got
-                    && fast.pos == text.len()
-                {
-                    assert_eq!(bits, text.parse::<f64>().unwrap().to_bits(), "{text}");
-                }
-            }
-        }
+        agree(&texts, |lx, fast| {
+            let v = if fast {
+                lx.float("number", "`rating`")
+            } else {
+                lx.float_general("number", "`rating`")
+            };
+            v.map(f64::to_bits)
+        });
     }
 
     #[test]
@@ -945,20 +871,11 @@ mod tests {
             names: &["a", "bb", "ccc"],
             tokens: &[Token::key("a"), Token::key("bb"), Token::key("ccc")],
         };
+        #[rustfmt::skip]
         let inputs = [
-            r#"{"a":1,"bb":2,"ccc":3}"#,
-            r#"{"bb":2,"a":1}"#,
-            r#"{ "a" :1 , "bb":2}"#,
-            r#"{"\u0061":1,"bb":2}"#,
-            r#"{"zz":1,"a":2}"#,
-            r#"{}"#,
-            r#"{ }"#,
-            r#"{"a":1,}"#,
-            r#"{"a":1"bb":2}"#,
-            r#"{"a":1,"bb""#,
-            r#"{"a":1,"bb"#,
-            r#"{"a""#,
-            r#"{,"a":1}"#,
+            r#"{"a":1,"bb":2,"ccc":3}"#, r#"{"bb":2,"a":1}"#, r#"{ "a" :1 , "bb":2}"#, r#"{"\u0061":1,"bb":2}"#,
+            r#"{"zz":1,"a":2}"#, r#"{}"#, r#"{ }"#, r#"{"a":1,}"#, r#"{"a":1"bb":2}"#, r#"{"a":1,"bb""#,
+            r#"{"a":1,"bb"#, r#"{"a""#, r#"{,"a":1}"#,
         ];
         for input in inputs {
             for hint in 0..=KEYS.names.len() {

@@ -104,15 +104,6 @@ fn decode_mode(bytes: &[u8], tolerant: bool) -> Result<Catalog, DecodeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixtures;
-
-    #[test]
-    fn fixture_round_trips() {
-        let c = fixtures::catalog(50);
-        let mut out = Vec::new();
-        encode(&c.products, &mut out).unwrap();
-        assert_eq!(decode(&out).unwrap(), c);
-    }
 
     #[test]
     fn minimal_product_is_valid_and_minimal_preallocation_divisor() {

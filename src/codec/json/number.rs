@@ -1,5 +1,5 @@
-//! Number text for the JSON writer: integers (two digits per step, the itoa
-//! technique) and f64 in exactly the spelling serde_json produces.
+//! Number text for the JSON writer: integers (eight digits at a time, see
+//! [`digits8`]) and f64 in exactly the spelling serde_json produces.
 //!
 //! serde_json 1.0.154 formats f64 with the `zmij` crate (Schubfach-based; older
 //! releases used `ryu`, which lays digits out the same way but wrote exponents
@@ -24,28 +24,21 @@
 //! A negative value gets a leading `-`. Non-finite values have no JSON
 //! spelling; the encoder refuses them before calling [`write_f64`].
 
-use super::tables::DIGIT_PAIRS;
-
-/// Appends the decimal digits of `v` (no sign).
+/// Appends the decimal digits of `v` (no sign): its groups of eight digits
+/// ([`digits8`]), the first without its leading zeros.
 #[inline]
-pub fn write_u64(out: &mut Vec<u8>, mut v: u64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    while v >= 100 {
-        let pair = (v % 100) as usize * 2;
-        v /= 100;
-        i -= 2;
-        buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+pub fn write_u64(out: &mut Vec<u8>, v: u64) {
+    const E8: u64 = 100_000_000;
+    let groups = [v / (E8 * E8), v / E8 % E8, v % E8];
+    let first = if v < E8 { 2 } else { usize::from(v < E8 * E8) };
+    let d = digits8(groups[first] as u32);
+    // Leading zero digits are the low zero bytes; the top bit keeps at
+    // least the last digit.
+    let zeros = ((d | (1 << 63)).trailing_zeros() / 8) as usize;
+    out.extend_from_slice(&(d + ASCII_ZEROS).to_le_bytes()[zeros..]);
+    for &g in &groups[first + 1..] {
+        out.extend_from_slice(&(digits8(g as u32) + ASCII_ZEROS).to_le_bytes());
     }
-    if v >= 10 {
-        let pair = v as usize * 2;
-        i -= 2;
-        buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
-    } else {
-        i -= 1;
-        buf[i] = b'0' + v as u8;
-    }
-    out.extend_from_slice(&buf[i..]);
 }
 
 /// Appends `v` in decimal, `-` first when negative (`i64::MIN` included).
@@ -57,55 +50,84 @@ pub fn write_i64(out: &mut Vec<u8>, v: i64) {
     write_u64(out, v.unsigned_abs());
 }
 
-const POW10: [f64; 4] = [1.0, 10.0, 100.0, 1000.0];
-
-/// Appends finite `v` exactly as serde_json would (see the module table).
+/// Appends finite `v` exactly as serde_json would (see the module table):
+/// [`short_decimal`]'s fast paths, else the general case.
 pub fn write_f64(out: &mut Vec<u8>, v: f64) {
     debug_assert!(v.is_finite());
     if v.is_sign_negative() {
         out.push(b'-');
     }
     let a = v.abs();
-    if a == 0.0 {
-        out.extend_from_slice(b"0.0");
-        return;
-    }
-    // Fast path 1: integers below 2^53. The rounding interval of such a value
-    // is at most 1 wide, so the only integer in it is the value itself: the
-    // shortest digits are its own, and x <= 15 keeps it in fixed notation.
-    if a < 9_007_199_254_740_992.0 && a.fract() == 0.0 {
-        write_u64(out, a as u64);
+    let Some((int, frac, decimals)) = short_decimal(a) else {
+        return write_shortest_general(out, a);
+    };
+    write_u64(out, int);
+    if decimals == 0 {
         out.extend_from_slice(b".0");
-        return;
+    } else {
+        // The last `decimals` of the eight digits of `frac`.
+        out.push(b'.');
+        out.extend_from_slice(&(digits8(frac) + ASCII_ZEROS).to_le_bytes()[8 - decimals..]);
     }
-    // Fast path 2: a = n / 10^d for d in 1..=3 (ratings like 4.3). Below 1e9
-    // the rounding interval is narrower than 2^-22, far below 10^-3, so no
-    // shorter decimal and no other d-place decimal lies in it: the shortest
-    // digits are n's, laid out as `int.frac` (x >= -3 keeps it fixed).
+}
+
+/// `a` (finite, not negative) as an integer part, a fraction and its
+/// number of decimals (0 for `.0`) when it takes one of [`write_f64`]'s
+/// fast paths, which decide the digits: 0; integers below 2^53; below
+/// 10^9, a value equal to the nearest `n / 10^d` for the first `d` in 1..=3
+/// with one (a last digit of 0 cannot happen; it would go to the general
+/// case). `None` for everything else. The catalog writer takes the same
+/// paths, so the two spell every rating alike.
+#[inline(always)]
+pub(super) fn short_decimal(a: f64) -> Option<(u64, u32, usize)> {
+    const POW10: [f64; 4] = [1.0, 10.0, 100.0, 1000.0];
+    if a < 9_007_199_254_740_992.0 {
+        // Exact below 2^53: the cast truncates, so equal means integral
+        // (0 included).
+        let int = a as u64;
+        if int as f64 == a {
+            return Some((int, 0, 0));
+        }
+    }
     if a < 1e9 {
         for d in 1..=3 {
-            let n = (a * POW10[d]).round();
-            if n / POW10[d] == a {
-                let n = n as u64;
+            // Adding one half and truncating is the nearest `n` except where
+            // the fraction of `a * 10^d` is within an ulp of one half, far
+            // from any `n / 10^d` that could equal `a`.
+            let n = (a * POW10[d] + 0.5) as u64;
+            if n as f64 / POW10[d] == a {
                 if n % 10 == 0 {
-                    break; // cannot happen (d-1 would have matched); be safe
+                    return None;
                 }
-                let p = 10u64.pow(d as u32);
-                write_u64(out, n / p);
-                out.push(b'.');
-                let frac = n % p;
-                let mut digits = [b'0'; 3];
-                let mut f = frac;
-                for k in (0..d).rev() {
-                    digits[k] = b'0' + (f % 10) as u8;
-                    f /= 10;
-                }
-                out.extend_from_slice(&digits[..d]);
-                return;
+                let p = [1, 10, 100, 1000][d];
+                return Some((n / p, (n % p) as u32, d));
             }
         }
     }
-    write_shortest_general(out, a);
+    None
+}
+
+/// `'0'` in every byte: added to eight digits 0..=9, their ASCII.
+pub(super) const ASCII_ZEROS: u64 = 0x3030_3030_3030_3030;
+
+/// The eight decimal digits of `v` (below 10^8), leading zeros included,
+/// one per byte with the most significant in the lowest byte: the
+/// little-endian bytes are the digits in writing order.
+///
+/// Divisions by multiply and shift, in lanes: `v` splits into two 4-digit
+/// halves (32-bit lanes), each half into two 2-digit pairs (16-bit lanes:
+/// `x / 100 == x * 10486 >> 20` for `x < 10^4`), each pair into two digits
+/// (8-bit lanes: `x / 10 == x * 103 >> 10` for `x < 100`). No lane's
+/// product reaches the next lane, and the mask keeps each quotient's bits
+/// out of the one below.
+#[inline(always)]
+pub(super) fn digits8(v: u32) -> u64 {
+    debug_assert!(v < 100_000_000);
+    let x = u64::from(v / 10_000) | u64::from(v % 10_000) << 32;
+    let q = ((x * 10_486) >> 20) & 0x0000_007F_0000_007F;
+    let x = q | (x - q * 100) << 16;
+    let q = ((x * 103) >> 10) & 0x000F_000F_000F_000F;
+    q | (x - q * 10) << 8
 }
 
 /// The general case: zmij's digit choice, decided exactly.
@@ -207,63 +229,35 @@ fn write_shortest_general(out: &mut Vec<u8>, a: f64) {
 mod tests {
     use super::*;
 
-    fn f(v: f64) -> String {
-        let mut out = Vec::new();
-        write_f64(&mut out, v);
-        String::from_utf8(out).unwrap()
-    }
-
-    fn i(v: i64) -> String {
-        let mut out = Vec::new();
-        write_i64(&mut out, v);
-        String::from_utf8(out).unwrap()
-    }
-
+    /// Every value below 10^8 in steps that touch each digit position,
+    /// split into its digits exactly.
     #[test]
-    fn integers() {
-        for (v, want) in [
-            (0, "0"),
-            (7, "7"),
-            (10, "10"),
-            (99, "99"),
-            (100, "100"),
-            (-1, "-1"),
-            (1_234_567, "1234567"),
-            (i64::MAX, "9223372036854775807"),
-            (i64::MIN, "-9223372036854775808"),
-        ] {
-            assert_eq!(i(v), want);
+    fn digits8_is_exact() {
+        let mut v = 0u32;
+        while v < 100_000_000 {
+            let want: Vec<u8> = format!("{v:08}").bytes().map(|b| b - b'0').collect();
+            assert_eq!(digits8(v).to_le_bytes().to_vec(), want, "{v}");
+            v += if v < 200_000 { 1 } else { 997 };
         }
+        assert_eq!(digits8(99_999_999), u64::from_le_bytes([9; 8]));
     }
 
     /// One case per row of the module table, plus each fast path's edges.
     #[test]
     fn floats_follow_the_layout_table() {
-        for (v, want) in [
-            (0.0, "0.0"),
-            (-0.0, "-0.0"),
-            (5.0, "5.0"),
-            (1200.0, "1200.0"),
-            (4.3, "4.3"),
-            (4.25, "4.25"),
-            (0.001, "0.001"),
-            (0.1, "0.1"),
-            (1.0 / 3.0, "0.3333333333333333"),
-            (0.00001, "0.00001"),
-            (0.000001, "1e-6"),
-            (0.0000012, "1.2e-6"),
-            (1e15, "1000000000000000.0"),
-            (9007199254740993.0, "9007199254740992.0"),
-            (1e16, "1e+16"),
-            (1.5e16, "1.5e+16"),
-            (123456789.125, "123456789.125"),
-            (1e21, "1e+21"),
-            (f64::MAX, "1.7976931348623157e+308"),
-            (f64::MIN_POSITIVE, "2.2250738585072014e-308"),
-            (f64::from_bits(1), "5e-324"),
-            (-2.5, "-2.5"),
-        ] {
-            assert_eq!(f(v), want, "{v:e}");
+        #[rustfmt::skip]
+        let cases = [
+            (0.0, "0.0"), (-0.0, "-0.0"), (5.0, "5.0"), (1200.0, "1200.0"), (4.3, "4.3"), (4.25, "4.25"),
+            (0.001, "0.001"), (0.1, "0.1"), (1.0 / 3.0, "0.3333333333333333"), (0.00001, "0.00001"),
+            (0.000001, "1e-6"), (0.0000012, "1.2e-6"), (1e15, "1000000000000000.0"),
+            (9007199254740993.0, "9007199254740992.0"), (1e16, "1e+16"), (1.5e16, "1.5e+16"),
+            (123456789.125, "123456789.125"), (1e21, "1e+21"), (f64::MAX, "1.7976931348623157e+308"),
+            (f64::MIN_POSITIVE, "2.2250738585072014e-308"), (f64::from_bits(1), "5e-324"), (-2.5, "-2.5"),
+        ];
+        for (v, want) in cases {
+            let mut out = Vec::new();
+            write_f64(&mut out, v);
+            assert_eq!(String::from_utf8(out).unwrap(), want, "{v:e}");
         }
     }
 }

@@ -1,5 +1,5 @@
 //! Byte tables of the JSON codec: which bytes a string must escape (and how),
-//! the value of each hex digit, and the two-digit pairs of integer formatting.
+//! the hex digits of `\u00XX`, and the eight-bytes-at-a-time test for them.
 //!
 //! RFC 8259 §7: inside a string, `"`, `\` and the control characters
 //! U+0000..=U+001F must be escaped; everything else (including `/`, DEL and
@@ -54,44 +54,37 @@ pub static ESCAPE: [u8; 256] = [
 /// Lowercase hex digits of `\u00XX` escapes (serde_json's spelling).
 pub static HEX_DIGITS: [u8; 16] = *b"0123456789abcdef";
 
-/// "00", "01", …, "99" back to back: integer formatting writes two digits
-/// per division by 100 (the itoa technique).
-pub static DIGIT_PAIRS: [u8; 200] = digit_pairs();
+const LO: u64 = 0x0101_0101_0101_0101;
+/// The top bit of each byte of a word.
+pub const HI: u64 = 0x8080_8080_8080_8080;
 
-const fn digit_pairs() -> [u8; 200] {
-    let mut t = [0u8; 200];
-    let mut i = 0;
-    while i < 100 {
-        t[2 * i] = b'0' + (i / 10) as u8;
-        t[2 * i + 1] = b'0' + (i % 10) as u8;
-        i += 1;
-    }
-    t
+/// For each byte of `w` that [`ESCAPE`] marks (below 0x20, `"`, `\`), the
+/// top bit of that byte or of one above it set in the result (a borrow can
+/// flag a byte above a marked one, never a word without one); before the
+/// final `& HI`, so results can be or-ed and masked once. Zero after
+/// `& HI` exactly when no byte is marked.
+#[inline(always)]
+pub fn marked(w: u64) -> u64 {
+    // Some byte < 0x20 (exact for thresholds <= 0x80).
+    let ctrl = w.wrapping_sub(LO * 0x20) & !w;
+    // Some byte equal to `"` / `\`: xor makes it zero, then "has a zero byte".
+    let q = w ^ (LO * u64::from(b'"'));
+    let quote = q.wrapping_sub(LO) & !q;
+    let b = w ^ (LO * u64::from(b'\\'));
+    let backslash = b.wrapping_sub(LO) & !b;
+    ctrl | quote | backslash
 }
 
 /// Index of the first byte of `s[from..]` that [`ESCAPE`] marks, or `s.len()`.
 ///
-/// Eight bytes at a time (SWAR): a word has a byte `< 0x20`, `== '"'` or
-/// `== '\\'` exactly when one of the three classic bit tricks below fires,
-/// and the lowest flag marks the first such byte; the last < 8 bytes of the
-/// input go through the table one by one. Both the writer (runs to copy) and the
-/// parser (runs to validate) use it, so they agree on the set by construction.
+/// Eight bytes at a time (SWAR, [`marked`]), the lowest flag marking the
+/// first special byte; the last < 8 bytes of the input go through the table
+/// one by one. Both the writer (runs to copy) and the parser (runs to
+/// validate) use it, so they agree on the set by construction.
 #[inline]
 pub fn find_special(s: &[u8], mut i: usize) -> usize {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
     while let Some(chunk) = s.get(i..i + 8) {
-        let w = u64::from_le_bytes([
-            chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7],
-        ]);
-        // Some byte < 0x20 (exact for thresholds <= 0x80).
-        let ctrl = w.wrapping_sub(LO * 0x20) & !w;
-        // Some byte equal to '"' / '\\': xor makes it zero, then "has zero byte".
-        let q = w ^ (LO * u64::from(b'"'));
-        let quote = q.wrapping_sub(LO) & !q;
-        let b = w ^ (LO * u64::from(b'\\'));
-        let backslash = b.wrapping_sub(LO) & !b;
-        let hits = (ctrl | quote | backslash) & HI;
+        let hits = marked(u64::from_le_bytes(chunk.try_into().expect("8 bytes"))) & HI;
         if hits != 0 {
             // The lowest flagged byte is exact (a false flag can only sit
             // above a true one, where a borrow ran on): little-endian, so it
@@ -124,12 +117,6 @@ mod tests {
         assert_eq!(ESCAPE[0x1F], b'u');
         assert_eq!(ESCAPE[0x7F], 0, "DEL is written raw, as serde_json does");
         assert_eq!(ESCAPE[b'/' as usize], 0);
-    }
-
-    #[test]
-    fn digit_pairs() {
-        assert_eq!(&DIGIT_PAIRS[..6], b"000102");
-        assert_eq!(&DIGIT_PAIRS[198..], b"99");
     }
 
     /// The SWAR scan agrees with the byte-at-a-time definition at every

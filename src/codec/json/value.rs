@@ -6,7 +6,7 @@
 //! recurses once per level), and the tree is built only from bytes actually
 //! present, so its size is proportional to the input.
 
-use super::lexer::{Lexer, Str, describe};
+use super::lexer::{Lexer, Str, out_of_range};
 use crate::codec::{DecodeError, ErrorKind};
 
 /// Deepest nesting [`parse`] accepts (the outermost value is level 1).
@@ -152,50 +152,16 @@ fn value(lx: &mut Lexer<'_>, depth: usize) -> Result<JsonValue> {
     }
 }
 
-/// RFC 8259 §6: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+/// RFC 8259 §6, scanned by [`Lexer::number_token`]: an integer when the
+/// text has no fraction or exponent and fits `i64`, else the nearest f64.
 fn number(lx: &mut Lexer<'_>) -> Result<Number> {
-    let b = lx.bytes;
     let start = lx.pos;
-    let mut i = start;
-    let digits = |i: &mut usize| {
-        let from = *i;
-        while b.get(*i).is_some_and(u8::is_ascii_digit) {
-            *i += 1;
-        }
-        *i > from
-    };
-    let fail = |at: usize, expected: &'static str| match b.get(at) {
-        Some(&c) => DecodeError::unexpected(at, expected, describe(c)),
-        None => DecodeError::eof(at, expected),
-    };
-    if b.get(i) == Some(&b'-') {
-        i += 1;
+    let first = start + usize::from(lx.bytes.get(start) == Some(&b'-'));
+    if !lx.bytes.get(first).is_some_and(u8::is_ascii_digit) {
+        lx.pos = first;
+        return Err(lx.error_here("digit"));
     }
-    match b.get(i) {
-        Some(b'0') => i += 1,
-        Some(b'1'..=b'9') => {
-            digits(&mut i);
-        }
-        _ => return Err(fail(i, "digit")),
-    }
-    let mut integer = true;
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        integer = false;
-        if !digits(&mut i) {
-            return Err(fail(i, "digit after '.'"));
-        }
-    }
-    if let Some(b'e' | b'E') = b.get(i) {
-        i += 1;
-        integer = false;
-        if let Some(b'+' | b'-') = b.get(i) {
-            i += 1;
-        }
-        if !digits(&mut i) {
-            return Err(fail(i, "digit in exponent"));
-        }
-    }
+    let (_, i, integer) = lx.number_token("digit")?;
     let text = &lx.text[start..i];
     lx.pos = i;
     if integer && let Ok(v) = text.parse::<i64>() {
@@ -203,13 +169,7 @@ fn number(lx: &mut Lexer<'_>) -> Result<Number> {
     }
     match text.parse::<f64>() {
         Ok(v) if v.is_finite() => Ok(Number::Float(v)),
-        _ => Err(DecodeError::new(
-            start,
-            ErrorKind::OutOfRange {
-                what: "JSON number (f64)",
-                value: text.to_string(),
-            },
-        )),
+        _ => Err(out_of_range(start, "JSON number (f64)", text.as_bytes())),
     }
 }
 

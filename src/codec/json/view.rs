@@ -1,16 +1,15 @@
-//! The JSON borrowed view: the catalog read in place, strings as slices of
-//! the text.
+//! The JSON reader: the catalog read in place on the [`Lexer`], strings as
+//! slices of the text; the owned decode ([`decode`](super::decode)) copies
+//! each product out of it as soon as it is read and checked.
 //!
 //! # Wire format
 //!
-//! The grammar [`parse`](super::parse) reads (see the module doc of
-//! [`json`](super)), on the same [`Lexer`]: any whitespace, keys in any
-//! order, unknown keys skipped, a missing `discount_percent` read as
-//! `null`. The checks and error offsets are the owned parser's; the key
-//! tables are restated here so the two files stay independent. A product
-//! spelled exactly as our writer spells it is read by one straight run of
-//! token compares and values (`canonical`); any other spelling is read
-//! again from its `{` by the grammar, which gives every error.
+//! The grammar of the module doc of [`json`](super): any whitespace, keys in
+//! any order, unknown keys skipped, a missing `discount_percent` read as
+//! `null`. A product spelled exactly as our writer spells it is read by one
+//! straight run of token compares and values (`canonical`); any other
+//! spelling is read again from its `{` by the grammar, which gives every
+//! error.
 //!
 //! **Strings with escapes** are validated up front — the lexer decodes every
 //! escape once, into its one scratch buffer, refusing bad escapes and lone
@@ -20,11 +19,11 @@
 //! allocates per string, escaped or not, and a reader that needs a `&str`
 //! pays for unescaping only the strings it reads.
 
-use super::lexer::{IntField, Keys, Lexer, Str, Token};
+use super::lexer::{IntField, Keys, Lexer, Str, Token, int_field};
 use crate::codec::record::{self, Seen};
 use crate::codec::view::{ProductReader, ProductView, Text, VariantView, check_list};
 use crate::codec::{DecodeError, ErrorKind, utf8};
-use crate::model::{self, MAX_TAGS, MAX_VARIANTS, Status};
+use crate::model::{self, Dimensions, MAX_TAGS, MAX_VARIANTS, Status};
 
 type Result<T> = std::result::Result<T, DecodeError>;
 
@@ -53,17 +52,6 @@ const DISCOUNT_PERCENT_KEY: usize = 14;
 keys!(DIMENSION_KEYS: "width_mm", "height_mm", "depth_mm", "weight_g");
 keys!(VARIANT_KEYS: "sku", "color", "size", "price_cents", "stock");
 keys!(CATALOG_KEYS: "products");
-
-macro_rules! int_field {
-    ($name:literal, $ty:ty) => {
-        IntField {
-            expected: concat!("integer for `", $name, "`"),
-            what: concat!("`", $name, "` (", stringify!($ty), ")"),
-            min: <$ty>::MIN as i64,
-            max: <$ty>::MAX as i64,
-        }
-    };
-}
 
 const ID: IntField = int_field!("id", i64);
 const PRICE_CENTS: IntField = int_field!("price_cents", i64);
@@ -136,39 +124,23 @@ pub(super) fn read<'a>(
 ) -> Result<(usize, ViewReader<'a>)> {
     let text = utf8::text(bytes)?;
     let mut lx = Lexer::new(text);
-    lx.expect(b'{', "'{' (start of the catalog)")?;
     let mut products = None;
-    let mut first = true;
-    while let Some((field, at)) = lx.member(&mut first, &CATALOG_KEYS, 0)? {
-        match field {
-            Some(_) => {
-                if products.is_some() {
-                    return Err(DecodeError::new(at, ErrorKind::DuplicateField { field: "products" }));
-                }
-                lx.expect(b'[', "'[' (start of the products array)")?;
-                let start = ViewReader {
-                    tolerant,
-                    ..ViewReader::at(text, lx.pos)
-                };
-                let mut list = start.clone();
-                list.lx.scratch = std::mem::take(&mut lx.scratch);
-                let count = check_list(&mut list, MINIMAL_PRODUCT.len(), &mut each)?;
-                lx = list.lx;
-                products = Some((count, start));
-            }
-            None => lx.skip_value(CATALOG_LEVEL)?,
-        }
-    }
-    let view = match products {
-        Some(view) => view,
-        None if tolerant => (0, ViewReader::at(text, lx.pos)),
-        None => {
-            return Err(DecodeError::new(
-                lx.pos - 1,
-                ErrorKind::MissingField { field: "products" },
-            ));
-        }
-    };
+    let keys = (&CATALOG_KEYS, CATALOG_LEVEL, u32::from(!tolerant));
+    record(&mut lx, "'{' (start of the catalog)", keys, |lx, _| {
+        lx.expect(b'[', "'[' (start of the products array)")?;
+        let start = ViewReader {
+            tolerant,
+            ..ViewReader::at(text, lx.pos)
+        };
+        let mut list = start.clone();
+        list.lx.scratch = std::mem::take(&mut lx.scratch);
+        let count = check_list(&mut list, MINIMAL_PRODUCT.len(), &mut each)?;
+        *lx = list.lx;
+        products = Some((count, start));
+        Ok(())
+    })?;
+    // Only a tolerant read gets here without `products`: an empty catalog.
+    let view = products.unwrap_or_else(|| (0, ViewReader::at(text, lx.pos)));
     lx.skip_ws();
     if lx.pos < bytes.len() {
         return Err(DecodeError::new(
@@ -258,21 +230,15 @@ fn product<'a>(lx: &mut Lexer<'a>, index: usize, tolerant: bool, p: &mut Product
 /// unknown keys skipped; every error at its offset.
 #[inline(never)]
 fn product_by_grammar<'a>(lx: &mut Lexer<'a>, index: usize, tolerant: bool, p: &mut ProductView<'a>) -> Result<()> {
-    lx.expect(b'{', "'{' (start of a product)")?;
     if tolerant {
         // Any field may be missing: each starts at its zero value.
         *p = ProductView::default();
     }
     // The one optional field; every other one is written before `}`.
     p.discount_percent = None;
-    let (mut seen, mut hint, mut first) = (Seen::default(), 0, true);
-    while let Some((field, at)) = lx.member(&mut first, &PRODUCT_KEYS, hint)? {
-        let Some(f) = field else {
-            lx.skip_value(PRODUCT_LEVEL)?;
-            continue;
-        };
-        seen.mark(f, at, || PRODUCT_KEYS.names[f])?;
-        hint = f + 1;
+    let required = record::all(PRODUCT_KEYS.names.len()) & !(1 << DISCOUNT_PERCENT_KEY);
+    let keys = (&PRODUCT_KEYS, PRODUCT_LEVEL, if tolerant { 0 } else { required });
+    record(lx, "'{' (start of a product)", keys, |lx, f| {
         match f {
             0 => p.id = lx.integer(&ID)?,
             1 => p.sku = text(lx, "string for `sku`")?,
@@ -285,9 +251,20 @@ fn product_by_grammar<'a>(lx: &mut Lexer<'a>, index: usize, tolerant: bool, p: &
             8 => p.in_stock = lx.boolean("true or false for `in_stock`")?,
             9 => p.stock = lx.integer(&STOCK)? as i32,
             10 => p.status = read_status(lx)?,
-            11 => tags(lx, p, index)?,
-            12 => dimensions(lx, p, tolerant)?,
-            13 => variants(lx, p, index, tolerant)?,
+            11 => {
+                p.tags.clear();
+                let item = |lx: &mut Lexer<'a>| text(lx, "string (a tag)");
+                list(lx, "'[' (start of `tags`)", (index, "tags", MAX_TAGS), item, |t| {
+                    p.tags.push(t)
+                })?;
+            }
+            12 => p.dimensions = dimensions(lx, tolerant)?,
+            13 => {
+                p.variants.clear();
+                let item = |lx: &mut Lexer<'a>| variant(lx, tolerant);
+                let max = (index, "variants", MAX_VARIANTS);
+                list(lx, "'[' (start of `variants`)", max, item, |v| p.variants.push(v))?;
+            }
             14 => {
                 p.discount_percent = if lx.null() {
                     None
@@ -298,10 +275,7 @@ fn product_by_grammar<'a>(lx: &mut Lexer<'a>, index: usize, tolerant: bool, p: &
             15 => p.created_at_ms = lx.integer(&CREATED_AT_MS)?,
             _ => p.image_url = text(lx, "string for `image_url`")?,
         }
-    }
-    let required = record::all(PRODUCT_KEYS.names.len()) & !(1 << DISCOUNT_PERCENT_KEY);
-    seen.check(if tolerant { 0 } else { required }, lx.pos - 1, |i| {
-        PRODUCT_KEYS.names[i]
+        Ok(())
     })
 }
 
@@ -320,39 +294,21 @@ mod canonical {
     use super::{Lexer, ProductView, Str, Text, Token, VariantView, read_status};
     use crate::model::{MAX_TAGS, MAX_VARIANTS};
 
-    /// `,"name":`: a member after the first one.
-    const fn next(name: &str) -> Token {
-        Token::new(&[b",\"", name.as_bytes(), b"\":"])
+    /// Consumes exactly `text` (one [`Token`], built at compile time), or
+    /// returns `None` from the caller.
+    macro_rules! eat {
+        ($lx:expr, $text:expr) => {
+            if !$lx.eat(&const { Token::new(&[$text.as_bytes()]) }) {
+                return None;
+            }
+        };
     }
 
-    const ID: Token = Token::new(&[b"{\"id\":"]);
-    const SKU: Token = next("sku");
-    const NAME: Token = next("name");
-    const DESCRIPTION: Token = next("description");
-    const PRICE_CENTS: Token = next("price_cents");
-    const CURRENCY: Token = next("currency");
-    const RATING: Token = next("rating");
-    const REVIEW_COUNT: Token = next("review_count");
-    const IN_STOCK: Token = next("in_stock");
-    const STOCK: Token = next("stock");
-    const STATUS: Token = next("status");
-    const TAGS: Token = Token::new(&[b",\"tags\":["]);
-    const DIMENSIONS: Token = Token::new(&[b",\"dimensions\":{"]);
-    const WIDTH_MM: Token = Token::key("width_mm");
-    const HEIGHT_MM: Token = next("height_mm");
-    const DEPTH_MM: Token = next("depth_mm");
-    const WEIGHT_G: Token = next("weight_g");
-    const VARIANTS: Token = Token::new(&[b",\"variants\":["]);
-    const VARIANT_SKU: Token = Token::new(&[b"{\"sku\":"]);
-    const COLOR: Token = next("color");
-    const SIZE: Token = next("size");
-    const DISCOUNT_PERCENT: Token = next("discount_percent");
-    const CREATED_AT_MS: Token = next("created_at_ms");
-    const IMAGE_URL: Token = next("image_url");
-
-    #[inline(always)]
-    fn key(lx: &mut Lexer<'_>, t: &Token) -> Option<()> {
-        lx.eat(t).then_some(())
+    /// Consumes `,"name":`, a member after the first one, as [`eat!`].
+    macro_rules! next {
+        ($lx:expr, $name:literal) => {
+            eat!($lx, concat!(",\"", $name, "\":"))
+        };
     }
 
     /// Consumes `b` if it is the next byte.
@@ -381,43 +337,43 @@ mod canonical {
 
     #[inline(always)]
     pub(super) fn product<'a>(lx: &mut Lexer<'a>, p: &mut ProductView<'a>) -> Option<()> {
-        key(lx, &ID)?;
+        eat!(lx, r#"{"id":"#);
         p.id = lx.integer(&super::ID).ok()?;
-        key(lx, &SKU)?;
+        next!(lx, "sku");
         text(lx, &mut p.sku)?;
-        key(lx, &NAME)?;
+        next!(lx, "name");
         text(lx, &mut p.name)?;
-        key(lx, &DESCRIPTION)?;
+        next!(lx, "description");
         text(lx, &mut p.description)?;
-        key(lx, &PRICE_CENTS)?;
+        next!(lx, "price_cents");
         p.price_cents = lx.integer(&super::PRICE_CENTS).ok()?;
-        key(lx, &CURRENCY)?;
+        next!(lx, "currency");
         text(lx, &mut p.currency)?;
-        key(lx, &RATING)?;
+        next!(lx, "rating");
         p.rating = lx.float("number for `rating`", "`rating` (finite f64)").ok()?;
-        key(lx, &REVIEW_COUNT)?;
+        next!(lx, "review_count");
         p.review_count = lx.integer(&super::REVIEW_COUNT).ok()? as i32;
-        key(lx, &IN_STOCK)?;
+        next!(lx, "in_stock");
         p.in_stock = lx.boolean("true or false for `in_stock`").ok()?;
-        key(lx, &STOCK)?;
+        next!(lx, "stock");
         p.stock = lx.integer(&super::STOCK).ok()? as i32;
-        key(lx, &STATUS)?;
+        next!(lx, "status");
         p.status = read_status(lx).ok()?;
-        key(lx, &TAGS)?;
+        eat!(lx, r#","tags":["#);
         tags(lx, p)?;
-        key(lx, &DIMENSIONS)?;
+        eat!(lx, r#","dimensions":{"#);
         dimensions(lx, p)?;
-        key(lx, &VARIANTS)?;
+        eat!(lx, r#","variants":["#);
         variants(lx, p)?;
-        key(lx, &DISCOUNT_PERCENT)?;
+        next!(lx, "discount_percent");
         p.discount_percent = if lx.null() {
             None
         } else {
             Some(lx.integer(&super::DISCOUNT_PERCENT).ok()? as i32)
         };
-        key(lx, &CREATED_AT_MS)?;
+        next!(lx, "created_at_ms");
         p.created_at_ms = lx.integer(&super::CREATED_AT_MS).ok()?;
-        key(lx, &IMAGE_URL)?;
+        next!(lx, "image_url");
         text(lx, &mut p.image_url)?;
         byte(lx, b'}').then_some(())
     }
@@ -447,13 +403,13 @@ mod canonical {
     fn dimensions(lx: &mut Lexer<'_>, p: &mut ProductView<'_>) -> Option<()> {
         let [width, height, depth, weight] = &super::DIMENSIONS;
         let d = &mut p.dimensions;
-        key(lx, &WIDTH_MM)?;
+        eat!(lx, r#""width_mm":"#);
         d.width_mm = lx.integer(width).ok()? as i32;
-        key(lx, &HEIGHT_MM)?;
+        next!(lx, "height_mm");
         d.height_mm = lx.integer(height).ok()? as i32;
-        key(lx, &DEPTH_MM)?;
+        next!(lx, "depth_mm");
         d.depth_mm = lx.integer(depth).ok()? as i32;
-        key(lx, &WEIGHT_G)?;
+        next!(lx, "weight_g");
         d.weight_g = lx.integer(weight).ok()? as i32;
         byte(lx, b'}').then_some(())
     }
@@ -470,15 +426,15 @@ mod canonical {
                 return None;
             }
             let (mut sku, mut color, mut size) = Default::default();
-            key(lx, &VARIANT_SKU)?;
+            eat!(lx, r#"{"sku":"#);
             text(lx, &mut sku)?;
-            key(lx, &COLOR)?;
+            next!(lx, "color");
             text(lx, &mut color)?;
-            key(lx, &SIZE)?;
+            next!(lx, "size");
             text(lx, &mut size)?;
-            key(lx, &PRICE_CENTS)?;
+            next!(lx, "price_cents");
             let price_cents = lx.integer(&super::PRICE_CENTS).ok()?;
-            key(lx, &STOCK)?;
+            next!(lx, "stock");
             let stock = lx.integer(&super::STOCK).ok()? as i32;
             if !byte(lx, b'}') {
                 return None;
@@ -497,116 +453,105 @@ mod canonical {
     }
 }
 
-/// A list over the model's limit: the rest is read (every item checked)
-/// and the error names the whole count, at the list's `[`.
-#[cold]
-#[inline(never)]
-fn too_many<'a>(
+/// One object after optional whitespace, from its `{` (`open` names it in
+/// errors): members of `keys` in any order, each value read by `field` with
+/// the key's index, unknown keys' values skipped at nesting `level`, a
+/// repeated key refused at its quote and then the first of `required`
+/// never read named at the `}`.
+fn record<'a>(
     lx: &mut Lexer<'a>,
-    at: usize,
-    (index, field, max): (usize, &str, usize),
-    first: &mut bool,
-    mut item: impl FnMut(&mut Lexer<'a>) -> Result<()>,
-) -> DecodeError {
-    let mut count = max;
-    loop {
-        if let Err(e) = item(lx) {
-            return e;
-        }
-        count += 1;
-        match lx.next_element(first) {
-            Ok(true) => {}
-            Ok(false) => break,
-            Err(e) => return e,
-        }
+    open: &'static str,
+    (keys, level, required): (&Keys, usize, u32),
+    mut field: impl FnMut(&mut Lexer<'a>, usize) -> Result<()>,
+) -> Result<()> {
+    lx.expect(b'{', open)?;
+    let (mut seen, mut hint, mut first) = (Seen::default(), 0, true);
+    while let Some((found, at)) = lx.member(&mut first, keys, hint)? {
+        let Some(f) = found else {
+            lx.skip_value(level)?;
+            continue;
+        };
+        seen.mark(f, at, || keys.names[f])?;
+        hint = f + 1;
+        field(lx, f)?;
     }
-    DecodeError::invalid(
-        at,
-        model::too_many_items(index, field, max, format_args!("found {count}")),
-    )
+    seen.check(required, lx.pos - 1, |i| keys.names[i])
 }
 
-fn tags<'a>(lx: &mut Lexer<'a>, p: &mut ProductView<'a>, index: usize) -> Result<()> {
-    lx.expect(b'[', "'[' (start of `tags`)")?;
-    let at = lx.pos - 1;
-    p.tags.clear();
-    let mut first = true;
+/// A list after its `[` (`open` names it in errors), each item read by
+/// `item` and handed to `push`, at most `max` of them for the product at
+/// `index`: past the limit the rest is read (every item checked) and the
+/// error names the whole count, at the `[`.
+fn list<'a, T>(
+    lx: &mut Lexer<'a>,
+    open: &'static str,
+    (index, field, max): (usize, &str, usize),
+    mut item: impl FnMut(&mut Lexer<'a>) -> Result<T>,
+    mut push: impl FnMut(T),
+) -> Result<()> {
+    lx.expect(b'[', open)?;
+    let (at, mut count, mut first) = (lx.pos - 1, 0, true);
     while lx.next_element(&mut first)? {
-        if p.tags.len() == MAX_TAGS {
-            return Err(too_many(lx, at, (index, "tags", MAX_TAGS), &mut first, |lx| {
-                text(lx, "string (a tag)").map(drop)
-            }));
+        let x = item(lx)?;
+        if count < max {
+            push(x);
         }
-        p.tags.push(text(lx, "string (a tag)")?);
+        count += 1;
+    }
+    if count > max {
+        let e = model::too_many_items(index, field, max, format_args!("found {count}"));
+        return Err(DecodeError::invalid(at, e));
     }
     Ok(())
 }
 
-fn dimensions(lx: &mut Lexer<'_>, p: &mut ProductView<'_>, tolerant: bool) -> Result<()> {
-    lx.expect(b'{', "'{' (start of `dimensions`)")?;
+fn dimensions(lx: &mut Lexer<'_>, tolerant: bool) -> Result<Dimensions> {
     let mut v = [0i32; 4];
-    let (mut seen, mut hint, mut first) = (Seen::default(), 0, true);
-    while let Some((field, at)) = lx.member(&mut first, &DIMENSION_KEYS, hint)? {
-        let Some(f) = field else {
-            lx.skip_value(NESTED_LEVEL)?;
-            continue;
-        };
-        seen.mark(f, at, || DIMENSION_KEYS.names[f])?;
-        hint = f + 1;
-        v[f] = lx.integer(&DIMENSIONS[f])? as i32;
-    }
     let required = if tolerant {
         0
     } else {
         record::all(DIMENSION_KEYS.names.len())
     };
-    seen.check(required, lx.pos - 1, |i| DIMENSION_KEYS.names[i])?;
-    let d = &mut p.dimensions;
-    [d.width_mm, d.height_mm, d.depth_mm, d.weight_g] = v;
-    Ok(())
-}
-
-fn variants<'a>(lx: &mut Lexer<'a>, p: &mut ProductView<'a>, index: usize, tolerant: bool) -> Result<()> {
-    lx.expect(b'[', "'[' (start of `variants`)")?;
-    let at = lx.pos - 1;
-    p.variants.clear();
-    let mut first = true;
-    while lx.next_element(&mut first)? {
-        if p.variants.len() == MAX_VARIANTS {
-            return Err(too_many(lx, at, (index, "variants", MAX_VARIANTS), &mut first, |lx| {
-                variant(lx, tolerant).map(drop)
-            }));
-        }
-        p.variants.push(variant(lx, tolerant)?);
-    }
-    Ok(())
+    record(
+        lx,
+        "'{' (start of `dimensions`)",
+        (&DIMENSION_KEYS, NESTED_LEVEL, required),
+        |lx, f| {
+            v[f] = lx.integer(&DIMENSIONS[f])? as i32;
+            Ok(())
+        },
+    )?;
+    let [width_mm, height_mm, depth_mm, weight_g] = v;
+    Ok(Dimensions {
+        width_mm,
+        height_mm,
+        depth_mm,
+        weight_g,
+    })
 }
 
 fn variant<'a>(lx: &mut Lexer<'a>, tolerant: bool) -> Result<VariantView<'a>> {
-    lx.expect(b'{', "'{' (start of a variant)")?;
     let mut v = VariantView::default();
-    let (mut seen, mut hint, mut first) = (Seen::default(), 0, true);
-    while let Some((field, at)) = lx.member(&mut first, &VARIANT_KEYS, hint)? {
-        let Some(f) = field else {
-            lx.skip_value(VARIANT_LEVEL)?;
-            continue;
-        };
-        seen.mark(f, at, || VARIANT_KEYS.names[f])?;
-        hint = f + 1;
-        match f {
-            0 => v.sku = text(lx, "string for `sku`")?,
-            1 => v.color = text(lx, "string for `color`")?,
-            2 => v.size = text(lx, "string for `size`")?,
-            3 => v.price_cents = lx.integer(&PRICE_CENTS)?,
-            _ => v.stock = lx.integer(&STOCK)? as i32,
-        }
-    }
     let required = if tolerant {
         0
     } else {
         record::all(VARIANT_KEYS.names.len())
     };
-    seen.check(required, lx.pos - 1, |i| VARIANT_KEYS.names[i])?;
+    record(
+        lx,
+        "'{' (start of a variant)",
+        (&VARIANT_KEYS, VARIANT_LEVEL, required),
+        |lx, f| {
+            match f {
+                0 => v.sku = text(lx, "string for `sku`")?,
+                1 => v.color = text(lx, "string for `color`")?,
+                2 => v.size = text(lx, "string for `size`")?,
+                3 => v.price_cents = lx.integer(&PRICE_CENTS)?,
+                _ => v.stock = lx.integer(&STOCK)? as i32,
+            }
+            Ok(())
+        },
+    )?;
     Ok(v)
 }
 
@@ -615,15 +560,6 @@ mod tests {
     use super::*;
     use crate::codec::Format;
     use crate::fixtures;
-
-    #[test]
-    fn view_equals_the_owned_decode() {
-        let c = fixtures::catalog(50);
-        let bytes = Format::Json.encode_to_vec(&c.products).unwrap();
-        let view = crate::codec::Format::Json.decode_view(&bytes).unwrap();
-        assert_eq!(view.len(), 50);
-        assert_eq!(view.to_catalog().unwrap(), c);
-    }
 
     /// Every product our writer writes takes the straight path, and reads
     /// back equal.
@@ -645,53 +581,6 @@ mod tests {
         assert_eq!(&text[lx.pos..], "]}");
     }
 
-    /// ViewReader spelled otherwise leave the straight path at the first
-    /// byte that differs and read (or fail) exactly as the owned parser
-    /// reads them.
-    #[test]
-    fn other_spellings_read_as_the_owned_parser_reads_them() {
-        let c = fixtures::catalog(1);
-        let text = String::from_utf8(Format::Json.encode_to_vec(&c.products).unwrap()).unwrap();
-        let edits = [
-            (r#"{"id""#, r#"{ "id""#),
-            (r#","sku""#, r#", "sku""#),
-            (r#""sku":"#, r#""sku": "#),
-            (r#""tags":["#, r#""tags":[ "#),
-            (r#""tags":["gift"]"#, r#""tags":["a","b","c","d","e","f"]"#),
-            (r#""tags":["gift"]"#, r#""tags":[]"#),
-            (r#""tags":["gift"]"#, r#""tags":["gift",]"#),
-            (r#""width_mm""#, r#""extra":{},"width_mm""#),
-            (r#""size":"XS""#, r#""size":"XS""#),
-            (r#""size":"XS""#, r#""size":"X\qS""#),
-            (r#""size":"XS""#, r#""size":"XS","size":"M""#),
-            (r#""stock":10}"#, r#""stock":10,"x":null}"#),
-            (
-                r#""variants":[{"#,
-                r#""variants":[{"sku":"a","color":"b","size":"c","price_cents":1,"stock":1},{"sku":"a","color":"b","size":"c","price_cents":1,"stock":1},{"#,
-            ),
-            (r#","stock":33"#, r#","extra":[1,{"a":[]}],"stock":33"#),
-            (r#","discount_percent":null"#, ""),
-            (r#""discount_percent":null"#, r#""discount_percent":7"#),
-            (r#""discount_percent":null"#, r#""discount_percent":"7""#),
-            (r#","image_url""#, r#","name":"again","image_url""#),
-            (r#""price_cents":137479"#, r#""price_cents":-1"#),
-            (r#""review_count":10975"#, r#""review_count":1e3"#),
-            (r#""rating":4.5"#, r#""rating":4.5e0"#),
-            (r#""in_stock":true"#, r#""in_stock":tru"#),
-            (r#""status":"active""#, r#""status":"activ""#),
-            (r#".jpg"}"#, r#".jpg" }"#),
-            (r#".jpg"}"#, r#".jpg""#),
-        ];
-        for (from, to) in edits {
-            assert!(text.contains(from), "{from}");
-            let edited = text.replacen(from, to, 1);
-            let view = crate::codec::Format::Json
-                .decode_view(edited.as_bytes())
-                .and_then(|v| v.to_catalog());
-            assert_eq!(view, Format::Json.decode(edited.as_bytes()), "{to}");
-        }
-    }
-
     #[test]
     fn escapes_are_decoded_lazily() {
         let cases = [
@@ -707,21 +596,5 @@ mod tests {
             assert!(t.eq_str(want));
             assert_eq!(t.to_string(), want);
         }
-    }
-
-    #[test]
-    fn escaped_keys_and_values_match_the_owned_parser() {
-        let c = fixtures::catalog(1);
-        let text = String::from_utf8(Format::Json.encode_to_vec(&c.products).unwrap()).unwrap();
-        let forged = text
-            .replacen("\"sku\"", "\"\\u0073ku\"", 1)
-            .replacen("\"active\"", "\"\\u0061ctive\"", 1)
-            .replacen("\"draft\"", "\"dr\\u0061ft\"", 1)
-            .replacen("\"discontinued\"", "\"discontinue\\u0064\"", 1)
-            .replacen("\"USD\"", " \"\\u0055SD\"", 1)
-            .replacen("\"THB\"", "\"TH\\u0042\"", 1);
-        let owned = Format::Json.decode(forged.as_bytes()).unwrap();
-        let view = crate::codec::Format::Json.decode_view(forged.as_bytes()).unwrap();
-        assert_eq!(view.to_catalog().unwrap(), owned);
     }
 }

@@ -25,8 +25,8 @@
 //! Nothing is zero-filled first. A product that does not fit grows `out`
 //! and is written again from its start; no allocation happens per field.
 
-use super::number::write_f64;
-use super::tables::{ESCAPE, HEX_DIGITS, UU, find_special};
+use super::number::{ASCII_ZEROS, digits8, short_decimal, write_f64};
+use super::tables::{ESCAPE, HEX_DIGITS, HI, UU, find_special, marked};
 use crate::codec::EncodeError;
 use crate::codec::spare::{self, Stop};
 use crate::model::{Product, Variant};
@@ -61,7 +61,8 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
         let i = find_special(s, run);
         let Some(&b) = s.get(i) else { break };
         out.extend_from_slice(&s[run..i]);
-        out.extend_from_slice(escape(b).as_slice());
+        let (bytes, len) = escape(b);
+        out.extend_from_slice(&bytes[..len]);
         run = i + 1;
     }
     out.extend_from_slice(&s[run..]);
@@ -69,34 +70,16 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
 }
 
 /// The escape of a byte [`ESCAPE`] marks: `\` and its letter, or `\u00XX`,
-/// padded to six bytes, and how many count.
+/// padded to six bytes, and how many count (2 or 6).
 #[inline]
-fn escape(b: u8) -> Escape {
-    let esc = ESCAPE[b as usize];
-    debug_assert!(esc != 0);
-    if esc == UU {
-        Escape(
-            [
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX_DIGITS[(b >> 4) as usize],
-                HEX_DIGITS[(b & 0xF) as usize],
-            ],
-            6,
-        )
-    } else {
-        Escape([b'\\', esc, 0, 0, 0, 0], 2)
-    }
-}
-
-/// An escape's bytes (padded) and how many of them count: 2 or 6.
-struct Escape([u8; 6], usize);
-
-impl Escape {
-    fn as_slice(&self) -> &[u8] {
-        &self.0[..self.1]
+fn escape(b: u8) -> ([u8; 6], usize) {
+    let hex = |nibble: u8| HEX_DIGITS[usize::from(nibble)];
+    match ESCAPE[b as usize] {
+        UU => ([b'\\', b'u', b'0', b'0', hex(b >> 4), hex(b & 0xF)], 6),
+        esc => {
+            debug_assert!(esc != 0);
+            ([b'\\', esc, 0, 0, 0, 0], 2)
+        }
     }
 }
 
@@ -272,7 +255,7 @@ impl Spare<'_> {
             // the limit.
             unsafe { self.put_bytes(&s[run..i]) };
             let Some(&b) = s.get(i) else { break };
-            let Escape(bytes, len) = escape(b);
+            let (bytes, len) = escape(b);
             // The byte itself was counted; the rest of its escape is claimed.
             self.more(len - 1)?;
             // SAFETY: 6 bytes at `at`: the escape's `len` counted ones are
@@ -285,29 +268,6 @@ impl Spare<'_> {
     }
 }
 
-/// `'0'` in every byte: added to eight digits 0..=9, their ASCII.
-const ASCII_ZEROS: u64 = 0x3030_3030_3030_3030;
-
-/// The eight decimal digits of `v` (below 10^8), leading zeros included,
-/// one per byte with the most significant in the lowest byte: the
-/// little-endian bytes are the digits in writing order.
-///
-/// Divisions by multiply and shift, in lanes: `v` splits into two 4-digit
-/// halves (32-bit lanes), each half into two 2-digit pairs (16-bit lanes:
-/// `x / 100 == x * 10486 >> 20` for `x < 10^4`), each pair into two digits
-/// (8-bit lanes: `x / 10 == x * 103 >> 10` for `x < 100`). No lane's
-/// product reaches the next lane, and the mask keeps each quotient's bits
-/// out of the one below.
-#[inline(always)]
-fn digits8(v: u32) -> u64 {
-    debug_assert!(v < 100_000_000);
-    let x = u64::from(v / 10_000) | u64::from(v % 10_000) << 32;
-    let q = ((x * 10_486) >> 20) & 0x0000_007F_0000_007F;
-    let x = q | (x - q * 100) << 16;
-    let q = ((x * 103) >> 10) & 0x000F_000F_000F_000F;
-    q | (x - q * 10) << 8
-}
-
 /// Most bytes [`Spare::put_rating`] counts on its fast paths: a sign, 16
 /// digits and `.0`.
 const RATING_MAX: usize = 19;
@@ -315,68 +275,12 @@ const RATING_MAX: usize = 19;
 /// Most bytes an integer counts: `-9223372036854775808`.
 const INT_MAX: usize = 20;
 
-/// `a` (finite, not negative) as an integer part, a fraction and its
-/// number of decimals (0 for `.0`) when it takes one of [`write_f64`]'s
-/// fast paths, which decide the digits: 0; integers below 2^53; below
-/// 10^9, a value equal to the nearest `n / 10^d` for the first `d` in 1..=3
-/// with one (a last digit of 0 cannot happen and goes to the general case,
-/// as there). `None` for everything else.
-#[inline(always)]
-fn short_decimal(a: f64) -> Option<(u64, u32, usize)> {
-    const POW10: [f64; 4] = [1.0, 10.0, 100.0, 1000.0];
-    if a < 9_007_199_254_740_992.0 {
-        // Exact below 2^53: the cast truncates, so equal means integral
-        // (0 included).
-        let int = a as u64;
-        if int as f64 == a {
-            return Some((int, 0, 0));
-        }
-    }
-    if a < 1e9 {
-        for d in 1..=3 {
-            // `write_f64` rounds half away from zero; adding one half and
-            // truncating differs only where the fraction of `a * 10^d` is
-            // within an ulp of one half, far from the integer `n / 10^d`
-            // must be within to equal `a`, so both reject there.
-            let n = (a * POW10[d] + 0.5) as u64;
-            if n as f64 / POW10[d] == a {
-                if n % 10 == 0 {
-                    return None;
-                }
-                let p = [1, 10, 100, 1000][d];
-                return Some((n / p, (n % p) as u32, d));
-            }
-        }
-    }
-    None
-}
-
 #[cold]
 fn not_finite(v: f64) -> EncodeError {
     EncodeError::Unrepresentable {
         what: "rating",
         value: format!("{v} (JSON numbers are finite)"),
     }
-}
-
-const LO: u64 = 0x0101_0101_0101_0101;
-const HI: u64 = 0x8080_8080_8080_8080;
-
-/// For each byte of `w` that [`ESCAPE`] marks (below 0x20, `"`, `\`), the
-/// top bit of that byte or of one above it set in the result (a borrow can
-/// flag a byte above a marked one, never a word without one); before the
-/// final `& HI`, so results can be or-ed and masked once. Zero after
-/// `& HI` exactly when no byte is marked.
-#[inline(always)]
-fn marked(w: u64) -> u64 {
-    // Some byte < 0x20 (exact for thresholds <= 0x80).
-    let ctrl = w.wrapping_sub(LO * 0x20) & !w;
-    // Some byte equal to `"` / `\`: xor makes it zero, then "has a zero byte".
-    let q = w ^ (LO * u64::from(b'"'));
-    let quote = q.wrapping_sub(LO) & !q;
-    let b = w ^ (LO * u64::from(b'\\'));
-    let backslash = b.wrapping_sub(LO) & !b;
-    ctrl | quote | backslash
 }
 
 #[inline(always)]
@@ -471,55 +375,29 @@ const STATUS: [([u8; 36], usize); 3] = [
     padded(br#","status":"discontinued","tags":["#),
 ];
 
+// No padding reaches past the slack (the spellings themselves are checked
+// by the tests against the field-by-field spelling).
+const _: () = assert!(IN_STOCK[1].0.len() - IN_STOCK[1].1 <= SLACK && STATUS[1].0.len() - STATUS[1].1 <= SLACK);
+
 /// Most bytes counted by a product's fields from the comma before it to the
-/// `tags` bracket, but for the bytes of its four strings.
-const HEAD_MAX: usize = 1
-    + br#"{"id":"#.len()
-    + INT_MAX
-    + br#","sku":""#.len()
-    + br#"","name":""#.len()
-    + br#"","description":""#.len()
-    + br#"","price_cents":"#.len()
-    + INT_MAX
-    + br#","currency":""#.len()
-    + br#"","rating":"#.len()
-    + RATING_MAX
-    + br#","review_count":"#.len()
-    + INT_MAX
-    + IN_STOCK[0].1
-    + INT_MAX
-    + STATUS[2].1;
+/// `tags` bracket, but for the bytes of its four strings: its constants
+/// (the longest `in_stock` and `status` runs), five integers and a rating.
+const HEAD_MAX: usize =
+    r#",{"id":,"sku":"","name":"","description":"","price_cents":,"currency":"","rating":,"review_count":"#.len()
+        + IN_STOCK[0].1
+        + STATUS[2].1
+        + 4 * INT_MAX
+        + RATING_MAX;
 /// Most bytes counted by a tag but for its own.
 const TAG_MAX: usize = br#"",""#.len();
 /// Most bytes counted by the last tag's closing quote, the dimensions and
 /// the `variants` bracket.
-const DIMENSIONS_MAX: usize = 1
-    + br#"],"dimensions":{"width_mm":"#.len()
-    + INT_MAX
-    + br#","height_mm":"#.len()
-    + INT_MAX
-    + br#","depth_mm":"#.len()
-    + INT_MAX
-    + br#","weight_g":"#.len()
-    + INT_MAX
-    + br#"},"variants":["#.len();
+const DIMENSIONS_MAX: usize =
+    r#""],"dimensions":{"width_mm":,"height_mm":,"depth_mm":,"weight_g":},"variants":["#.len() + 4 * INT_MAX;
 /// Most bytes counted by a variant but for the bytes of its three strings.
-const VARIANT_MAX: usize = 1
-    + br#"{"sku":""#.len()
-    + br#"","color":""#.len()
-    + br#"","size":""#.len()
-    + br#"","price_cents":"#.len()
-    + INT_MAX
-    + br#","stock":"#.len()
-    + INT_MAX
-    + br#"}"#.len();
+const VARIANT_MAX: usize = r#",{"sku":"","color":"","size":"","price_cents":,"stock":}"#.len() + 2 * INT_MAX;
 /// Most bytes counted by the last three fields but for the bytes of the image URL.
-const TAIL_MAX: usize = br#"],"discount_percent":"#.len()
-    + INT_MAX
-    + br#","created_at_ms":"#.len()
-    + INT_MAX
-    + br#","image_url":""#.len()
-    + br#""}"#.len();
+const TAIL_MAX: usize = r#"],"discount_percent":,"created_at_ms":,"image_url":""}"#.len() + 2 * INT_MAX;
 
 /// Appends one product (after a comma if `comma`): an object of the 17
 /// fields in field order (docs/SPEC.md, "Field order"). Room is checked
@@ -645,21 +523,19 @@ mod tests {
     use crate::codec::spare::with_spare;
     use crate::model::{Dimensions, Status};
 
-    fn check(s: &str, want: &str) {
-        let mut out = Vec::new();
-        write_str(&mut out, s);
-        assert_eq!(String::from_utf8(out).unwrap(), want);
-    }
-
     #[test]
     fn strings_escape_exactly_rfc_8259_section_7() {
-        check("", r#""""#);
-        check("plain", r#""plain""#);
-        check("a\"b\\c", r#""a\"b\\c""#);
-        check("\n\r\t\u{8}\u{c}", r#""\n\r\t\b\f""#);
-        check("\u{0}\u{7}\u{1f}", r#""\u0000\u0007\u001f""#);
-        check("/\u{7f}é😀", "\"/\u{7f}é😀\"");
-        check("0123456789abcdef\"", r#""0123456789abcdef\"""#);
+        #[rustfmt::skip]
+        let cases = [
+            ("", r#""""#), ("plain", r#""plain""#), ("a\"b\\c", r#""a\"b\\c""#),
+            ("\n\r\t\u{8}\u{c}", r#""\n\r\t\b\f""#), ("\u{0}\u{7}\u{1f}", r#""\u0000\u0007\u001f""#),
+            ("/\u{7f}é😀", "\"/\u{7f}é😀\""), ("0123456789abcdef\"", r#""0123456789abcdef\"""#),
+        ];
+        for (s, want) in cases {
+            let mut out = Vec::new();
+            write_str(&mut out, s);
+            assert_eq!(String::from_utf8(out).unwrap(), want);
+        }
     }
 
     #[test]
@@ -674,31 +550,6 @@ mod tests {
                 format!("rating {text} (JSON numbers are finite) cannot be represented")
             );
             assert_eq!(out, b"keep");
-        }
-    }
-
-    #[test]
-    fn empty_catalog() {
-        let mut out = Vec::new();
-        encode(&[], &mut out).unwrap();
-        assert_eq!(out, br#"{"products":[]}"#);
-    }
-
-    /// The padded runs are their spellings, and no padding reaches past
-    /// the slack.
-    #[test]
-    fn padded_runs_are_their_spellings() {
-        for (b, (bytes, len)) in [false, true].into_iter().zip(IN_STOCK) {
-            assert_eq!(&bytes[..len], format!(r#","in_stock":{b},"stock":"#).as_bytes());
-            assert!(bytes.len() - len <= SLACK);
-        }
-        for s in Status::ALL {
-            let (bytes, len) = STATUS[s.index() as usize];
-            assert_eq!(
-                &bytes[..len],
-                format!(r#","status":"{}","tags":["#, s.as_str()).as_bytes()
-            );
-            assert!(bytes.len() - len <= SLACK);
         }
     }
 
@@ -719,9 +570,9 @@ mod tests {
         out
     }
 
-    /// Integers: every value below 100,000, both signs, every power of ten
-    /// and its neighbours, the boundaries, and seeded random bit patterns,
-    /// against std's formatting.
+    /// Integers, by the catalog writer and by [`write_i64`]: every value
+    /// below 100,000, both signs, every power of ten and its neighbours, the
+    /// boundaries, and seeded random bit patterns, against std's formatting.
     #[test]
     #[allow(unsafe_code)]
     fn integers_are_plain_decimal() {
@@ -745,6 +596,9 @@ mod tests {
                 Ok(())
             });
             assert_eq!(String::from_utf8(got).unwrap(), v.to_string());
+            let mut plain = Vec::new();
+            write_i64(&mut plain, v);
+            assert_eq!(String::from_utf8(plain).unwrap(), v.to_string());
             if let Ok(u) = u64::try_from(v) {
                 let u = u.wrapping_mul(3) | (1 << 63);
                 // SAFETY: as above, 20 digits at most.
@@ -757,19 +611,6 @@ mod tests {
         }
     }
 
-    /// Every value below 10^8 in steps that touch each digit position,
-    /// split into its digits exactly.
-    #[test]
-    fn digits8_is_exact() {
-        let mut v = 0u32;
-        while v < 100_000_000 {
-            let want: Vec<u8> = format!("{v:08}").bytes().map(|b| b - b'0').collect();
-            assert_eq!(digits8(v).to_le_bytes().to_vec(), want, "{v}");
-            v += if v < 200_000 { 1 } else { 997 };
-        }
-        assert_eq!(digits8(99_999_999), u64::from_le_bytes([9; 8]));
-    }
-
     /// Ratings: the writer's fast paths and its fallback give exactly
     /// [`write_f64`]'s bytes, over the values its fast paths decide (0,
     /// integers, up to three decimals, either side of 2^53 and 10^9) and
@@ -777,27 +618,11 @@ mod tests {
     #[test]
     #[allow(unsafe_code)]
     fn ratings_are_spelled_like_write_f64() {
+        #[rustfmt::skip]
         let mut values = vec![
-            0.0,
-            -0.0,
-            f64::MIN_POSITIVE,
-            f64::MAX,
-            f64::MIN,
-            f64::from_bits(1),
-            0.1 + 0.2,
-            1.0 / 3.0,
-            9_007_199_254_740_991.0,
-            9_007_199_254_740_992.0,
-            9_007_199_254_740_994.0,
-            999_999_999.999,
-            999_999_999.5,
-            1e9,
-            1e9 + 0.5,
-            0.0005,
-            0.001,
-            0.0015,
-            2.675,
-            1.005,
+            0.0, -0.0, f64::MIN_POSITIVE, f64::MAX, f64::MIN, f64::from_bits(1), 0.1 + 0.2, 1.0 / 3.0,
+            9_007_199_254_740_991.0, 9_007_199_254_740_992.0, 9_007_199_254_740_994.0, 999_999_999.999,
+            999_999_999.5, 1e9, 1e9 + 0.5, 0.0005, 0.001, 0.0015, 2.675, 1.005,
         ];
         for k in 0..=100_000 {
             values.push(f64::from(k) / 1000.0);
@@ -853,86 +678,59 @@ mod tests {
         }
     }
 
-    /// One product the plain way: each field appended to a `Vec` with the
-    /// public helpers, the spelling the catalog writer must match.
-    fn reference_product(p: &Product, out: &mut Vec<u8>) {
-        out.extend_from_slice(br#"{"id":"#);
-        write_i64(out, p.id);
-        for (k, s) in [("sku", &p.sku), ("name", &p.name), ("description", &p.description)] {
-            out.extend_from_slice(format!(r#","{k}":"#).as_bytes());
-            write_str(out, s);
-        }
-        out.extend_from_slice(br#","price_cents":"#);
-        write_i64(out, p.price_cents);
-        out.extend_from_slice(br#","currency":"#);
-        write_str(out, &p.currency);
-        out.extend_from_slice(br#","rating":"#);
-        write_f64(out, p.rating);
-        out.extend_from_slice(br#","review_count":"#);
-        write_i64(out, i64::from(p.review_count));
-        out.extend_from_slice(format!(r#","in_stock":{},"stock":"#, p.in_stock).as_bytes());
-        write_i64(out, i64::from(p.stock));
-        out.extend_from_slice(format!(r#","status":"{}","tags":["#, p.status.as_str()).as_bytes());
-        for (i, t) in p.tags.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            write_str(out, t);
-        }
-        out.extend_from_slice(br#"],"dimensions":{"#);
+    /// One product the plain way: `format!` with std's integers and the
+    /// public string and float writers, the spelling the catalog writer must
+    /// match.
+    fn reference_product(p: &Product) -> String {
+        let s = |x: &str| {
+            let mut out = Vec::new();
+            write_str(&mut out, x);
+            String::from_utf8(out).unwrap()
+        };
+        let mut rating = Vec::new();
+        write_f64(&mut rating, p.rating);
+        let tags: Vec<String> = p.tags.iter().map(|t| s(t)).collect();
+        let variants: Vec<String> = (p.variants.iter())
+            .map(|v| {
+                let (sku, color, size, price_cents, stock) =
+                    (s(&v.sku), s(&v.color), s(&v.size), v.price_cents, v.stock);
+                format!(r#"{{"sku":{sku},"color":{color},"size":{size},"price_cents":{price_cents},"stock":{stock}}}"#)
+            })
+            .collect();
         let d = &p.dimensions;
-        for (i, (k, v)) in [
-            ("width_mm", d.width_mm),
-            ("height_mm", d.height_mm),
-            ("depth_mm", d.depth_mm),
-            ("weight_g", d.weight_g),
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            let comma = if i > 0 { "," } else { "" };
-            out.extend_from_slice(format!(r#"{comma}"{k}":"#).as_bytes());
-            write_i64(out, i64::from(v));
-        }
-        out.extend_from_slice(br#"},"variants":["#);
-        for (i, v) in p.variants.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            out.extend_from_slice(br#"{"sku":"#);
-            write_str(out, &v.sku);
-            out.extend_from_slice(br#","color":"#);
-            write_str(out, &v.color);
-            out.extend_from_slice(br#","size":"#);
-            write_str(out, &v.size);
-            out.extend_from_slice(br#","price_cents":"#);
-            write_i64(out, v.price_cents);
-            out.extend_from_slice(br#","stock":"#);
-            write_i64(out, i64::from(v.stock));
-            out.push(b'}');
-        }
-        out.extend_from_slice(br#"],"discount_percent":"#);
-        match p.discount_percent {
-            Some(d) => write_i64(out, i64::from(d)),
-            None => out.extend_from_slice(b"null"),
-        }
-        out.extend_from_slice(br#","created_at_ms":"#);
-        write_i64(out, p.created_at_ms);
-        out.extend_from_slice(br#","image_url":"#);
-        write_str(out, &p.image_url);
-        out.push(b'}');
+        format!(
+            concat!(
+                r#"{{"id":{},"sku":{},"name":{},"description":{},"price_cents":{},"currency":{},"rating":{},"#,
+                r#""review_count":{},"in_stock":{},"stock":{},"status":"{}","tags":[{}],"dimensions":{{"#,
+                r#""width_mm":{},"height_mm":{},"depth_mm":{},"weight_g":{}}},"variants":[{}],"#,
+                r#""discount_percent":{},"created_at_ms":{},"image_url":{}}}"#,
+            ),
+            p.id,
+            s(&p.sku),
+            s(&p.name),
+            s(&p.description),
+            p.price_cents,
+            s(&p.currency),
+            String::from_utf8(rating).unwrap(),
+            p.review_count,
+            p.in_stock,
+            p.stock,
+            p.status.as_str(),
+            tags.join(","),
+            d.width_mm,
+            d.height_mm,
+            d.depth_mm,
+            d.weight_g,
+            variants.join(","),
+            p.discount_percent.map_or("null".to_string(), |d| d.to_string()),
+            p.created_at_ms,
+            s(&p.image_url),
+        )
     }
 
     fn reference_catalog(products: &[Product]) -> Vec<u8> {
-        let mut out = br#"{"products":["#.to_vec();
-        for (i, p) in products.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            reference_product(p, &mut out);
-        }
-        out.extend_from_slice(b"]}");
-        out
+        let products: Vec<String> = products.iter().map(reference_product).collect();
+        format!(r#"{{"products":[{}]}}"#, products.join(",")).into_bytes()
     }
 
     /// Products the model would refuse but the encoder must still spell
@@ -1035,11 +833,7 @@ mod tests {
         products.extend(edge_products());
         for (i, p) in products.iter().enumerate() {
             for comma in [false, true] {
-                let mut want = Vec::new();
-                if comma {
-                    want.push(b',');
-                }
-                reference_product(p, &mut want);
+                let want = format!("{}{}", if comma { "," } else { "" }, reference_product(p)).into_bytes();
                 let mut general = Vec::new();
                 write_f64(&mut general, p.rating);
                 // What escapes add (each counted once already) and what
