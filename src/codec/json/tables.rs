@@ -54,6 +54,20 @@ pub static ESCAPE: [u8; 256] = [
 /// Lowercase hex digits of `\u00XX` escapes (serde_json's spelling).
 pub static HEX_DIGITS: [u8; 16] = *b"0123456789abcdef";
 
+/// `00`, `01`, … `99`: two decimal digits per entry, for writers that lay
+/// numbers out two digits at a time (the schema-driven JSON and MessagePack
+/// encoders in `generic`).
+pub static DIGIT_PAIRS: [u8; 200] = {
+    let mut t = [0u8; 200];
+    let mut i = 0;
+    while i < 100 {
+        t[2 * i] = b'0' + (i / 10) as u8;
+        t[2 * i + 1] = b'0' + (i % 10) as u8;
+        i += 1;
+    }
+    t
+};
+
 const LO: u64 = 0x0101_0101_0101_0101;
 /// The top bit of each byte of a word.
 pub const HI: u64 = 0x8080_8080_8080_8080;
@@ -105,6 +119,13 @@ pub fn find_special(s: &[u8], mut i: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn digit_pairs_spell_every_pair() {
+        for i in 0..100 {
+            assert_eq!(&DIGIT_PAIRS[2 * i..2 * i + 2], format!("{i:02}").as_bytes());
+        }
+    }
 
     #[test]
     fn escape_set_is_rfc_8259_section_7() {
