@@ -28,8 +28,13 @@
 //! preceded, `at` the seconds since the writer started.
 //!
 //! [`assess`] summarises one file's samples: the medians with their 95%
-//! intervals, and the samples more than [`DISTURBED_SLOWER`] slower than
-//! their file's median, whose rounds count as **disturbed**. The report
+//! intervals, and the samples slower than their file's median by more than
+//! the loop's limit, whose rounds count as **disturbed**. A loop's limit is
+//! [`DISTURBED_SLOWER`], or [`SPREADS`] robust standard deviations of that
+//! loop's own samples in the file where they spread wider: on a quiet
+//! machine of this kind the memory loop deviates by 6–20% from its median
+//! (the shared cache and memory of the host), so a fixed 5% would
+//! mark nearly every round and say nothing. The report
 //! prints that; `wirebench compare` tests the two runs' samples against each
 //! other and warns when the machines differ. Nothing divides a benchmark
 //! figure by a calibration time.
@@ -50,8 +55,13 @@ pub const MEM_STEPS: u64 = 1 << 14;
 /// The permutation's seed.
 pub const MEM_SEED: u64 = 0x5EED_CA11_B4A7_E000;
 /// A sample more than this fraction slower than its file's median (either
-/// loop) is disturbed, and so is its round.
+/// loop) is disturbed, and so is its round, unless the loop's own spread
+/// sets a wider limit ([`SPREADS`]).
 pub const DISTURBED_SLOWER: f64 = 0.05;
+/// A loop's limit is at least this many robust standard deviations
+/// (1.4826 × the median absolute deviation) of its samples in the file,
+/// as a fraction of their median.
+pub const SPREADS: f64 = 3.0;
 
 /// The CPU loop: `steps` dependent multiply–rotate–xor steps.
 #[inline(never)]
@@ -225,7 +235,12 @@ pub struct Assessment {
     pub samples: usize,
     pub cpu: MedianCi,
     pub mem: MedianCi,
-    /// Samples more than [`DISTURBED_SLOWER`] slower than the median on either loop.
+    /// Each loop's limit: the larger of [`DISTURBED_SLOWER`] and
+    /// [`SPREADS`] robust standard deviations of its samples (a fraction).
+    pub cpu_limit: f64,
+    pub mem_limit: f64,
+    /// Samples slower than the median by more than the loop's limit on
+    /// either loop.
     pub slow_samples: usize,
     /// Their rounds, ascending, each once.
     pub disturbed_rounds: Vec<usize>,
@@ -239,20 +254,13 @@ pub fn assess(samples: &[Sample]) -> Option<Assessment> {
     let mem_v: Vec<f64> = samples.iter().map(|s| s.mem_us).collect();
     let cpu = sig::median_ci(&cpu_v, sig::CONFIDENCE)?;
     let mem = sig::median_ci(&mem_v, sig::CONFIDENCE)?;
-    let excess = |s: &Sample| {
-        let a = if cpu.median > 0.0 {
-            s.cpu_us / cpu.median - 1.0
-        } else {
-            0.0
-        };
-        let b = if mem.median > 0.0 {
-            s.mem_us / mem.median - 1.0
-        } else {
-            0.0
-        };
-        a.max(b)
-    };
-    let slow: Vec<&Sample> = samples.iter().filter(|s| excess(s) > DISTURBED_SLOWER).collect();
+    let cpu_limit = limit(&cpu_v, cpu.median);
+    let mem_limit = limit(&mem_v, mem.median);
+    let excess = |v: f64, median: f64| if median > 0.0 { v / median - 1.0 } else { 0.0 };
+    let slow: Vec<&Sample> = samples
+        .iter()
+        .filter(|s| excess(s.cpu_us, cpu.median) > cpu_limit || excess(s.mem_us, mem.median) > mem_limit)
+        .collect();
     let mut rounds: Vec<usize> = slow.iter().map(|s| s.round).collect();
     rounds.sort_unstable();
     rounds.dedup();
@@ -260,10 +268,26 @@ pub fn assess(samples: &[Sample]) -> Option<Assessment> {
         samples: samples.len(),
         cpu,
         mem,
+        cpu_limit,
+        mem_limit,
         slow_samples: slow.len(),
         disturbed_rounds: rounds,
-        worst: samples.iter().map(excess).fold(0.0, f64::max),
+        worst: samples
+            .iter()
+            .map(|s| excess(s.cpu_us, cpu.median).max(excess(s.mem_us, mem.median)))
+            .fold(0.0, f64::max),
     })
+}
+
+/// A loop's limit: [`DISTURBED_SLOWER`], or [`SPREADS`] robust standard
+/// deviations of `values` as a fraction of `median`, whichever is larger.
+fn limit(values: &[f64], median: f64) -> f64 {
+    if median <= 0.0 {
+        return DISTURBED_SLOWER;
+    }
+    let deviations: Vec<f64> = values.iter().map(|v| (v - median).abs()).collect();
+    let mad = crate::measure::stats::median(&deviations).unwrap_or(0.0);
+    DISTURBED_SLOWER.max(SPREADS * 1.4826 * mad / median)
 }
 
 #[cfg(test)]
@@ -384,6 +408,27 @@ mod tests {
         assert_eq!(a.slow_samples, 3);
         assert_eq!(a.disturbed_rounds, [7, 12]);
         assert!((a.worst - 0.10).abs() < 0.01, "{}", a.worst);
+        assert_eq!((a.cpu_limit, a.mem_limit), (DISTURBED_SLOWER, DISTURBED_SLOWER));
         assert!(assess(&[]).is_none());
+    }
+
+    /// A loop that spreads widely on its own (here ±12% around 3,000 µs)
+    /// gets a limit of three robust standard deviations: only the sample far
+    /// beyond that spread marks its round, the ordinary ones do not.
+    #[test]
+    fn a_widely_spread_loop_flags_only_its_outliers() {
+        let spread = [0.88, 0.94, 1.0, 1.06, 1.12];
+        let mut v: Vec<Sample> = (1..=20).map(|r| s(r, 1000.0, 3000.0 * spread[r % 5])).collect();
+        let a = assess(&v).unwrap();
+        assert!(a.mem_limit > 0.15 && a.mem_limit < 0.30, "{}", a.mem_limit);
+        assert_eq!(a.cpu_limit, DISTURBED_SLOWER);
+        assert_eq!(a.slow_samples, 0, "the spread alone disturbs nothing");
+        v[8].mem_us = 3000.0 * 1.6;
+        let b = assess(&v).unwrap();
+        assert_eq!(b.disturbed_rounds, [9]);
+        // The same 12% swings judged by the fixed 5% alone would mark rounds:
+        // the self-test that the limit is what keeps them quiet.
+        let fixed = v.iter().filter(|x| x.mem_us / b.mem.median - 1.0 > DISTURBED_SLOWER).count();
+        assert!(fixed >= 4, "{fixed}");
     }
 }

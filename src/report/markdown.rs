@@ -599,9 +599,9 @@ fn calibration_section(o: &mut String, d: &Data) {
     let limit = pct0(DISTURBED_SLOWER);
     let _ = writeln!(
         o,
-        "\nCalibration (`src/measure/calibration.rs`): a fixed CPU loop and a fixed memory loop, no codec, timed between codec batches and before every HTTP run. A sample more than {limit} slower than its file's median marks its round (codec) or its run (HTTP) disturbed; no figure is divided by it.\n"
+        "\nCalibration (`src/measure/calibration.rs`): a fixed CPU loop and a fixed memory loop, no codec, timed between codec batches and before every HTTP run. A sample slower than its file's median by more than the loop's limit marks its round (codec) or its run (HTTP) disturbed. The limit is {limit}, or three robust standard deviations of that loop's samples in the file where they spread wider (the limit column), so a loop that varies from sample to sample on a quiet machine flags only its outliers; no figure is divided by it.\n"
     );
-    o.push_str("| file | samples | CPU loop µs (median, 95% interval) | memory loop µs | slowest sample | disturbed |\n|---|---|---|---|---|---|\n");
+    o.push_str("| file | samples | CPU loop µs (median, 95% interval) | memory loop µs | limit CPU / memory | slowest sample | disturbed |\n|---|---|---|---|---|---|---|\n");
     let ci = |m: &crate::measure::significance::MedianCi| format!("{} [{}, {}]", num(m.median), num(m.lo), num(m.hi));
     let mut moved = Vec::new();
     for (file, samples, a) in &assessed {
@@ -619,7 +619,7 @@ fn calibration_section(o: &mut String, d: &Data) {
                 .map(|(k, n)| format!("; {k} of {n} batches"))
                 .unwrap_or_default();
             moved.push(format!(
-                "in `{file}`, {} of {} samples ran a loop more than {limit} slower than the file's median (rounds {}), and the batches of those rounds are marked disturbed",
+                "in `{file}`, {} of {} samples ran a loop slower than the file's median by more than its limit (rounds {}), and the batches of those rounds are marked disturbed",
                 a.slow_samples,
                 a.samples,
                 rounds.join(", ")
@@ -627,28 +627,31 @@ fn calibration_section(o: &mut String, d: &Data) {
             format!("rounds {} of {rounds_total}{b}", rounds.join(", "))
         } else {
             moved.push(format!(
-                "in `{file}`, {} of {} runs followed a sample more than {limit} slower than the file's median",
+                "in `{file}`, {} of {} runs followed a sample slower than the file's median by more than its limit",
                 a.slow_samples, a.samples
             ));
             format!("{} of {} runs", a.slow_samples, a.samples)
         };
         let _ = writeln!(
             o,
-            "| `{file}` | {} | {} | {} | {:+.1}% | {disturbed} |",
+            "| `{file}` | {} | {} | {} | {} / {} | {:+.1}% | {disturbed} |",
             a.samples,
             ci(&a.cpu),
             ci(&a.mem),
+            pct0(a.cpu_limit),
+            pct0(a.mem_limit),
             a.worst * 100.0
         );
     }
-    // Between files: each loop's median against the first file's.
+    // Between files: each loop's median against the first file's, beyond
+    // the wider of the two files' limits for that loop.
     let (first, _, base) = &assessed[0];
     for (file, _, a) in &assessed[1..] {
-        for (what, x, b) in [
-            ("CPU", a.cpu.median, base.cpu.median),
-            ("memory", a.mem.median, base.mem.median),
+        for (what, x, b, lim) in [
+            ("CPU", a.cpu.median, base.cpu.median, a.cpu_limit.max(base.cpu_limit)),
+            ("memory", a.mem.median, base.mem.median, a.mem_limit.max(base.mem_limit)),
         ] {
-            if b > 0.0 && (x / b - 1.0).abs() > DISTURBED_SLOWER {
+            if b > 0.0 && (x / b - 1.0).abs() > lim {
                 moved.push(format!(
                     "the {what} loop's median is {:+.1}% in `{file}` against `{first}`",
                     (x / b - 1.0) * 100.0
@@ -659,7 +662,7 @@ fn calibration_section(o: &mut String, d: &Data) {
     if moved.is_empty() {
         let _ = writeln!(
             o,
-            "\nNo calibration sample ran more than {limit} slower than its file's median, and the files' medians agree within {limit}: the machine held one state through the run."
+            "\nNo calibration sample ran slower than its file's median by more than its loop's limit, and the files' medians agree within those limits: the machine held one state through the run."
         );
     } else {
         let _ = writeln!(
