@@ -233,8 +233,9 @@ fn calibration_lines(seed: u64, n: usize, cpu: f64, mem: f64) -> String {
 
 /// The calibration of two runs: no warning for two draws of one machine,
 /// "the machines differ" naming the loop for a copy whose CPU loop runs 6%
-/// slower, nothing for a 1% shift (inside the tolerance), and never a
-/// flagged row: the calibration is not among the rows.
+/// slower, nothing for a 1% shift (inside the tolerance) or for a memory
+/// loop 30% slower (shown, not warned about), and never a flagged row: the
+/// calibration is not among the rows.
 #[test]
 fn a_doctored_calibration_warns_that_the_machines_differ() {
     let with = |name: &str, seed: u64, cpu: f64, mem: f64| {
@@ -275,6 +276,14 @@ fn a_doctored_calibration_warns_that_the_machines_differ() {
         json.contains("\"calibration\": {\"table\"") && json.contains("the machines differ"),
         "{json}"
     );
+
+    // The memory loop 30% slower is shown in the table, never warned about.
+    let mem = with("cal-mem", 11, 1.0, 1.30);
+    let am = compare::compare_dirs(&old, &mem).unwrap();
+    assert!(machine(&am).is_empty(), "{}", compare::render_text(&am));
+    let mrow = am.calibration.as_ref().unwrap().verdicts.iter().find(|v| v.name.ends_with("memory loop")).unwrap();
+    assert!(mrow.significant && mrow.delta > 0.25, "the change is measured: {}", mrow.delta);
+    std::fs::remove_dir_all(mem).unwrap();
 
     let small = compare::compare_dirs(&old, &nudged).unwrap();
     assert!(
