@@ -281,8 +281,19 @@ fn a_doctored_calibration_warns_that_the_machines_differ() {
     let mem = with("cal-mem", 11, 1.0, 1.30);
     let am = compare::compare_dirs(&old, &mem).unwrap();
     assert!(machine(&am).is_empty(), "{}", compare::render_text(&am));
-    let mrow = am.calibration.as_ref().unwrap().verdicts.iter().find(|v| v.name.ends_with("memory loop")).unwrap();
-    assert!(mrow.significant && mrow.delta > 0.25, "the change is measured: {}", mrow.delta);
+    let mrow = am
+        .calibration
+        .as_ref()
+        .unwrap()
+        .verdicts
+        .iter()
+        .find(|v| v.name.ends_with("memory loop"))
+        .unwrap();
+    assert!(
+        mrow.significant && mrow.delta > 0.25,
+        "the change is measured: {}",
+        mrow.delta
+    );
     std::fs::remove_dir_all(mem).unwrap();
 
     let small = compare::compare_dirs(&old, &nudged).unwrap();

@@ -428,7 +428,10 @@ mod tests {
         assert_eq!(b.disturbed_rounds, [9]);
         // The same 12% swings judged by the fixed 5% alone would mark rounds:
         // the self-test that the limit is what keeps them quiet.
-        let fixed = v.iter().filter(|x| x.mem_us / b.mem.median - 1.0 > DISTURBED_SLOWER).count();
+        let fixed = v
+            .iter()
+            .filter(|x| x.mem_us / b.mem.median - 1.0 > DISTURBED_SLOWER)
+            .count();
         assert!(fixed >= 4, "{fixed}");
     }
 }
