@@ -110,7 +110,7 @@ check-generated: ## fail if committed prost code differs from a fresh generation
 
 # The measurement pipeline. `make bench` runs every stage into $(RESULTS)/;
 # each stage is also a target of its own.
-bench: bench-codec bench-sizes bench-data bench-http bench-server report ## one run: codec + sizes + HTTP (none, gzip -6, gzip -1, c=1, c=16) + server-only pass + report -> results/ (~16 min on 2 cores)
+bench: bench-codec bench-sizes bench-data bench-http bench-server report ## one run: codec + sizes + HTTP (none, gzip -6, gzip -1, c=1, c=16) + server-only pass + report -> results/ (~15 min on 2 cores)
 	@echo "bench: run $(RUN_ID) -> $(RESULTS)/" >&2
 
 build-release: ## build the release binary the measurement targets run
