@@ -153,15 +153,9 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
     );
     let rounds = cases.iter().map(|c| c.batches).max().unwrap_or(0);
     let mut progress = crate::measure::progress::Progress::new(rounds);
-    let mut probe = crate::measure::calibration::Probe::new();
-    let mut samples = Vec::new();
-    let runs = super::interleave_with(
-        benchtime,
-        &mut cases,
-        super::CALIBRATE_EVERY,
-        |round| samples.push(probe.sample(round, None)),
-        |r, of| eprintln!("codec-bench: {} round {r} of {of} done", progress.step()),
-    );
+    let (runs, samples) = super::interleave_calibrated(benchtime, &mut cases, |r, of| {
+        eprintln!("codec-bench: {} round {r} of {of} done", progress.step())
+    });
     for (c, r) in cases.iter().zip(&runs) {
         let lines: Vec<Line> = r.iter().map(|b| Line::from_run(&c.name, b, c.payload)).collect();
         sink.lines(&lines)?;

@@ -129,15 +129,9 @@ pub fn cli_codec_bench(data: &str, args: &mut Args) -> Result<(), String> {
             },
         ));
     }
-    let mut probe = crate::measure::calibration::Probe::new();
-    let mut samples = Vec::new();
-    let runs = super::interleave_with(
-        benchtime,
-        &mut cases,
-        super::CALIBRATE_EVERY,
-        |round| samples.push(probe.sample(round, None)),
-        |r, of| eprintln!("codec-bench: data round {r} of {of} done"),
-    );
+    let (runs, samples) = super::interleave_calibrated(benchtime, &mut cases, |r, of| {
+        eprintln!("codec-bench: data round {r} of {of} done")
+    });
     for (c, rs) in cases.iter().zip(&runs) {
         for r in rs {
             let _ = writeln!(text, "{}", Line::from_run(&c.name, r, c.payload));

@@ -211,6 +211,26 @@ pub fn interleave(benchtime: Duration, cases: &mut [Case], progress: impl FnMut(
 /// Batches between two calibration samples in [`interleave_with`] (codec-bench).
 pub const CALIBRATE_EVERY: usize = 8;
 
+/// [`interleave_with`] taking a calibration sample
+/// (`crate::measure::calibration`) every [`CALIBRATE_EVERY`] batches: the
+/// runs of every case, and the samples in the order they were taken.
+pub fn interleave_calibrated(
+    benchtime: Duration,
+    cases: &mut [Case],
+    progress: impl FnMut(usize, usize),
+) -> (Vec<Vec<Run>>, Vec<crate::measure::calibration::Sample>) {
+    let mut probe = crate::measure::calibration::Probe::new();
+    let mut samples = Vec::new();
+    let runs = interleave_with(
+        benchtime,
+        cases,
+        CALIBRATE_EVERY,
+        |round| samples.push(probe.sample(round, None)),
+        progress,
+    );
+    (runs, samples)
+}
+
 /// [`interleave`], calling `between(round)` (1-based) before the first batch
 /// of every round and before every `every`-th batch after it, outside any
 /// timed batch: `codec-bench` times the calibration workload there
