@@ -251,22 +251,10 @@ fn other_route(app: &App, req: &Request<'_>, path: &str, query: &str, s: &mut Sc
         return Ok(Route::Index);
     }
     if let Some(name) = path.strip_prefix("/catalog/") {
-        return match Format::from_name(name) {
-            Some(f) => Ok(Route::Catalog(f)),
-            None => {
-                let msg = format!("unknown format {name:?}; formats: {FORMATS}");
-                Err(error(s, 404, &msg, ""))
-            }
-        };
+        return format_named(name, s).map(Route::Catalog);
     }
     if let Some(name) = path.strip_prefix("/explain/") {
-        return match Format::from_name(name) {
-            Some(f) => Ok(Route::Explain(f)),
-            None => {
-                let msg = format!("unknown format {name:?}; formats: {FORMATS}");
-                Err(error(s, 404, &msg, ""))
-            }
-        };
+        return format_named(name, s).map(Route::Explain);
     }
     if let Some(name) = path.strip_prefix("/schemas/") {
         return match app.schemas.iter().position(|f| f.name == name) {
@@ -391,6 +379,14 @@ fn origin_form(target: &str) -> &str {
         }
     }
     target
+}
+
+/// The format a path segment names, else a 404 listing the formats.
+fn format_named(name: &str, s: &mut Scratch) -> Result<Format, Reply> {
+    Format::from_name(name).ok_or_else(|| {
+        let msg = format!("unknown format {name:?}; formats: {FORMATS}");
+        error(s, 404, &msg, "")
+    })
 }
 
 fn error(s: &mut Scratch, status: u16, message: &str, extra: &'static str) -> Reply {
