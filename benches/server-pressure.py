@@ -297,7 +297,7 @@ def evict(port, cap):
         conns.append(s)
     for s in conns:
         read_response(s)
-    time.sleep(0.2)  # let every worker go back to waiting (idle)
+    time.sleep(1.2)  # every connection idle past --evict-idle (1 s)
     times = []
     for _ in range(5):
         t = time.perf_counter()

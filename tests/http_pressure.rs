@@ -25,6 +25,7 @@ fn at_the_cap_the_longest_idle_connection_makes_room() {
         c.max_connections = CAP;
         c.idle_timeout = Duration::from_secs(60);
         c.busy_idle_timeout = Duration::from_secs(60);
+        c.evict_idle = Duration::ZERO; // any idle connection may go
     });
     let addr = server.local_addr();
     let mut oldest = Client::connect(addr);
@@ -52,6 +53,91 @@ fn at_the_cap_the_longest_idle_connection_makes_room() {
     }
     assert_eq!(newcomer.get("/ping").status, 200);
     assert_eq!(server.stats().refused, 0);
+}
+
+#[test]
+fn at_the_cap_a_connection_idle_less_than_evict_idle_stays_and_the_newcomer_gets_503() {
+    const CAP: usize = 8;
+    let server = start_with(|c| {
+        c.max_connections = CAP;
+        c.idle_timeout = Duration::from_secs(60);
+        c.busy_idle_timeout = Duration::from_secs(60);
+        c.evict_idle = Duration::from_secs(60);
+    });
+    let addr = server.local_addr();
+    let mut open: Vec<Client> = (0..CAP).map(|_| Client::connect(addr)).collect();
+    for c in &mut open {
+        assert_eq!(c.get("/ping").status, 200);
+    }
+    wait_until("every connection is idle", || server.stats().idle_connections == CAP);
+    // Twice: the second refusal comes from the recorded "none old enough
+    // before" time, without a scan; both must say the same.
+    for n in 1..=2 {
+        let mut newcomer = Client::connect(addr);
+        let r = newcomer.get("/ping");
+        assert_eq!(r.status, 503, "{}", r.text());
+        assert_eq!(r.header("retry-after"), Some("1"));
+        let stats = server.stats();
+        assert_eq!((stats.evicted, stats.refused), (0, n), "{stats:?}");
+    }
+    for (i, c) in open.iter_mut().enumerate() {
+        assert_eq!(c.get("/ping").status, 200, "connection {i} was evicted");
+    }
+}
+
+/// `(command name, nice value)` of every thread of this process.
+fn thread_nices() -> Vec<(String, i32)> {
+    let mut out = Vec::new();
+    for task in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
+        let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else {
+            continue; // the thread exited meanwhile
+        };
+        let name = stat
+            .split_once('(')
+            .and_then(|(_, r)| r.rsplit_once(')'))
+            .map(|(n, _)| n.to_string());
+        if let (Some(name), Some(nice)) = (name, wirebench::http::sys::nice_of_stat(&stat)) {
+            out.push((name, nice));
+        }
+    }
+    out
+}
+
+#[test]
+fn the_acceptor_and_spawner_run_raised_and_workers_they_start_drop_back() {
+    use wirebench::http::pool::RAISED_NICE;
+    let base = wirebench::http::sys::thread_nice().unwrap();
+    let server = start_with(|c| {
+        c.start_threads = 1;
+        c.min_spare_threads = 1;
+    });
+    let raised = match server.priority() {
+        Ok(()) => RAISED_NICE,
+        Err(e) => {
+            println!("not privileged, so the acceptor stays at the workers' priority: {e}");
+            base
+        }
+    };
+    let nices = thread_nices();
+    for role in ["http-accept", "http-spawner"] {
+        let of_role: Vec<i32> = nices.iter().filter(|(n, _)| n == role).map(|(_, v)| *v).collect();
+        assert!(!of_role.is_empty(), "no {role} thread among {nices:?}");
+        // Other tests' servers run in this process too; every one raises its own.
+        assert!(
+            of_role.iter().all(|&v| v == raised),
+            "{role}: {of_role:?}, expected {raised}"
+        );
+    }
+    // Workers the spawner starts (beyond the one start thread) inherit its
+    // priority and drop to the workers' once they start.
+    let mut burst: Vec<Client> = (0..16).map(|_| Client::connect(server.local_addr())).collect();
+    for c in &mut burst {
+        assert_eq!(c.get("/ping").status, 200);
+    }
+    assert!(server.stats().started >= 16, "{:?}", server.stats());
+    wait_until("every worker runs at the workers' priority", || {
+        thread_nices().iter().all(|(n, v)| n != "http-worker" || *v == base)
+    });
 }
 
 #[test]

@@ -24,7 +24,8 @@ pub struct ServerConfig {
     pub backlog: u32,
     /// Open connections served at once (= the most worker threads). At the
     /// cap the longest-idle keep-alive connection is closed to admit a new
-    /// one; only when every connection is mid-request does a new one get 503.
+    /// one if it has been idle [`ServerConfig::evict_idle`]; else a new one
+    /// gets 503.
     pub max_connections: usize,
     /// Worker threads started before the server listens (Apache's `StartServers`).
     pub start_threads: usize,
@@ -47,6 +48,9 @@ pub struct ServerConfig {
     pub idle_timeout: Duration,
     /// The keep-alive idle time once 75% of `max_connections` are open.
     pub busy_idle_timeout: Duration,
+    /// At the cap, a keep-alive connection is evicted for a new one only
+    /// once it has been idle this long; a new client finding none gets 503.
+    pub evict_idle: Duration,
     /// Deadline for a request head (and any body to discard) once it starts;
     /// for the first request, counted from the accept.
     pub header_timeout: Duration,
@@ -91,6 +95,7 @@ impl Default for ServerConfig {
             data: None,
             idle_timeout: Duration::from_secs(30),
             busy_idle_timeout: Duration::from_secs(2),
+            evict_idle: Duration::from_secs(1),
             header_timeout: Duration::from_secs(10),
             write_timeout: Duration::from_secs(10),
             min_send_rate: 128 * 1024,
@@ -160,7 +165,8 @@ FLAGS:
   --backlog N               accept-queue capacity passed to listen(2); the kernel
                             caps it at net.core.somaxconn [somaxconn, at most 16384]
   --max-connections N       open connections = most worker threads; at the cap the
-                            longest-idle connection is closed for a new one [2048]
+                            longest-idle connection is closed for a new one, once
+                            idle --evict-idle, else 503 [2048]
   --threads N               same as --max-connections
   --start-threads N         workers started before listening [64]
   --min-spare-threads N     idle workers kept ready, started in batches [64]
@@ -173,6 +179,7 @@ FLAGS:
   --schema FILE             the Avro schema of --data (default: inferred)
   --idle-timeout D          keep-alive idle time before closing [30s]
   --busy-idle-timeout D     keep-alive idle time at 75% of --max-connections [2s]
+  --evict-idle D            idle time before a connection may be evicted at the cap [1s]
   --header-timeout D        deadline for a request head once started [10s]
   --write-timeout D         deadline for one blocked write [10s]
   --min-send-rate BYTES     slowest average read rate of a response, per second [131072]
@@ -222,6 +229,7 @@ pub fn config_from_args(args: &mut Args) -> Result<ServerConfig, String> {
         },
         idle_timeout: duration(args, "--idle-timeout", d.idle_timeout)?,
         busy_idle_timeout: duration(args, "--busy-idle-timeout", d.busy_idle_timeout)?,
+        evict_idle: duration(args, "--evict-idle", d.evict_idle)?,
         header_timeout: duration(args, "--header-timeout", d.header_timeout)?,
         write_timeout: duration(args, "--write-timeout", d.write_timeout)?,
         min_send_rate: args.parse_or("--min-send-rate", d.min_send_rate)?,

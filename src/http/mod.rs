@@ -113,6 +113,18 @@ pub fn cli_main(args: &mut Args, lab: fn() -> Result<Vec<page::EvolutionCell>, S
         config.max_connections
     );
     let _ = writeln!(out, "{}", backlog_line(config.backlog, server.listen_queue()));
+    let _ = match server.priority() {
+        Ok(()) => writeln!(
+            out,
+            "wirebench serve: acceptor and spawner at nice {}",
+            pool::RAISED_NICE
+        ),
+        Err(e) => writeln!(
+            out,
+            "wirebench serve: acceptor and spawner at the workers' priority (nice {} refused: {e})",
+            pool::RAISED_NICE
+        ),
+    };
     let _ = writeln!(out, "try: curl 'http://{addr}/catalog/json?count=1'");
     let _ = out.flush();
     drop(out);

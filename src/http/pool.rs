@@ -13,19 +13,37 @@
 //! spawner, which starts the whole shortfall in one batch — so a burst of
 //! connects meets threads that already exist instead of waiting for each
 //! to be created while the core is busy serving. Each new worker first
-//! starts one more of the shortfall itself (`Pool::help_spawn`): under a
+//! starts two more of the shortfall itself (`Pool::help_spawn`): under a
 //! burst the spawner is one runnable thread among hundreds, and the
 //! starters double with every generation instead. A worker that has waited
 //! `spare_timeout` for a connection while more than `max_spare_threads`
 //! others also wait exits, and its buffers go with it.
 //!
+//! **Priority**: the acceptor and the spawner ask for nice [`RAISED_NICE`]
+//! ([`raise_priority`]). With thousands of connections each owning a
+//! runnable worker on one core, a thread at the workers' weight gets a
+//! thousandth of the core and waits behind every one of them; at nice -20
+//! a thread weighs as much as 87 workers, and the scheduler picks it soon
+//! after it wakes. A thread inherits its creator's nice value, so a worker
+//! started by the spawner helps spawn at that priority, then drops to the
+//! workers' own ([`Pool::start`] reads it). Where the privilege is missing
+//! (`CAP_SYS_NICE`) both stay at the workers' priority.
+//!
 //! **Capacity**: a connection is admitted while fewer than
 //! `max_connections` are open (queued or being served), not counting ones
 //! already evicted. At the cap, the acceptor evicts the keep-alive
-//! connection that has been idle longest ([`Slot::evict`]: its worker's
-//! blocked read sees end-of-file, it closes and takes the new connection
-//! from the queue). Only when no connection is idle is the new one refused
-//! with a fast 503. From 75% of the cap on, [`Shared::crowded`] is set and
+//! connection that has been idle longest, if it has been idle at least
+//! `evict_idle` ([`Slot::evict`]: its worker's blocked read sees
+//! end-of-file, it closes and takes the new connection from the queue).
+//! Otherwise the new one is refused with a fast 503. A connection that
+//! went idle a moment ago is mid-conversation (its next request is often
+//! already on the way, or its worker is waiting for the core): evicting it
+//! would only turn the new client's wait into its client's reconnect, and
+//! under a flood of clients beyond the cap every accept would evict a
+//! busy connection. The scan for the longest-idle connection reads every
+//! slot; when it finds none old enough it records the earliest time one
+//! can be (`no_evict_before`), and accepts until then are refused without
+//! scanning, so refusing stays a few system calls on the acceptor. From 75% of the cap on, [`Shared::crowded`] is set and
 //! connections idle for `busy_idle_timeout` instead of `idle_timeout`.
 //!
 //! Accounting invariant: every queued job has a future taker — an idle
@@ -121,6 +139,21 @@ struct State {
     retired: u64,
     evicted: u64,
     refused: u64,
+    /// At the cap, no connection can have been idle `evict_idle` before
+    /// this many ms from the epoch (see the module doc).
+    no_evict_before: u64,
+    /// The workers' nice value (that of the thread that started the pool).
+    worker_nice: i32,
+    /// The spawner runs at [`RAISED_NICE`]: threads it starts inherit it.
+    raised: bool,
+}
+
+/// The nice value the acceptor and the spawner ask for (the highest priority).
+pub const RAISED_NICE: i32 = -20;
+
+/// Raises the calling thread to [`RAISED_NICE`]; the error says why not.
+pub fn raise_priority() -> std::io::Result<()> {
+    super::sys::set_thread_nice(RAISED_NICE)
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -148,6 +181,8 @@ impl Pool {
         self.shared.metrics.set_gauges(Box::new(move || {
             weak.upgrade().map(|pool| pool.gauges()).unwrap_or_default()
         }));
+        let worker_nice = super::sys::thread_nice().unwrap_or(0);
+        lock(&self.state).worker_nice = worker_nice;
         let first = self.shared.config.start_threads.min(self.cap());
         for _ in 0..first {
             {
@@ -180,7 +215,7 @@ impl Pool {
             return Err(job);
         }
         if st.open - st.evicting >= cap {
-            if !self.evict_longest_idle(&st) {
+            if !self.evict_longest_idle(&mut st, self.shared.ms_at(job.accepted)) {
                 st.refused += 1;
                 return Err(job);
             }
@@ -213,8 +248,13 @@ impl Pool {
         Ok(())
     }
 
-    /// Closes the keep-alive connection idle the longest; false when none is idle.
-    fn evict_longest_idle(&self, st: &State) -> bool {
+    /// Closes the keep-alive connection idle the longest, if it has been idle
+    /// at least `evict_idle` at `now_ms`; false when none has.
+    fn evict_longest_idle(&self, st: &mut State, now_ms: u64) -> bool {
+        if now_ms < st.no_evict_before {
+            return false;
+        }
+        let min_idle = u64::try_from(self.shared.config.evict_idle.as_millis()).unwrap_or(u64::MAX);
         // A connection may start a request between the scan and the eviction; try the next.
         for _ in 0..4 {
             let oldest = st
@@ -223,11 +263,19 @@ impl Pool {
                 .filter_map(|s| s.idle_since().map(|t| (t, s)))
                 .min_by_key(|(t, _)| *t);
             match oldest {
-                None => return false,
-                Some((since, slot)) => {
+                Some((since, slot)) if now_ms.saturating_sub(since) >= min_idle => {
                     if slot.evict(since) {
                         return true;
                     }
+                }
+                // Any connection idle later than the oldest (or than now) is younger.
+                Some((since, _)) => {
+                    st.no_evict_before = since.saturating_add(min_idle);
+                    return false;
+                }
+                None => {
+                    st.no_evict_before = now_ms.saturating_add(min_idle);
+                    return false;
                 }
             }
         }
@@ -373,6 +421,9 @@ impl Pool {
 
 fn spawner_main(pool: &Arc<Pool>) {
     let mut date = DateCache::new();
+    if raise_priority().is_ok() {
+        lock(&pool.state).raised = true;
+    }
     loop {
         {
             let mut st = lock(&pool.state);
@@ -399,19 +450,30 @@ fn claim(st: &mut State) {
 }
 
 impl Pool {
-    /// A worker's first act: if threads are still to be started, start one
-    /// of them. The spawner is one thread among the many a burst makes
-    /// runnable, so on a busy core it gets a small share of it; each new
-    /// worker starting one more doubles the starters every generation.
+    /// A worker's first act: if threads are still to be started, start up
+    /// to [`HELP_SPAWN`] of them. The spawner is one thread among the many a
+    /// burst makes runnable, so on a busy core it gets a small share of it;
+    /// each new worker starting two more doubles the starters every
+    /// generation (one more each would only keep their number). Then the
+    /// worker drops to the workers' priority if it inherited the spawner's.
     fn help_spawn(self: &Arc<Self>, date: &mut DateCache) {
-        {
+        let (claimed, settle) = {
             let mut st = lock(&self.state);
-            if st.to_spawn == 0 || st.shutdown {
-                return;
+            let mut claimed = 0;
+            while claimed < HELP_SPAWN && st.to_spawn > 0 && !st.shutdown {
+                claim(&mut st);
+                claimed += 1;
             }
-            claim(&mut st);
+            (claimed, st.raised.then_some(st.worker_nice))
+        };
+        for _ in 0..claimed {
+            self.spawn_claimed(date);
         }
-        self.spawn_claimed(date);
+        if let Some(nice) = settle {
+            // Raising a nice value needs no privilege; should it fail, the
+            // worker only keeps a higher priority.
+            let _ = super::sys::set_thread_nice(nice);
+        }
     }
 
     /// Starts a thread [`claim`]ed by the caller; on failure (out of
@@ -435,6 +497,9 @@ impl Pool {
         }
     }
 }
+
+/// Threads a new worker starts of the spawner's shortfall before it serves.
+const HELP_SPAWN: usize = 2;
 
 fn worker_main(pool: &Arc<Pool>, slot: &Arc<Slot>) {
     let shared = &pool.shared;

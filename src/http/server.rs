@@ -18,6 +18,10 @@
 //! buffer of a fresh socket is empty) and close, so an overloaded server
 //! refuses quickly instead of letting connections hang.
 //!
+//! The acceptor asks for the highest scheduling priority (nice
+//! [`super::pool::RAISED_NICE`], see [`super::pool`]): under a burst it is one thread
+//! among thousands of runnable workers and must still drain the queue.
+//!
 //! The backlog: std's `TcpListener::bind` listens with a backlog of 128, so
 //! a burst of 1,000 connects would overflow it (the kernel drops the SYNs
 //! and each client retries a second later, then three). [`Server::bind`]
@@ -29,7 +33,7 @@
 use super::config::ServerConfig;
 use super::date::DateCache;
 use super::memory::Resources;
-use super::pool::{Job, Pool, PoolStats};
+use super::pool::{Job, Pool, PoolStats, raise_priority};
 use super::routes::{self, App, SCHEMAS};
 use super::shared::{Router, Shared, refuse};
 use super::sys::{self, ListenQueue};
@@ -48,6 +52,8 @@ pub struct Server {
     pool: Arc<Pool>,
     addr: SocketAddr,
     acceptor: Option<JoinHandle<()>>,
+    /// Whether the acceptor runs at [`super::pool::RAISED_NICE`], or why not.
+    priority: Result<(), String>,
 }
 
 /// A bound, listening socket with its catalog prepared, not yet accepting:
@@ -103,17 +109,23 @@ impl Bound {
         });
         let pool = Arc::new(Pool::new(Arc::clone(&shared)));
         pool.start()?;
+        let (raised_tx, raised_rx) = std::sync::mpsc::sync_channel(1);
         let acceptor = {
             let (shared, pool) = (Arc::clone(&shared), Arc::clone(&pool));
-            thread::Builder::new()
-                .name("http-accept".into())
-                .spawn(move || accept_loop(&shared, &pool))?
+            thread::Builder::new().name("http-accept".into()).spawn(move || {
+                let _ = raised_tx.send(raise_priority().map_err(|e| e.to_string()));
+                accept_loop(&shared, &pool);
+            })?
         };
+        let priority = raised_rx
+            .recv()
+            .unwrap_or_else(|_| Err("the acceptor ended before it started".into()));
         Ok(Server {
             shared,
             pool,
             addr,
             acceptor: Some(acceptor),
+            priority,
         })
     }
 }
@@ -148,6 +160,12 @@ impl Server {
     /// effective backlog (what `--backlog` asked, after the kernel's cap).
     pub fn listen_queue(&self) -> io::Result<ListenQueue> {
         sys::listen_queue(&self.shared.listener)
+    }
+
+    /// Whether the acceptor (and so the spawner) runs at nice
+    /// [`super::pool::RAISED_NICE`], or why not (typically no `CAP_SYS_NICE`).
+    pub fn priority(&self) -> Result<(), &str> {
+        self.priority.as_ref().map(|_| ()).map_err(String::as_str)
     }
 
     /// Connects the listening socket dropped so far, its queue full.

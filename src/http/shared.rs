@@ -132,7 +132,7 @@ impl Slot {
 pub fn refuse(stream: TcpStream, date: &mut DateCache) {
     let bytes = response::simple_with(
         503,
-        "every connection is busy with a request (the server is at its connection limit); retry later",
+        "the server is at its connection limit and no connection has been idle long enough to close for you; retry later",
         "Retry-After: 1\r\n",
         date.get(),
         Connection::Close,

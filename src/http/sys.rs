@@ -10,6 +10,13 @@
 //! soft open-file limit towards the hard one, so that the connection cap
 //! and the listen queue fit ([`raise_open_files`]).
 //!
+//! And `setpriority(2)` on the calling thread ([`set_thread_nice`]): the
+//! acceptor and the spawner run at a higher scheduling weight than the
+//! workers, so that under a burst, with thousands of runnable workers on a
+//! core, they still drain the listen queue and start threads. Linux keeps a
+//! nice value per thread, and `PRIO_PROCESS` with `who = 0` names the calling
+//! thread; [`thread_nice`] reads it back from `/proc/thread-self/stat`.
+//!
 //! Every call takes a descriptor borrowed from a live std socket and writes
 //! at most the buffer length it is given; errors are `io::Error`s from
 //! `errno`. The declarations are std's own C library (glibc or musl), which
@@ -45,6 +52,40 @@ unsafe extern "C" {
     fn getsockopt(fd: i32, level: i32, name: i32, value: *mut u8, len: *mut u32) -> i32;
     fn getrlimit(resource: i32, rlim: *mut Rlimit) -> i32;
     fn setrlimit(resource: i32, rlim: *const Rlimit) -> i32;
+    fn setpriority(which: i32, who: u32, prio: i32) -> i32;
+}
+
+/// `PRIO_PROCESS` (include/uapi/linux/resource.h).
+const PRIO_PROCESS: i32 = 0;
+
+/// Sets the calling thread's nice value (-20 highest priority, 19 lowest).
+/// Lowering it below the current value needs `CAP_SYS_NICE` (or
+/// `RLIMIT_NICE`): without it the error is `PermissionDenied` and the
+/// value stays as it was.
+pub fn set_thread_nice(nice: i32) -> io::Result<()> {
+    // SAFETY: `setpriority` reads only its three integer arguments; `who = 0`
+    // with `PRIO_PROCESS` is the calling thread on Linux.
+    let rc = unsafe { setpriority(PRIO_PROCESS, 0, nice) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// The calling thread's nice value, from `/proc/thread-self/stat` (field 19,
+/// counted after the parenthesised command name, which may hold spaces).
+pub fn thread_nice() -> io::Result<i32> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat")?;
+    nice_of_stat(&stat)
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "no nice field in /proc/thread-self/stat"))
+}
+
+/// Field 19 (`nice`) of a `/proc/…/stat` line.
+pub fn nice_of_stat(stat: &str) -> Option<i32> {
+    let (_, rest) = stat.rsplit_once(')')?;
+    // Fields 3 (state) onwards; nice is the 17th of them.
+    rest.split_ascii_whitespace().nth(16)?.parse().ok()
 }
 
 /// `struct rlimit`: two `rlim_t` (`unsigned long`, 64 bits on the 64-bit
@@ -198,6 +239,32 @@ mod tests {
         let raised = raise_open_files(hard).unwrap();
         assert_eq!(raised, hard);
         assert_eq!(open_files().unwrap(), (hard, hard));
+    }
+
+    #[test]
+    fn a_thread_s_nice_value_is_set_and_read_back() {
+        let line = "42 (a (b) c) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 20 -7 1 0";
+        assert_eq!(nice_of_stat(line), Some(-7));
+        assert_eq!(nice_of_stat("42 (x) S 1 2"), None, "too few fields");
+        std::thread::spawn(|| {
+            let before = thread_nice().unwrap();
+            // Raising the nice value (lowering the priority) is always allowed.
+            set_thread_nice(before + 3).unwrap();
+            assert_eq!(thread_nice().unwrap(), before + 3);
+            // Lowering it again needs the privilege: either it works, or it
+            // is refused and the value stays.
+            match set_thread_nice(before - 2) {
+                Ok(()) => assert_eq!(thread_nice().unwrap(), before - 2),
+                Err(e) => {
+                    assert_eq!(e.kind(), io::ErrorKind::PermissionDenied, "{e}");
+                    assert_eq!(thread_nice().unwrap(), before + 3);
+                }
+            }
+        })
+        .join()
+        .unwrap();
+        // Per thread: this thread's value did not move.
+        assert!(thread_nice().is_ok());
     }
 
     #[test]
