@@ -6,6 +6,8 @@
 #
 #   benches/turn-cost.sh [WIREBENCH_BIN [FLOOR_BIN]]
 #   env: CONNS=1000 WARM=5s DURATION=10s PORT=18490 (durations in whole seconds)
+#        KEEP=DIR keeps the callgrind dumps and their per-function annotations
+#        (DIR/ours.txt, DIR/floor.txt) to see which functions miss
 #
 # Each server runs under callgrind (pinned to CPU 0, wrk to CPU 1) with
 # instrumentation off; one wrk run opens the connections (and the server
@@ -39,9 +41,11 @@ for tool in valgrind callgrind_control callgrind_annotate wrk taskset curl; do
 done
 [ -x "$BIN" ] && [ -x "$FLOOR" ] || (cd "$ROOT" && cargo build --release --quiet --bin wirebench --example floor_server)
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
-OUT=$(mktemp -d /tmp/wirebench-turn.XXXXXX)
+KEEP=${KEEP:-}
+OUT=${KEEP:-$(mktemp -d /tmp/wirebench-turn.XXXXXX)}
+mkdir -p "$OUT"
 pid=
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$OUT"' EXIT
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$KEEP" ] || rm -rf "$OUT"' EXIT
 
 secs() { echo "${1%s}"; } # "10s" -> 10 (whole seconds only)
 

@@ -48,7 +48,10 @@
 //! counters out of the core's caches. Every cache line the common path
 //! touches is then a miss, so that path keeps its frames small: the error,
 //! timeout, body-discarding, large-send, `/metrics` and access-log paths are
-//! functions of their own, out of line.
+//! functions of their own, out of line. The common states (idle, reading a
+//! head, responding) are out of line too: called one after another from
+//! [`serve`]'s loop, their frames take the same stack lines in turn, where
+//! inlined into one frame each would keep lines of its own.
 
 use super::config::ServerConfig;
 use super::parse::{self, Parsed, Version};
@@ -235,6 +238,7 @@ enum Read {
 
 impl Conn<'_> {
     /// Waits for the first byte of the next keep-alive request.
+    #[inline(never)]
     fn idle(&mut self, w: &mut Worker) -> State {
         let cfg = &self.shared.config;
         let wait = if self.shared.crowded.load(Ordering::Relaxed) {
@@ -257,6 +261,7 @@ impl Conn<'_> {
     }
 
     /// Reads until the buffered bytes parse as a complete head, then routes it.
+    #[inline(never)]
     fn reading_head(&mut self, w: &mut Worker, started: Instant) -> State {
         let cfg = &self.shared.config;
         let parsed = if self.filled == 0 || !self.ready {
@@ -362,6 +367,7 @@ impl Conn<'_> {
     }
 
     /// Writes the response, counts it, gives its memory back.
+    #[inline(never)]
     fn responding(&mut self, w: &mut Worker, p: Pending) -> State {
         let shared = self.shared;
         let body: &[u8] = match p.reply.body {
