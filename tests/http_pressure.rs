@@ -118,15 +118,17 @@ fn the_acceptor_and_spawner_run_raised_and_workers_they_start_drop_back() {
             base
         }
     };
-    let nices = thread_nices();
+    // A thread names itself, then raises itself, once it runs: wait for
+    // both. Other tests' servers run in this process too; each raises its own.
     for role in ["http-accept", "http-spawner"] {
-        let of_role: Vec<i32> = nices.iter().filter(|(n, _)| n == role).map(|(_, v)| *v).collect();
-        assert!(!of_role.is_empty(), "no {role} thread among {nices:?}");
-        // Other tests' servers run in this process too; every one raises its own.
-        assert!(
-            of_role.iter().all(|&v| v == raised),
-            "{role}: {of_role:?}, expected {raised}"
-        );
+        wait_until(&format!("every {role} thread runs at nice {raised}"), || {
+            let of_role: Vec<i32> = thread_nices()
+                .into_iter()
+                .filter(|(n, _)| n == role)
+                .map(|(_, v)| v)
+                .collect();
+            !of_role.is_empty() && of_role.iter().all(|&v| v == raised)
+        });
     }
     // Workers the spawner starts (beyond the one start thread) inherit its
     // priority and drop to the workers' once they start.
