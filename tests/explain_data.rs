@@ -64,6 +64,40 @@ fn the_annotators_read_what_the_decoders_read() {
 }
 
 #[test]
+fn the_flatbuffers_summary_names_vtables_and_padding() {
+    let (_, d) = documents().into_iter().find(|(p, _)| p.ends_with("rpc.json")).unwrap();
+    let rows_of = |format: Format| {
+        let ex = data::explain(format, &d.schema, &encode(format, &d)).unwrap();
+        (data::by_member(&ex), ex)
+    };
+    let row = |rows: &[(String, usize)], label: &str| rows.iter().find(|(m, _)| m == label).map(|(_, n)| *n);
+    let (rows, ex) = rows_of(Format::Flatbuffers);
+    let sum = |keep: &dyn Fn(&wirebench::explain::Span) -> bool| -> usize {
+        ex.explained
+            .spans
+            .iter()
+            .filter(|s| s.top.is_none() && keep(s))
+            .map(|s| s.len)
+            .sum()
+    };
+    let vtables = sum(&|s| s.meaning.starts_with("vtable"));
+    let padding = sum(&|s| s.category == wirebench::explain::Category::Padding);
+    assert!(vtables > 0, "rpc's tables have vtables");
+    assert_eq!(row(&rows, "(vtables)"), Some(vtables), "{rows:?}");
+    assert_eq!(row(&rows, "(padding)").unwrap_or(0), padding, "{rows:?}");
+    // What is left to the root is its offset and its table's header: fewer
+    // bytes than the vtables the summary used to count with them.
+    let framing = row(&rows, "(root framing)").unwrap();
+    assert!(framing > 0 && framing < vtables, "{rows:?}");
+    assert!(data::summary_text(&ex).contains("(vtables)"));
+    // A format without vtables or padding has neither row (the check above
+    // tells the formats apart).
+    let (rows, _) = rows_of(Format::Avro);
+    assert_eq!(row(&rows, "(vtables)"), None, "{rows:?}");
+    assert_eq!(row(&rows, "(padding)"), None, "{rows:?}");
+}
+
+#[test]
 fn a_different_document_reads_differently() {
     // The self-test of the comparison above: one changed value shows.
     let (path, d) = documents().into_iter().find(|(p, _)| p.ends_with("jobs.json")).unwrap();

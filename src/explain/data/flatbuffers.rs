@@ -26,7 +26,7 @@
 //! plain JSON ([`super::plain`]), which a test compares with that decoder's
 //! datum.
 
-use super::super::span::{Category, ExplainError, Walker, preview};
+use super::super::span::{Category, ExplainError, Span, Walker, preview};
 use super::plain;
 use crate::generic::derive::{Shape, fbs_direct_item, fbs_enum_width, fbs_width, shape};
 use crate::generic::schema::{Node, NodeId, Schema};
@@ -76,6 +76,14 @@ pub(crate) fn annotate(w: &mut Walker<'_>, schema: &Schema) -> Result<(String, V
     w.spans = spans;
     w.pos = len;
     Ok((json, members))
+}
+
+/// How every span of a vtable's bytes begins (its header and its slots).
+const VTABLE: &str = "vtable";
+
+/// Whether `span` is a vtable's header or slot, as this annotator writes them.
+pub fn is_vtable(span: &Span) -> bool {
+    span.category == Category::Structure && span.meaning.starts_with(VTABLE)
 }
 
 fn gap(w: &mut Walker<'_>, at: usize, n: usize) {
@@ -270,15 +278,15 @@ impl Reader<'_, '_> {
                 vt,
                 header,
                 Category::Structure,
-                format!("vtable: {vt_len} bytes, table {table_len} bytes"),
+                format!("{VTABLE}: {vt_len} bytes, table {table_len} bytes"),
             )?;
             for (i, e) in (vt + 4..vt + vt_len).step_by(2).enumerate() {
                 let off = self.u16(e, path)?;
                 let name = names.get(i).map_or("(not in the schema)", |n| n.as_str());
                 let m = if off == 0 {
-                    format!("vtable slot {i} {name}: absent")
+                    format!("{VTABLE} slot {i} {name}: absent")
                 } else {
-                    format!("vtable slot {i} {name}: at +{off}")
+                    format!("{VTABLE} slot {i} {name}: at +{off}")
                 };
                 self.claim(w, e, 2, Category::Structure, m)?;
             }

@@ -87,17 +87,28 @@ pub fn explain(format: Format, schema: &Schema, bytes: &[u8]) -> Result<DataExpl
     })
 }
 
-/// Bytes per member of the root record, in payload order, then the root's own framing.
+/// Bytes per member of the root record, in payload order, then the bytes
+/// no member owns: the root's own framing (its length, count or root
+/// offset and table), and, where the format has them, the vtables members
+/// share ([`flatbuffers::is_vtable`]) and padding (each row only when it
+/// holds bytes).
 pub fn by_member(ex: &DataExplained) -> Vec<(String, usize)> {
     let mut rows: Vec<(String, usize)> = ex.members.iter().map(|m| (m.clone(), 0)).collect();
-    let mut framing = 0;
+    let (mut framing, mut vtables, mut padding) = (0, 0, 0);
     for s in &ex.explained.spans {
         match s.top.and_then(|i| rows.get_mut(i)) {
             Some(row) => row.1 += s.len,
+            None if s.category == Category::Padding => padding += s.len,
+            None if flatbuffers::is_vtable(s) => vtables += s.len,
             None => framing += s.len,
         }
     }
     rows.push(("(root framing)".to_string(), framing));
+    for (label, n) in [("(vtables)", vtables), ("(padding)", padding)] {
+        if n > 0 {
+            rows.push((label.to_string(), n));
+        }
+    }
     rows
 }
 
