@@ -10,6 +10,7 @@
 //! `Vec::with_capacity`, 2^31 products (over 400 GiB) would abort the test
 //! binary, not return an error.
 
+use wirebench::codec::ErrorKind;
 use wirebench::codec::flatbuffers::{self as fbc, generated::wirebench as fb};
 use wirebench::fixtures;
 use wirebench::model::{Catalog, Dimensions, Product, Status, Variant};
@@ -126,6 +127,55 @@ const TINY: [u8; 216] = [
     // 208: image_url: length 0, NUL, padding
     0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 ];
+
+/// What `read_direct` returns, computed from domain types field for field in
+/// its order: `h = h × FNV prime + value` (wrapping), strings by length,
+/// signed values as their two's-complement bits.
+fn checksum(products: &[Product]) -> u64 {
+    let len = |s: &String| s.len() as u64;
+    let mut v: Vec<u64> = Vec::new();
+    for p in products {
+        let (d, n) = (&p.dimensions, |x: i32| i64::from(x) as u64);
+        v.extend([
+            p.id as u64,
+            len(&p.sku),
+            len(&p.name),
+            len(&p.description),
+            p.price_cents as u64,
+        ]);
+        v.extend([
+            len(&p.currency),
+            p.rating.to_bits(),
+            n(p.review_count),
+            u64::from(p.in_stock),
+        ]);
+        v.extend([n(p.stock), u64::from(p.status.index()), p.tags.len() as u64]);
+        v.extend(p.tags.iter().map(len));
+        v.extend([
+            n(d.width_mm),
+            n(d.height_mm),
+            n(d.depth_mm),
+            n(d.weight_g),
+            p.variants.len() as u64,
+        ]);
+        for x in &p.variants {
+            v.extend([
+                len(&x.sku),
+                len(&x.color),
+                len(&x.size),
+                x.price_cents as u64,
+                n(x.stock),
+            ]);
+        }
+        match p.discount_percent {
+            None => v.push(0),
+            Some(x) => v.extend([1, n(x)]),
+        }
+        v.extend([p.created_at_ms as u64, len(&p.image_url)]);
+    }
+    v.into_iter()
+        .fold(0, |h, x| h.wrapping_mul(0x0000_0100_0000_01b3).wrapping_add(x))
+}
 
 fn encode(products: &[Product]) -> Vec<u8> {
     let mut out = Vec::new();
@@ -374,21 +424,17 @@ fn read_direct_sees_every_field() {
     for (i, c) in catalogs.iter().enumerate() {
         let bytes = encode(&c.products);
         fbc::verify(&bytes).unwrap();
-        assert_eq!(
-            fbc::read_direct(&bytes).unwrap(),
-            fbc::checksum(&c.products),
-            "catalog #{i}"
-        );
+        assert_eq!(fbc::read_direct(&bytes).unwrap(), checksum(&c.products), "catalog #{i}");
     }
     // The checksum notices a change in any one field (here the last-read
     // field of a variant, and the optional scalar).
     let mut c = fixtures::catalog(3);
-    let base = fbc::checksum(&c.products);
+    let base = checksum(&c.products);
     c.products[2].discount_percent = match c.products[2].discount_percent {
         Some(_) => None,
         None => Some(5),
     };
-    assert_ne!(fbc::checksum(&c.products), base);
+    assert_ne!(checksum(&c.products), base);
     let mut c = tiny_catalog();
     c.products[0].variants.push(Variant {
         sku: "V".into(),
@@ -397,11 +443,200 @@ fn read_direct_sees_every_field() {
         price_cents: 1,
         stock: 2,
     });
-    let with = fbc::checksum(&c.products);
+    let with = checksum(&c.products);
     c.products[0].variants[0].stock = 3;
-    assert_ne!(fbc::checksum(&c.products), with);
-    assert_eq!(
-        fbc::read_direct(&encode(&c.products)).unwrap(),
-        fbc::checksum(&c.products)
+    assert_ne!(checksum(&c.products), with);
+    assert_eq!(fbc::read_direct(&encode(&c.products)).unwrap(), checksum(&c.products));
+}
+
+/// The reader accepts exactly what `Product::validate` accepts: each rule broken alone (and at its
+/// boundary) gives validate's error, each boundary value kept is accepted.
+#[test]
+fn the_model_rules_hold() {
+    type Mutation = fn(&mut Product);
+    let mutations: &[Mutation] = &[
+        |_| {},
+        |p| p.id = 0,
+        |p| p.id = 1,
+        |p| p.id = -5,
+        |p| p.sku = "SKU-é".into(),
+        |p| p.sku = String::new(),
+        |p| p.price_cents = -1,
+        |p| p.price_cents = 0,
+        |p| p.currency = "usd".into(),
+        |p| p.currency = "USDX".into(),
+        |p| p.currency = "US".into(),
+        |p| p.rating = f64::NAN,
+        |p| p.rating = f64::INFINITY,
+        |p| p.rating = -0.1,
+        |p| p.rating = 5.0,
+        |p| p.rating = 5.01,
+        |p| p.rating = 0.0,
+        |p| p.review_count = -1,
+        |p| p.stock = -1,
+        |p| p.stock = 0,
+        |p| p.dimensions.width_mm = -1,
+        |p| p.dimensions.height_mm = i32::MIN,
+        |p| p.dimensions.depth_mm = -1,
+        |p| p.dimensions.weight_g = -1,
+        |p| p.dimensions.weight_g = 0,
+        |p| p.discount_percent = Some(0),
+        |p| p.discount_percent = Some(1),
+        |p| p.discount_percent = Some(90),
+        |p| p.discount_percent = Some(91),
+        |p| p.discount_percent = None,
+        |p| p.variants = vec![p.variants[0].clone(); 3],
+        |p| p.variants.iter_mut().for_each(|v| v.price_cents = -1),
+        |p| p.variants.iter_mut().for_each(|v| v.stock = -1),
+        |p| p.variants.iter_mut().for_each(|v| v.price_cents = 0),
+        |p| {
+            p.id = 0;
+            p.stock = -1;
+        },
+    ];
+    for (i, m) in mutations.iter().enumerate() {
+        let mut p = fixtures::product(1);
+        p.variants = vec![Variant {
+            sku: "V-1".into(),
+            color: "red".into(),
+            size: "M".into(),
+            price_cents: 100,
+            stock: 2,
+        }];
+        m(&mut p);
+        let bytes = encode(std::slice::from_ref(&p));
+        match (fbc::decode(&bytes), p.validate(0)) {
+            (Ok(c), Ok(())) => assert_eq!(c.products, [p.clone()], "mutation {i}"),
+            (Err(got), Err(want)) => {
+                assert!(
+                    matches!(&got.kind, ErrorKind::Invalid(e) if *e == want),
+                    "mutation {i}: {got}"
+                )
+            }
+            (got, want) => panic!("mutation {i}: decode {got:?}, validate {want:?}"),
+        }
+    }
+}
+
+/// A buffer laid out by another writer (objects in field order, vtables
+/// shared differently) also takes the one pass.
+#[test]
+fn another_layout_takes_the_one_pass() {
+    let c = fixtures::catalog(20);
+    let mut fbb = flatbuffers::FlatBufferBuilder::new();
+    let offsets: Vec<_> = c
+        .products
+        .iter()
+        .map(|p| {
+            let sku = fbb.create_string(&p.sku);
+            let name = fbb.create_string(&p.name);
+            let description = fbb.create_string(&p.description);
+            let currency = fbb.create_string(&p.currency);
+            let tags: Vec<_> = p.tags.iter().map(|t| fbb.create_string(t)).collect();
+            let tags = fbb.create_vector(&tags);
+            let variants: Vec<_> = p
+                .variants
+                .iter()
+                .map(|v| {
+                    let args = fb::VariantArgs {
+                        sku: Some(fbb.create_string(&v.sku)),
+                        color: Some(fbb.create_string(&v.color)),
+                        size: Some(fbb.create_string(&v.size)),
+                        price_cents: v.price_cents,
+                        stock: v.stock,
+                    };
+                    fb::Variant::create(&mut fbb, &args)
+                })
+                .collect();
+            let variants = fbb.create_vector(&variants);
+            let image_url = fbb.create_string(&p.image_url);
+            let d = &p.dimensions;
+            let dimensions = fb::Dimensions::new(d.width_mm, d.height_mm, d.depth_mm, d.weight_g);
+            let args = fb::ProductArgs {
+                id: p.id,
+                sku: Some(sku),
+                name: Some(name),
+                description: Some(description),
+                price_cents: p.price_cents,
+                currency: Some(currency),
+                rating: p.rating,
+                review_count: p.review_count,
+                in_stock: p.in_stock,
+                stock: p.stock,
+                status: fb::Status(p.status.index() as i8),
+                tags: Some(tags),
+                dimensions: Some(&dimensions),
+                variants: Some(variants),
+                discount_percent: p.discount_percent,
+                created_at_ms: p.created_at_ms,
+                image_url: Some(image_url),
+            };
+            fb::Product::create(&mut fbb, &args)
+        })
+        .collect();
+    let list = fbb.create_vector(&offsets);
+    let root = fb::Catalog::create(&mut fbb, &fb::CatalogArgs { products: Some(list) });
+    fb::finish_catalog_buffer(&mut fbb, root);
+    let bytes = fbb.finished_data();
+    assert_ne!(bytes, encode(&c.products), "the layout should differ from ours");
+    assert_eq!(fbc::decode(bytes), Ok(c));
+}
+
+/// Every truncation and many single-byte changes of the encodings of a
+/// few two-product catalogs.
+fn damaged_buffers(mut check: impl FnMut(u64, &[u8])) {
+    for seed in 0..3 {
+        let mut c = fixtures::random_catalog(seed);
+        c.products.truncate(2);
+        let bytes = encode(&c.products);
+        for n in 0..bytes.len() {
+            check(seed, &bytes[..n]);
+        }
+        let mut m = bytes.clone();
+        for i in 0..bytes.len() {
+            let (b, fixed) = (bytes[i], [0x00, 0x01, 0x02, 0x04, 0x80, 0xff]);
+            for v in fixed.into_iter().chain([b ^ 0x01, b ^ 0x10, b.wrapping_add(4)]) {
+                m[i] = v;
+                check(seed, &m);
+            }
+            m[i] = bytes[i];
+        }
+    }
+}
+
+/// The reader against the crate's verifier: what it accepts, the
+/// verifier accepts and the accessors read alike; what it refuses with
+/// one of the model's errors, the verifier accepts; anything else it
+/// refuses with the verifier's error, never with its own placeholder
+/// (`tests/views.rs` holds the view to the owned decode on such buffers).
+#[test]
+fn the_reader_checks_what_the_verifier_checks() {
+    let (mut accepted, mut model, mut verifier) = (0, 0, 0);
+    damaged_buffers(|seed, m| {
+        let got = fbc::decode(m);
+        match &got {
+            Ok(c) => {
+                assert_eq!(fbc::read_direct(m), Ok(checksum(&c.products)), "seed {seed}: {m:?}");
+                accepted += 1;
+            }
+            Err(e) => match fbc::verify(m) {
+                Ok(_) => {
+                    assert!(
+                        matches!(e.kind, ErrorKind::Invalid(_) | ErrorKind::UnknownEnum { .. }),
+                        "seed {seed}: the verifier accepts {m:?}, the reader says {e}"
+                    );
+                    model += 1;
+                }
+                Err(v) => {
+                    assert_eq!(e, &v, "seed {seed}: {m:?}");
+                    verifier += 1;
+                }
+            },
+        }
+    });
+    // Every outcome occurs, so no branch above is vacuous.
+    assert!(
+        accepted > 100 && model > 100 && verifier > 100,
+        "accepted {accepted}, model errors {model}, verifier errors {verifier}"
     );
 }

@@ -69,7 +69,8 @@ fn integer_width_boundaries() {
         check_int(v, want);
     }
     // The unsigned writer alone reaches u64::MAX, which no i64 field accepts.
-    let max = bytes_of(|o| write::write_uint(o, u64::MAX));
+    let write::Scalar(b, n) = write::uint_bytes(u64::MAX);
+    let max = b.to_le_bytes()[..n].to_vec();
     assert_eq!(max, [0xcf, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
     assert_eq!(
         read::read_int(&mut Cursor::new(&max), &read::PRODUCT[0])

@@ -164,22 +164,6 @@ mod tests {
     }
 
     #[test]
-    fn none_discount_is_branch_zero() {
-        let mut p = small();
-        p.discount_percent = None;
-        p.variants.clear();
-        p.tags.clear();
-        let mut out = Vec::new();
-        encode(std::slice::from_ref(&p), &mut out).unwrap();
-        // ... dimensions, variants [] = 00, discount null = 00, created_at -64, image_url
-        assert_eq!(
-            out[out.len() - 10..],
-            [0x02, 0x04, 0x06, 0x08, 0x00, 0x00, 0x7f, 0x02, b'u', 0x00]
-        );
-        assert_eq!(decode(&out).unwrap().products, [p]);
-    }
-
-    #[test]
     fn schema_lists_fields_in_code_order() {
         let quoted = |names: &str| names.split(' ').map(|n| format!("\"{n}\"")).collect::<Vec<_>>();
         let mut fields = quoted("products id sku name description price_cents currency rating review_count in_stock");

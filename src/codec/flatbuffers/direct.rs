@@ -4,8 +4,8 @@
 //! reads every field of every product in place through the generated
 //! accessors, without building domain types: no `String` copies, no `Vec`s.
 //! It folds what it reads into a [`Checksum`] so the optimizer cannot drop the
-//! reads. [`checksum`] computes the same value from domain types; tests hold
-//! the two equal, which proves `read_direct` really visits every field.
+//! reads. `tests/flatbuffers.rs` computes the same value from domain types and
+//! holds the two equal, which proves `read_direct` really visits every field.
 //!
 //! Strings enter the checksum by length only: reading a `&str` accessor
 //! follows the offset and reads the length prefix. Their bytes were already
@@ -13,12 +13,11 @@
 
 use super::verifier::verified_root;
 use crate::codec::DecodeError;
-use crate::model::Product;
 
 /// Order-sensitive running hash: `h = h × FNV prime + value` (wrapping).
 /// Not a quality hash; enough that swapping or dropping a field changes it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Checksum(pub u64);
+#[derive(Default)]
+struct Checksum(u64);
 
 impl Checksum {
     const PRIME: u64 = 0x0000_0100_0000_01b3;
@@ -53,7 +52,7 @@ pub fn verify(bytes: &[u8]) -> Result<(), DecodeError> {
 }
 
 /// Verifies `bytes`, then reads every field of every product in place and
-/// returns their [`Checksum`] (equal to [`checksum`] of the same products).
+/// returns their [`Checksum`].
 /// The status is hashed as its raw byte: this path reads, it does not
 /// validate.
 pub fn read_direct(bytes: &[u8]) -> Result<u64, DecodeError> {
@@ -95,44 +94,4 @@ pub fn read_direct(bytes: &[u8]) -> Result<u64, DecodeError> {
         h.str(p.image_url());
     }
     Ok(h.0)
-}
-
-/// The [`read_direct`] checksum computed from domain types, field for field
-/// in the same order.
-pub fn checksum(products: &[Product]) -> u64 {
-    let mut h = Checksum::default();
-    for p in products {
-        h.int(p.id);
-        h.str(&p.sku);
-        h.str(&p.name);
-        h.str(&p.description);
-        h.int(p.price_cents);
-        h.str(&p.currency);
-        h.add(p.rating.to_bits());
-        h.int(i64::from(p.review_count));
-        h.add(u64::from(p.in_stock));
-        h.int(i64::from(p.stock));
-        h.int(i64::from(p.status.index()));
-        h.add(p.tags.len() as u64);
-        for t in &p.tags {
-            h.str(t);
-        }
-        let d = &p.dimensions;
-        h.int(i64::from(d.width_mm));
-        h.int(i64::from(d.height_mm));
-        h.int(i64::from(d.depth_mm));
-        h.int(i64::from(d.weight_g));
-        h.add(p.variants.len() as u64);
-        for v in &p.variants {
-            h.str(&v.sku);
-            h.str(&v.color);
-            h.str(&v.size);
-            h.int(v.price_cents);
-            h.int(i64::from(v.stock));
-        }
-        h.opt(p.discount_percent);
-        h.int(p.created_at_ms);
-        h.str(&p.image_url);
-    }
-    h.0
 }

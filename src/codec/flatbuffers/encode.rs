@@ -36,7 +36,7 @@
 //!   builds assert that it is exact). The sizing pass costs about what the
 //!   copy it saves costs when a kept builder is warm, and saves a builder
 //!   and its page faults when there is none (the server keeps none between
-//!   responses); `tests::measure_in_place` measures both.
+//!   responses).
 
 use super::generated::wirebench as fb;
 use crate::codec::EncodeError;
@@ -53,7 +53,7 @@ const MAX_BUFFER: usize = flatbuffers::FLATBUFFERS_MAX_BUFFER_SIZE - 1;
 /// so the bytes are built where they are returned; otherwise the buffer is
 /// built on its own and appended.
 pub fn encode(products: &[Product], out: &mut Vec<u8>) -> Result<(), EncodeError> {
-    let (size, masks) = exact_size(products);
+    let (size, masks) = exact_size(products, MAX_SHAPES);
     if size > MAX_BUFFER as u64 {
         return Err(EncodeError::TooLong {
             what: "flatbuffers buffer (bytes)",
@@ -171,12 +171,9 @@ fn variant_mask(v: &Variant) -> u32 {
     0b11100 | u32::from(v.price_cents != 0) | u32::from(v.stock != 0) << 1
 }
 
+/// The schema's `Status` of `s`: the same ordinal.
 fn fb_status(s: Status) -> fb::Status {
-    match s {
-        Status::Active => fb::Status::ACTIVE,
-        Status::Draft => fb::Status::DRAFT,
-        Status::Discontinued => fb::Status::DISCONTINUED,
-    }
+    fb::Status(s.index() as i8)
 }
 
 /// Table types, for [`shape`].
@@ -254,18 +251,6 @@ impl Shapes {
     }
 }
 
-/// The used space after the builder writes a string of `len` bytes with
-/// `used` bytes already written: padding to 4 after the terminating NUL,
-/// then the length.
-fn string_end(used: u64, len: usize) -> u64 {
-    ((used + len as u64 + 1 + 3) & !3) + 4
-}
-
-/// The same for a vector of `n` offsets: padding to 4, the offsets, the length.
-fn vector_end(used: u64, n: usize) -> u64 {
-    ((used + 3) & !3) + 4 * n as u64 + 4
-}
-
 /// What the builder writes for a table with the fields of `mask` from
 /// `fields`, starting `used` bytes into the buffer (`start_table` to
 /// `end_table`): the bytes up to and including the table's offset to its
@@ -330,12 +315,15 @@ struct Sizer {
 }
 
 impl Sizer {
+    /// A string of `len` bytes: padding to 4 after the terminating NUL,
+    /// then the length.
     fn string(&mut self, len: usize) {
-        self.used = string_end(self.used, len);
+        self.used = ((self.used + len as u64 + 1 + 3) & !3) + 4;
     }
 
+    /// A vector of `n` offsets: padding to 4, the offsets, the length.
     fn vector(&mut self, n: usize) {
-        self.used = vector_end(self.used, n);
+        self.used = ((self.used + 3) & !3) + 4 * n as u64 + 4;
     }
 
     /// A table of type `table` with the fields of `mask` from `fields`.
@@ -367,13 +355,8 @@ impl Sizer {
 /// same walk, in the same order, adding up what each step writes. Tables of
 /// a shape seen before cost a lookup; a new shape runs [`layout`]. Also
 /// returns each product's [`product_mask`], last product first, for
-/// [`build`].
-fn exact_size(products: &[Product]) -> (u64, Vec<u32>) {
-    exact_size_with(products, MAX_SHAPES)
-}
-
-/// [`exact_size`] remembering at most `max_shapes` table shapes.
-fn exact_size_with(products: &[Product], max_shapes: usize) -> (u64, Vec<u32>) {
+/// [`build`]. At most `max_shapes` table shapes are remembered.
+fn exact_size(products: &[Product], max_shapes: usize) -> (u64, Vec<u32>) {
     let mut masks = Vec::with_capacity(products.len());
     let mut z = Sizer {
         used: 0,
@@ -584,7 +567,6 @@ fn build_variant<'f>(fbb: &mut FlatBufferBuilder<'f>, v: &Variant, shapes: &mut 
 mod tests {
     use super::*;
     use crate::fixtures;
-    use std::time::Instant;
 
     /// [`product_mask`] of every product, last first, without sizing.
     fn masks_of(products: &[Product]) -> Vec<u32> {
@@ -657,9 +639,12 @@ mod tests {
             assert_eq!(again, want, "catalog {i}: a second encode differs");
             // The size is exact, with or without shapes remembered.
             let len = want.len() as u64;
-            assert_eq!(exact_size(products).0, len, "catalog {i}");
-            assert_eq!(exact_size_with(products, 0).0, len, "catalog {i}, no shapes remembered");
-            assert_eq!(exact_size(products).1, masks_of(products), "catalog {i}");
+            assert_eq!(
+                exact_size(products, MAX_SHAPES),
+                (len, masks_of(products)),
+                "catalog {i}"
+            );
+            assert_eq!(exact_size(products, 0).0, len, "catalog {i}, no shapes remembered");
             let (buf, start) = build_in(Vec::new(), len as usize, products, &masks_of(products));
             assert_eq!(
                 (start, buf.len() as u64),
@@ -693,78 +678,6 @@ mod tests {
         for size in [0, 1, want.len() - 1, want.len() + 1, want.len() + 100, 3 * want.len()] {
             let (buf, start) = build_in(b"stale bytes".to_vec(), size, &products, &masks);
             assert_eq!(front(buf, start), want, "buffer of {size} bytes");
-        }
-    }
-
-    #[test]
-    fn appending_after_bytes_keeps_them() {
-        let products = fixtures::catalog(3).products;
-        let mut out = b"head".to_vec();
-        encode(&products, &mut out).unwrap();
-        assert_eq!(&out[..4], b"head");
-        assert_eq!(&out[4..], generic(&products));
-    }
-
-    /// Not a test of speed (nothing is asserted about time): prints what
-    /// building in place costs beside the alternative it replaces, a builder
-    /// whose finished bytes are copied out (no sizing pass, one copy), in
-    /// two settings: a loop that reuses its buffers (the codec benchmark;
-    /// there the builder is kept and warm), and fresh buffers per call (the
-    /// server: a large body gets a fresh reservation, and a worker does not
-    /// keep a builder between responses). Also what the sizing pass alone
-    /// costs. The cases take turns within each of 61 rounds of 20 encodes;
-    /// the fastest round counts. Run:
-    /// `cargo test --release --lib codec::flatbuffers::encode::tests::measure_in_place -- --ignored --nocapture`
-    #[test]
-    #[ignore]
-    fn measure_in_place() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(fixtures::CANONICAL_PATH);
-        let catalog = fixtures::load_file(&path).expect("fixture");
-        let products = &catalog.products;
-        let size = exact_size(products).0 as usize;
-        let mut kept = FlatBufferBuilder::with_capacity(2 * size);
-        let mut out = Vec::new();
-        let names = [
-            "reused buffer, in place (exact_size + build)",
-            "reused buffer, kept builder + copy out",
-            "exact_size alone",
-            "fresh 33 MiB buffer, in place",
-            "fresh 33 MiB buffer, fresh 1 MiB builder + copy out",
-        ];
-        let mut best = [f64::MAX; 5];
-        for _ in 0..61 {
-            for (i, b) in best.iter_mut().enumerate() {
-                let t = Instant::now();
-                for _ in 0..20 {
-                    out.clear();
-                    match i {
-                        0 => encode(products, &mut out).unwrap(),
-                        1 => {
-                            kept.reset();
-                            build(&mut kept, products, &masks_of(products), MAX_SHAPES);
-                            out.extend_from_slice(kept.finished_data());
-                        }
-                        2 => {
-                            std::hint::black_box(exact_size(std::hint::black_box(products)));
-                        }
-                        3 => {
-                            out = Vec::with_capacity(33 << 20);
-                            encode(products, &mut out).unwrap();
-                        }
-                        _ => {
-                            out = Vec::with_capacity(33 << 20);
-                            let mut fresh = FlatBufferBuilder::with_capacity(1 << 20);
-                            build(&mut fresh, products, &masks_of(products), MAX_SHAPES);
-                            out.extend_from_slice(fresh.finished_data());
-                        }
-                    }
-                    std::hint::black_box(&out);
-                }
-                *b = b.min(t.elapsed().as_secs_f64() * 1e9 / 20.0);
-            }
-        }
-        for (name, ns) in names.iter().zip(best) {
-            println!("{name:<52} {ns:10.0} ns/op");
         }
     }
 }

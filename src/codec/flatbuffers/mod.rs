@@ -107,7 +107,7 @@ mod encode;
 mod verifier;
 pub mod view;
 
-pub use direct::{Checksum, checksum, read_direct, verify};
+pub use direct::{read_direct, verify};
 pub use encode::encode;
 pub use verifier::{APPARENT_SIZE_FACTOR, IDENTIFIER, MAX_DEPTH, verifier_options};
 

@@ -45,8 +45,9 @@
 //!
 //! Values are read as the generated accessors read them after the verifier:
 //! an absent scalar is its schema default, a bool is any non-zero byte.
-//! `tests` hold the reader to the crate's verifier on valid catalogs and on
-//! every truncation and many single-byte changes of encoded buffers.
+//! `tests` hold the reader to the crate's verifier on every truncation and
+//! many single-byte changes of encoded buffers; `tests/flatbuffers.rs` holds
+//! it to `Product::validate` and to a buffer laid out by another writer.
 //!
 //! Work is bounded as after the verifier: the apparent size is checked
 //! before each string is reached, list lengths before a list is read, a
@@ -430,10 +431,9 @@ fn variant<'a>(r: &mut Reader<'a>, pos: usize) -> Result<VariantView<'a>, Refuse
 
 #[cfg(test)]
 mod tests {
-    use super::super::{checksum, read_direct, verify};
+    use super::super::verify;
     use super::*;
     use crate::fixtures;
-    use crate::model::{Product, Variant};
 
     fn encode(c: &Catalog) -> Vec<u8> {
         let mut out = Vec::new();
@@ -441,87 +441,9 @@ mod tests {
         out
     }
 
-    /// Every valid catalog reads back, as the accessors after the verifier
-    /// read it (`read_direct`'s checksum visits every field).
-    #[test]
-    fn valid_catalogs_read_back() {
-        let mut catalogs: Vec<Catalog> = [0, 1, 3, 100, 1000].into_iter().map(fixtures::catalog).collect();
-        catalogs.extend((0..300).map(fixtures::random_catalog));
-        for (i, c) in catalogs.iter().enumerate() {
-            let bytes = encode(c);
-            assert_eq!(decode(&bytes).as_ref(), Ok(c), "catalog {i}");
-            assert_eq!(read_direct(&bytes), Ok(checksum(&c.products)), "catalog {i}");
-        }
-    }
-
-    /// Every truncation and many single-byte changes of the encodings of a
-    /// few two-product catalogs.
-    fn damaged_buffers(mut check: impl FnMut(u64, &[u8])) {
-        for seed in 0..3 {
-            let mut c = fixtures::random_catalog(seed);
-            c.products.truncate(2);
-            let bytes = encode(&c);
-            for n in 0..bytes.len() {
-                check(seed, &bytes[..n]);
-            }
-            let mut m = bytes.clone();
-            for i in 0..bytes.len() {
-                let (b, fixed) = (bytes[i], [0x00, 0x01, 0x02, 0x04, 0x80, 0xff]);
-                for v in fixed.into_iter().chain([b ^ 0x01, b ^ 0x10, b.wrapping_add(4)]) {
-                    m[i] = v;
-                    check(seed, &m);
-                }
-                m[i] = bytes[i];
-            }
-        }
-    }
-
-    /// The reader against the crate's verifier: what it accepts, the
-    /// verifier accepts and the accessors read alike; what it refuses with
-    /// one of the model's errors, the verifier accepts; anything else it
-    /// refuses with the verifier's error, never with its own placeholder.
-    /// And the view reads what the owned decode reads.
-    #[test]
-    fn the_reader_checks_what_the_verifier_checks() {
-        let (mut accepted, mut model, mut verifier) = (0, 0, 0);
-        damaged_buffers(|seed, m| {
-            let got = decode(m);
-            match &got {
-                Ok(c) => {
-                    assert_eq!(read_direct(m), Ok(checksum(&c.products)), "seed {seed}: {m:?}");
-                    accepted += 1;
-                }
-                Err(e) => match verified_root(m) {
-                    Ok(_) => {
-                        assert!(
-                            matches!(e.kind, ErrorKind::Invalid(_) | ErrorKind::UnknownEnum { .. }),
-                            "seed {seed}: the verifier accepts {m:?}, the reader says {e}"
-                        );
-                        model += 1;
-                    }
-                    Err(v) => {
-                        assert_eq!(e, &v, "seed {seed}: {m:?}");
-                        verifier += 1;
-                    }
-                },
-            }
-            let view = decode_view(m).map(|(count, list)| {
-                let mut products = Vec::new();
-                let n = check_list(&mut list.clone(), 4, |p| products.push(p.to_product())).unwrap();
-                assert_eq!(n, count);
-                Catalog { products }
-            });
-            assert_eq!(view, got, "seed {seed}: {m:?}");
-        });
-        // Every outcome occurs, so no branch above is vacuous.
-        assert!(
-            accepted > 100 && model > 100 && verifier > 100,
-            "accepted {accepted}, model errors {model}, verifier errors {verifier}"
-        );
-    }
-
     /// The placeholder for a refusal the verifier would not make is not the
-    /// verifier's wording of any error, so the test above would see it.
+    /// verifier's wording of any error, so `tests/flatbuffers.rs`'s
+    /// `the_reader_checks_what_the_verifier_checks` would see it.
     #[test]
     fn a_refusal_is_worded_by_the_verifier() {
         let bytes = encode(&fixtures::catalog(2));
@@ -530,141 +452,5 @@ mod tests {
         let e = decode(cut).unwrap_err();
         assert_eq!(Err(e.clone()), verify(cut));
         assert_ne!(e, placeholder);
-    }
-
-    /// The reader accepts exactly what `Product::validate` accepts: each rule broken alone (and at its
-    /// boundary) gives validate's error, each boundary value kept is accepted.
-    #[test]
-    fn the_model_rules_hold() {
-        use crate::fixtures;
-        type Mutation = fn(&mut Product);
-        let mutations: &[Mutation] = &[
-            |_| {},
-            |p| p.id = 0,
-            |p| p.id = 1,
-            |p| p.id = -5,
-            |p| p.sku = "SKU-é".into(),
-            |p| p.sku = String::new(),
-            |p| p.price_cents = -1,
-            |p| p.price_cents = 0,
-            |p| p.currency = "usd".into(),
-            |p| p.currency = "USDX".into(),
-            |p| p.currency = "US".into(),
-            |p| p.rating = f64::NAN,
-            |p| p.rating = f64::INFINITY,
-            |p| p.rating = -0.1,
-            |p| p.rating = 5.0,
-            |p| p.rating = 5.01,
-            |p| p.rating = 0.0,
-            |p| p.review_count = -1,
-            |p| p.stock = -1,
-            |p| p.stock = 0,
-            |p| p.dimensions.width_mm = -1,
-            |p| p.dimensions.height_mm = i32::MIN,
-            |p| p.dimensions.depth_mm = -1,
-            |p| p.dimensions.weight_g = -1,
-            |p| p.dimensions.weight_g = 0,
-            |p| p.discount_percent = Some(0),
-            |p| p.discount_percent = Some(1),
-            |p| p.discount_percent = Some(90),
-            |p| p.discount_percent = Some(91),
-            |p| p.discount_percent = None,
-            |p| p.variants = vec![p.variants[0].clone(); 3],
-            |p| p.variants.iter_mut().for_each(|v| v.price_cents = -1),
-            |p| p.variants.iter_mut().for_each(|v| v.stock = -1),
-            |p| p.variants.iter_mut().for_each(|v| v.price_cents = 0),
-            |p| {
-                p.id = 0;
-                p.stock = -1;
-            },
-        ];
-        for (i, m) in mutations.iter().enumerate() {
-            let mut p = fixtures::product(1);
-            p.variants = vec![Variant {
-                sku: "V-1".into(),
-                color: "red".into(),
-                size: "M".into(),
-                price_cents: 100,
-                stock: 2,
-            }];
-            m(&mut p);
-            let mut bytes = Vec::new();
-            super::super::encode(std::slice::from_ref(&p), &mut bytes).unwrap();
-            match (decode(&bytes), p.validate(0)) {
-                (Ok(c), Ok(())) => assert_eq!(c.products, [p.clone()], "mutation {i}"),
-                (Err(got), Err(want)) => {
-                    assert!(
-                        matches!(&got.kind, ErrorKind::Invalid(e) if *e == want),
-                        "mutation {i}: {got}"
-                    )
-                }
-                (got, want) => panic!("mutation {i}: decode {got:?}, validate {want:?}"),
-            }
-        }
-    }
-
-    /// A buffer laid out by another writer (objects in field order, vtables
-    /// shared differently) also takes the one pass.
-    #[test]
-    fn another_layout_takes_the_one_pass() {
-        use super::super::generated::wirebench as fb;
-        let c = fixtures::catalog(20);
-        let mut fbb = flatbuffers::FlatBufferBuilder::new();
-        let offsets: Vec<_> = c
-            .products
-            .iter()
-            .map(|p| {
-                let sku = fbb.create_string(&p.sku);
-                let name = fbb.create_string(&p.name);
-                let description = fbb.create_string(&p.description);
-                let currency = fbb.create_string(&p.currency);
-                let tags: Vec<_> = p.tags.iter().map(|t| fbb.create_string(t)).collect();
-                let tags = fbb.create_vector(&tags);
-                let variants: Vec<_> = p
-                    .variants
-                    .iter()
-                    .map(|v| {
-                        let args = fb::VariantArgs {
-                            sku: Some(fbb.create_string(&v.sku)),
-                            color: Some(fbb.create_string(&v.color)),
-                            size: Some(fbb.create_string(&v.size)),
-                            price_cents: v.price_cents,
-                            stock: v.stock,
-                        };
-                        fb::Variant::create(&mut fbb, &args)
-                    })
-                    .collect();
-                let variants = fbb.create_vector(&variants);
-                let image_url = fbb.create_string(&p.image_url);
-                let d = &p.dimensions;
-                let dimensions = fb::Dimensions::new(d.width_mm, d.height_mm, d.depth_mm, d.weight_g);
-                let args = fb::ProductArgs {
-                    id: p.id,
-                    sku: Some(sku),
-                    name: Some(name),
-                    description: Some(description),
-                    price_cents: p.price_cents,
-                    currency: Some(currency),
-                    rating: p.rating,
-                    review_count: p.review_count,
-                    in_stock: p.in_stock,
-                    stock: p.stock,
-                    status: fb::Status(p.status.index() as i8),
-                    tags: Some(tags),
-                    dimensions: Some(&dimensions),
-                    variants: Some(variants),
-                    discount_percent: p.discount_percent,
-                    created_at_ms: p.created_at_ms,
-                    image_url: Some(image_url),
-                };
-                fb::Product::create(&mut fbb, &args)
-            })
-            .collect();
-        let list = fbb.create_vector(&offsets);
-        let root = fb::Catalog::create(&mut fbb, &fb::CatalogArgs { products: Some(list) });
-        fb::finish_catalog_buffer(&mut fbb, root);
-        let bytes = fbb.finished_data();
-        assert_ne!(bytes, encode(&c), "the layout should differ from ours");
-        assert_eq!(decode(bytes), Ok(c));
     }
 }

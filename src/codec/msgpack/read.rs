@@ -123,14 +123,17 @@ fn marker(cur: &mut Cursor<'_>, expected: &'static str) -> Result<(usize, Marker
     Ok((at, Marker::from_u8(b)))
 }
 
-#[inline(always)]
-fn be_u16(cur: &mut Cursor<'_>, expected: &'static str) -> Result<u16, DecodeError> {
-    cur.array::<2>(expected).map(u16::from_be_bytes)
-}
-
-#[inline(always)]
-fn be_u32(cur: &mut Cursor<'_>, expected: &'static str) -> Result<u32, DecodeError> {
-    cur.array::<4>(expected).map(u32::from_be_bytes)
+/// The length or count after a str, bin, ext, array or map marker `m` just
+/// read: in the marker for the fix forms, else the 1, 2 or 4 bytes after it.
+pub(crate) fn length(cur: &mut Cursor<'_>, m: Marker, expected: &'static str) -> Result<u32, DecodeError> {
+    Ok(match m {
+        Marker::FixStr(n) | Marker::FixArray(n) | Marker::FixMap(n) => u32::from(n),
+        Marker::Str8 | Marker::Bin8 | Marker::Ext8 => u32::from(cur.u8(expected)?),
+        Marker::Str16 | Marker::Bin16 | Marker::Ext16 | Marker::Array16 | Marker::Map16 => {
+            u32::from(u16::from_be_bytes(cur.array(expected)?))
+        }
+        _ => u32::from_be_bytes(cur.array(expected)?),
+    })
 }
 
 /// Any integer format as an `i64`; a uint 64 above `i64::MAX` is `OutOfRange`.
@@ -413,19 +416,11 @@ pub fn skip_value(cur: &mut Cursor<'_>, depth: usize) -> Result<(), DecodeError>
             let (start, bytes) = read_str_bytes(cur, E)?;
             return str_at(start, bytes).map(drop);
         }
-        Marker::Bin8 => (u32::from(cur.u8(E)?), Body::Bin),
-        Marker::Bin16 => (u32::from(be_u16(cur, E)?), Body::Bin),
-        Marker::Bin32 => (be_u32(cur, E)?, Body::Bin),
+        Marker::Bin8 | Marker::Bin16 | Marker::Bin32 => (length(cur, m, E)?, Body::Bin),
         // ext N: length, then a type byte, then that many bytes of data.
-        Marker::Ext8 => (u32::from(cur.u8(E)?), Body::Ext),
-        Marker::Ext16 => (u32::from(be_u16(cur, E)?), Body::Ext),
-        Marker::Ext32 => (be_u32(cur, E)?, Body::Ext),
-        Marker::FixArray(n) => (u32::from(n), Body::Array),
-        Marker::Array16 => (u32::from(be_u16(cur, E)?), Body::Array),
-        Marker::Array32 => (be_u32(cur, E)?, Body::Array),
-        Marker::FixMap(n) => (u32::from(n), Body::Map),
-        Marker::Map16 => (u32::from(be_u16(cur, E)?), Body::Map),
-        Marker::Map32 => (be_u32(cur, E)?, Body::Map),
+        Marker::Ext8 | Marker::Ext16 | Marker::Ext32 => (length(cur, m, E)?, Body::Ext),
+        Marker::FixArray(_) | Marker::Array16 | Marker::Array32 => (length(cur, m, E)?, Body::Array),
+        Marker::FixMap(_) | Marker::Map16 | Marker::Map32 => (length(cur, m, E)?, Body::Map),
         Marker::Reserved => return Err(wrong_type(at, E, m)),
     };
     let items = match body {

@@ -8,6 +8,7 @@
 //! two) before anything is allocated.
 
 use super::marker::Marker;
+use super::read::length;
 use crate::codec::cursor::Cursor;
 use crate::codec::json::value::{JsonValue, Number};
 use crate::codec::{DecodeError, ErrorKind};
@@ -35,9 +36,11 @@ fn be(c: &mut Cursor<'_>, n: usize, what: &'static str) -> Result<u64> {
     Ok(c.fixed(n, what)?.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b)))
 }
 
-fn string(c: &mut Cursor<'_>, len: u64) -> Result<String> {
+/// The string after its marker `m`.
+fn string(c: &mut Cursor<'_>, m: Marker) -> Result<String> {
+    let len = length(c, m, "a string length")?;
     let at = c.pos();
-    let b = c.take(len, "string length")?;
+    let b = c.take(u64::from(len), "string length")?;
     std::str::from_utf8(b)
         .map(str::to_string)
         .map_err(|_| DecodeError::new(at, ErrorKind::InvalidUtf8))
@@ -74,22 +77,9 @@ fn value(c: &mut Cursor<'_>, depth: usize) -> Result<JsonValue> {
         Marker::I64 => JsonValue::Number(Number::Int(be(c, 8, "i64")? as i64)),
         Marker::F32 => JsonValue::Number(Number::Float(f64::from(f32::from_bits(be(c, 4, "f32")? as u32)))),
         Marker::F64 => JsonValue::Number(Number::Float(f64::from_bits(be(c, 8, "f64")?))),
-        Marker::FixStr(n) => JsonValue::String(string(c, u64::from(n))?),
-        Marker::Str8 | Marker::Str16 | Marker::Str32 => {
-            let n = match m {
-                Marker::Str8 => be(c, 1, "str8 length")?,
-                Marker::Str16 => be(c, 2, "str16 length")?,
-                _ => be(c, 4, "str32 length")?,
-            };
-            JsonValue::String(string(c, n)?)
-        }
+        Marker::FixStr(_) | Marker::Str8 | Marker::Str16 | Marker::Str32 => JsonValue::String(string(c, m)?),
         Marker::FixArray(_) | Marker::Array16 | Marker::Array32 => {
-            let n = match m {
-                Marker::FixArray(n) => u64::from(n),
-                Marker::Array16 => be(c, 2, "array16 length")?,
-                _ => be(c, 4, "array32 length")?,
-            };
-            let n = container(n, 1, c)?;
+            let n = container(u64::from(length(c, m, "a length")?), 1, c)?;
             let mut items = Vec::with_capacity(n);
             for _ in 0..n {
                 items.push(value(c, depth + 1)?);
@@ -97,12 +87,7 @@ fn value(c: &mut Cursor<'_>, depth: usize) -> Result<JsonValue> {
             JsonValue::Array(items)
         }
         Marker::FixMap(_) | Marker::Map16 | Marker::Map32 => {
-            let n = match m {
-                Marker::FixMap(n) => u64::from(n),
-                Marker::Map16 => be(c, 2, "map16 length")?,
-                _ => be(c, 4, "map32 length")?,
-            };
-            let n = container(n, 2, c)?;
+            let n = container(u64::from(length(c, m, "a length")?), 2, c)?;
             let mut members: Vec<(String, JsonValue)> = Vec::with_capacity(n);
             for _ in 0..n {
                 let key_at = c.pos();

@@ -38,11 +38,11 @@ use super::marker::{
 };
 use crate::codec::EncodeError;
 use crate::codec::spare::{self, Stop};
-use crate::model::{Product, Status, Variant};
+use crate::model::{Product, Variant};
 
 /// `s` as a fixstr at compile time: `0xa0 | len` then the bytes.
 /// `N` must be `s.len() + 1` and `s` at most 31 bytes (checked at compile time).
-pub const fn fixstr<const N: usize>(s: &str) -> [u8; N] {
+const fn fixstr<const N: usize>(s: &str) -> [u8; N] {
     let b = s.as_bytes();
     assert!(b.len() < 32 && b.len() + 1 == N, "fixstr key must be 0..=31 bytes");
     let mut out = [0u8; N];
@@ -103,13 +103,6 @@ pub struct Scalar(pub u128, pub usize);
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Header(pub u64, pub usize);
 
-impl Scalar {
-    /// The bytes that count.
-    pub fn bytes(self) -> Vec<u8> {
-        self.0.to_le_bytes()[..self.1].to_vec()
-    }
-}
-
 /// A header as a scalar of at most 8 counted bytes, for [`Spare::key_small`].
 impl From<Header> for Scalar {
     #[inline(always)]
@@ -134,7 +127,7 @@ fn wide(marker: u8, bits: u64, width: usize) -> Scalar {
 #[inline(always)]
 pub fn uint_bytes(v: u64) -> Scalar {
     let form = match i64::try_from(v) {
-        Ok(_) => uint_form(v),
+        Ok(_) => &UINT_FORMS[1 + bit_length(v)],
         Err(_) => &UINT_FORMS[1 + 64],
     };
     if form.count == 9 {
@@ -159,13 +152,7 @@ pub fn int_bytes(v: i64) -> Scalar {
 /// takes at most 5 bytes).
 #[inline(always)]
 fn int32_bytes(v: i32) -> Scalar {
-    match u32::try_from(v) {
-        Ok(u) => {
-            let u = u64::from(u);
-            short_uint(u, uint_form(u))
-        }
-        Err(_) => negative_int_bytes(i64::from(v)),
-    }
+    optional_int32_bytes(Some(v))
 }
 
 /// An optional `i32`: nil when absent, else as [`int32_bytes`]. Absent
@@ -257,12 +244,6 @@ const UINT_FORMS: [UintForm; 66] = {
     t
 };
 
-/// The [`UINT_FORMS`] entry of `v` (below 2^63): one bit scan, no branch.
-#[inline(always)]
-fn uint_form(v: u64) -> &'static UintForm {
-    &UINT_FORMS[1 + bit_length(v)]
-}
-
 /// The bit length of `v` (below 2^63): `2v + 1` does not overflow, and its
 /// highest set bit is at `v`'s bit length, so one scan, and 0 needs no case
 /// of its own.
@@ -286,17 +267,11 @@ fn short_uint(v: u64, form: &UintForm) -> Scalar {
     Scalar(u128::from(word), usize::from(form.count))
 }
 
-/// A `usize` length as the 32-bit wire maximum, or `TooLong`.
-#[inline]
-fn len_u32(len: usize, what: &'static str) -> Result<u32, EncodeError> {
-    u32::try_from(len).map_err(|_| EncodeError::TooLong { what, len })
-}
-
 /// A header with a 16- or 32-bit length (`m16` / `m32`), for lengths past
-/// the fix form.
+/// the fix form; past `u32::MAX`, the wire maximum, `TooLong`.
 #[inline]
 fn long_header(len: usize, m16: u8, m32: u8, what: &'static str) -> Result<Header, EncodeError> {
-    let n = len_u32(len, what)?;
+    let n = u32::try_from(len).map_err(|_| EncodeError::TooLong { what, len })?;
     Ok(match u16::try_from(n) {
         Ok(n) => Header(u64::from(m16) | u64::from(n.swap_bytes()) << 8, 3),
         Err(_) => Header(u64::from(m32) | u64::from(n.swap_bytes()) << 8, 5),
@@ -335,27 +310,16 @@ pub fn map_header(len: usize, what: &'static str) -> Result<Header, EncodeError>
     }
 }
 
-/// Appends an unsigned integer in the smallest of positive fixint / uint 8/16/32/64.
-///
-/// ```
-/// # use wirebench::codec::msgpack::write::write_uint;
-/// let mut out = Vec::new();
-/// write_uint(&mut out, 300);
-/// assert_eq!(out, [0xcd, 0x01, 0x2c]);
-/// ```
-pub fn write_uint(out: &mut Vec<u8>, v: u64) {
-    let Scalar(b, n) = uint_bytes(v);
-    out.extend_from_slice(&b.to_le_bytes()[..n]);
-}
-
-/// Appends a signed integer: non-negative values as [`write_uint`],
-/// negative ones in the smallest of negative fixint / int 8/16/32/64.
+/// Appends a signed integer: non-negative values in the smallest of
+/// positive fixint / uint 8/16/32/64, negative ones in the smallest of
+/// negative fixint / int 8/16/32/64.
 ///
 /// ```
 /// # use wirebench::codec::msgpack::write::write_int;
 /// let mut out = Vec::new();
+/// write_int(&mut out, 300);
 /// write_int(&mut out, -33);
-/// assert_eq!(out, [0xd0, 0xdf]);
+/// assert_eq!(out, [0xcd, 0x01, 0x2c, 0xd0, 0xdf]);
 /// ```
 pub fn write_int(out: &mut Vec<u8>, v: i64) {
     let Scalar(b, n) = int_bytes(v);
@@ -505,28 +469,24 @@ const DIMENSIONS_HEAD: &[u8; 21] = joined!(
 /// A variant's fixmap header and its first key.
 const VARIANT_HEAD: &[u8; 5] = joined!(&[FIXMAP | VARIANT_FIELDS as u8], key!("sku"));
 
-/// The `status` key and its value, for each status in [`Status::ALL`]
-/// order, padded to one width, with the length that counts.
+/// The `status` key and its value, for each status at its
+/// [`Status::index`](crate::model::Status::index), padded to one width,
+/// with the length that counts.
 const STATUS_FIELDS: [([u8; 20], usize); 3] = {
-    const fn field(value: &[u8]) -> ([u8; 20], usize) {
+    const fn field<const N: usize>(run: &[u8; N]) -> ([u8; 20], usize) {
         let mut out = [0u8; 20];
-        let k = key!("status");
-        let mut at = 0;
-        while at < k.len() {
-            out[at] = k[at];
-            at += 1;
-        }
-        out[at] = FIXSTR | value.len() as u8;
-        at += 1;
         let mut i = 0;
-        while i < value.len() {
-            out[at] = value[i];
-            at += 1;
+        while i < N {
+            out[i] = run[i];
             i += 1;
         }
-        (out, at)
+        (out, N)
     }
-    [field(b"active"), field(b"draft"), field(b"discontinued")]
+    [
+        field(joined!(key!("status"), key!("active"))),
+        field(joined!(key!("status"), key!("draft"))),
+        field(joined!(key!("status"), key!("discontinued"))),
+    ]
 };
 
 /// Appends `{"products": [product, …]}`.
@@ -589,7 +549,7 @@ const TAIL_MAX: usize =
 #[allow(unsafe_code)]
 fn write_product(p: &Product, w: &mut Spare<'_>) -> Result<(), Stop> {
     let tags = array_header(p.tags.len(), "tags")?;
-    let (status, status_len) = &STATUS_FIELDS[status_index(p.status)];
+    let (status, status_len) = &STATUS_FIELDS[p.status.index() as usize];
     // This check and each tag's also cover the dimensions and the
     // `variants` header (DIMENSIONS_MAX), which follow the last of them.
     w.check(&[
@@ -662,16 +622,6 @@ fn bool_bytes(v: bool) -> Scalar {
     Scalar(u128::from(if v { TRUE } else { FALSE }), 1)
 }
 
-/// Position of `s` in [`Status::ALL`] (and in [`STATUS_FIELDS`]).
-#[inline(always)]
-fn status_index(s: Status) -> usize {
-    match s {
-        Status::Active => 0,
-        Status::Draft => 1,
-        Status::Discontinued => 2,
-    }
-}
-
 #[inline(always)]
 #[allow(unsafe_code)]
 fn write_variant(v: &Variant, w: &mut Spare<'_>) -> Result<(), Stop> {
@@ -692,12 +642,13 @@ fn write_variant(v: &Variant, w: &mut Spare<'_>) -> Result<(), Stop> {
 mod tests {
     use super::*;
     use crate::codec::spare::with_spare;
-    use crate::model::Dimensions;
+    use crate::model::{Dimensions, Status};
 
-    #[test]
-    fn keys_are_fixstr_constants() {
-        assert_eq!(key!("id"), &[0xa2, b'i', b'd']);
-        assert_eq!(key!("discount_percent")[0], 0xb0);
+    impl Scalar {
+        /// The bytes that count.
+        fn bytes(self) -> Vec<u8> {
+            self.0.to_le_bytes()[..self.1].to_vec()
+        }
     }
 
     /// rmp's rule, spelled plainly: the smallest form of the value's family.
@@ -767,7 +718,7 @@ mod tests {
         );
         assert_eq!(VARIANT_HEAD.to_vec(), cat(&[&[0x85], b"\xa3sku"]));
         for s in Status::ALL {
-            let (bytes, len) = &STATUS_FIELDS[status_index(s)];
+            let (bytes, len) = &STATUS_FIELDS[s.index() as usize];
             let mut want = b"\xa6status".to_vec();
             write_str(&mut want, s.as_str()).unwrap();
             assert_eq!(&bytes[..*len], want, "{s:?}");
@@ -968,7 +919,5 @@ mod tests {
         );
         assert_eq!(str_header(len), Err(EncodeError::TooLong { what: "string", len }));
         assert!(out.is_empty());
-        write_array_len(&mut out, u32::MAX as usize, "tags").unwrap();
-        assert_eq!(out, [0xdd, 0xff, 0xff, 0xff, 0xff]);
     }
 }
