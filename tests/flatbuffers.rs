@@ -4,9 +4,10 @@
 //! bomb" refused inside the verifier, and the direct-access checksum against
 //! the domain one.
 //!
-//! Allocation: `decode` allocates nothing before the verifier has accepted
-//! the whole buffer (see `decode.rs`), so a length the verifier refuses is
-//! never allocated. Had the 2^31-element vector below reached
+//! Allocation: the reader (`view.rs`) checks each object as it reads it and
+//! sizes the product list by what the buffer can hold (its length over the
+//! smallest product's size), so a length the buffer cannot back is never
+//! allocated. Had the 2^31-element vector below reached
 //! `Vec::with_capacity`, 2^31 products (over 400 GiB) would abort the test
 //! binary, not return an error.
 
