@@ -79,6 +79,7 @@ fn hex4(bytes: &[u8], at: usize) -> Result<u16, DecodeError> {
 /// lexer), unescaped into a new `String`: the runs between escapes copied
 /// whole, each escape decoded by [`escape_at`] (U+FFFD should one still be
 /// malformed, as [`Unescape`] reads it).
+#[inline(never)]
 pub(crate) fn unescape(raw: &str) -> String {
     let mut out = String::with_capacity(raw.len());
     let mut rest = raw;

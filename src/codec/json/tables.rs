@@ -23,19 +23,12 @@ pub static ESCAPE: [u8; 256] = {
         t[b] = UU;
         b += 1;
     }
-    let short = [
-        (0x08, b'b'),
-        (0x09, b't'),
-        (0x0A, b'n'),
-        (0x0C, b'f'),
-        (0x0D, b'r'),
-        (b'"', b'"'),
-        (b'\\', b'\\'),
-    ];
+    // Pairs: the byte, then the letter of its short escape.
+    let short = b"\x08b\x09t\x0an\x0cf\x0dr\"\"\\\\";
     let mut i = 0;
     while i < short.len() {
-        t[short[i].0 as usize] = short[i].1;
-        i += 1;
+        t[short[i] as usize] = short[i + 1];
+        i += 2;
     }
     t
 };
@@ -122,22 +115,11 @@ mod tests {
             let must = b < 0x20 || b == b'"' || b == b'\\';
             assert_eq!(ESCAPE[b as usize] != 0, must, "byte {b:#04x}");
         }
-        let letters: Vec<(usize, u8)> = (0..256)
+        let letters: Vec<String> = (0..256)
             .filter(|&b| ESCAPE[b] > 0 && ESCAPE[b] != UU)
-            .map(|b| (b, ESCAPE[b]))
+            .map(|b| format!("{b:02x}{}", ESCAPE[b] as char))
             .collect();
-        assert_eq!(
-            letters,
-            [
-                (0x08, b'b'),
-                (0x09, b't'),
-                (0x0A, b'n'),
-                (0x0C, b'f'),
-                (0x0D, b'r'),
-                (0x22, b'"'),
-                (0x5C, b'\\')
-            ]
-        );
+        assert_eq!(letters.join(" "), r#"08b 09t 0an 0cf 0dr 22" 5c\"#);
         assert_eq!(ESCAPE[0x1F], UU);
         assert_eq!(ESCAPE[0x7F], 0, "DEL is written raw, as serde_json does");
         assert_eq!(ESCAPE[b'/' as usize], 0);

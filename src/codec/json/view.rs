@@ -563,21 +563,4 @@ mod tests {
         }
         assert_eq!(&text[lx.pos..], "]}");
     }
-
-    #[test]
-    fn escapes_are_decoded_lazily() {
-        let cases = [
-            (r#"a\"b"#, "a\"b"),
-            (r#"\\\/\b\f\n\r\t"#, "\\/\u{8}\u{c}\n\r\t"),
-            (r#"caf\u00e9 \u0007"#, "café \u{7}"),
-            (r#"\ud83d\udce6!"#, "📦!"),
-        ];
-        for (raw, want) in cases {
-            let t = Text::json_escaped(raw);
-            assert_eq!(t.as_str(), None);
-            assert_eq!(t.to_cow(), want);
-            assert!(t.eq_str(want));
-            assert_eq!(t.to_string(), want);
-        }
-    }
 }
