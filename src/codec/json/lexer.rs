@@ -5,8 +5,8 @@
 //!
 //! Our own output is the common input, so the hot paths first try what our
 //! writer emits and fall back to the general grammar for anything else:
-//! a run such as `,"name":` is one [`Token`] compare ([`Lexer::eat`], for
-//! the view's straight path); an integer is read eight digits
+//! a record member spelled `,"name":` for the predicted key is one
+//! [`Token`] compare ([`Lexer::member`]); an integer is read eight digits
 //! per step ([`Lexer::integer`]); a plain decimal such as `4.5` is one
 //! exact division ([`Lexer::float`]). Each fast path accepts only text the
 //! general path reads to the same value, so results and errors are the
@@ -36,8 +36,8 @@ pub enum Str<'a> {
 }
 
 /// A short byte string (at most [`Token::MAX`] bytes) matched in place by
-/// [`Lexer::eat`]: a run of the product as our writer spells it, such as
-/// `,"name":` or `"active"`.
+/// [`Lexer::eat`]: an object key as our writer spells it, `"name":`, or a
+/// literal such as `"active"`.
 ///
 /// It is stored as three little-endian 8-byte words plus a mask of the
 /// bytes that count, so a match is three XOR/AND pairs on the next 24 input
@@ -56,22 +56,32 @@ impl Token {
     /// Longest token: three words.
     pub const MAX: usize = 24;
 
-    /// `bytes` as a token (compile-time; too long fails the build).
-    pub const fn new(bytes: &[u8]) -> Token {
-        assert!(bytes.len() <= Token::MAX, "token longer than 24 bytes");
+    /// The concatenation of `parts` (compile-time; too long fails the build).
+    pub const fn new(parts: &[&[u8]]) -> Token {
         let mut t = Token {
             words: [0; 3],
             masks: [0; 3],
-            len: bytes.len(),
+            len: 0,
         };
-        let mut i = 0;
-        while i < bytes.len() {
-            let shift = 8 * (i % 8);
-            t.words[i / 8] |= (bytes[i] as u64) << shift;
-            t.masks[i / 8] |= 0xFF << shift;
-            i += 1;
+        let mut p = 0;
+        while p < parts.len() {
+            let mut i = 0;
+            while i < parts[p].len() {
+                assert!(t.len < Token::MAX, "token longer than 24 bytes");
+                let shift = 8 * (t.len % 8);
+                t.words[t.len / 8] |= (parts[p][i] as u64) << shift;
+                t.masks[t.len / 8] |= 0xFF << shift;
+                t.len += 1;
+                i += 1;
+            }
+            p += 1;
         }
         t
+    }
+
+    /// `"name":`, an object key followed by its colon.
+    pub const fn key(name: &str) -> Token {
+        Token::new(&[b"\"", name.as_bytes(), b"\":"])
     }
 
     /// Whether `window` (the next 24 input bytes, zero-padded) starts with
@@ -84,6 +94,13 @@ impl Token {
             | ((word(2) ^ self.words[2]) & self.masks[2]);
         diff == 0 && available >= self.len
     }
+}
+
+/// The keys of one kind of record in field order: each name, and each as
+/// the [`Token`] `"name":`. Field `i` of the record is entry `i`.
+pub struct Keys {
+    pub names: &'static [&'static str],
+    pub tokens: &'static [Token],
 }
 
 /// Bounds of one integer field: names for messages and the allowed range.
@@ -219,7 +236,13 @@ impl<'a> Lexer<'a> {
     /// Consumes `t` if the input continues with exactly its bytes.
     #[inline(always)]
     pub fn eat(&mut self, t: &Token) -> bool {
-        let rest = self.bytes.get(self.pos..).unwrap_or_default();
+        self.eat_at(self.pos, t)
+    }
+
+    /// [`Lexer::eat`] at offset `at`: on a match the position moves past it.
+    #[inline(always)]
+    fn eat_at(&mut self, at: usize, t: &Token) -> bool {
+        let rest = self.bytes.get(at..).unwrap_or_default();
         let hit = match rest.first_chunk::<{ Token::MAX }>() {
             Some(window) => t.matches(window, Token::MAX),
             None => {
@@ -230,17 +253,46 @@ impl<'a> Lexer<'a> {
             }
         };
         if hit {
-            self.pos += t.len;
+            self.pos = at + t.len;
         }
         hit
     }
 
-    /// Steps to the next member of an object and reads its key (any
-    /// escapes decoded) and `:`, whitespace allowed around each. `None` once
-    /// the closing `}` is consumed; otherwise the key's index in `keys`
-    /// (`None`: a key not in it) and the offset of its opening quote.
+    /// Steps to the next member of an object and reads its key and `:`.
+    /// `None` once the closing `}` is consumed; otherwise the key's index in
+    /// `keys` (`None`: a key not in it) and the offset of its opening quote.
     /// `first` is as for [`Lexer::next_member`].
-    pub fn member(&mut self, first: &mut bool, keys: &[&str]) -> Result<Option<(Option<usize>, usize)>> {
+    ///
+    /// Fast path: `hint` names the key expected next (the field after the
+    /// last one read). Spelled as our writer spells it — `,` unless it is
+    /// the first member, then `"name":`, no whitespace — it is matched in
+    /// place by one [`Token`] compare, skipping the separator step, the
+    /// string scan and the key lookup. A `}` right here closes the object
+    /// (after the last key, or at once in `{}`). Any other bytes
+    /// (whitespace, another key, escapes in the key) take
+    /// [`Lexer::member_general`], which reads the same bytes to the same
+    /// answer.
+    #[inline(always)]
+    pub fn member(&mut self, first: &mut bool, keys: &Keys, hint: usize) -> Result<Option<(Option<usize>, usize)>> {
+        if let Some(t) = keys.tokens.get(hint) {
+            let at = self.pos + usize::from(!*first);
+            if (*first || self.bytes.get(self.pos) == Some(&b',')) && self.eat_at(at, t) {
+                *first = false;
+                return Ok(Some((Some(hint), at)));
+            }
+        }
+        if self.bytes.get(self.pos) == Some(&b'}') {
+            self.pos += 1;
+            *first = false;
+            return Ok(None);
+        }
+        self.member_general(first, keys)
+    }
+
+    /// [`Lexer::member`] by the grammar: separator, any whitespace, the key
+    /// as a string (escapes decoded), `:`.
+    #[inline(never)]
+    fn member_general(&mut self, first: &mut bool, keys: &Keys) -> Result<Option<(Option<usize>, usize)>> {
         if !self.next_member(first)? {
             return Ok(None);
         }
@@ -250,7 +302,7 @@ impl<'a> Lexer<'a> {
             Str::Raw(s) => s,
             Str::Escaped => &self.scratch,
         };
-        let found = keys.iter().position(|n| *n == key);
+        let found = keys.names.iter().position(|n| *n == key);
         self.expect(b':', "':' after object key")?;
         Ok(Some((found, at)))
     }
@@ -793,7 +845,7 @@ mod tests {
 
     #[test]
     fn tokens_match_exactly_their_bytes() {
-        let token = Token::new(br#""discount_percent":"#);
+        let token = Token::key("discount_percent");
         let want = b"\"discount_percent\":";
         assert_eq!(token.len, want.len());
         // Every single-byte change, at every distance from the end.
@@ -817,6 +869,44 @@ mod tests {
             }
             let text = format!("{}{}", String::from_utf8_lossy(want), " ".repeat(pad));
             assert!(Lexer::new(&text).eat(&token));
+        }
+    }
+
+    /// The members of one object read with every hint (so the fast path
+    /// fires, or not, anywhere) give the general path's answers.
+    #[test]
+    fn member_fast_path_agrees_with_the_general_path() {
+        const KEYS: Keys = Keys {
+            names: &["a", "bb", "ccc"],
+            tokens: &[Token::key("a"), Token::key("bb"), Token::key("ccc")],
+        };
+        #[rustfmt::skip]
+        let inputs = [
+            r#"{"a":1,"bb":2,"ccc":3}"#, r#"{"bb":2,"a":1}"#, r#"{ "a" :1 , "bb":2}"#, r#"{"\u0061":1,"bb":2}"#,
+            r#"{"zz":1,"a":2}"#, r#"{}"#, r#"{ }"#, r#"{"a":1,}"#, r#"{"a":1"bb":2}"#, r#"{"a":1,"bb""#,
+            r#"{"a":1,"bb"#, r#"{"a""#, r#"{,"a":1}"#,
+        ];
+        for input in inputs {
+            for hint in 0..=KEYS.names.len() {
+                let (mut fast, mut general) = (Lexer::new(input), Lexer::new(input));
+                fast.pos = 1;
+                general.pos = 1;
+                let (mut first_fast, mut first_general) = (true, true);
+                loop {
+                    let got = fast.member(&mut first_fast, &KEYS, hint);
+                    let want = general.member_general(&mut first_general, &KEYS);
+                    assert_eq!(got, want, "{input} hint {hint}");
+                    assert_eq!(fast.pos, general.pos, "{input} hint {hint}");
+                    match got {
+                        Ok(Some(_)) => {
+                            // Skip the value: one digit in every input here.
+                            let _ = fast.integer(&STOCK);
+                            let _ = general.integer(&STOCK);
+                        }
+                        _ => break,
+                    }
+                }
+            }
         }
     }
 }

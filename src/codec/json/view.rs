@@ -19,7 +19,7 @@
 //! allocates per string, escaped or not, and a reader that needs a `&str`
 //! pays for unescaping only the strings it reads.
 
-use super::lexer::{IntField, Lexer, Str, Token, int_field};
+use super::lexer::{IntField, Keys, Lexer, Str, Token, int_field};
 use crate::codec::record::{self, Seen};
 use crate::codec::view::{ProductReader, ProductView, Text, VariantView, check_list};
 use crate::codec::{DecodeError, ErrorKind, utf8};
@@ -32,17 +32,26 @@ const PRODUCT_LEVEL: usize = 3;
 const NESTED_LEVEL: usize = 4;
 const VARIANT_LEVEL: usize = 5;
 
-// Each record's keys in field order (docs/SPEC.md, "Field order"): field
-// `i` is entry `i`.
-#[rustfmt::skip]
-const PRODUCT_KEYS: &[&str] = &[
+/// Declares a record's keys in the order of (docs/SPEC.md, "Field order"):
+/// the [`Keys`] table of their names and tokens `"name":`, tried first in
+/// that order by [`Lexer::member`].
+macro_rules! keys {
+    ($keys:ident: $($k:literal),* $(,)?) => {
+        const $keys: Keys = Keys {
+            names: &[$($k),*],
+            tokens: &[$(Token::key($k)),*],
+        };
+    };
+}
+
+keys!(PRODUCT_KEYS:
     "id", "sku", "name", "description", "price_cents", "currency", "rating", "review_count", "in_stock",
     "stock", "status", "tags", "dimensions", "variants", "discount_percent", "created_at_ms", "image_url",
-];
+);
 const DISCOUNT_PERCENT_KEY: usize = 14;
-const DIMENSION_KEYS: &[&str] = &["width_mm", "height_mm", "depth_mm", "weight_g"];
-const VARIANT_KEYS: &[&str] = &["sku", "color", "size", "price_cents", "stock"];
-const CATALOG_KEYS: &[&str] = &["products"];
+keys!(DIMENSION_KEYS: "width_mm", "height_mm", "depth_mm", "weight_g");
+keys!(VARIANT_KEYS: "sku", "color", "size", "price_cents", "stock");
+keys!(CATALOG_KEYS: "products");
 
 const ID: IntField = int_field!("id", i64);
 const PRICE_CENTS: IntField = int_field!("price_cents", i64);
@@ -67,9 +76,9 @@ pub(super) const PREALLOC_MAX: usize = 1 << 16;
 
 /// The three statuses as our writer spells them, matched in place first.
 const STATUSES: [(Token, Status); 3] = [
-    (Token::new(b"\"active\""), Status::Active),
-    (Token::new(b"\"draft\""), Status::Draft),
-    (Token::new(b"\"discontinued\""), Status::Discontinued),
+    (Token::new(&[b"\"active\""]), Status::Active),
+    (Token::new(&[b"\"draft\""]), Status::Draft),
+    (Token::new(&[b"\"discontinued\""]), Status::Discontinued),
 ];
 
 /// A `status` string: one of [`STATUSES`] as
@@ -116,7 +125,7 @@ pub(super) fn read<'a>(
     let text = utf8::text(bytes)?;
     let mut lx = Lexer::new(text);
     let mut products = None;
-    let keys = (CATALOG_KEYS, CATALOG_LEVEL, required(CATALOG_KEYS, tolerant));
+    let keys = (&CATALOG_KEYS, CATALOG_LEVEL, required(&CATALOG_KEYS, tolerant));
     record(&mut lx, "'{' (start of the catalog)", keys, |lx, _| {
         lx.expect(b'[', "'[' (start of the products array)")?;
         let start = ViewReader {
@@ -219,8 +228,11 @@ fn product_by_grammar<'a>(lx: &mut Lexer<'a>, index: usize, tolerant: bool, p: &
     }
     // The one optional field; every other one is written before `}`.
     p.discount_percent = None;
-    let need = required(PRODUCT_KEYS, tolerant) & !(1 << DISCOUNT_PERCENT_KEY);
-    let keys = (PRODUCT_KEYS, PRODUCT_LEVEL, need);
+    let keys = (
+        &PRODUCT_KEYS,
+        PRODUCT_LEVEL,
+        required(&PRODUCT_KEYS, tolerant) & !(1 << DISCOUNT_PERCENT_KEY),
+    );
     record(lx, "'{' (start of a product)", keys, |lx, f| {
         match f {
             0 => p.id = lx.integer(&ID)?,
@@ -268,8 +280,8 @@ fn product_by_grammar<'a>(lx: &mut Lexer<'a>, index: usize, tolerant: bool, p: &
 /// loop, no seen-field set, no dispatch on the key.
 ///
 /// Each step accepts only bytes that [`product_by_grammar`] reads to the
-/// same values (each key in field order, no whitespace, the same value
-/// readers), and answers `None` at the first byte that
+/// same values (the same tokens, in the order its predicted keys try them,
+/// and the same value readers), and answers `None` at the first byte that
 /// differs or fails. The caller then reads the product again from its `{`
 /// by the grammar, which gives any error, so errors and their offsets are
 /// the grammar's by construction.
@@ -281,7 +293,7 @@ mod canonical {
     /// returns `None` from the caller.
     macro_rules! eat {
         ($lx:expr, $text:expr) => {
-            if !$lx.eat(&const { Token::new($text.as_bytes()) }) {
+            if !$lx.eat(&const { Token::new(&[$text.as_bytes()]) }) {
                 return None;
             }
         };
@@ -444,26 +456,27 @@ mod canonical {
 fn record<'a>(
     lx: &mut Lexer<'a>,
     open: &'static str,
-    (keys, level, required): (&[&'static str], usize, u32),
+    (keys, level, required): (&Keys, usize, u32),
     mut field: impl FnMut(&mut Lexer<'a>, usize) -> Result<()>,
 ) -> Result<()> {
     lx.expect(b'{', open)?;
-    let (mut seen, mut first) = (Seen::default(), true);
-    while let Some((found, at)) = lx.member(&mut first, keys)? {
+    let (mut seen, mut hint, mut first) = (Seen::default(), 0, true);
+    while let Some((found, at)) = lx.member(&mut first, keys, hint)? {
         let Some(f) = found else {
             lx.skip_value(level)?;
             continue;
         };
-        seen.mark(f, at, || keys[f])?;
+        seen.mark(f, at, || keys.names[f])?;
+        hint = f + 1;
         field(lx, f)?;
     }
-    seen.check(required, lx.pos - 1, |i| keys[i])
+    seen.check(required, lx.pos - 1, |i| keys.names[i])
 }
 
 /// The fields of `keys` a read requires: all of them, or none when
 /// `tolerant`.
-fn required(keys: &[&str], tolerant: bool) -> u32 {
-    if tolerant { 0 } else { record::all(keys.len()) }
+fn required(keys: &Keys, tolerant: bool) -> u32 {
+    if tolerant { 0 } else { record::all(keys.names.len()) }
 }
 
 /// A list after its `[` (`open` names it in errors), each item read by
@@ -495,7 +508,7 @@ fn list<'a, T>(
 
 fn dimensions(lx: &mut Lexer<'_>, tolerant: bool) -> Result<Dimensions> {
     let mut v = [0i32; 4];
-    let keys = (DIMENSION_KEYS, NESTED_LEVEL, required(DIMENSION_KEYS, tolerant));
+    let keys = (&DIMENSION_KEYS, NESTED_LEVEL, required(&DIMENSION_KEYS, tolerant));
     record(lx, "'{' (start of `dimensions`)", keys, |lx, f| {
         v[f] = lx.integer(&DIMENSIONS[f])? as i32;
         Ok(())
@@ -511,7 +524,7 @@ fn dimensions(lx: &mut Lexer<'_>, tolerant: bool) -> Result<Dimensions> {
 
 fn variant<'a>(lx: &mut Lexer<'a>, tolerant: bool) -> Result<VariantView<'a>> {
     let mut v = VariantView::default();
-    let keys = (VARIANT_KEYS, VARIANT_LEVEL, required(VARIANT_KEYS, tolerant));
+    let keys = (&VARIANT_KEYS, VARIANT_LEVEL, required(&VARIANT_KEYS, tolerant));
     record(lx, "'{' (start of a variant)", keys, |lx, f| {
         match f {
             0 => v.sku = text(lx, "string for `sku`")?,
