@@ -342,6 +342,54 @@ pub fn random_catalog(seed: u64) -> Catalog {
     Catalog { products }
 }
 
+/// Products the model refuses but a writer must still spell right, one per
+/// value of [`boundary_i64s`]: integers at every width and sign in every
+/// integer field, strings full of escapes (every control character, `"`,
+/// `\\`, at every length from 0 to 39), 0 to 6 tags, 0 to 4 variants, and
+/// ratings off the writers' fast paths (thirds, `-0.0`, `5e-324`, `1e300`).
+pub fn edge_products() -> Vec<Product> {
+    let base = product(1);
+    let escapes: String = (0u8..0x20).map(char::from).chain("\"\\é/".chars()).collect();
+    let mut out = Vec::new();
+    for (i, v) in boundary_i64s().into_iter().enumerate() {
+        let narrow = i32::try_from(v).unwrap_or(if v < 0 { i32::MIN } else { i32::MAX });
+        let s: String = escapes.chars().cycle().skip(i).take(i % 40).collect();
+        let mut p = base.clone();
+        p.id = v;
+        p.price_cents = v;
+        p.created_at_ms = v.wrapping_neg();
+        p.review_count = narrow;
+        p.stock = narrow.wrapping_neg();
+        p.in_stock = i % 2 == 0;
+        p.dimensions = Dimensions {
+            width_mm: narrow,
+            height_mm: narrow / 3,
+            depth_mm: narrow / 300,
+            weight_g: narrow.wrapping_sub(1),
+        };
+        p.discount_percent = (i % 2 == 0).then_some(narrow);
+        p.status = Status::ALL[i % 3];
+        p.sku = "x".repeat(i % 20);
+        p.name = s.clone();
+        p.description = s.repeat(3) + &"y".repeat(i);
+        p.currency = s.chars().take(3).collect();
+        p.image_url = "\"".repeat(i % 7);
+        p.tags = vec![s.clone(); i % 7];
+        p.variants = (0..i % 5)
+            .map(|k| Variant {
+                sku: s.clone(),
+                color: "\\".repeat(k),
+                size: String::new(),
+                price_cents: v.wrapping_add(k as i64),
+                stock: narrow,
+            })
+            .collect();
+        p.rating = [f64::from(narrow) / 7.0, f64::from(narrow), -0.0, 5e-324, 1e300][i % 5];
+        out.push(p);
+    }
+    out
+}
+
 /// `wirebench fixtures [--count N] [--out PATH]`: writes the canonical catalog as JSON.
 pub fn cli_main(args: &mut crate::cli::Args) -> Result<(), String> {
     if args.switch("--help") {

@@ -7,7 +7,7 @@ use support::serde_mirror;
 
 use serde_mirror::SCatalog;
 use wirebench::codec::json;
-use wirebench::fixtures::{catalog, random_catalog};
+use wirebench::fixtures::{catalog, edge_products, random_catalog};
 use wirebench::model::Catalog;
 use wirebench::prng::Rng;
 
@@ -84,6 +84,29 @@ fn canonical_catalogs() {
 fn random_catalogs() {
     for seed in 0..300 {
         check(&random_catalog(seed), &format!("random_catalog seed {seed}"));
+    }
+}
+
+/// Our bytes equal serde_json's whatever the buffer's starting capacity (so
+/// the writer grows at every point of a product) and after bytes already in
+/// it (it appends), also for products the model refuses (so only this
+/// direction): integers at every width and sign, strings full of escapes,
+/// ratings off the fast paths.
+#[test]
+fn any_capacity_and_edge_products() {
+    let mut catalogs = vec![catalog(200).products, edge_products()];
+    catalogs.extend((0..50).map(|seed| random_catalog(seed).products));
+    for products in catalogs {
+        let c = Catalog { products };
+        let theirs = serde_json::to_vec(&SCatalog::from(&c)).unwrap();
+        for cap in [0, 1, 7, 16, 100, 1000] {
+            let mut out = Vec::with_capacity(cap);
+            json::encode(&c.products, &mut out).unwrap();
+            assert!(out == theirs, "capacity {cap}: {}", String::from_utf8_lossy(&out));
+        }
+        let mut out = b"prefix".to_vec();
+        json::encode(&c.products, &mut out).unwrap();
+        assert!(out[..6] == *b"prefix" && out[6..] == theirs[..]);
     }
 }
 

@@ -15,6 +15,7 @@ use std::path::PathBuf;
 use wirebench::codec::Format;
 use wirebench::fixtures;
 use wirebench::measure::alloc::{CountingAlloc, thread_counts};
+use wirebench::model::Product;
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc::new();
@@ -120,7 +121,8 @@ fn view_allocations_do_not_grow_with_the_count() {
 }
 
 /// Ids out of order are checked with a set built once: still a constant
-/// number of allocations, and a repeat is refused as the owned decoder does.
+/// number of allocations, and a repeat is refused as the owned decoder does,
+/// named at the repeat.
 #[test]
 fn ids_out_of_order_cost_one_set() {
     let mut c = fixtures::catalog(1000);
@@ -142,6 +144,32 @@ fn ids_out_of_order_cost_one_set() {
         let owned = format.decode(&bytes);
         assert!(owned.is_err(), "{format}");
         oracle::view_agrees(format, &bytes, &owned);
+    }
+    // Distinct ids in any order pass; a repeat of an earlier id or of the
+    // last one does not (the set reads the earlier products again).
+    for (ids, error) in [
+        (&[5, 7, 3][..], None),
+        (&[5, 7, 3, 7], Some("products[3].id: duplicate id 7")),
+        (&[2, 2], Some("products[1].id: duplicate id 2")),
+        (&[50, 40, 30, 20, 10, 11, 20], Some("products[6].id: duplicate id 20")),
+    ] {
+        let products: Vec<_> = ids
+            .iter()
+            .map(|&id| Product {
+                id,
+                ..fixtures::product(1)
+            })
+            .collect();
+        for format in Format::ALL {
+            let bytes = format.encode_to_vec(&products).unwrap();
+            let owned = format.decode(&bytes);
+            oracle::view_agrees(format, &bytes, &owned);
+            match (owned, error) {
+                (Ok(got), None) => assert_eq!(got.products, products, "{format} {ids:?}"),
+                (Err(e), Some(want)) => assert!(e.to_string().contains(want), "{format} {ids:?}: {e}"),
+                (got, _) => panic!("{format} {ids:?}: {got:?}"),
+            }
+        }
     }
 }
 

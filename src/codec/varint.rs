@@ -41,11 +41,6 @@ pub fn zigzag_decode(v: u64) -> i64 {
     ((v >> 1) as i64) ^ -((v & 1) as i64)
 }
 
-/// Bytes `v` takes as LEB128.
-pub fn len_u64(v: u64) -> usize {
-    (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
-}
-
 /// Reads one LEB128 u64.
 #[inline]
 pub fn read_u64(c: &mut Cursor<'_>, what: &'static str) -> Result<u64, DecodeError> {
@@ -115,7 +110,7 @@ mod tests {
         for k in 0..64 {
             for v in [(1u64 << k) - 1, 1u64 << k, (1u64 << k) + 1] {
                 let bytes = enc(v);
-                assert_eq!(bytes.len(), len_u64(v), "{v}");
+                assert_eq!(bytes.len(), (64 - (v | 1).leading_zeros() as usize).div_ceil(7), "{v}");
                 let mut c = Cursor::new(&bytes);
                 assert_eq!(read_u64(&mut c, "v").unwrap(), v);
                 assert!(c.is_empty());

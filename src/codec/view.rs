@@ -55,12 +55,6 @@ impl<'a> Text<'a> {
         (!self.escaped).then_some(self.raw)
     }
 
-    /// The bytes as they stand in the payload (JSON escapes included).
-    #[inline]
-    pub fn raw(&self) -> &'a str {
-        self.raw
-    }
-
     /// The characters of the string (JSON escapes decoded on the fly).
     pub fn chars(&self) -> impl Iterator<Item = char> + 'a {
         let (plain, escaped) = if self.escaped {
@@ -77,29 +71,7 @@ impl<'a> Text<'a> {
     pub fn to_cow(&self) -> Cow<'a, str> {
         match self.as_str() {
             Some(s) => Cow::Borrowed(s),
-            None => Cow::Owned(self.unescaped()),
-        }
-    }
-
-    /// The string, copied into a new `String` (unescaped if it held escapes).
-    #[inline]
-    pub fn to_owned_string(&self) -> String {
-        match self.as_str() {
-            Some(s) => s.to_owned(),
-            None => self.unescaped(),
-        }
-    }
-
-    #[inline(never)]
-    fn unescaped(&self) -> String {
-        escape::unescape(self.raw)
-    }
-
-    /// Equality with `s` without unescaping into a buffer.
-    pub fn eq_str(&self, s: &str) -> bool {
-        match self.as_str() {
-            Some(raw) => raw == s,
-            None => self.chars().eq(s.chars()),
+            None => Cow::Owned(escape::unescape(self.raw)),
         }
     }
 }
@@ -230,7 +202,7 @@ pub struct ProductView<'a> {
 impl ProductView<'_> {
     /// Copies the product into owned domain types.
     pub fn to_product(&self) -> Product {
-        let s = |t: &Text<'_>| t.to_owned_string();
+        let s = |t: &Text<'_>| t.to_cow().into_owned();
         Product {
             id: self.id,
             sku: s(&self.sku),
@@ -528,14 +500,26 @@ mod tests {
     }
 
     #[test]
-    fn plain_text_borrows() {
+    fn text_is_borrowed_when_plain_and_unescaped_when_read() {
         let t = Text::plain("abc");
         assert_eq!(t.as_str(), Some("abc"));
         assert!(matches!(t.to_cow(), Cow::Borrowed("abc")));
-        assert!(t.eq_str("abc"));
-        assert!(!t.eq_str("abd"));
         assert_eq!(t, Text::json_escaped(r"a\u0062c"));
         assert_ne!(t, Text::json_escaped(r"a\u0062d"));
         assert_eq!(t.to_string(), "abc");
+        // Escaped text is unescaped only when read, the same every way.
+        #[rustfmt::skip]
+        let escaped = [
+            (r#"a\"b"#, "a\"b"), (r#"\\\/\b\f\n\r\t"#, "\\/\u{8}\u{c}\n\r\t"),
+            (r#"caf\u00e9 \u0007"#, "café \u{7}"), (r#"\ud83d\udce6!"#, "📦!"),
+        ];
+        for (raw, want) in escaped {
+            let t = Text::json_escaped(raw);
+            assert_eq!(
+                (t.as_str(), t.to_cow(), t.to_string()),
+                (None, want.into(), want.to_string())
+            );
+            assert_eq!(t, Text::plain(want));
+        }
     }
 }

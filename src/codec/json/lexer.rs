@@ -165,6 +165,15 @@ impl<'a> Lexer<'a> {
         self.bytes.get(self.pos).copied()
     }
 
+    /// After the root value: nothing but whitespace may follow.
+    pub fn finish(&mut self) -> Result<()> {
+        self.skip_ws();
+        match self.bytes.len() - self.pos {
+            0 => Ok(()),
+            count => Err(DecodeError::new(self.pos, ErrorKind::TrailingBytes { count })),
+        }
+    }
+
     /// The error for "wanted `expected` here" at the current position.
     #[cold]
     pub fn error_here(&self, expected: &'static str) -> DecodeError {

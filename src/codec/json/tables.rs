@@ -7,49 +7,31 @@
 //! the same spelling serde_json uses, so the two produce identical bytes; the
 //! parser stops at exactly that set too (a raw control byte is an error).
 
-/// `\b`: backspace, 0x08.
-const BB: u8 = b'b';
-/// `\t`: tab, 0x09.
-const TT: u8 = b't';
-/// `\n`: line feed, 0x0A.
-const NN: u8 = b'n';
-/// `\f`: form feed, 0x0C.
-const FF: u8 = b'f';
-/// `\r`: carriage return, 0x0D.
-const RR: u8 = b'r';
-/// `\"`: quotation mark, 0x22.
-const QU: u8 = b'"';
-/// `\\`: reverse solidus, 0x5C.
-const BS: u8 = b'\\';
-/// `\u00XX`: every other control character 0x00..=0x1F (lowercase hex).
+/// The letter after `\` of the one escape that has no short form:
+/// `\u00XX` (lowercase hex), every control character without a letter.
 pub const UU: u8 = b'u';
-/// Copied raw.
-const __: u8 = 0;
 
 /// `ESCAPE[b]` is the letter after `\` that byte `b` is written as inside a
-/// JSON string, or 0 if `b` is copied as is. It doubles as the parser's
-/// "stop scanning" set: a string run ends at the first byte with a non-zero
-/// entry (`"` closes, `\` escapes, a raw control byte is an error).
-#[rustfmt::skip]
-pub static ESCAPE: [u8; 256] = [
-    //   _0  _1  _2  _3  _4  _5  _6  _7  _8  _9  _A  _B  _C  _D  _E  _F
-    /* 0_ */ UU, UU, UU, UU, UU, UU, UU, UU, BB, TT, NN, UU, FF, RR, UU, UU,
-    /* 1_ */ UU, UU, UU, UU, UU, UU, UU, UU, UU, UU, UU, UU, UU, UU, UU, UU,
-    /* 2_ */ __, __, QU, __, __, __, __, __, __, __, __, __, __, __, __, __,
-    /* 3_ */ __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __,
-    /* 4_ */ __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __,
-    /* 5_ */ __, __, __, __, __, __, __, __, __, __, __, __, BS, __, __, __,
-    /* 6_ */ __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __,
-    /* 7_ */ __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __,
-    /* 8_ */ __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __,
-    /* 9_ */ __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __,
-    /* A_ */ __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __,
-    /* B_ */ __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __,
-    /* C_ */ __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __,
-    /* D_ */ __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __,
-    /* E_ */ __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __,
-    /* F_ */ __, __, __, __, __, __, __, __, __, __, __, __, __, __, __, __,
-];
+/// JSON string, or 0 if `b` is copied as is: `\b \t \n \f \r \" \\`,
+/// [`UU`] for every other control character 0x00..=0x1F. It doubles as the
+/// parser's "stop scanning" set: a string run ends at the first byte with a
+/// non-zero entry (`"` closes, `\` escapes, a raw control byte is an error).
+pub static ESCAPE: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = UU;
+        b += 1;
+    }
+    // Pairs: the byte, then the letter of its short escape.
+    let short = b"\x08b\x09t\x0an\x0cf\x0dr\"\"\\\\";
+    let mut i = 0;
+    while i < short.len() {
+        t[short[i] as usize] = short[i + 1];
+        i += 2;
+    }
+    t
+};
 
 /// Lowercase hex digits of `\u00XX` escapes (serde_json's spelling).
 pub static HEX_DIGITS: [u8; 16] = *b"0123456789abcdef";
@@ -133,9 +115,12 @@ mod tests {
             let must = b < 0x20 || b == b'"' || b == b'\\';
             assert_eq!(ESCAPE[b as usize] != 0, must, "byte {b:#04x}");
         }
-        assert_eq!(ESCAPE[0x08], b'b');
-        assert_eq!(ESCAPE[0x0C], b'f');
-        assert_eq!(ESCAPE[0x1F], b'u');
+        let letters: Vec<String> = (0..256)
+            .filter(|&b| ESCAPE[b] > 0 && ESCAPE[b] != UU)
+            .map(|b| format!("{b:02x}{}", ESCAPE[b] as char))
+            .collect();
+        assert_eq!(letters.join(" "), r#"08b 09t 0an 0cf 0dr 22" 5c\"#);
+        assert_eq!(ESCAPE[0x1F], UU);
         assert_eq!(ESCAPE[0x7F], 0, "DEL is written raw, as serde_json does");
         assert_eq!(ESCAPE[b'/' as usize], 0);
     }

@@ -7,7 +7,7 @@
 //! present, so its size is proportional to the input.
 
 use super::lexer::{Lexer, Str, out_of_range};
-use crate::codec::{DecodeError, ErrorKind};
+use crate::codec::{DecodeError, ErrorKind, utf8};
 
 /// Deepest nesting [`parse`] accepts (the outermost value is level 1).
 pub const MAX_VALUE_DEPTH: usize = 64;
@@ -87,18 +87,9 @@ type Result<T> = std::result::Result<T, DecodeError>;
 /// ])));
 /// ```
 pub fn parse(bytes: &[u8]) -> Result<JsonValue> {
-    let text = std::str::from_utf8(bytes).map_err(|e| DecodeError::new(e.valid_up_to(), ErrorKind::InvalidUtf8))?;
-    let mut lx = Lexer::new(text);
+    let mut lx = Lexer::new(utf8::text(bytes)?);
     let v = value(&mut lx, 1)?;
-    lx.skip_ws();
-    if lx.pos < bytes.len() {
-        return Err(DecodeError::new(
-            lx.pos,
-            ErrorKind::TrailingBytes {
-                count: bytes.len() - lx.pos,
-            },
-        ));
-    }
+    lx.finish()?;
     Ok(v)
 }
 
