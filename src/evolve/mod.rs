@@ -177,8 +177,8 @@ fn self_describing(
         Direction::NewToOld => return Ok((bytes.clone(), production_tolerant(format, &bytes))),
     };
     let tree = match format {
-        crate::codec::Format::Json => crate::codec::json::value::parse(&bytes),
-        _ => crate::codec::msgpack::value::parse(&bytes),
+        crate::codec::Format::Json => crate::generic::value::json::parse(&bytes),
+        _ => crate::generic::value::msgpack::parse(&bytes),
     };
     let read = tree
         .map_err(|e| e.to_string())

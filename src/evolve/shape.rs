@@ -16,9 +16,9 @@
 //! Enum symbols match case-insensitively (`"active"` is `ACTIVE`). Values
 //! must fit their type: an `int` out of the 32-bit range is an error.
 
-use crate::codec::json::value::{JsonValue, Number};
 use crate::generic::datum::Datum;
 use crate::generic::schema::{Node, NodeId, Schema};
+use crate::generic::value::json::{JsonValue, Number};
 
 /// How a reader treats missing keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -227,8 +227,8 @@ mod tests {
         let c = crate::fixtures::catalog(3);
         let want = crate::evolve::catalog_datum(&c).unwrap();
         let s = crate::evolve::v1_schema();
-        let json = crate::codec::json::value::parse(&Format::Json.encode_to_vec(&c.products).unwrap()).unwrap();
-        let mp = crate::codec::msgpack::value::parse(&Format::Msgpack.encode_to_vec(&c.products).unwrap()).unwrap();
+        let json = crate::generic::value::json::parse(&Format::Json.encode_to_vec(&c.products).unwrap()).unwrap();
+        let mp = crate::generic::value::msgpack::parse(&Format::Msgpack.encode_to_vec(&c.products).unwrap()).unwrap();
         for mode in [Mode::Strict, Mode::Tolerant] {
             assert_eq!(read(&s, &json, mode).unwrap(), want);
             assert_eq!(read(&s, &mp, mode).unwrap(), want);
@@ -244,13 +244,13 @@ mod tests {
             br#"{"type":"record","name":"R","fields":[{"name":"a","type":"int"},{"name":"b","type":"string","default":"d"},{"name":"n","type":["null","int"]}]}"#,
         )
         .unwrap();
-        let v = crate::codec::json::value::parse(br#"{"x":1}"#).unwrap();
+        let v = crate::generic::value::json::parse(br#"{"x":1}"#).unwrap();
         assert_eq!(read(&s, &v, Mode::Strict).unwrap_err(), "R.a: missing field `a`");
         assert_eq!(
             read(&s, &v, Mode::Tolerant).unwrap().to_json(),
             r#"{"a":0,"b":"d","n":null}"#
         );
-        let big = crate::codec::json::value::parse(br#"{"a":5000000000,"b":"","n":1}"#).unwrap();
+        let big = crate::generic::value::json::parse(br#"{"a":5000000000,"b":"","n":1}"#).unwrap();
         assert_eq!(
             read(&s, &big, Mode::Tolerant).unwrap_err(),
             "R.a: 5000000000 does not fit int (32 bits)"

@@ -13,6 +13,8 @@
 //!   [`resolve`]: Avro schema resolution, which reads a datum written with
 //!   one schema as another (the evolution lab writes its v2 data with
 //!   [`avro::encode`], the one Avro datum writer);
+//! - [`value`]: JSON and MessagePack value trees of no schema (`.avsc`
+//!   text, the evolution lab's reads);
 //! - [`sink`]: the output buffer the MessagePack and JSON encoders write
 //!   into, one room check per value;
 //! - [`walk`]: the helpers every codec shares (nesting limit, absent fields,
@@ -29,7 +31,7 @@
 //! and [`encode`] / [`decode`] here dispatch on [`Format`].
 //!
 //! **Architecture Invariant:** `generic` imports `codec`'s shared helpers
-//! (cursor, varint, JSON text) and never a format's catalog codec.
+//! (cursor, varint, JSON text, the MessagePack marker table) and never a format's catalog codec.
 
 pub mod avro;
 pub mod cli;
@@ -47,6 +49,7 @@ pub mod random;
 pub mod resolve;
 pub mod schema;
 pub mod sink;
+pub mod value;
 pub mod walk;
 
 use crate::codec::Format;

@@ -9,11 +9,11 @@
 //! error, not a surprise at read time.
 //!
 //! The text is parsed with the project's own JSON reader
-//! ([`crate::codec::json::value`]), which bounds nesting; every error names
+//! ([`crate::generic::value::json`]), which bounds nesting; every error names
 //! the place in the schema (`Catalog.products.stock`).
 
 use super::datum::{Datum, Name};
-use crate::codec::json::value::{self, JsonValue, Number};
+use super::value::json::{self as value, JsonValue, Number};
 use std::collections::HashMap;
 use std::fmt;
 

@@ -729,7 +729,7 @@ fn plain_decimal(bytes: &[u8], i: usize) -> Option<(f64, usize)> {
 }
 
 #[cold]
-pub(super) fn out_of_range(at: usize, what: &'static str, text: &[u8]) -> DecodeError {
+pub(crate) fn out_of_range(at: usize, what: &'static str, text: &[u8]) -> DecodeError {
     DecodeError::new(
         at,
         ErrorKind::OutOfRange {

@@ -45,7 +45,6 @@
 pub(crate) mod lexer;
 mod number;
 mod tables;
-pub mod value;
 pub mod view;
 mod write;
 

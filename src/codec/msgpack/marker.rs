@@ -16,6 +16,9 @@
 //!                               0xca/cb float 32/64
 //! ```
 
+use crate::codec::DecodeError;
+use crate::codec::cursor::Cursor;
+
 /// Declares [`Marker`] from one table of the byte-per-format markers (byte,
 /// variant, the spec's name), so that [`Marker::from_u8`], [`Marker::to_u8`]
 /// and [`Marker::name`] are three matches over the same rows; the four fix
@@ -147,6 +150,19 @@ pub const ARRAY32: u8 = Marker::Array32.to_u8();
 pub const FIXMAP: u8 = Marker::FixMap(0).to_u8();
 pub const MAP16: u8 = Marker::Map16.to_u8();
 pub const MAP32: u8 = Marker::Map32.to_u8();
+
+/// The length or count after a str, bin, ext, array or map marker `m` just
+/// read: in the marker for the fix forms, else the 1, 2 or 4 bytes after it.
+pub(crate) fn length(cur: &mut Cursor<'_>, m: Marker, expected: &'static str) -> Result<u32, DecodeError> {
+    Ok(match m {
+        Marker::FixStr(n) | Marker::FixArray(n) | Marker::FixMap(n) => u32::from(n),
+        Marker::Str8 | Marker::Bin8 | Marker::Ext8 => u32::from(cur.u8(expected)?),
+        Marker::Str16 | Marker::Bin16 | Marker::Ext16 | Marker::Array16 | Marker::Map16 => {
+            u32::from(u16::from_be_bytes(cur.array(expected)?))
+        }
+        _ => u32::from_be_bytes(cur.array(expected)?),
+    })
+}
 
 #[cfg(test)]
 mod tests {

@@ -54,7 +54,6 @@
 
 pub mod marker;
 pub mod read;
-pub mod value;
 pub mod view;
 pub mod write;
 

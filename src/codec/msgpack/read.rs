@@ -23,7 +23,7 @@
 
 use super::marker::{
     ARRAY16, ARRAY32, FIXARRAY, FIXMAP, FIXSTR, I8, I16, I32, I64, MAP16, MAP32, Marker, STR8, STR16, STR32, U8, U16,
-    U32, U64,
+    U32, U64, length,
 };
 use crate::codec::cursor::Cursor;
 use crate::codec::record::{self, Seen};
@@ -121,19 +121,6 @@ fn marker(cur: &mut Cursor<'_>, expected: &'static str) -> Result<(usize, Marker
     let at = cur.pos();
     let b = cur.u8(expected)?;
     Ok((at, Marker::from_u8(b)))
-}
-
-/// The length or count after a str, bin, ext, array or map marker `m` just
-/// read: in the marker for the fix forms, else the 1, 2 or 4 bytes after it.
-pub(crate) fn length(cur: &mut Cursor<'_>, m: Marker, expected: &'static str) -> Result<u32, DecodeError> {
-    Ok(match m {
-        Marker::FixStr(n) | Marker::FixArray(n) | Marker::FixMap(n) => u32::from(n),
-        Marker::Str8 | Marker::Bin8 | Marker::Ext8 => u32::from(cur.u8(expected)?),
-        Marker::Str16 | Marker::Bin16 | Marker::Ext16 | Marker::Array16 | Marker::Map16 => {
-            u32::from(u16::from_be_bytes(cur.array(expected)?))
-        }
-        _ => u32::from_be_bytes(cur.array(expected)?),
-    })
 }
 
 /// Any integer format as an `i64`; a uint 64 above `i64::MAX` is `OutOfRange`.

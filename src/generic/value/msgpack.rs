@@ -7,10 +7,9 @@
 //! with the bytes left (an array item takes at least one byte, a map entry
 //! two) before anything is allocated.
 
-use super::marker::Marker;
-use super::read::length;
+use super::json::{JsonValue, Number};
 use crate::codec::cursor::Cursor;
-use crate::codec::json::value::{JsonValue, Number};
+use crate::codec::msgpack::marker::{Marker, length};
 use crate::codec::{DecodeError, ErrorKind};
 
 /// Deepest nesting [`parse`] accepts (the outermost value is level 1).
@@ -21,8 +20,8 @@ type Result<T> = std::result::Result<T, DecodeError>;
 /// Parses one whole MessagePack object (trailing bytes are an error).
 ///
 /// ```
-/// use wirebench::codec::json::value::{JsonValue, Number};
-/// let v = wirebench::codec::msgpack::value::parse(&[0x81, 0xa1, b'a', 0x92, 0x01, 0xc0]).unwrap();
+/// use wirebench::generic::value::json::{JsonValue, Number};
+/// let v = wirebench::generic::value::msgpack::parse(&[0x81, 0xa1, b'a', 0x92, 0x01, 0xc0]).unwrap();
 /// assert_eq!(v.get("a"), Some(&JsonValue::Array(vec![JsonValue::Number(Number::Int(1)), JsonValue::Null])));
 /// ```
 pub fn parse(bytes: &[u8]) -> Result<JsonValue> {

@@ -6,7 +6,7 @@
 //! recurses once per level), and the tree is built only from bytes actually
 //! present, so its size is proportional to the input.
 
-use super::lexer::{Lexer, Str, out_of_range};
+use crate::codec::json::lexer::{Lexer, Str, out_of_range};
 use crate::codec::{DecodeError, ErrorKind, utf8};
 
 /// Deepest nesting [`parse`] accepts (the outermost value is level 1).
@@ -77,7 +77,7 @@ type Result<T> = std::result::Result<T, DecodeError>;
 /// Parses one whole JSON text (surrounding whitespace allowed, nothing else).
 ///
 /// ```
-/// use wirebench::codec::json::value::{parse, JsonValue, Number};
+/// use wirebench::generic::value::json::{parse, JsonValue, Number};
 /// let v = parse(br#"{"a": [1, 2.5, "x", null]}"#).unwrap();
 /// assert_eq!(v.get("a"), Some(&JsonValue::Array(vec![
 ///     JsonValue::Number(Number::Int(1)),
