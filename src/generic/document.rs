@@ -205,11 +205,7 @@ impl<'a> Reader<'a> {
                     // a call per item: `value`'s fast path, and `value` for
                     // anything else (its errors).
                     let d = match (item, self.lx.peek()) {
-                        (Node::Double, Some(b'-' | b'0'..=b'9')) => self
-                            .lx
-                            .float("double", "double")
-                            .map(Datum::Double)
-                            .map_err(|e| walk::from_decode("", e)),
+                        (Node::Double, Some(b'-' | b'0'..=b'9')) => self.double().map(Datum::Double),
                         (Node::Long, Some(b'-' | b'0'..=b'9')) => self
                             .lx
                             .integer(&LONG)
@@ -315,7 +311,7 @@ impl<'a> Reader<'a> {
                 Ok(match schema.node(node) {
                     Node::Int => Datum::Int(lexed(self.lx.integer(&INT))? as i32),
                     Node::Long => Datum::Long(lexed(self.lx.integer(&LONG))?),
-                    _ => Datum::Double(lexed(self.lx.float("double", "double"))?),
+                    _ => Datum::Double(self.double()?),
                 })
             }
             _ => {
@@ -323,6 +319,36 @@ impl<'a> Reader<'a> {
                 let mut s = self.scalar(node)?;
                 self.convert(node, &mut s, at)
             }
+        }
+    }
+
+    /// A number token (at a digit or `-`) read as a double: the
+    /// grammar by the lexer, the value by [`super::float::parse_or_std`].
+    #[inline]
+    fn double(&mut self) -> Result<f64> {
+        let (s, e, _) = lexed(self.lx.number_token("double"))?;
+        if let Some(&b @ b'0'..=b'9') = self.lx.bytes.get(e) {
+            return Err(GenericError::unexpected(
+                "",
+                Some(e),
+                "end of number (JSON forbids leading zeros)",
+                describe(b),
+            ));
+        }
+        let t = self.lx.text.get(s..e).unwrap_or("");
+        match super::float::parse::parse(t.as_bytes()).or_else(|| t.parse().ok()) {
+            Some(v) if f64::is_finite(v) => {
+                self.lx.pos = e;
+                Ok(v)
+            }
+            _ => Err(GenericError::at(
+                "",
+                s,
+                GenericErrorKind::OutOfRange {
+                    what: "double".to_string(),
+                    value: t.to_string(),
+                },
+            )),
         }
     }
 
@@ -412,8 +438,8 @@ impl<'a> Reader<'a> {
             }
             (Node::Double, Scalar::Number(st, en, _)) => {
                 let t = &text[*st..*en];
-                match t.parse::<f64>() {
-                    Ok(v) if v.is_finite() => Datum::Double(v),
+                match super::float::parse_or_std(t) {
+                    Some(v) if v.is_finite() => Datum::Double(v),
                     _ => return Err(range("double", t)),
                 }
             }
@@ -856,19 +882,20 @@ fn double_text(v: f64, out: &mut StackText) {
     if v.is_sign_negative() {
         out.push(b'-');
     }
-    // `{:e}` of a finite f64 is at most 24 bytes (17 digits, '.', 'e', '-',
-    // three exponent digits): formatted on the stack, nothing allocated.
-    let mut text = StackText::default();
-    let _ = std::fmt::Write::write_fmt(&mut text, format_args!("{a:e}"));
-    let text = text.as_str();
-    let (mantissa, exp) = text.split_once('e').unwrap_or((text, "0"));
-    let x: i32 = exp.parse().unwrap_or(0);
-    let mut digits = [0u8; 24];
+    // The shortest round-trip digits, as `{:e}` would give them.
+    let Some((d, e)) = super::float::format::shortest(a) else {
+        return;
+    };
+    let mut digits = [0u8; 20];
     let mut n = 0usize;
-    for b in mantissa.bytes().filter(u8::is_ascii_digit) {
-        digits[n] = b;
+    let mut rest = d;
+    while rest > 0 && n < digits.len() {
+        digits[n] = b'0' + (rest % 10) as u8;
+        rest /= 10;
         n += 1;
     }
+    digits[..n].reverse();
+    let x = e + n as i32 - 1;
     let digits = &digits[..n];
     let n = n as i32;
     if (-5..=15).contains(&x) {
