@@ -336,7 +336,7 @@ impl<'a> Reader<'a> {
             ));
         }
         let t = self.lx.text.get(s..e).unwrap_or("");
-        match super::float::parse::parse(t.as_bytes()).or_else(|| t.parse().ok()) {
+        match super::float::parse_or_std(t) {
             Some(v) if f64::is_finite(v) => {
                 self.lx.pos = e;
                 Ok(v)
@@ -866,11 +866,10 @@ pub fn write_double(v: f64, out: &mut Vec<u8>) {
 
 /// Finite `v` in serde_json's layout (the table of
 /// `crate::codec::json::number`): integers below 2^53 by the catalog writer's
-/// fast path, every other value from std's shortest round-trip digits (`{:e}`),
-/// which are serde_json's too except where a tie breaks the other way, laid
+/// fast path, every other value from the shortest round-trip digits
+/// ([`super::float::format::shortest`], std's `{:e}` digits to the last tie,
+/// which are serde_json's too except where a tie breaks the other way), laid
 /// out as fixed notation for decimal exponents -5 to 15, else `d.ddde±x`.
-/// The catalog writer's exact general path is correct to the last tie but
-/// costs tens of µs per value; this one costs one formatting.
 fn double_text(v: f64, out: &mut StackText) {
     let a = v.abs();
     if a == 0.0 || (a < 9_007_199_254_740_992.0 && a.fract() == 0.0) {
@@ -927,8 +926,7 @@ fn double_text(v: f64, out: &mut StackText) {
     }
 }
 
-/// A 48-byte text buffer on the stack: [`double_text`]'s `{:e}` and its
-/// layout (at most 25 bytes).
+/// A 48-byte text buffer on the stack: [`double_text`]'s layout (at most 25 bytes).
 struct StackText {
     buf: [u8; 48],
     len: usize,
@@ -941,10 +939,6 @@ impl Default for StackText {
 }
 
 impl StackText {
-    fn as_str(&self) -> &str {
-        std::str::from_utf8(&self.buf[..self.len]).unwrap_or("")
-    }
-
     fn as_bytes(&self) -> &[u8] {
         &self.buf[..self.len]
     }
@@ -964,16 +958,6 @@ impl StackText {
         for _ in 0..n {
             self.push(b'0');
         }
-    }
-}
-
-impl std::fmt::Write for StackText {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        let end = self.len + s.len();
-        let dst = self.buf.get_mut(self.len..end).ok_or(std::fmt::Error)?;
-        dst.copy_from_slice(s.as_bytes());
-        self.len = end;
-        Ok(())
     }
 }
 
