@@ -31,7 +31,7 @@ use super::schema::{Node, NodeId, Schema};
 use super::sink::Sink;
 use super::walk::{self, MAX_DEPTH};
 use crate::codec::json::lexer::{IntField, Lexer, Str, describe};
-use crate::codec::json::{DIGIT_PAIRS, ESCAPE, HEX_DIGITS, UU, find_special, write_f64, write_i64, write_str};
+use crate::codec::json::{DIGIT_PAIRS, ESCAPE, HEX_DIGITS, UU, find_special, write_f64, write_str};
 use std::borrow::Cow;
 
 type Result<T> = std::result::Result<T, GenericError>;
@@ -322,34 +322,13 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// A number token (at a digit or `-`) read as a double: the
-    /// grammar by the lexer, the value by [`super::float::parse_or_std`].
+    /// A number (at a digit or `-`) read as a double by the lexer (a
+    /// short decimal a word at a time, else std's parse, itself Clinger and
+    /// Eisel–Lemire: [`super::float::parse`] on a token already scanned
+    /// costs more instructions here, measured on `mesh` and `numbers`).
     #[inline]
     fn double(&mut self) -> Result<f64> {
-        let (s, e, _) = lexed(self.lx.number_token("double"))?;
-        if let Some(&b @ b'0'..=b'9') = self.lx.bytes.get(e) {
-            return Err(GenericError::unexpected(
-                "",
-                Some(e),
-                "end of number (JSON forbids leading zeros)",
-                describe(b),
-            ));
-        }
-        let t = self.lx.text.get(s..e).unwrap_or("");
-        match super::float::parse_or_std(t) {
-            Some(v) if f64::is_finite(v) => {
-                self.lx.pos = e;
-                Ok(v)
-            }
-            _ => Err(GenericError::at(
-                "",
-                s,
-                GenericErrorKind::OutOfRange {
-                    what: "double".to_string(),
-                    value: t.to_string(),
-                },
-            )),
-        }
+        lexed(self.lx.float("double", "double"))
     }
 
     /// Reads a member key (borrowed unless escaped) and finds its field,
@@ -755,14 +734,16 @@ fn sink_escaped(out: &mut Sink<'_>, b: &[u8], mut i: usize) {
 }
 
 /// Powers of ten exact in an f64.
+#[cfg(test)]
 const POW10: [f64; 23] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
     1e21, 1e22,
 ];
 
-/// Finite `v` as [`write_double`] spells it, the common values without
-/// formatting: integers below 2^53, and decimals `n / 10^d` with `n` below
-/// 10^15 ([`short_decimal`]); the rest through [`write_double`]'s text.
+/// Finite `v` as [`write_double`] spells it: integers below 2^53 without
+/// formatting, every other value from its shortest digits
+/// ([`super::float::format::shortest`]), laid out without a text buffer
+/// when they are fewer than 16 in fixed notation ([`fixed_short`]).
 #[inline]
 fn sink_double(out: &mut Sink<'_>, v: f64) {
     let a = v.abs();
@@ -774,17 +755,35 @@ fn sink_double(out: &mut Sink<'_>, v: f64) {
         out.array(*b".0");
         return;
     }
-    if let Some((n, d, x)) = short_decimal(a) {
+    let Some((d, e)) = super::float::format::shortest(a) else {
+        return;
+    };
+    if let Some(x) = fixed_short(d, e) {
         if v.is_sign_negative() {
             out.byte(b'-');
         }
-        let (buf, len) = fixed_decimal(n, d, x);
+        let (buf, len) = fixed_decimal(d, e.unsigned_abs() as usize, x);
         out.prefix(buf, len);
         return;
     }
     let mut text = StackText::default();
-    double_text(v, &mut text);
+    if v.is_sign_negative() {
+        text.push(b'-');
+    }
+    layout(d, e, &mut text);
     out.bytes(text.as_bytes());
+}
+
+/// For the shortest digits `d · 10^e` of a non-integer, the first digit's
+/// weight `x` when [`fixed_decimal`] lays them out: `d` below 10^15, a
+/// fraction (`e < 0`) and fixed notation (`x` from -5 to 15).
+#[inline]
+fn fixed_short(d: u64, e: i32) -> Option<i32> {
+    if d >= 1_000_000_000_000_000 || e >= 0 {
+        return None;
+    }
+    let x = d.checked_ilog10()? as i32 + e;
+    (-5..=15).contains(&x).then_some(x)
 }
 
 /// `n / 10^d` in fixed notation (`x`, the first digit's weight, is -5 to
@@ -821,39 +820,12 @@ fn fixed_decimal(mut n: u64, d: usize, x: i32) -> ([u8; 32], usize) {
     (buf, len)
 }
 
-/// The shortest decimal `n / 10^d` (d ≥ 1) that reads back to the finite,
-/// positive, non-integer `a`, when `n` is below 10^15 and the layout is
-/// fixed notation (the first digit's weight `x`, returned, is -5 to 15):
-/// `(n, d, x)`. Below 10^15 the rounding interval of `a`, scaled by 10^d,
-/// is under 0.23 wide, so it holds at most one integer, `a · 10^d`
-/// computed in floating point is within 0.12 of the exact product, and
-/// rounding it finds that integer when there is one. `n / 10^d` is then
-/// the correctly rounded quotient of two exact values, the same as parsing
-/// the decimal: equal to `a` exactly when the decimal reads back. The first
-/// `d` that reads back gives the fewest digits, and with one candidate per
-/// `d` there is no tie to break: every shortest round-trip writer (zmij,
-/// ryu, std) spells it so.
-#[inline]
+/// `(n, d, x)` of [`fixed_decimal`] for the finite, positive, non-integer
+/// `a` when [`sink_double`] lays it out without a text buffer.
+#[cfg(test)]
 fn short_decimal(a: f64) -> Option<(u64, usize, i32)> {
-    for (d, &p) in POW10.iter().enumerate().skip(1) {
-        let scaled = a * p;
-        if scaled >= 1e15 {
-            return None;
-        }
-        // Rounded by truncating `scaled + 0.5` (exact below 2^50, and no
-        // call to `round`, which is a library routine on baseline x86-64);
-        // through i64, one instruction each way where u64 takes several.
-        let n = (scaled + 0.5) as i64;
-        if n as f64 / p == a {
-            let n = n as u64;
-            if n % 10 == 0 {
-                return None; // d - 1 would have matched; be safe
-            }
-            let x = n.checked_ilog10()? as i32 - d as i32;
-            return (-5..=15).contains(&x).then_some((n, d, x));
-        }
-    }
-    None
+    let (d, e) = super::float::format::shortest(a)?;
+    fixed_short(d, e).map(|x| (d, e.unsigned_abs() as usize, x))
 }
 
 /// Finite `v` in serde_json's layout (the table of
@@ -881,10 +853,13 @@ fn double_text(v: f64, out: &mut StackText) {
     if v.is_sign_negative() {
         out.push(b'-');
     }
-    // The shortest round-trip digits, as `{:e}` would give them.
-    let Some((d, e)) = super::float::format::shortest(a) else {
-        return;
-    };
+    if let Some((d, e)) = super::float::format::shortest(a) {
+        layout(d, e, out);
+    }
+}
+
+/// The digits `d · 10^e` (no trailing zeros) in serde_json's layout.
+fn layout(d: u64, e: i32, out: &mut StackText) {
     let mut digits = [0u8; 20];
     let mut n = 0usize;
     let mut rest = d;
@@ -920,9 +895,14 @@ fn double_text(v: f64, out: &mut StackText) {
         }
         out.push(b'e');
         out.push(if x < 0 { b'-' } else { b'+' });
-        let mut e = Vec::with_capacity(4);
-        write_i64(&mut e, i64::from(x.unsigned_abs()));
-        out.extend(&e);
+        let x = x.unsigned_abs();
+        if x >= 100 {
+            out.push(b'0' + (x / 100) as u8);
+        }
+        if x >= 10 {
+            out.push(b'0' + (x / 10 % 10) as u8);
+        }
+        out.push(b'0' + (x % 10) as u8);
     }
 }
 
