@@ -109,6 +109,14 @@ pub fn shortest(v: f64) -> Option<(u64, i32)> {
         let mid = (s << 2) + 2;
         (if vb < mid { s } else { t }, k)
     };
+    // Trailing zeros off, eight, four, two, then one at a time (`d` has
+    // up to 17 digits and a short decimal's are mostly zeros).
+    for (p, n) in [(100_000_000, 8), (10_000, 4), (100, 2)] {
+        if d % p == 0 && d != 0 {
+            d /= p;
+            e += n;
+        }
+    }
     while d % 10 == 0 && d != 0 {
         d /= 10;
         e += 1;
