@@ -119,9 +119,11 @@ fn number(w: &mut Walker<'_>) -> Result<Value, ExplainError> {
     // The grammar above admits only ASCII, so this cannot fail.
     let text = std::str::from_utf8(&w.bytes[at..w.pos]).unwrap_or_default();
     let v = if integer {
-        text.parse::<i64>()
-            .map(Value::Int)
-            .map_err(|_| w.err(at, format!("integer {text} does not fit in 64 bits")))?
+        match text.parse::<i64>() {
+            Ok(0) if text.starts_with('-') => Value::NegZero,
+            Ok(v) => Value::Int(v),
+            Err(_) => return Err(w.err(at, format!("integer {text} does not fit in 64 bits"))),
+        }
     } else {
         Value::Float(
             text.parse::<f64>()

@@ -15,6 +15,9 @@ pub enum Value {
     Null,
     Bool(bool),
     Int(i64),
+    /// The JSON integer literal `-0`: zero as an integer, minus zero as a
+    /// float (an `Int` would lose the sign).
+    NegZero,
     /// Unsigned integers beyond `i64::MAX` (MessagePack uint64).
     UInt(u64),
     Float(f64),
@@ -50,6 +53,7 @@ impl Reader<'_> {
     fn i64(&self, name: &str) -> Result<i64, String> {
         match self.get(name)? {
             Value::Int(v) => Ok(*v),
+            Value::NegZero => Ok(0),
             // Protobuf/FlatBuffers omit default values: absent means 0.
             Value::Null => Ok(0),
             other => Err(format!("{}.{name}: expected an integer, found {other:?}", self.path)),
@@ -126,6 +130,7 @@ fn product(r: Reader<'_>) -> Result<Product, String> {
     };
     let rating = match r.get("rating")? {
         Value::Float(f) => *f,
+        Value::NegZero => -0.0,
         Value::Null => 0.0,
         other => return Err(format!("{}.rating: expected a float, found {other:?}", r.path)),
     };

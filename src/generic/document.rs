@@ -31,7 +31,7 @@ use super::schema::{Node, NodeId, Schema};
 use super::sink::Sink;
 use super::walk::{self, MAX_DEPTH};
 use crate::codec::json::lexer::{IntField, Lexer, Str, describe};
-use crate::codec::json::{DIGIT_PAIRS, ESCAPE, HEX_DIGITS, UU, find_special, write_f64, write_i64, write_str};
+use crate::codec::json::{DIGIT_PAIRS, ESCAPE, HEX_DIGITS, UU, find_special, write_f64, write_str};
 use std::borrow::Cow;
 
 type Result<T> = std::result::Result<T, GenericError>;
@@ -205,11 +205,7 @@ impl<'a> Reader<'a> {
                     // a call per item: `value`'s fast path, and `value` for
                     // anything else (its errors).
                     let d = match (item, self.lx.peek()) {
-                        (Node::Double, Some(b'-' | b'0'..=b'9')) => self
-                            .lx
-                            .float("double", "double")
-                            .map(Datum::Double)
-                            .map_err(|e| walk::from_decode("", e)),
+                        (Node::Double, Some(b'-' | b'0'..=b'9')) => self.double().map(Datum::Double),
                         (Node::Long, Some(b'-' | b'0'..=b'9')) => self
                             .lx
                             .integer(&LONG)
@@ -315,7 +311,7 @@ impl<'a> Reader<'a> {
                 Ok(match schema.node(node) {
                     Node::Int => Datum::Int(lexed(self.lx.integer(&INT))? as i32),
                     Node::Long => Datum::Long(lexed(self.lx.integer(&LONG))?),
-                    _ => Datum::Double(lexed(self.lx.float("double", "double"))?),
+                    _ => Datum::Double(self.double()?),
                 })
             }
             _ => {
@@ -324,6 +320,15 @@ impl<'a> Reader<'a> {
                 self.convert(node, &mut s, at)
             }
         }
+    }
+
+    /// A number (at a digit or `-`) read as a double by the lexer (a
+    /// short decimal a word at a time, else std's parse, itself Clinger and
+    /// Eisel–Lemire: [`super::float::parse`] on a token already scanned
+    /// costs more instructions here, measured on `mesh` and `numbers`).
+    #[inline]
+    fn double(&mut self) -> Result<f64> {
+        lexed(self.lx.float("double", "double"))
     }
 
     /// Reads a member key (borrowed unless escaped) and finds its field,
@@ -412,8 +417,8 @@ impl<'a> Reader<'a> {
             }
             (Node::Double, Scalar::Number(st, en, _)) => {
                 let t = &text[*st..*en];
-                match t.parse::<f64>() {
-                    Ok(v) if v.is_finite() => Datum::Double(v),
+                match super::float::parse_or_std(t) {
+                    Some(v) if v.is_finite() => Datum::Double(v),
                     _ => return Err(range("double", t)),
                 }
             }
@@ -729,14 +734,16 @@ fn sink_escaped(out: &mut Sink<'_>, b: &[u8], mut i: usize) {
 }
 
 /// Powers of ten exact in an f64.
+#[cfg(test)]
 const POW10: [f64; 23] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
     1e21, 1e22,
 ];
 
-/// Finite `v` as [`write_double`] spells it, the common values without
-/// formatting: integers below 2^53, and decimals `n / 10^d` with `n` below
-/// 10^15 ([`short_decimal`]); the rest through [`write_double`]'s text.
+/// Finite `v` as [`write_double`] spells it: integers below 2^53 without
+/// formatting, every other value from its shortest digits
+/// ([`super::float::format::shortest`]), laid out without a text buffer
+/// when they are fewer than 16 in fixed notation ([`fixed_short`]).
 #[inline]
 fn sink_double(out: &mut Sink<'_>, v: f64) {
     let a = v.abs();
@@ -748,17 +755,35 @@ fn sink_double(out: &mut Sink<'_>, v: f64) {
         out.array(*b".0");
         return;
     }
-    if let Some((n, d, x)) = short_decimal(a) {
+    let Some((d, e)) = super::float::format::shortest(a) else {
+        return;
+    };
+    if let Some(x) = fixed_short(d, e) {
         if v.is_sign_negative() {
             out.byte(b'-');
         }
-        let (buf, len) = fixed_decimal(n, d, x);
+        let (buf, len) = fixed_decimal(d, e.unsigned_abs() as usize, x);
         out.prefix(buf, len);
         return;
     }
     let mut text = StackText::default();
-    double_text(v, &mut text);
+    if v.is_sign_negative() {
+        text.push(b'-');
+    }
+    layout(d, e, &mut text);
     out.bytes(text.as_bytes());
+}
+
+/// For the shortest digits `d · 10^e` of a non-integer, the first digit's
+/// weight `x` when [`fixed_decimal`] lays them out: `d` below 10^15, a
+/// fraction (`e < 0`) and fixed notation (`x` from -5 to 15).
+#[inline]
+fn fixed_short(d: u64, e: i32) -> Option<i32> {
+    if d >= 1_000_000_000_000_000 || e >= 0 {
+        return None;
+    }
+    let x = d.checked_ilog10()? as i32 + e;
+    (-5..=15).contains(&x).then_some(x)
 }
 
 /// `n / 10^d` in fixed notation (`x`, the first digit's weight, is -5 to
@@ -795,39 +820,12 @@ fn fixed_decimal(mut n: u64, d: usize, x: i32) -> ([u8; 32], usize) {
     (buf, len)
 }
 
-/// The shortest decimal `n / 10^d` (d ≥ 1) that reads back to the finite,
-/// positive, non-integer `a`, when `n` is below 10^15 and the layout is
-/// fixed notation (the first digit's weight `x`, returned, is -5 to 15):
-/// `(n, d, x)`. Below 10^15 the rounding interval of `a`, scaled by 10^d,
-/// is under 0.23 wide, so it holds at most one integer, `a · 10^d`
-/// computed in floating point is within 0.12 of the exact product, and
-/// rounding it finds that integer when there is one. `n / 10^d` is then
-/// the correctly rounded quotient of two exact values, the same as parsing
-/// the decimal: equal to `a` exactly when the decimal reads back. The first
-/// `d` that reads back gives the fewest digits, and with one candidate per
-/// `d` there is no tie to break: every shortest round-trip writer (zmij,
-/// ryu, std) spells it so.
-#[inline]
+/// `(n, d, x)` of [`fixed_decimal`] for the finite, positive, non-integer
+/// `a` when [`sink_double`] lays it out without a text buffer.
+#[cfg(test)]
 fn short_decimal(a: f64) -> Option<(u64, usize, i32)> {
-    for (d, &p) in POW10.iter().enumerate().skip(1) {
-        let scaled = a * p;
-        if scaled >= 1e15 {
-            return None;
-        }
-        // Rounded by truncating `scaled + 0.5` (exact below 2^50, and no
-        // call to `round`, which is a library routine on baseline x86-64);
-        // through i64, one instruction each way where u64 takes several.
-        let n = (scaled + 0.5) as i64;
-        if n as f64 / p == a {
-            let n = n as u64;
-            if n % 10 == 0 {
-                return None; // d - 1 would have matched; be safe
-            }
-            let x = n.checked_ilog10()? as i32 - d as i32;
-            return (-5..=15).contains(&x).then_some((n, d, x));
-        }
-    }
-    None
+    let (d, e) = super::float::format::shortest(a)?;
+    fixed_short(d, e).map(|x| (d, e.unsigned_abs() as usize, x))
 }
 
 /// Finite `v` in serde_json's layout (the table of
@@ -840,11 +838,10 @@ pub fn write_double(v: f64, out: &mut Vec<u8>) {
 
 /// Finite `v` in serde_json's layout (the table of
 /// `crate::codec::json::number`): integers below 2^53 by the catalog writer's
-/// fast path, every other value from std's shortest round-trip digits (`{:e}`),
-/// which are serde_json's too except where a tie breaks the other way, laid
+/// fast path, every other value from the shortest round-trip digits
+/// ([`super::float::format::shortest`], std's `{:e}` digits to the last tie,
+/// which are serde_json's too except where a tie breaks the other way), laid
 /// out as fixed notation for decimal exponents -5 to 15, else `d.ddde±x`.
-/// The catalog writer's exact general path is correct to the last tie but
-/// costs tens of µs per value; this one costs one formatting.
 fn double_text(v: f64, out: &mut StackText) {
     let a = v.abs();
     if a == 0.0 || (a < 9_007_199_254_740_992.0 && a.fract() == 0.0) {
@@ -856,19 +853,23 @@ fn double_text(v: f64, out: &mut StackText) {
     if v.is_sign_negative() {
         out.push(b'-');
     }
-    // `{:e}` of a finite f64 is at most 24 bytes (17 digits, '.', 'e', '-',
-    // three exponent digits): formatted on the stack, nothing allocated.
-    let mut text = StackText::default();
-    let _ = std::fmt::Write::write_fmt(&mut text, format_args!("{a:e}"));
-    let text = text.as_str();
-    let (mantissa, exp) = text.split_once('e').unwrap_or((text, "0"));
-    let x: i32 = exp.parse().unwrap_or(0);
-    let mut digits = [0u8; 24];
+    if let Some((d, e)) = super::float::format::shortest(a) {
+        layout(d, e, out);
+    }
+}
+
+/// The digits `d · 10^e` (no trailing zeros) in serde_json's layout.
+fn layout(d: u64, e: i32, out: &mut StackText) {
+    let mut digits = [0u8; 20];
     let mut n = 0usize;
-    for b in mantissa.bytes().filter(u8::is_ascii_digit) {
-        digits[n] = b;
+    let mut rest = d;
+    while rest > 0 && n < digits.len() {
+        digits[n] = b'0' + (rest % 10) as u8;
+        rest /= 10;
         n += 1;
     }
+    digits[..n].reverse();
+    let x = e + n as i32 - 1;
     let digits = &digits[..n];
     let n = n as i32;
     if (-5..=15).contains(&x) {
@@ -894,14 +895,18 @@ fn double_text(v: f64, out: &mut StackText) {
         }
         out.push(b'e');
         out.push(if x < 0 { b'-' } else { b'+' });
-        let mut e = Vec::with_capacity(4);
-        write_i64(&mut e, i64::from(x.unsigned_abs()));
-        out.extend(&e);
+        let x = x.unsigned_abs();
+        if x >= 100 {
+            out.push(b'0' + (x / 100) as u8);
+        }
+        if x >= 10 {
+            out.push(b'0' + (x / 10 % 10) as u8);
+        }
+        out.push(b'0' + (x % 10) as u8);
     }
 }
 
-/// A 48-byte text buffer on the stack: [`double_text`]'s `{:e}` and its
-/// layout (at most 25 bytes).
+/// A 48-byte text buffer on the stack: [`double_text`]'s layout (at most 25 bytes).
 struct StackText {
     buf: [u8; 48],
     len: usize,
@@ -914,10 +919,6 @@ impl Default for StackText {
 }
 
 impl StackText {
-    fn as_str(&self) -> &str {
-        std::str::from_utf8(&self.buf[..self.len]).unwrap_or("")
-    }
-
     fn as_bytes(&self) -> &[u8] {
         &self.buf[..self.len]
     }
@@ -937,16 +938,6 @@ impl StackText {
         for _ in 0..n {
             self.push(b'0');
         }
-    }
-}
-
-impl std::fmt::Write for StackText {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        let end = self.len + s.len();
-        let dst = self.buf.get_mut(self.len..end).ok_or(std::fmt::Error)?;
-        dst.copy_from_slice(s.as_bytes());
-        self.len = end;
-        Ok(())
     }
 }
 

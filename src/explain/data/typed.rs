@@ -26,7 +26,7 @@ fn found(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
-        Value::Int(_) | Value::UInt(_) => "an integer",
+        Value::Int(_) | Value::UInt(_) | Value::NegZero => "an integer",
         Value::Float(_) => "a float",
         Value::Str(_) => "a string",
         Value::Enum(_) => "an enum",
@@ -40,8 +40,8 @@ fn accepts(schema: &Schema, node: NodeId, v: &Value) -> bool {
     match (schema.node(node), v) {
         (Node::Null, Value::Null) | (Node::Boolean, Value::Bool(_)) => true,
         (Node::Int, Value::Int(i)) => i32::try_from(*i).is_ok(),
-        (Node::Long, Value::Int(_)) => true,
-        (Node::Float | Node::Double, Value::Int(_) | Value::UInt(_) | Value::Float(_)) => true,
+        (Node::Long, Value::Int(_)) | (Node::Int | Node::Long, Value::NegZero) => true,
+        (Node::Float | Node::Double, Value::Int(_) | Value::UInt(_) | Value::Float(_) | Value::NegZero) => true,
         (Node::String | Node::Bytes, Value::Str(_)) => true,
         (Node::Fixed(f), Value::Str(s)) => s.chars().count() == f.size,
         (Node::Enum(e), Value::Str(s)) => symbol(&e.symbols, s).is_some(),
@@ -73,6 +73,9 @@ fn value(schema: &Schema, node: NodeId, v: &Value, path: &str, out: &mut String,
         (Node::Boolean, Value::Bool(b)) => out.push_str(if *b { "true" } else { "false" }),
         (Node::Int, Value::Int(i)) if i32::try_from(*i).is_ok() => out.push_str(&i.to_string()),
         (Node::Long, Value::Int(i)) => out.push_str(&i.to_string()),
+        (Node::Int | Node::Long, Value::NegZero) => out.push('0'),
+        (Node::Double, Value::NegZero) => plain::double(-0.0, out),
+        (Node::Float, Value::NegZero) => plain::float(-0.0, out),
         (Node::Double, Value::Int(i)) => plain::double(*i as f64, out),
         (Node::Double, Value::UInt(u)) => plain::double(*u as f64, out),
         (Node::Double, Value::Float(f)) => plain::double(*f, out),
@@ -169,6 +172,30 @@ mod tests {
             (Err(got), Err(want)) => assert!(got.contains(want), "{json}: {got}"),
             (got, want) => panic!("{json}: got {got:?}, expected {want:?}"),
         }
+    }
+
+    /// `-0` keeps its sign where the schema reads a double (the decoders
+    /// read -0.0) and is 0 where it reads an integer.
+    #[test]
+    fn minus_zero_is_minus_zero_in_a_double() {
+        check(
+            r#"{"id":-0,"kind":"A","score":-0,"tags":{"x":-0},"type":""}"#,
+            Ok(r#"{"id":0,"kind":"A","score":-0.0,"tags":{"x":0},"type_":""}"#),
+        );
+        check(
+            r#"{"id":0,"kind":"A","score":0,"tags":{},"type":""}"#,
+            Ok(r#"{"id":0,"kind":"A","score":0.0,"tags":{},"type_":""}"#),
+        );
+        let schema = Schema::parse(br#"{"type":"array","items":"double"}"#).unwrap();
+        let read_back = |text: &str| {
+            let (_, value) = super::super::super::json::annotate(text.as_bytes()).unwrap();
+            read(&schema, &value).unwrap()
+        };
+        assert_eq!(read_back("[-0,-0.0,0]"), "[-0.0,-0.0,0.0]");
+        let d = crate::generic::document::read(&schema, b"[-0,-0.0,0]").unwrap();
+        let mut decoded = String::new();
+        d.write_json(&mut decoded);
+        assert_eq!(read_back("[-0,-0.0,0]"), decoded);
     }
 
     #[test]

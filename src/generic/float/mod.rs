@@ -1,0 +1,396 @@
+//! Doubles ↔ decimal text for the schema-driven JSON codec, without std's
+//! formatter or parser on the common path: [`format::shortest`] gives the
+//! shortest round-trip digits (Schubfach), [`parse::parse`] the nearest
+//! double of a decimal (Clinger, then Eisel–Lemire, else `None` for std's
+//! parse). Both scale by the one table of 128-bit powers of ten in
+//! [`table`]. Their answers equal std's (`{:e}` digits, `str::parse`): the
+//! tests here compare them on random bit patterns and the hard cases.
+
+pub mod format;
+pub mod parse;
+pub mod table;
+
+/// The double nearest the JSON number `text`: [`parse::parse`], else std's
+/// parse (`None` when std refuses the text).
+pub fn parse_or_std(text: &str) -> Option<f64> {
+    match parse::parse(text.as_bytes()) {
+        Some(v) => Some(v),
+        None => text.parse().ok(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format::{floor_log2_pow10, floor_log10_pow2, shortest};
+    use super::table::{G, N_MIN};
+    use crate::prng::Rng;
+
+    /// How many random bit patterns each differential test draws: 200 000
+    /// by default (a second or two in a debug build), more by
+    /// `WIREBENCH_FLOAT_CASES`.
+    fn cases() -> usize {
+        std::env::var("WIREBENCH_FLOAT_CASES")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(200_000)
+    }
+
+    /// std's shortest digits of positive finite `v` (`{:e}`) as `(d, e)`,
+    /// `v = d · 10^e`.
+    fn std_shortest(v: f64) -> (u64, i32) {
+        let t = format!("{v:e}");
+        let (m, x) = t.split_once('e').unwrap();
+        let x: i32 = x.parse().unwrap();
+        let frac = m.split_once('.').map_or(0, |(_, f)| f.len()) as i32;
+        let d: u64 = m.replace('.', "").parse().unwrap();
+        (d, x - frac)
+    }
+
+    /// The values every differential test starts from: subnormals, the
+    /// normal limits, powers of two and ten, halfway-looking decimals,
+    /// 17-digit values and their neighbours.
+    fn hard_doubles() -> Vec<f64> {
+        let mut v = vec![
+            f64::MIN_POSITIVE,
+            f64::MAX,
+            f64::from_bits(1),
+            f64::from_bits(2),
+            f64::from_bits((1 << 52) - 1),
+            f64::from_bits(1 << 52),
+            f64::EPSILON,
+            0.1,
+            0.2,
+            0.3,
+            1.0 / 3.0,
+            2.0 / 3.0,
+            5e-324,
+            1.7976931348623157e308,
+            2.2250738585072014e-308,
+            9007199254740993.0,
+            4.35679e-10,
+            1.2345678901234567e-300,
+            123456789012345680.0,
+            5.5251406440042005e-120,
+            -2.1322503863672714e+47,
+        ];
+        for e in -1074..=1023 {
+            v.push(2f64.powi(e));
+        }
+        for e in -323..=308 {
+            if let Ok(x) = format!("1e{e}").parse::<f64>() {
+                v.push(x);
+            }
+        }
+        let n = v.len();
+        for i in 0..n {
+            let b = v[i].abs().to_bits();
+            v.push(f64::from_bits(b.saturating_add(1)));
+            v.push(f64::from_bits(b.saturating_sub(1)));
+        }
+        v.into_iter()
+            .map(f64::abs)
+            .filter(|x| x.is_finite() && *x > 0.0)
+            .collect()
+    }
+
+    /// A finite positive double from 64 random bits.
+    fn random_double(rng: &mut Rng) -> f64 {
+        loop {
+            let v = f64::from_bits(rng.next_u64() & !(1 << 63));
+            if v.is_finite() && v > 0.0 {
+                return v;
+            }
+        }
+    }
+
+    /// Where `shortest` and std disagree among `values` (at most 5 shown).
+    fn shortest_disagreements(values: &[f64], ours: impl Fn(f64) -> Option<(u64, i32)>) -> Vec<String> {
+        values
+            .iter()
+            .filter_map(|&v| {
+                let want = std_shortest(v);
+                let got = ours(v);
+                (got != Some(want)).then(|| format!("{v:e} ({:#x}): std {want:?}, ours {got:?}", v.to_bits()))
+            })
+            .take(5)
+            .collect()
+    }
+
+    #[test]
+    fn shortest_digits_are_std_digits() {
+        let mut values = hard_doubles();
+        let mut rng = Rng::new(0x5C4B);
+        for _ in 0..cases() {
+            values.push(random_double(&mut rng));
+        }
+        // 17-digit and short decimals as a writer would meet them.
+        for _ in 0..cases() / 10 {
+            let d = rng.range_i64(10_000_000_000_000_000, 99_999_999_999_999_999);
+            let e = rng.range_i64(-340, 290);
+            if let Ok(v) = format!("{d}e{e}").parse::<f64>() {
+                values.push(v);
+            }
+            let d = rng.range_i64(1, 999_999);
+            if let Ok(v) = format!("{d}e{}", rng.range_i64(-12, 12)).parse::<f64>() {
+                values.push(v);
+            }
+        }
+        values.retain(|v| v.is_finite() && *v > 0.0);
+        let bad = shortest_disagreements(&values, shortest);
+        assert!(bad.is_empty(), "{bad:#?}");
+    }
+
+    /// The comparison above fails on a formatter that is off by one digit
+    /// or keeps a trailing zero.
+    #[test]
+    fn the_shortest_check_catches_a_wrong_formatter() {
+        let values = hard_doubles();
+        let off_by_one = |v: f64| shortest(v).map(|(d, e)| (d + u64::from(d % 7 == 3), e));
+        assert!(!shortest_disagreements(&values, off_by_one).is_empty());
+        let trailing_zero = |v: f64| shortest(v).map(|(d, e)| (d * 10, e - 1));
+        assert!(!shortest_disagreements(&values, trailing_zero).is_empty());
+    }
+
+    #[test]
+    fn shortest_refuses_what_it_cannot_write() {
+        for v in [0.0, -0.0, -1.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            assert_eq!(shortest(v), None, "{v}");
+        }
+    }
+
+    /// Texts the parser meets: every hard double in several spellings, and
+    /// random decimals of 1 to 20 digits with random exponents.
+    fn parse_texts(rng: &mut Rng) -> Vec<String> {
+        let mut t: Vec<String> = [
+            "0",
+            "-0",
+            "0.0",
+            "-0.0",
+            "1",
+            "-1",
+            "0.1",
+            "1e308",
+            "1.7976931348623157e308",
+            "1.7976931348623159e308",
+            "2e308",
+            "1e-400",
+            "4.9e-324",
+            "2.4703282292062327e-324",
+            "2.4703282292062328e-324",
+            "2.2250738585072011e-308",
+            "2.2250738585072012e-308",
+            "9007199254740993",
+            "9007199254740992.5",
+            "9007199254740993.0000000001",
+            "18014398509481985",
+            "1e23",
+            "8.5e22",
+            "123456789012345678901234567890",
+            "0.000000000000000000000000000001",
+            "1E5",
+            "1e+5",
+            "1.5E-5",
+            "100000000000000000000000",
+            "7.3177701707893310e+15",
+            "1e0000001",
+            "-5.5251406440042005e-120",
+        ]
+        .map(String::from)
+        .to_vec();
+        for v in hard_doubles() {
+            t.push(format!("{v:e}"));
+            t.push(format!("{v}"));
+            t.push(format!("{v:.3e}"));
+        }
+        for _ in 0..cases() {
+            let digits = 1 + rng.below(20) as u32;
+            let d = rng.next_u64() % 10u64.pow(digits.min(19));
+            let e = rng.range_i64(-330, 310);
+            t.push(match rng.below(3) {
+                0 => format!("{d}e{e}"),
+                1 => format!("-{d}.{}e{e}", rng.below(1000)),
+                _ => format!("{d}"),
+            });
+            // A midpoint between two neighbours, spelled exactly enough to
+            // need more than the product's first word.
+            let v = random_double(rng);
+            let next = f64::from_bits(v.to_bits() + 1);
+            if next.is_finite() {
+                t.push(format!("{:e}", (v + next) / 2.0));
+            }
+            t.push(format!("{:e}", random_double(rng)));
+        }
+        t
+    }
+
+    /// Where `parse` and std's parse disagree among `texts` (at most 5).
+    fn parse_disagreements(texts: &[String], ours: impl Fn(&str) -> Option<f64>) -> Vec<String> {
+        texts
+            .iter()
+            .filter_map(|t| {
+                let want = t.parse::<f64>().ok().map(f64::to_bits);
+                let got = ours(t).map(f64::to_bits);
+                (got != want).then(|| format!("{t}: std {want:x?}, ours {got:x?}"))
+            })
+            .take(5)
+            .collect()
+    }
+
+    #[test]
+    fn parsed_doubles_are_std_doubles() {
+        let mut rng = Rng::new(0xE15E);
+        let texts = parse_texts(&mut rng);
+        let bad = parse_disagreements(&texts, super::parse_or_std);
+        assert!(bad.is_empty(), "{bad:#?}");
+        // Most texts take the fast path (the check above is not all std's).
+        let fast = texts
+            .iter()
+            .filter(|t| super::parse::parse(t.as_bytes()).is_some())
+            .count();
+        assert!(fast * 10 > texts.len() * 9, "{fast} of {}", texts.len());
+    }
+
+    /// The comparison above fails on a parser that rounds a midpoint the
+    /// wrong way or misses the last bit.
+    #[test]
+    fn the_parse_check_catches_a_wrong_parser() {
+        let mut rng = Rng::new(3);
+        let texts = parse_texts(&mut rng);
+        let last_bit = |t: &str| super::parse_or_std(t).map(|v| f64::from_bits(v.to_bits() ^ u64::from(v > 1e300)));
+        assert!(!parse_disagreements(&texts, last_bit).is_empty());
+        let up = |t: &str| {
+            super::parse_or_std(t).map(|v| {
+                if t.len() > 20 {
+                    f64::from_bits(v.to_bits() + 1)
+                } else {
+                    v
+                }
+            })
+        };
+        assert!(!parse_disagreements(&texts, up).is_empty());
+    }
+
+    #[test]
+    fn parse_leaves_to_std_what_is_not_a_number() {
+        for t in [
+            "", "-", ".", "e5", "1e", "1e+", "1.2.3", "--1", "1x", "0x10", "inf", "NaN",
+        ] {
+            assert_eq!(super::parse::parse(t.as_bytes()), None, "{t}");
+        }
+    }
+
+    /// Little-endian 32-bit limbs: just enough arithmetic to check the table.
+    #[derive(Clone, PartialEq, Eq)]
+    struct Big(Vec<u32>);
+
+    impl Big {
+        fn from_u128(v: u128) -> Big {
+            let mut b = Big((0..4).map(|i| (v >> (32 * i)) as u32).collect());
+            b.trim();
+            b
+        }
+        fn trim(&mut self) {
+            while self.0.last() == Some(&0) {
+                self.0.pop();
+            }
+        }
+        fn mul_small(&mut self, m: u32) {
+            let mut carry = 0u64;
+            for l in &mut self.0 {
+                let p = u64::from(*l) * u64::from(m) + carry;
+                *l = p as u32;
+                carry = p >> 32;
+            }
+            if carry > 0 {
+                self.0.push(carry as u32);
+            }
+        }
+        fn pow10(n: u32) -> Big {
+            let mut b = Big(vec![1]);
+            for _ in 0..n {
+                b.mul_small(10);
+            }
+            b
+        }
+        fn shl(&self, s: u32) -> Big {
+            let mut out = vec![0u32; (s / 32) as usize];
+            let bits = s % 32;
+            let mut carry = 0u32;
+            for &l in &self.0 {
+                if bits == 0 {
+                    out.push(l);
+                } else {
+                    out.push((l << bits) | carry);
+                    carry = l >> (32 - bits);
+                }
+            }
+            out.push(carry);
+            let mut b = Big(out);
+            b.trim();
+            b
+        }
+        fn mul(&self, o: &Big) -> Big {
+            let mut out = vec![0u64; self.0.len() + o.0.len() + 1];
+            for (i, &a) in self.0.iter().enumerate() {
+                let mut carry = 0u64;
+                for (j, &b) in o.0.iter().enumerate() {
+                    let t = out[i + j] + u64::from(a) * u64::from(b) + carry;
+                    out[i + j] = t & 0xFFFF_FFFF;
+                    carry = t >> 32;
+                }
+                out[i + o.0.len()] += carry;
+            }
+            let mut b = Big(out.into_iter().map(|l| l as u32).collect());
+            b.trim();
+            b
+        }
+        fn less(&self, o: &Big) -> bool {
+            if self.0.len() != o.0.len() {
+                return self.0.len() < o.0.len();
+            }
+            self.0.iter().rev().cmp(o.0.iter().rev()) == std::cmp::Ordering::Less
+        }
+    }
+
+    /// Whether `g` is `g(n)`: `(g - 1) · 2^r <= 10^n < g · 2^r` with
+    /// `r = floor(log2 10^n) - 127`, and `2^127 <= g < 2^128`.
+    fn is_entry(n: i32, g: u128) -> bool {
+        if g >> 127 != 1 {
+            return false;
+        }
+        let r = floor_log2_pow10(n) - 127;
+        let (lo, hi) = (Big::from_u128(g - 1), Big::from_u128(g));
+        // Both sides times 2^-r (r < 0) or 10^-n (n < 0), to stay integral.
+        let ten = Big::pow10(n.unsigned_abs());
+        let (x, lo, hi) = match (n >= 0, r >= 0) {
+            (true, true) => (ten, lo.shl(r as u32), hi.shl(r as u32)),
+            (true, false) => (ten.shl(r.unsigned_abs()), lo, hi),
+            (false, _) => (Big(vec![1]).shl(r.unsigned_abs()), lo.mul(&ten), hi.mul(&ten)),
+        };
+        !x.less(&lo) && x.less(&hi)
+    }
+
+    #[test]
+    fn table_entries_bound_the_powers_of_ten() {
+        for (i, &g) in G.iter().enumerate() {
+            let n = N_MIN + i as i32;
+            assert!(is_entry(n, g), "entry for 10^{n}: {g:#x}");
+        }
+        // The check fails on an entry one off either way, or a neighbour's.
+        for n in [-292, -1, 0, 1, 27, 28, 55, 56, 324] {
+            let g = G[(n - N_MIN) as usize];
+            assert!(!is_entry(n, g + 1) && !is_entry(n, g - 1), "{n}");
+        }
+        assert!(!is_entry(5, G[(4 - N_MIN) as usize]));
+    }
+
+    #[test]
+    fn the_logarithm_shortcuts_are_floors() {
+        for e in -1100..=1100 {
+            let l10 = (f64::from(e) * 2f64.log10()).floor() as i32;
+            assert_eq!(floor_log10_pow2(e), l10, "log10 2^{e}");
+            let l2 = (f64::from(e) * 10f64.log2()).floor() as i32;
+            assert_eq!(floor_log2_pow10(e), l2, "log2 10^{e}");
+        }
+    }
+}
