@@ -345,13 +345,17 @@ pub fn random_catalog(seed: u64) -> Catalog {
 /// Products the model refuses but a writer must still spell right, one per
 /// value of [`boundary_i64s`]: integers at every width and sign in every
 /// integer field, strings full of escapes (every control character, `"`,
-/// `\\`, at every length from 0 to 39), 0 to 6 tags, 0 to 4 variants, and
+/// `\\`, at every length from 0 to 39), names at every MessagePack string
+/// width's edges (0, 31, 32, 255, 256, 65,535 and 65,536 bytes, multi-byte),
+/// 0 to 18 tags and variants (array widths on both sides of 15), and
 /// ratings off the writers' fast paths (thirds, `-0.0`, `5e-324`, `1e300`).
 pub fn edge_products() -> Vec<Product> {
     let base = product(1);
     let escapes: String = (0u8..0x20).map(char::from).chain("\"\\é/".chars()).collect();
+    let lens = [0, 31, 32, 255, 256, 65_535, 65_536];
     let mut out = Vec::new();
     for (i, v) in boundary_i64s().into_iter().enumerate() {
+        let len = lens[i % lens.len()];
         let narrow = i32::try_from(v).unwrap_or(if v < 0 { i32::MIN } else { i32::MAX });
         let s: String = escapes.chars().cycle().skip(i).take(i % 40).collect();
         let mut p = base.clone();
@@ -370,12 +374,12 @@ pub fn edge_products() -> Vec<Product> {
         p.discount_percent = (i % 2 == 0).then_some(narrow);
         p.status = Status::ALL[i % 3];
         p.sku = "x".repeat(i % 20);
-        p.name = s.clone();
+        p.name = "é".repeat(len / 2) + &"x".repeat(len % 2);
         p.description = s.repeat(3) + &"y".repeat(i);
         p.currency = s.chars().take(3).collect();
         p.image_url = "\"".repeat(i % 7);
-        p.tags = vec![s.clone(); i % 7];
-        p.variants = (0..i % 5)
+        p.tags = vec![s.clone(); i];
+        p.variants = (0..i)
             .map(|k| Variant {
                 sku: s.clone(),
                 color: "\\".repeat(k),

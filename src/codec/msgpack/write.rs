@@ -642,7 +642,7 @@ fn write_variant(v: &Variant, w: &mut Spare<'_>) -> Result<(), Stop> {
 mod tests {
     use super::*;
     use crate::codec::spare::with_spare;
-    use crate::model::{Dimensions, Status};
+    use crate::model::Status;
 
     impl Scalar {
         /// The bytes that count.
@@ -787,55 +787,12 @@ mod tests {
         out
     }
 
-    /// Products the model would refuse but the encoder must still spell
-    /// right: every integer width in both families, strings and lists just
-    /// either side of each header boundary.
-    fn edge_products() -> Vec<Product> {
-        let base = crate::fixtures::catalog(1).products.remove(0);
-        let ints = crate::fixtures::boundary_i64s();
-        let lens = [0, 31, 32, 255, 256, 65_535, 65_536];
-        let mut out = Vec::new();
-        for (i, &v) in ints.iter().enumerate() {
-            let narrow = i32::try_from(v).unwrap_or(if v < 0 { i32::MIN } else { i32::MAX });
-            let s = "é".repeat(lens[i % lens.len()] / 2) + &"x".repeat(lens[i % lens.len()] % 2);
-            let mut p = base.clone();
-            p.id = v;
-            p.price_cents = v;
-            p.created_at_ms = v.wrapping_neg();
-            p.review_count = narrow;
-            p.stock = narrow.wrapping_neg();
-            p.dimensions = Dimensions {
-                width_mm: narrow,
-                height_mm: narrow / 3,
-                depth_mm: narrow / 300,
-                weight_g: narrow.wrapping_sub(1),
-            };
-            p.discount_percent = (i % 2 == 0).then_some(narrow);
-            p.status = Status::ALL[i % 3];
-            p.name = s.clone();
-            p.description = s.repeat(2);
-            p.tags = vec![s.clone(); i];
-            p.variants = (0..i)
-                .map(|k| Variant {
-                    sku: s.clone(),
-                    color: "c".repeat(k),
-                    size: String::new(),
-                    price_cents: v.wrapping_add(k as i64),
-                    stock: narrow,
-                })
-                .collect();
-            p.rating = f64::from(narrow) / 7.0;
-            out.push(p);
-        }
-        out
-    }
-
     /// The catalog writer equals the field-by-field spelling, whatever the
     /// buffer's starting capacity (so growth happens at every point of a
     /// product) and after bytes already in the buffer (it appends).
     #[test]
     fn catalog_writer_equals_the_plain_spelling() {
-        let mut catalogs = vec![crate::fixtures::catalog(200).products, edge_products()];
+        let mut catalogs = vec![crate::fixtures::catalog(200).products, crate::fixtures::edge_products()];
         for seed in 0..50 {
             catalogs.push(crate::fixtures::random_catalog(seed).products);
         }
@@ -878,7 +835,11 @@ mod tests {
     #[test]
     fn spare_writer_stops_when_full_and_is_exact_when_not() {
         let mut products = crate::fixtures::catalog(20).products;
-        products.extend(edge_products().into_iter().filter(|p| p.description.len() < 1000));
+        products.extend(
+            crate::fixtures::edge_products()
+                .into_iter()
+                .filter(|p| p.name.len() < 1000),
+        );
         for p in &products {
             let mut want = Vec::new();
             reference_product(p, &mut want);
