@@ -2,9 +2,9 @@
 //!
 //! A borrowed string sits at whatever offset its length prefix left it, so
 //! `std::str::from_utf8` walks a short one byte by byte until it reaches a
-//! word boundary. Catalog strings are mostly ASCII, and `<[u8]>::is_ascii`
-//! reads unaligned words, so [`str_at`] asks that first and only runs the
-//! full check on the rest. Both paths report an invalid string at the same
+//! word boundary. Catalog strings are mostly ASCII, so [`str_at`] first
+//! tests them for ASCII with unaligned loads (two for up to 16 bytes) and
+//! only runs the full check on the rest. Both paths report an invalid string at the same
 //! offset: its first byte that is not part of a valid sequence.
 //!
 //! A whole text that is mostly ASCII with a few non-ASCII characters
@@ -20,13 +20,40 @@ use super::{DecodeError, ErrorKind};
 #[inline]
 #[allow(unsafe_code)]
 pub(crate) fn str_at(start: usize, bytes: &[u8]) -> Result<&str, DecodeError> {
-    if bytes.is_ascii() {
+    if is_ascii(bytes) {
         // SAFETY: every byte is below 0x80, and a run of ASCII bytes is
         // valid UTF-8 (each byte is a one-byte code point), which is what
         // `from_utf8_unchecked` requires.
         return Ok(unsafe { std::str::from_utf8_unchecked(bytes) });
     }
     std::str::from_utf8(bytes).map_err(|e| DecodeError::new(start + e.valid_up_to(), ErrorKind::InvalidUtf8))
+}
+
+/// No byte of `bytes` has its top bit set. `<[u8]>::is_ascii` walks a
+/// string shorter than a word byte by byte; catalog strings are mostly that
+/// short (a currency, a tag, a size), so this reads at most two overlapping
+/// loads for anything up to 16 bytes, and whole words beyond.
+#[inline(always)]
+fn is_ascii(bytes: &[u8]) -> bool {
+    let n = bytes.len();
+    let any = match (bytes.first_chunk::<8>(), bytes.last_chunk::<8>()) {
+        (Some(first), Some(last)) => {
+            let mut any = u64::from_ne_bytes(*first) | u64::from_ne_bytes(*last);
+            for word in bytes.get(8..).unwrap_or_default().chunks_exact(8) {
+                any |= u64::from_ne_bytes(word.try_into().unwrap_or_default());
+            }
+            any
+        }
+        _ => match (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
+            (Some(first), Some(last)) => u64::from(u32::from_ne_bytes(*first) | u32::from_ne_bytes(*last)),
+            // 0 to 3 bytes: the first, the middle and the last cover them all.
+            _ => match (bytes.first(), bytes.get(n / 2), bytes.last()) {
+                (Some(a), Some(b), Some(c)) => u64::from(a | b | c),
+                _ => 0,
+            },
+        },
+    };
+    any & HIGH_BITS == 0
 }
 
 /// Bytes per block [`text`] tests for ASCII at once.
@@ -170,6 +197,17 @@ mod tests {
             }
         }
         assert_eq!(str_at(0, "กาแฟ café 🍵".as_bytes()).unwrap(), "กาแฟ café 🍵");
+        // The word check agrees with `<[u8]>::is_ascii` with one high byte
+        // at any position of any length around the word sizes.
+        for n in 0..40 {
+            let ascii = vec![b'a'; n];
+            assert!(is_ascii(&ascii), "{n}");
+            for at in 0..n {
+                let mut high = ascii.clone();
+                high[at] = 0x80;
+                assert!(!is_ascii(&high), "{n} {at}");
+            }
+        }
         assert_eq!(
             str_at(3, b"ab\xe0\x80").unwrap_err(),
             DecodeError::new(5, ErrorKind::InvalidUtf8)
