@@ -105,13 +105,167 @@ fn marked<const N: usize, const M: usize>(out: &mut Sink<'_>, marker: u8, be: [u
     out.array(b);
 }
 
+/// Writes a scalar datum of the scalar type `n` whole and returns true, or
+/// writes nothing and returns false (another type, a mismatch, a string no
+/// str holds): [`write_node`] then writes it or finds the error. Called in
+/// the loops of records, arrays and maps, so a scalar costs no call, no
+/// depth check and no `Result`.
+#[inline(always)]
+fn plain_leaf(n: &Node, d: &Datum, out: &mut Sink<'_>) -> bool {
+    match (n, d) {
+        (Node::Null, Datum::Null) => out.byte(0xc0),
+        (Node::Boolean, Datum::Boolean(b)) => out.byte(if *b { 0xc3 } else { 0xc2 }),
+        (Node::Int, Datum::Int(i)) => {
+            let Scalar(b, n) = int_bytes(i64::from(*i));
+            out.prefix(b.to_le_bytes(), n);
+        }
+        (Node::Long, Datum::Long(i)) => {
+            let Scalar(b, n) = int_bytes(*i);
+            out.prefix(b.to_le_bytes(), n);
+        }
+        (Node::Float, Datum::Float(f)) => marked::<4, 5>(out, 0xca, f.to_be_bytes()),
+        (Node::Double, Datum::Double(f)) => marked::<8, 9>(out, 0xcb, f.to_be_bytes()),
+        (Node::String, Datum::String(s)) => return str_leaf(out, s),
+        _ => return false,
+    }
+    true
+}
+
+/// [`plain_leaf`], through a union: a [`Datum::Union`] naming a scalar
+/// branch is written as that branch's value.
+#[inline(always)]
+fn leaf(schema: &Schema, n: &Node, d: &Datum, out: &mut Sink<'_>) -> bool {
+    match (n, d) {
+        (Node::Union(branches), Datum::Union(i, inner)) => match branches.get(*i as usize) {
+            Some(&b) => plain_leaf(schema.node(b), inner, out),
+            None => false,
+        },
+        _ => plain_leaf(n, d, out),
+    }
+}
+
+/// A string with its header, or false (nothing written) when it is longer
+/// than a str holds.
+#[inline(always)]
+fn str_leaf(out: &mut Sink<'_>, s: &str) -> bool {
+    match str_header(s.len()) {
+        Ok(Header(h, n)) => {
+            out.prefix(h.to_le_bytes(), n);
+            out.bytes(s.as_bytes());
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// The items of an array of `items`: the dispatch on the item type made
+/// once for the whole array (a float 64 array is one loop of 9-byte stores,
+/// with room for all of them made first).
+fn write_items(schema: &Schema, items: NodeId, values: &[Datum], out: &mut Sink<'_>, depth: usize) -> Result<()> {
+    let slow = |v: &Datum, i: usize, out: &mut Sink<'_>| {
+        write_node(schema, items, v, out, depth + 1).map_err(|e| nest_index(e, i))
+    };
+    if depth + 1 >= MAX_DEPTH {
+        // At the nesting limit `write_node` decides item by item.
+        for (i, v) in values.iter().enumerate() {
+            slow(v, i, out)?;
+        }
+        return Ok(());
+    }
+    let item = schema.node(items);
+    match item {
+        Node::Double => {
+            out.room(9 * values.len());
+            for (i, v) in values.iter().enumerate() {
+                match v {
+                    Datum::Double(f) => marked::<8, 9>(out, 0xcb, f.to_be_bytes()),
+                    v => slow(v, i, out)?,
+                }
+            }
+        }
+        Node::Long => {
+            for (i, v) in values.iter().enumerate() {
+                match v {
+                    Datum::Long(x) => {
+                        let Scalar(b, n) = int_bytes(*x);
+                        out.prefix(b.to_le_bytes(), n);
+                    }
+                    v => slow(v, i, out)?,
+                }
+            }
+        }
+        Node::Record(r) => {
+            for (i, v) in values.iter().enumerate() {
+                match v {
+                    Datum::Record(fields) => {
+                        write_record(schema, r, fields, out, depth + 1).map_err(|e| nest_index(e, i))?
+                    }
+                    v => slow(v, i, out)?,
+                }
+            }
+        }
+        _ => {
+            for (i, v) in values.iter().enumerate() {
+                if !leaf(schema, item, v, out) {
+                    slow(v, i, out)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A record's fields: each key one copy of its pre-encoded bytes
+/// ([`super::schema::Field::msgpack_key`]), each scalar value written in
+/// place ([`leaf`]).
+#[inline]
+fn write_record(
+    schema: &Schema,
+    r: &super::schema::Record,
+    fields: &[(super::datum::Name, Datum)],
+    out: &mut Sink<'_>,
+    depth: usize,
+) -> Result<()> {
+    if depth > MAX_DEPTH {
+        return Err(depth_limit());
+    }
+    header(out, map_header(r.fields.len(), "record"))?;
+    // A union's branch sits two levels below: within the limit for both.
+    let inner = depth + 1 < MAX_DEPTH;
+    for (i, f) in r.fields.iter().enumerate() {
+        let v = record_field(fields, i, &f.name).ok_or_else(|| missing(f))?;
+        if f.msgpack_key.is_empty() {
+            write_str(out, f.key())?;
+        } else {
+            out.bytes(&f.msgpack_key);
+        }
+        if inner && leaf(schema, schema.node(f.ty), v, out) {
+            continue;
+        }
+        write_node(schema, f.ty, v, out, depth + 1).map_err(|e| nest(e, f.key()))?;
+    }
+    Ok(())
+}
+
+#[cold]
+fn missing(f: &super::schema::Field) -> GenericError {
+    GenericError::new(
+        "",
+        None,
+        GenericErrorKind::MissingField {
+            field: f.key().to_string(),
+        },
+    )
+}
+
+#[cold]
+fn depth_limit() -> GenericError {
+    GenericError::new("", None, GenericErrorKind::DepthLimit { limit: MAX_DEPTH })
+}
+
 fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Sink<'_>, depth: usize) -> Result<()> {
     if depth > MAX_DEPTH {
-        return Err(GenericError::new(
-            "",
-            None,
-            GenericErrorKind::DepthLimit { limit: MAX_DEPTH },
-        ));
+        return Err(depth_limit());
     }
     match (schema.node(node), datum) {
         (Node::Null, Datum::Null) => out.byte(0xc0),
@@ -139,33 +293,22 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Sink<'_>, 
         },
         (Node::Array(items), Datum::Array(values)) => {
             header(out, array_header(values.len(), "array"))?;
-            for (i, v) in values.iter().enumerate() {
-                write_node(schema, *items, v, out, depth + 1).map_err(|e| nest_index(e, i))?;
-            }
+            write_items(schema, *items, values, out, depth)?;
         }
         (Node::Map(values), Datum::Map(entries)) => {
             header(out, map_header(entries.len(), "map"))?;
+            let vt = schema.node(*values);
+            // A union's branch sits two levels below: within the limit for both.
+    let inner = depth + 1 < MAX_DEPTH;
             for (k, v) in entries {
                 write_str(out, k)?;
+                if inner && leaf(schema, vt, v, out) {
+                    continue;
+                }
                 write_node(schema, *values, v, out, depth + 1).map_err(|e| nest(e, k))?;
             }
         }
-        (Node::Record(r), Datum::Record(fields)) => {
-            header(out, map_header(r.fields.len(), "record"))?;
-            for (i, f) in r.fields.iter().enumerate() {
-                let v = record_field(fields, i, &f.name).ok_or_else(|| {
-                    GenericError::new(
-                        "",
-                        None,
-                        GenericErrorKind::MissingField {
-                            field: f.key().to_string(),
-                        },
-                    )
-                })?;
-                write_str(out, f.key())?;
-                write_node(schema, f.ty, v, out, depth + 1).map_err(|e| nest(e, f.key()))?;
-            }
-        }
+        (Node::Record(r), Datum::Record(fields)) => write_record(schema, r, fields, out, depth)?,
         (_, d) => return Err(walk::mismatch(schema, node, "", d)),
     }
     Ok(())
