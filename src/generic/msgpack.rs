@@ -299,7 +299,7 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Sink<'_>, 
             header(out, map_header(entries.len(), "map"))?;
             let vt = schema.node(*values);
             // A union's branch sits two levels below: within the limit for both.
-    let inner = depth + 1 < MAX_DEPTH;
+            let inner = depth + 1 < MAX_DEPTH;
             for (k, v) in entries {
                 write_str(out, k)?;
                 if inner && leaf(schema, vt, v, out) {
@@ -746,6 +746,94 @@ mod tests {
         encode(&s, &d, &mut out).unwrap();
         assert_eq!(out, [0x81, 0xa2, b'i', b'd', 0x07]);
         assert_eq!(decode(&s, &out).unwrap(), d);
+    }
+
+    /// The in-place paths (scalars in records, arrays of doubles and
+    /// longs, unions of scalars) write what `write_node` writes, and a
+    /// value that fails on them is an error at its pointer with `out` kept.
+    #[test]
+    fn in_place_paths_write_the_same_bytes_and_errors() {
+        let s = schema(
+            r#"{"type":"record","name":"R","fields":[
+                {"name":"d","type":{"type":"array","items":"double"}},
+                {"name":"l","type":{"type":"array","items":"long"}},
+                {"name":"u","type":["null","long"]},
+                {"name":"k","type":"string","wirebench.key":"a key of thirty-six bytes, spelled out"}]}"#,
+        );
+        let d = Datum::Record(vec![
+            ("d".into(), Datum::Array(vec![Datum::Double(1.5)])),
+            ("l".into(), Datum::Array(vec![Datum::Long(-1), Datum::Long(300)])),
+            ("u".into(), Datum::Union(1, Box::new(Datum::Long(5)))),
+            ("k".into(), Datum::String("x".into())),
+        ]);
+        let mut out = Vec::new();
+        encode(&s, &d, &mut out).unwrap();
+        let mut want = vec![0x84, 0xa1, b'd', 0x91, 0xcb];
+        want.extend_from_slice(&1.5f64.to_be_bytes());
+        want.extend_from_slice(&[0xa1, b'l', 0x92, 0xff, 0xcd, 0x01, 0x2c, 0xa1, b'u', 0x05]);
+        let key = b"a key of thirty-six bytes, spelled out";
+        want.extend_from_slice(&[0xd9, key.len() as u8]);
+        want.extend_from_slice(key);
+        want.extend_from_slice(&[0xa1, b'x']);
+        assert_eq!(out, want);
+        assert_eq!(decode(&s, &out).unwrap(), d);
+
+        let mut bad = d.clone();
+        if let Datum::Record(f) = &mut bad {
+            f[0].1 = Datum::Array(vec![Datum::Double(1.0), Datum::Long(2)]);
+        }
+        let mut out = b"kept".to_vec();
+        let e = encode(&s, &bad, &mut out).unwrap_err();
+        assert_eq!(e.pointer, "/d/1", "{e}");
+        assert_eq!(out, b"kept");
+        if let Datum::Record(f) = &mut bad {
+            f[0].1 = Datum::Array(vec![]);
+            f[2].1 = Datum::Union(1, Box::new(Datum::Int(2)));
+        }
+        let e = encode(&s, &bad, &mut out).unwrap_err();
+        assert_eq!(e.pointer, "/u", "{e}");
+        assert_eq!(out, b"kept");
+    }
+
+    /// Nesting: a datum encodes exactly when its deepest value (a union's
+    /// branch counts a level below the union) is within [`MAX_DEPTH`],
+    /// whether that value is a scalar written in place or not.
+    #[test]
+    fn the_nesting_limit_holds_on_the_in_place_paths() {
+        let s = schema(
+            r#"{"type":"record","name":"R","fields":[
+                {"name":"next","type":["null","R"]},
+                {"name":"v","type":["null","long"]}]}"#,
+        );
+        // Debug builds take more stack per level than the test thread has.
+        std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn(move || nesting_limit_cases(&s))
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+
+    fn nesting_limit_cases(s: &Schema) {
+        let mut outcomes = [false; 2];
+        for levels in 60..70 {
+            // Record k sits at depth 2k; its `v` union at 2k + 1 and the long at 2k + 2.
+            let mut d = Datum::Record(vec![
+                ("next".into(), Datum::Union(0, Box::new(Datum::Null))),
+                ("v".into(), Datum::Union(1, Box::new(Datum::Long(1)))),
+            ]);
+            for _ in 1..levels {
+                d = Datum::Record(vec![
+                    ("next".into(), Datum::Union(1, Box::new(d))),
+                    ("v".into(), Datum::Union(0, Box::new(Datum::Null))),
+                ]);
+            }
+            let deepest = 2 * (levels - 1) + 2;
+            let ok = encode(s, &d, &mut Vec::new()).is_ok();
+            assert_eq!(ok, deepest <= MAX_DEPTH, "{levels} levels");
+            outcomes[usize::from(ok)] = true;
+        }
+        assert_eq!(outcomes, [true, true], "both sides of the limit are tried");
     }
 
     #[test]

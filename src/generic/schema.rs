@@ -899,6 +899,27 @@ mod tests {
         assert_eq!(e.default, Some(1));
     }
 
+    /// Field numbers and slots per type: `["null", T]` is one of each, any
+    /// other union one number per non-null branch (at least one) and two
+    /// slots when it has such a branch.
+    #[test]
+    fn union_widths_follow_the_derivation_rule() {
+        let cases = [
+            (r#""int""#, 1, 1),
+            (r#"["null","int"]"#, 1, 1),
+            (r#"["int","null"]"#, 1, 1),
+            (r#"["int"]"#, 1, 2),
+            (r#"["null"]"#, 1, 1),
+            (r#"["int","string"]"#, 2, 2),
+            (r#"["null","int","string"]"#, 2, 2),
+            (r#"["int","null","string","double"]"#, 3, 2),
+        ];
+        for (text, proto, fbs) in cases {
+            let s = parse(text).unwrap();
+            assert_eq!((s.proto_width(s.root()), s.fbs_width(s.root())), (proto, fbs), "{text}");
+        }
+    }
+
     #[test]
     fn bad_schemas_name_the_place() {
         let cases = [
