@@ -194,6 +194,25 @@ fn write_items(schema: &Schema, items: NodeId, values: &[Datum], out: &mut Sink<
                 }
             }
         }
+        Node::Int => {
+            for (i, v) in values.iter().enumerate() {
+                match v {
+                    Datum::Int(x) => {
+                        let Scalar(b, n) = int_bytes(i64::from(*x));
+                        out.prefix(b.to_le_bytes(), n);
+                    }
+                    v => slow(v, i, out)?,
+                }
+            }
+        }
+        Node::String => {
+            for (i, v) in values.iter().enumerate() {
+                let done = matches!(v, Datum::String(s) if str_leaf(out, s));
+                if !done {
+                    slow(v, i, out)?;
+                }
+            }
+        }
         Node::Record(r) => {
             for (i, v) in values.iter().enumerate() {
                 match v {
@@ -293,7 +312,9 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Sink<'_>, 
         },
         (Node::Array(items), Datum::Array(values)) => {
             header(out, array_header(values.len(), "array"))?;
-            write_items(schema, *items, values, out, depth)?;
+            if !values.is_empty() {
+                write_items(schema, *items, values, out, depth)?;
+            }
         }
         (Node::Map(values), Datum::Map(entries)) => {
             header(out, map_header(entries.len(), "map"))?;
@@ -301,7 +322,9 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Sink<'_>, 
             // A union's branch sits two levels below: within the limit for both.
             let inner = depth + 1 < MAX_DEPTH;
             for (k, v) in entries {
-                write_str(out, k)?;
+                if !str_leaf(out, k) {
+                    write_str(out, k)?;
+                }
                 if inner && leaf(schema, vt, v, out) {
                     continue;
                 }
