@@ -95,18 +95,13 @@ pub fn shape(schema: &Schema, ty: NodeId) -> Shape<'_> {
 /// non-null branch, at least one).
 #[inline]
 pub fn proto_width(schema: &Schema, ty: NodeId) -> u32 {
-    match shape(schema, ty) {
-        Shape::Oneof { null, branches } => (branches.len() - usize::from(null.is_some())).max(1) as u32,
-        _ => 1,
-    }
+    schema.proto_width(ty)
 }
 
 /// FlatBuffers vtable slots a field of type `ty` takes (a union: two).
+#[inline]
 pub fn fbs_width(schema: &Schema, ty: NodeId) -> u16 {
-    match shape(schema, ty) {
-        Shape::Oneof { null, branches } if branches.len() > usize::from(null.is_some()) => 2,
-        _ => 1,
-    }
+    schema.fbs_width(ty)
 }
 
 /// True when `ty` can be a `repeated` element, a `map` value, an

@@ -154,22 +154,28 @@ enum Pending {
     Union(u8, WIPOffset<UnionWIPOffset>),
 }
 
+/// The encoder: a node's [`Shape`] is a match on the node and the schema's
+/// null-branch table, and its width the schema's table (both found when
+/// the schema is parsed), so an encode call builds nothing per schema.
 struct Enc<'s> {
     schema: &'s Schema,
-    /// [`shape`] of every node, worked out once per encode instead of at
-    /// every field.
-    shapes: Vec<Shape<'s>>,
-    /// [`fbs_width`] of every node.
-    widths: Vec<u16>,
+    /// The prepared fields of the tables being built, innermost last: a
+    /// table pushes its fields above the ones of the tables around it and
+    /// takes them off when it ends, so one buffer per encode serves every
+    /// table.
+    pending: std::cell::RefCell<Vec<(u16, Pending)>>,
 }
 
 impl<'s> Enc<'s> {
     fn new(schema: &'s Schema) -> Enc<'s> {
         Enc {
             schema,
-            shapes: (0..schema.len()).map(|id| shape(schema, id)).collect(),
-            widths: (0..schema.len()).map(|id| fbs_width(schema, id)).collect(),
+            pending: std::cell::RefCell::new(Vec::new()),
         }
+    }
+
+    fn push_pending(&self, slot: u16, p: Pending) {
+        self.pending.borrow_mut().push((slot, p));
     }
 }
 
@@ -193,25 +199,28 @@ impl Enc<'_> {
             ));
         }
         let s = self.schema;
-        let mut pending: Vec<(u16, Pending)> = Vec::new();
+        let base = self.pending.borrow().len();
         match fields {
             Fields::Record(fs) => {
                 let Datum::Record(values) = d else {
                     return Err(GenericError::unexpected("", None, "record", d.kind()));
                 };
-                pending.reserve(fs.len());
                 let mut slot = 0u16;
                 for (i, f) in fs.iter().enumerate() {
                     let v = field_value(s, values, i, f)?;
                     let p = self.prepare(fbb, f.ty, &v, depth).map_err(|e| within(e, &f.name))?;
-                    pending.push((slot, p));
-                    slot += self.widths[f.ty];
+                    self.push_pending(slot, p);
+                    slot += s.fbs_width(f.ty);
                 }
             }
-            Fields::One(ty) => pending.push((0, self.prepare(fbb, ty, d, depth)?)),
+            Fields::One(ty) => {
+                let p = self.prepare(fbb, ty, d, depth)?;
+                self.push_pending(0, p);
+            }
         }
         let start = fbb.start_table();
-        for (slot, p) in pending {
+        let mut pending = self.pending.borrow_mut();
+        for (slot, p) in pending.drain(base..) {
             let vo = voffset(slot);
             match p {
                 Pending::Absent => {}
@@ -262,7 +271,7 @@ impl Enc<'_> {
         depth: usize,
     ) -> Result<Pending, GenericError> {
         let s = self.schema;
-        match self.shapes[ty] {
+        match shape(s, ty) {
             Shape::Null => match d {
                 Datum::Null => Ok(Pending::Absent),
                 _ => Err(mismatch(s, ty, d)),

@@ -33,7 +33,8 @@
 //! and [`encode`] / [`decode`] here dispatch on [`Format`].
 //!
 //! **Architecture Invariant:** `generic` imports `codec`'s shared helpers
-//! (cursor, varint, JSON text, the MessagePack marker table) and never a format's catalog codec.
+//! (cursor, varint, JSON text, the MessagePack marker table and
+//! header writers) and never a format's catalog reader or product writer.
 
 pub mod avro;
 pub mod cli;

@@ -105,13 +105,186 @@ fn marked<const N: usize, const M: usize>(out: &mut Sink<'_>, marker: u8, be: [u
     out.array(b);
 }
 
+/// Writes a scalar datum of the scalar type `n` whole and returns true, or
+/// writes nothing and returns false (another type, a mismatch, a string no
+/// str holds): [`write_node`] then writes it or finds the error. Called in
+/// the loops of records, arrays and maps, so a scalar costs no call, no
+/// depth check and no `Result`.
+#[inline(always)]
+fn plain_leaf(n: &Node, d: &Datum, out: &mut Sink<'_>) -> bool {
+    match (n, d) {
+        (Node::Null, Datum::Null) => out.byte(0xc0),
+        (Node::Boolean, Datum::Boolean(b)) => out.byte(if *b { 0xc3 } else { 0xc2 }),
+        (Node::Int, Datum::Int(i)) => {
+            let Scalar(b, n) = int_bytes(i64::from(*i));
+            out.prefix(b.to_le_bytes(), n);
+        }
+        (Node::Long, Datum::Long(i)) => {
+            let Scalar(b, n) = int_bytes(*i);
+            out.prefix(b.to_le_bytes(), n);
+        }
+        (Node::Float, Datum::Float(f)) => marked::<4, 5>(out, 0xca, f.to_be_bytes()),
+        (Node::Double, Datum::Double(f)) => marked::<8, 9>(out, 0xcb, f.to_be_bytes()),
+        (Node::String, Datum::String(s)) => return str_leaf(out, s),
+        _ => return false,
+    }
+    true
+}
+
+/// [`plain_leaf`], through a union: a [`Datum::Union`] naming a scalar
+/// branch is written as that branch's value.
+#[inline(always)]
+fn leaf(schema: &Schema, n: &Node, d: &Datum, out: &mut Sink<'_>) -> bool {
+    match (n, d) {
+        (Node::Union(branches), Datum::Union(i, inner)) => match branches.get(*i as usize) {
+            Some(&b) => plain_leaf(schema.node(b), inner, out),
+            None => false,
+        },
+        _ => plain_leaf(n, d, out),
+    }
+}
+
+/// A string with its header, or false (nothing written) when it is longer
+/// than a str holds.
+#[inline(always)]
+fn str_leaf(out: &mut Sink<'_>, s: &str) -> bool {
+    match str_header(s.len()) {
+        Ok(Header(h, n)) => {
+            out.prefix(h.to_le_bytes(), n);
+            out.bytes(s.as_bytes());
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// The items of an array of `items`: the dispatch on the item type made
+/// once for the whole array (a float 64 array is one loop of 9-byte stores,
+/// with room for all of them made first).
+fn write_items(schema: &Schema, items: NodeId, values: &[Datum], out: &mut Sink<'_>, depth: usize) -> Result<()> {
+    let slow = |v: &Datum, i: usize, out: &mut Sink<'_>| {
+        write_node(schema, items, v, out, depth + 1).map_err(|e| nest_index(e, i))
+    };
+    if depth + 1 >= MAX_DEPTH {
+        // At the nesting limit `write_node` decides item by item.
+        for (i, v) in values.iter().enumerate() {
+            slow(v, i, out)?;
+        }
+        return Ok(());
+    }
+    let item = schema.node(items);
+    match item {
+        Node::Double => {
+            out.room(9 * values.len());
+            for (i, v) in values.iter().enumerate() {
+                match v {
+                    Datum::Double(f) => marked::<8, 9>(out, 0xcb, f.to_be_bytes()),
+                    v => slow(v, i, out)?,
+                }
+            }
+        }
+        Node::Long => {
+            for (i, v) in values.iter().enumerate() {
+                match v {
+                    Datum::Long(x) => {
+                        let Scalar(b, n) = int_bytes(*x);
+                        out.prefix(b.to_le_bytes(), n);
+                    }
+                    v => slow(v, i, out)?,
+                }
+            }
+        }
+        Node::Int => {
+            for (i, v) in values.iter().enumerate() {
+                match v {
+                    Datum::Int(x) => {
+                        let Scalar(b, n) = int_bytes(i64::from(*x));
+                        out.prefix(b.to_le_bytes(), n);
+                    }
+                    v => slow(v, i, out)?,
+                }
+            }
+        }
+        Node::String => {
+            for (i, v) in values.iter().enumerate() {
+                let done = matches!(v, Datum::String(s) if str_leaf(out, s));
+                if !done {
+                    slow(v, i, out)?;
+                }
+            }
+        }
+        Node::Record(r) => {
+            for (i, v) in values.iter().enumerate() {
+                match v {
+                    Datum::Record(fields) => {
+                        write_record(schema, r, fields, out, depth + 1).map_err(|e| nest_index(e, i))?
+                    }
+                    v => slow(v, i, out)?,
+                }
+            }
+        }
+        _ => {
+            for (i, v) in values.iter().enumerate() {
+                if !leaf(schema, item, v, out) {
+                    slow(v, i, out)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A record's fields: each key one copy of its pre-encoded bytes
+/// ([`super::schema::Field::msgpack_key`]), each scalar value written in
+/// place ([`leaf`]).
+#[inline]
+fn write_record(
+    schema: &Schema,
+    r: &super::schema::Record,
+    fields: &[(super::datum::Name, Datum)],
+    out: &mut Sink<'_>,
+    depth: usize,
+) -> Result<()> {
+    if depth > MAX_DEPTH {
+        return Err(depth_limit());
+    }
+    header(out, map_header(r.fields.len(), "record"))?;
+    // A union's branch sits two levels below: within the limit for both.
+    let inner = depth + 1 < MAX_DEPTH;
+    for (i, f) in r.fields.iter().enumerate() {
+        let v = record_field(fields, i, &f.name).ok_or_else(|| missing(f))?;
+        if f.msgpack_key.is_empty() {
+            write_str(out, f.key())?;
+        } else {
+            out.bytes(&f.msgpack_key);
+        }
+        if inner && leaf(schema, schema.node(f.ty), v, out) {
+            continue;
+        }
+        write_node(schema, f.ty, v, out, depth + 1).map_err(|e| nest(e, f.key()))?;
+    }
+    Ok(())
+}
+
+#[cold]
+fn missing(f: &super::schema::Field) -> GenericError {
+    GenericError::new(
+        "",
+        None,
+        GenericErrorKind::MissingField {
+            field: f.key().to_string(),
+        },
+    )
+}
+
+#[cold]
+fn depth_limit() -> GenericError {
+    GenericError::new("", None, GenericErrorKind::DepthLimit { limit: MAX_DEPTH })
+}
+
 fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Sink<'_>, depth: usize) -> Result<()> {
     if depth > MAX_DEPTH {
-        return Err(GenericError::new(
-            "",
-            None,
-            GenericErrorKind::DepthLimit { limit: MAX_DEPTH },
-        ));
+        return Err(depth_limit());
     }
     match (schema.node(node), datum) {
         (Node::Null, Datum::Null) => out.byte(0xc0),
@@ -139,33 +312,26 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Sink<'_>, 
         },
         (Node::Array(items), Datum::Array(values)) => {
             header(out, array_header(values.len(), "array"))?;
-            for (i, v) in values.iter().enumerate() {
-                write_node(schema, *items, v, out, depth + 1).map_err(|e| nest_index(e, i))?;
+            if !values.is_empty() {
+                write_items(schema, *items, values, out, depth)?;
             }
         }
         (Node::Map(values), Datum::Map(entries)) => {
             header(out, map_header(entries.len(), "map"))?;
+            let vt = schema.node(*values);
+            // A union's branch sits two levels below: within the limit for both.
+            let inner = depth + 1 < MAX_DEPTH;
             for (k, v) in entries {
-                write_str(out, k)?;
+                if !str_leaf(out, k) {
+                    write_str(out, k)?;
+                }
+                if inner && leaf(schema, vt, v, out) {
+                    continue;
+                }
                 write_node(schema, *values, v, out, depth + 1).map_err(|e| nest(e, k))?;
             }
         }
-        (Node::Record(r), Datum::Record(fields)) => {
-            header(out, map_header(r.fields.len(), "record"))?;
-            for (i, f) in r.fields.iter().enumerate() {
-                let v = record_field(fields, i, &f.name).ok_or_else(|| {
-                    GenericError::new(
-                        "",
-                        None,
-                        GenericErrorKind::MissingField {
-                            field: f.key().to_string(),
-                        },
-                    )
-                })?;
-                write_str(out, f.key())?;
-                write_node(schema, f.ty, v, out, depth + 1).map_err(|e| nest(e, f.key()))?;
-            }
-        }
+        (Node::Record(r), Datum::Record(fields)) => write_record(schema, r, fields, out, depth)?,
         (_, d) => return Err(walk::mismatch(schema, node, "", d)),
     }
     Ok(())
@@ -603,6 +769,94 @@ mod tests {
         encode(&s, &d, &mut out).unwrap();
         assert_eq!(out, [0x81, 0xa2, b'i', b'd', 0x07]);
         assert_eq!(decode(&s, &out).unwrap(), d);
+    }
+
+    /// The in-place paths (scalars in records, arrays of doubles and
+    /// longs, unions of scalars) write what `write_node` writes, and a
+    /// value that fails on them is an error at its pointer with `out` kept.
+    #[test]
+    fn in_place_paths_write_the_same_bytes_and_errors() {
+        let s = schema(
+            r#"{"type":"record","name":"R","fields":[
+                {"name":"d","type":{"type":"array","items":"double"}},
+                {"name":"l","type":{"type":"array","items":"long"}},
+                {"name":"u","type":["null","long"]},
+                {"name":"k","type":"string","wirebench.key":"a key of thirty-six bytes, spelled out"}]}"#,
+        );
+        let d = Datum::Record(vec![
+            ("d".into(), Datum::Array(vec![Datum::Double(1.5)])),
+            ("l".into(), Datum::Array(vec![Datum::Long(-1), Datum::Long(300)])),
+            ("u".into(), Datum::Union(1, Box::new(Datum::Long(5)))),
+            ("k".into(), Datum::String("x".into())),
+        ]);
+        let mut out = Vec::new();
+        encode(&s, &d, &mut out).unwrap();
+        let mut want = vec![0x84, 0xa1, b'd', 0x91, 0xcb];
+        want.extend_from_slice(&1.5f64.to_be_bytes());
+        want.extend_from_slice(&[0xa1, b'l', 0x92, 0xff, 0xcd, 0x01, 0x2c, 0xa1, b'u', 0x05]);
+        let key = b"a key of thirty-six bytes, spelled out";
+        want.extend_from_slice(&[0xd9, key.len() as u8]);
+        want.extend_from_slice(key);
+        want.extend_from_slice(&[0xa1, b'x']);
+        assert_eq!(out, want);
+        assert_eq!(decode(&s, &out).unwrap(), d);
+
+        let mut bad = d.clone();
+        if let Datum::Record(f) = &mut bad {
+            f[0].1 = Datum::Array(vec![Datum::Double(1.0), Datum::Long(2)]);
+        }
+        let mut out = b"kept".to_vec();
+        let e = encode(&s, &bad, &mut out).unwrap_err();
+        assert_eq!(e.pointer, "/d/1", "{e}");
+        assert_eq!(out, b"kept");
+        if let Datum::Record(f) = &mut bad {
+            f[0].1 = Datum::Array(vec![]);
+            f[2].1 = Datum::Union(1, Box::new(Datum::Int(2)));
+        }
+        let e = encode(&s, &bad, &mut out).unwrap_err();
+        assert_eq!(e.pointer, "/u", "{e}");
+        assert_eq!(out, b"kept");
+    }
+
+    /// Nesting: a datum encodes exactly when its deepest value (a union's
+    /// branch counts a level below the union) is within [`MAX_DEPTH`],
+    /// whether that value is a scalar written in place or not.
+    #[test]
+    fn the_nesting_limit_holds_on_the_in_place_paths() {
+        let s = schema(
+            r#"{"type":"record","name":"R","fields":[
+                {"name":"next","type":["null","R"]},
+                {"name":"v","type":["null","long"]}]}"#,
+        );
+        // Debug builds take more stack per level than the test thread has.
+        std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn(move || nesting_limit_cases(&s))
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+
+    fn nesting_limit_cases(s: &Schema) {
+        let mut outcomes = [false; 2];
+        for levels in 60..70 {
+            // Record k sits at depth 2k; its `v` union at 2k + 1 and the long at 2k + 2.
+            let mut d = Datum::Record(vec![
+                ("next".into(), Datum::Union(0, Box::new(Datum::Null))),
+                ("v".into(), Datum::Union(1, Box::new(Datum::Long(1)))),
+            ]);
+            for _ in 1..levels {
+                d = Datum::Record(vec![
+                    ("next".into(), Datum::Union(1, Box::new(d))),
+                    ("v".into(), Datum::Union(0, Box::new(Datum::Null))),
+                ]);
+            }
+            let deepest = 2 * (levels - 1) + 2;
+            let ok = encode(s, &d, &mut Vec::new()).is_ok();
+            assert_eq!(ok, deepest <= MAX_DEPTH, "{levels} levels");
+            outcomes[usize::from(ok)] = true;
+        }
+        assert_eq!(outcomes, [true, true], "both sides of the limit are tried");
     }
 
     #[test]

@@ -154,28 +154,27 @@ pub(crate) fn branch<'d>(
     })
 }
 
+/// The encoder: a node's [`Shape`] is a match on the node and the schema's
+/// null-branch table, and its width the schema's table (both found when
+/// the schema is parsed), so an encode call builds nothing per schema.
 struct Enc<'s> {
     schema: &'s Schema,
-    /// [`shape`] of every node, worked out once per encode instead of at
-    /// every field.
-    shapes: Vec<Shape<'s>>,
-    /// [`proto_width`] of every node.
-    widths: Vec<u32>,
 }
 
 impl<'s> Enc<'s> {
     fn new(schema: &'s Schema) -> Enc<'s> {
-        Enc {
-            schema,
-            shapes: (0..schema.len()).map(|id| shape(schema, id)).collect(),
-            widths: (0..schema.len()).map(|id| proto_width(schema, id)).collect(),
-        }
+        Enc { schema }
     }
 
-    /// [`proto_direct`](super::derive::proto_direct) of `ty`, from the shapes.
+    #[inline]
+    fn shape(&self, ty: NodeId) -> Shape<'s> {
+        shape(self.schema, ty)
+    }
+
+    /// [`proto_direct`](super::derive::proto_direct) of `ty`.
     #[inline]
     fn direct(&self, ty: NodeId) -> bool {
-        matches!(self.shapes[ty], Shape::Leaf | Shape::Record)
+        matches!(self.shape(ty), Shape::Leaf | Shape::Record)
     }
 }
 
@@ -212,7 +211,7 @@ impl Enc<'_> {
             let v = field_value(self.schema, values, i, f)?;
             self.field(f.ty, n, &v, out, false, depth)
                 .map_err(|e| within(e, &f.name))?;
-            n += self.widths[f.ty];
+            n += self.schema.proto_width(f.ty);
         }
         Ok(())
     }
@@ -228,7 +227,7 @@ impl Enc<'_> {
         depth: usize,
     ) -> Result<(), GenericError> {
         let s = self.schema;
-        match self.shapes[ty] {
+        match self.shape(ty) {
             Shape::Null => match d {
                 Datum::Null => Ok(()),
                 _ => Err(mismatch(s, ty, d)),

@@ -14,6 +14,7 @@
 
 use super::datum::{Datum, Name};
 use super::value::json::{self as value, JsonValue, Number};
+use crate::codec::msgpack::write::{Header, str_header};
 use std::collections::HashMap;
 use std::fmt;
 
@@ -37,6 +38,10 @@ pub struct Schema {
     min: Vec<u64>,
     /// [`Schema::null_branch`] of each type (`u32::MAX`: none).
     nulls: Vec<u32>,
+    /// [`Schema::proto_width`] of each type.
+    proto_widths: Vec<u32>,
+    /// [`Schema::fbs_width`] of each type.
+    fbs_widths: Vec<u16>,
 }
 
 /// One type.
@@ -94,6 +99,24 @@ pub struct Field {
     /// [`Field::name`]: the `"wirebench.key"` attribute, which `schema infer`
     /// writes for a key renamed to a valid name (docs/DATA.md).
     pub key: Option<String>,
+    /// [`Field::key`] as a MessagePack str (its marker and length, then the
+    /// bytes), spelled once when the schema is parsed so that an encoder
+    /// writes a record's key with one copy.
+    pub msgpack_key: Box<[u8]>,
+}
+
+/// `key` as a MessagePack str: the header of [`str_header`], then the bytes.
+/// Empty for a key no str can hold (longer than `u32::MAX` bytes), which an
+/// encoder spells (and refuses) itself.
+fn msgpack_str(key: &str) -> Box<[u8]> {
+    match str_header(key.len()) {
+        Ok(Header(h, n)) => {
+            let mut b = h.to_le_bytes()[..n].to_vec();
+            b.extend_from_slice(key.as_bytes());
+            b.into_boxed_slice()
+        }
+        Err(_) => Box::default(),
+    }
 }
 
 impl Field {
@@ -229,13 +252,46 @@ impl Schema {
                     .map_or(u32::MAX, |i| i as u32),
                 _ => u32::MAX,
             })
+            .collect::<Vec<u32>>();
+        // A union other than `["null", T]` with `k` branches besides null is
+        // a `oneof` of `k` members (at least one number) and a FlatBuffers
+        // union (two slots, when it has a member); any other type takes one.
+        let members = |id: NodeId| match &p.nodes[id] {
+            Node::Union(b) if !(b.len() == 2 && nulls[id] != u32::MAX) => {
+                Some(b.len() - usize::from(nulls[id] != u32::MAX))
+            }
+            _ => None,
+        };
+        let proto_widths = (0..p.nodes.len())
+            .map(|id| members(id).map_or(1, |k| k.max(1) as u32))
+            .collect();
+        let fbs_widths = (0..p.nodes.len())
+            .map(|id| if members(id).is_some_and(|k| k > 0) { 2 } else { 1 })
             .collect();
         Ok(Schema {
             nodes: p.nodes,
             root,
             min,
             nulls,
+            proto_widths,
+            fbs_widths,
         })
+    }
+
+    /// Protobuf field numbers a field of type `id` takes (a `oneof`: one
+    /// per non-null branch, at least one); found once when the schema is
+    /// parsed, the rule of [`super::derive`]'s field numbering.
+    #[inline]
+    pub fn proto_width(&self, id: NodeId) -> u32 {
+        self.proto_widths[id]
+    }
+
+    /// FlatBuffers vtable slots a field of type `id` takes (a union with a
+    /// member: two, its `_type` and its value); found once when the schema
+    /// is parsed.
+    #[inline]
+    pub fn fbs_width(&self, id: NodeId) -> u16 {
+        self.fbs_widths[id]
     }
 
     /// The index of the `null` branch of the union `id`, if it is a union
@@ -606,12 +662,14 @@ impl Parser {
             {
                 return Err(err(&fpath, format!("two fields have the JSON key {k:?}")));
             }
+            let msgpack_key = msgpack_str(key.as_deref().unwrap_or(fname));
             fields.push(Field {
                 name: fname.into(),
                 aliases,
                 ty,
                 default: None,
                 key,
+                msgpack_key,
             });
         }
         if let Node::Record(r) = &mut self.nodes[id] {
@@ -839,6 +897,27 @@ mod tests {
             panic!()
         };
         assert_eq!(e.default, Some(1));
+    }
+
+    /// Field numbers and slots per type: `["null", T]` is one of each, any
+    /// other union one number per non-null branch (at least one) and two
+    /// slots when it has such a branch.
+    #[test]
+    fn union_widths_follow_the_derivation_rule() {
+        let cases = [
+            (r#""int""#, 1, 1),
+            (r#"["null","int"]"#, 1, 1),
+            (r#"["int","null"]"#, 1, 1),
+            (r#"["int"]"#, 1, 2),
+            (r#"["null"]"#, 1, 1),
+            (r#"["int","string"]"#, 2, 2),
+            (r#"["null","int","string"]"#, 2, 2),
+            (r#"["int","null","string","double"]"#, 3, 2),
+        ];
+        for (text, proto, fbs) in cases {
+            let s = parse(text).unwrap();
+            assert_eq!((s.proto_width(s.root()), s.fbs_width(s.root())), (proto, fbs), "{text}");
+        }
     }
 
     #[test]
