@@ -286,19 +286,12 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Sink<'_>, 
     if depth > MAX_DEPTH {
         return Err(depth_limit());
     }
-    match (schema.node(node), datum) {
-        (Node::Null, Datum::Null) => out.byte(0xc0),
-        (Node::Boolean, Datum::Boolean(b)) => out.byte(if *b { 0xc3 } else { 0xc2 }),
-        (Node::Int, Datum::Int(i)) => {
-            let Scalar(b, n) = int_bytes(i64::from(*i));
-            out.prefix(b.to_le_bytes(), n);
-        }
-        (Node::Long, Datum::Long(i)) => {
-            let Scalar(b, n) = int_bytes(*i);
-            out.prefix(b.to_le_bytes(), n);
-        }
-        (Node::Float, Datum::Float(f)) => marked::<4, 5>(out, 0xca, f.to_be_bytes()),
-        (Node::Double, Datum::Double(f)) => marked::<8, 9>(out, 0xcb, f.to_be_bytes()),
+    let n = schema.node(node);
+    if plain_leaf(n, datum, out) {
+        return Ok(());
+    }
+    match (n, datum) {
+        // A string no str header holds: `write_str` says so.
         (Node::String, Datum::String(s)) => write_str(out, s)?,
         (Node::Bytes, Datum::Bytes(b)) => write_bin(out, b)?,
         (Node::Fixed(f), Datum::Fixed(b)) if b.len() == f.size => write_bin(out, b)?,
