@@ -163,11 +163,37 @@ mod tests {
         let secs = c.secs;
         assert_eq!(*c.at(t0.min(c.until)), format(secs));
         assert_eq!(c.secs, secs);
-        // An instant past it reads the wall clock again.
-        let until = c.until;
-        let _ = c.at(until + Duration::from_secs(2));
-        assert!(c.until > until, "refreshed past the end of its second");
+        // An instant past it reads the wall clock again. The refresh reads
+        // the real clocks (not the instant passed in), so it is checked the
+        // same way: the poisoned second must be replaced by one the wall
+        // clock showed around the call, and the new end must be bracketed by
+        // the monotonic reads around it.
+        c.secs = 0;
+        c.bytes = [0; LEN];
+        let late = c.until + Duration::from_secs(2);
+        let (before, t2) = (now_secs(), Instant::now());
+        let bytes = *c.at(late);
+        let (t3, after) = (Instant::now(), now_secs());
+        assert!(
+            (before..=after).contains(&c.secs),
+            "refreshed: {before} <= {} <= {after}",
+            c.secs
+        );
+        assert_eq!(bytes, format(c.secs));
+        assert!(c.until > t2 && c.until <= t3 + Duration::from_secs(1));
         assert!(c.secs >= secs);
+    }
+
+    #[test]
+    fn cache_keeps_its_second_until_it_ends() {
+        // Self-test of the refresh check above: an instant before the end
+        // leaves a poisoned cache as it is, so that check can fail.
+        let mut c = DateCache::new();
+        c.secs = 0;
+        c.bytes = [0; LEN];
+        let early = c.until - Duration::from_nanos(1);
+        assert_eq!(*c.at(early), [0; LEN]);
+        assert_eq!(c.secs, 0);
     }
 
     #[test]
