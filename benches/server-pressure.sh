@@ -8,7 +8,8 @@
 #      server (examples/floor_server.rs, cold and warm), interleaved,
 #      $ROUNDS rounds.
 #   2. many connections, pinned: `wrk -t1 -c4000`, wirebench with
-#      --max-connections 4096, beside nginx and the floor server.
+#      --max-connections 4096, beside nginx and the floor server; after
+#      each of ours, the longest wait from accept to a worker (/metrics).
 #   3. the design's floor, pinned: /ping at c=8 and c=64, wirebench vs the
 #      floor server (thread per connection, one read and one write per
 #      request) vs nginx, interleaved.
@@ -208,6 +209,8 @@ if ! skipped 2; then
     for round in $(seq 1 "$ROUNDS"); do
         start_ours "$SERVER_CPU" --max-connections 4096
         run_wrk "ours-c4000-r$round" "$OUR_PID" "$WRK_CPU" -t1 -c4000 -d"$DURATION" "http://127.0.0.1:$OUR_PORT/ping"
+        # A wrk timeout is a response later than 2 s: did its connection wait for a thread?
+        curl -fsS "http://127.0.0.1:$OUR_PORT/metrics" | grep -E '^wirebench_(http_queue_wait_max|listen_queue|listen_drops)' | sed 's/^/   /'
         stop "$OUR_PID"
         start_nginx 1 "$SERVER_CPU"
         run_wrk "nginx1-c4000-r$round" "$NGINX_PID" "$WRK_CPU" -t1 -c4000 -d"$DURATION" "http://127.0.0.1:$NGINX_PORT/ping"

@@ -252,3 +252,15 @@ fn the_listen_queue_and_the_machine_s_overflows_are_exported() {
     assert!(get(&samples, "wirebench_tcp_listen_overflows_total", &machine) <= overflows as f64);
     assert!(get(&samples, "wirebench_tcp_listen_drops_total", &machine) <= drops as f64);
 }
+
+#[test]
+fn the_longest_queue_wait_is_a_real_wait_within_the_server_s_life() {
+    let born = std::time::Instant::now();
+    let s = server::start();
+    let mut c = Client::connect(s.local_addr());
+    // The scrape's own connection was accepted, queued and taken by a worker.
+    let wait = get(&scrape(&mut c), "wirebench_http_queue_wait_max_seconds", &[]);
+    let life = born.elapsed().as_secs_f64();
+    // Seconds, not micro- or nanoseconds: no wait outlasts the server.
+    assert!(wait > 0.0 && wait <= life, "queue wait {wait} s, server alive {life} s");
+}

@@ -23,6 +23,7 @@
 //! | `wirebench_http_open_connections` | gauge | connections accepted and not yet closed |
 //! | `wirebench_http_worker_threads` | gauge | `state` = `busy` or `idle` |
 //! | `wirebench_http_refused_connections_total` | counter | connections answered 503 at the connection limit |
+//! | `wirebench_http_queue_wait_max_seconds` | gauge | the longest a connection waited from its accept to a worker taking it, since the start |
 //! | `wirebench_listen_queue_length` | gauge | connections waiting in the listening socket's accept queue (`TCP_INFO`) |
 //! | `wirebench_listen_backlog` | gauge | that queue's capacity: `--backlog` after the kernel's `somaxconn` cap |
 //! | `wirebench_listen_drops_total` | counter | connects this listening socket dropped, its queue full (`SO_MEMINFO`) |
@@ -295,6 +296,8 @@ pub struct Gauges {
     pub open_connections: usize,
     pub busy_threads: usize,
     pub idle_threads: usize,
+    /// The longest a connection waited from its accept to a worker taking it.
+    pub queue_wait_max: std::time::Duration,
 }
 
 /// Reads the pool's gauges at scrape time (set once the pool exists).
@@ -461,6 +464,13 @@ impl Registry {
              # TYPE wirebench_http_refused_connections_total counter\n\
              wirebench_http_refused_connections_total {}",
             self.refused.load(Ordering::Relaxed)
+        );
+        let _ = writeln!(
+            s,
+            "# HELP wirebench_http_queue_wait_max_seconds The longest a connection waited from its accept to a worker taking it, since the server started.\n\
+             # TYPE wirebench_http_queue_wait_max_seconds gauge\n\
+             wirebench_http_queue_wait_max_seconds {}",
+            gauges.queue_wait_max.as_secs_f64()
         );
         kernel.render(&mut s);
         out.extend_from_slice(s.as_bytes());
@@ -646,6 +656,7 @@ mod tests {
             open_connections: 3,
             busy_threads: 2,
             idle_threads: 5,
+            queue_wait_max: std::time::Duration::from_micros(2_500),
         };
         reg.render(gauges, &Kernel::default(), &mut out);
         let text = String::from_utf8(out).unwrap();
@@ -666,6 +677,7 @@ mod tests {
             "wirebench_http_worker_threads{state=\"busy\"} 2",
             "wirebench_http_worker_threads{state=\"idle\"} 5",
             "wirebench_http_refused_connections_total 1",
+            "wirebench_http_queue_wait_max_seconds 0.0025",
         ] {
             assert!(text.lines().any(|l| l == line), "missing {line:?} in\n{text}");
         }

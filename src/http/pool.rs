@@ -71,7 +71,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::{self, JoinHandle};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// An accepted connection waiting for a worker.
 #[derive(Debug)]
@@ -146,6 +146,8 @@ struct State {
     worker_nice: i32,
     /// The spawner runs at [`RAISED_NICE`]: threads it starts inherit it.
     raised: bool,
+    /// The longest a job waited between its accept and a worker taking it.
+    queue_wait_max: Duration,
 }
 
 /// The nice value the acceptor and the spawner ask for (the highest priority).
@@ -310,6 +312,9 @@ impl Pool {
                 return self.exit(st, slot);
             }
             if let Some(job) = st.queue.pop_front() {
+                // Once per connection: where a burst's connections wait for a
+                // thread (a turn in the accept queue is the kernel's).
+                st.queue_wait_max = st.queue_wait_max.max(job.accepted.elapsed());
                 return Some(job);
             }
             st.idle += 1;
@@ -362,6 +367,7 @@ impl Pool {
             open_connections: st.open,
             busy_threads: st.threads - st.idle.min(st.threads),
             idle_threads: st.idle,
+            queue_wait_max: st.queue_wait_max,
         }
     }
 
