@@ -3,12 +3,13 @@
 //! shortest round-trip digits (Schubfach), [`parse::parse`] the nearest
 //! double of a decimal (Clinger, then Eisel–Lemire, else `None` for std's
 //! parse). Both scale by the one table of 128-bit powers of ten in
-//! [`table`]. Their answers equal std's (`{:e}` digits, `str::parse`): the
+//! [`table`]; [`text`] lays the digits out as JSON. Their answers equal std's (`{:e}` digits, `str::parse`): the
 //! tests here compare them on random bit patterns and the hard cases.
 
 pub mod format;
 pub mod parse;
 pub mod table;
+pub mod text;
 
 /// The double nearest the JSON number `text`: [`parse::parse`], else std's
 /// parse (`None` when std refuses the text).
