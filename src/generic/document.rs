@@ -637,11 +637,18 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Sink<'_>, 
         },
         (Node::Array(items), Datum::Array(values)) => {
             out.byte(b'[');
+            // Arrays of doubles (meshes, series) are written here, without a
+            // call per item; anything else (a non-finite item, another
+            // datum) by `write_node`, which has the errors.
+            let doubles = matches!(schema.node(*items), Node::Double);
             for (i, v) in values.iter().enumerate() {
                 if i > 0 {
                     out.byte(b',');
                 }
-                write_node(schema, *items, v, out, depth + 1).map_err(|e| nest_index(e, i))?;
+                match v {
+                    Datum::Double(f) if doubles && f.is_finite() => sink_double(out, *f),
+                    _ => write_node(schema, *items, v, out, depth + 1).map_err(|e| nest_index(e, i))?,
+                }
             }
             out.byte(b']');
         }

@@ -1,6 +1,7 @@
 //! A finite double (or float) as the schema-driven JSON codec spells it:
-//! the shortest round-trip digits ([`super::format::shortest_raw`], or the
-//! integer itself below 2^53) in serde_json's layout (the table of
+//! the shortest round-trip digits ([`super::format::shortest_raw`]; the
+//! integer itself below 2^53; a whole number of millionths when one reads
+//! back, [`micros`]) in serde_json's layout (the table of
 //! `crate::codec::json::number`: fixed notation for a first-digit weight
 //! `x` from -5 to 15, else `d.ddde±x`). The digits are made eight at a
 //! time ([`digits8`]) into one 16-byte word, whose zero bytes count the
@@ -24,6 +25,8 @@ pub fn double(v: f64) -> ([u8; TEXT_BUF], usize) {
     // cast is the cheaper one; `a` is in its range).
     let (d, e) = if a < 9_007_199_254_740_992.0 && a as i64 as f64 == a {
         (a as i64 as u64, 0)
+    } else if let Some(n) = micros(a) {
+        (n, -6)
     } else {
         match shortest_raw(a) {
             Some(de) => de,
@@ -31,6 +34,25 @@ pub fn double(v: f64) -> ([u8; TEXT_BUF], usize) {
         }
     };
     lay_out(v.is_sign_negative(), d, e)
+}
+
+/// For a non-integer `a` from 10^-6 to 2^30, the `n` with `n · 10^-6`
+/// reading back to `a`, if there is one: then `n` (trailing zeros aside)
+/// is `a`'s shortest digits. Reading back is the check: `n / 10^6`, both
+/// exact in a double and the quotient correctly rounded, is the double a
+/// reader makes of the decimal. Below 2^30 a double's gap is under 10^-6,
+/// so no other multiple of 10^-6 reads back to `a`, and a decimal with
+/// more than six decimals has more significant digits (no integer reads
+/// back to a non-integer, so every one has `a`'s integer part; below 1,
+/// its leading zeros). The nearest `n` is `a · 10^6` rounded: its error
+/// is below 0.25 in this range.
+#[inline(always)]
+fn micros(a: f64) -> Option<u64> {
+    if !(1e-6..1_073_741_824.0).contains(&a) {
+        return None;
+    }
+    let n = (a * 1e6 + 0.5) as i64;
+    (n as f64 / 1e6 == a).then_some(n as u64)
 }
 
 /// The JSON spelling of finite `v`: the shortest digits that read back to
@@ -130,8 +152,13 @@ fn digits17(d: u64) -> ([u8; 32], usize, usize) {
     let mut out = [b'0'; 32];
     let first = d / E16;
     let rest = d % E16;
-    // Sixteen digits, the most significant in the lowest byte.
-    let w = u128::from(digits8((rest / E8) as u32)) | u128::from(digits8((rest % E8) as u32)) << 64;
+    // Sixteen digits, the most significant in the lowest byte (the first
+    // eight all zero below 10^8).
+    let w = if rest < E8 {
+        u128::from(digits8(rest as u32)) << 64
+    } else {
+        u128::from(digits8((rest / E8) as u32)) | u128::from(digits8((rest % E8) as u32)) << 64
+    };
     if first > 0 {
         // Seventeen digits: trailing zeros are the word's high zero bytes.
         out[0] = b'0' + (first % 10) as u8;
@@ -269,6 +296,35 @@ mod tests {
         assert!(!double_disagreements(&values, no_zero).is_empty());
         let unsigned = |v: f64| ours(double(v)).replace("e+", "e");
         assert!(!double_disagreements(&values, unsigned).is_empty());
+    }
+
+    /// [`micros`] agrees with the shortest digits wherever it answers, and
+    /// answers for most decimals of up to six places (the check is not
+    /// vacuous); without its read-back check it would not agree.
+    #[test]
+    fn millionths_are_the_shortest_digits() {
+        let strip = |(mut d, mut e): (u64, i32)| {
+            while d % 10 == 0 && d != 0 {
+                d /= 10;
+                e += 1;
+            }
+            (d, e)
+        };
+        let check = |f: &dyn Fn(f64) -> Option<u64>| {
+            let (mut hits, mut wrong) = (0, 0);
+            for a in test_doubles().into_iter().map(f64::abs) {
+                if let Some(n) = f(a) {
+                    hits += 1;
+                    wrong += usize::from(Some(strip((n, -6))) != super::super::format::shortest(a));
+                }
+            }
+            (hits, wrong)
+        };
+        let (hits, wrong) = check(&micros);
+        assert_eq!(wrong, 0);
+        assert!(hits > 20_000, "{hits}");
+        let unchecked = |a: f64| (1e-6..1_073_741_824.0).contains(&a).then(|| (a * 1e6 + 0.5) as u64);
+        assert!(check(&unchecked).1 > 0);
     }
 
     #[test]
