@@ -18,7 +18,7 @@ pub const TEXT_BUF: usize = 40;
 /// The JSON spelling of finite `v` (see the module doc): a padded buffer
 /// and how many of its bytes count. A non-finite `v` has no spelling and
 /// gives length 0.
-#[inline]
+#[inline(always)]
 pub fn double(v: f64) -> ([u8; TEXT_BUF], usize) {
     let a = v.abs();
     // Integers below 2^53 (zero included) are their own digits (the signed
@@ -85,7 +85,8 @@ fn lay_out(negative: bool, d: u64, e: i32) -> ([u8; TEXT_BUF], usize) {
         buf[s + 1] = b'.';
         return (buf, s + 3);
     }
-    let (digits, n, m) = digits17(d);
+    let (buf17, from, n, m) = digits17(d);
+    let digits = &buf17[from..from + 32];
     // The weight of the first digit.
     let x = e + n as i32 - 1;
     let len = if (0..=15).contains(&x) {
@@ -141,15 +142,16 @@ fn exponent(x: i32) -> ([u8; 8], usize) {
     }
 }
 
-/// The decimal digits of `d` (1 to 10^17 - 1), first digit first, in a
-/// buffer padded with `'0'`; how many digits `d` has, and how many are left
-/// without its trailing zeros.
+/// The decimal digits of `d` (1 to 10^17 - 1), first digit first, from
+/// the returned offset of a buffer padded with `'0'` (at least 32 bytes
+/// from it); how many digits `d` has, and how many are left without its
+/// trailing zeros.
 #[inline(always)]
-fn digits17(d: u64) -> ([u8; 32], usize, usize) {
+fn digits17(d: u64) -> ([u8; 48], usize, usize, usize) {
     const E8: u64 = 100_000_000;
     const E16: u64 = E8 * E8;
     const ZEROS: u128 = (ASCII_ZEROS as u128) << 64 | ASCII_ZEROS as u128;
-    let mut out = [b'0'; 32];
+    let mut out = [b'0'; 48];
     let first = d / E16;
     let rest = d % E16;
     // Sixteen digits, the most significant in the lowest byte (the first
@@ -159,19 +161,16 @@ fn digits17(d: u64) -> ([u8; 32], usize, usize) {
     } else {
         u128::from(digits8((rest / E8) as u32)) | u128::from(digits8((rest % E8) as u32)) << 64
     };
+    out[1..17].copy_from_slice(&(w + ZEROS).to_le_bytes());
+    // Trailing zeros are the word's high zero bytes.
+    let trailing = (w.leading_zeros() / 8) as usize;
     if first > 0 {
-        // Seventeen digits: trailing zeros are the word's high zero bytes.
         out[0] = b'0' + (first % 10) as u8;
-        out[1..17].copy_from_slice(&(w + ZEROS).to_le_bytes());
-        let trailing = (w.leading_zeros() / 8) as usize;
-        (out, 17, 17 - trailing)
+        (out, 0, 17, 17 - trailing)
     } else {
-        // Leading zeros are the low zero bytes (`w > 0`: at most 15);
-        // shifted out, the high zero bytes are they and the trailing zeros.
+        // Leading zeros are the low zero bytes (`w > 0`: at most 15).
         let lead = (w.trailing_zeros() / 8) as usize;
-        let w = w >> (8 * lead as u32);
-        out[..16].copy_from_slice(&(w + ZEROS).to_le_bytes());
-        (out, 16 - lead, 16 - (w.leading_zeros() / 8) as usize)
+        (out, 1 + lead, 16 - lead, 16 - lead - trailing)
     }
 }
 
