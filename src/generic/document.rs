@@ -322,12 +322,19 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// A number (at a digit or `-`) read as a double by the lexer (a
-    /// short decimal a word at a time, else std's parse, itself Clinger and
-    /// Eisel–Lemire: [`super::float::parse`] on a token already scanned
-    /// costs more instructions here, measured on `mesh` and `numbers`).
+    /// A number (at a digit or `-`) read as a double: a short decimal a
+    /// word at a time by the lexer, else by one scan that checks the
+    /// grammar as it gathers the digits ([`super::float::parse::json_number`]),
+    /// else (and for every error) by the lexer's grammar and std's parse.
     #[inline]
     fn double(&mut self) -> Result<f64> {
+        if let Some(v) = self.lx.plain_float() {
+            return Ok(v);
+        }
+        if let Some((v, end)) = super::float::parse::json_number(self.lx.bytes, self.lx.pos) {
+            self.lx.pos = end;
+            return Ok(v);
+        }
         lexed(self.lx.float("double", "double"))
     }
 
