@@ -322,7 +322,7 @@ mod tests {
         let (hits, wrong) = check(&micros);
         assert_eq!(wrong, 0);
         assert!(hits > 20_000, "{hits}");
-        let unchecked = |a: f64| (1e-6..1_073_741_824.0).contains(&a).then(|| (a * 1e6 + 0.5) as u64);
+        let unchecked = |a: f64| (1e-6..1_073_741_824.0).contains(&a).then_some((a * 1e6 + 0.5) as u64);
         assert!(check(&unchecked).1 > 0);
     }
 
