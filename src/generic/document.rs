@@ -31,7 +31,7 @@ use super::schema::{Node, NodeId, Schema};
 use super::sink::Sink;
 use super::walk::{self, MAX_DEPTH};
 use crate::codec::json::lexer::{IntField, Lexer, Str, describe};
-use crate::codec::json::{DIGIT_PAIRS, ESCAPE, HEX_DIGITS, UU, find_special, write_f64, write_str};
+use crate::codec::json::{ESCAPE, HEX_DIGITS, UU, find_special, write_str};
 use std::borrow::Cow;
 
 type Result<T> = std::result::Result<T, GenericError>;
@@ -63,10 +63,15 @@ pub fn read(schema: &Schema, text: &[u8]) -> Result<Datum> {
 /// (on error, `out` is unchanged).
 pub fn write(schema: &Schema, datum: &Datum, out: &mut Vec<u8>) -> Result<()> {
     let mut sink = Sink::new(out);
+    // One kibibyte first, in place of the growths from 8 bytes up to it.
+    sink.room(FIRST_ROOM);
     write_node(schema, schema.root(), datum, &mut sink, 0)?;
     sink.finish();
     Ok(())
 }
+
+/// The room [`write`] makes before it starts.
+const FIRST_ROOM: usize = 1024;
 
 /// Prepends a reference token to an error's pointer on its way out of a
 /// nested value (pointers cost nothing until something fails).
@@ -322,12 +327,19 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// A number (at a digit or `-`) read as a double by the lexer (a
-    /// short decimal a word at a time, else std's parse, itself Clinger and
-    /// Eisel–Lemire: [`super::float::parse`] on a token already scanned
-    /// costs more instructions here, measured on `mesh` and `numbers`).
+    /// A number (at a digit or `-`) read as a double: a short decimal a
+    /// word at a time by the lexer, else by one scan that checks the
+    /// grammar as it gathers the digits ([`super::float::parse::json_number`]),
+    /// else (and for every error) by the lexer's grammar and std's parse.
     #[inline]
     fn double(&mut self) -> Result<f64> {
+        if let Some(v) = self.lx.plain_float() {
+            return Ok(v);
+        }
+        if let Some((v, end)) = super::float::parse::json_number(self.lx.bytes, self.lx.pos) {
+            self.lx.pos = end;
+            return Ok(v);
+        }
         lexed(self.lx.float("double", "double"))
     }
 
@@ -621,8 +633,8 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Sink<'_>, 
             }
             // The shortest digits that read back to the same f32, laid out
             // as a double with those digits is.
-            let v: f64 = f.to_string().parse().unwrap_or(f64::from(*f));
-            sink_double(out, v);
+            let (buf, len) = super::float::text::float(*f);
+            out.prefix(buf, len);
         }
         (Node::String, Datum::String(s)) => sink_str(out, s),
         (Node::Bytes, Datum::Bytes(b)) => write_latin1(b, out),
@@ -637,11 +649,18 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Sink<'_>, 
         },
         (Node::Array(items), Datum::Array(values)) => {
             out.byte(b'[');
+            // Arrays of doubles (meshes, series) are written here, without a
+            // call per item; anything else (a non-finite item, another
+            // datum) by `write_node`, which has the errors.
+            let doubles = matches!(schema.node(*items), Node::Double);
             for (i, v) in values.iter().enumerate() {
                 if i > 0 {
                     out.byte(b',');
                 }
-                write_node(schema, *items, v, out, depth + 1).map_err(|e| nest_index(e, i))?;
+                match v {
+                    Datum::Double(f) if doubles && f.is_finite() => sink_double(out, *f),
+                    _ => write_node(schema, *items, v, out, depth + 1).map_err(|e| nest_index(e, i))?,
+                }
             }
             out.byte(b']');
         }
@@ -740,205 +759,24 @@ const POW10: [f64; 23] = [
     1e21, 1e22,
 ];
 
-/// Finite `v` as [`write_double`] spells it: integers below 2^53 without
-/// formatting, every other value from its shortest digits
-/// ([`super::float::format::shortest`]), laid out without a text buffer
-/// when they are fewer than 16 in fixed notation ([`fixed_short`]).
+/// Finite `v` as [`write_double`] spells it, stored whole from
+/// [`super::float::text::double`]'s padded buffer.
 #[inline]
 fn sink_double(out: &mut Sink<'_>, v: f64) {
-    let a = v.abs();
-    if a == 0.0 || (a < 9_007_199_254_740_992.0 && a.fract() == 0.0) {
-        if v.is_sign_negative() {
-            out.byte(b'-');
-        }
-        out.decimal(a as u64);
-        out.array(*b".0");
-        return;
-    }
-    let Some((d, e)) = super::float::format::shortest(a) else {
-        return;
-    };
-    if let Some(x) = fixed_short(d, e) {
-        if v.is_sign_negative() {
-            out.byte(b'-');
-        }
-        let (buf, len) = fixed_decimal(d, e.unsigned_abs() as usize, x);
-        out.prefix(buf, len);
-        return;
-    }
-    let mut text = StackText::default();
-    if v.is_sign_negative() {
-        text.push(b'-');
-    }
-    layout(d, e, &mut text);
-    out.bytes(text.as_bytes());
-}
-
-/// For the shortest digits `d · 10^e` of a non-integer, the first digit's
-/// weight `x` when [`fixed_decimal`] lays them out: `d` below 10^15, a
-/// fraction (`e < 0`) and fixed notation (`x` from -5 to 15).
-#[inline]
-fn fixed_short(d: u64, e: i32) -> Option<i32> {
-    if d >= 1_000_000_000_000_000 || e >= 0 {
-        return None;
-    }
-    let x = d.checked_ilog10()? as i32 + e;
-    (-5..=15).contains(&x).then_some(x)
-}
-
-/// `n / 10^d` in fixed notation (`x`, the first digit's weight, is -5 to
-/// 15 and `n` below 10^15): the digits laid out from the last, two at a
-/// time, in a padded buffer, and how many bytes count.
-#[inline]
-fn fixed_decimal(mut n: u64, d: usize, x: i32) -> ([u8; 32], usize) {
-    let mut buf = [b'0'; 32];
-    // `int.frac` with x + 1 integer digits, or `0.` and d fraction digits
-    // (leading zeros included) below 1.
-    let len = if x >= 0 { x as usize + 2 + d } else { 2 + d };
-    let mut i = len;
-    let mut frac = d;
-    while frac >= 2 {
-        let pair = (n % 100) as usize * 2;
-        n /= 100;
-        i -= 2;
-        buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
-        frac -= 2;
-    }
-    if frac == 1 {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-    }
-    i -= 1;
-    buf[i] = b'.';
-    // The integer part: what is left of `n` (0 below 1, the buffer's `0`).
-    while i > 0 {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-    }
-    (buf, len)
-}
-
-/// `(n, d, x)` of [`fixed_decimal`] for the finite, positive, non-integer
-/// `a` when [`sink_double`] lays it out without a text buffer.
-#[cfg(test)]
-fn short_decimal(a: f64) -> Option<(u64, usize, i32)> {
-    let (d, e) = super::float::format::shortest(a)?;
-    fixed_short(d, e).map(|x| (d, e.unsigned_abs() as usize, x))
+    let (buf, len) = super::float::text::double(v);
+    out.prefix(buf, len);
 }
 
 /// Finite `v` in serde_json's layout (the table of
-/// `crate::codec::json::number`), appended to `out`: see [`double_text`].
-pub fn write_double(v: f64, out: &mut Vec<u8>) {
-    let mut text = StackText::default();
-    double_text(v, &mut text);
-    out.extend_from_slice(text.as_bytes());
-}
-
-/// Finite `v` in serde_json's layout (the table of
-/// `crate::codec::json::number`): integers below 2^53 by the catalog writer's
-/// fast path, every other value from the shortest round-trip digits
+/// `crate::codec::json::number`), appended to `out`: integers below 2^53 as
+/// themselves, every other value from the shortest round-trip digits
 /// ([`super::float::format::shortest`], std's `{:e}` digits to the last tie,
 /// which are serde_json's too except where a tie breaks the other way), laid
-/// out as fixed notation for decimal exponents -5 to 15, else `d.ddde±x`.
-fn double_text(v: f64, out: &mut StackText) {
-    let a = v.abs();
-    if a == 0.0 || (a < 9_007_199_254_740_992.0 && a.fract() == 0.0) {
-        let mut buf = Vec::with_capacity(24);
-        write_f64(&mut buf, v);
-        out.extend(&buf);
-        return;
-    }
-    if v.is_sign_negative() {
-        out.push(b'-');
-    }
-    if let Some((d, e)) = super::float::format::shortest(a) {
-        layout(d, e, out);
-    }
-}
-
-/// The digits `d · 10^e` (no trailing zeros) in serde_json's layout.
-fn layout(d: u64, e: i32, out: &mut StackText) {
-    let mut digits = [0u8; 20];
-    let mut n = 0usize;
-    let mut rest = d;
-    while rest > 0 && n < digits.len() {
-        digits[n] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        n += 1;
-    }
-    digits[..n].reverse();
-    let x = e + n as i32 - 1;
-    let digits = &digits[..n];
-    let n = n as i32;
-    if (-5..=15).contains(&x) {
-        if x < 0 {
-            out.extend(b"0.");
-            out.zeros((-x - 1) as usize);
-            out.extend(digits);
-        } else if n - 1 <= x {
-            out.extend(digits);
-            out.zeros((x + 1 - n) as usize);
-            out.extend(b".0");
-        } else {
-            let (int, frac) = digits.split_at(x as usize + 1);
-            out.extend(int);
-            out.push(b'.');
-            out.extend(frac);
-        }
-    } else {
-        out.push(digits[0]);
-        if n > 1 {
-            out.push(b'.');
-            out.extend(&digits[1..]);
-        }
-        out.push(b'e');
-        out.push(if x < 0 { b'-' } else { b'+' });
-        let x = x.unsigned_abs();
-        if x >= 100 {
-            out.push(b'0' + (x / 100) as u8);
-        }
-        if x >= 10 {
-            out.push(b'0' + (x / 10 % 10) as u8);
-        }
-        out.push(b'0' + (x % 10) as u8);
-    }
-}
-
-/// A 48-byte text buffer on the stack: [`double_text`]'s layout (at most 25 bytes).
-struct StackText {
-    buf: [u8; 48],
-    len: usize,
-}
-
-impl Default for StackText {
-    fn default() -> StackText {
-        StackText { buf: [0; 48], len: 0 }
-    }
-}
-
-impl StackText {
-    fn as_bytes(&self) -> &[u8] {
-        &self.buf[..self.len]
-    }
-
-    fn extend(&mut self, s: &[u8]) {
-        let end = (self.len + s.len()).min(self.buf.len());
-        let n = end - self.len;
-        self.buf[self.len..end].copy_from_slice(&s[..n]);
-        self.len = end;
-    }
-
-    fn push(&mut self, b: u8) {
-        self.extend(&[b]);
-    }
-
-    fn zeros(&mut self, n: usize) {
-        for _ in 0..n {
-            self.push(b'0');
-        }
-    }
+/// out as fixed notation for decimal exponents -5 to 15, else `d.ddde±x`
+/// ([`super::float::text`]).
+pub fn write_double(v: f64, out: &mut Vec<u8>) {
+    let (buf, len) = super::float::text::double(v);
+    out.extend_from_slice(&buf[..len]);
 }
 
 fn write_latin1(b: &[u8], out: &mut Sink<'_>) {
@@ -949,6 +787,7 @@ fn write_latin1(b: &[u8], out: &mut Sink<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codec::json::write_f64;
 
     fn schema(s: &str) -> Schema {
         Schema::parse(s.as_bytes()).unwrap()
@@ -1137,8 +976,8 @@ mod tests {
         out
     }
 
-    /// Decimals of up to 15 digits at every scale take the fast path and
-    /// are spelled exactly as serde_json spells them; every other double as
+    /// Doubles whose shortest digits are at most 15 (no tie to break) are
+    /// spelled exactly as serde_json spells them; every other double as
     /// [`write_double`] spells it.
     #[test]
     fn sink_doubles_are_serde_json_spellings() {
@@ -1150,7 +989,9 @@ mod tests {
             }
             total += 1;
             let ours = sunk(|s| sink_double(s, v));
-            if short_decimal(v.abs()).is_some() {
+            let short = v == 0.0
+                || super::super::float::format::shortest(v.abs()).is_some_and(|(d, _)| d < 1_000_000_000_000_000);
+            if short {
                 fast += 1;
                 let theirs = serde_json::to_vec(&v).unwrap();
                 assert_eq!(
@@ -1186,9 +1027,8 @@ mod tests {
             check(if rng.chance(50) { -v } else { v });
             check(f64::from_bits(rng.next_u64()));
         }
-        // Half the values are decimals, and the fast path takes every one
-        // in fixed notation (over half of them): a self-test that the
-        // comparison with serde_json is not vacuous.
+        // Half the values are decimals of at most 15 digits: a self-test
+        // that the comparison with serde_json is not vacuous.
         assert!(fast * 4 > total, "{fast} of {total} on the fast path");
     }
 

@@ -2,13 +2,13 @@
 //! appends to a `Vec<u8>` in fixed-width stores, so that no piece costs a
 //! `memcpy` call: a value of `n` bytes padded to `N` is stored whole and
 //! counts `n` ([`Sink::prefix`]), a string up to 64 bytes is copied as
-//! overlapping words ([`Sink::bytes`]), digits are laid out two at a time
+//! overlapping words ([`Sink::bytes`]), digits are made eight at a time
 //! in a padded word. The stores are [`crate::codec::spare`]'s
 //! `push_prefix` and `push_bytes` (safe functions, one capacity check
 //! each). [`Sink::finish`] keeps what was written; a sink dropped without
 //! it (an encoder's error) restores `out`.
 
-use crate::codec::json::DIGIT_PAIRS;
+use crate::codec::json::{ASCII_ZEROS, digits8};
 use crate::codec::spare::{push_bytes, push_prefix};
 
 /// Appends to `out` (see the module doc).
@@ -68,27 +68,45 @@ impl<'a> Sink<'a> {
         push_bytes(self.out, b);
     }
 
-    /// The decimal digits of `v` (no sign), two at a time into a padded
-    /// word stored whole.
+    /// The decimal digits of `v` (no sign): groups of eight digits made at
+    /// once ([`digits8`]), the first without its leading zeros, in a padded
+    /// buffer stored whole.
     #[inline]
-    pub fn decimal(&mut self, mut v: u64) {
-        let len = v.checked_ilog10().unwrap_or(0) as usize + 1;
-        let mut buf = [0u8; 20];
-        let mut i = len;
-        while v >= 100 {
-            let pair = (v % 100) as usize * 2;
-            v /= 100;
-            i -= 2;
-            buf[i..i + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+    pub fn decimal(&mut self, v: u64) {
+        const E8: u64 = 100_000_000;
+        if v < E8 {
+            let (word, n) = leading_group(v as u32);
+            self.prefix(word.to_le_bytes(), n);
+            return;
         }
-        if v >= 10 {
-            let pair = v as usize * 2;
-            buf[..2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+        let mut buf = [0u8; 24];
+        let (first, rest) = if v < E8 * E8 {
+            ((v / E8) as u32, [v % E8, 0])
         } else {
-            buf[0] = b'0' + v as u8;
-        }
+            ((v / (E8 * E8)) as u32, [v / E8 % E8, v % E8])
+        };
+        let (word, n) = leading_group(first);
+        buf[..8].copy_from_slice(&word.to_le_bytes());
+        buf[n..n + 8].copy_from_slice(&(digits8(rest[0] as u32) + ASCII_ZEROS).to_le_bytes());
+        let len = if v < E8 * E8 {
+            n + 8
+        } else {
+            buf[n + 8..n + 16].copy_from_slice(&(digits8(rest[1] as u32) + ASCII_ZEROS).to_le_bytes());
+            n + 16
+        };
         self.prefix(buf, len);
     }
+}
+
+/// The digits of `v` (below 10^8) without leading zeros (`0` is `0`), as
+/// a little-endian word, and how many there are.
+#[inline(always)]
+fn leading_group(v: u32) -> (u64, usize) {
+    let d = digits8(v);
+    // Leading zero digits are the low zero bytes; the top bit keeps at
+    // least the last digit.
+    let zeros = (d | (1 << 63)).trailing_zeros() / 8;
+    ((d + ASCII_ZEROS) >> (8 * zeros), 8 - zeros as usize)
 }
 
 impl Drop for Sink<'_> {
@@ -137,7 +155,12 @@ mod tests {
 
     #[test]
     fn decimals_are_plain() {
-        for v in [0u64, 9, 10, 99, 100, 101, 12_345, 9_999_999_999, u64::MAX] {
+        let mut values = vec![0u64, 9, 10, 99, 100, 101, 12_345, 9_999_999_999, u64::MAX];
+        for p in 0..20 {
+            let t = 10u64.pow(p);
+            values.extend([t - 1, t, t + 1, t.saturating_mul(7).saturating_add(3)]);
+        }
+        for v in values {
             let mut out = Vec::new();
             let mut s = Sink::new(&mut out);
             s.decimal(v);

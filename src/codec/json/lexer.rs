@@ -527,6 +527,19 @@ impl<'a> Lexer<'a> {
         self.float_general(expected, what)
     }
 
+    /// [`Lexer::float`]'s word-at-a-time fast path alone: `None`, nothing
+    /// consumed, where it does not apply (the schema-driven reader then
+    /// tries its own scan before [`Lexer::float`]).
+    #[inline]
+    pub fn plain_float(&mut self) -> Option<f64> {
+        self.skip_ws();
+        let start = self.pos;
+        let neg = self.bytes.get(start) == Some(&b'-');
+        let (v, end) = plain_decimal(self.bytes, start + usize::from(neg))?;
+        self.pos = end;
+        Some(if neg { -v } else { v })
+    }
+
     /// [`Lexer::float`] by the grammar and std's parse.
     #[inline(never)]
     fn float_general(&mut self, expected: &'static str, what: &'static str) -> Result<f64> {

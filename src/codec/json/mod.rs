@@ -49,6 +49,8 @@ pub mod view;
 mod write;
 
 pub use lexer::MAX_DEPTH;
+/// Eight digits at a time, for the schema-driven JSON writer's doubles.
+pub(crate) use number::{ASCII_ZEROS, digits8};
 pub use number::{write_f64, write_i64};
 /// The string-escape and digit tables, for the schema-driven JSON writer.
 pub(crate) use tables::{DIGIT_PAIRS, ESCAPE, HEX_DIGITS, UU, find_special};

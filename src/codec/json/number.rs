@@ -108,7 +108,7 @@ pub(super) fn short_decimal(a: f64) -> Option<(u64, u32, usize)> {
 }
 
 /// `'0'` in every byte: added to eight digits 0..=9, their ASCII.
-pub(super) const ASCII_ZEROS: u64 = 0x3030_3030_3030_3030;
+pub(crate) const ASCII_ZEROS: u64 = 0x3030_3030_3030_3030;
 
 /// The eight decimal digits of `v` (below 10^8), leading zeros included,
 /// one per byte with the most significant in the lowest byte: the
@@ -121,7 +121,7 @@ pub(super) const ASCII_ZEROS: u64 = 0x3030_3030_3030_3030;
 /// product reaches the next lane, and the mask keeps each quotient's bits
 /// out of the one below.
 #[inline(always)]
-pub(super) fn digits8(v: u32) -> u64 {
+pub(crate) fn digits8(v: u32) -> u64 {
     debug_assert!(v < 100_000_000);
     let x = u64::from(v / 10_000) | u64::from(v % 10_000) << 32;
     let q = ((x * 10_486) >> 20) & 0x0000_007F_0000_007F;

@@ -54,6 +54,26 @@ fn round_to_odd(g: u128, cp: u64) -> u64 {
 /// the finite, positive `v`, with `d` free of trailing zeros: `(d, e)`.
 /// `None` only for a value outside that domain (zero, negative, NaN, ∞).
 pub fn shortest(v: f64) -> Option<(u64, i32)> {
+    let (mut d, mut e) = shortest_raw(v)?;
+    // Trailing zeros off, eight, four, two, then one at a time (`d` has
+    // up to 17 digits and a short decimal's are mostly zeros).
+    for (p, n) in [(100_000_000, 8), (10_000, 4), (100, 2)] {
+        if d % p == 0 && d != 0 {
+            d /= p;
+            e += n;
+        }
+    }
+    while d % 10 == 0 && d != 0 {
+        d /= 10;
+        e += 1;
+    }
+    Some((d, e))
+}
+
+/// [`shortest`] with its trailing zeros left in `d` (below 10^17), for a
+/// writer that finds them in its digits.
+#[inline]
+pub fn shortest_raw(v: f64) -> Option<(u64, i32)> {
     if !(v.is_finite() && v > 0.0) {
         return None;
     }
@@ -65,9 +85,33 @@ pub fn shortest(v: f64) -> Option<(u64, i32)> {
     } else {
         (fraction | (1 << 52), biased - 1075)
     };
-    // At a power of two (not the smallest normal) the gap below is half
-    // the gap above.
-    let irregular = fraction == 0 && biased > 1;
+    schubfach(c, q, fraction == 0 && biased > 1)
+}
+
+/// The shortest decimal `d · 10^e` that reads back (round half to even) to
+/// the finite, positive `f32` `v`, trailing zeros left in `d` (below
+/// 10^10): the same scaling as a double's, with the float's significand.
+#[inline]
+pub fn shortest_f32_raw(v: f32) -> Option<(u64, i32)> {
+    if !(v.is_finite() && v > 0.0) {
+        return None;
+    }
+    let bits = v.to_bits();
+    let fraction = u64::from(bits & ((1 << 23) - 1));
+    let biased = (bits >> 23) as i32;
+    let (c, q) = if biased == 0 {
+        (fraction, -149)
+    } else {
+        (fraction | (1 << 23), biased - 150)
+    };
+    schubfach(c, q, fraction == 0 && biased > 1)
+}
+
+/// The shortest digits of `c · 2^q` (`0 < c < 2^53`), trailing zeros
+/// left in; `irregular` when `c` is a power of two whose gap below is half
+/// the gap above (not the smallest normal).
+#[inline(always)]
+fn schubfach(c: u64, q: i32, irregular: bool) -> Option<(u64, i32)> {
     let k = if irregular {
         floor_log10_three_quarters_pow2(q)
     } else {
@@ -87,7 +131,7 @@ pub fn shortest(v: f64) -> Option<(u64, i32)> {
     let lower = vbl + out;
     let upper = vbr - out;
     let s = vb >> 2;
-    let (mut d, mut e) = 'pick: {
+    let pick = 'pick: {
         if s >= 10 {
             let sp10 = s / 10 * 10;
             let tp10 = sp10 + 10;
@@ -109,17 +153,5 @@ pub fn shortest(v: f64) -> Option<(u64, i32)> {
         let mid = (s << 2) + 2;
         (if vb < mid { s } else { t }, k)
     };
-    // Trailing zeros off, eight, four, two, then one at a time (`d` has
-    // up to 17 digits and a short decimal's are mostly zeros).
-    for (p, n) in [(100_000_000, 8), (10_000, 4), (100, 2)] {
-        if d % p == 0 && d != 0 {
-            d /= p;
-            e += n;
-        }
-    }
-    while d % 10 == 0 && d != 0 {
-        d /= 10;
-        e += 1;
-    }
-    Some((d, e))
+    Some(pick)
 }

@@ -3,12 +3,13 @@
 //! shortest round-trip digits (Schubfach), [`parse::parse`] the nearest
 //! double of a decimal (Clinger, then Eisel–Lemire, else `None` for std's
 //! parse). Both scale by the one table of 128-bit powers of ten in
-//! [`table`]. Their answers equal std's (`{:e}` digits, `str::parse`): the
+//! [`table`]; [`text`] lays the digits out as JSON. Their answers equal std's (`{:e}` digits, `str::parse`): the
 //! tests here compare them on random bit patterns and the hard cases.
 
 pub mod format;
 pub mod parse;
 pub mod table;
+pub mod text;
 
 /// The double nearest the JSON number `text`: [`parse::parse`], else std's
 /// parse (`None` when std refuses the text).
@@ -268,6 +269,96 @@ mod tests {
             })
         };
         assert!(!parse_disagreements(&texts, up).is_empty());
+    }
+
+    /// Where [`parse::json_number`] disagrees with the JSON lexer's token
+    /// (its end) and std's parse of it, among `texts` followed by what may
+    /// follow a number (every suffix for the first 20 000, a comma after
+    /// the rest), at most 5.
+    fn json_number_disagreements(texts: &[String], ours: impl Fn(&[u8]) -> Option<(f64, usize)>) -> Vec<String> {
+        let mut bad = Vec::new();
+        for (i, t) in texts.iter().enumerate() {
+            if bad.len() >= 5 {
+                break;
+            }
+            let all: &[&str] = &["", ",", "]", "}", " ", "x", "e", ".", "-"];
+            for &suffix in if i < 20_000 { all } else { &all[1..2] } {
+                let text = format!("{t}{suffix}");
+                let Some((v, end)) = ours(text.as_bytes()) else {
+                    continue;
+                };
+                let mut lx = crate::codec::json::lexer::Lexer::new(&text);
+                let want = lx.number_token("number").ok().and_then(|(s, e, _)| {
+                    let after_digit = matches!(text.as_bytes().get(e), Some(b'0'..=b'9'));
+                    let v = text[s..e].parse::<f64>().ok()?;
+                    (!after_digit && v.is_finite()).then_some((v.to_bits(), e))
+                });
+                if want != Some((v.to_bits(), end)) && bad.len() < 5 {
+                    bad.push(format!(
+                        "{text:?}: lexer and std {want:x?}, ours {:x?}",
+                        (v.to_bits(), end)
+                    ));
+                }
+            }
+        }
+        bad
+    }
+
+    /// Texts a JSON reader meets that are not numbers, or not quite.
+    const MALFORMED: [&str; 16] = [
+        "01",
+        "-01",
+        "00.5",
+        "1.",
+        "-",
+        ".5",
+        "1.e5",
+        "--1",
+        "+1",
+        "1e",
+        "1e+",
+        "1E-",
+        "-x",
+        "-.5",
+        "1e1234567",
+        "",
+    ];
+
+    #[test]
+    fn json_numbers_are_the_lexers_tokens_and_stds_doubles() {
+        let mut rng = Rng::new(0x15E);
+        let mut texts: Vec<String> = MALFORMED.map(String::from).to_vec();
+        texts.extend(parse_texts(&mut rng));
+        let bad = json_number_disagreements(&texts, |b| super::parse::json_number(b, 0));
+        assert!(bad.is_empty(), "{bad:#?}");
+        // It answers for most of them (the check is not vacuous), and for
+        // none of the malformed.
+        let some = texts
+            .iter()
+            .filter(|t| super::parse::json_number(t.as_bytes(), 0).is_some())
+            .count();
+        assert!(some * 10 > texts.len() * 8, "{some} of {}", texts.len());
+        for t in MALFORMED {
+            assert_eq!(super::parse::json_number(t.as_bytes(), 0), None, "{t}");
+        }
+    }
+
+    /// The comparison above fails on a scanner that stops one byte early,
+    /// takes a leading zero, or misses the last bit.
+    #[test]
+    fn the_json_number_check_catches_a_wrong_scanner() {
+        let mut rng = Rng::new(5);
+        let mut texts: Vec<String> = MALFORMED.map(String::from).to_vec();
+        texts.extend(parse_texts(&mut rng));
+        let early = |b: &[u8]| super::parse::json_number(b, 0).map(|(v, e)| (v, e - usize::from(e > 3)));
+        assert!(!json_number_disagreements(&texts, early).is_empty());
+        let leading_zero = |b: &[u8]| match b {
+            [b'0', b'1', ..] => Some((1.0, 2)),
+            _ => super::parse::json_number(b, 0),
+        };
+        assert!(!json_number_disagreements(&texts, leading_zero).is_empty());
+        let last_bit = |b: &[u8]| super::parse::json_number(b, 0).map(|(v, e)| (f64::from_bits(v.to_bits() ^ 1), e));
+        assert!(!json_number_disagreements(&texts, last_bit).is_empty());
     }
 
     #[test]

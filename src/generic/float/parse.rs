@@ -89,6 +89,88 @@ pub fn parse(text: &[u8]) -> Option<f64> {
     Some(if neg { -v } else { v })
 }
 
+/// The JSON number token starting at `at` in `b` (RFC 8259: `-? int frac?
+/// exp?`, no leading zero, the longest such prefix) as the nearest double,
+/// and where the token ends: one pass that checks the grammar and gathers
+/// the significand. `None` where the token is malformed, has more than 19
+/// significant digits or a 6-digit exponent, or [`magnitude`] leaves the
+/// value to std: the caller then reads it by the grammar and std's parse,
+/// which also names what is wrong.
+#[inline]
+pub fn json_number(b: &[u8], at: usize) -> Option<(f64, usize)> {
+    let neg = b.get(at) == Some(&b'-');
+    let mut i = at + usize::from(neg);
+    let mut w: u64 = 0;
+    let mut digits = 0u32;
+    match b.get(i) {
+        Some(b'0') => {
+            i += 1;
+            if let Some(b'0'..=b'9') = b.get(i) {
+                return None;
+            }
+        }
+        Some(b'1'..=b'9') => {
+            while let Some(&c @ b'0'..=b'9') = b.get(i) {
+                digits += 1;
+                w = w.wrapping_mul(10).wrapping_add(u64::from(c - b'0'));
+                i += 1;
+            }
+        }
+        _ => return None,
+    }
+    let mut frac: i64 = 0;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        let start = i;
+        while let Some(&c @ b'0'..=b'9') = b.get(i) {
+            // Leading zeros of a fraction below 1 are not significant.
+            if w != 0 || c != b'0' {
+                digits += 1;
+            }
+            w = w.wrapping_mul(10).wrapping_add(u64::from(c - b'0'));
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+        frac = (i - start) as i64;
+    }
+    if digits > 19 {
+        return None;
+    }
+    let mut exp: i64 = 0;
+    if let Some(b'e' | b'E') = b.get(i) {
+        i += 1;
+        let eneg = match b.get(i) {
+            Some(b'-') => {
+                i += 1;
+                true
+            }
+            Some(b'+') => {
+                i += 1;
+                false
+            }
+            _ => false,
+        };
+        let start = i;
+        while let Some(&c @ b'0'..=b'9') = b.get(i) {
+            if i - start >= 6 {
+                return None;
+            }
+            exp = exp * 10 + i64::from(c - b'0');
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+        if eneg {
+            exp = -exp;
+        }
+    }
+    let v = magnitude(w, exp - frac)?;
+    Some((if neg { -v } else { v }, i))
+}
+
 /// `w · 10^q` rounded to a double, when it is normal and decided here.
 fn magnitude(w: u64, q: i64) -> Option<f64> {
     if w == 0 {
