@@ -235,10 +235,10 @@ impl Enc<'_> {
             Shape::Leaf => self.leaf(ty, n, d, out, present),
             Shape::Record => self.message(ty, n, d, out, depth),
             Shape::Array(items) => {
-                let Datum::Array(values) = d else {
+                let Some(values) = d.array_items() else {
                     return Err(mismatch(s, ty, d));
                 };
-                self.array(items, n, values, out, depth)
+                self.array(items, n, &values, out, depth)
             }
             Shape::Map(vt) => {
                 let Datum::Map(entries) = d else {
