@@ -326,7 +326,17 @@ impl<'a> Reader<'a> {
             Node::Union(branches) => {
                 let i = self.long("union branch")?;
                 match usize::try_from(i).ok().and_then(|i| branches.get(i)) {
-                    Some(&b) => Datum::Union(i as u32, Box::new(self.child(b, depth + 1)?)),
+                    Some(&b) => {
+                        let v = self.child(b, depth + 1)?;
+                        // Bare (no `Box`) when the writers pick this
+                        // branch for it by its shape (`walk::branch_for`):
+                        // no earlier branch takes it.
+                        if branches[..i as usize].iter().any(|&o| walk::accepts(schema, o, &v)) {
+                            Datum::Union(i as u32, Box::new(v))
+                        } else {
+                            v
+                        }
+                    }
                     None => return Err(Self::range(at, &format!("branch of {}", schema.describe(node)), i)),
                 }
             }
@@ -503,6 +513,29 @@ mod tests {
         // A truncated item names its index.
         let e = decode(&longs, &[0x04, 0x02, 0x80]).unwrap_err();
         assert!(e.to_string().starts_with("/1: "), "{e}");
+    }
+
+    #[test]
+    fn union_values_read_bare_where_their_shape_finds_the_branch() {
+        let s = schema(
+            r#"{"type":"array","items":["null","long",
+                {"type":"record","name":"A","fields":[{"name":"x","type":"int"}]},
+                {"type":"record","name":"B","fields":[{"name":"x","type":"int"}]}]}"#,
+        );
+        // null, 5, A{x: 1}, B{x: 2}
+        let bytes = [0x08, 0x00, 0x02, 0x0a, 0x04, 0x02, 0x06, 0x04, 0x00];
+        let d = decode(&s, &bytes).unwrap();
+        let Datum::Array(items) = &d else { panic!("{d:?}") };
+        let record = |x| Datum::Record(vec![("x".into(), Datum::Int(x))]);
+        assert!(matches!(items[0], Datum::Null), "{d:?}");
+        assert!(matches!(items[1], Datum::Long(5)), "{d:?}");
+        assert_eq!(items[2], record(1));
+        assert!(!matches!(items[2], Datum::Union(..)), "{d:?}");
+        // B's record has A's shape: only the branch index tells them apart.
+        assert!(matches!(&items[3], Datum::Union(3, v) if **v == record(2)), "{d:?}");
+        let mut again = Vec::new();
+        encode(&s, &d, &mut again).unwrap();
+        assert_eq!(again, bytes);
     }
 
     #[test]

@@ -23,7 +23,11 @@ pub type Name = Arc<str>;
 /// An array has two forms that compare equal item by item:
 /// [`Datum::Array`] (any items) and [`Datum::Scalars`] (items of one numeric
 /// type, unboxed). The Avro decoder builds the second for arrays of `int`,
-/// `long` and `double`; every encoder takes either.
+/// `long` and `double`; every encoder takes either. A union's value has two
+/// forms too, equal when their values are: [`Datum::Union`] (the branch
+/// named) and the bare value, whose branch the writers find by its shape
+/// (the first that takes it, [`super::walk::branch_for`]); the Avro decoder
+/// builds the bare value (no `Box`) wherever that finds the branch it read.
 #[derive(Clone, Debug)]
 pub enum Datum {
     Null,
@@ -37,7 +41,8 @@ pub enum Datum {
     Fixed(Vec<u8>),
     /// Index into the schema's symbols, and the symbol.
     Enum(u32, Name),
-    /// Branch index in the schema's union, and the branch's value.
+    /// Branch index in the schema's union, and the branch's value (see
+    /// the type's doc for the bare form).
     Union(u32, Box<Datum>),
     Array(Vec<Datum>),
     /// An array of `int`, `long` or `double` items, unboxed.
@@ -104,6 +109,7 @@ impl PartialEq for Datum {
             (String(a), String(b)) => a == b,
             (Enum(i, a), Enum(j, b)) => i == j && a == b,
             (Union(i, a), Union(j, b)) => i == j && a == b,
+            (Union(_, a), b) | (b, Union(_, a)) => **a == *b,
             (Array(a), Array(b)) => a == b,
             (Scalars(a), Scalars(b)) => a.len() == b.len() && a.iter().eq(b.iter()),
             (Array(a), Scalars(b)) | (Scalars(b), Array(a)) => a.len() == b.len() && a.iter().cloned().eq(b.iter()),
@@ -291,5 +297,12 @@ mod tests {
         );
         assert_eq!(Datum::Scalars(Scalars::Int(vec![])), Datum::Array(vec![]));
         assert_eq!(Datum::Null.array_items(), None);
+        // A union's value equals its bare value, and only that.
+        let u = Datum::Union(1, Box::new(Datum::Long(3)));
+        assert_eq!(u, Datum::Long(3));
+        assert_eq!(Datum::Long(3), u);
+        assert_ne!(u, Datum::Long(4));
+        assert_ne!(u, Datum::Int(3));
+        assert_ne!(u, Datum::Union(2, Box::new(Datum::Long(3))));
     }
 }
