@@ -6,7 +6,7 @@
 mod support;
 
 use support::random_schema::{SchemaGen, datum, same};
-use wirebench::generic::datum::Datum;
+use wirebench::generic::datum::{Datum, Scalars};
 use wirebench::generic::error::{GenericError, GenericErrorKind};
 use wirebench::generic::schema::Schema;
 use wirebench::generic::{flatbuffers as fbs, protobuf as pb};
@@ -57,6 +57,11 @@ fn same_tells_floats_apart_by_bits() {
         &Datum::Record(vec![("a".into(), Datum::Int(1))]),
         &Datum::Record(vec![("a".into(), Datum::Int(2))])
     ));
+    let nan = Datum::Scalars(Scalars::Double(vec![f64::NAN]));
+    assert!(same(&nan, &Datum::Array(vec![Datum::Double(f64::NAN)])));
+    assert!(!same(&nan, &Datum::Array(vec![Datum::Double(-f64::NAN)])));
+    assert!(same(&Datum::Union(1, Box::new(nan.clone())), &nan));
+    assert!(!same(&Datum::Union(1, Box::new(nan)), &Datum::Null));
 }
 
 fn schema(text: &str) -> Schema {

@@ -79,11 +79,13 @@ impl fmt::Display for Outcome {
 /// Whether two values mean the same (see the module doc).
 pub fn same(a: &Datum, b: &Datum) -> bool {
     let (a, b) = (a.unwrapped(), b.unwrapped());
+    if let (Some(x), Some(y)) = (a.array_items(), b.array_items()) {
+        return x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| same(p, q));
+    }
     match (a, b) {
         (Datum::Int(_) | Datum::Long(_), Datum::Int(_) | Datum::Long(_)) => as_i64(a) == as_i64(b),
         (Datum::Float(_) | Datum::Double(_), Datum::Float(_) | Datum::Double(_)) => as_f64(a) == as_f64(b),
         (Datum::Enum(_, x), Datum::Enum(_, y)) => x.eq_ignore_ascii_case(y),
-        (Datum::Array(x), Datum::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q)),
         (Datum::Record(x), Datum::Record(y)) => {
             x.len() == y.len() && x.iter().all(|(n, v)| y.iter().any(|(m, w)| m == n && same(v, w)))
         }

@@ -189,6 +189,7 @@ pub fn msgpack_bytes(d: &Datum) -> Result<Vec<u8>, String> {
                 w::write_str(out, &s).map_err(e)?
             }
             Datum::Union(_, v) => go(v, out)?,
+            Datum::Scalars(items) => go(&Datum::Array(items.to_datums()), out)?,
             Datum::Array(items) => {
                 w::write_array_len(out, items.len(), "array").map_err(e)?;
                 for i in items {

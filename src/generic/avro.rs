@@ -25,7 +25,7 @@
 //! [`MAX_DEPTH`]. Reading bytes written with another schema is
 //! [`decode_resolved`] (schema resolution, [`super::resolve`]).
 
-use super::datum::Datum;
+use super::datum::{Datum, Scalars};
 use super::document::{enum_symbol_index, nest, nest_index, record_field};
 use super::error::{GenericError, GenericErrorKind};
 use super::schema::{Node, NodeId, Schema};
@@ -124,6 +124,15 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Vec<u8>, d
                 write_len(out, values.len());
                 for (i, v) in values.iter().enumerate() {
                     write_node(schema, *items, v, out, depth + 1).map_err(|e| nest_index(e, i))?;
+                }
+            }
+            out.push(0);
+        }
+        (Node::Array(items), Datum::Scalars(values)) => {
+            if !values.is_empty() {
+                write_len(out, values.len());
+                for (i, v) in values.iter().enumerate() {
+                    write_node(schema, *items, &v, out, depth + 1).map_err(|e| nest_index(e, i))?;
                 }
             }
             out.push(0);
@@ -235,6 +244,11 @@ impl<'a> Reader<'a> {
         if depth <= MAX_DEPTH {
             match self.schema.node(node) {
                 Node::Long => return self.long("long").map(Datum::Long),
+                Node::Int => {
+                    let at = self.c.pos();
+                    let v = self.long("int")?;
+                    return i32::try_from(v).map(Datum::Int).map_err(|_| Self::range(at, "int", v));
+                }
                 Node::Double => {
                     return self
                         .c
@@ -312,41 +326,77 @@ impl<'a> Reader<'a> {
             Node::Union(branches) => {
                 let i = self.long("union branch")?;
                 match usize::try_from(i).ok().and_then(|i| branches.get(i)) {
-                    Some(&b) => Datum::Union(i as u32, Box::new(self.child(b, depth + 1)?)),
+                    Some(&b) => {
+                        let v = self.child(b, depth + 1)?;
+                        // Bare (no `Box`) when the writers pick this
+                        // branch for it by its shape (`walk::branch_for`):
+                        // no earlier branch takes it.
+                        if branches[..i as usize].iter().any(|&o| walk::accepts(schema, o, &v)) {
+                            Datum::Union(i as u32, Box::new(v))
+                        } else {
+                            v
+                        }
+                    }
                     None => return Err(Self::range(at, &format!("branch of {}", schema.describe(node)), i)),
                 }
             }
-            Node::Array(items) => {
-                let mut out = Vec::new();
-                loop {
-                    let count = self.block(*items, 0, "array block count")?;
-                    if count == 0 {
-                        break;
+            Node::Array(items) => match schema.node(*items) {
+                // Arrays of ints, longs and doubles (meshes, series) read
+                // into an unboxed vector, without a call per item; the same
+                // bytes, checks and errors as `value`.
+                Node::Int if depth < MAX_DEPTH => {
+                    let mut out = Vec::new();
+                    while let count @ 1.. = self.block(*items, 0, "array block count")? {
+                        out.reserve(count);
+                        for _ in 0..count {
+                            let item_at = self.c.pos();
+                            let v = self.long("int").map_err(|e| nest_index(e, out.len()))?;
+                            let v =
+                                i32::try_from(v).map_err(|_| nest_index(Self::range(item_at, "int", v), out.len()))?;
+                            out.push(v);
+                        }
                     }
-                    out.reserve(count);
-                    // Arrays of doubles and longs (meshes, series) read
-                    // in this loop, without a call per item; the same
-                    // bytes, checks and errors as `value`.
-                    let item = match schema.node(*items) {
-                        n @ (Node::Double | Node::Long) if depth < MAX_DEPTH => Some(n),
-                        _ => None,
-                    };
-                    for _ in 0..count {
-                        let i = out.len();
-                        let d = match item {
-                            Some(Node::Double) => self
-                                .c
-                                .array::<8>("double")
-                                .map(|b| Datum::Double(f64::from_le_bytes(b)))
-                                .map_err(|e| walk::from_decode("", e)),
-                            Some(_) => self.long("long").map(Datum::Long),
-                            None => self.value(*items, depth + 1),
-                        };
-                        out.push(d.map_err(|e| nest_index(e, i))?);
-                    }
+                    Datum::Scalars(Scalars::Int(out))
                 }
-                Datum::Array(out)
-            }
+                Node::Long if depth < MAX_DEPTH => {
+                    let mut out = Vec::new();
+                    while let count @ 1.. = self.block(*items, 0, "array block count")? {
+                        out.reserve(count);
+                        for _ in 0..count {
+                            out.push(self.long("long").map_err(|e| nest_index(e, out.len()))?);
+                        }
+                    }
+                    Datum::Scalars(Scalars::Long(out))
+                }
+                Node::Double if depth < MAX_DEPTH => {
+                    let mut out = Vec::new();
+                    while let count @ 1.. = self.block(*items, 0, "array block count")? {
+                        // `block` checked `count` items of 8 bytes against
+                        // the bytes left: this slice is in the input.
+                        let bytes = self
+                            .c
+                            .take(count as u64 * 8, "double")
+                            .map_err(|e| nest_index(walk::from_decode("", e), out.len()))?;
+                        out.extend(
+                            bytes
+                                .chunks_exact(8)
+                                .map(|b| f64::from_le_bytes(b.try_into().expect("8-byte chunk"))),
+                        );
+                    }
+                    Datum::Scalars(Scalars::Double(out))
+                }
+                _ => {
+                    let mut out = Vec::new();
+                    while let count @ 1.. = self.block(*items, 0, "array block count")? {
+                        out.reserve(count);
+                        for _ in 0..count {
+                            let i = out.len();
+                            out.push(self.value(*items, depth + 1).map_err(|e| nest_index(e, i))?);
+                        }
+                    }
+                    Datum::Array(out)
+                }
+            },
             Node::Map(values) => {
                 let mut out: Vec<(String, Datum)> = Vec::new();
                 loop {
@@ -414,6 +464,78 @@ mod tests {
             decode(&s, &bytes).unwrap(),
             Datum::Array(vec![Datum::Int(1), Datum::Int(2), Datum::Int(3)])
         );
+    }
+
+    #[test]
+    fn numeric_arrays_read_unboxed() {
+        let ints = schema(r#"{"type":"array","items":"int"}"#);
+        // Two blocks, the second with a byte size: the same items as one.
+        let d = decode(&ints, &[0x02, 0x02, 0x03, 0x04, 0x04, 0x06, 0x00]).unwrap();
+        assert!(
+            matches!(&d, Datum::Scalars(Scalars::Int(v)) if v == &[1, 2, 3]),
+            "{d:?}"
+        );
+        let longs = schema(r#"{"type":"array","items":"long"}"#);
+        let d = decode(&longs, &[0x04, 0x01, 0xfe, 0x01, 0x00]).unwrap();
+        assert!(
+            matches!(&d, Datum::Scalars(Scalars::Long(v)) if v == &[-1, 127]),
+            "{d:?}"
+        );
+        let doubles = schema(r#"{"type":"array","items":"double"}"#);
+        let mut bytes = vec![0x01, 0x10];
+        bytes.extend_from_slice(&1.5f64.to_le_bytes());
+        bytes.extend_from_slice(&[0x02]);
+        bytes.extend_from_slice(&(-2.0f64).to_le_bytes());
+        bytes.push(0);
+        let d = decode(&doubles, &bytes).unwrap();
+        assert!(
+            matches!(&d, Datum::Scalars(Scalars::Double(v)) if v == &[1.5, -2.0]),
+            "{d:?}"
+        );
+        // Both forms write the same bytes.
+        let mut a = Vec::new();
+        encode(&doubles, &d, &mut a).unwrap();
+        let mut b = Vec::new();
+        encode(
+            &doubles,
+            &Datum::Array(vec![Datum::Double(1.5), Datum::Double(-2.0)]),
+            &mut b,
+        )
+        .unwrap();
+        assert_eq!(a, b);
+        assert_eq!(decode(&doubles, &a).unwrap(), d);
+        // A count beyond the bytes left is refused before anything is reserved.
+        let mut huge = Vec::new();
+        varint::write_i64_zigzag(&mut huge, 1 << 40);
+        huge.extend_from_slice(&[0; 16]);
+        let e = decode(&doubles, &huge).unwrap_err();
+        assert!(matches!(e.kind, GenericErrorKind::LengthExceedsInput { .. }), "{e}");
+        // A truncated item names its index.
+        let e = decode(&longs, &[0x04, 0x02, 0x80]).unwrap_err();
+        assert!(e.to_string().starts_with("/1: "), "{e}");
+    }
+
+    #[test]
+    fn union_values_read_bare_where_their_shape_finds_the_branch() {
+        let s = schema(
+            r#"{"type":"array","items":["null","long",
+                {"type":"record","name":"A","fields":[{"name":"x","type":"int"}]},
+                {"type":"record","name":"B","fields":[{"name":"x","type":"int"}]}]}"#,
+        );
+        // null, 5, A{x: 1}, B{x: 2}
+        let bytes = [0x08, 0x00, 0x02, 0x0a, 0x04, 0x02, 0x06, 0x04, 0x00];
+        let d = decode(&s, &bytes).unwrap();
+        let Datum::Array(items) = &d else { panic!("{d:?}") };
+        let record = |x| Datum::Record(vec![("x".into(), Datum::Int(x))]);
+        assert!(matches!(items[0], Datum::Null), "{d:?}");
+        assert!(matches!(items[1], Datum::Long(5)), "{d:?}");
+        assert_eq!(items[2], record(1));
+        assert!(!matches!(items[2], Datum::Union(..)), "{d:?}");
+        // B's record has A's shape: only the branch index tells them apart.
+        assert!(matches!(&items[3], Datum::Union(3, v) if **v == record(2)), "{d:?}");
+        let mut again = Vec::new();
+        encode(&s, &d, &mut again).unwrap();
+        assert_eq!(again, bytes);
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! `"NaN"`, `"Infinity"` and `"-Infinity"`.
 
 use crate::codec::json::write_f64;
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -18,7 +19,16 @@ use std::sync::Arc;
 pub type Name = Arc<str>;
 
 /// One value of some Avro schema. Records and maps keep their order.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// An array has two forms that compare equal item by item:
+/// [`Datum::Array`] (any items) and [`Datum::Scalars`] (items of one numeric
+/// type, unboxed). The Avro decoder builds the second for arrays of `int`,
+/// `long` and `double`; every encoder takes either. A union's value has two
+/// forms too, equal when their values are: [`Datum::Union`] (the branch
+/// named) and the bare value, whose branch the writers find by its shape
+/// (the first that takes it, [`super::walk::branch_for`]); the Avro decoder
+/// builds the bare value (no `Box`) wherever that finds the branch it read.
+#[derive(Clone, Debug)]
 pub enum Datum {
     Null,
     Boolean(bool),
@@ -31,15 +41,96 @@ pub enum Datum {
     Fixed(Vec<u8>),
     /// Index into the schema's symbols, and the symbol.
     Enum(u32, Name),
-    /// Branch index in the schema's union, and the branch's value.
+    /// Branch index in the schema's union, and the branch's value (see
+    /// the type's doc for the bare form).
     Union(u32, Box<Datum>),
     Array(Vec<Datum>),
+    /// An array of `int`, `long` or `double` items, unboxed.
+    Scalars(Scalars),
     Map(Vec<(String, Datum)>),
     /// Fields in the schema's order, named by the schema's own names.
     Record(Vec<(Name, Datum)>),
 }
 
+/// The items of an array of one numeric type, in an unboxed vector: a
+/// decoder fills it without a [`Datum`] per item and it drops without a
+/// call per item.
+#[derive(Clone, Debug)]
+pub enum Scalars {
+    Int(Vec<i32>),
+    Long(Vec<i64>),
+    Double(Vec<f64>),
+}
+
+impl Scalars {
+    pub fn len(&self) -> usize {
+        match self {
+            Scalars::Int(v) => v.len(),
+            Scalars::Long(v) => v.len(),
+            Scalars::Double(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Item `i` as a [`Datum`].
+    pub fn get(&self, i: usize) -> Option<Datum> {
+        match self {
+            Scalars::Int(v) => v.get(i).map(|&x| Datum::Int(x)),
+            Scalars::Long(v) => v.get(i).map(|&x| Datum::Long(x)),
+            Scalars::Double(v) => v.get(i).map(|&x| Datum::Double(x)),
+        }
+    }
+
+    /// The items as [`Datum`]s, in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Datum> + '_ {
+        (0..self.len()).map(|i| self.get(i).expect("index below len"))
+    }
+
+    /// The items as a [`Datum::Array`]'s vector.
+    pub fn to_datums(&self) -> Vec<Datum> {
+        self.iter().collect()
+    }
+}
+
+impl PartialEq for Datum {
+    fn eq(&self, other: &Datum) -> bool {
+        use Datum::*;
+        match (self, other) {
+            (Null, Null) => true,
+            (Boolean(a), Boolean(b)) => a == b,
+            (Int(a), Int(b)) => a == b,
+            (Long(a), Long(b)) => a == b,
+            (Float(a), Float(b)) => a == b,
+            (Double(a), Double(b)) => a == b,
+            (Bytes(a), Bytes(b)) | (Fixed(a), Fixed(b)) => a == b,
+            (String(a), String(b)) => a == b,
+            (Enum(i, a), Enum(j, b)) => i == j && a == b,
+            (Union(i, a), Union(j, b)) => i == j && a == b,
+            (Union(_, a), b) | (b, Union(_, a)) => **a == *b,
+            (Array(a), Array(b)) => a == b,
+            (Scalars(a), Scalars(b)) => a.len() == b.len() && a.iter().eq(b.iter()),
+            (Array(a), Scalars(b)) | (Scalars(b), Array(a)) => a.len() == b.len() && a.iter().cloned().eq(b.iter()),
+            (Map(a), Map(b)) => a == b,
+            (Record(a), Record(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
 impl Datum {
+    /// An array's items: borrowed from a [`Datum::Array`], built from a
+    /// [`Datum::Scalars`]; `None` for any other variant.
+    pub fn array_items(&self) -> Option<Cow<'_, [Datum]>> {
+        match self {
+            Datum::Array(items) => Some(Cow::Borrowed(items)),
+            Datum::Scalars(items) => Some(Cow::Owned(items.to_datums())),
+            _ => None,
+        }
+    }
+
     /// The field `name` of a record.
     pub fn field(&self, name: &str) -> Option<&Datum> {
         match self {
@@ -62,7 +153,7 @@ impl Datum {
             Datum::Fixed(_) => "fixed",
             Datum::Enum(..) => "enum",
             Datum::Union(..) => "union",
-            Datum::Array(_) => "array",
+            Datum::Array(_) | Datum::Scalars(_) => "array",
             Datum::Map(_) => "map",
             Datum::Record(_) => "record",
         }
@@ -103,6 +194,7 @@ impl Datum {
                 }
                 out.push(']');
             }
+            Datum::Scalars(items) => Datum::Array(items.to_datums()).write_json(out),
             Datum::Map(entries) => object_json(entries.iter().map(|(k, v)| (&**k, v)), out),
             Datum::Record(fields) => object_json(fields.iter().map(|(k, v)| (&**k, v)), out),
         }
@@ -182,5 +274,35 @@ mod tests {
             d.to_json(),
             r#"{"u":-3,"b":"\u0000Aÿ","e":"C","f":0.1,"d":1e+20,"n":"NaN","m":{"k\"":[null]}}"#
         );
+    }
+
+    #[test]
+    fn both_array_forms_compare_item_by_item() {
+        let boxed = Datum::Array(vec![Datum::Long(1), Datum::Long(-2)]);
+        let unboxed = Datum::Scalars(Scalars::Long(vec![1, -2]));
+        assert_eq!(boxed, unboxed);
+        assert_eq!(unboxed, boxed);
+        assert_eq!(unboxed.to_json(), boxed.to_json());
+        assert_eq!(
+            unboxed.array_items().unwrap().as_ref(),
+            boxed.array_items().unwrap().as_ref()
+        );
+        // The comparison can fail: another value, another length, another type.
+        assert_ne!(Datum::Scalars(Scalars::Long(vec![1, -3])), boxed);
+        assert_ne!(Datum::Scalars(Scalars::Long(vec![1])), boxed);
+        assert_ne!(Datum::Scalars(Scalars::Int(vec![1, -2])), boxed);
+        assert_ne!(
+            Datum::Scalars(Scalars::Double(vec![f64::NAN])),
+            Datum::Scalars(Scalars::Double(vec![f64::NAN]))
+        );
+        assert_eq!(Datum::Scalars(Scalars::Int(vec![])), Datum::Array(vec![]));
+        assert_eq!(Datum::Null.array_items(), None);
+        // A union's value equals its bare value, and only that.
+        let u = Datum::Union(1, Box::new(Datum::Long(3)));
+        assert_eq!(u, Datum::Long(3));
+        assert_eq!(Datum::Long(3), u);
+        assert_ne!(u, Datum::Long(4));
+        assert_ne!(u, Datum::Int(3));
+        assert_ne!(u, Datum::Union(2, Box::new(Datum::Long(3))));
     }
 }

@@ -647,6 +647,9 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Sink<'_>, 
             Some((i, inner)) => write_node(schema, branches[i as usize], inner, out, depth + 1)?,
             None => return Err(walk::mismatch(schema, node, "", d)),
         },
+        (Node::Array(_), Datum::Scalars(values)) => {
+            write_node(schema, node, &Datum::Array(values.to_datums()), out, depth)?;
+        }
         (Node::Array(items), Datum::Array(values)) => {
             out.byte(b'[');
             // Arrays of doubles (meshes, series) are written here, without a

@@ -295,10 +295,10 @@ impl Enc<'_> {
                 _ => Err(mismatch(s, ty, d)),
             },
             Shape::Array(items) => {
-                let Datum::Array(values) = d else {
+                let Some(values) = d.array_items() else {
                     return Err(mismatch(s, ty, d));
                 };
-                Ok(Pending::Offset(self.vector(fbb, items, values, depth)?))
+                Ok(Pending::Offset(self.vector(fbb, items, &values, depth)?))
             }
             Shape::Map(vt) => {
                 let Datum::Map(entries) = d else {

@@ -22,7 +22,7 @@
 //! pair takes at least one byte per element), ext and `c1` are refused,
 //! nesting is bounded by [`MAX_DEPTH`].
 
-use super::datum::Datum;
+use super::datum::{Datum, Scalars};
 use super::document::{check_unique_keys, enum_index, enum_symbol_index, nest, nest_index, record_field};
 use super::error::{GenericError, GenericErrorKind};
 use super::schema::{Node, NodeId, Schema};
@@ -303,6 +303,9 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Sink<'_>, 
             Some((i, inner)) => write_node(schema, branches[i as usize], inner, out, depth + 1)?,
             None => return Err(walk::mismatch(schema, node, "", d)),
         },
+        (Node::Array(_), Datum::Scalars(values)) => {
+            write_node(schema, node, &Datum::Array(values.to_datums()), out, depth)?;
+        }
         (Node::Array(items), Datum::Array(values)) => {
             header(out, array_header(values.len(), "array"))?;
             if !values.is_empty() {
@@ -667,21 +670,42 @@ impl<'a> Reader<'a> {
             Node::Array(items) => {
                 self.depth_ok(depth, at)?;
                 let count = self.count(false)?;
-                let mut out = Vec::with_capacity(count);
-                let double = matches!(schema.node(*items), Node::Double);
-                for i in 0..count {
-                    // Arrays of float 64s (meshes, series) read here, without
-                    // a call per item; anything else (and errors) by `value`.
-                    if double && self.c.peek() == Some(0xcb) {
-                        let start = self.c.pos();
-                        if let Some(b) = self.c.input().get(start + 1..start + 9) {
-                            let mut be = [0u8; 8];
-                            be.copy_from_slice(b);
-                            self.c.seek(start + 9);
-                            out.push(Datum::Double(f64::from_be_bytes(be)));
-                            continue;
+                // Arrays of ints, longs and doubles read into an unboxed
+                // vector (`Datum::Scalars`): no `Datum` per item to build
+                // or drop.
+                let mut scalars = match schema.node(*items) {
+                    Node::Int => Some(Scalars::Int(Vec::with_capacity(count))),
+                    Node::Long => Some(Scalars::Long(Vec::with_capacity(count))),
+                    Node::Double => Some(Scalars::Double(Vec::with_capacity(count))),
+                    _ => None,
+                };
+                if let Some(s) = &mut scalars {
+                    for i in 0..count {
+                        if let Scalars::Double(v) = s
+                            && self.c.peek() == Some(0xcb)
+                        {
+                            let start = self.c.pos();
+                            if let Some(b) = self.c.input().get(start + 1..start + 9) {
+                                let mut be = [0u8; 8];
+                                be.copy_from_slice(b);
+                                self.c.seek(start + 9);
+                                v.push(f64::from_be_bytes(be));
+                                continue;
+                            }
+                        }
+                        match (&mut *s, self.value(*items, depth + 1).map_err(|e| nest_index(e, i))?) {
+                            (Scalars::Int(v), Datum::Int(x)) => v.push(x),
+                            (Scalars::Long(v), Datum::Long(x)) => v.push(x),
+                            (Scalars::Double(v), Datum::Double(x)) => v.push(x),
+                            (_, d) => return Err(nest_index(walk::mismatch(schema, *items, "", &d), i)),
                         }
                     }
+                }
+                if let Some(s) = scalars {
+                    return Ok(Datum::Scalars(s));
+                }
+                let mut out = Vec::with_capacity(count);
+                for i in 0..count {
                     out.push(self.value(*items, depth + 1).map_err(|e| nest_index(e, i))?);
                 }
                 Datum::Array(out)
@@ -752,6 +776,32 @@ mod tests {
 
     fn schema(s: &str) -> Schema {
         Schema::parse(s.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn numeric_arrays_read_unboxed() {
+        let doubles = schema(r#"{"type":"array","items":"double"}"#);
+        // [1.5 as float 64, 0.5 as float 32, 2 as a fixint]: the last is not a double.
+        let mut bytes = vec![0x93, 0xcb];
+        bytes.extend_from_slice(&1.5f64.to_be_bytes());
+        bytes.push(0xca);
+        bytes.extend_from_slice(&0.5f32.to_be_bytes());
+        let e = decode(&doubles, &[bytes.as_slice(), &[0x02]].concat()).unwrap_err();
+        assert!(e.to_string().starts_with("/2: "), "{e}");
+        bytes[0] = 0x92;
+        let d = decode(&doubles, &bytes).unwrap();
+        assert!(
+            matches!(&d, Datum::Scalars(Scalars::Double(v)) if v == &[1.5, 0.5]),
+            "{d:?}"
+        );
+        let ints = schema(r#"{"type":"array","items":"int"}"#);
+        let d = decode(&ints, &[0x92, 0x01, 0xff]).unwrap();
+        assert!(matches!(&d, Datum::Scalars(Scalars::Int(v)) if v == &[1, -1]), "{d:?}");
+        let mut out = Vec::new();
+        encode(&ints, &d, &mut out).unwrap();
+        assert_eq!(out, [0x92, 0x01, 0xff]);
+        // A truncated float 64 is an error, not a short read.
+        assert!(decode(&doubles, &[0x91, 0xcb, 0x3f]).is_err());
     }
 
     #[test]

@@ -43,7 +43,7 @@
 //! [`MAX_DEPTH`], and every error carries the JSON Pointer of the value and
 //! the byte offset.
 
-use super::datum::{Datum, Name};
+use super::datum::{Datum, Name, Scalars};
 use super::derive::{Shape, proto_width, shape};
 use super::error::{GenericError, GenericErrorKind, push_token};
 use super::schema::{Field, Node, NodeId, Schema};
@@ -235,10 +235,10 @@ impl Enc<'_> {
             Shape::Leaf => self.leaf(ty, n, d, out, present),
             Shape::Record => self.message(ty, n, d, out, depth),
             Shape::Array(items) => {
-                let Datum::Array(values) = d else {
+                let Some(values) = d.array_items() else {
                     return Err(mismatch(s, ty, d));
                 };
-                self.array(items, n, values, out, depth)
+                self.array(items, n, &values, out, depth)
             }
             Shape::Map(vt) => {
                 let Datum::Map(entries) = d else {
@@ -509,6 +509,8 @@ enum Slot<'a> {
     /// A message value (merged), with its union branch.
     Msg(u32, Segs<'a>),
     List(Vec<Datum>),
+    /// An array of doubles read packed so far, unboxed.
+    Doubles(Vec<f64>),
     Entries(Vec<(String, Datum)>),
 }
 
@@ -707,6 +709,22 @@ impl<'a> Dec<'a> {
                 }
             }
             Shape::Array(items) => {
+                // Packed doubles collect unboxed (`Datum::Scalars`) until an
+                // unpacked occurrence of the field, if any, boxes them.
+                if let Node::Double = s.node(items)
+                    && wire == WireType::LengthDelimited
+                    && matches!(slot, Slot::Empty | Slot::Doubles(_))
+                {
+                    let body = self.len_delimited(buf, "a packed array")?;
+                    if !matches!(slot, Slot::Doubles(_)) {
+                        *slot = Slot::Doubles(Vec::new());
+                    }
+                    let Slot::Doubles(list) = slot else { unreachable!() };
+                    return self.packed_doubles(body, list);
+                }
+                if let Slot::Doubles(list) = slot {
+                    *slot = Slot::List(list.iter().map(|&x| Datum::Double(x)).collect());
+                }
                 if !matches!(slot, Slot::List(_)) {
                     *slot = Slot::List(Vec::new());
                 }
@@ -791,6 +809,25 @@ impl<'a> Dec<'a> {
         }
     }
 
+    /// A packed array of doubles, unboxed: its length must be a whole
+    /// number of items (checked before anything is reserved).
+    fn packed_doubles(&self, body: &'a [u8], list: &mut Vec<f64>) -> Result<(), GenericError> {
+        if body.len() % 8 != 0 {
+            return Err(GenericError::unexpected(
+                "",
+                Some(self.at(body)),
+                "a packed array of 8-byte items",
+                format!("{} bytes", body.len()),
+            ));
+        }
+        list.reserve(body.len() / 8);
+        list.extend(
+            body.chunks_exact(8)
+                .map(|c| f64::from_le_bytes(c.try_into().unwrap_or([0; 8]))),
+        );
+        Ok(())
+    }
+
     /// A packed array of doubles or floats: its length must be a whole
     /// number of items (checked before anything is reserved).
     fn packed_fixed(&self, items: NodeId, body: &'a [u8], list: &mut Vec<Datum>) -> Result<(), GenericError> {
@@ -873,6 +910,7 @@ impl<'a> Dec<'a> {
             Shape::Leaf | Shape::Record => self.finish_member(ty, slot, depth),
             Shape::Array(_) => match slot {
                 Slot::List(items) => Ok(Datum::Array(items)),
+                Slot::Doubles(items) => Ok(Datum::Scalars(Scalars::Double(items))),
                 _ => Err(slot_mismatch()),
             },
             Shape::Map(_) => match slot {
@@ -1064,4 +1102,44 @@ fn last_wins(entries: Vec<(String, Datum)>) -> Vec<(String, Datum)> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_doubles_read_unboxed_and_box_for_an_unpacked_occurrence() {
+        let s = Schema::parse(
+            br#"{"type":"record","name":"R","fields":[{"name":"xs","type":{"type":"array","items":"double"}}]}"#,
+        )
+        .unwrap();
+        let xs = |v: Vec<f64>| {
+            Datum::Record(vec![(
+                "xs".into(),
+                Datum::Array(v.into_iter().map(Datum::Double).collect()),
+            )])
+        };
+        let mut bytes = Vec::new();
+        encode(&s, &xs(vec![1.5, -2.0]), &mut bytes).unwrap();
+        assert_eq!(bytes[..2], [0x0a, 0x10]);
+        let d = decode(&s, &bytes).unwrap();
+        assert!(
+            matches!(d.field("xs"), Some(Datum::Scalars(Scalars::Double(v))) if v == &[1.5, -2.0]),
+            "{d:?}"
+        );
+        // An unpacked occurrence (field 1, 64-bit) appends to the same array.
+        bytes.push(0x09);
+        bytes.extend_from_slice(&4.0f64.to_le_bytes());
+        let d = decode(&s, &bytes).unwrap();
+        assert!(matches!(d.field("xs"), Some(Datum::Array(_))), "{d:?}");
+        assert_eq!(d, xs(vec![1.5, -2.0, 4.0]));
+        // ... and a packed one after it too.
+        bytes.extend_from_slice(&[0x0a, 0x08]);
+        bytes.extend_from_slice(&8.0f64.to_le_bytes());
+        assert_eq!(decode(&s, &bytes).unwrap(), xs(vec![1.5, -2.0, 4.0, 8.0]));
+        // A packed body that is not a whole number of doubles is refused.
+        let e = decode(&s, &[0x0a, 0x03, 1, 2, 3]).unwrap_err();
+        assert!(e.to_string().contains("8-byte items"), "{e}");
+    }
 }

@@ -11,8 +11,9 @@
 //! a bare union value back to the branch it was written with. NaN is never
 //! drawn: JSON cannot spell it and it is not equal to itself.
 
-use super::datum::Datum;
+use super::datum::{Datum, Scalars};
 use super::schema::{Node, NodeId, Schema};
+use super::walk;
 use crate::prng::Rng;
 
 /// A random schema (`.avsc` text) and its parse.
@@ -208,7 +209,31 @@ fn value(schema: &Schema, node: NodeId, rng: &mut Rng, depth: usize) -> Datum {
         }
         Node::Array(items) => {
             let n = count(rng);
-            Datum::Array((0..n).map(|_| value(schema, *items, rng, depth + 1)).collect())
+            let values: Vec<Datum> = (0..n).map(|_| value(schema, *items, rng, depth + 1)).collect();
+            // Odd-length arrays of ints, longs and doubles take the unboxed
+            // form (no draw of its own: the stream stays the same), so every
+            // encoder meets both forms.
+            match schema.node(*items) {
+                Node::Int if n % 2 == 1 => Datum::Scalars(Scalars::Int(
+                    values
+                        .iter()
+                        .filter_map(|d| if let Datum::Int(x) = d { Some(*x) } else { None })
+                        .collect(),
+                )),
+                Node::Long if n % 2 == 1 => Datum::Scalars(Scalars::Long(
+                    values
+                        .iter()
+                        .filter_map(|d| if let Datum::Long(x) = d { Some(*x) } else { None })
+                        .collect(),
+                )),
+                Node::Double if n % 2 == 1 => Datum::Scalars(Scalars::Double(
+                    values
+                        .iter()
+                        .filter_map(|d| if let Datum::Double(x) = d { Some(*x) } else { None })
+                        .collect(),
+                )),
+                _ => Datum::Array(values),
+            }
         }
         Node::Map(values) => {
             let n = count(rng);
@@ -242,7 +267,14 @@ fn value(schema: &Schema, node: NodeId, rng: &mut Rng, depth: usize) -> Datum {
             } else {
                 rng.below(branches.len() as u64) as usize
             };
-            Datum::Union(i as u32, Box::new(value(schema, branches[i], rng, depth + 1)))
+            let v = value(schema, branches[i], rng, depth + 1);
+            // Odd branches go bare where the writers find them by shape (no
+            // draw of its own), so every encoder meets both union forms.
+            if i % 2 == 1 && walk::branch_for(schema, branches, &v).is_some_and(|(b, _)| b as usize == i) {
+                v
+            } else {
+                Datum::Union(i as u32, Box::new(v))
+            }
         }
     }
 }

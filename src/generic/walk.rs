@@ -143,7 +143,7 @@ pub fn accepts(schema: &Schema, node: NodeId, datum: &Datum) -> bool {
         | (Node::Double, Datum::Double(_))
         | (Node::Bytes, Datum::Bytes(_))
         | (Node::String, Datum::String(_))
-        | (Node::Array(_), Datum::Array(_))
+        | (Node::Array(_), Datum::Array(_) | Datum::Scalars(_))
         | (Node::Map(_), Datum::Map(_))
         | (Node::Record(_), Datum::Record(_)) => true,
         (Node::Fixed(f), Datum::Fixed(b)) => b.len() == f.size,

@@ -215,12 +215,17 @@ fn string(rng: &mut Rng) -> String {
 }
 
 /// Datum equality with floats compared by their bits (NaN, -0.0).
+/// An array's two forms, and a union's value and its bare form, are one
+/// value each (`generic::datum`).
 pub fn same(a: &Datum, b: &Datum) -> bool {
+    if let (Some(x), Some(y)) = (a.array_items(), b.array_items()) {
+        return x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| same(p, q));
+    }
     match (a, b) {
         (Datum::Float(x), Datum::Float(y)) => x.to_bits() == y.to_bits(),
         (Datum::Double(x), Datum::Double(y)) => x.to_bits() == y.to_bits(),
         (Datum::Union(i, x), Datum::Union(j, y)) => i == j && same(x, y),
-        (Datum::Array(x), Datum::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q)),
+        (Datum::Union(_, x), y) | (y, Datum::Union(_, x)) => same(x, y),
         (Datum::Map(x), Datum::Map(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|((k, p), (l, q))| k == l && same(p, q))
         }
@@ -256,6 +261,7 @@ pub fn positive_zeros(d: &Datum) -> Datum {
         Datum::Map(e) => Datum::Map(e.iter().map(|(k, v)| (k.clone(), positive_zeros(v))).collect()),
         Datum::Record(e) => Datum::Record(e.iter().map(|(k, v)| (k.clone(), positive_zeros(v))).collect()),
         Datum::Array(items) => Datum::Array(items.iter().map(positive_zeros).collect()),
+        Datum::Scalars(items) => Datum::Array(items.iter().map(|d| positive_zeros(&d)).collect()),
         Datum::Union(b, v) => Datum::Union(*b, Box::new(positive_zeros(v))),
         other => other.clone(),
     }
