@@ -56,8 +56,8 @@
 
 use super::generated::wirebench as fb;
 use super::verifier::{IDENTIFIER, MAX_DEPTH, verified_root, verifier_options};
+use crate::codec::DecodeError;
 use crate::codec::view::{ProductReader, ProductView, Text, VariantView, check_list};
-use crate::codec::{DecodeError, ErrorKind};
 use crate::model::{self, Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Status};
 
 // The deepest table this reader visits is a Variant, at depth 3.
@@ -81,13 +81,7 @@ impl From<Refused> for DecodeError {
     /// refused, which the tests below rule out.
     #[cold]
     fn from(_: Refused) -> DecodeError {
-        DecodeError::new(
-            0,
-            ErrorKind::Library {
-                library: "flatbuffers",
-                message: "the reader refuses a buffer the verifier accepts".to_string(),
-            },
-        )
+        DecodeError::library(0, "flatbuffers", "the reader refuses a buffer the verifier accepts")
     }
 }
 
@@ -406,13 +400,7 @@ fn too_many(index: usize, at: usize, field: &str, count: usize, max: usize) -> R
 /// as 0, a known status, so `field` is there).
 #[cold]
 fn unknown_status(field: Option<usize>, table: usize, raw: i8) -> DecodeError {
-    DecodeError::new(
-        field.unwrap_or(table),
-        ErrorKind::UnknownEnum {
-            what: "Status",
-            value: raw.to_string(),
-        },
-    )
+    DecodeError::unknown_enum(field.unwrap_or(table), "Status", raw)
 }
 
 /// One variant table, verified in the generated `run_verifier`'s field order.

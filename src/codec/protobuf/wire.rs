@@ -165,13 +165,7 @@ fn bad_wire_type(at: usize, t: u64) -> DecodeError {
 
 #[cold]
 fn bad_field_number(at: usize, number: u64) -> DecodeError {
-    DecodeError::new(
-        at,
-        ErrorKind::OutOfRange {
-            what: "field number",
-            value: number.to_string(),
-        },
-    )
+    DecodeError::out_of_range(at, "field number", number)
 }
 
 /// Reads a `Len` value: its length varint (named `length` in errors), then
