@@ -370,7 +370,10 @@ fn product<'a>(r: &mut Reader<'a>, pos: usize, index: usize, view: &mut ProductV
     };
     let (variants_at, variants_len) = r.vector(t, fb::Product::VT_VARIANTS)?;
     too_many(index, pos, "variants", variants_len, MAX_VARIANTS)?;
-    view.status = Status::from_index(i64::from(status)).ok_or_else(|| unknown_status(status_at, pos, status))?;
+    // A status that names no `Status` is reported at its field (an absent
+    // one reads as 0, a known status, so the field is there).
+    let unknown = || DecodeError::unknown_enum(status_at.unwrap_or(pos), "Status", status);
+    view.status = Status::from_index(i64::from(status)).ok_or_else(unknown)?;
     view.variants.clear();
     for i in 0..variants_len {
         let at = r.follow(variants_at + 4 * i)?;
@@ -394,13 +397,6 @@ fn too_many(index: usize, at: usize, field: &str, count: usize, max: usize) -> R
         return Err(DecodeError::invalid(at, e));
     }
     Ok(())
-}
-
-/// A status byte that names no `Status`, at its field (an absent one reads
-/// as 0, a known status, so `field` is there).
-#[cold]
-fn unknown_status(field: Option<usize>, table: usize, raw: i8) -> DecodeError {
-    DecodeError::unknown_enum(field.unwrap_or(table), "Status", raw)
 }
 
 /// One variant table, verified in the generated `run_verifier`'s field order.
