@@ -1,6 +1,8 @@
 //! Avro decoder on crafted input: `(input, "message at byte N")` error tables,
 //! the legal-but-unusual shapes it must accept (negative block counts with
-//! byte sizes, several blocks), and the files in `fixtures/hostile/avro-*.bin`.
+//! byte sizes, several blocks), the files in `fixtures/hostile/avro-*.bin`, and
+//! one small product's every byte, encoded and decoded ([`SMALL`]), with the
+//! schema's field order checked against the code's.
 //!
 //! Inputs are built from one minimal valid product ([`FIELDS`]) with a single
 //! field's bytes replaced, so each row shows exactly what is wrong.
@@ -396,4 +398,132 @@ fn hostile_files_are_what_their_builders_make() {
         }
         assert_eq!(std::fs::read(&path).unwrap(), bytes, "{name}");
     }
+}
+
+fn small() -> Product {
+    Product {
+        id: 1,
+        sku: "S".into(),
+        name: "ab".into(),
+        description: String::new(),
+        price_cents: 300,
+        currency: "THB".into(),
+        rating: 4.5,
+        review_count: 0,
+        in_stock: true,
+        stock: 1,
+        status: Status::Draft,
+        tags: vec!["new".into(), "eco".into()],
+        dimensions: Dimensions {
+            width_mm: 1,
+            height_mm: 2,
+            depth_mm: 3,
+            weight_g: 4,
+        },
+        variants: vec![Variant {
+            sku: "v".into(),
+            color: "red".into(),
+            size: "M".into(),
+            price_cents: -1,
+            stock: 64,
+        }],
+        discount_percent: Some(15),
+        created_at_ms: -64,
+        image_url: "u".into(),
+    }
+}
+
+/// Every byte of a one-product catalog, field by field.
+#[rustfmt::skip]
+const SMALL: &[u8] = &[
+    0x02,                                     // products: block of 1 item
+    0x02,                                     // id 1
+    0x02, b'S',                               // sku "S"
+    0x04, b'a', b'b',                         // name "ab"
+    0x00,                                     // description ""
+    0xd8, 0x04,                               // price_cents 300 (zigzag 600)
+    0x06, b'T', b'H', b'B',                   // currency "THB"
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12, 0x40, // rating 4.5 LE
+    0x00,                                     // review_count 0
+    0x01,                                     // in_stock true
+    0x02,                                     // stock 1
+    0x02,                                     // status DRAFT (index 1)
+    0x04, 0x06, b'n', b'e', b'w', 0x06, b'e', b'c', b'o', 0x00, // tags
+    0x02, 0x04, 0x06, 0x08,                   // dimensions 1, 2, 3, 4
+    0x02,                                     // variants: block of 1
+    0x02, b'v', 0x06, b'r', b'e', b'd', 0x02, b'M', // sku, color, size
+    0x01,                                     // price_cents -1
+    0x80, 0x01,                               // stock 64 (zigzag 128)
+    0x00,                                     // end of variants
+    0x02, 0x1e,                               // discount_percent: branch int, 15
+    0x7f,                                     // created_at_ms -64
+    0x02, b'u',                               // image_url "u"
+    0x00,                                     // end of products
+];
+
+#[test]
+fn encodes_exact_bytes() {
+    let mut out = Vec::new();
+    avro::encode(&[small()], &mut out).unwrap();
+    assert_eq!(out, SMALL);
+}
+
+#[test]
+fn empty_catalog_is_one_zero_byte() {
+    let mut out = vec![0xaa];
+    avro::encode(&[], &mut out).unwrap();
+    assert_eq!(out, [0xaa, 0x00], "encode appends");
+    assert_eq!(avro::decode(&[0x00]).unwrap(), Catalog::default());
+}
+
+#[test]
+fn decodes_exact_bytes() {
+    // Price -1 on a variant breaks the model, so the decoder must say so.
+    let err = avro::decode(SMALL).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid data: products[0].variants[0].price_cents: must be >= 0, found -1 at byte 1"
+    );
+    let mut ok = small();
+    ok.variants[0].price_cents = 1;
+    let mut bytes = SMALL.to_vec();
+    assert_eq!(bytes[49], 0x01, "variant price_cents -1");
+    bytes[49] = 0x02; // variant price_cents 1
+    assert_eq!(avro::decode(&bytes).unwrap(), Catalog { products: vec![ok] });
+}
+
+#[test]
+fn schema_lists_fields_in_code_order() {
+    let quoted = |names: &str| names.split(' ').map(|n| format!("\"{n}\"")).collect::<Vec<_>>();
+    let mut fields = quoted("products id sku name description price_cents currency rating review_count in_stock");
+    fields.extend(quoted("stock status"));
+    fields.push(r#""ACTIVE", "DRAFT", "DISCONTINUED""#.into());
+    fields.extend(quoted(
+        "tags dimensions width_mm height_mm depth_mm weight_g variants color size",
+    ));
+    fields.push(r#""discount_percent", "type": ["null", "int"], "default": null"#.into());
+    fields.extend(quoted("created_at_ms image_url"));
+    let mut from = 0;
+    for f in &fields {
+        let at = avro::SCHEMA[from..]
+            .find(f.as_str())
+            .unwrap_or_else(|| panic!("{f} missing or out of order in {}", avro::SCHEMA_FILE));
+        from += at + f.len();
+    }
+}
+
+#[test]
+fn errors_carry_offsets() {
+    // One product announced, none of its (at least 27) bytes present.
+    assert_eq!(
+        avro::decode(&[0x02]).unwrap_err().to_string(),
+        "products block count of 1 exceeds the 0 bytes remaining at byte 1"
+    );
+    let mut truncated = SMALL.to_vec();
+    truncated[49] = 0x02; // a valid variant price, so the product validates
+    truncated.truncate(58);
+    assert_eq!(
+        avro::decode(&truncated).unwrap_err().to_string(),
+        "unexpected end of input, expected products block count at byte 58"
+    );
 }

@@ -65,13 +65,8 @@ impl DecodeError {
 
     #[cold]
     pub fn unexpected(offset: usize, expected: &'static str, found: impl Into<String>) -> DecodeError {
-        DecodeError::new(
-            offset,
-            ErrorKind::Unexpected {
-                expected,
-                found: found.into(),
-            },
-        )
+        let found = found.into();
+        DecodeError::new(offset, ErrorKind::Unexpected { expected, found })
     }
 
     #[cold]
@@ -91,6 +86,14 @@ impl DecodeError {
     pub fn unknown_enum(offset: usize, what: &'static str, value: impl ToString) -> DecodeError {
         let value = value.to_string();
         DecodeError::new(offset, ErrorKind::UnknownEnum { what, value })
+    }
+
+    /// An error from the generated-code `library`, or from our reader of
+    /// its format.
+    #[cold]
+    pub fn library(offset: usize, library: &'static str, message: impl Into<String>) -> DecodeError {
+        let message = message.into();
+        DecodeError::new(offset, ErrorKind::Library { library, message })
     }
 
     /// A `what` of `len` beyond the `remaining` bytes.

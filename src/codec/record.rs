@@ -40,12 +40,8 @@ impl Seen {
         if missing == 0 {
             return Ok(());
         }
-        Err(DecodeError::new(
-            at,
-            ErrorKind::MissingField {
-                field: name(missing.trailing_zeros() as usize),
-            },
-        ))
+        let field = name(missing.trailing_zeros() as usize);
+        Err(DecodeError::new(at, ErrorKind::MissingField { field }))
     }
 }
 

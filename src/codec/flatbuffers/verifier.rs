@@ -114,15 +114,7 @@ fn place(path: &str) -> String {
 fn verifier_error(e: &InvalidFlatbuffer, opts: &VerifierOptions, len: usize) -> DecodeError {
     // Offsets the verifier reports may lie past the buffer (that is often the
     // error); an error's offset never does, so those point at the end.
-    let library = |at: usize, message: String| {
-        DecodeError::new(
-            at.min(len),
-            ErrorKind::Library {
-                library: LIBRARY,
-                message,
-            },
-        )
-    };
+    let library = |at: usize, message: String| DecodeError::library(at.min(len), LIBRARY, message);
     match e {
         InvalidFlatbuffer::Utf8Error { error, range, .. } => {
             DecodeError::new(range.start + error.valid_up_to(), ErrorKind::InvalidUtf8)

@@ -56,8 +56,8 @@
 
 use super::generated::wirebench as fb;
 use super::verifier::{IDENTIFIER, MAX_DEPTH, verified_root, verifier_options};
+use crate::codec::DecodeError;
 use crate::codec::view::{ProductReader, ProductView, Text, VariantView, check_list};
-use crate::codec::{DecodeError, ErrorKind};
 use crate::model::{self, Catalog, Dimensions, MAX_TAGS, MAX_VARIANTS, Status};
 
 // The deepest table this reader visits is a Variant, at depth 3.
@@ -81,13 +81,7 @@ impl From<Refused> for DecodeError {
     /// refused, which the tests below rule out.
     #[cold]
     fn from(_: Refused) -> DecodeError {
-        DecodeError::new(
-            0,
-            ErrorKind::Library {
-                library: "flatbuffers",
-                message: "the reader refuses a buffer the verifier accepts".to_string(),
-            },
-        )
+        DecodeError::library(0, "flatbuffers", "the reader refuses a buffer the verifier accepts")
     }
 }
 
@@ -376,7 +370,10 @@ fn product<'a>(r: &mut Reader<'a>, pos: usize, index: usize, view: &mut ProductV
     };
     let (variants_at, variants_len) = r.vector(t, fb::Product::VT_VARIANTS)?;
     too_many(index, pos, "variants", variants_len, MAX_VARIANTS)?;
-    view.status = Status::from_index(i64::from(status)).ok_or_else(|| unknown_status(status_at, pos, status))?;
+    // A status that names no `Status` is reported at its field (an absent
+    // one reads as 0, a known status, so the field is there).
+    let unknown = || DecodeError::unknown_enum(status_at.unwrap_or(pos), "Status", status);
+    view.status = Status::from_index(i64::from(status)).ok_or_else(unknown)?;
     view.variants.clear();
     for i in 0..variants_len {
         let at = r.follow(variants_at + 4 * i)?;
@@ -400,19 +397,6 @@ fn too_many(index: usize, at: usize, field: &str, count: usize, max: usize) -> R
         return Err(DecodeError::invalid(at, e));
     }
     Ok(())
-}
-
-/// A status byte that names no `Status`, at its field (an absent one reads
-/// as 0, a known status, so `field` is there).
-#[cold]
-fn unknown_status(field: Option<usize>, table: usize, raw: i8) -> DecodeError {
-    DecodeError::new(
-        field.unwrap_or(table),
-        ErrorKind::UnknownEnum {
-            what: "Status",
-            value: raw.to_string(),
-        },
-    )
 }
 
 /// One variant table, verified in the generated `run_verifier`'s field order.

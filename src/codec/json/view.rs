@@ -22,7 +22,7 @@
 use super::lexer::{IntField, Keys, Lexer, Str, Token, int_field};
 use crate::codec::record::{self, Seen};
 use crate::codec::view::{ProductReader, ProductView, Text, VariantView, check_list};
-use crate::codec::{DecodeError, ErrorKind, utf8};
+use crate::codec::{DecodeError, utf8};
 use crate::model::{self, Dimensions, MAX_TAGS, MAX_VARIANTS, Status};
 
 type Result<T> = std::result::Result<T, DecodeError>;
@@ -95,15 +95,7 @@ pub(super) fn read_status(lx: &mut Lexer<'_>) -> Result<Status> {
         Str::Raw(s) => Status::from_str_exact(s).ok_or_else(|| s.to_owned()),
         Str::Escaped => Status::from_str_exact(&lx.scratch).ok_or_else(|| lx.scratch.clone()),
     };
-    known.map_err(|s| {
-        DecodeError::new(
-            at,
-            ErrorKind::UnknownEnum {
-                what: "status (active, draft or discontinued)",
-                value: format!("{s:?}"),
-            },
-        )
-    })
+    known.map_err(|s| DecodeError::unknown_enum(at, "status (active, draft or discontinued)", format!("{s:?}")))
 }
 
 /// Decodes and validates a whole payload into a view that borrows it.

@@ -69,7 +69,7 @@ pub mod generated;
 pub mod view;
 pub(crate) mod wire;
 
-use crate::codec::{DecodeError, EncodeError, ErrorKind};
+use crate::codec::{DecodeError, EncodeError};
 use crate::model::{Catalog, Dimensions, Product, Status, Variant};
 use generated as pb;
 use prost::Message;
@@ -100,13 +100,7 @@ pub fn decode(bytes: &[u8]) -> Result<Catalog, DecodeError> {
 }
 
 fn prost_error(e: prost::DecodeError, place: &str) -> DecodeError {
-    DecodeError::new(
-        0,
-        ErrorKind::Library {
-            library: "prost",
-            message: format!("{e}{place}"),
-        },
-    )
+    DecodeError::library(0, "prost", format!("{e}{place}"))
 }
 
 /// Builds the prost message for `products` (clones every string).
@@ -225,15 +219,7 @@ fn product_from_pb(p: pb::Product) -> Result<Product, DecodeError> {
 /// prost keeps enum fields as `i32` so unknown values survive parsing (proto3
 /// "open" enums); we refuse them here.
 fn status_from_pb(v: i32) -> Result<Status, DecodeError> {
-    Status::from_index(i64::from(v)).ok_or_else(|| {
-        DecodeError::new(
-            0,
-            ErrorKind::UnknownEnum {
-                what: "Status",
-                value: v.to_string(),
-            },
-        )
-    })
+    Status::from_index(i64::from(v)).ok_or_else(|| DecodeError::unknown_enum(0, "Status", v))
 }
 
 #[cfg(test)]

@@ -28,7 +28,7 @@ use super::fields::{self as f, CATALOG_PRODUCTS as PRODUCTS, key};
 use super::wire::{self, Key, WireType};
 use crate::codec::cursor::Cursor;
 use crate::codec::view::{ProductReader, ProductView, Text, VariantView, check_list};
-use crate::codec::{DecodeError, ErrorKind, utf8};
+use crate::codec::{DecodeError, utf8};
 use crate::model::{self, Dimensions, MAX_TAGS, MAX_VARIANTS, Status};
 
 /// Fewest bytes a valid product takes: its key and length (2), `id >= 1`
@@ -279,25 +279,11 @@ fn product<'a>(
         }
     }
     if let Some((number, r)) = refused {
-        let message = r.message(number);
-        return Err(DecodeError::new(
-            key_at,
-            ErrorKind::Library {
-                library: "prost",
-                message: format!("{message} in products[{index}]"),
-            },
-        ));
+        let message = format!("{} in products[{index}]", r.message(number));
+        return Err(DecodeError::library(key_at, "prost", message));
     }
     if let Some((value_at, v)) = status {
-        p.status = Status::from_index(i64::from(v)).ok_or_else(|| {
-            DecodeError::new(
-                value_at,
-                ErrorKind::UnknownEnum {
-                    what: "Status",
-                    value: v.to_string(),
-                },
-            )
-        })?;
+        p.status = Status::from_index(i64::from(v)).ok_or_else(|| DecodeError::unknown_enum(value_at, "Status", v))?;
     }
     Ok(())
 }

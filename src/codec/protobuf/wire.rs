@@ -148,7 +148,7 @@ impl Key {
         // One compare for 1..=MAX_FIELD_NUMBER (0 wraps to u64::MAX).
         let number = raw >> 3;
         if number.wrapping_sub(1) >= u64::from(MAX_FIELD_NUMBER) {
-            return Err(bad_field_number(at, number));
+            return Err(DecodeError::out_of_range(at, "field number", number));
         }
         Ok(Key {
             number: number as u32,
@@ -161,17 +161,6 @@ impl Key {
 #[cold]
 fn bad_wire_type(at: usize, t: u64) -> DecodeError {
     DecodeError::unexpected(at, "wire type 0, 1, 2, 3, 4 or 5", format!("wire type {t}"))
-}
-
-#[cold]
-fn bad_field_number(at: usize, number: u64) -> DecodeError {
-    DecodeError::new(
-        at,
-        ErrorKind::OutOfRange {
-            what: "field number",
-            value: number.to_string(),
-        },
-    )
 }
 
 /// Reads a `Len` value: its length varint (named `length` in errors), then
