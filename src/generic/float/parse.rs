@@ -52,35 +52,7 @@ pub fn parse(text: &[u8]) -> Option<f64> {
         }
         i += 1;
     }
-    let mut exp: i64 = 0;
-    if let Some(b'e' | b'E') = rest.get(i) {
-        i += 1;
-        let eneg = match rest.get(i) {
-            Some(b'-') => {
-                i += 1;
-                true
-            }
-            Some(b'+') => {
-                i += 1;
-                false
-            }
-            _ => false,
-        };
-        let start = i;
-        while let Some(&b @ b'0'..=b'9') = rest.get(i) {
-            if i - start >= 6 {
-                return None;
-            }
-            exp = exp * 10 + i64::from(b - b'0');
-            i += 1;
-        }
-        if i == start {
-            return None;
-        }
-        if eneg {
-            exp = -exp;
-        }
-    }
+    let exp = exponent(rest, &mut i)?;
     if i != rest.len() || !any_digit {
         return None;
     }
@@ -138,35 +110,7 @@ pub fn json_number(b: &[u8], at: usize) -> Option<(f64, usize)> {
     if digits > 19 {
         return None;
     }
-    let mut exp: i64 = 0;
-    if let Some(b'e' | b'E') = b.get(i) {
-        i += 1;
-        let eneg = match b.get(i) {
-            Some(b'-') => {
-                i += 1;
-                true
-            }
-            Some(b'+') => {
-                i += 1;
-                false
-            }
-            _ => false,
-        };
-        let start = i;
-        while let Some(&c @ b'0'..=b'9') = b.get(i) {
-            if i - start >= 6 {
-                return None;
-            }
-            exp = exp * 10 + i64::from(c - b'0');
-            i += 1;
-        }
-        if i == start {
-            return None;
-        }
-        if eneg {
-            exp = -exp;
-        }
-    }
+    let exp = exponent(b, &mut i)?;
     let v = magnitude(w, exp - frac)?;
     Some((if neg { -v } else { v }, i))
 }
@@ -228,4 +172,40 @@ fn magnitude(w: u64, q: i64) -> Option<f64> {
         return None;
     }
     Some(f64::from_bits(((biased as u64) << 52) | (m & ((1 << 52) - 1))))
+}
+
+/// The exponent part (`[eE][+-]?digits`, at most 6 digits) at `*i` in `b`,
+/// 0 where there is none; `None` where it is malformed or too long.
+#[inline]
+fn exponent(b: &[u8], i: &mut usize) -> Option<i64> {
+    let mut exp: i64 = 0;
+    if let Some(b'e' | b'E') = b.get(*i) {
+        *i += 1;
+        let neg = match b.get(*i) {
+            Some(b'-') => {
+                *i += 1;
+                true
+            }
+            Some(b'+') => {
+                *i += 1;
+                false
+            }
+            _ => false,
+        };
+        let start = *i;
+        while let Some(&c @ b'0'..=b'9') = b.get(*i) {
+            if *i - start >= 6 {
+                return None;
+            }
+            exp = exp * 10 + i64::from(c - b'0');
+            *i += 1;
+        }
+        if *i == start {
+            return None;
+        }
+        if neg {
+            exp = -exp;
+        }
+    }
+    Some(exp)
 }
