@@ -647,8 +647,16 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Sink<'_>, 
             Some((i, inner)) => write_node(schema, branches[i as usize], inner, out, depth + 1)?,
             None => return Err(walk::mismatch(schema, node, "", d)),
         },
-        (Node::Array(_), Datum::Scalars(values)) => {
-            write_node(schema, node, &Datum::Array(values.to_datums()), out, depth)?;
+        (Node::Array(items), Datum::Scalars(values)) => {
+            // Item by item, no `Vec<Datum>` built: each item is a scalar datum.
+            out.byte(b'[');
+            for (i, v) in values.iter().enumerate() {
+                if i > 0 {
+                    out.byte(b',');
+                }
+                write_node(schema, *items, &v, out, depth + 1).map_err(|e| nest_index(e, i))?;
+            }
+            out.byte(b']');
         }
         (Node::Array(items), Datum::Array(values)) => {
             out.byte(b'[');
