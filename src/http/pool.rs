@@ -293,13 +293,15 @@ impl Pool {
 
     /// The next job, or `None` when the worker should exit (shutdown, or a
     /// surplus spare). `finished`: the caller just closed a connection,
-    /// `evicted` says whether it was closed by eviction.
-    fn next(&self, first: bool, finished: Option<bool>, slot: &Arc<Slot>) -> Option<Job> {
+    /// `evicted` says whether it was closed by eviction. `settle`: the nice
+    /// value a raised new worker drops to; it is applied here, outside the
+    /// lock, before the worker first waits for a job, and otherwise left to
+    /// the caller, which applies it before it serves the job it took.
+    fn next(&self, first: bool, finished: Option<bool>, slot: &Arc<Slot>, settle: &mut Option<i32>) -> Option<Job> {
         let cfg = &self.shared.config;
         let mut st = lock(&self.state);
-        if first {
-            st.starting -= 1;
-        }
+        // Counted in `starting` (a taker of queued jobs) until it takes one or waits.
+        let mut starting = first;
         if let Some(evicted) = finished {
             st.open -= 1;
             if evicted {
@@ -309,13 +311,27 @@ impl Pool {
         }
         loop {
             if st.shutdown {
+                st.starting -= usize::from(starting);
                 return self.exit(st, slot);
             }
             if let Some(job) = st.queue.pop_front() {
+                st.starting -= usize::from(starting);
                 // Once per connection: where a burst's connections wait for a
                 // thread (a turn in the accept queue is the kernel's).
                 st.queue_wait_max = st.queue_wait_max.max(job.accepted.elapsed());
                 return Some(job);
+            }
+            if let Some(nice) = settle.take() {
+                // A system call that may hand the core to another thread at
+                // once: never with the lock held.
+                drop(st);
+                let _ = super::sys::set_thread_nice(nice);
+                st = lock(&self.state);
+                continue;
+            }
+            if starting {
+                st.starting -= 1;
+                starting = false;
             }
             st.idle += 1;
             let (guard, waited) = self
@@ -460,9 +476,11 @@ impl Pool {
     /// to [`HELP_SPAWN`] of them. The spawner is one thread among the many a
     /// burst makes runnable, so on a busy core it gets a small share of it;
     /// each new worker starting two more doubles the starters every
-    /// generation (one more each would only keep their number). Then the
-    /// worker drops to the workers' priority if it inherited the spawner's.
-    fn help_spawn(self: &Arc<Self>, date: &mut DateCache) {
+    /// generation (one more each would only keep their number). Returns the
+    /// workers' nice value when this thread inherited the spawner's raised
+    /// one: the worker drops to it once it has taken its first job (see
+    /// [`worker_main`]).
+    fn help_spawn(self: &Arc<Self>, date: &mut DateCache) -> Option<i32> {
         let (claimed, settle) = {
             let mut st = lock(&self.state);
             let mut claimed = 0;
@@ -475,11 +493,7 @@ impl Pool {
         for _ in 0..claimed {
             self.spawn_claimed(date);
         }
-        if let Some(nice) = settle {
-            // Raising a nice value needs no privilege; should it fail, the
-            // worker only keeps a higher priority.
-            let _ = super::sys::set_thread_nice(nice);
-        }
+        settle
     }
 
     /// Starts a thread [`claim`]ed by the caller; on failure (out of
@@ -509,14 +523,22 @@ const HELP_SPAWN: usize = 2;
 
 fn worker_main(pool: &Arc<Pool>, slot: &Arc<Slot>) {
     let shared = &pool.shared;
-    pool.help_spawn(&mut DateCache::new());
+    // Everything up to the first serve takes locks (the pool's, the metrics
+    // registry's, the allocator's) and runs at the priority the thread was
+    // started with; see the module doc, "Starting at the starter's priority".
+    let mut settle = pool.help_spawn(&mut DateCache::new());
     let mut worker = Worker::new(shared);
     let mut finished = None;
     let mut first = true;
-    while let Some(job) = pool.next(first, finished, slot) {
+    while let Some(job) = pool.next(first, finished, slot, &mut settle) {
         first = false;
         let stream = Arc::new(job.stream);
         slot.open(&stream);
+        if let Some(nice) = settle.take() {
+            // Lowering the priority needs no privilege; should it fail, the
+            // worker only keeps a higher one.
+            let _ = super::sys::set_thread_nice(nice);
+        }
         if !shared.shutdown.load(Ordering::SeqCst) {
             let served = catch_unwind(AssertUnwindSafe(|| {
                 conn::serve(&stream, job.peer, job.accepted, shared, &mut worker, slot);
