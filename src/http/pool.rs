@@ -24,10 +24,26 @@
 //! runnable worker on one core, a thread at the workers' weight gets a
 //! thousandth of the core and waits behind every one of them; at nice -20
 //! a thread weighs as much as 87 workers, and the scheduler picks it soon
-//! after it wakes. A thread inherits its creator's nice value, so a worker
-//! started by the spawner helps spawn at that priority, then drops to the
-//! workers' own ([`Pool::start`] reads it). Where the privilege is missing
-//! (`CAP_SYS_NICE`) both stay at the workers' priority.
+//! after it wakes. A thread inherits its creator's nice value.
+//!
+//! **Starting at the starter's priority**: a worker started by the spawner
+//! (or by a worker the spawner started) keeps that priority while it starts:
+//! it helps spawn, makes its buffers and registers its counters, takes its
+//! first job and opens its slot, and only then drops to the workers' own
+//! nice value ([`Pool::start`] reads it), just before it serves, or before
+//! it first waits when it finds no job (the drop is a system call after
+//! which the scheduler may switch at once, so it is never made holding the
+//! lock). Those steps take locks: the pool's, the metrics registry's,
+//! glibc's malloc arena locks and the kernel's address-space lock (stacks
+//! and heap growth). A holder at the workers' weight that loses the core
+//! waits for its next turn behind every runnable worker — seconds, with
+//! thousands of connections on one core — and every thread that needs the
+//! lock waits behind it; a raised holder is back on the core soon. The
+//! work done raised is paid back after the drop, because the scheduler
+//! keeps a thread's lag (service beyond its share) across a change of
+//! weight: a worker that started threads waits longer for its first turn
+//! than one that did not. Where the privilege is missing (`CAP_SYS_NICE`)
+//! every thread stays at the workers' priority.
 //!
 //! **Capacity**: a connection is admitted while fewer than
 //! `max_connections` are open (queued or being served), not counting ones
