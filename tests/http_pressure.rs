@@ -142,6 +142,89 @@ fn the_acceptor_and_spawner_run_raised_and_workers_they_start_drop_back() {
     });
 }
 
+/// Opens `n` connections at once, sends `GET path` on every one before
+/// reading any answer, then reads one response from each.
+fn burst(addr: std::net::SocketAddr, n: usize, path: &str) -> Vec<support::server::Response> {
+    let mut clients: Vec<Client> = (0..n).map(|_| Client::connect(addr)).collect();
+    for c in &mut clients {
+        c.send(format!("GET {path} HTTP/1.1\r\nHost: t\r\n\r\n").as_bytes());
+    }
+    clients.iter_mut().map(|c| c.read_response(false)).collect()
+}
+
+/// A burst against one started thread: every worker but the first is
+/// started for the burst's connections, each while others are queued, and
+/// every connection is answered.
+#[test]
+fn a_burst_against_one_start_thread_is_answered_in_full() {
+    const N: usize = 300;
+    let server = start_with(|c| {
+        c.start_threads = 1;
+        c.min_spare_threads = 1;
+    });
+    let answers = burst(server.local_addr(), N, "/ping");
+    let ok = answers.iter().filter(|r| r.status == 200).count();
+    assert_eq!(
+        ok,
+        N,
+        "statuses: {:?}",
+        answers.iter().map(|r| r.status).collect::<Vec<_>>()
+    );
+    let stats = server.stats();
+    assert!(
+        stats.started >= N as u64,
+        "a thread per connection was started: {stats:?}"
+    );
+}
+
+/// Self-test of the burst check: a cap below the burst answers some
+/// connections 503 (none has been idle `evict_idle`), and the count sees it.
+#[test]
+fn self_test_a_burst_beyond_the_cap_is_not_answered_in_full() {
+    let server = start_with(|c| {
+        c.start_threads = 1;
+        c.min_spare_threads = 1;
+        c.max_connections = 50;
+        c.evict_idle = Duration::from_secs(3600);
+    });
+    let answers = burst(server.local_addr(), 80, "/ping");
+    let ok = answers.iter().filter(|r| r.status == 200).count();
+    assert_eq!(ok, 50, "the cap's worth are served");
+    assert_eq!(answers.iter().filter(|r| r.status == 503).count(), 30);
+}
+
+/// Workers started for a burst may start at the spawner's raised priority,
+/// but every request is served at the workers' own.
+#[test]
+fn every_request_of_a_burst_is_served_at_the_workers_priority() {
+    let base = wirebench::http::sys::thread_nice().unwrap();
+    let server = start_with(|c| {
+        c.start_threads = 1;
+        c.min_spare_threads = 1;
+    });
+    let answers = burst(server.local_addr(), 64, "/__nice");
+    for (i, r) in answers.iter().enumerate() {
+        assert_eq!((r.status, r.text()), (200, base.to_string()), "connection {i}");
+    }
+    assert!(server.stats().started >= 64, "{:?}", server.stats());
+}
+
+/// Self-test of the priority probe: a thread serving at the raised priority
+/// answers that value, not the workers'.
+#[test]
+fn self_test_the_priority_probe_sees_a_raised_serving_thread() {
+    use wirebench::http::pool::RAISED_NICE;
+    let server = start_with(|_| {});
+    let mut c = Client::connect(server.local_addr());
+    let text = c.get("/__nice?raised").text();
+    if text == "unprivileged" {
+        println!("skipped: no CAP_SYS_NICE to raise a thread");
+        return;
+    }
+    assert_eq!(text, RAISED_NICE.to_string());
+    assert_ne!(text, wirebench::http::sys::thread_nice().unwrap().to_string());
+}
+
 #[test]
 fn near_the_cap_idle_connections_get_the_short_timeout() {
     let server = start_with(|c| {

@@ -24,10 +24,26 @@
 //! runnable worker on one core, a thread at the workers' weight gets a
 //! thousandth of the core and waits behind every one of them; at nice -20
 //! a thread weighs as much as 87 workers, and the scheduler picks it soon
-//! after it wakes. A thread inherits its creator's nice value, so a worker
-//! started by the spawner helps spawn at that priority, then drops to the
-//! workers' own ([`Pool::start`] reads it). Where the privilege is missing
-//! (`CAP_SYS_NICE`) both stay at the workers' priority.
+//! after it wakes. A thread inherits its creator's nice value.
+//!
+//! **Starting at the starter's priority**: a worker started by the spawner
+//! (or by a worker the spawner started) keeps that priority while it starts:
+//! it helps spawn, makes its buffers and registers its counters, takes its
+//! first job and opens its slot, and only then drops to the workers' own
+//! nice value ([`Pool::start`] reads it), just before it serves, or before
+//! it first waits when it finds no job (the drop is a system call after
+//! which the scheduler may switch at once, so it is never made holding the
+//! lock). Those steps take locks: the pool's, the metrics registry's,
+//! glibc's malloc arena locks and the kernel's address-space lock (stacks
+//! and heap growth). A holder at the workers' weight that loses the core
+//! waits for its next turn behind every runnable worker — seconds, with
+//! thousands of connections on one core — and every thread that needs the
+//! lock waits behind it; a raised holder is back on the core soon. The
+//! work done raised is paid back after the drop, because the scheduler
+//! keeps a thread's lag (service beyond its share) across a change of
+//! weight: a worker that started threads waits longer for its first turn
+//! than one that did not. Where the privilege is missing (`CAP_SYS_NICE`)
+//! every thread stays at the workers' priority.
 //!
 //! **Capacity**: a connection is admitted while fewer than
 //! `max_connections` are open (queued or being served), not counting ones
@@ -293,13 +309,15 @@ impl Pool {
 
     /// The next job, or `None` when the worker should exit (shutdown, or a
     /// surplus spare). `finished`: the caller just closed a connection,
-    /// `evicted` says whether it was closed by eviction.
-    fn next(&self, first: bool, finished: Option<bool>, slot: &Arc<Slot>) -> Option<Job> {
+    /// `evicted` says whether it was closed by eviction. `settle`: the nice
+    /// value a raised new worker drops to; it is applied here, outside the
+    /// lock, before the worker first waits for a job, and otherwise left to
+    /// the caller, which applies it before it serves the job it took.
+    fn next(&self, first: bool, finished: Option<bool>, slot: &Arc<Slot>, settle: &mut Option<i32>) -> Option<Job> {
         let cfg = &self.shared.config;
         let mut st = lock(&self.state);
-        if first {
-            st.starting -= 1;
-        }
+        // Counted in `starting` (a taker of queued jobs) until it takes one or waits.
+        let mut starting = first;
         if let Some(evicted) = finished {
             st.open -= 1;
             if evicted {
@@ -309,13 +327,27 @@ impl Pool {
         }
         loop {
             if st.shutdown {
+                st.starting -= usize::from(starting);
                 return self.exit(st, slot);
             }
             if let Some(job) = st.queue.pop_front() {
+                st.starting -= usize::from(starting);
                 // Once per connection: where a burst's connections wait for a
                 // thread (a turn in the accept queue is the kernel's).
                 st.queue_wait_max = st.queue_wait_max.max(job.accepted.elapsed());
                 return Some(job);
+            }
+            if let Some(nice) = settle.take() {
+                // A system call that may hand the core to another thread at
+                // once: never with the lock held.
+                drop(st);
+                let _ = super::sys::set_thread_nice(nice);
+                st = lock(&self.state);
+                continue;
+            }
+            if starting {
+                st.starting -= 1;
+                starting = false;
             }
             st.idle += 1;
             let (guard, waited) = self
@@ -460,9 +492,11 @@ impl Pool {
     /// to [`HELP_SPAWN`] of them. The spawner is one thread among the many a
     /// burst makes runnable, so on a busy core it gets a small share of it;
     /// each new worker starting two more doubles the starters every
-    /// generation (one more each would only keep their number). Then the
-    /// worker drops to the workers' priority if it inherited the spawner's.
-    fn help_spawn(self: &Arc<Self>, date: &mut DateCache) {
+    /// generation (one more each would only keep their number). Returns the
+    /// workers' nice value when this thread inherited the spawner's raised
+    /// one: the worker drops to it once it has taken its first job (see
+    /// [`worker_main`]).
+    fn help_spawn(self: &Arc<Self>, date: &mut DateCache) -> Option<i32> {
         let (claimed, settle) = {
             let mut st = lock(&self.state);
             let mut claimed = 0;
@@ -475,11 +509,7 @@ impl Pool {
         for _ in 0..claimed {
             self.spawn_claimed(date);
         }
-        if let Some(nice) = settle {
-            // Raising a nice value needs no privilege; should it fail, the
-            // worker only keeps a higher priority.
-            let _ = super::sys::set_thread_nice(nice);
-        }
+        settle
     }
 
     /// Starts a thread [`claim`]ed by the caller; on failure (out of
@@ -509,14 +539,22 @@ const HELP_SPAWN: usize = 2;
 
 fn worker_main(pool: &Arc<Pool>, slot: &Arc<Slot>) {
     let shared = &pool.shared;
-    pool.help_spawn(&mut DateCache::new());
+    // Everything up to the first serve takes locks (the pool's, the metrics
+    // registry's, the allocator's) and runs at the priority the thread was
+    // started with; see the module doc, "Starting at the starter's priority".
+    let mut settle = pool.help_spawn(&mut DateCache::new());
     let mut worker = Worker::new(shared);
     let mut finished = None;
     let mut first = true;
-    while let Some(job) = pool.next(first, finished, slot) {
+    while let Some(job) = pool.next(first, finished, slot, &mut settle) {
         first = false;
         let stream = Arc::new(job.stream);
         slot.open(&stream);
+        if let Some(nice) = settle.take() {
+            // Lowering the priority needs no privilege; should it fail, the
+            // worker only keeps a higher one.
+            let _ = super::sys::set_thread_nice(nice);
+        }
         if !shared.shutdown.load(Ordering::SeqCst) {
             let served = catch_unwind(AssertUnwindSafe(|| {
                 conn::serve(&stream, job.peer, job.accepted, shared, &mut worker, slot);

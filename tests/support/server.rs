@@ -7,19 +7,43 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 use wirebench::http::parse::Request;
-use wirebench::http::routes::{self, App, Reply, Scratch};
+use wirebench::http::response::Head;
+use wirebench::http::routes::{self, App, Body, Reply, Scratch};
 use wirebench::http::{Bound, Server, ServerConfig};
 
 /// How long any client read may block before the test fails instead of hanging.
 pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The production router plus `/__panic`, which panics inside the handler
-/// (proves a panic becomes a 500 and the worker lives on).
+/// (proves a panic becomes a 500 and the worker lives on), and `/__nice`,
+/// which answers the nice value of the thread serving it (see [`serving_nice`]).
 pub fn router_with_panic(app: &App, req: &Request<'_>, s: &mut Scratch) -> Reply {
     if req.target == "/__panic" {
         panic!("test-only /__panic route");
     }
+    if let Some(query) = req.target.strip_prefix("/__nice") {
+        s.body.clear();
+        s.body.extend_from_slice(serving_nice(query).as_bytes());
+        return Reply::new(Head::ok("text/plain", ""), Body::Scratch);
+    }
     routes::handle(app, req, s)
+}
+
+/// The calling thread's nice value as text. With `?raised` the thread first
+/// raises itself to `RAISED_NICE` (where privileged) and drops back after
+/// reading it: the self-test that the probe sees a raised serving thread.
+fn serving_nice(query: &str) -> String {
+    use wirebench::http::sys::{set_thread_nice, thread_nice};
+    let before = thread_nice().expect("/proc/thread-self/stat");
+    if query != "?raised" {
+        return before.to_string();
+    }
+    if set_thread_nice(wirebench::http::pool::RAISED_NICE).is_err() {
+        return "unprivileged".into();
+    }
+    let raised = thread_nice().expect("/proc/thread-self/stat");
+    set_thread_nice(before).expect("lowering a priority needs no privilege");
+    raised.to_string()
 }
 
 /// A test server: 1,000 products, the `/__panic` route added, short timeouts.
