@@ -65,14 +65,21 @@ pub enum Datum {
 #[derive(Clone, Debug)]
 pub struct Fields {
     names: FieldNames,
-    values: Vec<Datum>,
+    /// A boxed slice, not a `Vec`: three words with the names' pointer,
+    /// so a [`Datum`] stays four.
+    values: Box<[Datum]>,
 }
 
 impl Fields {
     /// The values of the fields `names`, in that order; `None` when the
     /// counts differ.
     pub fn new(names: FieldNames, values: Vec<Datum>) -> Option<Fields> {
-        (names.len() == values.len()).then_some(Fields { names, values })
+        // A decoder's vector holds exactly its fields: boxing it does not
+        // reallocate.
+        (names.len() == values.len()).then(|| Fields {
+            names,
+            values: values.into_boxed_slice(),
+        })
     }
 
     pub fn len(&self) -> usize {
@@ -114,7 +121,7 @@ impl Fields {
 
     /// The `(name, value)` pairs, each name a pointer clone.
     pub fn into_pairs(self) -> Vec<(Name, Datum)> {
-        self.names.iter().cloned().zip(self.values).collect()
+        self.names.iter().cloned().zip(self.values.into_vec()).collect()
     }
 }
 
@@ -129,7 +136,7 @@ impl FromIterator<(Name, Datum)> for Fields {
         let (names, values): (Vec<Name>, Vec<Datum>) = pairs.into_iter().unzip();
         Fields {
             names: Arc::new(names),
-            values,
+            values: values.into_boxed_slice(),
         }
     }
 }
