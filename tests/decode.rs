@@ -58,7 +58,7 @@ fn any_avro_schema_prints_plain_json() {
         {"name":"u","type":["null","string"]},
         {"name":"m","type":{"type":"map","values":"float"}}]}"#;
     let s = Schema::parse(schema.as_bytes()).unwrap();
-    let datum = Datum::Record(vec![
+    let datum = Datum::record(vec![
         ("b".into(), Datum::Bytes(vec![0, 255])),
         ("f".into(), Datum::Fixed(vec![b'h', 0xe9])),
         ("e".into(), Datum::Enum(1, "Y".into())),

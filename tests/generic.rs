@@ -98,11 +98,10 @@ fn self_test_a_changed_value_changes_the_bytes() {
     let json = specialised(Format::Json, &catalog.products);
     let mut datum = generic::document::read(&schema, &json).unwrap();
     if let Datum::Record(f) = &mut datum
-        && let Datum::Array(ps) = &mut f[0].1
+        && let Datum::Array(ps) = &mut f.values_mut()[0]
         && let Datum::Record(p) = &mut ps[0]
     {
-        let stock = p.iter_mut().find(|(n, _)| &**n == "stock").unwrap();
-        stock.1 = Datum::Int(12345);
+        *p.value_mut("stock").unwrap() = Datum::Int(12345);
     }
     for format in [Format::Json, Format::Msgpack, Format::Avro] {
         let mut got = Vec::new();

@@ -54,8 +54,8 @@ fn same_tells_floats_apart_by_bits() {
     assert!(!same(&Datum::Double(0.0), &Datum::Double(-0.0)));
     assert!(same(&Datum::Float(f32::NAN), &Datum::Float(f32::NAN)));
     assert!(!same(
-        &Datum::Record(vec![("a".into(), Datum::Int(1))]),
-        &Datum::Record(vec![("a".into(), Datum::Int(2))])
+        &Datum::record(vec![("a".into(), Datum::Int(1))]),
+        &Datum::record(vec![("a".into(), Datum::Int(2))])
     ));
     let nan = Datum::Scalars(Scalars::Double(vec![f64::NAN]));
     assert!(same(&nan, &Datum::Array(vec![Datum::Double(f64::NAN)])));
@@ -74,7 +74,7 @@ const SCALARS: &str = r#"{"type":"record","name":"R","fields":[
     {"name":"o","type":["null","long"]}]}"#;
 
 fn scalars(b: bool, i: i32, l: i64, s: &str, d: f64, o: Option<i64>) -> Datum {
-    Datum::Record(vec![
+    Datum::record(vec![
         ("b".into(), Datum::Boolean(b)),
         ("i".into(), Datum::Int(i)),
         ("l".into(), Datum::Long(l)),
@@ -221,18 +221,18 @@ fn depth_is_bounded() {
     let e = kind(pb::decode(&s, &bytes));
     assert!(matches!(e.kind, GenericErrorKind::DepthLimit { .. }), "{e}");
     // And the same depth as a datum, for both encoders.
-    let mut d = Datum::Record(vec![("next".into(), Datum::Union(0, Box::new(Datum::Null)))]);
+    let mut d = Datum::record(vec![("next".into(), Datum::Union(0, Box::new(Datum::Null)))]);
     for _ in 0..200 {
-        d = Datum::Record(vec![("next".into(), Datum::Union(1, Box::new(d)))]);
+        d = Datum::record(vec![("next".into(), Datum::Union(1, Box::new(d)))]);
     }
     for (name, enc, _) in FORMATS {
         let e = enc(&s, &d, &mut Vec::new()).expect_err(name);
         assert!(matches!(e.kind, GenericErrorKind::DepthLimit { .. }), "{name}: {e}");
     }
     // 50 deep is fine for both.
-    let mut d = Datum::Record(vec![("next".into(), Datum::Union(0, Box::new(Datum::Null)))]);
+    let mut d = Datum::record(vec![("next".into(), Datum::Union(0, Box::new(Datum::Null)))]);
     for _ in 0..50 {
-        d = Datum::Record(vec![("next".into(), Datum::Union(1, Box::new(d)))]);
+        d = Datum::record(vec![("next".into(), Datum::Union(1, Box::new(d)))]);
     }
     for (name, enc, dec) in FORMATS {
         let mut out = Vec::new();
@@ -277,7 +277,7 @@ fn flatbuffers_rejects_forged_offsets_and_strings() {
     let s = schema(
         r#"{"type":"record","name":"R","fields":[{"name":"s","type":"string"},{"name":"xs","type":{"type":"array","items":"long"}}]}"#,
     );
-    let d = Datum::Record(vec![
+    let d = Datum::record(vec![
         ("s".into(), Datum::String("hello".into())),
         ("xs".into(), Datum::Array(vec![Datum::Long(1), Datum::Long(2)])),
     ]);
@@ -313,7 +313,7 @@ fn flatbuffers_rejects_forged_offsets_and_strings() {
 #[test]
 fn encoders_name_the_value_that_does_not_fit() {
     let s = schema(r#"{"type":"record","name":"R","fields":[{"name":"xs","type":{"type":"array","items":"long"}}]}"#);
-    let d = Datum::Record(vec![(
+    let d = Datum::record(vec![(
         "xs".into(),
         Datum::Array(vec![Datum::Long(1), Datum::String("x".into())]),
     )]);
@@ -322,7 +322,7 @@ fn encoders_name_the_value_that_does_not_fit() {
         assert_eq!(e.pointer, "/xs/1", "{name}: {e}");
         assert!(e.to_string().contains("expected long, found string"), "{name}: {e}");
     }
-    let missing = Datum::Record(vec![]);
+    let missing = Datum::record(vec![]);
     for (name, enc, _) in FORMATS {
         let e = enc(&s, &missing, &mut Vec::new()).expect_err(name);
         assert_eq!(e.kind, GenericErrorKind::MissingField { field: "xs".into() }, "{name}");

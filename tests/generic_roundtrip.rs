@@ -42,7 +42,7 @@ fn random_schemas_and_data_round_trip_in_every_format() {
 fn self_test_round_trip_notices_a_changed_value() {
     // The round-trip comparison can fail: one changed byte reads as another datum.
     let schema = Schema::parse(br#"{"type":"record","name":"R","fields":[{"name":"a","type":"long"}]}"#).unwrap();
-    let d = Datum::Record(vec![("a".into(), Datum::Long(1))]);
+    let d = Datum::record(vec![("a".into(), Datum::Long(1))]);
     for format in FORMATS {
         let mut bytes = enc(format, &schema, &d);
         let last = bytes
@@ -189,7 +189,7 @@ fn self_test_truncating_a_record_is_an_error() {
         br#"{"type":"record","name":"R","fields":[{"name":"a","type":"long"},{"name":"b","type":"string"}]}"#,
     )
     .unwrap();
-    let d = Datum::Record(vec![
+    let d = Datum::record(vec![
         ("a".into(), Datum::Long(300)),
         ("b".into(), Datum::String("xyz".into())),
     ]);

@@ -164,7 +164,7 @@ pub fn classify(written: &Datum, read: &Result<Datum, String>, rename: Option<(&
                 Some((from, to)) if from == &**name => to,
                 _ => &**name,
             };
-            match rf.iter().find(|(n, _)| &**n == rname) {
+            match rf.iter().find(|(n, _)| &***n == rname) {
                 Some((_, rv)) => {
                     matched.push(rname.to_string());
                     if same(wv, rv) {
@@ -202,7 +202,7 @@ mod tests {
 
     fn cat(fields: Vec<(&str, Datum)>) -> Datum {
         let p = Datum::Record(fields.into_iter().map(|(n, d)| (n.into(), d)).collect());
-        Datum::Record(vec![("products".into(), Datum::Array(vec![p]))])
+        Datum::record(vec![("products".into(), Datum::Array(vec![p]))])
     }
 
     #[test]

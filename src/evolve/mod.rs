@@ -61,7 +61,7 @@ pub fn v2_datum(step: Step, v1: &Datum) -> Datum {
         .enumerate()
         .map(|(i, p)| {
             let Datum::Record(fields) = p else { return p.clone() };
-            let mut f = fields.clone();
+            let mut f = fields.clone().into_pairs();
             let set = |f: &mut Vec<(Name, Datum)>, name: &str, v: Datum| {
                 if let Some(slot) = f.iter_mut().find(|(n, _)| &**n == name) {
                     slot.1 = v;
@@ -94,7 +94,7 @@ pub fn v2_datum(step: Step, v1: &Datum) -> Datum {
                     set(&mut f, "discount_percent", Datum::Int(d));
                 }
             }
-            Datum::Record(f)
+            Datum::record(f)
         })
         .collect();
     access::catalog(products)

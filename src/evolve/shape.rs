@@ -145,7 +145,7 @@ fn node(schema: &Schema, id: NodeId, v: &JsonValue, mode: Mode, path: &str) -> R
                 };
                 out.push((f.name.clone(), d));
             }
-            Datum::Record(out)
+            Datum::record(out)
         }
         _ => return Err(bad()),
     })

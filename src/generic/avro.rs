@@ -25,7 +25,7 @@
 //! [`MAX_DEPTH`]. Reading bytes written with another schema is
 //! [`decode_resolved`] (schema resolution, [`super::resolve`]).
 
-use super::datum::{Datum, Scalars};
+use super::datum::{Datum, Fields, Scalars};
 use super::document::{enum_symbol_index, nest, nest_index, record_field};
 use super::error::{GenericError, GenericErrorKind};
 use super::schema::{Node, NodeId, Schema};
@@ -418,12 +418,12 @@ impl<'a> Reader<'a> {
                 Datum::Map(out)
             }
             Node::Record(r) => {
+                // The values only: the names are the schema's one copy.
                 let mut out = Vec::with_capacity(r.fields.len());
                 for f in &r.fields {
-                    let v = self.child(f.ty, depth + 1).map_err(|e| nest(e, &f.name))?;
-                    out.push((f.name.clone(), v));
+                    out.push(self.child(f.ty, depth + 1).map_err(|e| nest(e, &f.name))?);
                 }
-                Datum::Record(out)
+                Datum::Record(Fields::new(r.names.clone(), out).expect("a value per field"))
             }
         })
     }
@@ -526,7 +526,7 @@ mod tests {
         let bytes = [0x08, 0x00, 0x02, 0x0a, 0x04, 0x02, 0x06, 0x04, 0x00];
         let d = decode(&s, &bytes).unwrap();
         let Datum::Array(items) = &d else { panic!("{d:?}") };
-        let record = |x| Datum::Record(vec![("x".into(), Datum::Int(x))]);
+        let record = |x| Datum::record(vec![("x".into(), Datum::Int(x))]);
         assert!(matches!(items[0], Datum::Null), "{d:?}");
         assert!(matches!(items[1], Datum::Long(5)), "{d:?}");
         assert_eq!(items[2], record(1));
@@ -536,6 +536,37 @@ mod tests {
         let mut again = Vec::new();
         encode(&s, &d, &mut again).unwrap();
         assert_eq!(again, bytes);
+    }
+
+    #[test]
+    fn decoded_records_share_the_schemas_names() {
+        let s = schema(
+            r#"{"type":"array","items":{"type":"record","name":"R","fields":[{"name":"x","type":"int"},{"name":"y","type":"string"}]}}"#,
+        );
+        let Node::Array(item) = s.node(s.root()) else { panic!() };
+        let Node::Record(r) = s.node(*item) else { panic!() };
+        // [R{x: 1, y: "a"}, R{x: -1, y: ""}]
+        let d = decode(&s, &[0x04, 0x02, 0x02, b'a', 0x01, 0x00, 0x00]).unwrap();
+        let Datum::Array(items) = &d else { panic!("{d:?}") };
+        for item in items {
+            let Datum::Record(f) = item else { panic!("{item:?}") };
+            assert!(std::sync::Arc::ptr_eq(f.names(), &r.names), "{f:?}");
+        }
+        // ... and equal a record built from pairs, which does not share them.
+        let built = Datum::record(vec![
+            ("x".into(), Datum::Int(1)),
+            ("y".into(), Datum::String("a".into())),
+        ]);
+        let Datum::Record(b) = &built else { panic!() };
+        assert!(!std::sync::Arc::ptr_eq(b.names(), &r.names));
+        assert_eq!(items[0], built);
+        assert_ne!(items[1], built);
+        let mut again = Vec::new();
+        encode(&s, &Datum::Array(vec![built.clone(), built]), &mut again).unwrap();
+        assert_eq!(
+            decode(&s, &again).unwrap(),
+            Datum::Array(vec![items[0].clone(), items[0].clone()])
+        );
     }
 
     #[test]

@@ -18,6 +18,12 @@ use std::sync::Arc;
 /// `"name".into()` makes one.
 pub type Name = Arc<str>;
 
+/// A record's field names in order, shared: a schema record holds one
+/// ([`super::schema::Record::names`]) and every [`Fields`] a decoder reads
+/// for it clones that one pointer, so a record costs one reference-count
+/// increment to build and one decrement to drop, not one per field.
+pub type FieldNames = Arc<Vec<Name>>;
+
 /// One value of some Avro schema. Records and maps keep their order.
 ///
 /// An array has two forms that compare equal item by item:
@@ -49,7 +55,114 @@ pub enum Datum {
     Scalars(Scalars),
     Map(Vec<(String, Datum)>),
     /// Fields in the schema's order, named by the schema's own names.
-    Record(Vec<(Name, Datum)>),
+    Record(Fields),
+}
+
+/// A record's fields: the names ([`FieldNames`], shared with the schema
+/// when a decoder built them) and the values, one per name, in order.
+/// Built from `(name, value)` pairs by `From`/`collect` for any names;
+/// [`Fields::into_pairs`] gives the pairs back for editing.
+#[derive(Clone, Debug)]
+pub struct Fields {
+    names: FieldNames,
+    /// A boxed slice, not a `Vec`: three words with the names' pointer,
+    /// so a [`Datum`] stays four.
+    values: Box<[Datum]>,
+}
+
+impl Fields {
+    /// The values of the fields `names`, in that order; `None` when the
+    /// counts differ.
+    pub fn new(names: FieldNames, values: Vec<Datum>) -> Option<Fields> {
+        // A decoder's vector holds exactly its fields: boxing it does not
+        // reallocate.
+        (names.len() == values.len()).then(|| Fields {
+            names,
+            values: values.into_boxed_slice(),
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// Field `i`'s name and value.
+    pub fn get(&self, i: usize) -> Option<(&Name, &Datum)> {
+        Some((self.names.get(i)?, self.values.get(i)?))
+    }
+
+    /// The `(name, value)` pairs in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&Name, &Datum)> + Clone + '_ {
+        self.names.iter().zip(self.values.iter())
+    }
+
+    pub fn names(&self) -> &FieldNames {
+        &self.names
+    }
+
+    pub fn values(&self) -> &[Datum] {
+        &self.values
+    }
+
+    /// The values, to change in place (the names stay).
+    pub fn values_mut(&mut self) -> &mut [Datum] {
+        &mut self.values
+    }
+
+    /// The value of the field `name`, to change in place.
+    pub fn value_mut(&mut self, name: &str) -> Option<&mut Datum> {
+        let i = self.names.iter().position(|n| &**n == name)?;
+        self.values.get_mut(i)
+    }
+
+    /// The `(name, value)` pairs, each name a pointer clone.
+    pub fn into_pairs(self) -> Vec<(Name, Datum)> {
+        self.names.iter().cloned().zip(self.values.into_vec()).collect()
+    }
+}
+
+impl From<Vec<(Name, Datum)>> for Fields {
+    fn from(pairs: Vec<(Name, Datum)>) -> Fields {
+        pairs.into_iter().collect()
+    }
+}
+
+impl FromIterator<(Name, Datum)> for Fields {
+    fn from_iter<I: IntoIterator<Item = (Name, Datum)>>(pairs: I) -> Fields {
+        let (names, values): (Vec<Name>, Vec<Datum>) = pairs.into_iter().unzip();
+        Fields {
+            names: Arc::new(names),
+            values: values.into_boxed_slice(),
+        }
+    }
+}
+
+impl IntoIterator for Fields {
+    type Item = (Name, Datum);
+    type IntoIter = std::vec::IntoIter<(Name, Datum)>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.into_pairs().into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a Fields {
+    type Item = (&'a Name, &'a Datum);
+    type IntoIter = std::iter::Zip<std::slice::Iter<'a, Name>, std::slice::Iter<'a, Datum>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.names.iter().zip(self.values.iter())
+    }
+}
+
+impl PartialEq for Fields {
+    fn eq(&self, other: &Fields) -> bool {
+        (Arc::ptr_eq(&self.names, &other.names) || self.names == other.names) && self.values == other.values
+    }
 }
 
 /// The items of an array of one numeric type, in an unboxed vector: a
@@ -121,6 +234,11 @@ impl PartialEq for Datum {
 }
 
 impl Datum {
+    /// A record of these `(name, value)` pairs.
+    pub fn record(pairs: Vec<(Name, Datum)>) -> Datum {
+        Datum::Record(Fields::from(pairs))
+    }
+
     /// An array's items: borrowed from a [`Datum::Array`], built from a
     /// [`Datum::Scalars`]; `None` for any other variant.
     pub fn array_items(&self) -> Option<Cow<'_, [Datum]>> {
@@ -134,7 +252,7 @@ impl Datum {
     /// The field `name` of a record.
     pub fn field(&self, name: &str) -> Option<&Datum> {
         match self {
-            Datum::Record(fields) => fields.iter().find(|(n, _)| &**n == name).map(|(_, v)| v),
+            Datum::Record(fields) => fields.iter().find(|(n, _)| &***n == name).map(|(_, v)| v),
             _ => None,
         }
     }
@@ -258,7 +376,7 @@ mod tests {
 
     #[test]
     fn json_is_plain() {
-        let d = Datum::Record(vec![
+        let d = Datum::record(vec![
             ("u".into(), Datum::Union(1, Box::new(Datum::Long(-3)))),
             ("b".into(), Datum::Bytes(vec![0, 0x41, 0xff])),
             ("e".into(), Datum::Enum(2, "C".into())),
@@ -274,6 +392,38 @@ mod tests {
             d.to_json(),
             r#"{"u":-3,"b":"\u0000Aÿ","e":"C","f":0.1,"d":1e+20,"n":"NaN","m":{"k\"":[null]}}"#
         );
+    }
+
+    #[test]
+    fn fields_share_names_and_compare_by_name_and_value() {
+        let names: FieldNames = Arc::new(vec!["a".into(), "b".into()]);
+        let shared = Fields::new(names.clone(), vec![Datum::Int(1), Datum::Null]).unwrap();
+        let again = Fields::new(names.clone(), vec![Datum::Int(1), Datum::Null]).unwrap();
+        assert!(Arc::ptr_eq(shared.names(), again.names()));
+        // Names built from pairs compare equal to shared ones with the same text.
+        let pairs = Fields::from(vec![("a".into(), Datum::Int(1)), ("b".into(), Datum::Null)]);
+        assert_eq!(shared, pairs);
+        assert_eq!(shared.get(1), Some((&names[1], &Datum::Null)));
+        assert_eq!(shared.iter().len(), 2);
+        assert_eq!(shared.clone().into_pairs(), pairs.clone().into_pairs());
+        // The comparison can fail: another value, another name, another count.
+        assert_ne!(
+            shared,
+            Fields::new(names.clone(), vec![Datum::Int(2), Datum::Null]).unwrap()
+        );
+        assert_ne!(
+            shared,
+            Fields::from(vec![("a".into(), Datum::Int(1)), ("c".into(), Datum::Null)])
+        );
+        assert_ne!(shared, Fields::from(vec![("a".into(), Datum::Int(1))]));
+        // A value per name, or no record.
+        assert!(Fields::new(names.clone(), vec![Datum::Int(1)]).is_none());
+        let mut edited = shared.clone();
+        *edited.value_mut("b").unwrap() = Datum::Long(3);
+        assert_eq!(Datum::Record(edited).field("b"), Some(&Datum::Long(3)));
+        assert!(shared.clone().value_mut("z").is_none());
+        // The shape keeps a datum at four words.
+        assert_eq!(std::mem::size_of::<Datum>(), 32);
     }
 
     #[test]

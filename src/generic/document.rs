@@ -25,7 +25,7 @@
 //! Errors carry the JSON Pointer of the value and the byte offset; nesting
 //! is bounded by [`MAX_DEPTH`].
 
-use super::datum::{Datum, Name};
+use super::datum::{Datum, Fields, Name};
 use super::error::{GenericError, GenericErrorKind};
 use super::schema::{Node, NodeId, Schema};
 use super::sink::Sink;
@@ -555,11 +555,11 @@ pub(crate) fn check_unique_keys(entries: &[(String, Datum)], at: usize) -> Resul
 
 /// Finds the datum field `name` of a record: at `hint` when the datum is in
 /// schema order (the common case), else by search.
-pub(crate) fn record_field<'d>(fields: &'d [(Name, Datum)], hint: usize, name: &Name) -> Option<&'d Datum> {
+pub(crate) fn record_field<'d>(fields: &'d Fields, hint: usize, name: &Name) -> Option<&'d Datum> {
     match fields.get(hint) {
         // The schema's own name (a decoded datum) first, then any equal one.
         Some((n, v)) if Name::ptr_eq(n, name) || n == name => Some(v),
-        _ => fields.iter().find(|(n, _)| n == name).map(|(_, v)| v),
+        _ => fields.iter().find(|(n, _)| *n == name).map(|(_, v)| v),
     }
 }
 

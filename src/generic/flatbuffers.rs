@@ -49,7 +49,7 @@ use super::datum::Datum;
 use super::derive::{Shape, fbs_direct_item, fbs_enum_width, fbs_width, shape};
 use super::error::{GenericError, GenericErrorKind};
 use super::protobuf::{branch, field_value, within, within_index};
-use super::schema::{Field, Node, NodeId, Schema};
+use super::schema::{Node, NodeId, Schema};
 use flatbuffers::{
     FlatBufferBuilder, InvalidFlatbuffer, TableVerifier, UnionWIPOffset, Verifier, VerifierOptions, WIPOffset,
 };
@@ -77,7 +77,7 @@ pub fn encode(schema: &Schema, value: &Datum, out: &mut Vec<u8>) -> Result<(), G
         fbb.reset();
         let e = Enc::new(schema);
         let root = match schema.node(schema.root()) {
-            Node::Record(r) => e.table(fbb, Fields::Record(&r.fields), value, 0),
+            Node::Record(r) => e.table(fbb, Fields::Record(r), value, 0),
             _ => e.table(fbb, Fields::One(schema.root()), value, 0),
         };
         let root = match root {
@@ -116,7 +116,7 @@ pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum, GenericError> {
     let d = Dec { schema, buf: bytes };
     let root = d.offset(&mut v, 0)?;
     match schema.node(schema.root()) {
-        Node::Record(r) => d.table(&mut v, root, Fields::Record(&r.fields)),
+        Node::Record(r) => d.table(&mut v, root, Fields::Record(r)),
         _ => d.table(&mut v, root, Fields::One(schema.root())),
     }
 }
@@ -124,7 +124,7 @@ pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum, GenericError> {
 /// The fields of a table: a record's, or a wrapper's one `value`.
 #[derive(Clone, Copy)]
 enum Fields<'s> {
-    Record(&'s [Field]),
+    Record(&'s super::schema::Record),
     One(NodeId),
 }
 
@@ -201,12 +201,12 @@ impl Enc<'_> {
         let s = self.schema;
         let base = self.pending.borrow().len();
         match fields {
-            Fields::Record(fs) => {
+            Fields::Record(r) => {
                 let Datum::Record(values) = d else {
                     return Err(GenericError::unexpected("", None, "record", d.kind()));
                 };
                 let mut slot = 0u16;
-                for (i, f) in fs.iter().enumerate() {
+                for (i, f) in r.fields.iter().enumerate() {
                     let v = field_value(s, values, i, f)?;
                     let p = self.prepare(fbb, f.ty, &v, depth).map_err(|e| within(e, &f.name))?;
                     self.push_pending(slot, p);
@@ -286,12 +286,7 @@ impl Enc<'_> {
                 _ => self.scalar(ty, d, false),
             },
             Shape::Record => match s.node(ty) {
-                Node::Record(r) => Ok(Pending::Offset(self.table(
-                    fbb,
-                    Fields::Record(&r.fields),
-                    d,
-                    depth + 1,
-                )?)),
+                Node::Record(r) => Ok(Pending::Offset(self.table(fbb, Fields::Record(r), d, depth + 1)?)),
                 _ => Err(mismatch(s, ty, d)),
             },
             Shape::Array(items) => {
@@ -332,7 +327,7 @@ impl Enc<'_> {
                 let bt = branches[b as usize];
                 let k = b - u32::from(null.is_some_and(|x| x < b));
                 let off = match s.node(bt) {
-                    Node::Record(r) => self.table(fbb, Fields::Record(&r.fields), v, depth + 1)?,
+                    Node::Record(r) => self.table(fbb, Fields::Record(r), v, depth + 1)?,
                     _ => self.table(fbb, Fields::One(bt), v, depth + 1)?,
                 };
                 Ok(Pending::Union(k as u8 + 1, off))
@@ -429,7 +424,7 @@ impl Enc<'_> {
                     let o = match (s.node(items), d) {
                         (Node::String, Datum::String(v)) if direct => Ok(as_union(fbb.create_string(v))),
                         (Node::String, other) => Err(mismatch(s, items, other)),
-                        (Node::Record(r), _) => self.table(fbb, Fields::Record(&r.fields), d, depth + 1),
+                        (Node::Record(r), _) => self.table(fbb, Fields::Record(r), d, depth + 1),
                         _ => self.table(fbb, Fields::One(items), d, depth + 1),
                     }
                     .map_err(|e| within_index(e, i))?;
@@ -553,17 +548,17 @@ impl<'a> Dec<'a> {
         let s = self.schema;
         let mut tv = v.visit_table(at).map_err(|e| fb_error(at, e))?;
         let d = match fields {
-            Fields::Record(fs) => {
-                let mut out = Vec::with_capacity(fs.len());
+            Fields::Record(r) => {
+                let mut out = Vec::with_capacity(r.fields.len());
                 let mut slot = 0u16;
-                for f in fs {
+                for f in &r.fields {
                     let d = self
                         .field(&mut tv, f.ty, voffset(slot))
                         .map_err(|e| within(e, &f.name))?;
-                    out.push((f.name.clone(), d));
+                    out.push(d);
                     slot += fbs_width(s, f.ty);
                 }
-                Datum::Record(out)
+                Datum::Record(super::datum::Fields::new(r.names.clone(), out).expect("a value per field"))
             }
             Fields::One(ty) => self.field(&mut tv, ty, voffset(0))?,
         };
@@ -635,7 +630,7 @@ impl<'a> Dec<'a> {
             }
             Node::Record(r) => {
                 let p = self.offset(v, at)?;
-                self.table(v, p, Fields::Record(&r.fields))
+                self.table(v, p, Fields::Record(r))
             }
             Node::Array(items) => {
                 let p = self.offset(v, at)?;
@@ -739,7 +734,7 @@ impl<'a> Dec<'a> {
                         let bt = branches[b as usize];
                         let p = self.offset(tv.verifier(), at)?;
                         let d = match s.node(bt) {
-                            Node::Record(r) => self.table(tv.verifier(), p, Fields::Record(&r.fields))?,
+                            Node::Record(r) => self.table(tv.verifier(), p, Fields::Record(r))?,
                             _ => self.table(tv.verifier(), p, Fields::One(bt))?,
                         };
                         Ok(Datum::Union(b, Box::new(d)))
@@ -791,12 +786,9 @@ impl<'a> Dec<'a> {
             Node::Record(r) => {
                 let mut out = Vec::with_capacity(r.fields.len());
                 for f in &r.fields {
-                    out.push((
-                        f.name.clone(),
-                        self.absent(f.ty, depth + 1).map_err(|e| within(e, &f.name))?,
-                    ));
+                    out.push(self.absent(f.ty, depth + 1).map_err(|e| within(e, &f.name))?);
                 }
-                Datum::Record(out)
+                Datum::Record(super::datum::Fields::new(r.names.clone(), out).expect("a value per field"))
             }
             Node::Union(branches) => match branches.iter().position(|&b| matches!(s.node(b), Node::Null)) {
                 Some(n) => Datum::Union(n as u32, Box::new(Datum::Null)),

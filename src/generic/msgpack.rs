@@ -241,7 +241,7 @@ fn write_items(schema: &Schema, items: NodeId, values: &[Datum], out: &mut Sink<
 fn write_record(
     schema: &Schema,
     r: &super::schema::Record,
-    fields: &[(super::datum::Name, Datum)],
+    fields: &super::datum::Fields,
     out: &mut Sink<'_>,
     depth: usize,
 ) -> Result<()> {
@@ -811,7 +811,7 @@ mod tests {
     #[test]
     fn layout_of_a_small_record() {
         let s = schema(r#"{"type":"record","name":"R","fields":[{"name":"id","type":"long"}]}"#);
-        let d = Datum::Record(vec![("id".into(), Datum::Long(7))]);
+        let d = Datum::record(vec![("id".into(), Datum::Long(7))]);
         let mut out = Vec::new();
         encode(&s, &d, &mut out).unwrap();
         assert_eq!(out, [0x81, 0xa2, b'i', b'd', 0x07]);
@@ -830,7 +830,7 @@ mod tests {
                 {"name":"u","type":["null","long"]},
                 {"name":"k","type":"string","wirebench.key":"a key of thirty-six bytes, spelled out"}]}"#,
         );
-        let d = Datum::Record(vec![
+        let d = Datum::record(vec![
             ("d".into(), Datum::Array(vec![Datum::Double(1.5)])),
             ("l".into(), Datum::Array(vec![Datum::Long(-1), Datum::Long(300)])),
             ("u".into(), Datum::Union(1, Box::new(Datum::Long(5)))),
@@ -850,15 +850,15 @@ mod tests {
 
         let mut bad = d.clone();
         if let Datum::Record(f) = &mut bad {
-            f[0].1 = Datum::Array(vec![Datum::Double(1.0), Datum::Long(2)]);
+            f.values_mut()[0] = Datum::Array(vec![Datum::Double(1.0), Datum::Long(2)]);
         }
         let mut out = b"kept".to_vec();
         let e = encode(&s, &bad, &mut out).unwrap_err();
         assert_eq!(e.pointer, "/d/1", "{e}");
         assert_eq!(out, b"kept");
         if let Datum::Record(f) = &mut bad {
-            f[0].1 = Datum::Array(vec![]);
-            f[2].1 = Datum::Union(1, Box::new(Datum::Int(2)));
+            f.values_mut()[0] = Datum::Array(vec![]);
+            f.values_mut()[2] = Datum::Union(1, Box::new(Datum::Int(2)));
         }
         let e = encode(&s, &bad, &mut out).unwrap_err();
         assert_eq!(e.pointer, "/u", "{e}");
@@ -888,12 +888,12 @@ mod tests {
         let mut outcomes = [false; 2];
         for levels in 60..70 {
             // Record k sits at depth 2k; its `v` union at 2k + 1 and the long at 2k + 2.
-            let mut d = Datum::Record(vec![
+            let mut d = Datum::record(vec![
                 ("next".into(), Datum::Union(0, Box::new(Datum::Null))),
                 ("v".into(), Datum::Union(1, Box::new(Datum::Long(1)))),
             ]);
             for _ in 1..levels {
-                d = Datum::Record(vec![
+                d = Datum::record(vec![
                     ("next".into(), Datum::Union(1, Box::new(d))),
                     ("v".into(), Datum::Union(0, Box::new(Datum::Null))),
                 ]);

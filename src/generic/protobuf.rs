@@ -77,7 +77,7 @@ pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum, GenericError> {
         pool: std::cell::RefCell::new(Vec::new()),
     };
     match schema.node(schema.root()) {
-        Node::Record(r) => d.message(Fields::Record(&r.fields), &Segs::One(bytes), 0),
+        Node::Record(r) => d.message(Fields::Record(r), &Segs::One(bytes), 0),
         _ => d.message(Fields::One(schema.root()), &Segs::One(bytes), 0),
     }
 }
@@ -111,13 +111,13 @@ fn depth_error(offset: Option<usize>) -> GenericError {
 /// a field the datum lacks takes [`walk::absent_field`].
 pub(crate) fn field_value<'d>(
     schema: &Schema,
-    fields: &'d [(Name, Datum)],
+    fields: &'d super::datum::Fields,
     i: usize,
     f: &Field,
 ) -> Result<Cow<'d, Datum>, GenericError> {
     match fields.get(i) {
         Some((n, v)) if Name::ptr_eq(n, &f.name) || *n == f.name => Ok(Cow::Borrowed(v)),
-        _ => match fields.iter().find(|(n, _)| *n == f.name) {
+        _ => match fields.iter().find(|(n, _)| **n == f.name) {
             Some((_, v)) => Ok(Cow::Borrowed(v)),
             None => walk::absent_field(schema, f).map(Cow::Owned).ok_or_else(|| {
                 GenericError::new(
@@ -473,21 +473,21 @@ impl<'a> Segs<'a> {
 /// The fields of a message: a record's, or a wrapper's one `value`.
 #[derive(Clone, Copy)]
 enum Fields<'s> {
-    Record(&'s [Field]),
+    Record(&'s super::schema::Record),
     One(NodeId),
 }
 
 impl Fields<'_> {
     fn len(&self) -> usize {
         match self {
-            Fields::Record(f) => f.len(),
+            Fields::Record(r) => r.fields.len(),
             Fields::One(_) => 1,
         }
     }
 
     fn ty(&self, i: usize) -> NodeId {
         match self {
-            Fields::Record(f) => f[i].ty,
+            Fields::Record(r) => r.fields[i].ty,
             Fields::One(t) => *t,
         }
     }
@@ -495,7 +495,7 @@ impl Fields<'_> {
     /// The record field's name (a wrapper's value has none in the document).
     fn name(&self, i: usize) -> Option<&str> {
         match self {
-            Fields::Record(f) => Some(&f[i].name),
+            Fields::Record(r) => Some(&r.fields[i].name),
             Fields::One(_) => None,
         }
     }
@@ -655,13 +655,14 @@ impl<'a> Dec<'a> {
                 let slot = slots.pop().unwrap_or(Slot::Empty);
                 self.finish(ty, slot, depth)
             }
-            Fields::Record(fs) => {
+            Fields::Record(r) => {
                 let mut out = Vec::with_capacity(count);
-                for (f, slot) in fs.iter().zip(slots.drain(..)) {
-                    let v = self.finish(f.ty, slot, depth).map_err(|e| within(e, &f.name))?;
-                    out.push((f.name.clone(), v));
+                for (f, slot) in r.fields.iter().zip(slots.drain(..)) {
+                    out.push(self.finish(f.ty, slot, depth).map_err(|e| within(e, &f.name))?);
                 }
-                Ok(Datum::Record(out))
+                Ok(Datum::Record(
+                    super::datum::Fields::new(r.names.clone(), out).expect("a value per field"),
+                ))
             }
         };
         slots.clear();
@@ -756,7 +757,7 @@ impl<'a> Dec<'a> {
                     match s.node(items) {
                         Node::Record(r) => {
                             let body = self.message_body(wire, key_at, buf)?;
-                            self.message(Fields::Record(&r.fields), &Segs::One(body), depth + 1)
+                            self.message(Fields::Record(r), &Segs::One(body), depth + 1)
                         }
                         _ => self.leaf(items, wire, key_at, buf),
                     }
@@ -942,7 +943,7 @@ impl<'a> Dec<'a> {
 
     fn record(&self, ty: NodeId, segs: &Segs<'a>, depth: usize) -> Result<Datum, GenericError> {
         match self.schema.node(ty) {
-            Node::Record(r) => self.message(Fields::Record(&r.fields), segs, depth + 1),
+            Node::Record(r) => self.message(Fields::Record(r), segs, depth + 1),
             _ => unreachable!("record shape"),
         }
     }
@@ -971,7 +972,7 @@ impl<'a> Dec<'a> {
                 ));
             }
             Node::Enum(e) => Datum::Enum(0, e.symbols.first().cloned().unwrap_or_default()),
-            Node::Record(r) => self.message(Fields::Record(&r.fields), &Segs::One(&[]), depth + 1)?,
+            Node::Record(r) => self.message(Fields::Record(r), &Segs::One(&[]), depth + 1)?,
             Node::Array(_) => Datum::Array(Vec::new()),
             Node::Map(_) => Datum::Map(Vec::new()),
             Node::Union(branches) => match branches.iter().position(|&b| matches!(s.node(b), Node::Null)) {
@@ -1115,7 +1116,7 @@ mod tests {
         )
         .unwrap();
         let xs = |v: Vec<f64>| {
-            Datum::Record(vec![(
+            Datum::record(vec![(
                 "xs".into(),
                 Datum::Array(v.into_iter().map(Datum::Double).collect()),
             )])

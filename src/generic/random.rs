@@ -11,7 +11,7 @@
 //! a bare union value back to the branch it was written with. NaN is never
 //! drawn: JSON cannot spell it and it is not equal to itself.
 
-use super::datum::{Datum, Scalars};
+use super::datum::{Datum, Fields, Scalars};
 use super::schema::{Node, NodeId, Schema};
 use super::walk;
 use crate::prng::Rng;
@@ -247,10 +247,11 @@ fn value(schema: &Schema, node: NodeId, rng: &mut Rng, depth: usize) -> Datum {
             )
         }
         Node::Record(r) => Datum::Record(
-            r.fields
-                .iter()
-                .map(|f| (f.name.clone(), value(schema, f.ty, rng, depth + 1)))
-                .collect(),
+            Fields::new(
+                r.names.clone(),
+                r.fields.iter().map(|f| value(schema, f.ty, rng, depth + 1)).collect(),
+            )
+            .expect("a value per field"),
         ),
         Node::Union(branches) => {
             // Past the depth limit, prefer a branch that ends the nesting.

@@ -32,7 +32,7 @@
 //! block count of 2^62 nulls is an error, not a hang; datum nesting is
 //! limited to [`MAX_DATUM_DEPTH`].
 
-use super::datum::{Datum, Name};
+use super::datum::{Datum, FieldNames, Fields, Name};
 use super::schema::{Node, NodeId, Schema, unqualified};
 use crate::codec::cursor::Cursor;
 use crate::codec::{DecodeError, varint};
@@ -85,7 +85,7 @@ struct RecordPlan {
     /// In writer field order.
     steps: Vec<FieldStep>,
     /// Reader field names, in reader order.
-    names: Vec<Name>,
+    names: FieldNames,
     /// Reader fields the writer lacks: (slot, default).
     defaults: Vec<(usize, Datum)>,
 }
@@ -262,13 +262,8 @@ impl<'s> Resolver<'s> {
                 for (slot, d) in &rp.defaults {
                     slots[*slot] = Some(d.clone());
                 }
-                Datum::Record(
-                    rp.names
-                        .iter()
-                        .zip(slots)
-                        .map(|(n, d)| (n.clone(), d.unwrap_or(Datum::Null)))
-                        .collect(),
-                )
+                let values = slots.into_iter().map(|d| d.unwrap_or(Datum::Null)).collect();
+                Datum::Record(Fields::new(rp.names.clone(), values).expect("a value per field"))
             }
             Plan::WriterUnion(branches) => {
                 let at = st.c.pos();
@@ -666,7 +661,7 @@ impl<'s> Compiler<'s> {
         let (Node::Record(wr), Node::Record(rr)) = (self.w.node(w), self.r.node(r)) else {
             unreachable!("record() is called with two records");
         };
-        let names: Vec<Name> = rr.fields.iter().map(|f| f.name.clone()).collect();
+        let names = rr.names.clone();
         let mut used = vec![false; rr.fields.len()];
         let mut steps = Vec::with_capacity(wr.fields.len());
         for wf in &wr.fields {
@@ -767,7 +762,7 @@ mod tests {
     fn narrowing_is_refused_with_the_path() {
         let w = r#"{"type":"record","name":"P","fields":[{"name":"stock","type":"long"}]}"#;
         let r = r#"{"type":"record","name":"P","fields":[{"name":"stock","type":"int"}]}"#;
-        let e = resolve(w, r, &Datum::Record(vec![("stock".into(), Datum::Long(1))])).unwrap_err();
+        let e = resolve(w, r, &Datum::record(vec![("stock".into(), Datum::Long(1))])).unwrap_err();
         assert_eq!(
             e.to_string(),
             "P.stock: writer type long cannot be read as reader type int (\"Schema Resolution\" promotes only int→long→float→double; narrowing is refused) (at byte 0)"
@@ -798,7 +793,7 @@ mod tests {
                 Datum::Union(0, Box::new(Datum::Null)),
             ]),
         )]);
-        let input = Datum::Record(vec![
+        let input = Datum::record(vec![
             ("a".into(), Datum::Int(1)),
             ("gone".into(), gone),
             ("old".into(), Datum::String("o".into())),

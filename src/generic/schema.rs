@@ -12,7 +12,7 @@
 //! ([`crate::generic::value::json`]), which bounds nesting; every error names
 //! the place in the schema (`Catalog.products.stock`).
 
-use super::datum::{Datum, Name};
+use super::datum::{Datum, FieldNames, Name};
 use super::value::json::{self as value, JsonValue, Number};
 use crate::codec::msgpack::write::{Header, str_header};
 use std::collections::HashMap;
@@ -86,6 +86,9 @@ pub fn unqualified(fullname: &str) -> &str {
 pub struct Record {
     pub name: Named,
     pub fields: Vec<Field>,
+    /// The fields' names in order, the one copy every decoded record of
+    /// this type shares ([`super::datum::Fields`]).
+    pub names: FieldNames,
 }
 
 #[derive(Clone, Debug)]
@@ -618,6 +621,7 @@ impl Parser {
             Node::Record(Record {
                 name,
                 fields: Vec::new(),
+                names: FieldNames::default(),
             }),
             &path,
         )?;
@@ -673,6 +677,7 @@ impl Parser {
             });
         }
         if let Node::Record(r) = &mut self.nodes[id] {
+            r.names = std::sync::Arc::new(fields.iter().map(|f| f.name.clone()).collect());
             r.fields = fields;
         }
         Ok(id)
@@ -835,7 +840,7 @@ fn default_datum(
                 };
                 out.push((f.name.clone(), v));
             }
-            Datum::Record(out)
+            Datum::Record(out.into())
         }
         _ => return Err(bad()),
     })

@@ -11,7 +11,7 @@
 //! - a datum that is not a [`Datum::Union`] written where the schema has a
 //!   union takes the first branch that accepts it ([`branch_for`]).
 
-use super::datum::{Datum, Name};
+use super::datum::{Datum, Fields};
 use super::error::{GenericError, GenericErrorKind};
 use super::schema::{Field, Node, NodeId, Record, Schema};
 use crate::codec::{DecodeError, ErrorKind};
@@ -48,7 +48,7 @@ pub fn absent_field(schema: &Schema, field: &Field) -> Option<Datum> {
 pub struct RecordFields<'s> {
     schema: &'s Schema,
     record: &'s Record,
-    out: Vec<(Name, Datum)>,
+    out: Vec<Datum>,
     slots: Option<Vec<Option<Datum>>>,
 }
 
@@ -82,12 +82,12 @@ impl<'s> RecordFields<'s> {
     /// Stores field `index` (not yet read: check [`RecordFields::has`]).
     pub fn put(&mut self, index: usize, v: Datum) {
         if self.slots.is_none() && index == self.out.len() {
-            self.out.push((self.record.fields[index].name.clone(), v));
+            self.out.push(v);
             return;
         }
         let slots = self.slots.get_or_insert_with(|| {
             let mut slots: Vec<Option<Datum>> = vec![None; self.record.fields.len()];
-            for (i, (_, v)) in self.out.drain(..).enumerate() {
+            for (i, v) in self.out.drain(..).enumerate() {
                 slots[i] = Some(v);
             }
             slots
@@ -95,9 +95,15 @@ impl<'s> RecordFields<'s> {
         slots[index] = Some(v);
     }
 
+    /// The record of `values`, one per field in schema order, named by the
+    /// schema's shared names.
+    fn fields(record: &Record, values: Vec<Datum>) -> Fields {
+        Fields::new(record.names.clone(), values).expect("a value per field")
+    }
+
     /// The fields in schema order; an absent field without a default or a
     /// null branch is missing (offset `at`, the record's start).
-    pub fn finish(mut self, at: Option<usize>) -> Result<Vec<(Name, Datum)>, GenericError> {
+    pub fn finish(mut self, at: Option<usize>) -> Result<Fields, GenericError> {
         let fields = &self.record.fields;
         let missing = |f: &Field| {
             GenericError::new(
@@ -112,9 +118,9 @@ impl<'s> RecordFields<'s> {
             None => {
                 for f in &fields[self.out.len()..] {
                     let v = absent_field(self.schema, f).ok_or_else(|| missing(f))?;
-                    self.out.push((f.name.clone(), v));
+                    self.out.push(v);
                 }
-                Ok(self.out)
+                Ok(Self::fields(self.record, self.out))
             }
             Some(slots) => {
                 let mut out = Vec::with_capacity(fields.len());
@@ -123,9 +129,9 @@ impl<'s> RecordFields<'s> {
                         Some(v) => v,
                         None => absent_field(self.schema, f).ok_or_else(|| missing(f))?,
                     };
-                    out.push((f.name.clone(), v));
+                    out.push(v);
                 }
-                Ok(out)
+                Ok(Self::fields(self.record, out))
             }
         }
     }
