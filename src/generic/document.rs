@@ -633,8 +633,7 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Sink<'_>, 
             }
             // The shortest digits that read back to the same f32, laid out
             // as a double with those digits is.
-            let (buf, len) = super::float::text::float(*f);
-            out.prefix(buf, len);
+            out.padded(|buf| super::float::text::float_into(*f, buf));
         }
         (Node::String, Datum::String(s)) => sink_str(out, s),
         (Node::Bytes, Datum::Bytes(b)) => write_latin1(b, out),
@@ -770,12 +769,11 @@ const POW10: [f64; 23] = [
     1e21, 1e22,
 ];
 
-/// Finite `v` as [`write_double`] spells it, stored whole from
-/// [`super::float::text::double`]'s padded buffer.
+/// Finite `v` as [`write_double`] spells it, stored straight into the
+/// output by [`super::float::text::double_into`].
 #[inline]
 fn sink_double(out: &mut Sink<'_>, v: f64) {
-    let (buf, len) = super::float::text::double(v);
-    out.prefix(buf, len);
+    out.padded(|buf| super::float::text::double_into(v, buf));
 }
 
 /// Finite `v` in serde_json's layout (the table of
