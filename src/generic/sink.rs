@@ -85,8 +85,8 @@ impl<'a> Sink<'a> {
     }
 
     /// The decimal digits of `v` (no sign): groups of eight digits made at
-    /// once ([`digits8`]), the first without its leading zeros, stored as
-    /// words straight into `out` ([`Sink::padded`]).
+    /// once ([`digits8`]), leading zeros shifted out of the word: one
+    /// store below 10^16, three into [`Sink::padded`]'s buffer above.
     #[inline]
     pub fn decimal(&mut self, v: u64) {
         const E8: u64 = 100_000_000;
@@ -95,20 +95,24 @@ impl<'a> Sink<'a> {
             self.prefix(word.to_le_bytes(), n);
             return;
         }
-        let (first, rest) = if v < E8 * E8 {
-            ((v / E8) as u32, [v % E8, 0])
-        } else {
-            ((v / (E8 * E8)) as u32, [v / E8 % E8, v % E8])
-        };
-        let (word, n) = leading_group(first);
-        let w0 = digits8(rest[0] as u32) + ASCII_ZEROS;
-        let w1 = digits8(rest[1] as u32) + ASCII_ZEROS;
-        let groups = if v < E8 * E8 { 1 } else { 2 };
+        if v < E8 * E8 {
+            // Sixteen digits in one word, their leading zeros (at most
+            // seven) shifted out: one store.
+            const ZEROS: u128 = (ASCII_ZEROS as u128) << 64 | ASCII_ZEROS as u128;
+            let w = u128::from(digits8((v / E8) as u32)) | u128::from(digits8((v % E8) as u32)) << 64;
+            let lead = w.trailing_zeros() / 8;
+            self.prefix(((w + ZEROS) >> (8 * lead)).to_le_bytes(), 16 - lead as usize);
+            return;
+        }
+        // 17 to 20 digits: up to four, then sixteen.
+        let (word, n) = leading_group((v / (E8 * E8)) as u32);
+        let w0 = digits8((v / E8 % E8) as u32) + ASCII_ZEROS;
+        let w1 = digits8((v % E8) as u32) + ASCII_ZEROS;
         self.padded::<24>(|buf| {
             buf[..8].copy_from_slice(&word.to_le_bytes());
             buf[n..n + 8].copy_from_slice(&w0.to_le_bytes());
             buf[n + 8..n + 16].copy_from_slice(&w1.to_le_bytes());
-            n + 8 * groups
+            n + 16
         });
     }
 }
