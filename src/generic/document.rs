@@ -633,8 +633,7 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Sink<'_>, 
             }
             // The shortest digits that read back to the same f32, laid out
             // as a double with those digits is.
-            let (buf, len) = super::float::text::float(*f);
-            out.prefix(buf, len);
+            out.padded(|buf| super::float::text::float_into(*f, buf));
         }
         (Node::String, Datum::String(s)) => sink_str(out, s),
         (Node::Bytes, Datum::Bytes(b)) => write_latin1(b, out),
@@ -727,15 +726,52 @@ fn sink_i64(out: &mut Sink<'_>, v: i64) {
 #[inline]
 fn sink_str(out: &mut Sink<'_>, s: &str) {
     let b = s.as_bytes();
-    let first = find_special(b, 0);
     out.room(b.len() + 2);
     out.byte(b'"');
-    if first == b.len() {
+    if !needs_escape(b) {
         out.bytes(b);
     } else {
-        sink_escaped(out, b, first);
+        sink_escaped(out, b, find_special(b, 0));
     }
     out.byte(b'"');
+}
+
+/// Whether some byte of `b` is one [`ESCAPE`] marks (below 0x20, `"`,
+/// `\`): every byte read in words of eight, the last word overlapping the
+/// one before it and a string under eight bytes read as a word of its own
+/// bytes repeated, so no byte is tested alone (a loop over a short
+/// string's last bytes was a branch per byte, its exit unpredictable).
+/// The word test is `find_special`'s (`crate::codec::json`); a test holds
+/// the two to the same answer.
+#[inline(always)]
+fn needs_escape(b: &[u8]) -> bool {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    // A byte's top bit set for each marked byte, or (a borrow) one above
+    // a marked byte: never in a word with none.
+    let marked = |w: u64| {
+        let ctrl = w.wrapping_sub(LO * 0x20) & !w;
+        let q = w ^ (LO * u64::from(b'"'));
+        let bs = w ^ (LO * u64::from(b'\\'));
+        (ctrl | (q.wrapping_sub(LO) & !q) | (bs.wrapping_sub(LO) & !bs)) & (LO << 7)
+    };
+    let n = b.len();
+    let w = if let Some(last) = b.last_chunk::<8>() {
+        let mut acc = marked(u64::from_le_bytes(*last));
+        for c in b.chunks_exact(8) {
+            acc |= marked(u64::from_le_bytes(c.try_into().unwrap_or([0; 8])));
+        }
+        return acc != 0;
+    } else if n >= 4 {
+        let lo = b.first_chunk::<4>().map_or(0, |c| u32::from_le_bytes(*c));
+        let hi = b.last_chunk::<4>().map_or(0, |c| u32::from_le_bytes(*c));
+        u64::from(lo) | u64::from(hi) << 32
+    } else if let (Some(&x), Some(&y), Some(&z)) = (b.first(), b.get(n / 2), b.last()) {
+        let q = u32::from_le_bytes([x, y, z, x]);
+        u64::from(q) | u64::from(q) << 32
+    } else {
+        return false;
+    };
+    marked(w) != 0
 }
 
 /// The body of a string whose first byte to escape is at `i`.
@@ -770,12 +806,11 @@ const POW10: [f64; 23] = [
     1e21, 1e22,
 ];
 
-/// Finite `v` as [`write_double`] spells it, stored whole from
-/// [`super::float::text::double`]'s padded buffer.
+/// Finite `v` as [`write_double`] spells it, stored straight into the
+/// output by [`super::float::text::double_into`].
 #[inline]
 fn sink_double(out: &mut Sink<'_>, v: f64) {
-    let (buf, len) = super::float::text::double(v);
-    out.prefix(buf, len);
+    out.padded(|buf| super::float::text::double_into(v, buf));
 }
 
 /// Finite `v` in serde_json's layout (the table of
@@ -1044,6 +1079,57 @@ mod tests {
     }
 
     /// Strings are escaped exactly as the catalog writer escapes them.
+    /// Where `check` and `find_special` disagree on whether a string
+    /// needs an escape: every byte value at every place of clean strings
+    /// of 0 to 40 bytes, and random strings (at most 5).
+    fn escape_disagreements(check: impl Fn(&[u8]) -> bool) -> Vec<String> {
+        let mut texts: Vec<Vec<u8>> = Vec::new();
+        for n in 0..=40usize {
+            texts.push(vec![b'a'; n]);
+            for at in 0..n {
+                for c in 0..=255u8 {
+                    let mut t = vec![b'a'; n];
+                    t[at] = c;
+                    texts.push(t);
+                }
+            }
+        }
+        let mut rng = crate::prng::Rng::new(0xE5C);
+        for _ in 0..20_000 {
+            let n = rng.below(70) as usize;
+            texts.push((0..n).map(|_| 0x1c + rng.below(0x70) as u8).collect());
+        }
+        texts
+            .iter()
+            .filter_map(|t| {
+                let want = find_special(t, 0) < t.len();
+                (check(t) != want).then(|| format!("{t:?}: want {want}"))
+            })
+            .take(5)
+            .collect()
+    }
+
+    #[test]
+    fn escape_checks_agree_with_find_special() {
+        let bad = escape_disagreements(needs_escape);
+        assert!(bad.is_empty(), "{bad:#?}");
+        // The comparison fails on a check that skips a string's last
+        // bytes, or its middle byte under four bytes.
+        let no_tail = |b: &[u8]| b.len() >= 8 && b.chunks_exact(8).any(|c| find_special(c, 0) < 8);
+        assert!(!escape_disagreements(no_tail).is_empty());
+        let ends_only = |b: &[u8]| {
+            if b.len() < 4 {
+                find_special(
+                    &[b.first().copied().unwrap_or(b'a'), b.last().copied().unwrap_or(b'a')],
+                    0,
+                ) < 2
+            } else {
+                needs_escape(b)
+            }
+        };
+        assert!(!escape_disagreements(ends_only).is_empty());
+    }
+
     #[test]
     fn sink_strings_equal_the_catalog_spelling() {
         let mut cases: Vec<String> = (0u8..0x80).map(|b| format!("ab{}cdefghij", char::from(b))).collect();

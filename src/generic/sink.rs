@@ -68,9 +68,25 @@ impl<'a> Sink<'a> {
         push_bytes(self.out, b);
     }
 
+    /// The spelling `write` stores into a padded buffer of `N` bytes
+    /// (returning how many of its first bytes count), stored straight into
+    /// `out`: the buffer is `out`'s next `N` bytes, zero-filled, cut back
+    /// to the count. Nothing is copied after it is written (a copy of a
+    /// buffer just written in pieces would wait for those stores).
+    #[inline(always)]
+    pub fn padded<const N: usize>(&mut self, write: impl FnOnce(&mut [u8; N]) -> usize) {
+        let len = self.out.len();
+        self.out.resize(len + N, 0);
+        let n = match self.out[len..].first_chunk_mut::<N>() {
+            Some(buf) => write(buf).min(N),
+            None => 0,
+        };
+        self.out.truncate(len + n);
+    }
+
     /// The decimal digits of `v` (no sign): groups of eight digits made at
-    /// once ([`digits8`]), the first without its leading zeros, in a padded
-    /// buffer stored whole.
+    /// once ([`digits8`]), leading zeros shifted out of the word: one
+    /// store below 10^16, three into [`Sink::padded`]'s buffer above.
     #[inline]
     pub fn decimal(&mut self, v: u64) {
         const E8: u64 = 100_000_000;
@@ -79,22 +95,25 @@ impl<'a> Sink<'a> {
             self.prefix(word.to_le_bytes(), n);
             return;
         }
-        let mut buf = [0u8; 24];
-        let (first, rest) = if v < E8 * E8 {
-            ((v / E8) as u32, [v % E8, 0])
-        } else {
-            ((v / (E8 * E8)) as u32, [v / E8 % E8, v % E8])
-        };
-        let (word, n) = leading_group(first);
-        buf[..8].copy_from_slice(&word.to_le_bytes());
-        buf[n..n + 8].copy_from_slice(&(digits8(rest[0] as u32) + ASCII_ZEROS).to_le_bytes());
-        let len = if v < E8 * E8 {
-            n + 8
-        } else {
-            buf[n + 8..n + 16].copy_from_slice(&(digits8(rest[1] as u32) + ASCII_ZEROS).to_le_bytes());
+        if v < E8 * E8 {
+            // Sixteen digits in one word, their leading zeros (at most
+            // seven) shifted out: one store.
+            const ZEROS: u128 = (ASCII_ZEROS as u128) << 64 | ASCII_ZEROS as u128;
+            let w = u128::from(digits8((v / E8) as u32)) | u128::from(digits8((v % E8) as u32)) << 64;
+            let lead = w.trailing_zeros() / 8;
+            self.prefix(((w + ZEROS) >> (8 * lead)).to_le_bytes(), 16 - lead as usize);
+            return;
+        }
+        // 17 to 20 digits: up to four, then sixteen.
+        let (word, n) = leading_group((v / (E8 * E8)) as u32);
+        let w0 = digits8((v / E8 % E8) as u32) + ASCII_ZEROS;
+        let w1 = digits8((v % E8) as u32) + ASCII_ZEROS;
+        self.padded::<24>(|buf| {
+            buf[..8].copy_from_slice(&word.to_le_bytes());
+            buf[n..n + 8].copy_from_slice(&w0.to_le_bytes());
+            buf[n + 8..n + 16].copy_from_slice(&w1.to_le_bytes());
             n + 16
-        };
-        self.prefix(buf, len);
+        });
     }
 }
 

@@ -4,55 +4,117 @@
 //! back, [`micros`]) in serde_json's layout (the table of
 //! `crate::codec::json::number`: fixed notation for a first-digit weight
 //! `x` from -5 to 15, else `d.ddde±x`). The digits are made eight at a
-//! time ([`digits8`]) into one 16-byte word, whose zero bytes count the
-//! leading and trailing zeros, and laid out in a padded buffer by
-//! fixed-width copies: no division per digit, no text buffer copied twice.
+//! time ([`digits8`]) into one 16-byte word held in a register, whose zero
+//! bytes count the leading and trailing zeros, and the layout is a few
+//! fixed-width stores of shifted words into the destination
+//! ([`double_into`]): no division per digit, and no load of bytes just
+//! stored (a load that spans several recent stores waits for them to
+//! reach the cache: on `mesh` those waits, not the instructions, were
+//! most of the time).
 
 use super::format::{shortest_f32_raw, shortest_raw};
 use crate::codec::json::{ASCII_ZEROS, DIGIT_PAIRS, digits8};
 
 /// The longest spelling is 25 bytes (`-2.2250738585072014e-308`); the
-/// layout's fixed-width copies reach byte 35.
+/// layout's fixed-width stores reach byte 35.
 pub const TEXT_BUF: usize = 40;
 
 /// The JSON spelling of finite `v` (see the module doc): a padded buffer
 /// and how many of its bytes count. A non-finite `v` has no spelling and
 /// gives length 0.
-#[inline(always)]
+#[inline]
 pub fn double(v: f64) -> ([u8; TEXT_BUF], usize) {
+    let mut buf = [b'0'; TEXT_BUF];
+    let len = double_into(v, &mut buf);
+    (buf, len)
+}
+
+/// [`double`] stored into `buf` (whatever it holds): how many of its
+/// first bytes are the spelling; the bytes after them are scratch.
+#[inline(always)]
+pub fn double_into(v: f64, buf: &mut [u8; TEXT_BUF]) -> usize {
     let a = v.abs();
     // Integers below 2^53 (zero included) are their own digits (the signed
     // cast is the cheaper one; `a` is in its range).
     let (d, e) = if a < 9_007_199_254_740_992.0 && a as i64 as f64 == a {
         (a as i64 as u64, 0)
-    } else if let Some(n) = micros(a) {
-        (n, -6)
+    } else if let Some(n) = micros(a).filter(|&n| n >= 10) {
+        return millionths(v.is_sign_negative(), n, buf);
     } else {
         match shortest_raw(a) {
             Some(de) => de,
-            None => return ([0; TEXT_BUF], 0),
+            None => return 0,
         }
     };
-    lay_out(v.is_sign_negative(), d, e)
+    lay_out(v.is_sign_negative(), d, e, buf)
+}
+
+/// [`lay_out`] of `n · 10^-6` for an `n` from 10 to 10^16 - 1 that is not
+/// a multiple of 10^6 (a [`micros`] answer from 10^-5 up: fixed notation,
+/// the point before the last six digits): the sixteen digits of `n` (eight
+/// when `n < 10^8`), their leading zeros cut down to one integer digit and
+/// their trailing zeros dropped.
+#[inline(always)]
+fn millionths(negative: bool, n: u64, buf: &mut [u8; TEXT_BUF]) -> usize {
+    const E8: u64 = 100_000_000;
+    const ZEROS: u128 = (ASCII_ZEROS as u128) << 64 | ASCII_ZEROS as u128;
+    let s = usize::from(negative);
+    buf[0] = b'-';
+    if n < E8 {
+        // Two integer digits, then six decimals (not all zero).
+        let w = digits8(n as u32);
+        let lead = ((w.trailing_zeros() / 8) as usize).min(1);
+        let int = 2 - lead;
+        let t = w + ASCII_ZEROS;
+        put8(buf, s, t >> (8 * lead));
+        put8(buf, s + int + 1, t >> 16);
+        buf[s + int] = b'.';
+        s + int + 7 - (w.leading_zeros() / 8) as usize
+    } else {
+        // Ten integer digits, then six decimals.
+        let w = u128::from(digits8((n / E8) as u32)) | u128::from(digits8((n % E8) as u32)) << 64;
+        let lead = ((w.trailing_zeros() / 8) as usize).min(9);
+        let int = 10 - lead;
+        let t = w + ZEROS;
+        put16(buf, s, t >> (8 * lead));
+        put8(buf, s + int + 1, (t >> 80) as u64);
+        buf[s + int] = b'.';
+        s + int + 7 - (w.leading_zeros() / 8) as usize
+    }
 }
 
 /// For a non-integer `a` from 10^-6 to 2^30, the `n` with `n · 10^-6`
 /// reading back to `a`, if there is one: then `n` (trailing zeros aside)
-/// is `a`'s shortest digits. Reading back is the check: `n / 10^6`, both
-/// exact in a double and the quotient correctly rounded, is the double a
-/// reader makes of the decimal. Below 2^30 a double's gap is under 10^-6,
-/// so no other multiple of 10^-6 reads back to `a`, and a decimal with
-/// more than six decimals has more significant digits (no integer reads
-/// back to a non-integer, so every one has `a`'s integer part; below 1,
-/// its leading zeros). The nearest `n` is `a · 10^6` rounded: its error
-/// is below 0.25 in this range.
+/// is `a`'s shortest digits. Below 2^30 a double's gap is under 10^-6, so
+/// no other multiple of 10^-6 reads back to `a`, and a decimal with more
+/// than six decimals has more significant digits (no integer reads back to
+/// a non-integer, so every one has `a`'s integer part; below 1, its
+/// leading zeros). The nearest `n` is `a · 10^6` rounded: its error is
+/// below 0.25 in this range. Whether it reads back is decided exactly in
+/// integers, with no division (a division's latency held up every value of
+/// `mesh`): for `a = c · 2^q`, `n / 10^6` rounds to `a` when it is within
+/// half of `a`'s gaps, `|n · 2^-q - c · 10^6| < 10^6 / 2` (`2^-q · 10^6`
+/// times both sides); the gap below a power of two is half the one above.
+/// No decimal here is a tie: both products are multiples of 64 (`-q >= 23`),
+/// and neither half-gap, `2^5 · 5^6` or `2^4 · 5^6`, is.
 #[inline(always)]
 fn micros(a: f64) -> Option<u64> {
     if !(1e-6..1_073_741_824.0).contains(&a) {
         return None;
     }
-    let n = (a * 1e6 + 0.5) as i64;
-    (n as f64 / 1e6 == a).then_some(n as u64)
+    let n = (a * 1e6 + 0.5) as u64;
+    let bits = a.to_bits();
+    let c = bits & ((1 << 52) - 1) | 1 << 52;
+    // `-q` is 23 to 72 in this range; `n < 2^50`, so the shift fits.
+    let minus_q = 1075 - (bits >> 52) as u32;
+    let scaled = u128::from(n) << minus_q;
+    let exact = u128::from(c) * 1_000_000;
+    let half = if scaled < exact && c == 1 << 52 {
+        250_000
+    } else {
+        500_000
+    };
+    (scaled.abs_diff(exact) < half).then_some(n)
 }
 
 /// The JSON spelling of finite `v`: the shortest digits that read back to
@@ -60,98 +122,126 @@ fn micros(a: f64) -> Option<u64> {
 /// digits (`0.1f32` is `0.1`, `16777216f32` is `16777216.0`).
 #[inline]
 pub fn float(v: f32) -> ([u8; TEXT_BUF], usize) {
+    let mut buf = [b'0'; TEXT_BUF];
+    let len = float_into(v, &mut buf);
+    (buf, len)
+}
+
+/// [`float`] stored into `buf`, as [`double_into`] stores a double.
+#[inline]
+pub fn float_into(v: f32, buf: &mut [u8; TEXT_BUF]) -> usize {
     let a = v.abs();
     let (d, e) = if a < 16_777_216.0 && a as i32 as f32 == a {
         (a as i32 as u64, 0)
     } else {
         match shortest_f32_raw(a) {
             Some(de) => de,
-            None => return ([0; TEXT_BUF], 0),
+            None => return 0,
         }
     };
-    lay_out(v.is_sign_negative(), d, e)
+    lay_out(v.is_sign_negative(), d, e, buf)
+}
+
+/// `w` stored at `buf[at..at + 16]`.
+#[inline(always)]
+fn put16(buf: &mut [u8; TEXT_BUF], at: usize, w: u128) {
+    buf[at..at + 16].copy_from_slice(&w.to_le_bytes());
+}
+
+/// `w` stored at `buf[at..at + 8]`.
+#[inline(always)]
+fn put8(buf: &mut [u8; TEXT_BUF], at: usize, w: u64) {
+    buf[at..at + 8].copy_from_slice(&w.to_le_bytes());
 }
 
 /// The digits of `d` (below 10^17, trailing zeros allowed) times `10^e`,
-/// `-` first when `negative`, in serde_json's layout.
+/// `-` first when `negative`, in serde_json's layout, stored into `buf`:
+/// the spelling's length. Every store is of a register (a word of digits
+/// shifted into place, a constant); none reads `buf`.
 #[inline(always)]
-fn lay_out(negative: bool, d: u64, e: i32) -> ([u8; TEXT_BUF], usize) {
-    let mut buf = [b'0'; TEXT_BUF];
-    if negative {
-        buf[0] = b'-';
-    }
+fn lay_out(negative: bool, d: u64, e: i32, buf: &mut [u8; TEXT_BUF]) -> usize {
     let s = usize::from(negative);
+    buf[0] = b'-';
     if d == 0 {
-        buf[s + 1] = b'.';
-        return (buf, s + 3);
+        // `0.0` (after the sign) and scratch.
+        put8(buf, s, u64::from_le_bytes(*b"0.000000"));
+        return s + 3;
     }
-    let (buf17, from, n, m) = digits17(d);
-    let digits = &buf17[from..from + 32];
+    let Digits { hi, last, n, m } = digits17(d);
     // The weight of the first digit.
     let x = e + n as i32 - 1;
-    let len = if (0..=15).contains(&x) {
+    if (0..=15).contains(&x) {
         let int = x as usize + 1;
-        buf[s..s + 16].copy_from_slice(&digits[..16]);
+        put16(buf, s, hi);
         if m <= int {
             // Digits, zeros up to the point (the word's padding), `.0`.
             buf[s + int] = b'.';
             buf[s + int + 1] = b'0';
             s + int + 2
         } else {
+            // The digits from `int` on: the word's upper bytes, then the
+            // seventeenth digit (`int` is 1 to 16).
+            let frac = hi.checked_shr(8 * int as u32).unwrap_or(0) | u128::from(last) << (8 * (16 - int));
+            put16(buf, s + int + 1, frac);
             buf[s + int] = b'.';
-            buf[s + int + 1..s + int + 17].copy_from_slice(&digits[int..int + 16]);
             s + m + 1
         }
     } else if (-5..0).contains(&x) {
-        // `0.`, -x-1 zeros (the buffer's), the digits.
-        buf[s + 1] = b'.';
+        // `0.`, -x-1 zeros, the digits.
+        put8(buf, s, u64::from_le_bytes(*b"0.000000"));
         let at = s + 1 + x.unsigned_abs() as usize;
-        buf[at..at + 17].copy_from_slice(&digits[..17]);
+        put16(buf, at, hi);
+        buf[at + 16] = last;
         at + m
     } else {
-        buf[s] = digits[0];
-        let mut at = s + 1;
-        if m > 1 {
-            buf[at] = b'.';
-            buf[at + 1..at + 17].copy_from_slice(&digits[1..17]);
-            at += m;
-        }
+        // The digits from `s + 1`, then the first moved down before a `.`.
+        put16(buf, s + 1, hi);
+        buf[s + 17] = last;
+        buf[s] = hi as u8;
+        buf[s + 1] = b'.';
+        let at = s + 1 + if m > 1 { m } else { 0 };
         let (word, k) = exponent(x);
-        buf[at..at + 8].copy_from_slice(&word);
+        put8(buf, at, word);
         at + k
-    };
-    (buf, len)
-}
-
-/// `e±x` as a padded word and its length (`|x|` is at most 324).
-#[inline(always)]
-fn exponent(x: i32) -> ([u8; 8], usize) {
-    let mut w = [b'e', if x < 0 { b'-' } else { b'+' }, 0, 0, 0, 0, 0, 0];
-    let u = x.unsigned_abs() as usize;
-    if u < 10 {
-        w[2] = b'0' + u as u8;
-        (w, 3)
-    } else if u < 100 {
-        w[2..4].copy_from_slice(&DIGIT_PAIRS[2 * u..2 * u + 2]);
-        (w, 4)
-    } else {
-        let (h, r) = (u / 100 % 10, u % 100);
-        w[2] = b'0' + h as u8;
-        w[3..5].copy_from_slice(&DIGIT_PAIRS[2 * r..2 * r + 2]);
-        (w, 5)
     }
 }
 
-/// The decimal digits of `d` (1 to 10^17 - 1), first digit first, from
-/// the returned offset of a buffer padded with `'0'` (at least 32 bytes
-/// from it); how many digits `d` has, and how many are left without its
-/// trailing zeros.
+/// `e±x` as a little-endian word and its length (`|x|` is at most 324).
 #[inline(always)]
-fn digits17(d: u64) -> ([u8; 48], usize, usize, usize) {
+fn exponent(x: i32) -> (u64, usize) {
+    let head = u64::from(b'e') | u64::from(if x < 0 { b'-' } else { b'+' }) << 8;
+    let u = x.unsigned_abs() as usize;
+    // Two digits from the table (static bytes: no recent store to wait for).
+    let pair = |r: usize| u64::from(u16::from_le_bytes([DIGIT_PAIRS[2 * r], DIGIT_PAIRS[2 * r + 1]]));
+    if u < 10 {
+        (head | (0x30 + u as u64) << 16, 3)
+    } else if u < 100 {
+        (head | pair(u) << 16, 4)
+    } else {
+        (head | (0x30 + (u / 100 % 10) as u64) << 16 | pair(u % 100) << 24, 5)
+    }
+}
+
+/// The decimal digits of a `d` from 1 to 10^17 - 1, as [`digits17`]
+/// gives them.
+struct Digits {
+    /// The first sixteen digits, first digit in the lowest byte, padded
+    /// with `'0'` when there are fewer.
+    hi: u128,
+    /// The seventeenth digit, `'0'` when there are fewer.
+    last: u8,
+    /// How many digits `d` has.
+    n: usize,
+    /// How many are left without its trailing zeros.
+    m: usize,
+}
+
+/// The digits of `d` (1 to 10^17 - 1), all in registers.
+#[inline(always)]
+fn digits17(d: u64) -> Digits {
     const E8: u64 = 100_000_000;
     const E16: u64 = E8 * E8;
     const ZEROS: u128 = (ASCII_ZEROS as u128) << 64 | ASCII_ZEROS as u128;
-    let mut out = [b'0'; 48];
     let first = d / E16;
     let rest = d % E16;
     // Sixteen digits, the most significant in the lowest byte (the first
@@ -161,16 +251,24 @@ fn digits17(d: u64) -> ([u8; 48], usize, usize, usize) {
     } else {
         u128::from(digits8((rest / E8) as u32)) | u128::from(digits8((rest % E8) as u32)) << 64
     };
-    out[1..17].copy_from_slice(&(w + ZEROS).to_le_bytes());
-    // Trailing zeros are the word's high zero bytes.
+    // Trailing zeros are the word's high zero bytes (all 16 when `w` is 0).
     let trailing = (w.leading_zeros() / 8) as usize;
     if first > 0 {
-        out[0] = b'0' + (first % 10) as u8;
-        (out, 0, 17, 17 - trailing)
+        Digits {
+            hi: (w << 8 | u128::from(first)) + ZEROS,
+            last: (w >> 120) as u8 + b'0',
+            n: 17,
+            m: 17 - trailing,
+        }
     } else {
         // Leading zeros are the low zero bytes (`w > 0`: at most 15).
         let lead = (w.trailing_zeros() / 8) as usize;
-        (out, 1 + lead, 16 - lead, 16 - lead - trailing)
+        Digits {
+            hi: (w >> (8 * lead)) + ZEROS,
+            last: b'0',
+            n: 16 - lead,
+            m: 16 - lead - trailing,
+        }
     }
 }
 
@@ -324,6 +422,89 @@ mod tests {
         assert!(hits > 20_000, "{hits}");
         let unchecked = |a: f64| (1e-6..1_073_741_824.0).contains(&a).then_some((a * 1e6 + 0.5) as u64);
         assert!(check(&unchecked).1 > 0);
+    }
+
+    /// The values at the edges of [`micros`]: whole millionths near both
+    /// ends of its range, near each power of two inside it (where a gap
+    /// halves), random ones, and each one's neighbours one and two bits
+    /// away (which are not millionths and must go to Schubfach).
+    fn micros_edges() -> Vec<f64> {
+        let top = 1_073_741_824_000_000u64;
+        let mut ns: Vec<u64> = (1..3000).chain(top - 3000..top + 3000).collect();
+        for k in -20..=30 {
+            let p = (2f64.powi(k) * 1e6) as u64;
+            ns.extend(p.saturating_sub(50).max(1)..p + 50);
+        }
+        let mut rng = Rng::new(0x1E6);
+        ns.extend((0..100_000).map(|_| 1 + rng.next_u64() % top));
+        let mut v = Vec::new();
+        for n in ns {
+            let a: f64 = format!("{n}e-6").parse().unwrap();
+            let b = a.to_bits();
+            v.extend([
+                a,
+                f64::from_bits(b - 1),
+                f64::from_bits(b + 1),
+                f64::from_bits(b - 2),
+                f64::from_bits(b + 2),
+            ]);
+        }
+        v.extend([1e-6, 0.999_999e-6, 1_073_741_824.0, 1_073_741_823.999_999]);
+        v
+    }
+
+    /// Where `f` and the shortest digits disagree among [`micros_edges`]
+    /// (at most 5): `f` must answer exactly for the values in range whose
+    /// shortest digits have at most six decimals, with those digits.
+    fn micros_disagreements(f: impl Fn(f64) -> Option<u64>) -> Vec<String> {
+        micros_edges()
+            .into_iter()
+            .filter_map(|a| {
+                let want = super::super::format::shortest(a).and_then(|(d, e)| {
+                    let in_range = (1e-6..1_073_741_824.0).contains(&a);
+                    (in_range && e >= -6).then(|| d * 10u64.pow((e + 6) as u32))
+                });
+                let got = f(a);
+                (got != want).then(|| format!("{a:e} ({:#x}): want {want:?}, got {got:?}", a.to_bits()))
+            })
+            .take(5)
+            .collect()
+    }
+
+    /// Whole millionths at the edges of [`micros`] and their neighbours,
+    /// both signs, spelled as the reference spells them (the layout of
+    /// [`millionths`], and of [`lay_out`] below 10^-5).
+    #[test]
+    fn millionths_are_laid_out_as_serde_json_lays_them_out() {
+        let values: Vec<f64> = micros_edges().into_iter().flat_map(|a| [a, -a]).collect();
+        let bad = double_disagreements(&values, |v| ours(double(v)));
+        assert!(bad.is_empty(), "{bad:#?}");
+        // The comparison fails on a layout that keeps one trailing zero.
+        let kept_zero = |v: f64| {
+            let t = ours(double(v));
+            if t.contains('.') && !t.contains('e') && !t.ends_with(".0") {
+                t + "0"
+            } else {
+                t
+            }
+        };
+        assert!(!double_disagreements(&values, kept_zero).is_empty());
+    }
+
+    #[test]
+    fn millionths_hand_over_at_their_edges() {
+        let bad = micros_disagreements(micros);
+        assert!(bad.is_empty(), "{bad:#?}");
+        // The comparison fails on a check one bit too loose, on a range
+        // cut short at either end, and on no check at all.
+        let loose = |a: f64| micros(a).or_else(|| micros(f64::from_bits(a.to_bits() - 1)));
+        assert!(!micros_disagreements(loose).is_empty());
+        let short_low = |a: f64| if a < 2e-6 { None } else { micros(a) };
+        assert!(!micros_disagreements(short_low).is_empty());
+        let short_high = |a: f64| if a > 1_073_741_000.0 { None } else { micros(a) };
+        assert!(!micros_disagreements(short_high).is_empty());
+        let unchecked = |a: f64| (1e-6..1_073_741_824.0).contains(&a).then_some((a * 1e6 + 0.5) as u64);
+        assert!(!micros_disagreements(unchecked).is_empty());
     }
 
     #[test]
