@@ -31,7 +31,7 @@ use super::schema::{Node, NodeId, Schema};
 use super::sink::Sink;
 use super::walk::{self, MAX_DEPTH};
 use crate::codec::json::lexer::{IntField, Lexer, Str, describe};
-use crate::codec::json::{ESCAPE, HEX_DIGITS, UU, find_special, write_str};
+use crate::codec::json::{ESCAPE, HEX_DIGITS, HI, UU, find_special, marked, write_str};
 use std::borrow::Cow;
 
 type Result<T> = std::result::Result<T, GenericError>;
@@ -741,19 +741,13 @@ fn sink_str(out: &mut Sink<'_>, s: &str) {
 /// one before it and a string under eight bytes read as a word of its own
 /// bytes repeated, so no byte is tested alone (a loop over a short
 /// string's last bytes was a branch per byte, its exit unpredictable).
-/// The word test is `find_special`'s (`crate::codec::json`); a test holds
-/// the two to the same answer.
+/// The word test is `find_special`'s own (`crate::codec::json::marked`); a
+/// test holds the two to the same answer.
 #[inline(always)]
 fn needs_escape(b: &[u8]) -> bool {
-    const LO: u64 = 0x0101_0101_0101_0101;
     // A byte's top bit set for each marked byte, or (a borrow) one above
     // a marked byte: never in a word with none.
-    let marked = |w: u64| {
-        let ctrl = w.wrapping_sub(LO * 0x20) & !w;
-        let q = w ^ (LO * u64::from(b'"'));
-        let bs = w ^ (LO * u64::from(b'\\'));
-        (ctrl | (q.wrapping_sub(LO) & !q) | (bs.wrapping_sub(LO) & !bs)) & (LO << 7)
-    };
+    let marked = |w: u64| marked(w) & HI;
     let n = b.len();
     let w = if let Some(last) = b.last_chunk::<8>() {
         let mut acc = marked(u64::from_le_bytes(*last));

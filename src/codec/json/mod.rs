@@ -53,7 +53,7 @@ pub use lexer::MAX_DEPTH;
 pub(crate) use number::{ASCII_ZEROS, digits8};
 pub use number::{write_f64, write_i64};
 /// The string-escape and digit tables, for the schema-driven JSON writer.
-pub(crate) use tables::{DIGIT_PAIRS, ESCAPE, HEX_DIGITS, UU, find_special};
+pub(crate) use tables::{DIGIT_PAIRS, ESCAPE, HEX_DIGITS, HI, UU, find_special, marked};
 pub use write::write_str;
 
 use crate::codec::{DecodeError, EncodeError};
