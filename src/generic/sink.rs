@@ -8,6 +8,7 @@
 //! each). [`Sink::finish`] keeps what was written; a sink dropped without
 //! it (an encoder's error) restores `out`.
 
+use super::float::text::{ASCII_ZEROS16, digits16};
 use crate::codec::json::{ASCII_ZEROS, digits8};
 use crate::codec::spare::{push_bytes, push_prefix};
 
@@ -98,10 +99,9 @@ impl<'a> Sink<'a> {
         if v < E8 * E8 {
             // Sixteen digits in one word, their leading zeros (at most
             // seven) shifted out: one store.
-            const ZEROS: u128 = (ASCII_ZEROS as u128) << 64 | ASCII_ZEROS as u128;
-            let w = u128::from(digits8((v / E8) as u32)) | u128::from(digits8((v % E8) as u32)) << 64;
+            let w = digits16(v);
             let lead = w.trailing_zeros() / 8;
-            self.prefix(((w + ZEROS) >> (8 * lead)).to_le_bytes(), 16 - lead as usize);
+            self.prefix(((w + ASCII_ZEROS16) >> (8 * lead)).to_le_bytes(), 16 - lead as usize);
             return;
         }
         // 17 to 20 digits: up to four, then sixteen.

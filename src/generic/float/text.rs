@@ -57,7 +57,6 @@ pub fn double_into(v: f64, buf: &mut [u8; TEXT_BUF]) -> usize {
 #[inline(always)]
 fn millionths(negative: bool, n: u64, buf: &mut [u8; TEXT_BUF]) -> usize {
     const E8: u64 = 100_000_000;
-    const ZEROS: u128 = (ASCII_ZEROS as u128) << 64 | ASCII_ZEROS as u128;
     let s = usize::from(negative);
     buf[0] = b'-';
     if n < E8 {
@@ -72,10 +71,10 @@ fn millionths(negative: bool, n: u64, buf: &mut [u8; TEXT_BUF]) -> usize {
         s + int + 7 - (w.leading_zeros() / 8) as usize
     } else {
         // Ten integer digits, then six decimals.
-        let w = u128::from(digits8((n / E8) as u32)) | u128::from(digits8((n % E8) as u32)) << 64;
+        let w = digits16(n);
         let lead = ((w.trailing_zeros() / 8) as usize).min(9);
         let int = 10 - lead;
-        let t = w + ZEROS;
+        let t = w + ASCII_ZEROS16;
         put16(buf, s, t >> (8 * lead));
         put8(buf, s + int + 1, (t >> 80) as u64);
         buf[s + int] = b'.';
@@ -140,6 +139,18 @@ pub fn float_into(v: f32, buf: &mut [u8; TEXT_BUF]) -> usize {
         }
     };
     lay_out(v.is_sign_negative(), d, e, buf)
+}
+
+/// `ASCII_ZEROS` in both halves of a [`digits16`] word.
+pub(crate) const ASCII_ZEROS16: u128 = (ASCII_ZEROS as u128) << 64 | ASCII_ZEROS as u128;
+
+/// The sixteen decimal digits of `v` (below 10^16, leading zeros kept) as
+/// [`digits8`] makes eight: the most significant in the lowest byte, each
+/// a value 0–9 ([`ASCII_ZEROS16`] added makes them text).
+#[inline(always)]
+pub(crate) fn digits16(v: u64) -> u128 {
+    const E8: u64 = 100_000_000;
+    u128::from(digits8((v / E8) as u32)) | u128::from(digits8((v % E8) as u32)) << 64
 }
 
 /// `w` stored at `buf[at..at + 16]`.
@@ -241,7 +252,6 @@ struct Digits {
 fn digits17(d: u64) -> Digits {
     const E8: u64 = 100_000_000;
     const E16: u64 = E8 * E8;
-    const ZEROS: u128 = (ASCII_ZEROS as u128) << 64 | ASCII_ZEROS as u128;
     let first = d / E16;
     let rest = d % E16;
     // Sixteen digits, the most significant in the lowest byte (the first
@@ -249,13 +259,13 @@ fn digits17(d: u64) -> Digits {
     let w = if rest < E8 {
         u128::from(digits8(rest as u32)) << 64
     } else {
-        u128::from(digits8((rest / E8) as u32)) | u128::from(digits8((rest % E8) as u32)) << 64
+        digits16(rest)
     };
     // Trailing zeros are the word's high zero bytes (all 16 when `w` is 0).
     let trailing = (w.leading_zeros() / 8) as usize;
     if first > 0 {
         Digits {
-            hi: (w << 8 | u128::from(first)) + ZEROS,
+            hi: (w << 8 | u128::from(first)) + ASCII_ZEROS16,
             last: (w >> 120) as u8 + b'0',
             n: 17,
             m: 17 - trailing,
@@ -264,7 +274,7 @@ fn digits17(d: u64) -> Digits {
         // Leading zeros are the low zero bytes (`w > 0`: at most 15).
         let lead = (w.trailing_zeros() / 8) as usize;
         Digits {
-            hi: (w >> (8 * lead)) + ZEROS,
+            hi: (w >> (8 * lead)) + ASCII_ZEROS16,
             last: b'0',
             n: 16 - lead,
             m: 16 - lead - trailing,
