@@ -687,29 +687,79 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Sink<'_>, 
             out.byte(b'}');
         }
         (Node::Record(r), Datum::Record(fields)) => {
+            // A datum a decoder read for this record shares its names
+            // (`Record::names`): field `i` is value `i`, no name compared.
+            let own = std::sync::Arc::ptr_eq(fields.names(), &r.names) && fields.len() == r.fields.len();
             out.byte(b'{');
             for (i, f) in r.fields.iter().enumerate() {
-                if i > 0 {
-                    out.byte(b',');
+                let v = if own {
+                    fields.values().get(i)
+                } else {
+                    record_field(fields, i, &f.name)
+                };
+                let Some(v) = v else {
+                    return Err(missing_field(f));
+                };
+                // `,"key":`, spelled once in the schema; the first without its comma.
+                let key: &[u8] = if i == 0 {
+                    f.json_key.get(1..).unwrap_or_default()
+                } else {
+                    &f.json_key
+                };
+                out.bytes(key);
+                // Within the depth `write_node` allows a union's value (two levels down).
+                if !(depth + 2 <= MAX_DEPTH && scalar(schema, f.ty, v, out)) {
+                    write_node(schema, f.ty, v, out, depth + 1).map_err(|e| nest(e, f.key()))?;
                 }
-                let v = record_field(fields, i, &f.name).ok_or_else(|| {
-                    GenericError::new(
-                        "",
-                        None,
-                        GenericErrorKind::MissingField {
-                            field: f.key().to_string(),
-                        },
-                    )
-                })?;
-                sink_str(out, f.key());
-                out.byte(b':');
-                write_node(schema, f.ty, v, out, depth + 1).map_err(|e| nest(e, f.key()))?;
             }
             out.byte(b'}');
         }
         (_, d) => return Err(walk::mismatch(schema, node, "", d)),
     }
     Ok(())
+}
+
+/// A record field's value of the common scalar types (a string, an integer,
+/// a boolean, a finite double, `null`, and these as the bare value of a
+/// union's `null` or same-typed branch) written in place, without a call
+/// to [`write_node`]; `false` (nothing written) for anything else, which
+/// `write_node` writes or refuses with its errors.
+#[inline(always)]
+fn scalar(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Sink<'_>) -> bool {
+    let mut n = schema.node(node);
+    if let Node::Union(branches) = n {
+        // The branch `walk::branch_for` takes for a bare value: the first
+        // that accepts it. Only a union of two (an optional value) here.
+        let [a, b] = branches.as_slice() else { return false };
+        let (a, b) = (schema.node(*a), schema.node(*b));
+        n = match (a, b, datum) {
+            (Node::Null, _, Datum::Null) => a,
+            (Node::Null, _, _) => b,
+            _ => return false,
+        };
+    }
+    match (n, datum) {
+        (Node::String, Datum::String(s)) => sink_str(out, s),
+        (Node::Long, Datum::Long(i)) => sink_i64(out, *i),
+        (Node::Int, Datum::Int(i)) => sink_i64(out, i64::from(*i)),
+        (Node::Double, Datum::Double(f)) if f.is_finite() => sink_double(out, *f),
+        (Node::Boolean, Datum::Boolean(true)) => out.array(*b"true"),
+        (Node::Boolean, Datum::Boolean(false)) => out.array(*b"false"),
+        (Node::Null, Datum::Null) => out.array(*b"null"),
+        _ => return false,
+    }
+    true
+}
+
+#[cold]
+fn missing_field(f: &super::schema::Field) -> GenericError {
+    GenericError::new(
+        "",
+        None,
+        GenericErrorKind::MissingField {
+            field: f.key().to_string(),
+        },
+    )
 }
 
 /// `v` in decimal, `-` first when negative.

@@ -106,6 +106,19 @@ pub struct Field {
     /// bytes), spelled once when the schema is parsed so that an encoder
     /// writes a record's key with one copy.
     pub msgpack_key: Box<[u8]>,
+    /// [`Field::key`] as a JSON member prefix: a comma, the key as a JSON
+    /// string (escaped as `crate::codec::json::write_str` escapes it) and
+    /// the colon, `,"key":`. The first member of an object is the bytes
+    /// after the comma; the encoder writes either with one copy.
+    pub json_key: Box<[u8]>,
+}
+
+/// `key` as a JSON member prefix `,"key":` (see [`Field::json_key`]).
+fn json_member(key: &str) -> Box<[u8]> {
+    let mut b = vec![b','];
+    crate::codec::json::write_str(&mut b, key);
+    b.push(b':');
+    b.into_boxed_slice()
 }
 
 /// `key` as a MessagePack str: the header of [`str_header`], then the bytes.
@@ -667,6 +680,7 @@ impl Parser {
                 return Err(err(&fpath, format!("two fields have the JSON key {k:?}")));
             }
             let msgpack_key = msgpack_str(key.as_deref().unwrap_or(fname));
+            let json_key = json_member(key.as_deref().unwrap_or(fname));
             fields.push(Field {
                 name: fname.into(),
                 aliases,
@@ -674,6 +688,7 @@ impl Parser {
                 default: None,
                 key,
                 msgpack_key,
+                json_key,
             });
         }
         if let Node::Record(r) = &mut self.nodes[id] {
