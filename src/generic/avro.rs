@@ -237,30 +237,86 @@ impl<'a> Reader<'a> {
     }
 
     /// A field, item or branch value of type `node` at `depth`: the common
-    /// scalars read here, without a call ([`Reader::value`]'s bytes, checks
-    /// and errors), anything else by [`Reader::value`].
+    /// scalars and unions read here, without a call to [`Reader::value`]
+    /// (its bytes, checks and errors), anything else by [`Reader::value`].
     #[inline(always)]
     fn child(&mut self, node: NodeId, depth: usize) -> Result<Datum> {
         if depth <= MAX_DEPTH {
-            match self.schema.node(node) {
-                Node::Long => return self.long("long").map(Datum::Long),
-                Node::Int => {
-                    let at = self.c.pos();
-                    let v = self.long("int")?;
-                    return i32::try_from(v).map(Datum::Int).map_err(|_| Self::range(at, "int", v));
-                }
-                Node::Double => {
-                    return self
-                        .c
-                        .array::<8>("double")
-                        .map(|b| Datum::Double(f64::from_le_bytes(b)))
-                        .map_err(|e| walk::from_decode("", e));
-                }
-                Node::String => return self.string(),
-                _ => {}
+            if let Some(r) = self.leaf(node) {
+                return r;
+            }
+            // A branch's value is one deeper: within the limit here.
+            if let Node::Union(branches) = self.schema.node(node)
+                && depth < MAX_DEPTH
+            {
+                return self.union(node, branches, depth);
             }
         }
         self.value(node, depth)
+    }
+
+    /// A scalar of type `node` (`None` for other types), read in line:
+    /// [`Reader::value`]'s bytes, checks and errors. The caller checked the
+    /// depth.
+    #[inline(always)]
+    fn leaf(&mut self, node: NodeId) -> Option<Result<Datum>> {
+        Some(match self.schema.node(node) {
+            Node::Null => Ok(Datum::Null),
+            Node::Long => self.long("long").map(Datum::Long),
+            Node::Int => {
+                let at = self.c.pos();
+                self.long("int")
+                    .and_then(|v| i32::try_from(v).map(Datum::Int).map_err(|_| Self::range(at, "int", v)))
+            }
+            Node::Double => self
+                .c
+                .array::<8>("double")
+                .map(|b| Datum::Double(f64::from_le_bytes(b)))
+                .map_err(|e| walk::from_decode("", e)),
+            Node::String => self.string(),
+            Node::Boolean => self.boolean(),
+            _ => return None,
+        })
+    }
+
+    #[inline(always)]
+    fn boolean(&mut self) -> Result<Datum> {
+        let at = self.c.pos();
+        match self.c.u8("boolean").map_err(|e| walk::from_decode("", e))? {
+            0 => Ok(Datum::Boolean(false)),
+            1 => Ok(Datum::Boolean(true)),
+            b => Err(GenericError::unexpected(
+                "",
+                Some(at),
+                "boolean 00 or 01",
+                format!("0x{b:02x}"),
+            )),
+        }
+    }
+
+    /// The union `node` of `branches` at `depth` (at most [`MAX_DEPTH`]): the
+    /// branch index, then its value, bare (no `Box`) when the writers pick
+    /// this branch for it by its shape (`walk::branch_for`): no earlier
+    /// branch takes it.
+    fn union(&mut self, node: NodeId, branches: &[NodeId], depth: usize) -> Result<Datum> {
+        let at = self.c.pos();
+        let i = self.long("union branch")?;
+        let Some(&b) = usize::try_from(i).ok().and_then(|i| branches.get(i)) else {
+            return Err(Self::range(at, &format!("branch of {}", self.schema.describe(node)), i));
+        };
+        let leaf = if depth < MAX_DEPTH { self.leaf(b) } else { None };
+        let v = match leaf {
+            Some(r) => r?,
+            None => self.value(b, depth + 1)?,
+        };
+        if branches[..i as usize]
+            .iter()
+            .any(|&o| walk::accepts(self.schema, o, &v))
+        {
+            Ok(Datum::Union(i as u32, Box::new(v)))
+        } else {
+            Ok(v)
+        }
     }
 
     #[inline(always)]
@@ -285,18 +341,7 @@ impl<'a> Reader<'a> {
         }
         Ok(match schema.node(node) {
             Node::Null => Datum::Null,
-            Node::Boolean => match self.c.u8("boolean").map_err(|e| walk::from_decode("", e))? {
-                0 => Datum::Boolean(false),
-                1 => Datum::Boolean(true),
-                b => {
-                    return Err(GenericError::unexpected(
-                        "",
-                        Some(at),
-                        "boolean 00 or 01",
-                        format!("0x{b:02x}"),
-                    ));
-                }
-            },
+            Node::Boolean => self.boolean()?,
             Node::Int => {
                 let v = self.long("int")?;
                 Datum::Int(i32::try_from(v).map_err(|_| Self::range(at, "int", v))?)
@@ -323,23 +368,7 @@ impl<'a> Reader<'a> {
                     None => return Err(Self::range(at, &format!("index of enum {}", e.name.fullname), i)),
                 }
             }
-            Node::Union(branches) => {
-                let i = self.long("union branch")?;
-                match usize::try_from(i).ok().and_then(|i| branches.get(i)) {
-                    Some(&b) => {
-                        let v = self.child(b, depth + 1)?;
-                        // Bare (no `Box`) when the writers pick this
-                        // branch for it by its shape (`walk::branch_for`):
-                        // no earlier branch takes it.
-                        if branches[..i as usize].iter().any(|&o| walk::accepts(schema, o, &v)) {
-                            Datum::Union(i as u32, Box::new(v))
-                        } else {
-                            v
-                        }
-                    }
-                    None => return Err(Self::range(at, &format!("branch of {}", schema.describe(node)), i)),
-                }
-            }
+            Node::Union(branches) => self.union(node, branches, depth)?,
             Node::Array(items) => match schema.node(*items) {
                 // Arrays of ints, longs and doubles (meshes, series) read
                 // into an unboxed vector, without a call per item; the same
@@ -391,7 +420,7 @@ impl<'a> Reader<'a> {
                         out.reserve(count);
                         for _ in 0..count {
                             let i = out.len();
-                            out.push(self.value(*items, depth + 1).map_err(|e| nest_index(e, i))?);
+                            out.push(self.child(*items, depth + 1).map_err(|e| nest_index(e, i))?);
                         }
                     }
                     Datum::Array(out)
