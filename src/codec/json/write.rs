@@ -731,8 +731,11 @@ mod tests {
                 let max = product_max(p) + 6 * unescaped + general.len();
                 assert!(max >= want.len() + SLACK);
                 let near = |c: usize, x: usize| c.abs_diff(x) < 40;
+                // Dense near each bound; between them, about a hundred
+                // capacities (every 29th for products up to ~3 KiB of budget).
+                let stride = (max / 100).max(29);
                 let caps = (0..max + 2).filter(|&c| {
-                    c < 64 || near(c, want.len()) || near(c, product_max(p)) || near(c, max) || c % 29 == 0
+                    c < 64 || near(c, want.len()) || near(c, product_max(p)) || near(c, max) || c % stride == 0
                 });
                 for cap in caps {
                     let mut out: Vec<u8> = Vec::with_capacity(cap);
