@@ -698,7 +698,7 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Sink<'_>, 
                     record_field(fields, i, &f.name)
                 };
                 let Some(v) = v else {
-                    return Err(missing_field(f));
+                    return Err(GenericError::missing_field(f.key(), None));
                 };
                 // `,"key":`, spelled once in the schema; the first without its comma.
                 let key: &[u8] = if i == 0 {
@@ -749,17 +749,6 @@ fn scalar(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Sink<'_>) -> b
         _ => return false,
     }
     true
-}
-
-#[cold]
-fn missing_field(f: &super::schema::Field) -> GenericError {
-    GenericError::new(
-        "",
-        None,
-        GenericErrorKind::MissingField {
-            field: f.key().to_string(),
-        },
-    )
 }
 
 /// `v` in decimal, `-` first when negative.

@@ -47,6 +47,18 @@ pub enum GenericErrorKind {
 }
 
 impl GenericError {
+    /// A record field the datum lacks (its key as the schema spells it).
+    #[cold]
+    pub fn missing_field(field: &str, offset: Option<usize>) -> GenericError {
+        GenericError::new(
+            "",
+            offset,
+            GenericErrorKind::MissingField {
+                field: field.to_string(),
+            },
+        )
+    }
+
     #[cold]
     pub fn new(pointer: impl Into<String>, offset: Option<usize>, kind: GenericErrorKind) -> GenericError {
         GenericError {

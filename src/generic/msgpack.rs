@@ -252,7 +252,7 @@ fn write_record(
     // A union's branch sits two levels below: within the limit for both.
     let inner = depth + 1 < MAX_DEPTH;
     for (i, f) in r.fields.iter().enumerate() {
-        let v = record_field(fields, i, &f.name).ok_or_else(|| missing(f))?;
+        let v = record_field(fields, i, &f.name).ok_or_else(|| GenericError::missing_field(f.key(), None))?;
         if f.msgpack_key.is_empty() {
             write_str(out, f.key())?;
         } else {
@@ -264,17 +264,6 @@ fn write_record(
         write_node(schema, f.ty, v, out, depth + 1).map_err(|e| nest(e, f.key()))?;
     }
     Ok(())
-}
-
-#[cold]
-fn missing(f: &super::schema::Field) -> GenericError {
-    GenericError::new(
-        "",
-        None,
-        GenericErrorKind::MissingField {
-            field: f.key().to_string(),
-        },
-    )
 }
 
 #[cold]
