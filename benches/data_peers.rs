@@ -20,6 +20,14 @@
 //! validate against the schema; the peers' dynamic values do not (serde_json,
 //! rmpv) or do (apache-avro, prost-reflect).
 //!
+//! Documents of at least [`NUMBER_TEXT_MIN`] doubles get two more JSON rows,
+//! the part of the JSON work that is number text, alone: `dtoa` is our
+//! spelling of each double (`float::text::double_into`) beside zmij's (the
+//! formatter serde_json calls), `atof` our parse of those spellings
+//! (`float::parse_or_std`, correctly rounded) beside
+//! `serde_json::from_str::<f64>` (its default parse, best-effort: a comment
+//! line counts the spellings it reads to another double than std's).
+//!
 //! Flags: `--benchtime 300ms --count 5 [--doc NAME]`.
 
 // apache-avro 0.22 deprecates its one-call datum functions in favour of
@@ -113,6 +121,106 @@ impl Runner {
     }
 }
 
+/// A document with fewer doubles than this gets no `dtoa`/`atof` rows.
+const NUMBER_TEXT_MIN: usize = 100;
+
+/// Every double of `d`, in document order.
+fn doubles(d: &Datum, out: &mut Vec<f64>) {
+    match d {
+        Datum::Double(v) => out.push(*v),
+        Datum::Scalars(s) => out.extend(s.iter().filter_map(|x| match x {
+            Datum::Double(v) => Some(v),
+            _ => None,
+        })),
+        Datum::Union(_, v) => doubles(v, out),
+        Datum::Array(items) => items.iter().for_each(|x| doubles(x, out)),
+        Datum::Map(entries) => entries.iter().for_each(|(_, x)| doubles(x, out)),
+        Datum::Record(fields) => fields.values().iter().for_each(|x| doubles(x, out)),
+        _ => {}
+    }
+}
+
+/// The `dtoa` and `atof` rows (see the module doc) for a document of at
+/// least [`NUMBER_TEXT_MIN`] finite doubles.
+fn number_text_rows(r: &Runner, d: &Doc, out: &mut String) {
+    use generic::float::text::{TEXT_BUF, double_into};
+    let mut vs = Vec::new();
+    doubles(&d.datum, &mut vs);
+    vs.retain(|v| v.is_finite());
+    if vs.len() < NUMBER_TEXT_MIN {
+        return;
+    }
+    let mut ours_out: Vec<u8> = Vec::with_capacity(vs.len() * 26);
+    let mut theirs_out: Vec<u8> = Vec::with_capacity(vs.len() * 26);
+    let res = r.pair(
+        &mut || {
+            ours_out.clear();
+            let mut buf = [0u8; TEXT_BUF];
+            for &v in black_box(&vs) {
+                let n = double_into(v, &mut buf);
+                ours_out.extend_from_slice(&buf[..n]);
+            }
+            black_box(&ours_out);
+        },
+        &mut || {
+            theirs_out.clear();
+            let mut buf = zmij::Buffer::new();
+            for &v in black_box(&vs) {
+                theirs_out.extend_from_slice(buf.format_finite(v).as_bytes());
+            }
+            black_box(&theirs_out);
+        },
+    );
+    let spellings: Vec<String> = vs
+        .iter()
+        .map(|&v| {
+            let mut buf = [0u8; TEXT_BUF];
+            let n = double_into(v, &mut buf);
+            String::from_utf8_lossy(&buf[..n]).into_owned()
+        })
+        .collect();
+    let bytes: usize = spellings.iter().map(String::len).sum();
+    row(
+        out,
+        &d.name,
+        ("json", "dtoa"),
+        bytes,
+        res,
+        ("zmij (serde_json's formatter)", 1.2),
+    );
+    let res = r.pair(
+        &mut || {
+            for t in black_box(&spellings) {
+                black_box(generic::float::parse_or_std(t));
+            }
+        },
+        &mut || {
+            for t in black_box(&spellings) {
+                black_box(serde_json::from_str::<f64>(t).ok());
+            }
+        },
+    );
+    row(
+        out,
+        &d.name,
+        ("json", "atof"),
+        bytes,
+        res,
+        ("serde_json::from_str::<f64>", 1.2),
+    );
+    let inexact = spellings
+        .iter()
+        .filter(|t| serde_json::from_str::<f64>(t).ok() != t.parse::<f64>().ok())
+        .count();
+    use std::fmt::Write as _;
+    let _ = writeln!(
+        out,
+        "# {}: {} doubles; serde_json's default parse reads {inexact} of their shortest spellings to another double than std's",
+        d.name,
+        vs.len()
+    );
+}
+
 fn encode_case(f: Format, d: &Doc) -> impl FnMut() + '_ {
     move || {
         let mut out = Vec::new();
@@ -203,6 +311,8 @@ fn run() -> Result<(), String> {
             res,
             ("serde_json::Value", 1.2),
         );
+
+        number_text_rows(&r, d, &mut out);
 
         // MessagePack vs rmpv::Value.
         let mp = {

@@ -25,7 +25,7 @@
 //! Errors carry the JSON Pointer of the value and the byte offset; nesting
 //! is bounded by [`MAX_DEPTH`].
 
-use super::datum::{Datum, Fields, Name};
+use super::datum::{Datum, Fields, Name, Scalars};
 use super::error::{GenericError, GenericErrorKind};
 use super::schema::{Node, NodeId, Schema};
 use super::sink::Sink;
@@ -647,13 +647,47 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Sink<'_>, 
             None => return Err(walk::mismatch(schema, node, "", d)),
         },
         (Node::Array(items), Datum::Scalars(values)) => {
-            // Item by item, no `Vec<Datum>` built: each item is a scalar datum.
+            // No `Vec<Datum>` built. Items of the schema's own numeric type
+            // are written straight from the vector; anything else (a
+            // non-finite double, a type the schema does not take) item by
+            // item through `write_node`, which has the errors.
             out.byte(b'[');
-            for (i, v) in values.iter().enumerate() {
-                if i > 0 {
-                    out.byte(b',');
+            match (schema.node(*items), values) {
+                (Node::Double, Scalars::Double(v)) => {
+                    for (i, &f) in v.iter().enumerate() {
+                        if i > 0 {
+                            out.byte(b',');
+                        }
+                        if !f.is_finite() {
+                            return Err(nest_index(non_finite("double", f), i));
+                        }
+                        sink_double(out, f);
+                    }
                 }
-                write_node(schema, *items, &v, out, depth + 1).map_err(|e| nest_index(e, i))?;
+                (Node::Long, Scalars::Long(v)) => {
+                    for (i, &x) in v.iter().enumerate() {
+                        if i > 0 {
+                            out.byte(b',');
+                        }
+                        sink_i64(out, x);
+                    }
+                }
+                (Node::Int, Scalars::Int(v)) => {
+                    for (i, &x) in v.iter().enumerate() {
+                        if i > 0 {
+                            out.byte(b',');
+                        }
+                        sink_i64(out, i64::from(x));
+                    }
+                }
+                _ => {
+                    for (i, v) in values.iter().enumerate() {
+                        if i > 0 {
+                            out.byte(b',');
+                        }
+                        write_node(schema, *items, &v, out, depth + 1).map_err(|e| nest_index(e, i))?;
+                    }
+                }
             }
             out.byte(b']');
         }
@@ -1045,6 +1079,37 @@ mod tests {
         }
         // Ties are rare: fewer than 1 value in 500.
         assert!(differ * 500 < values.len(), "{differ} values spelled unlike serde_json");
+    }
+
+    /// Unboxed arrays are written as their boxed items are, the fast loops
+    /// for the schema's own numeric type and the item-by-item path for any
+    /// other alike; a non-finite double is an error at its index either way.
+    #[test]
+    fn unboxed_arrays_are_written_as_their_boxed_items() {
+        let cases = [
+            ("double", Scalars::Double(vec![0.0, -0.0, 1.5, 1e300, 5e-324, 0.1])),
+            ("long", Scalars::Long(vec![0, -1, i64::MAX, i64::MIN])),
+            ("int", Scalars::Int(vec![0, -1, i32::MAX, i32::MIN])),
+            // Items of another numeric type than the schema's: the general path.
+            ("long", Scalars::Int(vec![7, -7])),
+            ("double", Scalars::Long(vec![3])),
+        ];
+        for (item, values) in cases {
+            let s = schema(&format!(r#"{{"type":"array","items":"{item}"}}"#));
+            let (mut unboxed, mut boxed) = (Vec::new(), Vec::new());
+            let u = write(&s, &Datum::Scalars(values.clone()), &mut unboxed).map_err(|e| e.to_string());
+            let b = write(&s, &Datum::Array(values.to_datums()), &mut boxed).map_err(|e| e.to_string());
+            assert_eq!(u, b, "{item} {values:?}");
+            assert_eq!(unboxed, boxed, "{item} {values:?}");
+        }
+        let s = schema(r#"{"type":"array","items":"double"}"#);
+        for bad in [f64::NAN, f64::INFINITY] {
+            let values = Scalars::Double(vec![1.0, 2.0, bad, 3.0]);
+            let e = write(&s, &Datum::Scalars(values.clone()), &mut Vec::new()).unwrap_err();
+            let b = write(&s, &Datum::Array(values.to_datums()), &mut Vec::new()).unwrap_err();
+            assert_eq!(e.pointer, "/2", "{e}");
+            assert_eq!(e.to_string(), b.to_string());
+        }
     }
 
     fn sunk(f: impl FnOnce(&mut Sink<'_>)) -> Vec<u8> {
