@@ -35,6 +35,14 @@
 #      accept queue seen and connect-to-first-byte times, the last
 #      connections' included; then the floor server the same way.
 #
+# A/B against another build: BASE_BIN=path runs that wirebench binary
+# beside this checkout's in sections 1-3 (rows base-cold, base-warm,
+# base-c4000, base-c8, base-c64: a fresh process wherever ours is one, the
+# two in alternating order from round to round), and the ratios set ours
+# beside it. AB_REV=rev builds that revision from `git archive` into
+# target/base-REV (as section 5 builds $BASE_REV) and uses it as BASE_BIN;
+# AB_REV=main takes the HEAD of the main worktree's branch (`git rev-parse main`).
+#
 # The floor server listens with the backlog wirebench takes by default
 # (somaxconn, at most 4096; FLOOR_BACKLOG overrides), so at c=1000 and
 # c=4000 it shows what thread-per-connection itself costs, not a short
@@ -51,8 +59,9 @@
 #
 # Usage: benches/server-pressure.sh
 #   env: ROUNDS=3 DURATION=5s SOAK=600s ONLY="" SKIP="" BASE_REV=935b724
-#        CATALOG_CONNS=8 FLOOR_BACKLOG=somaxconn IDLE_CONNS=200 EVICT_CAP=200 SERVER_CPU=0 WRK_CPU=1
+#        BASE_BIN=path AB_REV=rev CATALOG_CONNS=8 FLOOR_BACKLOG=somaxconn IDLE_CONNS=200 EVICT_CAP=200 SERVER_CPU=0 WRK_CPU=1
 #        OUR_PORT=18090 NGINX_PORT=18091 FLOOR_PORT=18092 BASE_PORT=18093 OUT=dir
+#   an A/B of this checkout against main: AB_REV=main ONLY="1 2 3" benches/server-pressure.sh
 #   a short sanity run: ROUNDS=1 DURATION=1s SOAK=10s SKIP="5 7" benches/server-pressure.sh
 set -euo pipefail
 
@@ -67,6 +76,8 @@ FLOOR_PORT=${FLOOR_PORT:-18092}
 FLOOR_BACKLOG=${FLOOR_BACKLOG:-$(cat /proc/sys/net/core/somaxconn 2>/dev/null || echo 4096)}
 [ "$FLOOR_BACKLOG" -gt 4096 ] && FLOOR_BACKLOG=4096
 BASE_PORT=${BASE_PORT:-18093}
+BASE_BIN=${BASE_BIN:-}
+AB_REV=${AB_REV:-}
 IDLE_CONNS=${IDLE_CONNS:-200}
 EVICT_CAP=${EVICT_CAP:-200}
 SPARE_TIMEOUT=${SPARE_TIMEOUT:-2s}
@@ -102,6 +113,25 @@ fi
 
 (cd "$ROOT" && cargo build --release --quiet --bin wirebench --example floor_server)
 BIN="$ROOT/target/release/wirebench"
+# build_rev REV: the wirebench binary of REV, built once from `git archive`
+# into target/base-REV; prints its path.
+build_rev() {
+    local dir="$ROOT/target/base-$1"
+    if [ ! -x "$dir/target/release/wirebench" ]; then
+        rm -rf "$dir" && mkdir -p "$dir"
+        git -C "$ROOT" archive "$1" | tar -x -C "$dir"
+        (cd "$dir" && CARGO_TARGET_DIR="$dir/target" cargo build --release --quiet --bin wirebench) >&2
+    fi
+    echo "$dir/target/release/wirebench"
+}
+if [ -n "$AB_REV" ]; then
+    AB_REV=$(git -C "$ROOT" rev-parse --short "$AB_REV")
+    BASE_BIN=$(build_rev "$AB_REV")
+fi
+if [ -n "$BASE_BIN" ] && [ ! -x "$BASE_BIN" ]; then
+    echo "BASE_BIN=$BASE_BIN is not an executable" >&2
+    exit 1
+fi
 FLOOR="$ROOT/target/release/examples/floor_server"
 HELPER="$ROOT/benches/server-pressure.py"
 
@@ -129,6 +159,31 @@ start_ours() {
     wait_port "$OUR_PORT"
 }
 stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
+
+# start_base CPU_LIST EXTRA_FLAGS... : sets BASE_PID (BASE_BIN on BASE_PORT)
+start_base() {
+    local cpus=$1
+    shift
+    taskset -c "$cpus" "$BASE_BIN" serve --addr "127.0.0.1:$BASE_PORT" "$@" >"$OUT/base.log" 2>&1 &
+    BASE_PID=$!
+    pids+=("$BASE_PID")
+    wait_port "$BASE_PORT"
+}
+
+# ab ROUND FN... : runs `FN ours` and, with BASE_BIN, `FN base`, base first in even rounds
+ab() {
+    local round=$1
+    shift
+    if [ -z "$BASE_BIN" ]; then
+        "$@" ours
+    elif [ $((round % 2)) = 1 ]; then
+        "$@" ours
+        "$@" base
+    else
+        "$@" base
+        "$@" ours
+    fi
+}
 
 # start_floor CPU_LIST : sets FLOOR_PID (listening with $FLOOR_BACKLOG, as wirebench does)
 start_floor() {
@@ -181,18 +236,30 @@ run_wrk() {
 }
 
 echo "# $(date -u +%FT%TZ) $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); raw output in $OUT"
+[ -n "$BASE_BIN" ] && echo "# base: $BASE_BIN${AB_REV:+ ($AB_REV)}"
 echo "# wrk $(wrk -v 2>&1 | head -1 | awk '{print $2}'), $("$NGINX" -v 2>&1 | sed 's/.*: //'), $(ldd --version | head -1)"
 
 if ! skipped 1; then
     echo "## 1. burst, pinned: wrk -t1 -c1000 -d$DURATION /ping (server on core $SERVER_CPU, wrk on core $WRK_CPU)"
+    # burst_case ROUND ours|base: a fresh process, cold then warm
+    burst_case() {
+        local round=$1 who=$2 pid port log
+        if [ "$who" = ours ]; then
+            start_ours "$SERVER_CPU"
+            pid=$OUR_PID port=$OUR_PORT log=wirebench.log
+        else
+            start_base "$SERVER_CPU"
+            pid=$BASE_PID port=$BASE_PORT log=base.log
+        fi
+        grep -h "backlog" "$OUT/$log" | sed 's/^/   /'
+        run_wrk "$who-cold-r$round" "$pid" "$WRK_CPU" -t1 -c1000 -d"$DURATION" "http://127.0.0.1:$port/ping"
+        run_wrk "$who-warm-r$round" "$pid" "$WRK_CPU" -t1 -c1000 -d"$DURATION" "http://127.0.0.1:$port/ping"
+        echo "   (threads after the warm run: $(awk '/^Threads/ {print $2}' "/proc/$pid/status"))"
+        curl -fsS "http://127.0.0.1:$port/metrics" | grep -E '^wirebench_(listen|tcp_listen)' | sed 's/^/   /'
+        stop "$pid"
+    }
     for round in $(seq 1 "$ROUNDS"); do
-        start_ours "$SERVER_CPU"
-        grep -h "backlog" "$OUT/wirebench.log" | sed 's/^/   /'
-        run_wrk "ours-cold-r$round" "$OUR_PID" "$WRK_CPU" -t1 -c1000 -d"$DURATION" "http://127.0.0.1:$OUR_PORT/ping"
-        run_wrk "ours-warm-r$round" "$OUR_PID" "$WRK_CPU" -t1 -c1000 -d"$DURATION" "http://127.0.0.1:$OUR_PORT/ping"
-        echo "   (threads after the warm run: $(awk '/^Threads/ {print $2}' /proc/$OUR_PID/status))"
-        curl -fsS "http://127.0.0.1:$OUR_PORT/metrics" | grep -E '^wirebench_(listen|tcp_listen)' | sed 's/^/   /'
-        stop "$OUR_PID"
+        ab "$round" burst_case "$round"
         start_nginx 1 "$SERVER_CPU"
         run_wrk "nginx1-cold-r$round" "$NGINX_PID" "$WRK_CPU" -t1 -c1000 -d"$DURATION" "http://127.0.0.1:$NGINX_PORT/ping"
         run_wrk "nginx1-warm-r$round" "$NGINX_PID" "$WRK_CPU" -t1 -c1000 -d"$DURATION" "http://127.0.0.1:$NGINX_PORT/ping"
@@ -206,12 +273,23 @@ fi
 
 if ! skipped 2; then
     echo "## 2. many connections, pinned: wrk -t1 -c4000 -d$DURATION /ping, wirebench --max-connections 4096, nginx, floor"
-    for round in $(seq 1 "$ROUNDS"); do
-        start_ours "$SERVER_CPU" --max-connections 4096
-        run_wrk "ours-c4000-r$round" "$OUR_PID" "$WRK_CPU" -t1 -c4000 -d"$DURATION" "http://127.0.0.1:$OUR_PORT/ping"
+    # many_case ROUND ours|base
+    many_case() {
+        local round=$1 who=$2 pid port
+        if [ "$who" = ours ]; then
+            start_ours "$SERVER_CPU" --max-connections 4096
+            pid=$OUR_PID port=$OUR_PORT
+        else
+            start_base "$SERVER_CPU" --max-connections 4096
+            pid=$BASE_PID port=$BASE_PORT
+        fi
+        run_wrk "$who-c4000-r$round" "$pid" "$WRK_CPU" -t1 -c4000 -d"$DURATION" "http://127.0.0.1:$port/ping"
         # A wrk timeout is a response later than 2 s: did its connection wait for a thread?
-        curl -fsS "http://127.0.0.1:$OUR_PORT/metrics" | grep -E '^wirebench_(http_queue_wait_max|listen_queue|listen_drops)' | sed 's/^/   /'
-        stop "$OUR_PID"
+        curl -fsS "http://127.0.0.1:$port/metrics" | grep -E '^wirebench_(http_queue_wait_max|listen_queue|listen_drops)' | sed 's/^/   /'
+        stop "$pid"
+    }
+    for round in $(seq 1 "$ROUNDS"); do
+        ab "$round" many_case "$round"
         start_nginx 1 "$SERVER_CPU"
         run_wrk "nginx1-c4000-r$round" "$NGINX_PID" "$WRK_CPU" -t1 -c4000 -d"$DURATION" "http://127.0.0.1:$NGINX_PORT/ping"
         stop "$NGINX_PID"
@@ -224,16 +302,26 @@ fi
 if ! skipped 3; then
     echo "## 3. the design's floor, pinned: /ping at c=8 and c=64, wirebench vs floor_server vs nginx"
     start_ours "$SERVER_CPU"
+    [ -n "$BASE_BIN" ] && start_base "$SERVER_CPU"
     start_floor "$SERVER_CPU"
     start_nginx 1 "$SERVER_CPU"
+    # floor_case C ROUND ours|base
+    floor_case() {
+        if [ "$3" = ours ]; then
+            run_wrk "ours-c$1-r$2" "$OUR_PID" "$WRK_CPU" -t1 -c"$1" -d"$DURATION" "http://127.0.0.1:$OUR_PORT/ping"
+        else
+            run_wrk "base-c$1-r$2" "$BASE_PID" "$WRK_CPU" -t1 -c"$1" -d"$DURATION" "http://127.0.0.1:$BASE_PORT/ping"
+        fi
+    }
     for round in $(seq 1 "$ROUNDS"); do
         for c in 8 64; do
-            run_wrk "ours-c$c-r$round" "$OUR_PID" "$WRK_CPU" -t1 -c"$c" -d"$DURATION" "http://127.0.0.1:$OUR_PORT/ping"
+            ab "$round" floor_case "$c" "$round"
             run_wrk "floor-c$c-r$round" "$FLOOR_PID" "$WRK_CPU" -t1 -c"$c" -d"$DURATION" "http://127.0.0.1:$FLOOR_PORT/ping"
             run_wrk "nginx1-c$c-r$round" "$NGINX_PID" "$WRK_CPU" -t1 -c"$c" -d"$DURATION" "http://127.0.0.1:$NGINX_PORT/ping"
         done
     done
     stop "$OUR_PID"
+    [ -n "$BASE_BIN" ] && stop "$BASE_PID"
     stop "$FLOOR_PID"
     stop "$NGINX_PID"
 fi
@@ -250,15 +338,10 @@ if ! skipped 4; then
 fi
 
 if ! skipped 5; then
-    BASE_DIR="$ROOT/target/base-$BASE_REV"
-    if [ ! -x "$BASE_DIR/target/release/wirebench" ]; then
-        rm -rf "$BASE_DIR" && mkdir -p "$BASE_DIR"
-        git -C "$ROOT" archive "$BASE_REV" | tar -x -C "$BASE_DIR"
-        (cd "$BASE_DIR" && CARGO_TARGET_DIR="$BASE_DIR/target" cargo build --release --quiet --bin wirebench)
-    fi
+    REV_BIN=$(build_rev "$BASE_REV")
     echo "## 5. /catalog/json?count=1000, server only, pinned, c=$CATALOG_CONNS: this checkout vs $BASE_REV"
     for round in $(seq 1 "$ROUNDS"); do
-        taskset -c "$SERVER_CPU" "$BASE_DIR/target/release/wirebench" serve --addr "127.0.0.1:$BASE_PORT" >"$OUT/base.log" 2>&1 &
+        taskset -c "$SERVER_CPU" "$REV_BIN" serve --addr "127.0.0.1:$BASE_PORT" >"$OUT/base.log" 2>&1 &
         BASE_PID=$!
         pids+=("$BASE_PID")
         wait_port "$BASE_PORT"
@@ -294,6 +377,9 @@ if [ -s "$OUT/summary.txt" ]; then
                 split("", refs)
                 if (k ~ /^ours-(cold|warm|c4000|c8-|c64-)/) { n = k; sub(/^ours-/, "nginx1-", n); refs[n] = 1 }
                 if (k ~ /^ours-(cold|warm|c4000|c8-|c64-)/) { n = k; sub(/^ours-/, "floor-", n); refs[n] = 1 }
+                if (k ~ /^ours-(cold|warm|c4000|c8-|c64-)/) { n = k; sub(/^ours-/, "base-", n); refs[n] = 1 }
+                if (k ~ /^base-(cold|warm|c4000|c8-|c64-)/) { n = k; sub(/^base-/, "nginx1-", n); refs[n] = 1 }
+                if (k ~ /^base-(cold|warm|c4000|c8-|c64-)/) { n = k; sub(/^base-/, "floor-", n); refs[n] = 1 }
                 if (k ~ /^floor-(cold|warm|c4000)/) { n = k; sub(/^floor-/, "nginx1-", n); refs[n] = 1 }
                 if (k ~ /^ours-2cores/) { n = k; sub(/^ours-/, "nginx2-", n); refs[n] = 1 }
                 if (k ~ /^ours-json1000/) { n = k; sub(/^ours-/, "base-", n); refs[n] = 1 }

@@ -548,7 +548,8 @@ fn worker_main(pool: &Arc<Pool>, slot: &Arc<Slot>) {
     let mut first = true;
     while let Some(job) = pool.next(first, finished, slot, &mut settle) {
         first = false;
-        let stream = Arc::new(job.stream);
+        // On this thread's stack, where the connection's system calls find it.
+        let stream = job.stream;
         slot.open(&stream);
         if let Some(nice) = settle.take() {
             // Lowering the priority needs no privilege; should it fail, the
@@ -564,7 +565,7 @@ fn worker_main(pool: &Arc<Pool>, slot: &Arc<Slot>) {
             }
         }
         finished = Some(slot.close());
-        drop(stream); // the last reference: closes the socket
+        drop(stream); // closes the socket, after the slot let go of its descriptor
         worker.trim();
     }
 }

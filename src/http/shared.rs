@@ -14,6 +14,7 @@ use super::response::{self, Connection};
 use super::routes::{App, Reply};
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
+use std::os::fd::{AsRawFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
@@ -57,16 +58,26 @@ const IDLE_BASE: u64 = 3;
 
 /// One worker's connection as the others see it: the acceptor picks the
 /// longest-idle one to close at the cap, shutdown closes them all.
+///
+/// The slot holds the connection's descriptor, not the socket: the worker
+/// owns its `TcpStream` on its own stack, where every `read` and `write`
+/// finds it. Behind a shared pointer it would sit on a heap line of its
+/// own, and with a thread per connection that line is cold again at each
+/// request's first system call (the other connections' threads ran in
+/// between). The descriptor stays valid for whoever holds the lock: the
+/// worker clears it under the lock ([`Slot::close`]) before it closes the
+/// socket, and [`Slot::shutdown_read`] shuts it down holding the lock.
 #[derive(Debug, Default)]
 pub struct Slot {
     state: AtomicU64,
-    stream: Mutex<Option<Arc<TcpStream>>>,
+    fd: Mutex<Option<RawFd>>,
 }
 
 impl Slot {
-    /// The worker starts serving `stream`.
-    pub fn open(&self, stream: &Arc<TcpStream>) {
-        *self.stream.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(stream));
+    /// The worker starts serving `stream`; it must call [`Slot::close`]
+    /// before it closes the socket.
+    pub fn open(&self, stream: &TcpStream) {
+        *self.fd.lock().unwrap_or_else(PoisonError::into_inner) = Some(stream.as_raw_fd());
         self.state.store(BUSY, Ordering::Release);
     }
 
@@ -93,9 +104,9 @@ impl Slot {
         }
     }
 
-    /// The connection is done; true when it was evicted.
+    /// The connection is done (its socket not closed yet); true when it was evicted.
     pub fn close(&self) -> bool {
-        *self.stream.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        *self.fd.lock().unwrap_or_else(PoisonError::into_inner) = None;
         self.state.swap(EMPTY, Ordering::AcqRel) == EVICTED
     }
 
@@ -122,8 +133,11 @@ impl Slot {
 
     /// Shuts the read side of the connection, if any (eviction, server shutdown).
     pub fn shutdown_read(&self) {
-        if let Some(stream) = self.stream.lock().unwrap_or_else(PoisonError::into_inner).as_ref() {
-            let _ = stream.shutdown(Shutdown::Read);
+        let fd = self.fd.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(fd) = *fd {
+            // Under the lock: the worker cannot close the socket meanwhile
+            // (see the type's doc), so `fd` is still this connection's.
+            let _ = super::sys::shutdown_read(fd);
         }
     }
 }

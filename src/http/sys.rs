@@ -17,6 +17,12 @@
 //! nice value per thread, and `PRIO_PROCESS` with `who = 0` names the calling
 //! thread; [`thread_nice`] reads it back from `/proc/thread-self/stat`.
 //!
+//! And `shutdown(2)` of a connection's read side by its descriptor
+//! ([`shutdown_read`]): a worker's [`super::shared::Slot`] keeps the
+//! descriptor of the connection it serves, not the socket, so that the
+//! socket stays on the worker's own stack, and the acceptor evicts (and
+//! shutdown ends) a connection through it.
+//!
 //! Every call takes a descriptor borrowed from a live std socket and writes
 //! at most the buffer length it is given; errors are `io::Error`s from
 //! `errno`. The declarations are std's own C library (glibc or musl), which
@@ -53,6 +59,27 @@ unsafe extern "C" {
     fn getrlimit(resource: i32, rlim: *mut Rlimit) -> i32;
     fn setrlimit(resource: i32, rlim: *const Rlimit) -> i32;
     fn setpriority(which: i32, who: u32, prio: i32) -> i32;
+    fn shutdown(fd: i32, how: i32) -> i32;
+}
+
+/// `SHUT_RD` (sys/socket.h).
+const SHUT_RD: i32 = 0;
+
+/// Shuts down the read side of the socket `fd`: a `read` blocked on it, or
+/// the next one, returns end-of-file. The caller guarantees that `fd` is
+/// the descriptor of a socket it keeps open for the call (a closed and
+/// reused descriptor would shut down an unrelated socket);
+/// [`super::shared::Slot`] does by its lock.
+pub fn shutdown_read(fd: std::os::fd::RawFd) -> io::Result<()> {
+    // SAFETY: `shutdown` reads only its two integer arguments and touches no
+    // memory of ours; an invalid descriptor is an error (EBADF, ENOTSOCK),
+    // never undefined behaviour.
+    let rc = unsafe { shutdown(fd, SHUT_RD) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
 }
 
 /// `PRIO_PROCESS` (include/uapi/linux/resource.h).
@@ -229,6 +256,36 @@ mod tests {
         assert_eq!(drops(&listener).unwrap(), 0);
         drop(listener.accept().unwrap());
         assert_eq!(listen_queue(&listener).unwrap().queued, 1);
+    }
+
+    #[test]
+    fn shutdown_read_ends_a_read_with_end_of_file_and_refuses_a_bad_descriptor() {
+        use std::io::{Read, Write};
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (server, _) = listener.accept().unwrap();
+        client.write_all(b"x").unwrap();
+        let mut byte = [0u8; 1];
+        assert_eq!((&server).read(&mut byte).unwrap(), 1, "the socket reads before");
+        // A read on the socket, blocked or about to be, sees end-of-file.
+        let reader = std::thread::spawn({
+            let server = server.try_clone().unwrap();
+            // A guard, not a measurement: without the shutdown the read
+            // fails (WouldBlock) instead of hanging the test.
+            server
+                .set_read_timeout(Some(std::time::Duration::from_secs(30)))
+                .unwrap();
+            move || (&server).read(&mut [0u8; 1]).unwrap()
+        });
+        shutdown_read(server.as_raw_fd()).unwrap();
+        assert_eq!(reader.join().unwrap(), 0, "end-of-file after shutdown_read");
+        assert_eq!((&server).read(&mut byte).unwrap(), 0);
+        // Only the read side: the socket still sends.
+        (&server).write_all(b"y").unwrap();
+        assert_eq!(client.read(&mut byte).unwrap(), 1);
+        assert_eq!(&byte, b"y");
+        let e = shutdown_read(-1).unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(9), "EBADF: {e}");
     }
 
     #[test]
