@@ -211,6 +211,7 @@ impl<'a> Reader<'a> {
         )
     }
 
+    #[inline(always)]
     fn bytes(&mut self, what: &'static str) -> Result<&'a [u8]> {
         let at = self.c.pos();
         let len = self.long(what)?;
@@ -220,6 +221,7 @@ impl<'a> Reader<'a> {
 
     /// The item count of the next block (0 ends the array or map), checked
     /// against the bytes left and, for zero-byte items, the budget.
+    #[inline]
     fn block(&mut self, item: NodeId, per_item_extra: u64, what: &'static str) -> Result<usize> {
         let at = self.c.pos();
         let n = self.long(what)?;
