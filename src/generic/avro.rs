@@ -54,7 +54,8 @@ pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum> {
         min: schema.min_sizes(),
         zero_budget: bytes.len().saturating_mul(8).saturating_add(ZERO_BYTE_FLOOR),
     };
-    let d = r.value(schema.root(), 0)?;
+    let mut d = Datum::Null;
+    r.value(schema.root(), 0, &mut d)?;
     if !r.c.is_empty() {
         return Err(GenericError::at(
             "",
@@ -176,7 +177,26 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    /// A zigzag varint: one and two bytes (counts, lengths, indexes, small
+    /// numbers) read in line, longer ones and every error by
+    /// [`varint::read_i64_zigzag`] from the same byte.
+    #[inline(always)]
     fn long(&mut self, what: &'static str) -> Result<i64> {
+        let at = self.c.pos();
+        match *self.c.input().get(at..).unwrap_or_default() {
+            [b0, ..] if b0 < 0x80 => {
+                self.c.seek(at + 1);
+                Ok(varint::zigzag_decode(u64::from(b0)))
+            }
+            [b0, b1, ..] if b1 < 0x80 => {
+                self.c.seek(at + 2);
+                Ok(varint::zigzag_decode(u64::from(b0 & 0x7f) | u64::from(b1) << 7))
+            }
+            _ => self.long_varint(what),
+        }
+    }
+
+    fn long_varint(&mut self, what: &'static str) -> Result<i64> {
         varint::read_i64_zigzag(&mut self.c, what).map_err(|e| walk::from_decode("", e))
     }
 
@@ -191,6 +211,7 @@ impl<'a> Reader<'a> {
         )
     }
 
+    #[inline(always)]
     fn bytes(&mut self, what: &'static str) -> Result<&'a [u8]> {
         let at = self.c.pos();
         let len = self.long(what)?;
@@ -200,6 +221,7 @@ impl<'a> Reader<'a> {
 
     /// The item count of the next block (0 ends the array or map), checked
     /// against the bytes left and, for zero-byte items, the budget.
+    #[inline]
     fn block(&mut self, item: NodeId, per_item_extra: u64, what: &'static str) -> Result<usize> {
         let at = self.c.pos();
         let n = self.long(what)?;
@@ -236,100 +258,124 @@ impl<'a> Reader<'a> {
         Ok(count as usize)
     }
 
-    /// A field, item or branch value of type `node` at `depth`: the common
+    /// A field, item or branch value of type `node` at `depth`, written
+    /// into `slot` (a placeholder in the container that owns it): the common
     /// scalars and unions read here, without a call to [`Reader::value`]
     /// (its bytes, checks and errors), anything else by [`Reader::value`].
     #[inline(always)]
-    fn child(&mut self, node: NodeId, depth: usize) -> Result<Datum> {
+    fn child(&mut self, node: NodeId, depth: usize, slot: &mut Datum) -> Result<()> {
         if depth <= MAX_DEPTH {
-            if let Some(r) = self.leaf(node) {
+            if let Some(r) = self.leaf(node, slot) {
                 return r;
             }
             // A branch's value is one deeper: within the limit here.
             if let Node::Union(branches) = self.schema.node(node)
                 && depth < MAX_DEPTH
             {
-                return self.union(node, branches, depth);
+                return self.union(node, branches, depth, slot);
             }
         }
-        self.value(node, depth)
+        self.value(node, depth, slot)
     }
 
-    /// A scalar of type `node` (`None` for other types), read in line:
-    /// [`Reader::value`]'s bytes, checks and errors. The caller checked the
-    /// depth.
+    /// A scalar of type `node` into `slot` (`None` for other types), read in
+    /// line: [`Reader::value`]'s bytes, checks and errors. The caller checked
+    /// the depth.
     #[inline(always)]
-    fn leaf(&mut self, node: NodeId) -> Option<Result<Datum>> {
+    fn leaf(&mut self, node: NodeId, slot: &mut Datum) -> Option<Result<()>> {
         Some(match self.schema.node(node) {
-            Node::Null => Ok(Datum::Null),
-            Node::Long => self.long("long").map(Datum::Long),
-            Node::Int => {
-                let at = self.c.pos();
-                self.long("int")
-                    .and_then(|v| i32::try_from(v).map(Datum::Int).map_err(|_| Self::range(at, "int", v)))
+            Node::Null => {
+                *slot = Datum::Null;
+                Ok(())
             }
+            Node::Long => self.long("long").map(|v| *slot = Datum::Long(v)),
+            Node::Int => self.int(slot),
             Node::Double => self
                 .c
                 .array::<8>("double")
-                .map(|b| Datum::Double(f64::from_le_bytes(b)))
+                .map(|b| *slot = Datum::Double(f64::from_le_bytes(b)))
                 .map_err(|e| walk::from_decode("", e)),
-            Node::String => self.string(),
-            Node::Boolean => self.boolean(),
+            Node::String => self.string(slot),
+            Node::Boolean => self.boolean(slot),
             _ => return None,
         })
     }
 
     #[inline(always)]
-    fn boolean(&mut self) -> Result<Datum> {
+    fn int(&mut self, slot: &mut Datum) -> Result<()> {
         let at = self.c.pos();
-        match self.c.u8("boolean").map_err(|e| walk::from_decode("", e))? {
-            0 => Ok(Datum::Boolean(false)),
-            1 => Ok(Datum::Boolean(true)),
-            b => Err(GenericError::unexpected(
-                "",
-                Some(at),
-                "boolean 00 or 01",
-                format!("0x{b:02x}"),
-            )),
+        let v = self.long("int")?;
+        match i32::try_from(v) {
+            Ok(v) => {
+                *slot = Datum::Int(v);
+                Ok(())
+            }
+            Err(_) => Err(Self::range(at, "int", v)),
         }
     }
 
-    /// The union `node` of `branches` at `depth` (at most [`MAX_DEPTH`]): the
-    /// branch index, then its value, bare (no `Box`) when the writers pick
-    /// this branch for it by its shape (`walk::branch_for`): no earlier
-    /// branch takes it.
-    fn union(&mut self, node: NodeId, branches: &[NodeId], depth: usize) -> Result<Datum> {
+    #[inline(always)]
+    fn boolean(&mut self, slot: &mut Datum) -> Result<()> {
+        let at = self.c.pos();
+        match self.c.u8("boolean").map_err(|e| walk::from_decode("", e))? {
+            0 => *slot = Datum::Boolean(false),
+            1 => *slot = Datum::Boolean(true),
+            b => {
+                return Err(GenericError::unexpected(
+                    "",
+                    Some(at),
+                    "boolean 00 or 01",
+                    format!("0x{b:02x}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The union `node` of `branches` at `depth` (at most [`MAX_DEPTH`]) into
+    /// `slot`: the branch index, then its value, bare (no `Box`) when the
+    /// writers pick this branch for it by its shape (`walk::branch_for`): no
+    /// earlier branch takes it.
+    fn union(&mut self, node: NodeId, branches: &[NodeId], depth: usize, slot: &mut Datum) -> Result<()> {
         let at = self.c.pos();
         let i = self.long("union branch")?;
         let Some(&b) = usize::try_from(i).ok().and_then(|i| branches.get(i)) else {
             return Err(Self::range(at, &format!("branch of {}", self.schema.describe(node)), i));
         };
-        let leaf = if depth < MAX_DEPTH { self.leaf(b) } else { None };
-        let v = match leaf {
+        let leaf = if depth < MAX_DEPTH { self.leaf(b, slot) } else { None };
+        match leaf {
             Some(r) => r?,
-            None => self.value(b, depth + 1)?,
-        };
+            None => self.value(b, depth + 1, slot)?,
+        }
         if branches[..i as usize]
             .iter()
-            .any(|&o| walk::accepts(self.schema, o, &v))
+            .any(|&o| walk::accepts(self.schema, o, slot))
         {
-            Ok(Datum::Union(i as u32, Box::new(v)))
-        } else {
-            Ok(v)
+            let v = std::mem::replace(slot, Datum::Null);
+            *slot = Datum::Union(i as u32, Box::new(v));
         }
+        Ok(())
     }
 
     #[inline(always)]
-    fn string(&mut self) -> Result<Datum> {
+    fn string(&mut self, slot: &mut Datum) -> Result<()> {
         let at = self.c.pos();
         let b = self.bytes("string length")?;
         match crate::codec::utf8::str_at(at, b) {
-            Ok(s) => Ok(Datum::String(s.to_string())),
+            Ok(s) => {
+                *slot = Datum::String(s.to_string());
+                Ok(())
+            }
             Err(_) => Err(GenericError::at("", at, GenericErrorKind::InvalidUtf8)),
         }
     }
 
-    fn value(&mut self, node: NodeId, depth: usize) -> Result<Datum> {
+    /// A value of type `node` at `depth` into `slot`. Every value is built
+    /// where it stays (a container's items are read into placeholders made
+    /// first, [`placeholders`]), not returned and moved: a `Datum` returned
+    /// through memory is stored piece by piece and read back whole, a
+    /// store-to-load forwarding stall per value.
+    fn value(&mut self, node: NodeId, depth: usize, slot: &mut Datum) -> Result<()> {
         let schema = self.schema;
         let at = self.c.pos();
         if depth > MAX_DEPTH {
@@ -339,13 +385,10 @@ impl<'a> Reader<'a> {
                 GenericErrorKind::DepthLimit { limit: MAX_DEPTH },
             ));
         }
-        Ok(match schema.node(node) {
+        *slot = match schema.node(node) {
             Node::Null => Datum::Null,
-            Node::Boolean => self.boolean()?,
-            Node::Int => {
-                let v = self.long("int")?;
-                Datum::Int(i32::try_from(v).map_err(|_| Self::range(at, "int", v))?)
-            }
+            Node::Boolean => return self.boolean(slot),
+            Node::Int => return self.int(slot),
             Node::Long => Datum::Long(self.long("long")?),
             Node::Float => Datum::Float(f32::from_le_bytes(
                 self.c.array::<4>("float").map_err(|e| walk::from_decode("", e))?,
@@ -354,7 +397,7 @@ impl<'a> Reader<'a> {
                 self.c.array::<8>("double").map_err(|e| walk::from_decode("", e))?,
             )),
             Node::Bytes => Datum::Bytes(self.bytes("bytes length")?.to_vec()),
-            Node::String => self.string()?,
+            Node::String => return self.string(slot),
             Node::Fixed(f) => Datum::Fixed(
                 self.c
                     .fixed(f.size, "fixed")
@@ -368,7 +411,7 @@ impl<'a> Reader<'a> {
                     None => return Err(Self::range(at, &format!("index of enum {}", e.name.fullname), i)),
                 }
             }
-            Node::Union(branches) => self.union(node, branches, depth)?,
+            Node::Union(branches) => return self.union(node, branches, depth, slot),
             Node::Array(items) => match schema.node(*items) {
                 // Arrays of ints, longs and doubles (meshes, series) read
                 // into an unboxed vector, without a call per item; the same
@@ -417,10 +460,11 @@ impl<'a> Reader<'a> {
                 _ => {
                     let mut out = Vec::new();
                     while let count @ 1.. = self.block(*items, 0, "array block count")? {
-                        out.reserve(count);
-                        for _ in 0..count {
-                            let i = out.len();
-                            out.push(self.child(*items, depth + 1).map_err(|e| nest_index(e, i))?);
+                        let start = out.len();
+                        let block = placeholders(&mut out, count, || Datum::Null);
+                        for (j, item) in block.iter_mut().enumerate() {
+                            self.child(*items, depth + 1, item)
+                                .map_err(|e| nest_index(e, start + j))?;
                         }
                     }
                     Datum::Array(out)
@@ -433,14 +477,13 @@ impl<'a> Reader<'a> {
                     if count == 0 {
                         break;
                     }
-                    out.reserve(count);
-                    for _ in 0..count {
+                    for (key, v) in placeholders(&mut out, count, || (String::new(), Datum::Null)) {
                         let key_at = self.c.pos();
                         let k = self.bytes("map key length")?;
                         let k = crate::codec::utf8::str_at(key_at, k)
                             .map_err(|_| GenericError::at("", key_at, GenericErrorKind::InvalidUtf8))?;
-                        let v = self.child(*values, depth + 1).map_err(|e| nest(e, k))?;
-                        out.push((k.to_string(), v));
+                        *key = k.to_string();
+                        self.child(*values, depth + 1, v).map_err(|e| nest(e, k))?;
                     }
                 }
                 super::document::check_unique_keys(&out, at)?;
@@ -448,14 +491,38 @@ impl<'a> Reader<'a> {
             }
             Node::Record(r) => {
                 // The values only: the names are the schema's one copy.
+                // Exact capacity: boxing the values does not reallocate.
                 let mut out = Vec::with_capacity(r.fields.len());
-                for f in &r.fields {
-                    out.push(self.child(f.ty, depth + 1).map_err(|e| nest(e, &f.name))?);
+                placeholders(&mut out, r.fields.len(), || Datum::Null);
+                for (f, v) in r.fields.iter().zip(out.iter_mut()) {
+                    self.child(f.ty, depth + 1, v).map_err(|e| nest(e, &f.name))?;
                 }
                 Datum::Record(Fields::new(r.names.clone(), out).expect("a value per field"))
             }
-        })
+        };
+        Ok(())
     }
+}
+
+/// Appends `n` placeholders made by `empty` to `out` (one reservation, none
+/// when `out` has the room) and returns them, for a reader to write the
+/// items into in place. The caller checked `n` against the bytes left.
+/// Filled in one loop after the room is made, each placeholder is stored
+/// straight into the buffer; a `push` per item builds it on the stack and
+/// copies it across, a store-forwarding stall per item.
+#[inline(always)]
+fn placeholders<T>(out: &mut Vec<T>, n: usize, empty: impl FnMut() -> T) -> &mut [T] {
+    let start = out.len();
+    if start == 0 {
+        // The first block (a writer's only one, ours included): exactly
+        // its items, so a short array takes a small allocation, not four
+        // items' worth or more.
+        out.reserve_exact(n);
+    } else {
+        out.reserve(n);
+    }
+    out.resize_with(start + n, empty);
+    &mut out[start..]
 }
 
 #[cfg(test)]
