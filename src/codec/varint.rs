@@ -65,6 +65,47 @@ pub fn read_i64_zigzag(c: &mut Cursor<'_>, what: &'static str) -> Result<i64, De
     read_u64(c, what).map(zigzag_decode)
 }
 
+/// [`read_i64_zigzag`] for the Avro decoders' hot loops: a one-byte varint
+/// (|v| < 64: counts, lengths, indexes, small ints) read in line, longer
+/// ones out of line. With ten bytes left (the longest varint) those are read
+/// without a bounds check per byte; nearer the end of the input
+/// [`read_u64`] reads them and reports the truncation. Same values and
+/// errors as [`read_i64_zigzag`]: within ten bytes a varint either ends or
+/// has a tenth byte above 1.
+#[inline(always)]
+pub fn read_i64_zigzag_hot(c: &mut Cursor<'_>, what: &'static str) -> Result<i64, DecodeError> {
+    match c.peek() {
+        Some(b) if b < 0x80 => {
+            c.seek(c.pos() + 1);
+            Ok(zigzag_decode(u64::from(b)))
+        }
+        _ => read_i64_zigzag_multi(c, what),
+    }
+}
+
+/// [`read_i64_zigzag_hot`]'s varints of two bytes or more.
+#[inline(never)]
+fn read_i64_zigzag_multi(c: &mut Cursor<'_>, what: &'static str) -> Result<i64, DecodeError> {
+    let start = c.pos();
+    let Some(bytes) = c.input().get(start..).and_then(|rest| rest.first_chunk::<MAX_LEN>()) else {
+        return read_i64_zigzag(c, what);
+    };
+    let mut v: u64 = 0;
+    for (i, &b) in bytes[..MAX_LEN - 1].iter().enumerate() {
+        v |= u64::from(b & 0x7f) << (7 * i);
+        if b < 0x80 {
+            c.seek(start + i + 1);
+            return Ok(zigzag_decode(v));
+        }
+    }
+    let last = bytes[MAX_LEN - 1];
+    if last > 1 {
+        return Err(DecodeError::out_of_range(start, what, "varint longer than 64 bits"));
+    }
+    c.seek(start + MAX_LEN);
+    Ok(zigzag_decode(v | (u64::from(last) << 63)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,5 +167,41 @@ mod tests {
         assert!(read_u64(&mut c, "v").is_err());
         let mut c = Cursor::new(&[0x80]);
         assert!(matches!(read_u64(&mut c, "v").unwrap_err().kind, ErrorKind::Eof { .. }));
+    }
+
+    #[test]
+    fn the_hot_reader_reads_as_the_plain_one_does_at_any_distance_from_the_end() {
+        // Every varint length, overlong and truncated runs, each followed by
+        // 0 to 11 bytes, so both the ten-byte read and the per-byte reader run.
+        let mut cases: Vec<Vec<u8>> = Vec::new();
+        for k in 0..64 {
+            for v in [(1u64 << k) - 1, 1u64 << k] {
+                let mut b = Vec::new();
+                write_u64(&mut b, v);
+                cases.push(b);
+            }
+        }
+        cases.push(vec![0xff; 9]);
+        cases.push(vec![0xff; 11]);
+        cases.push([[0xff; 9].as_slice(), &[0x01]].concat());
+        cases.push([[0xff; 9].as_slice(), &[0x02]].concat());
+        cases.push([[0x80; 9].as_slice(), &[0x80]].concat());
+        cases.push(vec![0x80]);
+        for case in cases {
+            for tail in 0..12 {
+                let mut bytes = vec![0xaa; 3];
+                bytes.extend_from_slice(&case);
+                bytes.extend(std::iter::repeat_n(0x81, tail));
+                let mut ours = Cursor::new(&bytes);
+                ours.seek(3);
+                let mut plain = Cursor::new(&bytes);
+                plain.seek(3);
+                let want = read_i64_zigzag(&mut plain, "v");
+                assert_eq!(read_i64_zigzag_hot(&mut ours, "v"), want, "{case:02x?} + {tail}");
+                if want.is_ok() {
+                    assert_eq!(ours.pos(), plain.pos(), "{case:02x?} + {tail}");
+                }
+            }
+        }
     }
 }

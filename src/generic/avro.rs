@@ -177,27 +177,11 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    /// A zigzag varint: one and two bytes (counts, lengths, indexes, small
-    /// numbers) read in line, longer ones and every error by
-    /// [`varint::read_i64_zigzag`] from the same byte.
+    /// A zigzag varint, by [`varint::read_i64_zigzag_hot`] (the catalog's
+    /// Avro reader's: one-byte values in line).
     #[inline(always)]
     fn long(&mut self, what: &'static str) -> Result<i64> {
-        let at = self.c.pos();
-        match *self.c.input().get(at..).unwrap_or_default() {
-            [b0, ..] if b0 < 0x80 => {
-                self.c.seek(at + 1);
-                Ok(varint::zigzag_decode(u64::from(b0)))
-            }
-            [b0, b1, ..] if b1 < 0x80 => {
-                self.c.seek(at + 2);
-                Ok(varint::zigzag_decode(u64::from(b0 & 0x7f) | u64::from(b1) << 7))
-            }
-            _ => self.long_varint(what),
-        }
-    }
-
-    fn long_varint(&mut self, what: &'static str) -> Result<i64> {
-        varint::read_i64_zigzag(&mut self.c, what).map_err(|e| walk::from_decode("", e))
+        varint::read_i64_zigzag_hot(&mut self.c, what).map_err(|e| walk::from_decode("", e))
     }
 
     fn range(at: usize, what: &str, v: i64) -> GenericError {

@@ -73,49 +73,11 @@ impl<'a> Reader<'a> {
 }
 
 impl Reader<'_> {
-    /// `long`: LEB128 (at most 10 bytes, else an error) then zigzag.
-    /// One-byte values (|v| < 64: counts, flags, small ints) skip the loop.
+    /// `long`: LEB128 (at most 10 bytes, else an error) then zigzag, by
+    /// [`varint::read_i64_zigzag_hot`] (one-byte values in line).
     #[inline(always)]
     pub(crate) fn long(&mut self, what: &'static str) -> Result<i64, DecodeError> {
-        match self.c.peek() {
-            Some(b) if b < 0x80 => {
-                self.c.seek(self.c.pos() + 1);
-                Ok(varint::zigzag_decode(u64::from(b)))
-            }
-            _ => self.long_multi(what),
-        }
-    }
-
-    /// A `long` of two bytes or more. With ten bytes left (the longest
-    /// varint) it reads them without a bounds check per byte; nearer the
-    /// end of the input [`varint::read_u64`] reads it and reports the
-    /// truncation. Both give the same values and errors: within ten bytes a
-    /// varint either ends or has a tenth byte above 1.
-    #[inline(never)]
-    fn long_multi(&mut self, what: &'static str) -> Result<i64, DecodeError> {
-        let start = self.c.pos();
-        let Some(bytes) = self
-            .c
-            .input()
-            .get(start..)
-            .and_then(|rest| rest.first_chunk::<{ varint::MAX_LEN }>())
-        else {
-            return varint::read_i64_zigzag(&mut self.c, what);
-        };
-        let mut v: u64 = 0;
-        for (i, &b) in bytes[..varint::MAX_LEN - 1].iter().enumerate() {
-            v |= u64::from(b & 0x7f) << (7 * i);
-            if b < 0x80 {
-                self.c.seek(start + i + 1);
-                return Ok(varint::zigzag_decode(v));
-            }
-        }
-        let last = bytes[varint::MAX_LEN - 1];
-        if last > 1 {
-            return Err(DecodeError::out_of_range(start, what, "varint longer than 64 bits"));
-        }
-        self.c.seek(start + varint::MAX_LEN);
-        Ok(varint::zigzag_decode(v | (u64::from(last) << 63)))
+        varint::read_i64_zigzag_hot(&mut self.c, what)
     }
 
     /// `int`: a `long` on the wire that must fit in 32 bits.
@@ -343,41 +305,5 @@ mod tests {
         };
         assert_eq!(variant::<Variant>(&mut r).unwrap(), v);
         assert!(r.c.is_empty(), "VARIANT_MIN_BYTES = {VARIANT_MIN_BYTES}");
-    }
-
-    #[test]
-    fn long_reads_as_the_varint_reader_does_at_any_distance_from_the_end() {
-        // Every varint length, overlong and truncated runs, each followed by
-        // 0 to 11 bytes, so both the ten-byte read and the per-byte reader run.
-        let mut cases: Vec<Vec<u8>> = Vec::new();
-        for k in 0..64 {
-            for v in [(1u64 << k) - 1, 1u64 << k] {
-                let mut b = Vec::new();
-                varint::write_u64(&mut b, v);
-                cases.push(b);
-            }
-        }
-        cases.push(vec![0xff; 9]);
-        cases.push(vec![0xff; 11]);
-        cases.push([[0xff; 9].as_slice(), &[0x01]].concat());
-        cases.push([[0xff; 9].as_slice(), &[0x02]].concat());
-        cases.push([[0x80; 9].as_slice(), &[0x80]].concat());
-        cases.push(vec![0x80]);
-        for case in cases {
-            for tail in 0..12 {
-                let mut bytes = vec![0xaa; 3];
-                bytes.extend_from_slice(&case);
-                bytes.extend(std::iter::repeat_n(0x81, tail));
-                let mut ours = Reader { c: Cursor::new(&bytes) };
-                ours.c.seek(3);
-                let mut plain = Cursor::new(&bytes);
-                plain.seek(3);
-                let want = varint::read_i64_zigzag(&mut plain, "v");
-                assert_eq!(ours.long("v"), want, "{case:02x?} + {tail}");
-                if want.is_ok() {
-                    assert_eq!(ours.c.pos(), plain.pos(), "{case:02x?} + {tail}");
-                }
-            }
-        }
     }
 }
