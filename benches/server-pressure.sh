@@ -149,26 +149,21 @@ wait_port() { # poll until the server answers; this is a script, not a test
     exit 1
 }
 
+# start_server PIDVAR BIN PORT LOG CPU_LIST EXTRA_FLAGS... : `BIN serve` on PORT,
+# pinned to CPU_LIST, its output in $OUT/LOG; sets PIDVAR
+start_server() {
+    local var=$1 bin=$2 port=$3 log=$4 cpus=$5
+    shift 5
+    taskset -c "$cpus" "$bin" serve --addr "127.0.0.1:$port" "$@" >"$OUT/$log" 2>&1 &
+    printf -v "$var" '%s' "$!"
+    pids+=("$!")
+    wait_port "$port"
+}
 # start_ours CPU_LIST EXTRA_FLAGS... : sets OUR_PID
-start_ours() {
-    local cpus=$1
-    shift
-    taskset -c "$cpus" "$BIN" serve --addr "127.0.0.1:$OUR_PORT" "$@" >"$OUT/wirebench.log" 2>&1 &
-    OUR_PID=$!
-    pids+=("$OUR_PID")
-    wait_port "$OUR_PORT"
-}
-stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
-
+start_ours() { start_server OUR_PID "$BIN" "$OUR_PORT" wirebench.log "$@"; }
 # start_base CPU_LIST EXTRA_FLAGS... : sets BASE_PID (BASE_BIN on BASE_PORT)
-start_base() {
-    local cpus=$1
-    shift
-    taskset -c "$cpus" "$BASE_BIN" serve --addr "127.0.0.1:$BASE_PORT" "$@" >"$OUT/base.log" 2>&1 &
-    BASE_PID=$!
-    pids+=("$BASE_PID")
-    wait_port "$BASE_PORT"
-}
+start_base() { start_server BASE_PID "$BASE_BIN" "$BASE_PORT" base.log "$@"; }
+stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
 
 # ab ROUND FN... : runs `FN ours` and, with BASE_BIN, `FN base`, base first in even rounds
 ab() {
@@ -341,10 +336,7 @@ if ! skipped 5; then
     REV_BIN=$(build_rev "$BASE_REV")
     echo "## 5. /catalog/json?count=1000, server only, pinned, c=$CATALOG_CONNS: this checkout vs $BASE_REV"
     for round in $(seq 1 "$ROUNDS"); do
-        taskset -c "$SERVER_CPU" "$REV_BIN" serve --addr "127.0.0.1:$BASE_PORT" >"$OUT/base.log" 2>&1 &
-        BASE_PID=$!
-        pids+=("$BASE_PID")
-        wait_port "$BASE_PORT"
+        start_server BASE_PID "$REV_BIN" "$BASE_PORT" base.log "$SERVER_CPU"
         run_wrk "base-json1000-r$round" "$BASE_PID" "$WRK_CPU" -t1 -c"$CATALOG_CONNS" -d"$DURATION" \
             "http://127.0.0.1:$BASE_PORT/catalog/json?count=1000"
         stop "$BASE_PID"
