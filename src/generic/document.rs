@@ -199,26 +199,52 @@ impl<'a> Reader<'a> {
         let schema = self.schema;
         match schema.node(node) {
             Node::Array(items) => {
-                let at = self.enter(depth, b'[', "array")?;
-                let _ = at;
-                let mut out = Vec::new();
+                self.enter(depth, b'[', "array")?;
                 let mut first = true;
-                let item = schema.node(*items);
+                // Arrays of numbers (meshes, series) read into an unboxed
+                // vector (`Datum::Scalars`), without a call or a `Datum` per
+                // item: `value`'s fast paths, and `value` for any other
+                // token (which has the errors).
+                match schema.node(*items) {
+                    Node::Double => {
+                        let mut out: Vec<f64> = Vec::new();
+                        while lexed(self.lx.next_element(&mut first))? {
+                            let v = match self.lx.peek() {
+                                Some(b'-' | b'0'..=b'9') => self.double(),
+                                _ => self.scalar_item(*items, depth),
+                            };
+                            out.push(v.map_err(|e| nest_index(e, out.len()))?);
+                        }
+                        return Ok(Datum::Scalars(Scalars::Double(out)));
+                    }
+                    Node::Long => {
+                        let mut out: Vec<i64> = Vec::new();
+                        while lexed(self.lx.next_element(&mut first))? {
+                            let v = match self.lx.peek() {
+                                Some(b'-' | b'0'..=b'9') => lexed(self.lx.integer(&LONG)),
+                                _ => self.scalar_item(*items, depth),
+                            };
+                            out.push(v.map_err(|e| nest_index(e, out.len()))?);
+                        }
+                        return Ok(Datum::Scalars(Scalars::Long(out)));
+                    }
+                    Node::Int => {
+                        let mut out: Vec<i32> = Vec::new();
+                        while lexed(self.lx.next_element(&mut first))? {
+                            let v = match self.lx.peek() {
+                                Some(b'-' | b'0'..=b'9') => lexed(self.lx.integer(&INT)).map(|v| v as i32),
+                                _ => self.scalar_item(*items, depth),
+                            };
+                            out.push(v.map_err(|e| nest_index(e, out.len()))?);
+                        }
+                        return Ok(Datum::Scalars(Scalars::Int(out)));
+                    }
+                    _ => {}
+                }
+                let mut out = Vec::new();
                 while lexed(self.lx.next_element(&mut first))? {
                     let i = out.len();
-                    // Arrays of numbers (meshes, series) read here, without
-                    // a call per item: `value`'s fast path, and `value` for
-                    // anything else (its errors).
-                    let d = match (item, self.lx.peek()) {
-                        (Node::Double, Some(b'-' | b'0'..=b'9')) => self.double().map(Datum::Double),
-                        (Node::Long, Some(b'-' | b'0'..=b'9')) => self
-                            .lx
-                            .integer(&LONG)
-                            .map(Datum::Long)
-                            .map_err(|e| walk::from_decode("", e)),
-                        _ => self.value(*items, depth + 1),
-                    };
-                    out.push(d.map_err(|e| nest_index(e, i))?);
+                    out.push(self.value(*items, depth + 1).map_err(|e| nest_index(e, i))?);
                 }
                 Ok(Datum::Array(out))
             }
@@ -325,6 +351,21 @@ impl<'a> Reader<'a> {
                 self.convert(node, &mut s, at)
             }
         }
+    }
+
+    /// An item of an unboxed array (`double` or `long` items) at a token
+    /// that is not a number: `value`'s answer, which is its error (no other
+    /// token reads as a number).
+    #[cold]
+    fn scalar_item<T>(&mut self, items: NodeId, depth: usize) -> Result<T> {
+        let at = self.lx.pos;
+        let d = self.value(items, depth + 1)?;
+        Err(GenericError::unexpected(
+            "",
+            Some(at),
+            self.schema.describe(items),
+            d.kind(),
+        ))
     }
 
     /// A number (at a digit or `-`) read as a double: a short decimal a
@@ -877,7 +918,12 @@ const POW10: [f64; 23] = [
 /// output by [`super::float::text::double_into`].
 #[inline]
 fn sink_double(out: &mut Sink<'_>, v: f64) {
-    out.padded(|buf| super::float::text::double_into(v, buf));
+    // Spelled on the stack and stored as one fixed-size word (its tail
+    // past the spelling is spare capacity): cheaper than zeroing the
+    // output's tail for `double_into` to write in place.
+    let mut buf = [0u8; super::float::text::TEXT_BUF];
+    let n = super::float::text::double_into(v, &mut buf);
+    out.prefix(buf, n);
 }
 
 /// Finite `v` in serde_json's layout (the table of
@@ -1084,6 +1130,53 @@ mod tests {
     /// Unboxed arrays are written as their boxed items are, the fast loops
     /// for the schema's own numeric type and the item-by-item path for any
     /// other alike; a non-finite double is an error at its index either way.
+    #[test]
+    fn number_arrays_read_unboxed_and_their_errors_name_the_item() {
+        let cases: [(&str, &[u8], Scalars); 3] = [
+            (
+                "double",
+                b"[1.5, -0, 2e3,7]",
+                Scalars::Double(vec![1.5, -0.0, 2000.0, 7.0]),
+            ),
+            (
+                "long",
+                b"[ -9223372036854775808 ,0,42]",
+                Scalars::Long(vec![i64::MIN, 0, 42]),
+            ),
+            ("int", b"[2147483647,-1]", Scalars::Int(vec![i32::MAX, -1])),
+        ];
+        for (item, text, want) in cases {
+            let s = schema(&format!(r#"{{"type":"array","items":"{item}"}}"#));
+            match read(&s, text) {
+                Ok(Datum::Scalars(got)) => assert_eq!(format!("{got:?}"), format!("{want:?}"), "{item}"),
+                other => panic!("{item}: {other:?}"),
+            }
+            let d = read(&s, b"[]").unwrap();
+            assert!(matches!(&d, Datum::Scalars(v) if v.is_empty()), "{item}: {d:?}");
+        }
+        // An item that is not a number, or does not fit: `value`'s error,
+        // with the item's index and offset.
+        let errors: [(&str, &[u8], &str); 5] = [
+            (
+                "double",
+                br#"[1,"2"]"#,
+                r#"/1: expected double, found string "2" at byte 3"#,
+            ),
+            ("double", b"[1,null]", "/1: expected double, found null at byte 3"),
+            (
+                "long",
+                b"[1,2,3.5]",
+                "/2: expected long (an integer literal), found 3.5 (a fraction or exponent is not an integer) at byte 5",
+            ),
+            ("int", b"[0,2147483648]", "/1: int out of range: 2147483648 at byte 3"),
+            ("double", b"[1,1e999]", "/1: double out of range: 1e999 at byte 3"),
+        ];
+        for (item, text, want) in errors {
+            let s = schema(&format!(r#"{{"type":"array","items":"{item}"}}"#));
+            assert_eq!(read(&s, text).unwrap_err().to_string(), want, "{item}");
+        }
+    }
+
     #[test]
     fn unboxed_arrays_are_written_as_their_boxed_items() {
         let cases = [
