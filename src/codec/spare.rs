@@ -252,6 +252,35 @@ pub(crate) fn write_each<T, const SLACK: usize>(
     Ok(())
 }
 
+/// Lets `write` store into the `N` bytes past `out`'s end and appends the
+/// first `n` of them, `n` being what `write` returns (capped at `N`): for
+/// a writer that stores its pieces at offsets of its own (a double's
+/// digits, point and exponent), so they go straight to the output, with
+/// no copy of a stack buffer after them (whose load would wait for the
+/// pieces' stores). The `N` bytes are zeroed first by one fixed-size store,
+/// so whatever `write` leaves alone is initialized. A safe function: the
+/// bound is checked here.
+#[inline(always)]
+#[allow(unsafe_code)]
+pub(crate) fn push_padded<const N: usize>(out: &mut Vec<u8>, write: impl FnOnce(&mut [u8; N]) -> usize) {
+    out.reserve(N);
+    let len = out.len();
+    let Some(window) = out.spare_capacity_mut().first_chunk_mut::<N>() else {
+        return; // cannot happen: `reserve(N)` made the room
+    };
+    *window = [std::mem::MaybeUninit::new(0); N];
+    // SAFETY: all `N` bytes of `window` were initialized by the store just
+    // above, and `MaybeUninit<u8>` has the layout of `u8`, so the window
+    // is a valid `[u8; N]`; the borrow is the only one (it comes from
+    // `out`'s exclusive borrow and ends before `set_len`).
+    let bytes = unsafe { &mut *window.as_mut_ptr().cast::<[u8; N]>() };
+    let n = write(bytes).min(N);
+    // SAFETY: `len + n <= len + N <= capacity` (after `reserve(N)`), and
+    // the bytes `len..len + N` are initialized (zeroed, then written by
+    // `write` through a `[u8; N]`): what `set_len` requires.
+    unsafe { out.set_len(len + n) };
+}
+
 /// Appends the first `n` bytes of `bytes` to `out` (`n` is capped at `N`)
 /// with one capacity check and one `N`-byte store: a single store for a
 /// writer without sections to check (the schema-driven encoders, one value
@@ -391,6 +420,30 @@ mod tests {
                 want.extend(std::iter::repeat_n(b'x', n % 17));
                 want.extend_from_slice(b"ab");
                 assert_eq!(out, want, "capacity {cap}, {n} bytes");
+            }
+        }
+    }
+
+    /// `push_padded` appends exactly the bytes its writer counts, at every
+    /// count and starting capacity, the bytes it did not store as zeros,
+    /// and a count beyond the window is capped.
+    #[test]
+    fn padded_stores_append_exactly_the_counted_bytes() {
+        for cap in [0usize, 1, 7, 8, 9, 40] {
+            for n in 0..=10 {
+                let mut out = Vec::with_capacity(cap);
+                out.push(b'p');
+                push_padded::<8>(&mut out, |b| {
+                    b[0] = b'a';
+                    b[7] = b'z';
+                    n
+                });
+                let mut want = vec![b'p'];
+                want.extend_from_slice(&b"a\0\0\0\0\0\0z"[..n.min(8)]);
+                assert_eq!(out, want, "capacity {cap}, count {n}");
+                push_prefix(&mut out, b"q", 1);
+                want.push(b'q');
+                assert_eq!(out, want, "capacity {cap}, count {n}, then a store");
             }
         }
     }

@@ -918,12 +918,7 @@ const POW10: [f64; 23] = [
 /// output by [`super::float::text::double_into`].
 #[inline]
 fn sink_double(out: &mut Sink<'_>, v: f64) {
-    // Spelled on the stack and stored as one fixed-size word (its tail
-    // past the spelling is spare capacity): cheaper than zeroing the
-    // output's tail for `double_into` to write in place.
-    let mut buf = [0u8; super::float::text::TEXT_BUF];
-    let n = super::float::text::double_into(v, &mut buf);
-    out.prefix(buf, n);
+    out.padded(|buf| super::float::text::double_into(v, buf));
 }
 
 /// Finite `v` in serde_json's layout (the table of

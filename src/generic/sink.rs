@@ -10,7 +10,7 @@
 
 use super::float::text::{ASCII_ZEROS16, digits16};
 use crate::codec::json::{ASCII_ZEROS, digits8};
-use crate::codec::spare::{push_bytes, push_prefix};
+use crate::codec::spare::{push_bytes, push_padded, push_prefix};
 
 /// Appends to `out` (see the module doc).
 pub struct Sink<'a> {
@@ -76,13 +76,7 @@ impl<'a> Sink<'a> {
     /// buffer just written in pieces would wait for those stores).
     #[inline(always)]
     pub fn padded<const N: usize>(&mut self, write: impl FnOnce(&mut [u8; N]) -> usize) {
-        let len = self.out.len();
-        self.out.resize(len + N, 0);
-        let n = match self.out[len..].first_chunk_mut::<N>() {
-            Some(buf) => write(buf).min(N),
-            None => 0,
-        };
-        self.out.truncate(len + n);
+        push_padded(self.out, write);
     }
 
     /// The decimal digits of `v` (no sign): groups of eight digits made at
