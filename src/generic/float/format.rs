@@ -74,10 +74,11 @@ pub fn shortest(v: f64) -> Option<(u64, i32)> {
 /// writer that finds them in its digits.
 #[inline]
 pub fn shortest_raw(v: f64) -> Option<(u64, i32)> {
-    if !(v.is_finite() && v > 0.0) {
+    let bits = v.to_bits();
+    // Finite, positive and not zero: the bit patterns 1 to `f64::MAX`'s.
+    if bits.wrapping_sub(1) >= f64::MAX.to_bits() {
         return None;
     }
-    let bits = v.to_bits();
     let fraction = bits & ((1 << 52) - 1);
     let biased = (bits >> 52) as i32;
     let (c, q) = if biased == 0 {

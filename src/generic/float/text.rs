@@ -37,7 +37,11 @@ pub fn double_into(v: f64, buf: &mut [u8; TEXT_BUF]) -> usize {
     // Integers below 2^53 (zero included) are their own digits (the signed
     // cast is the cheaper one; `a` is in its range).
     let (d, e) = if a < 9_007_199_254_740_992.0 && a as i64 as f64 == a {
-        (a as i64 as u64, 0)
+        let n = a as i64 as u64;
+        if n < 100_000_000 {
+            return integer8(v.is_sign_negative(), n as u32, buf);
+        }
+        (n, 0)
     } else if let Some(n) = micros(a).filter(|&n| n >= 10) {
         return millionths(v.is_sign_negative(), n, buf);
     } else {
@@ -47,6 +51,21 @@ pub fn double_into(v: f64, buf: &mut [u8; TEXT_BUF]) -> usize {
         }
     };
     lay_out(v.is_sign_negative(), d, e, buf)
+}
+
+/// [`lay_out`] of an integer `n` below 10^8 (zero included): its digits
+/// from one word (no seventeen-digit split), then `.0`.
+#[inline(always)]
+fn integer8(negative: bool, n: u32, buf: &mut [u8; TEXT_BUF]) -> usize {
+    let s = usize::from(negative);
+    buf[0] = b'-';
+    let w = digits8(n);
+    // Leading zeros are the low zero bytes; the last digit stays (zero is `0`).
+    let lead = ((w | 1 << 56).trailing_zeros() / 8) as usize;
+    put8(buf, s, (w + ASCII_ZEROS) >> (8 * lead));
+    let end = s + 8 - lead;
+    put8(buf, end, u64::from_le_bytes(*b".0\0\0\0\0\0\0"));
+    end + 2
 }
 
 /// [`lay_out`] of `n · 10^-6` for an `n` from 10 to 10^16 - 1 that is not
@@ -101,7 +120,9 @@ fn micros(a: f64) -> Option<u64> {
     if !(1e-6..1_073_741_824.0).contains(&a) {
         return None;
     }
-    let n = (a * 1e6 + 0.5) as u64;
+    // Below 2^50 here: the signed conversion (one instruction and its
+    // saturation check) gives what the unsigned one would.
+    let n = (a * 1e6 + 0.5) as i64 as u64;
     let bits = a.to_bits();
     let c = bits & ((1 << 52) - 1) | 1 << 52;
     // `-q` is 23 to 72 in this range; `n < 2^50`, so the shift fits.
@@ -365,6 +386,13 @@ mod tests {
             5.5251406440042005e-120,
             -2.1322503863672714e+47,
         ];
+        // Integers around every power of ten below 2^53 (the small ones
+        // have a path of their own up to 10^8).
+        for k in 0..16 {
+            let t = 10f64.powi(k);
+            v.extend([t - 1.0, t, t + 1.0, -t, 7.0 * t]);
+        }
+        v.extend((-1000..=1000).map(f64::from));
         for e in -330..=310 {
             for m in [1.0, 1.5, 9.999999999999999, 1.2345678901234567, 7.0] {
                 if let Ok(x) = format!("{m}e{e}").parse::<f64>() {
