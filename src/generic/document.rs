@@ -695,14 +695,18 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Sink<'_>, 
             out.byte(b'[');
             match (schema.node(*items), values) {
                 (Node::Double, Scalars::Double(v)) => {
-                    for (i, &f) in v.iter().enumerate() {
-                        if i > 0 {
-                            out.byte(b',');
-                        }
+                    if let Some((&f, rest)) = v.split_first() {
                         if !f.is_finite() {
-                            return Err(nest_index(non_finite("double", f), i));
+                            return Err(nest_index(non_finite("double", f), 0));
                         }
                         sink_double(out, f);
+                        // The comma and the next double in one store.
+                        for (i, &f) in rest.iter().enumerate() {
+                            if !f.is_finite() {
+                                return Err(nest_index(non_finite("double", f), i + 1));
+                            }
+                            sink_double_after(out, b',', f);
+                        }
                     }
                 }
                 (Node::Long, Scalars::Long(v)) => {
@@ -913,6 +917,19 @@ const POW10: [f64; 23] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
     1e21, 1e22,
 ];
+
+/// `before` (a separator), then finite `v` as [`sink_double`] stores it:
+/// one window of the output for both.
+#[inline]
+fn sink_double_after(out: &mut Sink<'_>, before: u8, v: f64) {
+    out.padded::<{ super::float::text::TEXT_BUF + 8 }>(|buf| {
+        buf[0] = before;
+        match buf[1..].first_chunk_mut() {
+            Some(text) => 1 + super::float::text::double_into(v, text),
+            None => 0,
+        }
+    });
+}
 
 /// Finite `v` as [`write_double`] spells it, stored straight into the
 /// output by [`super::float::text::double_into`].
@@ -1192,11 +1209,13 @@ mod tests {
         }
         let s = schema(r#"{"type":"array","items":"double"}"#);
         for bad in [f64::NAN, f64::INFINITY] {
-            let values = Scalars::Double(vec![1.0, 2.0, bad, 3.0]);
-            let e = write(&s, &Datum::Scalars(values.clone()), &mut Vec::new()).unwrap_err();
-            let b = write(&s, &Datum::Array(values.to_datums()), &mut Vec::new()).unwrap_err();
-            assert_eq!(e.pointer, "/2", "{e}");
-            assert_eq!(e.to_string(), b.to_string());
+            for (items, at) in [(vec![1.0, 2.0, bad, 3.0], "/2"), (vec![bad, 1.0], "/0")] {
+                let values = Scalars::Double(items);
+                let e = write(&s, &Datum::Scalars(values.clone()), &mut Vec::new()).unwrap_err();
+                let b = write(&s, &Datum::Array(values.to_datums()), &mut Vec::new()).unwrap_err();
+                assert_eq!(e.pointer, at, "{e}");
+                assert_eq!(e.to_string(), b.to_string());
+            }
         }
     }
 
