@@ -132,8 +132,31 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Vec<u8>, d
         (Node::Array(items), Datum::Scalars(values)) => {
             if !values.is_empty() {
                 write_len(out, values.len());
-                for (i, v) in values.iter().enumerate() {
-                    write_node(schema, *items, &v, out, depth + 1).map_err(|e| nest_index(e, i))?;
+                // Items of the schema's own type straight from the vector
+                // (where `write_node` would take them at this depth);
+                // anything else item by item, for its errors.
+                match (schema.node(*items), values) {
+                    (Node::Double, Scalars::Double(v)) if depth < MAX_DEPTH => {
+                        out.reserve(8 * v.len());
+                        for f in v {
+                            out.extend_from_slice(&f.to_le_bytes());
+                        }
+                    }
+                    (Node::Long, Scalars::Long(v)) if depth < MAX_DEPTH => {
+                        for &x in v {
+                            varint::write_i64_zigzag(out, x);
+                        }
+                    }
+                    (Node::Int, Scalars::Int(v)) if depth < MAX_DEPTH => {
+                        for &x in v {
+                            varint::write_i64_zigzag(out, i64::from(x));
+                        }
+                    }
+                    _ => {
+                        for (i, v) in values.iter().enumerate() {
+                            write_node(schema, *items, &v, out, depth + 1).map_err(|e| nest_index(e, i))?;
+                        }
+                    }
                 }
             }
             out.push(0);

@@ -45,7 +45,7 @@
 //! checked for UTF-8 and their terminator, enum indexes and union types for
 //! range, `fixed` for its size; errors carry the JSON Pointer and offset.
 
-use super::datum::Datum;
+use super::datum::{Datum, Scalars};
 use super::derive::{Shape, fbs_direct_item, fbs_enum_width, fbs_width, shape};
 use super::error::{GenericError, GenericErrorKind};
 use super::protobuf::{branch, field_value, within, within_index};
@@ -290,6 +290,21 @@ impl Enc<'_> {
                 _ => Err(mismatch(s, ty, d)),
             },
             Shape::Array(items) => {
+                // An unboxed array of the schema's own item type: one copy
+                // of its vector (the bytes `vector` writes for its boxed
+                // form); anything else by `vector`, which has the errors.
+                match (s.node(items), d) {
+                    (Node::Double, Datum::Scalars(Scalars::Double(v))) => {
+                        return Ok(Pending::Offset(as_union(fbb.create_vector(v))));
+                    }
+                    (Node::Long, Datum::Scalars(Scalars::Long(v))) => {
+                        return Ok(Pending::Offset(as_union(fbb.create_vector(v))));
+                    }
+                    (Node::Int, Datum::Scalars(Scalars::Int(v))) => {
+                        return Ok(Pending::Offset(as_union(fbb.create_vector(v))));
+                    }
+                    _ => {}
+                }
                 let Some(values) = d.array_items() else {
                     return Err(mismatch(s, ty, d));
                 };

@@ -293,10 +293,35 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Sink<'_>, 
             None => return Err(walk::mismatch(schema, node, "", d)),
         },
         (Node::Array(items), Datum::Scalars(values)) => {
-            // Item by item, no `Vec<Datum>` built: each item is a scalar datum.
+            // No `Vec<Datum>` built: items of the schema's own type straight
+            // from the vector, as `write_items` writes their boxed form;
+            // anything else (or at the nesting limit) item by item through
+            // `write_node`, which has the errors.
             header(out, array_header(values.len(), "array"))?;
-            for (i, v) in values.iter().enumerate() {
-                write_node(schema, *items, &v, out, depth + 1).map_err(|e| nest_index(e, i))?;
+            match (schema.node(*items), values) {
+                (Node::Double, Scalars::Double(v)) if depth + 1 < MAX_DEPTH => {
+                    out.room(9 * v.len());
+                    for f in v {
+                        marked::<8, 9>(out, 0xcb, f.to_be_bytes());
+                    }
+                }
+                (Node::Long, Scalars::Long(v)) if depth + 1 < MAX_DEPTH => {
+                    for &x in v {
+                        let Scalar(b, n) = int_bytes(x);
+                        out.prefix(b.to_le_bytes(), n);
+                    }
+                }
+                (Node::Int, Scalars::Int(v)) if depth + 1 < MAX_DEPTH => {
+                    for &x in v {
+                        let Scalar(b, n) = int_bytes(i64::from(x));
+                        out.prefix(b.to_le_bytes(), n);
+                    }
+                }
+                _ => {
+                    for (i, v) in values.iter().enumerate() {
+                        write_node(schema, *items, &v, out, depth + 1).map_err(|e| nest_index(e, i))?;
+                    }
+                }
             }
         }
         (Node::Array(items), Datum::Array(values)) => {

@@ -235,6 +235,11 @@ impl Enc<'_> {
             Shape::Leaf => self.leaf(ty, n, d, out, present),
             Shape::Record => self.message(ty, n, d, out, depth),
             Shape::Array(items) => {
+                if let Datum::Scalars(values) = d
+                    && packed_scalars(s, items, n, values, out)?
+                {
+                    return Ok(());
+                }
                 let Some(values) = d.array_items() else {
                     return Err(mismatch(s, ty, d));
                 };
@@ -389,6 +394,52 @@ impl Enc<'_> {
 
 /// The body of a packed array: fixed-width numbers copied in one pass,
 /// varints one by one.
+/// An unboxed array whose items are of the schema's own type, written as
+/// [`packed`] writes their boxed form (an empty one not at all), with no
+/// `Vec<Datum>` built: whether it was (else the caller takes the general
+/// path, which has the errors).
+fn packed_scalars(
+    s: &Schema,
+    items: NodeId,
+    n: u32,
+    values: &Scalars,
+    out: &mut Vec<u8>,
+) -> Result<bool, GenericError> {
+    let fits = matches!(
+        (s.node(items), values),
+        (Node::Double, Scalars::Double(_)) | (Node::Long, Scalars::Long(_)) | (Node::Int, Scalars::Int(_))
+    );
+    if !fits {
+        return Ok(false);
+    }
+    if values.is_empty() {
+        return Ok(true);
+    }
+    encoding::encode_key(n, WireType::LengthDelimited, out);
+    delimited(out, |out| {
+        match values {
+            Scalars::Double(v) => {
+                out.reserve(8 * v.len());
+                for f in v {
+                    out.extend_from_slice(&f.to_le_bytes());
+                }
+            }
+            Scalars::Long(v) => {
+                for &x in v {
+                    encoding::encode_varint(x as u64, out);
+                }
+            }
+            Scalars::Int(v) => {
+                for &x in v {
+                    encoding::encode_varint(i64::from(x) as u64, out);
+                }
+            }
+        }
+        Ok(())
+    })?;
+    Ok(true)
+}
+
 fn packed(s: &Schema, items: NodeId, values: &[Datum], out: &mut Vec<u8>) -> Result<(), GenericError> {
     macro_rules! fixed {
         ($variant:ident, $width:expr) => {{
