@@ -269,15 +269,15 @@ impl<'a> Reader<'a> {
     fn leaf(&mut self, node: NodeId, slot: &mut Datum) -> Option<Result<()>> {
         Some(match self.schema.node(node) {
             Node::Null => {
-                *slot = Datum::Null;
+                put(slot, Datum::Null);
                 Ok(())
             }
-            Node::Long => self.long("long").map(|v| *slot = Datum::Long(v)),
+            Node::Long => self.long("long").map(|v| put(slot, Datum::Long(v))),
             Node::Int => self.int(slot),
             Node::Double => self
                 .c
                 .array::<8>("double")
-                .map(|b| *slot = Datum::Double(f64::from_le_bytes(b)))
+                .map(|b| put(slot, Datum::Double(f64::from_le_bytes(b))))
                 .map_err(|e| walk::from_decode("", e)),
             Node::String => self.string(slot),
             Node::Boolean => self.boolean(slot),
@@ -291,7 +291,7 @@ impl<'a> Reader<'a> {
         let v = self.long("int")?;
         match i32::try_from(v) {
             Ok(v) => {
-                *slot = Datum::Int(v);
+                put(slot, Datum::Int(v));
                 Ok(())
             }
             Err(_) => Err(Self::range(at, "int", v)),
@@ -302,8 +302,8 @@ impl<'a> Reader<'a> {
     fn boolean(&mut self, slot: &mut Datum) -> Result<()> {
         let at = self.c.pos();
         match self.c.u8("boolean").map_err(|e| walk::from_decode("", e))? {
-            0 => *slot = Datum::Boolean(false),
-            1 => *slot = Datum::Boolean(true),
+            0 => put(slot, Datum::Boolean(false)),
+            1 => put(slot, Datum::Boolean(true)),
             b => {
                 return Err(GenericError::unexpected(
                     "",
@@ -336,7 +336,7 @@ impl<'a> Reader<'a> {
             .any(|&o| walk::accepts(self.schema, o, slot))
         {
             let v = std::mem::replace(slot, Datum::Null);
-            *slot = Datum::Union(i as u32, Box::new(v));
+            put(slot, Datum::Union(i as u32, Box::new(v)));
         }
         Ok(())
     }
@@ -347,7 +347,7 @@ impl<'a> Reader<'a> {
         let b = self.bytes("string length")?;
         match crate::codec::utf8::str_at(at, b) {
             Ok(s) => {
-                *slot = Datum::String(s.to_string());
+                put(slot, Datum::String(s.to_string()));
                 Ok(())
             }
             Err(_) => Err(GenericError::at("", at, GenericErrorKind::InvalidUtf8)),
@@ -369,7 +369,7 @@ impl<'a> Reader<'a> {
                 GenericErrorKind::DepthLimit { limit: MAX_DEPTH },
             ));
         }
-        *slot = match schema.node(node) {
+        let v = match schema.node(node) {
             Node::Null => Datum::Null,
             Node::Boolean => return self.boolean(slot),
             Node::Int => return self.int(slot),
@@ -484,7 +484,22 @@ impl<'a> Reader<'a> {
                 Datum::Record(Fields::new(r.names.clone(), out).expect("a value per field"))
             }
         };
+        put(slot, v);
         Ok(())
+    }
+}
+
+/// Stores `v` in `slot`, a placeholder the reader made (`Datum::Null`):
+/// a null has nothing to drop, so the store skips the call to `Datum`'s
+/// drop (out of line: it is recursive) that an assignment makes, once per
+/// value read. Any other slot is assigned, its old value dropped.
+#[inline(always)]
+fn put(slot: &mut Datum, v: Datum) {
+    if matches!(slot, Datum::Null) {
+        // The replaced null owns nothing: forgetting it leaks nothing.
+        std::mem::forget(std::mem::replace(slot, v));
+    } else {
+        *slot = v;
     }
 }
 
@@ -671,6 +686,18 @@ mod tests {
         varint::write_i64_zigzag(&mut over, (ZERO_BYTE_FLOOR + 100) as i64);
         over.push(0);
         assert!(decode(&s, &over).is_err());
+    }
+
+    #[test]
+    fn put_stores_into_any_slot() {
+        let mut slot = Datum::Null;
+        put(&mut slot, Datum::String("a".into()));
+        assert_eq!(slot, Datum::String("a".into()));
+        // A slot that is not a placeholder is assigned (its value dropped).
+        put(&mut slot, Datum::Long(2));
+        assert!(matches!(slot, Datum::Long(2)), "{slot:?}");
+        put(&mut slot, Datum::Null);
+        assert!(matches!(slot, Datum::Null), "{slot:?}");
     }
 
     #[test]
