@@ -28,7 +28,7 @@
 use super::datum::{Datum, Fields, Scalars};
 use super::document::{enum_symbol_index, nest, nest_index, record_field};
 use super::error::{GenericError, GenericErrorKind};
-use super::schema::{Node, NodeId, Schema};
+use super::schema::{Kind, Node, NodeId, Schema};
 use super::walk::{self, MAX_DEPTH};
 use crate::codec::cursor::Cursor;
 use crate::codec::varint;
@@ -51,6 +51,7 @@ pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum> {
     let mut r = Reader {
         c: Cursor::new(bytes),
         schema,
+        kinds: schema.kinds(),
         min: schema.min_sizes(),
         zero_budget: bytes.len().saturating_mul(8).saturating_add(ZERO_BYTE_FLOOR),
     };
@@ -171,6 +172,9 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Vec<u8>, d
 struct Reader<'a> {
     c: Cursor<'a>,
     schema: &'a Schema,
+    /// [`Schema::kinds`]: the dispatch of [`Reader::leaf`] and
+    /// [`Reader::child`].
+    kinds: &'a [Kind],
     /// Smallest encoding of each type, in bytes.
     min: &'a [u64],
     zero_budget: usize,
@@ -253,8 +257,9 @@ impl<'a> Reader<'a> {
                 return r;
             }
             // A branch's value is one deeper: within the limit here.
-            if let Node::Union(branches) = self.schema.node(node)
+            if self.kinds[node] == Kind::Union
                 && depth < MAX_DEPTH
+                && let Node::Union(branches) = self.schema.node(node)
             {
                 return self.union(node, branches, depth, slot);
             }
@@ -267,20 +272,20 @@ impl<'a> Reader<'a> {
     /// the depth.
     #[inline(always)]
     fn leaf(&mut self, node: NodeId, slot: &mut Datum) -> Option<Result<()>> {
-        Some(match self.schema.node(node) {
-            Node::Null => {
+        Some(match self.kinds[node] {
+            Kind::Null => {
                 put(slot, Datum::Null);
                 Ok(())
             }
-            Node::Long => self.long("long").map(|v| put(slot, Datum::Long(v))),
-            Node::Int => self.int(slot),
-            Node::Double => self
+            Kind::Long => self.long("long").map(|v| put(slot, Datum::Long(v))),
+            Kind::Int => self.int(slot),
+            Kind::Double => self
                 .c
                 .array::<8>("double")
                 .map(|b| put(slot, Datum::Double(f64::from_le_bytes(b))))
                 .map_err(|e| walk::from_decode("", e)),
-            Node::String => self.string(slot),
-            Node::Boolean => self.boolean(slot),
+            Kind::String => self.string(slot),
+            Kind::Boolean => self.boolean(slot),
             _ => return None,
         })
     }
@@ -512,11 +517,11 @@ fn put(slot: &mut Datum, v: Datum) {
 #[inline(always)]
 fn placeholders<T>(out: &mut Vec<T>, n: usize, empty: impl FnMut() -> T) -> &mut [T] {
     let start = out.len();
-    if start == 0 {
+    if out.capacity() == 0 {
         // The first block (a writer's only one, ours included): exactly
         // its items, so a short array takes a small allocation, not four
-        // items' worth or more.
-        out.reserve_exact(n);
+        // items' worth or more; allocated as new (no grow path).
+        *out = Vec::with_capacity(n);
     } else {
         out.reserve(n);
     }
