@@ -121,34 +121,8 @@ impl Fields {
     }
 
     /// The `(name, value)` pairs, each name a pointer clone.
-    pub fn into_pairs(mut self) -> Vec<(Name, Datum)> {
-        let values = std::mem::take(&mut self.values).into_vec();
-        self.names.iter().cloned().zip(values).collect()
-    }
-}
-
-/// Drops the values with the common ones in line: a scalar has nothing to
-/// drop and a string frees its buffer here, so only the others take a call
-/// to `Datum`'s drop, which is out of line (it is recursive) and saves and
-/// restores six registers on every call, a scalar's included.
-impl Drop for Fields {
-    fn drop(&mut self) {
-        // An empty boxed slice owns no allocation: taking it allocates nothing.
-        let mut values = std::mem::take(&mut self.values).into_vec();
-        for v in values.iter_mut() {
-            match v {
-                Datum::Null
-                | Datum::Boolean(_)
-                | Datum::Int(_)
-                | Datum::Long(_)
-                | Datum::Float(_)
-                | Datum::Double(_) => {}
-                Datum::String(s) => drop(std::mem::take(s)),
-                other => drop(std::mem::replace(other, Datum::Null)),
-            }
-        }
-        // What is left owns nothing: the items need no drop, only the buffer.
-        values.into_iter().for_each(std::mem::forget);
+    pub fn into_pairs(self) -> Vec<(Name, Datum)> {
+        self.names.iter().cloned().zip(self.values.into_vec()).collect()
     }
 }
 
@@ -451,34 +425,6 @@ mod tests {
         assert!(shared.clone().value_mut("z").is_none());
         // The shape keeps a datum at four words.
         assert_eq!(std::mem::size_of::<Datum>(), 32);
-    }
-
-    #[test]
-    fn dropping_fields_drops_every_value() {
-        let symbol: Name = "S".into();
-        let inner: FieldNames = Arc::new(vec!["e".into()]);
-        let nested = Fields::new(inner.clone(), vec![Datum::Enum(0, symbol.clone())]).unwrap();
-        let outer = Fields::new(
-            Arc::new(vec!["a".into(), "b".into(), "c".into(), "d".into(), "r".into()]),
-            vec![
-                Datum::Long(1),
-                Datum::String("x".into()),
-                Datum::Enum(0, symbol.clone()),
-                Datum::Array(vec![Datum::Enum(0, symbol.clone())]),
-                Datum::Record(nested),
-            ],
-        )
-        .unwrap();
-        assert_eq!(Arc::strong_count(&symbol), 4);
-        assert_eq!(Arc::strong_count(&inner), 2);
-        let pairs = outer.clone().into_pairs();
-        assert_eq!(pairs.len(), 5);
-        assert_eq!(Arc::strong_count(&symbol), 7);
-        drop(pairs);
-        drop(outer);
-        // Nothing the values held is left behind.
-        assert_eq!(Arc::strong_count(&symbol), 1);
-        assert_eq!(Arc::strong_count(&inner), 1);
     }
 
     #[test]
