@@ -28,7 +28,7 @@
 use super::datum::{Datum, Fields, Scalars};
 use super::document::{enum_symbol_index, nest, nest_index, record_field};
 use super::error::{GenericError, GenericErrorKind};
-use super::schema::{Node, NodeId, Schema};
+use super::schema::{Kind, Node, NodeId, Schema};
 use super::walk::{self, MAX_DEPTH};
 use crate::codec::cursor::Cursor;
 use crate::codec::varint;
@@ -51,6 +51,7 @@ pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum> {
     let mut r = Reader {
         c: Cursor::new(bytes),
         schema,
+        kinds: schema.kinds(),
         min: schema.min_sizes(),
         zero_budget: bytes.len().saturating_mul(8).saturating_add(ZERO_BYTE_FLOOR),
     };
@@ -194,6 +195,9 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Vec<u8>, d
 struct Reader<'a> {
     c: Cursor<'a>,
     schema: &'a Schema,
+    /// [`Schema::kinds`]: the dispatch of [`Reader::leaf`] and
+    /// [`Reader::child`].
+    kinds: &'a [Kind],
     /// Smallest encoding of each type, in bytes.
     min: &'a [u64],
     zero_budget: usize,
@@ -276,8 +280,9 @@ impl<'a> Reader<'a> {
                 return r;
             }
             // A branch's value is one deeper: within the limit here.
-            if let Node::Union(branches) = self.schema.node(node)
+            if self.kinds[node] == Kind::Union
                 && depth < MAX_DEPTH
+                && let Node::Union(branches) = self.schema.node(node)
             {
                 return self.union(node, branches, depth, slot);
             }
@@ -290,20 +295,20 @@ impl<'a> Reader<'a> {
     /// the depth.
     #[inline(always)]
     fn leaf(&mut self, node: NodeId, slot: &mut Datum) -> Option<Result<()>> {
-        Some(match self.schema.node(node) {
-            Node::Null => {
-                *slot = Datum::Null;
+        Some(match self.kinds[node] {
+            Kind::Null => {
+                put(slot, Datum::Null);
                 Ok(())
             }
-            Node::Long => self.long("long").map(|v| *slot = Datum::Long(v)),
-            Node::Int => self.int(slot),
-            Node::Double => self
+            Kind::Long => self.long("long").map(|v| put(slot, Datum::Long(v))),
+            Kind::Int => self.int(slot),
+            Kind::Double => self
                 .c
                 .array::<8>("double")
-                .map(|b| *slot = Datum::Double(f64::from_le_bytes(b)))
+                .map(|b| put(slot, Datum::Double(f64::from_le_bytes(b))))
                 .map_err(|e| walk::from_decode("", e)),
-            Node::String => self.string(slot),
-            Node::Boolean => self.boolean(slot),
+            Kind::String => self.string(slot),
+            Kind::Boolean => self.boolean(slot),
             _ => return None,
         })
     }
@@ -314,7 +319,7 @@ impl<'a> Reader<'a> {
         let v = self.long("int")?;
         match i32::try_from(v) {
             Ok(v) => {
-                *slot = Datum::Int(v);
+                put(slot, Datum::Int(v));
                 Ok(())
             }
             Err(_) => Err(Self::range(at, "int", v)),
@@ -325,8 +330,8 @@ impl<'a> Reader<'a> {
     fn boolean(&mut self, slot: &mut Datum) -> Result<()> {
         let at = self.c.pos();
         match self.c.u8("boolean").map_err(|e| walk::from_decode("", e))? {
-            0 => *slot = Datum::Boolean(false),
-            1 => *slot = Datum::Boolean(true),
+            0 => put(slot, Datum::Boolean(false)),
+            1 => put(slot, Datum::Boolean(true)),
             b => {
                 return Err(GenericError::unexpected(
                     "",
@@ -359,7 +364,7 @@ impl<'a> Reader<'a> {
             .any(|&o| walk::accepts(self.schema, o, slot))
         {
             let v = std::mem::replace(slot, Datum::Null);
-            *slot = Datum::Union(i as u32, Box::new(v));
+            put(slot, Datum::Union(i as u32, Box::new(v)));
         }
         Ok(())
     }
@@ -370,7 +375,7 @@ impl<'a> Reader<'a> {
         let b = self.bytes("string length")?;
         match crate::codec::utf8::str_at(at, b) {
             Ok(s) => {
-                *slot = Datum::String(s.to_string());
+                put(slot, Datum::String(s.to_string()));
                 Ok(())
             }
             Err(_) => Err(GenericError::at("", at, GenericErrorKind::InvalidUtf8)),
@@ -392,7 +397,7 @@ impl<'a> Reader<'a> {
                 GenericErrorKind::DepthLimit { limit: MAX_DEPTH },
             ));
         }
-        *slot = match schema.node(node) {
+        let v = match schema.node(node) {
             Node::Null => Datum::Null,
             Node::Boolean => return self.boolean(slot),
             Node::Int => return self.int(slot),
@@ -507,7 +512,22 @@ impl<'a> Reader<'a> {
                 Datum::Record(Fields::new(r.names.clone(), out).expect("a value per field"))
             }
         };
+        put(slot, v);
         Ok(())
+    }
+}
+
+/// Stores `v` in `slot`, a placeholder the reader made (`Datum::Null`):
+/// a null has nothing to drop, so the store skips the call to `Datum`'s
+/// drop (out of line: it is recursive) that an assignment makes, once per
+/// value read. Any other slot is assigned, its old value dropped.
+#[inline(always)]
+fn put(slot: &mut Datum, v: Datum) {
+    if matches!(slot, Datum::Null) {
+        // The replaced null owns nothing: forgetting it leaks nothing.
+        std::mem::forget(std::mem::replace(slot, v));
+    } else {
+        *slot = v;
     }
 }
 
@@ -520,11 +540,11 @@ impl<'a> Reader<'a> {
 #[inline(always)]
 fn placeholders<T>(out: &mut Vec<T>, n: usize, empty: impl FnMut() -> T) -> &mut [T] {
     let start = out.len();
-    if start == 0 {
+    if out.capacity() == 0 {
         // The first block (a writer's only one, ours included): exactly
         // its items, so a short array takes a small allocation, not four
-        // items' worth or more.
-        out.reserve_exact(n);
+        // items' worth or more; allocated as new (no grow path).
+        *out = Vec::with_capacity(n);
     } else {
         out.reserve(n);
     }
@@ -694,6 +714,18 @@ mod tests {
         varint::write_i64_zigzag(&mut over, (ZERO_BYTE_FLOOR + 100) as i64);
         over.push(0);
         assert!(decode(&s, &over).is_err());
+    }
+
+    #[test]
+    fn put_stores_into_any_slot() {
+        let mut slot = Datum::Null;
+        put(&mut slot, Datum::String("a".into()));
+        assert_eq!(slot, Datum::String("a".into()));
+        // A slot that is not a placeholder is assigned (its value dropped).
+        put(&mut slot, Datum::Long(2));
+        assert!(matches!(slot, Datum::Long(2)), "{slot:?}");
+        put(&mut slot, Datum::Null);
+        assert!(matches!(slot, Datum::Null), "{slot:?}");
     }
 
     #[test]

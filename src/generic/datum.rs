@@ -73,6 +73,7 @@ pub struct Fields {
 impl Fields {
     /// The values of the fields `names`, in that order; `None` when the
     /// counts differ.
+    #[inline]
     pub fn new(names: FieldNames, values: Vec<Datum>) -> Option<Fields> {
         // A decoder's vector holds exactly its fields: boxing it does not
         // reallocate.

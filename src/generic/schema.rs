@@ -42,6 +42,52 @@ pub struct Schema {
     proto_widths: Vec<u32>,
     /// [`Schema::fbs_width`] of each type.
     fbs_widths: Vec<u16>,
+    /// [`Schema::kinds`]: each type's [`Kind`].
+    kinds: Vec<Kind>,
+}
+
+/// A [`Node`]'s variant alone, one byte: what a decoder's dispatch on a
+/// type reads ([`Schema::kinds`]) in place of the node, whose variant is
+/// stored in the niche of a field and takes a few steps to decode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Kind {
+    Null,
+    Boolean,
+    Int,
+    Long,
+    Float,
+    Double,
+    Bytes,
+    String,
+    Array,
+    Map,
+    Union,
+    Record,
+    Enum,
+    Fixed,
+}
+
+impl Kind {
+    /// The variant of `node`.
+    pub fn of(node: &Node) -> Kind {
+        match node {
+            Node::Null => Kind::Null,
+            Node::Boolean => Kind::Boolean,
+            Node::Int => Kind::Int,
+            Node::Long => Kind::Long,
+            Node::Float => Kind::Float,
+            Node::Double => Kind::Double,
+            Node::Bytes => Kind::Bytes,
+            Node::String => Kind::String,
+            Node::Array(_) => Kind::Array,
+            Node::Map(_) => Kind::Map,
+            Node::Union(_) => Kind::Union,
+            Node::Record(_) => Kind::Record,
+            Node::Enum(_) => Kind::Enum,
+            Node::Fixed(_) => Kind::Fixed,
+        }
+    }
 }
 
 /// One type.
@@ -284,6 +330,7 @@ impl Schema {
         let fbs_widths = (0..p.nodes.len())
             .map(|id| if members(id).is_some_and(|k| k > 0) { 2 } else { 1 })
             .collect();
+        let kinds = p.nodes.iter().map(Kind::of).collect();
         Ok(Schema {
             nodes: p.nodes,
             root,
@@ -291,7 +338,14 @@ impl Schema {
             nulls,
             proto_widths,
             fbs_widths,
+            kinds,
         })
+    }
+
+    /// Each type's [`Kind`], by [`NodeId`] (found once when the schema is
+    /// parsed).
+    pub fn kinds(&self) -> &[Kind] {
+        &self.kinds
     }
 
     /// Protobuf field numbers a field of type `id` takes (a `oneof`: one
@@ -937,6 +991,34 @@ mod tests {
         for (text, proto, fbs) in cases {
             let s = parse(text).unwrap();
             assert_eq!((s.proto_width(s.root()), s.fbs_width(s.root())), (proto, fbs), "{text}");
+        }
+    }
+
+    #[test]
+    fn kinds_name_each_nodes_variant() {
+        let cases = [
+            ("\"null\"", Kind::Null),
+            ("\"boolean\"", Kind::Boolean),
+            ("\"int\"", Kind::Int),
+            ("\"long\"", Kind::Long),
+            ("\"float\"", Kind::Float),
+            ("\"double\"", Kind::Double),
+            ("\"bytes\"", Kind::Bytes),
+            ("\"string\"", Kind::String),
+            (r#"{"type":"array","items":"int"}"#, Kind::Array),
+            (r#"{"type":"map","values":"int"}"#, Kind::Map),
+            (r#"["null","int"]"#, Kind::Union),
+            (r#"{"type":"record","name":"R","fields":[]}"#, Kind::Record),
+            (r#"{"type":"enum","name":"E","symbols":["A"]}"#, Kind::Enum),
+            (r#"{"type":"fixed","name":"F","size":2}"#, Kind::Fixed),
+        ];
+        for (text, kind) in cases {
+            let s = parse(text).unwrap();
+            assert_eq!(s.kinds()[s.root()], kind, "{text}");
+            assert_eq!(s.kinds().len(), s.len(), "{text}");
+            for id in 0..s.len() {
+                assert_eq!(s.kinds()[id], Kind::of(s.node(id)), "{text} node {id}");
+            }
         }
     }
 
