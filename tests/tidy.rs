@@ -81,8 +81,9 @@ const UNSAFE_ALLOWED: &[&str] = &[
     // The spare-capacity writer both catalog writers share: fixed-width
     // stores and string copies into a vector's spare capacity under one
     // room check per section (no zero-fill), then `set_len` over the bytes
-    // written; SAFETY comments, tests in the module (debug builds assert
-    // every store against its check).
+    // written; and the schema-driven encoders' single stores (a zeroed
+    // window for `push_padded`); SAFETY comments, tests in the module
+    // (debug builds assert every store against its check).
     "src/codec/spare.rs",
     // The MessagePack writer calls those stores (they are `unsafe fn`s),
     // arguing once per section that they stay within its check; SAFETY

@@ -36,6 +36,13 @@
 //! Each writer adds its own stores (JSON's digits and escaped strings,
 //! MessagePack's key + value pairs) in an `impl` block in its own file,
 //! built on the stores here.
+//!
+//! Beside the sections, three safe single stores with one capacity check
+//! each, for the schema-driven encoders (`generic::sink`, one value at a
+//! time): [`push_prefix`] and [`push_bytes`] copy given bytes, and
+//! [`push_padded`] lets a writer store pieces at offsets of its own into a
+//! small window past the end, which it zeroes first (one fixed-size store)
+//! because what the writer leaves alone must be initialized too.
 
 use std::mem::MaybeUninit;
 
