@@ -353,7 +353,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// An item of an unboxed array (`double` or `long` items) at a token
+    /// An item of an unboxed array (`double`, `long` or `int` items) at a token
     /// that is not a number: `value`'s answer, which is its error (no other
     /// token reads as a number).
     #[cold]
@@ -1139,9 +1139,9 @@ mod tests {
         assert!(differ * 500 < values.len(), "{differ} values spelled unlike serde_json");
     }
 
-    /// Unboxed arrays are written as their boxed items are, the fast loops
-    /// for the schema's own numeric type and the item-by-item path for any
-    /// other alike; a non-finite double is an error at its index either way.
+    /// JSON arrays of `double`, `long` and `int` read into `Datum::Scalars`;
+    /// an item that is not a number, or does not fit, is `value`'s error
+    /// with the item's index and offset.
     #[test]
     fn number_arrays_read_unboxed_and_their_errors_name_the_item() {
         let cases: [(&str, &[u8], Scalars); 3] = [
@@ -1189,6 +1189,9 @@ mod tests {
         }
     }
 
+    /// Unboxed arrays are written as their boxed items are, the fast loops
+    /// for the schema's own numeric type and the item-by-item path for any
+    /// other alike; a non-finite double is an error at its index either way.
     #[test]
     fn unboxed_arrays_are_written_as_their_boxed_items() {
         let cases = [
