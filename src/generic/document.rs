@@ -200,48 +200,28 @@ impl<'a> Reader<'a> {
         match schema.node(node) {
             Node::Array(items) => {
                 self.enter(depth, b'[', "array")?;
-                let mut first = true;
                 // Arrays of numbers (meshes, series) read into an unboxed
                 // vector (`Datum::Scalars`), without a call or a `Datum` per
                 // item: `value`'s fast paths, and `value` for any other
                 // token (which has the errors).
                 match schema.node(*items) {
                     Node::Double => {
-                        let mut out: Vec<f64> = Vec::new();
-                        while lexed(self.lx.next_element(&mut first))? {
-                            let v = match self.lx.peek() {
-                                Some(b'-' | b'0'..=b'9') => self.double(),
-                                _ => self.scalar_item(*items, depth),
-                            };
-                            out.push(v.map_err(|e| nest_index(e, out.len()))?);
-                        }
-                        return Ok(Datum::Scalars(Scalars::Double(out)));
+                        let v = self.numbers(*items, depth, |r| r.double())?;
+                        return Ok(Datum::Scalars(Scalars::Double(v)));
                     }
                     Node::Long => {
-                        let mut out: Vec<i64> = Vec::new();
-                        while lexed(self.lx.next_element(&mut first))? {
-                            let v = match self.lx.peek() {
-                                Some(b'-' | b'0'..=b'9') => lexed(self.lx.integer(&LONG)),
-                                _ => self.scalar_item(*items, depth),
-                            };
-                            out.push(v.map_err(|e| nest_index(e, out.len()))?);
-                        }
-                        return Ok(Datum::Scalars(Scalars::Long(out)));
+                        let v = self.numbers(*items, depth, |r| lexed(r.lx.integer(&LONG)))?;
+                        return Ok(Datum::Scalars(Scalars::Long(v)));
                     }
                     Node::Int => {
-                        let mut out: Vec<i32> = Vec::new();
-                        while lexed(self.lx.next_element(&mut first))? {
-                            let v = match self.lx.peek() {
-                                Some(b'-' | b'0'..=b'9') => lexed(self.lx.integer(&INT)).map(|v| v as i32),
-                                _ => self.scalar_item(*items, depth),
-                            };
-                            out.push(v.map_err(|e| nest_index(e, out.len()))?);
-                        }
-                        return Ok(Datum::Scalars(Scalars::Int(out)));
+                        let int = |r: &mut Self| lexed(r.lx.integer(&INT)).map(|v| v as i32);
+                        let v = self.numbers(*items, depth, int)?;
+                        return Ok(Datum::Scalars(Scalars::Int(v)));
                     }
                     _ => {}
                 }
                 let mut out = Vec::new();
+                let mut first = true;
                 while lexed(self.lx.next_element(&mut first))? {
                     let i = out.len();
                     out.push(self.value(*items, depth + 1).map_err(|e| nest_index(e, i))?);
@@ -351,6 +331,28 @@ impl<'a> Reader<'a> {
                 self.convert(node, &mut s, at)
             }
         }
+    }
+
+    /// The items of an unboxed array (its `[` read): `number` reads each
+    /// at a digit or `-` (its fast path), [`Reader::scalar_item`] any other
+    /// token (its error), each error naming the item's index.
+    #[inline]
+    fn numbers<T>(
+        &mut self,
+        items: NodeId,
+        depth: usize,
+        mut number: impl FnMut(&mut Self) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        let mut out = Vec::new();
+        let mut first = true;
+        while lexed(self.lx.next_element(&mut first))? {
+            let v = match self.lx.peek() {
+                Some(b'-' | b'0'..=b'9') => number(self),
+                _ => self.scalar_item(items, depth),
+            };
+            out.push(v.map_err(|e| nest_index(e, out.len()))?);
+        }
+        Ok(out)
     }
 
     /// An item of an unboxed array (`double`, `long` or `int` items) at a token
