@@ -10,6 +10,12 @@
 //! with an interval end exactly (the paper's section 8). The multiple of
 //! ten is taken when it is inside (one digit fewer); otherwise the integer
 //! inside that is nearest `v`, ties upward (std's choice).
+//!
+//! The common case (a normal double that is not a power of two) takes
+//! [`one_product`] first: the same answer from one 64×128-bit product in
+//! place of Schubfach's three, with the digits split as `d / 10` and its
+//! last digit ([`shortest_parts`]); the few values whose decision it
+//! cannot make exactly go to [`schubfach`].
 
 use super::table::{G, N_MAX, N_MIN};
 
@@ -70,10 +76,17 @@ pub fn shortest(v: f64) -> Option<(u64, i32)> {
     Some((d, e))
 }
 
-/// [`shortest`] with its trailing zeros left in `d` (below 10^17), for a
-/// writer that finds them in its digits.
+/// [`shortest`] with its trailing zeros left in `d` (below 10^17).
 #[inline]
 pub fn shortest_raw(v: f64) -> Option<(u64, i32)> {
+    shortest_parts(v).map(|(head, last, e)| (head * 10 + last, e))
+}
+
+/// [`shortest_raw`]'s `d` as `d / 10` and its last digit `d % 10`, as
+/// the fast path finds them: for a writer that lays the two out apart
+/// (no division of the 17-digit `d`).
+#[inline(always)]
+pub fn shortest_parts(v: f64) -> Option<(u64, u64, i32)> {
     let bits = v.to_bits();
     // Finite, positive and not zero: the bit patterns 1 to `f64::MAX`'s.
     if bits.wrapping_sub(1) >= f64::MAX.to_bits() {
@@ -81,12 +94,101 @@ pub fn shortest_raw(v: f64) -> Option<(u64, i32)> {
     }
     let fraction = bits & ((1 << 52) - 1);
     let biased = (bits >> 52) as i32;
-    let (c, q) = if biased == 0 {
-        (fraction, -1074)
+    if biased == 0 {
+        return exact(fraction, -1074, false);
+    }
+    let (c, q) = (fraction | (1 << 52), biased - 1075);
+    if fraction == 0 && biased > 1 {
+        return exact(c, q, true);
+    }
+    match one_product(c, q) {
+        Some(parts) => Some(parts),
+        None => exact(c, q, false),
+    }
+}
+
+/// [`schubfach`] out of line, for the values [`one_product`] leaves:
+/// subnormals, powers of two and the few it cannot decide.
+#[cold]
+#[inline(never)]
+fn exact(c: u64, q: i32, irregular: bool) -> Option<(u64, u64, i32)> {
+    schubfach(c, q, irregular).map(|(d, e)| (d / 10, d % 10, e))
+}
+
+/// [`schubfach`]'s answer for a normal, regular `c · 2^q` (`2^52 <= c <
+/// 2^53`, `c` not a power of two), from one product, as Xiang JunBo's
+/// scaling in zmij computes it (zmij 1.0.23, `to_decimal`): `v` scaled by
+/// `10^(-k-1)`, one unit coarser than Schubfach's, so the integral part is
+/// the shorter candidate and the 64-bit fraction `f` tells the rest:
+/// whether the candidate below (`f` under half a gap) or above (`f` plus
+/// half a gap past one) reads back, and else the extra digit, `f · 10`
+/// rounded (ties upward, as [`schubfach`] breaks them). The product takes
+/// the truncated power (`g - 1`) and drops the low word of its second
+/// half, so the computed fraction is under 2 units below the exact one and
+/// the computed half gap under 2 units below its own; a decision whose
+/// sides are that close is not taken here: `None` sends the value to
+/// [`schubfach`], which decides every case exactly. Those are a few values
+/// in 2^60 (the test counts them).
+#[inline(always)]
+fn one_product(c: u64, q: i32) -> Option<(u64, u64, i32)> {
+    one_product_rounding::<true>(c, q)
+}
+
+/// [`one_product`], whose extra digit is `f · 10` rounded (`ROUND`) or,
+/// for the test that shows the comparison catches a wrong digit, cut.
+#[inline(always)]
+fn one_product_rounding<const ROUND: bool>(c: u64, q: i32) -> Option<(u64, u64, i32)> {
+    const MARGIN: u64 = 8;
+    let k = floor_log10_pow2(q);
+    let n = -k - 1;
+    let p = pow10(n)? - 1;
+    // `v · 10^n = c · p · 2^(q + L - 127)` with `L = floor(log2 10^n)`;
+    // `y = c << shift` puts the product's bit 70 at the units: `q + L` is
+    // -4 to -1 (`10^n · 2^q` is 0.1 to 1), so `shift` is 3 to 6.
+    let shift = u32::try_from(q + floor_log2_pow10(n) + 7)
+        .ok()
+        .filter(|s| (3..=6).contains(s))?;
+    let y = c << shift;
+    let (hi, lo) = ((p >> 64) as u64, p as u64);
+    let prod = u128::from(hi) * u128::from(y) + ((u128::from(lo) * u128::from(y)) >> 64);
+    let integral = (prod >> 70) as u64;
+    let f = (prod >> 6) as u64;
+    // Half of `v`'s gap at the same scale: `p · 2^(q + L - 64)`.
+    let half = hi >> (7 - shift);
+    if f > u64::MAX - MARGIN {
+        // The exact fraction may have carried into the units; either way
+        // the candidate above is inside (`half` is at least 1/20 of 2^64).
+        return Some((integral + 1, 0, k));
+    }
+    if f.abs_diff(half) <= MARGIN {
+        return None;
+    }
+    if f < half {
+        return Some((integral, 0, k));
+    }
+    let up = u128::from(f) + u128::from(half);
+    let edge = 1u128 << 64;
+    if up.abs_diff(edge) <= u128::from(MARGIN) {
+        return None;
+    }
+    if up > edge {
+        return Some((integral + 1, 0, k));
+    }
+    // The extra digit: `f · 10` in units of 2^-64, nearest, ties upward.
+    let tenths = u128::from(f) * 10;
+    let (digit, rest) = ((tenths >> 64) as u64, tenths as u64);
+    // Near a whole tenth the nearest digit is the same on both sides;
+    // near a half the side decides it.
+    if rest.abs_diff(1 << 63) <= 4 * MARGIN {
+        return None;
+    }
+    let last = digit + u64::from(ROUND && rest > 1 << 63);
+    // `integral` is below 2^53, so one more stays below 10^16.
+    Some(if last == 10 {
+        (integral + 1, 0, k)
     } else {
-        (fraction | (1 << 52), biased - 1075)
-    };
-    schubfach(c, q, fraction == 0 && biased > 1)
+        (integral, last, k)
+    })
 }
 
 /// The shortest decimal `d · 10^e` that reads back (round half to even) to
@@ -155,4 +257,101 @@ fn schubfach(c: u64, q: i32, irregular: bool) -> Option<(u64, i32)> {
         (if vb < mid { s } else { t }, k)
     };
     Some(pick)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prng::Rng;
+
+    /// How many random values the comparison draws: 1 000 000 by default,
+    /// more by `WIREBENCH_FLOAT_CASES` (a release run of 10^9 is a minute).
+    fn cases() -> usize {
+        std::env::var("WIREBENCH_FLOAT_CASES")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(1_000_000)
+    }
+
+    /// Significand and exponent of the normal, regular doubles the fast
+    /// path takes: random bit patterns, 17-digit and short decimals, every
+    /// binade's ends, and the values with two bits below the point from
+    /// 2^50 up (their 17-digit candidates tie at the fine scale).
+    fn regular_cases(rng: &mut Rng) -> Vec<(u64, i32)> {
+        let mut v: Vec<f64> = Vec::new();
+        for e in -1022..=1023 {
+            let p = 2f64.powi(e);
+            v.extend([
+                f64::from_bits(p.to_bits() + 1),
+                f64::from_bits(p.to_bits() + 3),
+                p * 1.5,
+            ]);
+            v.push(f64::from_bits(p.to_bits() | ((1 << 52) - 1)));
+        }
+        for i in 1..4000u64 {
+            v.push((1u64 << 50) as f64 + i as f64 / 4.0);
+            v.push((1u64 << 51) as f64 + i as f64 / 2.0);
+            v.push((1u64 << 49) as f64 + i as f64 / 8.0);
+        }
+        for _ in 0..cases() {
+            v.push(f64::from_bits(rng.next_u64() & !(1 << 63)));
+            let d = rng.range_i64(10_000_000_000_000_000, 99_999_999_999_999_999);
+            if let Ok(x) = format!("{d}e{}", rng.range_i64(-330, 300)).parse::<f64>() {
+                v.push(x);
+            }
+        }
+        v.into_iter()
+            .filter(|x| x.is_finite() && *x >= f64::MIN_POSITIVE)
+            .map(f64::to_bits)
+            .filter(|b| b & ((1 << 52) - 1) != 0)
+            .map(|b| ((b & ((1 << 52) - 1)) | 1 << 52, (b >> 52) as i32 - 1075))
+            .collect()
+    }
+
+    /// Where `fast` answers and its answer is not [`schubfach`]'s (at most
+    /// 5), and how many values it left to [`schubfach`].
+    fn fast_disagreements(
+        cases: &[(u64, i32)],
+        fast: impl Fn(u64, i32) -> Option<(u64, u64, i32)>,
+    ) -> (Vec<String>, usize) {
+        let mut left = 0;
+        let mut bad = Vec::new();
+        for &(c, q) in cases {
+            match fast(c, q) {
+                None => left += 1,
+                Some((head, last, e)) => {
+                    assert!(last < 10, "c={c} q={q}: last digit {last}");
+                    let got = (head * 10 + last, e);
+                    let want = schubfach(c, q, false);
+                    if Some(got) != want && bad.len() < 5 {
+                        bad.push(format!("c={c} q={q}: schubfach {want:?}, one product {got:?}"));
+                    }
+                }
+            }
+        }
+        (bad, left)
+    }
+
+    #[test]
+    fn one_product_answers_as_schubfach_or_not_at_all() {
+        let cases = regular_cases(&mut Rng::new(0x0E_9D0C));
+        let (bad, left) = fast_disagreements(&cases, one_product);
+        assert!(bad.is_empty(), "{bad:#?}");
+        // Left to Schubfach: exact ties (the 2^50 + i/4 values, binary
+        // exponents near zero) and powers beyond the table's 10^-292.
+        assert!(
+            left > 0 && left < cases.len() / 200,
+            "left to schubfach: {left} of {}",
+            cases.len()
+        );
+    }
+
+    /// The comparison above fails on a fast path that cuts its extra digit.
+    #[test]
+    fn the_one_product_check_catches_a_cut_digit() {
+        let mut rng = Rng::new(7);
+        let cases: Vec<(u64, i32)> = regular_cases(&mut rng).into_iter().take(20_000).collect();
+        let (bad, _) = fast_disagreements(&cases, one_product_rounding::<false>);
+        assert!(!bad.is_empty());
+    }
 }

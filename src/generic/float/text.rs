@@ -1,5 +1,5 @@
 //! A finite double (or float) as the schema-driven JSON codec spells it:
-//! the shortest round-trip digits ([`super::format::shortest_raw`]; the
+//! the shortest round-trip digits ([`super::format::shortest_parts`]; the
 //! integer itself below 2^53; a whole number of millionths when one reads
 //! back, [`micros`]) in serde_json's layout (the table of
 //! `crate::codec::json::number`: fixed notation for a first-digit weight
@@ -12,7 +12,7 @@
 //! reach the cache: on `mesh` those waits, not the instructions, were
 //! most of the time).
 
-use super::format::{shortest_f32_raw, shortest_raw};
+use super::format::{shortest_f32_raw, shortest_parts};
 use crate::codec::json::{ASCII_ZEROS, DIGIT_PAIRS, digits8};
 
 /// The longest spelling is 25 bytes (`-2.2250738585072014e-308`); the
@@ -36,21 +36,21 @@ pub fn double_into(v: f64, buf: &mut [u8; TEXT_BUF]) -> usize {
     let a = v.abs();
     // Integers below 2^53 (zero included) are their own digits (the signed
     // cast is the cheaper one; `a` is in its range).
-    let (d, e) = if a < 9_007_199_254_740_992.0 && a as i64 as f64 == a {
+    let (head, last, e) = if a < 9_007_199_254_740_992.0 && a as i64 as f64 == a {
         let n = a as i64 as u64;
         if n < 100_000_000 {
             return integer8(v.is_sign_negative(), n as u32, buf);
         }
-        (n, 0)
+        (n / 10, n % 10, 0)
     } else if let Some(n) = micros(a).filter(|&n| n >= 10) {
         return millionths(v.is_sign_negative(), n, buf);
     } else {
-        match shortest_raw(a) {
-            Some(de) => de,
+        match shortest_parts(a) {
+            Some(parts) => parts,
             None => return 0,
         }
     };
-    lay_out(v.is_sign_negative(), d, e, buf)
+    lay_out(v.is_sign_negative(), head, last, e, buf)
 }
 
 /// [`lay_out`] of an integer `n` below 10^8 (zero included): its digits
@@ -159,7 +159,7 @@ pub fn float_into(v: f32, buf: &mut [u8; TEXT_BUF]) -> usize {
             None => return 0,
         }
     };
-    lay_out(v.is_sign_negative(), d, e, buf)
+    lay_out(v.is_sign_negative(), d / 10, d % 10, e, buf)
 }
 
 /// `ASCII_ZEROS` in both halves of a [`digits16`] word.
@@ -186,20 +186,21 @@ fn put8(buf: &mut [u8; TEXT_BUF], at: usize, w: u64) {
     buf[at..at + 8].copy_from_slice(&w.to_le_bytes());
 }
 
-/// The digits of `d` (below 10^17, trailing zeros allowed) times `10^e`,
-/// `-` first when `negative`, in serde_json's layout, stored into `buf`:
-/// the spelling's length. Every store is of a register (a word of digits
-/// shifted into place, a constant); none reads `buf`.
+/// The digits of `d = head · 10 + last` (`head` below 10^16, `last` a
+/// digit, trailing zeros allowed) times `10^e`, `-` first when `negative`,
+/// in serde_json's layout, stored into `buf`: the spelling's length. Every
+/// store is of a register (a word of digits shifted into place, a
+/// constant); none reads `buf`.
 #[inline(always)]
-fn lay_out(negative: bool, d: u64, e: i32, buf: &mut [u8; TEXT_BUF]) -> usize {
+fn lay_out(negative: bool, head: u64, last: u64, e: i32, buf: &mut [u8; TEXT_BUF]) -> usize {
     let s = usize::from(negative);
     buf[0] = b'-';
-    if d == 0 {
+    if head == 0 && last == 0 {
         // `0.0` (after the sign) and scratch.
         put8(buf, s, u64::from_le_bytes(*b"0.000000"));
         return s + 3;
     }
-    let Digits { hi, last, n, m } = digits17(d);
+    let Digits { hi, last, n, m } = digits17(head, last);
     // The weight of the first digit.
     let x = e + n as i32 - 1;
     if (0..=15).contains(&x) {
@@ -268,37 +269,38 @@ struct Digits {
     m: usize,
 }
 
-/// The digits of `d` (1 to 10^17 - 1), all in registers.
+/// The digits of `d = head · 10 + last` (`head` below 10^16, `last` a
+/// digit, `d` not zero), all in registers: `head`'s sixteen (one
+/// [`digits16`] word, leading zeros cut), then `last`.
 #[inline(always)]
-fn digits17(d: u64) -> Digits {
-    const E8: u64 = 100_000_000;
-    const E16: u64 = E8 * E8;
-    let first = d / E16;
-    let rest = d % E16;
-    // Sixteen digits, the most significant in the lowest byte (the first
-    // eight all zero below 10^8).
-    let w = if rest < E8 {
-        u128::from(digits8(rest as u32)) << 64
+fn digits17(head: u64, last: u64) -> Digits {
+    // Sixteen digits, the most significant in the lowest byte.
+    let w = digits16(head);
+    // Trailing zeros of `d`: `head`'s (the word's high zero bytes) after a
+    // zero `last`; none after another.
+    let trailing = if last == 0 {
+        1 + (w.leading_zeros() / 8) as usize
     } else {
-        digits16(rest)
+        0
     };
-    // Trailing zeros are the word's high zero bytes (all 16 when `w` is 0).
-    let trailing = (w.leading_zeros() / 8) as usize;
-    if first > 0 {
+    if w as u8 != 0 {
+        // Seventeen digits.
         Digits {
-            hi: (w << 8 | u128::from(first)) + ASCII_ZEROS16,
-            last: (w >> 120) as u8 + b'0',
+            hi: w + ASCII_ZEROS16,
+            last: last as u8 + b'0',
             n: 17,
             m: 17 - trailing,
         }
     } else {
-        // Leading zeros are the low zero bytes (`w > 0`: at most 15).
+        // Leading zeros are the low zero bytes (all 16 when `head` is 0;
+        // then `last` is not, and it is the one digit).
         let lead = (w.trailing_zeros() / 8) as usize;
+        let n = 17 - lead;
         Digits {
-            hi: (w >> (8 * lead)) + ASCII_ZEROS16,
+            hi: (w.checked_shr(8 * lead as u32).unwrap_or(0) | u128::from(last) << (8 * (16 - lead))) + ASCII_ZEROS16,
             last: b'0',
-            n: 16 - lead,
-            m: 16 - lead - trailing,
+            n,
+            m: n - trailing.min(n - 1),
         }
     }
 }
