@@ -1,6 +1,6 @@
 //! Doubles ↔ decimal text for the schema-driven JSON codec, without std's
 //! formatter or parser on the common path: [`format::shortest`] gives the
-//! shortest round-trip digits (Schubfach), [`parse::parse`] the nearest
+//! shortest round-trip digits (one product, else Schubfach), [`parse::parse`] the nearest
 //! double of a decimal (Clinger, then Eisel–Lemire, else `None` for std's
 //! parse). Both scale by the one table of 128-bit powers of ten in
 //! [`table`]; [`text`] lays the digits out as JSON. Their answers equal std's (`{:e}` digits, `str::parse`): the
