@@ -166,12 +166,14 @@ fn one_product_rounding<const ROUND: bool>(c: u64, q: i32) -> Option<(u64, u64, 
     if f < half {
         return Some((integral, 0, k));
     }
-    let up = u128::from(f) + u128::from(half);
-    let edge = 1u128 << 64;
-    if up.abs_diff(edge) <= u128::from(MARGIN) {
+    // `f + half` against 2^64: the carry says which side, the wrapped sum
+    // how near (`half` is 1/20 to 1/2 of 2^64, so a sum within `MARGIN`
+    // of 2^64 wraps to one of the `2 · MARGIN + 1` words around zero).
+    let (sum, past) = f.overflowing_add(half);
+    if sum.wrapping_add(MARGIN) <= 2 * MARGIN {
         return None;
     }
-    if up > edge {
+    if past {
         return Some((integral + 1, 0, k));
     }
     // The extra digit: `f · 10` in units of 2^-64, nearest, ties upward.

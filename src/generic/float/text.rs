@@ -34,10 +34,13 @@ pub fn double(v: f64) -> ([u8; TEXT_BUF], usize) {
 #[inline(always)]
 pub fn double_into(v: f64, buf: &mut [u8; TEXT_BUF]) -> usize {
     let a = v.abs();
-    // Integers below 2^53 (zero included) are their own digits (the signed
-    // cast is the cheaper one; `a` is in its range).
-    let (head, last, e) = if a < 9_007_199_254_740_992.0 && a as i64 as f64 == a {
-        let n = a as i64 as u64;
+    // Integers below 2^52 (zero included) are their own digits. Adding
+    // 2^52 rounds `a` to an integer (the sum's unit is 1) and leaves that
+    // integer as the sum's significand: no conversion instruction. (Those
+    // from 2^52 to 2^53 take the shortest digits, which are theirs too.)
+    const TWO52: f64 = 4_503_599_627_370_496.0;
+    let (head, last, e) = if a < TWO52 && (a + TWO52) - TWO52 == a {
+        let n = (a + TWO52).to_bits() - TWO52.to_bits();
         if n < 100_000_000 {
             return integer8(v.is_sign_negative(), n as u32, buf);
         }
@@ -376,6 +379,12 @@ mod tests {
             1e21,
             9007199254740991.0,
             9007199254740992.0,
+            // Either side of 2^52, where integers leave the adding test.
+            4503599627370495.0,
+            4503599627370495.5,
+            4503599627370496.0,
+            4503599627370497.0,
+            6004799503160661.0,
             9007199254740993.0,
             123456789012345680.0,
             99999999999999999.0,
