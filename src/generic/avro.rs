@@ -222,10 +222,26 @@ impl<'a> Reader<'a> {
         )
     }
 
+    /// A length, then that many bytes. Lengths of one or two varint bytes
+    /// (up to 8,191: hex hashes, names, text) read in line, longer ones by
+    /// [`Reader::long`].
     #[inline(always)]
     fn bytes(&mut self, what: &'static str) -> Result<&'a [u8]> {
         let at = self.c.pos();
-        let len = self.long(what)?;
+        let len = match self.c.peek() {
+            Some(b0) if b0 < 0x80 => {
+                self.c.seek(at + 1);
+                varint::zigzag_decode(u64::from(b0))
+            }
+            Some(b0) => match self.c.input().get(at + 1) {
+                Some(&b1) if b1 < 0x80 => {
+                    self.c.seek(at + 2);
+                    varint::zigzag_decode(u64::from(b0 & 0x7f) | (u64::from(b1) << 7))
+                }
+                _ => self.long(what)?,
+            },
+            None => self.long(what)?,
+        };
         let len = u64::try_from(len).map_err(|_| Self::range(at, what, len))?;
         self.c.take(len, what).map_err(|e| walk::from_decode("", e))
     }
@@ -642,6 +658,45 @@ mod tests {
                             (n.map_err(|e| e.to_string()), r.c.pos(), r.zero_budget)
                         };
                         assert_eq!(run(true), run(false), "{items} {b:#04x} + {tail}, extra {extra}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lengths_read_in_line_as_long_reads_them() {
+        // Every first two bytes (one- and two-byte lengths, negative ones,
+        // longer varints), alone or before 0 to 300 bytes.
+        let s = schema(r#""bytes""#);
+        for b0 in 0..=255u8 {
+            for b1 in 0..=255u8 {
+                for tail in [0, 1, 2, 63, 64, 200, 300] {
+                    let mut bytes = vec![b0, b1];
+                    bytes.extend(std::iter::repeat_n(0x81, tail));
+                    for input in [&bytes[..1], &bytes[..]] {
+                        let mut r = Reader {
+                            c: Cursor::new(input),
+                            schema: &s,
+                            kinds: s.kinds(),
+                            min: s.min_sizes(),
+                            zero_budget: 0,
+                        };
+                        let got = r.bytes("len").map(<[u8]>::len).map_err(|e| e.to_string());
+                        let mut plain = Cursor::new(input);
+                        let want = varint::read_i64_zigzag(&mut plain, "len")
+                            .map_err(|e| walk::from_decode("", e).to_string())
+                            .and_then(|n| {
+                                let n = u64::try_from(n).map_err(|_| Reader::range(0, "len", n).to_string())?;
+                                plain
+                                    .take(n, "len")
+                                    .map(<[u8]>::len)
+                                    .map_err(|e| walk::from_decode("", e).to_string())
+                            });
+                        assert_eq!(got, want, "{b0:#04x} {b1:#04x} + {tail}, {} bytes", input.len());
+                        if want.is_ok() {
+                            assert_eq!(r.c.pos(), plain.pos());
+                        }
                     }
                 }
             }
