@@ -222,18 +222,58 @@ impl<'a> Reader<'a> {
         )
     }
 
+    /// A length, then that many bytes. Lengths of one or two varint bytes
+    /// (up to 8,191: hex hashes, names, text) read in line, longer ones by
+    /// [`Reader::long`].
     #[inline(always)]
     fn bytes(&mut self, what: &'static str) -> Result<&'a [u8]> {
         let at = self.c.pos();
-        let len = self.long(what)?;
+        let len = match self.c.peek() {
+            Some(b0) if b0 < 0x80 => {
+                self.c.seek(at + 1);
+                varint::zigzag_decode(u64::from(b0))
+            }
+            Some(b0) => match self.c.input().get(at + 1) {
+                Some(&b1) if b1 < 0x80 => {
+                    self.c.seek(at + 2);
+                    varint::zigzag_decode(u64::from(b0 & 0x7f) | (u64::from(b1) << 7))
+                }
+                _ => self.long(what)?,
+            },
+            None => self.long(what)?,
+        };
         let len = u64::try_from(len).map_err(|_| Self::range(at, what, len))?;
         self.c.take(len, what).map_err(|e| walk::from_decode("", e))
     }
 
     /// The item count of the next block (0 ends the array or map), checked
-    /// against the bytes left and, for zero-byte items, the budget.
-    #[inline]
+    /// against the bytes left and, for zero-byte items, the budget. A
+    /// one-byte count of 0 to 63 items of a type that takes bytes (every
+    /// block of a short array, and its end) is read in line; anything else
+    /// by [`Reader::block_any`], from the same byte.
+    #[inline(always)]
     fn block(&mut self, item: NodeId, per_item_extra: u64, what: &'static str) -> Result<usize> {
+        if let Some(b) = self.c.peek()
+            && b & 0x81 == 0
+        {
+            // A one-byte varint (high bit clear) of an even zigzag: b / 2.
+            let n = u64::from(b >> 1);
+            let min = self.min[item].saturating_add(per_item_extra);
+            // `n` items of at least `min` bytes fit in the bytes after this
+            // one: `block_any`'s check, passed.
+            if n == 0 || (min > 0 && n.saturating_mul(min) < self.c.remaining() as u64) {
+                self.c.seek(self.c.pos() + 1);
+                return Ok(n as usize);
+            }
+        }
+        self.block_any(item, per_item_extra, what)
+    }
+
+    /// [`Reader::block`] for any count: varints of any length, negative
+    /// counts (a byte size follows), zero-byte items (the budget) and the
+    /// errors.
+    #[inline(never)]
+    fn block_any(&mut self, item: NodeId, per_item_extra: u64, what: &'static str) -> Result<usize> {
         let at = self.c.pos();
         let n = self.long(what)?;
         if n == 0 {
@@ -587,6 +627,80 @@ mod tests {
             decode(&s, &bytes).unwrap(),
             Datum::Array(vec![Datum::Int(1), Datum::Int(2), Datum::Int(3)])
         );
+    }
+
+    #[test]
+    fn block_counts_read_in_line_as_block_any_reads_them() {
+        // Every first byte (one-byte counts, negative counts, the first byte
+        // of longer varints), before 0 to 69 more bytes, for items that take
+        // bytes, items that do not (the budget) and map entries (a key each).
+        for items in [r#""int""#, r#""null""#, r#""string""#] {
+            let s = schema(&format!(r#"{{"type":"array","items":{items}}}"#));
+            let Node::Array(item) = s.node(s.root()) else { panic!() };
+            for b in 0..=255u8 {
+                for tail in 0..70 {
+                    let mut bytes = vec![b];
+                    bytes.extend(std::iter::repeat_n(0x02, tail));
+                    for extra in [0, 1] {
+                        let run = |in_line: bool| {
+                            let mut r = Reader {
+                                c: Cursor::new(&bytes),
+                                schema: &s,
+                                kinds: s.kinds(),
+                                min: s.min_sizes(),
+                                zero_budget: 40,
+                            };
+                            let n = if in_line {
+                                r.block(*item, extra, "count")
+                            } else {
+                                r.block_any(*item, extra, "count")
+                            };
+                            (n.map_err(|e| e.to_string()), r.c.pos(), r.zero_budget)
+                        };
+                        assert_eq!(run(true), run(false), "{items} {b:#04x} + {tail}, extra {extra}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lengths_read_in_line_as_long_reads_them() {
+        // Every first two bytes (one- and two-byte lengths, negative ones,
+        // longer varints), alone or before 0 to 300 bytes.
+        let s = schema(r#""bytes""#);
+        for b0 in 0..=255u8 {
+            for b1 in 0..=255u8 {
+                for tail in [0, 1, 2, 63, 64, 200, 300] {
+                    let mut bytes = vec![b0, b1];
+                    bytes.extend(std::iter::repeat_n(0x81, tail));
+                    for input in [&bytes[..1], &bytes[..]] {
+                        let mut r = Reader {
+                            c: Cursor::new(input),
+                            schema: &s,
+                            kinds: s.kinds(),
+                            min: s.min_sizes(),
+                            zero_budget: 0,
+                        };
+                        let got = r.bytes("len").map(<[u8]>::len).map_err(|e| e.to_string());
+                        let mut plain = Cursor::new(input);
+                        let want = varint::read_i64_zigzag(&mut plain, "len")
+                            .map_err(|e| walk::from_decode("", e).to_string())
+                            .and_then(|n| {
+                                let n = u64::try_from(n).map_err(|_| Reader::range(0, "len", n).to_string())?;
+                                plain
+                                    .take(n, "len")
+                                    .map(<[u8]>::len)
+                                    .map_err(|e| walk::from_decode("", e).to_string())
+                            });
+                        assert_eq!(got, want, "{b0:#04x} {b1:#04x} + {tail}, {} bytes", input.len());
+                        if want.is_ok() {
+                            assert_eq!(r.c.pos(), plain.pos());
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
