@@ -63,15 +63,10 @@ pub fn read(schema: &Schema, text: &[u8]) -> Result<Datum> {
 /// (on error, `out` is unchanged).
 pub fn write(schema: &Schema, datum: &Datum, out: &mut Vec<u8>) -> Result<()> {
     let mut sink = Sink::new(out);
-    // One kibibyte first, in place of the growths from 8 bytes up to it.
-    sink.room(FIRST_ROOM);
     write_node(schema, schema.root(), datum, &mut sink, 0)?;
     sink.finish();
     Ok(())
 }
-
-/// The room [`write`] makes before it starts.
-const FIRST_ROOM: usize = 1024;
 
 /// Prepends a reference token to an error's pointer on its way out of a
 /// nested value (pointers cost nothing until something fails).

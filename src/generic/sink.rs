@@ -6,11 +6,19 @@
 //! in a padded word. The stores are [`crate::codec::spare`]'s
 //! `push_prefix` and `push_bytes` (safe functions, one capacity check
 //! each). [`Sink::finish`] keeps what was written; a sink dropped without
-//! it (an encoder's error) restores `out`.
+//! it (an encoder's error) restores `out`. A new sink makes room for
+//! [`FIRST_ROOM`] bytes at once, so a document of a few kilobytes written
+//! into an empty vector is not copied through its 8-, 16-, 32-… byte
+//! sizes: on `rpc` (6.7 KB of MessagePack) those were ten reallocations,
+//! about 6% of an encode's instructions.
 
 use super::float::text::{ASCII_ZEROS16, digits16};
 use crate::codec::json::{ASCII_ZEROS, digits8};
 use crate::codec::spare::{push_bytes, push_padded, push_prefix};
+
+/// The room a new [`Sink`] makes in its vector: one kilobyte, as a first
+/// allocation that the vector's doubling then grows.
+pub const FIRST_ROOM: usize = 1024;
 
 /// Appends to `out` (see the module doc).
 pub struct Sink<'a> {
@@ -22,8 +30,10 @@ pub struct Sink<'a> {
 }
 
 impl<'a> Sink<'a> {
-    /// A sink appending to `out`.
+    /// A sink appending to `out`, with room for at least [`FIRST_ROOM`]
+    /// bytes.
     pub fn new(out: &'a mut Vec<u8>) -> Sink<'a> {
+        out.reserve(FIRST_ROOM);
         let start = out.len();
         Sink {
             out,
