@@ -20,6 +20,16 @@ pub fn parse_or_std(text: &str) -> Option<f64> {
     }
 }
 
+/// How many random values a float test draws: `WIREBENCH_FLOAT_CASES`
+/// when set, else `default`.
+#[cfg(test)]
+pub(crate) fn test_cases(default: usize) -> usize {
+    std::env::var("WIREBENCH_FLOAT_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
 #[cfg(test)]
 mod tests {
     use super::format::{floor_log2_pow10, floor_log10_pow2, shortest};
@@ -27,13 +37,9 @@ mod tests {
     use crate::prng::Rng;
 
     /// How many random bit patterns each differential test draws: 200 000
-    /// by default (a second or two in a debug build), more by
-    /// `WIREBENCH_FLOAT_CASES`.
+    /// by default (a second or two in a debug build).
     fn cases() -> usize {
-        std::env::var("WIREBENCH_FLOAT_CASES")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(200_000)
+        super::test_cases(200_000)
     }
 
     /// std's shortest digits of positive finite `v` (`{:e}`) as `(d, e)`,
