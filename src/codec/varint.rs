@@ -83,6 +83,27 @@ pub fn read_i64_zigzag_hot(c: &mut Cursor<'_>, what: &'static str) -> Result<i64
     }
 }
 
+/// [`read_i64_zigzag_hot`] with two-byte varints (|v| < 8,192) in line
+/// too, for lengths, where two bytes are common (a 66-character hex hash).
+#[inline(always)]
+pub fn read_i64_zigzag_hot2(c: &mut Cursor<'_>, what: &'static str) -> Result<i64, DecodeError> {
+    let at = c.pos();
+    match c.peek() {
+        Some(b0) if b0 < 0x80 => {
+            c.seek(at + 1);
+            Ok(zigzag_decode(u64::from(b0)))
+        }
+        Some(b0) => match c.input().get(at + 1) {
+            Some(&b1) if b1 < 0x80 => {
+                c.seek(at + 2);
+                Ok(zigzag_decode(u64::from(b0 & 0x7f) | u64::from(b1) << 7))
+            }
+            _ => read_i64_zigzag_multi(c, what),
+        },
+        None => read_i64_zigzag_multi(c, what),
+    }
+}
+
 /// [`read_i64_zigzag_hot`]'s varints of two bytes or more.
 #[inline(never)]
 fn read_i64_zigzag_multi(c: &mut Cursor<'_>, what: &'static str) -> Result<i64, DecodeError> {
@@ -200,6 +221,12 @@ mod tests {
                 assert_eq!(read_i64_zigzag_hot(&mut ours, "v"), want, "{case:02x?} + {tail}");
                 if want.is_ok() {
                     assert_eq!(ours.pos(), plain.pos(), "{case:02x?} + {tail}");
+                }
+                let mut ours2 = Cursor::new(&bytes);
+                ours2.seek(3);
+                assert_eq!(read_i64_zigzag_hot2(&mut ours2, "v"), want, "hot2 {case:02x?} + {tail}");
+                if want.is_ok() {
+                    assert_eq!(ours2.pos(), plain.pos(), "hot2 {case:02x?} + {tail}");
                 }
             }
         }

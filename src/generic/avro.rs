@@ -223,25 +223,12 @@ impl<'a> Reader<'a> {
     }
 
     /// A length, then that many bytes. Lengths of one or two varint bytes
-    /// (up to 8,191: hex hashes, names, text) read in line, longer ones by
-    /// [`Reader::long`].
+    /// (up to 8,191: hex hashes, names, text) read in line, longer ones out
+    /// of line ([`varint::read_i64_zigzag_hot2`]).
     #[inline(always)]
     fn bytes(&mut self, what: &'static str) -> Result<&'a [u8]> {
         let at = self.c.pos();
-        let len = match self.c.peek() {
-            Some(b0) if b0 < 0x80 => {
-                self.c.seek(at + 1);
-                varint::zigzag_decode(u64::from(b0))
-            }
-            Some(b0) => match self.c.input().get(at + 1) {
-                Some(&b1) if b1 < 0x80 => {
-                    self.c.seek(at + 2);
-                    varint::zigzag_decode(u64::from(b0 & 0x7f) | (u64::from(b1) << 7))
-                }
-                _ => self.long(what)?,
-            },
-            None => self.long(what)?,
-        };
+        let len = varint::read_i64_zigzag_hot2(&mut self.c, what).map_err(|e| walk::from_decode("", e))?;
         let len = u64::try_from(len).map_err(|_| Self::range(at, what, len))?;
         self.c.take(len, what).map_err(|e| walk::from_decode("", e))
     }
