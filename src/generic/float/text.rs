@@ -303,7 +303,7 @@ fn digits17(head: u64, last: u64) -> Digits {
             hi: (w.checked_shr(8 * lead as u32).unwrap_or(0) | u128::from(last) << (8 * (16 - lead))) + ASCII_ZEROS16,
             last: b'0',
             n,
-            m: n - trailing.min(n - 1),
+            m: n - trailing,
         }
     }
 }
