@@ -17,6 +17,7 @@ use std::io::Read;
 use std::time::{Duration, Instant};
 use wirebench::codec::Format;
 use wirebench::fixtures;
+use wirebench::http::sys::Sched;
 
 #[test]
 fn at_the_cap_the_longest_idle_connection_makes_room() {
@@ -85,8 +86,8 @@ fn at_the_cap_a_connection_idle_less_than_evict_idle_stays_and_the_newcomer_gets
     }
 }
 
-/// `(command name, nice value)` of every thread of this process.
-fn thread_nices() -> Vec<(String, i32)> {
+/// `(command name, scheduling)` of every thread of this process.
+fn thread_scheds() -> Vec<(String, Sched)> {
     let mut out = Vec::new();
     for task in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
         let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else {
@@ -96,11 +97,23 @@ fn thread_nices() -> Vec<(String, i32)> {
             .split_once('(')
             .and_then(|(_, r)| r.rsplit_once(')'))
             .map(|(n, _)| n.to_string());
-        if let (Some(name), Some(nice)) = (name, wirebench::http::sys::nice_of_stat(&stat)) {
-            out.push((name, nice));
+        if let (Some(name), Some(sched)) = (name, wirebench::http::sys::sched_of_stat(&stat)) {
+            out.push((name, sched));
         }
     }
     out
+}
+
+/// `(command name, nice value)` of every thread of this process in the
+/// fair class (a `--sched rr` test server's threads are left out).
+fn thread_nices() -> Vec<(String, i32)> {
+    thread_scheds()
+        .into_iter()
+        .filter_map(|(name, sched)| match sched {
+            Sched::Fair(nice) => Some((name, nice)),
+            Sched::RoundRobin(_) => None,
+        })
+        .collect()
 }
 
 #[test]
@@ -223,6 +236,71 @@ fn self_test_the_priority_probe_sees_a_raised_serving_thread() {
     }
     assert_eq!(text, RAISED_NICE.to_string());
     assert_ne!(text, wirebench::http::sys::thread_nice().unwrap().to_string());
+}
+
+/// `--sched rr`: every request of a burst is served by a real-time worker,
+/// the acceptor and the spawner run one priority above, and the encoders
+/// with the workers; without the privilege the server says why and runs in
+/// the fair class.
+#[test]
+fn with_sched_rr_the_server_runs_real_time_or_says_why_not() {
+    use wirebench::http::config::SchedClass;
+    use wirebench::http::pool::{Priorities, RAISED_RT, WORKER_RT};
+    let base = wirebench::http::sys::thread_nice().unwrap();
+    let server = start_with(|c| {
+        c.start_threads = 1;
+        c.min_spare_threads = 1;
+        c.sched = SchedClass::RoundRobin;
+    });
+    if let Some(e) = server.sched_refused() {
+        println!("not privileged, so the server runs in the fair class: {e}");
+        assert_eq!(server.priorities(), Priorities::of(SchedClass::Fair, base));
+        let answers = burst(server.local_addr(), 8, "/__sched");
+        assert!(answers.iter().all(|r| r.text() == format!("nice {base}")));
+        return;
+    }
+    assert_eq!(
+        server.priority(),
+        Ok(()),
+        "the acceptor entered the class the probe did"
+    );
+    assert_eq!(
+        server.priorities(),
+        Priorities {
+            raised: Sched::RoundRobin(RAISED_RT),
+            worker: Sched::RoundRobin(WORKER_RT),
+        }
+    );
+    let answers = burst(server.local_addr(), 64, "/__sched");
+    for (i, r) in answers.iter().enumerate() {
+        assert_eq!(
+            (r.status, r.text()),
+            (200, format!("SCHED_RR priority {WORKER_RT}")),
+            "connection {i}"
+        );
+    }
+    assert!(server.stats().started >= 64, "{:?}", server.stats());
+    // Only this test's server has real-time threads; its acceptor and
+    // spawner name and move themselves once they run.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    wait_until("the acceptor, the spawner and the encoders are real-time", || {
+        let rr = |role: &str, sched: Sched| thread_scheds().iter().filter(|(n, s)| n == role && *s == sched).count();
+        rr("http-accept", Sched::RoundRobin(RAISED_RT)) == 1
+            && rr("http-spawner", Sched::RoundRobin(RAISED_RT)) == 1
+            && rr("http-encoder", Sched::RoundRobin(WORKER_RT)) == cores
+    });
+    // The class is the threads' own, not the process's: this one stays fair.
+    assert_eq!(wirebench::http::sys::thread_sched().unwrap(), Sched::Fair(base));
+}
+
+/// Self-test of the scheduling probe: a fair server's worker answers its
+/// nice value, not the real-time class.
+#[test]
+fn self_test_the_sched_probe_sees_a_fair_worker() {
+    let base = wirebench::http::sys::thread_nice().unwrap();
+    let server = start_with(|_| {});
+    let text = Client::connect(server.local_addr()).get("/__sched").text();
+    assert_eq!(text, format!("nice {base}"));
 }
 
 #[test]

@@ -78,6 +78,35 @@ pub struct ServerConfig {
     pub stack_size: usize,
     /// The browser page's data (`--results DIR`, the evolution lab).
     pub page: super::page_data::Page,
+    /// The scheduling class of the server's threads (`--sched`).
+    pub sched: SchedClass,
+}
+
+/// Which kernel scheduling class the server's threads run in (`--sched`);
+/// [`super::pool::Priorities`] says at which priorities.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchedClass {
+    /// The fair class (`SCHED_OTHER`): the workers at the nice value the
+    /// server was started with, the acceptor and the spawner at nice -20.
+    Fair,
+    /// The real-time round-robin class (`SCHED_RR`): the workers and the
+    /// encoders at priority 1, the acceptor and the spawner at 2. Ready
+    /// workers then run in the order they woke, and every fair task on the
+    /// core waits behind them (within the kernel's real-time throttle,
+    /// `kernel.sched_rt_runtime_us`). Needs `CAP_SYS_NICE` or
+    /// `RLIMIT_RTPRIO` of at least 2; refused, the server runs as `Fair`.
+    RoundRobin,
+}
+
+impl std::str::FromStr for SchedClass {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "fair" => Ok(SchedClass::Fair),
+            "rr" => Ok(SchedClass::RoundRobin),
+            _ => Err(format!("expected fair or rr, found {s:?}")),
+        }
+    }
 }
 
 impl Default for ServerConfig {
@@ -105,6 +134,7 @@ impl Default for ServerConfig {
             limits: Limits::default(),
             stack_size: 512 * 1024,
             page: Default::default(),
+            sched: SchedClass::Fair,
         }
     }
 }
@@ -191,6 +221,9 @@ FLAGS:
   --max-headers N           more header lines get 431 [64]
   --max-body BYTES          larger request bodies get 413 [16384]
   --stack-size BYTES        worker thread stack [524288]
+  --sched CLASS             fair: the kernel's fair class, acceptor at nice -20;
+                            rr: real-time round-robin, workers in wake order
+                            (needs CAP_SYS_NICE; docs/HTTP.md) [fair]
   --access-log              one line per request on stderr (off by default)
   --results DIR             show this results directory's charts and report at /results
 ";
@@ -247,6 +280,10 @@ pub fn config_from_args(args: &mut Args) -> Result<ServerConfig, String> {
             results: args.value("--results")?.map(PathBuf::from),
             ..d.page
         },
+        sched: match args.value("--sched")? {
+            Some(v) => v.parse().map_err(|e| format!("--sched: {e}"))?,
+            None => d.sched,
+        },
     };
     if config.backlog == 0 {
         return Err("--backlog must be at least 1".into());
@@ -277,6 +314,19 @@ mod tests {
         assert_eq!(mem_total("MemFree: 1 kB\n"), None);
         assert_eq!(mem_total("MemTotal: lots kB\n"), None);
         assert_eq!(mem_total("MemTotal: 5 MB\n"), None);
+    }
+
+    #[test]
+    fn sched_takes_fair_or_rr() {
+        let parse = |v: &str| config_from_args(&mut Args::new(["--sched", v])).map(|c| c.sched);
+        assert_eq!(parse("rr"), Ok(SchedClass::RoundRobin));
+        assert_eq!(parse("fair"), Ok(SchedClass::Fair));
+        let e = parse("fifo").unwrap_err();
+        assert!(e.contains("--sched: expected fair or rr, found \"fifo\""), "{e}");
+        assert_eq!(
+            config_from_args(&mut Args::new(Vec::<String>::new())).unwrap().sched,
+            SchedClass::Fair
+        );
     }
 
     #[test]

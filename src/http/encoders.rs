@@ -101,8 +101,10 @@ pub struct Encoders {
 }
 
 impl Encoders {
-    /// Starts `n` encoder threads (at least one). They exit when this is dropped.
-    pub fn start(n: usize) -> std::io::Result<Encoders> {
+    /// Starts `n` encoder threads (at least one), each moved to `sched` when
+    /// given (the workers' real-time class: an encoder in the fair class
+    /// would wait behind every real-time worker). They exit when this is dropped.
+    pub fn start(n: usize, sched: Option<super::sys::Sched>) -> std::io::Result<Encoders> {
         let (tx, rx) = mpsc::channel::<EncodeJob>();
         let rx = Arc::new(Mutex::new(rx));
         for _ in 0..n.max(1) {
@@ -110,9 +112,14 @@ impl Encoders {
             // Allocated here, before the server listens, not on a first request.
             let mut compressor = Compressor::default();
             compressor.compress(&[], &mut Vec::new());
-            std::thread::Builder::new()
-                .name("http-encoder".into())
-                .spawn(move || encoder_main(&rx, compressor))?;
+            std::thread::Builder::new().name("http-encoder".into()).spawn(move || {
+                if let Some(sched) = sched {
+                    // Refused only if the privilege went away since the
+                    // server's probe; the encoder then stays fair.
+                    let _ = super::sys::set_thread_sched(sched);
+                }
+                encoder_main(&rx, compressor)
+            })?;
         }
         Ok(Encoders { queue: tx })
     }
@@ -168,7 +175,7 @@ mod tests {
 
     #[test]
     fn an_encoder_thread_encodes_and_gzips_into_the_buffers_it_is_given() {
-        let encoders = Encoders::start(1).unwrap();
+        let encoders = Encoders::start(1, None).unwrap();
         let products = Arc::new(crate::fixtures::catalog(100).products);
         let (tx, rx) = mpsc::channel();
         let job = |gzip| EncodeJob {

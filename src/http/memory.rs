@@ -41,8 +41,18 @@ impl Resources {
         Ok(Resources {
             admission: std::sync::Arc::new(Admission::new(budget, cores, config.budget_wait)),
             compressors: Compressors::new(cores),
-            encoders: Encoders::start(cores)?,
+            encoders: Encoders::start(cores, encoder_sched(config.sched))?,
             large_buffers,
         })
+    }
+}
+
+/// The encoders' scheduling: the workers' real-time class with `--sched rr`
+/// (the class the server got, see [`super::pool::Priorities::available`]);
+/// otherwise the starting thread's, which they inherit.
+fn encoder_sched(class: super::config::SchedClass) -> Option<super::sys::Sched> {
+    match class {
+        super::config::SchedClass::Fair => None,
+        super::config::SchedClass::RoundRobin => Some(super::sys::Sched::RoundRobin(super::pool::WORKER_RT)),
     }
 }

@@ -113,16 +113,23 @@ pub fn cli_main(args: &mut Args, lab: fn() -> Result<Vec<page::EvolutionCell>, S
         config.max_connections
     );
     let _ = writeln!(out, "{}", backlog_line(config.backlog, server.listen_queue()));
+    if let Some(e) = server.sched_refused() {
+        let _ = writeln!(
+            out,
+            "wirebench serve: --sched rr refused ({e}); the threads stay in the fair class"
+        );
+    }
+    let prio = server.priorities();
     let _ = match server.priority() {
         Ok(()) => writeln!(
             out,
-            "wirebench serve: acceptor and spawner at nice {}",
-            pool::RAISED_NICE
+            "wirebench serve: acceptor and spawner at {}, workers at {}",
+            prio.raised, prio.worker
         ),
         Err(e) => writeln!(
             out,
-            "wirebench serve: acceptor and spawner at the workers' priority (nice {} refused: {e})",
-            pool::RAISED_NICE
+            "wirebench serve: acceptor and spawner at the workers' priority, {} ({} refused: {e})",
+            prio.worker, prio.raised
         ),
     };
     let _ = writeln!(out, "try: curl 'http://{addr}/catalog/json?count=1'");

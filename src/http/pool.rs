@@ -20,17 +20,27 @@
 //! others also wait exits, and its buffers go with it.
 //!
 //! **Priority**: the acceptor and the spawner ask for nice [`RAISED_NICE`]
-//! ([`raise_priority`]). With thousands of connections each owning a
+//! ([`Priorities::raise`]). With thousands of connections each owning a
 //! runnable worker on one core, a thread at the workers' weight gets a
 //! thousandth of the core and waits behind every one of them; at nice -20
 //! a thread weighs as much as 87 workers, and the scheduler picks it soon
 //! after it wakes. A thread inherits its creator's nice value.
 //!
+//! **`--sched rr`** moves the server into the real-time round-robin class
+//! ([`Priorities::of`]): workers and encoders at priority [`WORKER_RT`], the
+//! acceptor and the spawner at [`RAISED_RT`], so they preempt a worker as
+//! soon as they wake. Among workers of one priority the kernel runs them in
+//! the order they became ready, as an event loop takes its ready list; in
+//! the fair class it picks by virtual deadline, and with thousands of ready
+//! workers some wait many rounds (docs/HTTP.md has the measured tails of
+//! both). Workers the pool's starter made are in the fair class until their
+//! first job; they move then, as raised ones drop.
+//!
 //! **Starting at the starter's priority**: a worker started by the spawner
 //! (or by a worker the spawner started) keeps that priority while it starts:
 //! it helps spawn, makes its buffers and registers its counters, takes its
 //! first job and opens its slot, and only then drops to the workers' own
-//! nice value ([`Pool::start`] reads it), just before it serves, or before
+//! priority ([`Priorities::worker`]), just before it serves, or before
 //! it first waits when it finds no job (the drop is a system call after
 //! which the scheduler may switch at once, so it is never made holding the
 //! lock). Those steps take locks: the pool's, the metrics registry's,
@@ -78,9 +88,11 @@
 //! until every worker has exited. A worker stuck writing to a client that
 //! does not read is bounded by the response's send deadline.
 
+use super::config::SchedClass;
 use super::conn::{self, Worker};
 use super::date::DateCache;
 use super::shared::{Shared, Slot, refuse};
+use super::sys::Sched;
 use std::collections::VecDeque;
 use std::net::{SocketAddr, TcpStream};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -121,6 +133,7 @@ pub struct PoolStats {
 #[derive(Debug)]
 pub struct Pool {
     shared: Arc<Shared>,
+    prio: Priorities,
     state: Mutex<State>,
     /// Workers wait here for jobs.
     wake: Condvar,
@@ -158,20 +171,64 @@ struct State {
     /// At the cap, no connection can have been idle `evict_idle` before
     /// this many ms from the epoch (see the module doc).
     no_evict_before: u64,
-    /// The workers' nice value (that of the thread that started the pool).
-    worker_nice: i32,
-    /// The spawner runs at [`RAISED_NICE`]: threads it starts inherit it.
+    /// The spawner runs at [`Priorities::raised`]: threads it starts inherit it.
     raised: bool,
     /// The longest a job waited between its accept and a worker taking it.
     queue_wait_max: Duration,
 }
 
-/// The nice value the acceptor and the spawner ask for (the highest priority).
+/// The nice value the acceptor and the spawner ask for in the fair class (the highest priority).
 pub const RAISED_NICE: i32 = -20;
+/// With `--sched rr`: the real-time priority of the acceptor and the
+/// spawner, above the workers' so that they preempt a worker when they wake.
+pub const RAISED_RT: i32 = 2;
+/// With `--sched rr`: the workers' and the encoders' real-time priority.
+pub const WORKER_RT: i32 = 1;
 
-/// Raises the calling thread to [`RAISED_NICE`]; the error says why not.
-pub fn raise_priority() -> std::io::Result<()> {
-    super::sys::set_thread_nice(RAISED_NICE)
+/// The scheduling of the server's threads (`--sched`, [`SchedClass`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Priorities {
+    /// The acceptor and the spawner, and a worker the spawner starts until
+    /// it first serves or waits.
+    pub raised: Sched,
+    /// Workers, and with `rr` the encoders.
+    pub worker: Sched,
+}
+
+impl Priorities {
+    /// `class`'s priorities; in the fair class the workers keep `worker_nice`.
+    pub fn of(class: SchedClass, worker_nice: i32) -> Priorities {
+        match class {
+            SchedClass::Fair => Priorities {
+                raised: Sched::Fair(RAISED_NICE),
+                worker: Sched::Fair(worker_nice),
+            },
+            SchedClass::RoundRobin => Priorities {
+                raised: Sched::RoundRobin(RAISED_RT),
+                worker: Sched::RoundRobin(WORKER_RT),
+            },
+        }
+    }
+
+    /// The class the server can have: `wanted`, or the fair class when the
+    /// kernel refuses the real-time one (tried on a short-lived thread), and
+    /// then why.
+    pub fn available(wanted: SchedClass) -> (SchedClass, Option<String>) {
+        if wanted == SchedClass::Fair {
+            return (wanted, None);
+        }
+        let probe = thread::spawn(|| super::sys::set_thread_sched(Sched::RoundRobin(RAISED_RT)));
+        match probe.join() {
+            Ok(Ok(())) => (wanted, None),
+            Ok(Err(e)) => (SchedClass::Fair, Some(e.to_string())),
+            Err(_) => (SchedClass::Fair, Some("the probe thread panicked".into())),
+        }
+    }
+
+    /// Moves the calling thread to [`Priorities::raised`]; the error says why not.
+    pub fn raise(&self) -> std::io::Result<()> {
+        super::sys::set_thread_sched(self.raised)
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -179,9 +236,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Pool {
-    pub fn new(shared: Arc<Shared>) -> Pool {
+    pub fn new(shared: Arc<Shared>, prio: Priorities) -> Pool {
         Pool {
             shared,
+            prio,
             state: Mutex::new(State::default()),
             wake: Condvar::new(),
             spawn: Condvar::new(),
@@ -199,8 +257,6 @@ impl Pool {
         self.shared.metrics.set_gauges(Box::new(move || {
             weak.upgrade().map(|pool| pool.gauges()).unwrap_or_default()
         }));
-        let worker_nice = super::sys::thread_nice().unwrap_or(0);
-        lock(&self.state).worker_nice = worker_nice;
         let first = self.shared.config.start_threads.min(self.cap());
         for _ in 0..first {
             {
@@ -309,11 +365,11 @@ impl Pool {
 
     /// The next job, or `None` when the worker should exit (shutdown, or a
     /// surplus spare). `finished`: the caller just closed a connection,
-    /// `evicted` says whether it was closed by eviction. `settle`: the nice
-    /// value a raised new worker drops to; it is applied here, outside the
+    /// `evicted` says whether it was closed by eviction. `settle`: the
+    /// priority a new worker moves to; it is applied here, outside the
     /// lock, before the worker first waits for a job, and otherwise left to
     /// the caller, which applies it before it serves the job it took.
-    fn next(&self, first: bool, finished: Option<bool>, slot: &Arc<Slot>, settle: &mut Option<i32>) -> Option<Job> {
+    fn next(&self, first: bool, finished: Option<bool>, slot: &Arc<Slot>, settle: &mut Option<Sched>) -> Option<Job> {
         let cfg = &self.shared.config;
         let mut st = lock(&self.state);
         // Counted in `starting` (a taker of queued jobs) until it takes one or waits.
@@ -337,11 +393,11 @@ impl Pool {
                 st.queue_wait_max = st.queue_wait_max.max(job.accepted.elapsed());
                 return Some(job);
             }
-            if let Some(nice) = settle.take() {
+            if let Some(sched) = settle.take() {
                 // A system call that may hand the core to another thread at
                 // once: never with the lock held.
                 drop(st);
-                let _ = super::sys::set_thread_nice(nice);
+                let _ = super::sys::set_thread_sched(sched);
                 st = lock(&self.state);
                 continue;
             }
@@ -459,7 +515,7 @@ impl Pool {
 
 fn spawner_main(pool: &Arc<Pool>) {
     let mut date = DateCache::new();
-    if raise_priority().is_ok() {
+    if pool.prio.raise().is_ok() {
         lock(&pool.state).raised = true;
     }
     loop {
@@ -493,10 +549,10 @@ impl Pool {
     /// burst makes runnable, so on a busy core it gets a small share of it;
     /// each new worker starting two more doubles the starters every
     /// generation (one more each would only keep their number). Returns the
-    /// workers' nice value when this thread inherited the spawner's raised
-    /// one: the worker drops to it once it has taken its first job (see
-    /// [`worker_main`]).
-    fn help_spawn(self: &Arc<Self>, date: &mut DateCache) -> Option<i32> {
+    /// workers' priority when this thread inherited the spawner's raised
+    /// one, or when the workers are real-time: the worker moves to it once
+    /// it has taken its first job (see [`worker_main`]).
+    fn help_spawn(self: &Arc<Self>, date: &mut DateCache) -> Option<Sched> {
         let (claimed, settle) = {
             let mut st = lock(&self.state);
             let mut claimed = 0;
@@ -504,7 +560,10 @@ impl Pool {
                 claim(&mut st);
                 claimed += 1;
             }
-            (claimed, st.raised.then_some(st.worker_nice))
+            // A worker the pool's starter made (not raised) still needs the
+            // real-time class when the workers have it.
+            let settle = st.raised || matches!(self.prio.worker, Sched::RoundRobin(_));
+            (claimed, settle.then_some(self.prio.worker))
         };
         for _ in 0..claimed {
             self.spawn_claimed(date);
@@ -551,10 +610,10 @@ fn worker_main(pool: &Arc<Pool>, slot: &Arc<Slot>) {
         // On this thread's stack, where the connection's system calls find it.
         let stream = job.stream;
         slot.open(&stream);
-        if let Some(nice) = settle.take() {
+        if let Some(sched) = settle.take() {
             // Lowering the priority needs no privilege; should it fail, the
             // worker only keeps a higher one.
-            let _ = super::sys::set_thread_nice(nice);
+            let _ = super::sys::set_thread_sched(sched);
         }
         if !shared.shutdown.load(Ordering::SeqCst) {
             let served = catch_unwind(AssertUnwindSafe(|| {

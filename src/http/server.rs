@@ -19,8 +19,9 @@
 //! refuses quickly instead of letting connections hang.
 //!
 //! The acceptor asks for the highest scheduling priority (nice
-//! [`super::pool::RAISED_NICE`], see [`super::pool`]): under a burst it is one thread
-//! among thousands of runnable workers and must still drain the queue.
+//! [`super::pool::RAISED_NICE`], or [`super::pool::RAISED_RT`] with `--sched rr`;
+//! see [`super::pool`]): under a burst it is one thread among thousands of
+//! runnable workers and must still drain the queue.
 //!
 //! The backlog: std's `TcpListener::bind` listens with a backlog of 128, so
 //! a burst of 1,000 connects would overflow it (the kernel drops the SYNs
@@ -33,7 +34,7 @@
 use super::config::ServerConfig;
 use super::date::DateCache;
 use super::memory::Resources;
-use super::pool::{Job, Pool, PoolStats, raise_priority};
+use super::pool::{Job, Pool, PoolStats, Priorities};
 use super::routes::{self, App, SCHEMAS};
 use super::shared::{Router, Shared, refuse};
 use super::sys::{self, ListenQueue};
@@ -52,8 +53,12 @@ pub struct Server {
     pool: Arc<Pool>,
     addr: SocketAddr,
     acceptor: Option<JoinHandle<()>>,
-    /// Whether the acceptor runs at [`super::pool::RAISED_NICE`], or why not.
+    /// The threads' scheduling, in the class the server got.
+    prio: Priorities,
+    /// Whether the acceptor runs at [`Priorities::raised`], or why not.
     priority: Result<(), String>,
+    /// Why `--sched rr` was refused (the server then runs in the fair class).
+    sched_refused: Option<String>,
 }
 
 /// A bound, listening socket with its catalog prepared, not yet accepting:
@@ -88,12 +93,16 @@ impl Bound {
     /// Starts the pool, the encoder threads and the acceptor.
     pub fn start(self) -> io::Result<Server> {
         let Bound {
-            config,
+            mut config,
             app,
             listener,
             router,
         } = self;
         let addr = listener.local_addr()?;
+        let (class, sched_refused) = Priorities::available(config.sched);
+        config.sched = class;
+        // In the fair class the workers keep the starting thread's nice value.
+        let prio = Priorities::of(class, super::sys::thread_nice().unwrap_or(0));
         let cores = thread::available_parallelism().map_or(1, |n| n.get());
         let resources = Arc::new(Resources::new(&config, cores)?);
         let shared = Arc::new(Shared {
@@ -107,13 +116,13 @@ impl Bound {
             epoch: Instant::now(),
             metrics: super::metrics::Registry::default(),
         });
-        let pool = Arc::new(Pool::new(Arc::clone(&shared)));
+        let pool = Arc::new(Pool::new(Arc::clone(&shared), prio));
         pool.start()?;
         let (raised_tx, raised_rx) = std::sync::mpsc::sync_channel(1);
         let acceptor = {
             let (shared, pool) = (Arc::clone(&shared), Arc::clone(&pool));
             thread::Builder::new().name("http-accept".into()).spawn(move || {
-                let _ = raised_tx.send(raise_priority().map_err(|e| e.to_string()));
+                let _ = raised_tx.send(prio.raise().map_err(|e| e.to_string()));
                 accept_loop(&shared, &pool);
             })?
         };
@@ -125,7 +134,9 @@ impl Bound {
             pool,
             addr,
             acceptor: Some(acceptor),
+            prio,
             priority,
+            sched_refused,
         })
     }
 }
@@ -162,10 +173,21 @@ impl Server {
         sys::listen_queue(&self.shared.listener)
     }
 
-    /// Whether the acceptor (and so the spawner) runs at nice
-    /// [`super::pool::RAISED_NICE`], or why not (typically no `CAP_SYS_NICE`).
+    /// Whether the acceptor (and so the spawner) runs at
+    /// [`Priorities::raised`], or why not (typically no `CAP_SYS_NICE`).
     pub fn priority(&self) -> Result<(), &str> {
         self.priority.as_ref().map(|_| ()).map_err(String::as_str)
+    }
+
+    /// The scheduling the server's threads ask for, in the class it got.
+    pub fn priorities(&self) -> Priorities {
+        self.prio
+    }
+
+    /// Why `--sched rr` was refused, when it was: the server then runs in
+    /// the fair class.
+    pub fn sched_refused(&self) -> Option<&str> {
+        self.sched_refused.as_deref()
     }
 
     /// Connects the listening socket dropped so far, its queue full.

@@ -16,6 +16,9 @@
 //! core, they still drain the listen queue and start threads. Linux keeps a
 //! nice value per thread, and `PRIO_PROCESS` with `who = 0` names the calling
 //! thread; [`thread_nice`] reads it back from `/proc/thread-self/stat`.
+//! With `--sched rr`, `sched_setscheduler(2)` moves a thread into the
+//! real-time round-robin class instead ([`set_thread_sched`]); Linux keeps
+//! the policy per thread too, and `pid = 0` names the calling thread.
 //!
 //! And `shutdown(2)` of a connection's read side by its descriptor
 //! ([`shutdown_read`]): a worker's [`super::shared::Slot`] keeps the
@@ -52,13 +55,15 @@ const TCP_LISTEN: u8 = 10;
 // SAFETY: these are the POSIX/Linux prototypes of `listen` and `getsockopt`
 // (int, int / int, int, int, void *, socklen_t *), with `socklen_t` = u32 on
 // every Linux ABI; the callers below pass a live descriptor and a buffer of
-// exactly the length they state.
+// exactly the length they state. `sched_setscheduler` is
+// (pid_t, int, const struct sched_param *), `pid_t` = i32 on Linux.
 unsafe extern "C" {
     fn listen(fd: i32, backlog: i32) -> i32;
     fn getsockopt(fd: i32, level: i32, name: i32, value: *mut u8, len: *mut u32) -> i32;
     fn getrlimit(resource: i32, rlim: *mut Rlimit) -> i32;
     fn setrlimit(resource: i32, rlim: *const Rlimit) -> i32;
     fn setpriority(which: i32, who: u32, prio: i32) -> i32;
+    fn sched_setscheduler(pid: i32, policy: i32, param: *const SchedParam) -> i32;
     fn shutdown(fd: i32, how: i32) -> i32;
 }
 
@@ -113,6 +118,80 @@ pub fn nice_of_stat(stat: &str) -> Option<i32> {
     let (_, rest) = stat.rsplit_once(')')?;
     // Fields 3 (state) onwards; nice is the 17th of them.
     rest.split_ascii_whitespace().nth(16)?.parse().ok()
+}
+
+/// `struct sched_param` (sched.h): one `int`, the real-time priority.
+#[repr(C)]
+struct SchedParam {
+    priority: i32,
+}
+
+/// `SCHED_OTHER` and `SCHED_RR` (include/uapi/linux/sched.h).
+const SCHED_OTHER: i32 = 0;
+const SCHED_RR: i32 = 2;
+
+/// How the kernel schedules a thread (sched(7)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sched {
+    /// `SCHED_OTHER`, the fair class, at a nice value: runnable threads
+    /// share the core by weight, picked by virtual deadline.
+    Fair(i32),
+    /// `SCHED_RR`, the real-time round-robin class, at a priority (1–99):
+    /// a thread runs before every fair one; among equal priorities, a thread
+    /// that wakes queues behind those already runnable.
+    RoundRobin(i32),
+}
+
+impl std::fmt::Display for Sched {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Sched::Fair(nice) => write!(f, "nice {nice}"),
+            Sched::RoundRobin(priority) => write!(f, "SCHED_RR priority {priority}"),
+        }
+    }
+}
+
+/// Moves the calling thread to `sched`. Entering the real-time class, or
+/// raising a real-time priority, needs `CAP_SYS_NICE` (or `RLIMIT_RTPRIO`):
+/// without it the error is `PermissionDenied` and nothing changes. Leaving
+/// it, or lowering the priority, needs none.
+pub fn set_thread_sched(sched: Sched) -> io::Result<()> {
+    let (policy, priority) = match sched {
+        Sched::Fair(_) => (SCHED_OTHER, 0),
+        Sched::RoundRobin(priority) => (SCHED_RR, priority),
+    };
+    let param = SchedParam { priority };
+    // SAFETY: `param` is a live `struct sched_param` that the call only
+    // reads; `pid = 0` is the calling thread on Linux.
+    let rc = unsafe { sched_setscheduler(0, policy, &param) };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    match sched {
+        Sched::Fair(nice) => set_thread_nice(nice),
+        Sched::RoundRobin(_) => Ok(()),
+    }
+}
+
+/// The calling thread's scheduling, from `/proc/thread-self/stat`.
+pub fn thread_sched() -> io::Result<Sched> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat")?;
+    sched_of_stat(&stat)
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "no policy field in /proc/thread-self/stat"))
+}
+
+/// The scheduling in a `/proc/…/stat` line: fields 41 (`policy`), 40
+/// (`rt_priority`) and 19 (`nice`). `None` for a class other than these two.
+pub fn sched_of_stat(stat: &str) -> Option<Sched> {
+    let (_, rest) = stat.rsplit_once(')')?;
+    // Fields 3 (state) onwards: field n is the (n - 3)th.
+    let fields: Vec<&str> = rest.split_ascii_whitespace().take(39).collect();
+    let field = |n: usize| fields.get(n - 3)?.parse::<i32>().ok();
+    match field(41)? {
+        SCHED_OTHER => Some(Sched::Fair(field(19)?)),
+        SCHED_RR => Some(Sched::RoundRobin(field(40)?)),
+        _ => None,
+    }
 }
 
 /// `struct rlimit`: two `rlim_t` (`unsigned long`, 64 bits on the 64-bit
@@ -325,6 +404,54 @@ mod tests {
         .unwrap();
         // Per thread: this thread's value did not move.
         assert!(thread_nice().is_ok());
+    }
+
+    #[test]
+    fn a_thread_s_scheduling_is_set_and_read_back() {
+        // Fields 3..=41 of a real line, the command name with spaces and parentheses.
+        let mut line = String::from("42 (a (b) c) S");
+        for n in 4..=41 {
+            let v = match n {
+                19 => "-7",
+                40 => "3",
+                41 => "2",
+                _ => "0",
+            };
+            line.push(' ');
+            line.push_str(v);
+        }
+        assert_eq!(sched_of_stat(&line), Some(Sched::RoundRobin(3)));
+        let fair = line.replace(" 3 2", " 0 0");
+        assert_eq!(sched_of_stat(&fair), Some(Sched::Fair(-7)));
+        assert_eq!(
+            sched_of_stat(&line.replace(" 3 2", " 0 5")),
+            None,
+            "SCHED_IDLE is neither"
+        );
+        assert_eq!(sched_of_stat("42 (x) S 1 2"), None, "too few fields");
+        std::thread::spawn(|| {
+            let before = thread_sched().unwrap();
+            assert!(
+                matches!(before, Sched::Fair(_)),
+                "tests run in the fair class: {before:?}"
+            );
+            match set_thread_sched(Sched::RoundRobin(1)) {
+                Ok(()) => {
+                    assert_eq!(thread_sched().unwrap(), Sched::RoundRobin(1));
+                    // Back to the fair class at the nice value it had: no privilege needed.
+                    set_thread_sched(before).unwrap();
+                    assert_eq!(thread_sched().unwrap(), before);
+                }
+                Err(e) => {
+                    assert_eq!(e.kind(), io::ErrorKind::PermissionDenied, "{e}");
+                    assert_eq!(thread_sched().unwrap(), before, "a refusal changes nothing");
+                }
+            }
+            let e = set_thread_sched(Sched::RoundRobin(100)).unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "priority beyond 99: {e}");
+        })
+        .join()
+        .unwrap();
     }
 
     #[test]

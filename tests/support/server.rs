@@ -16,10 +16,17 @@ pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The production router plus `/__panic`, which panics inside the handler
 /// (proves a panic becomes a 500 and the worker lives on), and `/__nice`,
-/// which answers the nice value of the thread serving it (see [`serving_nice`]).
+/// which answers the nice value of the thread serving it (see [`serving_nice`]),
+/// and `/__sched`, which answers its scheduling (`nice 0`, `SCHED_RR priority 1`).
 pub fn router_with_panic(app: &App, req: &Request<'_>, s: &mut Scratch) -> Reply {
     if req.target == "/__panic" {
         panic!("test-only /__panic route");
+    }
+    if req.target == "/__sched" {
+        let sched = wirebench::http::sys::thread_sched().expect("/proc/thread-self/stat");
+        s.body.clear();
+        s.body.extend_from_slice(sched.to_string().as_bytes());
+        return Reply::new(Head::ok("text/plain", ""), Body::Scratch);
     }
     if let Some(query) = req.target.strip_prefix("/__nice") {
         s.body.clear();
