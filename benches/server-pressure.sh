@@ -35,6 +35,12 @@
 #      accept queue seen and connect-to-first-byte times, the last
 #      connections' included; then the floor server the same way.
 #
+# With RR=1 (the default) sections 1-3 also run this checkout with
+# `--sched rr` (rows rr-cold, rr-warm, rr-c4000, rr-c8, rr-c64; RR_PORT): the
+# workers in the real-time round-robin class, where the kernel runs ready
+# workers in the order they woke. It needs CAP_SYS_NICE; without it the
+# server runs fair and its log says so (the rows then repeat ours).
+#
 # A/B against another build: BASE_BIN=path runs that wirebench binary
 # beside this checkout's in sections 1-3 (rows base-cold, base-warm,
 # base-c4000, base-c8, base-c64: a fresh process wherever ours is one, the
@@ -58,9 +64,9 @@
 # Installs wrk and nginx with apt-get when they are missing (as root).
 #
 # Usage: benches/server-pressure.sh
-#   env: ROUNDS=3 DURATION=5s SOAK=600s ONLY="" SKIP="" BASE_REV=935b724
+#   env: ROUNDS=3 DURATION=5s SOAK=600s ONLY="" SKIP="" BASE_REV=935b724 RR=1
 #        BASE_BIN=path AB_REV=rev CATALOG_CONNS=8 FLOOR_BACKLOG=somaxconn IDLE_CONNS=200 EVICT_CAP=200 SERVER_CPU=0 WRK_CPU=1
-#        OUR_PORT=18090 NGINX_PORT=18091 FLOOR_PORT=18092 BASE_PORT=18093 OUT=dir
+#        OUR_PORT=18090 NGINX_PORT=18091 FLOOR_PORT=18092 BASE_PORT=18093 RR_PORT=18094 OUT=dir
 #   an A/B of this checkout against main: AB_REV=main ONLY="1 2 3" benches/server-pressure.sh
 #   a short sanity run: ROUNDS=1 DURATION=1s SOAK=10s SKIP="5 7" benches/server-pressure.sh
 set -euo pipefail
@@ -78,6 +84,8 @@ FLOOR_BACKLOG=${FLOOR_BACKLOG:-$(cat /proc/sys/net/core/somaxconn 2>/dev/null ||
 BASE_PORT=${BASE_PORT:-18093}
 BASE_BIN=${BASE_BIN:-}
 AB_REV=${AB_REV:-}
+RR=${RR:-1}
+RR_PORT=${RR_PORT:-18094}
 IDLE_CONNS=${IDLE_CONNS:-200}
 EVICT_CAP=${EVICT_CAP:-200}
 SPARE_TIMEOUT=${SPARE_TIMEOUT:-2s}
@@ -163,21 +171,27 @@ start_server() {
 start_ours() { start_server OUR_PID "$BIN" "$OUR_PORT" wirebench.log "$@"; }
 # start_base CPU_LIST EXTRA_FLAGS... : sets BASE_PID (BASE_BIN on BASE_PORT)
 start_base() { start_server BASE_PID "$BASE_BIN" "$BASE_PORT" base.log "$@"; }
+# start_rr CPU_LIST EXTRA_FLAGS... : sets RR_PID (this checkout with --sched rr on RR_PORT)
+start_rr() {
+    local cpus=$1
+    shift
+    start_server RR_PID "$BIN" "$RR_PORT" rr.log "$cpus" --sched rr "$@"
+}
 stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
 
-# ab ROUND FN... : runs `FN ours` and, with BASE_BIN, `FN base`, base first in even rounds
+# ab ROUND FN... : runs `FN ours`, with RR=1 `FN rr`, and with BASE_BIN
+# `FN base`; in even rounds in the reverse order
 ab() {
-    local round=$1
+    local round=$1 who order=(ours)
     shift
-    if [ -z "$BASE_BIN" ]; then
-        "$@" ours
-    elif [ $((round % 2)) = 1 ]; then
-        "$@" ours
-        "$@" base
-    else
-        "$@" base
-        "$@" ours
+    [ "$RR" = 1 ] && order+=(rr)
+    [ -n "$BASE_BIN" ] && order+=(base)
+    if [ $((round % 2)) = 0 ]; then
+        local reversed=()
+        for who in "${order[@]}"; do reversed=("$who" "${reversed[@]}"); done
+        order=("${reversed[@]}")
     fi
+    for who in "${order[@]}"; do "$@" "$who"; done
 }
 
 # start_floor CPU_LIST : sets FLOOR_PID (listening with $FLOOR_BACKLOG, as wirebench does)
@@ -242,11 +256,14 @@ if ! skipped 1; then
         if [ "$who" = ours ]; then
             start_ours "$SERVER_CPU"
             pid=$OUR_PID port=$OUR_PORT log=wirebench.log
+        elif [ "$who" = rr ]; then
+            start_rr "$SERVER_CPU"
+            pid=$RR_PID port=$RR_PORT log=rr.log
         else
             start_base "$SERVER_CPU"
             pid=$BASE_PID port=$BASE_PORT log=base.log
         fi
-        grep -h "backlog" "$OUT/$log" | sed 's/^/   /'
+        grep -hE "backlog|sched|acceptor" "$OUT/$log" | sed 's/^/   /'
         run_wrk "$who-cold-r$round" "$pid" "$WRK_CPU" -t1 -c1000 -d"$DURATION" "http://127.0.0.1:$port/ping"
         run_wrk "$who-warm-r$round" "$pid" "$WRK_CPU" -t1 -c1000 -d"$DURATION" "http://127.0.0.1:$port/ping"
         echo "   (threads after the warm run: $(awk '/^Threads/ {print $2}' "/proc/$pid/status"))"
@@ -274,6 +291,9 @@ if ! skipped 2; then
         if [ "$who" = ours ]; then
             start_ours "$SERVER_CPU" --max-connections 4096
             pid=$OUR_PID port=$OUR_PORT
+        elif [ "$who" = rr ]; then
+            start_rr "$SERVER_CPU" --max-connections 4096
+            pid=$RR_PID port=$RR_PORT
         else
             start_base "$SERVER_CPU" --max-connections 4096
             pid=$BASE_PID port=$BASE_PORT
@@ -298,12 +318,15 @@ if ! skipped 3; then
     echo "## 3. the design's floor, pinned: /ping at c=8 and c=64, wirebench vs floor_server vs nginx"
     start_ours "$SERVER_CPU"
     [ -n "$BASE_BIN" ] && start_base "$SERVER_CPU"
+    [ "$RR" = 1 ] && start_rr "$SERVER_CPU"
     start_floor "$SERVER_CPU"
     start_nginx 1 "$SERVER_CPU"
     # floor_case C ROUND ours|base
     floor_case() {
         if [ "$3" = ours ]; then
             run_wrk "ours-c$1-r$2" "$OUR_PID" "$WRK_CPU" -t1 -c"$1" -d"$DURATION" "http://127.0.0.1:$OUR_PORT/ping"
+        elif [ "$3" = rr ]; then
+            run_wrk "rr-c$1-r$2" "$RR_PID" "$WRK_CPU" -t1 -c"$1" -d"$DURATION" "http://127.0.0.1:$RR_PORT/ping"
         else
             run_wrk "base-c$1-r$2" "$BASE_PID" "$WRK_CPU" -t1 -c"$1" -d"$DURATION" "http://127.0.0.1:$BASE_PORT/ping"
         fi
@@ -317,6 +340,7 @@ if ! skipped 3; then
     done
     stop "$OUR_PID"
     [ -n "$BASE_BIN" ] && stop "$BASE_PID"
+    [ "$RR" = 1 ] && stop "$RR_PID"
     stop "$FLOOR_PID"
     stop "$NGINX_PID"
 fi
@@ -370,6 +394,9 @@ if [ -s "$OUT/summary.txt" ]; then
                 if (k ~ /^ours-(cold|warm|c4000|c8-|c64-)/) { n = k; sub(/^ours-/, "nginx1-", n); refs[n] = 1 }
                 if (k ~ /^ours-(cold|warm|c4000|c8-|c64-)/) { n = k; sub(/^ours-/, "floor-", n); refs[n] = 1 }
                 if (k ~ /^ours-(cold|warm|c4000|c8-|c64-)/) { n = k; sub(/^ours-/, "base-", n); refs[n] = 1 }
+                if (k ~ /^rr-(cold|warm|c4000|c8-|c64-)/) { n = k; sub(/^rr-/, "nginx1-", n); refs[n] = 1 }
+                if (k ~ /^rr-(cold|warm|c4000|c8-|c64-)/) { n = k; sub(/^rr-/, "floor-", n); refs[n] = 1 }
+                if (k ~ /^rr-(cold|warm|c4000|c8-|c64-)/) { n = k; sub(/^rr-/, "ours-", n); refs[n] = 1 }
                 if (k ~ /^base-(cold|warm|c4000|c8-|c64-)/) { n = k; sub(/^base-/, "nginx1-", n); refs[n] = 1 }
                 if (k ~ /^base-(cold|warm|c4000|c8-|c64-)/) { n = k; sub(/^base-/, "floor-", n); refs[n] = 1 }
                 if (k ~ /^floor-(cold|warm|c4000)/) { n = k; sub(/^floor-/, "nginx1-", n); refs[n] = 1 }
