@@ -245,7 +245,8 @@ fn self_test_the_priority_probe_sees_a_raised_serving_thread() {
 #[test]
 fn with_sched_rr_the_server_runs_real_time_or_says_why_not() {
     use wirebench::http::config::SchedClass;
-    use wirebench::http::pool::{Priorities, RAISED_RT, WORKER_RT};
+    use wirebench::http::config::{RAISED_RT, WORKER_RT};
+    use wirebench::http::pool::Priorities;
     let base = wirebench::http::sys::thread_nice().unwrap();
     let server = start_with(|c| {
         c.start_threads = 1;

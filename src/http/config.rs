@@ -98,6 +98,12 @@ pub enum SchedClass {
     RoundRobin,
 }
 
+/// With `--sched rr`: the real-time priority of the acceptor and the
+/// spawner, above the workers' so that they preempt a worker when they wake.
+pub const RAISED_RT: i32 = 2;
+/// With `--sched rr`: the workers' and the encoders' real-time priority.
+pub const WORKER_RT: i32 = 1;
+
 impl std::str::FromStr for SchedClass {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {

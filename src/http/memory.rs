@@ -48,11 +48,11 @@ impl Resources {
 }
 
 /// The encoders' scheduling: the workers' real-time class with `--sched rr`
-/// (the class the server got, see [`super::pool::Priorities::available`]);
+/// (the class the server got: the server falls back to `Fair` when refused);
 /// otherwise the starting thread's, which they inherit.
 fn encoder_sched(class: super::config::SchedClass) -> Option<super::sys::Sched> {
     match class {
         super::config::SchedClass::Fair => None,
-        super::config::SchedClass::RoundRobin => Some(super::sys::Sched::RoundRobin(super::pool::WORKER_RT)),
+        super::config::SchedClass::RoundRobin => Some(super::sys::Sched::RoundRobin(super::config::WORKER_RT)),
     }
 }

@@ -88,7 +88,7 @@
 //! until every worker has exited. A worker stuck writing to a client that
 //! does not read is bounded by the response's send deadline.
 
-use super::config::SchedClass;
+use super::config::{RAISED_RT, SchedClass, WORKER_RT};
 use super::conn::{self, Worker};
 use super::date::DateCache;
 use super::shared::{Shared, Slot, refuse};
@@ -179,11 +179,6 @@ struct State {
 
 /// The nice value the acceptor and the spawner ask for in the fair class (the highest priority).
 pub const RAISED_NICE: i32 = -20;
-/// With `--sched rr`: the real-time priority of the acceptor and the
-/// spawner, above the workers' so that they preempt a worker when they wake.
-pub const RAISED_RT: i32 = 2;
-/// With `--sched rr`: the workers' and the encoders' real-time priority.
-pub const WORKER_RT: i32 = 1;
 
 /// The scheduling of the server's threads (`--sched`, [`SchedClass`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

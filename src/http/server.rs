@@ -19,7 +19,7 @@
 //! refuses quickly instead of letting connections hang.
 //!
 //! The acceptor asks for the highest scheduling priority (nice
-//! [`super::pool::RAISED_NICE`], or [`super::pool::RAISED_RT`] with `--sched rr`;
+//! [`super::pool::RAISED_NICE`], or [`super::config::RAISED_RT`] with `--sched rr`;
 //! see [`super::pool`]): under a burst it is one thread among thousands of
 //! runnable workers and must still drain the queue.
 //!
