@@ -258,6 +258,8 @@ fn with_sched_rr_the_server_runs_real_time_or_says_why_not() {
         assert_eq!(server.priorities(), Priorities::of(SchedClass::Fair, base));
         let answers = burst(server.local_addr(), 8, "/__sched");
         assert!(answers.iter().all(|r| r.text() == format!("nice {base}")));
+        let metrics = Client::connect(server.local_addr()).get("/metrics").text();
+        assert!(metrics.lines().any(|l| l == "wirebench_sched_realtime 0"), "{metrics}");
         return;
     }
     assert_eq!(
@@ -281,6 +283,8 @@ fn with_sched_rr_the_server_runs_real_time_or_says_why_not() {
         );
     }
     assert!(server.stats().started >= 64, "{:?}", server.stats());
+    let metrics = Client::connect(server.local_addr()).get("/metrics").text();
+    assert!(metrics.lines().any(|l| l == "wirebench_sched_realtime 1"), "{metrics}");
     // Only this test's server has real-time threads; its acceptor and
     // spawner name and move themselves once they run.
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());

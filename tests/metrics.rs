@@ -243,6 +243,11 @@ fn the_listen_queue_and_the_machine_s_overflows_are_exported() {
         );
     }
     assert_eq!(get(&samples, "wirebench_listen_backlog", &[]), 100.0);
+    assert_eq!(
+        get(&samples, "wirebench_sched_realtime", &[]),
+        0.0,
+        "the fair class by default"
+    );
     assert_eq!(get(&samples, "wirebench_listen_queue_length", &[]), 0.0);
     assert_eq!(get(&samples, "wirebench_listen_drops_total", &[]), 0.0);
     let netstat = std::fs::read_to_string("/proc/net/netstat").unwrap();

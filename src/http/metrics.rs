@@ -24,6 +24,7 @@
 //! | `wirebench_http_worker_threads` | gauge | `state` = `busy` or `idle` |
 //! | `wirebench_http_refused_connections_total` | counter | connections answered 503 at the connection limit |
 //! | `wirebench_http_queue_wait_max_seconds` | gauge | the longest a connection waited from its accept to a worker taking it, since the start |
+//! | `wirebench_sched_realtime` | gauge | 1 when the workers run in the real-time round-robin class (`--sched rr`, granted), else 0 |
 //! | `wirebench_listen_queue_length` | gauge | connections waiting in the listening socket's accept queue (`TCP_INFO`) |
 //! | `wirebench_listen_backlog` | gauge | that queue's capacity: `--backlog` after the kernel's `somaxconn` cap |
 //! | `wirebench_listen_drops_total` | counter | connects this listening socket dropped, its queue full (`SO_MEMINFO`) |
@@ -310,6 +311,8 @@ pub struct Gauges {
     pub idle_threads: usize,
     /// The longest a connection waited from its accept to a worker taking it.
     pub queue_wait_max: std::time::Duration,
+    /// The workers run in the real-time round-robin class (`--sched rr`, granted).
+    pub realtime: bool,
 }
 
 /// Reads the pool's gauges at scrape time (set once the pool exists).
@@ -504,6 +507,13 @@ impl Registry {
              wirebench_http_queue_wait_max_seconds {}",
             gauges.queue_wait_max.as_secs_f64()
         );
+        let _ = writeln!(
+            s,
+            "# HELP wirebench_sched_realtime 1 when the workers run in the real-time round-robin class (--sched rr, granted), else 0.\n\
+             # TYPE wirebench_sched_realtime gauge\n\
+             wirebench_sched_realtime {}",
+            u8::from(gauges.realtime)
+        );
         kernel.render(&mut s);
         out.extend_from_slice(s.as_bytes());
     }
@@ -689,6 +699,7 @@ mod tests {
             busy_threads: 2,
             idle_threads: 5,
             queue_wait_max: std::time::Duration::from_micros(2_500),
+            realtime: true,
         };
         reg.render(gauges, &Kernel::default(), &mut out);
         let text = String::from_utf8(out).unwrap();
@@ -710,6 +721,7 @@ mod tests {
             "wirebench_http_worker_threads{state=\"idle\"} 5",
             "wirebench_http_refused_connections_total 1",
             "wirebench_http_queue_wait_max_seconds 0.0025",
+            "wirebench_sched_realtime 1",
         ] {
             assert!(text.lines().any(|l| l == line), "missing {line:?} in\n{text}");
         }

@@ -451,6 +451,7 @@ impl Pool {
             busy_threads: st.threads - st.idle.min(st.threads),
             idle_threads: st.idle,
             queue_wait_max: st.queue_wait_max,
+            realtime: matches!(self.prio.worker, Sched::RoundRobin(_)),
         }
     }
 
