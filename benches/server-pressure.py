@@ -24,7 +24,10 @@
                                machine's TcpExt listen counters during the run
                                (/proc/net/netstat diff), and the CPU used by
                                everything but CMD and the PIDs' process trees
-                               (/proc/stat), flagged when over 5% of a core
+                               (/proc/stat), flagged when over 5% of a core;
+                               per request, the PIDs' CPU time and how often
+                               CMD went to sleep (its voluntary context
+                               switches, from wait4)
 """
 import os
 import re
@@ -191,9 +194,19 @@ def case(name, out, pids, cmd):
     rps, p99, timeouts, non2xx, errs = wrk_summary(text)
     counters = " ".join(f"{k}={n1.get(k, 0) - n0.get(k, 0)}" for k in NETSTAT_KEYS)
     flag = "  NOISY: other processes used more than 5% of a core" if other > QUIET_CORE_SHARE else ""
+    # Per request: the server's CPU (the PIDs' trees), and how often the
+    # client went to sleep for want of a response (its voluntary context
+    # switches, every thread's, from wait4): a response that finds the client
+    # asleep costs the server's core a cross-core wake-up.
+    done = re.search(r"^\s*(\d+) requests in", text, re.M)
+    per_request = ""
+    if done and int(done.group(1)) > 0:
+        n = int(done.group(1))
+        server_us = (p1 - p0) / HZ / n * 1e6
+        per_request = f"; per request: server CPU {server_us:.2f} us, client slept {usage.ru_nvcsw / n:.3f} times"
     print(
         f"{name:<26} {rps:>10} req/s  p99 {p99:<9} timeouts {timeouts:<5} non-2xx {non2xx:<6} "
-        f"errors: {errs}\n{'':<26} machine: {counters}; other CPU {other * 100:.1f}% of a core{flag}",
+        f"errors: {errs}\n{'':<26} machine: {counters}; other CPU {other * 100:.1f}% of a core{per_request}{flag}",
         flush=True,
     )
 
