@@ -151,25 +151,30 @@ impl std::fmt::Display for Sched {
     }
 }
 
-/// Moves the calling thread to `sched`. Entering the real-time class, or
-/// raising a real-time priority, needs `CAP_SYS_NICE` (or `RLIMIT_RTPRIO`):
-/// without it the error is `PermissionDenied` and nothing changes. Leaving
-/// it, or lowering the priority, needs none.
+/// Moves the calling thread to `sched`.
+///
+/// - [`Sched::RoundRobin`]: entering the real-time class, or raising a
+///   real-time priority, needs `CAP_SYS_NICE` (or `RLIMIT_RTPRIO`): without
+///   it the error is `PermissionDenied` and nothing changes. Lowering the
+///   priority needs none.
+/// - [`Sched::Fair`]: sets the nice value only (`setpriority`), as the
+///   server did before it had classes: a thread started under `chrt -b`
+///   keeps `SCHED_BATCH`, and one started under `chrt -r` stays real-time
+///   (its nice value then has no effect). The server never moves a thread
+///   out of the real-time class.
 pub fn set_thread_sched(sched: Sched) -> io::Result<()> {
-    let (policy, priority) = match sched {
-        Sched::Fair(_) => (SCHED_OTHER, 0),
-        Sched::RoundRobin(priority) => (SCHED_RR, priority),
+    let priority = match sched {
+        Sched::Fair(nice) => return set_thread_nice(nice),
+        Sched::RoundRobin(priority) => priority,
     };
     let param = SchedParam { priority };
     // SAFETY: `param` is a live `struct sched_param` that the call only
     // reads; `pid = 0` is the calling thread on Linux.
-    let rc = unsafe { sched_setscheduler(0, policy, &param) };
-    if rc != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    match sched {
-        Sched::Fair(nice) => set_thread_nice(nice),
-        Sched::RoundRobin(_) => Ok(()),
+    let rc = unsafe { sched_setscheduler(0, SCHED_RR, &param) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
     }
 }
 
@@ -438,9 +443,10 @@ mod tests {
             match set_thread_sched(Sched::RoundRobin(1)) {
                 Ok(()) => {
                     assert_eq!(thread_sched().unwrap(), Sched::RoundRobin(1));
-                    // Back to the fair class at the nice value it had: no privilege needed.
-                    set_thread_sched(before).unwrap();
-                    assert_eq!(thread_sched().unwrap(), before);
+                    // `Fair` sets only the nice value: the thread stays
+                    // real-time (it ends with this test).
+                    set_thread_sched(Sched::Fair(3)).unwrap();
+                    assert_eq!(thread_sched().unwrap(), Sched::RoundRobin(1));
                 }
                 Err(e) => {
                     assert_eq!(e.kind(), io::ErrorKind::PermissionDenied, "{e}");
