@@ -105,19 +105,35 @@ pub fn set_thread_nice(nice: i32) -> io::Result<()> {
     }
 }
 
-/// The calling thread's nice value, from `/proc/thread-self/stat` (field 19,
-/// counted after the parenthesised command name, which may hold spaces).
+/// The calling thread's nice value, from `/proc/thread-self/stat`.
 pub fn thread_nice() -> io::Result<i32> {
-    let stat = std::fs::read_to_string("/proc/thread-self/stat")?;
-    nice_of_stat(&stat)
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "no nice field in /proc/thread-self/stat"))
+    own_stat(nice_of_stat, "nice")
 }
 
 /// Field 19 (`nice`) of a `/proc/…/stat` line.
 pub fn nice_of_stat(stat: &str) -> Option<i32> {
+    stat_field(stat, 19)
+}
+
+/// Field `n` (counted from 1, as in proc(5)) of a `/proc/…/stat` line, for
+/// `n` ≥ 3: counted after the parenthesised command name, which may hold
+/// spaces and parentheses.
+fn stat_field(stat: &str, n: usize) -> Option<i32> {
     let (_, rest) = stat.rsplit_once(')')?;
-    // Fields 3 (state) onwards; nice is the 17th of them.
-    rest.split_ascii_whitespace().nth(16)?.parse().ok()
+    // Field 3 (state) is the first after the name.
+    rest.split_ascii_whitespace().nth(n.checked_sub(3)?)?.parse().ok()
+}
+
+/// `parse` applied to the calling thread's `/proc/thread-self/stat`; an
+/// `InvalidData` error naming `what` when it finds nothing.
+fn own_stat<T>(parse: fn(&str) -> Option<T>, what: &str) -> io::Result<T> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat")?;
+    parse(&stat).ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("no {what} field in /proc/thread-self/stat"),
+        )
+    })
 }
 
 /// `struct sched_param` (sched.h): one `int`, the real-time priority.
@@ -180,21 +196,15 @@ pub fn set_thread_sched(sched: Sched) -> io::Result<()> {
 
 /// The calling thread's scheduling, from `/proc/thread-self/stat`.
 pub fn thread_sched() -> io::Result<Sched> {
-    let stat = std::fs::read_to_string("/proc/thread-self/stat")?;
-    sched_of_stat(&stat)
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "no policy field in /proc/thread-self/stat"))
+    own_stat(sched_of_stat, "policy")
 }
 
 /// The scheduling in a `/proc/…/stat` line: fields 41 (`policy`), 40
 /// (`rt_priority`) and 19 (`nice`). `None` for a class other than these two.
 pub fn sched_of_stat(stat: &str) -> Option<Sched> {
-    let (_, rest) = stat.rsplit_once(')')?;
-    // Fields 3 (state) onwards: field n is the (n - 3)th.
-    let fields: Vec<&str> = rest.split_ascii_whitespace().take(39).collect();
-    let field = |n: usize| fields.get(n - 3)?.parse::<i32>().ok();
-    match field(41)? {
-        SCHED_OTHER => Some(Sched::Fair(field(19)?)),
-        SCHED_RR => Some(Sched::RoundRobin(field(40)?)),
+    match stat_field(stat, 41)? {
+        SCHED_OTHER => Some(Sched::Fair(stat_field(stat, 19)?)),
+        SCHED_RR => Some(Sched::RoundRobin(stat_field(stat, 40)?)),
         _ => None,
     }
 }
