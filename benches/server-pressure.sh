@@ -41,6 +41,13 @@
 # workers in the order they woke. It needs CAP_SYS_NICE; without it the
 # server runs fair and its log says so (the rows then repeat ours).
 #
+# With FLOOR_HTTP=1 (the default) sections 1 and 3 also run the floor
+# server in its `http` mode (rows fhttp-cold, fhttp-warm, fhttp-c8,
+# fhttp-c64; FHTTP_PORT): the floor plus what any conforming server does per
+# request (the full parse, a Date header, a read timeout). Between the
+# floor and ours it shows what HTTP itself costs on this design, and what
+# wirebench adds to it (routing, limits, the pool, /metrics counters).
+#
 # A/B against another build: BASE_BIN=path runs that wirebench binary
 # beside this checkout's in sections 1-3 (rows base-cold, base-warm,
 # base-c4000, base-c8, base-c64: a fresh process wherever ours is one, the
@@ -64,9 +71,9 @@
 # Installs wrk and nginx with apt-get when they are missing (as root).
 #
 # Usage: benches/server-pressure.sh
-#   env: ROUNDS=3 DURATION=5s SOAK=600s ONLY="" SKIP="" BASE_REV=935b724 RR=1
+#   env: ROUNDS=3 DURATION=5s SOAK=600s ONLY="" SKIP="" BASE_REV=935b724 RR=1 FLOOR_HTTP=1
 #        BASE_BIN=path AB_REV=rev CATALOG_CONNS=8 FLOOR_BACKLOG=somaxconn IDLE_CONNS=200 EVICT_CAP=200 SERVER_CPU=0 WRK_CPU=1
-#        OUR_PORT=18090 NGINX_PORT=18091 FLOOR_PORT=18092 BASE_PORT=18093 RR_PORT=18094 OUT=dir
+#        OUR_PORT=18090 NGINX_PORT=18091 FLOOR_PORT=18092 BASE_PORT=18093 RR_PORT=18094 FHTTP_PORT=18095 OUT=dir
 #   an A/B of this checkout against main: AB_REV=main ONLY="1 2 3" benches/server-pressure.sh
 #   a short sanity run: ROUNDS=1 DURATION=1s SOAK=10s SKIP="5 7" benches/server-pressure.sh
 set -euo pipefail
@@ -79,6 +86,8 @@ BASE_REV=${BASE_REV:-935b724}
 CATALOG_CONNS=${CATALOG_CONNS:-8}
 BURST=${BURST:-1000}
 FLOOR_PORT=${FLOOR_PORT:-18092}
+FHTTP_PORT=${FHTTP_PORT:-18095}
+FLOOR_HTTP=${FLOOR_HTTP:-1}
 FLOOR_BACKLOG=${FLOOR_BACKLOG:-$(cat /proc/sys/net/core/somaxconn 2>/dev/null || echo 4096)}
 [ "$FLOOR_BACKLOG" -gt 4096 ] && FLOOR_BACKLOG=4096
 BASE_PORT=${BASE_PORT:-18093}
@@ -201,6 +210,13 @@ start_floor() {
     pids+=("$FLOOR_PID")
     wait_port "$FLOOR_PORT"
 }
+# start_fhttp CPU_LIST : sets FHTTP_PID (the floor server's http mode on $FHTTP_PORT)
+start_fhttp() {
+    taskset -c "$1" "$FLOOR" "127.0.0.1:$FHTTP_PORT" "$FLOOR_BACKLOG" http >"$OUT/fhttp.log" 2>&1 &
+    FHTTP_PID=$!
+    pids+=("$FHTTP_PID")
+    wait_port "$FHTTP_PORT"
+}
 
 # start_nginx WORKERS CPU_LIST : sets NGINX_PID
 start_nginx() {
@@ -280,6 +296,12 @@ if ! skipped 1; then
         run_wrk "floor-cold-r$round" "$FLOOR_PID" "$WRK_CPU" -t1 -c1000 -d"$DURATION" "http://127.0.0.1:$FLOOR_PORT/ping"
         run_wrk "floor-warm-r$round" "$FLOOR_PID" "$WRK_CPU" -t1 -c1000 -d"$DURATION" "http://127.0.0.1:$FLOOR_PORT/ping"
         stop "$FLOOR_PID"
+        if [ "$FLOOR_HTTP" = 1 ]; then
+            start_fhttp "$SERVER_CPU"
+            run_wrk "fhttp-cold-r$round" "$FHTTP_PID" "$WRK_CPU" -t1 -c1000 -d"$DURATION" "http://127.0.0.1:$FHTTP_PORT/ping"
+            run_wrk "fhttp-warm-r$round" "$FHTTP_PID" "$WRK_CPU" -t1 -c1000 -d"$DURATION" "http://127.0.0.1:$FHTTP_PORT/ping"
+            stop "$FHTTP_PID"
+        fi
     done
 fi
 
@@ -320,6 +342,7 @@ if ! skipped 3; then
     [ -n "$BASE_BIN" ] && start_base "$SERVER_CPU"
     [ "$RR" = 1 ] && start_rr "$SERVER_CPU"
     start_floor "$SERVER_CPU"
+    [ "$FLOOR_HTTP" = 1 ] && start_fhttp "$SERVER_CPU"
     start_nginx 1 "$SERVER_CPU"
     # floor_case C ROUND ours|base
     floor_case() {
@@ -335,6 +358,7 @@ if ! skipped 3; then
         for c in 8 64; do
             ab "$round" floor_case "$c" "$round"
             run_wrk "floor-c$c-r$round" "$FLOOR_PID" "$WRK_CPU" -t1 -c"$c" -d"$DURATION" "http://127.0.0.1:$FLOOR_PORT/ping"
+            [ "$FLOOR_HTTP" = 1 ] && run_wrk "fhttp-c$c-r$round" "$FHTTP_PID" "$WRK_CPU" -t1 -c"$c" -d"$DURATION" "http://127.0.0.1:$FHTTP_PORT/ping"
             run_wrk "nginx1-c$c-r$round" "$NGINX_PID" "$WRK_CPU" -t1 -c"$c" -d"$DURATION" "http://127.0.0.1:$NGINX_PORT/ping"
         done
     done
@@ -342,6 +366,7 @@ if ! skipped 3; then
     [ -n "$BASE_BIN" ] && stop "$BASE_PID"
     [ "$RR" = 1 ] && stop "$RR_PID"
     stop "$FLOOR_PID"
+    [ "$FLOOR_HTTP" = 1 ] && stop "$FHTTP_PID"
     stop "$NGINX_PID"
 fi
 
@@ -399,7 +424,10 @@ if [ -s "$OUT/summary.txt" ]; then
                 if (k ~ /^rr-(cold|warm|c4000|c8-|c64-)/) { n = k; sub(/^rr-/, "ours-", n); refs[n] = 1 }
                 if (k ~ /^base-(cold|warm|c4000|c8-|c64-)/) { n = k; sub(/^base-/, "nginx1-", n); refs[n] = 1 }
                 if (k ~ /^base-(cold|warm|c4000|c8-|c64-)/) { n = k; sub(/^base-/, "floor-", n); refs[n] = 1 }
+                if (k ~ /^ours-(cold|warm|c8-|c64-)/) { n = k; sub(/^ours-/, "fhttp-", n); refs[n] = 1 }
                 if (k ~ /^floor-(cold|warm|c4000)/) { n = k; sub(/^floor-/, "nginx1-", n); refs[n] = 1 }
+                if (k ~ /^fhttp-(cold|warm|c8-|c64-)/) { n = k; sub(/^fhttp-/, "nginx1-", n); refs[n] = 1 }
+                if (k ~ /^fhttp-(cold|warm|c8-|c64-)/) { n = k; sub(/^fhttp-/, "floor-", n); refs[n] = 1 }
                 if (k ~ /^ours-2cores/) { n = k; sub(/^ours-/, "nginx2-", n); refs[n] = 1 }
                 if (k ~ /^ours-json1000/) { n = k; sub(/^ours-/, "base-", n); refs[n] = 1 }
                 for (n in refs)

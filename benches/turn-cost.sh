@@ -2,7 +2,8 @@
 # What one /ping request costs in user space when every connection has its
 # own thread and the threads take turns on one core: instructions and
 # simulated cache misses per request, wirebench beside the floor server
-# (examples/floor_server.rs), at CONNS connections.
+# (examples/floor_server.rs) and the floor server's `http` mode (`fhttp`:
+# the full parse, a Date header, a read timeout), at CONNS connections.
 #
 #   benches/turn-cost.sh [WIREBENCH_BIN [FLOOR_BIN]]
 #   env: CONNS=1000 WARM=5s DURATION=10s PORT=18490 (durations in whole seconds)
@@ -97,3 +98,5 @@ echo "# /ping at -c$CONNS, $DURATION measured after $WARM of warm-up; callgrind,
 measure ours "$BIN" serve --addr "127.0.0.1:$PORT" --max-count 1000
 PORT=$((PORT + 1)) # the first server's socket may still be closing
 measure floor "$FLOOR" "127.0.0.1:$PORT" 4096
+PORT=$((PORT + 1))
+measure fhttp "$FLOOR" "127.0.0.1:$PORT" 4096 http

@@ -8,7 +8,16 @@
 //! Not a server to use: a request split across reads or pipelined behind
 //! another is answered once per read that ends a head.
 //!
-//! Usage: `cargo run --release --example floor_server -- [ADDR] [BACKLOG]`
+//! With `http` as its third argument it does, per request, what any
+//! conforming HTTP/1.1 origin server must and nothing more: the request head
+//! is parsed in full (wirebench's parser, `src/http/parse.rs`), the response
+//! carries a `Date` (RFC 9110 §6.6.1; wirebench's once-a-second cache) and is
+//! written with wirebench's head writer, and a blocked read has a timeout
+//! (set once per connection). No routing, no pool, no limits beyond the
+//! parser's, no metrics. The script runs it as `floor-http`: the cost of
+//! HTTP itself on this design, between the bare floor and `wirebench serve`.
+//!
+//! Usage: `cargo run --release --example floor_server -- [ADDR] [BACKLOG] [http]`
 //! (default `127.0.0.1:18092`, backlog 128 as std leaves it).
 
 use std::io::{Read, Write};
@@ -32,6 +41,49 @@ fn serve(mut stream: TcpStream) {
     }
 }
 
+/// The `http` mode's connection: parse, `Date`, head writer, read timeout.
+fn serve_http(mut stream: TcpStream) {
+    use wirebench::http::response::{self, Connection, Head};
+    use wirebench::http::{Limits, date::DateCache, parse};
+    const BODY: &[u8] = b"{\"message\":\"pong\"}";
+    let limits = Limits::default();
+    let head_ok = Head::ok("application/json", "");
+    if stream.set_nodelay(true).is_err()
+        || stream
+            .set_read_timeout(Some(std::time::Duration::from_secs(60)))
+            .is_err()
+    {
+        return;
+    }
+    let mut buf = vec![0u8; 4096];
+    let mut head = Vec::with_capacity(256);
+    let mut date = DateCache::new();
+    let mut filled = 0;
+    loop {
+        match stream.read(&mut buf[filled..]) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => filled += n,
+        }
+        loop {
+            let used = match parse::parse(&buf[..filled], &limits) {
+                Ok(parse::Parsed::Complete(req)) => req.head_len,
+                Ok(parse::Parsed::Partial) if filled < buf.len() => break,
+                _ => return, // a bad or oversized head: this floor just closes
+            };
+            head.clear();
+            response::write_head(&mut head, &head_ok, date.get(), BODY.len(), Connection::Default);
+            if response::send(&mut stream, &mut head, BODY).is_err() {
+                return;
+            }
+            buf.copy_within(used..filled, 0);
+            filled -= used;
+            if filled == 0 {
+                break;
+            }
+        }
+    }
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let addr = args.next().unwrap_or_else(|| "127.0.0.1:18092".into());
@@ -40,10 +92,18 @@ fn main() {
         let backlog: u32 = backlog.parse().expect("BACKLOG is a number");
         wirebench::http::sys::set_backlog(&listener, backlog).expect("listen(2)");
     }
-    println!("floor_server: listening on http://{addr}");
+    let http = match args.next().as_deref() {
+        None => false,
+        Some("http") => true,
+        Some(other) => panic!("MODE is `http` or absent, not {other:?}"),
+    };
+    println!(
+        "floor_server: listening on http://{addr}{}",
+        if http { " (http)" } else { "" }
+    );
     for stream in listener.incoming().flatten() {
         let _ = std::thread::Builder::new()
             .stack_size(64 * 1024)
-            .spawn(move || serve(stream));
+            .spawn(move || if http { serve_http(stream) } else { serve(stream) });
     }
 }
