@@ -17,6 +17,15 @@
                                first-byte times: median, p99, max, and the
                                median of the last 10% of connections to
                                complete their connect
+  ratios SUMMARY               from the case lines in SUMMARY: every row's
+                               requests/s and p99 over its references' in the
+                               same round (ours and rr over nginx, the floor,
+                               fhttp; ours over base; rr over ours; the
+                               floors over nginx; fhttp over the floor),
+                               one line per round, then per pair the median
+                               of the rounds' ratios with its distribution-
+                               free 95% interval (the order statistics
+                               src/measure/significance.rs::median_ci uses)
   case NAME OUT PID[,PID..] -- CMD...
                                runs CMD (a wrk run), keeps its output in
                                OUT/NAME.txt, and prints one line: requests/s,
@@ -29,6 +38,7 @@
                                CMD went to sleep (its voluntary context
                                switches, from wait4)
 """
+import math
 import os
 import re
 import socket
@@ -101,6 +111,91 @@ def wrk_summary(text):
         non2xx.group(1) if non2xx else "0",
         errs.group(1) if errs else "none",
     )
+
+
+# ratios: (row kind, reference kind, the cases where the pair is compared)
+RATIO_PAIRS = [
+    ("ours", "nginx1", "cold|warm|c4000|c8|c64"),
+    ("ours", "floor", "cold|warm|c4000|c8|c64"),
+    ("ours", "fhttp", "cold|warm|c4000|c8|c64"),
+    ("rr", "fhttp", "cold|warm|c4000|c8|c64"),
+    ("ours", "base", "cold|warm|c4000|c8|c64"),
+    ("rr", "nginx1", "cold|warm|c4000|c8|c64"),
+    ("rr", "floor", "cold|warm|c4000|c8|c64"),
+    ("rr", "ours", "cold|warm|c4000|c8|c64"),
+    ("base", "nginx1", "cold|warm|c4000|c8|c64"),
+    ("base", "floor", "cold|warm|c4000|c8|c64"),
+    ("floor", "nginx1", "cold|warm|c4000"),
+    ("fhttp", "nginx1", "cold|warm|c4000|c8|c64"),
+    ("fhttp", "floor", "cold|warm|c4000|c8|c64"),
+    ("ours", "nginx2", "2cores"),
+    ("ours", "base", "json1000"),
+]
+
+
+def ms(p99):
+    """wrk's p99 (e.g. 850.00us, 12.3ms, 1.02s) in milliseconds, None if unreadable."""
+    m = re.fullmatch(r"([\d.]+)(us|ms|s)", p99)
+    if not m:
+        return None
+    return float(m.group(1)) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[m.group(2)]
+
+
+def median_interval(values, confidence=0.95):
+    """(median, lo, hi, coverage): lo and hi are the order statistics
+    x(k), x(n+1-k) for the largest k whose coverage 1 - 2 P(B <= k-1),
+    B ~ Binomial(n, 1/2), is still >= confidence (k = 1 when none is)."""
+    v = sorted(values)
+    n = len(v)
+    median = v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+    def coverage(k):
+        if k == 0 or 2 * k > n + 1:
+            return 0.0
+        return 1.0 - 2.0 * sum(math.comb(n, i) for i in range(k)) / 2**n
+
+    k = 1
+    while coverage(k + 1) >= confidence:
+        k += 1
+    return median, v[k - 1], v[n - k], coverage(k)
+
+
+def ratios(summary):
+    rps, p99 = {}, {}
+    with open(summary) as f:
+        for line in f:
+            t = line.split()
+            if len(t) >= 5 and t[2] == "req/s" and t[3] == "p99":
+                rps[t[0]] = float(t[1])
+                p99[t[0]] = ms(t[4])
+    groups = {}
+    lines = []
+    for row in rps:
+        m = re.fullmatch(r"([a-z0-9]+)-([a-z0-9]+)-r(\d+)", row)
+        if not m:
+            continue
+        kind, case_, rnd = m.groups()
+        for a, b, cases in RATIO_PAIRS:
+            ref = f"{b}-{case_}-r{rnd}"
+            if a != kind or not re.fullmatch(cases, case_) or ref not in rps or rps[ref] <= 0:
+                continue
+            r = rps[row] / rps[ref]
+            q = p99[row] / p99[ref] if p99[row] and p99[ref] else None
+            qs = f"{q:.2f}x" if q is not None else "?"
+            lines.append(f"{row:<24} req/s {r:.2f}x  p99 {qs}  (vs {ref})")
+            groups.setdefault((f"{kind}-{case_}", f"{b}-{case_}"), []).append((r, q))
+    for line in sorted(lines):
+        print(line)
+    print("## over rounds: median of the per-round ratios [95% interval of the median]")
+    for (row, ref), pairs in sorted(groups.items()):
+        out = [f"{row + ' / ' + ref:<28} n={len(pairs):<3}"]
+        for what, values in (("req/s", [r for r, _ in pairs]), ("p99", [q for _, q in pairs if q is not None])):
+            if not values:
+                continue
+            med, lo, hi, cov = median_interval(values)
+            note = "" if cov >= 0.95 else f" ({cov:.0%} only)"
+            out.append(f"{what} {med:.2f}x [{lo:.2f}, {hi:.2f}]{note}")
+        print("  ".join(out))
 
 
 def listen_queue(port):
@@ -402,5 +497,7 @@ if __name__ == "__main__":
         evict(int(sys.argv[2]), int(sys.argv[3]))
     elif cmd == "svg":
         svg(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif cmd == "ratios":
+        ratios(sys.argv[2])
     else:
         raise SystemExit(__doc__)

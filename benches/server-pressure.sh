@@ -41,9 +41,9 @@
 # workers in the order they woke. It needs CAP_SYS_NICE; without it the
 # server runs fair and its log says so (the rows then repeat ours).
 #
-# With FLOOR_HTTP=1 (the default) sections 1 and 3 also run the floor
-# server in its `http` mode (rows fhttp-cold, fhttp-warm, fhttp-c8,
-# fhttp-c64; FHTTP_PORT): the floor plus what any conforming server does per
+# With FLOOR_HTTP=1 (the default) sections 1-3 also run the floor
+# server in its `http` mode (rows fhttp-cold, fhttp-warm, fhttp-c4000,
+# fhttp-c8, fhttp-c64; FHTTP_PORT): the floor plus what any conforming server does per
 # request (the full parse, a Date header, a read timeout). Between the
 # floor and ours it shows what HTTP itself costs on this design, and what
 # wirebench adds to it (routing, limits, the pool, /metrics counters).
@@ -60,7 +60,9 @@
 # (somaxconn, at most 4096; FLOOR_BACKLOG overrides), so at c=1000 and
 # c=4000 it shows what thread-per-connection itself costs, not a short
 # listen queue. The ratios compare wirebench with nginx and with the floor
-# server of the same round.
+# server of the same round, round by round, then as the median over the
+# rounds with its distribution-free 95% interval (ROUNDS=6 is the fewest
+# whose interval reaches 95%).
 #
 # Every wrk case (sections 1-6) prints, beside wrk's figures, the machine's
 # TcpExt listen counters during the case (/proc/net/netstat before and
@@ -333,6 +335,11 @@ if ! skipped 2; then
         start_floor "$SERVER_CPU"
         run_wrk "floor-c4000-r$round" "$FLOOR_PID" "$WRK_CPU" -t1 -c4000 -d"$DURATION" "http://127.0.0.1:$FLOOR_PORT/ping"
         stop "$FLOOR_PID"
+        if [ "$FLOOR_HTTP" = 1 ]; then
+            start_fhttp "$SERVER_CPU"
+            run_wrk "fhttp-c4000-r$round" "$FHTTP_PID" "$WRK_CPU" -t1 -c4000 -d"$DURATION" "http://127.0.0.1:$FHTTP_PORT/ping"
+            stop "$FHTTP_PID"
+        fi
     done
 fi
 
@@ -411,30 +418,7 @@ fi
 
 if [ -s "$OUT/summary.txt" ]; then
     echo "## ratios (same round; requests/s and p99)"
-    awk '
-        $3 == "req/s" { rps[$1] = $2; p = $5; if (p ~ /us$/) v = p / 1000; else if (p ~ /ms$/) v = p + 0; else if (p ~ /s$/) v = p * 1000; p99[$1] = v }
-        END {
-            for (k in rps) {
-                split("", refs)
-                if (k ~ /^ours-(cold|warm|c4000|c8-|c64-)/) { n = k; sub(/^ours-/, "nginx1-", n); refs[n] = 1 }
-                if (k ~ /^ours-(cold|warm|c4000|c8-|c64-)/) { n = k; sub(/^ours-/, "floor-", n); refs[n] = 1 }
-                if (k ~ /^ours-(cold|warm|c4000|c8-|c64-)/) { n = k; sub(/^ours-/, "base-", n); refs[n] = 1 }
-                if (k ~ /^rr-(cold|warm|c4000|c8-|c64-)/) { n = k; sub(/^rr-/, "nginx1-", n); refs[n] = 1 }
-                if (k ~ /^rr-(cold|warm|c4000|c8-|c64-)/) { n = k; sub(/^rr-/, "floor-", n); refs[n] = 1 }
-                if (k ~ /^rr-(cold|warm|c4000|c8-|c64-)/) { n = k; sub(/^rr-/, "ours-", n); refs[n] = 1 }
-                if (k ~ /^base-(cold|warm|c4000|c8-|c64-)/) { n = k; sub(/^base-/, "nginx1-", n); refs[n] = 1 }
-                if (k ~ /^base-(cold|warm|c4000|c8-|c64-)/) { n = k; sub(/^base-/, "floor-", n); refs[n] = 1 }
-                if (k ~ /^ours-(cold|warm|c8-|c64-)/) { n = k; sub(/^ours-/, "fhttp-", n); refs[n] = 1 }
-                if (k ~ /^floor-(cold|warm|c4000)/) { n = k; sub(/^floor-/, "nginx1-", n); refs[n] = 1 }
-                if (k ~ /^fhttp-(cold|warm|c8-|c64-)/) { n = k; sub(/^fhttp-/, "nginx1-", n); refs[n] = 1 }
-                if (k ~ /^fhttp-(cold|warm|c8-|c64-)/) { n = k; sub(/^fhttp-/, "floor-", n); refs[n] = 1 }
-                if (k ~ /^ours-2cores/) { n = k; sub(/^ours-/, "nginx2-", n); refs[n] = 1 }
-                if (k ~ /^ours-json1000/) { n = k; sub(/^ours-/, "base-", n); refs[n] = 1 }
-                for (n in refs)
-                    if (n in rps && rps[n] > 0 && p99[n] > 0)
-                        printf "%-24s req/s %.2fx  p99 %.2fx  (vs %s)\n", k, rps[k] / rps[n], p99[k] / p99[n], n
-            }
-        }' "$OUT/summary.txt" | sort
+    python3 "$HELPER" ratios "$OUT/summary.txt"
 fi
 
 if ! skipped 7; then
