@@ -26,6 +26,9 @@
                                of the rounds' ratios with its distribution-
                                free 95% interval (the order statistics
                                src/measure/significance.rs::median_ci uses)
+  median CONFIDENCE X...       prints "median lo hi coverage" of the Xs as
+                               ratios does (tests/bench_helpers.rs checks it
+                               against median_ci)
   case NAME OUT PID[,PID..] -- CMD...
                                runs CMD (a wrk run), keeps its output in
                                OUT/NAME.txt, and prints one line: requests/s,
@@ -499,5 +502,7 @@ if __name__ == "__main__":
         svg(sys.argv[2], sys.argv[3], sys.argv[4])
     elif cmd == "ratios":
         ratios(sys.argv[2])
+    elif cmd == "median":
+        print(*median_interval([float(x) for x in sys.argv[3:]], float(sys.argv[2])))
     else:
         raise SystemExit(__doc__)

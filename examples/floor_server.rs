@@ -14,11 +14,16 @@
 //! carries a `Date` (RFC 9110 §6.6.1; wirebench's once-a-second cache) and is
 //! written with wirebench's head writer, and a blocked read has a timeout
 //! (set once per connection). No routing, no pool, no limits beyond the
-//! parser's, no metrics. The script runs it as `floor-http`: the cost of
+//! parser's, no metrics. The script runs it as `fhttp`: the cost of
 //! HTTP itself on this design, between the bare floor and `wirebench serve`.
+//! To take that cost apart, the third argument may name a part or several
+//! joined by `+` instead: `parse` (the full parse; without it, the end of
+//! the head is found as the bare floor finds it), `date` (the head written
+//! per request with its `Date`; without it, the bare floor's fixed
+//! response), `timeout` (the read timeout). `http` is `parse+date+timeout`.
 //!
-//! Usage: `cargo run --release --example floor_server -- [ADDR] [BACKLOG] [http]`
-//! (default `127.0.0.1:18092`, backlog 128 as std leaves it).
+//! Usage: `cargo run --release --example floor_server -- [ADDR] [BACKLOG] [MODE]`
+//! (default `127.0.0.1:18092`, backlog 128 as std leaves it, the bare floor).
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -41,18 +46,50 @@ fn serve(mut stream: TcpStream) {
     }
 }
 
-/// The `http` mode's connection: parse, `Date`, head writer, read timeout.
-fn serve_http(mut stream: TcpStream) {
+/// What the `http` mode does per request beyond the bare floor.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Parts {
+    parse: bool,
+    date: bool,
+    timeout: bool,
+}
+
+impl Parts {
+    /// `http`, or parts joined by `+` (`parse+timeout`).
+    fn from_arg(arg: &str) -> Result<Parts, String> {
+        if arg == "http" {
+            return Ok(Parts {
+                parse: true,
+                date: true,
+                timeout: true,
+            });
+        }
+        let mut p = Parts::default();
+        for part in arg.split('+') {
+            match part {
+                "parse" => p.parse = true,
+                "date" => p.date = true,
+                "timeout" => p.timeout = true,
+                other => {
+                    return Err(format!(
+                        "MODE is `http` or parts among parse, date, timeout joined by `+`, not {other:?}"
+                    ));
+                }
+            }
+        }
+        Ok(p)
+    }
+}
+
+/// The `http` mode's connection: the parts asked for, else the bare floor's way.
+fn serve_http(mut stream: TcpStream, parts: Parts) {
     use wirebench::http::response::{self, Connection, Head};
     use wirebench::http::{Limits, date::DateCache, parse};
     const BODY: &[u8] = b"{\"message\":\"pong\"}";
     let limits = Limits::default();
     let head_ok = Head::ok("application/json", "");
-    if stream.set_nodelay(true).is_err()
-        || stream
-            .set_read_timeout(Some(std::time::Duration::from_secs(60)))
-            .is_err()
-    {
+    let timeout = parts.timeout.then(|| std::time::Duration::from_secs(60));
+    if stream.set_nodelay(true).is_err() || stream.set_read_timeout(timeout).is_err() {
         return;
     }
     let mut buf = vec![0u8; 4096];
@@ -65,14 +102,26 @@ fn serve_http(mut stream: TcpStream) {
             Ok(n) => filled += n,
         }
         loop {
-            let used = match parse::parse(&buf[..filled], &limits) {
-                Ok(parse::Parsed::Complete(req)) => req.head_len,
-                Ok(parse::Parsed::Partial) if filled < buf.len() => break,
-                _ => return, // a bad or oversized head: this floor just closes
+            let used = if !parts.parse {
+                if !buf[..filled].ends_with(b"\r\n\r\n") {
+                    break;
+                }
+                filled
+            } else {
+                match parse::parse(&buf[..filled], &limits) {
+                    Ok(parse::Parsed::Complete(req)) => req.head_len,
+                    Ok(parse::Parsed::Partial) if filled < buf.len() => break,
+                    _ => return, // a bad or oversized head: this floor just closes
+                }
             };
-            head.clear();
-            response::write_head(&mut head, &head_ok, date.get(), BODY.len(), Connection::Default);
-            if response::send(&mut stream, &mut head, BODY).is_err() {
+            let sent = if parts.date {
+                head.clear();
+                response::write_head(&mut head, &head_ok, date.get(), BODY.len(), Connection::Default);
+                response::send(&mut stream, &mut head, BODY)
+            } else {
+                stream.write_all(RESPONSE)
+            };
+            if sent.is_err() {
                 return;
             }
             buf.copy_within(used..filled, 0);
@@ -92,18 +141,22 @@ fn main() {
         let backlog: u32 = backlog.parse().expect("BACKLOG is a number");
         wirebench::http::sys::set_backlog(&listener, backlog).expect("listen(2)");
     }
-    let http = match args.next().as_deref() {
-        None => false,
-        Some("http") => true,
-        Some(other) => panic!("MODE is `http` or absent, not {other:?}"),
+    let mode = args.next();
+    let parts = match mode.as_deref().map(Parts::from_arg) {
+        None => None,
+        Some(Ok(p)) => Some(p),
+        Some(Err(e)) => panic!("{e}"),
     };
     println!(
         "floor_server: listening on http://{addr}{}",
-        if http { " (http)" } else { "" }
+        mode.map(|m| format!(" ({m})")).unwrap_or_default()
     );
     for stream in listener.incoming().flatten() {
         let _ = std::thread::Builder::new()
             .stack_size(64 * 1024)
-            .spawn(move || if http { serve_http(stream) } else { serve(stream) });
+            .spawn(move || match parts {
+                Some(parts) => serve_http(stream, parts),
+                None => serve(stream),
+            });
     }
 }
