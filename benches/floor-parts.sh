@@ -6,8 +6,9 @@
 # wrk on core WRK_CPU. Each case: a fresh server, a 2 s wrk run to open the
 # connections and start the threads, then the measured run. Prints every
 # case's line (benches/server-pressure.py case), then per server the median
-# over rounds of its requests/s and p99 over the bare floor's and nginx's
-# of the same round, with the median's distribution-free 95% interval.
+# over rounds of its requests/s over the bare floor's, the http mode's and
+# nginx's of the same round, with the median's distribution-free 95%
+# interval.
 #
 #   benches/floor-parts.sh
 #   env: ROUNDS=8 DURATION=5s CONNS=1000 PORT=18096 SERVER_CPU=0 WRK_CPU=1 OUT=dir
@@ -108,7 +109,7 @@ for line in open(sys.argv[1]):
 rounds = sorted({k.rsplit("-r", 1)[1] for k in rps}, key=int)
 for s in sys.argv[3:]:
     out = [f"{s:<8}"]
-    for ref in ("floor", "nginx1"):
+    for ref in ("floor", "http", "nginx1"):
         if ref == s:
             continue
         pairs = [(rps[f"{s}-warm-r{r}"] / rps[f"{ref}-warm-r{r}"]) for r in rounds if f"{s}-warm-r{r}" in rps and f"{ref}-warm-r{r}" in rps]
