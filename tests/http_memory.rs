@@ -42,17 +42,27 @@ fn connect(addr: std::net::SocketAddr) -> TcpStream {
     s
 }
 
-/// Reads until the peer closes or `want` bytes of `needle` matches are seen;
-/// returns (bytes read, matches). Stack buffer only.
+/// Reads until the peer closes or `want` matches of `needle` are seen;
+/// returns (bytes read, matches). Stack buffers only. A match split across
+/// two reads counts once: the last `needle.len() - 1` bytes of each read are
+/// kept in front of the next.
 fn drain(s: &mut TcpStream, needle: &[u8], want: usize) -> (usize, usize) {
-    let mut buf = [0u8; 16 * 1024];
-    let (mut total, mut seen) = (0, 0);
+    const KEEP: usize = 64;
+    assert!(!needle.is_empty() && needle.len() <= KEEP);
+    let mut buf = [0u8; KEEP + 16 * 1024];
+    let (mut total, mut seen, mut kept) = (0, 0, 0);
     while seen < want {
-        match s.read(&mut buf) {
+        match s.read(&mut buf[kept..]) {
             Ok(0) | Err(_) => break,
             Ok(n) => {
                 total += n;
-                seen += buf[..n].windows(needle.len()).filter(|w| *w == needle).count();
+                let end = kept + n;
+                seen += buf[..end].windows(needle.len()).filter(|w| *w == needle).count();
+                // A kept tail shorter than the needle cannot hold a whole
+                // match, so nothing is counted twice.
+                let keep = (needle.len() - 1).min(end);
+                buf.copy_within(end - keep..end, 0);
+                kept = keep;
             }
         }
     }
@@ -81,6 +91,7 @@ fn settle() {
 
 #[test]
 fn memory_per_connection_is_bounded_under_attack() {
+    drain_counts_a_match_split_across_reads();
     let srv = server::start();
     let addr = srv.local_addr();
     let limits = Limits::default();
@@ -256,4 +267,26 @@ fn read_one_response(s: &mut TcpStream) -> usize {
         left -= n;
     }
     len
+}
+
+/// Self-test of the counter under the attacks: a match split across two
+/// reads counts once, and none twice (a first version counted per read and
+/// once saw 1,997 of 2,000). Run first inside the single test, before
+/// anything is measured (this binary holds one test: see the module doc).
+fn drain_counts_a_match_split_across_reads() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let writer = std::thread::spawn(move || {
+        let (mut peer, _) = listener.accept().unwrap();
+        peer.set_nodelay(true).unwrap();
+        for part in [&b"xxHTTP/1."[..], b"1 200 yyHTTP/1.1 200", b" zzHTTP/1.1 2", b"00"] {
+            peer.write_all(part).unwrap();
+            std::thread::sleep(Duration::from_millis(50)); // one read each
+        }
+    });
+    let mut s = connect(addr);
+    let (total, seen) = drain(&mut s, b"HTTP/1.1 200", 10);
+    writer.join().unwrap();
+    assert_eq!(total, 44);
+    assert_eq!(seen, 3, "three matches, two of them split across reads");
 }
