@@ -97,30 +97,9 @@ pids+=("$OUR_PID")
 wait_port "$OUR_PORT"
 
 # --- nginx, one worker -------------------------------------------------------
-mkdir -p "$OUT/nginx"
-cat >"$OUT/nginx/nginx.conf" <<EOF
-daemon off;
-master_process off;
-worker_processes 1;
-worker_rlimit_nofile 65536;
-pid $OUT/nginx/nginx.pid;
-error_log $OUT/nginx/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    keepalive_requests 1000000;
-    keepalive_timeout 75s;
-    client_body_temp_path $OUT/nginx;
-    proxy_temp_path $OUT/nginx;
-    fastcgi_temp_path $OUT/nginx;
-    uwsgi_temp_path $OUT/nginx;
-    scgi_temp_path $OUT/nginx;
-    server {
-        listen 127.0.0.1:$NGINX_PORT;
-        location /ping { default_type application/json; return 200 '{"message":"pong"}'; }
-    }
-}
-EOF
+# shellcheck source=nginx-ping.sh
+. "$ROOT/benches/nginx-ping.sh"
+nginx_ping_conf "$OUT/nginx" "$NGINX_PORT" 1
 taskset -c "$SERVER_CPU" "$NGINX" -c "$OUT/nginx/nginx.conf" -p "$OUT/nginx" &
 NGINX_PID=$!
 pids+=("$NGINX_PID")

@@ -36,29 +36,9 @@ BACKLOG=$(cat /proc/sys/net/core/somaxconn 2>/dev/null || echo 4096)
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; true' EXIT
-mkdir -p "$OUT/nginx"
-cat >"$OUT/nginx/nginx.conf" <<CONF
-daemon off;
-master_process off;
-worker_processes 1;
-worker_rlimit_nofile 65536;
-pid $OUT/nginx/nginx.pid;
-error_log $OUT/nginx/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    keepalive_requests 1000000;
-    client_body_temp_path $OUT/nginx;
-    proxy_temp_path $OUT/nginx;
-    fastcgi_temp_path $OUT/nginx;
-    uwsgi_temp_path $OUT/nginx;
-    scgi_temp_path $OUT/nginx;
-    server {
-        listen 127.0.0.1:$PORT backlog=511;
-        location /ping { default_type application/json; return 200 '{"message":"pong"}'; }
-    }
-}
-CONF
+# shellcheck source=nginx-ping.sh
+. "$ROOT/benches/nginx-ping.sh"
+nginx_ping_conf "$OUT/nginx" "$PORT" 1
 
 # start NAME : a fresh server of that name on $PORT, pinned; sets pid
 start() {

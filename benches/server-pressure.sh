@@ -153,6 +153,8 @@ if [ -n "$BASE_BIN" ] && [ ! -x "$BASE_BIN" ]; then
 fi
 FLOOR="$ROOT/target/release/examples/floor_server"
 HELPER="$ROOT/benches/server-pressure.py"
+# shellcheck source=nginx-ping.sh
+. "$ROOT/benches/nginx-ping.sh"
 
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
@@ -222,32 +224,8 @@ start_fhttp() {
 
 # start_nginx WORKERS CPU_LIST : sets NGINX_PID
 start_nginx() {
-    local workers=$1 cpus=$2 master=off
-    [ "$workers" -gt 1 ] && master=on
-    mkdir -p "$OUT/nginx"
-    cat >"$OUT/nginx/nginx.conf" <<EOF
-daemon off;
-master_process $master;
-worker_processes $workers;
-worker_rlimit_nofile 65536;
-pid $OUT/nginx/nginx.pid;
-error_log $OUT/nginx/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    keepalive_requests 1000000;
-    keepalive_timeout 75s;
-    client_body_temp_path $OUT/nginx;
-    proxy_temp_path $OUT/nginx;
-    fastcgi_temp_path $OUT/nginx;
-    uwsgi_temp_path $OUT/nginx;
-    scgi_temp_path $OUT/nginx;
-    server {
-        listen 127.0.0.1:$NGINX_PORT backlog=511;
-        location /ping { default_type application/json; return 200 '{"message":"pong"}'; }
-    }
-}
-EOF
+    local workers=$1 cpus=$2
+    nginx_ping_conf "$OUT/nginx" "$NGINX_PORT" "$workers"
     taskset -c "$cpus" "$NGINX" -c "$OUT/nginx/nginx.conf" -p "$OUT/nginx" &
     NGINX_PID=$!
     pids+=("$NGINX_PID")
