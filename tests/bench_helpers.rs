@@ -8,6 +8,7 @@
 
 use std::process::Command;
 use wirebench::measure::significance::median_ci;
+use wirebench::prng::Rng;
 
 /// The helper's `median CONFIDENCE X...`: (median, lo, hi, coverage).
 fn helper_median(confidence: f64, xs: &[f64]) -> Option<(f64, f64, f64, f64)> {
@@ -36,15 +37,10 @@ fn helper_median(confidence: f64, xs: &[f64]) -> Option<(f64, f64, f64, f64)> {
     Some((v[0], v[1], v[2], v[3]))
 }
 
-/// Deterministic, unsorted samples with ties: n values from a small LCG.
+/// Deterministic, unsorted samples with ties: n values on a grid of 50.
 fn sample(n: usize, seed: u64) -> Vec<f64> {
-    let mut x = seed;
-    (0..n)
-        .map(|_| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((x >> 40) % 50) as f64 / 20.0 + 0.3
-        })
-        .collect()
+    let mut rng = Rng::new(seed);
+    (0..n).map(|_| rng.below(50) as f64 / 20.0 + 0.3).collect()
 }
 
 fn agree(confidence: f64, xs: &[f64]) -> Option<bool> {

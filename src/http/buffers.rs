@@ -204,7 +204,7 @@ mod tests {
             max_inflight_bytes,
             ..ServerConfig::default()
         };
-        Arc::new(Resources::new(&config, 1).unwrap())
+        Arc::new(Resources::new(&config, 1, None).unwrap())
     }
 
     #[test]

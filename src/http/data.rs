@@ -272,7 +272,7 @@ mod tests {
             budget_wait: std::time::Duration::ZERO,
             ..ServerConfig::default()
         };
-        Arc::new(Resources::new(&config, 1).unwrap())
+        Arc::new(Resources::new(&config, 1, None).unwrap())
     }
 
     fn get(data: &DataSet, path: &str, accept: &str, s: &mut Scratch) -> Answer {

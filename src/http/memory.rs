@@ -11,6 +11,7 @@
 use super::admission::Admission;
 use super::config::ServerConfig;
 use super::encoders::{Compressors, Encoders};
+use super::sys::Sched;
 use super::warm::{LargeBuffers, POOL_BUFFER};
 
 /// Warm buffer pairs per core. A pair is lent from admission until the
@@ -32,8 +33,9 @@ pub struct Resources {
 impl Resources {
     /// `cores` encoder threads, compressors and large-body slots;
     /// [`PAIRS_PER_CORE`] warm buffer pairs per core, as many as fit in the
-    /// budget, set aside from it.
-    pub fn new(config: &ServerConfig, cores: usize) -> std::io::Result<Resources> {
+    /// budget, set aside from it. The encoders move to `encoders` when given
+    /// ([`super::pool::Priorities::encoders`]).
+    pub fn new(config: &ServerConfig, cores: usize, encoders: Option<Sched>) -> std::io::Result<Resources> {
         let cores = cores.max(1);
         let pairs = (PAIRS_PER_CORE * cores).min(config.max_inflight_bytes / (2 * POOL_BUFFER));
         let large_buffers = LargeBuffers::new(pairs);
@@ -41,18 +43,8 @@ impl Resources {
         Ok(Resources {
             admission: std::sync::Arc::new(Admission::new(budget, cores, config.budget_wait)),
             compressors: Compressors::new(cores),
-            encoders: Encoders::start(cores, encoder_sched(config.sched))?,
+            encoders: Encoders::start(cores, encoders)?,
             large_buffers,
         })
-    }
-}
-
-/// The encoders' scheduling: the workers' real-time class with `--sched rr`
-/// (the class the server got: the server falls back to `Fair` when refused);
-/// otherwise the starting thread's, which they inherit.
-fn encoder_sched(class: super::config::SchedClass) -> Option<super::sys::Sched> {
-    match class {
-        super::config::SchedClass::Fair => None,
-        super::config::SchedClass::RoundRobin => Some(super::sys::Sched::RoundRobin(super::config::WORKER_RT)),
     }
 }

@@ -224,6 +224,19 @@ impl Priorities {
     pub fn raise(&self) -> std::io::Result<()> {
         super::sys::set_thread_sched(self.raised)
     }
+
+    /// Whether the workers run in the real-time class (`--sched rr`, granted).
+    pub fn realtime(&self) -> bool {
+        matches!(self.worker, Sched::RoundRobin(_))
+    }
+
+    /// What the encoder threads move to: the workers' class when it is the
+    /// real-time one (an encoder left fair would wait behind every
+    /// real-time worker); otherwise nothing, and they keep the starting
+    /// thread's, which they inherit.
+    pub fn encoders(&self) -> Option<Sched> {
+        self.realtime().then_some(self.worker)
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -451,7 +464,7 @@ impl Pool {
             busy_threads: st.threads - st.idle.min(st.threads),
             idle_threads: st.idle,
             queue_wait_max: st.queue_wait_max,
-            realtime: matches!(self.prio.worker, Sched::RoundRobin(_)),
+            realtime: self.prio.realtime(),
         }
     }
 
@@ -558,7 +571,7 @@ impl Pool {
             }
             // A worker the pool's starter made (not raised) still needs the
             // real-time class when the workers have it.
-            let settle = st.raised || matches!(self.prio.worker, Sched::RoundRobin(_));
+            let settle = st.raised || self.prio.realtime();
             (claimed, settle.then_some(self.prio.worker))
         };
         for _ in 0..claimed {

@@ -104,7 +104,7 @@ impl Bound {
         // In the fair class the workers keep the starting thread's nice value.
         let prio = Priorities::of(class, super::sys::thread_nice().unwrap_or(0));
         let cores = thread::available_parallelism().map_or(1, |n| n.get());
-        let resources = Arc::new(Resources::new(&config, cores)?);
+        let resources = Arc::new(Resources::new(&config, cores, prio.encoders())?);
         let shared = Arc::new(Shared {
             config,
             app,

@@ -67,6 +67,16 @@ unsafe extern "C" {
     fn shutdown(fd: i32, how: i32) -> i32;
 }
 
+/// A C library call's return code as a result: 0 is success, anything
+/// else the error the call left in `errno`.
+fn os_result(rc: i32) -> io::Result<()> {
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
 /// `SHUT_RD` (sys/socket.h).
 const SHUT_RD: i32 = 0;
 
@@ -80,11 +90,7 @@ pub fn shutdown_read(fd: std::os::fd::RawFd) -> io::Result<()> {
     // memory of ours; an invalid descriptor is an error (EBADF, ENOTSOCK),
     // never undefined behaviour.
     let rc = unsafe { shutdown(fd, SHUT_RD) };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
+    os_result(rc)
 }
 
 /// `PRIO_PROCESS` (include/uapi/linux/resource.h).
@@ -98,11 +104,7 @@ pub fn set_thread_nice(nice: i32) -> io::Result<()> {
     // SAFETY: `setpriority` reads only its three integer arguments; `who = 0`
     // with `PRIO_PROCESS` is the calling thread on Linux.
     let rc = unsafe { setpriority(PRIO_PROCESS, 0, nice) };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
+    os_result(rc)
 }
 
 /// The calling thread's nice value, from `/proc/thread-self/stat`.
@@ -187,11 +189,7 @@ pub fn set_thread_sched(sched: Sched) -> io::Result<()> {
     // SAFETY: `param` is a live `struct sched_param` that the call only
     // reads; `pid = 0` is the calling thread on Linux.
     let rc = unsafe { sched_setscheduler(0, SCHED_RR, &param) };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
+    os_result(rc)
 }
 
 /// The calling thread's scheduling, from `/proc/thread-self/stat`.
@@ -227,9 +225,7 @@ pub fn open_files() -> io::Result<(u64, u64)> {
     let mut r = Rlimit { cur: 0, max: 0 };
     // SAFETY: `r` is a live, writable `struct rlimit`; getrlimit writes exactly one.
     let rc = unsafe { getrlimit(RLIMIT_NOFILE, &mut r) };
-    if rc != 0 {
-        return Err(io::Error::last_os_error());
-    }
+    os_result(rc)?;
     Ok((r.cur, r.max))
 }
 
@@ -244,9 +240,7 @@ pub fn raise_open_files(want: u64) -> io::Result<u64> {
     let r = Rlimit { cur: target, max: hard };
     // SAFETY: `r` is a live `struct rlimit` that setrlimit only reads.
     let rc = unsafe { setrlimit(RLIMIT_NOFILE, &r) };
-    if rc != 0 {
-        return Err(io::Error::last_os_error());
-    }
+    os_result(rc)?;
     Ok(open_files()?.0)
 }
 
@@ -259,11 +253,7 @@ pub fn set_backlog(socket: &impl AsRawFd, backlog: u32) -> io::Result<()> {
     // belongs to `socket`, which the caller keeps alive for the call. On a
     // socket already listening Linux only updates its backlog.
     let rc = unsafe { listen(socket.as_raw_fd(), backlog) };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
+    os_result(rc)
 }
 
 /// A listening socket's accept queue as the kernel reports it.
@@ -320,11 +310,8 @@ fn sockopt(socket: &impl AsRawFd, level: i32, name: i32, buf: &mut [u8]) -> io::
     // `len` is a live u32; the kernel writes at most `len` bytes and stores
     // the count written back into `len`. The descriptor belongs to `socket`.
     let rc = unsafe { getsockopt(socket.as_raw_fd(), level, name, buf.as_mut_ptr(), &mut len) };
-    if rc == 0 {
-        Ok((len as usize).min(buf.len()))
-    } else {
-        Err(io::Error::last_os_error())
-    }
+    os_result(rc)?;
+    Ok((len as usize).min(buf.len()))
 }
 
 #[cfg(test)]
