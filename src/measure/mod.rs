@@ -9,7 +9,7 @@
 //! | module | what it owns |
 //! |---|---|
 //! | [`stats`] | median, min–max spread, the `-P` processor count |
-//! | [`significance`] | median confidence interval, Mann–Whitney U, Holm–Bonferroni |
+//! | [`significance`] | median confidence interval, Mann–Whitney U, Wilcoxon signed-rank, Hodges–Lehmann, paired ratio test, Holm–Bonferroni |
 //! | [`histogram`] | the one latency histogram: record, merge, quantile, text form |
 //! | [`hlog`] | HdrHistogram interval logs (V2 compressed) to and from that histogram |
 //! | [`alloc`] | the counting global allocator (bytes/op, allocs/op, live/peak) |

@@ -22,6 +22,36 @@
 //!   one. A comparison is significant when its adjusted p-value is below α
 //!   ([`ALPHA`] = 0.05); the family-wise error rate of the table is then at
 //!   most α.
+//!
+//! Paired samples (two things measured in the same rounds, pair `i` from
+//! round `i`) are compared on their per-pair log ratios `d_i = ln(b_i/a_i)`,
+//! so a drift that multiplies both values of a round cancels:
+//!
+//! - **Wilcoxon signed-rank** ([`signed_rank`]): `W+` = the sum of the
+//!   ranks of `|d_i|` over the positive `d_i`, two-sided. Exact (the null
+//!   distribution counted by recursion, [`signed_rank_counts`]) when there
+//!   are no zeros, no ties among `|d_i|` and `n ≤` [`EXACT_MAX_PAIRS`];
+//!   otherwise the normal approximation with Pratt's zero handling (zeros
+//!   ranked, then dropped; mean and variance reduced by theirs), the tie
+//!   correction `Σ(t³−t)/48` and a continuity correction of ½ (scipy's
+//!   `wilcoxon(zero_method="pratt", correction=True, method="approx")`).
+//! - **Hodges–Lehmann** ([`hodges_lehmann`]): the median of the
+//!   `n(n+1)/2` Walsh averages `(d_i + d_j)/2, i ≤ j`, with the
+//!   distribution-free interval `[W(k+1), W(M−k)]` of the sorted averages,
+//!   `k` the largest with `P(W+ ≤ k) ≤ (1 − confidence)/2` (Hollander &
+//!   Wolfe §3.2); exact counts up to [`EXACT_MAX_PAIRS`], the normal
+//!   quantile beyond. Below n = 6 even `[W(1), W(M)]` covers less than 95%
+//!   and [`PairedTest::confidence`] says so.
+//! - **[`paired`]** puts both together as a ratio `b/a`: `exp` of the HL
+//!   estimate and of its interval, the signed-rank p, and the **minimum
+//!   detectable effect**: the interval's larger half-width as a ratio,
+//!   `exp(max(ln hi − ln est, ln est − ln lo)) − 1`. A true change that
+//!   large moves the interval to touch 1 (no change), so this run can
+//!   order pairs that differ by about the MDE or more, and "≈" reads as
+//!   "within ±MDE".
+//! - **Sign test** ([`sign_test`]): the companion on the same log ratios,
+//!   `p = 2·P(B ≤ min(#pos, #neg))`, zeros dropped, with [`median_ci`] as
+//!   its interval.
 
 /// The significance level of every test in the report and `compare`.
 pub const ALPHA: f64 = 0.05;
@@ -241,6 +271,279 @@ pub fn holm(p: &[f64]) -> Vec<f64> {
         out[k] = running;
     }
     out
+}
+
+/// Up to this many nonzero pairs without ties the signed-rank test and the
+/// HL interval use the exact distribution (2⁵⁰ sign patterns: exact in f64).
+pub const EXACT_MAX_PAIRS: usize = 50;
+
+/// Above this many pairs [`paired`] declines (the `n(n+1)/2` Walsh averages
+/// would be too many to hold); rounds of a run are far fewer.
+pub const MAX_PAIRS: usize = 4000;
+
+/// The number of the `2ⁿ` sign patterns of ranks `1..=n` with each
+/// `W+ = 0 ..= n(n+1)/2`: `c_n(w) = c_{n−1}(w) + c_{n−1}(w − n)`.
+pub fn signed_rank_counts(n: usize) -> Vec<f64> {
+    let max = n * (n + 1) / 2;
+    let mut c = vec![0.0; max + 1];
+    c[0] = 1.0;
+    for k in 1..=n {
+        let top = k * (k + 1) / 2;
+        for w in (k..=top).rev() {
+            c[w] += c[w - k];
+        }
+    }
+    c
+}
+
+/// P(W+ ≤ w) under the null hypothesis, exact, for `n` untied nonzero pairs.
+pub fn signed_rank_cdf(n: usize, w: usize) -> f64 {
+    let c = signed_rank_counts(n);
+    let total: f64 = c.iter().sum();
+    c.iter().take(w + 1).sum::<f64>() / total
+}
+
+/// The result of a two-sided Wilcoxon signed-rank test.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SignedRank {
+    /// The sum of the ranks of the positive differences (Pratt ranks when
+    /// zeros are present).
+    pub w_plus: f64,
+    pub p: f64,
+    /// Whether the exact distribution was used (else the normal approximation).
+    pub exact: bool,
+    /// The number of nonzero differences.
+    pub n: usize,
+    /// The number of zero differences.
+    pub zeros: usize,
+}
+
+/// Two-sided Wilcoxon signed-rank test of the differences `d` against 0
+/// (module docs). None when `d` is empty or holds a non-finite value.
+pub fn signed_rank(d: &[f64]) -> Option<SignedRank> {
+    if d.is_empty() || d.iter().any(|x| !x.is_finite()) {
+        return None;
+    }
+    let abs: Vec<f64> = d.iter().map(|x| x.abs()).collect();
+    let (ranks, _) = midranks(&abs);
+    let zeros = d.iter().filter(|&&x| x == 0.0).count();
+    let n = d.len() - zeros;
+    let w_plus: f64 = d.iter().zip(&ranks).filter(|(x, _)| **x > 0.0).map(|(_, r)| r).sum();
+    if n == 0 {
+        return Some(SignedRank {
+            w_plus,
+            p: 1.0,
+            exact: false,
+            n,
+            zeros,
+        });
+    }
+    // Ties among the nonzero |d| (zeros are one group of their own).
+    let nonzero: Vec<f64> = abs.iter().copied().filter(|&x| x != 0.0).collect();
+    let (_, ties) = midranks(&nonzero);
+    if zeros == 0 && ties.is_empty() && n <= EXACT_MAX_PAIRS {
+        let c = signed_rank_counts(n);
+        let total: f64 = c.iter().sum();
+        let wi = (w_plus.round() as usize).min(c.len() - 1);
+        let lower: f64 = c[..=wi].iter().sum::<f64>() / total;
+        let upper: f64 = c[wi..].iter().sum::<f64>() / total;
+        return Some(SignedRank {
+            w_plus,
+            p: (2.0 * lower.min(upper)).min(1.0),
+            exact: true,
+            n,
+            zeros,
+        });
+    }
+    let (nt, zt) = ((n + zeros) as f64, zeros as f64);
+    let mean = (nt * (nt + 1.0) - zt * (zt + 1.0)) / 4.0;
+    let tie_term: f64 = ties.iter().map(|&t| (t * t * t - t) as f64).sum::<f64>() / 48.0;
+    let var = (nt * (nt + 1.0) * (2.0 * nt + 1.0) - zt * (zt + 1.0) * (2.0 * zt + 1.0)) / 24.0 - tie_term;
+    let p = if var <= 0.0 {
+        1.0
+    } else {
+        let z = ((w_plus - mean).abs() - 0.5).max(0.0) / var.sqrt();
+        (2.0 * normal_sf(z)).min(1.0)
+    };
+    Some(SignedRank {
+        w_plus,
+        p,
+        exact: false,
+        n,
+        zeros,
+    })
+}
+
+/// The standard normal quantile Φ⁻¹(q) for 0 < q < 1, by bisection on
+/// [`normal_sf`] (its precision, ~10⁻⁷, is all the intervals need).
+pub fn normal_quantile(q: f64) -> f64 {
+    let (mut lo, mut hi) = (-40.0f64, 40.0f64);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if 1.0 - normal_sf(mid) < q {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+/// The Hodges–Lehmann estimate of a location shift with its interval.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HodgesLehmann {
+    /// The median of the Walsh averages.
+    pub estimate: f64,
+    pub lo: f64,
+    pub hi: f64,
+    /// The interval's coverage (exact for n ≤ [`EXACT_MAX_PAIRS`], the
+    /// normal approximation's beyond; below the asked one only for n < 6).
+    pub confidence: f64,
+    pub n: usize,
+}
+
+/// The HL interval for `n` pairs at `confidence`: `k`, the number of
+/// sorted Walsh averages left out on each side (the interval is `[W(k+1),
+/// W(M−k)]`, 1-based), the largest with `P(W+ ≤ k) ≤ (1 − confidence)/2`,
+/// and the interval's coverage `1 − 2·P(W+ ≤ k)`. For n < 6 no `k` qualifies
+/// and `k = 0` with its lower coverage.
+pub fn hl_interval_rank(n: usize, confidence: f64) -> (usize, f64) {
+    let m = n * (n + 1) / 2;
+    let tail = (1.0 - confidence) / 2.0;
+    if n <= EXACT_MAX_PAIRS {
+        let c = signed_rank_counts(n);
+        let total: f64 = c.iter().sum();
+        let mut cum = 0.0;
+        let mut k = 0;
+        for (w, &cw) in c.iter().enumerate() {
+            cum += cw / total;
+            if cum > tail * (1.0 + 1e-12) {
+                break;
+            }
+            k = w;
+        }
+        let k = k.min(m.saturating_sub(1) / 2);
+        return (k, 1.0 - 2.0 * c[..=k].iter().sum::<f64>() / total);
+    }
+    let sd = ((n * (n + 1) * (2 * n + 1)) as f64 / 24.0).sqrt();
+    let z = normal_quantile(1.0 - tail);
+    let k = (m as f64 / 2.0 - z * sd - 0.5).floor().max(0.0) as usize;
+    let cover = 1.0 - 2.0 * normal_sf((m as f64 / 2.0 - k as f64 - 0.5) / sd);
+    (k, cover.clamp(0.0, 1.0))
+}
+
+/// The Hodges–Lehmann estimate of `d`'s center with its distribution-free
+/// interval at `confidence` (module docs); None when empty, larger than
+/// [`MAX_PAIRS`] or holding a non-finite value.
+pub fn hodges_lehmann(d: &[f64], confidence: f64) -> Option<HodgesLehmann> {
+    let n = d.len();
+    if n == 0 || n > MAX_PAIRS || d.iter().any(|x| !x.is_finite()) {
+        return None;
+    }
+    let mut walsh = Vec::with_capacity(n * (n + 1) / 2);
+    for i in 0..n {
+        for j in i..n {
+            walsh.push((d[i] + d[j]) / 2.0);
+        }
+    }
+    walsh.sort_by(f64::total_cmp);
+    let m = walsh.len();
+    let estimate = if m % 2 == 1 {
+        walsh[m / 2]
+    } else {
+        (walsh[m / 2 - 1] + walsh[m / 2]) / 2.0
+    };
+    let (k, cover) = hl_interval_rank(n, confidence);
+    Some(HodgesLehmann {
+        estimate,
+        lo: walsh[k],
+        hi: walsh[m - 1 - k],
+        confidence: cover,
+        n,
+    })
+}
+
+/// The two-sided sign test of `d` against 0, zeros dropped; None when every
+/// value is zero, non-finite or `d` is empty.
+pub fn sign_test(d: &[f64]) -> Option<f64> {
+    if d.iter().any(|x| !x.is_finite()) {
+        return None;
+    }
+    let pos = d.iter().filter(|&&x| x > 0.0).count();
+    let neg = d.iter().filter(|&&x| x < 0.0).count();
+    if pos + neg == 0 {
+        return None;
+    }
+    Some((2.0 * binomial_half_cdf(pos + neg, pos.min(neg))).min(1.0))
+}
+
+/// A paired comparison of `b` against `a` as a ratio `b/a` (module docs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PairedTest {
+    /// `exp` of the HL estimate of the log ratios: the typical `b/a`.
+    pub ratio: f64,
+    /// The ratio's interval at [`CONFIDENCE`].
+    pub lo: f64,
+    pub hi: f64,
+    /// The interval's real coverage (below [`CONFIDENCE`] only for n < 6).
+    pub confidence: f64,
+    /// The signed-rank test's two-sided p (unadjusted: apply [`holm`] over a table).
+    pub p: f64,
+    /// Whether p came from the exact distribution.
+    pub exact: bool,
+    /// The number of usable pairs.
+    pub n: usize,
+    /// The minimum detectable effect as a fraction (0.05 = 5%): the larger
+    /// half-width of the ratio interval, `exp(max(ln hi − ln r, ln r − ln lo)) − 1`.
+    pub mde: f64,
+}
+
+impl PairedTest {
+    /// Whether `b` differs from `a` at [`ALPHA`] by this test alone (a table
+    /// of several pairs adjusts with [`holm`] first).
+    pub fn significant(&self) -> bool {
+        self.p < ALPHA
+    }
+
+    /// The change `b/a − 1` as a fraction.
+    pub fn change(&self) -> f64 {
+        self.ratio - 1.0
+    }
+}
+
+/// The per-pair log ratios `ln(b_i/a_i)` of the pairs where both values are
+/// positive and finite (a zero or failed sample cannot form a ratio).
+pub fn log_ratios(a: &[f64], b: &[f64]) -> Vec<f64> {
+    a.iter()
+        .zip(b)
+        .filter(|(x, y)| x.is_finite() && y.is_finite() && **x > 0.0 && **y > 0.0)
+        .map(|(x, y)| (y / x).ln())
+        .collect()
+}
+
+/// Compare paired samples: `a[i]` and `b[i]` measured in the same round
+/// `i`. Returns the ratio `b/a` (HL on the log ratios) with its 95%
+/// interval, the signed-rank p, n and the minimum detectable effect. Pairs
+/// with a non-positive or non-finite value are skipped; None when the
+/// lengths differ, no pair is usable or there are more than [`MAX_PAIRS`].
+pub fn paired(a: &[f64], b: &[f64]) -> Option<PairedTest> {
+    if a.len() != b.len() {
+        return None;
+    }
+    let d = log_ratios(a, b);
+    let hl = hodges_lehmann(&d, CONFIDENCE)?;
+    let t = signed_rank(&d)?;
+    let half = (hl.hi - hl.estimate).max(hl.estimate - hl.lo);
+    Some(PairedTest {
+        ratio: hl.estimate.exp(),
+        lo: hl.lo.exp(),
+        hi: hl.hi.exp(),
+        confidence: hl.confidence,
+        p: t.p,
+        exact: t.exact,
+        n: d.len(),
+        mde: half.exp() - 1.0,
+    })
 }
 
 #[cfg(test)]

@@ -1,0 +1,240 @@
+//! The paired statistics of `src/measure/significance.rs` against references:
+//! scipy's `wilcoxon`, numpy's median of Walsh averages and scipy's
+//! `binomtest`, written once into `fixtures/stats/scipy-paired.txt` by
+//! `tests/stats/scipy_paired.py`; the published critical values of the
+//! signed-rank test; and the exact null distribution's own identities. Each
+//! comparison has a self-test: a deliberately wrong statistic fails it.
+
+use wirebench::measure::significance::{
+    EXACT_MAX_PAIRS, hl_interval_rank, hodges_lehmann, paired, sign_test, signed_rank, signed_rank_cdf,
+    signed_rank_counts,
+};
+use wirebench::prng::Rng;
+
+struct Case {
+    exact: bool,
+    p: f64,
+    w_plus: f64,
+    hl: f64,
+    sign_p: f64,
+    d: Vec<f64>,
+}
+
+fn cases() -> Vec<Case> {
+    let text = include_str!("../fixtures/stats/scipy-paired.txt");
+    let mut out = Vec::new();
+    for line in text.lines().filter(|l| l.starts_with("case ")) {
+        let (head, values) = line.split_once(" : ").expect("case line has ' : '");
+        let f: Vec<&str> = head.split_whitespace().collect();
+        let num = |s: &str| s.parse::<f64>().unwrap_or_else(|e| panic!("{s}: {e}"));
+        out.push(Case {
+            exact: f[1] == "exact",
+            p: num(f[2]),
+            w_plus: num(f[3]),
+            hl: num(f[4]),
+            sign_p: num(f[5]),
+            d: values.split_whitespace().map(num).collect(),
+        });
+    }
+    out
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 2e-6 + 1e-5 * b.abs()
+}
+
+/// The cases where `p_of` disagrees with scipy's p.
+fn p_mismatches(p_of: impl Fn(&[f64]) -> f64) -> Vec<String> {
+    cases()
+        .iter()
+        .filter(|c| !close(p_of(&c.d), c.p))
+        .map(|c| format!("n {}: {} against scipy {}", c.d.len(), p_of(&c.d), c.p))
+        .collect()
+}
+
+#[test]
+fn signed_rank_matches_scipy() {
+    let all = cases();
+    assert!(all.len() >= 50, "the fixture holds the cases");
+    assert!(all.iter().any(|c| c.exact) && all.iter().any(|c| !c.exact));
+    for c in &all {
+        let t = signed_rank(&c.d).unwrap();
+        assert_eq!(t.w_plus, c.w_plus, "n {}", c.d.len());
+        assert_eq!(t.exact, c.exact, "n {}", c.d.len());
+    }
+    let bad = p_mismatches(|d| signed_rank(d).unwrap().p);
+    assert!(bad.is_empty(), "{bad:#?}");
+
+    // Self-test: a wrong statistic fails the comparison. Dropping the
+    // continuity correction and the tie correction (the normal approximation
+    // everywhere, plain variance) must disagree with scipy on many cases.
+    let naive = |d: &[f64]| {
+        let t = signed_rank(d).unwrap();
+        let n = d.len() as f64;
+        let mean = n * (n + 1.0) / 4.0;
+        let sd = (n * (n + 1.0) * (2.0 * n + 1.0) / 24.0).sqrt();
+        (2.0 * wirebench::measure::significance::normal_sf((t.w_plus - mean).abs() / sd)).min(1.0)
+    };
+    assert!(p_mismatches(naive).len() > 20, "the comparison catches a wrong p");
+    // And a one-sided p.
+    assert!(p_mismatches(|d| signed_rank(d).unwrap().p / 2.0).len() > 40);
+}
+
+#[test]
+fn hodges_lehmann_and_sign_test_match_numpy_and_scipy() {
+    for c in cases() {
+        let hl = hodges_lehmann(&c.d, 0.95).unwrap();
+        assert!(
+            (hl.estimate - c.hl).abs() < 1e-12,
+            "n {}: {} against {}",
+            c.d.len(),
+            hl.estimate,
+            c.hl
+        );
+        assert!(hl.lo <= hl.estimate && hl.estimate <= hl.hi);
+        let s = sign_test(&c.d).unwrap();
+        assert!(
+            (s - c.sign_p).abs() < 1e-9,
+            "n {}: sign p {s} against {}",
+            c.d.len(),
+            c.sign_p
+        );
+    }
+    // Self-test: the median of the plain differences is not the HL estimate.
+    let differs = cases()
+        .iter()
+        .filter(|c| {
+            let m = wirebench::measure::stats::median(&c.d).unwrap();
+            (m - c.hl).abs() > 1e-12
+        })
+        .count();
+    assert!(differs > 40, "the comparison tells the median from HL");
+}
+
+/// Published two-sided α = 0.05 critical values of the signed-rank statistic
+/// (reject when min(W+, W−) ≤ T): e.g. Wilcoxon, Katti & Wilcox (1970);
+/// Hollander & Wolfe table A.4.
+const CRITICAL: [(usize, usize); 23] = [
+    (6, 0),
+    (7, 2),
+    (8, 3),
+    (9, 5),
+    (10, 8),
+    (11, 10),
+    (12, 13),
+    (13, 17),
+    (14, 21),
+    (15, 25),
+    (16, 29),
+    (17, 34),
+    (18, 40),
+    (19, 46),
+    (20, 52),
+    (21, 58),
+    (22, 65),
+    (23, 73),
+    (24, 81),
+    (25, 89),
+    (30, 137),
+    (40, 264),
+    (50, 434),
+];
+
+fn matches_table(cdf: impl Fn(usize, usize) -> f64) -> bool {
+    CRITICAL
+        .iter()
+        .all(|&(n, t)| cdf(n, t) <= 0.025 && cdf(n, t + 1) > 0.025)
+}
+
+#[test]
+fn exact_distribution_matches_the_critical_values() {
+    assert!(matches_table(signed_rank_cdf));
+    // n = 5: even W+ = 0 has probability 1/32 > 0.025 (no test at 5%).
+    assert!(signed_rank_cdf(5, 0) > 0.025);
+    // The HL interval leaves out exactly T averages on each side.
+    for &(n, t) in &CRITICAL {
+        let (k, cover) = hl_interval_rank(n, 0.95);
+        assert_eq!(k, t, "n {n}");
+        assert!((0.95..0.97).contains(&cover), "n {n}: {cover}");
+    }
+    // Beyond the exact range, the normal approximation continues the table.
+    let (k51, _) = hl_interval_rank(EXACT_MAX_PAIRS + 1, 0.95);
+    assert!((445..=470).contains(&k51), "{k51}");
+    // Self-test: a distribution off by one rank fails the table.
+    assert!(!matches_table(|n, w| signed_rank_cdf(n, w + 1)));
+    assert!(!matches_table(|n, w| signed_rank_cdf(n + 1, w)));
+}
+
+#[test]
+fn exact_counts_sum_to_all_sign_patterns_and_are_symmetric() {
+    for n in [0, 1, 2, 3, 7, 20, 50] {
+        let c = signed_rank_counts(n);
+        assert_eq!(c.len(), n * (n + 1) / 2 + 1);
+        assert_eq!(c.iter().sum::<f64>(), 2f64.powi(n as i32), "n {n}");
+        for w in 0..c.len() {
+            assert_eq!(c[w], c[c.len() - 1 - w], "n {n} w {w}");
+        }
+    }
+    // Brute force over the 2^10 sign patterns.
+    let n = 10;
+    let mut brute = vec![0.0; n * (n + 1) / 2 + 1];
+    for mask in 0u32..(1 << n) {
+        let w: usize = (0..n).filter(|i| mask & (1 << i) != 0).map(|i| i + 1).sum();
+        brute[w] += 1.0;
+    }
+    assert_eq!(signed_rank_counts(n), brute);
+    // Self-test: the counts for another n are not these.
+    assert_ne!(signed_rank_counts(9).len(), brute.len());
+}
+
+/// The 95% HL interval covers the true center of a symmetric distribution in
+/// about 95% of samples (exact and approximate ranges).
+#[test]
+fn hl_interval_covers_at_its_level() {
+    let mut rng = Rng::new(41);
+    for n in [8, 15, 30, 70] {
+        let trials = 2000;
+        let mut covered = 0;
+        for _ in 0..trials {
+            let d: Vec<f64> = (0..n).map(|_| rng.unit_f64() + rng.unit_f64() - 1.0 + 0.25).collect();
+            let hl = hodges_lehmann(&d, 0.95).unwrap();
+            if hl.lo <= 0.25 && 0.25 <= hl.hi {
+                covered += 1;
+            }
+        }
+        let rate = covered as f64 / trials as f64;
+        assert!((0.93..=0.98).contains(&rate), "n {n}: coverage {rate}");
+    }
+}
+
+#[test]
+fn paired_ratio_cancels_a_common_drift() {
+    let mut rng = Rng::new(7);
+    let n = 20;
+    let a: Vec<f64> = (0..n).map(|_| 100.0 * (1.0 + 0.02 * rng.unit_f64())).collect();
+    let drift: Vec<f64> = (0..n).map(|_| 0.7 + 0.6 * rng.unit_f64()).collect();
+    let b: Vec<f64> = a
+        .iter()
+        .map(|x| x * 1.10 * (1.0 + 0.01 * (rng.unit_f64() - 0.5)))
+        .collect();
+    let a_d: Vec<f64> = a.iter().zip(&drift).map(|(x, k)| x * k).collect();
+    let b_d: Vec<f64> = b.iter().zip(&drift).map(|(x, k)| x * k).collect();
+    let t = paired(&a_d, &b_d).unwrap();
+    assert!((t.ratio - 1.10).abs() < 0.01, "{t:?}");
+    assert!(t.lo > 1.08 && t.hi < 1.12, "{t:?}");
+    assert!(t.p < 1e-5 && t.exact && t.n == n, "{t:?}");
+    assert!(t.mde > 0.0 && t.mde < 0.02, "{t:?}");
+    // The same samples unpaired: the ±30% drift hides the 10%.
+    let u = wirebench::measure::significance::mann_whitney(&a_d, &b_d).unwrap();
+    assert!(u.p > 0.05, "{u:?}");
+    // No difference: not significant, ratio near 1.
+    let t = paired(&a_d, &a_d.iter().map(|x| x * 1.0).collect::<Vec<_>>()).unwrap();
+    assert_eq!((t.ratio, t.p), (1.0, 1.0));
+    // Unusable input: declined, never a panic.
+    assert_eq!(paired(&[1.0, 2.0], &[1.0]), None);
+    assert_eq!(paired(&[0.0, -1.0], &[1.0, 2.0]), None);
+    assert_eq!(paired(&[], &[]), None);
+    let t = paired(&[1.0, f64::NAN, 2.0, 3.0], &[2.0, 1.0, 4.0, 6.0]).unwrap();
+    assert_eq!(t.n, 3);
+    assert!(signed_rank(&[f64::INFINITY]).is_none() && sign_test(&[0.0]).is_none());
+}
