@@ -2,7 +2,8 @@
 //! (two independent draws of the same noise) marks nothing, a copy with one
 //! codec row 10% slower flags that row and no other (power), and
 //! `--fail-over` sets the exit code. The same power check runs on the
-//! committed `results/` (a real run's raw files), one row made 10% slower.
+//! committed `results/` (a real run's raw files), one row made 10% slower,
+//! where `--fail-over 5` exits 1.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -138,6 +139,12 @@ fn a_real_run_with_one_row_ten_percent_slower_flags_that_row_alone() {
     // Self-test: a threshold above the change hides it (the row is then within the noise).
     let hidden = compare::compare_dirs_with(&old, &slow, 0.15).unwrap();
     assert!(flagged(&hidden).is_empty(), "{}", compare::render_text(&hidden));
+    // The binary on the committed run: `--fail-over 5` exits 1 for the slowed
+    // copy and 0 for the run against itself, and points to `wirebench ab`.
+    let (code, text) = bin(&[&old, &slow], &["--fail-over", "5"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("wirebench ab"), "{text}");
+    assert_eq!(bin(&[&old, &old], &["--fail-over", "5"]).0, 0);
     for d in [old, slow] {
         std::fs::remove_dir_all(d).unwrap();
     }
