@@ -238,3 +238,80 @@ fn paired_ratio_cancels_a_common_drift() {
     assert_eq!(t.n, 3);
     assert!(signed_rank(&[f64::INFINITY]).is_none() && sign_test(&[0.0]).is_none());
 }
+
+/// The pairing against a simulation: five formats at known ratios, each
+/// round multiplied by a common drift of ±30%. The paired ranking orders
+/// every pair the right way; Mann–Whitney on the same raw samples (Holm over
+/// the pairs) loses the close pairs to the drift.
+#[test]
+fn a_common_drift_leaves_the_paired_ranking_and_breaks_the_unpaired_one() {
+    use wirebench::report::decision::paired_pairs;
+    let ratios = [1.0, 1.08, 1.18, 1.3, 1.6];
+    for seed in 1..=5 {
+        let mut rng = Rng::new(seed);
+        let rounds = 20;
+        let mut samples = vec![Vec::new(); ratios.len()];
+        for _ in 0..rounds {
+            let drift = 0.7 + 0.6 * rng.unit_f64();
+            for (f, r) in ratios.iter().enumerate() {
+                let noise = 1.0 + 0.04 * (rng.unit_f64() - 0.5);
+                samples[f].push(1000.0 * r * drift * noise);
+            }
+        }
+        let pairs = paired_pairs(&samples);
+        assert_eq!(pairs.len(), 10);
+        for p in &pairs {
+            assert_eq!(p.order, std::cmp::Ordering::Greater, "seed {seed}: {p:?}");
+            let want = ratios[p.b] / ratios[p.a];
+            assert!((p.test.ratio / want - 1.0).abs() < 0.02, "seed {seed}: {p:?}");
+            assert!(p.test.mde < 0.05, "seed {seed}: {p:?}");
+        }
+        // Unpaired: the same samples, Mann–Whitney, Holm over the 10 pairs.
+        let mut ps = Vec::new();
+        for a in 0..5 {
+            for b in a + 1..5 {
+                ps.push(
+                    wirebench::measure::significance::mann_whitney(&samples[a], &samples[b])
+                        .unwrap()
+                        .p,
+                );
+            }
+        }
+        let ordered = wirebench::measure::significance::holm(&ps)
+            .iter()
+            .filter(|&&p| p < 0.05)
+            .count();
+        assert!(
+            ordered < 10,
+            "seed {seed}: the drift hides some pairs from the unpaired test"
+        );
+        // Self-test: without the drift the unpaired test orders neighbours too,
+        // so the loss above is the drift's doing.
+        let steady: Vec<Vec<f64>> = ratios
+            .iter()
+            .map(|r| {
+                (0..rounds)
+                    .map(|_| 1000.0 * r * (1.0 + 0.04 * (rng.unit_f64() - 0.5)))
+                    .collect()
+            })
+            .collect();
+        let ps: Vec<f64> = (0..5)
+            .flat_map(|a| (a + 1..5).map(move |b| (a, b)))
+            .map(|(a, b)| {
+                wirebench::measure::significance::mann_whitney(&steady[a], &steady[b])
+                    .unwrap()
+                    .p
+            })
+            .collect();
+        assert!(
+            wirebench::measure::significance::holm(&ps).iter().all(|&p| p < 0.05),
+            "seed {seed}"
+        );
+    }
+    // No difference at all: every pair is ≈.
+    let mut rng = Rng::new(9);
+    let same: Vec<Vec<f64>> = (0..3)
+        .map(|_| (0..20).map(|_| 1000.0 * (1.0 + 0.04 * rng.unit_f64())).collect())
+        .collect();
+    assert!(paired_pairs(&same).iter().all(|p| p.order == std::cmp::Ordering::Equal));
+}

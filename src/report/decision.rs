@@ -634,6 +634,54 @@ pub fn render_document(o: &mut String, d: &super::document::Document) {
     o.push('\n');
 }
 
+/// One pair of a row ranked on its per-round paired ratios.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PairOrder {
+    /// Indices into the row's formats; `ratio` is `b/a`.
+    pub a: usize,
+    pub b: usize,
+    pub test: sig::PairedTest,
+    /// The signed-rank p, Holm-adjusted over the pairs of the row.
+    pub p_adjusted: f64,
+    /// `Less` when `b` is reliably below `a`, `Greater` when above,
+    /// `Equal` (`≈`, within ±`test.mde`) when the test does not support an order.
+    pub order: std::cmp::Ordering,
+}
+
+/// Every pair of the row's formats on their paired per-round values
+/// (`rounds[f][r]`: format `f` in round `r`; the rounds pair the formats),
+/// with the signed-rank test, Holm over the pairs. A pair without usable
+/// pairs (fewer than one round where both are positive) is left out.
+pub fn paired_pairs(rounds: &[Vec<f64>]) -> Vec<PairOrder> {
+    let mut pairs = Vec::new();
+    for a in 0..rounds.len() {
+        for b in a + 1..rounds.len() {
+            let n = rounds[a].len().min(rounds[b].len());
+            if let Some(t) = sig::paired(&rounds[a][..n], &rounds[b][..n]) {
+                pairs.push((a, b, t));
+            }
+        }
+    }
+    let adjusted = sig::holm(&pairs.iter().map(|(_, _, t)| t.p).collect::<Vec<_>>());
+    pairs
+        .into_iter()
+        .zip(adjusted)
+        .map(|((a, b, test), p_adjusted)| PairOrder {
+            a,
+            b,
+            test,
+            p_adjusted,
+            order: if p_adjusted >= ALPHA || test.ratio == 1.0 {
+                std::cmp::Ordering::Equal
+            } else if test.ratio > 1.0 {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Less
+            },
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
