@@ -1,0 +1,465 @@
+//! `wirebench ab BASE_BIN NEW_BIN`: did my change help? Two builds measured
+//! in the same rounds, and judged on the ratios of their pairs
+//! ([`super::paired`]).
+//!
+//! Each binary runs its own `codec-bench`, one process per batch:
+//!
+//! ```text
+//! [taskset -c CPU] BIN codec-bench --benchtime D --count 1 --counts N --filter ROW --out -
+//! ```
+//!
+//! which calibrates the row to `D` and prints one result line; `ab` takes
+//! its `cpu-ns/op` (`ns/op` when either side lacks it). Only flags that
+//! `codec-bench` has long had are used, so an older BASE revision runs too.
+//!
+//! Order: `--rounds` rounds; each round runs every row once on both
+//! sides, the row order rotated by one per round, and the two sides of a
+//! row alternate which goes first (ABBA), so a drift during a round or a
+//! first-process effect falls on both sides alike. Batch i of BASE is paired
+//! with batch i of NEW. Both sides run pinned to one CPU (`--cpu`, with
+//! `taskset` where there is one), so they share one core's caches and clock.
+//!
+//! `--slow-row NAME=PCT` is a test hook: it passes `codec-bench --slow-row`
+//! to the NEW side only, which runs PCT% more iterations of that row inside
+//! every timed batch than it reports (`crate::bench::hooks::SlowRow`): real
+//! work, so a real slowdown of that size is what `ab` must find.
+//!
+//! Child processes: output read up to [`MAX_OUTPUT`] bytes, a batch killed
+//! after [`batch_timeout`]; a failing child ends the run with its stderr.
+
+use super::paired::{self, PairedRow};
+use crate::cli::{Args, parse_duration};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const USAGE: &str = "\
+wirebench ab BASE_BIN NEW_BIN [FLAGS]
+  runs the codec rows of two builds alternately in the same rounds (each batch
+  one `codec-bench` process, pinned to one CPU, ABBA order) and prints per row
+  both medians, the change from the per-round NEW/BASE ratios with its 95%
+  interval, the sign test's p (Holm-Bonferroni over the rows), `~` where not
+  significant at 0.05, and the geomean. No noise threshold: the pairs share
+  their rounds' drift.
+  --rows REGEX        rows to run (default all): literal text, . * ^ $, and |
+                      between alternatives, e.g. '^Decode/json/1000$|^Encode/'
+  --rounds N          batches per row and side (default 20)
+  --benchtime D       minimum time of one batch (default 100ms)
+  --cpu N             pin both sides to CPU N with taskset (default 1; the
+                      last CPU when there are fewer); unpinned without taskset
+  --fail-over PCT     exit 1 when a row's significant slowdown exceeds PCT percent
+  --slow-row NAME=PCT test hook: the NEW side runs row NAME PCT% slower by real
+                      work (codec-bench --slow-row)
+EXIT STATUS: 0 ok, 1 a slowdown over --fail-over, 2 usage or run error
+";
+
+/// Most bytes read from one child's stdout or stderr.
+pub const MAX_OUTPUT: u64 = 1 << 20;
+
+/// Counts whose rows `ab` offers (`codec-bench`'s default `--counts`).
+pub const COUNTS: [usize; 4] = [1, 100, 1000, 10_000];
+
+/// How long one batch process may take before it is killed: calibration
+/// and the batch take a few `benchtime`s; the rest is startup.
+pub fn batch_timeout(benchtime: Duration) -> Duration {
+    benchtime * 20 + Duration::from_secs(60)
+}
+
+/// The two builds, by their role.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Base,
+    New,
+}
+
+/// What one run of `ab` does.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub base: PathBuf,
+    pub new: PathBuf,
+    pub rows: Vec<String>,
+    pub rounds: usize,
+    pub benchtime: Duration,
+    /// `taskset -c CPU`, or None (unpinned).
+    pub pin: Option<usize>,
+    pub slow_row: Option<crate::bench::hooks::SlowRow>,
+}
+
+/// One batch's figures.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Sample {
+    ns: f64,
+    cpu_ns: Option<f64>,
+}
+
+/// `wirebench ab`; Ok(true) when a slowdown exceeds `--fail-over`.
+pub fn cli_main(args: &mut Args) -> Result<bool, String> {
+    if args.switch("--help") {
+        print!("{USAGE}");
+        return Ok(false);
+    }
+    let rows_re = args.value("--rows")?;
+    let rounds = args.parse_or("--rounds", 20usize)?;
+    let benchtime = parse_duration(&args.value("--benchtime")?.unwrap_or("100ms".into()))?;
+    let cpu = args.parse_or("--cpu", 1usize)?;
+    let fail_over: Option<f64> = args.parse("--fail-over")?;
+    let slow = args.value("--slow-row")?;
+    let bins = args.positional();
+    args.finish()?;
+    let [base, new] = bins.as_slice() else {
+        return Err(format!(
+            "expected BASE_BIN NEW_BIN, found {} arguments\n\n{USAGE}",
+            bins.len()
+        ));
+    };
+    for (what, p) in [("BASE_BIN", base), ("NEW_BIN", new)] {
+        if !Path::new(p).is_file() {
+            return Err(format!("{what} {p:?}: not a file"));
+        }
+    }
+    if rounds < 6 {
+        return Err(format!(
+            "--rounds {rounds}: at least 6 (below that no pair of samples can reach p < 0.05)"
+        ));
+    }
+    if benchtime.is_zero() {
+        return Err("--benchtime: must be above 0".into());
+    }
+    if fail_over.is_some_and(|p| !(p >= 0.0 && p.is_finite())) {
+        return Err("--fail-over: expected a percentage ≥ 0".into());
+    }
+    let pattern = Pattern::parse(rows_re.as_deref().unwrap_or(""))?;
+    let rows: Vec<String> = crate::bench::codec::row_names(&COUNTS)
+        .into_iter()
+        .filter(|r| pattern.matches(r))
+        .collect();
+    if rows.is_empty() {
+        return Err(format!(
+            "--rows {:?}: matches no codec row (rows look like Decode/json/1000, FlatbuffersDirect/100)",
+            rows_re.unwrap_or_default()
+        ));
+    }
+    let slow_row = slow.as_deref().map(crate::bench::hooks::SlowRow::parse).transpose()?;
+    if let Some(s) = &slow_row {
+        if !rows.contains(&s.name) {
+            return Err(format!("--slow-row: {:?} is not among the rows run", s.name));
+        }
+    }
+    let plan = Plan {
+        base: PathBuf::from(base),
+        new: PathBuf::from(new),
+        rows,
+        rounds,
+        benchtime,
+        pin: pin_cpu(cpu),
+        slow_row,
+    };
+    let table = run(&plan)?;
+    let pinned = match plan.pin {
+        Some(c) => format!("both pinned to CPU {c}"),
+        None => "unpinned (no taskset)".to_string(),
+    };
+    let title = format!(
+        "wirebench ab: BASE {} vs NEW {}\ncodec rows ({}, lower is better; {} rounds of one {:?} batch per side in ABBA order, {pinned}; change: median of the per-round NEW/BASE ratios, sign test, Holm-Bonferroni over {} rows, alpha = {}; no noise threshold)",
+        plan.base.display(),
+        plan.new.display(),
+        table.1,
+        plan.rounds,
+        plan.benchtime,
+        plan.rows.len(),
+        crate::measure::significance::ALPHA
+    );
+    if let Some(s) = &plan.slow_row {
+        println!("test hook: NEW runs {} {}% slower (--slow-row)", s.name, s.pct);
+    }
+    print!("{}", paired::render(&title, &table.0));
+    let Some(limit) = fail_over else { return Ok(false) };
+    let over = table.0.regressions_over(limit);
+    for v in &over {
+        eprintln!("ab: {}: {:+.1}% slower (over {limit}%)", v.name, v.change * 100.0);
+    }
+    Ok(!over.is_empty())
+}
+
+/// `Some(cpu)` when `taskset` runs here; the CPU is `cpu`, or the last one
+/// when the machine has fewer.
+fn pin_cpu(cpu: usize) -> Option<usize> {
+    let ok = Command::new("taskset")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    ok.then(|| cpu.min(cpus - 1))
+}
+
+/// Runs the plan (module docs); returns the judged table and the unit used.
+pub fn run(plan: &Plan) -> Result<(paired::PairedTable, &'static str), String> {
+    let nrows = plan.rows.len();
+    let mut samples: Vec<[Vec<Sample>; 2]> = vec![[Vec::new(), Vec::new()]; nrows];
+    let mut progress = crate::measure::progress::Progress::new(plan.rounds * nrows);
+    eprintln!(
+        "ab: {nrows} rows × {} rounds, two {:?} batches each",
+        plan.rounds, plan.benchtime
+    );
+    for round in 0..plan.rounds {
+        for i in 0..nrows {
+            let k = (i + round) % nrows;
+            let order = if (round + i) % 2 == 0 {
+                [Side::Base, Side::New]
+            } else {
+                [Side::New, Side::Base]
+            };
+            for side in order {
+                let s = batch(plan, side, &plan.rows[k])?;
+                samples[k][side as usize].push(s);
+            }
+            let [b, n] = &samples[k];
+            let (b, n) = (b[round], n[round]);
+            eprintln!(
+                "ab: {} round {}: {:<30} base {:>10.0} new {:>10.0} ns/op ({:+.1}%)",
+                progress.step(),
+                round + 1,
+                plan.rows[k],
+                b.cpu_ns.unwrap_or(b.ns),
+                n.cpu_ns.unwrap_or(n.ns),
+                (n.cpu_ns.unwrap_or(n.ns) / b.cpu_ns.unwrap_or(b.ns) - 1.0) * 100.0
+            );
+        }
+    }
+    let all_cpu = samples.iter().flatten().flatten().all(|s| s.cpu_ns.is_some());
+    let pick = |s: &Sample| if all_cpu { s.cpu_ns.unwrap_or(s.ns) } else { s.ns };
+    let rows: Vec<PairedRow> = plan
+        .rows
+        .iter()
+        .zip(&samples)
+        .map(|(name, [b, n])| PairedRow {
+            name: name.clone(),
+            base: b.iter().map(pick).collect(),
+            new: n.iter().map(pick).collect(),
+        })
+        .collect();
+    Ok((paired::judge(&rows), if all_cpu { "cpu-ns/op" } else { "ns/op" }))
+}
+
+/// One batch of `row` by one side's `codec-bench`.
+fn batch(plan: &Plan, side: Side, row: &str) -> Result<Sample, String> {
+    let bin = match side {
+        Side::Base => &plan.base,
+        Side::New => &plan.new,
+    };
+    let count = row
+        .rsplit('/')
+        .next()
+        .and_then(|c| c.parse::<usize>().ok())
+        .ok_or_else(|| format!("row {row:?}: no product count at its end"))?;
+    let mut cmd = match plan.pin {
+        Some(cpu) => {
+            let mut c = Command::new("taskset");
+            c.args(["-c", &cpu.to_string()]).arg(bin);
+            c
+        }
+        None => Command::new(bin),
+    };
+    cmd.args(["codec-bench", "--count", "1", "--out", "-"])
+        .args(["--benchtime", &format!("{}ns", plan.benchtime.as_nanos())])
+        .args(["--counts", &count.to_string(), "--filter", row]);
+    if let (Side::New, Some(s)) = (side, &plan.slow_row) {
+        if s.name == row {
+            cmd.args(["--slow-row", &format!("{}={}", s.name, s.pct)]);
+        }
+    }
+    let label = match side {
+        Side::Base => "BASE",
+        Side::New => "NEW",
+    };
+    let (stdout, stderr) = run_child(cmd, batch_timeout(plan.benchtime))
+        .map_err(|e| format!("{label} {} codec-bench {row}: {e}", bin.display()))?;
+    parse_batch(&stdout, row).map_err(|e| {
+        format!(
+            "{label} {} codec-bench {row}: {e}; its stderr ends:\n{}",
+            bin.display(),
+            tail(&stderr)
+        )
+    })
+}
+
+/// The last lines of a child's stderr, for an error message.
+fn tail(s: &str) -> String {
+    let lines: Vec<&str> = s.lines().collect();
+    lines[lines.len().saturating_sub(8)..].join("\n")
+}
+
+/// The figures of `row` in one `codec-bench --out -` output.
+fn parse_batch(stdout: &str, row: &str) -> Result<Sample, String> {
+    let file = crate::report::parse::codec("stdout", stdout).map_err(|e| e.to_string())?;
+    let line = file
+        .lines
+        .iter()
+        .find(|l| {
+            let three = format!("{}/{}/{}", l.op, l.format, l.count);
+            let two = format!("{}/{}", l.op, l.count);
+            three == row || two == row
+        })
+        .ok_or_else(|| format!("no result line for {row} (was it renamed or skipped in this build?)"))?;
+    Ok(Sample {
+        ns: line.ns_per_op,
+        cpu_ns: line.cpu_ns_per_op,
+    })
+}
+
+/// Runs `cmd`, reading at most [`MAX_OUTPUT`] bytes of each stream, killing
+/// it after `timeout`. Ok((stdout, stderr)) when it exits 0.
+fn run_child(mut cmd: Command, timeout: Duration) -> Result<(String, String), String> {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start: {e}"))?;
+    let reader = |r: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(r) = r {
+                let mut r = r.take(MAX_OUTPUT);
+                let _ = r.read_to_end(&mut buf);
+                // Drain the rest so the child never blocks on a full pipe.
+                let _ = std::io::copy(&mut r.into_inner(), &mut std::io::sink());
+            }
+            String::from_utf8_lossy(&buf).into_owned()
+        })
+    };
+    let out = reader(child.stdout.take().map(|s| Box::new(s) as Box<dyn Read + Send>));
+    let err = reader(child.stderr.take().map(|s| Box::new(s) as Box<dyn Read + Send>));
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        match child.try_wait().map_err(|e| format!("wait: {e}"))? {
+            Some(s) => break s,
+            None if Instant::now() >= deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("killed after {timeout:?} without finishing"));
+            }
+            None => std::thread::sleep(Duration::from_millis(5)),
+        }
+    };
+    let stdout = out.join().map_err(|_| "stdout reader panicked".to_string())?;
+    let stderr = err.join().map_err(|_| "stderr reader panicked".to_string())?;
+    if !status.success() {
+        return Err(format!("{status}; its stderr ends:\n{}", tail(&stderr)));
+    }
+    Ok((stdout, stderr))
+}
+
+/// The `--rows` pattern: alternatives separated by `|`, each matched
+/// anywhere in the name unless anchored, with `.` any character, `x*` zero
+/// or more of the item before, `^` the start and `$` the end (Pike's
+/// matcher). Other regex syntax is refused, never taken literally.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pattern {
+    alternatives: Vec<Vec<char>>,
+}
+
+impl Pattern {
+    pub fn parse(re: &str) -> Result<Pattern, String> {
+        if let Some(c) = re.chars().find(|c| "()[]{}+?\\".contains(*c)) {
+            return Err(format!(
+                "--rows {re:?}: {c:?} is not supported; use literal text, . * ^ $ and | between alternatives"
+            ));
+        }
+        let alternatives: Vec<Vec<char>> = re.split('|').map(|a| a.chars().collect()).collect();
+        for a in &alternatives {
+            let bad_star = a.first() == Some(&'*') || a.windows(2).any(|w| w[1] == '*' && (w[0] == '*' || w[0] == '^'));
+            let bad_anchor = a.iter().skip(1).any(|&c| c == '^') || a.iter().rev().skip(1).any(|&c| c == '$');
+            if bad_star || bad_anchor {
+                return Err(format!(
+                    "--rows {re:?}: a `*` must follow a character or `.`, `^` may only start and `$` only end an alternative"
+                ));
+            }
+        }
+        Ok(Pattern { alternatives })
+    }
+
+    pub fn matches(&self, text: &str) -> bool {
+        let t: Vec<char> = text.chars().collect();
+        self.alternatives.iter().any(|a| match a.split_first() {
+            Some(('^', rest)) => here(rest, &t),
+            _ => (0..=t.len()).any(|i| here(a, &t[i..])),
+        })
+    }
+}
+
+/// Pike's `matchhere`: does `re` match at the start of `t`?
+fn here(re: &[char], t: &[char]) -> bool {
+    match re {
+        [] => true,
+        [c, '*', rest @ ..] => {
+            let mut i = 0;
+            loop {
+                if here(rest, &t[i..]) {
+                    return true;
+                }
+                if i < t.len() && (*c == '.' || t[i] == *c) {
+                    i += 1;
+                } else {
+                    return false;
+                }
+            }
+        }
+        ['$'] => t.is_empty(),
+        [c, rest @ ..] => !t.is_empty() && (*c == '.' || t[0] == *c) && here(rest, &t[1..]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pattern_matches_like_a_regex() {
+        let m = |re: &str, t: &str| Pattern::parse(re).unwrap().matches(t);
+        assert!(m("", "Decode/json/1000"));
+        assert!(m("json", "Decode/json/1000"));
+        assert!(m("^Decode/json/1000$", "Decode/json/1000"));
+        assert!(!m("^Decode/json/1$", "Decode/json/1000"));
+        assert!(!m("^Encode", "ProtobufEncodePrebuilt/1"));
+        assert!(m("^Encode/.*/1000$|^Memcpy/", "Encode/avro/1000"));
+        assert!(m("^Encode/.*/1000$|^Memcpy/", "Memcpy/json/1"));
+        assert!(!m("^Encode/.*/1000$|^Memcpy/", "Encode/avro/100"));
+        assert!(m("a*b", "b") && m("^x.*y$", "xy") && !m("^x.y$", "xy"));
+        for bad in ["(a|b)", "a+", "[ab]", "*a", "a^b", "a$b", "x\\.y"] {
+            assert!(Pattern::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn parse_batch_takes_the_named_row_and_its_cpu_time() {
+        let out = "goos: linux\nbenchtime: 100ms\n\
+            BenchmarkDecode/json/1-2\t100\t2000 ns/op\t1.0 MB/s\t10 B/op\t1 allocs/op\t1900 cpu-ns/op\n\
+            BenchmarkFlatbuffersDirect/1-2\t100\t500 ns/op\t1.0 MB/s\t0 B/op\t0 allocs/op\n";
+        let s = parse_batch(out, "Decode/json/1").unwrap();
+        assert_eq!((s.ns, s.cpu_ns), (2000.0, Some(1900.0)));
+        let s = parse_batch(out, "FlatbuffersDirect/1").unwrap();
+        assert_eq!((s.ns, s.cpu_ns), (500.0, None));
+        let e = parse_batch(out, "Encode/json/1").unwrap_err();
+        assert!(e.contains("no result line for Encode/json/1"), "{e}");
+        assert!(parse_batch("Benchmark garbage", "Decode/json/1").is_err());
+    }
+
+    #[test]
+    fn run_child_reports_failure_and_kills_a_hang() {
+        let sh = |script: &str| {
+            let mut c = Command::new("sh");
+            c.args(["-c", script]);
+            c
+        };
+        let e = run_child(sh("echo oops >&2; exit 3"), Duration::from_secs(5)).unwrap_err();
+        assert!(e.contains("oops") && e.contains('3'), "{e}");
+        let e = run_child(sh("exec sleep 30"), Duration::from_millis(100)).unwrap_err();
+        assert!(e.contains("killed after"), "{e}");
+        let (out, _) = run_child(sh("echo hi"), Duration::from_secs(5)).unwrap();
+        assert_eq!(out, "hi\n");
+    }
+}
