@@ -5,18 +5,19 @@
 //! Each binary runs its own `codec-bench`, one process per batch:
 //!
 //! ```text
-//! [taskset -c CPU] BIN codec-bench --benchtime D --count 1 --counts N --filter ROW --out -
+//! [taskset -c CPU] BIN codec-bench --out - --count K --benchtime D --counts N --filter ROW
 //! ```
 //!
-//! which calibrates the row to `D` and prints one result line; `ab` takes
-//! its `cpu-ns/op` (`ns/op` when either side lacks it). Only flags that
+//! which calibrates the row to `D` and prints `K` result lines (`--batches`);
+//! the round's sample is their median `cpu-ns/op` (`ns/op` when either side
+//! lacks it): the median drops a batch that another process disturbed. Only flags that
 //! `codec-bench` has long had are used, so an older BASE revision runs too.
 //!
 //! Order: `--rounds` rounds; each round runs every row once on both
 //! sides, the row order rotated by one per round, and the two sides of a
 //! row alternate which goes first (ABBA), so a drift during a round or a
-//! first-process effect falls on both sides alike. Batch i of BASE is paired
-//! with batch i of NEW. Both sides run pinned to one CPU (`--cpu`, with
+//! first-process effect falls on both sides alike. Sample i of BASE is paired
+//! with sample i of NEW. Both sides run pinned to one CPU (`--cpu`, with
 //! `taskset` where there is one), so they share one core's caches and clock.
 //!
 //! `--slow-row NAME=PCT` is a test hook: it passes `codec-bench --slow-row`
@@ -44,8 +45,9 @@ wirebench ab BASE_BIN NEW_BIN [FLAGS]
   their rounds' drift.
   --rows REGEX        rows to run (default all): literal text, . * ^ $, and |
                       between alternatives, e.g. '^Decode/json/1000$|^Encode/'
-  --rounds N          batches per row and side (default 20)
-  --benchtime D       minimum time of one batch (default 100ms)
+  --rounds N          processes per row and side, one per round (default 30)
+  --benchtime D       minimum time of one batch (default 50ms)
+  --batches K         batches per process, a round's sample is their median (default 3)
   --cpu N             pin both sides to CPU N with taskset (default 1; the
                       last CPU when there are fewer); unpinned without taskset
   --fail-over PCT     exit 1 when a row's significant slowdown exceeds PCT percent
@@ -81,6 +83,8 @@ pub struct Plan {
     pub rows: Vec<String>,
     pub rounds: usize,
     pub benchtime: Duration,
+    /// Batches per process; a round's sample is their median.
+    pub batches: usize,
     /// `taskset -c CPU`, or None (unpinned).
     pub pin: Option<usize>,
     pub slow_row: Option<crate::bench::hooks::SlowRow>,
@@ -91,6 +95,8 @@ pub struct Plan {
 struct Sample {
     ns: f64,
     cpu_ns: Option<f64>,
+    /// The extra work the test hook reported for this batch, in percent.
+    hook_pct: Option<f64>,
 }
 
 /// `wirebench ab`; Ok(true) when a slowdown exceeds `--fail-over`.
@@ -100,8 +106,9 @@ pub fn cli_main(args: &mut Args) -> Result<bool, String> {
         return Ok(false);
     }
     let rows_re = args.value("--rows")?;
-    let rounds = args.parse_or("--rounds", 20usize)?;
-    let benchtime = parse_duration(&args.value("--benchtime")?.unwrap_or("100ms".into()))?;
+    let rounds = args.parse_or("--rounds", 30usize)?;
+    let benchtime = parse_duration(&args.value("--benchtime")?.unwrap_or("50ms".into()))?;
+    let batches = args.parse_or("--batches", 3usize)?;
     let cpu = args.parse_or("--cpu", 1usize)?;
     let fail_over: Option<f64> = args.parse("--fail-over")?;
     let slow = args.value("--slow-row")?;
@@ -122,6 +129,9 @@ pub fn cli_main(args: &mut Args) -> Result<bool, String> {
         return Err(format!(
             "--rounds {rounds}: at least 6 (below that no pair of samples can reach p < 0.05)"
         ));
+    }
+    if batches == 0 {
+        return Err("--batches: at least 1".into());
     }
     if benchtime.is_zero() {
         return Err("--benchtime: must be above 0".into());
@@ -152,30 +162,38 @@ pub fn cli_main(args: &mut Args) -> Result<bool, String> {
         rows,
         rounds,
         benchtime,
+        batches,
         pin: pin_cpu(cpu),
         slow_row,
     };
-    let table = run(&plan)?;
+    let outcome = run(&plan)?;
     let pinned = match plan.pin {
         Some(c) => format!("both pinned to CPU {c}"),
         None => "unpinned (no taskset)".to_string(),
     };
     let title = format!(
-        "wirebench ab: BASE {} vs NEW {}\ncodec rows ({}, lower is better; {} rounds of one {:?} batch per side in ABBA order, {pinned}; change: median of the per-round NEW/BASE ratios, sign test, Holm-Bonferroni over {} rows, alpha = {}; no noise threshold)",
+        "wirebench ab: BASE {} vs NEW {}\ncodec rows ({}, lower is better; {} rounds, each one process per side in ABBA order running the row's median of {} {:?} batches, {pinned}; change: median of the per-round NEW/BASE ratios, sign test, Holm-Bonferroni over {} rows, alpha = {}; no noise threshold)",
         plan.base.display(),
         plan.new.display(),
-        table.1,
+        outcome.unit,
         plan.rounds,
+        plan.batches,
         plan.benchtime,
         plan.rows.len(),
         crate::measure::significance::ALPHA
     );
     if let Some(s) = &plan.slow_row {
-        println!("test hook: NEW runs {} {}% slower (--slow-row)", s.name, s.pct);
+        let real = outcome
+            .hook_pct
+            .map_or("none reported".to_string(), |p| format!("+{p:.2}% of the iterations"));
+        println!(
+            "test hook: NEW runs {} {}% slower (--slow-row); its real extra work, median over the processes: {real}",
+            s.name, s.pct
+        );
     }
-    print!("{}", paired::render(&title, &table.0));
+    print!("{}", paired::render(&title, &outcome.table));
     let Some(limit) = fail_over else { return Ok(false) };
-    let over = table.0.regressions_over(limit);
+    let over = outcome.table.regressions_over(limit);
     for v in &over {
         eprintln!("ab: {}: {:+.1}% slower (over {limit}%)", v.name, v.change * 100.0);
     }
@@ -195,14 +213,24 @@ fn pin_cpu(cpu: usize) -> Option<usize> {
     ok.then(|| cpu.min(cpus - 1))
 }
 
-/// Runs the plan (module docs); returns the judged table and the unit used.
-pub fn run(plan: &Plan) -> Result<(paired::PairedTable, &'static str), String> {
+/// What a run found.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub table: paired::PairedTable,
+    /// `cpu-ns/op`, or `ns/op` when a side lacks CPU times.
+    pub unit: &'static str,
+    /// The test hook's real extra work (median over NEW's processes), percent.
+    pub hook_pct: Option<f64>,
+}
+
+/// Runs the plan (module docs).
+pub fn run(plan: &Plan) -> Result<Outcome, String> {
     let nrows = plan.rows.len();
     let mut samples: Vec<[Vec<Sample>; 2]> = vec![[Vec::new(), Vec::new()]; nrows];
     let mut progress = crate::measure::progress::Progress::new(plan.rounds * nrows);
     eprintln!(
-        "ab: {nrows} rows × {} rounds, two {:?} batches each",
-        plan.rounds, plan.benchtime
+        "ab: {nrows} rows × {} rounds, two processes of {} {:?} batches each",
+        plan.rounds, plan.batches, plan.benchtime
     );
     for round in 0..plan.rounds {
         for i in 0..nrows {
@@ -241,7 +269,15 @@ pub fn run(plan: &Plan) -> Result<(paired::PairedTable, &'static str), String> {
             new: n.iter().map(pick).collect(),
         })
         .collect();
-    Ok((paired::judge(&rows), if all_cpu { "cpu-ns/op" } else { "ns/op" }))
+    let hook: Vec<f64> = samples
+        .iter()
+        .flat_map(|[_, n]| n.iter().filter_map(|s| s.hook_pct))
+        .collect();
+    Ok(Outcome {
+        table: paired::judge(&rows),
+        unit: if all_cpu { "cpu-ns/op" } else { "ns/op" },
+        hook_pct: crate::measure::stats::median(&hook),
+    })
 }
 
 /// One batch of `row` by one side's `codec-bench`.
@@ -263,7 +299,7 @@ fn batch(plan: &Plan, side: Side, row: &str) -> Result<Sample, String> {
         }
         None => Command::new(bin),
     };
-    cmd.args(["codec-bench", "--count", "1", "--out", "-"])
+    cmd.args(["codec-bench", "--out", "-", "--count", &plan.batches.to_string()])
         .args(["--benchtime", &format!("{}ns", plan.benchtime.as_nanos())])
         .args(["--counts", &count.to_string(), "--filter", row]);
     if let (Side::New, Some(s)) = (side, &plan.slow_row) {
@@ -277,13 +313,23 @@ fn batch(plan: &Plan, side: Side, row: &str) -> Result<Sample, String> {
     };
     let (stdout, stderr) = run_child(cmd, batch_timeout(plan.benchtime))
         .map_err(|e| format!("{label} {} codec-bench {row}: {e}", bin.display()))?;
-    parse_batch(&stdout, row).map_err(|e| {
+    let mut sample = parse_batch(&stdout, row).map_err(|e| {
         format!(
             "{label} {} codec-bench {row}: {e}; its stderr ends:\n{}",
             bin.display(),
             tail(&stderr)
         )
-    })
+    })?;
+    sample.hook_pct = hook_pct(&stderr);
+    Ok(sample)
+}
+
+/// The real extra work of the test hook, from its stderr line
+/// `test hook --slow-row: NAME runs X extra of N iterations per batch (+P%)`.
+fn hook_pct(stderr: &str) -> Option<f64> {
+    let line = stderr.lines().find(|l| l.starts_with("test hook --slow-row:"))?;
+    let (_, rest) = line.rsplit_once("(+")?;
+    rest.strip_suffix("%)")?.parse().ok()
 }
 
 /// The last lines of a child's stderr, for an error message.
@@ -292,21 +338,27 @@ fn tail(s: &str) -> String {
     lines[lines.len().saturating_sub(8)..].join("\n")
 }
 
-/// The figures of `row` in one `codec-bench --out -` output.
+/// The figures of `row` in one `codec-bench --out -` output: the median
+/// of its batches.
 fn parse_batch(stdout: &str, row: &str) -> Result<Sample, String> {
     let file = crate::report::parse::codec("stdout", stdout).map_err(|e| e.to_string())?;
-    let line = file
+    let lines: Vec<_> = file
         .lines
         .iter()
-        .find(|l| {
+        .filter(|l| {
             let three = format!("{}/{}/{}", l.op, l.format, l.count);
             let two = format!("{}/{}", l.op, l.count);
             three == row || two == row
         })
+        .collect();
+    let median = crate::measure::stats::median;
+    let ns = median(&lines.iter().map(|l| l.ns_per_op).collect::<Vec<_>>())
         .ok_or_else(|| format!("no result line for {row} (was it renamed or skipped in this build?)"))?;
+    let cpu: Option<Vec<f64>> = lines.iter().map(|l| l.cpu_ns_per_op).collect();
     Ok(Sample {
-        ns: line.ns_per_op,
-        cpu_ns: line.cpu_ns_per_op,
+        ns,
+        cpu_ns: cpu.and_then(|c| median(&c)),
+        hook_pct: None,
     })
 }
 
@@ -441,6 +493,11 @@ mod tests {
             BenchmarkFlatbuffersDirect/1-2\t100\t500 ns/op\t1.0 MB/s\t0 B/op\t0 allocs/op\n";
         let s = parse_batch(out, "Decode/json/1").unwrap();
         assert_eq!((s.ns, s.cpu_ns), (2000.0, Some(1900.0)));
+        assert_eq!(
+            hook_pct("x\ntest hook --slow-row: Decode/json/1 runs 3 extra of 100 iterations per batch (+3.00%)\n"),
+            Some(3.0)
+        );
+        assert_eq!(hook_pct("codec-bench: done"), None);
         let s = parse_batch(out, "FlatbuffersDirect/1").unwrap();
         assert_eq!((s.ns, s.cpu_ns), (500.0, None));
         let e = parse_batch(out, "Encode/json/1").unwrap_err();
