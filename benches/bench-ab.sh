@@ -30,6 +30,12 @@ else
     mkdir -p "$top/target/ab-base"
     git worktree add --quiet --detach "$wt" "$rev"
 fi
+# A first build starts from NEW's release directory: the dependencies are
+# the same crates, so only the differing sources compile.
+if [ ! -d "$top/target/ab-base/target/release" ] && [ -d "$target/release" ]; then
+    mkdir -p "$top/target/ab-base/target"
+    cp -a "$target/release" "$top/target/ab-base/target/release"
+fi
 echo "bench-ab: building BASE $(git rev-parse --short "$rev") in $wt" >&2
 cargo build --release --quiet --manifest-path "$wt/Cargo.toml" --target-dir "$top/target/ab-base/target" --bin wirebench
 base_bin="$top/target/ab-base/wirebench-base"

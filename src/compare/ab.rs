@@ -28,6 +28,8 @@
 //! Child processes: output read up to [`MAX_OUTPUT`] bytes, a batch killed
 //! after [`batch_timeout`]; a failing child ends the run with its stderr.
 
+pub mod http;
+
 use super::paired::{self, PairedRow};
 use crate::cli::{Args, parse_duration};
 use std::io::Read;
@@ -45,11 +47,16 @@ wirebench ab BASE_BIN NEW_BIN [FLAGS]
   their rounds' drift.
   --rows REGEX        rows to run (default all): literal text, . * ^ $, and |
                       between alternatives, e.g. '^Decode/json/1000$|^Encode/'
-  --rounds N          processes per row and side, one per round (default 30)
+  --rounds N          processes per row and side, one per round (default 60)
   --benchtime D       minimum time of one batch (default 50ms)
   --batches K         batches per process, a round's sample is their median (default 3)
   --cpu N             pin both sides to CPU N with taskset (default 1; the
                       last CPU when there are fewer); unpinned without taskset
+  --http              also offer the server-only HTTP cases http/FORMAT/COUNT
+                      (counts 1, 100, 1000): each build's `serve` pinned to --cpu,
+                      this binary's `load --server` on another CPU; the figure
+                      is the server's CPU µs per request
+  --http-duration D   one load run of an HTTP case (default 500ms)
   --fail-over PCT     exit 1 when a row's significant slowdown exceeds PCT percent
   --slow-row NAME=PCT test hook: the NEW side runs row NAME PCT% slower by real
                       work (codec-bench --slow-row)
@@ -87,6 +94,10 @@ pub struct Plan {
     pub batches: usize,
     /// `taskset -c CPU`, or None (unpinned).
     pub pin: Option<usize>,
+    /// The CPU of the HTTP load generator (another one than `pin`).
+    pub load_pin: Option<usize>,
+    /// One load run of an `http/…` row ([`http`]).
+    pub http_duration: Duration,
     pub slow_row: Option<crate::bench::hooks::SlowRow>,
 }
 
@@ -106,12 +117,14 @@ pub fn cli_main(args: &mut Args) -> Result<bool, String> {
         return Ok(false);
     }
     let rows_re = args.value("--rows")?;
-    let rounds = args.parse_or("--rounds", 30usize)?;
+    let rounds = args.parse_or("--rounds", 60usize)?;
     let benchtime = parse_duration(&args.value("--benchtime")?.unwrap_or("50ms".into()))?;
     let batches = args.parse_or("--batches", 3usize)?;
     let cpu = args.parse_or("--cpu", 1usize)?;
     let fail_over: Option<f64> = args.parse("--fail-over")?;
     let slow = args.value("--slow-row")?;
+    let with_http = args.switch("--http");
+    let http_duration = parse_duration(&args.value("--http-duration")?.unwrap_or("500ms".into()))?;
     let bins = args.positional();
     args.finish()?;
     let [base, new] = bins.as_slice() else {
@@ -133,20 +146,21 @@ pub fn cli_main(args: &mut Args) -> Result<bool, String> {
     if batches == 0 {
         return Err("--batches: at least 1".into());
     }
-    if benchtime.is_zero() {
-        return Err("--benchtime: must be above 0".into());
+    if benchtime.is_zero() || http_duration.is_zero() {
+        return Err("--benchtime and --http-duration: must be above 0".into());
     }
     if fail_over.is_some_and(|p| !(p >= 0.0 && p.is_finite())) {
         return Err("--fail-over: expected a percentage ≥ 0".into());
     }
     let pattern = Pattern::parse(rows_re.as_deref().unwrap_or(""))?;
-    let rows: Vec<String> = crate::bench::codec::row_names(&COUNTS)
-        .into_iter()
-        .filter(|r| pattern.matches(r))
-        .collect();
+    let mut universe = crate::bench::codec::row_names(&COUNTS);
+    if with_http {
+        universe.extend(http::case_names());
+    }
+    let rows: Vec<String> = universe.into_iter().filter(|r| pattern.matches(r)).collect();
     if rows.is_empty() {
         return Err(format!(
-            "--rows {:?}: matches no codec row (rows look like Decode/json/1000, FlatbuffersDirect/100)",
+            "--rows {:?}: matches no row (codec rows look like Decode/json/1000, FlatbuffersDirect/100; with --http, http/json/1000)",
             rows_re.unwrap_or_default()
         ));
     }
@@ -164,23 +178,33 @@ pub fn cli_main(args: &mut Args) -> Result<bool, String> {
         benchtime,
         batches,
         pin: pin_cpu(cpu),
+        load_pin: pin_cpu(cpu).map(|c| other_cpu(c)),
+        http_duration,
         slow_row,
     };
     let outcome = run(&plan)?;
     let pinned = match plan.pin {
-        Some(c) => format!("both pinned to CPU {c}"),
+        Some(c) => format!("pinned to CPU {c}"),
         None => "unpinned (no taskset)".to_string(),
     };
-    let title = format!(
-        "wirebench ab: BASE {} vs NEW {}\ncodec rows ({}, lower is better; {} rounds, each one process per side in ABBA order running the row's median of {} {:?} batches, {pinned}; change: median of the per-round NEW/BASE ratios, sign test, Holm-Bonferroni over {} rows, alpha = {}; no noise threshold)",
+    println!(
+        "wirebench ab: BASE {} vs NEW {}",
         plan.base.display(),
-        plan.new.display(),
-        outcome.unit,
-        plan.rounds,
-        plan.batches,
-        plan.benchtime,
-        plan.rows.len(),
+        plan.new.display()
+    );
+    let stats = format!(
+        "change: median of the per-round NEW/BASE ratios, sign test, Holm-Bonferroni over the table's rows, alpha = {}; no noise threshold",
         crate::measure::significance::ALPHA
+    );
+    let codec_title = format!(
+        "codec rows ({}, lower is better; {} rounds, each one process per side in ABBA order running the row's median of {} {:?} batches, both {pinned}; {stats})",
+        outcome.unit, plan.rounds, plan.batches, plan.benchtime,
+    );
+    let http_title = format!(
+        "HTTP server-only cases (server CPU µs per request, lower is better; {} rounds of one {:?} load run per side in ABBA order, both servers {pinned}, the load generator on CPU {}; {stats})",
+        plan.rounds,
+        plan.http_duration,
+        plan.load_pin.map_or("any".to_string(), |c| c.to_string()),
     );
     if let Some(s) = &plan.slow_row {
         let real = outcome
@@ -191,13 +215,28 @@ pub fn cli_main(args: &mut Args) -> Result<bool, String> {
             s.name, s.pct
         );
     }
-    print!("{}", paired::render(&title, &outcome.table));
+    let mut tables = Vec::new();
+    if !outcome.codec.verdicts.is_empty() || !outcome.codec.warnings.is_empty() {
+        tables.push((codec_title, &outcome.codec));
+    }
+    if !outcome.http.verdicts.is_empty() || !outcome.http.warnings.is_empty() {
+        tables.push((http_title, &outcome.http));
+    }
+    for (title, t) in &tables {
+        print!("{}", paired::render(title, t));
+    }
     let Some(limit) = fail_over else { return Ok(false) };
-    let over = outcome.table.regressions_over(limit);
+    let over: Vec<_> = tables.iter().flat_map(|(_, t)| t.regressions_over(limit)).collect();
     for v in &over {
         eprintln!("ab: {}: {:+.1}% slower (over {limit}%)", v.name, v.change * 100.0);
     }
     Ok(!over.is_empty())
+}
+
+/// Another CPU than `cpu` for the load generator (the same one on a single CPU).
+fn other_cpu(cpu: usize) -> usize {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cpus < 2 { cpu } else { (cpu + 1) % cpus }
 }
 
 /// `Some(cpu)` when `taskset` runs here; the CPU is `cpu`, or the last one
@@ -216,9 +255,12 @@ fn pin_cpu(cpu: usize) -> Option<usize> {
 /// What a run found.
 #[derive(Clone, Debug)]
 pub struct Outcome {
-    pub table: paired::PairedTable,
+    /// The codec rows' verdicts.
+    pub codec: paired::PairedTable,
     /// `cpu-ns/op`, or `ns/op` when a side lacks CPU times.
     pub unit: &'static str,
+    /// The `http/…` rows' verdicts (server CPU µs per request).
+    pub http: paired::PairedTable,
     /// The test hook's real extra work (median over NEW's processes), percent.
     pub hook_pct: Option<f64>,
 }
@@ -226,6 +268,14 @@ pub struct Outcome {
 /// Runs the plan (module docs).
 pub fn run(plan: &Plan) -> Result<Outcome, String> {
     let nrows = plan.rows.len();
+    let servers = if plan.rows.iter().any(|r| r.starts_with("http/")) {
+        let base = http::start(&plan.base, plan.pin).map_err(|e| format!("BASE: {e}"))?;
+        let new = http::start(&plan.new, plan.pin).map_err(|e| format!("NEW: {e}"))?;
+        Some([base, new])
+    } else {
+        None
+    };
+    let load_bin = std::env::current_exe().map_err(|e| format!("which binary am I: {e}"))?;
     let mut samples: Vec<[Vec<Sample>; 2]> = vec![[Vec::new(), Vec::new()]; nrows];
     let mut progress = crate::measure::progress::Progress::new(plan.rounds * nrows);
     eprintln!(
@@ -241,13 +291,26 @@ pub fn run(plan: &Plan) -> Result<Outcome, String> {
                 [Side::New, Side::Base]
             };
             for side in order {
-                let s = batch(plan, side, &plan.rows[k])?;
+                let row = &plan.rows[k];
+                let s = match &servers {
+                    Some(servers) if row.starts_with("http/") => {
+                        let server = &servers[side as usize];
+                        let v = http::sample(&load_bin, plan.load_pin, server, row, plan.http_duration)
+                            .map_err(|e| format!("{side:?}: {e}"))?;
+                        Sample {
+                            ns: v,
+                            cpu_ns: Some(v),
+                            hook_pct: None,
+                        }
+                    }
+                    _ => batch(plan, side, row)?,
+                };
                 samples[k][side as usize].push(s);
             }
             let [b, n] = &samples[k];
             let (b, n) = (b[round], n[round]);
             eprintln!(
-                "ab: {} round {}: {:<30} base {:>10.0} new {:>10.0} ns/op ({:+.1}%)",
+                "ab: {} round {}: {:<30} base {:>10.0} new {:>10.0} ({:+.1}%)",
                 progress.step(),
                 round + 1,
                 plan.rows[k],
@@ -257,24 +320,34 @@ pub fn run(plan: &Plan) -> Result<Outcome, String> {
             );
         }
     }
-    let all_cpu = samples.iter().flatten().flatten().all(|s| s.cpu_ns.is_some());
-    let pick = |s: &Sample| if all_cpu { s.cpu_ns.unwrap_or(s.ns) } else { s.ns };
-    let rows: Vec<PairedRow> = plan
+    let is_http = |name: &str| name.starts_with("http/");
+    let all_cpu = plan
         .rows
         .iter()
         .zip(&samples)
-        .map(|(name, [b, n])| PairedRow {
-            name: name.clone(),
-            base: b.iter().map(pick).collect(),
-            new: n.iter().map(pick).collect(),
-        })
-        .collect();
+        .filter(|(name, _)| !is_http(name))
+        .flat_map(|(_, s)| s.iter().flatten())
+        .all(|s| s.cpu_ns.is_some());
+    let pick = |s: &Sample| if all_cpu { s.cpu_ns.unwrap_or(s.ns) } else { s.ns };
+    let rows = |want_http: bool| -> Vec<PairedRow> {
+        plan.rows
+            .iter()
+            .zip(&samples)
+            .filter(|(name, _)| is_http(name) == want_http)
+            .map(|(name, [b, n])| PairedRow {
+                name: name.clone(),
+                base: b.iter().map(pick).collect(),
+                new: n.iter().map(pick).collect(),
+            })
+            .collect()
+    };
     let hook: Vec<f64> = samples
         .iter()
         .flat_map(|[_, n]| n.iter().filter_map(|s| s.hook_pct))
         .collect();
     Ok(Outcome {
-        table: paired::judge(&rows),
+        codec: paired::judge(&rows(false)),
+        http: paired::judge(&rows(true)),
         unit: if all_cpu { "cpu-ns/op" } else { "ns/op" },
         hook_pct: crate::measure::stats::median(&hook),
     })
