@@ -134,7 +134,7 @@ fn bad_arguments_exit_2_with_a_clear_error() {
     let cases: Vec<(Vec<&str>, &PathBuf, &str)> = vec![
         (vec![], &missing, "NEW_BIN \"/nonexistent/wirebench\": not a file"),
         (vec!["--rows", "(a|b)"], &b, "'(' is not supported"),
-        (vec!["--rows", "^NoSuchRow$"], &b, "matches no codec row"),
+        (vec!["--rows", "^NoSuchRow$"], &b, "matches no row"),
         (vec!["--rounds", "3"], &b, "--rounds 3: at least 6"),
         (vec!["--rounds", "many"], &b, "--rounds: invalid value \"many\""),
         (vec!["--benchtime", "fast"], &b, "invalid duration \"fast\""),
@@ -174,4 +174,25 @@ fn bad_arguments_exit_2_with_a_clear_error() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("NEW") && stderr.contains("broken build"), "{stderr}");
+}
+
+#[test]
+fn http_cases_run_against_each_builds_server() {
+    let (a, b) = two_copies("http");
+    let out = ab(
+        &a,
+        &b,
+        &["--http", "--rows", "^http/json/1$", "--rounds", "6", "--http-duration", "100ms"],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stdout.contains("HTTP server-only cases (server CPU µs per request"), "{stdout}");
+    let (line, _) = verdict(&stdout, "http/json/1");
+    assert!(line.ends_with("n=6"), "{line}");
+    assert!(!stdout.contains("codec rows"), "no codec row was asked for: {stdout}");
+    // Without --http the HTTP cases are not offered.
+    let out = ab(&a, &b, &["--rows", "^http/json/1$"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("matches no row"));
 }
