@@ -182,12 +182,23 @@ fn http_cases_run_against_each_builds_server() {
     let out = ab(
         &a,
         &b,
-        &["--http", "--rows", "^http/json/1$", "--rounds", "6", "--http-duration", "100ms"],
+        &[
+            "--http",
+            "--rows",
+            "^http/json/1$",
+            "--rounds",
+            "6",
+            "--http-duration",
+            "100ms",
+        ],
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
-    assert!(stdout.contains("HTTP server-only cases (server CPU µs per request"), "{stdout}");
+    assert!(
+        stdout.contains("HTTP server-only cases (server CPU µs per request"),
+        "{stdout}"
+    );
     let (line, _) = verdict(&stdout, "http/json/1");
     assert!(line.ends_with("n=6"), "{line}");
     assert!(!stdout.contains("codec rows"), "no codec row was asked for: {stdout}");

@@ -9,8 +9,10 @@
 //! ```
 //!
 //! which calibrates the row to `D` and prints `K` result lines (`--batches`);
-//! the round's sample is their median `cpu-ns/op` (`ns/op` when either side
-//! lacks it): the median drops a batch that another process disturbed. Only flags that
+//! the round's sample is the fastest one's `cpu-ns/op` (`ns/op` when either
+//! side lacks it). Another process sharing the CPU only ever adds time (its
+//! cache misses, its preemptions), so the fastest of K is the batch it
+//! disturbed least. Only flags that
 //! `codec-bench` has long had are used, so an older BASE revision runs too.
 //!
 //! Order: `--rounds` rounds; each round runs every row once on both
@@ -48,8 +50,8 @@ wirebench ab BASE_BIN NEW_BIN [FLAGS]
   --rows REGEX        rows to run (default all): literal text, . * ^ $, and |
                       between alternatives, e.g. '^Decode/json/1000$|^Encode/'
   --rounds N          processes per row and side, one per round (default 60)
-  --benchtime D       minimum time of one batch (default 50ms)
-  --batches K         batches per process, a round's sample is their median (default 3)
+  --benchtime D       minimum time of one batch (default 30ms)
+  --batches K         batches per process; a round's sample is the fastest (default 5)
   --cpu N             pin both sides to CPU N with taskset (default 1; the
                       last CPU when there are fewer); unpinned without taskset
   --http              also offer the server-only HTTP cases http/FORMAT/COUNT
@@ -90,7 +92,7 @@ pub struct Plan {
     pub rows: Vec<String>,
     pub rounds: usize,
     pub benchtime: Duration,
-    /// Batches per process; a round's sample is their median.
+    /// Batches per process; a round's sample is the fastest.
     pub batches: usize,
     /// `taskset -c CPU`, or None (unpinned).
     pub pin: Option<usize>,
@@ -118,8 +120,8 @@ pub fn cli_main(args: &mut Args) -> Result<bool, String> {
     }
     let rows_re = args.value("--rows")?;
     let rounds = args.parse_or("--rounds", 60usize)?;
-    let benchtime = parse_duration(&args.value("--benchtime")?.unwrap_or("50ms".into()))?;
-    let batches = args.parse_or("--batches", 3usize)?;
+    let benchtime = parse_duration(&args.value("--benchtime")?.unwrap_or("30ms".into()))?;
+    let batches = args.parse_or("--batches", 5usize)?;
     let cpu = args.parse_or("--cpu", 1usize)?;
     let fail_over: Option<f64> = args.parse("--fail-over")?;
     let slow = args.value("--slow-row")?;
@@ -178,7 +180,7 @@ pub fn cli_main(args: &mut Args) -> Result<bool, String> {
         benchtime,
         batches,
         pin: pin_cpu(cpu),
-        load_pin: pin_cpu(cpu).map(|c| other_cpu(c)),
+        load_pin: pin_cpu(cpu).map(other_cpu),
         http_duration,
         slow_row,
     };
@@ -197,7 +199,7 @@ pub fn cli_main(args: &mut Args) -> Result<bool, String> {
         crate::measure::significance::ALPHA
     );
     let codec_title = format!(
-        "codec rows ({}, lower is better; {} rounds, each one process per side in ABBA order running the row's median of {} {:?} batches, both {pinned}; {stats})",
+        "codec rows ({}, lower is better; {} rounds, each one process per side in ABBA order running the row's fastest of {} {:?} batches, both {pinned}; {stats})",
         outcome.unit, plan.rounds, plan.batches, plan.benchtime,
     );
     let http_title = format!(
@@ -411,7 +413,7 @@ fn tail(s: &str) -> String {
     lines[lines.len().saturating_sub(8)..].join("\n")
 }
 
-/// The figures of `row` in one `codec-bench --out -` output: the median
+/// The figures of `row` in one `codec-bench --out -` output: the fastest
 /// of its batches.
 fn parse_batch(stdout: &str, row: &str) -> Result<Sample, String> {
     let file = crate::report::parse::codec("stdout", stdout).map_err(|e| e.to_string())?;
@@ -424,13 +426,13 @@ fn parse_batch(stdout: &str, row: &str) -> Result<Sample, String> {
             three == row || two == row
         })
         .collect();
-    let median = crate::measure::stats::median;
-    let ns = median(&lines.iter().map(|l| l.ns_per_op).collect::<Vec<_>>())
+    let min = |v: &[f64]| v.iter().copied().reduce(f64::min);
+    let ns = min(&lines.iter().map(|l| l.ns_per_op).collect::<Vec<_>>())
         .ok_or_else(|| format!("no result line for {row} (was it renamed or skipped in this build?)"))?;
     let cpu: Option<Vec<f64>> = lines.iter().map(|l| l.cpu_ns_per_op).collect();
     Ok(Sample {
         ns,
-        cpu_ns: cpu.and_then(|c| median(&c)),
+        cpu_ns: cpu.and_then(|c| min(&c)),
         hook_pct: None,
     })
 }
@@ -566,6 +568,11 @@ mod tests {
             BenchmarkFlatbuffersDirect/1-2\t100\t500 ns/op\t1.0 MB/s\t0 B/op\t0 allocs/op\n";
         let s = parse_batch(out, "Decode/json/1").unwrap();
         assert_eq!((s.ns, s.cpu_ns), (2000.0, Some(1900.0)));
+        let three = format!(
+            "{out}BenchmarkDecode/json/1-2\t100\t1500 ns/op\t1800 cpu-ns/op\nBenchmarkDecode/json/1-2\t100\t2500 ns/op\t2400 cpu-ns/op\n"
+        );
+        let s = parse_batch(&three, "Decode/json/1").unwrap();
+        assert_eq!((s.ns, s.cpu_ns), (1500.0, Some(1800.0)), "each figure's fastest batch");
         assert_eq!(
             hook_pct("x\ntest hook --slow-row: Decode/json/1 runs 3 extra of 100 iterations per batch (+3.00%)\n"),
             Some(3.0)
