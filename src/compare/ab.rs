@@ -15,6 +15,9 @@
 //! disturbed least. Only flags that
 //! `codec-bench` has long had are used, so an older BASE revision runs too.
 //!
+//! Each batch runs from a fresh copy of its binary ([`FreshCopy`] says
+//! why), so two copies of one build do not differ by where their code sits.
+//!
 //! Order: `--rounds` rounds; each round runs every row once on both
 //! sides, the row order rotated by one per round, and the two sides of a
 //! row alternate which goes first (ABBA), so a drift during a round or a
@@ -278,6 +281,7 @@ pub fn run(plan: &Plan) -> Result<Outcome, String> {
         None
     };
     let load_bin = std::env::current_exe().map_err(|e| format!("which binary am I: {e}"))?;
+    let copy = FreshCopy::new()?;
     let mut samples: Vec<[Vec<Sample>; 2]> = vec![[Vec::new(), Vec::new()]; nrows];
     let mut progress = crate::measure::progress::Progress::new(plan.rounds * nrows);
     eprintln!(
@@ -305,7 +309,7 @@ pub fn run(plan: &Plan) -> Result<Outcome, String> {
                             hook_pct: None,
                         }
                     }
-                    _ => batch(plan, side, row)?,
+                    _ => batch(plan, &copy, side, row)?,
                 };
                 samples[k][side as usize].push(s);
             }
@@ -356,11 +360,12 @@ pub fn run(plan: &Plan) -> Result<Outcome, String> {
 }
 
 /// One batch of `row` by one side's `codec-bench`.
-fn batch(plan: &Plan, side: Side, row: &str) -> Result<Sample, String> {
-    let bin = match side {
+fn batch(plan: &Plan, copy: &FreshCopy, side: Side, row: &str) -> Result<Sample, String> {
+    let built = match side {
         Side::Base => &plan.base,
         Side::New => &plan.new,
     };
+    let bin = &copy.of(built)?;
     let count = row
         .rsplit('/')
         .next()
@@ -387,11 +392,11 @@ fn batch(plan: &Plan, side: Side, row: &str) -> Result<Sample, String> {
         Side::New => "NEW",
     };
     let (stdout, stderr) = run_child(cmd, batch_timeout(plan.benchtime))
-        .map_err(|e| format!("{label} {} codec-bench {row}: {e}", bin.display()))?;
+        .map_err(|e| format!("{label} {} codec-bench {row}: {e}", built.display()))?;
     let mut sample = parse_batch(&stdout, row).map_err(|e| {
         format!(
             "{label} {} codec-bench {row}: {e}; its stderr ends:\n{}",
-            bin.display(),
+            built.display(),
             tail(&stderr)
         )
     })?;
@@ -405,6 +410,49 @@ fn hook_pct(stderr: &str) -> Option<f64> {
     let line = stderr.lines().find(|l| l.starts_with("test hook --slow-row:"))?;
     let (_, rest) = line.rsplit_once("(+")?;
     rest.strip_suffix("%)")?.parse().ok()
+}
+
+/// Where each codec batch's binary runs from: a fresh copy of BASE_BIN or
+/// NEW_BIN at one path, made anew before every batch (the directory is
+/// removed on drop).
+///
+/// Two copies of one build measure differently when each keeps its file:
+/// the page cache holds a file's code in the same physical pages for every
+/// process that runs it, and physically indexed caches then favour one
+/// placement over the other for as long as the file lives (about 1.5% on
+/// `Encode/protobuf/1000` on the 2-core test machine, in every try). A fresh
+/// copy per batch gives every sample its own placement, so placement is
+/// noise shared by both sides rather than a difference between them; one
+/// path for both sides keeps `argv` the same length too.
+pub struct FreshCopy {
+    dir: PathBuf,
+}
+
+impl FreshCopy {
+    pub fn new() -> Result<FreshCopy, String> {
+        let dir = std::env::temp_dir().join(format!("wirebench-ab-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        Ok(FreshCopy { dir })
+    }
+
+    /// A fresh copy of `bin` (a new file, so new page-cache pages) at this
+    /// run's one path.
+    pub fn of(&self, bin: &Path) -> Result<PathBuf, String> {
+        let path = self.dir.join("wirebench");
+        match std::fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        }
+        std::fs::copy(bin, &path).map_err(|e| format!("copy {} to {}: {e}", bin.display(), path.display()))?;
+        Ok(path)
+    }
+}
+
+impl Drop for FreshCopy {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
 }
 
 /// The last lines of a child's stderr, for an error message.
