@@ -30,17 +30,18 @@
 //! every timed batch than it reports (`crate::bench::hooks::SlowRow`): real
 //! work, so a real slowdown of that size is what `ab` must find.
 //!
-//! Child processes: output read up to [`MAX_OUTPUT`] bytes, a batch killed
+//! Child processes ([`child`]): output read up to [`child::MAX_OUTPUT`] bytes, a batch killed
 //! after [`batch_timeout`]; a failing child ends the run with its stderr.
 
+pub mod child;
 pub mod http;
 
 use super::paired::{self, PairedRow};
 use crate::cli::{Args, parse_duration};
-use std::io::Read;
+use child::{run_child, tail};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const USAGE: &str = "\
 wirebench ab BASE_BIN NEW_BIN [FLAGS]
@@ -67,9 +68,6 @@ wirebench ab BASE_BIN NEW_BIN [FLAGS]
                       work (codec-bench --slow-row)
 EXIT STATUS: 0 ok, 1 a slowdown over --fail-over, 2 usage or run error
 ";
-
-/// Most bytes read from one child's stdout or stderr.
-pub const MAX_OUTPUT: u64 = 1 << 20;
 
 /// Counts whose rows `ab` offers (`codec-bench`'s default `--counts`).
 pub const COUNTS: [usize; 4] = [1, 100, 1000, 10_000];
@@ -455,12 +453,6 @@ impl Drop for FreshCopy {
     }
 }
 
-/// The last lines of a child's stderr, for an error message.
-fn tail(s: &str) -> String {
-    let lines: Vec<&str> = s.lines().collect();
-    lines[lines.len().saturating_sub(8)..].join("\n")
-}
-
 /// The figures of `row` in one `codec-bench --out -` output: the fastest
 /// of its batches.
 fn parse_batch(stdout: &str, row: &str) -> Result<Sample, String> {
@@ -483,49 +475,6 @@ fn parse_batch(stdout: &str, row: &str) -> Result<Sample, String> {
         cpu_ns: cpu.and_then(|c| min(&c)),
         hook_pct: None,
     })
-}
-
-/// Runs `cmd`, reading at most [`MAX_OUTPUT`] bytes of each stream, killing
-/// it after `timeout`. Ok((stdout, stderr)) when it exits 0.
-fn run_child(mut cmd: Command, timeout: Duration) -> Result<(String, String), String> {
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot start: {e}"))?;
-    let reader = |r: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            if let Some(r) = r {
-                let mut r = r.take(MAX_OUTPUT);
-                let _ = r.read_to_end(&mut buf);
-                // Drain the rest so the child never blocks on a full pipe.
-                let _ = std::io::copy(&mut r.into_inner(), &mut std::io::sink());
-            }
-            String::from_utf8_lossy(&buf).into_owned()
-        })
-    };
-    let out = reader(child.stdout.take().map(|s| Box::new(s) as Box<dyn Read + Send>));
-    let err = reader(child.stderr.take().map(|s| Box::new(s) as Box<dyn Read + Send>));
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        match child.try_wait().map_err(|e| format!("wait: {e}"))? {
-            Some(s) => break s,
-            None if Instant::now() >= deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!("killed after {timeout:?} without finishing"));
-            }
-            None => std::thread::sleep(Duration::from_millis(5)),
-        }
-    };
-    let stdout = out.join().map_err(|_| "stdout reader panicked".to_string())?;
-    let stderr = err.join().map_err(|_| "stderr reader panicked".to_string())?;
-    if !status.success() {
-        return Err(format!("{status}; its stderr ends:\n{}", tail(&stderr)));
-    }
-    Ok((stdout, stderr))
 }
 
 /// The `--rows` pattern: alternatives separated by `|`, each matched
@@ -631,20 +580,5 @@ mod tests {
         let e = parse_batch(out, "Encode/json/1").unwrap_err();
         assert!(e.contains("no result line for Encode/json/1"), "{e}");
         assert!(parse_batch("Benchmark garbage", "Decode/json/1").is_err());
-    }
-
-    #[test]
-    fn run_child_reports_failure_and_kills_a_hang() {
-        let sh = |script: &str| {
-            let mut c = Command::new("sh");
-            c.args(["-c", script]);
-            c
-        };
-        let e = run_child(sh("echo oops >&2; exit 3"), Duration::from_secs(5)).unwrap_err();
-        assert!(e.contains("oops") && e.contains('3'), "{e}");
-        let e = run_child(sh("exec sleep 30"), Duration::from_millis(100)).unwrap_err();
-        assert!(e.contains("killed after"), "{e}");
-        let (out, _) = run_child(sh("echo hi"), Duration::from_secs(5)).unwrap();
-        assert_eq!(out, "hi\n");
     }
 }

@@ -119,7 +119,7 @@ pub fn sample(
         .args(["--server-pid", &server.child.id().to_string()])
         .args(["--formats", &format, "--counts", &count, "--rounds", "1"])
         .args(["--duration", &format!("{}ns", duration.as_nanos())]);
-    let (stdout, _) = super::run_child(cmd, duration * 10 + Duration::from_secs(60))
+    let (stdout, _) = super::child::run_child(cmd, duration * 10 + Duration::from_secs(60))
         .map_err(|e| format!("load {case} against {}: {e}", server.addr))?;
     parse_sample(&stdout, case)
 }
