@@ -195,3 +195,14 @@ locust: build-release ## local server + one Locust master + WORKERS (2) workers 
 test-locust: build-release ## Locust self-test on loopback: decode run with 0 failures and .hlog = Locust counts; wrong-format stub and other catalog fail
 	./locust/test.sh
 # --- end locust ---
+# --- bench-ab: did my change help? (docs/MEASUREMENT.md, "A/B runs of two builds") ---
+# make bench-ab BASE=<rev> [AB_ROWS=REGEX] [AB_FLAGS='--rounds 40 --fail-over 5']:
+# builds BASE in a git worktree under target/, then `wirebench ab` with the
+# working tree's release build as NEW.
+.PHONY: bench-ab
+BASE ?=
+AB_ROWS ?= ^Encode/.*/1000$$|^Decode/.*/1000$$
+AB_FLAGS ?=
+bench-ab: build-release ## BASE=<rev>: this tree's codec rows against revision BASE's, paired in the same rounds
+	BASE="$(BASE)" AB_ROWS="$(AB_ROWS)" sh benches/bench-ab.sh $(AB_FLAGS)
+# --- end bench-ab ---

@@ -153,7 +153,7 @@ pub const EXIT_STATUSES: [(u8, &str); 3] = [
     (EXIT_OK, "the command did what it was asked"),
     (
         EXIT_FAILED_REQUESTS,
-        "`load`: the runs completed and at least one request failed; `compare --fail-over PCT`: a significant regression beyond PCT",
+        "`load`: the runs completed and at least one request failed; `compare --fail-over PCT` or `ab --fail-over PCT`: a significant regression beyond PCT",
     ),
     (
         EXIT_USAGE,
@@ -162,8 +162,8 @@ pub const EXIT_STATUSES: [(u8, &str); 3] = [
 ];
 /// The command did what it was asked.
 pub const EXIT_OK: u8 = 0;
-/// `load` ran and at least one request failed, or `compare --fail-over`
-/// found a significant regression beyond its threshold.
+/// `load` ran and at least one request failed, or `compare --fail-over` /
+/// `ab --fail-over` found a significant regression beyond its threshold.
 pub const EXIT_FAILED_REQUESTS: u8 = 1;
 /// A usage error, or the command could not run.
 pub const EXIT_USAGE: u8 = 2;

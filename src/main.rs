@@ -23,6 +23,7 @@ COMMANDS:
   sizes         raw and gzip payload sizes -> results/sizes.csv
   report        results/*.{txt,csv} -> results/REPORT.md, medians.json, charts
   compare       OLD_DIR NEW_DIR: row by row, medians, intervals, p-values (benchstat-like)
+  ab            BASE_BIN NEW_BIN: two builds' codec rows in the same rounds, paired verdicts
   explain       annotated byte-by-byte dump of a payload
   evolve        schema evolution matrix: every step x format x direction
   decode        print a payload as plain JSON (any format with --schema)
@@ -44,7 +45,8 @@ fn main() -> ExitCode {
     // `load` exits 1 when the runs completed but a request failed.
     let mut failed_requests = 0;
     let mut load = |args: &mut Args| wirebench::load::cli_main(args).map(|failed| failed_requests = failed);
-    // `compare --fail-over` exits 1 when a significant regression exceeds it.
+    // `compare --fail-over` and `ab --fail-over` exit 1 when a significant
+    // regression exceeds it.
     let mut regressed = false;
     let result = match cmd.as_str() {
         "serve" => wirebench::http::cli_main(&mut args, wirebench::evolve::page_cells),
@@ -57,6 +59,7 @@ fn main() -> ExitCode {
         "sizes" => wirebench::bench::cli_sizes(&mut args),
         "report" => wirebench::report::cli_main(&mut args),
         "compare" => wirebench::compare::cli_main(&mut args).map(|r| regressed = r),
+        "ab" => wirebench::compare::ab::cli_main(&mut args).map(|r| regressed = r),
         "explain" => wirebench::explain::cli_main(&mut args),
         "evolve" => wirebench::evolve::cli::cli_main(&mut args),
         "decode" => wirebench::evolve::decode::cli_main(&mut args),

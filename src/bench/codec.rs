@@ -51,6 +51,9 @@ wirebench codec-bench [FLAGS]
   --run-id ID        the run this file belongs to (default: $WB_RUN_ID, else a fresh id)
   --processes P      spread the rounds over P processes run one after another,
                      each calibrating its rows again (default 1)
+  --slow-row NAME=PCT  test hook for `wirebench ab`: row NAME runs PCT% more
+                     iterations of its own operation inside every measured
+                     batch than it reports, so it measures PCT% slower
 ";
 
 /// `wirebench codec-bench`.
@@ -73,6 +76,8 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
     let env = args.value("--env")?;
     let stamp = crate::measure::run::RunStamp::from_flag(args.value("--run-id")?)?;
     let processes = args.parse_or("--processes", 1usize)?.max(1);
+    let slow = args.value("--slow-row")?;
+    let slow_row = slow.as_deref().map(hooks::SlowRow::parse).transpose()?;
     args.finish()?;
     if counts.is_empty() || counts.contains(&0) {
         return Err("--counts: every count must be ≥ 1".into());
@@ -110,7 +115,11 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
             "--run-id".into(),
             stamp.id.clone(),
         ];
-        for (flag, v) in [("--fixture", &fixture), ("--filter", &sink.filter)] {
+        for (flag, v) in [
+            ("--fixture", &fixture),
+            ("--filter", &sink.filter),
+            ("--slow-row", &slow),
+        ] {
             if let Some(v) = v {
                 child_args.extend([flag.to_string(), v.clone()]);
             }
@@ -132,21 +141,14 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
         sink.write(&crate::measure::run::RunStamp::footer(""))?;
         return sink.finish();
     }
-    let mut cases = Rows {
-        cases: Vec::new(),
-        filter: sink.filter.clone(),
-    };
-    for &n in &counts {
-        let batches = if n > 1000 { scale_count.min(count) } else { count };
-        let slice = &products[..n];
-        for &f in &formats {
-            format_rows(&mut cases, batches, f, slice, n <= 1000);
-        }
-        if n <= 1000 {
-            extra_rows(&mut cases, batches, &formats, slice);
-        }
+    let mut cases = all_rows(&products, &counts, &formats, count, scale_count, sink.filter.clone());
+    if let Some(slow) = slow_row {
+        let case = cases
+            .iter_mut()
+            .find(|c| c.name == slow.name)
+            .ok_or_else(|| format!("--slow-row: no row named {:?} among the rows run", slow.name))?;
+        case.slow = Some(slow);
     }
-    let mut cases = cases.cases;
     eprintln!(
         "codec-bench: calibrating {} rows to {benchtime:?}, then up to {count} interleaved rounds",
         cases.len()
@@ -164,6 +166,45 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
     eprintln!("codec-bench: done in {:.0?}", start.elapsed());
     sink.write(&crate::measure::run::RunStamp::footer(""))?;
     sink.finish()
+}
+
+/// Every row of `counts` × `formats` in file order (module docs), `count`
+/// batches each (`scale_count` above 1,000 products); `filter` keeps the
+/// rows whose name contains it.
+fn all_rows<'a>(
+    products: &'a [Product],
+    counts: &[usize],
+    formats: &[Format],
+    count: usize,
+    scale_count: usize,
+    filter: Option<String>,
+) -> Vec<Case<'a>> {
+    let mut cases = Rows {
+        cases: Vec::new(),
+        filter,
+    };
+    for &n in counts {
+        let batches = if n > 1000 { scale_count.min(count) } else { count };
+        let slice = &products[..n];
+        for &f in formats {
+            format_rows(&mut cases, batches, f, slice, n <= 1000);
+        }
+        if n <= 1000 {
+            extra_rows(&mut cases, batches, formats, slice);
+        }
+    }
+    cases.cases
+}
+
+/// The names of the rows `codec-bench --counts COUNTS` runs on the
+/// generated fixture, in file order (what `wirebench ab` chooses from).
+pub fn row_names(counts: &[usize]) -> Vec<String> {
+    let max = counts.iter().copied().max().unwrap_or(1);
+    let products = crate::fixtures::catalog(max).products;
+    all_rows(&products, counts, &Format::ALL, 1, 1, None)
+        .into_iter()
+        .map(|c| c.name)
+        .collect()
 }
 
 /// Where environment.json goes: `--env`, else beside a file output.

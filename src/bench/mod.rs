@@ -165,6 +165,9 @@ pub struct Case<'a> {
     pub payload: usize,
     /// Batches this row gets (rows of one run may have fewer than the rounds).
     pub batches: usize,
+    /// The test hook `--slow-row` ([`hooks::SlowRow`]): extra iterations in
+    /// every measured batch of this row.
+    pub slow: Option<hooks::SlowRow>,
     op: Box<dyn Op + 'a>,
 }
 
@@ -194,6 +197,7 @@ impl<'a> Case<'a> {
             name: name.into(),
             payload,
             batches,
+            slow: None,
             op: Box::new(OpFn(op)),
         }
     }
@@ -234,7 +238,8 @@ pub fn interleave_calibrated(
 /// [`interleave`], calling `between(round)` (1-based) before the first batch
 /// of every round and before every `every`-th batch after it, outside any
 /// timed batch: `codec-bench` times the calibration workload there
-/// (`crate::measure::calibration`).
+/// (`crate::measure::calibration`). A case with [`Case::slow`] set runs its
+/// extra iterations inside every measured batch (the test hook).
 pub fn interleave_with(
     benchtime: Duration,
     cases: &mut [Case],
@@ -247,6 +252,20 @@ pub fn interleave_with(
         .iter_mut()
         .map(|c| calibrate(benchtime, |n| c.op.timed(n)).0)
         .collect();
+    let extra: Vec<u64> = cases
+        .iter()
+        .zip(&ns)
+        .map(|(c, &n)| c.slow.as_ref().map_or(0, |s| s.extra(n)))
+        .collect();
+    for ((c, &n), &x) in cases.iter().zip(&ns).zip(&extra) {
+        if c.slow.is_some() {
+            eprintln!(
+                "test hook --slow-row: {} runs {x} extra of {n} iterations per batch (+{:.2}%)",
+                c.name,
+                x as f64 * 100.0 / n as f64
+            );
+        }
+    }
     let mut runs: Vec<Vec<Run>> = cases.iter().map(|c| Vec::with_capacity(c.batches)).collect();
     let rounds = cases.iter().map(|c| c.batches).max().unwrap_or(0);
     let len = cases.len();
@@ -263,7 +282,8 @@ pub fn interleave_with(
             done += 1;
             let op = &mut cases[k].op;
             op.once();
-            runs[k].push(measure_timed(ns[k], |n| op.timed(n)));
+            let x = extra[k];
+            runs[k].push(measure_timed(ns[k], |n| op.timed(n + x)));
         }
         progress(round + 1, rounds);
     }
@@ -538,6 +558,54 @@ mod tests {
                 "row4", "cal2", "row0"
             ]
         );
+    }
+
+    /// The test hook: a slowed row runs `n + extra` operations in each
+    /// measured batch and reports `n`; the other rows run `n`.
+    #[test]
+    fn a_slowed_case_runs_its_extra_iterations_inside_the_batch() {
+        let calls = std::cell::Cell::new([0u64; 2]);
+        let mut cases: Vec<Case> = (0..2)
+            .map(|i| {
+                let calls = &calls;
+                Case::new(format!("row{i}"), 8, 3, move || {
+                    let mut c = calls.get();
+                    c[i] += 1;
+                    calls.set(c);
+                    std::hint::black_box(i);
+                })
+            })
+            .collect();
+        cases[1].slow = Some(hooks::SlowRow::parse("row1=50").unwrap());
+        // `between` runs before every batch (every = 1): the calls between
+        // two snapshots are one batch's warm-up call and its timed calls.
+        let mut snaps = Vec::new();
+        let runs = interleave_with(
+            Duration::from_micros(200),
+            &mut cases,
+            1,
+            |_| snaps.push(calls.get()),
+            |_, _| {},
+        );
+        drop(cases);
+        let n = [runs[0][0].iters, runs[1][0].iters];
+        let extra = hooks::SlowRow::parse("row1=50").unwrap().extra(n[1]);
+        assert!(extra >= 1 && extra * 2 >= n[1], "n = {n:?}, extra = {extra}");
+        assert!(runs.iter().all(|r| r.len() == 3));
+        assert!(runs[0].iter().all(|r| r.iters == n[0]) && runs[1].iter().all(|r| r.iters == n[1]));
+        // Batches between consecutive snapshots (the last batch is cut off
+        // by the counting runs, so 5 of the 6 are seen).
+        let mut seen = 0;
+        for w in snaps.windows(2) {
+            let d = [w[1][0] - w[0][0], w[1][1] - w[0][1]];
+            match d {
+                [x, 0] => assert_eq!(x, 1 + n[0], "row0's batch"),
+                [0, x] => assert_eq!(x, 1 + n[1] + extra, "row1's batch"),
+                _ => panic!("two rows in one batch: {d:?}"),
+            }
+            seen += 1;
+        }
+        assert_eq!(seen, 5);
     }
 
     /// Wall and CPU time are per operation of the timed batch; bytes and

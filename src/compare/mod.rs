@@ -53,6 +53,9 @@
 //! the worse direction exceeds PCT percent (for CI). `--format json` prints
 //! the same as one JSON object.
 
+pub mod ab;
+pub mod paired;
+
 use crate::cli::Args;
 use crate::measure::json::{number as jnum, quote as q};
 use crate::measure::significance::{self as sig, ALPHA, CONFIDENCE, MedianCi};

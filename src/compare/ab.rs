@@ -1,0 +1,584 @@
+//! `wirebench ab BASE_BIN NEW_BIN`: did my change help? Two builds measured
+//! in the same rounds, and judged on the ratios of their pairs
+//! ([`super::paired`]).
+//!
+//! Each binary runs its own `codec-bench`, one process per batch:
+//!
+//! ```text
+//! [taskset -c CPU] BIN codec-bench --out - --count K --benchtime D --counts N --filter ROW
+//! ```
+//!
+//! which calibrates the row to `D` and prints `K` result lines (`--batches`);
+//! the round's sample is the fastest one's `cpu-ns/op` (`ns/op` when either
+//! side lacks it). Another process sharing the CPU only ever adds time (its
+//! cache misses, its preemptions), so the fastest of K is the batch it
+//! disturbed least. Only flags that
+//! `codec-bench` has long had are used, so an older BASE revision runs too.
+//!
+//! Each batch runs from a fresh copy of its binary ([`FreshCopy`] says
+//! why), so two copies of one build do not differ by where their code sits.
+//!
+//! Order: `--rounds` rounds; each round runs every row once on both
+//! sides, the row order rotated by one per round, and the two sides of a
+//! row alternate which goes first (ABBA), so a drift during a round or a
+//! first-process effect falls on both sides alike. Sample i of BASE is paired
+//! with sample i of NEW. Both sides run pinned to one CPU (`--cpu`, with
+//! `taskset` where there is one), so they share one core's caches and clock.
+//!
+//! `--slow-row NAME=PCT` is a test hook: it passes `codec-bench --slow-row`
+//! to the NEW side only, which runs PCT% more iterations of that row inside
+//! every timed batch than it reports (`crate::bench::hooks::SlowRow`): real
+//! work, so a real slowdown of that size is what `ab` must find.
+//!
+//! Child processes ([`child`]): output read up to [`child::MAX_OUTPUT`] bytes, a batch killed
+//! after [`batch_timeout`]; a failing child ends the run with its stderr.
+
+pub mod child;
+pub mod http;
+
+use super::paired::{self, PairedRow};
+use crate::cli::{Args, parse_duration};
+use child::{run_child, tail};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+const USAGE: &str = "\
+wirebench ab BASE_BIN NEW_BIN [FLAGS]
+  runs the codec rows of two builds alternately in the same rounds (each batch
+  one `codec-bench` process, pinned to one CPU, ABBA order) and prints per row
+  both medians, the change from the per-round NEW/BASE ratios with its 95%
+  interval, the sign test's p (Holm-Bonferroni over the rows), `~` where not
+  significant at 0.05, and the geomean. No noise threshold: the pairs share
+  their rounds' drift.
+  --rows REGEX        rows to run (default all): literal text, . * ^ $, and |
+                      between alternatives, e.g. '^Decode/json/1000$|^Encode/'
+  --rounds N          processes per row and side, one per round (default 60)
+  --benchtime D       minimum time of one batch (default 30ms)
+  --batches K         batches per process; a round's sample is the fastest (default 5)
+  --cpu N             pin both sides to CPU N with taskset (default 1; the
+                      last CPU when there are fewer); unpinned without taskset
+  --http              also offer the server-only HTTP cases http/FORMAT/COUNT
+                      (counts 1, 100, 1000): each build's `serve` pinned to --cpu,
+                      this binary's `load --server` on another CPU; the figure
+                      is the server's CPU µs per request
+  --http-duration D   one load run of an HTTP case (default 500ms)
+  --fail-over PCT     exit 1 when a row's significant slowdown exceeds PCT percent
+  --slow-row NAME=PCT test hook: the NEW side runs row NAME PCT% slower by real
+                      work (codec-bench --slow-row)
+EXIT STATUS: 0 ok, 1 a slowdown over --fail-over, 2 usage or run error
+";
+
+/// Counts whose rows `ab` offers (`codec-bench`'s default `--counts`).
+pub const COUNTS: [usize; 4] = [1, 100, 1000, 10_000];
+
+/// How long one batch process may take before it is killed: calibration
+/// and the batch take a few `benchtime`s; the rest is startup.
+pub fn batch_timeout(benchtime: Duration) -> Duration {
+    benchtime * 20 + Duration::from_secs(60)
+}
+
+/// The two builds, by their role.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Base,
+    New,
+}
+
+/// What one run of `ab` does.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub base: PathBuf,
+    pub new: PathBuf,
+    pub rows: Vec<String>,
+    pub rounds: usize,
+    pub benchtime: Duration,
+    /// Batches per process; a round's sample is the fastest.
+    pub batches: usize,
+    /// `taskset -c CPU`, or None (unpinned).
+    pub pin: Option<usize>,
+    /// The CPU of the HTTP load generator (another one than `pin`).
+    pub load_pin: Option<usize>,
+    /// One load run of an `http/…` row ([`http`]).
+    pub http_duration: Duration,
+    pub slow_row: Option<crate::bench::hooks::SlowRow>,
+}
+
+/// One batch's figures.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Sample {
+    ns: f64,
+    cpu_ns: Option<f64>,
+    /// The extra work the test hook reported for this batch, in percent.
+    hook_pct: Option<f64>,
+}
+
+/// `wirebench ab`; Ok(true) when a slowdown exceeds `--fail-over`.
+pub fn cli_main(args: &mut Args) -> Result<bool, String> {
+    if args.switch("--help") {
+        print!("{USAGE}");
+        return Ok(false);
+    }
+    let rows_re = args.value("--rows")?;
+    let rounds = args.parse_or("--rounds", 60usize)?;
+    let benchtime = parse_duration(&args.value("--benchtime")?.unwrap_or("30ms".into()))?;
+    let batches = args.parse_or("--batches", 5usize)?;
+    let cpu = args.parse_or("--cpu", 1usize)?;
+    let fail_over: Option<f64> = args.parse("--fail-over")?;
+    let slow = args.value("--slow-row")?;
+    let with_http = args.switch("--http");
+    let http_duration = parse_duration(&args.value("--http-duration")?.unwrap_or("500ms".into()))?;
+    let bins = args.positional();
+    args.finish()?;
+    let [base, new] = bins.as_slice() else {
+        return Err(format!(
+            "expected BASE_BIN NEW_BIN, found {} arguments\n\n{USAGE}",
+            bins.len()
+        ));
+    };
+    for (what, p) in [("BASE_BIN", base), ("NEW_BIN", new)] {
+        if !Path::new(p).is_file() {
+            return Err(format!("{what} {p:?}: not a file"));
+        }
+    }
+    if rounds < 6 {
+        return Err(format!(
+            "--rounds {rounds}: at least 6 (below that no pair of samples can reach p < 0.05)"
+        ));
+    }
+    if batches == 0 {
+        return Err("--batches: at least 1".into());
+    }
+    if benchtime.is_zero() || http_duration.is_zero() {
+        return Err("--benchtime and --http-duration: must be above 0".into());
+    }
+    if fail_over.is_some_and(|p| !(p >= 0.0 && p.is_finite())) {
+        return Err("--fail-over: expected a percentage ≥ 0".into());
+    }
+    let pattern = Pattern::parse(rows_re.as_deref().unwrap_or(""))?;
+    let mut universe = crate::bench::codec::row_names(&COUNTS);
+    if with_http {
+        universe.extend(http::case_names());
+    }
+    let rows: Vec<String> = universe.into_iter().filter(|r| pattern.matches(r)).collect();
+    if rows.is_empty() {
+        return Err(format!(
+            "--rows {:?}: matches no row (codec rows look like Decode/json/1000, FlatbuffersDirect/100; with --http, http/json/1000)",
+            rows_re.unwrap_or_default()
+        ));
+    }
+    let slow_row = slow.as_deref().map(crate::bench::hooks::SlowRow::parse).transpose()?;
+    if let Some(s) = &slow_row {
+        if !rows.contains(&s.name) {
+            return Err(format!("--slow-row: {:?} is not among the rows run", s.name));
+        }
+    }
+    let plan = Plan {
+        base: PathBuf::from(base),
+        new: PathBuf::from(new),
+        rows,
+        rounds,
+        benchtime,
+        batches,
+        pin: pin_cpu(cpu),
+        load_pin: pin_cpu(cpu).map(other_cpu),
+        http_duration,
+        slow_row,
+    };
+    let outcome = run(&plan)?;
+    let pinned = match plan.pin {
+        Some(c) => format!("pinned to CPU {c}"),
+        None => "unpinned (no taskset)".to_string(),
+    };
+    println!(
+        "wirebench ab: BASE {} vs NEW {}",
+        plan.base.display(),
+        plan.new.display()
+    );
+    let stats = format!(
+        "change: median of the per-round NEW/BASE ratios, sign test, Holm-Bonferroni over the table's rows, alpha = {}; no noise threshold",
+        crate::measure::significance::ALPHA
+    );
+    let codec_title = format!(
+        "codec rows ({}, lower is better; {} rounds, each one process per side in ABBA order running the row's fastest of {} {:?} batches, both {pinned}; {stats})",
+        outcome.unit, plan.rounds, plan.batches, plan.benchtime,
+    );
+    let http_title = format!(
+        "HTTP server-only cases (server CPU µs per request, lower is better; {} rounds of one {:?} load run per side in ABBA order, both servers {pinned}, the load generator on CPU {}; {stats})",
+        plan.rounds,
+        plan.http_duration,
+        plan.load_pin.map_or("any".to_string(), |c| c.to_string()),
+    );
+    if let Some(s) = &plan.slow_row {
+        let real = outcome
+            .hook_pct
+            .map_or("none reported".to_string(), |p| format!("+{p:.2}% of the iterations"));
+        println!(
+            "test hook: NEW runs {} {}% slower (--slow-row); its real extra work, median over the processes: {real}",
+            s.name, s.pct
+        );
+    }
+    let mut tables = Vec::new();
+    if !outcome.codec.verdicts.is_empty() || !outcome.codec.warnings.is_empty() {
+        tables.push((codec_title, &outcome.codec));
+    }
+    if !outcome.http.verdicts.is_empty() || !outcome.http.warnings.is_empty() {
+        tables.push((http_title, &outcome.http));
+    }
+    for (title, t) in &tables {
+        print!("{}", paired::render(title, t));
+    }
+    let Some(limit) = fail_over else { return Ok(false) };
+    let over: Vec<_> = tables.iter().flat_map(|(_, t)| t.regressions_over(limit)).collect();
+    for v in &over {
+        eprintln!("ab: {}: {:+.1}% slower (over {limit}%)", v.name, v.change * 100.0);
+    }
+    Ok(!over.is_empty())
+}
+
+/// Another CPU than `cpu` for the load generator (the same one on a single CPU).
+fn other_cpu(cpu: usize) -> usize {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cpus < 2 { cpu } else { (cpu + 1) % cpus }
+}
+
+/// `Some(cpu)` when `taskset` runs here; the CPU is `cpu`, or the last one
+/// when the machine has fewer.
+fn pin_cpu(cpu: usize) -> Option<usize> {
+    let ok = Command::new("taskset")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    ok.then(|| cpu.min(cpus - 1))
+}
+
+/// What a run found.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The codec rows' verdicts.
+    pub codec: paired::PairedTable,
+    /// `cpu-ns/op`, or `ns/op` when a side lacks CPU times.
+    pub unit: &'static str,
+    /// The `http/…` rows' verdicts (server CPU µs per request).
+    pub http: paired::PairedTable,
+    /// The test hook's real extra work (median over NEW's processes), percent.
+    pub hook_pct: Option<f64>,
+}
+
+/// Runs the plan (module docs).
+pub fn run(plan: &Plan) -> Result<Outcome, String> {
+    let nrows = plan.rows.len();
+    let servers = if plan.rows.iter().any(|r| r.starts_with("http/")) {
+        let base = http::start(&plan.base, plan.pin).map_err(|e| format!("BASE: {e}"))?;
+        let new = http::start(&plan.new, plan.pin).map_err(|e| format!("NEW: {e}"))?;
+        Some([base, new])
+    } else {
+        None
+    };
+    let load_bin = std::env::current_exe().map_err(|e| format!("which binary am I: {e}"))?;
+    let copy = FreshCopy::new()?;
+    let mut samples: Vec<[Vec<Sample>; 2]> = vec![[Vec::new(), Vec::new()]; nrows];
+    let mut progress = crate::measure::progress::Progress::new(plan.rounds * nrows);
+    eprintln!(
+        "ab: {nrows} rows × {} rounds, two processes of {} {:?} batches each",
+        plan.rounds, plan.batches, plan.benchtime
+    );
+    for round in 0..plan.rounds {
+        for i in 0..nrows {
+            let k = (i + round) % nrows;
+            let order = if (round + i) % 2 == 0 {
+                [Side::Base, Side::New]
+            } else {
+                [Side::New, Side::Base]
+            };
+            for side in order {
+                let row = &plan.rows[k];
+                let s = match &servers {
+                    Some(servers) if row.starts_with("http/") => {
+                        let server = &servers[side as usize];
+                        let v = http::sample(&load_bin, plan.load_pin, server, row, plan.http_duration)
+                            .map_err(|e| format!("{side:?}: {e}"))?;
+                        Sample {
+                            ns: v,
+                            cpu_ns: Some(v),
+                            hook_pct: None,
+                        }
+                    }
+                    _ => batch(plan, &copy, side, row)?,
+                };
+                samples[k][side as usize].push(s);
+            }
+            let [b, n] = &samples[k];
+            let (b, n) = (b[round], n[round]);
+            eprintln!(
+                "ab: {} round {}: {:<30} base {:>10.0} new {:>10.0} ({:+.1}%)",
+                progress.step(),
+                round + 1,
+                plan.rows[k],
+                b.cpu_ns.unwrap_or(b.ns),
+                n.cpu_ns.unwrap_or(n.ns),
+                (n.cpu_ns.unwrap_or(n.ns) / b.cpu_ns.unwrap_or(b.ns) - 1.0) * 100.0
+            );
+        }
+    }
+    let is_http = |name: &str| name.starts_with("http/");
+    let all_cpu = plan
+        .rows
+        .iter()
+        .zip(&samples)
+        .filter(|(name, _)| !is_http(name))
+        .flat_map(|(_, s)| s.iter().flatten())
+        .all(|s| s.cpu_ns.is_some());
+    let pick = |s: &Sample| if all_cpu { s.cpu_ns.unwrap_or(s.ns) } else { s.ns };
+    let rows = |want_http: bool| -> Vec<PairedRow> {
+        plan.rows
+            .iter()
+            .zip(&samples)
+            .filter(|(name, _)| is_http(name) == want_http)
+            .map(|(name, [b, n])| PairedRow {
+                name: name.clone(),
+                base: b.iter().map(pick).collect(),
+                new: n.iter().map(pick).collect(),
+            })
+            .collect()
+    };
+    let hook: Vec<f64> = samples
+        .iter()
+        .flat_map(|[_, n]| n.iter().filter_map(|s| s.hook_pct))
+        .collect();
+    Ok(Outcome {
+        codec: paired::judge(&rows(false)),
+        http: paired::judge(&rows(true)),
+        unit: if all_cpu { "cpu-ns/op" } else { "ns/op" },
+        hook_pct: crate::measure::stats::median(&hook),
+    })
+}
+
+/// One batch of `row` by one side's `codec-bench`.
+fn batch(plan: &Plan, copy: &FreshCopy, side: Side, row: &str) -> Result<Sample, String> {
+    let built = match side {
+        Side::Base => &plan.base,
+        Side::New => &plan.new,
+    };
+    let bin = &copy.of(built)?;
+    let count = row
+        .rsplit('/')
+        .next()
+        .and_then(|c| c.parse::<usize>().ok())
+        .ok_or_else(|| format!("row {row:?}: no product count at its end"))?;
+    let mut cmd = match plan.pin {
+        Some(cpu) => {
+            let mut c = Command::new("taskset");
+            c.args(["-c", &cpu.to_string()]).arg(bin);
+            c
+        }
+        None => Command::new(bin),
+    };
+    cmd.args(["codec-bench", "--out", "-", "--count", &plan.batches.to_string()])
+        .args(["--benchtime", &format!("{}ns", plan.benchtime.as_nanos())])
+        .args(["--counts", &count.to_string(), "--filter", row]);
+    if let (Side::New, Some(s)) = (side, &plan.slow_row) {
+        if s.name == row {
+            cmd.args(["--slow-row", &format!("{}={}", s.name, s.pct)]);
+        }
+    }
+    let label = match side {
+        Side::Base => "BASE",
+        Side::New => "NEW",
+    };
+    let (stdout, stderr) = run_child(cmd, batch_timeout(plan.benchtime))
+        .map_err(|e| format!("{label} {} codec-bench {row}: {e}", built.display()))?;
+    let mut sample = parse_batch(&stdout, row).map_err(|e| {
+        format!(
+            "{label} {} codec-bench {row}: {e}; its stderr ends:\n{}",
+            built.display(),
+            tail(&stderr)
+        )
+    })?;
+    sample.hook_pct = hook_pct(&stderr);
+    Ok(sample)
+}
+
+/// The real extra work of the test hook, from its stderr line
+/// `test hook --slow-row: NAME runs X extra of N iterations per batch (+P%)`.
+fn hook_pct(stderr: &str) -> Option<f64> {
+    let line = stderr.lines().find(|l| l.starts_with("test hook --slow-row:"))?;
+    let (_, rest) = line.rsplit_once("(+")?;
+    rest.strip_suffix("%)")?.parse().ok()
+}
+
+/// Where each codec batch's binary runs from: a fresh copy of BASE_BIN or
+/// NEW_BIN at one path, made anew before every batch (the directory is
+/// removed on drop).
+///
+/// Two copies of one build measure differently when each keeps its file:
+/// the page cache holds a file's code in the same physical pages for every
+/// process that runs it, and physically indexed caches then favour one
+/// placement over the other for as long as the file lives (about 1.5% on
+/// `Encode/protobuf/1000` on the 2-core test machine, in every try). A fresh
+/// copy per batch gives every sample its own placement, so placement is
+/// noise shared by both sides rather than a difference between them; one
+/// path for both sides keeps `argv` the same length too.
+pub struct FreshCopy {
+    dir: PathBuf,
+}
+
+impl FreshCopy {
+    pub fn new() -> Result<FreshCopy, String> {
+        let dir = std::env::temp_dir().join(format!("wirebench-ab-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        Ok(FreshCopy { dir })
+    }
+
+    /// A fresh copy of `bin` (a new file, so new page-cache pages) at this
+    /// run's one path.
+    pub fn of(&self, bin: &Path) -> Result<PathBuf, String> {
+        let path = self.dir.join("wirebench");
+        match std::fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        }
+        std::fs::copy(bin, &path).map_err(|e| format!("copy {} to {}: {e}", bin.display(), path.display()))?;
+        Ok(path)
+    }
+}
+
+impl Drop for FreshCopy {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The figures of `row` in one `codec-bench --out -` output: the fastest
+/// of its batches.
+fn parse_batch(stdout: &str, row: &str) -> Result<Sample, String> {
+    let file = crate::report::parse::codec("stdout", stdout).map_err(|e| e.to_string())?;
+    let lines: Vec<_> = file
+        .lines
+        .iter()
+        .filter(|l| {
+            let three = format!("{}/{}/{}", l.op, l.format, l.count);
+            let two = format!("{}/{}", l.op, l.count);
+            three == row || two == row
+        })
+        .collect();
+    let min = |v: &[f64]| v.iter().copied().reduce(f64::min);
+    let ns = min(&lines.iter().map(|l| l.ns_per_op).collect::<Vec<_>>())
+        .ok_or_else(|| format!("no result line for {row} (was it renamed or skipped in this build?)"))?;
+    let cpu: Option<Vec<f64>> = lines.iter().map(|l| l.cpu_ns_per_op).collect();
+    Ok(Sample {
+        ns,
+        cpu_ns: cpu.and_then(|c| min(&c)),
+        hook_pct: None,
+    })
+}
+
+/// The `--rows` pattern: alternatives separated by `|`, each matched
+/// anywhere in the name unless anchored, with `.` any character, `x*` zero
+/// or more of the item before, `^` the start and `$` the end (Pike's
+/// matcher). Other regex syntax is refused, never taken literally.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pattern {
+    alternatives: Vec<Vec<char>>,
+}
+
+impl Pattern {
+    pub fn parse(re: &str) -> Result<Pattern, String> {
+        if let Some(c) = re.chars().find(|c| "()[]{}+?\\".contains(*c)) {
+            return Err(format!(
+                "--rows {re:?}: {c:?} is not supported; use literal text, . * ^ $ and | between alternatives"
+            ));
+        }
+        let alternatives: Vec<Vec<char>> = re.split('|').map(|a| a.chars().collect()).collect();
+        for a in &alternatives {
+            let bad_star = a.first() == Some(&'*') || a.windows(2).any(|w| w[1] == '*' && (w[0] == '*' || w[0] == '^'));
+            let bad_anchor = a.iter().skip(1).any(|&c| c == '^') || a.iter().rev().skip(1).any(|&c| c == '$');
+            if bad_star || bad_anchor {
+                return Err(format!(
+                    "--rows {re:?}: a `*` must follow a character or `.`, `^` may only start and `$` only end an alternative"
+                ));
+            }
+        }
+        Ok(Pattern { alternatives })
+    }
+
+    pub fn matches(&self, text: &str) -> bool {
+        let t: Vec<char> = text.chars().collect();
+        self.alternatives.iter().any(|a| match a.split_first() {
+            Some(('^', rest)) => here(rest, &t),
+            _ => (0..=t.len()).any(|i| here(a, &t[i..])),
+        })
+    }
+}
+
+/// Pike's `matchhere`: does `re` match at the start of `t`?
+fn here(re: &[char], t: &[char]) -> bool {
+    match re {
+        [] => true,
+        [c, '*', rest @ ..] => {
+            let mut i = 0;
+            loop {
+                if here(rest, &t[i..]) {
+                    return true;
+                }
+                if i < t.len() && (*c == '.' || t[i] == *c) {
+                    i += 1;
+                } else {
+                    return false;
+                }
+            }
+        }
+        ['$'] => t.is_empty(),
+        [c, rest @ ..] => !t.is_empty() && (*c == '.' || t[0] == *c) && here(rest, &t[1..]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pattern_matches_like_a_regex() {
+        let m = |re: &str, t: &str| Pattern::parse(re).unwrap().matches(t);
+        assert!(m("", "Decode/json/1000"));
+        assert!(m("json", "Decode/json/1000"));
+        assert!(m("^Decode/json/1000$", "Decode/json/1000"));
+        assert!(!m("^Decode/json/1$", "Decode/json/1000"));
+        assert!(!m("^Encode", "ProtobufEncodePrebuilt/1"));
+        assert!(m("^Encode/.*/1000$|^Memcpy/", "Encode/avro/1000"));
+        assert!(m("^Encode/.*/1000$|^Memcpy/", "Memcpy/json/1"));
+        assert!(!m("^Encode/.*/1000$|^Memcpy/", "Encode/avro/100"));
+        assert!(m("a*b", "b") && m("^x.*y$", "xy") && !m("^x.y$", "xy"));
+        for bad in ["(a|b)", "a+", "[ab]", "*a", "a^b", "a$b", "x\\.y"] {
+            assert!(Pattern::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn parse_batch_takes_the_named_row_and_its_cpu_time() {
+        let out = "goos: linux\nbenchtime: 100ms\n\
+            BenchmarkDecode/json/1-2\t100\t2000 ns/op\t1.0 MB/s\t10 B/op\t1 allocs/op\t1900 cpu-ns/op\n\
+            BenchmarkFlatbuffersDirect/1-2\t100\t500 ns/op\t1.0 MB/s\t0 B/op\t0 allocs/op\n";
+        let s = parse_batch(out, "Decode/json/1").unwrap();
+        assert_eq!((s.ns, s.cpu_ns), (2000.0, Some(1900.0)));
+        let three = format!(
+            "{out}BenchmarkDecode/json/1-2\t100\t1500 ns/op\t1800 cpu-ns/op\nBenchmarkDecode/json/1-2\t100\t2500 ns/op\t2400 cpu-ns/op\n"
+        );
+        let s = parse_batch(&three, "Decode/json/1").unwrap();
+        assert_eq!((s.ns, s.cpu_ns), (1500.0, Some(1800.0)), "each figure's fastest batch");
+        assert_eq!(
+            hook_pct("x\ntest hook --slow-row: Decode/json/1 runs 3 extra of 100 iterations per batch (+3.00%)\n"),
+            Some(3.0)
+        );
+        assert_eq!(hook_pct("codec-bench: done"), None);
+        let s = parse_batch(out, "FlatbuffersDirect/1").unwrap();
+        assert_eq!((s.ns, s.cpu_ns), (500.0, None));
+        let e = parse_batch(out, "Encode/json/1").unwrap_err();
+        assert!(e.contains("no result line for Encode/json/1"), "{e}");
+        assert!(parse_batch("Benchmark garbage", "Decode/json/1").is_err());
+    }
+}

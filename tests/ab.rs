@@ -1,0 +1,209 @@
+//! `wirebench ab` on real processes of the built binary, kept short (short
+//! batches, few rounds, two or three rows): two copies of one build flag no
+//! row; the NEW side with `--slow-row` 30% slower flags that row alone and
+//! `--fail-over` exits 1; bad arguments exit 2 with an error naming what is
+//! wrong.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// Two copies of the built binary in a fresh directory: BASE and NEW.
+fn two_copies(name: &str) -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("wirebench-ab-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (a, b) = (dir.join("base"), dir.join("new"));
+    std::fs::copy(env!("CARGO_BIN_EXE_wirebench"), &a).unwrap();
+    std::fs::copy(env!("CARGO_BIN_EXE_wirebench"), &b).unwrap();
+    (a, b)
+}
+
+fn ab(base: &PathBuf, new: &PathBuf, flags: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wirebench"))
+        .arg("ab")
+        .arg(base)
+        .arg(new)
+        .args(flags)
+        .output()
+        .unwrap()
+}
+
+/// The result line of `row`, and whether it is flagged (no `~`).
+fn verdict<'a>(stdout: &'a str, row: &str) -> (&'a str, bool) {
+    let line = stdout
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(row))
+        .unwrap_or_else(|| panic!("no line for {row}:\n{stdout}"));
+    (line, !line.contains(" ~ "))
+}
+
+const ROWS: &str = "^Memcpy/json/100$|^Encode/msgpack/1$";
+
+#[test]
+fn two_copies_of_one_build_flag_no_row() {
+    let (a, b) = two_copies("aa");
+    let out = ab(
+        &a,
+        &b,
+        &[
+            "--rows",
+            ROWS,
+            "--rounds",
+            "8",
+            "--benchtime",
+            "5ms",
+            "--fail-over",
+            "0",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    for row in ["Memcpy/json/100", "Encode/msgpack/1"] {
+        let (line, flagged) = verdict(&stdout, row);
+        assert!(!flagged, "A/A flagged {row}: {line}");
+        assert!(line.ends_with("n=8"), "{line}");
+    }
+    assert!(stdout.contains("0 of 2 rows differ significantly"), "{stdout}");
+    assert!(stdout.contains("geomean"), "{stdout}");
+    // Progress with the time left, one line per row and round.
+    assert_eq!(stderr.matches(" left] round ").count(), 16, "{stderr}");
+}
+
+#[test]
+fn a_row_made_30_percent_slower_is_flagged_and_fails_the_run() {
+    let (a, b) = two_copies("slow");
+    let out = ab(
+        &a,
+        &b,
+        &[
+            "--rows",
+            ROWS,
+            "--rounds",
+            "8",
+            "--benchtime",
+            "5ms",
+            "--slow-row",
+            "Memcpy/json/100=30",
+            "--fail-over",
+            "10",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    let (line, flagged) = verdict(&stdout, "Memcpy/json/100");
+    assert!(flagged, "{line}");
+    // The change column: "+30.x% [lo, hi]" around the hook's 30%.
+    let change: f64 = line
+        .split_whitespace()
+        .find(|w| w.starts_with('+') && w.ends_with('%'))
+        .and_then(|w| w.trim_matches(|c| c == '+' || c == '%').parse().ok())
+        .unwrap_or_else(|| panic!("no change in {line}"));
+    assert!((15.0..60.0).contains(&change), "{line}");
+    assert!(
+        stderr.contains("Memcpy/json/100") && stderr.contains("over 10%"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("test hook: NEW runs Memcpy/json/100 30% slower"),
+        "{stdout}"
+    );
+    // The same run without --fail-over exits 0.
+    let out = ab(
+        &a,
+        &b,
+        &[
+            "--rows",
+            "^Memcpy/json/100$",
+            "--rounds",
+            "6",
+            "--benchtime",
+            "5ms",
+            "--slow-row",
+            "Memcpy/json/100=30",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn bad_arguments_exit_2_with_a_clear_error() {
+    let (a, b) = two_copies("bad");
+    let missing = PathBuf::from("/nonexistent/wirebench");
+    let cases: Vec<(Vec<&str>, &PathBuf, &str)> = vec![
+        (vec![], &missing, "NEW_BIN \"/nonexistent/wirebench\": not a file"),
+        (vec!["--rows", "(a|b)"], &b, "'(' is not supported"),
+        (vec!["--rows", "^NoSuchRow$"], &b, "matches no row"),
+        (vec!["--rounds", "3"], &b, "--rounds 3: at least 6"),
+        (vec!["--rounds", "many"], &b, "--rounds: invalid value \"many\""),
+        (vec!["--benchtime", "fast"], &b, "invalid duration \"fast\""),
+        (vec!["--fail-over", "-5"], &b, "--fail-over: expected a percentage"),
+        (vec!["--slow-row", "Decode/json/1"], &b, "expected NAME=PCT"),
+        (
+            vec!["--rows", "^Decode/json/1$", "--slow-row", "Encode/json/1=3"],
+            &b,
+            "\"Encode/json/1\" is not among the rows run",
+        ),
+        (vec!["--bogus"], &b, "unknown flag --bogus"),
+    ];
+    for (flags, new, message) in cases {
+        let out = ab(&a, new, &flags);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flags:?}: {stderr}");
+        assert!(stderr.contains(message), "{flags:?}: expected {message:?} in {stderr}");
+    }
+    // One binary only.
+    let out = Command::new(env!("CARGO_BIN_EXE_wirebench"))
+        .args(["ab"])
+        .arg(&a)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected BASE_BIN NEW_BIN, found 1 arguments"));
+    // A NEW binary whose codec-bench fails: the run stops with its error.
+    let script = a.with_file_name("broken");
+    std::fs::write(&script, "#!/bin/sh\necho 'codec-bench: broken build' >&2\nexit 2\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = ab(
+        &a,
+        &script,
+        &["--rows", "^Memcpy/json/1$", "--rounds", "6", "--benchtime", "1ms"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("NEW") && stderr.contains("broken build"), "{stderr}");
+}
+
+#[test]
+fn http_cases_run_against_each_builds_server() {
+    let (a, b) = two_copies("http");
+    let out = ab(
+        &a,
+        &b,
+        &[
+            "--http",
+            "--rows",
+            "^http/json/1$",
+            "--rounds",
+            "6",
+            "--http-duration",
+            "100ms",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("HTTP server-only cases (server CPU µs per request"),
+        "{stdout}"
+    );
+    let (line, _) = verdict(&stdout, "http/json/1");
+    assert!(line.ends_with("n=6"), "{line}");
+    assert!(!stdout.contains("codec rows"), "no codec row was asked for: {stdout}");
+    // Without --http the HTTP cases are not offered.
+    let out = ab(&a, &b, &["--rows", "^http/json/1$"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("matches no row"));
+}
