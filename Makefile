@@ -1,6 +1,11 @@
 # wirebench — a thin veneer over cargo. `make help` lists every target.
 CARGO ?= cargo
 RELEASE := $(CARGO) run --release --quiet --
+# The release binary, wherever cargo puts it (CARGO_TARGET_DIR, a cargo
+# config's build.target-dir): the measurement targets and their scripts run
+# it as $(BIN) after build-release. Asked of cargo once, when first used.
+TARGET_DIR = $(eval TARGET_DIR := $(or $(shell $(CARGO) metadata --no-deps --format-version 1 2>/dev/null | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p'),target))$(TARGET_DIR)
+BIN = $(TARGET_DIR)/release/wirebench
 
 # serve, explain
 ADDR ?= 127.0.0.1:8090
@@ -22,15 +27,17 @@ RUN_COMMIT := $(or $(WB_RUN_COMMIT),$(shell git rev-parse HEAD 2>/dev/null || ec
 RUN_ID := $(or $(WB_RUN_ID),$(shell date -u +%Y%m%dT%H%M%SZ)-$(shell echo $(RUN_COMMIT) | cut -c1-7))
 export WB_RUN_ID := $(RUN_ID)
 export WB_RUN_COMMIT := $(RUN_COMMIT)
-# Codec microbenchmarks: minimum time per measured batch, batches per row
-# (20 interleaved batches: a 95% interval on each median from ranks 6 and 15,
-# and the power to flag a 10% change: docs/MEASUREMENT.md).
-BENCHTIME ?= 100ms
-BENCH_COUNT ?= 20
+# Codec microbenchmarks: minimum time per measured batch, batches per row.
+# Each round runs one batch of every row, so the formats of one count are
+# paired round by round; 12 rounds let a signed-rank test order a pair
+# after Holm over a row's 10 pairs with a round or two against it
+# (docs/MEASUREMENT.md, "Rounds, runs and the time budget").
+BENCHTIME ?= 50ms
+BENCH_COUNT ?= 12
 # The codec rounds are shared out over this many processes, run one after
 # another, so a state one process keeps for its life is one of several in
 # every row (docs/MEASUREMENT.md, "Several processes per codec run").
-BENCH_PROCESSES ?= 4
+BENCH_PROCESSES ?= 3
 # Peer comparisons: shorter batches, more interleaved rounds (the ratio is
 # the median of the rounds' ratios, so more rounds buy a steadier ratio).
 PEERS_BENCHTIME ?= 200ms
@@ -39,24 +46,60 @@ PEERS_COUNT ?= 11
 # side of a comparison shares one core's caches and frequency.
 PIN_CPU ?= 1
 PIN := $(if $(shell command -v taskset 2>/dev/null),taskset -c $(PIN_CPU),)
-# HTTP load runs: rounds per case (format order rotated each round) and the
-# length of one round: many short rounds rather than a few long ones
-# (docs/MEASUREMENT.md says why, from the rounds of a quiet run).
-HTTP_ROUNDS ?= 20
-HTTP_DURATION ?= 250ms
+# HTTP load runs. A round runs each count's five formats back to back (order
+# rotated each round), HTTP_DURATION each: the pairing unit of the report's
+# format comparisons. The passes the decision table reads (c=8 none and the
+# server-only pass) run HTTP_ROUNDS rounds; the others (gzip -6, gzip -1,
+# c=1, c=16: the gzip costs and the concurrency prose, read as medians) run
+# HTTP_SIDE_ROUNDS (docs/MEASUREMENT.md, "Rounds, runs and the time budget").
+HTTP_ROUNDS ?= 12
+HTTP_SIDE_ROUNDS ?= 5
+HTTP_DURATION ?= 400ms
 HTTP_COUNTS ?= 1,100,1000
 # bench-quick writes here, never into results/.
 QUICK_DIR ?= $(or $(TMPDIR),/tmp)/wirebench-bench-quick
 # Seconds per fuzz target (fuzz/run.sh also reads FUZZ_TARGETS, FUZZ_JOBS, FUZZ_SANITIZER).
 FUZZ_SECONDS ?= 60
 
-LOAD := $(RELEASE) load --rounds $(HTTP_ROUNDS) --duration $(HTTP_DURATION) --counts $(HTTP_COUNTS)
-QUICK_LOAD := $(RELEASE) load --counts 1 --rounds 2 --duration 100ms --warmup 2 --histograms $(QUICK_DIR)/histograms
+LOAD = $(BIN) load --duration $(HTTP_DURATION) --counts $(HTTP_COUNTS)
+QUICK_LOAD = $(BIN) load --counts 1 --rounds 2 --duration 100ms --warmup 2 --histograms $(QUICK_DIR)/histograms
+
+# The run's remaining time, shown in every progress line under `make bench`
+# (src/measure/progress.rs): the run's start, and each stage's planned
+# seconds at these settings, so a stage can add the stages after it.
+export WB_RUN_START := $(or $(WB_RUN_START),$(shell date +%s))
+comma := ,
+secs = $(shell awk 'BEGIN { v = "$(1)"; n = v + 0; if (v ~ /ms$$/) n /= 1e3; else if (v ~ /us$$/) n /= 1e6; else if (v ~ /ns$$/) n /= 1e9; else if (v ~ /m$$/) n *= 60; printf "%.4f", n }')
+sum = $(shell awk 'BEGIN { printf "%d", $(subst $(eval) ,+,$(strip $(1))) + 0 }')
+# An HTTP pass of $(1) rounds: 5 formats x counts x (duration + ~0.04 s of
+# warm-up and calibration sample per run).
+pass_s = $(shell awk 'BEGIN { printf "%d", $(1) * 5 * $(words $(subst $(comma), ,$(HTTP_COUNTS))) * ($(call secs,$(HTTP_DURATION)) + 0.04) }')
+# Codec: 87 rows x (BENCH_COUNT batches + ~2.5 benchtimes of calibration and
+# a counting run in each process).
+PLAN_CODEC = $(shell awk 'BEGIN { b = $(call secs,$(BENCHTIME)); printf "%d", 87 * ($(BENCH_COUNT) * (b + 0.01) + $(BENCH_PROCESSES) * (2.5 * b + 0.02)) }')
+PLAN_SIZES = 20
+PLAN_DATA = $(if $(DATA),15,0)
+PLAN_MAIN = $(call pass_s,$(HTTP_ROUNDS))
+PLAN_SIDE = $(call pass_s,$(HTTP_SIDE_ROUNDS))
+PLAN_REPORT = 5
+# What is planned after each stage (only under `make bench`: IN_BENCH).
+AFTER_HTTP_SERVER = $(PLAN_REPORT)
+AFTER_HTTP_C16 = $(call sum,$(PLAN_MAIN) $(AFTER_HTTP_SERVER))
+AFTER_HTTP_C1 = $(call sum,$(PLAN_SIDE) $(AFTER_HTTP_C16))
+AFTER_HTTP_GZIP1 = $(call sum,$(PLAN_SIDE) $(AFTER_HTTP_C1))
+AFTER_HTTP_GZIP = $(call sum,$(PLAN_SIDE) $(AFTER_HTTP_GZIP1))
+AFTER_HTTP = $(call sum,$(PLAN_SIDE) $(AFTER_HTTP_GZIP))
+AFTER_DATA = $(call sum,$(PLAN_MAIN) $(AFTER_HTTP))
+AFTER_SIZES = $(call sum,$(PLAN_DATA) $(AFTER_DATA))
+AFTER_CODEC = $(call sum,$(PLAN_SIZES) $(AFTER_SIZES))
+PLAN_TOTAL = $(call sum,$(PLAN_CODEC) $(AFTER_CODEC))
+IN_BENCH :=
+after = $(if $(IN_BENCH),WB_RUN_AFTER=$(AFTER_$(1)))
 CODEGEN := $(CARGO) run --quiet --manifest-path schemas/codegen/Cargo.toml --target-dir target/codegen --
 
 .PHONY: help serve test test-interop lint fmt fuzz fixtures bless explain explain-compare \
 	generate generate-proto generate-fbs check-generated \
-	bench bench-quick build-release bench-codec bench-sizes bench-data bench-http bench-server bench-peers report
+	bench bench-quick build-release bench-clear bench-codec bench-sizes bench-data bench-http bench-server bench-peers report
 
 help: ## list every target with what it does
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:[^#]*## /\t/' | expand -t 20
@@ -109,48 +152,55 @@ check-generated: ## fail if committed prost code differs from a fresh generation
 	$(CARGO) test --quiet --test generated
 
 # The measurement pipeline. `make bench` runs every stage into $(RESULTS)/;
-# each stage is also a target of its own.
-bench: bench-codec bench-sizes bench-data bench-http bench-server report ## one run: codec + sizes + HTTP (none, gzip -6, gzip -1, c=1, c=16) + server-only pass + report -> results/ (~15 min on 2 cores)
-	@echo "bench: run $(RUN_ID) -> $(RESULTS)/" >&2
+# each stage is also a target of its own. A run starts by removing the files
+# of an earlier run (`report --clear-run`: raw files, histograms, the report;
+# separate runs such as peers.txt stay), so $(RESULTS)/ holds one run.
+bench: IN_BENCH := 1
+bench: build-release bench-clear bench-codec bench-sizes bench-data bench-http bench-server report ## one run: codec + sizes + HTTP (none, gzip -6, gzip -1, c=1, c=16) + server-only pass + report -> results/ (~7 min on 2 cores, plus the build)
+	@echo "bench: run $(RUN_ID) -> $(RESULTS)/ in $$(( $$(date +%s) - $(WB_RUN_START) )) s (planned $(PLAN_TOTAL) s after the build)" >&2
 
 build-release: ## build the release binary the measurement targets run
 	$(CARGO) build --release --quiet
 
+bench-clear: build-release ## remove the files of an earlier run from $(RESULTS)/ (raw files, histograms, report), keep separate runs
+	@echo "bench: run $(RUN_ID), planned $(PLAN_TOTAL) s: codec $(PLAN_CODEC), sizes $(PLAN_SIZES), data $(PLAN_DATA), HTTP 2 x $(PLAN_MAIN) + 4 x $(PLAN_SIDE), report $(PLAN_REPORT)" >&2
+	$(BIN) report --clear-run $(RESULTS)
+
 bench-codec: build-release ## codec microbenchmarks -> results/codec.txt (+ environment.json)
 	@echo "bench-codec: run $(RUN_ID) -> $(RESULTS)/codec.txt" >&2
-	$(RELEASE) codec-bench --benchtime $(BENCHTIME) --count $(BENCH_COUNT) --scale-count $(BENCH_COUNT) --processes $(BENCH_PROCESSES) --out $(RESULTS)/codec.txt
+	$(call after,CODEC) $(BIN) codec-bench --benchtime $(BENCHTIME) --count $(BENCH_COUNT) --scale-count $(BENCH_COUNT) --processes $(BENCH_PROCESSES) --out $(RESULTS)/codec.txt
 
 bench-sizes: build-release ## raw and gzip sizes, gzip cost -> results/sizes.csv
 	@echo "bench-sizes: run $(RUN_ID) -> $(RESULTS)/sizes.csv" >&2
-	$(RELEASE) sizes --out $(RESULTS)/sizes.csv
+	$(call after,SIZES) $(BIN) sizes --out $(RESULTS)/sizes.csv
 
 bench-data: build-release ## with DATA=FILE.json: its codec lines and sizes -> results/data-codec.txt, data-sizes.csv (nothing without DATA)
 ifneq ($(DATA),)
 	@echo "bench-data: $(DATA) -> $(RESULTS)/data-codec.txt, $(RESULTS)/data-sizes.csv" >&2
-	$(RELEASE) codec-bench --data $(DATA) $(if $(DATA_SCHEMA),--schema $(DATA_SCHEMA)) --benchtime $(BENCHTIME) --count $(BENCH_COUNT) --out $(RESULTS)/data-codec.txt
-	$(RELEASE) sizes --data $(DATA) $(if $(DATA_SCHEMA),--schema $(DATA_SCHEMA)) --out $(RESULTS)/data-sizes.csv
+	$(call after,DATA) $(BIN) codec-bench --data $(DATA) $(if $(DATA_SCHEMA),--schema $(DATA_SCHEMA)) --benchtime $(BENCHTIME) --count $(BENCH_COUNT) --out $(RESULTS)/data-codec.txt
+	$(call after,DATA) $(BIN) sizes --data $(DATA) $(if $(DATA_SCHEMA),--schema $(DATA_SCHEMA)) --out $(RESULTS)/data-sizes.csv
 endif
 
 bench-http: build-release ## HTTP load runs: c=8 none, gzip -6 (+ histograms) and gzip -1, c=1, c=16 -> results/http*.csv
 	@mkdir -p $(RESULTS)/histograms
 	@rm -f $(RESULTS)/histograms/*.hist $(RESULTS)/histograms/*.hlog
-	@echo "bench-http: [1/5] c=8, no compression -> $(RESULTS)/http.csv" >&2
-	$(LOAD) --concurrency 8 --compression none --histograms $(RESULTS)/histograms > $(RESULTS)/http.csv
-	@echo "bench-http: [2/5] c=8, gzip -6 -> $(RESULTS)/http-gzip.csv" >&2
-	$(LOAD) --concurrency 8 --compression gzip --histograms $(RESULTS)/histograms > $(RESULTS)/http-gzip.csv
-	@echo "bench-http: [3/5] c=8, gzip -1 -> $(RESULTS)/http-gzip1.csv" >&2
-	$(LOAD) --concurrency 8 --compression gzip1 > $(RESULTS)/http-gzip1.csv
-	@echo "bench-http: [4/5] c=1, no compression -> $(RESULTS)/http-c1.csv" >&2
-	$(LOAD) --concurrency 1 --compression none > $(RESULTS)/http-c1.csv
-	@echo "bench-http: [5/5] c=16, no compression -> $(RESULTS)/http-c16.csv" >&2
-	$(LOAD) --concurrency 16 --compression none > $(RESULTS)/http-c16.csv
+	@echo "bench-http: [1/5] c=8, no compression, $(HTTP_ROUNDS) rounds -> $(RESULTS)/http.csv" >&2
+	$(call after,HTTP) $(LOAD) --rounds $(HTTP_ROUNDS) --concurrency 8 --compression none --histograms $(RESULTS)/histograms > $(RESULTS)/http.csv
+	@echo "bench-http: [2/5] c=8, gzip -6, $(HTTP_SIDE_ROUNDS) rounds -> $(RESULTS)/http-gzip.csv" >&2
+	$(call after,HTTP_GZIP) $(LOAD) --rounds $(HTTP_SIDE_ROUNDS) --concurrency 8 --compression gzip --histograms $(RESULTS)/histograms > $(RESULTS)/http-gzip.csv
+	@echo "bench-http: [3/5] c=8, gzip -1, $(HTTP_SIDE_ROUNDS) rounds -> $(RESULTS)/http-gzip1.csv" >&2
+	$(call after,HTTP_GZIP1) $(LOAD) --rounds $(HTTP_SIDE_ROUNDS) --concurrency 8 --compression gzip1 > $(RESULTS)/http-gzip1.csv
+	@echo "bench-http: [4/5] c=1, no compression, $(HTTP_SIDE_ROUNDS) rounds -> $(RESULTS)/http-c1.csv" >&2
+	$(call after,HTTP_C1) $(LOAD) --rounds $(HTTP_SIDE_ROUNDS) --concurrency 1 --compression none > $(RESULTS)/http-c1.csv
+	@echo "bench-http: [5/5] c=16, no compression, $(HTTP_SIDE_ROUNDS) rounds -> $(RESULTS)/http-c16.csv" >&2
+	$(call after,HTTP_C16) $(LOAD) --rounds $(HTTP_SIDE_ROUNDS) --concurrency 16 --compression none > $(RESULTS)/http-c16.csv
 
 bench-server: build-release ## server-only pass: server pinned to one core, load generator to the other -> results/http-server.csv
-	@echo "bench-server: c=8, no compression, server pinned -> $(RESULTS)/http-server.csv" >&2
-	./benches/server-only.sh $(RESULTS)/http-server.csv --rounds $(HTTP_ROUNDS) --duration $(HTTP_DURATION) --counts $(HTTP_COUNTS) --concurrency 8
+	@echo "bench-server: c=8, no compression, server pinned, $(HTTP_ROUNDS) rounds -> $(RESULTS)/http-server.csv" >&2
+	$(call after,HTTP_SERVER) BIN=$(BIN) ./benches/server-only.sh $(RESULTS)/http-server.csv --rounds $(HTTP_ROUNDS) --duration $(HTTP_DURATION) --counts $(HTTP_COUNTS) --concurrency 8
 
-report: ## results/* -> results/REPORT.md, medians.json, charts
-	$(RELEASE) report --dir $(RESULTS)
+report: build-release ## results/* -> results/REPORT.md, medians.json, charts
+	$(BIN) report --dir $(RESULTS)
 
 bench-peers: ## ours beside every reference crate's fastest path, interleaved, pinned to CPU $(PIN_CPU) -> results/peers.txt, results/data-peers.txt, results/peers-schema.txt
 	$(CARGO) bench --quiet --bench peers --no-run
@@ -161,14 +211,14 @@ bench-peers: ## ours beside every reference crate's fastest path, interleaved, p
 
 bench-quick: build-release ## smoke run of the whole bench pipeline into $(QUICK_DIR), not results/
 	@rm -rf $(QUICK_DIR) && mkdir -p $(QUICK_DIR)/histograms
-	$(RELEASE) codec-bench --benchtime 2ms --count 4 --scale-count 4 --counts 1,100 --processes 2 --out $(QUICK_DIR)/codec.txt
-	$(RELEASE) sizes --counts 1,100 --reps 1 --batch 1ms --out $(QUICK_DIR)/sizes.csv
+	$(BIN) codec-bench --benchtime 2ms --count 4 --scale-count 4 --counts 1,100 --processes 2 --out $(QUICK_DIR)/codec.txt
+	$(BIN) sizes --counts 1,100 --reps 1 --batch 1ms --out $(QUICK_DIR)/sizes.csv
 	$(QUICK_LOAD) > $(QUICK_DIR)/http.csv
 	$(QUICK_LOAD) --compression gzip > $(QUICK_DIR)/http-gzip.csv
 	$(QUICK_LOAD) --compression gzip1 > $(QUICK_DIR)/http-gzip1.csv
-	./benches/server-only.sh $(QUICK_DIR)/http-server.csv --counts 1 --rounds 2 --duration 100ms --warmup 2 --formats json,avro
-	$(RELEASE) report --dir $(QUICK_DIR)
-	$(RELEASE) compare $(QUICK_DIR) $(QUICK_DIR) --fail-over 0 > $(QUICK_DIR)/compare.txt
+	BIN=$(BIN) ./benches/server-only.sh $(QUICK_DIR)/http-server.csv --counts 1 --rounds 2 --duration 100ms --warmup 2 --formats json,avro
+	$(BIN) report --dir $(QUICK_DIR)
+	$(BIN) compare $(QUICK_DIR) $(QUICK_DIR) --fail-over 0 > $(QUICK_DIR)/compare.txt
 	@test -s $(QUICK_DIR)/REPORT.md && echo "bench-quick: ok, see $(QUICK_DIR)/REPORT.md" >&2
 
 # --- the browser page (tests/browser/, docs/SPEC.md "The browser page") ---

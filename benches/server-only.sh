@@ -6,7 +6,9 @@
 # --server-pid (its process and all its threads).
 #
 # Usage: benches/server-only.sh OUT.csv [load flags...]
-#   env: SERVER_CPU=0 LOAD_CPU=1 PORT=18090 BIN=target/release/wirebench
+#   env: SERVER_CPU=0 LOAD_CPU=1 PORT=18090
+#        BIN (default: release/wirebench in cargo's target directory, which
+#        honours CARGO_TARGET_DIR and cargo configs; the Makefile passes it)
 #        WB_RUN_ID (the run id, passed through to `load`)
 # Without `taskset` (or with fewer than 2 CPUs) both run unpinned, and the
 # CSV's first comment says so (`# pinned: no`), which the report repeats.
@@ -16,7 +18,15 @@ shift
 SERVER_CPU=${SERVER_CPU:-0}
 LOAD_CPU=${LOAD_CPU:-1}
 PORT=${PORT:-18090}
-BIN=${BIN:-target/release/wirebench}
+if [ -z "${BIN:-}" ]; then
+    target_dir=$(cargo metadata --no-deps --format-version 1 --manifest-path "$(dirname "$0")/../Cargo.toml" 2>/dev/null |
+        sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p') || true
+    BIN=${target_dir:-${CARGO_TARGET_DIR:-target}}/release/wirebench
+fi
+if [ ! -x "$BIN" ]; then
+    echo "server-only.sh: no wirebench binary at $BIN (cargo build --release, or set BIN)" >&2
+    exit 2
+fi
 
 server_pin=()
 load_pin=()

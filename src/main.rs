@@ -19,9 +19,9 @@ USAGE: wirebench <COMMAND> [FLAGS]
 COMMANDS:
   serve         run the catalog HTTP server (default 127.0.0.1:8090)
   load          HTTP load generator: closed loop, open loop (--rate), or --url
-  codec-bench   codec microbenchmarks -> results/codec.txt
-  sizes         raw and gzip payload sizes -> results/sizes.csv
-  report        results/*.{txt,csv} -> results/REPORT.md, medians.json, charts
+  codec-bench   codec microbenchmarks -> stdout or --out FILE
+  sizes         raw and gzip payload sizes -> stdout or --out FILE
+  report        --dir DIR: DIR/*.{txt,csv} -> DIR/REPORT.md, medians.json, charts
   compare       OLD_DIR NEW_DIR: row by row, medians, intervals, p-values (benchstat-like)
   ab            BASE_BIN NEW_BIN: two builds' codec rows in the same rounds, paired verdicts
   explain       annotated byte-by-byte dump of a payload

@@ -44,9 +44,10 @@ wirebench codec-bench [FLAGS]
   --fixture FILE     measure a catalog from FILE (JSON) instead of the generator
   --data FILE        measure any JSON document through the schema-driven codecs
                      (with --schema S.avsc, else its inferred schema; --formats,
-                     --benchtime, --count, --out apply; default out results/data-codec.txt)
+                     --benchtime, --count, --out apply)
   --filter TEXT      run only the rows whose name contains TEXT (e.g. Decode/json/1000)
-  --out FILE         output file, - for stdout (default results/codec.txt)
+  --out FILE         output file, - for stdout (default: stdout; nothing is
+                     written into results/ unless asked)
   --env FILE         also write environment.json here (default: beside --out; none for stdout)
   --run-id ID        the run this file belongs to (default: $WB_RUN_ID, else a fresh id)
   --processes P      spread the rounds over P processes run one after another,
@@ -72,7 +73,7 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
     let formats = args.list::<Format>("--formats")?.unwrap_or(Format::ALL.to_vec());
     let fixture = args.value("--fixture")?;
     let filter = args.value("--filter")?;
-    let out = args.value("--out")?.unwrap_or("results/codec.txt".into());
+    let out = args.value("--out")?.unwrap_or("-".into());
     let env = args.value("--env")?;
     let stamp = crate::measure::run::RunStamp::from_flag(args.value("--run-id")?)?;
     let processes = args.parse_or("--processes", 1usize)?.max(1);

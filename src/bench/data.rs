@@ -2,11 +2,11 @@
 //! measurements on a user's own document, through the schema-driven codecs
 //! of [`crate::generic`] (schema from `--schema S.avsc`, else inferred).
 //!
-//! `sizes --data` writes CSV (default `results/data-sizes.csv`), one row per
+//! `sizes --data` writes CSV (to stdout, or `--out FILE`), one row per
 //! format: `format,raw_bytes,gzip1_bytes,gzip6_bytes,gzip9_bytes,encode_us,decode_us`.
 //! Sizes are exact; the times are the median of `--reps` batches of at least
-//! `--batch` each. `codec-bench --data` writes Go benchmark lines (default
-//! `results/data-codec.txt`) named `Data/{format}/encode` and
+//! `--batch` each. `codec-bench --data` writes Go benchmark lines (to
+//! stdout, or `--out FILE`; `make bench DATA=` names `data-codec.txt`) named `Data/{format}/encode` and
 //! `Data/{format}/decode`, measured like the catalog's rows
 //! ([`super::interleave`]). Formats without a schema-driven codec in the build
 //! are skipped with a note on stderr.
@@ -40,7 +40,7 @@ pub fn cli_sizes(data: &str, args: &mut Args) -> Result<(), String> {
     let formats = formats(args)?;
     let reps = args.parse_or("--reps", 5usize)?.max(1);
     let batch = parse_duration(&args.value("--batch")?.unwrap_or("5ms".into()))?;
-    let out = args.value("--out")?.unwrap_or("results/data-sizes.csv".into());
+    let out = args.value("--out")?.unwrap_or("-".into());
     let stamp = crate::measure::run::RunStamp::from_flag(args.value("--run-id")?)?;
     args.finish()?;
     let loaded = input::load(data, schema.as_deref())?;
@@ -91,7 +91,7 @@ pub fn cli_codec_bench(data: &str, args: &mut Args) -> Result<(), String> {
     let formats = formats(args)?;
     let benchtime = parse_duration(&args.value("--benchtime")?.unwrap_or("300ms".into()))?;
     let count = args.parse_or("--count", 5usize)?.max(1);
-    let out = args.value("--out")?.unwrap_or("results/data-codec.txt".into());
+    let out = args.value("--out")?.unwrap_or("-".into());
     let stamp = crate::measure::run::RunStamp::from_flag(args.value("--run-id")?)?;
     args.finish()?;
     let loaded = input::load(data, schema.as_deref())?;

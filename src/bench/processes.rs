@@ -97,9 +97,15 @@ pub fn merge(outputs: &[Output]) -> Result<Merged, String> {
 }
 
 /// Runs `exe codec-bench ARGS` once per share, one after another, stderr
-/// passed through; returns each child's [`Output`].
+/// passed through; returns each child's [`Output`]. Each child continues
+/// the stage's progress count (`crate::measure::progress::STAGE_ENV`), so its
+/// estimate of what is left covers the children after it.
 pub fn run_children(exe: &std::path::Path, args: &[String], shares: &[Share]) -> Result<Vec<Output>, String> {
+    use crate::measure::progress;
     let start = std::time::Instant::now();
+    let total_rounds = shares
+        .last()
+        .map_or(0, |s| s.rounds_before + s.count.max(s.scale_count));
     let mut out = Vec::new();
     for (i, s) in shares.iter().enumerate() {
         eprintln!(
@@ -119,6 +125,10 @@ pub fn run_children(exe: &std::path::Path, args: &[String], shares: &[Share]) ->
                 &s.scale_count.to_string(),
             ])
             .args(["--out", "-", "--env", "none", "--processes", "1"])
+            .env(
+                progress::STAGE_ENV,
+                progress::stage_value(s.rounds_before, total_rounds, start.elapsed()),
+            )
             .stdin(Stdio::null())
             .stderr(Stdio::inherit())
             .output()

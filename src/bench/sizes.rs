@@ -1,5 +1,6 @@
 //! `wirebench sizes`: raw and gzip payload sizes per format and count, and
-//! what compressing costs in time → `results/sizes.csv`.
+//! what compressing costs in time, as CSV to stdout or `--out FILE`
+//! (`make bench` writes `results/sizes.csv`).
 //!
 //! Columns: [`crate::measure::results::SIZES_HEADER`]. The file opens with
 //! the run stamp as `# key: value` comment lines and closes with its end
@@ -40,8 +41,9 @@ wirebench sizes [FLAGS]
   --fixture FILE   measure a catalog from FILE (JSON) instead of the generator
   --data FILE      measure any JSON document through the schema-driven codecs
                    (with --schema S.avsc, else its inferred schema; --formats,
-                   --reps, --batch, --out apply; default out results/data-sizes.csv)
-  --out FILE       output file, - for stdout (default results/sizes.csv)
+                   --reps, --batch, --out apply)
+  --out FILE       output file, - for stdout (default: stdout; nothing is
+                   written into results/ unless asked)
   --run-id ID      the run this file belongs to (default: $WB_RUN_ID, else a fresh id)
 ";
 
@@ -62,7 +64,7 @@ pub fn cli_sizes(args: &mut Args) -> Result<(), String> {
     let reps = args.parse_or("--reps", 5usize)?.max(1);
     let batch = parse_duration(&args.value("--batch")?.unwrap_or("5ms".into()))?;
     let fixture = args.value("--fixture")?;
-    let out = args.value("--out")?.unwrap_or("results/sizes.csv".into());
+    let out = args.value("--out")?.unwrap_or("-".into());
     let stamp = crate::measure::run::RunStamp::from_flag(args.value("--run-id")?)?;
     args.finish()?;
     if counts.is_empty() || counts.contains(&0) {

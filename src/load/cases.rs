@@ -3,9 +3,11 @@
 //!
 //! Catalog mode (no `--url`): the fixture is prepared first (`--fixture FILE` or
 //! the deterministic catalog), then the server is started in this process on
-//! `127.0.0.1:0`. For each round, formats run in a rotated order — round `r`
-//! starts at format `(seed + r - 1) mod n` — so each format takes each position
-//! equally often over `n` rounds; counts run ascending within a format. Every run
+//! `127.0.0.1:0`. Each round runs the counts in ascending order, and for each
+//! count every format back to back, so the runs a paired comparison sets side
+//! by side (two formats, one count, one round) are neighbours in time. The
+//! format order rotates — round `r` starts at format `(seed + r - 1) mod n` —
+//! so each format takes each position equally often over `n` rounds. Every run
 //! is preceded by `--warmup` sequential requests on one extra connection; the
 //! first warm-up response of every run is compared field by field with the
 //! fixture. Warm-up failures (and a fixture difference, as `mismatch`) are added
@@ -261,8 +263,8 @@ pub fn run_cases(config: &Config, csv: &mut dyn Write, addr: SocketAddr, product
         crate::measure::progress::Progress::new(config.rounds * config.formats.len() * config.counts.len());
     let mut probe = crate::measure::calibration::Probe::new();
     for round in 1..=config.rounds {
-        for format in round_order(&config.formats, config.seed, round) {
-            for &count in &config.counts {
+        for &count in &config.counts {
+            for format in round_order(&config.formats, config.seed, round) {
                 let path = catalog_path(format, count, config.compression);
                 // The machine's state before this run, while no request is in flight.
                 let sample = probe.sample(round, Some(&format!("{}/{count}", format.name())));

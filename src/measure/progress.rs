@@ -1,47 +1,131 @@
 //! Progress of long measurement runs: one line per case on stderr, with the
-//! time elapsed and an estimate of what is left, so `make bench` can be
-//! watched while its data goes to stdout and files.
+//! time elapsed and an estimate of what is left — for this stage, and, under
+//! `make bench`, for the whole run — so `make bench` can be watched while its
+//! data goes to stdout and files.
 //!
-//! The estimate assumes the cases left take as long on average as the cases
-//! done; the tools order their cases so that this holds roughly (every case
-//! is time-boxed by `--duration` or `--benchtime`).
+//! The stage estimate assumes the cases left take as long on average as the
+//! cases done; the tools order their cases so that this holds roughly (every
+//! case is time-boxed by `--duration` or `--benchtime`). The run estimate
+//! adds the planned time of the stages after this one, which the Makefile
+//! passes in [`RUN_AFTER_ENV`] (seconds) beside the run's start time in
+//! [`RUN_START_ENV`] (Unix seconds); without both, only the stage is shown.
+//! A child process that measures part of its parent's stage (`codec-bench
+//! --processes`) continues the parent's count through [`STAGE_ENV`].
 
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// Unix seconds when the run (`make bench`) started.
+pub const RUN_START_ENV: &str = "WB_RUN_START";
+/// Planned seconds of the run's stages after the current one.
+pub const RUN_AFTER_ENV: &str = "WB_RUN_AFTER";
+/// `DONE/TOTAL/SECONDS`: the parent's cases done before this process, the
+/// stage's total, and the stage's seconds elapsed so far.
+pub const STAGE_ENV: &str = "WB_PROGRESS_STAGE";
+
+/// The whole run's clock: when it started, and what is planned after this stage.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunClock {
+    pub start_unix: u64,
+    pub after: Duration,
+}
+
+impl RunClock {
+    /// From `WB_RUN_START` and `WB_RUN_AFTER`; None unless both parse.
+    pub fn from_env() -> Option<RunClock> {
+        let get = |k: &str| std::env::var(k).ok()?.trim().parse::<u64>().ok();
+        Some(RunClock {
+            start_unix: get(RUN_START_ENV)?,
+            after: Duration::from_secs(get(RUN_AFTER_ENV)?),
+        })
+    }
+}
+
+/// Where a child's count starts: `(done, total, elapsed)` of its parent's stage.
+pub fn parse_stage(v: &str) -> Option<(usize, usize, Duration)> {
+    let mut it = v.trim().split('/');
+    let done = it.next()?.parse().ok()?;
+    let total: usize = it.next()?.parse().ok()?;
+    let secs: f64 = it.next()?.parse().ok()?;
+    (it.next().is_none() && done <= total && secs.is_finite() && secs >= 0.0)
+        .then(|| (done, total, Duration::from_secs_f64(secs)))
+}
+
+/// The [`STAGE_ENV`] value for a child that starts after `done` of `total`
+/// cases, `elapsed` into the stage.
+pub fn stage_value(done: usize, total: usize, elapsed: Duration) -> String {
+    format!("{done}/{total}/{:.3}", elapsed.as_secs_f64())
+}
 
 /// Cases done out of a known total, with the time they took: the progress
-/// prefix `[3/45 0:12 elapsed, ~2:48 left]`. The estimate assumes the cases
-/// left take as long on average as the cases done.
+/// prefix `[3/45 0:12 elapsed, ~2:48 left]`, and with a [`RunClock`]
+/// `[3/45 0:12 elapsed, ~2:48 left; run 4:01 elapsed, ~7:30 left]`.
 pub struct Progress {
     total: usize,
     done: usize,
     start: Instant,
+    /// The stage's time before this process started (a child's parent).
+    before: Duration,
+    run: Option<RunClock>,
 }
 
 impl Progress {
+    /// `total` cases, continuing a parent's stage from [`STAGE_ENV`] when it
+    /// is set, with the run's clock from the environment ([`RunClock::from_env`]).
     pub fn new(total: usize) -> Progress {
+        let stage = std::env::var(STAGE_ENV).ok().and_then(|v| parse_stage(&v));
+        Progress::with(total, stage, RunClock::from_env())
+    }
+
+    /// As [`Progress::new`], with the parent's stage and the run's clock given.
+    pub fn with(total: usize, stage: Option<(usize, usize, Duration)>, run: Option<RunClock>) -> Progress {
+        let (done, total, before) = match stage {
+            Some((done, parent_total, before)) => (done, parent_total.max(done + total), before),
+            None => (0, total, Duration::ZERO),
+        };
         Progress {
             total,
-            done: 0,
+            done,
             start: Instant::now(),
+            before,
+            run,
         }
     }
 
     /// Counts one case done and returns the prefix.
     pub fn step(&mut self) -> String {
         self.done += 1;
-        let elapsed = self.start.elapsed();
+        let elapsed = self.before + self.start.elapsed();
         let left = elapsed.mul_f64(self.total.saturating_sub(self.done) as f64 / self.done as f64);
-        progress_text(self.done, self.total, elapsed, left)
+        let stage = progress_text(self.done, self.total, elapsed, left);
+        match self.run {
+            Some(run) => {
+                let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+                let run_elapsed = Duration::from_secs(now.saturating_sub(run.start_unix));
+                with_run(&stage, run_elapsed, left + run.after)
+            }
+            None => stage,
+        }
     }
+}
+
+fn mmss(d: Duration) -> String {
+    let s = d.as_secs_f64().round() as u64;
+    format!("{}:{:02}", s / 60, s % 60)
 }
 
 /// `[done/total m:ss elapsed, ~m:ss left]`.
 pub fn progress_text(done: usize, total: usize, elapsed: Duration, left: Duration) -> String {
-    let mmss = |d: Duration| {
-        let s = d.as_secs_f64().round() as u64;
-        format!("{}:{:02}", s / 60, s % 60)
-    };
     format!("[{done}/{total} {} elapsed, ~{} left]", mmss(elapsed), mmss(left))
+}
+
+/// `stage` (a [`progress_text`]) with the run's times added inside the brackets.
+pub fn with_run(stage: &str, run_elapsed: Duration, run_left: Duration) -> String {
+    format!(
+        "{}; run {} elapsed, ~{} left]",
+        stage.strip_suffix(']').unwrap_or(stage),
+        mmss(run_elapsed),
+        mmss(run_left)
+    )
 }
 
 #[cfg(test)]
@@ -54,8 +138,40 @@ mod tests {
             progress_text(3, 45, Duration::from_secs(12), Duration::from_secs(168)),
             "[3/45 0:12 elapsed, ~2:48 left]"
         );
-        let mut p = Progress::new(2);
+        let mut p = Progress::with(2, None, None);
         assert!(p.step().starts_with("[1/2 0:00 elapsed"));
         assert!(p.step().ends_with("~0:00 left]"));
+    }
+
+    /// The run's part adds the planned stages after this one to the stage's
+    /// own estimate; a child continues its parent's count and time.
+    #[test]
+    fn run_clock_and_parent_stage() {
+        assert_eq!(
+            with_run(
+                "[3/45 0:12 elapsed, ~2:48 left]",
+                Duration::from_secs(70),
+                Duration::from_secs(468)
+            ),
+            "[3/45 0:12 elapsed, ~2:48 left; run 1:10 elapsed, ~7:48 left]"
+        );
+        let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs();
+        let run = RunClock {
+            start_unix: now - 60,
+            after: Duration::from_secs(300),
+        };
+        // 5 of 20 done in 50 s by the parent: this child's first case is
+        // 6/20 at 0:50, 14 left at 50/6 s each (1:57), 6:57 for the run.
+        let mut p = Progress::with(5, Some((5, 20, Duration::from_secs(50))), Some(run));
+        let s = p.step();
+        assert!(s.starts_with("[6/20 0:50 elapsed, ~1:57 left; run 1:0"), "{s}");
+        assert!(s.ends_with(", ~6:57 left]"), "{s}");
+        assert_eq!(
+            parse_stage(&stage_value(5, 20, Duration::from_millis(1500))),
+            Some((5, 20, Duration::from_millis(1500)))
+        );
+        for bad in ["", "5/20", "21/20/1", "5/20/x", "5/20/1/2", "5/20/-1"] {
+            assert_eq!(parse_stage(bad), None, "{bad:?}");
+        }
     }
 }

@@ -222,9 +222,6 @@ pub fn load(dir: &Path) -> Result<Data, String> {
                 // main files (the default concurrency) are pooled.
                 let hist_dir = (i < 2).then(|| dir.join("histograms"));
                 let stats = http_stats(&rows, hist_dir.as_deref())?;
-                if let Some(h) = &hist_dir {
-                    d.runs.extend(histogram_runs(h, &rows)?);
-                }
                 d.http_rows.extend(rows.iter().cloned());
                 d.http_row_counts.push(rows.len());
                 d.http.push(HttpFile {
@@ -236,6 +233,8 @@ pub fn load(dir: &Path) -> Result<Data, String> {
             None => {}
         }
     }
+    // Every histogram file, whichever round or case it names: all are pooled.
+    d.runs.extend(runs::histogram_runs(&dir.join("histograms"))?);
     let (data_codec, data_sizes) = (
         read_optional(&dir.join("data-codec.txt"))?,
         read_optional(&dir.join("data-sizes.csv"))?,
@@ -373,28 +372,6 @@ pub fn http_stats(rows: &[HttpRow], hist_dir: Option<&Path>) -> Result<Vec<HttpS
             compression,
             concurrency,
         });
-    }
-    Ok(out)
-}
-
-/// The stamp of the first histogram file (`.hist`, else `.hlog`) of each
-/// case in `rows` (`histograms/NAME`); cases without one are left out.
-fn histogram_runs(dir: &Path, rows: &[HttpRow]) -> Result<Vec<runs::FileRun>, String> {
-    let mut out: Vec<runs::FileRun> = Vec::new();
-    for r in rows {
-        for ext in ["hist", "hlog"] {
-            let file = format!("{}-{}-{}-r{}.{ext}", r.format, r.count, r.compression, r.round);
-            if let Some(t) = read_optional(&dir.join(&file))? {
-                let fr = runs::FileRun {
-                    file: format!("histograms/{file}"),
-                    stamp: crate::measure::run::read_stamp(&t),
-                };
-                if !out.iter().any(|o| o.id() == fr.id()) {
-                    out.push(fr);
-                }
-                break;
-            }
-        }
     }
     Ok(out)
 }

@@ -1,5 +1,5 @@
 //! `wirebench report`: turns the raw result files into `REPORT.md`,
-//! `medians.json` and SVG charts, in the same directory (default `results/`).
+//! `medians.json` and SVG charts, in the same directory (`--dir`, required).
 //!
 //! Inputs (see [`parse`] for their shapes): `codec.txt`, `sizes.csv`,
 //! `http.csv`, `http-gzip.csv`, optionally `http-c1.csv`, `http-c16.csv`,
@@ -42,7 +42,7 @@ pub use data::{
 use std::path::{Path, PathBuf};
 
 const USAGE: &str = "\
-wirebench report [--dir results] [--allow-mixed] [--link-mbps N]
+wirebench report --dir DIR [--allow-mixed] [--link-mbps N]
   reads DIR/{codec.txt,sizes.csv,http.csv,http-gzip.csv} (+ the other http-*.csv,
   peers.txt, peers-instructions.md, server-pressure.txt, histograms/, environment.json
   when present) and writes DIR/REPORT.md, DIR/medians.json, DIR/*.svg (and
@@ -50,6 +50,10 @@ wirebench report [--dir results] [--allow-mixed] [--link-mbps N]
   --allow-mixed   accept raw files from different runs (every table names its run);
                   without it, files from different runs are refused, naming them
   --link-mbps N   say, for a link of N Mbit/s, which gzip level pays
+wirebench report --clear-run DIR
+  removes the files of a `make bench` run from DIR (raw files, histograms, the report
+  and its charts), keeping separate runs (peers*.txt, server-pressure*.txt, notes):
+  the first step of `make bench`, so the new run's directory holds that run only
 wirebench report --hlogs DIR|FILE,FILE [--run-id ID] [--locust-csv FILE] [--out FILE]
   merges the .hlog files of several machines (one run: --run-id or WB_RUN_ID) by tag into
   one percentile table, beside Locust's figures from a stats CSV in Locust's layout
@@ -65,7 +69,18 @@ pub fn cli_main(args: &mut Args) -> Result<(), String> {
     if let Some(spec) = args.value("--hlogs")? {
         return hlogs::cli_main(&spec, args);
     }
-    let dir = PathBuf::from(args.value("--dir")?.unwrap_or("results".into()));
+    if let Some(dir) = args.value("--clear-run")? {
+        args.finish()?;
+        let removed = runs::clear(Path::new(&dir))?;
+        eprintln!(
+            "report: --clear-run removed {} files of an earlier run from {dir} (separate runs such as peers.txt and server-pressure*.txt stay)",
+            removed.len()
+        );
+        return Ok(());
+    }
+    let dir = PathBuf::from(args.value("--dir")?.ok_or(
+        "report: --dir DIR is required (the run's directory, e.g. --dir results; the report is written there)",
+    )?);
     let options = Options {
         allow_mixed: args.switch("--allow-mixed"),
         link_mbps: args.parse("--link-mbps")?,

@@ -8,9 +8,112 @@
 //! unless `--allow-mixed`, and then every table says the run it came from.
 //! Files that come from their own runs by design (`peers.txt`,
 //! `peers-instructions.md`, `server-pressure.txt`) are not inputs of this
-//! check: the report shows them as separate, labelled runs.
+//! check: the report shows them as separate, labelled runs. Every
+//! histogram file in `histograms/` is checked, not only those of the
+//! rounds a CSV names, since the report pools whatever rounds it finds.
+//!
+//! A new run starts clean: [`clear`] (`wirebench report --clear-run DIR`,
+//! the first step of `make bench`) removes [`RUN_FILES`] (every file a
+//! stage of `make bench` writes, the report's outputs included) and the
+//! histograms, and keeps everything else (the separate runs, notes), so a
+//! file left by an earlier run (say `data-codec.txt` of a `DATA=` run)
+//! never stops the new run's report.
 
 use crate::measure::run::RunStamp;
+use std::path::{Path, PathBuf};
+
+/// Every file one `make bench` writes into its results directory, besides
+/// `histograms/*.hist`, `histograms/*.hlog` and the report's `chart-*.svg`
+/// (see [`is_run_file`]). `data-*` belong to a `DATA=` run: without `DATA`
+/// they are absent after [`clear`].
+pub const RUN_FILES: [&str; 14] = [
+    "environment.json",
+    "codec.txt",
+    "sizes.csv",
+    "data-codec.txt",
+    "data-sizes.csv",
+    "http.csv",
+    "http-gzip.csv",
+    "http-gzip1.csv",
+    "http-c1.csv",
+    "http-c16.csv",
+    "http-server.csv",
+    "REPORT.md",
+    "medians.json",
+    "compare.txt",
+];
+
+/// Whether `name` (a file name in the results directory, or
+/// `histograms/NAME`) is written by a run of `make bench`, so [`clear`]
+/// removes it.
+pub fn is_run_file(name: &str) -> bool {
+    if let Some(h) = name.strip_prefix("histograms/") {
+        return !h.contains('/') && (h.ends_with(".hist") || h.ends_with(".hlog"));
+    }
+    RUN_FILES.contains(&name) || (name.starts_with("chart-") && name.ends_with(".svg"))
+}
+
+/// Removes every file of a run ([`is_run_file`]) from `dir` and returns
+/// their paths; everything else in `dir` stays. A missing `dir` is created
+/// (empty), so a run can start from nothing.
+pub fn clear(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut names: Vec<String> = Vec::new();
+    for (sub, prefix) in [(dir.to_path_buf(), ""), (dir.join("histograms"), "histograms/")] {
+        let entries = match std::fs::read_dir(&sub) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(format!("{}: {e}", sub.display())),
+        };
+        for e in entries {
+            let e = e.map_err(|e| format!("{}: {e}", sub.display()))?;
+            let is_file = e
+                .file_type()
+                .map_err(|err| format!("{}: {err}", e.path().display()))?
+                .is_file();
+            if let Some(n) = e.file_name().to_str().filter(|_| is_file) {
+                names.push(format!("{prefix}{n}"));
+            }
+        }
+    }
+    names.sort();
+    let mut removed = Vec::new();
+    for n in names.iter().filter(|n| is_run_file(n)) {
+        let p = dir.join(n);
+        std::fs::remove_file(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+        removed.push(p);
+    }
+    Ok(removed)
+}
+
+/// The run of every histogram file (`*.hist`, `*.hlog`) in `hist_dir`,
+/// one entry per run id (its first file by name): the report pools every
+/// round it finds there, so every file must belong to the run.
+pub fn histogram_runs(hist_dir: &Path) -> Result<Vec<FileRun>, String> {
+    let entries = match std::fs::read_dir(hist_dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(format!("{}: {e}", hist_dir.display())),
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".hist") || n.ends_with(".hlog"))
+        .collect();
+    names.sort();
+    let mut out: Vec<FileRun> = Vec::new();
+    for n in names {
+        let p = hist_dir.join(&n);
+        let text = std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+        let fr = FileRun {
+            file: format!("histograms/{n}"),
+            stamp: crate::measure::run::read_stamp(&String::from_utf8_lossy(&text)),
+        };
+        if !out.iter().any(|o| o.id() == fr.id()) {
+            out.push(fr);
+        }
+    }
+    Ok(out)
+}
 
 /// One input file and its stamp (None: written before stamps).
 #[derive(Clone, Debug, PartialEq)]
