@@ -142,9 +142,12 @@ pub fn decision_cells(d: &Data) -> Vec<DecisionCell> {
         ("smallest on the wire, gzip -6", |r| r.gzip6_bytes as f64),
     ];
     let http: [(&'static str, &str, bool, HttpGet); 4] = [
-        ("cheapest server CPU per request", super::verdict::SERVER_SOURCE, true, |r| {
-            r.cpu.and_then(|c| c.server_us_per_req)
-        }),
+        (
+            "cheapest server CPU per request",
+            super::verdict::SERVER_SOURCE,
+            true,
+            |r| r.cpu.and_then(|c| c.server_us_per_req),
+        ),
         (
             "cheapest client CPU per request (verifying decode)",
             "http.csv",
@@ -556,7 +559,9 @@ fn gzip_pays(o: &mut String, d: &Data) {
             "`sizes.csv` records one median per level, so these figures carry no interval."
         }
     );
-    o.push_str("| products | format | gzip -1 | gzip -6 | gzip -9 | the level that pays |\n|---|---|---|---|---|---|\n");
+    o.push_str(
+        "| products | format | gzip -1 | gzip -6 | gzip -9 | the level that pays |\n|---|---|---|---|---|---|\n",
+    );
     for r in sizes.iter().filter(|r| COUNTS.contains(&r.count)) {
         let levels = gzip_levels(r, kind);
         let cells: Vec<String> = levels

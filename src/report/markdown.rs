@@ -489,7 +489,9 @@ pub fn render(d: &Data, _chart_names: &[&str]) -> String {
 /// DETAILS.md: every row of the raw files, the charts, the breakdowns and
 /// the separate runs that carry their own stamp.
 pub fn render_details(d: &Data, chart_names: &[&str]) -> String {
-    let mut o = String::from("# wirebench report: details\n\nEvery row of the run's raw files; the decision and the verdict are in [REPORT.md](REPORT.md).\n\n");
+    let mut o = String::from(
+        "# wirebench report: details\n\nEvery row of the run's raw files; the decision and the verdict are in [REPORT.md](REPORT.md).\n\n",
+    );
     o.push_str(MEANING);
     if !chart_names.is_empty() {
         o.push_str("\n## Charts\n\n");
@@ -594,10 +596,7 @@ fn separate_runs(o: &mut String, d: &Data) {
         ("peers-instructions.md", d.peers_instructions.as_deref()),
         ("server-pressure.txt", d.server_pressure.as_deref()),
     ];
-    let present: Vec<(&str, Stamp)> = files
-        .iter()
-        .filter_map(|(n, t)| Some((*n, Stamp::of((*t)?))))
-        .collect();
+    let present: Vec<(&str, Stamp)> = files.iter().filter_map(|(n, t)| Some((*n, Stamp::of((*t)?)))).collect();
     if present.is_empty() {
         return;
     }

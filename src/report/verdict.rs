@@ -93,16 +93,22 @@ type Get = fn(&HttpRow) -> Option<f64>;
 
 /// The timed questions of the verdict: label, file, getter.
 pub const TIMED: [(&str, &str, Get); 4] = [
-    ("server CPU per request (`http-server.csv`, pinned)", SERVER_SOURCE, |r| {
-        r.cpu.and_then(|c| c.server_us_per_req)
-    }),
+    (
+        "server CPU per request (`http-server.csv`, pinned)",
+        SERVER_SOURCE,
+        |r| r.cpu.and_then(|c| c.server_us_per_req),
+    ),
     ("client CPU per request (`http.csv`, end-to-end)", CLIENT_SOURCE, |r| {
         r.cpu.and_then(|c| c.client_us_per_req)
     }),
-    ("server-only throughput (`http-server.csv`)", SERVER_SOURCE, |r| Some(r.rps)),
-    ("server CPU with gzip -6 (`http-gzip.csv`, end-to-end)", "http-gzip.csv", |r| {
-        r.cpu.and_then(|c| c.server_us_per_req)
+    ("server-only throughput (`http-server.csv`)", SERVER_SOURCE, |r| {
+        Some(r.rps)
     }),
+    (
+        "server CPU with gzip -6 (`http-gzip.csv`, end-to-end)",
+        "http-gzip.csv",
+        |r| r.cpu.and_then(|c| c.server_us_per_req),
+    ),
 ];
 
 /// Server CPU ratios to JSON at one count, per other format.
@@ -175,7 +181,11 @@ pub fn small_payload(count: usize, json_raw: u64, ratios: &[(&str, Option<Median
     }
     let cheaper: Vec<String> = ratios
         .iter()
-        .filter_map(|(f, c)| c.as_ref().filter(|c| c.hi < 1.0).map(|c| format!("{f} {}", ratio_text(c))))
+        .filter_map(|(f, c)| {
+            c.as_ref()
+                .filter(|c| c.hi < 1.0)
+                .map(|c| format!("{f} {}", ratio_text(c)))
+        })
         .collect();
     let cpu = if cheaper.is_empty() {
         "and no format's server CPU is shown to be lower than JSON's".to_string()
@@ -241,7 +251,10 @@ pub fn libraries(text: &str) -> Result<Vec<Library>, String> {
 pub fn library_counts(libs: &[Library], format: &str) -> (usize, usize, usize) {
     let mine: Vec<&Library> = libs.iter().filter(|l| l.format == format).collect();
     let builtin = mine.iter().filter(|l| l.status == "built-in").count();
-    let official = mine.iter().filter(|l| l.status == "built-in" || l.status == "official").count();
+    let official = mine
+        .iter()
+        .filter(|l| l.status == "built-in" || l.status == "official")
+        .count();
     (builtin, official, mine.len())
 }
 
@@ -298,7 +311,9 @@ pub fn render(o: &mut String, d: &Data) {
         for (q, get) in rows {
             for c in counts {
                 let json = sizes.iter().find(|r| r.format == "json" && r.count == c);
-                let Some(json) = json.map(get).filter(|&b| b > 0) else { continue };
+                let Some(json) = json.map(get).filter(|&b| b > 0) else {
+                    continue;
+                };
                 let _ = write!(o, "| {q} | {} |", group(c as i64));
                 for f in &fs {
                     let cell = sizes
@@ -379,9 +394,17 @@ pub fn render(o: &mut String, d: &Data) {
             rest.join(", ")
         ));
     }
-    let _ = writeln!(o, "- **Where JSON is still the right answer**: {}.", json_right.join("; "));
+    let _ = writeln!(
+        o,
+        "- **Where JSON is still the right answer**: {}.",
+        json_right.join("; ")
+    );
     if let Some(sizes) = &d.sizes {
-        let big = counts.iter().copied().filter(|c| sizes.iter().any(|r| r.count == *c)).max();
+        let big = counts
+            .iter()
+            .copied()
+            .filter(|c| sizes.iter().any(|r| r.count == *c))
+            .max();
         if let Some(c) = big
             && let Some(s) = sizes.iter().find(|r| r.format == "json" && r.count == c)
             && let Some(line) = super::decision::level_that_pays(s)
@@ -430,12 +453,24 @@ mod tests {
     /// from c=8 to c=16; the claim must say it falls, never "flat".
     #[test]
     fn concurrency_claim_follows_the_figures() {
-        let falls = concurrency_claim("json", (8, &ci(2262.0, 2200.0, 2300.0)), (16, &ci(1516.0, 1450.0, 1600.0)));
+        let falls = concurrency_claim(
+            "json",
+            (8, &ci(2262.0, 2200.0, 2300.0)),
+            (16, &ci(1516.0, 1450.0, 1600.0)),
+        );
         assert!(falls.contains("falls 33%"), "{falls}");
         assert!(!falls.contains("flat"), "{falls}");
-        let flat = concurrency_claim("json", (8, &ci(2262.0, 2100.0, 2400.0)), (16, &ci(2200.0, 2050.0, 2350.0)));
+        let flat = concurrency_claim(
+            "json",
+            (8, &ci(2262.0, 2100.0, 2400.0)),
+            (16, &ci(2200.0, 2050.0, 2350.0)),
+        );
         assert!(flat.contains("stays flat"), "{flat}");
-        let rises = concurrency_claim("json", (1, &ci(1000.0, 950.0, 1050.0)), (8, &ci(2000.0, 1900.0, 2100.0)));
+        let rises = concurrency_claim(
+            "json",
+            (1, &ci(1000.0, 950.0, 1050.0)),
+            (8, &ci(2000.0, 1900.0, 2100.0)),
+        );
         assert!(rises.contains("rises 100%"), "{rises}");
     }
 
@@ -444,10 +479,16 @@ mod tests {
     #[test]
     fn does_not_matter_only_when_the_data_says_so() {
         let shares = vec![("json".to_string(), 0.02), ("avro".to_string(), 0.05)];
-        let equal = vec![("avro", Some(ci(0.98, 0.93, 1.04))), ("protobuf", Some(ci(1.01, 0.97, 1.06)))];
+        let equal = vec![
+            ("avro", Some(ci(0.98, 0.93, 1.04))),
+            ("protobuf", Some(ci(1.01, 0.97, 1.06))),
+        ];
         let s = does_not_matter(1, &shares, &equal).unwrap();
         assert!(s.contains("encoding is 2–5%") && s.contains("[0.93, 1.06]"), "{s}");
-        let differ = vec![("avro", Some(ci(0.80, 0.75, 0.85))), ("protobuf", Some(ci(1.01, 0.97, 1.06)))];
+        let differ = vec![
+            ("avro", Some(ci(0.80, 0.75, 0.85))),
+            ("protobuf", Some(ci(1.01, 0.97, 1.06))),
+        ];
         assert_eq!(does_not_matter(1, &shares, &differ), None);
         let heavy = vec![("json".to_string(), 0.51)];
         assert_eq!(does_not_matter(1000, &heavy, &equal), None);
@@ -465,7 +506,11 @@ mod tests {
         assert!(s.contains("no format's server CPU is shown to be lower"), "{s}");
         assert_eq!(small_payload(100, 62_625, &equal), None);
         let cheaper = vec![("avro", Some(ci(0.80, 0.75, 0.85)))];
-        assert!(small_payload(1, 674, &cheaper).unwrap().contains("lower for avro 0.80×"));
+        assert!(
+            small_payload(1, 674, &cheaper)
+                .unwrap()
+                .contains("lower for avro 0.80×")
+        );
     }
 
     #[test]
