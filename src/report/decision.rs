@@ -360,7 +360,15 @@ pub fn render(o: &mut String, d: &Data) {
         );
     }
     o.push('\n');
-    super::verdict::render(o, d);
+    let gzip = d.sizes.as_ref().and_then(|sizes| {
+        let big = COUNTS
+            .iter()
+            .copied()
+            .filter(|c| sizes.iter().any(|r| r.count == *c))
+            .max()?;
+        level_that_pays(sizes.iter().find(|r| r.format == "json" && r.count == big)?)
+    });
+    super::verdict::render(o, d, &COUNTS, gzip);
     unmeasured(o);
     costs(o, d);
     gzip_pays(o, d);

@@ -295,7 +295,7 @@ pub fn library_table(o: &mut String) {
 }
 
 /// The verdict section (module docs).
-pub fn render(o: &mut String, d: &Data) {
+pub fn render(o: &mut String, d: &Data, counts: &[usize], gzip: Option<String>) {
     o.push_str("\n## Verdict\n\nRatios to JSON (< 1: smaller or cheaper; for throughput > 1: faster). Bytes are exact; the timed rows are the median of per-round ratios (formats run in the same rounds) with its 95% interval.\n\n| question (source) | products |");
     let fs = others();
     for f in &fs {
@@ -304,12 +304,11 @@ pub fn render(o: &mut String, d: &Data) {
     o.push_str("\n|---|---|");
     o.push_str(&"---|".repeat(fs.len()));
     o.push('\n');
-    let counts = super::decision::COUNTS;
     if let Some(sizes) = &d.sizes {
         type Bytes = fn(&super::parse::SizeRow) -> u64;
         let rows: [(&str, Bytes); 2] = [("bytes, raw", |r| r.raw_bytes), ("bytes, gzip -6", |r| r.gzip6_bytes)];
         for (q, get) in rows {
-            for c in counts {
+            for &c in counts {
                 let json = sizes.iter().find(|r| r.format == "json" && r.count == c);
                 let Some(json) = json.map(get).filter(|&b| b > 0) else {
                     continue;
@@ -327,7 +326,7 @@ pub fn render(o: &mut String, d: &Data) {
         }
     }
     for (q, file, get) in TIMED {
-        for c in counts {
+        for &c in counts {
             let rows = file_rows(d, file, c);
             if rows.is_empty() {
                 continue;
@@ -355,7 +354,7 @@ pub fn render(o: &mut String, d: &Data) {
             quiet.join("; ")
         );
     }
-    for c in counts {
+    for &c in counts {
         let shares = encode_shares(d, c);
         if !shares.is_empty() {
             let list: Vec<String> = shares.iter().map(|(f, s)| format!("{f} {:.0}%", s * 100.0)).collect();
@@ -371,7 +370,7 @@ pub fn render(o: &mut String, d: &Data) {
     // Where JSON is still the right answer.
     let mut json_right = Vec::new();
     if let Some(sizes) = &d.sizes {
-        for c in counts {
+        for &c in counts {
             if let Some(j) = sizes.iter().find(|r| r.format == "json" && r.count == c)
                 && let Some(s) = small_payload(c, j.raw_bytes, &server_ratios(d, c))
             {
@@ -399,18 +398,8 @@ pub fn render(o: &mut String, d: &Data) {
         "- **Where JSON is still the right answer**: {}.",
         json_right.join("; ")
     );
-    if let Some(sizes) = &d.sizes {
-        let big = counts
-            .iter()
-            .copied()
-            .filter(|c| sizes.iter().any(|r| r.count == *c))
-            .max();
-        if let Some(c) = big
-            && let Some(s) = sizes.iter().find(|r| r.format == "json" && r.count == c)
-            && let Some(line) = super::decision::level_that_pays(s)
-        {
-            let _ = writeln!(o, "- **gzip**: {line} (break-even below).");
-        }
+    if let Some(line) = gzip {
+        let _ = writeln!(o, "- **gzip**: {line} (break-even below).");
     }
 }
 
