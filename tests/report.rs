@@ -92,11 +92,9 @@ fn report_files_and_tables() {
         !names.iter().any(|n| n == "environment.json"),
         "kept the run's environment.json"
     );
-    let md = std::fs::read_to_string(dir.join("REPORT.md")).unwrap();
+    let md = std::fs::read_to_string(dir.join("REPORT.md")).unwrap()
+        + &std::fs::read_to_string(dir.join("DETAILS.md")).unwrap();
     for line in [
-        // Headline: sizes, encode/decode µs with spread, HTTP medians.
-        // `http.csv` has no CPU columns (an older file), `http-gzip.csv` has them.
-        "| json | 169,241 / 9,653 | 200.0 (100.0–300.0) | 710.0 (700.0–720.0) | 850.0 (800.0–900.0) | n/a | 8.50 / 11.00 | 400.0 | 3,000 | 18.00 / 21.00 |",
         // Where the time goes: server 3,000 = encode 200 + gzip 2,500 + rest 300;
         // client 1,500 = decode 710 + rest 790; 4,550 µs × 400/s = 1.82 of 2 cores.
         "### `http-gzip.csv`: 1,000 products, compression gzip",
@@ -169,7 +167,8 @@ fn breakdown_prefers_cpu_times_of_the_benches() {
     }
     std::fs::write(dir.join("sizes.csv"), lines.join("\n") + "\n").unwrap();
     report::write_report(&dir).unwrap();
-    let md = std::fs::read_to_string(dir.join("REPORT.md")).unwrap();
+    let md = std::fs::read_to_string(dir.join("REPORT.md")).unwrap()
+        + &std::fs::read_to_string(dir.join("DETAILS.md")).unwrap();
     // Server 3,000 = encode 150 (CPU, not the 400 µs wall) + gzip 2,000 (CPU,
     // not the 2,500 µs wall) + 850; client 1,500 = decode 700 + 800.
     let row = "| json | 400.0 | 3,000 | 150.0 | 2,000 | 850.0 | 90% | 1,500 | 700.0 | 800.0 | 80% |";
@@ -368,7 +367,8 @@ fn report_refuses_files_from_different_runs() {
         ..Default::default()
     };
     report::write_report_with(&dir, &opts).unwrap();
-    let md = std::fs::read_to_string(dir.join("REPORT.md")).unwrap();
+    let md = std::fs::read_to_string(dir.join("REPORT.md")).unwrap()
+        + &std::fs::read_to_string(dir.join("DETAILS.md")).unwrap();
     assert!(md.contains("**These tables mix"), "{md}");
     assert!(md.contains("## HTTP: `http.csv` (run `run-B`)"), "{md}");
 
@@ -432,6 +432,12 @@ fn charts_carry_intervals_and_concurrency() {
         }
     }
     let report = std::fs::read_to_string(dir.join("REPORT.md")).unwrap();
+    // One screen decides: at most 300 lines, the decision table first, then
+    // a verdict that names where JSON is still the right answer.
+    assert!(report.lines().count() <= 300, "{} lines", report.lines().count());
+    let first = report.lines().position(|l| l.starts_with("## ")).unwrap();
+    assert_eq!(report.lines().nth(first), Some("## Decision table"));
+    assert!(report.contains("## Verdict") && report.contains("**Where JSON is still the right answer**"));
     let ends: Vec<String> = ["codec.txt", "sizes.csv", "http.csv", "http-server.csv"]
         .iter()
         .filter_map(|f| std::fs::read_to_string(dir.join(f)).ok())

@@ -142,9 +142,12 @@ pub fn decision_cells(d: &Data) -> Vec<DecisionCell> {
         ("smallest on the wire, gzip -6", |r| r.gzip6_bytes as f64),
     ];
     let http: [(&'static str, &str, bool, HttpGet); 4] = [
-        ("cheapest server CPU per request", "http.csv", true, |r| {
-            r.cpu.and_then(|c| c.server_us_per_req)
-        }),
+        (
+            "cheapest server CPU per request",
+            super::verdict::SERVER_SOURCE,
+            true,
+            |r| r.cpu.and_then(|c| c.server_us_per_req),
+        ),
         (
             "cheapest client CPU per request (verifying decode)",
             "http.csv",
@@ -302,10 +305,17 @@ Rows whose 95% median interval exceeds ±{:.0}% (the run was too noisy to rank t
 /// The counts of the decision table.
 pub const COUNTS: [usize; 3] = [1, 100, 1000];
 
-/// The decision section (module docs).
+/// The decision section (module docs): the table, then the verdict, the
+/// costs the benchmarks do not measure, the cost per million requests, the
+/// gzip break-even and the answers in prose.
 pub fn render(o: &mut String, d: &Data) {
     o.push_str("\n## Decision table\n\n");
-    o.push_str("Best first. `<` / `>`: the difference is significant (Mann–Whitney U on the rounds, two-sided, Holm–Bonferroni over each ranking's neighbour pairs, α = 0.05); `≈`: not significant, same rank. \"Too noisy to rank\": a format's 95% median interval is wider than ±5% (HTTP) — the run cannot order them. CPU is per verified request at concurrency 8, no compression (`http.csv`, end-to-end on one machine); server-only throughput is `http-server.csv` (server pinned to one core, load generator on the other).\n\n");
+    let _ = writeln!(
+        o,
+        "Best first. `<` / `>`: a significant difference; `≈`: this run cannot tell them apart (docs/MEASUREMENT.md names the test). Server CPU per request and server-only throughput: `{}` (server pinned to one core, load generator on the other); client CPU and end-to-end throughput: `{}` (both on one machine, concurrency 8, no compression).\n",
+        super::verdict::SERVER_SOURCE,
+        super::verdict::CLIENT_SOURCE
+    );
     o.push_str("| question |");
     for c in COUNTS {
         let _ = write!(o, " {c} product{} |", if c == 1 { "" } else { "s" });
@@ -350,6 +360,15 @@ pub fn render(o: &mut String, d: &Data) {
         );
     }
     o.push('\n');
+    let gzip = d.sizes.as_ref().and_then(|sizes| {
+        let big = COUNTS
+            .iter()
+            .copied()
+            .filter(|c| sizes.iter().any(|r| r.count == *c))
+            .max()?;
+        level_that_pays(sizes.iter().find(|r| r.format == "json" && r.count == big)?)
+    });
+    super::verdict::render(o, d, &COUNTS, gzip);
     unmeasured(o);
     costs(o, d);
     gzip_pays(o, d);
@@ -377,127 +396,206 @@ const DEBUG: [(&str, &str); 5] = [
     ),
 ];
 
+/// (silent damage, refusals, cells) of one format in one direction of the
+/// evolution matrix.
+pub fn rollout_counts(
+    cells: &[crate::evolve::Cell],
+    format: &str,
+    dir: crate::evolve::Direction,
+) -> (usize, usize, usize) {
+    let mine: Vec<_> = cells
+        .iter()
+        .filter(|c| c.row.name() == format && c.direction == dir)
+        .collect();
+    let silent = mine.iter().filter(|c| c.outcome.is_silent_damage()).count();
+    let refused = mine
+        .iter()
+        .filter(|c| matches!(c.outcome, crate::evolve::Outcome::Refuses(_)))
+        .count();
+    (silent, refused, mine.len())
+}
+
 /// The costs the benchmarks do not measure, from facts the project has.
 fn unmeasured(o: &mut String) {
+    use crate::evolve::Direction;
     o.push_str("\n### Costs the benchmarks do not measure\n\n");
-    o.push_str("Schema rollout counts the evolution matrix's cells (`wirebench evolve`, docs/EVOLUTION.md) where the reader **silently** drops or misreads data (a refusal is loud, so not counted), with today's reader of each format. Caching: every encoder here writes the same bytes for the same catalog (the golden-file tests check this byte for byte), so `ETag`s and shared caches work for all five; that is a property of these encoders, not of every library for the format.\n\n");
-    o.push_str("| format | silent damage, v1 writer → v2 reader | silent damage, v2 writer → v1 reader | readable without the schema | deterministic bytes |\n|---|---|---|---|---|\n");
+    o.push_str("Schema rollout: the evolution matrix's changes (`wirebench evolve`, docs/EVOLUTION.md) with today's reader of each format; a change breaks a rollout when the reader **silently** drops or misreads data, or **refuses** the body. Every encoder here writes the same bytes for the same catalog (golden-file tests), so `ETag`s and shared caches work for all five.\n\n");
+    o.push_str("| format | v1 writer → v2 reader: silent / refused | v2 writer → v1 reader: silent / refused | changes that break a rollout | readable without the schema |\n|---|---|---|---|---|\n");
     let cells = crate::evolve::matrix().ok();
     for (f, debug) in DEBUG {
-        let count = |dir: crate::evolve::Direction| -> String {
-            let Some(cells) = &cells else { return "n/a".into() };
-            let mine: Vec<_> = cells
-                .iter()
-                .filter(|c| c.row.name() == f && c.direction == dir)
-                .collect();
-            format!(
-                "{} of {}",
-                mine.iter().filter(|c| c.outcome.is_silent_damage()).count(),
-                mine.len()
-            )
+        let (dirs, broken) = match &cells {
+            None => (["n/a".to_string(), "n/a".to_string()], "n/a".to_string()),
+            Some(cells) => {
+                let (s1, r1, n1) = rollout_counts(cells, f, Direction::OldToNew);
+                let (s2, r2, n2) = rollout_counts(cells, f, Direction::NewToOld);
+                (
+                    [format!("{s1} / {r1} of {n1}"), format!("{s2} / {r2} of {n2}")],
+                    format!("{} of {}", s1 + r1 + s2 + r2, n1 + n2),
+                )
+            }
         };
-        let _ = writeln!(
-            o,
-            "| {f} | {} | {} | {debug} | yes |",
-            count(crate::evolve::Direction::OldToNew),
-            count(crate::evolve::Direction::NewToOld)
-        );
+        let _ = writeln!(o, "| {f} | {} | {} | {broken} | {debug} |", dirs[0], dirs[1]);
+    }
+    super::verdict::library_table(o);
+}
+
+/// Which gzip time `sizes.csv` offers for every level: on-CPU µs when all
+/// three levels record it in every row, else wall µs for all three (never a mix).
+pub fn gzip_time_kind(sizes: &[super::parse::SizeRow]) -> &'static str {
+    if !sizes.is_empty() && sizes.iter().all(|r| r.gzip_cpu().is_some()) {
+        "on-CPU"
+    } else {
+        "wall"
     }
 }
 
-/// Cost per million requests.
-fn costs(o: &mut String, d: &Data) {
-    o.push_str("\n### Cost per million requests\n\n");
-    let server_file = if d.http.iter().any(|f| f.name == "http-server.csv") {
-        "http-server.csv"
-    } else {
-        "http.csv"
+/// (level, bytes saved, server compress µs, client gunzip µs) of one size
+/// row; compress times of the `kind` [`gzip_time_kind`] chose.
+pub fn gzip_levels(r: &super::parse::SizeRow, kind: &str) -> Vec<(u8, f64, f64, Option<f64>)> {
+    let raw = r.raw_bytes as f64;
+    let t = match (kind, r.gzip_cpu()) {
+        ("on-CPU", Some(c)) => c,
+        _ => [r.gzip1_us, r.gzip6_us, r.gzip9_us],
     };
+    vec![
+        (1, raw - r.gzip1_bytes as f64, t[0], r.gunzip_us[0]),
+        (6, raw - r.gzip6_bytes as f64, t[1], r.gunzip_us[1]),
+        (9, raw - r.gzip9_bytes as f64, t[2], r.gunzip_us[2]),
+    ]
+}
+
+/// Cost per million requests: one source per quantity (module docs of `verdict`).
+fn costs(o: &mut String, d: &Data) {
+    use super::verdict::{CLIENT_SOURCE, SERVER_SOURCE, file_rows};
+    o.push_str("\n### Cost per million requests\n\n");
+    let kind = d.sizes.as_deref().map_or("wall", gzip_time_kind);
     let _ = writeln!(
         o,
-        "Median CPU per verified request × 10⁶: server core-seconds from `{server_file}`, client core-seconds (its verifying decode included) from `http.csv`; with gzip, server and client core-seconds from the end-to-end HTTP runs at level 1 (`http-gzip1.csv`) and 6 (`http-gzip.csv`), compress and gunzip included; egress is the exact body size × 10⁶ (headers not counted).\n"
+        "Median CPU per verified request × 10⁶, in core-seconds: server from `{SERVER_SOURCE}` (pinned, server only), client from `{CLIENT_SOURCE}` (end-to-end, its verifying decode included); compress: what gzip adds on the server, `sizes.csv`'s single-thread {kind} µs per body × 10⁶; egress: the exact body × 10⁶ (headers not counted). The end-to-end gzip runs are in DETAILS.md, not mixed in here.\n"
     );
-    o.push_str("| products | format | server core-s | client core-s | server / client core-s, gzip -1 | server / client core-s, gzip -6 | egress raw | egress gzip -1 | egress gzip -6 | egress gzip -9 |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    o.push_str("| products | format | server core-s | client core-s | + compress, gzip -1 | + compress, gzip -6 | egress raw | egress gzip -1 | egress gzip -6 |\n|---|---|---|---|---|---|---|---|---|\n");
     let gb = |b: u64| format!("{:.2} GB", b as f64 * 1e6 / 1e9);
+    let opt = |x: Option<f64>| x.map_or("n/a".into(), super::numfmt::num);
     for c in COUNTS {
+        let srv_rows = file_rows(d, SERVER_SOURCE, c);
+        let cli_rows = file_rows(d, CLIENT_SOURCE, c);
         for f in formats() {
-            let srv = med(&samples(&rows(d, server_file, c), f, |r| {
-                r.cpu.and_then(|c| c.server_us_per_req)
-            }));
-            let cli = med(&samples(&rows(d, "http.csv", c), f, |r| {
-                r.cpu.and_then(|c| c.client_us_per_req)
-            }));
+            let srv = med(&samples(&srv_rows, f, |r| r.cpu.and_then(|c| c.server_us_per_req)));
+            let cli = med(&samples(&cli_rows, f, |r| r.cpu.and_then(|c| c.client_us_per_req)));
             let s = size(d, f, c);
             if srv.is_none() && cli.is_none() && s.is_none() {
                 continue;
             }
-            let opt = |x: Option<f64>| x.map_or("n/a".into(), super::numfmt::num);
-            let both = |file: &str| {
-                let side = |g: fn(&super::parse::HttpCpu) -> Option<f64>| {
-                    med(&samples(&rows(d, file, c), f, |r| r.cpu.and_then(|c| g(&c))))
-                };
-                let (s, k) = (side(|c| c.server_us_per_req), side(|c| c.client_us_per_req));
-                if s.is_none() && k.is_none() {
-                    "n/a".to_string()
-                } else {
-                    format!("{} / {}", opt(s), opt(k))
-                }
-            };
+            let levels = s.map(|r| gzip_levels(r, kind));
             let _ = writeln!(
                 o,
-                "| {c} | {f} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {c} | {f} | {} | {} | {} | {} | {} | {} | {} |",
                 opt(srv),
                 opt(cli),
-                both("http-gzip1.csv"),
-                both("http-gzip.csv"),
+                opt(levels.as_ref().map(|l| l[0].2)),
+                opt(levels.as_ref().map(|l| l[1].2)),
                 s.map_or("n/a".into(), |r| gb(r.raw_bytes)),
                 s.map_or("n/a".into(), |r| gb(r.gzip1_bytes)),
                 s.map_or("n/a".into(), |r| gb(r.gzip6_bytes)),
-                s.map_or("n/a".into(), |r| gb(r.gzip9_bytes)),
             );
         }
     }
 }
 
-/// (level, bytes saved, server compress µs, client gunzip µs) of one size row.
-pub fn gzip_levels(r: &super::parse::SizeRow) -> Vec<(u8, f64, f64, Option<f64>)> {
-    let raw = r.raw_bytes as f64;
-    vec![
-        (1, raw - r.gzip1_bytes as f64, r.gzip1_us, r.gunzip_us[0]),
-        (
-            6,
-            raw - r.gzip6_bytes as f64,
-            r.gzip6_cpu_us.unwrap_or(r.gzip6_us),
-            r.gunzip_us[1],
-        ),
-        (9, raw - r.gzip9_bytes as f64, r.gzip9_us, r.gunzip_us[2]),
-    ]
+/// The break-even of one level, or why there is none: a body that fits in
+/// one packet saves no round trip (`verdict::ONE_PACKET`).
+pub fn break_even_cell(raw_bytes: u64, saved: f64, cpu_us: f64) -> String {
+    if raw_bytes <= super::verdict::ONE_PACKET {
+        return "no: one packet either way".into();
+    }
+    break_even_mbps(saved, cpu_us).map_or("never".into(), |m| format!("{} Mbit/s", super::numfmt::num(m)))
 }
 
-/// Break-even link speeds, and the verdict for `--link-mbps`.
+/// The level that pays for one size row: the level with the highest
+/// break-even (most bytes saved per µs of CPU), set beside gzip -6's saving
+/// and CPU. None when nothing is saved or the body fits in one packet.
+pub fn level_that_pays(r: &super::parse::SizeRow) -> Option<String> {
+    if r.raw_bytes <= super::verdict::ONE_PACKET {
+        return None;
+    }
+    let kind = gzip_time_kind(std::slice::from_ref(r));
+    let levels = gzip_levels(r, kind);
+    let cpu = |l: &(u8, f64, f64, Option<f64>)| l.2 + l.3.unwrap_or(0.0);
+    let best = levels
+        .iter()
+        .filter(|l| l.1 > 0.0 && cpu(l) > 0.0)
+        .max_by(|a, b| (a.1 / cpu(a)).total_cmp(&(b.1 / cpu(b))))?;
+    let six = &levels[1];
+    let bytes = |l: u8| match l {
+        1 => r.gzip1_bytes,
+        6 => r.gzip6_bytes,
+        _ => r.gzip9_bytes,
+    };
+    let mut s = format!(
+        "for {} at {} products, gzip -{} saves the most bytes per µs of CPU: {} bytes for {} µs ({kind}, compress + gunzip)",
+        r.format,
+        super::numfmt::group(r.count as i64),
+        best.0,
+        super::numfmt::group(bytes(best.0) as i64),
+        super::numfmt::num(cpu(best))
+    );
+    if best.0 != 6 && six.1 > 0.0 && cpu(six) > 0.0 {
+        let _ = write!(
+            s,
+            " against gzip -6's {} bytes for {} µs: {:.0}% of -6's saving at {:.0}% of its CPU",
+            super::numfmt::group(r.gzip6_bytes as i64),
+            super::numfmt::num(cpu(six)),
+            100.0 * best.1 / six.1,
+            100.0 * cpu(best) / cpu(six)
+        );
+    }
+    Some(s)
+}
+
+/// Break-even link speeds, the level that pays, and the verdict for `--link-mbps`.
 fn gzip_pays(o: &mut String, d: &Data) {
     let Some(sizes) = &d.sizes else { return };
+    let kind = gzip_time_kind(sizes);
     o.push_str("\n### Does gzip pay? Break-even link speed\n\n");
-    o.push_str("Per response: bytes saved × 8 ÷ (server compress µs + client gunzip µs), from `sizes.csv` (single-threaded medians). On a link slower than this, per server core and client core, the bytes saved take longer to send than gzip's CPU; on a faster link gzip costs more than it saves. A `n/a` gunzip time (an older `sizes.csv`) counts the server's side only.\n\n");
-    o.push_str("| products | format | gzip -1 | gzip -6 | gzip -9 |\n|---|---|---|---|---|\n");
+    let _ = writeln!(
+        o,
+        "Per response: bytes saved × 8 ÷ (server compress µs + client gunzip µs), `sizes.csv`'s single-thread {kind} medians for every level. On a slower link gzip pays (per server core and client core); on a faster one it costs more than it saves. A body of at most {} bytes fits in one packet raw, so gzip saves no round trip: \"one packet\". {}\n",
+        super::numfmt::group(super::verdict::ONE_PACKET as i64),
+        if sizes.iter().all(|r| r.gzip_cpu_ci.iter().all(|c| c.is_some())) {
+            "Each compress time has its 95% interval in `sizes.csv`."
+        } else {
+            "`sizes.csv` records one median per level, so these figures carry no interval."
+        }
+    );
+    o.push_str(
+        "| products | format | gzip -1 | gzip -6 | gzip -9 | the level that pays |\n|---|---|---|---|---|---|\n",
+    );
     for r in sizes.iter().filter(|r| COUNTS.contains(&r.count)) {
-        let cells: Vec<String> = gzip_levels(r)
+        let levels = gzip_levels(r, kind);
+        let cells: Vec<String> = levels
             .iter()
-            .map(|&(_, saved, srv, cli)| {
-                break_even_mbps(saved, srv + cli.unwrap_or(0.0))
-                    .map_or("never".into(), |m| format!("{} Mbit/s", super::numfmt::num(m)))
-            })
+            .map(|&(_, saved, srv, cli)| break_even_cell(r.raw_bytes, saved, srv + cli.unwrap_or(0.0)))
             .collect();
-        let _ = writeln!(o, "| {} | {} | {} |", r.count, r.format, cells.join(" | "));
+        let best = levels
+            .iter()
+            .filter(|l| l.1 > 0.0 && l.2 + l.3.unwrap_or(0.0) > 0.0)
+            .max_by(|a, b| (a.1 / (a.2 + a.3.unwrap_or(0.0))).total_cmp(&(b.1 / (b.2 + b.3.unwrap_or(0.0)))));
+        let pays = match best {
+            _ if r.raw_bytes <= super::verdict::ONE_PACKET => "none: one packet".to_string(),
+            Some(l) => format!("gzip -{}", l.0),
+            None => "none".into(),
+        };
+        let _ = writeln!(o, "| {} | {} | {} | {pays} |", r.count, r.format, cells.join(" | "));
     }
     if let Some(link) = d.link_mbps {
         let _ = writeln!(o, "\nOn a {link} Mbit/s link (`--link-mbps`), per response:\n");
         for r in sizes.iter().filter(|r| COUNTS.contains(&r.count)) {
-            let best = gzip_levels(r)
+            let best = gzip_levels(r, kind)
                 .into_iter()
                 .map(|(l, saved, srv, cli)| (l, net_saving_us(saved, srv + cli.unwrap_or(0.0), link)))
                 .max_by(|a, b| a.1.total_cmp(&b.1));
             let verdict = match best {
+                _ if r.raw_bytes <= super::verdict::ONE_PACKET => "one packet: send it raw".into(),
                 Some((l, net)) if net > 0.0 => {
                     format!("gzip -{l} pays most: saves {} µs per response", super::numfmt::num(net))
                 }
@@ -508,94 +606,42 @@ fn gzip_pays(o: &mut String, d: &Data) {
     }
 }
 
-/// The workshop's questions answered from the data.
+/// The answers in prose that the verdict does not give: concurrency, and
+/// what the figures do not mean.
 fn prose(o: &mut String, d: &Data) {
     o.push_str("\n### What the data says\n\n");
-    // Encode share of server CPU.
-    for c in [1usize, 1000] {
-        let shares: Vec<String> = formats()
+    let stat = |file: &str, f: &str| {
+        let s = d
+            .http
             .iter()
-            .filter_map(|f| {
-                let enc = d
-                    .codec_stats
-                    .iter()
-                    .find(|s| s.op == "Encode" && s.format == *f && s.count == c)?;
-                let enc_us = enc.cpu_ns_per_op.map_or(enc.ns_per_op.median, |s| s.median) / 1e3;
-                let srv = med(&samples(&rows(d, "http.csv", c), f, |r| {
-                    r.cpu.and_then(|c| c.server_us_per_req)
-                }))?;
-                Some(format!("{f} {:.0}%", 100.0 * enc_us / srv))
-            })
-            .collect();
-        if !shares.is_empty() {
-            let _ = writeln!(
-                o,
-                "- **Encoding's share of the server's CPU per request** at {c} product{} (codec `Encode` median ÷ server µs per request, c=8): {}.",
-                if c == 1 { "" } else { "s" },
-                shares.join(", ")
-            );
-        }
-    }
-    // Concurrency.
-    let conc: Vec<(&str, u32)> = d
-        .http
-        .iter()
-        .filter(|f| ["http-c1.csv", "http.csv", "http-c16.csv"].contains(&f.name.as_str()))
-        .filter_map(|f| Some((f.name.as_str(), f.stats.first()?.concurrency)))
-        .collect();
-    if conc.len() >= 2 {
-        let mut parts = Vec::new();
-        for f in formats() {
-            let cells: Vec<String> = conc
-                .iter()
-                .filter_map(|(file, c)| {
-                    let s = d
-                        .http
-                        .iter()
-                        .find(|x| x.name == *file)?
-                        .stats
-                        .iter()
-                        .find(|s| s.format == f && s.count == 1000)?;
-                    Some(format!(
-                        "c={c}: {} req/s, p50 {} ms",
-                        super::numfmt::num(s.rps.median),
-                        super::numfmt::num(s.p50_ms.median)
-                    ))
-                })
-                .collect();
-            if !cells.is_empty() {
-                parts.push(format!("{f}: {}", cells.join(" → ")));
+            .find(|x| x.name == file)?
+            .stats
+            .iter()
+            .find(|s| s.format == f && s.count == 1000)?;
+        Some((s.concurrency, s.rps_ci?, s.p50_ms.median))
+    };
+    let pairs = [("http-c1.csv", "http.csv"), ("http.csv", "http-c16.csv")];
+    let mut claims = Vec::new();
+    for f in formats() {
+        for (lo, hi) in pairs {
+            if let (Some(a), Some(b)) = (stat(lo, f), stat(hi, f)) {
+                claims.push(format!(
+                    "{} (p50 {} → {} ms)",
+                    super::verdict::concurrency_claim(f, (a.0, &a.1), (b.0, &b.1)),
+                    super::numfmt::num(a.2),
+                    super::numfmt::num(b.2)
+                ));
             }
         }
+    }
+    if !claims.is_empty() {
         let _ = writeln!(
             o,
-            "- **Concurrency** at 1,000 products: {}. More connections raise throughput only while a core is idle; once client and server together keep every core busy, requests/s stays flat and p50 grows with the queue (Little's law: p50 ≈ c ÷ requests/s).",
-            parts.join("; ")
+            "- **Concurrency** at 1,000 products (`http-c1.csv`, `http.csv`, `http-c16.csv`; \"flat\" when the two 95% intervals of requests/s overlap): {}. With client and server on the same cores, connections beyond what keeps them busy add queueing (p50 ≈ c ÷ requests/s).",
+            claims.join("; ")
         );
     }
-    if let Some(sizes) = &d.sizes {
-        let mut speeds: Vec<(f64, String)> = sizes
-            .iter()
-            .filter(|r| r.count == 1000)
-            .filter_map(|r| {
-                let (_, saved, srv, cli) = gzip_levels(r)[1];
-                Some((break_even_mbps(saved, srv + cli.unwrap_or(0.0))?, r.format.clone()))
-            })
-            .collect();
-        speeds.sort_by(|a, b| a.0.total_cmp(&b.0));
-        if !speeds.is_empty() {
-            let list: Vec<String> = speeds
-                .iter()
-                .map(|(m, f)| format!("{f} below {} Mbit/s", super::numfmt::num(*m)))
-                .collect();
-            let _ = writeln!(
-                o,
-                "- **gzip -6 pays** at 1,000 products on links slower than: {} (per server core and client core; table above for every level). On loopback, as in these HTTP runs, it never pays.",
-                list.join(", ")
-            );
-        }
-    }
-    o.push_str("- **What these figures do not mean.** The HTTP runs are loopback on one machine: no network latency, bandwidth limit or TLS, and the client shares the server's cores (end-to-end throughput follows the *sum* of both sides' CPU; only `http-server.csv` isolates the server). They are closed loops: latency is service time, not what users see under a fixed arrival rate. The catalog is synthetic (docs/SPEC.md); other data changes the sizes and the speeds. A `≈` means this run cannot tell the formats apart, not that they are equal.\n");
+    o.push_str("- **What these figures do not mean.** The HTTP runs are loopback on one machine: no network latency, bandwidth limit or TLS, and the client shares the server's cores (only `http-server.csv` isolates the server). They are closed loops: latency is service time, not what users see under a fixed arrival rate. The catalog is synthetic (docs/SPEC.md); other data changes the sizes and the speeds. A `≈` means this run cannot tell the formats apart, not that they are equal.\n");
 }
 
 /// The document's decision table: smallest raw and gzip -6 (exact), fastest

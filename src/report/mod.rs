@@ -33,6 +33,7 @@ pub mod numfmt;
 pub mod parse;
 pub mod runs;
 pub mod svg;
+pub mod verdict;
 
 use crate::cli::Args;
 pub use data::{
@@ -131,5 +132,6 @@ pub fn write_report_with(dir: &Path, options: &Options) -> Result<Vec<PathBuf>, 
     put("medians.json", &medians_json(&d))?;
     let names: Vec<&str> = charts.iter().map(|(n, _)| n.as_str()).collect();
     put("REPORT.md", &markdown::render(&d, &names))?;
+    put("DETAILS.md", &markdown::render_details(&d, &names))?;
     Ok(written)
 }

@@ -186,6 +186,20 @@ pub struct SizeRow {
     pub gzip6_cpu_us: Option<f64>,
     /// µs per gunzip of the level 1, 6 and 9 output; None in older files.
     pub gunzip_us: [Option<f64>; 3],
+    /// On-CPU µs per gzip -1 and -9 call (`gzip1_cpu_us`, `gzip9_cpu_us`);
+    /// None when the file has no such column.
+    pub gzip1_cpu_us: Option<f64>,
+    pub gzip9_cpu_us: Option<f64>,
+    /// The 95% interval of the CPU µs of gzip -1, -6, -9 over batches
+    /// (`gzipL_cpu_lo`, `gzipL_cpu_hi`); None when not recorded.
+    pub gzip_cpu_ci: [Option<(f64, f64)>; 3],
+}
+
+impl SizeRow {
+    /// On-CPU µs of gzip -1, -6, -9 when all three are recorded.
+    pub fn gzip_cpu(&self) -> Option<[f64; 3]> {
+        Some([self.gzip1_cpu_us?, self.gzip6_cpu_us?, self.gzip9_cpu_us?])
+    }
 }
 
 /// Splits a CSV line after checking the header; the callback builds a row.
@@ -233,7 +247,8 @@ pub fn first_header(text: &str) -> Option<&str> {
 
 /// Parses `sizes.csv`: header [`SIZES_HEADER`], or an older one (columns
 /// are found by name; `format` … `gzip9_us` must be there, `encode_us`,
-/// `gzip6_cpu_us` and the `gunzip*_us` columns may be missing).
+/// `gzip6_cpu_us` and the `gunzip*_us` columns may be missing; newer files
+/// may add `gzip1_cpu_us`, `gzip9_cpu_us` and `gzipL_cpu_lo`/`_hi`).
 pub fn sizes(file: &str, text: &str) -> Result<Vec<SizeRow>, Error> {
     let Some(header) = first_header(text) else {
         return Err(err(file, 0, "empty file: expected a header line"));
@@ -275,12 +290,20 @@ pub fn sizes(file: &str, text: &str) -> Result<Vec<SizeRow>, Error> {
                 optional("gunzip6_us")?,
                 optional("gunzip9_us")?,
             ],
+            gzip1_cpu_us: optional("gzip1_cpu_us")?,
+            gzip9_cpu_us: optional("gzip9_cpu_us")?,
+            gzip_cpu_ci: {
+                let pair = |l: u8| -> Result<Option<(f64, f64)>, Error> {
+                    Ok(optional(&format!("gzip{l}_cpu_lo"))?.zip(optional(&format!("gzip{l}_cpu_hi"))?))
+                };
+                [pair(1)?, pair(6)?, pair(9)?]
+            },
         })
     })
 }
 
 /// One round of one case in `http*.csv`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct HttpRow {
     pub round: u32,
     pub format: String,
