@@ -311,13 +311,13 @@ impl Pool {
 
     /// Admits a new connection (to the poller, which queues it once its
     /// client sends); at the cap, evicts the longest-idle connection to make
-    /// room. Gives the job back when none is idle long enough or the server
-    /// is shutting down.
-    pub fn submit(&self, job: Job) -> Result<(), Job> {
+    /// room. Gives the socket back when none is idle long enough or the
+    /// server is shutting down.
+    pub fn submit(&self, job: Job) -> Result<(), std::net::TcpStream> {
         {
             let mut st = lock(&self.state);
             if st.shutdown {
-                return Err(job);
+                return Err(job.stream);
             }
             if st.open >= self.cap() {
                 match self.evict_longest_idle(self.shared.ms_at(job.accepted)) {
@@ -327,7 +327,7 @@ impl Pool {
                     }
                     None => {
                         st.refused += 1;
-                        return Err(job);
+                        return Err(job.stream);
                     }
                 }
             } else {

@@ -317,9 +317,9 @@ fn accept_loop(shared: &Shared, pool: &Pool) {
             Ok((stream, peer)) => {
                 backoff = BACKOFF_MIN;
                 let job = Job::new(stream, peer, Instant::now());
-                if let Err(job) = pool.submit(job) {
+                if let Err(stream) = pool.submit(job) {
                     shared.metrics.refused();
-                    refuse(job.stream, &mut date);
+                    refuse(stream, &mut date);
                 }
             }
             Err(e) => match e.kind() {
