@@ -443,9 +443,7 @@ fn a_slow_client_does_not_delay_others_and_gets_408() {
     // A request head that never finishes: parked with its bytes, it waits for the rest.
     let mut slow = Client::connect(addr);
     slow.send(b"GET /ping HTTP/1.1\r\nHost: t\r\n");
-    server::wait_until("the slow client's connection is accepted", || {
-        server.stats().open == 1
-    });
+    server::wait_until("the slow client's connection is accepted", || server.stats().open == 1);
     for _ in 0..5 {
         assert_alive(addr);
     }

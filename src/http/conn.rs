@@ -30,6 +30,7 @@
 //!   side and drain what the client is still sending for a short while — so
 //!   the client reads the error instead of a reset. A `Connection: close`
 //!   response ends the same graceful way (pipelined bytes may follow it).
+//!   The draining is the poller's ([`Outcome::Linger`], [`drain`]).
 //! - **Panics** in a route become a 500 for that request; the connection
 //!   stays usable because framing was not affected.
 //!
@@ -133,6 +134,9 @@ pub enum Outcome {
     /// Waiting for bytes: hand the connection to the poller. Either idle
     /// after a response, or mid-head with its bytes in [`Job::partial`].
     Park,
+    /// Our side is shut down after a `Connection: close` response: the
+    /// poller drains what the client still sends, then closes ([`drain`]).
+    Linger,
 }
 
 /// The longest a worker waits in one read for more of a request head
@@ -147,7 +151,9 @@ enum State {
     /// Keep-alive: no request bytes buffered; goes to the poller.
     Idle,
     /// Part of a head is in, the rest is late: goes to the poller with it.
-    Stalled { started: Instant },
+    Stalled {
+        started: Instant,
+    },
     /// Part of a request head is buffered (or the first request is awaited,
     /// from the accept), due within the header timeout of `started`.
     ReadingHead {
@@ -269,9 +275,12 @@ pub fn serve(job: &mut Job, shared: &Shared, w: &mut Worker) -> Outcome {
             State::Responding(pending) => c.responding(w, pending),
             State::Closing => {
                 // Pipelined bytes may still be arriving: close gracefully so
-                // they do not turn our last response into a reset at the client.
-                linger_close(stream, &mut w.inbuf);
-                State::Done
+                // they do not turn our last response into a reset at the
+                // client. The poller drains them; no worker waits for that.
+                return match stream.shutdown(Shutdown::Write) {
+                    Ok(()) => Outcome::Linger,
+                    Err(_) => Outcome::Close,
+                };
             }
             State::Done => return Outcome::Close,
         };
@@ -584,27 +593,30 @@ fn internal_error(s: &mut Scratch) -> Reply {
 }
 
 /// How long and how much a closing connection keeps draining the client's bytes.
-const LINGER_TIME: Duration = Duration::from_millis(500);
-const LINGER_BYTES: usize = 256 * 1024;
+pub const LINGER_TIME: Duration = Duration::from_millis(500);
+pub const LINGER_BYTES: usize = 256 * 1024;
 
-/// Half-closes, then reads and discards what the client still sends (bounded),
-/// so closing with unread data does not turn into a reset that destroys the
-/// response in flight (the "lingering close" of RFC 9112 §9.6).
-#[inline(never)]
-pub fn linger_close(stream: &TcpStream, scratch: &mut [u8]) {
-    if stream.shutdown(Shutdown::Write).is_err() {
-        return;
-    }
-    let deadline = Instant::now() + LINGER_TIME;
-    let mut drained = 0;
-    while drained < LINGER_BYTES {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
-            return;
-        }
-        match (&*stream).read(scratch) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => drained += n,
+/// One round of a lingering close (RFC 9112 §9.6): reads and discards what
+/// the client sent on a non-blocking socket whose write side we shut down,
+/// so that closing with unread data does not turn into a reset that
+/// destroys the response in flight. Returns the bytes drained so far, or
+/// `None` when the connection is done with (end-of-file, an error, or
+/// more than [`LINGER_BYTES`]): close it.
+pub fn drain(stream: &TcpStream, drained: usize) -> Option<usize> {
+    let mut sink = [0u8; 4096];
+    let mut drained = drained;
+    loop {
+        match (&*stream).read(&mut sink) {
+            Ok(0) => return None,
+            Ok(n) => {
+                drained += n;
+                if drained >= LINGER_BYTES {
+                    return None;
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Some(drained),
+            Err(_) => return None,
         }
     }
 }

@@ -22,10 +22,14 @@
 //!
 //! **The poller's bookkeeping**, every [`TICK`] (no kernel timer per wait):
 //! an idle keep-alive connection past its idle timeout (`--idle-timeout`,
-//! `--busy-idle-timeout` from 75% of the cap, [`Shared::crowded`]) is
+//! or `--busy-idle-timeout` when it went idle at 75% of the cap or more,
+//! [`Shared::crowded`]) is
 //! closed silently; one still waiting for its first request past the
 //! header timeout is closed; one with part of a head past the header
-//! timeout is queued, and its worker answers 408.
+//! timeout is queued, and its worker answers 408; a lingering close (after
+//! a `Connection: close` response or an error: our side shut down, the
+//! client's late bytes drained by the poller, [`conn::drain`]) is closed
+//! after [`conn::LINGER_TIME`].
 //!
 //! **Capacity**: a connection is admitted while fewer than
 //! `max_connections` are open (queued, served or parked). At the cap, the
@@ -126,6 +130,8 @@ struct Parked {
     job: Job,
     /// `job.since` in ms from the epoch.
     since_ms: u64,
+    /// Its idle timeout in ms, chosen as it went idle (shorter when crowded).
+    idle_ms: u64,
 }
 
 /// The parked connections, by token.
@@ -379,9 +385,16 @@ impl Pool {
     /// Hands `job` to the poller; closes it if it cannot be registered.
     fn park(&self, mut job: Job) {
         let since_ms = self.shared.ms_at(job.since);
+        let cfg = &self.shared.config;
+        let idle_wait = if self.shared.crowded.load(Ordering::Relaxed) {
+            cfg.idle_timeout.min(cfg.busy_idle_timeout)
+        } else {
+            cfg.idle_timeout
+        };
+        let idle_ms = u64::try_from(idle_wait.as_millis()).unwrap_or(u64::MAX);
         let registered = std::mem::replace(&mut job.registered, true);
         let mut slab = lock(&self.parked);
-        let token = slab.insert(Parked { job, since_ms });
+        let token = slab.insert(Parked { job, since_ms, idle_ms });
         // Armed under the lock: nobody can close the socket (and free its
         // descriptor number) between the insert and the arming.
         let stream = &slab.get(token).expect("just inserted").job.stream;
@@ -472,26 +485,22 @@ impl Pool {
         let cfg = &self.shared.config;
         let now = Instant::now();
         let now_ms = self.shared.ms_at(now);
-        let idle_wait = if self.shared.crowded.load(Ordering::Relaxed) {
-            cfg.idle_timeout.min(cfg.busy_idle_timeout)
-        } else {
-            cfg.idle_timeout
-        };
-        let idle_ms = u64::try_from(idle_wait.as_millis()).unwrap_or(u64::MAX);
         let mut closing = Vec::new();
         {
             let mut slab = lock(&self.parked);
             for i in 0..slab.entries.len() {
                 let Some(p) = &slab.entries[i].1 else { continue };
                 let expired = if p.job.idle() {
-                    now_ms.saturating_sub(p.since_ms) >= idle_ms
+                    now_ms.saturating_sub(p.since_ms) >= p.idle_ms
+                } else if p.job.lingering.is_some() {
+                    now.saturating_duration_since(p.job.started) >= conn::LINGER_TIME
                 } else {
                     now.saturating_duration_since(p.job.started) >= cfg.header_timeout
                 };
                 if expired {
                     let token = slab.token_of(i);
                     if let Some(p) = slab.take(token) {
-                        if p.job.partial.is_empty() {
+                        if p.job.partial.is_empty() || p.job.lingering.is_some() {
                             closing.push(p.job);
                         } else {
                             ready.push(p.job);
@@ -585,6 +594,8 @@ fn poller_main(pool: &Arc<Pool>) {
     let _ = pool.prio.raise();
     let mut events = vec![EpollEvent::default(); EVENTS];
     let mut ready: Vec<Job> = Vec::with_capacity(EVENTS);
+    let mut relinger: Vec<Job> = Vec::new();
+    let mut closing: Vec<Job> = Vec::new();
     let tick_ms = i32::try_from(TICK.as_millis()).unwrap_or(i32::MAX);
     let mut next_scan = Instant::now() + TICK;
     loop {
@@ -606,13 +617,33 @@ fn poller_main(pool: &Arc<Pool>) {
             for ev in &events[..n] {
                 if let Some(p) = slab.take(ev.token()) {
                     let mut job = p.job;
-                    if job.idle() {
-                        // A keep-alive request's head is due from its first byte.
+                    if let Some(drained) = job.lingering {
+                        // Drained here, not by a worker: a few reads at most.
+                        match conn::drain(&job.stream, drained) {
+                            Some(drained) => {
+                                job.lingering = Some(drained);
+                                relinger.push(job);
+                            }
+                            None => closing.push(job),
+                        }
+                        continue;
+                    }
+                    if job.partial.is_empty() {
+                        // A request's head is due from its first byte (the
+                        // wait for that byte was the poller's to bound).
                         job.started = now;
                     }
                     ready.push(job);
                 }
             }
+        }
+        for job in relinger.drain(..) {
+            pool.park(job);
+        }
+        if !closing.is_empty() {
+            let n = closing.len();
+            closing.clear();
+            pool.closed(n);
         }
         let now = Instant::now();
         if now >= next_scan {
@@ -648,7 +679,12 @@ fn worker_main(pool: &Arc<Pool>, slot: &Arc<Slot>) {
         worker.trim();
         match outcome {
             Outcome::Park => pool.park(job),
-            Outcome::Close => {
+            Outcome::Linger if job.stream.set_nonblocking(true).is_ok() => {
+                job.lingering = Some(0);
+                job.started = Instant::now();
+                pool.park(job);
+            }
+            Outcome::Close | Outcome::Linger => {
                 drop(job); // closes the socket, after the slot let go of its descriptor
                 pool.closed(1);
             }

@@ -129,6 +129,10 @@ pub struct Job {
     pub configured: bool,
     /// Registered in the poller's epoll set (disarmed while not parked).
     pub registered: bool,
+    /// Lingering close: our side is shut down and the socket non-blocking;
+    /// the poller drains it until `started` + the linger time. Holds the
+    /// bytes drained so far.
+    pub lingering: Option<usize>,
 }
 
 impl Job {
@@ -145,12 +149,13 @@ impl Job {
             kept: false,
             configured: false,
             registered: false,
+            lingering: None,
         }
     }
 
     /// Parked now, an idle keep-alive connection (not a head in progress
     /// or a first request awaited).
     pub fn idle(&self) -> bool {
-        self.kept && self.partial.is_empty()
+        self.kept && self.partial.is_empty() && self.lingering.is_none()
     }
 }
