@@ -22,8 +22,7 @@
 #      2 workers, interleaved, $ROUNDS rounds.
 #   7. RSS per idle connection: for every format with and without gzip, a
 #      fresh server, $IDLE_CONNS connections each fetch count=10000 once and
-#      stay open; RSS per connection, then RSS after they close (surplus spare
-#      threads exit after --spare-timeout $SPARE_TIMEOUT).
+#      stay open; RSS per connection, then RSS after they close.
 #   8. eviction: --max-connections $EVICT_CAP full of idle keep-alive
 #      connections; how long a new client waits for its 200.
 #   9. soak for $SOAK (0 skips it): wrk -t2 -c64 with benches/server-pressure.lua
@@ -99,7 +98,6 @@ RR=${RR:-1}
 RR_PORT=${RR_PORT:-18094}
 IDLE_CONNS=${IDLE_CONNS:-200}
 EVICT_CAP=${EVICT_CAP:-200}
-SPARE_TIMEOUT=${SPARE_TIMEOUT:-2s}
 SERVER_CPU=${SERVER_CPU:-0}
 WRK_CPU=${WRK_CPU:-1}
 OUR_PORT=${OUR_PORT:-18090}
@@ -403,7 +401,7 @@ if ! skipped 7; then
     echo "## 7. RSS per idle connection after one count=10000 response ($IDLE_CONNS connections, fetched at once)"
     for format in json msgpack protobuf avro flatbuffers; do
         for compression in none gzip; do
-            start_ours 0-1 --spare-timeout "$SPARE_TIMEOUT"
+            start_ours 0-1
             python3 "$HELPER" idle-rss "$OUR_PORT" "$OUR_PID" "$IDLE_CONNS" \
                 "/catalog/$format?count=10000&compression=$compression" 15
             stop "$OUR_PID"
