@@ -80,10 +80,10 @@ pub struct ServerConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SchedClass {
     /// The fair class (`SCHED_OTHER`): the workers at the nice value the
-    /// server was started with, the acceptor and the spawner at nice -20.
+    /// server was started with, the acceptor and the poller at nice -20.
     Fair,
     /// The real-time round-robin class (`SCHED_RR`): the workers and the
-    /// encoders at priority 1, the acceptor and the spawner at 2. Ready
+    /// encoders at priority 1, the acceptor and the poller at 2. Ready
     /// workers then run in the order they woke, and every fair task on the
     /// core waits behind them (within the kernel's real-time throttle,
     /// `kernel.sched_rt_runtime_us`). Needs `CAP_SYS_NICE` or
@@ -92,7 +92,7 @@ pub enum SchedClass {
 }
 
 /// With `--sched rr`: the real-time priority of the acceptor and the
-/// spawner, above the workers' so that they preempt a worker when they wake.
+/// poller, above the workers' so that they preempt a worker when they wake.
 pub const RAISED_RT: i32 = 2;
 /// With `--sched rr`: the workers' and the encoders' real-time priority.
 pub const WORKER_RT: i32 = 1;
@@ -319,9 +319,11 @@ mod tests {
     }
 
     #[test]
-    fn spare_counts_must_be_ordered() {
-        let mut args = Args::new(["--min-spare-threads", "10", "--max-spare-threads", "5"]);
-        let e = config_from_args(&mut args).unwrap_err();
-        assert!(e.contains("--max-spare-threads (5)"), "{e}");
+    fn threads_set_the_pool_and_must_be_at_least_one() {
+        let mut args = Args::new(["--threads", "3"]);
+        assert_eq!(config_from_args(&mut args).unwrap().threads, 3);
+        let e = config_from_args(&mut Args::new(["--threads", "0"])).unwrap_err();
+        assert!(e.contains("--threads"), "{e}");
+        assert!(default_threads() >= 4);
     }
 }

@@ -326,7 +326,7 @@ type GaugeSource = Box<dyn Fn() -> Gauges + Send + Sync>;
 
 /// Every worker's block, summed when scraped; plus the refusal counter.
 ///
-/// A worker thread that exits (a surplus spare) drops its handle on its
+/// A worker's buffers that are replaced (after a panic) drop their handle on its
 /// block; a later scrape, or a registration once the list has doubled,
 /// folds that block into `retired` and frees it (module doc, "Memory").
 #[derive(Default)]
@@ -334,7 +334,7 @@ pub struct Registry {
     blocks: Mutex<Blocks>,
     /// Counts of the workers that have exited.
     retired: Mutex<Vec<u64>>,
-    /// Written by the acceptor (and the spawner on a failed spawn); refusals
+    /// Written by the acceptor; refusals
     /// are off the serving path, so one shared counter is fine.
     refused: AtomicU64,
     gauges: std::sync::OnceLock<GaugeSource>,
