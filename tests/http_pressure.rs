@@ -117,7 +117,7 @@ fn thread_nices() -> Vec<(String, i32)> {
 }
 
 #[test]
-fn the_acceptor_and_poller_run_raised_and_the_workers_do_not() {
+fn the_acceptor_runs_raised_and_the_poller_and_workers_do_not() {
     use wirebench::http::pool::RAISED_NICE;
     let base = wirebench::http::sys::thread_nice().unwrap();
     let server = start_with(|c| {
@@ -132,7 +132,7 @@ fn the_acceptor_and_poller_run_raised_and_the_workers_do_not() {
     };
     // A thread names itself, then raises itself, once it runs: wait for
     // both. Other tests' servers run in this process too; each raises its own.
-    for role in ["http-accept", "http-poller"] {
+    for role in ["http-accept"] {
         wait_until(&format!("every {role} thread runs at nice {raised}"), || {
             let of_role: Vec<i32> = thread_nices()
                 .into_iter()
@@ -147,8 +147,10 @@ fn the_acceptor_and_poller_run_raised_and_the_workers_do_not() {
         assert_eq!(c.get("/ping").status, 200);
     }
     assert_eq!(server.stats().threads, 2, "{:?}", server.stats());
-    wait_until("every worker runs at the workers' priority", || {
-        thread_nices().iter().all(|(n, v)| n != "http-worker" || *v == base)
+    wait_until("every worker and poller runs at the workers' priority", || {
+        thread_nices()
+            .iter()
+            .all(|(n, v)| (n != "http-worker" && n != "http-poller") || *v == base)
     });
 }
 
@@ -227,7 +229,7 @@ fn self_test_the_priority_probe_sees_a_raised_serving_thread() {
 }
 
 /// `--sched rr`: every request of a burst is served by a real-time worker,
-/// the acceptor and the poller run one priority above, and the encoders
+/// the acceptor runs one priority above, the poller, and the encoders
 /// with the workers; without the privilege the server says why and runs in
 /// the fair class.
 #[test]
@@ -277,7 +279,7 @@ fn with_sched_rr_the_server_runs_real_time_or_says_why_not() {
     wait_until("the acceptor, the poller and the encoders are real-time", || {
         let rr = |role: &str, sched: Sched| thread_scheds().iter().filter(|(n, s)| n == role && *s == sched).count();
         rr("http-accept", Sched::RoundRobin(RAISED_RT)) == 1
-            && rr("http-poller", Sched::RoundRobin(RAISED_RT)) == 1
+            && rr("http-poller", Sched::RoundRobin(WORKER_RT)) == 1
             && rr("http-encoder", Sched::RoundRobin(WORKER_RT)) == cores
     });
     // The class is the threads' own, not the process's: this one stays fair.

@@ -80,10 +80,10 @@ pub struct ServerConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SchedClass {
     /// The fair class (`SCHED_OTHER`): the workers at the nice value the
-    /// server was started with, the acceptor and the poller at nice -20.
+    /// server was started with, the acceptor at nice -20.
     Fair,
     /// The real-time round-robin class (`SCHED_RR`): the workers and the
-    /// encoders at priority 1, the acceptor and the poller at 2. Ready
+    /// encoders and the poller at priority 1, the acceptor at 2. Ready
     /// workers then run in the order they woke, and every fair task on the
     /// core waits behind them (within the kernel's real-time throttle,
     /// `kernel.sched_rt_runtime_us`). Needs `CAP_SYS_NICE` or
@@ -91,8 +91,8 @@ pub enum SchedClass {
     RoundRobin,
 }
 
-/// With `--sched rr`: the real-time priority of the acceptor and the
-/// poller, above the workers' so that they preempt a worker when they wake.
+/// With `--sched rr`: the real-time priority of the acceptor, above the
+/// workers' so that it preempts a worker when it wakes.
 pub const RAISED_RT: i32 = 2;
 /// With `--sched rr`: the workers' and the encoders' real-time priority.
 pub const WORKER_RT: i32 = 1;

@@ -128,12 +128,12 @@ pub fn cli_main(args: &mut Args, lab: fn() -> Result<Vec<page::EvolutionCell>, S
     let _ = match server.priority() {
         Ok(()) => writeln!(
             out,
-            "wirebench serve: acceptor and poller at {}, workers at {}",
+            "wirebench serve: acceptor at {}, workers at {}",
             prio.raised, prio.worker
         ),
         Err(e) => writeln!(
             out,
-            "wirebench serve: acceptor and poller at the workers' priority, {} ({} refused: {e})",
+            "wirebench serve: acceptor at the workers' priority, {} ({} refused: {e})",
             prio.worker, prio.raised
         ),
     };
