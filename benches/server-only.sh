@@ -37,7 +37,7 @@ if command -v taskset >/dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
     pinned="yes: server on CPU $SERVER_CPU, load generator on CPU $LOAD_CPU"
 fi
 
-"${server_pin[@]}" "$BIN" serve --addr "127.0.0.1:$PORT" --max-count 1000 --start-threads 32 2>/dev/null &
+"${server_pin[@]}" "$BIN" serve --addr "127.0.0.1:$PORT" --max-count 1000 2>/dev/null &
 server=$!
 trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true' EXIT
 

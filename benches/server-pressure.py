@@ -131,6 +131,8 @@ RATIO_PAIRS = [
     ("floor", "nginx1", "cold|warm|c4000"),
     ("fhttp", "nginx1", "cold|warm|c4000|c8|c64"),
     ("fhttp", "floor", "cold|warm|c4000|c8|c64"),
+    ("ours", "fpool", "cold|warm|c4000|c8|c64"),
+    ("fpool", "nginx1", "cold|warm|c4000|c8|c64"),
     ("ours", "nginx2", "2cores"),
     ("ours", "base", "json1000"),
 ]

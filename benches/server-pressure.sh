@@ -22,8 +22,7 @@
 #      2 workers, interleaved, $ROUNDS rounds.
 #   7. RSS per idle connection: for every format with and without gzip, a
 #      fresh server, $IDLE_CONNS connections each fetch count=10000 once and
-#      stay open; RSS per connection, then RSS after they close (surplus spare
-#      threads exit after --spare-timeout $SPARE_TIMEOUT).
+#      stay open; RSS per connection, then RSS after they close.
 #   8. eviction: --max-connections $EVICT_CAP full of idle keep-alive
 #      connections; how long a new client waits for its 200.
 #   9. soak for $SOAK (0 skips it): wrk -t2 -c64 with benches/server-pressure.lua
@@ -40,6 +39,12 @@
 # workers in the real-time round-robin class, where the kernel runs ready
 # workers in the order they woke. It needs CAP_SYS_NICE; without it the
 # server runs fair and its log says so (the rows then repeat ours).
+#
+# With FLOOR_POOL=1 (the default) sections 1-3 also run the floor server in
+# its `pool` mode (rows fpool-cold, fpool-warm, fpool-c4000, fpool-c8,
+# fpool-c64; FPOOL_PORT): the shape of wirebench serve (a pool of workers
+# and an epoll poller for parked connections) with nothing else, the floor
+# of this design.
 #
 # With FLOOR_HTTP=1 (the default) sections 1-3 also run the floor
 # server in its `http` mode (rows fhttp-cold, fhttp-warm, fhttp-c4000,
@@ -90,6 +95,8 @@ BURST=${BURST:-1000}
 FLOOR_PORT=${FLOOR_PORT:-18092}
 FHTTP_PORT=${FHTTP_PORT:-18095}
 FLOOR_HTTP=${FLOOR_HTTP:-1}
+FLOOR_POOL=${FLOOR_POOL:-1}
+FPOOL_PORT=${FPOOL_PORT:-18096}
 FLOOR_BACKLOG=${FLOOR_BACKLOG:-$(cat /proc/sys/net/core/somaxconn 2>/dev/null || echo 4096)}
 [ "$FLOOR_BACKLOG" -gt 4096 ] && FLOOR_BACKLOG=4096
 BASE_PORT=${BASE_PORT:-18093}
@@ -99,7 +106,6 @@ RR=${RR:-1}
 RR_PORT=${RR_PORT:-18094}
 IDLE_CONNS=${IDLE_CONNS:-200}
 EVICT_CAP=${EVICT_CAP:-200}
-SPARE_TIMEOUT=${SPARE_TIMEOUT:-2s}
 SERVER_CPU=${SERVER_CPU:-0}
 WRK_CPU=${WRK_CPU:-1}
 OUR_PORT=${OUR_PORT:-18090}
@@ -222,6 +228,14 @@ start_fhttp() {
     wait_port "$FHTTP_PORT"
 }
 
+# start_fpool CPU_LIST : sets FPOOL_PID (the floor server's pool mode on $FPOOL_PORT)
+start_fpool() {
+    taskset -c "$1" "$FLOOR" "127.0.0.1:$FPOOL_PORT" "$FLOOR_BACKLOG" pool >"$OUT/fpool.log" 2>&1 &
+    FPOOL_PID=$!
+    pids+=("$FPOOL_PID")
+    wait_port "$FPOOL_PORT"
+}
+
 # start_nginx WORKERS CPU_LIST : sets NGINX_PID
 start_nginx() {
     local workers=$1 cpus=$2
@@ -282,6 +296,12 @@ if ! skipped 1; then
             run_wrk "fhttp-warm-r$round" "$FHTTP_PID" "$WRK_CPU" -t1 -c1000 -d"$DURATION" "http://127.0.0.1:$FHTTP_PORT/ping"
             stop "$FHTTP_PID"
         fi
+        if [ "$FLOOR_POOL" = 1 ]; then
+            start_fpool "$SERVER_CPU"
+            run_wrk "fpool-cold-r$round" "$FPOOL_PID" "$WRK_CPU" -t1 -c1000 -d"$DURATION" "http://127.0.0.1:$FPOOL_PORT/ping"
+            run_wrk "fpool-warm-r$round" "$FPOOL_PID" "$WRK_CPU" -t1 -c1000 -d"$DURATION" "http://127.0.0.1:$FPOOL_PORT/ping"
+            stop "$FPOOL_PID"
+        fi
     done
 fi
 
@@ -318,6 +338,11 @@ if ! skipped 2; then
             run_wrk "fhttp-c4000-r$round" "$FHTTP_PID" "$WRK_CPU" -t1 -c4000 -d"$DURATION" "http://127.0.0.1:$FHTTP_PORT/ping"
             stop "$FHTTP_PID"
         fi
+        if [ "$FLOOR_POOL" = 1 ]; then
+            start_fpool "$SERVER_CPU"
+            run_wrk "fpool-c4000-r$round" "$FPOOL_PID" "$WRK_CPU" -t1 -c4000 -d"$DURATION" "http://127.0.0.1:$FPOOL_PORT/ping"
+            stop "$FPOOL_PID"
+        fi
     done
 fi
 
@@ -328,6 +353,7 @@ if ! skipped 3; then
     [ "$RR" = 1 ] && start_rr "$SERVER_CPU"
     start_floor "$SERVER_CPU"
     [ "$FLOOR_HTTP" = 1 ] && start_fhttp "$SERVER_CPU"
+    [ "$FLOOR_POOL" = 1 ] && start_fpool "$SERVER_CPU"
     start_nginx 1 "$SERVER_CPU"
     # floor_case C ROUND ours|base
     floor_case() {
@@ -344,6 +370,7 @@ if ! skipped 3; then
             ab "$round" floor_case "$c" "$round"
             run_wrk "floor-c$c-r$round" "$FLOOR_PID" "$WRK_CPU" -t1 -c"$c" -d"$DURATION" "http://127.0.0.1:$FLOOR_PORT/ping"
             [ "$FLOOR_HTTP" = 1 ] && run_wrk "fhttp-c$c-r$round" "$FHTTP_PID" "$WRK_CPU" -t1 -c"$c" -d"$DURATION" "http://127.0.0.1:$FHTTP_PORT/ping"
+            [ "$FLOOR_POOL" = 1 ] && run_wrk "fpool-c$c-r$round" "$FPOOL_PID" "$WRK_CPU" -t1 -c"$c" -d"$DURATION" "http://127.0.0.1:$FPOOL_PORT/ping"
             run_wrk "nginx1-c$c-r$round" "$NGINX_PID" "$WRK_CPU" -t1 -c"$c" -d"$DURATION" "http://127.0.0.1:$NGINX_PORT/ping"
         done
     done
@@ -352,6 +379,7 @@ if ! skipped 3; then
     [ "$RR" = 1 ] && stop "$RR_PID"
     stop "$FLOOR_PID"
     [ "$FLOOR_HTTP" = 1 ] && stop "$FHTTP_PID"
+    [ "$FLOOR_POOL" = 1 ] && stop "$FPOOL_PID"
     stop "$NGINX_PID"
 fi
 
@@ -403,7 +431,7 @@ if ! skipped 7; then
     echo "## 7. RSS per idle connection after one count=10000 response ($IDLE_CONNS connections, fetched at once)"
     for format in json msgpack protobuf avro flatbuffers; do
         for compression in none gzip; do
-            start_ours 0-1 --spare-timeout "$SPARE_TIMEOUT"
+            start_ours 0-1
             python3 "$HELPER" idle-rss "$OUR_PORT" "$OUR_PID" "$IDLE_CONNS" \
                 "/catalog/$format?count=10000&compression=$compression" 15
             stop "$OUR_PID"

@@ -22,11 +22,22 @@
 //! per request with its `Date`; without it, the bare floor's fixed
 //! response), `timeout` (the read timeout). `http` is `parse+date+timeout`.
 //!
+//! With `pool` (or `pool:N`) as its third argument it has the shape of
+//! `wirebench serve` and nothing else: N workers (four per core by
+//! default) take connections with bytes to read from one queue, answer as
+//! the bare floor does (one `read`, one `write`), and park the connection
+//! again; one poller thread waits on every parked connection with `epoll`
+//! (wirebench's [`Epoll`](wirebench::http::sys::Epoll), one-shot) and
+//! queues each that becomes readable. No timeouts, no cap, no eviction: the
+//! floor of the pool-and-poller design. The script runs it as `fpool`.
+//!
 //! Usage: `cargo run --release --example floor_server -- [ADDR] [BACKLOG] [MODE]`
 //! (default `127.0.0.1:18092`, backlog 128 as std leaves it, the bare floor).
 
+use std::collections::{HashMap, VecDeque};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Condvar, Mutex};
 
 const RESPONSE: &[u8] =
     b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 18\r\n\r\n{\"message\":\"pong\"}";
@@ -133,6 +144,92 @@ fn serve_http(mut stream: TcpStream, parts: Parts) {
     }
 }
 
+/// The `pool` mode: parked connections by token, and the queue of ready ones.
+struct PoolFloor {
+    epoll: wirebench::http::sys::Epoll,
+    parked: Mutex<(u64, HashMap<u64, TcpStream>)>,
+    ready: Mutex<VecDeque<(TcpStream, bool)>>,
+    wake: Condvar,
+}
+
+impl PoolFloor {
+    /// Parks `stream` (registered: already in the epoll set, disarmed).
+    fn park(&self, stream: TcpStream, registered: bool) {
+        let mut parked = self.parked.lock().unwrap();
+        parked.0 += 1;
+        let token = parked.0;
+        let armed = if registered {
+            self.epoll.rearm(&stream, token)
+        } else {
+            self.epoll.add(&stream, token)
+        };
+        if armed.is_ok() {
+            parked.1.insert(token, stream);
+        }
+    }
+
+    fn poller(&self) {
+        let mut events = vec![wirebench::http::sys::EpollEvent::default(); 256];
+        loop {
+            let n = self.epoll.wait(&mut events, -1).unwrap_or(0);
+            let woken: Vec<TcpStream> = {
+                let mut parked = self.parked.lock().unwrap();
+                events[..n].iter().filter_map(|e| parked.1.remove(&e.token())).collect()
+            };
+            let k = woken.len();
+            self.ready.lock().unwrap().extend(woken.into_iter().map(|s| (s, true)));
+            for _ in 0..k {
+                self.wake.notify_one();
+            }
+        }
+    }
+
+    fn worker(&self) {
+        let mut buf = [0u8; 4096];
+        loop {
+            let (mut stream, registered) = {
+                let mut q = self.ready.lock().unwrap();
+                loop {
+                    match q.pop_front() {
+                        Some(job) => break job,
+                        None => q = self.wake.wait(q).unwrap(),
+                    }
+                }
+            };
+            match stream.read(&mut buf) {
+                Ok(0) | Err(_) => continue, // closed
+                Ok(n) => {
+                    if buf[..n].ends_with(b"\r\n\r\n") && stream.write_all(RESPONSE).is_err() {
+                        continue;
+                    }
+                }
+            }
+            self.park(stream, registered);
+        }
+    }
+}
+
+fn serve_pool(listener: TcpListener, threads: usize) -> ! {
+    let floor = Arc::new(PoolFloor {
+        epoll: wirebench::http::sys::Epoll::new().expect("epoll_create1"),
+        parked: Mutex::new((0, HashMap::new())),
+        ready: Mutex::new(VecDeque::new()),
+        wake: Condvar::new(),
+    });
+    for _ in 0..threads {
+        let floor = Arc::clone(&floor);
+        std::thread::spawn(move || floor.worker());
+    }
+    let poller = Arc::clone(&floor);
+    std::thread::spawn(move || poller.poller());
+    loop {
+        if let Ok((stream, _)) = listener.accept() {
+            let _ = stream.set_nodelay(true);
+            floor.park(stream, false);
+        }
+    }
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let addr = args.next().unwrap_or_else(|| "127.0.0.1:18092".into());
@@ -142,6 +239,16 @@ fn main() {
         wirebench::http::sys::set_backlog(&listener, backlog).expect("listen(2)");
     }
     let mode = args.next();
+    if let Some(pool) = mode.as_deref().and_then(|m| m.strip_prefix("pool")) {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = match pool.strip_prefix(':') {
+            Some(n) => n.parse().expect("pool:N, N a number of workers"),
+            None if pool.is_empty() => 4 * cores,
+            None => panic!("MODE pool or pool:N, not pool{pool}"),
+        };
+        println!("floor_server: listening on http://{addr} (pool of {threads} and a poller)");
+        serve_pool(listener, threads);
+    }
     let parts = match mode.as_deref().map(Parts::from_arg) {
         None => None,
         Some(Ok(p)) => Some(p),

@@ -1,7 +1,7 @@
 //! The server under pressure, over real loopback sockets: idle keep-alive
 //! connections are evicted at the connection cap instead of locking new
-//! clients out, the idle timeout shortens near the cap, spare threads are
-//! retired and created again, the in-flight response budget refuses with
+//! clients out, the idle timeout shortens near the cap, the pool keeps its
+//! size whatever the connections, the in-flight response budget refuses with
 //! 503 and `Retry-After` without losing a request it accepted, and a client that
 //! does not read cannot hold its worker past the response's send deadline.
 //!
@@ -117,12 +117,11 @@ fn thread_nices() -> Vec<(String, i32)> {
 }
 
 #[test]
-fn the_acceptor_and_spawner_run_raised_and_workers_they_start_drop_back() {
+fn the_acceptor_runs_raised_and_the_poller_and_workers_do_not() {
     use wirebench::http::pool::RAISED_NICE;
     let base = wirebench::http::sys::thread_nice().unwrap();
     let server = start_with(|c| {
-        c.start_threads = 1;
-        c.min_spare_threads = 1;
+        c.threads = 2;
     });
     let raised = match server.priority() {
         Ok(()) => RAISED_NICE,
@@ -133,25 +132,23 @@ fn the_acceptor_and_spawner_run_raised_and_workers_they_start_drop_back() {
     };
     // A thread names itself, then raises itself, once it runs: wait for
     // both. Other tests' servers run in this process too; each raises its own.
-    for role in ["http-accept", "http-spawner"] {
-        wait_until(&format!("every {role} thread runs at nice {raised}"), || {
-            let of_role: Vec<i32> = thread_nices()
-                .into_iter()
-                .filter(|(n, _)| n == role)
-                .map(|(_, v)| v)
-                .collect();
-            !of_role.is_empty() && of_role.iter().all(|&v| v == raised)
-        });
-    }
-    // Workers the spawner starts (beyond the one start thread) inherit its
-    // priority and drop to the workers' once they start.
+    wait_until(&format!("every http-accept thread runs at nice {raised}"), || {
+        let of_role: Vec<i32> = thread_nices()
+            .into_iter()
+            .filter(|(n, _)| n == "http-accept")
+            .map(|(_, v)| v)
+            .collect();
+        !of_role.is_empty() && of_role.iter().all(|&v| v == raised)
+    });
     let mut burst: Vec<Client> = (0..16).map(|_| Client::connect(server.local_addr())).collect();
     for c in &mut burst {
         assert_eq!(c.get("/ping").status, 200);
     }
-    assert!(server.stats().started >= 16, "{:?}", server.stats());
-    wait_until("every worker runs at the workers' priority", || {
-        thread_nices().iter().all(|(n, v)| n != "http-worker" || *v == base)
+    assert_eq!(server.stats().threads, 2, "{:?}", server.stats());
+    wait_until("every worker and poller runs at the workers' priority", || {
+        thread_nices()
+            .iter()
+            .all(|(n, v)| (n != "http-worker" && n != "http-poller") || *v == base)
     });
 }
 
@@ -165,15 +162,13 @@ fn burst(addr: std::net::SocketAddr, n: usize, path: &str) -> Vec<support::serve
     clients.iter_mut().map(|c| c.read_response(false)).collect()
 }
 
-/// A burst against one started thread: every worker but the first is
-/// started for the burst's connections, each while others are queued, and
-/// every connection is answered.
+/// A burst against a pool of two workers: every connection is answered,
+/// and no thread is started for them.
 #[test]
-fn a_burst_against_one_start_thread_is_answered_in_full() {
+fn a_burst_against_a_pool_of_two_is_answered_in_full() {
     const N: usize = 300;
     let server = start_with(|c| {
-        c.start_threads = 1;
-        c.min_spare_threads = 1;
+        c.threads = 2;
     });
     let answers = burst(server.local_addr(), N, "/ping");
     let ok = answers.iter().filter(|r| r.status == 200).count();
@@ -184,10 +179,7 @@ fn a_burst_against_one_start_thread_is_answered_in_full() {
         answers.iter().map(|r| r.status).collect::<Vec<_>>()
     );
     let stats = server.stats();
-    assert!(
-        stats.started >= N as u64,
-        "a thread per connection was started: {stats:?}"
-    );
+    assert_eq!(stats.threads, 2, "no thread per connection: {stats:?}");
 }
 
 /// Self-test of the burst check: a cap below the burst answers some
@@ -195,8 +187,7 @@ fn a_burst_against_one_start_thread_is_answered_in_full() {
 #[test]
 fn self_test_a_burst_beyond_the_cap_is_not_answered_in_full() {
     let server = start_with(|c| {
-        c.start_threads = 1;
-        c.min_spare_threads = 1;
+        c.threads = 2;
         c.max_connections = 50;
         c.evict_idle = Duration::from_secs(3600);
     });
@@ -206,20 +197,17 @@ fn self_test_a_burst_beyond_the_cap_is_not_answered_in_full() {
     assert_eq!(answers.iter().filter(|r| r.status == 503).count(), 30);
 }
 
-/// Workers started for a burst may start at the spawner's raised priority,
-/// but every request is served at the workers' own.
+/// Every request of a burst is served at the workers' own priority.
 #[test]
 fn every_request_of_a_burst_is_served_at_the_workers_priority() {
     let base = wirebench::http::sys::thread_nice().unwrap();
     let server = start_with(|c| {
-        c.start_threads = 1;
-        c.min_spare_threads = 1;
+        c.threads = 2;
     });
     let answers = burst(server.local_addr(), 64, "/__nice");
     for (i, r) in answers.iter().enumerate() {
         assert_eq!((r.status, r.text()), (200, base.to_string()), "connection {i}");
     }
-    assert!(server.stats().started >= 64, "{:?}", server.stats());
 }
 
 /// Self-test of the priority probe: a thread serving at the raised priority
@@ -239,7 +227,7 @@ fn self_test_the_priority_probe_sees_a_raised_serving_thread() {
 }
 
 /// `--sched rr`: every request of a burst is served by a real-time worker,
-/// the acceptor and the spawner run one priority above, and the encoders
+/// the acceptor runs one priority above, the poller, and the encoders
 /// with the workers; without the privilege the server says why and runs in
 /// the fair class.
 #[test]
@@ -249,8 +237,7 @@ fn with_sched_rr_the_server_runs_real_time_or_says_why_not() {
     use wirebench::http::pool::Priorities;
     let base = wirebench::http::sys::thread_nice().unwrap();
     let server = start_with(|c| {
-        c.start_threads = 1;
-        c.min_spare_threads = 1;
+        c.threads = 2;
         c.sched = SchedClass::RoundRobin;
     });
     if let Some(e) = server.sched_refused() {
@@ -282,16 +269,15 @@ fn with_sched_rr_the_server_runs_real_time_or_says_why_not() {
             "connection {i}"
         );
     }
-    assert!(server.stats().started >= 64, "{:?}", server.stats());
     let metrics = Client::connect(server.local_addr()).get("/metrics").text();
     assert!(metrics.lines().any(|l| l == "wirebench_sched_realtime 1"), "{metrics}");
     // Only this test's server has real-time threads; its acceptor and
-    // spawner name and move themselves once they run.
+    // poller name and move themselves once they run.
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    wait_until("the acceptor, the spawner and the encoders are real-time", || {
+    wait_until("the acceptor, the poller and the encoders are real-time", || {
         let rr = |role: &str, sched: Sched| thread_scheds().iter().filter(|(n, s)| n == role && *s == sched).count();
         rr("http-accept", Sched::RoundRobin(RAISED_RT)) == 1
-            && rr("http-spawner", Sched::RoundRobin(RAISED_RT)) == 1
+            && rr("http-poller", Sched::RoundRobin(WORKER_RT)) == 1
             && rr("http-encoder", Sched::RoundRobin(WORKER_RT)) == cores
     });
     // The class is the threads' own, not the process's: this one stays fair.
@@ -340,37 +326,23 @@ fn near_the_cap_idle_connections_get_the_short_timeout() {
 }
 
 #[test]
-fn spare_threads_are_retired_when_idle_and_started_again_under_load() {
-    let server = start_with(|c| {
-        c.start_threads = 2;
-        c.min_spare_threads = 2;
-        c.max_spare_threads = 4;
-        c.spare_timeout = Duration::from_millis(100);
-    });
+fn the_pool_keeps_its_size_whatever_the_connections() {
+    let server = start_with(|c| c.threads = 4);
     let addr = server.local_addr();
-    wait_until("the start threads exist", || server.stats().threads == 2);
+    wait_until("the workers wait for work", || server.stats().idle == 4);
     let mut burst: Vec<Client> = (0..24).map(|_| Client::connect(addr)).collect();
     for c in &mut burst {
         assert_eq!(c.get("/ping").status, 200);
     }
-    assert!(server.stats().threads >= 24, "one worker per open connection");
-    wait_until("two spares wait ahead of demand", || server.stats().idle == 2);
-    drop(burst);
-    wait_until("surplus spares exit", || server.stats().threads == 4);
-    let calm = server.stats();
-    assert_eq!((calm.open, calm.idle), (0, 4), "{calm:?}");
-    assert!(calm.retired >= 20, "{calm:?}");
-
-    let mut again: Vec<Client> = (0..16).map(|_| Client::connect(addr)).collect();
-    for c in &mut again {
-        assert_eq!(c.get("/ping").status, 200);
+    wait_until("every connection is parked", || server.stats().idle_connections == 24);
+    let busy = server.stats();
+    assert_eq!((busy.threads, busy.open, busy.parked), (4, 24, 24), "{busy:?}");
+    for c in &mut burst {
+        assert_eq!(c.get("/ping").status, 200, "answered again from the poller");
     }
-    let regrown = server.stats();
-    assert!(regrown.threads >= 16, "{regrown:?}");
-    assert!(
-        regrown.started >= calm.started + 12,
-        "new threads were started: {regrown:?}"
-    );
+    drop(burst);
+    wait_until("the closed connections are counted", || server.stats().open == 0);
+    assert_eq!(server.stats().threads, 4);
 }
 
 /// A test server with 10,000 products: a `count=10000` JSON body (6.2 MB) is
@@ -514,7 +486,9 @@ fn a_burst_of_1000_connects_fits_the_queue_of_a_fresh_server() {
     }
     for (i, c) in clients.iter_mut().enumerate() {
         let mut text = String::new();
-        c.read_to_string(&mut text).unwrap();
+        let t0 = Instant::now();
+        let r = c.read_to_string(&mut text);
+        assert!(r.is_ok(), "client {i}: {r:?} after {:?}: {text:?}", t0.elapsed());
         assert!(text.starts_with("HTTP/1.1 200"), "client {i}: {text:?}");
     }
     assert_eq!(

@@ -134,9 +134,12 @@ fn counters_rise_with_requests() {
         &[("route", "/ping")],
     );
     assert!(timed == 6.0 || timed == 7.0, "{timed}");
-    // Two connections are open (the scrape's and `other`), so at least two workers are busy.
+    // Two connections are open (the scrape's and `other`): one worker is
+    // busy (the scrape's), `other` waits in the poller.
     assert!(get(&after, "wirebench_http_open_connections", &[]) >= 2.0);
-    assert!(get(&after, "wirebench_http_worker_threads", &[("state", "busy")]) >= 2.0);
+    assert!(get(&after, "wirebench_http_worker_threads", &[("state", "busy")]) >= 1.0);
+    assert!(get(&after, "wirebench_http_parked_connections", &[]) >= 1.0);
+    assert_eq!(get(&after, "wirebench_http_queued_connections", &[]), 0.0);
     assert_eq!(get(&after, "wirebench_http_refused_connections_total", &[]), 0.0);
 }
 

@@ -22,21 +22,14 @@ pub struct ServerConfig {
     /// it at `net.core.somaxconn`; a connect beyond a full queue is dropped
     /// and its client retries a second later.
     pub backlog: u32,
-    /// Open connections served at once (= the most worker threads). At the
-    /// cap the longest-idle keep-alive connection is closed to admit a new
-    /// one if it has been idle [`ServerConfig::evict_idle`]; else a new one
-    /// gets 503.
+    /// Open connections (being served, queued for a worker, or parked in
+    /// the poller). At the cap the longest-idle keep-alive connection is
+    /// closed to admit a new one if it has been idle
+    /// [`ServerConfig::evict_idle`]; else a new one gets 503.
     pub max_connections: usize,
-    /// Worker threads started before the server listens (Apache's `StartServers`).
-    pub start_threads: usize,
-    /// Idle workers kept ready: when fewer wait for a connection, the spawner
-    /// starts more in one batch (Apache's `MinSpareThreads`).
-    pub min_spare_threads: usize,
-    /// Idle workers beyond this many exit after [`ServerConfig::spare_timeout`]
-    /// (Apache's `MaxSpareThreads`).
-    pub max_spare_threads: usize,
-    /// How long a worker beyond the spare count waits for a connection before it exits.
-    pub spare_timeout: Duration,
+    /// Worker threads of the pool, all started before the server listens
+    /// ([`default_threads`]: four per core the process may run on).
+    pub threads: usize,
     /// Products prepared; the largest `count` accepted.
     pub max_count: usize,
     /// A catalog JSON file to serve instead of the generated fixture.
@@ -87,10 +80,10 @@ pub struct ServerConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SchedClass {
     /// The fair class (`SCHED_OTHER`): the workers at the nice value the
-    /// server was started with, the acceptor and the spawner at nice -20.
+    /// server was started with, the acceptor at nice -20.
     Fair,
     /// The real-time round-robin class (`SCHED_RR`): the workers and the
-    /// encoders at priority 1, the acceptor and the spawner at 2. Ready
+    /// encoders and the poller at priority 1, the acceptor at 2. Ready
     /// workers then run in the order they woke, and every fair task on the
     /// core waits behind them (within the kernel's real-time throttle,
     /// `kernel.sched_rt_runtime_us`). Needs `CAP_SYS_NICE` or
@@ -98,8 +91,8 @@ pub enum SchedClass {
     RoundRobin,
 }
 
-/// With `--sched rr`: the real-time priority of the acceptor and the
-/// spawner, above the workers' so that they preempt a worker when they wake.
+/// With `--sched rr`: the real-time priority of the acceptor, above the
+/// workers' so that it preempts a worker when it wakes.
 pub const RAISED_RT: i32 = 2;
 /// With `--sched rr`: the workers' and the encoders' real-time priority.
 pub const WORKER_RT: i32 = 1;
@@ -121,10 +114,7 @@ impl Default for ServerConfig {
             addr: "127.0.0.1:8090".into(),
             backlog: default_backlog(),
             max_connections: 2048,
-            start_threads: 64,
-            min_spare_threads: 64,
-            max_spare_threads: 256,
-            spare_timeout: Duration::from_secs(10),
+            threads: default_threads(),
             max_count: 10_000,
             fixture: None,
             data: None,
@@ -143,6 +133,13 @@ impl Default for ServerConfig {
             sched: SchedClass::Fair,
         }
     }
+}
+
+/// The pool's default size: four workers per core this process may run on
+/// (its CPU affinity), so a worker blocked writing to a slow client or
+/// waiting for an encoder leaves others to serve.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()) * 4
 }
 
 /// The largest default backlog. A queued connection holds a socket in the
@@ -200,14 +197,10 @@ FLAGS:
   --addr HOST:PORT          listen address [127.0.0.1:8090]
   --backlog N               accept-queue capacity passed to listen(2); the kernel
                             caps it at net.core.somaxconn [somaxconn, at most 16384]
-  --max-connections N       open connections = most worker threads; at the cap the
+  --max-connections N       open connections (served, queued or parked); at the cap the
                             longest-idle connection is closed for a new one, once
                             idle --evict-idle, else 503 [2048]
-  --threads N               same as --max-connections
-  --start-threads N         workers started before listening [64]
-  --min-spare-threads N     idle workers kept ready, started in batches [64]
-  --max-spare-threads N     idle workers beyond this exit after --spare-timeout [256]
-  --spare-timeout D         idle time before a surplus worker exits [10s]
+  --threads N               worker threads of the pool [4 per core]
   --max-count N             products prepared; the largest count accepted [10000]
   --fixture FILE            serve this catalog JSON instead of the generated one
   --data FILE               also serve any JSON document at /data/{format} and /data,
@@ -243,11 +236,7 @@ pub fn config_from_args(args: &mut Args) -> Result<ServerConfig, String> {
             None => Ok(default),
         }
     };
-    let threads = args.parse::<usize>("--threads")?;
-    let max_connections = args
-        .parse::<usize>("--max-connections")?
-        .or(threads)
-        .unwrap_or(d.max_connections);
+    let max_connections = args.parse_or("--max-connections", d.max_connections)?;
     if max_connections == 0 {
         return Err("--max-connections must be at least 1".into());
     }
@@ -255,10 +244,7 @@ pub fn config_from_args(args: &mut Args) -> Result<ServerConfig, String> {
         addr: args.value("--addr")?.unwrap_or(d.addr),
         backlog: args.parse_or("--backlog", d.backlog)?,
         max_connections,
-        start_threads: args.parse_or("--start-threads", d.start_threads)?,
-        min_spare_threads: args.parse_or("--min-spare-threads", d.min_spare_threads)?,
-        max_spare_threads: args.parse_or("--max-spare-threads", d.max_spare_threads)?,
-        spare_timeout: duration(args, "--spare-timeout", d.spare_timeout)?,
+        threads: args.parse_or("--threads", d.threads)?,
         max_count: args.parse_or("--max-count", d.max_count)?,
         fixture: args.value("--fixture")?.map(PathBuf::from),
         data: match (args.value("--data")?, args.value("--schema")?) {
@@ -300,11 +286,8 @@ pub fn config_from_args(args: &mut Args) -> Result<ServerConfig, String> {
     if config.min_send_rate == 0 {
         return Err("--min-send-rate must be at least 1 byte per second".into());
     }
-    if config.max_spare_threads < config.min_spare_threads {
-        return Err(format!(
-            "--max-spare-threads ({}) must be at least --min-spare-threads ({})",
-            config.max_spare_threads, config.min_spare_threads
-        ));
+    if config.threads == 0 {
+        return Err("--threads must be at least 1".into());
     }
     Ok(config)
 }
@@ -336,9 +319,11 @@ mod tests {
     }
 
     #[test]
-    fn spare_counts_must_be_ordered() {
-        let mut args = Args::new(["--min-spare-threads", "10", "--max-spare-threads", "5"]);
-        let e = config_from_args(&mut args).unwrap_err();
-        assert!(e.contains("--max-spare-threads (5)"), "{e}");
+    fn threads_set_the_pool_and_must_be_at_least_one() {
+        let mut args = Args::new(["--threads", "3"]);
+        assert_eq!(config_from_args(&mut args).unwrap().threads, 3);
+        let e = config_from_args(&mut Args::new(["--threads", "0"])).unwrap_err();
+        assert!(e.contains("--threads"), "{e}");
+        assert!(default_threads() >= 4);
     }
 }

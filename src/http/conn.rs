@@ -7,20 +7,22 @@
 //!   parsed before the next read, so pipelined requests are answered in
 //!   order, one response each.
 //! - **Timeouts**: the first request must arrive within the header timeout of
-//!   the accept; between requests the connection may idle for the idle
-//!   timeout; once a request's first byte is in, its head (and any body to
-//!   discard) must be complete within the header timeout. A timed-out
-//!   partial request gets 408; an idle one is closed silently. From 75% of
-//!   the connection cap on, the idle timeout is `busy_idle_timeout`.
+//!   the accept; once a request's first byte is in, its head (and any body
+//!   to discard) must be complete within the header timeout. A timed-out
+//!   partial request gets 408. Idle time between requests is the poller's
+//!   ([`super::pool`]).
 //! - **Sending**: one blocked write may take the write timeout (set once on
 //!   the socket), and a whole response of `n` bytes must be sent within
 //!   `write_timeout + n / min_send_rate`, so a client reading a large body
 //!   slowly cannot hold its worker (and its share of the in-flight budget)
 //!   without limit.
-//! - **Idle marking**: while waiting for the next request the connection's
-//!   [`Slot`] says since when it is idle, so the acceptor can evict it at the
-//!   cap (the blocked read then sees end-of-file). A request that arrived as
-//!   it was evicted is answered with `Connection: close`.
+//! - **Parking**: a worker serves a connection only while it has bytes to
+//!   serve. Once a response is sent and no next request is buffered,
+//!   [`serve`] returns [`Outcome::Park`] and the pool hands the connection
+//!   to its poller; so too when a head stops halfway for
+//!   [`HEAD_READ_WAIT`] (its bytes travel in [`Job::partial`]). The idle
+//!   timeout and eviction are the poller's; the header deadline stays the
+//!   connection's own (`Job::started`).
 //! - **Memory**: after every response the worker gives back its in-flight
 //!   budget and any response buffer over 16 KiB ([`Scratch::release`]).
 //! - **Close rules**: a parse error answers its status with
@@ -28,6 +30,7 @@
 //!   side and drain what the client is still sending for a short while — so
 //!   the client reads the error instead of a reset. A `Connection: close`
 //!   response ends the same graceful way (pipelined bytes may follow it).
+//!   The draining is the poller's ([`Outcome::Linger`], [`drain`]).
 //! - **Panics** in a route become a 500 for that request; the connection
 //!   stays usable because framing was not affected.
 //!
@@ -36,28 +39,21 @@
 //! each returns the next state.
 //!
 //! The read socket timeout is a system call to change, so it is changed only
-//! when the phase changes; the common keep-alive request costs one `read` and
-//! one `write`, and two clock readings: one when a read brings bytes (the
+//! when the wait changes (the value set travels with the connection); the
+//! common keep-alive request costs one `read` and one `write`, and two clock readings: one when a read brings bytes (the
 //! request's start, its head's completion and its `Date` second) and one
 //! when the response is handed to the kernel (its request time and the start
 //! of the idle period).
 //!
-//! **A cold stack every turn**: with one thread per connection, a worker
-//! runs once per request of its connection, and between two turns the
-//! other connections' threads have pushed its stack, its buffers and its
-//! counters out of the core's caches. Every cache line the common path
-//! touches is then a miss, so that path keeps its frames small: the error,
-//! timeout, body-discarding, large-send, `/metrics` and access-log paths are
-//! functions of their own, out of line. The common states (idle, reading a
-//! head, responding) are out of line too: called one after another from
-//! [`serve`]'s loop, their frames take the same stack lines in turn, where
-//! inlined into one frame each would keep lines of its own.
+//! The rare paths (errors, timeouts, body-discarding, large sends,
+//! `/metrics`, the access log) are functions of their own, out of line, so
+//! the common path's frames stay small.
 
 use super::config::ServerConfig;
 use super::parse::{self, Parsed, Version};
 use super::response::{self, Connection};
 use super::routes::{Body, Reply, Scratch};
-use super::shared::{Shared, Slot};
+use super::shared::{Job, Shared};
 use std::io::{self, Read as _};
 use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -116,26 +112,48 @@ impl Worker {
 /// The socket's read timeout as last set, to skip redundant `setsockopt` calls.
 struct ReadTimeout<'a> {
     stream: &'a TcpStream,
-    current: Option<Duration>,
+    current: &'a mut Option<Duration>,
 }
 
 impl ReadTimeout<'_> {
     fn set(&mut self, d: Duration) -> io::Result<()> {
         let d = d.max(Duration::from_millis(1)); // zero would mean "no timeout"
-        if self.current != Some(d) {
+        if *self.current != Some(d) {
             self.stream.set_read_timeout(Some(d))?;
-            self.current = Some(d);
+            *self.current = Some(d);
         }
         Ok(())
     }
 }
 
+/// How a worker's turn on a connection ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Closed (or to be closed): the client left, an error, a timeout, `Connection: close`.
+    Close,
+    /// Waiting for bytes: hand the connection to the poller. Either idle
+    /// after a response, or mid-head with its bytes in [`Job::partial`].
+    Park,
+    /// Our side is shut down after a `Connection: close` response: the
+    /// poller drains what the client still sends, then closes ([`drain`]).
+    Linger,
+}
+
+/// The longest a worker waits in one read for more of a request head
+/// before it parks the connection (its bytes so far travel with it):
+/// a client trickling its head holds a worker for at most this long per
+/// read, not for the whole header timeout.
+pub const HEAD_READ_WAIT: Duration = Duration::from_millis(50);
+
 /// Where a connection is between two system calls; [`serve`] runs one state
 /// function after another until [`State::Done`].
 enum State {
-    /// Keep-alive: no request bytes buffered; waits up to the idle timeout,
-    /// marked idle so the acceptor may evict it at the cap.
+    /// Keep-alive: no request bytes buffered; goes to the poller.
     Idle,
+    /// Part of a head is in, the rest is late: goes to the poller with it.
+    Stalled {
+        started: Instant,
+    },
     /// Part of a request head is buffered (or the first request is awaited,
     /// from the accept), due within the header timeout of `started`.
     ReadingHead {
@@ -172,7 +190,6 @@ struct Conn<'a> {
     stream: &'a TcpStream,
     peer: SocketAddr,
     shared: &'a Shared,
-    slot: &'a Slot,
     timeout: ReadTimeout<'a>,
     /// Request bytes in `Worker::inbuf`.
     filled: usize,
@@ -180,8 +197,6 @@ struct Conn<'a> {
     ready: bool,
     /// Whether the current request's bytes so far contain a line feed.
     seen_lf: bool,
-    /// Evicted while a request arrived: answer it, then close.
-    evicted: bool,
     /// When the last read that brought bytes returned: the start of a
     /// request, the completion of its head, and the second of its `Date`.
     last_read: Instant,
@@ -190,41 +205,84 @@ struct Conn<'a> {
     sent_at: Instant,
 }
 
-/// Serves one connection until it closes. Errors are not reported: a broken
-/// connection simply ends.
-pub fn serve(stream: &TcpStream, peer: SocketAddr, accepted: Instant, shared: &Shared, w: &mut Worker, slot: &Slot) {
+/// Serves `job` until it closes or waits for bytes ([`Outcome::Park`]:
+/// `job.since`, `job.started` and `job.partial` say what it waits for).
+/// Errors are not reported: a broken connection simply ends.
+pub fn serve(job: &mut Job, shared: &Shared, w: &mut Worker) -> Outcome {
     // Responses are single writes; without TCP_NODELAY, Nagle would hold a
     // response back while an earlier one is unacknowledged.
-    if stream.set_nodelay(true).is_err() || stream.set_write_timeout(Some(shared.config.write_timeout)).is_err() {
-        return;
+    if !job.configured {
+        if job.stream.set_nodelay(true).is_err()
+            || job.stream.set_write_timeout(Some(shared.config.write_timeout)).is_err()
+        {
+            return Outcome::Close;
+        }
+        job.configured = true;
     }
-    let mut c = Conn {
+    let Job {
         stream,
         peer,
+        started,
+        since,
+        partial,
+        read_timeout,
+        kept,
+        ..
+    } = job;
+    let mut c = Conn {
+        stream,
+        peer: *peer,
         shared,
-        slot,
-        timeout: ReadTimeout { stream, current: None },
+        timeout: ReadTimeout {
+            stream,
+            current: read_timeout,
+        },
         filled: 0,
         ready: false,
         seen_lf: false,
-        evicted: false,
-        last_read: accepted,
-        sent_at: accepted,
+        last_read: *started,
+        sent_at: *since,
     };
-    let mut state = State::ReadingHead { started: accepted };
+    if !partial.is_empty() {
+        // Bytes of a head read before the connection was parked: at most
+        // the largest head, so they fit the buffer grown to it.
+        let n = partial.len().min(w.inbuf_max);
+        if w.inbuf.len() < n + 1 && w.inbuf.len() < w.inbuf_max {
+            w.inbuf.resize((n + 1).next_power_of_two().min(w.inbuf_max), 0);
+        }
+        let n = n.min(w.inbuf.len());
+        w.inbuf[..n].copy_from_slice(&partial[..n]);
+        c.filled = n;
+        c.seen_lf = partial[..n].contains(&b'\n');
+        c.ready = true;
+        *partial = Vec::new();
+    }
+    let mut state = State::ReadingHead { started: *started };
     loop {
         state = match state {
-            State::Idle => c.idle(w),
+            State::Idle => {
+                *since = c.sent_at;
+                *kept = true;
+                return Outcome::Park;
+            }
+            State::Stalled { started: head } => {
+                *started = head;
+                partial.extend_from_slice(&w.inbuf[..c.filled]);
+                return Outcome::Park;
+            }
             State::ReadingHead { started } => c.reading_head(w, started),
             State::DiscardingBody { left, started, pending } => c.discarding_body(w, left, started, pending),
             State::Responding(pending) => c.responding(w, pending),
             State::Closing => {
                 // Pipelined bytes may still be arriving: close gracefully so
-                // they do not turn our last response into a reset at the client.
-                linger_close(stream, &mut w.inbuf);
-                State::Done
+                // they do not turn our last response into a reset at the
+                // client. The poller drains them; no worker waits for that.
+                return match stream.shutdown(Shutdown::Write) {
+                    Ok(()) => Outcome::Linger,
+                    Err(_) => Outcome::Close,
+                };
             }
-            State::Done => return,
+            State::Done => return Outcome::Close,
         };
     }
 }
@@ -237,29 +295,6 @@ enum Read {
 }
 
 impl Conn<'_> {
-    /// Waits for the first byte of the next keep-alive request.
-    #[inline(never)]
-    fn idle(&mut self, w: &mut Worker) -> State {
-        let cfg = &self.shared.config;
-        let wait = if self.shared.crowded.load(Ordering::Relaxed) {
-            cfg.idle_timeout.min(cfg.busy_idle_timeout)
-        } else {
-            cfg.idle_timeout
-        };
-        // Marked after the timeout is chosen: whoever sees the mark knows
-        // which timeout this idle period has.
-        let mark = self.slot.idle(self.shared.ms_at(self.sent_at));
-        let read = self.read(w, wait);
-        self.evicted |= !self.slot.busy(mark);
-        match read {
-            Read::Bytes => State::ReadingHead {
-                started: self.last_read,
-            },
-            // An idle connection that times out is closed silently.
-            Read::Closed | Read::TimedOut => State::Done,
-        }
-    }
-
     /// Reads until the buffered bytes parse as a complete head, then routes it.
     #[inline(never)]
     fn reading_head(&mut self, w: &mut Worker, started: Instant) -> State {
@@ -280,10 +315,13 @@ impl Conn<'_> {
                     // Cannot happen with a buffer of head_buffer_len; defensive.
                     return self.reject(w, 431, "request head too large");
                 }
-                let wait = cfg.header_timeout.saturating_sub(started.elapsed());
-                return match self.read(w, wait) {
+                // Usually the bytes are there (the poller saw them): the
+                // wait is a constant, so its `setsockopt` is made once.
+                let left = cfg.header_timeout.saturating_sub(started.elapsed());
+                return match self.read(w, left.min(HEAD_READ_WAIT)) {
                     Read::Bytes => State::ReadingHead { started },
                     Read::Closed => State::Done,
+                    Read::TimedOut if left > HEAD_READ_WAIT => State::Stalled { started },
                     Read::TimedOut => self.timed_out(w),
                 };
             }
@@ -301,7 +339,7 @@ impl Conn<'_> {
             (Version::Http10, false, true) => Connection::KeepAlive,
             (Version::Http10, false, false) => Connection::Close,
         };
-        if self.evicted || self.shared.shutdown.load(Ordering::Relaxed) {
+        if self.shared.shutdown.load(Ordering::Relaxed) {
             conn = Connection::Close;
         }
         if body_len > cfg.limits.max_body {
@@ -555,27 +593,30 @@ fn internal_error(s: &mut Scratch) -> Reply {
 }
 
 /// How long and how much a closing connection keeps draining the client's bytes.
-const LINGER_TIME: Duration = Duration::from_millis(500);
-const LINGER_BYTES: usize = 256 * 1024;
+pub const LINGER_TIME: Duration = Duration::from_millis(500);
+pub const LINGER_BYTES: usize = 256 * 1024;
 
-/// Half-closes, then reads and discards what the client still sends (bounded),
-/// so closing with unread data does not turn into a reset that destroys the
-/// response in flight (the "lingering close" of RFC 9112 §9.6).
-#[inline(never)]
-pub fn linger_close(stream: &TcpStream, scratch: &mut [u8]) {
-    if stream.shutdown(Shutdown::Write).is_err() {
-        return;
-    }
-    let deadline = Instant::now() + LINGER_TIME;
-    let mut drained = 0;
-    while drained < LINGER_BYTES {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
-            return;
-        }
-        match (&*stream).read(scratch) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => drained += n,
+/// One round of a lingering close (RFC 9112 §9.6): reads and discards what
+/// the client sent on a non-blocking socket whose write side we shut down,
+/// so that closing with unread data does not turn into a reset that
+/// destroys the response in flight. Returns the bytes drained so far, or
+/// `None` when the connection is done with (end-of-file, an error, or
+/// more than [`LINGER_BYTES`]): close it.
+pub fn drain(stream: &TcpStream, drained: usize) -> Option<usize> {
+    let mut sink = [0u8; 4096];
+    let mut drained = drained;
+    loop {
+        match (&*stream).read(&mut sink) {
+            Ok(0) => return None,
+            Ok(n) => {
+                drained += n;
+                if drained >= LINGER_BYTES {
+                    return None;
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Some(drained),
+            Err(_) => return None,
         }
     }
 }

@@ -21,9 +21,11 @@
 //! | `wirebench_http_request_duration_seconds` | histogram | `route`: from a complete request head to the response handed to the kernel |
 //! | `wirebench_encode_duration_seconds` | histogram | `format`: one catalog response's body made ready (the encode, and the gzip when asked) |
 //! | `wirebench_http_open_connections` | gauge | connections accepted and not yet closed |
+//! | `wirebench_http_parked_connections` | gauge | connections in the poller, waiting for their client's bytes |
+//! | `wirebench_http_queued_connections` | gauge | connections with bytes to serve, waiting for a worker |
 //! | `wirebench_http_worker_threads` | gauge | `state` = `busy` or `idle` |
 //! | `wirebench_http_refused_connections_total` | counter | connections answered 503 at the connection limit |
-//! | `wirebench_http_queue_wait_max_seconds` | gauge | the longest a connection waited from its accept to a worker taking it, since the start |
+//! | `wirebench_http_queue_wait_max_seconds` | gauge | the longest a connection waited in the queue for a worker, since the start |
 //! | `wirebench_sched_realtime` | gauge | 1 when the workers run in the real-time round-robin class (`--sched rr`, granted), else 0 |
 //! | `wirebench_listen_queue_length` | gauge | connections waiting in the listening socket's accept queue (`TCP_INFO`) |
 //! | `wirebench_listen_backlog` | gauge | that queue's capacity: `--backlog` after the kernel's `somaxconn` cap |
@@ -307,9 +309,13 @@ impl WorkerMetrics {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Gauges {
     pub open_connections: usize,
+    /// Connections in the poller.
+    pub parked_connections: usize,
+    /// Connections queued for a worker.
+    pub queued_connections: usize,
     pub busy_threads: usize,
     pub idle_threads: usize,
-    /// The longest a connection waited from its accept to a worker taking it.
+    /// The longest a connection waited in the queue for a worker.
     pub queue_wait_max: std::time::Duration,
     /// The workers run in the real-time round-robin class (`--sched rr`, granted).
     pub realtime: bool,
@@ -320,7 +326,7 @@ type GaugeSource = Box<dyn Fn() -> Gauges + Send + Sync>;
 
 /// Every worker's block, summed when scraped; plus the refusal counter.
 ///
-/// A worker thread that exits (a surplus spare) drops its handle on its
+/// A worker's buffers that are replaced (after a panic) drop their handle on its
 /// block; a later scrape, or a registration once the list has doubled,
 /// folds that block into `retired` and frees it (module doc, "Memory").
 #[derive(Default)]
@@ -328,7 +334,7 @@ pub struct Registry {
     blocks: Mutex<Blocks>,
     /// Counts of the workers that have exited.
     retired: Mutex<Vec<u64>>,
-    /// Written by the acceptor (and the spawner on a failed spawn); refusals
+    /// Written by the acceptor; refusals
     /// are off the serving path, so one shared counter is fine.
     refused: AtomicU64,
     gauges: std::sync::OnceLock<GaugeSource>,
@@ -487,6 +493,16 @@ impl Registry {
         );
         let _ = writeln!(
             s,
+            "# HELP wirebench_http_parked_connections Connections in the poller, waiting for their client's bytes.\n\
+             # TYPE wirebench_http_parked_connections gauge\n\
+             wirebench_http_parked_connections {}\n\
+             # HELP wirebench_http_queued_connections Connections with bytes to serve, waiting for a worker.\n\
+             # TYPE wirebench_http_queued_connections gauge\n\
+             wirebench_http_queued_connections {}",
+            gauges.parked_connections, gauges.queued_connections
+        );
+        let _ = writeln!(
+            s,
             "# HELP wirebench_http_worker_threads Worker threads, serving a connection (busy) or waiting for one (idle).\n\
              # TYPE wirebench_http_worker_threads gauge\n\
              wirebench_http_worker_threads{{state=\"busy\"}} {}\n\
@@ -502,7 +518,7 @@ impl Registry {
         );
         let _ = writeln!(
             s,
-            "# HELP wirebench_http_queue_wait_max_seconds The longest a connection waited from its accept to a worker taking it, since the server started.\n\
+            "# HELP wirebench_http_queue_wait_max_seconds The longest a connection waited in the queue for a worker, since the server started.\n\
              # TYPE wirebench_http_queue_wait_max_seconds gauge\n\
              wirebench_http_queue_wait_max_seconds {}",
             gauges.queue_wait_max.as_secs_f64()
@@ -696,6 +712,8 @@ mod tests {
         let mut out = Vec::new();
         let gauges = Gauges {
             open_connections: 3,
+            parked_connections: 7,
+            queued_connections: 1,
             busy_threads: 2,
             idle_threads: 5,
             queue_wait_max: std::time::Duration::from_micros(2_500),
@@ -717,6 +735,8 @@ mod tests {
             "wirebench_http_request_duration_seconds_bucket{route=\"/catalog/{format}\",le=\"+Inf\"} 1",
             "wirebench_encode_duration_seconds_bucket{format=\"avro\",le=\"0.000025\"} 1",
             "wirebench_http_open_connections 3",
+            "wirebench_http_parked_connections 7",
+            "wirebench_http_queued_connections 1",
             "wirebench_http_worker_threads{state=\"busy\"} 2",
             "wirebench_http_worker_threads{state=\"idle\"} 5",
             "wirebench_http_refused_connections_total 1",

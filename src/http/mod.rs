@@ -5,15 +5,19 @@
 //! 1. [`server`]: the listening socket's queue holds up to `--backlog`
 //!    completed connects ([`sys`]); the acceptor thread accepts and hands
 //!    the socket to the [`pool`]. At the connection cap the pool closes the longest-idle
-//!    keep-alive connection to make room; only when every connection is
-//!    mid-request does the acceptor answer a fast 503.
-//! 2. [`pool`]: a worker thread owns the connection until it closes. Spare
-//!    workers are started ahead of demand, in batches; surplus spares exit.
+//!    keep-alive connection to make room; only when none has been idle
+//!    `--evict-idle` does the acceptor answer a fast 503.
+//! 2. [`pool`]: the poller holds every connection that waits for its client
+//!    (new, idle keep-alive, a half-sent head, a lingering close) with
+//!    `epoll` ([`sys::Epoll`]) and queues it when bytes arrive; a fixed pool
+//!    of workers (`--threads`) serves queued connections and parks them
+//!    again.
 //! 3. [`conn`]: the worker reads into its fixed buffer, [`parse`]s the head
 //!    (no allocation), asks [`routes`] for the reply, discards any body,
 //!    writes head + body with one system call ([`response`], [`date`]), and
-//!    repeats for keep-alive and pipelined requests: one state function
-//!    each (idle, reading a head, discarding a body, responding, closing).
+//!    repeats for pipelined requests: one state function each (reading a
+//!    head, discarding a body, responding), until the connection waits for
+//!    bytes (parked) or closes.
 //! 4. [`memory`]: a catalog body is first admitted ([`admission`]: budget
 //!    bytes, and a large-body slot when large; 503 + `Retry-After` when the
 //!    budget stays full); large bodies are encoded on the [`encoders`] into
@@ -34,7 +38,8 @@
 //! | header lines | 64 | `--max-headers` | 431, close |
 //! | request body (discarded) | 16 KiB | `--max-body` | 413, close |
 //! | completed connects waiting for `accept` | `somaxconn`, at most 16,384 | `--backlog` | the kernel drops the SYN; the client retries 1 s later |
-//! | open connections (= most worker threads) | 2,048 | `--max-connections` (`--threads`) | longest-idle connection closed; fast 503 + close if none is idle |
+//! | open connections (served, queued or parked) | 2,048 | `--max-connections` | longest-idle connection closed; fast 503 + close if none is idle |
+//! | worker threads | 4 per core | `--threads` | connections wait in the queue |
 //! | response bytes in flight, all requests | MemTotal / 8 | `--max-inflight-bytes` | wait up to `--budget-wait` (250 ms), then 503 + `Retry-After: 1` |
 //! | worker stack | 512 KiB | `--stack-size` | (measured need: see [`ServerConfig::stack_size`]) |
 //! | first request / head deadline | 10 s | `--header-timeout` | 408 if partly sent, close |
@@ -44,15 +49,15 @@
 //! | whole response of `n` bytes | `write_timeout + n / 128 KiB/s` | `--min-send-rate` | close |
 //! | `count` | 10,000 | `--max-count` | 400 |
 //!
-//! Per connection the worker holds one request buffer (4 KiB, doubling up to
-//! the line + header limits, ~24 KiB, only for heads that need it, shrunk back
-//! when the connection ends), a response head buffer and response buffers of
-//! at most 16 KiB each between responses.
+//! Each worker holds one request buffer (4 KiB, doubling up to the line +
+//! header limits, ~24 KiB, only for heads that need it, shrunk back after
+//! each turn), a response head buffer and response buffers of at most 16 KiB
+//! each between responses; a parked connection holds its socket, its slot in
+//! the poller and any half-sent head's bytes.
 //!
 //! **Architecture Invariant:** no response is cached; every catalog request
 //! encodes afresh. **Architecture Invariant:** no thread is spawned per
-//! request; worker threads follow the number of open connections plus the
-//! spares.
+//! request or per connection; the pool's size is fixed at start.
 
 pub mod admission;
 pub mod buffers;
@@ -123,12 +128,12 @@ pub fn cli_main(args: &mut Args, lab: fn() -> Result<Vec<page::EvolutionCell>, S
     let _ = match server.priority() {
         Ok(()) => writeln!(
             out,
-            "wirebench serve: acceptor and spawner at {}, workers at {}",
+            "wirebench serve: acceptor at {}, workers at {}",
             prio.raised, prio.worker
         ),
         Err(e) => writeln!(
             out,
-            "wirebench serve: acceptor and spawner at the workers' priority, {} ({} refused: {e})",
+            "wirebench serve: acceptor at the workers' priority, {} ({} refused: {e})",
             prio.worker, prio.raised
         ),
     };

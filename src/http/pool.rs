@@ -1,113 +1,78 @@
-//! The worker pool: one thread per open connection, spare threads kept
-//! ready ahead of demand, surplus threads retired, and the connection cap
-//! with idle-connection eviction.
+//! The worker pool and its poller: a fixed number of workers serve
+//! connections that have bytes to serve; one poller thread holds every
+//! connection that waits for bytes (Apache httpd's event MPM, Tomcat's NIO
+//! connector).
 //!
-//! A blocking server spends a thread per open connection, so the thread cap
-//! *is* the connection cap (`max_connections`). Thread creation happens on
-//! the spawner thread, never on the accept path and never per request.
+//! **Workers** (`--threads`, four per core by default, all started before
+//! the server listens) take connections from one queue and serve them with
+//! blocking reads and writes ([`conn::serve`]) until the connection closes
+//! or waits for its client: after a response with no next request
+//! buffered, or a head that stopped halfway ([`conn::HEAD_READ_WAIT`]).
+//! Then the worker *parks* it and takes the next one.
 //!
-//! **Spare threads** (Apache httpd's `StartServers`, `MinSpareThreads`,
-//! `MaxSpareThreads`): `start_threads` workers exist before the server
-//! listens. Whenever fewer than `min_spare_threads` workers would be left
-//! waiting once the queued connections are taken, [`Pool::submit`] wakes the
-//! spawner, which starts the whole shortfall in one batch — so a burst of
-//! connects meets threads that already exist instead of waiting for each
-//! to be created while the core is busy serving. Each new worker first
-//! starts two more of the shortfall itself (`Pool::help_spawn`): under a
-//! burst the spawner is one runnable thread among hundreds, and the
-//! starters double with every generation instead. A worker that has waited
-//! `spare_timeout` for a connection while more than `max_spare_threads`
-//! others also wait exits, and its buffers go with it.
+//! **The poller** waits on every parked connection at once with `epoll`
+//! ([`Epoll`], one-shot registrations: a connection is registered once,
+//! re-armed with each park), and queues each one that becomes readable (or
+//! hung up: the worker's read finds out). New connections are parked first
+//! too: a client that connects and sends nothing holds no worker. Parked
+//! connections live in a slab; a token is the slot's index and generation,
+//! so an event for a connection closed meanwhile is ignored. Arming happens
+//! under the slab's lock, so a descriptor is never armed after its
+//! connection was closed and its number reused.
 //!
-//! **Priority**: the acceptor and the spawner ask for nice [`RAISED_NICE`]
-//! ([`Priorities::raise`]). With thousands of connections each owning a
-//! runnable worker on one core, a thread at the workers' weight gets a
-//! thousandth of the core and waits behind every one of them; at nice -20
-//! a thread weighs as much as 87 workers, and the scheduler picks it soon
-//! after it wakes. A thread inherits its creator's nice value.
-//!
-//! **`--sched rr`** moves the server into the real-time round-robin class
-//! ([`Priorities::of`]): workers and encoders at priority [`WORKER_RT`], the
-//! acceptor and the spawner at [`RAISED_RT`], so they preempt a worker as
-//! soon as they wake. Among workers of one priority the kernel runs them in
-//! the order they became ready, as an event loop takes its ready list; in
-//! the fair class it picks by virtual deadline, and with thousands of ready
-//! workers some wait many rounds (docs/HTTP.md has the measured tails of
-//! both). Workers the pool's starter made are in the fair class until their
-//! first job; they move then, as raised ones drop.
-//!
-//! **Starting at the starter's priority**: a worker started by the spawner
-//! (or by a worker the spawner started) keeps that priority while it starts:
-//! it helps spawn, makes its buffers and registers its counters, takes its
-//! first job and opens its slot, and only then drops to the workers' own
-//! priority ([`Priorities::worker`]), just before it serves, or before
-//! it first waits when it finds no job (the drop is a system call after
-//! which the scheduler may switch at once, so it is never made holding the
-//! lock). Those steps take locks: the pool's, the metrics registry's,
-//! glibc's malloc arena locks and the kernel's address-space lock (stacks
-//! and heap growth). A holder at the workers' weight that loses the core
-//! waits for its next turn behind every runnable worker — seconds, with
-//! thousands of connections on one core — and every thread that needs the
-//! lock waits behind it; a raised holder is back on the core soon. The
-//! work done raised is paid back after the drop, because the scheduler
-//! keeps a thread's lag (service beyond its share) across a change of
-//! weight: a worker that started threads waits longer for its first turn
-//! than one that did not. Where the privilege is missing (`CAP_SYS_NICE`)
-//! every thread stays at the workers' priority.
+//! **The poller's bookkeeping**, every [`TICK`] (no kernel timer per wait):
+//! an idle keep-alive connection past its idle timeout (`--idle-timeout`,
+//! or `--busy-idle-timeout` when it went idle at 75% of the cap or more,
+//! [`Shared::crowded`]) is
+//! closed silently; one still waiting for its first request past the
+//! header timeout is closed; one with part of a head past the header
+//! timeout is queued, and its worker answers 408; a lingering close (after
+//! a `Connection: close` response or an error: our side shut down, the
+//! client's late bytes drained by the poller, [`conn::drain`]) is closed
+//! after [`conn::LINGER_TIME`].
 //!
 //! **Capacity**: a connection is admitted while fewer than
-//! `max_connections` are open (queued or being served), not counting ones
-//! already evicted. At the cap, the acceptor evicts the keep-alive
-//! connection that has been idle longest, if it has been idle at least
-//! `evict_idle` ([`Slot::evict`]: its worker's blocked read sees
-//! end-of-file, it closes and takes the new connection from the queue).
-//! Otherwise the new one is refused with a fast 503. A connection that
-//! went idle a moment ago is mid-conversation (its next request is often
-//! already on the way, or its worker is waiting for the core): evicting it
-//! would only turn the new client's wait into its client's reconnect, and
-//! under a flood of clients beyond the cap every accept would evict a
-//! busy connection. The scan for the longest-idle connection reads every
-//! slot; when it finds none old enough it records the earliest time one
-//! can be (`no_evict_before`), and accepts until then are refused without
-//! scanning, so refusing stays a few system calls on the acceptor. From 75% of the cap on, [`Shared::crowded`] is set and
-//! connections idle for `busy_idle_timeout` instead of `idle_timeout`.
+//! `max_connections` are open (queued, served or parked). At the cap, the
+//! acceptor closes the parked keep-alive connection idle the longest, if it
+//! has been idle at least `evict_idle`; otherwise the new one is refused
+//! with a fast 503. A connection that went idle a moment ago is
+//! mid-conversation: evicting it would only trade one client's wait for
+//! another's reconnect. When none is old enough the acceptor records the
+//! earliest time one can be (`no_evict_before`) and refuses without
+//! scanning until then.
 //!
-//! Accounting invariant: every queued job has a future taker — an idle
-//! worker, a thread the spawner was asked for, a thread started that has not
-//! asked for a job yet, or (for a job admitted by eviction) the evicted
-//! connection's worker. `submit` asks for threads by a lower bound of the
-//! takers, so it may ask for one too many but never leaves a job without one.
+//! **Priority**: the acceptor asks for nice [`RAISED_NICE`]
+//! ([`Priorities::raise`]), or [`RAISED_RT`] with `--sched rr` (workers,
+//! encoders and the poller then at [`WORKER_RT`]): it must drain a connect
+//! burst while the workers serve. The poller stays at the workers'
+//! priority: raised, it preempts a worker at each readiness and takes one
+//! event per wake-up instead of a batch (measured: a fifth of the
+//! requests/s at c=1000; `results/server-pressure-pool.txt`).
 //!
-//! A panic that escapes a connection (a bug; route panics are already turned
-//! into 500s by `conn`) is caught here: the connection closes, the worker
-//! starts afresh and goes on.
+//! A panic that escapes a connection (a bug; route panics are already
+//! turned into 500s by `conn`) is caught here: the connection closes, the
+//! worker starts afresh and goes on.
 //!
-//! Shutdown: no new jobs, queued connections are closed, every open
-//! connection's read side is shut down (a worker blocked in `read` sees EOF
-//! and ends the connection after its current response), then the pool waits
-//! until every worker has exited. A worker stuck writing to a client that
-//! does not read is bounded by the response's send deadline.
+//! Shutdown: no new connections; queued ones are closed; the poller closes
+//! every parked one and exits; every served connection's read side is shut
+//! down (a worker reading a head sees end-of-file; one writing is bounded
+//! by the response's send deadline); then the pool waits for every worker.
+//! Lock order: `state` before `parked`, never the other way.
 
 use super::config::{RAISED_RT, SchedClass, WORKER_RT};
-use super::conn::{self, Worker};
-use super::date::DateCache;
-use super::shared::{Shared, Slot, refuse};
-use super::sys::Sched;
+use super::conn::{self, Outcome, Worker};
+use super::shared::{Job, Shared, Slot};
+use super::sys::{Epoll, EpollEvent, Sched};
 use std::collections::VecDeque;
-use std::net::{SocketAddr, TcpStream};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-/// An accepted connection waiting for a worker.
-#[derive(Debug)]
-pub struct Job {
-    pub stream: TcpStream,
-    pub peer: SocketAddr,
-    pub accepted: Instant,
-}
+/// How often the poller looks for expired parked connections (and for
+/// shutdown): the granularity of the idle and first-request timeouts.
+pub const TICK: Duration = Duration::from_millis(20);
 
 /// Thread and connection counts at one instant (for tests and benchmarks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -116,17 +81,17 @@ pub struct PoolStats {
     pub threads: usize,
     /// Workers waiting for a connection.
     pub idle: usize,
-    /// Connections accepted and not yet closed.
+    /// Connections accepted and not yet closed (queued, served or parked).
     pub open: usize,
-    /// Keep-alive connections waiting for their next request.
+    /// Connections in the poller.
+    pub parked: usize,
+    /// Of those, keep-alive connections waiting for their next request.
     pub idle_connections: usize,
-    /// Worker threads started since the server started.
-    pub started: u64,
-    /// Worker threads that exited as surplus spares.
-    pub retired: u64,
+    /// Connections waiting in the queue for a worker.
+    pub queued: usize,
     /// Idle keep-alive connections closed to admit a new one.
     pub evicted: u64,
-    /// Connections refused with 503 because every connection was mid-request.
+    /// Connections refused with 503 because none was idle long enough to evict.
     pub refused: u64,
 }
 
@@ -137,54 +102,105 @@ pub struct Pool {
     state: Mutex<State>,
     /// Workers wait here for jobs.
     wake: Condvar,
-    /// The spawner waits here for work.
-    spawn: Condvar,
     /// Shutdown waits here for the last worker to exit.
     exited: Condvar,
+    epoll: Epoll,
+    parked: Mutex<Slab>,
 }
 
 #[derive(Debug, Default)]
 struct State {
     queue: VecDeque<Job>,
-    /// Connections accepted and not yet closed (queued or being served).
+    /// Connections accepted and not yet closed (queued, served or parked).
     open: usize,
-    /// Of `open`, connections evicted whose workers have not closed them yet.
-    evicting: usize,
     /// Workers waiting for a job.
     idle: usize,
-    /// Worker threads alive (or being created).
+    /// Worker threads alive.
     threads: usize,
-    /// Threads counted in `threads` that have not reached `next` yet.
-    starting: usize,
-    /// Threads the spawner should create.
-    to_spawn: usize,
-    /// The spawner is waiting on `spawn` (only then is a wake-up needed).
-    spawner_waiting: bool,
-    /// Every live worker's slot.
+    /// Every worker's slot.
     slots: Vec<Arc<Slot>>,
-    spawner: Option<JoinHandle<()>>,
+    poller: Option<JoinHandle<()>>,
     shutdown: bool,
-    started: u64,
-    retired: u64,
     evicted: u64,
     refused: u64,
-    /// At the cap, no connection can have been idle `evict_idle` before
-    /// this many ms from the epoch (see the module doc).
-    no_evict_before: u64,
-    /// The spawner runs at [`Priorities::raised`]: threads it starts inherit it.
-    raised: bool,
-    /// The longest a job waited between its accept and a worker taking it.
+    /// The longest a connection waited in the queue for a worker.
     queue_wait_max: Duration,
 }
 
-/// The nice value the acceptor and the spawner ask for in the fair class (the highest priority).
+/// A parked connection.
+#[derive(Debug)]
+struct Parked {
+    job: Job,
+    /// `job.since` in ms from the epoch.
+    since_ms: u64,
+    /// Its idle timeout in ms, chosen as it went idle (shorter when crowded).
+    idle_ms: u64,
+}
+
+/// The parked connections, by token.
+#[derive(Debug, Default)]
+struct Slab {
+    entries: Vec<(u32, Option<Parked>)>,
+    free: Vec<u32>,
+    /// Parked connections, and of those the idle keep-alive ones.
+    parked: usize,
+    idle: usize,
+    /// At the cap, no connection can have been idle `evict_idle` before
+    /// this many ms from the epoch.
+    no_evict_before: u64,
+}
+
+impl Slab {
+    fn insert(&mut self, p: Parked) -> u64 {
+        let idle = p.job.idle();
+        let i = match self.free.pop() {
+            Some(i) => i,
+            None => {
+                self.entries.push((0, None));
+                (self.entries.len() - 1) as u32
+            }
+        };
+        let e = &mut self.entries[i as usize];
+        e.1 = Some(p);
+        self.parked += 1;
+        self.idle += usize::from(idle);
+        (u64::from(e.0) << 32) | u64::from(i)
+    }
+
+    fn get(&self, token: u64) -> Option<&Parked> {
+        let (generation, i) = ((token >> 32) as u32, token as u32);
+        match self.entries.get(i as usize) {
+            Some((g, Some(p))) if *g == generation => Some(p),
+            _ => None,
+        }
+    }
+
+    fn take(&mut self, token: u64) -> Option<Parked> {
+        let (generation, i) = ((token >> 32) as u32, token as u32);
+        let e = self.entries.get_mut(i as usize)?;
+        if e.0 != generation || e.1.is_none() {
+            return None;
+        }
+        let p = e.1.take()?;
+        e.0 = e.0.wrapping_add(1);
+        self.free.push(i);
+        self.parked -= 1;
+        self.idle -= usize::from(p.job.idle());
+        Some(p)
+    }
+
+    fn token_of(&self, i: usize) -> u64 {
+        (u64::from(self.entries[i].0) << 32) | i as u64
+    }
+}
+
+/// The nice value the acceptor and the poller ask for in the fair class (the highest priority).
 pub const RAISED_NICE: i32 = -20;
 
 /// The scheduling of the server's threads (`--sched`, [`SchedClass`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Priorities {
-    /// The acceptor and the spawner, and a worker the spawner starts until
-    /// it first serves or waits.
+    /// The acceptor and the poller.
     pub raised: Sched,
     /// Workers, and with `rr` the encoders.
     pub worker: Sched,
@@ -244,186 +260,210 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Pool {
-    pub fn new(shared: Arc<Shared>, prio: Priorities) -> Pool {
-        Pool {
+    pub fn new(shared: Arc<Shared>, prio: Priorities) -> std::io::Result<Pool> {
+        Ok(Pool {
             shared,
             prio,
             state: Mutex::new(State::default()),
             wake: Condvar::new(),
-            spawn: Condvar::new(),
             exited: Condvar::new(),
-        }
+            epoll: Epoll::new()?,
+            parked: Mutex::new(Slab::default()),
+        })
     }
 
     fn cap(&self) -> usize {
         self.shared.config.max_connections.max(1)
     }
 
-    /// Starts `start_threads` workers, then the spawner thread.
+    /// Starts the workers, then the poller.
     pub fn start(self: &Arc<Self>) -> std::io::Result<()> {
         let weak = Arc::downgrade(self);
         self.shared.metrics.set_gauges(Box::new(move || {
             weak.upgrade().map(|pool| pool.gauges()).unwrap_or_default()
         }));
-        let first = self.shared.config.start_threads.min(self.cap());
-        for _ in 0..first {
-            {
-                let mut st = lock(&self.state);
-                st.threads += 1;
-                st.starting += 1;
-            }
-            if let Err(e) = self.spawn_worker() {
-                let mut st = lock(&self.state);
-                st.threads -= 1;
-                st.starting -= 1;
-                return Err(e);
+        for _ in 0..self.shared.config.threads.max(1) {
+            let slot: Arc<Slot> = Arc::default();
+            let pool = Arc::clone(self);
+            let worker_slot = Arc::clone(&slot);
+            lock(&self.state).threads += 1;
+            let spawned = thread::Builder::new()
+                .name("http-worker".into())
+                .stack_size(self.shared.config.stack_size)
+                .spawn(move || worker_main(&pool, &worker_slot));
+            let mut st = lock(&self.state);
+            match spawned {
+                Ok(_detached) => st.slots.push(slot),
+                Err(e) => {
+                    st.threads -= 1;
+                    drop(st);
+                    self.shutdown();
+                    return Err(e);
+                }
             }
         }
         let pool = Arc::clone(self);
         let handle = thread::Builder::new()
-            .name("http-spawner".into())
-            .spawn(move || spawner_main(&pool))?;
-        lock(&self.state).spawner = Some(handle);
-        Ok(())
-    }
-
-    /// Queues `job` for a worker; at the cap, evicts the longest-idle
-    /// connection to make room. Gives the job back when every connection is
-    /// mid-request or the server is shutting down.
-    pub fn submit(&self, job: Job) -> Result<(), Job> {
-        let cap = self.cap();
-        let mut st = lock(&self.state);
-        if st.shutdown {
-            return Err(job);
-        }
-        if st.open - st.evicting >= cap {
-            if !self.evict_longest_idle(&mut st, self.shared.ms_at(job.accepted)) {
-                st.refused += 1;
-                return Err(job);
+            .name("http-poller".into())
+            .spawn(move || poller_main(&pool));
+        match handle {
+            Ok(h) => {
+                lock(&self.state).poller = Some(h);
+                Ok(())
             }
-            st.evicting += 1;
-            st.evicted += 1;
+            Err(e) => {
+                self.shutdown();
+                Err(e)
+            }
         }
-        st.open += 1;
-        st.queue.push_back(job);
-        self.set_crowded(&st);
-        // Spares left once every queued job is taken; top them up to the minimum.
-        let takers = st.idle + st.starting + st.to_spawn + st.evicting;
-        let want = (st.queue.len() + self.shared.config.min_spare_threads).saturating_sub(takers);
-        let room = cap.saturating_sub(st.threads + st.to_spawn);
-        let more = want.min(room);
-        // Wake-ups are system calls: skip them when nobody waits, so the
-        // acceptor drains a connect burst as fast as it can.
-        let mut wake_spawner = false;
-        if more > 0 {
-            st.to_spawn += more;
-            wake_spawner = st.spawner_waiting;
-        }
-        let wake_worker = st.idle > 0;
-        drop(st);
-        if wake_spawner {
-            self.spawn.notify_one();
-        }
-        if wake_worker {
-            self.wake.notify_one();
-        }
-        Ok(())
     }
 
-    /// Closes the keep-alive connection idle the longest, if it has been idle
-    /// at least `evict_idle` at `now_ms`; false when none has.
-    fn evict_longest_idle(&self, st: &mut State, now_ms: u64) -> bool {
-        if now_ms < st.no_evict_before {
-            return false;
-        }
-        let min_idle = u64::try_from(self.shared.config.evict_idle.as_millis()).unwrap_or(u64::MAX);
-        // A connection may start a request between the scan and the eviction; try the next.
-        for _ in 0..4 {
-            let oldest = st
-                .slots
-                .iter()
-                .filter_map(|s| s.idle_since().map(|t| (t, s)))
-                .min_by_key(|(t, _)| *t);
-            match oldest {
-                Some((since, slot)) if now_ms.saturating_sub(since) >= min_idle => {
-                    if slot.evict(since) {
-                        return true;
+    /// Admits a new connection (to the poller, which queues it once its
+    /// client sends); at the cap, evicts the longest-idle connection to make
+    /// room. Gives the socket back when none is idle long enough or the
+    /// server is shutting down.
+    pub fn submit(&self, job: Job) -> Result<(), std::net::TcpStream> {
+        {
+            let mut st = lock(&self.state);
+            if st.shutdown {
+                return Err(job.stream);
+            }
+            if st.open >= self.cap() {
+                match self.evict_longest_idle(self.shared.ms_at(job.accepted)) {
+                    Some(evicted) => {
+                        st.evicted += 1;
+                        drop(evicted); // closes it; one out, one in
+                    }
+                    None => {
+                        st.refused += 1;
+                        return Err(job.stream);
                     }
                 }
-                // Any connection idle later than the oldest (or than now) is younger.
-                Some((since, _)) => {
-                    st.no_evict_before = since.saturating_add(min_idle);
-                    return false;
-                }
-                None => {
-                    st.no_evict_before = now_ms.saturating_add(min_idle);
-                    return false;
-                }
+            } else {
+                st.open += 1;
+                self.set_crowded(&st);
             }
         }
-        false
+        self.park(job);
+        Ok(())
+    }
+
+    /// Removes the parked keep-alive connection idle the longest, if it has
+    /// been idle at least `evict_idle` at `now_ms`.
+    fn evict_longest_idle(&self, now_ms: u64) -> Option<Parked> {
+        let mut slab = lock(&self.parked);
+        if now_ms < slab.no_evict_before {
+            return None;
+        }
+        let min_idle = u64::try_from(self.shared.config.evict_idle.as_millis()).unwrap_or(u64::MAX);
+        let oldest = slab
+            .entries
+            .iter()
+            .enumerate()
+            .filter_map(|(i, (_, p))| p.as_ref().filter(|p| p.job.idle()).map(|p| (p.since_ms, i)))
+            .min();
+        match oldest {
+            Some((since, i)) if now_ms.saturating_sub(since) >= min_idle => {
+                let token = slab.token_of(i);
+                slab.take(token)
+            }
+            Some((since, _)) => {
+                slab.no_evict_before = since.saturating_add(min_idle);
+                None
+            }
+            None => {
+                slab.no_evict_before = now_ms.saturating_add(min_idle);
+                None
+            }
+        }
     }
 
     fn set_crowded(&self, st: &State) {
-        let crowded = (st.open - st.evicting) * 4 >= self.cap() * 3;
+        let crowded = st.open * 4 >= self.cap() * 3;
         if self.shared.crowded.load(Ordering::Relaxed) != crowded {
             self.shared.crowded.store(crowded, Ordering::Relaxed);
         }
     }
 
-    /// The next job, or `None` when the worker should exit (shutdown, or a
-    /// surplus spare). `finished`: the caller just closed a connection,
-    /// `evicted` says whether it was closed by eviction. `settle`: the
-    /// priority a new worker moves to; it is applied here, outside the
-    /// lock, before the worker first waits for a job, and otherwise left to
-    /// the caller, which applies it before it serves the job it took.
-    fn next(&self, first: bool, finished: Option<bool>, slot: &Arc<Slot>, settle: &mut Option<Sched>) -> Option<Job> {
+    /// Hands `job` to the poller; closes it if it cannot be registered.
+    fn park(&self, mut job: Job) {
+        let since_ms = self.shared.ms_at(job.since);
         let cfg = &self.shared.config;
-        let mut st = lock(&self.state);
-        // Counted in `starting` (a taker of queued jobs) until it takes one or waits.
-        let mut starting = first;
-        if let Some(evicted) = finished {
-            st.open -= 1;
-            if evicted {
-                st.evicting -= 1;
-            }
-            self.set_crowded(&st);
+        let idle_wait = if self.shared.crowded.load(Ordering::Relaxed) {
+            cfg.idle_timeout.min(cfg.busy_idle_timeout)
+        } else {
+            cfg.idle_timeout
+        };
+        let idle_ms = u64::try_from(idle_wait.as_millis()).unwrap_or(u64::MAX);
+        let registered = std::mem::replace(&mut job.registered, true);
+        let mut slab = lock(&self.parked);
+        let token = slab.insert(Parked { job, since_ms, idle_ms });
+        // Armed under the lock: nobody can close the socket (and free its
+        // descriptor number) between the insert and the arming.
+        let stream = &slab.get(token).expect("just inserted").job.stream;
+        let armed = if registered {
+            self.epoll.rearm(stream, token)
+        } else {
+            self.epoll.add(stream, token)
+        };
+        if armed.is_err() {
+            let failed = slab.take(token);
+            drop(slab);
+            drop(failed);
+            self.closed(1);
         }
+    }
+
+    /// `n` connections were closed.
+    fn closed(&self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        let mut st = lock(&self.state);
+        st.open -= n;
+        self.set_crowded(&st);
+    }
+
+    /// Queues connections with bytes to serve and wakes workers for them.
+    fn enqueue(&self, ready: &mut Vec<Job>) {
+        let n = ready.len();
+        let mut st = lock(&self.state);
+        if st.shutdown {
+            st.open -= n;
+            drop(st);
+            ready.clear();
+            return;
+        }
+        let now = Instant::now();
+        for mut job in ready.drain(..) {
+            job.since = now; // from here: the time it waits in the queue
+            st.queue.push_back(job);
+        }
+        let wake = st.idle.min(n);
+        drop(st);
+        if wake == n && n > 1 {
+            self.wake.notify_all();
+        } else {
+            for _ in 0..wake {
+                self.wake.notify_one();
+            }
+        }
+    }
+
+    /// The next job, or `None` when the worker should exit (shutdown).
+    fn next(&self, slot: &Arc<Slot>) -> Option<Job> {
+        let mut st = lock(&self.state);
         loop {
             if st.shutdown {
-                st.starting -= usize::from(starting);
                 return self.exit(st, slot);
             }
             if let Some(job) = st.queue.pop_front() {
-                st.starting -= usize::from(starting);
-                // Once per connection: where a burst's connections wait for a
-                // thread (a turn in the accept queue is the kernel's).
-                st.queue_wait_max = st.queue_wait_max.max(job.accepted.elapsed());
+                st.queue_wait_max = st.queue_wait_max.max(job.since.elapsed());
                 return Some(job);
             }
-            if let Some(sched) = settle.take() {
-                // A system call that may hand the core to another thread at
-                // once: never with the lock held.
-                drop(st);
-                let _ = super::sys::set_thread_sched(sched);
-                st = lock(&self.state);
-                continue;
-            }
-            if starting {
-                st.starting -= 1;
-                starting = false;
-            }
             st.idle += 1;
-            let (guard, waited) = self
-                .wake
-                .wait_timeout(st, cfg.spare_timeout)
-                .unwrap_or_else(PoisonError::into_inner);
-            st = guard;
+            st = self.wake.wait(st).unwrap_or_else(PoisonError::into_inner);
             st.idle -= 1;
-            if waited.timed_out() && st.queue.is_empty() && st.idle >= cfg.max_spare_threads {
-                st.retired += 1;
-                return self.exit(st, slot);
-            }
         }
     }
 
@@ -441,26 +481,66 @@ impl Pool {
         None
     }
 
+    /// The poller's bookkeeping: closes the idle connections past their
+    /// idle timeout and the new ones past the header timeout; queues the
+    /// half-sent heads past it (their workers answer 408).
+    fn expire(&self, ready: &mut Vec<Job>) {
+        let cfg = &self.shared.config;
+        let now = Instant::now();
+        let now_ms = self.shared.ms_at(now);
+        let mut closing = Vec::new();
+        {
+            let mut slab = lock(&self.parked);
+            for i in 0..slab.entries.len() {
+                let Some(p) = &slab.entries[i].1 else { continue };
+                let expired = if p.job.idle() {
+                    now_ms.saturating_sub(p.since_ms) >= p.idle_ms
+                } else if p.job.lingering.is_some() {
+                    now.saturating_duration_since(p.job.started) >= conn::LINGER_TIME
+                } else {
+                    now.saturating_duration_since(p.job.started) >= cfg.header_timeout
+                };
+                if expired {
+                    let token = slab.token_of(i);
+                    if let Some(p) = slab.take(token) {
+                        if p.job.partial.is_empty() || p.job.lingering.is_some() {
+                            closing.push(p.job);
+                        } else {
+                            ready.push(p.job);
+                        }
+                    }
+                }
+            }
+        }
+        let n = closing.len();
+        drop(closing);
+        self.closed(n);
+    }
+
     /// Thread and connection counts now.
     pub fn stats(&self) -> PoolStats {
         let st = lock(&self.state);
+        let slab = lock(&self.parked);
         PoolStats {
             threads: st.threads,
             idle: st.idle,
             open: st.open,
-            idle_connections: st.slots.iter().filter(|s| s.idle_since().is_some()).count(),
-            started: st.started,
-            retired: st.retired,
+            parked: slab.parked,
+            idle_connections: slab.idle,
+            queued: st.queue.len(),
             evicted: st.evicted,
             refused: st.refused,
         }
     }
 
-    /// Open connections and busy/idle threads, for `/metrics`.
+    /// Connections and threads now, for `/metrics`.
     pub fn gauges(&self) -> super::metrics::Gauges {
         let st = lock(&self.state);
+        let parked = lock(&self.parked).parked;
         super::metrics::Gauges {
             open_connections: st.open,
+            parked_connections: parked,
+            queued_connections: st.queue.len(),
             busy_threads: st.threads - st.idle.min(st.threads),
             idle_threads: st.idle,
             queue_wait_max: st.queue_wait_max,
@@ -468,25 +548,35 @@ impl Pool {
         }
     }
 
+    /// Closes every parked connection.
+    fn close_parked(&self) {
+        let parked: Vec<Parked> = {
+            let mut slab = lock(&self.parked);
+            let tokens: Vec<u64> = (0..slab.entries.len())
+                .filter(|&i| slab.entries[i].1.is_some())
+                .map(|i| slab.token_of(i))
+                .collect();
+            tokens.into_iter().filter_map(|t| slab.take(t)).collect()
+        };
+        let n = parked.len();
+        drop(parked);
+        self.closed(n);
+    }
+
     /// Stops the pool: see the module doc. Safe to call more than once.
     pub fn shutdown(&self) {
-        let spawner = {
+        let (slots, queued, poller) = {
             let mut st = lock(&self.state);
             st.shutdown = true;
-            st.spawner.take()
-        };
-        self.spawn.notify_all();
-        if let Some(spawner) = spawner {
-            let _ = spawner.join(); // after this no thread is added
-        }
-        let (slots, queued) = {
-            let mut st = lock(&self.state);
             let queued = std::mem::take(&mut st.queue);
             st.open -= queued.len();
-            (st.slots.clone(), queued)
+            (st.slots.clone(), queued, st.poller.take())
         };
         self.wake.notify_all();
         drop(queued);
+        if let Some(poller) = poller {
+            let _ = poller.join(); // it sees the flag within a tick
+        }
         for slot in &slots {
             slot.shutdown_read();
         }
@@ -494,146 +584,117 @@ impl Pool {
         while st.threads > 0 {
             st = self.exited.wait(st).unwrap_or_else(PoisonError::into_inner);
         }
-    }
-
-    /// Starts one worker thread; the caller has counted it in `threads` and `starting`.
-    fn spawn_worker(self: &Arc<Self>) -> std::io::Result<()> {
-        let slot: Arc<Slot> = Arc::default();
-        lock(&self.state).slots.push(Arc::clone(&slot));
-        let pool = Arc::clone(self);
-        let worker_slot = Arc::clone(&slot);
-        let spawned = thread::Builder::new()
-            .name("http-worker".into())
-            .stack_size(self.shared.config.stack_size)
-            .spawn(move || worker_main(&pool, &worker_slot));
-        let mut st = lock(&self.state);
-        match spawned {
-            Ok(_detached) => {
-                st.started += 1;
-                Ok(())
-            }
-            Err(e) => {
-                if let Some(i) = st.slots.iter().position(|s| Arc::ptr_eq(s, &slot)) {
-                    st.slots.swap_remove(i);
-                }
-                Err(e)
-            }
-        }
+        drop(st);
+        // A worker may have parked its connection after the poller left.
+        self.close_parked();
     }
 }
 
-fn spawner_main(pool: &Arc<Pool>) {
-    let mut date = DateCache::new();
-    if pool.prio.raise().is_ok() {
-        lock(&pool.state).raised = true;
+/// Events taken from one `epoll_wait`.
+const EVENTS: usize = 256;
+
+fn poller_main(pool: &Arc<Pool>) {
+    // At the workers' priority: raised, it would preempt a worker at every
+    // readiness and take one event per wake-up instead of a batch.
+    if pool.prio.realtime() {
+        let _ = super::sys::set_thread_sched(pool.prio.worker);
     }
+    let mut events = vec![EpollEvent::default(); EVENTS];
+    let mut ready: Vec<Job> = Vec::with_capacity(EVENTS);
+    let mut relinger: Vec<Job> = Vec::new();
+    let mut closing: Vec<Job> = Vec::new();
+    let tick_ms = i32::try_from(TICK.as_millis()).unwrap_or(i32::MAX);
+    let mut next_scan = Instant::now() + TICK;
     loop {
-        {
-            let mut st = lock(&pool.state);
-            while st.to_spawn == 0 && !st.shutdown {
-                st.spawner_waiting = true;
-                st = pool.spawn.wait(st).unwrap_or_else(PoisonError::into_inner);
-                st.spawner_waiting = false;
+        let n = match pool.epoll.wait(&mut events, tick_ms) {
+            Ok(n) => n,
+            Err(_) => {
+                // Cannot happen with a valid instance and buffer; never spin.
+                thread::sleep(TICK);
+                0
             }
-            if st.shutdown {
-                return;
-            }
-            claim(&mut st);
-        }
-        pool.spawn_claimed(&mut date);
-    }
-}
-
-/// Takes one thread off `to_spawn`, counted in `threads` and `starting`
-/// *before* it exists: once started it may take a job at once.
-fn claim(st: &mut State) {
-    st.to_spawn -= 1;
-    st.threads += 1;
-    st.starting += 1;
-}
-
-impl Pool {
-    /// A worker's first act: if threads are still to be started, start up
-    /// to [`HELP_SPAWN`] of them. The spawner is one thread among the many a
-    /// burst makes runnable, so on a busy core it gets a small share of it;
-    /// each new worker starting two more doubles the starters every
-    /// generation (one more each would only keep their number). Returns the
-    /// workers' priority when this thread inherited the spawner's raised
-    /// one, or when the workers are real-time: the worker moves to it once
-    /// it has taken its first job (see [`worker_main`]).
-    fn help_spawn(self: &Arc<Self>, date: &mut DateCache) -> Option<Sched> {
-        let (claimed, settle) = {
-            let mut st = lock(&self.state);
-            let mut claimed = 0;
-            while claimed < HELP_SPAWN && st.to_spawn > 0 && !st.shutdown {
-                claim(&mut st);
-                claimed += 1;
-            }
-            // A worker the pool's starter made (not raised) still needs the
-            // real-time class when the workers have it.
-            let settle = st.raised || self.prio.realtime();
-            (claimed, settle.then_some(self.prio.worker))
         };
-        for _ in 0..claimed {
-            self.spawn_claimed(date);
-        }
-        settle
-    }
-
-    /// Starts a thread [`claim`]ed by the caller; on failure (out of
-    /// threads or memory) stops spawning and refuses the job nobody will take.
-    fn spawn_claimed(self: &Arc<Self>, date: &mut DateCache) {
-        if self.spawn_worker().is_ok() {
+        if lock(&pool.state).shutdown {
+            pool.close_parked();
             return;
         }
-        let mut st = lock(&self.state);
-        st.threads -= 1;
-        st.starting -= 1;
-        st.to_spawn = 0;
-        if st.queue.len() > st.idle + st.starting + st.evicting
-            && let Some(job) = st.queue.pop_back()
-        {
-            st.open -= 1;
-            st.refused += 1;
-            drop(st);
-            self.shared.metrics.refused();
-            refuse(job.stream, date);
+        if n > 0 {
+            let now = Instant::now();
+            let mut slab = lock(&pool.parked);
+            for ev in &events[..n] {
+                if let Some(p) = slab.take(ev.token()) {
+                    let mut job = p.job;
+                    if let Some(drained) = job.lingering {
+                        // Drained here, not by a worker: a few reads at most.
+                        match conn::drain(&job.stream, drained) {
+                            Some(drained) => {
+                                job.lingering = Some(drained);
+                                relinger.push(job);
+                            }
+                            None => closing.push(job),
+                        }
+                        continue;
+                    }
+                    if job.partial.is_empty() {
+                        // A request's head is due from its first byte (the
+                        // wait for that byte was the poller's to bound).
+                        job.started = now;
+                    }
+                    ready.push(job);
+                }
+            }
+        }
+        for job in relinger.drain(..) {
+            pool.park(job);
+        }
+        if !closing.is_empty() {
+            let n = closing.len();
+            closing.clear();
+            pool.closed(n);
+        }
+        let now = Instant::now();
+        if now >= next_scan {
+            next_scan = now + TICK;
+            pool.expire(&mut ready);
+        }
+        if !ready.is_empty() {
+            pool.enqueue(&mut ready);
         }
     }
 }
-
-/// Threads a new worker starts of the spawner's shortfall before it serves.
-const HELP_SPAWN: usize = 2;
 
 fn worker_main(pool: &Arc<Pool>, slot: &Arc<Slot>) {
     let shared = &pool.shared;
-    // Everything up to the first serve takes locks (the pool's, the metrics
-    // registry's, the allocator's) and runs at the priority the thread was
-    // started with; see the module doc, "Starting at the starter's priority".
-    let mut settle = pool.help_spawn(&mut DateCache::new());
+    if pool.prio.realtime() {
+        let _ = super::sys::set_thread_sched(pool.prio.worker);
+    }
     let mut worker = Worker::new(shared);
-    let mut finished = None;
-    let mut first = true;
-    while let Some(job) = pool.next(first, finished, slot, &mut settle) {
-        first = false;
-        // On this thread's stack, where the connection's system calls find it.
-        let stream = job.stream;
-        slot.open(&stream);
-        if let Some(sched) = settle.take() {
-            // Lowering the priority needs no privilege; should it fail, the
-            // worker only keeps a higher one.
-            let _ = super::sys::set_thread_sched(sched);
-        }
-        if !shared.shutdown.load(Ordering::SeqCst) {
-            let served = catch_unwind(AssertUnwindSafe(|| {
-                conn::serve(&stream, job.peer, job.accepted, shared, &mut worker, slot);
-            }));
-            if served.is_err() {
-                worker = Worker::new(shared);
+    while let Some(mut job) = pool.next(slot) {
+        slot.open(&job.stream);
+        let outcome = if shared.shutdown.load(Ordering::SeqCst) {
+            Outcome::Close
+        } else {
+            match catch_unwind(AssertUnwindSafe(|| conn::serve(&mut job, shared, &mut worker))) {
+                Ok(outcome) => outcome,
+                Err(_) => {
+                    worker = Worker::new(shared);
+                    Outcome::Close
+                }
+            }
+        };
+        slot.close();
+        worker.trim();
+        match outcome {
+            Outcome::Park => pool.park(job),
+            Outcome::Linger if job.stream.set_nonblocking(true).is_ok() => {
+                job.lingering = Some(0);
+                job.started = Instant::now();
+                pool.park(job);
+            }
+            Outcome::Close | Outcome::Linger => {
+                drop(job); // closes the socket, after the slot let go of its descriptor
+                pool.closed(1);
             }
         }
-        finished = Some(slot.close());
-        drop(stream); // closes the socket, after the slot let go of its descriptor
-        worker.trim();
     }
 }

@@ -5,23 +5,24 @@
 //! so a test or the load generator can connect at once — no readiness polling.
 //!
 //! The accept loop does as little as possible per connection: `accept` and
-//! hand the socket to the [`Pool`] (the worker sets `TCP_NODELAY`). It never dies:
+//! hand the socket to the [`Pool`], whose poller holds it until its client
+//! sends (the worker sets `TCP_NODELAY`). It never dies:
 //! `ECONNABORTED` (the client gave up while queued) and `EINTR` are retried at
 //! once; `EMFILE`/`ENFILE`/`ENOBUFS`/`ENOMEM` and anything unexpected back off
 //! (1 ms doubling to 100 ms) so an fd shortage does not become a busy loop,
 //! and the loop continues when descriptors free up.
 //!
 //! At the connection cap the pool evicts the longest-idle keep-alive
-//! connection to admit the new one. Only when every connection is
-//! mid-request does the acceptor itself answer a fast `503` with
+//! connection to admit the new one. Only when none has been idle
+//! `--evict-idle` does the acceptor itself answer a fast `503` with
 //! `Connection: close` on a non-blocking socket (it cannot block: the send
 //! buffer of a fresh socket is empty) and close, so an overloaded server
 //! refuses quickly instead of letting connections hang.
 //!
 //! The acceptor asks for the highest scheduling priority (nice
 //! [`super::pool::RAISED_NICE`], or [`super::config::RAISED_RT`] with `--sched rr`;
-//! see [`super::pool`]): under a burst it is one thread among thousands of
-//! runnable workers and must still drain the queue.
+//! see [`super::pool`]): under a burst it must still drain the queue while
+//! the workers serve.
 //!
 //! The backlog: std's `TcpListener::bind` listens with a backlog of 128, so
 //! a burst of 1,000 connects would overflow it (the kernel drops the SYNs
@@ -34,9 +35,9 @@
 use super::config::ServerConfig;
 use super::date::DateCache;
 use super::memory::Resources;
-use super::pool::{Job, Pool, PoolStats, Priorities};
+use super::pool::{Pool, PoolStats, Priorities};
 use super::routes::{self, App, SCHEMAS};
-use super::shared::{Router, Shared, refuse};
+use super::shared::{Job, Router, Shared, refuse};
 use super::sys::{self, ListenQueue};
 use crate::fixtures;
 use std::io;
@@ -116,7 +117,7 @@ impl Bound {
             epoch: Instant::now(),
             metrics: super::metrics::Registry::default(),
         });
-        let pool = Arc::new(Pool::new(Arc::clone(&shared), prio));
+        let pool = Arc::new(Pool::new(Arc::clone(&shared), prio)?);
         pool.start()?;
         let (raised_tx, raised_rx) = std::sync::mpsc::sync_channel(1);
         let acceptor = {
@@ -173,7 +174,7 @@ impl Server {
         sys::listen_queue(&self.shared.listener)
     }
 
-    /// Whether the acceptor (and so the spawner) runs at
+    /// Whether the acceptor runs at
     /// [`Priorities::raised`], or why not (typically no `CAP_SYS_NICE`).
     pub fn priority(&self) -> Result<(), &str> {
         self.priority.as_ref().map(|_| ()).map_err(String::as_str)
@@ -315,14 +316,10 @@ fn accept_loop(shared: &Shared, pool: &Pool) {
         match accepted {
             Ok((stream, peer)) => {
                 backoff = BACKOFF_MIN;
-                let job = Job {
-                    stream,
-                    peer,
-                    accepted: Instant::now(),
-                };
-                if let Err(job) = pool.submit(job) {
+                let job = Job::new(stream, peer, Instant::now());
+                if let Err(stream) = pool.submit(job) {
                     shared.metrics.refused();
-                    refuse(job.stream, &mut date);
+                    refuse(stream, &mut date);
                 }
             }
             Err(e) => match e.kind() {

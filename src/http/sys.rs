@@ -26,6 +26,10 @@
 //! socket stays on the worker's own stack, and the acceptor evicts (and
 //! shutdown ends) a connection through it.
 //!
+//! And `epoll(7)` for the poller that holds idle keep-alive connections
+//! ([`Epoll`]): one instance, connections registered one-shot with their
+//! token, `epoll_wait` returning the ready ones.
+//!
 //! Every call takes a descriptor borrowed from a live std socket and writes
 //! at most the buffer length it is given; errors are `io::Error`s from
 //! `errno`. The declarations are std's own C library (glibc or musl), which
@@ -65,6 +69,9 @@ unsafe extern "C" {
     fn setpriority(which: i32, who: u32, prio: i32) -> i32;
     fn sched_setscheduler(pid: i32, policy: i32, param: *const SchedParam) -> i32;
     fn shutdown(fd: i32, how: i32) -> i32;
+    fn epoll_create1(flags: i32) -> i32;
+    fn epoll_ctl(epfd: i32, op: i32, fd: i32, event: *mut EpollEvent) -> i32;
+    fn epoll_wait(epfd: i32, events: *mut EpollEvent, maxevents: i32, timeout: i32) -> i32;
 }
 
 /// A C library call's return code as a result: 0 is success, anything
@@ -91,6 +98,112 @@ pub fn shutdown_read(fd: std::os::fd::RawFd) -> io::Result<()> {
     // never undefined behaviour.
     let rc = unsafe { shutdown(fd, SHUT_RD) };
     os_result(rc)
+}
+
+// epoll constants (include/uapi/linux/eventpoll.h).
+const EPOLL_CLOEXEC: i32 = 0o2_000_000;
+const EPOLL_CTL_ADD: i32 = 1;
+const EPOLL_CTL_DEL: i32 = 2;
+const EPOLL_CTL_MOD: i32 = 3;
+const EPOLLIN: u32 = 0x001;
+const EPOLLERR: u32 = 0x008;
+const EPOLLHUP: u32 = 0x010;
+const EPOLLRDHUP: u32 = 0x2000;
+const EPOLLONESHOT: u32 = 1 << 30;
+
+/// `struct epoll_event`: packed on x86-64 (the kernel's `EPOLL_PACKED`), natural elsewhere.
+#[cfg_attr(target_arch = "x86_64", repr(C, packed))]
+#[cfg_attr(not(target_arch = "x86_64"), repr(C))]
+#[derive(Clone, Copy, Default)]
+pub struct EpollEvent {
+    events: u32,
+    data: u64,
+}
+
+impl EpollEvent {
+    /// The token the descriptor was registered with.
+    pub fn token(&self) -> u64 {
+        self.data
+    }
+}
+
+impl std::fmt::Debug for EpollEvent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (events, data) = (self.events, self.data);
+        write!(f, "EpollEvent {{ events: {events:#x}, token: {data} }}")
+    }
+}
+
+/// An epoll instance whose registrations are one-shot: a descriptor that
+/// reported readiness (bytes, end-of-file, an error) stays registered but
+/// disarmed until [`Epoll::rearm`]. Closing a descriptor removes it.
+#[derive(Debug)]
+pub struct Epoll {
+    fd: std::os::fd::OwnedFd,
+}
+
+impl Epoll {
+    pub fn new() -> io::Result<Epoll> {
+        // SAFETY: `epoll_create1` reads only its integer argument.
+        let fd = unsafe { epoll_create1(EPOLL_CLOEXEC) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: `fd` is a new descriptor that nothing else owns.
+        Ok(Epoll {
+            fd: unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) },
+        })
+    }
+
+    fn ctl(&self, op: i32, fd: &impl AsRawFd, token: u64) -> io::Result<()> {
+        let mut ev = EpollEvent {
+            events: EPOLLIN | EPOLLRDHUP | EPOLLONESHOT,
+            data: token,
+        };
+        // SAFETY: `ev` is a live `struct epoll_event` the kernel only reads
+        // (and ignores for DEL); both descriptors are borrowed from live
+        // owners; a bad one is an error (EBADF, EEXIST, ENOENT), never UB.
+        let rc = unsafe { epoll_ctl(self.fd.as_raw_fd(), op, fd.as_raw_fd(), &mut ev) };
+        os_result(rc)
+    }
+
+    /// Registers `fd`, armed, reporting readiness with `token`.
+    pub fn add(&self, fd: &impl AsRawFd, token: u64) -> io::Result<()> {
+        self.ctl(EPOLL_CTL_ADD, fd, token)
+    }
+
+    /// Arms a registered (disarmed) `fd` again, with `token`.
+    pub fn rearm(&self, fd: &impl AsRawFd, token: u64) -> io::Result<()> {
+        self.ctl(EPOLL_CTL_MOD, fd, token)
+    }
+
+    /// Removes `fd` from the set.
+    pub fn delete(&self, fd: &impl AsRawFd) -> io::Result<()> {
+        self.ctl(EPOLL_CTL_DEL, fd, 0)
+    }
+
+    /// Waits up to `timeout_ms` (negative: forever) for ready descriptors;
+    /// returns how many of `events` were filled. `EINTR` is zero events.
+    pub fn wait(&self, events: &mut [EpollEvent], timeout_ms: i32) -> io::Result<usize> {
+        let max = i32::try_from(events.len()).unwrap_or(i32::MAX);
+        // SAFETY: `events` is valid for writes of `max` events (its own
+        // length, at most); the kernel writes at most `max` of them.
+        let n = unsafe { epoll_wait(self.fd.as_raw_fd(), events.as_mut_ptr(), max, timeout_ms) };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            return if e.kind() == io::ErrorKind::Interrupted {
+                Ok(0)
+            } else {
+                Err(e)
+            };
+        }
+        Ok(n as usize)
+    }
+}
+
+/// Whether an event reports a hang-up or an error (besides readable bytes).
+pub fn hung_up(ev: &EpollEvent) -> bool {
+    ev.events & (EPOLLERR | EPOLLHUP | EPOLLRDHUP) != 0
 }
 
 /// `PRIO_PROCESS` (include/uapi/linux/resource.h).
@@ -318,6 +431,39 @@ fn sockopt(socket: &impl AsRawFd, level: i32, name: i32, buf: &mut [u8]) -> io::
 mod tests {
     use super::*;
     use std::net::{TcpListener, TcpStream};
+
+    #[test]
+    fn epoll_reports_a_readable_socket_once_until_rearmed() {
+        use std::io::Write;
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (server, _) = listener.accept().unwrap();
+        let ep = Epoll::new().unwrap();
+        let mut evs = [EpollEvent::default(); 4];
+        ep.add(&server, 42).unwrap();
+        assert_eq!(ep.wait(&mut evs, 0).unwrap(), 0, "nothing to read yet");
+        client.write_all(b"x").unwrap();
+        assert_eq!(ep.wait(&mut evs, 5000).unwrap(), 1);
+        assert_eq!(evs[0].token(), 42);
+        assert!(!hung_up(&evs[0]));
+        // One-shot: still readable, but disarmed until rearmed.
+        assert_eq!(ep.wait(&mut evs, 0).unwrap(), 0);
+        ep.rearm(&server, 7).unwrap();
+        assert_eq!(ep.wait(&mut evs, 5000).unwrap(), 1);
+        assert_eq!(evs[0].token(), 7);
+        // End-of-file is reported as a hang-up.
+        drop(client);
+        ep.rearm(&server, 8).unwrap();
+        assert_eq!(ep.wait(&mut evs, 5000).unwrap(), 1);
+        assert!(hung_up(&evs[0]), "{:?}", evs[0]);
+        ep.delete(&server).unwrap();
+        // Errors, not undefined behaviour: a second add after delete works, a
+        // rearm of an unregistered descriptor is ENOENT, an empty buffer EINVAL.
+        assert_eq!(ep.rearm(&server, 1).unwrap_err().raw_os_error(), Some(2));
+        ep.add(&server, 1).unwrap();
+        assert_eq!(ep.add(&server, 1).unwrap_err().raw_os_error(), Some(17), "EEXIST");
+        assert!(ep.wait(&mut [], 0).is_err());
+    }
 
     #[test]
     fn backlog_is_read_back_and_counts_queued_connections() {

@@ -14,7 +14,7 @@
 //! round's threads wait at the start line, and again while they wait at the
 //! finish line — so the load threads are still alive to be read, and both
 //! reads happen outside the timed window. Threads are assigned to a side by
-//! name: [`SERVER_THREAD_PREFIX`] (the in-process server's acceptor, spawner
+//! name: [`SERVER_THREAD_PREFIX`] (the in-process server's acceptor, poller
 //! and workers) and [`CLIENT_THREAD_PREFIX`] (the load threads). With
 //! `--server-pid` the server side is that process and all its descendants
 //! instead. The process's own total (which counts threads that exited, and the
@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 pub const STACK_SIZE: usize = 512 * 1024;
 
 /// Name prefix of the in-process server's threads (`http-accept`,
-/// `http-spawner`, `http-worker`): what counts as the server side.
+/// `http-poller`, `http-worker`): what counts as the server side.
 pub const SERVER_THREAD_PREFIX: &str = "http-";
 
 /// Name prefix of the load threads (`load-0`, `load-1`, …): the client side.
