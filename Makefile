@@ -195,3 +195,10 @@ locust: build-release ## local server + one Locust master + WORKERS (2) workers 
 test-locust: build-release ## Locust self-test on loopback: decode run with 0 failures and .hlog = Locust counts; wrong-format stub and other catalog fail
 	./locust/test.sh
 # --- end locust ---
+# --- link: the catalog cases over a rate-limited link between two network namespaces (needs root; docs/LOAD.md) ---
+.PHONY: bench-link
+LINK ?= 10mbit,100mbit
+LINK_ROUNDS ?= 3
+bench-link: build-release ## each format, none/gzip1/gzip, c=1 and c=8, over a veth shaped to each rate in LINK -> $(RESULTS)/link.csv (root)
+	$(RELEASE) load --link $(LINK) --rounds $(LINK_ROUNDS) --duration 200ms --warmup 1 --counts $(HTTP_COUNTS) --output $(RESULTS)/link.csv
+# --- end link ---
