@@ -297,7 +297,7 @@ impl Config {
         }
         let server_pid: Option<u32> = args.parse("--server-pid")?;
         let in_link = args.switch("--in-link");
-        if in_link && !super::link::in_private_netns() {
+        if in_link && !super::netns::in_private_netns() {
             return Err("--in-link is internal to --link: it runs only inside the run's own network namespace".into());
         }
         let server_addr = match args.value("--server")? {

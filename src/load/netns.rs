@@ -192,6 +192,24 @@ pub fn sweep_leftovers() -> Result<Vec<String>, String> {
     Ok(removed)
 }
 
+/// Whether this process runs in the client namespace of a `--link` run
+/// (`/run/netns/wbl-<pid>-c`): where `--in-link` may reach a non-loopback server.
+pub fn in_private_netns() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(me) = std::fs::metadata("/proc/self/ns/net") else {
+        return false;
+    };
+    let Ok(dir) = std::fs::read_dir("/run/netns") else {
+        return false;
+    };
+    dir.flatten().any(|e| {
+        let name = e.file_name().to_string_lossy().into_owned();
+        owner_of(&name).is_some()
+            && name.ends_with("-c")
+            && std::fs::metadata(e.path()).is_ok_and(|m| m.ino() == me.ino() && m.dev() == me.dev())
+    })
+}
+
 /// The two namespaces of one run and the addresses on their veth pair.
 #[derive(Debug)]
 pub struct Namespaces {
