@@ -256,3 +256,10 @@ AB_FLAGS ?=
 bench-ab: build-release ## BASE=<rev>: this tree's codec rows against revision BASE's, paired in the same rounds
 	BASE="$(BASE)" AB_ROWS="$(AB_ROWS)" sh benches/bench-ab.sh $(AB_FLAGS)
 # --- end bench-ab ---
+# --- link: the catalog cases over a rate-limited link between two network namespaces (needs root; docs/LOAD.md) ---
+.PHONY: bench-link
+LINK ?= 10mbit,100mbit
+LINK_ROUNDS ?= 3
+bench-link: build-release ## each format, none/gzip1/gzip, c=1 and c=8, over a veth shaped to each rate in LINK -> $(RESULTS)/link.csv (root)
+	$(RELEASE) load --link $(LINK) --rounds $(LINK_ROUNDS) --duration 200ms --warmup 1 --counts $(HTTP_COUNTS) --output $(RESULTS)/link.csv
+# --- end link ---

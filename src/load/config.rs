@@ -62,6 +62,13 @@ FLAGS (both --flag value and --flag=value):
                        --server-pid its CPU is the server side
   --run-id ID          the run the CSV and histogram files belong to
                        (default: $WB_RUN_ID, else a fresh id)
+  --link RATE[,RATE...][,RTT]
+                       the catalog cases over a veth pair between two network
+                       namespaces this run creates, shaped to each RATE (10mbit,
+                       100mbit, 1gbit) in both directions, RTT added with netem
+                       where the kernel has it; needs root (docs/LOAD.md)
+  --link-compressions LIST   with --link (default: none,gzip1,gzip)
+  --link-concurrency LIST    with --link (default: 1,8)
 
 EXIT STATUS:
   0  every request succeeded (warm-up included)
@@ -144,6 +151,9 @@ pub struct Config {
     pub server_addr: Option<std::net::SocketAddr>,
     /// The run stamp written into every output file (`--run-id`, `$WB_RUN_ID`).
     pub run: crate::measure::run::RunStamp,
+    /// `--in-link` (internal, set by `--link`): the client side inside its
+    /// namespace, where `--server` may be the peer's non-loopback address.
+    pub in_link: bool,
 }
 
 impl Default for Config {
@@ -173,6 +183,7 @@ impl Default for Config {
             output_format: OutputFormat::Text,
             server_addr: None,
             run: crate::measure::run::RunStamp::default(),
+            in_link: false,
         }
     }
 }
@@ -285,13 +296,17 @@ impl Config {
             return Err("--expect-count counts catalog products; with --data the check is the whole document".into());
         }
         let server_pid: Option<u32> = args.parse("--server-pid")?;
+        let in_link = args.switch("--in-link");
+        if in_link && !super::netns::in_private_netns() {
+            return Err("--in-link is internal to --link: it runs only inside the run's own network namespace".into());
+        }
         let server_addr = match args.value("--server")? {
             None => None,
             Some(v) => {
                 let a: std::net::SocketAddr = v
                     .parse()
                     .map_err(|_| format!("--server: expected IP:PORT, found {v:?}"))?;
-                if !a.ip().is_loopback() {
+                if !a.ip().is_loopback() && !in_link {
                     return Err(format!("--server: load runs go to loopback only, found {a}"));
                 }
                 if url.is_some() {
@@ -332,6 +347,7 @@ impl Config {
             output_format,
             server_addr,
             run,
+            in_link,
         })
     }
 }

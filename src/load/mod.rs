@@ -37,6 +37,8 @@
 //!   [`open`] (one thread per connection, constant arrival rate) and [`mux`]
 //!   (few threads polling many connections, closed or open loop).
 //! - [`summary`]: CSV rows, the wrk-like text and histogram files.
+//! - [`link`] (`--link`): the cases over a rate-limited link between two
+//!   network namespaces; [`netns`]: their `ip`/`tc` plumbing.
 //!
 //! Latencies are recorded in [`crate::measure::histogram::Histogram`].
 
@@ -46,7 +48,9 @@ pub mod closed;
 pub mod config;
 pub mod data;
 pub mod failure;
+pub mod link;
 pub mod mux;
+pub mod netns;
 pub mod open;
 pub mod round;
 pub mod summary;
@@ -62,7 +66,18 @@ pub fn cli_main(args: &mut crate::cli::Args) -> Result<u64, String> {
         eprint!("{}", config::USAGE);
         return Ok(0);
     }
+    if let Some(names) = args.value("--link-reaper")? {
+        args.finish()?;
+        return link::reaper(&names).map(|()| 0);
+    }
+    let plan = link::LinkPlan::from_args(args)?;
     let config = Config::from_args(args)?;
     args.finish()?;
+    if let Some(plan) = plan {
+        return link::run(&config, &plan);
+    }
+    if let (true, Some(addr)) = (config.in_link, config.server_addr) {
+        link::wait_ready(addr)?;
+    }
     cases::run(&config)
 }
