@@ -58,15 +58,10 @@ pub struct PairedTable {
     pub warnings: Vec<String>,
 }
 
-/// The two-sided sign test on `d`: zeros dropped; 1 when nothing is left.
+/// The two-sided sign test on `d` (`significance::sign_test`), zeros
+/// dropped; 1 when nothing is left to test.
 pub fn sign_test(d: &[f64]) -> f64 {
-    let pos = d.iter().filter(|&&x| x > 0.0).count();
-    let neg = d.iter().filter(|&&x| x < 0.0).count();
-    let m = pos + neg;
-    if m == 0 {
-        return 1.0;
-    }
-    (2.0 * sig::binomial_half_cdf(m, pos.min(neg))).min(1.0)
+    sig::sign_test(d).unwrap_or(1.0)
 }
 
 /// Judges every row (module docs).

@@ -154,7 +154,8 @@ pub fn check(files: &[FileRun], allow_mixed: bool) -> Result<(), String> {
         ids.len()
     );
     for id in &ids {
-        let names: Vec<&str> = files.iter().filter(|f| f.id() == id).map(|f| f.file.as_str()).collect();
+        let mut names: Vec<&str> = files.iter().filter(|f| f.id() == id).map(|f| f.file.as_str()).collect();
+        names.sort_unstable();
         msg += &format!("\n  run {id}: {}", names.join(", "));
     }
     Err(msg)

@@ -69,15 +69,7 @@ pub fn start(bin: &Path, cpu: Option<usize>) -> Result<Server, String> {
         .port();
     let addr = SocketAddr::from(([127, 0, 0, 1], port));
     let child = pinned(cpu, bin)
-        .args([
-            "serve",
-            "--addr",
-            &addr.to_string(),
-            "--max-count",
-            "1000",
-            "--start-threads",
-            "32",
-        ])
+        .args(["serve", "--addr", &addr.to_string(), "--max-count", "1000"])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
