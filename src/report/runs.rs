@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 /// `histograms/*.hist`, `histograms/*.hlog` and the report's `chart-*.svg`
 /// (see [`is_run_file`]). `data-*` belong to a `DATA=` run: without `DATA`
 /// they are absent after [`clear`].
-pub const RUN_FILES: [&str; 14] = [
+pub const RUN_FILES: [&str; 15] = [
     "environment.json",
     "codec.txt",
     "sizes.csv",
@@ -39,6 +39,7 @@ pub const RUN_FILES: [&str; 14] = [
     "http-c16.csv",
     "http-server.csv",
     "REPORT.md",
+    "DETAILS.md",
     "medians.json",
     "compare.txt",
 ];
