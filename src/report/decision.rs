@@ -74,14 +74,17 @@ pub struct Ranking {
 /// Ranks exact values (byte counts, one value per format): ordered by
 /// value, equal values `≈`. Err "n/a" with fewer than two formats.
 pub fn ranking(items: &[(String, Vec<f64>)], lower_is_better: bool) -> Result<Ranking, String> {
-    let mut v: Vec<(String, f64)> = items
-        .iter()
-        .filter_map(|(f, s)| Some((f.clone(), med(s)?)))
-        .collect();
+    let mut v: Vec<(String, f64)> = items.iter().filter_map(|(f, s)| Some((f.clone(), med(s)?))).collect();
     if v.len() < 2 {
         return Err("n/a".into());
     }
-    v.sort_by(|a, b| if lower_is_better { a.1.total_cmp(&b.1) } else { b.1.total_cmp(&a.1) });
+    v.sort_by(|a, b| {
+        if lower_is_better {
+            a.1.total_cmp(&b.1)
+        } else {
+            b.1.total_cmp(&a.1)
+        }
+    });
     let mut ordered = Vec::new();
     for i in 0..v.len() {
         for j in i + 1..v.len() {
@@ -169,7 +172,13 @@ pub fn paired_ranking(
             (f.clone(), med(&finite).unwrap_or(f64::NAN))
         })
         .collect();
-    by_median.sort_by(|a, b| if lower_is_better { a.1.total_cmp(&b.1) } else { b.1.total_cmp(&a.1) });
+    by_median.sort_by(|a, b| {
+        if lower_is_better {
+            a.1.total_cmp(&b.1)
+        } else {
+            b.1.total_cmp(&a.1)
+        }
+    });
     Ok(Ranking {
         formats: by_median.into_iter().map(|x| x.0).collect(),
         ordered,
@@ -265,7 +274,13 @@ pub fn cpu_jumps(rows: &[&HttpRow]) -> Vec<Jump> {
         let mine: Vec<&&HttpRow> = rows.iter().filter(|r| r.format == f).collect();
         let medians: Vec<Option<f64>> = gets
             .iter()
-            .map(|g| med(&mine.iter().filter_map(|r| g(r)).filter(|x| x.is_finite()).collect::<Vec<_>>()))
+            .map(|g| {
+                med(&mine
+                    .iter()
+                    .filter_map(|r| g(r))
+                    .filter(|x| x.is_finite())
+                    .collect::<Vec<_>>())
+            })
             .collect();
         for r in &mine {
             let factor = gets
@@ -325,23 +340,54 @@ pub fn http_disturbed(d: &Data, file: &str, count: usize) -> Vec<(String, u32)> 
     out
 }
 
-/// One HTTP row of the decision table ranked on paired rounds.
-fn http_ranking(d: &Data, file: &str, count: usize, lower: bool, get: HttpGet) -> Result<Ranking, String> {
+/// One HTTP row of the decision table as paired rounds: the formats, their
+/// values by round ([`super::verdict::by_round`]) and which are disturbed
+/// ([`http_disturbed`]).
+pub fn http_matrix(d: &Data, file: &str, count: usize, get: HttpGet) -> (Vec<String>, Vec<Vec<f64>>, Vec<Vec<bool>>) {
     let rows = file_rows(d, file, count);
     let names: Vec<&str> = formats();
     let bad = http_disturbed(d, file, count);
-    let skip_none = |_: &HttpRow| false;
-    let values = super::verdict::by_round(&rows, &names, get, skip_none);
     let is_bad = |r: &HttpRow| bad.iter().any(|(f, n)| *f == r.format && *n == r.round);
-    let flags: Vec<Vec<bool>> = super::verdict::by_round(&rows, &names, |r| Some(if is_bad(r) { 1.0 } else { 0.0 }), skip_none)
-        .into_iter()
-        .map(|v| v.into_iter().map(|x| x == 1.0).collect())
-        .collect();
-    let names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
-    paired_ranking(&names, &values, &flags, lower)
+    let values = super::verdict::by_round(&rows, &names, get, |_| false);
+    let flags: Vec<Vec<bool>> =
+        super::verdict::by_round(&rows, &names, |r| Some(f64::from(u8::from(is_bad(r)))), |_| false)
+            .into_iter()
+            .map(|v| v.into_iter().map(|x| x == 1.0).collect())
+            .collect();
+    (names.iter().map(|s| s.to_string()).collect(), values, flags)
 }
 
-type HttpGet = fn(&HttpRow) -> Option<f64>;
+/// A getter of one HTTP figure.
+pub type HttpGet = fn(&HttpRow) -> Option<f64>;
+
+/// The timed questions of the decision table: question, file, lower is
+/// better, getter.
+pub const HTTP_QUESTIONS: [(&str, &str, bool, HttpGet); 4] = [
+    (
+        "cheapest server CPU per request",
+        super::verdict::SERVER_SOURCE,
+        true,
+        |r| r.cpu.and_then(|c| c.server_us_per_req),
+    ),
+    (
+        "cheapest client CPU per request (verifying decode)",
+        super::verdict::CLIENT_SOURCE,
+        true,
+        |r| r.cpu.and_then(|c| c.client_us_per_req),
+    ),
+    (
+        "highest server-only throughput (pinned core)",
+        super::verdict::SERVER_SOURCE,
+        false,
+        |r| Some(r.rps),
+    ),
+    (
+        "highest end-to-end throughput (one machine)",
+        super::verdict::CLIENT_SOURCE,
+        false,
+        |r| Some(r.rps),
+    ),
+];
 
 /// Every ranked cell of the decision table, question by question, count by count.
 pub fn decision_cells(d: &Data) -> Vec<DecisionCell> {
@@ -349,29 +395,6 @@ pub fn decision_cells(d: &Data) -> Vec<DecisionCell> {
     let exact: [(&'static str, SizeGet); 2] = [
         ("smallest on the wire, raw", |r| r.raw_bytes as f64),
         ("smallest on the wire, gzip -6", |r| r.gzip6_bytes as f64),
-    ];
-    let http: [(&'static str, &str, bool, HttpGet); 4] = [
-        (
-            "cheapest server CPU per request",
-            super::verdict::SERVER_SOURCE,
-            true,
-            |r| r.cpu.and_then(|c| c.server_us_per_req),
-        ),
-        (
-            "cheapest client CPU per request (verifying decode)",
-            "http.csv",
-            true,
-            |r| r.cpu.and_then(|c| c.client_us_per_req),
-        ),
-        (
-            "highest server-only throughput (pinned core)",
-            "http-server.csv",
-            false,
-            |r| Some(r.rps),
-        ),
-        ("highest end-to-end throughput (one machine)", "http.csv", false, |r| {
-            Some(r.rps)
-        }),
     ];
     let mut out = Vec::new();
     for (question, get) in exact {
@@ -388,13 +411,14 @@ pub fn decision_cells(d: &Data) -> Vec<DecisionCell> {
             });
         }
     }
-    for (question, file, lower, get) in http {
+    for (question, file, lower, get) in HTTP_QUESTIONS {
         for count in COUNTS {
+            let (names, values, flags) = http_matrix(d, file, count, get);
             out.push(DecisionCell {
                 question,
                 count,
                 lower_is_better: lower,
-                ranking: http_ranking(d, file, count, lower, get),
+                ranking: paired_ranking(&names, &values, &flags, lower),
             });
         }
     }
@@ -423,9 +447,24 @@ pub fn render_jumps(o: &mut String, d: &Data) {
                 let rounds: Vec<String> = mine.iter().map(|j| j.round.to_string()).collect();
                 let lo = mine.iter().map(|j| j.factor).fold(f64::INFINITY, f64::min);
                 let hi = mine.iter().map(|j| j.factor).fold(0.0, f64::max);
-                per.push(format!("{fm} round{} {} ({lo:.1}–{hi:.1}×)", if mine.len() == 1 { "" } else { "s" }, rounds.join(", ")));
+                let span = if format!("{lo:.1}") == format!("{hi:.1}") {
+                    format!("{hi:.1}×")
+                } else {
+                    format!("{lo:.1}–{hi:.1}×")
+                };
+                per.push(format!(
+                    "{fm} round{} {} ({span})",
+                    if mine.len() == 1 { "" } else { "s" },
+                    rounds.join(", ")
+                ));
             }
-            lines.push(format!("- `{}`, {} product{}: {}", f.name, super::numfmt::group(c as i64), if c == 1 { "" } else { "s" }, per.join("; ")));
+            lines.push(format!(
+                "- `{}`, {} product{}: {}",
+                f.name,
+                super::numfmt::group(c as i64),
+                if c == 1 { "" } else { "s" },
+                per.join("; ")
+            ));
         }
     }
     if lines.is_empty() {
@@ -509,9 +548,18 @@ pub fn codec_ranking(d: &Data, op: &str, count: usize) -> Result<Ranking, String
 /// Below the codec table of one count: encode and decode ranked on paired
 /// batches, and the rows whose own median interval is wide.
 pub fn codec_rankings(o: &mut String, d: &Data, count: usize) {
-    let tol = if count >= 100 { CODEC_TOLERANCE } else { CODEC_TOLERANCE_SMALL };
+    let tol = if count >= 100 {
+        CODEC_TOLERANCE
+    } else {
+        CODEC_TOLERANCE_SMALL
+    };
     for op in ["Encode", "Decode", "DecodeBorrowed"] {
-        if formats().iter().filter(|f| !codec_samples(d, op, f, count).is_empty()).count() >= 2 {
+        if formats()
+            .iter()
+            .filter(|f| !codec_samples(d, op, f, count).is_empty())
+            .count()
+            >= 2
+        {
             let _ = writeln!(
                 o,
                 "
@@ -901,8 +949,16 @@ pub fn render_document(o: &mut String, d: &super::document::Document) {
         paired_ranking(&names, &values, &[], true)
     };
     let rows: [(&str, Result<Ranking, String>, bool); 4] = [
-        ("smallest on the wire, raw", ranking(&exact(|r| r.1), true), d.sizes.is_empty()),
-        ("smallest on the wire, gzip -6", ranking(&exact(|r| r.2), true), d.sizes.is_empty()),
+        (
+            "smallest on the wire, raw",
+            ranking(&exact(|r| r.1), true),
+            d.sizes.is_empty(),
+        ),
+        (
+            "smallest on the wire, gzip -6",
+            ranking(&exact(|r| r.2), true),
+            d.sizes.is_empty(),
+        ),
         (
             "fastest encode (CPU per document)",
             timed("encode"),
@@ -1033,11 +1089,16 @@ mod tests {
         let n = names(&["a", "b", "c"]);
         let r = paired_ranking(&n, &v, &[], true);
         let text = ranking_text(&r, true);
-        assert!(text.starts_with("a ≈ b < c (≈ within ±") || text.starts_with("b ≈ a < c (≈ within ±"), "{text}");
+        assert!(
+            text.starts_with("a ≈ b < c (≈ within ±") || text.starts_with("b ≈ a < c (≈ within ±"),
+            "{text}"
+        );
         let up = ranking_text(&paired_ranking(&n, &v, &[], false), false);
         assert!(up.starts_with("c > "), "{up}");
         // Nothing but noise: every pair ≈, never a refusal.
-        let flat: Vec<Vec<f64>> = (0..3).map(|f| (0..20).map(|r| 100.0 * drift(r) * wobble(r, f)).collect()).collect();
+        let flat: Vec<Vec<f64>> = (0..3)
+            .map(|f| (0..20).map(|r| 100.0 * drift(r) * wobble(r, f)).collect())
+            .collect();
         let t = ranking_text(&paired_ranking(&n, &flat, &[], true), true);
         assert!(t.contains(" ≈ ") && !t.contains('<') && t.contains("within ±"), "{t}");
     }
@@ -1059,7 +1120,9 @@ mod tests {
     /// rounds are only dropped.
     #[test]
     fn a_mostly_disturbed_format_is_marked_and_the_rest_ranked() {
-        let v: Vec<Vec<f64>> = (0..3).map(|f| (0..10).map(|r| (100 + 50 * f + r) as f64).collect()).collect();
+        let v: Vec<Vec<f64>> = (0..3)
+            .map(|f| (0..10).map(|r| (100 + 50 * f + r) as f64).collect())
+            .collect();
         let mut flags = vec![vec![false; 10]; 3];
         for r in 0..6 {
             flags[2][r] = true;
@@ -1068,7 +1131,10 @@ mod tests {
         assert_eq!(r.formats, ["a", "b"]);
         assert_eq!(r.disturbed, [("c".to_string(), 6, 10)]);
         let text = ranking_text(&Ok(r), true);
-        assert!(text.starts_with("a < b") && text.ends_with("; c (disturbed: 6 of 10 rounds, not ranked)"), "{text}");
+        assert!(
+            text.starts_with("a < b") && text.ends_with("; c (disturbed: 6 of 10 rounds, not ranked)"),
+            "{text}"
+        );
         flags[2][5] = false;
         let r = paired_ranking(&names(&["a", "b", "c"]), &v, &flags, true).unwrap();
         assert!(r.disturbed.is_empty() && r.formats.len() == 3);
