@@ -456,7 +456,9 @@ fn two_halves_of_the_committed_run_never_order_a_pair_oppositely() {
             })
             .collect()
     };
-    let mut rows: Vec<(String, Vec<String>, Vec<Vec<f64>>, Vec<Vec<bool>>, bool)> = Vec::new();
+    /// What, formats, values by round, disturbed flags, lower is better.
+    type Row = (String, Vec<String>, Vec<Vec<f64>>, Vec<Vec<bool>>, bool);
+    let mut rows: Vec<Row> = Vec::new();
     for (question, file, lower, get) in HTTP_QUESTIONS {
         for count in [1, 100, 1000] {
             let (names, values, flags) = http_matrix(&d, file, count, get);

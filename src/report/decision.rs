@@ -1124,9 +1124,7 @@ mod tests {
             .map(|f| (0..10).map(|r| (100 + 50 * f + r) as f64).collect())
             .collect();
         let mut flags = vec![vec![false; 10]; 3];
-        for r in 0..6 {
-            flags[2][r] = true;
-        }
+        flags[2][..6].fill(true);
         let r = paired_ranking(&names(&["a", "b", "c"]), &v, &flags, true).unwrap();
         assert_eq!(r.formats, ["a", "b"]);
         assert_eq!(r.disturbed, [("c".to_string(), 6, 10)]);
