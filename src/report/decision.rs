@@ -15,7 +15,8 @@
 //! are `≈`. The cell is a chain of groups (`a ≈ b < c`) when the ordered
 //! pairs are exactly those between groups, else the ordered pairs listed;
 //! it ends with the row's minimum detectable effect ("≈ within ±X%": the
-//! largest over its `≈` pairs). Never a refusal for the whole row.
+//! largest over its `≈` pairs; "every pair ordered; detectable ±X%", the
+//! largest over all pairs, when none is `≈`). Never a refusal for a row.
 //!
 //! **Disturbed rounds** are dropped from the pairing, per format: HTTP
 //! rounds with other work or steal on the machine, after a slow
@@ -233,7 +234,11 @@ pub fn ranking_text(r: &Result<Ranking, String>, lower_is_better: bool) -> Strin
         parts.join("; ")
     };
     if let Some(m) = r.mde {
-        let _ = write!(text, " (≈ within ±{:.1}%)", m * 100.0);
+        if r.ordered.len() == s.len() * s.len().saturating_sub(1) / 2 {
+            let _ = write!(text, " (every pair ordered; detectable ±{:.1}%)", m * 100.0);
+        } else {
+            let _ = write!(text, " (≈ within ±{:.1}%)", m * 100.0);
+        }
     }
     text + &disturbed_text(&r.disturbed)
 }
