@@ -2,15 +2,29 @@
 //! requests, gzip's break-even link speed, the costs the benchmarks do not
 //! measure, and the answers in prose — all computed from the run's raw rows.
 //!
-//! **Ranking with ties** ([`rank`]): formats sorted by their median; each
-//! neighbour pair is tested with the two-sided Mann–Whitney U test, the
-//! p-values of one ranking Holm–Bonferroni adjusted (α = 0.05). A pair whose
-//! difference is not significant shares a rank and prints `≈`; a
-//! significant one prints `<` or `>` ("smaller/cheaper than", "faster
-//! than"). When any format's 95% median interval is wider than the
-//! tolerance (±5% of the median for HTTP figures, ±3% for codec rows) the
-//! ranking is replaced by "too noisy to rank". Byte counts are exact and
-//! rank by value.
+//! **Paired partial rankings** ([`paired_ranking`], [`paired_pairs`]): the
+//! formats of a row are measured in the same rounds, so a round pairs them
+//! and drift that moves every format of a round cancels. HTTP rows pair by
+//! the `round` column ([`super::verdict::by_round`], the one pairing);
+//! codec rows pair batch `j` of each row, since the interleaved codec bench
+//! runs one batch of every row per round and writes a row's batches in
+//! round order (`src/bench/codec.rs`). Every pair of formats gets the
+//! Wilcoxon signed-rank test on its per-round log ratios and the
+//! Hodges–Lehmann ratio; Holm–Bonferroni over the row's pairs (α = 0.05).
+//! A supported pair prints `<` (cheaper/smaller) or `>` (faster); the rest
+//! are `≈`. The cell is a chain of groups (`a ≈ b < c`) when the ordered
+//! pairs are exactly those between groups, else the ordered pairs listed;
+//! it ends with the row's minimum detectable effect ("≈ within ±X%": the
+//! largest over its `≈` pairs; "every pair ordered; detectable ±X%", the
+//! largest over all pairs, when none is `≈`). Never a refusal for a row.
+//!
+//! **Disturbed rounds** are dropped from the pairing, per format: HTTP
+//! rounds with other work or steal on the machine, after a slow
+//! calibration sample, or whose own CPU per request jumps above
+//! [`CPU_JUMP`] × the format's median ([`cpu_jumps`]); codec rounds the
+//! calibration of `codec.txt` marks. A format with more than
+//! [`DISTURBED_SHARE`] of its rounds disturbed is shown "(disturbed)" and
+//! the others are still ranked. Byte counts are exact and rank by value.
 //!
 //! **Break-even link speed** ([`break_even_mbps`]) of a gzip level: the bytes
 //! it saves × 8 ÷ (the server's compress time + the client's gunzip time),
@@ -20,108 +34,218 @@
 
 use super::data::Data;
 use super::parse::HttpRow;
+use super::verdict::file_rows;
 use crate::measure::significance::{self as sig, ALPHA, CONFIDENCE};
 use std::fmt::Write as _;
 
-/// Interval tolerance for HTTP figures (± of the median).
-pub const HTTP_TOLERANCE: f64 = 0.05;
-/// Interval tolerance for codec rows at 100 and 1,000 products.
+/// Interval tolerance of a codec row's own median at 100 and 1,000
+/// products (listed below the codec tables; the rankings do not use it).
 pub const CODEC_TOLERANCE: f64 = 0.03;
+/// The same at 1 product.
+pub const CODEC_TOLERANCE_SMALL: f64 = 0.05;
+/// A round whose own CPU per request (server or client) for a format is
+/// above this multiple of that format's median over the rounds of the same
+/// file and count is disturbed ([`cpu_jumps`]).
+pub const CPU_JUMP: f64 = 1.5;
+/// A format with more than this share of its rounds disturbed is marked
+/// "(disturbed)" in the cell and left out of that row's ranking.
+pub const DISTURBED_SHARE: f64 = 0.5;
 
 /// The formats in table order.
 fn formats() -> Vec<&'static str> {
     crate::codec::Format::ALL.iter().map(|f| f.name()).collect()
 }
 
-/// A ranking, best first: each format with whether it is significantly
-/// worse than the one before it (false: `≈`, the same rank; false for the first).
-pub type Ranking = Vec<(String, bool)>;
+/// A partial ranking of one row (module docs).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ranking {
+    /// The ranked formats, best first by their median.
+    pub formats: Vec<String>,
+    /// The pairs the test orders, `(better, worse)`; every other pair of
+    /// `formats` is `≈`.
+    pub ordered: Vec<(String, String)>,
+    /// Formats left out: (format, disturbed rounds, rounds).
+    pub disturbed: Vec<(String, usize, usize)>,
+    /// The row's minimum detectable effect (a fraction): the largest over
+    /// its `≈` pairs, or over all pairs when every pair is ordered; None
+    /// for exact values.
+    pub mde: Option<f64>,
+}
 
-/// Ranks `(format, samples)`, best first, with ties (module docs); Err is
-/// the "too noisy to rank" or "n/a" text. `lower_is_better`: sizes and CPU;
-/// else throughput. `tolerance` None: exact values, no test.
-pub fn ranking(items: &[(String, Vec<f64>)], lower_is_better: bool, tolerance: Option<f64>) -> Result<Ranking, String> {
-    let mut v: Vec<(String, sig::MedianCi, &[f64])> = items
-        .iter()
-        .filter_map(|(f, s)| Some((f.clone(), sig::median_ci(s, CONFIDENCE)?, s.as_slice())))
-        .collect();
+/// Ranks exact values (byte counts, one value per format): ordered by
+/// value, equal values `≈`. Err "n/a" with fewer than two formats.
+pub fn ranking(items: &[(String, Vec<f64>)], lower_is_better: bool) -> Result<Ranking, String> {
+    let mut v: Vec<(String, f64)> = items.iter().filter_map(|(f, s)| Some((f.clone(), med(s)?))).collect();
     if v.len() < 2 {
         return Err("n/a".into());
     }
-    if let Some(tol) = tolerance {
-        if let Some((f, ci, _)) = v
-            .iter()
-            .filter(|(_, ci, _)| ci.rel_half_width() > tol || !ci.full_confidence())
-            .max_by(|a, b| a.1.rel_half_width().total_cmp(&b.1.rel_half_width()))
-        {
-            return Err(format!(
-                "too noisy to rank ({f}: ±{:.1}% at {:.0}% confidence, n = {})",
-                ci.rel_half_width() * 100.0,
-                ci.confidence * 100.0,
-                ci.n
-            ));
+    v.sort_by(|a, b| {
+        if lower_is_better {
+            a.1.total_cmp(&b.1)
+        } else {
+            b.1.total_cmp(&a.1)
+        }
+    });
+    let mut ordered = Vec::new();
+    for i in 0..v.len() {
+        for j in i + 1..v.len() {
+            if v[i].1 != v[j].1 {
+                ordered.push((v[i].0.clone(), v[j].0.clone()));
+            }
         }
     }
-    v.sort_by(|a, b| {
-        let o = a.1.median.total_cmp(&b.1.median);
-        if lower_is_better { o } else { o.reverse() }
-    });
-    let ps: Vec<f64> = v
-        .windows(2)
-        .map(|w| {
-            if tolerance.is_none() {
-                if w[0].1.median == w[1].1.median { 1.0 } else { 0.0 }
-            } else {
-                sig::mann_whitney(w[0].2, w[1].2).map_or(1.0, |u| u.p)
+    Ok(Ranking {
+        formats: v.into_iter().map(|x| x.0).collect(),
+        ordered,
+        disturbed: Vec::new(),
+        mde: None,
+    })
+}
+
+/// Ranks a row on paired rounds (module docs): `rounds[f][r]` is
+/// `names[f]` in round `r` (NaN: missing), `disturbed[f][r]` whether that
+/// round is disturbed for that format (dropped from the pairing). A format
+/// with more than [`DISTURBED_SHARE`] of its rounds disturbed is left out
+/// and listed; the others are ranked by [`paired_pairs`].
+pub fn paired_ranking(
+    names: &[String],
+    rounds: &[Vec<f64>],
+    disturbed: &[Vec<bool>],
+    lower_is_better: bool,
+) -> Result<Ranking, String> {
+    let len = rounds.iter().map(Vec::len).max().unwrap_or(0);
+    let mut kept: Vec<(String, Vec<f64>)> = Vec::new();
+    let mut out_disturbed = Vec::new();
+    for (f, name) in names.iter().enumerate() {
+        let mut v = rounds.get(f).cloned().unwrap_or_default();
+        v.resize(len, f64::NAN);
+        let present: Vec<usize> = (0..len).filter(|&r| v[r].is_finite()).collect();
+        if present.is_empty() {
+            continue;
+        }
+        let bad = |r: usize| disturbed.get(f).and_then(|d| d.get(r)).copied().unwrap_or(false);
+        let k = present.iter().filter(|&&r| bad(r)).count();
+        if k as f64 > DISTURBED_SHARE * present.len() as f64 {
+            out_disturbed.push((name.clone(), k, present.len()));
+            continue;
+        }
+        for r in present {
+            if bad(r) {
+                v[r] = f64::NAN;
             }
+        }
+        kept.push((name.clone(), v));
+    }
+    if kept.len() < 2 {
+        return Err(if out_disturbed.is_empty() {
+            "n/a".into()
+        } else {
+            format!("n/a{}", disturbed_text(&out_disturbed))
+        });
+    }
+    let matrix: Vec<Vec<f64>> = kept.iter().map(|k| k.1.clone()).collect();
+    let pairs = paired_pairs(&matrix);
+    let mut ordered = Vec::new();
+    for p in &pairs {
+        let (a, b) = (kept[p.a].0.clone(), kept[p.b].0.clone());
+        // `Less`: b below a; the better one is the lower when lower is better.
+        match (p.order, lower_is_better) {
+            (std::cmp::Ordering::Equal, _) => {}
+            (std::cmp::Ordering::Less, true) | (std::cmp::Ordering::Greater, false) => ordered.push((b, a)),
+            _ => ordered.push((a, b)),
+        }
+    }
+    let ties: Vec<f64> = pairs
+        .iter()
+        .filter(|p| p.order == std::cmp::Ordering::Equal)
+        .map(|p| p.test.mde)
+        .collect();
+    let all: Vec<f64> = pairs.iter().map(|p| p.test.mde).collect();
+    let mde = if ties.is_empty() { &all } else { &ties }
+        .iter()
+        .copied()
+        .filter(|m| m.is_finite())
+        .reduce(f64::max);
+    let mut by_median: Vec<(String, f64)> = kept
+        .iter()
+        .map(|(f, v)| {
+            let finite: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+            (f.clone(), med(&finite).unwrap_or(f64::NAN))
         })
         .collect();
-    let adj = if tolerance.is_none() { ps } else { sig::holm(&ps) };
-    let mut out = vec![(v[0].0.clone(), false)];
-    for (i, w) in v.windows(2).enumerate() {
-        out.push((w[1].0.clone(), adj[i] < ALPHA));
-    }
-    Ok(out)
+    by_median.sort_by(|a, b| {
+        if lower_is_better {
+            a.1.total_cmp(&b.1)
+        } else {
+            b.1.total_cmp(&a.1)
+        }
+    });
+    Ok(Ranking {
+        formats: by_median.into_iter().map(|x| x.0).collect(),
+        ordered,
+        disturbed: out_disturbed,
+        mde,
+    })
 }
 
-/// A ranking as text: `a < b ≈ c` (`>` when higher is better).
+fn disturbed_text(v: &[(String, usize, usize)]) -> String {
+    v.iter()
+        .map(|(f, k, n)| format!("; {f} (disturbed: {k} of {n} rounds, not ranked)"))
+        .collect()
+}
+
+/// A ranking as text: a chain of groups `a ≈ b < c` (`>` when higher is
+/// better) when the ordered pairs are exactly those between the groups,
+/// else the ordered pairs listed (`a < b, c; d < c`), then the MDE and
+/// the disturbed formats.
 pub fn ranking_text(r: &Result<Ranking, String>, lower_is_better: bool) -> String {
-    match r {
-        Err(e) => e.clone(),
-        Ok(v) => {
-            let mut s = String::new();
-            for (i, (f, worse)) in v.iter().enumerate() {
-                if i > 0 {
-                    s += match (worse, lower_is_better) {
-                        (false, _) => " ≈ ",
-                        (true, true) => " < ",
-                        (true, false) => " > ",
-                    };
-                }
-                s += f;
+    let r = match r {
+        Err(e) => return e.clone(),
+        Ok(r) => r,
+    };
+    let sep = if lower_is_better { " < " } else { " > " };
+    let s = &r.formats;
+    let is_ordered = |x: &str, y: &str| r.ordered.iter().any(|(b, w)| b == x && w == y);
+    // Cut between k-1 and k where every pair across the cut is ordered.
+    let cuts: Vec<usize> = (1..s.len())
+        .filter(|&k| (0..k).all(|i| (k..s.len()).all(|j| is_ordered(&s[i], &s[j]))))
+        .collect();
+    let mut groups: Vec<&[String]> = Vec::new();
+    let mut at = 0;
+    for &k in cuts.iter().chain(std::iter::once(&s.len())) {
+        groups.push(&s[at..k]);
+        at = k;
+    }
+    let across: usize = (0..groups.len())
+        .flat_map(|i| (i + 1..groups.len()).map(move |j| (i, j)))
+        .map(|(i, j)| groups[i].len() * groups[j].len())
+        .sum();
+    let mut text = if across == r.ordered.len() {
+        groups.iter().map(|g| g.join(" ≈ ")).collect::<Vec<_>>().join(sep)
+    } else {
+        let mut parts = Vec::new();
+        for f in s {
+            let worse: Vec<&str> = s.iter().filter(|w| is_ordered(f, w)).map(String::as_str).collect();
+            if !worse.is_empty() {
+                parts.push(format!("{f}{sep}{}", worse.join(", ")));
             }
-            s
+        }
+        parts.push("other pairs ≈".into());
+        parts.join("; ")
+    };
+    if let Some(m) = r.mde {
+        if r.ordered.len() == s.len() * s.len().saturating_sub(1) / 2 {
+            let _ = write!(text, " (every pair ordered; detectable ±{:.1}%)", m * 100.0);
+        } else {
+            let _ = write!(text, " (≈ within ±{:.1}%)", m * 100.0);
         }
     }
+    text + &disturbed_text(&r.disturbed)
 }
 
-/// [`ranking`] as text.
-pub fn rank(items: &[(String, Vec<f64>)], lower_is_better: bool, tolerance: Option<f64>) -> String {
-    ranking_text(&ranking(items, lower_is_better, tolerance), lower_is_better)
-}
-
-/// The ordered pairs `(better, worse)` a ranking asserts: a significant
-/// separator lies between them.
+/// The ordered pairs `(better, worse)` a ranking asserts.
 pub fn ordered_pairs(r: &Ranking) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    for i in 0..r.len() {
-        for j in i + 1..r.len() {
-            if r[i + 1..=j].iter().any(|(_, worse)| *worse) {
-                out.push((r[i].0.clone(), r[j].0.clone()));
-            }
-        }
-    }
-    out
+    r.ordered.clone()
 }
 
 /// One cell of the decision table.
@@ -133,36 +257,149 @@ pub struct DecisionCell {
     pub ranking: Result<Ranking, String>,
 }
 
+/// A round of one HTTP file whose CPU per request jumped ([`CPU_JUMP`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Jump {
+    pub format: String,
+    pub round: u32,
+    /// Its CPU per request ÷ the format's median (the larger of server and client).
+    pub factor: f64,
+}
+
+/// The rounds of `rows` (one file, one count) whose server or client CPU
+/// per request is above [`CPU_JUMP`] × that format's median over the rounds.
+pub fn cpu_jumps(rows: &[&HttpRow]) -> Vec<Jump> {
+    type Get = fn(&HttpRow) -> Option<f64>;
+    let gets: [Get; 2] = [
+        |r| r.cpu.and_then(|c| c.server_us_per_req),
+        |r| r.cpu.and_then(|c| c.client_us_per_req),
+    ];
+    let mut out = Vec::new();
+    for f in formats() {
+        let mine: Vec<&&HttpRow> = rows.iter().filter(|r| r.format == f).collect();
+        let medians: Vec<Option<f64>> = gets
+            .iter()
+            .map(|g| {
+                med(&mine
+                    .iter()
+                    .filter_map(|r| g(r))
+                    .filter(|x| x.is_finite())
+                    .collect::<Vec<_>>())
+            })
+            .collect();
+        for r in &mine {
+            let factor = gets
+                .iter()
+                .zip(&medians)
+                .filter_map(|(g, m)| Some(g(r)? / m.filter(|m| *m > 0.0)?))
+                .fold(0.0, f64::max);
+            if factor > CPU_JUMP {
+                out.push(Jump {
+                    format: f.to_string(),
+                    round: r.round,
+                    factor,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The disturbed `(format, round)`s of one HTTP file at one count: other
+/// work or steal on the machine (`crate::measure::machine`), a calibration
+/// sample before the run slower than its limit
+/// (`crate::measure::calibration`), or a CPU jump ([`cpu_jumps`]).
+pub fn http_disturbed(d: &Data, file: &str, count: usize) -> Vec<(String, u32)> {
+    use crate::measure::calibration::assess;
+    let rows = file_rows(d, file, count);
+    let mut out: Vec<(String, u32)> = rows
+        .iter()
+        .filter(|r| {
+            crate::measure::machine::MachineLoad {
+                other_cores: r.other_cores.unwrap_or(0.0),
+                steal_cores: r.steal_cores.unwrap_or(0.0),
+            }
+            .disturbed()
+        })
+        .map(|r| (r.format.clone(), r.round))
+        .collect();
+    if let Some((_, samples)) = d.calibration.iter().find(|(f, _)| f == file) {
+        if let Some(a) = assess(samples) {
+            let excess = |v: f64, m: f64| if m > 0.0 { v / m - 1.0 } else { 0.0 };
+            for s in samples {
+                if excess(s.cpu_us, a.cpu.median) <= a.cpu_limit && excess(s.mem_us, a.mem.median) <= a.mem_limit {
+                    continue;
+                }
+                let Some((f, c)) = s.case.as_deref().and_then(|c| c.split_once('/')) else {
+                    continue;
+                };
+                if c.parse() == Ok(count) {
+                    out.push((f.to_string(), s.round as u32));
+                }
+            }
+        }
+    }
+    out.extend(cpu_jumps(&rows).into_iter().map(|j| (j.format, j.round)));
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// One HTTP row of the decision table as paired rounds: the formats, their
+/// values by round ([`super::verdict::by_round`]) and which are disturbed
+/// ([`http_disturbed`]).
+pub fn http_matrix(d: &Data, file: &str, count: usize, get: HttpGet) -> (Vec<String>, Vec<Vec<f64>>, Vec<Vec<bool>>) {
+    let rows = file_rows(d, file, count);
+    let names: Vec<&str> = formats();
+    let bad = http_disturbed(d, file, count);
+    let is_bad = |r: &HttpRow| bad.iter().any(|(f, n)| *f == r.format && *n == r.round);
+    let values = super::verdict::by_round(&rows, &names, get, |_| false);
+    let flags: Vec<Vec<bool>> =
+        super::verdict::by_round(&rows, &names, |r| Some(f64::from(u8::from(is_bad(r)))), |_| false)
+            .into_iter()
+            .map(|v| v.into_iter().map(|x| x == 1.0).collect())
+            .collect();
+    (names.iter().map(|s| s.to_string()).collect(), values, flags)
+}
+
+/// A getter of one HTTP figure.
+pub type HttpGet = fn(&HttpRow) -> Option<f64>;
+
+/// The timed questions of the decision table: question, file, lower is
+/// better, getter.
+pub const HTTP_QUESTIONS: [(&str, &str, bool, HttpGet); 4] = [
+    (
+        "cheapest server CPU per request",
+        super::verdict::SERVER_SOURCE,
+        true,
+        |r| r.cpu.and_then(|c| c.server_us_per_req),
+    ),
+    (
+        "cheapest client CPU per request (verifying decode)",
+        super::verdict::CLIENT_SOURCE,
+        true,
+        |r| r.cpu.and_then(|c| c.client_us_per_req),
+    ),
+    (
+        "highest server-only throughput (pinned core)",
+        super::verdict::SERVER_SOURCE,
+        false,
+        |r| Some(r.rps),
+    ),
+    (
+        "highest end-to-end throughput (one machine)",
+        super::verdict::CLIENT_SOURCE,
+        false,
+        |r| Some(r.rps),
+    ),
+];
+
 /// Every ranked cell of the decision table, question by question, count by count.
 pub fn decision_cells(d: &Data) -> Vec<DecisionCell> {
     type SizeGet = fn(&super::parse::SizeRow) -> f64;
-    type HttpGet = fn(&HttpRow) -> Option<f64>;
     let exact: [(&'static str, SizeGet); 2] = [
         ("smallest on the wire, raw", |r| r.raw_bytes as f64),
         ("smallest on the wire, gzip -6", |r| r.gzip6_bytes as f64),
-    ];
-    let http: [(&'static str, &str, bool, HttpGet); 4] = [
-        (
-            "cheapest server CPU per request",
-            super::verdict::SERVER_SOURCE,
-            true,
-            |r| r.cpu.and_then(|c| c.server_us_per_req),
-        ),
-        (
-            "cheapest client CPU per request (verifying decode)",
-            "http.csv",
-            true,
-            |r| r.cpu.and_then(|c| c.client_us_per_req),
-        ),
-        (
-            "highest server-only throughput (pinned core)",
-            "http-server.csv",
-            false,
-            |r| Some(r.rps),
-        ),
-        ("highest end-to-end throughput (one machine)", "http.csv", false, |r| {
-            Some(r.rps)
-        }),
     ];
     let mut out = Vec::new();
     for (question, get) in exact {
@@ -175,27 +412,74 @@ pub fn decision_cells(d: &Data) -> Vec<DecisionCell> {
                 question,
                 count,
                 lower_is_better: true,
-                ranking: ranking(&items, true, None),
+                ranking: ranking(&items, true),
             });
         }
     }
-    for (question, file, lower, get) in http {
+    for (question, file, lower, get) in HTTP_QUESTIONS {
         for count in COUNTS {
-            let rs = rows(d, file, count);
-            let items: Vec<(String, Vec<f64>)> = formats()
-                .iter()
-                .map(|f| (f.to_string(), samples(&rs, f, get)))
-                .filter(|(_, s)| !s.is_empty())
-                .collect();
+            let (names, values, flags) = http_matrix(d, file, count, get);
             out.push(DecisionCell {
                 question,
                 count,
                 lower_is_better: lower,
-                ranking: ranking(&items, lower, Some(HTTP_TOLERANCE)),
+                ranking: paired_ranking(&names, &values, &flags, lower),
             });
         }
     }
     out
+}
+
+/// The disturbed-round detail of the CPU jumps: every HTTP file and count
+/// with a round whose CPU per request jumped ([`cpu_jumps`]).
+pub fn render_jumps(o: &mut String, d: &Data) {
+    let mut lines = Vec::new();
+    for f in &d.http {
+        let mut counts: Vec<usize> = d.http_rows.iter().map(|r| r.count).collect();
+        counts.sort_unstable();
+        counts.dedup();
+        for c in counts {
+            let jumps = cpu_jumps(&file_rows(d, &f.name, c));
+            if jumps.is_empty() {
+                continue;
+            }
+            let mut per: Vec<String> = Vec::new();
+            for fm in formats() {
+                let mine: Vec<&Jump> = jumps.iter().filter(|j| j.format == fm).collect();
+                if mine.is_empty() {
+                    continue;
+                }
+                let rounds: Vec<String> = mine.iter().map(|j| j.round.to_string()).collect();
+                let lo = mine.iter().map(|j| j.factor).fold(f64::INFINITY, f64::min);
+                let hi = mine.iter().map(|j| j.factor).fold(0.0, f64::max);
+                let span = if format!("{lo:.1}") == format!("{hi:.1}") {
+                    format!("{hi:.1}×")
+                } else {
+                    format!("{lo:.1}–{hi:.1}×")
+                };
+                per.push(format!(
+                    "{fm} round{} {} ({span})",
+                    if mine.len() == 1 { "" } else { "s" },
+                    rounds.join(", ")
+                ));
+            }
+            lines.push(format!(
+                "- `{}`, {} product{}: {}",
+                f.name,
+                super::numfmt::group(c as i64),
+                if c == 1 { "" } else { "s" },
+                per.join("; ")
+            ));
+        }
+    }
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "\nHTTP rounds whose own CPU per request jumped (server or client CPU per request above {CPU_JUMP}× that format's median over the rounds of its file and count; disturbed, left out of the decision table's pairing):\n\n{}",
+        lines.join("\n")
+    );
 }
 
 /// Break-even link speed in Mbit/s: `saved_bytes × 8 ÷ cpu_us`; None
@@ -208,26 +492,6 @@ pub fn break_even_mbps(saved_bytes: f64, cpu_us: f64) -> Option<f64> {
 /// saved minus CPU spent); positive when it pays.
 pub fn net_saving_us(saved_bytes: f64, cpu_us: f64, link_mbps: f64) -> f64 {
     saved_bytes * 8.0 / link_mbps - cpu_us
-}
-
-fn rows<'a>(d: &'a Data, file: &str, count: usize) -> Vec<&'a HttpRow> {
-    d.http_rows
-        .iter()
-        .filter(|r| r.count == count && row_file(d, r) == Some(file))
-        .collect()
-}
-
-/// Which file a row came from: the rows are stored in file order, so by position.
-fn row_file<'a>(d: &'a Data, r: &HttpRow) -> Option<&'a str> {
-    let at = d.http_rows.iter().position(|x| std::ptr::eq(x, r))?;
-    let mut seen = 0;
-    for (f, n) in d.http.iter().zip(&d.http_row_counts) {
-        if at < seen + n {
-            return Some(f.name.as_str());
-        }
-        seen += n;
-    }
-    None
 }
 
 fn samples(rs: &[&HttpRow], format: &str, get: impl Fn(&HttpRow) -> Option<f64>) -> Vec<f64> {
@@ -262,23 +526,50 @@ pub fn codec_samples(d: &Data, op: &str, format: &str, count: usize) -> Vec<f64>
         .unwrap_or_default()
 }
 
-/// Below the codec table of one count: encode and decode ranked with ties,
-/// and the rows whose interval is too wide to rank.
+/// The codec rounds marked disturbed by the calibration of `codec.txt`
+/// (1-based; batch `j` of every row ran in round `j`).
+fn codec_disturbed_rounds(d: &Data) -> Vec<usize> {
+    d.calibration
+        .iter()
+        .find(|(f, _)| f == "codec.txt")
+        .and_then(|(_, s)| crate::measure::calibration::assess(s))
+        .map(|a| a.disturbed_rounds)
+        .unwrap_or_default()
+}
+
+/// One codec op at one count ranked on batches paired by their index
+/// within the row (the round they ran in), disturbed rounds dropped.
+pub fn codec_ranking(d: &Data, op: &str, count: usize) -> Result<Ranking, String> {
+    let bad = codec_disturbed_rounds(d);
+    let names: Vec<String> = formats().iter().map(|f| f.to_string()).collect();
+    let values: Vec<Vec<f64>> = names.iter().map(|f| codec_samples(d, op, f, count)).collect();
+    let flags: Vec<Vec<bool>> = values
+        .iter()
+        .map(|v| (1..=v.len()).map(|j| bad.contains(&j)).collect())
+        .collect();
+    paired_ranking(&names, &values, &flags, true)
+}
+
+/// Below the codec table of one count: encode and decode ranked on paired
+/// batches, and the rows whose own median interval is wide.
 pub fn codec_rankings(o: &mut String, d: &Data, count: usize) {
-    let tol = if count >= 100 { CODEC_TOLERANCE } else { HTTP_TOLERANCE };
+    let tol = if count >= 100 {
+        CODEC_TOLERANCE
+    } else {
+        CODEC_TOLERANCE_SMALL
+    };
     for op in ["Encode", "Decode", "DecodeBorrowed"] {
-        let items: Vec<(String, Vec<f64>)> = formats()
+        if formats()
             .iter()
-            .map(|f| (f.to_string(), codec_samples(d, op, f, count)))
-            .filter(|(_, s)| !s.is_empty())
-            .collect();
-        if items.len() >= 2 {
+            .filter(|f| !codec_samples(d, op, f, count).is_empty())
+            .count()
+            >= 2
+        {
             let _ = writeln!(
                 o,
                 "
-{op}, fastest first (CPU per operation, ties `≈`; a 95% interval wider than ±{:.0}% makes it too noisy to rank): {}.",
-                tol * 100.0,
-                rank(&items, true, Some(tol))
+{op}, fastest first (CPU per operation; batches paired by round, disturbed rounds dropped; `<`: significant, `≈`: not): {}.",
+                ranking_text(&codec_ranking(d, op, count), true)
             );
         }
     }
@@ -295,7 +586,7 @@ pub fn codec_rankings(o: &mut String, d: &Data, count: usize) {
         let _ = writeln!(
             o,
             "
-Rows whose 95% median interval exceeds ±{:.0}% (the run was too noisy to rank them): {}.",
+Rows whose own 95% median interval exceeds ±{:.0}% (their absolute figures are loose; the paired rankings above cancel what moves every row of a round): {}.",
             tol * 100.0,
             noisy.join(", ")
         );
@@ -312,7 +603,7 @@ pub fn render(o: &mut String, d: &Data) {
     o.push_str("\n## Decision table\n\n");
     let _ = writeln!(
         o,
-        "Best first. `<` / `>`: a significant difference; `≈`: this run cannot tell them apart (docs/MEASUREMENT.md names the test). Server CPU per request and server-only throughput: `{}` (server pinned to one core, load generator on the other); client CPU and end-to-end throughput: `{}` (both on one machine, concurrency 8, no compression).\n",
+        "Best first, a partial order: each pair of formats is compared on its per-round paired ratios (Wilcoxon signed-rank, Holm over the row's pairs); `<` / `>`: a significant difference; `≈`: this run cannot tell them apart, within the row's minimum detectable effect (\"≈ within ±X%\"). Rounds disturbed by other work, a slow calibration sample or a CPU jump (above {CPU_JUMP}× the format's median) are left out of the pairing; a format with more than half its rounds disturbed is marked \"(disturbed)\". Server CPU per request and server-only throughput: `{}` (server pinned to one core, load generator on the other); client CPU and end-to-end throughput: `{}` (both on one machine, concurrency 8, no compression).\n",
         super::verdict::SERVER_SOURCE,
         super::verdict::CLIENT_SOURCE
     );
@@ -645,8 +936,7 @@ fn prose(o: &mut String, d: &Data) {
 }
 
 /// The document's decision table: smallest raw and gzip -6 (exact), fastest
-/// encode and decode (batches; `≈` where not significant, too noisy to rank
-/// beyond ±5%).
+/// encode and decode (batches paired by index, as the codec rankings).
 pub fn render_document(o: &mut String, d: &super::document::Document) {
     let _ = writeln!(
         o,
@@ -657,25 +947,39 @@ pub fn render_document(o: &mut String, d: &super::document::Document) {
     let exact = |get: fn(&(String, f64, f64)) -> f64| -> Vec<(String, Vec<f64>)> {
         d.sizes.iter().map(|r| (r.0.clone(), vec![get(r)])).collect()
     };
-    let timed = |op: &str| -> Vec<(String, Vec<f64>)> {
-        d.batches
-            .iter()
-            .filter(|(_, o, _)| o == op)
-            .map(|(f, _, b)| (f.clone(), b.clone()))
-            .collect()
+    let timed = |op: &str| -> Result<Ranking, String> {
+        let rows: Vec<&(String, String, Vec<f64>)> = d.batches.iter().filter(|(_, o, _)| o == op).collect();
+        let names: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
+        let values: Vec<Vec<f64>> = rows.iter().map(|r| r.2.clone()).collect();
+        paired_ranking(&names, &values, &[], true)
     };
-    type Items = Vec<(String, Vec<f64>)>;
-    let rows: [(&str, Items, Option<f64>); 4] = [
-        ("smallest on the wire, raw", exact(|r| r.1), None),
-        ("smallest on the wire, gzip -6", exact(|r| r.2), None),
-        ("fastest encode (CPU per document)", timed("encode"), Some(0.05)),
-        ("fastest decode (CPU per document)", timed("decode"), Some(0.05)),
+    let rows: [(&str, Result<Ranking, String>, bool); 4] = [
+        (
+            "smallest on the wire, raw",
+            ranking(&exact(|r| r.1), true),
+            d.sizes.is_empty(),
+        ),
+        (
+            "smallest on the wire, gzip -6",
+            ranking(&exact(|r| r.2), true),
+            d.sizes.is_empty(),
+        ),
+        (
+            "fastest encode (CPU per document)",
+            timed("encode"),
+            !d.batches.iter().any(|b| b.1 == "encode"),
+        ),
+        (
+            "fastest decode (CPU per document)",
+            timed("decode"),
+            !d.batches.iter().any(|b| b.1 == "decode"),
+        ),
     ];
-    for (q, items, tol) in rows {
-        if items.is_empty() {
+    for (q, r, empty) in rows {
+        if empty {
             continue;
         }
-        let _ = writeln!(o, "| {q} | {} |", ranking_text(&ranking(&items, true, tol), true));
+        let _ = writeln!(o, "| {q} | {} |", ranking_text(&r, true));
     }
     o.push('\n');
 }
@@ -758,40 +1062,126 @@ mod tests {
         assert_eq!(tail(None, 0.99, 10), "n/a");
     }
 
-    #[test]
-    fn ordered_pairs_follow_the_separators() {
-        let r: Ranking = vec![("a".into(), false), ("b".into(), false), ("c".into(), true)];
-        assert_eq!(
-            ordered_pairs(&r),
-            [("a".to_string(), "c".to_string()), ("b".to_string(), "c".to_string())]
-        );
-        assert!(ordered_pairs(&vec![("a".into(), false), ("b".into(), false)]).is_empty());
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
     }
 
     #[test]
-    fn ranks_with_ties_and_noise() {
-        let tight = |base: f64| -> Vec<f64> { (0..10).map(|i| base + i as f64 * 0.01).collect() };
-        let items = vec![
-            ("json".to_string(), tight(200.0)),
-            ("avro".to_string(), tight(100.0)),
-            ("protobuf".to_string(), tight(100.02)),
-        ];
-        // avro and protobuf overlap: a tie; json is clearly more.
-        assert_eq!(rank(&items, true, Some(0.05)), "avro ≈ protobuf < json");
-        assert_eq!(rank(&items, false, Some(0.05)), "json > protobuf ≈ avro");
-        let noisy = vec![
-            (
-                "json".to_string(),
-                vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0],
-            ),
-            ("avro".to_string(), tight(100.0)),
-        ];
-        assert!(rank(&noisy, true, Some(0.05)).starts_with("too noisy to rank (json"));
+    fn exact_values_rank_by_value() {
         let exact = vec![
             ("a".to_string(), vec![3.0]),
             ("b".to_string(), vec![3.0]),
             ("c".to_string(), vec![1.0]),
         ];
-        assert_eq!(rank(&exact, true, None), "c < a ≈ b");
+        let r = ranking(&exact, true);
+        assert_eq!(ranking_text(&r, true), "c < a ≈ b");
+        assert_eq!(ordered_pairs(r.as_ref().unwrap()).len(), 2);
+        assert_eq!(ranking_text(&ranking(&exact[..1], true), true), "n/a");
+    }
+
+    /// Three formats at 1 : 1 : 1.3 with a ±30% drift per round: a chain
+    /// `a ≈ b < c`; the same as throughput reads `c > b ≈ a`.
+    #[test]
+    fn paired_rows_render_a_chain_of_groups_with_the_mde() {
+        let drift = |r: usize| 1.0 + 0.3 * ((r * 7919) % 13) as f64 / 13.0;
+        // a and b: mirrored noise around the same value (log ratios symmetric about 0).
+        let e = |r: usize| 0.01 * ((r % 5) as f64 - 2.0) / 2.0;
+        let wobble = |r: usize, f: usize| if f == 1 { 1.0 - e(r) } else { 1.0 + e(r) };
+        let base = [1.0, 1.0, 1.3];
+        let v: Vec<Vec<f64>> = (0..3)
+            .map(|f| (0..20).map(|r| 100.0 * base[f] * drift(r) * wobble(r, f)).collect())
+            .collect();
+        let n = names(&["a", "b", "c"]);
+        let r = paired_ranking(&n, &v, &[], true);
+        let text = ranking_text(&r, true);
+        assert!(
+            text.starts_with("a ≈ b < c (≈ within ±") || text.starts_with("b ≈ a < c (≈ within ±"),
+            "{text}"
+        );
+        let up = ranking_text(&paired_ranking(&n, &v, &[], false), false);
+        assert!(up.starts_with("c > "), "{up}");
+        // Nothing but noise: every pair ≈, never a refusal.
+        let flat: Vec<Vec<f64>> = (0..3)
+            .map(|f| (0..20).map(|r| 100.0 * drift(r) * wobble(r, f)).collect())
+            .collect();
+        let t = ranking_text(&paired_ranking(&n, &flat, &[], true), true);
+        assert!(t.contains(" ≈ ") && !t.contains('<') && t.contains("within ±"), "{t}");
+    }
+
+    /// Pairs that are not a chain of groups are listed, never forced into one.
+    #[test]
+    fn a_partial_order_that_is_no_chain_is_listed() {
+        let r = Ranking {
+            formats: names(&["a", "b", "c"]),
+            ordered: vec![("a".into(), "c".into())],
+            disturbed: Vec::new(),
+            mde: Some(0.04),
+        };
+        assert_eq!(ranking_text(&Ok(r), true), "a < c; other pairs ≈ (≈ within ±4.0%)");
+    }
+
+    /// A format disturbed in more than half its rounds is marked and left
+    /// out; the others are still ranked; at half or less its disturbed
+    /// rounds are only dropped.
+    #[test]
+    fn a_mostly_disturbed_format_is_marked_and_the_rest_ranked() {
+        let v: Vec<Vec<f64>> = (0..3)
+            .map(|f| (0..10).map(|r| (100 + 50 * f + r) as f64).collect())
+            .collect();
+        let mut flags = vec![vec![false; 10]; 3];
+        flags[2][..6].fill(true);
+        let r = paired_ranking(&names(&["a", "b", "c"]), &v, &flags, true).unwrap();
+        assert_eq!(r.formats, ["a", "b"]);
+        assert_eq!(r.disturbed, [("c".to_string(), 6, 10)]);
+        let text = ranking_text(&Ok(r), true);
+        assert!(
+            text.starts_with("a < b") && text.ends_with("; c (disturbed: 6 of 10 rounds, not ranked)"),
+            "{text}"
+        );
+        flags[2][5] = false;
+        let r = paired_ranking(&names(&["a", "b", "c"]), &v, &flags, true).unwrap();
+        assert!(r.disturbed.is_empty() && r.formats.len() == 3);
+    }
+
+    fn row(round: u32, format: &str, server: f64) -> HttpRow {
+        HttpRow {
+            round,
+            format: format.into(),
+            count: 1000,
+            compression: "none".into(),
+            concurrency: 8,
+            duration_s: 1.0,
+            requests: 100,
+            rps: 100.0,
+            bytes_per_s: 0.0,
+            p50_ms: 1.0,
+            p90_ms: 1.0,
+            p95_ms: 1.0,
+            p99_ms: 1.0,
+            p999_ms: 1.0,
+            max_ms: 1.0,
+            errors: [0; 7],
+            cpu: Some(super::super::parse::HttpCpu {
+                server_us_per_req: Some(server),
+                ..Default::default()
+            }),
+            verify: "owned".into(),
+            other_cores: None,
+            steal_cores: None,
+        }
+    }
+
+    /// A round at 1.6× the format's median is a jump; 1.4× is not.
+    #[test]
+    fn cpu_jumps_beyond_the_stated_factor() {
+        let mut rows: Vec<HttpRow> = (1..=9).map(|r| row(r, "json", 300.0)).collect();
+        rows.push(row(10, "json", 480.0));
+        rows.push(row(11, "json", 420.0));
+        rows.extend((1..=11).map(|r| row(r, "avro", 200.0)));
+        let refs: Vec<&HttpRow> = rows.iter().collect();
+        let j = cpu_jumps(&refs);
+        assert_eq!(j.len(), 1, "{j:?}");
+        assert_eq!((j[0].format.as_str(), j[0].round), ("json", 10));
+        assert!((j[0].factor - 1.6).abs() < 1e-9);
     }
 }

@@ -678,6 +678,7 @@ fn runs_section(o: &mut String, d: &Data) {
             crate::measure::machine::DISTURBED_STEAL_CORES
         );
     }
+    super::decision::render_jumps(o, d);
     calibration_section(o, d);
 }
 

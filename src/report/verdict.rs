@@ -57,17 +57,46 @@ pub fn file_rows<'a>(d: &'a Data, file: &str, count: usize) -> Vec<&'a HttpRow> 
     Vec::new()
 }
 
-/// The median over rounds of `get(format) ÷ get(json)` in the same round,
-/// with its interval; None with fewer than two paired rounds.
-pub fn paired_ratio(rows: &[&HttpRow], format: &str, get: impl Fn(&HttpRow) -> Option<f64>) -> Option<MedianCi> {
-    let ratios: Vec<f64> = rows
+/// The rows' values paired by round: `out[f][i]` is `formats[f]`'s value in
+/// the `i`-th round present among `rows` (ascending), NaN where that format
+/// has no row or no value there, or `skip` drops its row (a disturbed
+/// round). The one pairing of HTTP rows: [`paired_ratio`] and the decision
+/// table's paired rankings both use it.
+pub fn by_round(
+    rows: &[&HttpRow],
+    formats: &[&str],
+    get: impl Fn(&HttpRow) -> Option<f64>,
+    skip: impl Fn(&HttpRow) -> bool,
+) -> Vec<Vec<f64>> {
+    let mut rounds: Vec<u32> = rows.iter().map(|r| r.round).collect();
+    rounds.sort_unstable();
+    rounds.dedup();
+    formats
         .iter()
-        .filter(|r| r.format == format)
-        .filter_map(|r| {
-            let base = rows.iter().find(|b| b.format == "json" && b.round == r.round)?;
-            let (x, y) = (get(r)?, get(base)?);
-            (x > 0.0 && y > 0.0 && x.is_finite() && y.is_finite()).then(|| x / y)
+        .map(|f| {
+            rounds
+                .iter()
+                .map(|&round| {
+                    rows.iter()
+                        .find(|r| r.format == *f && r.round == round)
+                        .filter(|r| !skip(r))
+                        .and_then(|r| get(r))
+                        .unwrap_or(f64::NAN)
+                })
+                .collect()
         })
+        .collect()
+}
+
+/// The median over rounds of `get(format) ÷ get(json)` in the same round
+/// ([`by_round`]), with its interval; None with fewer than two paired rounds.
+pub fn paired_ratio(rows: &[&HttpRow], format: &str, get: impl Fn(&HttpRow) -> Option<f64>) -> Option<MedianCi> {
+    let v = by_round(rows, &[format, "json"], get, |_| false);
+    let ratios: Vec<f64> = v[0]
+        .iter()
+        .zip(&v[1])
+        .filter(|(x, y)| x.is_finite() && y.is_finite() && **x > 0.0 && **y > 0.0)
+        .map(|(x, y)| x / y)
         .collect();
     if ratios.len() < 2 {
         return None;
