@@ -388,11 +388,11 @@ fn the_committed_decision_table_orders_every_pair_fifteen_percent_apart() {
             }
         }
     }
-    // The committed run misses one pair: server CPU at 100 products, json
-    // (median 45.3 µs) against flatbuffers (55.0 µs). Its per-round values
-    // are bimodal (≈ 40 or ≈ 55–70 µs, each format's slot on its own), so the
-    // per-round log ratios split 11 : 9 and no paired test supports an
-    // order; it is `≈`, never reversed. At most one such miss is allowed.
+    // A pair whose per-round values are bimodal (each format's slot on its
+    // own) can split its per-round log ratios so that no paired test supports
+    // an order although the medians lie 15% apart: it is `≈`, never reversed.
+    // At most one such miss is allowed.
+    eprintln!("15% target: {} of {checked} pairs missed: {missed:?}", missed.len());
     assert!(
         missed.len() <= 1,
         "{} of {checked} pairs:\n{}",
@@ -426,42 +426,17 @@ fn opposite(
         .collect()
 }
 
-/// A/A on the committed run: its rounds split into two halves (odd and
-/// even rounds, so both span the run) never order a pair in opposite
-/// directions, in any HTTP row of the decision table or codec ranking.
-/// Self-test: a half with one format's values scaled by 0.7 does reverse.
-#[test]
-fn two_halves_of_the_committed_run_never_order_a_pair_oppositely() {
-    use wirebench::report::decision::{HTTP_QUESTIONS, codec_samples, http_matrix, paired_ranking};
-    let d = committed();
-    let half = |v: &[Vec<f64>], parity: usize| -> Vec<Vec<f64>> {
-        v.iter()
-            .map(|r| {
-                r.iter()
-                    .enumerate()
-                    .filter(|(i, _)| i % 2 == parity)
-                    .map(|(_, x)| *x)
-                    .collect()
-            })
-            .collect()
-    };
-    let half_flags = |v: &[Vec<bool>], parity: usize| -> Vec<Vec<bool>> {
-        v.iter()
-            .map(|r| {
-                r.iter()
-                    .enumerate()
-                    .filter(|(i, _)| i % 2 == parity)
-                    .map(|(_, x)| *x)
-                    .collect()
-            })
-            .collect()
-    };
-    /// What, formats, values by round, disturbed flags, lower is better.
-    type Row = (String, Vec<String>, Vec<Vec<f64>>, Vec<Vec<bool>>, bool);
+/// What, formats, values by round, disturbed flags, lower is better.
+type Row = (String, Vec<String>, Vec<Vec<f64>>, Vec<Vec<bool>>, bool);
+
+/// Every ranked timed row of a run: the decision table's HTTP rows and the
+/// codec rankings, at 1, 100 and 1,000 products.
+fn ranked_rows(d: &wirebench::report::Data) -> Vec<Row> {
+    use wirebench::report::decision::{HTTP_QUESTIONS, codec_samples, http_matrix};
     let mut rows: Vec<Row> = Vec::new();
     for (question, file, lower, get) in HTTP_QUESTIONS {
         for count in [1, 100, 1000] {
-            let (names, values, flags) = http_matrix(&d, file, count, get);
+            let (names, values, flags) = http_matrix(d, file, count, get);
             rows.push((format!("{question} at {count}"), names, values, flags, lower));
         }
     }
@@ -471,37 +446,63 @@ fn two_halves_of_the_committed_run_never_order_a_pair_oppositely() {
         .collect();
     for op in ["Encode", "Decode", "DecodeBorrowed"] {
         for count in [1, 100, 1000] {
-            let values: Vec<Vec<f64>> = formats.iter().map(|f| codec_samples(&d, op, f, count)).collect();
+            let values: Vec<Vec<f64>> = formats.iter().map(|f| codec_samples(d, op, f, count)).collect();
             rows.push((format!("{op} at {count}"), formats.clone(), values, Vec::new(), true));
         }
     }
-    let mut ordered = 0;
-    for (what, names, values, flags, lower) in &rows {
+    rows
+}
+
+/// A/A: the committed run (`results/`) and a second `make bench` of the same
+/// commit (`fixtures/aa/`, its raw files) never order a pair in opposite
+/// directions, in any HTTP row of the decision table or codec ranking, and
+/// at least 80% of the pairs one run orders the other orders the same way.
+/// Self-test: one run with its best format made twice as costly reverses.
+#[test]
+fn two_runs_of_one_commit_never_order_a_pair_oppositely() {
+    use wirebench::report::decision::paired_ranking;
+    let a = ranked_rows(&committed());
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/aa");
+    let b = ranked_rows(&wirebench::report::data::load(&dir).expect("fixtures/aa loads"));
+    assert_eq!(a.len(), b.len());
+    let (mut ordered, mut same) = (0, 0);
+    let mut first: Option<(usize, wirebench::report::decision::Ranking)> = None;
+    for (i, (ra, rb)) in a.iter().zip(&b).enumerate() {
         let (Ok(x), Ok(y)) = (
-            paired_ranking(names, &half(values, 0), &half_flags(flags, 0), *lower),
-            paired_ranking(names, &half(values, 1), &half_flags(flags, 1), *lower),
+            paired_ranking(&ra.1, &ra.2, &ra.3, ra.4),
+            paired_ranking(&rb.1, &rb.2, &rb.3, rb.4),
         ) else {
             continue;
         };
-        ordered += x.ordered.len() + y.ordered.len();
-        assert!(opposite(&x, &y).is_empty(), "{what}: {:?}", opposite(&x, &y));
+        assert!(opposite(&x, &y).is_empty(), "{}: {:?}", ra.0, opposite(&x, &y));
+        for pair in x.ordered.iter() {
+            ordered += 1;
+            same += usize::from(y.ordered.contains(pair));
+        }
+        for pair in y.ordered.iter() {
+            ordered += 1;
+            same += usize::from(x.ordered.contains(pair));
+        }
+        if first.is_none() && !x.ordered.is_empty() {
+            first = Some((i, x));
+        }
     }
+    eprintln!("A/A: {same} of {ordered} ordered pairs are ordered the same way in the other run");
     assert!(
         ordered > 20,
-        "the halves order pairs, so the check is not trivial ({ordered})"
+        "the runs order pairs, so the check is not trivial ({ordered})"
     );
-    // Self-test: the check fails when, in one half, the best format of a row
-    // the other half orders is made twice as costly (or half as fast).
-    let (names, x, mut b, flags, lower) = rows
-        .iter()
-        .find_map(|(_, names, values, flags, lower)| {
-            let x = paired_ranking(names, &half(values, 0), &half_flags(flags, 0), *lower).ok()?;
-            (!x.ordered.is_empty()).then(|| (names, x, half(values, 1), flags, *lower))
-        })
-        .expect("a row whose first half orders a pair");
-    let best = &x.ordered[0].0;
-    let f = names.iter().position(|n| n == best).unwrap();
-    b[f].iter_mut().for_each(|v| *v *= if lower { 2.0 } else { 0.5 });
-    let y = paired_ranking(names, &b, &half_flags(flags, 1), lower).unwrap();
+    assert!(
+        same * 10 >= ordered * 8,
+        "{same} of {ordered} ordered pairs are ordered the same way in the other run"
+    );
+    // Self-test: the check fails when, in the other run, the best format of
+    // a row the first run orders is made twice as costly (or half as fast).
+    let (i, x) = first.expect("a row the first run orders");
+    let (_, names, values, flags, lower) = &b[i];
+    let mut values = values.clone();
+    let f = names.iter().position(|n| *n == x.ordered[0].0).unwrap();
+    values[f].iter_mut().for_each(|v| *v *= if *lower { 2.0 } else { 0.5 });
+    let y = paired_ranking(names, &values, flags, *lower).unwrap();
     assert!(!opposite(&x, &y).is_empty(), "a reversed format is caught: {x:?} {y:?}");
 }
