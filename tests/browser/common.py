@@ -34,7 +34,7 @@ CHROMIUM_FLAGS = [
 def server(binary, results=None):
     """`wirebench serve --addr 127.0.0.1:0`: the kernel picks a free port,
     the server prints it on its first line; stopped on exit."""
-    cmd = [binary, "serve", "--addr", "127.0.0.1:0", "--start-threads", "8", "--min-spare-threads", "4"]
+    cmd = [binary, "serve", "--addr", "127.0.0.1:0"]
     if results:
         cmd += ["--results", results]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
