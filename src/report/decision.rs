@@ -314,13 +314,7 @@ pub fn http_disturbed(d: &Data, file: &str, count: usize) -> Vec<(String, u32)> 
     let rows = file_rows(d, file, count);
     let mut out: Vec<(String, u32)> = rows
         .iter()
-        .filter(|r| {
-            crate::measure::machine::MachineLoad {
-                other_cores: r.other_cores.unwrap_or(0.0),
-                steal_cores: r.steal_cores.unwrap_or(0.0),
-            }
-            .disturbed()
-        })
+        .filter(|r| r.machine_disturbed())
         .map(|r| (r.format.clone(), r.round))
         .collect();
     if let Some((_, samples)) = d.calibration.iter().find(|(f, _)| f == file) {

@@ -661,16 +661,7 @@ fn runs_section(o: &mut String, d: &Data) {
     let rows: Vec<&super::parse::HttpRow> = d.http_rows.iter().collect();
     let measured = rows.iter().filter(|r| r.other_cores.is_some()).count();
     if measured > 0 {
-        let disturbed = rows
-            .iter()
-            .filter(|r| {
-                crate::measure::machine::MachineLoad {
-                    other_cores: r.other_cores.unwrap_or(0.0),
-                    steal_cores: r.steal_cores.unwrap_or(0.0),
-                }
-                .disturbed()
-            })
-            .count();
+        let disturbed = rows.iter().filter(|r| r.machine_disturbed()).count();
         let _ = writeln!(
             o,
             "\nHTTP rounds disturbed by other work on the machine (more than {} of a core of other CPU, or more than {} of a core stolen, from `/proc/stat`): {disturbed} of {measured}.",

@@ -332,6 +332,18 @@ pub struct HttpRow {
     pub steal_cores: Option<f64>,
 }
 
+impl HttpRow {
+    /// Whether other work or steal recorded with the round went over
+    /// `crate::measure::machine::MachineLoad`'s limits (a missing reading counts as none).
+    pub fn machine_disturbed(&self) -> bool {
+        crate::measure::machine::MachineLoad {
+            other_cores: self.other_cores.unwrap_or(0.0),
+            steal_cores: self.steal_cores.unwrap_or(0.0),
+        }
+        .disturbed()
+    }
+}
+
 /// The CPU columns of one row; each None when that side was not measured (empty cell).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct HttpCpu {
