@@ -48,9 +48,8 @@ wirebench ab BASE_BIN NEW_BIN [FLAGS]
   runs the codec rows of two builds alternately in the same rounds (each batch
   one `codec-bench` process, pinned to one CPU, ABBA order) and prints per row
   both medians, the change from the per-round NEW/BASE ratios with its 95%
-  interval, the sign test's p (Holm-Bonferroni over the rows), `~` where not
-  significant at 0.05, and the geomean. No noise threshold: the pairs share
-  their rounds' drift.
+  interval (Hodges-Lehmann), the signed-rank p (Holm-Bonferroni over the
+  rows), `~` where not significant at 0.05 or under the floor, and the geomean.
   --rows REGEX        rows to run (default all): literal text, . * ^ $, and |
                       between alternatives, e.g. '^Decode/json/1000$|^Encode/'
   --rounds N          processes per row and side, one per round (default 60)
@@ -63,6 +62,9 @@ wirebench ab BASE_BIN NEW_BIN [FLAGS]
                       this binary's `load --server` on another CPU; the figure
                       is the server's CPU µs per request
   --http-duration D   one load run of an HTTP case (default 500ms)
+  --floor PCT         smallest change flagged (default 1.0: two copies of one
+                      build differ by a few tenths of a percent in every round;
+                      docs/MEASUREMENT.md)
   --fail-over PCT     exit 1 when a row's significant slowdown exceeds PCT percent
   --slow-row NAME=PCT test hook: the NEW side runs row NAME PCT% slower by real
                       work (codec-bench --slow-row)
@@ -102,6 +104,8 @@ pub struct Plan {
     /// One load run of an `http/…` row ([`http`]).
     pub http_duration: Duration,
     pub slow_row: Option<crate::bench::hooks::SlowRow>,
+    /// The smallest change flagged, as a fraction ([`paired::judge`]).
+    pub floor: f64,
 }
 
 /// One batch's figures.
@@ -125,6 +129,7 @@ pub fn cli_main(args: &mut Args) -> Result<bool, String> {
     let batches = args.parse_or("--batches", 5usize)?;
     let cpu = args.parse_or("--cpu", 1usize)?;
     let fail_over: Option<f64> = args.parse("--fail-over")?;
+    let floor = args.parse_or("--floor", paired::DEFAULT_FLOOR * 100.0)?;
     let slow = args.value("--slow-row")?;
     let with_http = args.switch("--http");
     let http_duration = parse_duration(&args.value("--http-duration")?.unwrap_or("500ms".into()))?;
@@ -155,6 +160,9 @@ pub fn cli_main(args: &mut Args) -> Result<bool, String> {
     if fail_over.is_some_and(|p| !(p >= 0.0 && p.is_finite())) {
         return Err("--fail-over: expected a percentage ≥ 0".into());
     }
+    if !(floor >= 0.0 && floor.is_finite()) {
+        return Err(format!("--floor {floor}: expected a percentage ≥ 0"));
+    }
     let pattern = Pattern::parse(rows_re.as_deref().unwrap_or(""))?;
     let mut universe = crate::bench::codec::row_names(&COUNTS);
     if with_http {
@@ -184,6 +192,7 @@ pub fn cli_main(args: &mut Args) -> Result<bool, String> {
         load_pin: pin_cpu(cpu).map(other_cpu),
         http_duration,
         slow_row,
+        floor: floor / 100.0,
     };
     let outcome = run(&plan)?;
     let pinned = match plan.pin {
@@ -196,8 +205,9 @@ pub fn cli_main(args: &mut Args) -> Result<bool, String> {
         plan.new.display()
     );
     let stats = format!(
-        "change: median of the per-round NEW/BASE ratios, sign test, Holm-Bonferroni over the table's rows, alpha = {}; no noise threshold",
-        crate::measure::significance::ALPHA
+        "change: Hodges-Lehmann estimate of the per-round NEW/BASE ratios, Wilcoxon signed-rank test, Holm-Bonferroni over the table's rows, alpha = {}; flagged from ±{:.1}% (--floor)",
+        crate::measure::significance::ALPHA,
+        plan.floor * 100.0
     );
     let codec_title = format!(
         "codec rows ({}, lower is better; {} rounds, each one process per side in ABBA order running the row's fastest of {} {:?} batches, both {pinned}; {stats})",
@@ -350,8 +360,8 @@ pub fn run(plan: &Plan) -> Result<Outcome, String> {
         .flat_map(|[_, n]| n.iter().filter_map(|s| s.hook_pct))
         .collect();
     Ok(Outcome {
-        codec: paired::judge(&rows(false)),
-        http: paired::judge(&rows(true)),
+        codec: paired::judge(&rows(false), plan.floor),
+        http: paired::judge(&rows(true), plan.floor),
         unit: if all_cpu { "cpu-ns/op" } else { "ns/op" },
         hook_pct: crate::measure::stats::median(&hook),
     })

@@ -1,17 +1,22 @@
 //! The verdicts of `wirebench ab` ([`super::ab`]): rows measured in pairs,
 //! batch i of BASE beside batch i of NEW in the same round, judged on the
-//! per-round ratios NEW/BASE.
+//! per-round ratios NEW/BASE (`significance::paired`, the test the report's
+//! decision table uses).
 //!
 //! For each row, with `d_i = ln(new_i / base_i)` over the rounds:
 //!
-//! - **change**: `exp(median(d)) − 1`, with the distribution-free 95%
-//!   interval of that median (`significance::median_ci` on `d`, the sign-test
-//!   interval), mapped back the same way;
-//! - **p**: the two-sided sign test on `d` (rounds with `d = 0` dropped),
-//!   Holm–Bonferroni adjusted over the rows (`significance::holm`);
-//! - **significant** when the adjusted p is below α = 0.05, with no noise
-//!   threshold: drift between rounds moves both sides of a pair together, so
-//!   the pairs carry no run-to-run offset for a threshold to absorb;
+//! - **change**: `exp(HL(d)) − 1`, the Hodges–Lehmann estimate of the log
+//!   ratios, with its distribution-free 95% interval mapped back the same way;
+//! - **p**: the two-sided Wilcoxon signed-rank test on `d` (exact up to 50
+//!   rounds), Holm–Bonferroni adjusted over the rows (`significance::holm`);
+//! - **significant** when the adjusted p is below α = 0.05 *and* the change
+//!   is at least the stated floor (`--floor`, default [`DEFAULT_FLOOR`]):
+//!   drift between rounds moves both sides of a pair together, so the test
+//!   itself needs no threshold, but two copies of one build still differ by a
+//!   few tenths of a percent (where their code lands in the caches), a real
+//!   difference no change of the source made. The floor is the A/A spread
+//!   measured on this machine (docs/MEASUREMENT.md, "Did my change help?");
+//!   a row the test separates but that stays under it is shown as such;
 //! - **regression** when significant and the change is a slowdown.
 //!
 //! Each row also shows both sides' medians with their own intervals, and the
@@ -21,6 +26,10 @@
 
 use crate::measure::significance::{self as sig, ALPHA, CONFIDENCE, MedianCi};
 use std::fmt::Write as _;
+
+/// The default floor, as a fraction: the largest A/A change of two copies
+/// of one build measured on this machine, rounded up (module docs).
+pub const DEFAULT_FLOOR: f64 = 0.01;
 
 /// One row's paired samples: `base[i]` and `new[i]` come from round i.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,7 +45,7 @@ pub struct PairedVerdict {
     pub name: String,
     pub base: MedianCi,
     pub new: MedianCi,
-    /// new/base − 1 from the median log ratio, and its interval.
+    /// new/base − 1 from the HL estimate of the log ratios, and its interval.
     pub change: f64,
     pub lo: f64,
     pub hi: f64,
@@ -44,7 +53,10 @@ pub struct PairedVerdict {
     pub confidence: f64,
     pub p: f64,
     pub p_adjusted: f64,
+    /// Adjusted p below α and |change| at least the floor.
     pub significant: bool,
+    /// Adjusted p below α, but |change| under the floor.
+    pub under_floor: bool,
     /// Significant and slower (lower is better for every `ab` row).
     pub regression: bool,
 }
@@ -55,63 +67,56 @@ pub struct PairedTable {
     pub verdicts: Vec<PairedVerdict>,
     /// Geometric mean of the rows' new/base ratios, − 1.
     pub geomean: Option<f64>,
+    /// The floor the verdicts were judged with, as a fraction.
+    pub floor: f64,
     pub warnings: Vec<String>,
 }
 
-/// The two-sided sign test on `d` (`significance::sign_test`), zeros
-/// dropped; 1 when nothing is left to test.
-pub fn sign_test(d: &[f64]) -> f64 {
-    sig::sign_test(d).unwrap_or(1.0)
-}
-
-/// Judges every row (module docs).
-pub fn judge(rows: &[PairedRow]) -> PairedTable {
-    let mut out = PairedTable::default();
+/// Judges every row against `floor` (a fraction; module docs).
+pub fn judge(rows: &[PairedRow], floor: f64) -> PairedTable {
+    let mut out = PairedTable {
+        floor,
+        ..PairedTable::default()
+    };
     let mut kept = Vec::new();
     for r in rows {
         let usable = !r.base.is_empty()
             && r.base.len() == r.new.len()
             && r.base.iter().chain(&r.new).all(|&x| x.is_finite() && x > 0.0);
-        if usable {
-            kept.push(r);
-        } else {
-            out.warnings.push(format!(
+        let test = usable.then(|| sig::paired(&r.base, &r.new)).flatten();
+        match test {
+            Some(t) => kept.push((r, t)),
+            None => out.warnings.push(format!(
                 "{}: left out ({} base and {} new samples, each must be a positive time)",
                 r.name,
                 r.base.len(),
                 r.new.len()
-            ));
+            )),
         }
     }
-    let logs: Vec<Vec<f64>> = kept
-        .iter()
-        .map(|r| r.base.iter().zip(&r.new).map(|(b, n)| (n / b).ln()).collect())
-        .collect();
-    let ps: Vec<f64> = logs.iter().map(|d| sign_test(d)).collect();
+    let ps: Vec<f64> = kept.iter().map(|(_, t)| t.p).collect();
     let adjusted = sig::holm(&ps);
     let mut log_sum = 0.0;
-    for (((r, d), &p), &pa) in kept.iter().zip(&logs).zip(&ps).zip(&adjusted) {
-        let (Some(base), Some(new), Some(ci)) = (
-            sig::median_ci(&r.base, CONFIDENCE),
-            sig::median_ci(&r.new, CONFIDENCE),
-            sig::median_ci(d, CONFIDENCE),
-        ) else {
+    for ((r, t), &pa) in kept.iter().zip(&adjusted) {
+        let (Some(base), Some(new)) = (sig::median_ci(&r.base, CONFIDENCE), sig::median_ci(&r.new, CONFIDENCE)) else {
             continue;
         };
-        log_sum += ci.median;
-        let significant = pa < ALPHA;
+        log_sum += t.ratio.ln();
+        let separated = pa < ALPHA;
+        let large = t.change().abs() >= floor;
         out.verdicts.push(PairedVerdict {
             name: r.name.clone(),
             base,
             new,
-            change: ci.median.exp_m1(),
-            lo: ci.lo.exp_m1(),
-            hi: ci.hi.exp_m1(),
-            confidence: ci.confidence,
-            p,
+            change: t.change(),
+            lo: t.lo - 1.0,
+            hi: t.hi - 1.0,
+            confidence: t.confidence,
+            p: t.p,
             p_adjusted: pa,
-            significant,
-            regression: significant && ci.median > 0.0,
+            significant: separated && large,
+            under_floor: separated && !large,
+            regression: separated && large && t.ratio > 1.0,
         });
     }
     let n = out.verdicts.len();
@@ -150,6 +155,7 @@ pub fn render(title: &str, t: &PairedTable) -> String {
             m.rel_half_width() * 100.0
         )
     };
+    let floor = format!("{:.1}%", t.floor * 100.0);
     for v in &t.verdicts {
         let interval = format!("{} [{}, {}]", pct(v.change), pct(v.lo), pct(v.hi));
         let change = if v.significant {
@@ -157,9 +163,14 @@ pub fn render(title: &str, t: &PairedTable) -> String {
         } else {
             format!("~ {interval}")
         };
+        let note = if v.under_floor {
+            format!(" (separated, but under the ±{floor} floor)")
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             o,
-            "{:<34} {:>18} {:>18} {:>34} p={:.3} (adj {:.3}) n={}",
+            "{:<34} {:>18} {:>18} {:>34} p={:.3} (adj {:.3}) n={}{note}",
             v.name,
             side(&v.base),
             side(&v.new),
@@ -175,7 +186,7 @@ pub fn render(title: &str, t: &PairedTable) -> String {
     let flagged = t.verdicts.iter().filter(|v| v.significant).count();
     let _ = writeln!(
         o,
-        "{flagged} of {} rows differ significantly (`~`: no evidence of a difference).",
+        "{flagged} of {} rows differ significantly and by at least the ±{floor} floor (`~`: no evidence of a difference that large).",
         t.verdicts.len()
     );
     for w in &t.warnings {
@@ -209,7 +220,7 @@ mod tests {
             base.push(100.0 * drift * noise(&mut rng));
             new.push(103.0 * drift * noise(&mut rng));
         }
-        let t = judge(&[row("slow", &base, &new), row("same", &base, &base)]);
+        let t = judge(&[row("slow", &base, &new), row("same", &base, &base)], DEFAULT_FLOOR);
         let v = &t.verdicts[0];
         assert!(v.significant && v.regression, "{v:?}");
         assert!(v.lo > 0.02 && v.hi < 0.04 && (v.change - 0.03).abs() < 0.006, "{v:?}");
@@ -231,27 +242,47 @@ mod tests {
         );
     }
 
+    /// Two copies of one build differ by a few tenths of a percent in every
+    /// round: the test separates them, the floor keeps them unflagged, and
+    /// the same samples judged with no floor are flagged.
     #[test]
-    fn sign_test_matches_the_binomial_table() {
-        // 10 of 10 positive: 2 · 2^-10.
-        assert!((sign_test(&[1.0; 10]) - 2.0 / 1024.0).abs() < 1e-12);
-        // 8 of 10: 2 · (1 + 10 + 45) / 1024 = 0.109375.
-        let d = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, -1.0, -1.0, 0.0];
-        assert!((sign_test(&d) - 0.109375).abs() < 1e-12);
-        assert_eq!(sign_test(&[0.0, 0.0]), 1.0);
-        assert_eq!(sign_test(&[1.0, -1.0]), 1.0);
+    fn a_consistent_offset_under_the_floor_is_shown_but_not_flagged() {
+        let base: Vec<f64> = (0..30).map(|i| 100.0 + i as f64).collect();
+        let new: Vec<f64> = base
+            .iter()
+            .enumerate()
+            .map(|(i, b)| b * (1.003 + 1e-5 * i as f64))
+            .collect();
+        let t = judge(&[row("aa", &base, &new)], DEFAULT_FLOOR);
+        let v = &t.verdicts[0];
+        assert!(
+            v.p_adjusted < 0.001 && v.under_floor && !v.significant && !v.regression,
+            "{v:?}"
+        );
+        let text = render("codec rows", &t);
+        assert!(text.contains("0 of 1 rows differ significantly"), "{text}");
+        assert!(text.contains("under the ±1.0% floor"), "{text}");
+        let none = judge(&[row("aa", &base, &new)], 0.0);
+        assert!(none.verdicts[0].significant && none.verdicts[0].regression);
+        assert!(!none.verdicts[0].under_floor);
+        assert_eq!(none.regressions_over(0.2).len(), 1);
     }
 
     #[test]
     fn holm_spreads_alpha_over_the_rows_and_bad_rows_are_left_out() {
-        // 6 of 6 rounds slower: p = 2/64 = 0.031 alone, 0.0625 over two rows.
+        // 6 of 6 rounds slower, no ties: exact signed-rank p = 2/64 = 0.031
+        // alone, 0.0625 over two rows.
         let base = [10.0; 6];
-        let new = [11.0; 6];
-        let alone = judge(&[row("a", &base, &new)]);
+        let new: Vec<f64> = (0..6).map(|i| 11.0 + 0.01 * i as f64).collect();
+        let alone = judge(&[row("a", &base, &new)], DEFAULT_FLOOR);
+        assert!((alone.verdicts[0].p - 2.0 / 64.0).abs() < 1e-12);
         assert!(alone.verdicts[0].significant);
-        let two = judge(&[row("a", &base, &new), row("b", &base, &new)]);
+        let two = judge(&[row("a", &base, &new), row("b", &base, &new)], DEFAULT_FLOOR);
         assert!(two.verdicts.iter().all(|v| !v.significant && v.p_adjusted > 0.05));
-        let bad = judge(&[row("zero", &[0.0, 1.0], &[1.0, 1.0]), row("short", &[1.0], &[])]);
+        let bad = judge(
+            &[row("zero", &[0.0, 1.0], &[1.0, 1.0]), row("short", &[1.0], &[])],
+            DEFAULT_FLOOR,
+        );
         assert!(bad.verdicts.is_empty() && bad.geomean.is_none());
         assert_eq!(bad.warnings.len(), 2, "{:?}", bad.warnings);
     }
