@@ -6,23 +6,21 @@
 //! the run stamp as `# key: value` comment lines and closes with its end
 //! lines ([`crate::measure::run`]).
 //!
-//! Sizes are exact. The `gzip*_us` columns are the median over `--reps` batches
-//! (default 5; at most 3 above 1,000 products) of the time per operation, each batch calibrated to at least
-//! `--batch` (default 5ms) like the codec harness: gzip of the raw payload at
-//! levels 1, 6 (the server's default) and 9; the `gunzip*_us` columns time
-//! the client's side, [`crate::gzip::decompress_into`] of that level's output,
-//! the same way. Together they answer one question: are the bytes gzip saves
-//! worth the CPU both ends spend on it (the report's break-even link speed)?
-//! Single-threaded, on this machine, warm caches. The encode that produced
-//! the payload is not timed here: its one measurement is the `Encode/{fmt}/{n}`
-//! row of `codec.txt` in the same run, and the report reads it from there.
-//!
-//! `gzip6_cpu_us` is the thread's on-CPU time per gzip -6 call
-//! (`crate::measure::cpu::thread_cpu_ns`, read around one extra batch of at
-//! least [`CPU_BATCH`], so the scheduler tick it may lag is a few percent at
-//! most); empty without `/proc`. On a shared machine the wall times above also
-//! count waiting for a core; this one does not, and it is the figure the
-//! report sets beside the server's CPU time per gzip request.
+//! Sizes are exact. Every time is per operation, over `--reps` batches
+//! (default 6; at most 3 above 1,000 products), each calibrated to at least
+//! `--batch` (default 5ms) like the codec harness: gzip of the raw payload
+//! at levels 1, 6 (the server's default) and 9, and the client's side,
+//! [`crate::gzip::decompress_into`] of that level's output. Each batch is
+//! timed twice at once: wall time (`gzipL_us`, `gunzipL_us`, medians) and the
+//! thread's on-CPU time (`gzipL_cpu_us`, `gunzipL_cpu_us`, medians, with
+//! `gzipL_cpu_lo`/`_hi` the median's distribution-free 95% interval over the
+//! batches; [`crate::measure::cpu::thread_cpu_ns`]; empty where the machine
+//! has no thread clock). On a shared machine wall time also counts waiting
+//! for a core; CPU time does not, and it is what the report sets beside the
+//! server's CPU per request. The report uses one kind for every level,
+//! never a mix. Single-threaded, on this machine, warm caches. The encode
+//! that produced the payload is not timed here: its one measurement is the
+//! `Encode/{fmt}/{n}` row of `codec.txt` in the same run.
 
 use super::calibrate;
 use crate::cli::{Args, parse_duration};
@@ -36,7 +34,8 @@ const USAGE: &str = "\
 wirebench sizes [FLAGS]
   --counts LIST    product counts (default 1,100,1000,10000)
   --formats LIST   formats (default all five)
-  --reps N         timed batches per measurement; the median is reported (default 5)
+  --reps N         timed batches per measurement; the median and its interval
+                   are reported (default 6)
   --batch D        minimum time of one batch (default 5ms)
   --fixture FILE   measure a catalog from FILE (JSON) instead of the generator
   --data FILE      measure any JSON document through the schema-driven codecs
@@ -46,9 +45,6 @@ wirebench sizes [FLAGS]
                    written into results/ unless asked)
   --run-id ID      the run this file belongs to (default: $WB_RUN_ID, else a fresh id)
 ";
-
-/// Wall time of the batch that `gzip6_cpu_us` is read around.
-pub const CPU_BATCH: Duration = Duration::from_millis(200);
 
 /// `wirebench sizes`.
 pub fn cli_sizes(args: &mut Args) -> Result<(), String> {
@@ -61,7 +57,7 @@ pub fn cli_sizes(args: &mut Args) -> Result<(), String> {
     }
     let counts = args.list::<usize>("--counts")?.unwrap_or(vec![1, 100, 1000, 10_000]);
     let formats = args.list::<Format>("--formats")?.unwrap_or(Format::ALL.to_vec());
-    let reps = args.parse_or("--reps", 5usize)?.max(1);
+    let reps = args.parse_or("--reps", 6usize)?.max(1);
     let batch = parse_duration(&args.value("--batch")?.unwrap_or("5ms".into()))?;
     let fixture = args.value("--fixture")?;
     let out = args.value("--out")?.unwrap_or("-".into());
@@ -88,53 +84,55 @@ pub fn cli_sizes(args: &mut Args) -> Result<(), String> {
             // Above 1,000 products one gzip -9 can take a second: fewer batches.
             let reps = if n > 1000 { reps.min(3) } else { reps };
             let mut gz = [0usize; 3];
-            let mut us = [0f64; 3];
+            let mut zip = Vec::new();
             for (i, level) in [1u8, 6, 9].into_iter().enumerate() {
                 let mut out = Vec::new();
                 crate::gzip::compress(&raw, level, &mut out);
                 gz[i] = out.len();
-                us[i] = time_us(reps, batch, || {
+                zip.push(time(reps, batch, || {
                     out.clear();
                     crate::gzip::compress(black_box(&raw), level, &mut out);
                     assert_eq!(out.len(), gz[i]);
-                });
+                }));
             }
-            let gzip6_cpu_us = {
-                let mut out = Vec::new();
-                cpu_us(us[1], || {
-                    out.clear();
-                    crate::gzip::compress(black_box(&raw), 6, &mut out);
-                    assert_eq!(out.len(), gz[1]);
-                })
-            };
-            let mut gunzip_us = [0f64; 3];
-            for (i, level) in [1u8, 6, 9].into_iter().enumerate() {
+            let mut unzip = Vec::new();
+            for level in [1u8, 6, 9] {
                 let mut gz_bytes = Vec::new();
                 crate::gzip::compress(&raw, level, &mut gz_bytes);
                 let mut back = Vec::with_capacity(raw.len());
-                gunzip_us[i] = time_us(reps, batch, || {
+                unzip.push(time(reps, batch, || {
                     back.clear();
                     crate::gzip::decompress_into(black_box(&gz_bytes), raw.len(), &mut back).expect("gunzip");
                     assert_eq!(back.len(), raw.len());
-                });
+                }));
             }
             let per = |b: usize| b as f64 / n as f64;
+            let cpu = |t: &Timing| t.cpu.map_or(String::new(), |c| format!("{:.3}", c.median));
+            let ci = |t: &Timing| t.cpu.map_or(",".to_string(), |c| format!("{:.3},{:.3}", c.lo, c.hi));
             let _ = writeln!(
                 csv,
-                "{f},{n},{},{},{},{},{:.1},{:.1},{:.3},{:.3},{:.3},{},{:.3},{:.3},{:.3}",
+                "{f},{n},{},{},{},{},{:.1},{:.1},{:.3},{:.3},{:.3},{},{:.3},{:.3},{:.3},{},{},{},{},{},{},{},{}",
                 raw.len(),
                 gz[0],
                 gz[1],
                 gz[2],
                 per(raw.len()),
                 per(gz[1]),
-                us[0],
-                us[1],
-                us[2],
-                gzip6_cpu_us.map_or(String::new(), |c| format!("{c:.3}")),
-                gunzip_us[0],
-                gunzip_us[1],
-                gunzip_us[2],
+                zip[0].wall_us,
+                zip[1].wall_us,
+                zip[2].wall_us,
+                cpu(&zip[1]),
+                unzip[0].wall_us,
+                unzip[1].wall_us,
+                unzip[2].wall_us,
+                cpu(&zip[0]),
+                cpu(&zip[2]),
+                ci(&zip[0]),
+                ci(&zip[1]),
+                ci(&zip[2]),
+                cpu(&unzip[0]),
+                cpu(&unzip[1]),
+                cpu(&unzip[2]),
             );
             eprintln!(
                 "sizes: {} {:<12} {n:>6}: raw {:>9} B, gzip6 {:>8} B, gzip6 {:>10.1} µs, gunzip6 {:>10.1} µs",
@@ -142,8 +140,8 @@ pub fn cli_sizes(args: &mut Args) -> Result<(), String> {
                 f.name(),
                 raw.len(),
                 gz[1],
-                us[1],
-                gunzip_us[1]
+                zip[1].wall_us,
+                unzip[1].wall_us
             );
         }
     }
@@ -151,21 +149,17 @@ pub fn cli_sizes(args: &mut Args) -> Result<(), String> {
     crate::measure::results::write_output(&out, &csv)
 }
 
-/// On-CPU µs per call of `op` over one batch of about [`CPU_BATCH`] (sized
-/// from `wall_us`, the wall time per call); None without `/proc`.
-fn cpu_us(wall_us: f64, mut op: impl FnMut()) -> Option<f64> {
-    let n = (CPU_BATCH.as_secs_f64() * 1e6 / wall_us.max(0.001)).ceil().max(1.0) as u64;
-    let before = crate::measure::cpu::thread_cpu_ns()?;
-    for _ in 0..n {
-        op();
-    }
-    let after = crate::measure::cpu::thread_cpu_ns()?;
-    Some(after.saturating_sub(before) as f64 / 1e3 / n as f64)
+/// One operation's times: the median wall µs per call over the batches,
+/// and the on-CPU µs per call with its interval (None without a thread clock).
+#[derive(Clone, Copy, Debug)]
+struct Timing {
+    wall_us: f64,
+    cpu: Option<crate::measure::significance::MedianCi>,
 }
 
-/// Median over `reps` batches of µs per call of `op`, each batch calibrated
-/// to at least `batch`.
-fn time_us(reps: usize, batch: Duration, mut op: impl FnMut()) -> f64 {
+/// Times `op` over `reps` batches, each calibrated to at least `batch`:
+/// wall and on-CPU µs per call of every batch (module docs).
+fn time(reps: usize, batch: Duration, mut op: impl FnMut()) -> Timing {
     let mut run = |n: u64| {
         let start = Instant::now();
         for _ in 0..n {
@@ -173,10 +167,23 @@ fn time_us(reps: usize, batch: Duration, mut op: impl FnMut()) -> f64 {
         }
         start.elapsed()
     };
-    let (n, first) = calibrate(batch, &mut run);
-    let mut samples = vec![first.as_secs_f64() * 1e6 / n as f64];
-    for _ in 1..reps {
-        samples.push(run(n).as_secs_f64() * 1e6 / n as f64);
+    let (n, _) = calibrate(batch, &mut run);
+    let mut wall = Vec::with_capacity(reps);
+    let mut cpu = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let before = crate::measure::cpu::thread_cpu_ns();
+        let w = run(n);
+        let after = crate::measure::cpu::thread_cpu_ns();
+        wall.push(w.as_secs_f64() * 1e6 / n as f64);
+        if let (Some(a), Some(b)) = (before, after) {
+            cpu.push(b.saturating_sub(a) as f64 / 1e3 / n as f64);
+        }
     }
-    median(&samples).unwrap_or(0.0)
+    let cpu = (cpu.len() == reps)
+        .then(|| crate::measure::significance::median_ci(&cpu, crate::measure::significance::CONFIDENCE))
+        .flatten();
+    Timing {
+        wall_us: median(&wall).unwrap_or(0.0),
+        cpu,
+    }
 }

@@ -15,7 +15,7 @@
 //!   itself needs no threshold, but two copies of one build still differ by a
 //!   few tenths of a percent (where their code lands in the caches), a real
 //!   difference no change of the source made. The floor is the A/A spread
-//!   measured on this machine (docs/MEASUREMENT.md, "Did my change help?");
+//!   measured on this machine (docs/MEASUREMENT.md, "A/B runs of two builds (`wirebench ab`)");
 //!   a row the test separates but that stays under it is shown as such;
 //! - **regression** when significant and the change is a slowdown.
 //!

@@ -13,7 +13,7 @@
 /// The exact header of `sizes.csv`. Columns are found by name: files with
 /// an `encode_us` column and without the `gunzip*_us` ones (written before
 /// run stamps) are still read.
-pub const SIZES_HEADER: &str = "format,count,raw_bytes,gzip1_bytes,gzip6_bytes,gzip9_bytes,bytes_per_product_raw,bytes_per_product_gzip6,gzip1_us,gzip6_us,gzip9_us,gzip6_cpu_us,gunzip1_us,gunzip6_us,gunzip9_us";
+pub const SIZES_HEADER: &str = "format,count,raw_bytes,gzip1_bytes,gzip6_bytes,gzip9_bytes,bytes_per_product_raw,bytes_per_product_gzip6,gzip1_us,gzip6_us,gzip9_us,gzip6_cpu_us,gunzip1_us,gunzip6_us,gunzip9_us,gzip1_cpu_us,gzip9_cpu_us,gzip1_cpu_lo,gzip1_cpu_hi,gzip6_cpu_lo,gzip6_cpu_hi,gzip9_cpu_lo,gzip9_cpu_hi,gunzip1_cpu_us,gunzip6_cpu_us,gunzip9_cpu_us";
 
 /// The exact header of `http.csv` and its variants (`http-gzip.csv`, …):
 /// the run, its rates and latencies, the failures by kind, the

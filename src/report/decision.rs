@@ -725,9 +725,10 @@ fn unmeasured(o: &mut String) {
 }
 
 /// Which gzip time `sizes.csv` offers for every level: on-CPU µs when all
-/// three levels record it in every row, else wall µs for all three (never a mix).
+/// three levels record it, compress and gunzip, in every row, else wall µs
+/// for all of them (never a mix).
 pub fn gzip_time_kind(sizes: &[super::parse::SizeRow]) -> &'static str {
-    if !sizes.is_empty() && sizes.iter().all(|r| r.gzip_cpu().is_some()) {
+    if !sizes.is_empty() && sizes.iter().all(|r| r.gzip_cpu().is_some() && r.gunzip_cpu().is_some()) {
         "on-CPU"
     } else {
         "wall"
@@ -735,17 +736,17 @@ pub fn gzip_time_kind(sizes: &[super::parse::SizeRow]) -> &'static str {
 }
 
 /// (level, bytes saved, server compress µs, client gunzip µs) of one size
-/// row; compress times of the `kind` [`gzip_time_kind`] chose.
+/// row; both times of the `kind` [`gzip_time_kind`] chose.
 pub fn gzip_levels(r: &super::parse::SizeRow, kind: &str) -> Vec<(u8, f64, f64, Option<f64>)> {
     let raw = r.raw_bytes as f64;
-    let t = match (kind, r.gzip_cpu()) {
-        ("on-CPU", Some(c)) => c,
-        _ => [r.gzip1_us, r.gzip6_us, r.gzip9_us],
+    let (t, g) = match (kind, r.gzip_cpu(), r.gunzip_cpu()) {
+        ("on-CPU", Some(c), Some(u)) => (c, u.map(Some)),
+        _ => ([r.gzip1_us, r.gzip6_us, r.gzip9_us], r.gunzip_us),
     };
     vec![
-        (1, raw - r.gzip1_bytes as f64, t[0], r.gunzip_us[0]),
-        (6, raw - r.gzip6_bytes as f64, t[1], r.gunzip_us[1]),
-        (9, raw - r.gzip9_bytes as f64, t[2], r.gunzip_us[2]),
+        (1, raw - r.gzip1_bytes as f64, t[0], g[0]),
+        (6, raw - r.gzip6_bytes as f64, t[1], g[1]),
+        (9, raw - r.gzip9_bytes as f64, t[2], g[2]),
     ]
 }
 
@@ -788,12 +789,24 @@ fn costs(o: &mut String, d: &Data) {
 }
 
 /// The break-even of one level, or why there is none: a body that fits in
-/// one packet saves no round trip (`verdict::ONE_PACKET`).
-pub fn break_even_cell(raw_bytes: u64, saved: f64, cpu_us: f64) -> String {
+/// one packet saves no round trip (`verdict::ONE_PACKET`). With `ci`, the
+/// compress time's interval, the break-even's interval follows from it
+/// (more CPU, a lower break-even), the gunzip time held at its median.
+pub fn break_even_cell(raw_bytes: u64, saved: f64, cpu_us: f64, ci: Option<(f64, f64, f64)>) -> String {
     if raw_bytes <= super::verdict::ONE_PACKET {
         return "no: one packet either way".into();
     }
-    break_even_mbps(saved, cpu_us).map_or("never".into(), |m| format!("{} Mbit/s", super::numfmt::num(m)))
+    let num = super::numfmt::num;
+    match (break_even_mbps(saved, cpu_us), ci) {
+        (None, _) => "never".into(),
+        (Some(m), Some((lo, hi, gunzip))) => {
+            match (break_even_mbps(saved, hi + gunzip), break_even_mbps(saved, lo + gunzip)) {
+                (Some(a), Some(b)) => format!("{} [{}, {}] Mbit/s", num(m), num(a), num(b)),
+                _ => format!("{} Mbit/s", num(m)),
+            }
+        }
+        (Some(m), None) => format!("{} Mbit/s", num(m)),
+    }
 }
 
 /// The level that pays for one size row: the level with the highest
@@ -846,8 +859,8 @@ fn gzip_pays(o: &mut String, d: &Data) {
         o,
         "Per response: bytes saved × 8 ÷ (server compress µs + client gunzip µs), `sizes.csv`'s single-thread {kind} medians for every level. On a slower link gzip pays (per server core and client core); on a faster one it costs more than it saves. A body of at most {} bytes fits in one packet raw, so gzip saves no round trip: \"one packet\". {}\n",
         super::numfmt::group(super::verdict::ONE_PACKET as i64),
-        if sizes.iter().all(|r| r.gzip_cpu_ci.iter().all(|c| c.is_some())) {
-            "Each compress time has its 95% interval in `sizes.csv`."
+        if kind == "on-CPU" && sizes.iter().all(|r| r.gzip_cpu_ci.iter().all(|c| c.is_some())) {
+            "Each break-even carries the interval that its compress time's 95% interval over `sizes.csv`'s batches gives."
         } else {
             "`sizes.csv` records one median per level, so these figures carry no interval."
         }
@@ -859,7 +872,12 @@ fn gzip_pays(o: &mut String, d: &Data) {
         let levels = gzip_levels(r, kind);
         let cells: Vec<String> = levels
             .iter()
-            .map(|&(_, saved, srv, cli)| break_even_cell(r.raw_bytes, saved, srv + cli.unwrap_or(0.0)))
+            .zip(r.gzip_cpu_ci)
+            .map(|(&(_, saved, srv, cli), ci)| {
+                let gunzip = cli.unwrap_or(0.0);
+                let ci = ci.filter(|_| kind == "on-CPU").map(|(lo, hi)| (lo, hi, gunzip));
+                break_even_cell(r.raw_bytes, saved, srv + gunzip, ci)
+            })
             .collect();
         let best = levels
             .iter()
@@ -1177,5 +1195,40 @@ mod tests {
         assert_eq!(j.len(), 1, "{j:?}");
         assert_eq!((j[0].format.as_str(), j[0].round), ("json", 10));
         assert!((j[0].factor - 1.6).abs() < 1e-9);
+    }
+
+    /// gzip times: all on-CPU with intervals when every level records
+    /// compress and gunzip CPU; a file with gunzip wall times only falls back
+    /// to wall for everything; the break-even interval brackets its median.
+    #[test]
+    fn gzip_times_are_one_kind_and_the_break_even_carries_an_interval() {
+        let header = crate::measure::results::SIZES_HEADER;
+        let row = "json,100,62600,12000,9500,9000,626.0,95.0,300,1500,4000,1400,100,120,130,280,3900,270,290,1300,1500,3800,4100,90,110,120";
+        let text = format!("{header}\n{row}\n");
+        let sizes = super::super::parse::sizes("sizes.csv", &text).unwrap();
+        assert_eq!(gzip_time_kind(&sizes), "on-CPU");
+        let levels = gzip_levels(&sizes[0], "on-CPU");
+        assert_eq!((levels[1].2, levels[1].3), (1400.0, Some(110.0)));
+        let (lo, hi) = sizes[0].gzip_cpu_ci[1].unwrap();
+        let cell = break_even_cell(62600, levels[1].1, 1510.0, Some((lo, hi, 110.0)));
+        let m = break_even_mbps(levels[1].1, 1510.0).unwrap();
+        let (a, b) = (
+            break_even_mbps(levels[1].1, hi + 110.0).unwrap(),
+            break_even_mbps(levels[1].1, lo + 110.0).unwrap(),
+        );
+        assert!(a < m && m < b, "{a} {m} {b}");
+        assert!(cell.contains('[') && cell.ends_with("] Mbit/s"), "{cell}");
+        assert_eq!(
+            break_even_cell(600, 100.0, 10.0, Some((9.0, 11.0, 1.0))),
+            "no: one packet either way"
+        );
+        // Without the gunzip CPU columns: wall for every time, compress and gunzip.
+        let old_header: Vec<&str> = header.split(',').take(15).collect();
+        let old_row: Vec<&str> = row.split(',').take(15).collect();
+        let old = format!("{}\n{}\n", old_header.join(","), old_row.join(","));
+        let sizes = super::super::parse::sizes("sizes.csv", &old).unwrap();
+        assert_eq!(gzip_time_kind(&sizes), "wall");
+        let levels = gzip_levels(&sizes[0], "wall");
+        assert_eq!((levels[1].2, levels[1].3), (1500.0, Some(120.0)));
     }
 }

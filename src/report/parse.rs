@@ -193,12 +193,20 @@ pub struct SizeRow {
     /// The 95% interval of the CPU µs of gzip -1, -6, -9 over batches
     /// (`gzipL_cpu_lo`, `gzipL_cpu_hi`); None when not recorded.
     pub gzip_cpu_ci: [Option<(f64, f64)>; 3],
+    /// On-CPU µs per gunzip of the level 1, 6 and 9 output (`gunzipL_cpu_us`);
+    /// None in older files.
+    pub gunzip_cpu_us: [Option<f64>; 3],
 }
 
 impl SizeRow {
     /// On-CPU µs of gzip -1, -6, -9 when all three are recorded.
     pub fn gzip_cpu(&self) -> Option<[f64; 3]> {
         Some([self.gzip1_cpu_us?, self.gzip6_cpu_us?, self.gzip9_cpu_us?])
+    }
+
+    /// On-CPU µs of gunzip of the -1, -6, -9 output when all three are recorded.
+    pub fn gunzip_cpu(&self) -> Option<[f64; 3]> {
+        Some([self.gunzip_cpu_us[0]?, self.gunzip_cpu_us[1]?, self.gunzip_cpu_us[2]?])
     }
 }
 
@@ -248,7 +256,7 @@ pub fn first_header(text: &str) -> Option<&str> {
 /// Parses `sizes.csv`: header [`SIZES_HEADER`], or an older one (columns
 /// are found by name; `format` … `gzip9_us` must be there, `encode_us`,
 /// `gzip6_cpu_us` and the `gunzip*_us` columns may be missing; newer files
-/// may add `gzip1_cpu_us`, `gzip9_cpu_us` and `gzipL_cpu_lo`/`_hi`).
+/// add `gzip1_cpu_us`, `gzip9_cpu_us`, `gzipL_cpu_lo`/`_hi` and `gunzipL_cpu_us`).
 pub fn sizes(file: &str, text: &str) -> Result<Vec<SizeRow>, Error> {
     let Some(header) = first_header(text) else {
         return Err(err(file, 0, "empty file: expected a header line"));
@@ -298,6 +306,11 @@ pub fn sizes(file: &str, text: &str) -> Result<Vec<SizeRow>, Error> {
                 };
                 [pair(1)?, pair(6)?, pair(9)?]
             },
+            gunzip_cpu_us: [
+                optional("gunzip1_cpu_us")?,
+                optional("gunzip6_cpu_us")?,
+                optional("gunzip9_cpu_us")?,
+            ],
         })
     })
 }
