@@ -278,6 +278,17 @@ pub struct Outcome {
     pub hook_pct: Option<f64>,
 }
 
+/// Which side of row `row` goes first in round `round`: each row
+/// alternates from round to round (ABBA), whatever the number of rows, and
+/// rows next to each other in a round start with different sides.
+fn side_order(round: usize, row: usize) -> [Side; 2] {
+    if (round + row) % 2 == 0 {
+        [Side::Base, Side::New]
+    } else {
+        [Side::New, Side::Base]
+    }
+}
+
 /// Runs the plan (module docs).
 pub fn run(plan: &Plan) -> Result<Outcome, String> {
     let nrows = plan.rows.len();
@@ -299,11 +310,7 @@ pub fn run(plan: &Plan) -> Result<Outcome, String> {
     for round in 0..plan.rounds {
         for i in 0..nrows {
             let k = (i + round) % nrows;
-            let order = if (round + i) % 2 == 0 {
-                [Side::Base, Side::New]
-            } else {
-                [Side::New, Side::Base]
-            };
+            let order = side_order(round, k);
             for side in order {
                 let row = &plan.rows[k];
                 let s = match &servers {
@@ -549,6 +556,37 @@ fn here(re: &[char], t: &[char]) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    /// Every row goes first on each side in half its rounds, for an odd
+    /// and an even number of rows: with 6 rows the order once followed the
+    /// row's position in the round, which the rotation made the same for a
+    /// row in every round, so one side always went first.
+    #[test]
+    fn each_row_alternates_which_side_goes_first() {
+        for nrows in [1usize, 2, 5, 6] {
+            let rounds = 8;
+            let mut base_first = vec![0; nrows];
+            for round in 0..rounds {
+                let mut previous = None;
+                for i in 0..nrows {
+                    let k = (i + round) % nrows;
+                    let order = side_order(round, k);
+                    if order[0] == Side::Base {
+                        base_first[k] += 1;
+                    }
+                    if nrows > 1 && i > 0 && k != 0 {
+                        assert_ne!(previous, Some(order[0]), "rows {nrows}, round {round}, position {i}");
+                    }
+                    previous = Some(order[0]);
+                }
+            }
+            assert!(
+                base_first.iter().all(|&b| b == rounds / 2),
+                "rows {nrows}: {base_first:?}"
+            );
+        }
+    }
+
     use super::*;
 
     #[test]
