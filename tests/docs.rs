@@ -291,12 +291,12 @@ fn citations(text: &str) -> Vec<(String, String)> {
     out
 }
 
-/// Every `README section "X"` or `README "X"` reference in `text`.
+/// Every `README section "X"`, `README, "X"` or `README "X"` reference in `text`.
 fn readme_sections(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for (i, _) in text.match_indices("README") {
         let rest = &text[i + 6..];
-        let rest = rest.strip_prefix(" section").unwrap_or(rest);
+        let rest = rest.strip_prefix(" section").or(rest.strip_prefix(",")).unwrap_or(rest);
         if let Some(rest) = rest.strip_prefix(" \"") {
             if let Some(end) = rest.find('"') {
                 out.push(rest[..end].to_string());
@@ -512,8 +512,8 @@ fn reference_checks_can_fail() {
     );
     assert!(!headings(include_str!("../docs/SPEC.md")).contains(&"No such section".to_string()));
     assert_eq!(
-        readme_sections("see README \"Content types\", README section \"Testing\""),
-        ["Content types", "Testing"]
+        readme_sections("see README \"Content types\", README section \"Testing\" (README, \"Formats\")"),
+        ["Content types", "Testing", "Formats"]
     );
     assert!(!headings(include_str!("../README.md")).contains(&"Content types".to_string()));
     assert_eq!(
