@@ -14,8 +14,8 @@
 //!
 //! The map is checked too: docs/ARCHITECTURE.md's "Layers" table equals
 //! `LAYERS`, `LAYERS` names exactly `src/lib.rs`'s top-level modules and
-//! `main`, and its "Code map" names every folder and file of `src/` and
-//! nothing that does not exist; a failure lists the names missing and extra.
+//! `main`, and its "Code map" names every folder and file of `src/`,
+//! `benches/` and `examples/` and nothing that does not exist; a failure lists the names missing and extra.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -838,7 +838,7 @@ fn layer_mismatches(md: &str, layers: &[(usize, &[&str])], tops: &BTreeSet<Strin
 
 /// Extensions of the names the code map gives in backticks; a name ending in
 /// `/` is a folder.
-const NAMED: &[&str] = &[".rs", ".js", ".html", ".css", ".sh", ".py", ".toml", "/"];
+const NAMED: &[&str] = &[".rs", ".js", ".html", ".css", ".sh", ".py", ".lua", ".toml", "/"];
 
 /// Top folders: a name starting with one of them is a path from the root;
 /// any other name is relative to its row's folder.
@@ -889,7 +889,10 @@ fn codemap_names(md: &str) -> BTreeSet<String> {
     out
 }
 
-/// `src/`'s folders (ending in `/`) and files, from the root.
+/// The folders whose every file and folder the code map must name.
+const TREES: &[&str] = &["src/", "benches/", "examples/"];
+
+/// The folders (ending in `/`) and files under `dir`, from the root.
 fn src_tree(dir: &Path, rel: &str, out: &mut BTreeSet<String>) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let entry = entry.unwrap();
@@ -905,9 +908,9 @@ fn src_tree(dir: &Path, rel: &str, out: &mut BTreeSet<String>) {
 }
 
 /// (files and folders of `tree` the code map does not name, names in the code
-/// map that are not in `tree` or, outside `src/`, not on disk). A folder's
+/// map that are not in `tree` or, outside `TREES`, not on disk). A folder's
 /// `mod.rs` is named with its folder; a folder named `generated/` names all
-/// it holds; `src/` itself needs no row.
+/// it holds.
 fn codemap_mismatches(
     names: &BTreeSet<String>,
     tree: &BTreeSet<String>,
@@ -932,16 +935,12 @@ fn codemap_mismatches(
         }
         false
     };
-    let missing = tree
-        .iter()
-        .filter(|p| p.as_str() != "src/" && !covered(p))
-        .cloned()
-        .collect();
+    let missing = tree.iter().filter(|p| !covered(p)).cloned().collect();
     let extra = names
         .iter()
         .filter(|n| {
-            if n.starts_with("src/") {
-                !tree.contains(n.as_str())
+            if TREES.iter().any(|t| n.starts_with(t)) {
+                !TREES.contains(&n.as_str()) && !tree.contains(n.as_str())
             } else {
                 !exists(n)
             }
@@ -991,7 +990,9 @@ fn architecture_md_names_the_tree_and_its_layers() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let md = std::fs::read_to_string(root.join("docs/ARCHITECTURE.md")).unwrap();
     let mut tree = BTreeSet::new();
-    src_tree(&root.join("src"), "src/", &mut tree);
+    for dir in TREES {
+        src_tree(&root.join(dir), dir, &mut tree);
+    }
     assert!(tree.contains("src/codec/mod.rs") && tree.len() > 100, "{tree:?}");
     let bad = architecture_problems(&md, LAYERS, &top_modules(), &tree, &|p| root.join(p).exists());
     assert!(
@@ -1010,7 +1011,7 @@ fn architecture_check_can_fail() {
     let layers: &[(usize, &[&str])] = &[(0, &["model", "codec"]), (1, &["main"])];
     let tops: BTreeSet<String> = ["model", "main"].iter().map(|s| s.to_string()).collect();
     let tree: BTreeSet<String> = [
-        "src/",
+        "benches/peers.rs",
         "src/model.rs",
         "src/codec/",
         "src/codec/mod.rs",
@@ -1037,14 +1038,15 @@ fn architecture_check_can_fail() {
             "layer 0: docs/ARCHITECTURE.md, \"Layers\" has [\"decode\"], LAYERS does not",
             "layer 0: LAYERS has [\"codec\"], docs/ARCHITECTURE.md, \"Layers\" does not",
             "LAYERS names [\"codec\"], which are not top-level modules of src/",
-            "docs/ARCHITECTURE.md, \"Code map\" does not name:\n  src/codec/json/write.rs",
+            "docs/ARCHITECTURE.md, \"Code map\" does not name:\n  benches/peers.rs\n  src/codec/json/write.rs",
             "docs/ARCHITECTURE.md, \"Code map\" names what does not exist:\n  src/codec/gone.rs\n  src/x/\n  tests/nope.rs",
         ]
     );
     let fixed = md
         .replace("`decode`", "`codec`")
         .replace("`{view,gone}.rs`", "`view.rs`, `json/write.rs`")
-        .replace("`nope.rs`, `src/x/`", "tests");
+        .replace("`nope.rs`, `src/x/`", "tests")
+        + "| `benches/` | `peers.rs` |\n";
     let tops: BTreeSet<String> = ["model", "main", "codec"].iter().map(|s| s.to_string()).collect();
     assert!(architecture_problems(&fixed, layers, &tops, &tree, &|p| p == "tests/").is_empty());
 }
