@@ -21,7 +21,8 @@
 //! backticks or links exists; every `(FILE.md, "Section")` citation and every
 //! `README section "X"` names a heading that exists; no comment in `src/`
 //! cites the spec without `docs/SPEC.md`; and README.md and docs/*.md carry no
-//! dates or issue numbers (history lives in git and in `results/`).
+//! dates, issue numbers or commit hashes (history lives in git and in
+//! `results/`).
 
 use std::collections::BTreeSet;
 use wirebench::codec::Format;
@@ -291,12 +292,12 @@ fn citations(text: &str) -> Vec<(String, String)> {
     out
 }
 
-/// Every `README section "X"` or `README "X"` reference in `text`.
+/// Every `README section "X"`, `README, "X"` or `README "X"` reference in `text`.
 fn readme_sections(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for (i, _) in text.match_indices("README") {
         let rest = &text[i + 6..];
-        let rest = rest.strip_prefix(" section").unwrap_or(rest);
+        let rest = rest.strip_prefix(" section").or(rest.strip_prefix(",")).unwrap_or(rest);
         if let Some(rest) = rest.strip_prefix(" \"") {
             if let Some(end) = rest.find('"') {
                 out.push(rest[..end].to_string());
@@ -326,7 +327,8 @@ fn bare_spec_citations(text: &str) -> Vec<(usize, String)> {
 }
 
 /// Dated-run narration in a doc: ISO dates (`2026-11-30`), day-month-year
-/// dates (`29 Nov 2026`) and "issue N".
+/// dates (`29 Nov 2026`), "issue N" and commit hashes (7 to 40 lowercase hex
+/// digits, letters and digits both).
 fn narration(md: &str) -> Vec<(usize, String)> {
     const MONTHS: [&str; 12] = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
@@ -352,7 +354,13 @@ fn narration(md: &str) -> Vec<(usize, String)> {
         let issue = words
             .windows(2)
             .any(|w| w[0].eq_ignore_ascii_case("issue") && w[1].bytes().all(|c| c.is_ascii_digit()));
-        if iso || dmy || issue {
+        let commit = words.iter().any(|w| {
+            (7..=40).contains(&w.len())
+                && w.bytes().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c))
+                && w.bytes().any(|c| c.is_ascii_digit())
+                && w.bytes().any(|c| c.is_ascii_alphabetic())
+        });
+        if iso || dmy || issue || commit {
             out.push((n + 1, line.trim().to_string()));
         }
     }
@@ -512,8 +520,8 @@ fn reference_checks_can_fail() {
     );
     assert!(!headings(include_str!("../docs/SPEC.md")).contains(&"No such section".to_string()));
     assert_eq!(
-        readme_sections("see README \"Content types\", README section \"Testing\""),
-        ["Content types", "Testing"]
+        readme_sections("see README \"Content types\", README section \"Testing\" (README, \"Formats\")"),
+        ["Content types", "Testing", "Formats"]
     );
     assert!(!headings(include_str!("../README.md")).contains(&"Content types".to_string()));
     assert_eq!(
@@ -524,10 +532,18 @@ fn reference_checks_can_fail() {
     assert_eq!(bare_spec_citations("// see SPEC.md").len(), 1);
     assert!(bare_spec_citations("// STATUS_UNSPECIFIED = 0, docs/SPEC.md").is_empty());
     assert_eq!(
-        narration("Measured 2026-11-29 23:10 UTC\nA run on 29 Nov 2026\nsee issue 4\nfine").len(),
-        3
+        narration(
+            "Measured 2026-11-29 23:10 UTC\nA run on 29 Nov 2026\nsee issue 4\nfine\nat commit 3661f48\n(`13108d6`)"
+        )
+        .len(),
+        5
     );
-    assert!(narration("RFC 9112 §2.2, 1,000 products, Issue tracker").is_empty());
+    assert!(
+        narration(
+            "RFC 9112 §2.2, 1,000 products, Issue tracker, 99999999999999999999, deadbeef, 1728401303288, 0x7f 92 a8"
+        )
+        .is_empty()
+    );
     assert_eq!(
         missing_paths("docs/X.md", "`src/nope.rs` and [a](../src/nope2.rs) and `src/lib.rs`"),
         ["src/nope.rs", "src/nope2.rs"]

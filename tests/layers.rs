@@ -11,6 +11,11 @@
 //! (`super::DecodeError` from a format → `codec::error`, where `codec`'s
 //! `pub use error::DecodeError;` points). A `mod x;` declaration alone is the
 //! module tree, not an import.
+//!
+//! The map is checked too: docs/ARCHITECTURE.md's "Layers" table equals
+//! `LAYERS`, `LAYERS` names exactly `src/lib.rs`'s top-level modules and
+//! `main`, and its "Code map" names every folder and file of `src/`,
+//! `benches/` and `examples/` and nothing that does not exist; a failure lists the names missing and extra.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -23,7 +28,7 @@ const LAYERS: &[(usize, &[&str])] = &[
     (2, &["fixtures", "generic"]),
     (3, &["explain"]),
     (4, &["http"]),
-    (5, &["bench", "load", "evolve", "decode", "digests"]),
+    (5, &["bench", "load", "evolve", "digests"]),
     (6, &["report"]),
     (7, &["compare"]),
     (8, &["main"]),
@@ -731,4 +736,317 @@ fn the_checker_sees_every_form_of_cycle() {
         g["t::u"].is_empty(),
         "`super::` in an inline module names its own file: {g:?}"
     );
+}
+
+// ---------------------------------------------------------------------------
+// docs/ARCHITECTURE.md against the tree: its "Layers" table equals `LAYERS`,
+// `LAYERS` names exactly the top-level modules, and its "Code map" names every
+// folder and file of `src/` and nothing that does not exist.
+// ---------------------------------------------------------------------------
+
+/// The rows of the first Markdown table under `## heading`, as cells.
+fn table_rows(md: &str, heading: &str) -> Vec<Vec<String>> {
+    let start = md
+        .find(&format!("\n## {heading}\n"))
+        .unwrap_or_else(|| panic!("docs/ARCHITECTURE.md has no heading \"{heading}\""));
+    let body = &md[start + heading.len() + 5..];
+    let body = &body[..body.find("\n## ").unwrap_or(body.len())];
+    body.lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .skip(2) // the header and its `|---|` line
+        .map(|l| {
+            l.trim()
+                .trim_matches('|')
+                .split('|')
+                .map(|c| c.trim().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// The `backticked` spans of a cell.
+fn ticked(cell: &str) -> impl Iterator<Item = &str> {
+    cell.split('`').skip(1).step_by(2)
+}
+
+/// `a/{b,c}.rs` → `a/b.rs`, `a/c.rs` (one brace group).
+fn brace_expand(path: &str) -> Vec<String> {
+    match (path.find('{'), path.find('}')) {
+        (Some(open), Some(close)) if open < close => path[open + 1..close]
+            .split(',')
+            .map(|alt| format!("{}{}{}", &path[..open], alt.trim(), &path[close + 1..]))
+            .collect(),
+        _ => vec![path.to_string()],
+    }
+}
+
+/// The layers table as (layer, modules); `main.rs` is the module `main`.
+fn doc_layers(md: &str) -> Vec<(usize, BTreeSet<String>)> {
+    table_rows(md, "Layers")
+        .iter()
+        .map(|row| {
+            let layer = row[0]
+                .parse()
+                .unwrap_or_else(|_| panic!("layer {:?} is not a number", row[0]));
+            let mods = ticked(&row[1]).map(|m| m.trim_end_matches(".rs").to_string()).collect();
+            (layer, mods)
+        })
+        .collect()
+}
+
+/// Where the layers table, `layers` (the `LAYERS` list) and the crate's
+/// top-level modules (`tops`, `main` included) disagree, one line each.
+fn layer_mismatches(md: &str, layers: &[(usize, &[&str])], tops: &BTreeSet<String>) -> Vec<String> {
+    let mut bad = Vec::new();
+    let doc: BTreeMap<usize, BTreeSet<String>> = doc_layers(md).into_iter().collect();
+    let code: BTreeMap<usize, BTreeSet<String>> = layers
+        .iter()
+        .map(|(l, names)| (*l, names.iter().map(|s| s.to_string()).collect()))
+        .collect();
+    for l in doc.keys().chain(code.keys()).collect::<BTreeSet<_>>() {
+        let (d, c) = (
+            doc.get(l).cloned().unwrap_or_default(),
+            code.get(l).cloned().unwrap_or_default(),
+        );
+        let only_doc: Vec<_> = d.difference(&c).collect();
+        let only_code: Vec<_> = c.difference(&d).collect();
+        if !only_doc.is_empty() {
+            bad.push(format!(
+                "layer {l}: docs/ARCHITECTURE.md, \"Layers\" has {only_doc:?}, LAYERS does not"
+            ));
+        }
+        if !only_code.is_empty() {
+            bad.push(format!(
+                "layer {l}: LAYERS has {only_code:?}, docs/ARCHITECTURE.md, \"Layers\" does not"
+            ));
+        }
+    }
+    let listed: BTreeSet<String> = code.values().flatten().cloned().collect();
+    let stale: Vec<_> = listed.difference(tops).collect();
+    let missing: Vec<_> = tops.difference(&listed).collect();
+    if !stale.is_empty() {
+        bad.push(format!(
+            "LAYERS names {stale:?}, which are not top-level modules of src/"
+        ));
+    }
+    if !missing.is_empty() {
+        bad.push(format!("top-level modules {missing:?} are in no layer of LAYERS"));
+    }
+    bad
+}
+
+/// Extensions of the names the code map gives in backticks; a name ending in
+/// `/` is a folder.
+const NAMED: &[&str] = &[".rs", ".js", ".html", ".css", ".sh", ".py", ".lua", ".toml", "/"];
+
+/// Top folders: a name starting with one of them is a path from the root;
+/// any other name is relative to its row's folder.
+const ROOTS: &[&str] = &[
+    "src/",
+    "tests/",
+    "benches/",
+    "examples/",
+    "fuzz/",
+    "fixtures/",
+    "schemas/",
+    "locust/",
+    "docs/",
+];
+
+/// Every path the code map names, from the root (folders end in `/`): the
+/// first cell's paths, and in the second cell each backticked file or folder
+/// name, resolved against the row's folder (the row's path if a folder, its
+/// parent if a file) unless it starts at a top folder.
+fn codemap_names(md: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for row in table_rows(md, "Code map") {
+        let paths: Vec<String> = ticked(&row[0]).flat_map(brace_expand).collect();
+        let Some(first) = paths.first() else { continue };
+        let base = match first.rfind('/') {
+            Some(i) if i + 1 == first.len() => first.clone(),
+            Some(i) => first[..=i].to_string(),
+            None => String::new(),
+        };
+        out.extend(paths.iter().cloned());
+        for name in row.get(1).map(|c| ticked(c).collect::<Vec<_>>()).unwrap_or_default() {
+            if name.starts_with('/') // a route, e.g. `/schemas/`
+                || name.contains(['<', '*', '…', '$', ' ', ':'])
+                || !NAMED.iter().any(|e| name.ends_with(e))
+            {
+                continue;
+            }
+            for name in brace_expand(name) {
+                let full = if ROOTS.iter().any(|r| name.starts_with(r)) {
+                    name
+                } else {
+                    format!("{base}{name}")
+                };
+                out.insert(full);
+            }
+        }
+    }
+    out
+}
+
+/// The folders whose every file and folder the code map must name.
+const TREES: &[&str] = &["src/", "benches/", "examples/"];
+
+/// The folders (ending in `/`) and files under `dir`, from the root.
+fn src_tree(dir: &Path, rel: &str, out: &mut BTreeSet<String>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if entry.path().is_dir() {
+            let sub = format!("{rel}{name}/");
+            out.insert(sub.clone());
+            src_tree(&entry.path(), &sub, out);
+        } else {
+            out.insert(format!("{rel}{name}"));
+        }
+    }
+}
+
+/// (files and folders of `tree` the code map does not name, names in the code
+/// map that are not in `tree` or, outside `TREES`, not on disk). A folder's
+/// `mod.rs` is named with its folder; a folder named `generated/` names all
+/// it holds.
+fn codemap_mismatches(
+    names: &BTreeSet<String>,
+    tree: &BTreeSet<String>,
+    exists: &dyn Fn(&str) -> bool,
+) -> (Vec<String>, Vec<String>) {
+    let covered = |p: &str| {
+        if names.contains(p) {
+            return true;
+        }
+        if let Some(dir) = p.strip_suffix("mod.rs") {
+            if names.contains(dir) {
+                return true;
+            }
+        }
+        let mut at = 0;
+        while let Some(i) = p[at..].find("generated/") {
+            let dir = &p[..at + i + "generated/".len()];
+            if dir != p && names.contains(dir) {
+                return true;
+            }
+            at += i + 1;
+        }
+        false
+    };
+    let missing = tree.iter().filter(|p| !covered(p)).cloned().collect();
+    let extra = names
+        .iter()
+        .filter(|n| {
+            if TREES.iter().any(|t| n.starts_with(t)) {
+                !TREES.contains(&n.as_str()) && !tree.contains(n.as_str())
+            } else {
+                !exists(n)
+            }
+        })
+        .cloned()
+        .collect();
+    (missing, extra)
+}
+
+fn architecture_problems(
+    md: &str,
+    layers: &[(usize, &[&str])],
+    tops: &BTreeSet<String>,
+    tree: &BTreeSet<String>,
+    exists: &dyn Fn(&str) -> bool,
+) -> Vec<String> {
+    let mut bad = layer_mismatches(md, layers, tops);
+    let (missing, extra) = codemap_mismatches(&codemap_names(md), tree, exists);
+    if !missing.is_empty() {
+        bad.push(format!(
+            "docs/ARCHITECTURE.md, \"Code map\" does not name:\n  {}",
+            missing.join("\n  ")
+        ));
+    }
+    if !extra.is_empty() {
+        bad.push(format!(
+            "docs/ARCHITECTURE.md, \"Code map\" names what does not exist:\n  {}",
+            extra.join("\n  ")
+        ));
+    }
+    bad
+}
+
+/// `pub mod` names of `src/lib.rs`, and `main`.
+fn top_modules() -> BTreeSet<String> {
+    let lib = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs")).unwrap();
+    let mut tops: BTreeSet<String> = lib
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("pub mod ")?.strip_suffix(';').map(str::to_string))
+        .collect();
+    tops.insert("main".to_string());
+    tops
+}
+
+#[test]
+fn architecture_md_names_the_tree_and_its_layers() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let md = std::fs::read_to_string(root.join("docs/ARCHITECTURE.md")).unwrap();
+    let mut tree = BTreeSet::new();
+    for dir in TREES {
+        src_tree(&root.join(dir), dir, &mut tree);
+    }
+    assert!(tree.contains("src/codec/mod.rs") && tree.len() > 100, "{tree:?}");
+    let bad = architecture_problems(&md, LAYERS, &top_modules(), &tree, &|p| root.join(p).exists());
+    assert!(
+        bad.is_empty(),
+        "docs/ARCHITECTURE.md or LAYERS is stale:\n{}",
+        bad.join("\n")
+    );
+}
+
+/// The check fails on a doctored copy: a stale layer name, a module missing
+/// from a layer, an unnamed file, a named file that does not exist.
+#[test]
+fn architecture_check_can_fail() {
+    let md = "# A\n\n## Layers\n\n| layer | modules | may use |\n|---|---|---|\n| 0 | `model`, `decode` | std |\n| 1 | `main.rs` | all |\n\n\
+              ## Code map\n\n| path | what |\n|---|---|\n| `src/model.rs` | model |\n| `src/codec/` | `{view,gone}.rs`, `json/`; `json/lexer.rs` |\n| `src/{a,b}.rs` | two |\n| `tests/` | `nope.rs`, `src/x/` |\n";
+    let layers: &[(usize, &[&str])] = &[(0, &["model", "codec"]), (1, &["main"])];
+    let tops: BTreeSet<String> = ["model", "main"].iter().map(|s| s.to_string()).collect();
+    let tree: BTreeSet<String> = [
+        "benches/peers.rs",
+        "src/model.rs",
+        "src/codec/",
+        "src/codec/mod.rs",
+        "src/codec/view.rs",
+        "src/codec/json/",
+        "src/codec/json/mod.rs",
+        "src/codec/json/lexer.rs",
+        "src/codec/json/write.rs",
+        "src/a.rs",
+        "src/b.rs",
+        "src/gen/",
+        "src/gen/generated/",
+        "src/gen/generated/x.rs",
+        "src/gen/generated/mod.rs",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let md = md.to_string() + "| `src/gen/` | `generated/` |\n";
+    let bad = architecture_problems(&md, layers, &tops, &tree, &|p| p == "tests/");
+    assert_eq!(
+        bad,
+        [
+            "layer 0: docs/ARCHITECTURE.md, \"Layers\" has [\"decode\"], LAYERS does not",
+            "layer 0: LAYERS has [\"codec\"], docs/ARCHITECTURE.md, \"Layers\" does not",
+            "LAYERS names [\"codec\"], which are not top-level modules of src/",
+            "docs/ARCHITECTURE.md, \"Code map\" does not name:\n  benches/peers.rs\n  src/codec/json/write.rs",
+            "docs/ARCHITECTURE.md, \"Code map\" names what does not exist:\n  src/codec/gone.rs\n  src/x/\n  tests/nope.rs",
+        ]
+    );
+    let fixed = md
+        .replace("`decode`", "`codec`")
+        .replace("`{view,gone}.rs`", "`view.rs`, `json/write.rs`")
+        .replace("`nope.rs`, `src/x/`", "tests")
+        + "| `benches/` | `peers.rs` |\n";
+    let tops: BTreeSet<String> = ["model", "main", "codec"].iter().map(|s| s.to_string()).collect();
+    assert!(architecture_problems(&fixed, layers, &tops, &tree, &|p| p == "tests/").is_empty());
 }
