@@ -47,9 +47,9 @@
 
 use super::datum::{Datum, Scalars};
 use super::derive::{Shape, fbs_direct_item, fbs_enum_width, fbs_width, shape};
-use super::error::{GenericError, GenericErrorKind};
-use super::protobuf::{branch, field_value, within, within_index};
+use super::error::{GenericError, GenericErrorKind, mismatch, nest, nest_index};
 use super::schema::{Node, NodeId, Schema};
+use super::walk::{self, branch, field_value};
 use flatbuffers::{
     FlatBufferBuilder, InvalidFlatbuffer, TableVerifier, UnionWIPOffset, Verifier, VerifierOptions, WIPOffset,
 };
@@ -133,11 +133,6 @@ fn voffset(slot: u16) -> u16 {
     4 + 2 * slot
 }
 
-#[cold]
-fn mismatch(schema: &Schema, ty: NodeId, d: &Datum) -> GenericError {
-    GenericError::unexpected("", None, schema.describe(ty), d.kind())
-}
-
 /// One field's value, built before its table is started.
 enum Pending {
     Absent,
@@ -208,7 +203,7 @@ impl Enc<'_> {
                 let mut slot = 0u16;
                 for (i, f) in r.fields.iter().enumerate() {
                     let v = field_value(s, values, i, f)?;
-                    let p = self.prepare(fbb, f.ty, &v, depth).map_err(|e| within(e, &f.name))?;
+                    let p = self.prepare(fbb, f.ty, &v, depth).map_err(|e| nest(e, &f.name))?;
                     self.push_pending(slot, p);
                     slot += s.fbs_width(f.ty);
                 }
@@ -316,7 +311,7 @@ impl Enc<'_> {
                 };
                 let mut offs = Vec::with_capacity(entries.len());
                 for (k, v) in entries {
-                    offs.push(self.entry(fbb, vt, k, v, depth + 1).map_err(|e| within(e, k))?);
+                    offs.push(self.entry(fbb, vt, k, v, depth + 1).map_err(|e| nest(e, k))?);
                 }
                 Ok(Pending::Offset(as_union(fbb.create_vector(&offs))))
             }
@@ -405,7 +400,7 @@ impl Enc<'_> {
                         $pat => {
                             fbb.push::<$t>($v);
                         }
-                        other => return Err(within_index(mismatch(s, items, other), i)),
+                        other => return Err(nest_index(mismatch(s, items, other), i)),
                     }
                 }
                 Ok(as_union(fbb.end_vector::<$t>(values.len())))
@@ -421,8 +416,8 @@ impl Enc<'_> {
                 let n = e.symbols.len();
                 for (i, d) in values.iter().enumerate() {
                     match d {
-                        Datum::Enum(x, _) => check_symbol(n, *x).map_err(|e| within_index(e, i))?,
-                        other => return Err(within_index(mismatch(s, items, other), i)),
+                        Datum::Enum(x, _) => check_symbol(n, *x).map_err(|e| nest_index(e, i))?,
+                        other => return Err(nest_index(mismatch(s, items, other), i)),
                     }
                 }
                 let idx = |d: &Datum| if let Datum::Enum(x, _) = d { *x } else { 0 };
@@ -442,7 +437,7 @@ impl Enc<'_> {
                         (Node::Record(r), _) => self.table(fbb, Fields::Record(r), d, depth + 1),
                         _ => self.table(fbb, Fields::One(items), d, depth + 1),
                     }
-                    .map_err(|e| within_index(e, i))?;
+                    .map_err(|e| nest_index(e, i))?;
                     offs.push(o);
                 }
                 Ok(as_union(fbb.create_vector(&offs)))
@@ -567,9 +562,7 @@ impl<'a> Dec<'a> {
                 let mut out = Vec::with_capacity(r.fields.len());
                 let mut slot = 0u16;
                 for f in &r.fields {
-                    let d = self
-                        .field(&mut tv, f.ty, voffset(slot))
-                        .map_err(|e| within(e, &f.name))?;
+                    let d = self.field(&mut tv, f.ty, voffset(slot)).map_err(|e| nest(e, &f.name))?;
                     out.push(d);
                     slot += fbs_width(s, f.ty);
                 }
@@ -665,7 +658,7 @@ impl<'a> Dec<'a> {
                         }
                         None => String::new(),
                     };
-                    let value = self.field(&mut tv, *vt, voffset(1)).map_err(|x| within(x, &key))?;
+                    let value = self.field(&mut tv, *vt, voffset(1)).map_err(|x| nest(x, &key))?;
                     tv.finish();
                     out.push((key, value));
                 }
@@ -701,7 +694,7 @@ impl<'a> Dec<'a> {
                     Err(e) => Err(e),
                 }
             };
-            out.push(d.map_err(|e| within_index(e, i))?);
+            out.push(d.map_err(|e| nest_index(e, i))?);
         }
         Ok(Datum::Array(out))
     }
@@ -767,56 +760,6 @@ impl<'a> Dec<'a> {
 
     /// The datum of a field that is not in its table.
     fn absent(&self, ty: NodeId, depth: usize) -> Result<Datum, GenericError> {
-        let s = self.schema;
-        if depth >= MAX_DEPTH {
-            return Err(GenericError::new(
-                "",
-                None,
-                GenericErrorKind::DepthLimit { limit: MAX_DEPTH },
-            ));
-        }
-        Ok(match s.node(ty) {
-            Node::Null => Datum::Null,
-            Node::Boolean => Datum::Boolean(false),
-            Node::Int => Datum::Int(0),
-            Node::Long => Datum::Long(0),
-            Node::Float => Datum::Float(0.0),
-            Node::Double => Datum::Double(0.0),
-            Node::String => Datum::String(String::new()),
-            Node::Bytes => Datum::Bytes(Vec::new()),
-            Node::Fixed(f) => {
-                if f.size != 0 {
-                    return Err(GenericError::unexpected(
-                        "",
-                        None,
-                        format!("{} bytes of {}", f.size, s.describe(ty)),
-                        "no field",
-                    ));
-                }
-                Datum::Fixed(Vec::new())
-            }
-            Node::Enum(e) => Datum::Enum(0, e.symbols.first().cloned().unwrap_or_default()),
-            Node::Array(_) => Datum::Array(Vec::new()),
-            Node::Map(_) => Datum::Map(Vec::new()),
-            Node::Record(r) => {
-                let mut out = Vec::with_capacity(r.fields.len());
-                for f in &r.fields {
-                    out.push(self.absent(f.ty, depth + 1).map_err(|e| within(e, &f.name))?);
-                }
-                Datum::Record(super::datum::Fields::new(r.names.clone(), out).expect("a value per field"))
-            }
-            Node::Union(branches) => match branches.iter().position(|&b| matches!(s.node(b), Node::Null)) {
-                Some(n) => Datum::Union(n as u32, Box::new(Datum::Null)),
-                None => {
-                    return Err(GenericError::new(
-                        "",
-                        None,
-                        GenericErrorKind::MissingField {
-                            field: format!("a member of {}", s.describe(ty)),
-                        },
-                    ));
-                }
-            },
-        })
+        walk::zero(self.schema, ty, depth, MAX_DEPTH)
     }
 }
