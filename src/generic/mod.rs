@@ -13,8 +13,6 @@
 //!   [`resolve`]: Avro schema resolution, which reads a datum written with
 //!   one schema as another (the evolution lab writes its v2 data with
 //!   [`avro::encode`], the one Avro datum writer);
-//! - [`float`]: shortest double → decimal digits and decimal → double
-//!   for the JSON codec (Schubfach, Eisel–Lemire);
 //! - [`value`]: JSON and MessagePack value trees of no schema (`.avsc`
 //!   text, the evolution lab's reads);
 //! - [`sink`]: the output buffer the MessagePack and JSON encoders write
@@ -44,7 +42,6 @@ pub mod datum;
 pub mod derive;
 pub mod error;
 pub mod flatbuffers;
-pub mod float;
 pub mod infer;
 pub mod input;
 pub mod json;
