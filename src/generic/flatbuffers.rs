@@ -174,6 +174,30 @@ impl<'s> Enc<'s> {
     }
 }
 
+impl Pending {
+    /// Writes the value into the table being built at `vo` (a scalar equal
+    /// to its default only when it has presence; a union's type, then its
+    /// value in the next slot).
+    fn push(self, fbb: &mut FlatBufferBuilder<'_>, vo: u16) {
+        match self {
+            Pending::Absent => {}
+            Pending::Bool(v, always) => push(fbb, vo, v, always || v),
+            Pending::I32(v, always) => push(fbb, vo, v, always || v != 0),
+            Pending::I64(v, always) => push(fbb, vo, v, always || v != 0),
+            Pending::F32(v, always) => push(fbb, vo, v, always || v.to_bits() != 0),
+            Pending::F64(v, always) => push(fbb, vo, v, always || v.to_bits() != 0),
+            Pending::U8(v, always) => push(fbb, vo, v, always || v != 0),
+            Pending::U16(v, always) => push(fbb, vo, v, always || v != 0),
+            Pending::U32(v, always) => push(fbb, vo, v, always || v != 0),
+            Pending::Offset(o) => fbb.push_slot_always(vo, o),
+            Pending::Union(t, o) => {
+                fbb.push_slot_always(vo, t);
+                fbb.push_slot_always(vo + 2, o);
+            }
+        }
+    }
+}
+
 fn as_union<T>(o: WIPOffset<T>) -> WIPOffset<UnionWIPOffset> {
     WIPOffset::new(o.value())
 }
@@ -216,23 +240,7 @@ impl Enc<'_> {
         let start = fbb.start_table();
         let mut pending = self.pending.borrow_mut();
         for (slot, p) in pending.drain(base..) {
-            let vo = voffset(slot);
-            match p {
-                Pending::Absent => {}
-                Pending::Bool(v, always) => push(fbb, vo, v, always || v),
-                Pending::I32(v, always) => push(fbb, vo, v, always || v != 0),
-                Pending::I64(v, always) => push(fbb, vo, v, always || v != 0),
-                Pending::F32(v, always) => push(fbb, vo, v, always || v.to_bits() != 0),
-                Pending::F64(v, always) => push(fbb, vo, v, always || v.to_bits() != 0),
-                Pending::U8(v, always) => push(fbb, vo, v, always || v != 0),
-                Pending::U16(v, always) => push(fbb, vo, v, always || v != 0),
-                Pending::U32(v, always) => push(fbb, vo, v, always || v != 0),
-                Pending::Offset(o) => fbb.push_slot_always(vo, o),
-                Pending::Union(t, o) => {
-                    fbb.push_slot_always(vo, t);
-                    fbb.push_slot_always(vo + 2, o);
-                }
-            }
+            p.push(fbb, voffset(slot));
         }
         Ok(as_union(fbb.end_table(start)))
     }
@@ -364,23 +372,7 @@ impl Enc<'_> {
         let p = self.prepare(fbb, vt, v, depth)?;
         let start = fbb.start_table();
         fbb.push_slot_always(voffset(0), key);
-        let vo = voffset(1);
-        match p {
-            Pending::Absent => {}
-            Pending::Bool(v, a) => push(fbb, vo, v, a || v),
-            Pending::I32(v, a) => push(fbb, vo, v, a || v != 0),
-            Pending::I64(v, a) => push(fbb, vo, v, a || v != 0),
-            Pending::F32(v, a) => push(fbb, vo, v, a || v.to_bits() != 0),
-            Pending::F64(v, a) => push(fbb, vo, v, a || v.to_bits() != 0),
-            Pending::U8(v, a) => push(fbb, vo, v, a || v != 0),
-            Pending::U16(v, a) => push(fbb, vo, v, a || v != 0),
-            Pending::U32(v, a) => push(fbb, vo, v, a || v != 0),
-            Pending::Offset(o) => fbb.push_slot_always(vo, o),
-            Pending::Union(t, o) => {
-                fbb.push_slot_always(vo, t);
-                fbb.push_slot_always(vo + 2, o);
-            }
-        }
+        p.push(fbb, voffset(1));
         Ok(as_union(fbb.end_table(start)))
     }
 
