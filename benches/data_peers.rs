@@ -143,7 +143,7 @@ fn doubles(d: &Datum, out: &mut Vec<f64>) {
 /// The `dtoa` and `atof` rows (see the module doc) for a document of at
 /// least [`NUMBER_TEXT_MIN`] finite doubles.
 fn number_text_rows(r: &Runner, d: &Doc, out: &mut String) {
-    use generic::float::text::{TEXT_BUF, double_into};
+    use wirebench::codec::json::float::text::{TEXT_BUF, double_into};
     let mut vs = Vec::new();
     doubles(&d.datum, &mut vs);
     vs.retain(|v| v.is_finite());
@@ -191,7 +191,7 @@ fn number_text_rows(r: &Runner, d: &Doc, out: &mut String) {
     let res = r.pair(
         &mut || {
             for t in black_box(&spellings) {
-                black_box(generic::float::parse_or_std(t));
+                black_box(wirebench::codec::json::float::parse_or_std(t));
             }
         },
         &mut || {

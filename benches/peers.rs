@@ -42,7 +42,7 @@ use apache_avro::Schema;
 use apache_avro::reader::datum::GenericDatumReader;
 use apache_avro::writer::datum::GenericDatumWriter;
 use avro_mirror::ACatalog;
-use flatbuffers::{FlatBufferBuilder, WIPOffset};
+use flatbuffers::FlatBufferBuilder;
 use serde_borrowed::BCatalog;
 use serde_mirror::SCatalog;
 use std::hint::black_box;
@@ -50,6 +50,7 @@ use std::time::Duration;
 use wirebench::bench::{Config, Run, calibrate_op, hooks, measure};
 use wirebench::cli::{Args, parse_duration};
 use wirebench::codec::Format;
+use wirebench::codec::flatbuffers::builder::build;
 use wirebench::codec::flatbuffers::generated::wirebench as fb;
 use wirebench::measure::stats::{median, procs};
 use wirebench::model::{Catalog, Dimensions, Product, Status, Variant};
@@ -902,67 +903,6 @@ fn protobuf(r: &Runner, products: &[Product], p: &Payloads, out: &mut Vec<Ratio>
     ("protobuf", oe, od)
 }
 
-/// FlatBuffers the way a user of the official crate writes it: one
-/// `FlatBufferBuilder` reused across calls (reset each time), objects created
-/// in field order with a vector collected per list, the finished bytes left in
-/// the builder (a caller writes `finished_data()` out).
-fn fb_build_direct<'b>(fbb: &'b mut FlatBufferBuilder<'static>, products: &[Product]) -> &'b [u8] {
-    fbb.reset();
-    let offsets: Vec<WIPOffset<fb::Product<'_>>> = products
-        .iter()
-        .map(|p| {
-            let sku = fbb.create_string(&p.sku);
-            let name = fbb.create_string(&p.name);
-            let description = fbb.create_string(&p.description);
-            let currency = fbb.create_string(&p.currency);
-            let tags: Vec<_> = p.tags.iter().map(|t| fbb.create_string(t)).collect();
-            let tags = fbb.create_vector(&tags);
-            let variants: Vec<_> = p
-                .variants
-                .iter()
-                .map(|v| {
-                    let args = fb::VariantArgs {
-                        sku: Some(fbb.create_string(&v.sku)),
-                        color: Some(fbb.create_string(&v.color)),
-                        size: Some(fbb.create_string(&v.size)),
-                        price_cents: v.price_cents,
-                        stock: v.stock,
-                    };
-                    fb::Variant::create(fbb, &args)
-                })
-                .collect();
-            let variants = fbb.create_vector(&variants);
-            let image_url = fbb.create_string(&p.image_url);
-            let d = &p.dimensions;
-            let dimensions = fb::Dimensions::new(d.width_mm, d.height_mm, d.depth_mm, d.weight_g);
-            let args = fb::ProductArgs {
-                id: p.id,
-                sku: Some(sku),
-                name: Some(name),
-                description: Some(description),
-                price_cents: p.price_cents,
-                currency: Some(currency),
-                rating: p.rating,
-                review_count: p.review_count,
-                in_stock: p.in_stock,
-                stock: p.stock,
-                status: fb::Status(p.status.index() as i8),
-                tags: Some(tags),
-                dimensions: Some(&dimensions),
-                variants: Some(variants),
-                discount_percent: p.discount_percent,
-                created_at_ms: p.created_at_ms,
-                image_url: Some(image_url),
-            };
-            fb::Product::create(fbb, &args)
-        })
-        .collect();
-    let list = fbb.create_vector(&offsets);
-    let root = fb::Catalog::create(fbb, &fb::CatalogArgs { products: Some(list) });
-    fb::finish_catalog_buffer(fbb, root);
-    fbb.finished_data()
-}
-
 /// The crate used directly to read: `root_as_catalog` (verifier with its
 /// default limits), then every field copied into our domain types.
 fn fb_decode_direct(bytes: &[u8]) -> Result<Vec<Product>, String> {
@@ -1015,8 +955,8 @@ fn flatbuffers(r: &Runner, products: &[Product], p: &Payloads, out: &mut Vec<Rat
     let n = products.len();
     let fbytes: &[u8] = p.flatbuffers.as_deref().unwrap_or(&[]);
     let mut fbb = FlatBufferBuilder::new();
-    let direct_len = fb_build_direct(&mut fbb, products).len();
-    let probe = match fb_decode_direct(fb_build_direct(&mut FlatBufferBuilder::new(), products)) {
+    let direct_len = build::<false>(&mut fbb, products).len();
+    let probe = match fb_decode_direct(build::<false>(&mut FlatBufferBuilder::new(), products)) {
         Ok(c) if c == products => Ok(()),
         Ok(_) => Err("the direct build does not read back as the products".into()),
         Err(e) => Err(e),
@@ -1028,7 +968,7 @@ fn flatbuffers(r: &Runner, products: &[Product], p: &Payloads, out: &mut Vec<Rat
             direct_len,
             probe,
             || {
-                let bytes = fb_build_direct(&mut fbb, black_box(products));
+                let bytes = build::<false>(&mut fbb, black_box(products));
                 assert_eq!(bytes.len(), direct_len);
                 black_box(bytes);
             },

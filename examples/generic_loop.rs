@@ -10,7 +10,7 @@
 
 use std::hint::black_box;
 use wirebench::codec::Format;
-use wirebench::generic::{self, document, schema::Schema};
+use wirebench::generic::{self, json, schema::Schema};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -35,7 +35,7 @@ fn main() {
             (Schema::parse(avsc.as_bytes()).expect("schema"), json)
         }
     };
-    let datum = document::read(&schema, &json).expect("datum");
+    let datum = json::decode(&schema, &json).expect("datum");
     let mut bytes = Vec::new();
     generic::encode(format, &schema, &datum, &mut bytes).expect("encode");
     for _ in 0..iters {

@@ -22,7 +22,7 @@
 use prost::Message;
 use std::hint::black_box;
 use wirebench::codec::Format;
-use wirebench::generic::{self, derive, document, infer, schema::Schema};
+use wirebench::generic::{self, derive, infer, json, schema::Schema};
 
 #[inline(never)]
 fn timed(iters: usize, f: &mut dyn FnMut()) {
@@ -56,7 +56,7 @@ fn main() {
     };
     let text = std::fs::read(&path).expect("document");
     let schema = Schema::parse(avsc.as_bytes()).expect("schema");
-    let datum = document::read(&schema, &text).expect("datum");
+    let datum = json::decode(&schema, &text).expect("datum");
     let mut bytes = Vec::new();
     generic::encode(format, &schema, &datum, &mut bytes).expect("encode");
 

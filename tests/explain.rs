@@ -321,7 +321,7 @@ fn shared_flatbuffers_data_names_every_owner() {
     );
     // Strings: equal strings stored once.
     let products = fixtures::catalog(20).products;
-    let shared = wirebench::http::page::flatbuffers_shared(&products);
+    let shared = wirebench::codec::flatbuffers::builder::shared(&products);
     let ex = explain::explain(Format::Flatbuffers, &shared).unwrap();
     let strings = owners_of(&ex, &|s| s.category == Category::Value && s.owners.len() > 1);
     assert!(

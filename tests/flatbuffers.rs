@@ -525,60 +525,7 @@ fn the_model_rules_hold() {
 fn another_layout_takes_the_one_pass() {
     let c = fixtures::catalog(20);
     let mut fbb = flatbuffers::FlatBufferBuilder::new();
-    let offsets: Vec<_> = c
-        .products
-        .iter()
-        .map(|p| {
-            let sku = fbb.create_string(&p.sku);
-            let name = fbb.create_string(&p.name);
-            let description = fbb.create_string(&p.description);
-            let currency = fbb.create_string(&p.currency);
-            let tags: Vec<_> = p.tags.iter().map(|t| fbb.create_string(t)).collect();
-            let tags = fbb.create_vector(&tags);
-            let variants: Vec<_> = p
-                .variants
-                .iter()
-                .map(|v| {
-                    let args = fb::VariantArgs {
-                        sku: Some(fbb.create_string(&v.sku)),
-                        color: Some(fbb.create_string(&v.color)),
-                        size: Some(fbb.create_string(&v.size)),
-                        price_cents: v.price_cents,
-                        stock: v.stock,
-                    };
-                    fb::Variant::create(&mut fbb, &args)
-                })
-                .collect();
-            let variants = fbb.create_vector(&variants);
-            let image_url = fbb.create_string(&p.image_url);
-            let d = &p.dimensions;
-            let dimensions = fb::Dimensions::new(d.width_mm, d.height_mm, d.depth_mm, d.weight_g);
-            let args = fb::ProductArgs {
-                id: p.id,
-                sku: Some(sku),
-                name: Some(name),
-                description: Some(description),
-                price_cents: p.price_cents,
-                currency: Some(currency),
-                rating: p.rating,
-                review_count: p.review_count,
-                in_stock: p.in_stock,
-                stock: p.stock,
-                status: fb::Status(p.status.index() as i8),
-                tags: Some(tags),
-                dimensions: Some(&dimensions),
-                variants: Some(variants),
-                discount_percent: p.discount_percent,
-                created_at_ms: p.created_at_ms,
-                image_url: Some(image_url),
-            };
-            fb::Product::create(&mut fbb, &args)
-        })
-        .collect();
-    let list = fbb.create_vector(&offsets);
-    let root = fb::Catalog::create(&mut fbb, &fb::CatalogArgs { products: Some(list) });
-    fb::finish_catalog_buffer(&mut fbb, root);
-    let bytes = fbb.finished_data();
+    let bytes = fbc::builder::build::<false>(&mut fbb, &c.products);
     assert_ne!(bytes, encode(&c.products), "the layout should differ from ours");
     assert_eq!(fbc::decode(bytes), Ok(c));
 }

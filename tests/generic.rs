@@ -48,7 +48,7 @@ const SYMBOLS: [&str; 3] = ["ACTIVE", "DRAFT", "DISCONTINUED"];
 fn catalog_bytes_are_identical_to_the_specialised_codecs() {
     let schema = catalog_schema();
     let text = std::fs::read(fixtures::CANONICAL_PATH).unwrap();
-    let datum = generic::document::read(&schema, &text).unwrap();
+    let datum = generic::json::decode(&schema, &text).unwrap();
     let catalog = codec::json::decode(&text).unwrap();
     for format in [Format::Json, Format::Msgpack, Format::Avro] {
         let want = specialised(format, &catalog.products);
@@ -77,7 +77,7 @@ fn random_catalogs_are_identical_too() {
     for seed in 0..20 {
         let catalog = fixtures::random_catalog(seed);
         let json = specialised(Format::Json, &catalog.products);
-        let datum = generic::document::read(&schema, &json).unwrap();
+        let datum = generic::json::decode(&schema, &json).unwrap();
         for format in [Format::Json, Format::Msgpack, Format::Avro] {
             let mut got = Vec::new();
             generic::encode(format, &schema, &datum, &mut got).unwrap();
@@ -96,7 +96,7 @@ fn self_test_a_changed_value_changes_the_bytes() {
     let schema = catalog_schema();
     let catalog = fixtures::catalog(2);
     let json = specialised(Format::Json, &catalog.products);
-    let mut datum = generic::document::read(&schema, &json).unwrap();
+    let mut datum = generic::json::decode(&schema, &json).unwrap();
     if let Datum::Record(f) = &mut datum
         && let Datum::Array(ps) = &mut f.values_mut()[0]
         && let Datum::Record(p) = &mut ps[0]

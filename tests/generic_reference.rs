@@ -78,7 +78,7 @@ fn dynamic_message_sees_the_derived_fields() {
     let (pool, root) = compile(&derive(&schema, Target::Proto).unwrap(), "fields");
     let desc = pool.get_message_by_name(&root).unwrap();
     let json = br#"{"id":7,"note":null,"key":"x","tags":{"a":1},"grid":[[1.5],[]]}"#;
-    let d = wirebench::generic::document::read(&schema, json).unwrap();
+    let d = wirebench::generic::json::decode(&schema, json).unwrap();
     let mut ours = Vec::new();
     pb::encode(&schema, &d, &mut ours).unwrap();
     let m = DynamicMessage::decode(desc, ours.as_slice()).unwrap();

@@ -5,11 +5,11 @@
 //! Run: `make fuzz FUZZ_TARGETS=schema_infer`.
 
 use libfuzzer_sys::fuzz_target;
-use wirebench::generic::{document, infer, schema::Schema};
+use wirebench::generic::{infer, json, schema::Schema};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(inferred) = infer::infer(data) {
         let schema = Schema::parse(inferred.schema.as_bytes()).expect("an inferred schema parses");
-        document::read(&schema, data).expect("a document reads with the schema inferred from it");
+        json::decode(&schema, data).expect("a document reads with the schema inferred from it");
     }
 });

@@ -57,7 +57,7 @@ pub fn decode_to_json(
 /// [`Datum::to_json`]: crate::generic::datum::Datum::to_json
 pub fn plain_json(schema: &Schema, d: &crate::generic::datum::Datum) -> String {
     let mut out = Vec::new();
-    match crate::generic::document::write(schema, d, &mut out) {
+    match crate::generic::json::encode(schema, d, &mut out) {
         Ok(()) => String::from_utf8_lossy(&out).into_owned(),
         Err(_) => d.to_json(),
     }

@@ -26,10 +26,9 @@
 //! [`decode_resolved`] (schema resolution, [`super::resolve`]).
 
 use super::datum::{Datum, Fields, Scalars};
-use super::document::{enum_symbol_index, nest, nest_index, record_field};
-use super::error::{GenericError, GenericErrorKind};
+use super::error::{GenericError, GenericErrorKind, from_decode, mismatch, nest, nest_index};
 use super::schema::{Kind, Node, NodeId, Schema};
-use super::walk::{self, MAX_DEPTH};
+use super::walk::{self, MAX_DEPTH, check_unique_keys, enum_symbol_index, record_field};
 use crate::codec::cursor::Cursor;
 use crate::codec::varint;
 
@@ -119,7 +118,7 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Vec<u8>, d
                 varint::write_i64_zigzag(out, i64::from(i));
                 write_node(schema, branches[i as usize], inner, out, depth + 1)?;
             }
-            None => return Err(walk::mismatch(schema, node, "", d)),
+            None => return Err(mismatch(schema, node, d)),
         },
         (Node::Array(items), Datum::Array(values)) => {
             if !values.is_empty() {
@@ -187,7 +186,7 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Vec<u8>, d
                 write_node(schema, f.ty, v, out, depth + 1).map_err(|e| nest(e, &f.name))?;
             }
         }
-        (_, d) => return Err(walk::mismatch(schema, node, "", d)),
+        (_, d) => return Err(mismatch(schema, node, d)),
     }
     Ok(())
 }
@@ -208,7 +207,7 @@ impl<'a> Reader<'a> {
     /// Avro reader's: one-byte values in line).
     #[inline(always)]
     fn long(&mut self, what: &'static str) -> Result<i64> {
-        varint::read_i64_zigzag_hot(&mut self.c, what).map_err(|e| walk::from_decode("", e))
+        varint::read_i64_zigzag_hot(&mut self.c, what).map_err(|e| from_decode("", e))
     }
 
     fn range(at: usize, what: &str, v: i64) -> GenericError {
@@ -228,9 +227,9 @@ impl<'a> Reader<'a> {
     #[inline(always)]
     fn bytes(&mut self, what: &'static str) -> Result<&'a [u8]> {
         let at = self.c.pos();
-        let len = varint::read_i64_zigzag_hot2(&mut self.c, what).map_err(|e| walk::from_decode("", e))?;
+        let len = varint::read_i64_zigzag_hot2(&mut self.c, what).map_err(|e| from_decode("", e))?;
         let len = u64::try_from(len).map_err(|_| Self::range(at, what, len))?;
-        self.c.take(len, what).map_err(|e| walk::from_decode("", e))
+        self.c.take(len, what).map_err(|e| from_decode("", e))
     }
 
     /// The item count of the next block (0 ends the array or map), checked
@@ -274,10 +273,7 @@ impl<'a> Reader<'a> {
         };
         let min = self.min[item].saturating_add(per_item_extra);
         if min > 0 {
-            return self
-                .c
-                .check_count(count, min, what)
-                .map_err(|e| walk::from_decode("", e));
+            return self.c.check_count(count, min, what).map_err(|e| from_decode("", e));
         }
         {
             if count > self.zero_budget as u64 {
@@ -333,7 +329,7 @@ impl<'a> Reader<'a> {
                 .c
                 .array::<8>("double")
                 .map(|b| put(slot, Datum::Double(f64::from_le_bytes(b))))
-                .map_err(|e| walk::from_decode("", e)),
+                .map_err(|e| from_decode("", e)),
             Kind::String => self.string(slot),
             Kind::Boolean => self.boolean(slot),
             _ => return None,
@@ -356,7 +352,7 @@ impl<'a> Reader<'a> {
     #[inline(always)]
     fn boolean(&mut self, slot: &mut Datum) -> Result<()> {
         let at = self.c.pos();
-        match self.c.u8("boolean").map_err(|e| walk::from_decode("", e))? {
+        match self.c.u8("boolean").map_err(|e| from_decode("", e))? {
             0 => put(slot, Datum::Boolean(false)),
             1 => put(slot, Datum::Boolean(true)),
             b => {
@@ -430,19 +426,14 @@ impl<'a> Reader<'a> {
             Node::Int => return self.int(slot),
             Node::Long => Datum::Long(self.long("long")?),
             Node::Float => Datum::Float(f32::from_le_bytes(
-                self.c.array::<4>("float").map_err(|e| walk::from_decode("", e))?,
+                self.c.array::<4>("float").map_err(|e| from_decode("", e))?,
             )),
             Node::Double => Datum::Double(f64::from_le_bytes(
-                self.c.array::<8>("double").map_err(|e| walk::from_decode("", e))?,
+                self.c.array::<8>("double").map_err(|e| from_decode("", e))?,
             )),
             Node::Bytes => Datum::Bytes(self.bytes("bytes length")?.to_vec()),
             Node::String => return self.string(slot),
-            Node::Fixed(f) => Datum::Fixed(
-                self.c
-                    .fixed(f.size, "fixed")
-                    .map_err(|e| walk::from_decode("", e))?
-                    .to_vec(),
-            ),
+            Node::Fixed(f) => Datum::Fixed(self.c.fixed(f.size, "fixed").map_err(|e| from_decode("", e))?.to_vec()),
             Node::Enum(e) => {
                 let i = self.long("enum index")?;
                 match usize::try_from(i).ok().and_then(|i| e.symbols.get(i)) {
@@ -487,7 +478,7 @@ impl<'a> Reader<'a> {
                         let bytes = self
                             .c
                             .take(count as u64 * 8, "double")
-                            .map_err(|e| nest_index(walk::from_decode("", e), out.len()))?;
+                            .map_err(|e| nest_index(from_decode("", e), out.len()))?;
                         out.extend(
                             bytes
                                 .chunks_exact(8)
@@ -525,7 +516,7 @@ impl<'a> Reader<'a> {
                         self.child(*values, depth + 1, v).map_err(|e| nest(e, k))?;
                     }
                 }
-                super::document::check_unique_keys(&out, at)?;
+                check_unique_keys(&out, at)?;
                 Datum::Map(out)
             }
             Node::Record(r) => {
@@ -672,13 +663,13 @@ mod tests {
                         let got = r.bytes("len").map(<[u8]>::len).map_err(|e| e.to_string());
                         let mut plain = Cursor::new(input);
                         let want = varint::read_i64_zigzag(&mut plain, "len")
-                            .map_err(|e| walk::from_decode("", e).to_string())
+                            .map_err(|e| from_decode("", e).to_string())
                             .and_then(|n| {
                                 let n = u64::try_from(n).map_err(|_| Reader::range(0, "len", n).to_string())?;
                                 plain
                                     .take(n, "len")
                                     .map(<[u8]>::len)
-                                    .map_err(|e| walk::from_decode("", e).to_string())
+                                    .map_err(|e| from_decode("", e).to_string())
                             });
                         assert_eq!(got, want, "{b0:#04x} {b1:#04x} + {tail}, {} bytes", input.len());
                         if want.is_ok() {

@@ -446,6 +446,22 @@ impl Gen<'_> {
         self.finish(name, what, body)
     }
 
+    /// The type a member of type `ty` is spelled with: its own when it is
+    /// `direct`, else the wrapper `w` ([`Self::table`], claimed as `what`).
+    fn member_type(&mut self, direct: bool, ty: NodeId, w: String, what: String) -> Result<String, String> {
+        if direct {
+            return self.leaf(ty);
+        }
+        self.claim(&w, &what)?;
+        let kind = if self.target == Target::Proto {
+            "message"
+        } else {
+            "table"
+        };
+        self.table(&w, &w, "value", ty, &format!("{kind} {w}"))?;
+        Ok(w)
+    }
+
     fn field(&mut self, ctx: &str, f: &Field, number: u32, body: &mut Body) -> Result<(), String> {
         self.typed_field(ctx, &f.name, f.ty, number, body)
     }
@@ -486,36 +502,18 @@ impl Gen<'_> {
                 let _ = writeln!(body.lines, "  {t} {name} = {n};");
             }
             Shape::Array(items) => {
-                let t = if proto_direct(schema, items) {
-                    self.leaf(items)?
-                } else {
-                    let w = wrapper("Item");
-                    self.claim(&w, &format!("the item wrapper of {ctx}.{name}"))?;
-                    self.table(&w, &w, "value", items, &format!("message {w}"))?;
-                    w
-                };
+                let what = format!("the item wrapper of {ctx}.{name}");
+                let t = self.member_type(proto_direct(schema, items), items, wrapper("Item"), what)?;
                 let _ = writeln!(body.lines, "  repeated {t} {name} = {n};");
             }
             Shape::Map(values) => {
-                let t = if proto_direct(schema, values) {
-                    self.leaf(values)?
-                } else {
-                    let w = wrapper("Value");
-                    self.claim(&w, &format!("the value wrapper of {ctx}.{name}"))?;
-                    self.table(&w, &w, "value", values, &format!("message {w}"))?;
-                    w
-                };
+                let what = format!("the value wrapper of {ctx}.{name}");
+                let t = self.member_type(proto_direct(schema, values), values, wrapper("Value"), what)?;
                 let _ = writeln!(body.lines, "  map<string, {t}> {name} = {n};");
             }
             Shape::Optional { ty: inner, .. } => {
-                let t = if proto_direct(schema, inner) {
-                    self.leaf(inner)?
-                } else {
-                    let w = wrapper("Value");
-                    self.claim(&w, &format!("the value wrapper of {ctx}.{name}"))?;
-                    self.table(&w, &w, "value", inner, &format!("message {w}"))?;
-                    w
-                };
+                let what = format!("the value wrapper of {ctx}.{name}");
+                let t = self.member_type(proto_direct(schema, inner), inner, wrapper("Value"), what)?;
                 let _ = writeln!(body.lines, "  optional {t} {name} = {n};");
             }
             Shape::Oneof { branches, .. } => {
@@ -534,14 +532,8 @@ impl Gen<'_> {
                 for (i, b) in live.iter().enumerate() {
                     let bname = branch_name(schema, *b);
                     let member = format!("{name}_{bname}");
-                    let t = if proto_direct(schema, *b) {
-                        self.leaf(*b)?
-                    } else {
-                        let w = wrapper(&pascal(&bname));
-                        self.claim(&w, &format!("the {bname} branch wrapper of {ctx}.{name}"))?;
-                        self.table(&w, &w, "value", *b, &format!("message {w}"))?;
-                        w
-                    };
+                    let what = format!("the {bname} branch wrapper of {ctx}.{name}");
+                    let t = self.member_type(proto_direct(schema, *b), *b, wrapper(&pascal(&bname)), what)?;
                     let _ = writeln!(body.lines, "    {t} {member} = {};", n + i as u32);
                     body.members.push(member);
                 }
@@ -564,14 +556,8 @@ impl Gen<'_> {
                 let _ = writeln!(body.lines, "  {name}:{t};");
             }
             Shape::Array(items) => {
-                let t = if fbs_direct_item(schema, items) {
-                    self.leaf(items)?
-                } else {
-                    let w = wrapper("Item");
-                    self.claim(&w, &format!("the item wrapper of {ctx}.{name}"))?;
-                    self.table(&w, &w, "value", items, &format!("table {w}"))?;
-                    w
-                };
+                let what = format!("the item wrapper of {ctx}.{name}");
+                let t = self.member_type(fbs_direct_item(schema, items), items, wrapper("Item"), what)?;
                 let _ = writeln!(body.lines, "  {name}:[{t}];");
             }
             Shape::Map(values) => {
@@ -620,10 +606,8 @@ impl Gen<'_> {
                         members.push(self.named(*b)?);
                     } else {
                         let bname = branch_name(schema, *b);
-                        let w = wrapper(&pascal(&bname));
-                        self.claim(&w, &format!("the {bname} branch wrapper of {ctx}.{name}"))?;
-                        self.table(&w, &w, "value", *b, &format!("table {w}"))?;
-                        members.push(w);
+                        let what = format!("the {bname} branch wrapper of {ctx}.{name}");
+                        members.push(self.member_type(false, *b, wrapper(&pascal(&bname)), what)?);
                     }
                 }
                 self.defs.push(format!("union {u} {{ {} }}\n", members.join(", ")));

@@ -5,7 +5,15 @@
 //! Every schema-driven decoder and encoder of [`crate::generic`] reports a
 //! [`GenericError`]; `Display` reads like
 //! `/items/2/price: expected double, found string at byte 118`.
+//!
+//! Errors are built innermost first with an empty pointer; [`nest`] prepends
+//! a reference token on the way out of each nested value, so a pointer costs
+//! nothing until something fails. [`from_decode`] turns an error of
+//! [`crate::codec`]'s cursor and varint readers into a [`GenericError`].
 
+use super::datum::Datum;
+use super::schema::{EnumType, NodeId, Schema};
+use crate::codec::{DecodeError, ErrorKind};
 use std::fmt;
 
 /// Why a value could not be encoded or decoded with a schema, and where.
@@ -139,6 +147,77 @@ pub fn push_token(pointer: &mut String, token: &str) {
             c => pointer.push(c),
         }
     }
+}
+
+/// Prepends a reference token to an error's pointer on its way out of a
+/// nested value.
+#[cold]
+pub fn nest(mut e: GenericError, token: &str) -> GenericError {
+    let mut p = String::with_capacity(token.len() + 1 + e.pointer.len());
+    push_token(&mut p, token);
+    p.push_str(&e.pointer);
+    e.pointer = p;
+    e
+}
+
+/// [`nest`] with an array index as the token.
+#[cold]
+pub fn nest_index(e: GenericError, i: usize) -> GenericError {
+    nest(e, &i.to_string())
+}
+
+/// A decode error of [`crate::codec`]'s readers at `pointer`.
+#[cold]
+pub fn from_decode(pointer: &str, e: DecodeError) -> GenericError {
+    let kind = match e.kind {
+        ErrorKind::Eof { expected } => GenericErrorKind::Eof {
+            expected: expected.to_string(),
+        },
+        ErrorKind::Unexpected { expected, found } => GenericErrorKind::Unexpected {
+            expected: expected.to_string(),
+            found,
+        },
+        ErrorKind::LengthExceedsInput { what, len, remaining } => GenericErrorKind::LengthExceedsInput {
+            what: what.to_string(),
+            len,
+            remaining,
+        },
+        ErrorKind::InvalidUtf8 => GenericErrorKind::InvalidUtf8,
+        ErrorKind::DepthLimit { limit } => GenericErrorKind::DepthLimit { limit },
+        ErrorKind::OutOfRange { what, value } => GenericErrorKind::OutOfRange {
+            what: what.to_string(),
+            value,
+        },
+        ErrorKind::TrailingBytes { count } => GenericErrorKind::TrailingBytes { count },
+        ErrorKind::MissingField { field } => GenericErrorKind::MissingField {
+            field: field.to_string(),
+        },
+        ErrorKind::DuplicateField { field } => GenericErrorKind::DuplicateField {
+            field: field.to_string(),
+        },
+        other => GenericErrorKind::Unexpected {
+            expected: "valid input".to_string(),
+            found: other.to_string(),
+        },
+    };
+    GenericError::new(pointer, Some(e.offset), kind)
+}
+
+/// The error for a datum that does not fit `node` (encoding).
+#[cold]
+pub fn mismatch(schema: &Schema, node: NodeId, datum: &Datum) -> GenericError {
+    GenericError::unexpected("", None, schema.describe(node), datum.kind())
+}
+
+/// The error for an enum datum whose index or symbol is not the schema's.
+#[cold]
+pub fn bad_symbol(e: &EnumType, i: u32, symbol: &str) -> GenericError {
+    GenericError::unexpected(
+        "",
+        None,
+        format!("a symbol of {}", e.name.fullname),
+        format!("symbol {i} {symbol:?}"),
+    )
 }
 
 #[cfg(test)]

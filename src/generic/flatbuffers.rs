@@ -47,9 +47,9 @@
 
 use super::datum::{Datum, Scalars};
 use super::derive::{Shape, fbs_direct_item, fbs_enum_width, fbs_width, shape};
-use super::error::{GenericError, GenericErrorKind};
-use super::protobuf::{branch, field_value, within, within_index};
+use super::error::{GenericError, GenericErrorKind, mismatch, nest, nest_index};
 use super::schema::{Node, NodeId, Schema};
+use super::walk::{self, branch, field_value};
 use flatbuffers::{
     FlatBufferBuilder, InvalidFlatbuffer, TableVerifier, UnionWIPOffset, Verifier, VerifierOptions, WIPOffset,
 };
@@ -133,11 +133,6 @@ fn voffset(slot: u16) -> u16 {
     4 + 2 * slot
 }
 
-#[cold]
-fn mismatch(schema: &Schema, ty: NodeId, d: &Datum) -> GenericError {
-    GenericError::unexpected("", None, schema.describe(ty), d.kind())
-}
-
 /// One field's value, built before its table is started.
 enum Pending {
     Absent,
@@ -179,6 +174,30 @@ impl<'s> Enc<'s> {
     }
 }
 
+impl Pending {
+    /// Writes the value into the table being built at `vo` (a scalar equal
+    /// to its default only when it has presence; a union's type, then its
+    /// value in the next slot).
+    fn push(self, fbb: &mut FlatBufferBuilder<'_>, vo: u16) {
+        match self {
+            Pending::Absent => {}
+            Pending::Bool(v, always) => push(fbb, vo, v, always || v),
+            Pending::I32(v, always) => push(fbb, vo, v, always || v != 0),
+            Pending::I64(v, always) => push(fbb, vo, v, always || v != 0),
+            Pending::F32(v, always) => push(fbb, vo, v, always || v.to_bits() != 0),
+            Pending::F64(v, always) => push(fbb, vo, v, always || v.to_bits() != 0),
+            Pending::U8(v, always) => push(fbb, vo, v, always || v != 0),
+            Pending::U16(v, always) => push(fbb, vo, v, always || v != 0),
+            Pending::U32(v, always) => push(fbb, vo, v, always || v != 0),
+            Pending::Offset(o) => fbb.push_slot_always(vo, o),
+            Pending::Union(t, o) => {
+                fbb.push_slot_always(vo, t);
+                fbb.push_slot_always(vo + 2, o);
+            }
+        }
+    }
+}
+
 fn as_union<T>(o: WIPOffset<T>) -> WIPOffset<UnionWIPOffset> {
     WIPOffset::new(o.value())
 }
@@ -208,7 +227,7 @@ impl Enc<'_> {
                 let mut slot = 0u16;
                 for (i, f) in r.fields.iter().enumerate() {
                     let v = field_value(s, values, i, f)?;
-                    let p = self.prepare(fbb, f.ty, &v, depth).map_err(|e| within(e, &f.name))?;
+                    let p = self.prepare(fbb, f.ty, &v, depth).map_err(|e| nest(e, &f.name))?;
                     self.push_pending(slot, p);
                     slot += s.fbs_width(f.ty);
                 }
@@ -221,23 +240,7 @@ impl Enc<'_> {
         let start = fbb.start_table();
         let mut pending = self.pending.borrow_mut();
         for (slot, p) in pending.drain(base..) {
-            let vo = voffset(slot);
-            match p {
-                Pending::Absent => {}
-                Pending::Bool(v, always) => push(fbb, vo, v, always || v),
-                Pending::I32(v, always) => push(fbb, vo, v, always || v != 0),
-                Pending::I64(v, always) => push(fbb, vo, v, always || v != 0),
-                Pending::F32(v, always) => push(fbb, vo, v, always || v.to_bits() != 0),
-                Pending::F64(v, always) => push(fbb, vo, v, always || v.to_bits() != 0),
-                Pending::U8(v, always) => push(fbb, vo, v, always || v != 0),
-                Pending::U16(v, always) => push(fbb, vo, v, always || v != 0),
-                Pending::U32(v, always) => push(fbb, vo, v, always || v != 0),
-                Pending::Offset(o) => fbb.push_slot_always(vo, o),
-                Pending::Union(t, o) => {
-                    fbb.push_slot_always(vo, t);
-                    fbb.push_slot_always(vo + 2, o);
-                }
-            }
+            p.push(fbb, voffset(slot));
         }
         Ok(as_union(fbb.end_table(start)))
     }
@@ -316,7 +319,7 @@ impl Enc<'_> {
                 };
                 let mut offs = Vec::with_capacity(entries.len());
                 for (k, v) in entries {
-                    offs.push(self.entry(fbb, vt, k, v, depth + 1).map_err(|e| within(e, k))?);
+                    offs.push(self.entry(fbb, vt, k, v, depth + 1).map_err(|e| nest(e, k))?);
                 }
                 Ok(Pending::Offset(as_union(fbb.create_vector(&offs))))
             }
@@ -369,23 +372,7 @@ impl Enc<'_> {
         let p = self.prepare(fbb, vt, v, depth)?;
         let start = fbb.start_table();
         fbb.push_slot_always(voffset(0), key);
-        let vo = voffset(1);
-        match p {
-            Pending::Absent => {}
-            Pending::Bool(v, a) => push(fbb, vo, v, a || v),
-            Pending::I32(v, a) => push(fbb, vo, v, a || v != 0),
-            Pending::I64(v, a) => push(fbb, vo, v, a || v != 0),
-            Pending::F32(v, a) => push(fbb, vo, v, a || v.to_bits() != 0),
-            Pending::F64(v, a) => push(fbb, vo, v, a || v.to_bits() != 0),
-            Pending::U8(v, a) => push(fbb, vo, v, a || v != 0),
-            Pending::U16(v, a) => push(fbb, vo, v, a || v != 0),
-            Pending::U32(v, a) => push(fbb, vo, v, a || v != 0),
-            Pending::Offset(o) => fbb.push_slot_always(vo, o),
-            Pending::Union(t, o) => {
-                fbb.push_slot_always(vo, t);
-                fbb.push_slot_always(vo + 2, o);
-            }
-        }
+        p.push(fbb, voffset(1));
         Ok(as_union(fbb.end_table(start)))
     }
 
@@ -405,7 +392,7 @@ impl Enc<'_> {
                         $pat => {
                             fbb.push::<$t>($v);
                         }
-                        other => return Err(within_index(mismatch(s, items, other), i)),
+                        other => return Err(nest_index(mismatch(s, items, other), i)),
                     }
                 }
                 Ok(as_union(fbb.end_vector::<$t>(values.len())))
@@ -421,8 +408,8 @@ impl Enc<'_> {
                 let n = e.symbols.len();
                 for (i, d) in values.iter().enumerate() {
                     match d {
-                        Datum::Enum(x, _) => check_symbol(n, *x).map_err(|e| within_index(e, i))?,
-                        other => return Err(within_index(mismatch(s, items, other), i)),
+                        Datum::Enum(x, _) => check_symbol(n, *x).map_err(|e| nest_index(e, i))?,
+                        other => return Err(nest_index(mismatch(s, items, other), i)),
                     }
                 }
                 let idx = |d: &Datum| if let Datum::Enum(x, _) = d { *x } else { 0 };
@@ -442,7 +429,7 @@ impl Enc<'_> {
                         (Node::Record(r), _) => self.table(fbb, Fields::Record(r), d, depth + 1),
                         _ => self.table(fbb, Fields::One(items), d, depth + 1),
                     }
-                    .map_err(|e| within_index(e, i))?;
+                    .map_err(|e| nest_index(e, i))?;
                     offs.push(o);
                 }
                 Ok(as_union(fbb.create_vector(&offs)))
@@ -567,9 +554,7 @@ impl<'a> Dec<'a> {
                 let mut out = Vec::with_capacity(r.fields.len());
                 let mut slot = 0u16;
                 for f in &r.fields {
-                    let d = self
-                        .field(&mut tv, f.ty, voffset(slot))
-                        .map_err(|e| within(e, &f.name))?;
+                    let d = self.field(&mut tv, f.ty, voffset(slot)).map_err(|e| nest(e, &f.name))?;
                     out.push(d);
                     slot += fbs_width(s, f.ty);
                 }
@@ -665,7 +650,7 @@ impl<'a> Dec<'a> {
                         }
                         None => String::new(),
                     };
-                    let value = self.field(&mut tv, *vt, voffset(1)).map_err(|x| within(x, &key))?;
+                    let value = self.field(&mut tv, *vt, voffset(1)).map_err(|x| nest(x, &key))?;
                     tv.finish();
                     out.push((key, value));
                 }
@@ -701,7 +686,7 @@ impl<'a> Dec<'a> {
                     Err(e) => Err(e),
                 }
             };
-            out.push(d.map_err(|e| within_index(e, i))?);
+            out.push(d.map_err(|e| nest_index(e, i))?);
         }
         Ok(Datum::Array(out))
     }
@@ -767,56 +752,6 @@ impl<'a> Dec<'a> {
 
     /// The datum of a field that is not in its table.
     fn absent(&self, ty: NodeId, depth: usize) -> Result<Datum, GenericError> {
-        let s = self.schema;
-        if depth >= MAX_DEPTH {
-            return Err(GenericError::new(
-                "",
-                None,
-                GenericErrorKind::DepthLimit { limit: MAX_DEPTH },
-            ));
-        }
-        Ok(match s.node(ty) {
-            Node::Null => Datum::Null,
-            Node::Boolean => Datum::Boolean(false),
-            Node::Int => Datum::Int(0),
-            Node::Long => Datum::Long(0),
-            Node::Float => Datum::Float(0.0),
-            Node::Double => Datum::Double(0.0),
-            Node::String => Datum::String(String::new()),
-            Node::Bytes => Datum::Bytes(Vec::new()),
-            Node::Fixed(f) => {
-                if f.size != 0 {
-                    return Err(GenericError::unexpected(
-                        "",
-                        None,
-                        format!("{} bytes of {}", f.size, s.describe(ty)),
-                        "no field",
-                    ));
-                }
-                Datum::Fixed(Vec::new())
-            }
-            Node::Enum(e) => Datum::Enum(0, e.symbols.first().cloned().unwrap_or_default()),
-            Node::Array(_) => Datum::Array(Vec::new()),
-            Node::Map(_) => Datum::Map(Vec::new()),
-            Node::Record(r) => {
-                let mut out = Vec::with_capacity(r.fields.len());
-                for f in &r.fields {
-                    out.push(self.absent(f.ty, depth + 1).map_err(|e| within(e, &f.name))?);
-                }
-                Datum::Record(super::datum::Fields::new(r.names.clone(), out).expect("a value per field"))
-            }
-            Node::Union(branches) => match branches.iter().position(|&b| matches!(s.node(b), Node::Null)) {
-                Some(n) => Datum::Union(n as u32, Box::new(Datum::Null)),
-                None => {
-                    return Err(GenericError::new(
-                        "",
-                        None,
-                        GenericErrorKind::MissingField {
-                            field: format!("a member of {}", s.describe(ty)),
-                        },
-                    ));
-                }
-            },
-        })
+        walk::zero(self.schema, ty, depth, MAX_DEPTH)
     }
 }

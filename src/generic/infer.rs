@@ -33,9 +33,8 @@
 //! [`MAX_DEPTH`] is an error, and every error carries the JSON Pointer and
 //! byte offset.
 
-use super::document::nest;
-use super::error::{GenericError, GenericErrorKind};
-use super::walk::{self, MAX_DEPTH};
+use super::error::{GenericError, GenericErrorKind, from_decode, nest, nest_index};
+use super::walk::MAX_DEPTH;
 use crate::codec::json::lexer::{Lexer, Str, describe};
 use std::collections::{HashMap, HashSet};
 
@@ -181,7 +180,7 @@ fn parse(text: &[u8]) -> Result<Value, GenericError> {
 }
 
 fn lexed<T>(r: Result<T, crate::codec::DecodeError>) -> Result<T, GenericError> {
-    r.map_err(|e| walk::from_decode("", e))
+    r.map_err(|e| from_decode("", e))
 }
 
 fn any(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, GenericError> {
@@ -240,7 +239,7 @@ fn any(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, GenericError> {
             let mut first = true;
             while lexed(lx.next_element(&mut first))? {
                 let i = items.len();
-                items.push(any(lx, depth + 1).map_err(|e| super::document::nest_index(e, i))?);
+                items.push(any(lx, depth + 1).map_err(|e| nest_index(e, i))?);
             }
             Ok(Value::Array(items))
         }
@@ -662,14 +661,14 @@ fn pretty(j: &J, indent: usize, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generic::document;
+    use crate::generic::json;
     use crate::generic::schema::Schema;
 
     fn infer_ok(text: &str) -> (Schema, Inferred) {
         let inf = infer(text.as_bytes()).unwrap();
         let schema = Schema::parse(inf.schema.as_bytes()).unwrap_or_else(|e| panic!("{e}\n{}", inf.schema));
         // The document reads with the schema inferred from it.
-        document::read(&schema, text.as_bytes()).unwrap_or_else(|e| panic!("{e}\n{}", inf.schema));
+        json::decode(&schema, text.as_bytes()).unwrap_or_else(|e| panic!("{e}\n{}", inf.schema));
         (schema, inf)
     }
 

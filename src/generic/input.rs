@@ -2,7 +2,7 @@
 //! command loads them (`encode`, `schema infer`, `sizes`, `codec-bench`,
 //! `serve`): the schema from `--schema S.avsc`, else inferred from the
 //! document ([`super::infer`], warnings and renames printed to stderr), then
-//! the document read against it ([`super::document`]).
+//! the document read against it ([`super::json`]).
 
 use super::datum::Datum;
 use super::schema::Schema;
@@ -56,7 +56,7 @@ pub fn load(data: &str, schema: Option<&str>) -> Result<Data, String> {
         Some(path) => schema_file(path)?,
         None => infer_text(data, &text)?,
     };
-    let datum = super::document::read(&schema, &text).map_err(|e| format!("{data}: {e}"))?;
+    let datum = super::json::decode(&schema, &text).map_err(|e| format!("{data}: {e}"))?;
     Ok(Data {
         schema,
         schema_text,

@@ -23,11 +23,10 @@
 //! nesting is bounded by [`MAX_DEPTH`].
 
 use super::datum::{Datum, Scalars};
-use super::document::{check_unique_keys, enum_index, enum_symbol_index, nest, nest_index, record_field};
-use super::error::{GenericError, GenericErrorKind};
+use super::error::{GenericError, GenericErrorKind, from_decode, mismatch, nest, nest_index};
 use super::schema::{Node, NodeId, Schema};
 use super::sink::Sink;
-use super::walk::{self, MAX_DEPTH};
+use super::walk::{self, MAX_DEPTH, check_unique_keys, enum_index, enum_symbol_index, record_field};
 use crate::codec::cursor::Cursor;
 use crate::codec::msgpack::write::{Header, Scalar, array_header, int_bytes, map_header, str_header};
 
@@ -290,7 +289,7 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Sink<'_>, 
         }
         (Node::Union(branches), d) => match walk::branch_for(schema, branches, d) {
             Some((i, inner)) => write_node(schema, branches[i as usize], inner, out, depth + 1)?,
-            None => return Err(walk::mismatch(schema, node, "", d)),
+            None => return Err(mismatch(schema, node, d)),
         },
         (Node::Array(items), Datum::Scalars(values)) => {
             // No `Vec<Datum>` built: items of the schema's own type straight
@@ -346,7 +345,7 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Sink<'_>, 
             }
         }
         (Node::Record(r), Datum::Record(fields)) => write_record(schema, r, fields, out, depth)?,
-        (_, d) => return Err(walk::mismatch(schema, node, "", d)),
+        (_, d) => return Err(mismatch(schema, node, d)),
     }
     Ok(())
 }
@@ -426,7 +425,7 @@ fn reads_from(n: &Node, f: Family) -> bool {
 }
 
 fn dec<T>(r: std::result::Result<T, crate::codec::DecodeError>) -> Result<T> {
-    r.map_err(|e| walk::from_decode("", e))
+    r.map_err(|e| from_decode("", e))
 }
 
 struct Reader<'a> {
@@ -715,7 +714,7 @@ impl<'a> Reader<'a> {
                             (Scalars::Int(v), Datum::Int(x)) => v.push(x),
                             (Scalars::Long(v), Datum::Long(x)) => v.push(x),
                             (Scalars::Double(v), Datum::Double(x)) => v.push(x),
-                            (_, d) => return Err(nest_index(walk::mismatch(schema, *items, "", &d), i)),
+                            (_, d) => return Err(nest_index(mismatch(schema, *items, &d), i)),
                         }
                     }
                 }

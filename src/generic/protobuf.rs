@@ -43,13 +43,12 @@
 //! [`MAX_DEPTH`], and every error carries the JSON Pointer of the value and
 //! the byte offset.
 
-use super::datum::{Datum, Name, Scalars};
+use super::datum::{Datum, Scalars};
 use super::derive::{Shape, proto_width, shape};
-use super::error::{GenericError, GenericErrorKind, push_token};
+use super::error::{GenericError, GenericErrorKind, mismatch, nest, nest_index};
 use super::schema::{Field, Node, NodeId, Schema};
-use super::walk;
+use super::walk::{self, branch, field_value};
 use prost::encoding::{self, DecodeContext, WireType};
-use std::borrow::Cow;
 
 /// Deepest nesting of messages (records, wrappers, map entries) decoded or
 /// encoded: prost's recursion limit.
@@ -82,76 +81,9 @@ pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum, GenericError> {
     }
 }
 
-/// Prefixes `token` to the error's pointer (errors are built innermost first).
-#[cold]
-pub(crate) fn within(mut e: GenericError, token: &str) -> GenericError {
-    let mut p = String::with_capacity(token.len() + 1 + e.pointer.len());
-    push_token(&mut p, token);
-    p.push_str(&e.pointer);
-    e.pointer = p;
-    e
-}
-
-#[cold]
-pub(crate) fn within_index(e: GenericError, i: usize) -> GenericError {
-    within(e, &i.to_string())
-}
-
-#[cold]
-fn mismatch(schema: &Schema, ty: NodeId, d: &Datum) -> GenericError {
-    GenericError::unexpected("", None, schema.describe(ty), d.kind())
-}
-
 #[cold]
 fn depth_error(offset: Option<usize>) -> GenericError {
     GenericError::new("", offset, GenericErrorKind::DepthLimit { limit: MAX_DEPTH })
-}
-
-/// The value of record field `f` in `fields` (the schema's place first);
-/// a field the datum lacks takes [`walk::absent_field`].
-pub(crate) fn field_value<'d>(
-    schema: &Schema,
-    fields: &'d super::datum::Fields,
-    i: usize,
-    f: &Field,
-) -> Result<Cow<'d, Datum>, GenericError> {
-    match fields.get(i) {
-        Some((n, v)) if Name::ptr_eq(n, &f.name) || *n == f.name => Ok(Cow::Borrowed(v)),
-        _ => match fields.iter().find(|(n, _)| **n == f.name) {
-            Some((_, v)) => Ok(Cow::Borrowed(v)),
-            None => walk::absent_field(schema, f).map(Cow::Owned).ok_or_else(|| {
-                GenericError::new(
-                    "",
-                    None,
-                    GenericErrorKind::MissingField {
-                        field: f.name.to_string(),
-                    },
-                )
-            }),
-        },
-    }
-}
-
-/// The branch a datum takes in a union ([`walk::branch_for`]: the one a
-/// [`Datum::Union`] names, else the first that accepts a bare datum).
-pub(crate) fn branch<'d>(
-    schema: &Schema,
-    ty: NodeId,
-    branches: &[NodeId],
-    d: &'d Datum,
-) -> Result<(u32, &'d Datum), GenericError> {
-    walk::branch_for(schema, branches, d).ok_or_else(|| match d {
-        Datum::Union(b, v) => match branches.get(*b as usize) {
-            Some(&bt) => mismatch(schema, bt, v),
-            None => GenericError::unexpected(
-                "",
-                None,
-                format!("a branch index below {}", branches.len()),
-                b.to_string(),
-            ),
-        },
-        _ => mismatch(schema, ty, d),
-    })
 }
 
 /// The encoder: a node's [`Shape`] is a match on the node and the schema's
@@ -210,7 +142,7 @@ impl Enc<'_> {
         for (i, f) in fields.iter().enumerate() {
             let v = field_value(self.schema, values, i, f)?;
             self.field(f.ty, n, &v, out, false, depth)
-                .map_err(|e| within(e, &f.name))?;
+                .map_err(|e| nest(e, &f.name))?;
             n += self.schema.proto_width(f.ty);
         }
         Ok(())
@@ -257,7 +189,7 @@ impl Enc<'_> {
                         out.extend_from_slice(k.as_bytes());
                         self.member(vt, 2, v, out, depth + 1)
                     })
-                    .map_err(|e| within(e, k))?;
+                    .map_err(|e| nest(e, k))?;
                 }
                 Ok(())
             }
@@ -337,7 +269,7 @@ impl Enc<'_> {
             } else {
                 self.wrapper(items, n, v, out, depth)
             };
-            r.map_err(|e| within_index(e, i))?;
+            r.map_err(|e| nest_index(e, i))?;
         }
         Ok(())
     }
@@ -447,7 +379,7 @@ fn packed(s: &Schema, items: NodeId, values: &[Datum], out: &mut Vec<u8>) -> Res
             for (i, v) in values.iter().enumerate() {
                 match v {
                     Datum::$variant(x) => out.extend_from_slice(&x.to_le_bytes()),
-                    other => return Err(within_index(mismatch(s, items, other), i)),
+                    other => return Err(nest_index(mismatch(s, items, other), i)),
                 }
             }
             Ok(())
@@ -460,14 +392,14 @@ fn packed(s: &Schema, items: NodeId, values: &[Datum], out: &mut Vec<u8>) -> Res
             for (i, v) in values.iter().enumerate() {
                 match v {
                     Datum::Long(x) => encoding::encode_varint(*x as u64, out),
-                    other => return Err(within_index(mismatch(s, items, other), i)),
+                    other => return Err(nest_index(mismatch(s, items, other), i)),
                 }
             }
             Ok(())
         }
         _ => {
             for (i, v) in values.iter().enumerate() {
-                scalar(s, items, v, out).map_err(|e| within_index(e, i))?;
+                scalar(s, items, v, out).map_err(|e| nest_index(e, i))?;
             }
             Ok(())
         }
@@ -696,7 +628,7 @@ impl<'a> Dec<'a> {
                 };
                 self.read_field(fields.ty(fi), at, &mut buf, &mut slots[fi], depth)
                     .map_err(|e| match fields.name(fi) {
-                        Some(name) => within(e, name),
+                        Some(name) => nest(e, name),
                         None => e,
                     })?;
             }
@@ -709,7 +641,7 @@ impl<'a> Dec<'a> {
             Fields::Record(r) => {
                 let mut out = Vec::with_capacity(count);
                 for (f, slot) in r.fields.iter().zip(slots.drain(..)) {
-                    out.push(self.finish(f.ty, slot, depth).map_err(|e| within(e, &f.name))?);
+                    out.push(self.finish(f.ty, slot, depth).map_err(|e| nest(e, &f.name))?);
                 }
                 Ok(Datum::Record(
                     super::datum::Fields::new(r.names.clone(), out).expect("a value per field"),
@@ -799,7 +731,7 @@ impl<'a> Dec<'a> {
                     while !body.is_empty() {
                         let v = self
                             .leaf(items, item_wire, key_at, &mut body)
-                            .map_err(|e| within_index(e, list.len()))?;
+                            .map_err(|e| nest_index(e, list.len()))?;
                         list.push(v);
                     }
                     return Ok(());
@@ -816,7 +748,7 @@ impl<'a> Dec<'a> {
                     let body = self.message_body(wire, key_at, buf)?;
                     self.message(Fields::One(items), &Segs::One(body), depth + 1)
                 };
-                list.push(v.map_err(|e| within_index(e, at))?);
+                list.push(v.map_err(|e| nest_index(e, at))?);
                 Ok(())
             }
             Shape::Map(vt) => {
@@ -843,7 +775,7 @@ impl<'a> Dec<'a> {
                         }
                         2 => self
                             .member(vt, 0, w, at, &mut body, &mut value)
-                            .map_err(|e| within(e, &key))?,
+                            .map_err(|e| nest(e, &key))?,
                         _ => {
                             let ctx = DecodeContext::default();
                             encoding::skip_field(w, n, &mut body, ctx).map_err(|e| prost_error(at, e))?;
@@ -854,7 +786,7 @@ impl<'a> Dec<'a> {
                     Slot::Empty => self.absent(vt, depth + 1),
                     other => self.finish_member(vt, other, depth + 1),
                 }
-                .map_err(|e| within(e, &key))?;
+                .map_err(|e| nest(e, &key))?;
                 entries.push((key, v));
                 Ok(())
             }
@@ -1001,44 +933,7 @@ impl<'a> Dec<'a> {
 
     /// The datum of a field that never appeared: proto3's default.
     fn absent(&self, ty: NodeId, depth: usize) -> Result<Datum, GenericError> {
-        let s = self.schema;
-        Ok(match s.node(ty) {
-            Node::Null => Datum::Null,
-            Node::Boolean => Datum::Boolean(false),
-            Node::Int => Datum::Int(0),
-            Node::Long => Datum::Long(0),
-            Node::Float => Datum::Float(0.0),
-            Node::Double => Datum::Double(0.0),
-            Node::String => Datum::String(String::new()),
-            Node::Bytes => Datum::Bytes(Vec::new()),
-            Node::Fixed(f) if f.size == 0 => Datum::Fixed(Vec::new()),
-            Node::Fixed(f) => {
-                return Err(GenericError::new(
-                    "",
-                    None,
-                    GenericErrorKind::Unexpected {
-                        expected: format!("{} bytes of {}", f.size, s.describe(ty)),
-                        found: "no field".into(),
-                    },
-                ));
-            }
-            Node::Enum(e) => Datum::Enum(0, e.symbols.first().cloned().unwrap_or_default()),
-            Node::Record(r) => self.message(Fields::Record(r), &Segs::One(&[]), depth + 1)?,
-            Node::Array(_) => Datum::Array(Vec::new()),
-            Node::Map(_) => Datum::Map(Vec::new()),
-            Node::Union(branches) => match branches.iter().position(|&b| matches!(s.node(b), Node::Null)) {
-                Some(n) => Datum::Union(n as u32, Box::new(Datum::Null)),
-                _ => {
-                    return Err(GenericError::new(
-                        "",
-                        None,
-                        GenericErrorKind::MissingField {
-                            field: format!("a member of {}", s.describe(ty)),
-                        },
-                    ));
-                }
-            },
-        })
+        walk::zero(self.schema, ty, depth, MAX_DEPTH)
     }
 
     /// One boolean, number, enum, string, bytes or fixed value.

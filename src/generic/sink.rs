@@ -12,7 +12,7 @@
 //! sizes: on `rpc` (6.7 KB of MessagePack) those were ten reallocations,
 //! 4.6% of an encode's instructions.
 
-use super::float::text::{ASCII_ZEROS16, digits16};
+use crate::codec::json::float::text::{ASCII_ZEROS16, digits16};
 use crate::codec::json::{ASCII_ZEROS, digits8};
 use crate::codec::spare::{push_bytes, push_padded, push_prefix};
 

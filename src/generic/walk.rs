@@ -1,7 +1,8 @@
 //! Schema-walk helpers every schema-driven codec shares: the nesting limit,
-//! what a record field the input lacks becomes, which union branch a datum
-//! takes, and errors from [`crate::codec`]'s cursor and varint readers turned
-//! into [`GenericError`]s at a JSON Pointer.
+//! what a record field the input lacks becomes ([`absent_field`]), the zero
+//! value of a node that a binary format did not write ([`zero`]), which
+//! union branch a datum takes, a datum record's field by name, an enum
+//! datum's symbol, and the duplicate-key check of a decoded map.
 //!
 //! Conventions (docs/DATA.md, "Conventions"):
 //!
@@ -11,10 +12,10 @@
 //! - a datum that is not a [`Datum::Union`] written where the schema has a
 //!   union takes the first branch that accepts it ([`branch_for`]).
 
-use super::datum::{Datum, Fields};
-use super::error::{GenericError, GenericErrorKind};
-use super::schema::{Field, Node, NodeId, Record, Schema};
-use crate::codec::{DecodeError, ErrorKind};
+use super::datum::{Datum, Fields, Name};
+use super::error::{GenericError, GenericErrorKind, bad_symbol, mismatch};
+use super::schema::{EnumType, Field, Node, NodeId, Record, Schema};
+use std::borrow::Cow;
 
 /// Deepest nesting of records, arrays, maps and unions in one datum, the same
 /// for every format (the resolving reader's limit).
@@ -174,47 +175,179 @@ pub fn branch_for<'d>(schema: &Schema, branches: &[NodeId], datum: &'d Datum) ->
     }
 }
 
-/// A decode error of [`crate::codec`]'s readers at `pointer`.
-#[cold]
-pub fn from_decode(pointer: &str, e: DecodeError) -> GenericError {
-    let kind = match e.kind {
-        ErrorKind::Eof { expected } => GenericErrorKind::Eof {
-            expected: expected.to_string(),
-        },
-        ErrorKind::Unexpected { expected, found } => GenericErrorKind::Unexpected {
-            expected: expected.to_string(),
-            found,
-        },
-        ErrorKind::LengthExceedsInput { what, len, remaining } => GenericErrorKind::LengthExceedsInput {
-            what: what.to_string(),
-            len,
-            remaining,
-        },
-        ErrorKind::InvalidUtf8 => GenericErrorKind::InvalidUtf8,
-        ErrorKind::DepthLimit { limit } => GenericErrorKind::DepthLimit { limit },
-        ErrorKind::OutOfRange { what, value } => GenericErrorKind::OutOfRange {
-            what: what.to_string(),
-            value,
-        },
-        ErrorKind::TrailingBytes { count } => GenericErrorKind::TrailingBytes { count },
-        ErrorKind::MissingField { field } => GenericErrorKind::MissingField {
-            field: field.to_string(),
-        },
-        ErrorKind::DuplicateField { field } => GenericErrorKind::DuplicateField {
-            field: field.to_string(),
-        },
-        other => GenericErrorKind::Unexpected {
-            expected: "valid input".to_string(),
-            found: other.to_string(),
-        },
-    };
-    GenericError::new(pointer, Some(e.offset), kind)
+/// The symbol `v` names: exactly, else the one symbol equal ignoring ASCII case.
+pub fn enum_index(symbols: &[Name], v: &str) -> Option<u32> {
+    if let Some(i) = symbols.iter().position(|s| &**s == v) {
+        return Some(i as u32);
+    }
+    let mut hits = symbols.iter().enumerate().filter(|(_, s)| s.eq_ignore_ascii_case(v));
+    match (hits.next(), hits.next()) {
+        (Some((i, _)), None) => Some(i as u32),
+        _ => None,
+    }
 }
 
-/// The error for a datum that does not fit `node` (encoding).
-#[cold]
-pub fn mismatch(schema: &Schema, node: NodeId, pointer: &str, datum: &Datum) -> GenericError {
-    GenericError::unexpected(pointer, None, schema.describe(node), datum.kind())
+/// Refuses a map whose keys repeat (keys already ascending pass in one scan;
+/// others are sorted in a copy: no quadratic pass for a hostile object of
+/// many keys).
+pub fn check_unique_keys(entries: &[(String, Datum)], at: usize) -> Result<(), GenericError> {
+    if entries.len() < 2 {
+        return Ok(());
+    }
+    if entries.len() <= 8 {
+        for (i, (k, _)) in entries.iter().enumerate() {
+            if entries[..i].iter().any(|(j, _)| j == k) {
+                return Err(GenericError::at(
+                    "",
+                    at,
+                    GenericErrorKind::DuplicateField { field: k.clone() },
+                ));
+            }
+        }
+        return Ok(());
+    }
+    // Keys in ascending order (ids, a sorted writer) are unique as they are.
+    if entries.windows(2).all(|w| w[0].0 < w[1].0) {
+        return Ok(());
+    }
+    let mut keys: Vec<&str> = entries.iter().map(|(k, _)| k.as_str()).collect();
+    keys.sort_unstable();
+    match keys.windows(2).find(|w| w[0] == w[1]) {
+        Some(w) => Err(GenericError::at(
+            "",
+            at,
+            GenericErrorKind::DuplicateField {
+                field: w[0].to_string(),
+            },
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Finds the datum field `name` of a record: at `hint` when the datum is in
+/// schema order (the common case), else by search.
+pub fn record_field<'d>(fields: &'d Fields, hint: usize, name: &Name) -> Option<&'d Datum> {
+    match fields.get(hint) {
+        // The schema's own name (a decoded datum) first, then any equal one.
+        Some((n, v)) if Name::ptr_eq(n, name) || n == name => Some(v),
+        _ => fields.iter().find(|(n, _)| *n == name).map(|(_, v)| v),
+    }
+}
+
+/// The index in `e` of an enum datum `(i, symbol)`: the symbol decides. The
+/// datum's index is taken when it names that symbol in `e` (a datum of this
+/// schema, spelled as the reader allows: ignoring ASCII case); otherwise the
+/// symbol is looked up ([`enum_index`]), so a datum of another version of the
+/// schema (the evolution lab writes v1 data with a v2 schema) is written by
+/// symbol. A symbol `e` lacks is an error.
+pub fn enum_symbol_index(e: &EnumType, i: u32, symbol: &str) -> Result<u32, GenericError> {
+    let own = |names: &[Name]| {
+        names
+            .get(i as usize)
+            .is_some_and(|s| std::ptr::eq(s.as_ptr(), symbol.as_ptr()) && s.len() == symbol.len())
+    };
+    match e.symbols.get(i as usize) {
+        // The schema's own names (a decoded datum) first: no comparison.
+        Some(_) if own(&e.symbols) || own(&e.lowercase) => Ok(i),
+        Some(s) if s.eq_ignore_ascii_case(symbol) => Ok(i),
+        _ => enum_index(&e.symbols, symbol).ok_or_else(|| bad_symbol(e, i, symbol)),
+    }
+}
+
+/// The value of record field `f`, the `i`th of its record, in `fields`
+/// ([`record_field`]); a field the datum lacks takes [`absent_field`].
+pub fn field_value<'d>(
+    schema: &Schema,
+    fields: &'d Fields,
+    i: usize,
+    f: &Field,
+) -> Result<Cow<'d, Datum>, GenericError> {
+    match record_field(fields, i, &f.name) {
+        Some(v) => Ok(Cow::Borrowed(v)),
+        None => absent_field(schema, f).map(Cow::Owned).ok_or_else(|| {
+            GenericError::new(
+                "",
+                None,
+                GenericErrorKind::MissingField {
+                    field: f.name.to_string(),
+                },
+            )
+        }),
+    }
+}
+
+/// The branch a datum takes in a union ([`branch_for`]: the one a
+/// [`Datum::Union`] names, else the first that accepts a bare datum).
+pub fn branch<'d>(
+    schema: &Schema,
+    ty: NodeId,
+    branches: &[NodeId],
+    d: &'d Datum,
+) -> Result<(u32, &'d Datum), GenericError> {
+    branch_for(schema, branches, d).ok_or_else(|| match d {
+        Datum::Union(b, v) => match branches.get(*b as usize) {
+            Some(&bt) => mismatch(schema, bt, v),
+            None => GenericError::unexpected(
+                "",
+                None,
+                format!("a branch index below {}", branches.len()),
+                b.to_string(),
+            ),
+        },
+        _ => mismatch(schema, ty, d),
+    })
+}
+
+/// The datum of a value of type `ty` that a format did not write (Protobuf's
+/// and FlatBuffers' absent fields): false, 0, empty, the first symbol, the
+/// record of zero fields, null for a union with a null branch. A `fixed` of
+/// nonzero size and a union without null have none (an error), nor has a
+/// record nested `limit` deep (a schema whose records contain themselves).
+pub fn zero(schema: &Schema, ty: NodeId, depth: usize, limit: usize) -> Result<Datum, GenericError> {
+    if depth >= limit {
+        return Err(GenericError::new("", None, GenericErrorKind::DepthLimit { limit }));
+    }
+    Ok(match schema.node(ty) {
+        Node::Null => Datum::Null,
+        Node::Boolean => Datum::Boolean(false),
+        Node::Int => Datum::Int(0),
+        Node::Long => Datum::Long(0),
+        Node::Float => Datum::Float(0.0),
+        Node::Double => Datum::Double(0.0),
+        Node::String => Datum::String(String::new()),
+        Node::Bytes => Datum::Bytes(Vec::new()),
+        Node::Fixed(f) if f.size == 0 => Datum::Fixed(Vec::new()),
+        Node::Fixed(f) => {
+            return Err(GenericError::unexpected(
+                "",
+                None,
+                format!("{} bytes of {}", f.size, schema.describe(ty)),
+                "no field",
+            ));
+        }
+        Node::Enum(e) => Datum::Enum(0, e.symbols.first().cloned().unwrap_or_default()),
+        Node::Array(_) => Datum::Array(Vec::new()),
+        Node::Map(_) => Datum::Map(Vec::new()),
+        Node::Record(r) => {
+            let mut out = Vec::with_capacity(r.fields.len());
+            for f in &r.fields {
+                out.push(zero(schema, f.ty, depth + 1, limit).map_err(|e| super::error::nest(e, &f.name))?);
+            }
+            Datum::Record(Fields::new(r.names.clone(), out).expect("a value per field"))
+        }
+        Node::Union(branches) => match null_branch(schema, branches) {
+            Some(n) => Datum::Union(n, Box::new(Datum::Null)),
+            None => {
+                return Err(GenericError::new(
+                    "",
+                    None,
+                    GenericErrorKind::MissingField {
+                        field: format!("a member of {}", schema.describe(ty)),
+                    },
+                ));
+            }
+        },
+    })
 }
 
 #[cfg(test)]
@@ -248,5 +381,33 @@ mod tests {
         assert_eq!(branch_for(&s, b, &Datum::Int(1)), None);
         let wrong = Datum::Union(0, Box::new(Datum::Long(1)));
         assert_eq!(branch_for(&s, b, &wrong), None);
+    }
+
+    #[test]
+    fn enums_match_case_only_when_unambiguous() {
+        let syms: Vec<Name> = ["A", "a", "B"].iter().map(|&s| s.into()).collect();
+        assert_eq!(enum_index(&syms, "a"), Some(1));
+        assert_eq!(enum_index(&syms, "b"), Some(2));
+        let syms2: Vec<Name> = ["AB", "Ab"].iter().map(|&s| s.into()).collect();
+        assert_eq!(enum_index(&syms2, "ab"), None);
+    }
+
+    #[test]
+    fn repeated_map_keys_are_refused_in_any_order() {
+        let map =
+            |keys: &[&str]| -> Vec<(String, Datum)> { keys.iter().map(|k| (k.to_string(), Datum::Null)).collect() };
+        let ten: Vec<String> = (0..10).map(|i| format!("k{i}")).collect();
+        let mut keys: Vec<&str> = ten.iter().map(|s| s.as_str()).collect();
+        // Ascending: the one-scan path.
+        assert!(check_unique_keys(&map(&keys), 0).is_ok());
+        // A repeat next to its twin, ascending otherwise: not strictly ascending.
+        keys[5] = "k4";
+        let e = check_unique_keys(&map(&keys), 3).unwrap_err();
+        assert_eq!(e.to_string(), "(root): duplicate field `k4` at byte 3");
+        // Unordered, unique and repeated.
+        let mut shuffled: Vec<&str> = ten.iter().rev().map(|s| s.as_str()).collect();
+        assert!(check_unique_keys(&map(&shuffled), 0).is_ok());
+        shuffled[0] = "k0";
+        assert!(check_unique_keys(&map(&shuffled), 0).is_err());
     }
 }

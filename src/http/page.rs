@@ -27,9 +27,8 @@ pub use super::page_data::{EvolutionCell, Page};
 use super::parse::Request;
 use super::response::Head;
 use crate::codec::Format;
-use crate::codec::flatbuffers::generated::wirebench as fb;
 use crate::measure::json::quote;
-use crate::model::{Product, Status};
+use crate::model::Product;
 use std::fmt::Write as _;
 
 const INDEX_HTML: &str = include_str!("page/index.html");
@@ -223,7 +222,7 @@ fn explain(app: App<'_>, format: Format, query: &str, s: &mut Scratch) -> Reply 
     }
     let products = &app.products[..q.count];
     let bytes = if q.shared_strings {
-        flatbuffers_shared(products)
+        crate::codec::flatbuffers::builder::shared(products)
     } else {
         match format.encode_to_vec(products) {
             Ok(b) => b,
@@ -433,62 +432,6 @@ fn error(s: &mut Scratch, status: u16, message: &str, extra: &'static str) -> Re
     Reply::new(Head::error(&mut s.body, status, message, extra), None)
 }
 
-/// The catalog as a FlatBuffer whose equal strings are stored once
-/// (`create_shared_string`): what a builder that deduplicates strings writes.
-/// Same schema and field values as the codec's encoder, so any FlatBuffers
-/// reader reads the same catalog.
-pub fn flatbuffers_shared(products: &[Product]) -> Vec<u8> {
-    let mut fbb = flatbuffers::FlatBufferBuilder::new();
-    let mut offsets = Vec::with_capacity(products.len());
-    for p in products {
-        let image_url = fbb.create_shared_string(&p.image_url);
-        let mut variants = Vec::with_capacity(p.variants.len());
-        for v in &p.variants {
-            let args = fb::VariantArgs {
-                sku: Some(fbb.create_shared_string(&v.sku)),
-                color: Some(fbb.create_shared_string(&v.color)),
-                size: Some(fbb.create_shared_string(&v.size)),
-                price_cents: v.price_cents,
-                stock: v.stock,
-            };
-            variants.push(fb::Variant::create(&mut fbb, &args));
-        }
-        let variants = fbb.create_vector(&variants);
-        let tags: Vec<_> = p.tags.iter().map(|t| fbb.create_shared_string(t)).collect();
-        let tags = fbb.create_vector(&tags);
-        let d = &p.dimensions;
-        let dimensions = fb::Dimensions::new(d.width_mm, d.height_mm, d.depth_mm, d.weight_g);
-        let args = fb::ProductArgs {
-            id: p.id,
-            sku: Some(fbb.create_shared_string(&p.sku)),
-            name: Some(fbb.create_shared_string(&p.name)),
-            description: Some(fbb.create_shared_string(&p.description)),
-            price_cents: p.price_cents,
-            currency: Some(fbb.create_shared_string(&p.currency)),
-            rating: p.rating,
-            review_count: p.review_count,
-            in_stock: p.in_stock,
-            stock: p.stock,
-            status: match p.status {
-                Status::Active => fb::Status::ACTIVE,
-                Status::Draft => fb::Status::DRAFT,
-                Status::Discontinued => fb::Status::DISCONTINUED,
-            },
-            tags: Some(tags),
-            dimensions: Some(&dimensions),
-            variants: Some(variants),
-            discount_percent: p.discount_percent,
-            created_at_ms: p.created_at_ms,
-            image_url: Some(image_url),
-        };
-        offsets.push(fb::Product::create(&mut fbb, &args));
-    }
-    let list = fbb.create_vector(&offsets);
-    let root = fb::Catalog::create(&mut fbb, &fb::CatalogArgs { products: Some(list) });
-    fb::finish_catalog_buffer(&mut fbb, root);
-    fbb.finished_data().to_vec()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -517,15 +460,6 @@ mod tests {
                 );
             }
         }
-    }
-
-    #[test]
-    fn shared_strings_decode_to_the_same_catalog_and_are_smaller() {
-        let c = crate::fixtures::catalog(20);
-        let shared = flatbuffers_shared(&c.products);
-        assert_eq!(Format::Flatbuffers.decode(&shared).unwrap(), c);
-        let plain = Format::Flatbuffers.encode_to_vec(&c.products).unwrap();
-        assert!(shared.len() < plain.len(), "{} vs {}", shared.len(), plain.len());
     }
 
     #[test]

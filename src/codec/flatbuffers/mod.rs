@@ -21,7 +21,9 @@
 //!   anything (the `FlatbuffersDirect` row: what "no parse step" costs).
 //!
 //! [`encode`] builds a buffer from `&[Product]` with the generated builders
-//! (`encode.rs`, built in the caller's `Vec`, sized exactly beforehand).
+//! (`encode.rs`, built in the caller's `Vec`, sized exactly beforehand);
+//! [`builder`] builds the same catalog as a user of the crate would (another
+//! layout; with shared strings for the page).
 //!
 //! # Wire format
 //!
@@ -102,6 +104,7 @@
 #[rustfmt::skip]
 pub mod generated;
 
+pub mod builder;
 mod direct;
 mod encode;
 mod verifier;

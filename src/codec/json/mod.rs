@@ -42,15 +42,18 @@
 //! status strings, duplicate or missing keys, bytes after the root value, and
 //! any product that breaks a rule of the data model.
 
+/// Doubles ↔ decimal text for both JSON codecs (this one and
+/// `generic::json`): the one writer of serde_json's spelling, and the parser.
+pub mod float;
 pub(crate) mod lexer;
 mod number;
 mod tables;
 pub mod view;
 mod write;
 
+/// Eight digits at a time, for the schema-driven JSON writer.
+pub(crate) use float::text::{ASCII_ZEROS, digits8};
 pub use lexer::MAX_DEPTH;
-/// Eight digits at a time, for the schema-driven JSON writer's doubles.
-pub(crate) use number::{ASCII_ZEROS, digits8};
 pub use number::{write_f64, write_i64};
 /// The string-escape and digit tables, for the schema-driven JSON writer.
 pub(crate) use tables::{DIGIT_PAIRS, ESCAPE, HEX_DIGITS, HI, UU, find_special, marked};

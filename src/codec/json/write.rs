@@ -25,7 +25,8 @@
 //! Nothing is zero-filled first. A product that does not fit grows `out`
 //! and is written again from its start; no allocation happens per field.
 
-use super::number::{ASCII_ZEROS, digits8, short_decimal, write_f64};
+use super::float::text::{ASCII_ZEROS, digits8};
+use super::number::{short_decimal, write_f64};
 use super::tables::{ESCAPE, HEX_DIGITS, HI, UU, find_special, marked};
 use crate::codec::EncodeError;
 use crate::codec::spare::{self, Stop};

@@ -1,10 +1,14 @@
-//! Doubles ↔ decimal text for the schema-driven JSON codec, without std's
-//! formatter or parser on the common path: [`format::shortest`] gives the
-//! shortest round-trip digits (one product, else Schubfach), [`parse::parse`] the nearest
-//! double of a decimal (Clinger, then Eisel–Lemire, else `None` for std's
-//! parse). Both scale by the one table of 128-bit powers of ten in
-//! [`table`]; [`text`] lays the digits out as JSON. Their answers equal std's (`{:e}` digits, `str::parse`): the
-//! tests here compare them on random bit patterns and the hard cases.
+//! Doubles ↔ decimal text for both JSON codecs (the catalog's
+//! [`super::write_f64`] and `generic::json`), without std's formatter or
+//! parser on the common path: [`format::shortest`] gives the shortest
+//! round-trip digits (one product, else Schubfach), [`parse::parse`] the
+//! nearest double of a decimal (Clinger, then Eisel–Lemire, else `None`
+//! for std's parse). Both scale by the one table of 128-bit powers of ten
+//! in [`table`]; [`text`] lays the digits out as serde_json does, breaking
+//! the rare exact ties as serde_json's formatter does. Their answers equal
+//! std's (`{:e}` digits, `str::parse`) and serde_json's spelling: the tests
+//! here and in `float/text.rs` compare them on random bit patterns and the hard
+//! cases.
 
 pub mod format;
 pub mod parse;

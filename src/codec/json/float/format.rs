@@ -79,14 +79,16 @@ pub fn shortest(v: f64) -> Option<(u64, i32)> {
 /// [`shortest`] with its trailing zeros left in `d` (below 10^17).
 #[inline]
 pub fn shortest_raw(v: f64) -> Option<(u64, i32)> {
-    shortest_parts(v).map(|(head, last, e)| (head * 10 + last, e))
+    shortest_parts::<false>(v).map(|(head, last, e)| (head * 10 + last, e))
 }
 
 /// [`shortest_raw`]'s `d` as `d / 10` and its last digit `d % 10`, as
 /// the fast path finds them: for a writer that lays the two out apart
-/// (no division of the 17-digit `d`).
+/// (no division of the 17-digit `d`). With `ZMIJ`, the rare exact ties
+/// are broken as serde_json's formatter (zmij) breaks them, not as std's
+/// (see [`schubfach`]).
 #[inline(always)]
-pub fn shortest_parts(v: f64) -> Option<(u64, u64, i32)> {
+pub fn shortest_parts<const ZMIJ: bool>(v: f64) -> Option<(u64, u64, i32)> {
     let bits = v.to_bits();
     // Finite, positive and not zero: the bit patterns 1 to `f64::MAX`'s.
     if bits.wrapping_sub(1) >= f64::MAX.to_bits() {
@@ -95,15 +97,15 @@ pub fn shortest_parts(v: f64) -> Option<(u64, u64, i32)> {
     let fraction = bits & ((1 << 52) - 1);
     let biased = (bits >> 52) as i32;
     if biased == 0 {
-        return exact(fraction, -1074, false);
+        return exact::<ZMIJ>(fraction, -1074, false);
     }
     let (c, q) = (fraction | (1 << 52), biased - 1075);
     if fraction == 0 && biased > 1 {
-        return exact(c, q, true);
+        return exact::<ZMIJ>(c, q, true);
     }
     match one_product(c, q) {
         Some(parts) => Some(parts),
-        None => exact(c, q, false),
+        None => exact::<ZMIJ>(c, q, false),
     }
 }
 
@@ -111,8 +113,8 @@ pub fn shortest_parts(v: f64) -> Option<(u64, u64, i32)> {
 /// subnormals, powers of two and the few it cannot decide.
 #[cold]
 #[inline(never)]
-fn exact(c: u64, q: i32, irregular: bool) -> Option<(u64, u64, i32)> {
-    schubfach(c, q, irregular).map(|(d, e)| (d / 10, d % 10, e))
+fn exact<const ZMIJ: bool>(c: u64, q: i32, irregular: bool) -> Option<(u64, u64, i32)> {
+    schubfach::<ZMIJ>(c, q, irregular).map(|(d, e)| (d / 10, d % 10, e))
 }
 
 /// [`schubfach`]'s answer for a normal, regular `c · 2^q` (`2^52 <= c <
@@ -210,14 +212,18 @@ pub fn shortest_f32_raw(v: f32) -> Option<(u64, i32)> {
     } else {
         (fraction | (1 << 23), biased - 150)
     };
-    schubfach(c, q, fraction == 0 && biased > 1)
+    schubfach::<false>(c, q, fraction == 0 && biased > 1)
 }
 
 /// The shortest digits of `c · 2^q` (`0 < c < 2^53`), trailing zeros
 /// left in; `irregular` when `c` is a power of two whose gap below is half
-/// the gap above (not the smallest normal).
+/// the gap above (not the smallest normal). Where two candidates both read
+/// back, std's rule (and so this one's by default) takes the nearer, at a
+/// tie the larger; with `ZMIJ`, zmij's rule (serde_json's formatter): of
+/// the two shorter candidates the one above, and at a tie of the longer
+/// ones the even.
 #[inline(always)]
-fn schubfach(c: u64, q: i32, irregular: bool) -> Option<(u64, i32)> {
+fn schubfach<const ZMIJ: bool>(c: u64, q: i32, irregular: bool) -> Option<(u64, i32)> {
     let k = if irregular {
         floor_log10_three_quarters_pow2(q)
     } else {
@@ -243,8 +249,8 @@ fn schubfach(c: u64, q: i32, irregular: bool) -> Option<(u64, i32)> {
             let tp10 = sp10 + 10;
             let u_in = lower <= sp10 << 2;
             let w_in = tp10 << 2 <= upper;
-            if u_in != w_in {
-                break 'pick (if u_in { sp10 } else { tp10 }, k);
+            if u_in != w_in || (ZMIJ && u_in) {
+                break 'pick (if w_in { tp10 } else { sp10 }, k);
             }
         }
         let t = s + 1;
@@ -257,7 +263,14 @@ fn schubfach(c: u64, q: i32, irregular: bool) -> Option<(u64, i32)> {
         // the larger, as std's shortest digits round (the paper takes the
         // even one).
         let mid = (s << 2) + 2;
-        (if vb < mid { s } else { t }, k)
+        (
+            if vb < mid || (ZMIJ && vb == mid && s % 2 == 0) {
+                s
+            } else {
+                t
+            },
+            k,
+        )
     };
     Some(pick)
 }
@@ -323,7 +336,7 @@ mod tests {
                 Some((head, last, e)) => {
                     assert!(last < 10, "c={c} q={q}: last digit {last}");
                     let got = (head * 10 + last, e);
-                    let want = schubfach(c, q, false);
+                    let want = schubfach::<false>(c, q, false);
                     if Some(got) != want && bad.len() < 5 {
                         bad.push(format!("c={c} q={q}: schubfach {want:?}, one product {got:?}"));
                     }

@@ -13,7 +13,7 @@
 //! most of the time).
 
 use super::format::{shortest_f32_raw, shortest_parts};
-use crate::codec::json::{ASCII_ZEROS, DIGIT_PAIRS, digits8};
+use crate::codec::json::DIGIT_PAIRS;
 
 /// The longest spelling is 25 bytes (`-2.2250738585072014e-308`); the
 /// layout's fixed-width stores reach byte 35.
@@ -48,7 +48,7 @@ pub fn double_into(v: f64, buf: &mut [u8; TEXT_BUF]) -> usize {
     } else if let Some(n) = micros(a).filter(|&n| n >= 10) {
         return millionths(v.is_sign_negative(), n, buf);
     } else {
-        match shortest_parts(a) {
+        match shortest_parts::<true>(a) {
             Some(parts) => parts,
             None => return 0,
         }
@@ -163,6 +163,29 @@ pub fn float_into(v: f32, buf: &mut [u8; TEXT_BUF]) -> usize {
         }
     };
     lay_out(v.is_sign_negative(), d / 10, d % 10, e, buf)
+}
+
+/// `'0'` in every byte: added to eight digits 0..=9, their ASCII.
+pub const ASCII_ZEROS: u64 = 0x3030_3030_3030_3030;
+
+/// The eight decimal digits of `v` (below 10^8), leading zeros included,
+/// one per byte with the most significant in the lowest byte: the
+/// little-endian bytes are the digits in writing order.
+///
+/// Divisions by multiply and shift, in lanes: `v` splits into two 4-digit
+/// halves (32-bit lanes), each half into two 2-digit pairs (16-bit lanes:
+/// `x / 100 == x * 10486 >> 20` for `x < 10^4`), each pair into two digits
+/// (8-bit lanes: `x / 10 == x * 103 >> 10` for `x < 100`). No lane's
+/// product reaches the next lane, and the mask keeps each quotient's bits
+/// out of the one below.
+#[inline(always)]
+pub fn digits8(v: u32) -> u64 {
+    debug_assert!(v < 100_000_000);
+    let x = u64::from(v / 10_000) | u64::from(v % 10_000) << 32;
+    let q = ((x * 10_486) >> 20) & 0x0000_007F_0000_007F;
+    let x = q | (x - q * 100) << 16;
+    let q = ((x * 103) >> 10) & 0x000F_000F_000F_000F;
+    q | (x - q * 10) << 8
 }
 
 /// `ASCII_ZEROS` in both halves of a [`digits16`] word.
@@ -313,6 +336,19 @@ mod tests {
     use super::*;
     use crate::prng::Rng;
 
+    /// Every value below 10^8 in steps that touch each digit position,
+    /// split into its digits exactly.
+    #[test]
+    fn digits8_is_exact() {
+        let mut v = 0u32;
+        while v < 100_000_000 {
+            let want: Vec<u8> = format!("{v:08}").bytes().map(|b| b - b'0').collect();
+            assert_eq!(digits8(v).to_le_bytes().to_vec(), want, "{v}");
+            v += if v < 200_000 { 1 } else { 997 };
+        }
+        assert_eq!(digits8(99_999_999), u64::from_le_bytes([9; 8]));
+    }
+
     /// serde_json's layout of `v`, from std's shortest digits (`{:e}`):
     /// the reference the writer is compared with.
     fn reference(v: f64, digits: &str, x: i32) -> String {
@@ -348,13 +384,12 @@ mod tests {
         String::from_utf8(text.0[..text.1].to_vec()).unwrap()
     }
 
-    /// Where `write` and the reference disagree among `values` (at most 5).
+    /// Where `write` and serde_json disagree among `values` (at most 5).
     fn double_disagreements(values: &[f64], write: impl Fn(f64) -> String) -> Vec<String> {
         values
             .iter()
             .filter_map(|&v| {
-                let (digits, x) = std_digits(&format!("{v:e}"));
-                let want = reference(v, &digits, x);
+                let want = serde_json::to_string(&v).unwrap();
                 let got = write(v);
                 (got != want).then(|| format!("{v:e} ({:#x}): want {want}, got {got}", v.to_bits()))
             })
@@ -428,7 +463,7 @@ mod tests {
     }
 
     #[test]
-    fn doubles_are_std_digits_in_serde_json_layout() {
+    fn doubles_are_serde_json_spellings() {
         let bad = double_disagreements(&test_doubles(), |v| ours(double(v)));
         assert!(bad.is_empty(), "{bad:#?}");
     }
