@@ -11,58 +11,12 @@ use super::client::Response;
 use super::data::Expected;
 use super::failure::FailureKind;
 use crate::codec::Format;
-use crate::model::{Catalog, Product};
+use crate::model::Catalog;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// How a catalog response's body is verified. Both validate every byte
-/// (UTF-8, ranges, list limits, enum values, required and duplicate fields,
-/// unique ids, trailing bytes) and check the product count; they differ in
-/// what they build.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Verify {
-    /// [`Format::decode_view`]: a view that borrows the body, no allocation
-    /// per product (the default: the client spends less of the cores it
-    /// shares with the server).
-    #[default]
-    Borrowed,
-    /// [`Format::decode`]: the owned domain types, as an application would
-    /// build them.
-    Owned,
-}
-
-impl Verify {
-    pub const ALL: [Verify; 2] = [Verify::Borrowed, Verify::Owned];
-
-    /// The name used by `--verify` and in the CSV's `verify` column.
-    pub fn name(self) -> &'static str {
-        match self {
-            Verify::Borrowed => "borrowed",
-            Verify::Owned => "owned",
-        }
-    }
-
-    /// Parses [`Verify::name`].
-    pub fn from_name(name: &str) -> Option<Verify> {
-        Verify::ALL.into_iter().find(|v| v.name() == name)
-    }
-
-    /// Checks `body` as `format` and returns its product count.
-    pub fn product_count(self, format: Format, body: &[u8]) -> Result<usize, crate::codec::DecodeError> {
-        match self {
-            Verify::Borrowed => format.decode_view(body).map(|v| v.len()),
-            Verify::Owned => format.decode(body).map(|c| c.products.len()),
-        }
-    }
-}
-
-impl std::str::FromStr for Verify {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Verify, String> {
-        Verify::from_name(s).ok_or_else(|| format!("expected borrowed or owned, found {s:?}"))
-    }
-}
+pub use crate::payload::{Verify, first_difference};
 
 /// The test a response must pass to count as a request.
 #[derive(Clone, Debug)]
@@ -215,94 +169,9 @@ impl Target {
     }
 }
 
-/// The first difference between the fixture's first `got.products.len()`
-/// products and `got`, as `products[i].field: expected …, found …`; None when equal.
-/// `rating` is compared bit for bit.
-pub fn first_difference(expected: &[Product], got: &Catalog) -> Option<String> {
-    if got.products.len() > expected.len() {
-        return Some(format!(
-            "products: expected at most {} products, found {}",
-            expected.len(),
-            got.products.len()
-        ));
-    }
-    for (i, (e, g)) in expected.iter().zip(&got.products).enumerate() {
-        if let Some(d) = product_difference(e, g) {
-            return Some(format!("products[{i}].{d}"));
-        }
-    }
-    None
-}
-
-fn product_difference(e: &Product, g: &Product) -> Option<String> {
-    macro_rules! field {
-        ($name:ident) => {
-            if e.$name != g.$name {
-                return Some(format!(
-                    "{}: expected {:?}, found {:?}",
-                    stringify!($name),
-                    e.$name,
-                    g.$name
-                ));
-            }
-        };
-    }
-    field!(id);
-    field!(sku);
-    field!(name);
-    field!(description);
-    field!(price_cents);
-    field!(currency);
-    if e.rating.to_bits() != g.rating.to_bits() {
-        return Some(format!("rating: expected {:?}, found {:?}", e.rating, g.rating));
-    }
-    field!(review_count);
-    field!(in_stock);
-    field!(stock);
-    field!(status);
-    field!(tags);
-    field!(dimensions);
-    field!(variants);
-    field!(discount_percent);
-    field!(created_at_ms);
-    field!(image_url);
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixtures;
-
-    #[test]
-    fn both_verifications_count_and_refuse_alike() {
-        assert_eq!(Verify::default(), Verify::Borrowed);
-        for v in Verify::ALL {
-            assert_eq!(Verify::from_name(v.name()), Some(v));
-            assert_eq!(v.name().parse::<Verify>(), Ok(v));
-            for f in Format::ALL {
-                let body = f.encode_to_vec(&fixtures::catalog(4).products).unwrap();
-                assert_eq!(v.product_count(f, &body).unwrap(), 4, "{v:?} {f}");
-                let cut = &body[..body.len() / 2];
-                assert!(v.product_count(f, cut).is_err(), "{v:?} {f}");
-            }
-        }
-        assert!("full".parse::<Verify>().is_err());
-    }
-
-    #[test]
-    fn differences_name_the_field() {
-        let expected = fixtures::catalog(3).products;
-        let mut got = fixtures::catalog(3);
-        assert_eq!(first_difference(&expected, &got), None);
-        got.products[2].stock += 1;
-        let d = first_difference(&expected, &got).unwrap();
-        assert!(d.starts_with("products[2].stock: expected "), "{d}");
-        let mut got = fixtures::catalog(2);
-        got.products[0].rating = f64::from_bits(expected[0].rating.to_bits() ^ 1);
-        let d = first_difference(&expected, &got).unwrap();
-        assert!(d.starts_with("products[0].rating: expected "), "{d}");
-    }
 
     #[test]
     fn urls() {
