@@ -1,19 +1,19 @@
-//! What makes a response a success, and the field-by-field comparison of a
-//! decoded catalog with the fixture.
+//! What makes a response a success: a [`Target`] is everything a connection
+//! thread needs (where to connect, the prebuilt request bytes) and the
+//! [`Check`] each response must pass.
 //!
-//! A [`Target`] is everything a connection thread needs: where to connect, the
-//! prebuilt request bytes, and the [`Check`] each response must pass.
-//!
-//! `--url URL --verify FORMAT` checks any server's bodies with [`Check::Decode`]:
-//! the [`Decoder`] chosen there is the one switch between decoding strategies.
+//! Catalog mode and `--url … --data FILE.json` check every body against a
+//! [`Payload`] ([`Check::Payload`]): the catalog's product count, or every
+//! value of the user's document. `--url URL --verify FORMAT` checks any
+//! server's catalog bodies with [`Check::Decode`]; the [`Verify`] chosen
+//! there is the one switch between decoding strategies.
 
-use super::client::Response;
-use super::data::Expected;
+use super::client::{Client, Response, get_request_accepting};
 use super::failure::FailureKind;
 use crate::codec::Format;
-use crate::model::Catalog;
+use crate::generic::{self, input, schema::Schema};
+use crate::payload::{Document, Payload, Refusal};
 use std::net::{SocketAddr, ToSocketAddrs};
-use std::sync::Arc;
 use std::time::Duration;
 
 pub use crate::payload::{Verify, first_difference};
@@ -23,67 +23,53 @@ pub use crate::payload::{Verify, first_difference};
 pub enum Check {
     /// `--url` mode: status 200 and the whole body read.
     Status200,
-    /// Catalog mode: status 200, gzip-encoded exactly when `gzip`, the body
-    /// decodes as `format` (decode validates the domain rules) and holds
-    /// `count` products; `verify` says which decoder checks it.
-    Catalog {
+    /// Catalog mode, and `--url` with `--data FILE.json`: status 200, the
+    /// body (gunzipped when the server chose gzip) is `payload` in `format`
+    /// ([`Payload::verify`]: a catalog's product count, a document's every
+    /// value), gzip-encoded exactly when `gzip` says so (`None`: either);
+    /// `verify` says which decoder reads a catalog.
+    Payload {
+        payload: Payload,
         format: Format,
-        count: usize,
-        gzip: bool,
+        gzip: Option<bool>,
         verify: Verify,
     },
     /// `--url` with `--verify FORMAT`: status 200, the body (gunzipped when
-    /// the server chose gzip) decodes as `format` with `decoder`, and holds
-    /// `expect_count` products when given.
+    /// the server chose gzip) decodes as a catalog in `format` with
+    /// `decoder`, and holds `expect_count` products when given.
     Decode {
         format: Format,
         expect_count: Option<usize>,
         decoder: Verify,
     },
-    /// `--url` with `--data FILE.json`: status 200 and the body decodes, with
-    /// the document's schema, to the document ([`super::data`]).
-    Data(Arc<Expected>),
 }
 
 impl Check {
     /// Ok when `resp` passes; otherwise the failure kind: `status` (not 200),
-    /// `decode` (the body is not a valid catalog in the format), `mismatch`
-    /// (valid, but the wrong product count or the wrong Content-Encoding).
+    /// `decode` (the body is not valid in the format), `mismatch` (valid,
+    /// but not the payload, the wrong product count or the wrong
+    /// Content-Encoding).
     pub fn verify(&self, resp: &Response<'_>) -> Result<(), FailureKind> {
         if resp.status != 200 {
             return Err(FailureKind::Status);
         }
         match *self {
             Check::Status200 => Ok(()),
-            Check::Data(ref expected) => expected.verify(resp.body),
-            Check::Decode { .. } => self.verify_catalog(resp).map(|_| ()),
-            Check::Catalog {
+            Check::Payload {
+                ref payload,
                 format,
-                count,
                 gzip,
                 verify,
             } => {
-                let n = verify
-                    .product_count(format, resp.body)
-                    .map_err(|_| FailureKind::Decode)?;
-                if n != count || resp.gzipped != gzip {
+                payload.verify(format, resp.body, verify).map_err(|r| match r {
+                    Refusal::Decode => FailureKind::Decode,
+                    Refusal::Mismatch => FailureKind::Mismatch,
+                })?;
+                if gzip.is_some_and(|g| g != resp.gzipped) {
                     return Err(FailureKind::Mismatch);
                 }
                 Ok(())
             }
-        }
-    }
-
-    /// Like [`Check::verify`] with the owned decoder, whatever `verify`
-    /// says, and returns the catalog (catalog mode only): the warm-up
-    /// compares it field by field with the fixture.
-    pub fn verify_catalog(&self, resp: &Response<'_>) -> Result<Option<Catalog>, FailureKind> {
-        if resp.status != 200 {
-            return Err(FailureKind::Status);
-        }
-        match *self {
-            Check::Status200 => Ok(None),
-            Check::Data(ref expected) => expected.verify(resp.body).map(|()| None),
             Check::Decode {
                 format,
                 expect_count,
@@ -94,20 +80,108 @@ impl Check {
                     .map_err(|_| FailureKind::Decode)?;
                 match expect_count {
                     Some(want) if want != n => Err(FailureKind::Mismatch),
-                    _ => Ok(None),
+                    _ => Ok(()),
                 }
-            }
-            Check::Catalog {
-                format, count, gzip, ..
-            } => {
-                let catalog = format.decode(resp.body).map_err(|_| FailureKind::Decode)?;
-                if catalog.products.len() != count || resp.gzipped != gzip {
-                    return Err(FailureKind::Mismatch);
-                }
-                Ok(Some(catalog))
             }
         }
     }
+
+    /// The first difference between `resp`'s body and the payload, in
+    /// words ([`Payload::difference`]); `None` when it is the payload, or
+    /// for a check without one.
+    pub fn difference(&self, resp: &Response<'_>) -> Option<String> {
+        match self {
+            Check::Payload { payload, format, .. } if resp.status == 200 => payload.difference(*format, resp.body),
+            _ => None,
+        }
+    }
+
+    /// The format a verified body is asked for in (`Accept`), if any.
+    fn format(&self) -> Option<Format> {
+        match *self {
+            Check::Status200 => None,
+            Check::Payload { format, .. } | Check::Decode { format, .. } => Some(format),
+        }
+    }
+}
+
+/// The [`Check`] of `load --url URL --data FILE.json [--schema S.avsc]
+/// [--verify FORMAT]`: status 200 and every body the document, read
+/// against its schema, so an absent nullable field and a `null` compare
+/// equal, as they decode.
+///
+/// - The schema is `schema_path`, else fetched once, before the run, from
+///   `/schemas/data.avsc` on the `url` server (what `serve --data` serves
+///   beside the document).
+/// - The format is `verify` (from `--verify FORMAT`, which also sets
+///   `Accept`, so `/data` negotiates it), else the last segment of a
+///   `/data/{format}` path.
+pub fn document_check(
+    url: &str,
+    data: &str,
+    schema_path: Option<&str>,
+    verify: Option<Format>,
+    timeout: Duration,
+) -> Result<Check, String> {
+    let probe = Target::from_url(url, Check::Status200, timeout)?;
+    let rest = url.strip_prefix("http://").unwrap_or(url);
+    let (authority, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, "/"),
+    };
+    let format = format_of(path, verify)?;
+    let (schema, avsc) = match schema_path {
+        Some(p) => input::schema_file(p)?,
+        None => fetch_schema(probe.addr, authority, timeout)?,
+    };
+    let text = input::read_file(data)?;
+    let datum = generic::document::read(&schema, &text).map_err(|e| format!("{data}: {e}"))?;
+    let document = Document::new(schema, avsc, datum).map_err(|e| format!("{data}: {e}"))?;
+    Ok(Check::Payload {
+        payload: Payload::document(document),
+        format,
+        gzip: None,
+        verify: Verify::Owned,
+    })
+}
+
+/// The format a `/data` URL is verified as: `verify` (from `--verify
+/// FORMAT`), else the `{format}` of a `/data/{format}` path.
+pub fn format_of(path: &str, verify: Option<Format>) -> Result<Format, String> {
+    if let Some(f) = verify {
+        return Ok(f);
+    }
+    let path = path.split('?').next().unwrap_or(path);
+    match path.strip_prefix("/data/").and_then(Format::from_name) {
+        Some(f) => Ok(f),
+        None => Err(format!(
+            "--data: cannot tell the format of {path:?}; use a /data/{{format}} path or --verify FORMAT"
+        )),
+    }
+}
+
+/// Largest schema accepted from the server.
+const MAX_SCHEMA: usize = 16 << 20;
+
+/// `GET /schemas/data.avsc` from `addr` (`authority` for the Host header).
+fn fetch_schema(addr: SocketAddr, authority: &str, timeout: Duration) -> Result<(Schema, String), String> {
+    let url = format!("http://{authority}/schemas/data.avsc");
+    let mut client = Client::new(addr, timeout);
+    let request = get_request_accepting(authority, "/schemas/data.avsc", "application/json");
+    let resp = client
+        .send(&request)
+        .map_err(|k| format!("{url}: the request failed ({})", k.name()))?;
+    if resp.status != 200 {
+        return Err(format!(
+            "{url}: status {} (is the server `wirebench serve --data`? or give --schema S.avsc)",
+            resp.status
+        ));
+    }
+    if resp.body.len() > MAX_SCHEMA {
+        return Err(format!("{url}: {} bytes is more than a schema may be", resp.body.len()));
+    }
+    let schema = Schema::parse(resp.body).map_err(|e| format!("{url}: {e}"))?;
+    Ok((schema, String::from_utf8_lossy(resp.body).into_owned()))
 }
 
 /// One load target: address, request bytes, check, timeout.
@@ -153,11 +227,7 @@ impl Target {
             .ok_or_else(|| format!("--url {url:?}: {with_port} resolves to no address"))?;
         // A verified body is asked for in its format, so a negotiating
         // endpoint (`/catalog`) answers in it.
-        let accept = match &check {
-            Check::Decode { format, .. } => format.content_type(),
-            Check::Data(expected) => expected.format.content_type(),
-            _ => "*/*",
-        };
+        let accept = check.format().map_or("*/*", Format::content_type);
         Ok(Target {
             addr,
             url: url.to_string(),
@@ -172,6 +242,15 @@ impl Target {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_format_comes_from_verify_or_the_path() {
+        assert_eq!(format_of("/data/avro", None), Ok(Format::Avro));
+        assert_eq!(format_of("/data", Some(Format::Protobuf)), Ok(Format::Protobuf));
+        assert_eq!(format_of("/data/avro", Some(Format::Json)), Ok(Format::Json));
+        assert!(format_of("/data", None).unwrap_err().contains("--verify FORMAT"));
+        assert!(format_of("/data/xml", None).is_err());
+    }
 
     #[test]
     fn urls() {
