@@ -261,6 +261,23 @@ impl Payload {
         Ok(out)
     }
 
+    /// Reads `bytes` as this payload's kind in `format` (a catalog with the
+    /// owned decoder, a document with its schema), drops what it built and
+    /// returns how many products it read (a document counts as one): the
+    /// operation a decode benchmark times. It checks what the decoder
+    /// checks, not that `bytes` is this payload ([`Payload::verify`] does).
+    pub fn decode(&self, format: Format, bytes: &[u8]) -> Result<usize, String> {
+        match self {
+            Payload::Catalog(_) => format
+                .decode(bytes)
+                .map(|c| c.products.len())
+                .map_err(|e| e.to_string()),
+            Payload::Document(d) => generic::decode(format, &d.schema, bytes)
+                .map(|_| 1)
+                .map_err(|e| e.to_string()),
+        }
+    }
+
     /// The payload's size in `format`, in bytes.
     pub fn size(&self, format: Format) -> Result<usize, EncodeError> {
         match self {
@@ -450,6 +467,12 @@ mod tests {
                     assert_eq!(payload.verify(format, cut, how), Err(Refusal::Decode), "{format}");
                 }
                 assert_eq!(payload.difference(format, body), None, "{format}");
+                assert_eq!(
+                    payload.decode(format, body),
+                    Ok(payload.products().map_or(1, <[_]>::len)),
+                    "{format}"
+                );
+                assert!(payload.decode(format, &body[..body.len() / 2]).is_err(), "{format}");
                 let ex = payload.annotate(format, body).unwrap();
                 assert_eq!(ex.spans.iter().map(|s| s.len).sum::<usize>(), body.len(), "{format}");
                 assert!(
