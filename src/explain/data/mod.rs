@@ -24,7 +24,7 @@ mod plain;
 pub mod protobuf;
 pub mod typed;
 
-use super::render::{Summary, render};
+use super::render::{Summary, unparsable, with_dump};
 use super::span::{Category, ExplainError, Explained, Failed, Unparsable, Walker};
 use super::value::Value;
 use crate::codec::Format;
@@ -149,24 +149,7 @@ pub fn to_json(ex: &DataExplained, extra: &[(&str, String)]) -> String {
 /// The text `explain FORMAT --data` prints: the dump (when `dump`) and the
 /// summary; for bytes that do not read, the dump of what did and the error.
 pub fn text(format: Format, schema: &Schema, bytes: &[u8], dump: bool) -> Result<String, Unparsable> {
-    match explain(format, schema, bytes) {
-        Ok(ex) => {
-            let mut out = String::new();
-            if dump {
-                out.push_str(&render(&ex.explained));
-                out.push('\n');
-            }
-            out.push_str(&summary_text(&ex));
-            Ok(out)
-        }
-        Err(failed) => Err(Unparsable {
-            partial: render(&Explained {
-                format,
-                bytes: bytes.to_vec(),
-                spans: failed.spans,
-                value: Value::Null,
-            }),
-            error: failed.error,
-        }),
-    }
+    explain(format, schema, bytes)
+        .map(|ex| with_dump(&ex.explained, dump, summary_text(&ex)))
+        .map_err(|failed| unparsable(format, bytes, failed))
 }
