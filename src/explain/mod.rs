@@ -168,7 +168,7 @@ fn data_main(
     if json {
         let ex = data::explain(format, &loaded.schema, &bytes)
             .map_err(|f| format!("{source}: not valid {format} of the schema: {}", f.error))?;
-        emit(&format!("{}\n", data::to_json(&ex)));
+        emit(&format!("{}\n", data::to_json(&ex, &[])));
         return Ok(());
     }
     match data::text(format, &loaded.schema, &bytes, !summary_only) {
@@ -187,29 +187,9 @@ fn data_main(
 /// the annotated dump (when `dump`) and the summary. A payload that does not
 /// parse yields the spans read so far and an error naming the first bad byte.
 pub fn explain_text(format: Format, bytes: &[u8], dump: bool) -> Result<String, Unparsable> {
-    match explain(format, bytes) {
-        Ok(ex) => {
-            let mut out = String::new();
-            if dump {
-                out.push_str(&render(&ex));
-                out.push('\n');
-            }
-            out.push_str(&Summary::of(&ex).to_text());
-            Ok(out)
-        }
-        Err(failed) => {
-            let partial = Explained {
-                format,
-                bytes: bytes.to_vec(),
-                spans: failed.spans,
-                value: Value::Null,
-            };
-            Err(Unparsable {
-                partial: render(&partial),
-                error: failed.error,
-            })
-        }
-    }
+    explain(format, bytes)
+        .map(|ex| render::with_dump(&ex, dump, Summary::of(&ex).to_text()))
+        .map_err(|failed| render::unparsable(format, bytes, failed))
 }
 
 /// The per-field byte table across all five formats for `products`.

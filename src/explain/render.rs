@@ -1,8 +1,36 @@
 //! Turning spans into text: the offset / hex / meaning dump, the per-category
 //! summary ("where the bytes go"), and the per-field table across formats.
 
-use super::span::{Category, ENVELOPE, Explained, FRAMING, PRODUCT_FIELDS};
+use super::span::{Category, ENVELOPE, Explained, FRAMING, Failed, PRODUCT_FIELDS, Unparsable};
+use super::value::Value;
+use crate::codec::Format;
 use std::fmt::Write;
+
+/// The text an `explain` prints for an annotation: the dump of `ex` (when
+/// `dump`), then its `summary`.
+pub fn with_dump(ex: &Explained, dump: bool, summary: String) -> String {
+    if !dump {
+        return summary;
+    }
+    let mut out = render(ex);
+    out.push('\n');
+    out.push_str(&summary);
+    out
+}
+
+/// What an `explain` prints for `bytes` in `format` that did not read: the
+/// dump of the spans read so far, and the error.
+pub fn unparsable(format: Format, bytes: &[u8], failed: Failed) -> Unparsable {
+    Unparsable {
+        partial: render(&Explained {
+            format,
+            bytes: bytes.to_vec(),
+            spans: failed.spans,
+            value: Value::Null,
+        }),
+        error: failed.error,
+    }
+}
 
 /// Hex bytes shown per line.
 const BYTES_PER_LINE: usize = 16;

@@ -24,7 +24,7 @@ mod plain;
 pub mod protobuf;
 pub mod typed;
 
-use super::render::{Summary, render};
+use super::render::{Summary, unparsable, with_dump};
 use super::span::{Category, ExplainError, Explained, Failed, Unparsable, Walker};
 use super::value::Value;
 use crate::codec::Format;
@@ -128,9 +128,9 @@ pub fn summary_text(ex: &DataExplained) -> String {
     out
 }
 
-/// The JSON form: [`super::to_json`] with the document read and the
-/// per-member bytes added.
-pub fn to_json(ex: &DataExplained) -> String {
+/// The JSON form: [`super::to_json`] with the document read, the
+/// per-member bytes and the members of `extra` added.
+pub fn to_json(ex: &DataExplained, extra: &[(&str, String)]) -> String {
     let mut members = String::from("{");
     for (i, (m, n)) in by_member(ex).iter().enumerate() {
         let _ = write!(
@@ -141,30 +141,15 @@ pub fn to_json(ex: &DataExplained) -> String {
         );
     }
     members.push('}');
-    super::to_json(&ex.explained, &[("document", ex.json.clone()), ("by_member", members)])
+    let mut all = vec![("document", ex.json.clone()), ("by_member", members)];
+    all.extend(extra.iter().cloned());
+    super::to_json(&ex.explained, &all)
 }
 
 /// The text `explain FORMAT --data` prints: the dump (when `dump`) and the
 /// summary; for bytes that do not read, the dump of what did and the error.
 pub fn text(format: Format, schema: &Schema, bytes: &[u8], dump: bool) -> Result<String, Unparsable> {
-    match explain(format, schema, bytes) {
-        Ok(ex) => {
-            let mut out = String::new();
-            if dump {
-                out.push_str(&render(&ex.explained));
-                out.push('\n');
-            }
-            out.push_str(&summary_text(&ex));
-            Ok(out)
-        }
-        Err(failed) => Err(Unparsable {
-            partial: render(&Explained {
-                format,
-                bytes: bytes.to_vec(),
-                spans: failed.spans,
-                value: Value::Null,
-            }),
-            error: failed.error,
-        }),
-    }
+    explain(format, schema, bytes)
+        .map(|ex| with_dump(&ex.explained, dump, summary_text(&ex)))
+        .map_err(|failed| unparsable(format, bytes, failed))
 }
