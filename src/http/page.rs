@@ -25,7 +25,7 @@ use super::buffers::Scratch;
 use super::metrics::Route as Label;
 pub use super::page_data::{EvolutionCell, Page};
 use super::parse::Request;
-use super::response::Head;
+use super::response::{Body, Head, Reply, VARY};
 use crate::codec::Format;
 use crate::codec::flatbuffers::generated::wirebench as fb;
 use crate::measure::json::quote;
@@ -41,7 +41,6 @@ const JS: &str = "text/javascript; charset=utf-8";
 const CSS: &str = "text/css; charset=utf-8";
 const JSON: &str = "application/json";
 const SVG: &str = "image/svg+xml";
-const VARY: &str = "Vary: Accept\r\n";
 
 /// Most products the JSON form annotates (the page offers 1 to [`PAGE_MAX_COUNT`]).
 pub const EXPLAIN_JSON_MAX_COUNT: usize = 100;
@@ -62,28 +61,6 @@ pub struct App<'a> {
     pub page: &'a Page,
 }
 
-/// A routed response of this module: its head and body (static, or the
-/// worker's `Scratch::body`), what `/metrics` counts it under.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Reply {
-    pub head: Head,
-    /// `None`: the body is `Scratch::body`.
-    pub body: Option<&'static [u8]>,
-    pub label: Label,
-    pub format: Option<Format>,
-}
-
-impl Reply {
-    fn new(head: Head, body: Option<&'static [u8]>) -> Reply {
-        Reply {
-            head,
-            body,
-            label: Label::Other,
-            format: None,
-        }
-    }
-}
-
 /// Answers the routes this module owns, `None` for every other request.
 pub fn handle(app: App<'_>, req: &Request<'_>, path: &str, query: &str, s: &mut Scratch) -> Option<Reply> {
     let (label, owned) = match path {
@@ -102,8 +79,7 @@ pub fn handle(app: App<'_>, req: &Request<'_>, path: &str, query: &str, s: &mut 
         return None;
     }
     let mut reply = if req.method != "GET" && req.method != "HEAD" {
-        let msg = format!("method {} is not allowed on {path}; allowed: GET, HEAD", req.method);
-        error(s, 405, &msg, "Allow: GET, HEAD\r\n")
+        Reply::method_not_allowed(&mut s.body, req.method, path)
     } else {
         route(app, path, query, s)
     };
@@ -128,9 +104,9 @@ fn route(app: App<'_>, path: &str, query: &str, s: &mut Scratch) -> Reply {
         return error(s, 400, &format!("{path} takes no query parameters"), "");
     }
     match path {
-        "/" => Reply::new(Head::ok(HTML, VARY), Some(INDEX_HTML.as_bytes())),
-        "/page/app.js" => Reply::new(Head::ok(JS, ""), Some(APP_JS.as_bytes())),
-        "/page/style.css" => Reply::new(Head::ok(CSS, ""), Some(STYLE_CSS.as_bytes())),
+        "/" => Reply::new(Head::ok(HTML, VARY), Body::Static(INDEX_HTML.as_bytes())),
+        "/page/app.js" => Reply::new(Head::ok(JS, ""), Body::Static(APP_JS.as_bytes())),
+        "/page/style.css" => Reply::new(Head::ok(CSS, ""), Body::Static(STYLE_CSS.as_bytes())),
         "/page/info.json" => {
             s.body.clear();
             let info = format!(
@@ -140,7 +116,7 @@ fn route(app: App<'_>, path: &str, query: &str, s: &mut Scratch) -> Reply {
                 app.page.evolution.len()
             );
             s.body.extend_from_slice(info.as_bytes());
-            Reply::new(Head::ok(JSON, ""), None)
+            Reply::new(Head::ok(JSON, ""), Body::Scratch)
         }
         "/lab" => lab(app, s),
         "/results" => results_page(app, s),
@@ -253,7 +229,7 @@ fn explain(app: App<'_>, format: Format, query: &str, s: &mut Scratch) -> Reply 
     let json = annotated(format, &bytes, &extra);
     s.body.clear();
     s.body.extend_from_slice(json.as_bytes());
-    let mut reply = Reply::new(Head::ok(JSON, VARY), None);
+    let mut reply = Reply::new(Head::ok(JSON, VARY), Body::Scratch);
     reply.format = Some(format);
     reply
 }
@@ -287,7 +263,7 @@ fn lab(app: App<'_>, s: &mut Scratch) -> Reply {
     out.push_str("]}");
     s.body.clear();
     s.body.extend_from_slice(out.as_bytes());
-    Reply::new(Head::ok(JSON, ""), None)
+    Reply::new(Head::ok(JSON, ""), Body::Scratch)
 }
 
 fn lab_cell(app: App<'_>, id: &str, s: &mut Scratch) -> Reply {
@@ -307,7 +283,7 @@ fn lab_cell(app: App<'_>, id: &str, s: &mut Scratch) -> Reply {
     let json = annotated(c.format, &c.bytes, &extra);
     s.body.clear();
     s.body.extend_from_slice(json.as_bytes());
-    Reply::new(Head::ok(JSON, ""), None)
+    Reply::new(Head::ok(JSON, ""), Body::Scratch)
 }
 
 /// The `.svg` files of the results directory, by name.
@@ -361,7 +337,7 @@ fn result_file(app: App<'_>, name: &str, s: &mut Scratch) -> Reply {
         Ok(bytes) => {
             s.body.clear();
             s.body.extend_from_slice(&bytes);
-            Reply::new(Head::ok(SVG, ""), None)
+            Reply::new(Head::ok(SVG, ""), Body::Scratch)
         }
         Err(e) => error(s, 500, &e, ""),
     }
@@ -411,7 +387,7 @@ fn results_page(app: App<'_>, s: &mut Scratch) -> Reply {
     html.push_str("</main></body></html>");
     s.body.clear();
     s.body.extend_from_slice(html.as_bytes());
-    Reply::new(Head::ok(HTML, ""), None)
+    Reply::new(Head::ok(HTML, ""), Body::Scratch)
 }
 
 /// Text for HTML element content and attribute values.
@@ -430,7 +406,7 @@ fn escape(s: &str) -> String {
 }
 
 fn error(s: &mut Scratch, status: u16, message: &str, extra: &'static str) -> Reply {
-    Reply::new(Head::error(&mut s.body, status, message, extra), None)
+    Reply::error(&mut s.body, status, message, extra)
 }
 
 /// The catalog as a FlatBuffer whose equal strings are stored once
