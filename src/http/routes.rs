@@ -233,6 +233,7 @@ fn other_route(app: &App, req: &Request<'_>, path: &str, query: &str, s: &mut Sc
         products: &app.products,
         max_count: app.max_count,
         page: &app.page,
+        data: app.data.as_deref(),
     };
     if let Some(reply) = super::page::handle(page, req, path, query, s) {
         return Err(reply);
