@@ -12,6 +12,7 @@
 //! | [`codec`] | the five formats behind one [`codec::Format`]; each codec module opens with its wire format |
 //! | [`crc32`], [`gzip`] | RFC 1952 framing around miniz_oxide's deflate |
 //! | [`explain`] | byte-by-byte annotated dumps of every format |
+//! | [`payload`] | the one payload every tool carries: the catalog or a user's document |
 //! | [`http`] | the blocking thread-pool HTTP/1.1 server |
 //! | [`measure`] | the definitions every measured number shares |
 //! | [`bench`](mod@bench), [`load`], [`report`] | codec microbenchmarks and sizes, the load generator, REPORT.md and charts |
@@ -34,6 +35,7 @@ pub mod http;
 pub mod load;
 pub mod measure;
 pub mod model;
+pub mod payload;
 pub mod prng;
 pub mod report;
 pub mod sha256;

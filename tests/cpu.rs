@@ -17,6 +17,7 @@ use wirebench::codec::Format;
 use wirebench::load::round::{RoundCpu, RoundStats};
 use wirebench::load::verify::{Check, Target};
 use wirebench::load::{client, closed};
+use wirebench::payload::Payload;
 
 /// Rounds read process-wide totals: one at a time.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
@@ -41,10 +42,10 @@ fn catalog_target(addr: SocketAddr, format: Format, count: usize, gzip: bool) ->
         addr,
         url: format!("http://{host}{path}"),
         request: client::get_request(&host, &path),
-        check: Check::Catalog {
+        check: Check::Payload {
+            payload: Payload::fixture(count),
             format,
-            count,
-            gzip,
+            gzip: Some(gzip),
             verify: wirebench::load::verify::Verify::Borrowed,
         },
         timeout: Duration::from_secs(30),

@@ -22,11 +22,12 @@ const LAYERS: &[(usize, &[&str])] = &[
     (1, &["codec", "gzip"]),
     (2, &["fixtures", "generic"]),
     (3, &["explain"]),
-    (4, &["http"]),
-    (5, &["bench", "load", "evolve", "decode", "digests"]),
-    (6, &["report"]),
-    (7, &["compare"]),
-    (8, &["main"]),
+    (4, &["payload"]),
+    (5, &["http"]),
+    (6, &["bench", "load", "evolve", "decode", "digests"]),
+    (7, &["report"]),
+    (8, &["compare"]),
+    (9, &["main"]),
 ];
 
 fn layer_of(top: &str) -> Option<usize> {

@@ -18,6 +18,7 @@ use wirebench::load::round::RoundStats;
 use wirebench::load::verify::{Check, Target, Verify};
 use wirebench::load::{FailureKind, cases, client, mux, open};
 use wirebench::measure::histogram::{Histogram, MAX_TRACKABLE};
+use wirebench::payload::Payload;
 
 // ---------------------------------------------------------------------------
 // Test servers
@@ -532,10 +533,10 @@ fn wrong_bodies_and_statuses_never_count_as_success() {
         (r, Duration::ZERO)
     });
     for (format, verify) in Format::ALL.into_iter().flat_map(|f| Verify::ALL.map(|v| (f, v))) {
-        let check = Check::Catalog {
+        let check = Check::Payload {
+            payload: Payload::fixture(3),
             format,
-            count: 3,
-            gzip: false,
+            gzip: Some(false),
             verify,
         };
         let st = closed::run(&server.target("/catalog?count=3", check), 2, Duration::from_millis(100)).unwrap();
@@ -587,10 +588,10 @@ fn a_valid_catalog_with_the_wrong_count_is_a_mismatch() {
     for (format, verify) in Format::ALL.into_iter().flat_map(|f| Verify::ALL.map(|v| (f, v))) {
         let body = format.encode_to_vec(&fixtures::catalog(2).products).unwrap();
         let server = catalog_server(body, false);
-        let check = Check::Catalog {
+        let check = Check::Payload {
+            payload: Payload::fixture(3),
             format,
-            count: 3,
-            gzip: false,
+            gzip: Some(false),
             verify,
         };
         let st = closed::run(&server.target("/catalog", check), 2, Duration::from_millis(100)).unwrap();
@@ -611,19 +612,19 @@ fn gzip_bodies_are_gunzipped_and_the_encoding_is_checked() {
     let mut gz = Vec::new();
     wirebench::gzip::compress(&plain, wirebench::gzip::DEFAULT_LEVEL, &mut gz);
     let server = catalog_server(gz, true);
-    let asked_gzip = Check::Catalog {
+    let asked_gzip = Check::Payload {
+        payload: Payload::fixture(3),
         format: Format::Json,
-        count: 3,
-        gzip: true,
+        gzip: Some(true),
         verify: Verify::Borrowed,
     };
     let st = closed::run(&server.target("/c", asked_gzip), 2, Duration::from_millis(100)).unwrap();
     assert_clean(&st, "gzip");
     // Gzip that was not asked for is a mismatch, not a success.
-    let not_asked = Check::Catalog {
+    let not_asked = Check::Payload {
+        payload: Payload::fixture(3),
         format: Format::Json,
-        count: 3,
-        gzip: false,
+        gzip: Some(false),
         verify: Verify::Borrowed,
     };
     let st = closed::run(&server.target("/c", not_asked), 1, Duration::from_millis(50)).unwrap();
@@ -633,21 +634,20 @@ fn gzip_bodies_are_gunzipped_and_the_encoding_is_checked() {
 
 #[test]
 fn the_first_warm_up_response_is_compared_field_by_field() {
-    let expected = fixtures::catalog(3).products;
     let mut served = fixtures::catalog(3);
     served.products[1].name.push('!');
     let body = Format::Msgpack.encode_to_vec(&served.products).unwrap();
     let server = catalog_server(body, false);
     let target = server.target(
         "/c",
-        Check::Catalog {
+        Check::Payload {
+            payload: Payload::fixture(3),
             format: Format::Msgpack,
-            count: 3,
-            gzip: false,
+            gzip: Some(false),
             verify: Verify::Borrowed,
         },
     );
-    let (errors, difference) = cases::warm_up(&target, 3, Some(&expected));
+    let (errors, difference) = cases::warm_up(&target, 3);
     let difference = difference.expect("a difference");
     assert!(difference.starts_with("products[1].name: expected "), "{difference}");
     assert_eq!(errors.get(FailureKind::Mismatch), 1);
@@ -842,31 +842,30 @@ fn http_server(max_count: usize) -> wirebench::http::Server {
 fn closed_and_open_runs_against_the_real_server_have_zero_failures() {
     let server = http_server(50);
     let addr = server.local_addr();
-    let expected = fixtures::catalog(50).products;
     for format in Format::ALL {
         for (compression, gzip) in [("none", false), ("gzip", true)] {
             let url = format!(
                 "http://{addr}/catalog/{}?count=50&compression={compression}",
                 format.name()
             );
-            let check = Check::Catalog {
+            let check = Check::Payload {
+                payload: Payload::fixture(50),
                 format,
-                count: 50,
-                gzip,
+                gzip: Some(gzip),
                 verify: Verify::Owned,
             };
             let target = Target::from_url(&url, check, Duration::from_secs(5)).unwrap();
-            let (errors, difference) = cases::warm_up(&target, 3, Some(&expected));
+            let (errors, difference) = cases::warm_up(&target, 3);
             assert_eq!((errors.total(), difference), (0, None), "{url}");
             let st = closed::run(&target, 3, Duration::from_millis(100)).unwrap();
             assert_clean(&st, &url);
         }
     }
     let url = format!("http://{addr}/catalog/avro?count=7&compression=gzip");
-    let check = Check::Catalog {
+    let check = Check::Payload {
+        payload: Payload::fixture(7),
         format: Format::Avro,
-        count: 7,
-        gzip: true,
+        gzip: Some(true),
         verify: Verify::Borrowed,
     };
     let target = Target::from_url(&url, check, Duration::from_secs(5)).unwrap();

@@ -16,8 +16,8 @@ use std::time::Duration;
 use support::server::start_with;
 use wirebench::codec::Format;
 use wirebench::generic::{self, document, infer, schema::Schema};
-use wirebench::load::verify::{Check, Target};
-use wirebench::load::{FailureKind, cases, closed};
+use wirebench::load::verify::{self, Check, Target};
+use wirebench::load::{FailureKind, closed};
 
 const DOC: &str = r#"{"events":[{"id":7,"kind":"push","repo":{"name":"a/b","stars":12},"tags":["x","y"]},
 {"id":8,"kind":"fork","repo":{"name":"c/d","stars":0},"tags":[],"public":false}],"next":null}"#;
@@ -37,7 +37,7 @@ fn tmp(name: &str, text: &str) -> PathBuf {
 
 fn check(url: &str, doc: &Path, schema: Option<&PathBuf>, verify: Option<Format>) -> Check {
     let schema = schema.map(|p| p.to_str().unwrap().to_string());
-    cases::data_check(
+    verify::document_check(
         url,
         doc.to_str().unwrap(),
         schema.as_deref(),

@@ -14,6 +14,11 @@
 //! | `ProtobufDecodeGenerated/{n}` | prost decoding into its generated types only |
 //! | `ProtobufEncodePrebuilt/{n}` | prost encoding of messages built before the timer started |
 //!
+//! With `--data FILE.json [--schema S.avsc]` the payload is your document
+//! instead ([`crate::payload`], schema-driven codecs): rows
+//! `Data/{fmt}/encode` and `Data/{fmt}/decode`, measured the same way, and a
+//! `data: FILE` header line (`make bench DATA=` writes `data-codec.txt`).
+//!
 //! Counts above 1,000 are the scaling check: only Encode, Decode and
 //! DecodeBorrowed run there,
 //! with at most `--scale-count` (default 3) batches, to keep `make bench` short.
@@ -30,9 +35,11 @@ use super::{Case, Line, hooks, load_products};
 use crate::cli::{Args, parse_duration};
 use crate::codec::Format;
 use crate::model::Product;
+use crate::payload::{Document, Payload};
 use std::hint::black_box;
 use std::io::Write;
 use std::rc::Rc;
+use std::sync::Arc;
 
 const USAGE: &str = "\
 wirebench codec-bench [FLAGS]
@@ -43,8 +50,8 @@ wirebench codec-bench [FLAGS]
   --formats LIST     formats (default all five)
   --fixture FILE     measure a catalog from FILE (JSON) instead of the generator
   --data FILE        measure any JSON document through the schema-driven codecs
-                     (with --schema S.avsc, else its inferred schema; --formats,
-                     --benchtime, --count, --out apply)
+                     (with --schema S.avsc, else its inferred schema) instead of
+                     the catalog; --counts and --fixture do not apply
   --filter TEXT      run only the rows whose name contains TEXT (e.g. Decode/json/1000)
   --out FILE         output file, - for stdout (default: stdout; nothing is
                      written into results/ unless asked)
@@ -63,9 +70,6 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
         print!("{USAGE}");
         return Ok(());
     }
-    if let Some(data) = args.value("--data")? {
-        return super::data::cli_codec_bench(&data, args);
-    }
     let benchtime = parse_duration(&args.value("--benchtime")?.unwrap_or("300ms".into()))?;
     let count = args.parse_or("--count", 5usize)?.max(1);
     let scale_count = args.parse_or("--scale-count", 3usize)?.max(1);
@@ -79,13 +83,29 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
     let processes = args.parse_or("--processes", 1usize)?.max(1);
     let slow = args.value("--slow-row")?;
     let slow_row = slow.as_deref().map(hooks::SlowRow::parse).transpose()?;
+    let data = args.value("--data")?;
+    let schema = args.value("--schema")?;
     args.finish()?;
     if counts.is_empty() || counts.contains(&0) {
         return Err("--counts: every count must be ≥ 1".into());
     }
-
-    let max = counts.iter().copied().max().unwrap_or(1);
-    let products = load_products(fixture.as_deref(), max)?;
+    let payloads = match &data {
+        Some(path) => {
+            if fixture.is_some() {
+                return Err("--data measures your document; --fixture is for the catalog".into());
+            }
+            vec![Payload::document(Document::load(path, schema.as_deref())?)]
+        }
+        None if schema.is_some() => return Err("--schema goes with --data FILE.json".into()),
+        None => {
+            let max = counts.iter().copied().max().unwrap_or(1);
+            let catalog = Payload::catalog(Arc::new(load_products(fixture.as_deref(), max)?));
+            counts.iter().filter_map(|&n| catalog.with_count(n)).collect()
+        }
+    };
+    // A document's run goes beside the catalog's (`make bench DATA=`):
+    // its environment.json only when asked.
+    let env = env.or_else(|| data.as_ref().map(|_| "none".to_string()));
     let mut environment = crate::measure::env::capture();
     environment.run_id = stamp.id.clone();
     environment.run_start = stamp.start.clone();
@@ -103,6 +123,9 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
     sink.write(&super::go_header(&environment.cpu))?;
     sink.write(&stamp.header(""))?;
     sink.write(&format!("benchtime: {benchtime:?}\ncount: {count}\n"))?;
+    if let Some(data) = &data {
+        sink.write(&format!("data: {data}\n"))?;
+    }
     let start = std::time::Instant::now();
     if processes > 1 {
         sink.write(&format!("processes: {processes}\n"))?;
@@ -120,6 +143,8 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
             ("--fixture", &fixture),
             ("--filter", &sink.filter),
             ("--slow-row", &slow),
+            ("--data", &data),
+            ("--schema", &schema),
         ] {
             if let Some(v) = v {
                 child_args.extend([flag.to_string(), v.clone()]);
@@ -142,7 +167,7 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
         sink.write(&crate::measure::run::RunStamp::footer(""))?;
         return sink.finish();
     }
-    let mut cases = all_rows(&products, &counts, &formats, count, scale_count, sink.filter.clone());
+    let mut cases = all_rows(&payloads, &formats, count, scale_count, sink.filter.clone());
     if let Some(slow) = slow_row {
         let case = cases
             .iter_mut()
@@ -169,12 +194,11 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
     sink.finish()
 }
 
-/// Every row of `counts` × `formats` in file order (module docs), `count`
-/// batches each (`scale_count` above 1,000 products); `filter` keeps the
-/// rows whose name contains it.
+/// Every row of each payload × `formats` in file order (module docs),
+/// `count` batches each (`scale_count` above 1,000 products); `filter`
+/// keeps the rows whose name contains it.
 fn all_rows<'a>(
-    products: &'a [Product],
-    counts: &[usize],
+    payloads: &'a [Payload],
     formats: &[Format],
     count: usize,
     scale_count: usize,
@@ -184,14 +208,14 @@ fn all_rows<'a>(
         cases: Vec::new(),
         filter,
     };
-    for &n in counts {
-        let batches = if n > 1000 { scale_count.min(count) } else { count };
-        let slice = &products[..n];
+    for payload in payloads {
+        let small = payload.products().is_none_or(|p| p.len() <= 1000);
+        let batches = if small { count } else { scale_count.min(count) };
         for &f in formats {
-            format_rows(&mut cases, batches, f, slice, n <= 1000);
+            format_rows(&mut cases, batches, f, payload, small);
         }
-        if n <= 1000 {
-            extra_rows(&mut cases, batches, formats, slice);
+        if let Some(products) = payload.products().filter(|_| small) {
+            extra_rows(&mut cases, batches, formats, products);
         }
     }
     cases.cases
@@ -201,8 +225,9 @@ fn all_rows<'a>(
 /// generated fixture, in file order (what `wirebench ab` chooses from).
 pub fn row_names(counts: &[usize]) -> Vec<String> {
     let max = counts.iter().copied().max().unwrap_or(1);
-    let products = crate::fixtures::catalog(max).products;
-    all_rows(&products, counts, &Format::ALL, 1, 1, None)
+    let catalog = Payload::fixture(max);
+    let payloads: Vec<Payload> = counts.iter().filter_map(|&n| catalog.with_count(n)).collect();
+    all_rows(&payloads, &Format::ALL, 1, 1, None)
         .into_iter()
         .map(|c| c.name)
         .collect()
@@ -295,37 +320,45 @@ fn skip(name: &str, why: &str) {
     eprintln!("codec-bench: skipping {name}: {why}");
 }
 
-/// Encode, Decode and (for small counts) Memcpy of one format.
-fn format_rows<'a>(rows: &mut Rows<'a>, batches: usize, f: Format, products: &'a [Product], memcpy: bool) {
-    let n = products.len();
-    let bytes: Rc<[u8]> = match f.encode_to_vec(products) {
+/// Encode and Decode of one format, and for the catalog DecodeBorrowed and
+/// (for small counts) Memcpy. A catalog's rows are named
+/// `{Row}/{format}/{count}`, a document's `Data/{format}/{encode|decode}`.
+fn format_rows<'a>(rows: &mut Rows<'a>, batches: usize, f: Format, payload: &'a Payload, small: bool) {
+    let name = |row: &str| match payload.products() {
+        Some(p) => format!("{row}/{f}/{}", p.len()),
+        None => format!("Data/{f}/{}", row.to_lowercase()),
+    };
+    let bytes: Rc<[u8]> = match payload.encode_to_vec(f) {
         Ok(b) => b.into(),
         Err(e) => {
-            skip(&format!("{f}/{n}"), &format!("encode failed: {e}"));
+            skip(&name("Encode"), &format!("encode failed: {e}"));
             return;
         }
     };
     let len = bytes.len();
 
     let mut buf = Vec::with_capacity(len);
-    rows.row(batches, format!("Encode/{f}/{n}"), len, move || {
+    rows.row(batches, name("Encode"), len, move || {
         buf.clear();
-        f.encode(black_box(products), &mut buf).expect("encode");
+        payload.encode(f, &mut buf).expect("encode");
         assert_eq!(buf.len(), len);
         black_box(&buf);
     });
 
-    match f.decode(&bytes) {
-        Err(e) => skip(&format!("Decode/{f}/{n}"), &e.to_string()),
-        Ok(c) if c.products.len() != n => skip(&format!("Decode/{f}/{n}"), "wrong product count"),
+    let n = payload.products().map_or(1, <[Product]>::len);
+    match payload.decode(f, &bytes) {
+        Err(e) => skip(&name("Decode"), &e),
+        Ok(got) if got != n => skip(&name("Decode"), "wrong product count"),
         Ok(_) => {
             let bytes = bytes.clone();
-            rows.row(batches, format!("Decode/{f}/{n}"), len, move || {
-                let c = f.decode(black_box(&bytes)).expect("decode");
-                assert_eq!(c.products.len(), n);
-                black_box(c);
+            rows.row(batches, name("Decode"), len, move || {
+                let got = payload.decode(f, black_box(&bytes)).expect("decode");
+                assert_eq!(got, n);
             })
         }
+    }
+    if payload.products().is_none() {
+        return;
     }
 
     match f.decode_view(&bytes) {
@@ -341,7 +374,7 @@ fn format_rows<'a>(rows: &mut Rows<'a>, batches: usize, f: Format, products: &'a
         }
     }
 
-    if memcpy {
+    if small {
         let mut dst = vec![0u8; len];
         let last = bytes.last().copied();
         rows.row(batches, format!("Memcpy/{f}/{n}"), len, move || {

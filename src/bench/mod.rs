@@ -45,7 +45,6 @@
 //! HTTP request. It is exact to about one scheduler tick per batch.
 
 pub mod codec;
-pub mod data;
 pub mod hooks;
 pub mod processes;
 pub mod sizes;

@@ -2,7 +2,9 @@
 //! what compressing costs in time, as CSV to stdout or `--out FILE`
 //! (`make bench` writes `results/sizes.csv`).
 //!
-//! Columns: [`crate::measure::results::SIZES_HEADER`]. The file opens with
+//! Columns: [`crate::measure::results::SIZES_HEADER`]. With `--data
+//! FILE.json` the payload is your document ([`crate::payload`]) and the
+//! columns are its own (`document_sizes`). The file opens with
 //! the run stamp as `# key: value` comment lines and closes with its end
 //! lines ([`crate::measure::run`]).
 //!
@@ -28,6 +30,7 @@ use super::calibrate;
 use crate::cli::{Args, parse_duration};
 use crate::codec::Format;
 use crate::measure::stats::median;
+use crate::payload::{Document, Payload};
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -57,7 +60,7 @@ pub fn cli_sizes(args: &mut Args) -> Result<(), String> {
         return Ok(());
     }
     if let Some(data) = args.value("--data")? {
-        return super::data::cli_sizes(&data, args);
+        return document_sizes(&data, args);
     }
     let counts = args.list::<usize>("--counts")?.unwrap_or(vec![1, 100, 1000, 10_000]);
     let formats = args.list::<Format>("--formats")?.unwrap_or(Format::ALL.to_vec());
@@ -146,6 +149,51 @@ pub fn cli_sizes(args: &mut Args) -> Result<(), String> {
                 gunzip_us[1]
             );
         }
+    }
+    csv += &crate::measure::run::RunStamp::footer("# ");
+    crate::measure::results::write_output(&out, &csv)
+}
+
+/// `sizes --data FILE.json [--schema S.avsc] [--formats LIST] [--reps N]
+/// [--batch D] [--out FILE]`: one CSV row per format,
+/// `format,raw_bytes,gzip1_bytes,gzip6_bytes,gzip9_bytes,encode_us,decode_us`
+/// (`make bench DATA=` writes `data-sizes.csv`). Sizes are exact; the times
+/// are the median of `--reps` batches of at least `--batch` each.
+fn document_sizes(data: &str, args: &mut Args) -> Result<(), String> {
+    let schema = args.value("--schema")?;
+    let formats = args.list::<Format>("--formats")?.unwrap_or(Format::ALL.to_vec());
+    let reps = args.parse_or("--reps", 5usize)?.max(1);
+    let batch = parse_duration(&args.value("--batch")?.unwrap_or("5ms".into()))?;
+    let out = args.value("--out")?.unwrap_or("-".into());
+    let stamp = crate::measure::run::RunStamp::from_flag(args.value("--run-id")?)?;
+    args.finish()?;
+    let payload = Payload::document(Document::load(data, schema.as_deref())?);
+    let mut csv = stamp.header("# ");
+    csv += "format,raw_bytes,gzip1_bytes,gzip6_bytes,gzip9_bytes,encode_us,decode_us\n";
+    for f in formats {
+        let bytes = payload.encode_to_vec(f).map_err(|e| format!("{data}: {f}: {e}"))?;
+        let gz = |level: u8| {
+            let mut out = Vec::new();
+            crate::gzip::compress(&bytes, level, &mut out);
+            out.len()
+        };
+        let mut out = Vec::with_capacity(bytes.len());
+        let encode_us = time_us(reps, batch, || {
+            out.clear();
+            black_box(payload.encode(f, &mut out).is_ok());
+        });
+        let decode_us = time_us(reps, batch, || {
+            black_box(payload.decode(f, black_box(&bytes)).is_ok());
+        });
+        let _ = writeln!(
+            csv,
+            "{},{},{},{},{},{encode_us:.3},{decode_us:.3}",
+            f.name(),
+            bytes.len(),
+            gz(1),
+            gz(6),
+            gz(9)
+        );
     }
     csv += &crate::measure::run::RunStamp::footer("# ");
     crate::measure::results::write_output(&out, &csv)

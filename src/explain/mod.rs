@@ -168,7 +168,7 @@ fn data_main(
     if json {
         let ex = data::explain(format, &loaded.schema, &bytes)
             .map_err(|f| format!("{source}: not valid {format} of the schema: {}", f.error))?;
-        emit(&format!("{}\n", data::to_json(&ex)));
+        emit(&format!("{}\n", data::to_json(&ex, &[])));
         return Ok(());
     }
     match data::text(format, &loaded.schema, &bytes, !summary_only) {

@@ -26,12 +26,12 @@ use super::buffers::Scratch;
 use super::metrics::Route as Label;
 pub use super::page_data::{EvolutionCell, Page};
 use super::parse::Request;
-use super::payloads::Document;
 use super::response::{Body, Head, Reply, VARY};
 use crate::codec::Format;
 use crate::codec::flatbuffers::generated::wirebench as fb;
 use crate::measure::json::quote;
 use crate::model::{Product, Status};
+use crate::payload::Payload;
 use std::fmt::Write as _;
 
 const INDEX_HTML: &str = include_str!("page/index.html");
@@ -62,7 +62,7 @@ pub struct App<'a> {
     pub max_count: usize,
     pub page: &'a Page,
     /// `serve --data`: the document the page shows beside the catalog.
-    pub data: Option<&'a Document>,
+    pub data: Option<&'a Payload>,
 }
 
 /// Largest document the page explains, encoded in any format: its JSON
@@ -260,13 +260,13 @@ fn explain(app: App<'_>, format: Format, query: &str, s: &mut Scratch) -> Reply 
 /// `/explain/{format}?payload=data`: the document's JSON form, with the
 /// fields the page reads beside it (`gzip_bytes`, `compression`).
 fn explain_document(app: App<'_>, format: Format, q: ExplainQuery, query: &str, s: &mut Scratch) -> Reply {
-    let Some(doc) = app.data else {
+    let Some((payload, doc)) = app.data.and_then(|p| Some((p, p.as_document()?))) else {
         return error(s, 404, "payload=data is served with `serve --data FILE.json`", VARY);
     };
     if query.split('&').any(|p| p.starts_with("count=") || p == "count") {
         return error(s, 400, "count is a catalog parameter; the document is one", VARY);
     }
-    let size = doc.size(format);
+    let size = payload.size(format).unwrap_or(0);
     if size > PAGE_DOCUMENT_MAX_BYTES {
         let msg =
             format!("the document is {size} bytes in {format}; the page explains at most {PAGE_DOCUMENT_MAX_BYTES}");
@@ -278,29 +278,25 @@ fn explain_document(app: App<'_>, format: Format, q: ExplainQuery, query: &str, 
     {
         return error(s, 503, super::admission::REFUSED, "Retry-After: 1\r\n");
     }
-    let mut bytes = Vec::with_capacity(size);
-    if let Err(e) = crate::generic::encode(format, &doc.schema, &doc.datum, &mut bytes) {
-        return error(s, 500, &format!("encoding {format} failed: {e}"), VARY);
-    }
+    let bytes = match payload.encode_to_vec(format) {
+        Ok(b) => b,
+        Err(e) => return error(s, 500, &format!("encoding {format} failed: {e}"), VARY),
+    };
     let mut gz = Vec::new();
     crate::gzip::compress(&bytes, crate::gzip::DEFAULT_LEVEL, &mut gz);
-    let compression = if q.gzip { "gzip" } else { "none" };
     // What a client of `compression=gzip` decodes is the body itself.
-    let extra = format!(
-        "\"count\":1,\"gzip_bytes\":{},\"shared_strings\":false,\"compression\":{}",
-        gz.len(),
-        quote(compression)
-    );
+    let extra = [
+        ("count", "1".to_string()),
+        ("gzip_bytes", gz.len().to_string()),
+        ("shared_strings", "false".to_string()),
+        ("compression", quote(if q.gzip { "gzip" } else { "none" })),
+    ];
     let json = match crate::explain::data::explain(format, &doc.schema, &bytes) {
-        Ok(ex) => with_members(crate::explain::data::to_json(&ex), &ex),
-        Err(failed) => crate::explain::failed_json(format, &bytes, &failed, &[]),
+        Ok(ex) => with_members(crate::explain::data::to_json(&ex, &extra), &ex),
+        Err(failed) => crate::explain::failed_json(format, &bytes, &failed, &extra),
     };
     s.body.clear();
-    // `{"format":…` → `{extra,"format":…`
-    s.body.push(b'{');
-    s.body.extend_from_slice(extra.as_bytes());
-    s.body.push(b',');
-    s.body.extend_from_slice(&json.as_bytes()[1..]);
+    s.body.extend_from_slice(json.as_bytes());
     let mut reply = Reply::new(Head::ok(JSON, VARY), Body::Scratch);
     reply.format = Some(format);
     reply
@@ -578,12 +574,12 @@ mod tests {
         let text = r#"{"orders":[{"id":1,"tags":{"a":"x"},"note":null},{"id":2,"tags":{},"note":"hi"}],"t":1.5}"#;
         let path = std::env::temp_dir().join(format!("wirebench-page-budget-{}.json", std::process::id()));
         std::fs::write(&path, text).unwrap();
-        let doc = Document::load(path.to_str().unwrap(), None).unwrap();
+        let doc = crate::payload::Document::load(path.to_str().unwrap(), None).unwrap();
         for format in Format::ALL {
             let mut bytes = Vec::new();
             crate::generic::encode(format, &doc.schema, &doc.datum, &mut bytes).unwrap();
             let ex = crate::explain::data::explain(format, &doc.schema, &bytes).unwrap();
-            let json = crate::explain::data::to_json(&ex);
+            let json = crate::explain::data::to_json(&ex, &[]);
             assert!(
                 json.len() <= bytes.len() * EXPLAIN_JSON_BYTES_PER_BYTE,
                 "{format:?}: {} bytes of JSON for {}",

@@ -1,12 +1,12 @@
-//! What `serve` serves under its payload routes: the catalog's products
-//! (`/catalog`) and the user's document (`serve --data FILE.json`, `/data`).
-//! Both answer through the one route table of [`super::routes`]; this module
-//! says what differs: the size admission reserves, the encoder, and the
-//! schema a `Link` header names.
+//! What `serve` serves under its payload routes, each a [`Payload`]: the
+//! catalog's products (`/catalog`) and the user's document (`serve --data
+//! FILE.json`, `/data`). Both answer through the one route table of
+//! [`super::routes`]; this module says what differs on the wire: the size
+//! admission reserves, the `count` parameter, and the schema a `Link`
+//! header names.
 //!
 //! | | catalog | document |
 //! |---|---|---|
-//! | encoder | the catalog's own codecs (`Format::encode`) | the schema-driven codecs of [`crate::generic`] |
 //! | size reserved | `count` × [`BYTES_PER_PRODUCT`] (an upper bound) | its exact size in the format, measured at load |
 //! | `count` | the first N products | not a parameter (one document) |
 //! | `Link` (RFC 8288, `rel="describedby"`) | `catalog.avsc`/`.proto`/`.fbs` for Avro, Protobuf, FlatBuffers | `data.avsc` for JSON, MessagePack and Avro, `data.proto`, `data.fbs` |
@@ -16,9 +16,7 @@
 //! inferred) with the `data.proto` and `data.fbs` derived from it.
 
 use crate::codec::Format;
-use crate::generic::{self, datum::Datum, schema::Schema};
-use crate::model::Product;
-use std::sync::Arc;
+use crate::payload::Payload;
 
 /// Which payload a route serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,94 +65,25 @@ pub const SCHEMAS: [SchemaFile; 3] = [
     },
 ];
 
-/// The document's schema files: `(name, content type)`, text in
-/// [`Document::schema_text`]; the router matches each path by its index.
-pub const DOCUMENT_SCHEMAS: [(&str, &str); 3] = [("data.avsc", JSON), ("data.proto", TEXT), ("data.fbs", TEXT)];
+/// The document's schema files: `(name, extension, content type)`, text in
+/// `payload::Document::schema_text`; the router matches each path by its index.
+pub const DOCUMENT_SCHEMAS: [(&str, &str, &str); 3] = [
+    ("data.avsc", "avsc", JSON),
+    ("data.proto", "proto", TEXT),
+    ("data.fbs", "fbs", TEXT),
+];
 
 /// An upper bound of one fixture product's encoding in any format (JSON,
 /// the largest, averages ~620 bytes); a unit test holds it above the real size.
 pub const BYTES_PER_PRODUCT: usize = 768;
 
-/// `serve --data`: the user's document, its schema, and the texts served for it.
-#[derive(Debug)]
-pub struct Document {
-    pub schema: Schema,
-    /// `/schemas/data.avsc`.
-    pub avsc: String,
-    /// `/schemas/data.proto` and `/schemas/data.fbs`, when derived.
-    pub proto: Option<String>,
-    pub fbs: Option<String>,
-    pub datum: Datum,
-    /// The document's encoded size in each served format: what admission reserves.
-    sizes: Vec<(Format, usize)>,
-}
-
-impl Document {
-    /// Loads `--data FILE.json` with `--schema S.avsc` or the inferred schema,
-    /// and checks that every served format encodes it.
-    pub fn load(data: &str, schema: Option<&str>) -> Result<Document, String> {
-        let loaded = generic::input::load(data, schema)?;
-        let mut sizes = Vec::new();
-        for f in Format::ALL.into_iter().filter(|&f| generic::supports(f)) {
-            let mut out = Vec::new();
-            generic::encode(f, &loaded.schema, &loaded.datum, &mut out)
-                .map_err(|e| format!("{data}: {}: {e}", f.name()))?;
-            sizes.push((f, out.len()));
-        }
-        let derived = |target| generic::derive::derive(&loaded.schema, target).ok();
-        Ok(Document {
-            sizes,
-            proto: derived(generic::derive::Target::Proto),
-            fbs: derived(generic::derive::Target::Fbs),
-            schema: loaded.schema,
-            avsc: loaded.schema_text,
-            datum: loaded.datum,
-        })
-    }
-
-    /// The document's encoded size in `format` (0 for a format not served).
-    pub fn size(&self, format: Format) -> usize {
-        self.sizes.iter().find(|(f, _)| *f == format).map_or(0, |(_, n)| *n)
-    }
-
-    /// The text of `/schemas/{name}` for a name of [`DOCUMENT_SCHEMAS`];
-    /// `None` when the schema has no such derivation.
-    pub fn schema_text(&self, name: &str) -> Option<&str> {
-        match name {
-            "data.avsc" => Some(&self.avsc),
-            "data.proto" => self.proto.as_deref(),
-            "data.fbs" => self.fbs.as_deref(),
-            _ => None,
-        }
-    }
-}
-
-/// What a payload route encodes: the first `count` products, or the document.
-#[derive(Debug, Clone)]
-pub enum Payload {
-    Catalog { products: Arc<Vec<Product>>, count: usize },
-    Document(Arc<Document>),
-}
-
-impl Payload {
-    /// Bytes to reserve before encoding it in `format`: an upper bound for
-    /// the catalog, the exact size for the document.
-    pub fn reserve(&self, format: Format) -> usize {
-        match self {
-            Payload::Catalog { count, .. } => count.saturating_mul(BYTES_PER_PRODUCT),
-            Payload::Document(d) => d.size(format),
-        }
-    }
-
-    /// Appends its encoding in `format` to `out`.
-    pub fn encode(&self, format: Format, out: &mut Vec<u8>) -> Result<(), String> {
-        let r = match self {
-            Payload::Catalog { products, count } => format
-                .encode(&products[..(*count).min(products.len())], out)
-                .map_err(|e| e.to_string()),
-            Payload::Document(d) => generic::encode(format, &d.schema, &d.datum, out).map_err(|e| e.to_string()),
-        };
-        r.map_err(|e| format!("encoding {} failed: {e}", format.name()))
+/// Bytes to reserve before encoding `payload` in `format`: an upper bound
+/// for the catalog (its size would cost an encode), the size measured at
+/// load for the document.
+pub fn reserve(payload: &Payload, format: Format) -> usize {
+    match payload {
+        Payload::Catalog(p) => p.count().saturating_mul(BYTES_PER_PRODUCT),
+        Payload::Document(_) => payload.size(format).unwrap_or(0),
     }
 }
 

@@ -25,13 +25,14 @@ use super::config::ServerConfig;
 use super::metrics::{Exposition, Route as Label};
 use super::negotiate;
 use super::parse::Request;
-use super::payloads::{self, DOCUMENT_SCHEMAS, Document, Kind, Payload, SCHEMAS};
+use super::payloads::{self, DOCUMENT_SCHEMAS, Kind, SCHEMAS};
 pub use super::response::{Body, Reply};
 use super::response::{Head, VARY, json_error};
 use super::server::{Bound, Server};
 use super::shared::Handler;
 use crate::codec::Format;
 use crate::model::Product;
+use crate::payload::{Document, Payload};
 use std::io;
 use std::sync::Arc;
 use std::time::Instant;
@@ -85,12 +86,14 @@ pub const PONG: &[u8] = br#"{"message":"pong"}"#;
 pub struct App {
     /// Shared with the encoder threads.
     pub products: Arc<Vec<Product>>,
+    /// The catalog of every product prepared; a request cuts it to its `count`.
+    pub catalog: Payload,
     /// Largest `count` accepted: min(`--max-count`, products prepared).
     pub max_count: usize,
     /// The browser page's data: the evolution lab, the results directory.
     pub page: super::page_data::Page,
     /// `serve --data`: the document under `/data`.
-    pub data: Option<Arc<Document>>,
+    pub data: Option<Payload>,
 }
 
 impl App {
@@ -114,14 +117,16 @@ impl App {
                 let schema = schema.as_ref().map(|p| p.to_string_lossy().into_owned());
                 let doc = Document::load(&data.to_string_lossy(), schema.as_deref())
                     .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-                Some(Arc::new(doc))
+                Some(Payload::document(doc))
             }
             None => None,
         };
+        let products = Arc::new(products);
         Ok(App {
             data,
             max_count: products.len(),
-            products: Arc::new(products),
+            catalog: Payload::catalog(Arc::clone(&products)),
+            products,
             page: config.page.clone(),
         })
     }
@@ -233,7 +238,7 @@ fn other_route(app: &App, req: &Request<'_>, path: &str, query: &str, s: &mut Sc
         products: &app.products,
         max_count: app.max_count,
         page: &app.page,
-        data: app.data.as_deref(),
+        data: app.data.as_ref(),
     };
     if let Some(reply) = super::page::handle(page, req, path, query, s) {
         return Err(reply);
@@ -259,7 +264,7 @@ fn other_route(app: &App, req: &Request<'_>, path: &str, query: &str, s: &mut Sc
                     None => {
                         let mut names: Vec<&str> = SCHEMAS.iter().map(|f| f.name).collect();
                         if app.data.is_some() {
-                            names.extend(DOCUMENT_SCHEMAS.iter().map(|(n, _)| *n));
+                            names.extend(DOCUMENT_SCHEMAS.iter().map(|(n, _, _)| *n));
                         }
                         let msg = format!("unknown schema file {name:?}; files: {}", names.join(", "));
                         Err(error(s, 404, &msg, ""))
@@ -298,8 +303,13 @@ fn not_found(app: &App, path: &str, s: &mut Scratch) -> Reply {
 
 /// `/schemas/data.*`: the document's schema, or a 404 when it has no such derivation.
 fn document_schema(app: &App, i: usize, s: &mut Scratch) -> Reply {
-    let (name, content_type) = DOCUMENT_SCHEMAS[i];
-    match app.data.as_deref().and_then(|d| d.schema_text(name)) {
+    let (name, ext, content_type) = DOCUMENT_SCHEMAS[i];
+    match app
+        .data
+        .as_ref()
+        .and_then(Payload::as_document)
+        .and_then(|d| d.schema_text(ext))
+    {
         Some(text) => {
             s.body.clear();
             s.body.extend_from_slice(text.as_bytes());
@@ -539,20 +549,23 @@ fn payload(
         Ok(q) => q,
         Err(msg) => return error(s, 400, &msg, vary),
     };
-    let payload = match (kind, &app.data) {
-        (Kind::Catalog, _) => Payload::Catalog {
-            products: Arc::clone(&app.products),
-            count: q.count,
-        },
-        (Kind::Document, Some(doc)) => Payload::Document(Arc::clone(doc)),
-        (Kind::Document, None) => return error(s, 404, "/data is served with `serve --data FILE.json`", vary),
+    let payload = match kind {
+        Kind::Catalog => app.catalog.with_count(q.count),
+        Kind::Document => app.data.clone(),
     };
-    let Some(size) = s.admit(payload.reserve(format), q.gzip.is_some()) else {
+    let Some(payload) = payload else {
+        return error(s, 404, "/data is served with `serve --data FILE.json`", vary);
+    };
+    let Some(size) = s.admit(payloads::reserve(&payload, format), q.gzip.is_some()) else {
         return over_budget(s);
     };
     let t0 = Instant::now();
     // On the encoder thread for large bodies, gzip included when asked.
-    let encoded = s.encode(size, q.gzip, move |out| payload.encode(format, out));
+    let encoded = s.encode(size, q.gzip, move |out| {
+        payload
+            .encode(format, out)
+            .map_err(|e| format!("encoding {} failed: {e}", format.name()))
+    });
     let encode_ns = u64::try_from(t0.elapsed().as_nanos()).unwrap_or(u64::MAX).max(1);
     if let Err(msg) = encoded {
         return error(s, 500, &msg, vary);
@@ -746,7 +759,7 @@ mod tests {
         }
 
         fn size(app: &App, format: Format) -> usize {
-            app.data.as_ref().unwrap().size(format)
+            app.data.as_ref().unwrap().size(format).unwrap()
         }
 
         #[test]

@@ -32,6 +32,7 @@ use super::verify::{self, Check, Target};
 use super::{client, open};
 use crate::codec::Format;
 use crate::model::Product;
+use crate::payload::Payload;
 use std::fs;
 use std::io::{self, Write};
 use std::net::SocketAddr;
@@ -107,30 +108,29 @@ fn record(config: &Config, csv: &mut dyn Write, label: &RunLabel, st: &RoundStat
     Ok(())
 }
 
-/// `--warmup` sequential requests on one connection. The first response that
-/// decodes is compared with `expected`; returns the failures and the first
-/// difference, if any (with `--data`: the first body that is not the document).
-pub fn warm_up(target: &Target, n: usize, expected: Option<&[Product]>) -> (Errors, Option<String>) {
+/// `--warmup` sequential requests on one connection. The first response
+/// that passes, and the first that fails, are compared with the payload
+/// ([`Check::difference`]: a catalog field by field, a document by its
+/// JSON); returns the failures and that first difference, if any (a
+/// passing first response that differs counts as a mismatch).
+pub fn warm_up(target: &Target, n: usize) -> (Errors, Option<String>) {
     let mut errors = Errors::default();
     let mut difference = None;
     let mut client = client::Client::new(target.addr, target.timeout);
     for i in 0..n {
         match client.send(&target.request) {
-            Ok(resp) => match target.check.verify_catalog(&resp) {
-                Ok(Some(catalog)) if i == 0 => {
-                    if let Some(d) = expected.and_then(|e| verify::first_difference(e, &catalog)) {
-                        errors.add(FailureKind::Mismatch);
-                        difference = Some(d);
-                    }
-                }
-                Ok(_) => {}
-                Err(kind) => {
+            Ok(resp) => {
+                let verdict = target.check.verify(&resp);
+                if let Err(kind) = verdict {
                     errors.add(kind);
-                    if let (None, Check::Data(e)) = (&difference, &target.check) {
-                        difference = e.difference(resp.body);
+                }
+                if difference.is_none() && (i == 0 || verdict.is_err()) {
+                    difference = target.check.difference(&resp);
+                    if verdict.is_ok() && difference.is_some() {
+                        errors.add(FailureKind::Mismatch);
                     }
                 }
-            },
+            }
             Err(kind) => errors.add(kind),
         }
     }
@@ -139,7 +139,7 @@ pub fn warm_up(target: &Target, n: usize, expected: Option<&[Product]>) -> (Erro
 
 fn run_url(config: &Config, url: &str, csv: &mut dyn Write) -> Result<u64, String> {
     let check = match (&config.data, config.verify_format) {
-        (Some(data), verify) => data_check(
+        (Some(data), verify) => verify::document_check(
             url,
             &data.to_string_lossy(),
             config.schema.as_deref().map(|p| p.to_string_lossy()).as_deref(),
@@ -164,7 +164,7 @@ fn run_url(config: &Config, url: &str, csv: &mut dyn Write) -> Result<u64, Strin
         target.server_pid = Some(pid);
     }
     for round in 1..=config.rounds {
-        let (warm_errors, difference) = warm_up(&target, config.warmup, None);
+        let (warm_errors, difference) = warm_up(&target, config.warmup);
         if let Some(d) = difference {
             eprintln!("load: {url}: {d}");
         }
@@ -177,7 +177,7 @@ fn run_url(config: &Config, url: &str, csv: &mut dyn Write) -> Result<u64, Strin
             compression: config.compression.name().into(),
             concurrency: config.concurrency,
             verify: match (&target.check, config.verify_format) {
-                (Check::Data(e), _) => format!("data:{}", e.format.name()),
+                (Check::Payload { format, .. }, _) => format!("data:{}", format.name()),
                 (_, Some(f)) => format!("{}:{}", f.name(), config.verify.name()),
                 (_, None) => "status".into(),
             },
@@ -190,26 +190,6 @@ fn run_url(config: &Config, url: &str, csv: &mut dyn Write) -> Result<u64, Strin
         record(config, csv, &label, &st)?;
     }
     Ok(failed)
-}
-
-/// The [`Check`] of `load --url URL --data FILE.json [--schema S.avsc]
-/// [--verify FORMAT]`.
-pub fn data_check(
-    url: &str,
-    data: &str,
-    schema_path: Option<&str>,
-    verify: Option<Format>,
-    timeout: std::time::Duration,
-) -> Result<Check, String> {
-    let probe = Target::from_url(url, Check::Status200, timeout)?;
-    let rest = url.strip_prefix("http://").unwrap_or(url);
-    let (authority, path) = match rest.find('/') {
-        Some(i) => (&rest[..i], &rest[i..]),
-        None => (rest, "/"),
-    };
-    let format = super::data::format_of(path, verify)?;
-    let e = super::data::expected(data, schema_path, format, probe.addr, authority, timeout)?;
-    Ok(Check::Data(std::sync::Arc::new(e)))
 }
 
 /// Formats of round `round` (1-based): `formats` rotated left by `(seed + round - 1) mod n`.
@@ -258,6 +238,7 @@ fn run_catalog(config: &Config, csv: &mut dyn Write) -> Result<u64, String> {
 /// stderr with the elapsed time and an estimate of what is left.
 pub fn run_cases(config: &Config, csv: &mut dyn Write, addr: SocketAddr, products: &[Product]) -> Result<u64, String> {
     let host = addr.to_string();
+    let payload = Payload::catalog(std::sync::Arc::new(products.to_vec()));
     let mut failed = 0;
     let mut progress =
         crate::measure::progress::Progress::new(config.rounds * config.formats.len() * config.counts.len());
@@ -274,16 +255,18 @@ pub fn run_cases(config: &Config, csv: &mut dyn Write, addr: SocketAddr, product
                     addr,
                     url: format!("http://{host}{path}"),
                     request: client::get_request(&host, &path),
-                    check: Check::Catalog {
+                    check: Check::Payload {
+                        payload: payload
+                            .with_count(count)
+                            .ok_or("the fixture is shorter than --counts")?,
                         format,
-                        count,
-                        gzip: config.compression.gzipped(),
+                        gzip: Some(config.compression.gzipped()),
                         verify: config.verify,
                     },
                     timeout: config.timeout,
                     server_pid: config.server_pid,
                 };
-                let (warm_errors, difference) = warm_up(&target, config.warmup, Some(&products[..count]));
+                let (warm_errors, difference) = warm_up(&target, config.warmup);
                 if let Some(d) = difference {
                     eprintln!("bench: {} differs from the fixture: {d}", target.url);
                 }

@@ -18,7 +18,7 @@
 //! chunked), has status 200, and — in catalog mode — was gunzipped exactly when
 //! asked, decoded by the format's decoder (which validates the domain rules) and
 //! holds the asked number of products; with `--data`, decoded with the
-//! document's schema to the document itself ([`data`]). Everything else is a failure counted by
+//! document's schema to the document itself ([`crate::payload`]). Everything else is a failure counted by
 //! [`FailureKind`]; none is dropped. In `--url` mode, status 200 + whole body is success.
 //!
 //! # Module map
@@ -27,8 +27,8 @@
 //! - [`cases`]: the plan (format × count × round, rotated order), the
 //!   in-process server, `--url` mode, and where results go.
 //! - [`client`]: one blocking keep-alive HTTP/1.1 connection.
-//! - [`verify`]: what a response must be to count ([`FailureKind`] otherwise);
-//!   [`data`]: the check of `--data`, a served user document.
+//! - [`verify`]: what a response must be to count ([`FailureKind`] otherwise):
+//!   the catalog or the `--data` document, one [`crate::payload::Payload`].
 //! - [`failure`]: [`FailureKind`] and the [`Errors`] counts by kind.
 //! - [`round`]: what every driver shares: [`round::RoundStats`], the
 //!   start line that begins a round's threads at one instant, and the CPU time
@@ -46,7 +46,6 @@ pub mod cases;
 pub mod client;
 pub mod closed;
 pub mod config;
-pub mod data;
 pub mod failure;
 pub mod link;
 pub mod mux;

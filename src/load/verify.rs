@@ -1,135 +1,75 @@
-//! What makes a response a success, and the field-by-field comparison of a
-//! decoded catalog with the fixture.
+//! What makes a response a success: a [`Target`] is everything a connection
+//! thread needs (where to connect, the prebuilt request bytes) and the
+//! [`Check`] each response must pass.
 //!
-//! A [`Target`] is everything a connection thread needs: where to connect, the
-//! prebuilt request bytes, and the [`Check`] each response must pass.
-//!
-//! `--url URL --verify FORMAT` checks any server's bodies with [`Check::Decode`]:
-//! the [`Decoder`] chosen there is the one switch between decoding strategies.
+//! Catalog mode and `--url … --data FILE.json` check every body against a
+//! [`Payload`] ([`Check::Payload`]): the catalog's product count, or every
+//! value of the user's document. `--url URL --verify FORMAT` checks any
+//! server's catalog bodies with [`Check::Decode`]; the [`Verify`] chosen
+//! there is the one switch between decoding strategies.
 
-use super::client::Response;
-use super::data::Expected;
+use super::client::{Client, Response, get_request_accepting};
 use super::failure::FailureKind;
 use crate::codec::Format;
-use crate::model::{Catalog, Product};
+use crate::generic::{self, input, schema::Schema};
+use crate::payload::{Document, Payload, Refusal};
 use std::net::{SocketAddr, ToSocketAddrs};
-use std::sync::Arc;
 use std::time::Duration;
 
-/// How a catalog response's body is verified. Both validate every byte
-/// (UTF-8, ranges, list limits, enum values, required and duplicate fields,
-/// unique ids, trailing bytes) and check the product count; they differ in
-/// what they build.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Verify {
-    /// [`Format::decode_view`]: a view that borrows the body, no allocation
-    /// per product (the default: the client spends less of the cores it
-    /// shares with the server).
-    #[default]
-    Borrowed,
-    /// [`Format::decode`]: the owned domain types, as an application would
-    /// build them.
-    Owned,
-}
-
-impl Verify {
-    pub const ALL: [Verify; 2] = [Verify::Borrowed, Verify::Owned];
-
-    /// The name used by `--verify` and in the CSV's `verify` column.
-    pub fn name(self) -> &'static str {
-        match self {
-            Verify::Borrowed => "borrowed",
-            Verify::Owned => "owned",
-        }
-    }
-
-    /// Parses [`Verify::name`].
-    pub fn from_name(name: &str) -> Option<Verify> {
-        Verify::ALL.into_iter().find(|v| v.name() == name)
-    }
-
-    /// Checks `body` as `format` and returns its product count.
-    pub fn product_count(self, format: Format, body: &[u8]) -> Result<usize, crate::codec::DecodeError> {
-        match self {
-            Verify::Borrowed => format.decode_view(body).map(|v| v.len()),
-            Verify::Owned => format.decode(body).map(|c| c.products.len()),
-        }
-    }
-}
-
-impl std::str::FromStr for Verify {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Verify, String> {
-        Verify::from_name(s).ok_or_else(|| format!("expected borrowed or owned, found {s:?}"))
-    }
-}
+pub use crate::payload::{Verify, first_difference};
 
 /// The test a response must pass to count as a request.
 #[derive(Clone, Debug)]
 pub enum Check {
     /// `--url` mode: status 200 and the whole body read.
     Status200,
-    /// Catalog mode: status 200, gzip-encoded exactly when `gzip`, the body
-    /// decodes as `format` (decode validates the domain rules) and holds
-    /// `count` products; `verify` says which decoder checks it.
-    Catalog {
+    /// Catalog mode, and `--url` with `--data FILE.json`: status 200, the
+    /// body (gunzipped when the server chose gzip) is `payload` in `format`
+    /// ([`Payload::verify`]: a catalog's product count, a document's every
+    /// value), gzip-encoded exactly when `gzip` says so (`None`: either);
+    /// `verify` says which decoder reads a catalog.
+    Payload {
+        payload: Payload,
         format: Format,
-        count: usize,
-        gzip: bool,
+        gzip: Option<bool>,
         verify: Verify,
     },
     /// `--url` with `--verify FORMAT`: status 200, the body (gunzipped when
-    /// the server chose gzip) decodes as `format` with `decoder`, and holds
-    /// `expect_count` products when given.
+    /// the server chose gzip) decodes as a catalog in `format` with
+    /// `decoder`, and holds `expect_count` products when given.
     Decode {
         format: Format,
         expect_count: Option<usize>,
         decoder: Verify,
     },
-    /// `--url` with `--data FILE.json`: status 200 and the body decodes, with
-    /// the document's schema, to the document ([`super::data`]).
-    Data(Arc<Expected>),
 }
 
 impl Check {
     /// Ok when `resp` passes; otherwise the failure kind: `status` (not 200),
-    /// `decode` (the body is not a valid catalog in the format), `mismatch`
-    /// (valid, but the wrong product count or the wrong Content-Encoding).
+    /// `decode` (the body is not valid in the format), `mismatch` (valid,
+    /// but not the payload, the wrong product count or the wrong
+    /// Content-Encoding).
     pub fn verify(&self, resp: &Response<'_>) -> Result<(), FailureKind> {
         if resp.status != 200 {
             return Err(FailureKind::Status);
         }
         match *self {
             Check::Status200 => Ok(()),
-            Check::Data(ref expected) => expected.verify(resp.body),
-            Check::Decode { .. } => self.verify_catalog(resp).map(|_| ()),
-            Check::Catalog {
+            Check::Payload {
+                ref payload,
                 format,
-                count,
                 gzip,
                 verify,
             } => {
-                let n = verify
-                    .product_count(format, resp.body)
-                    .map_err(|_| FailureKind::Decode)?;
-                if n != count || resp.gzipped != gzip {
+                payload.verify(format, resp.body, verify).map_err(|r| match r {
+                    Refusal::Decode => FailureKind::Decode,
+                    Refusal::Mismatch => FailureKind::Mismatch,
+                })?;
+                if gzip.is_some_and(|g| g != resp.gzipped) {
                     return Err(FailureKind::Mismatch);
                 }
                 Ok(())
             }
-        }
-    }
-
-    /// Like [`Check::verify`] with the owned decoder, whatever `verify`
-    /// says, and returns the catalog (catalog mode only): the warm-up
-    /// compares it field by field with the fixture.
-    pub fn verify_catalog(&self, resp: &Response<'_>) -> Result<Option<Catalog>, FailureKind> {
-        if resp.status != 200 {
-            return Err(FailureKind::Status);
-        }
-        match *self {
-            Check::Status200 => Ok(None),
-            Check::Data(ref expected) => expected.verify(resp.body).map(|()| None),
             Check::Decode {
                 format,
                 expect_count,
@@ -140,20 +80,108 @@ impl Check {
                     .map_err(|_| FailureKind::Decode)?;
                 match expect_count {
                     Some(want) if want != n => Err(FailureKind::Mismatch),
-                    _ => Ok(None),
+                    _ => Ok(()),
                 }
-            }
-            Check::Catalog {
-                format, count, gzip, ..
-            } => {
-                let catalog = format.decode(resp.body).map_err(|_| FailureKind::Decode)?;
-                if catalog.products.len() != count || resp.gzipped != gzip {
-                    return Err(FailureKind::Mismatch);
-                }
-                Ok(Some(catalog))
             }
         }
     }
+
+    /// The first difference between `resp`'s body and the payload, in
+    /// words ([`Payload::difference`]); `None` when it is the payload, or
+    /// for a check without one.
+    pub fn difference(&self, resp: &Response<'_>) -> Option<String> {
+        match self {
+            Check::Payload { payload, format, .. } if resp.status == 200 => payload.difference(*format, resp.body),
+            _ => None,
+        }
+    }
+
+    /// The format a verified body is asked for in (`Accept`), if any.
+    fn format(&self) -> Option<Format> {
+        match *self {
+            Check::Status200 => None,
+            Check::Payload { format, .. } | Check::Decode { format, .. } => Some(format),
+        }
+    }
+}
+
+/// The [`Check`] of `load --url URL --data FILE.json [--schema S.avsc]
+/// [--verify FORMAT]`: status 200 and every body the document, read
+/// against its schema, so an absent nullable field and a `null` compare
+/// equal, as they decode.
+///
+/// - The schema is `schema_path`, else fetched once, before the run, from
+///   `/schemas/data.avsc` on the `url` server (what `serve --data` serves
+///   beside the document).
+/// - The format is `verify` (from `--verify FORMAT`, which also sets
+///   `Accept`, so `/data` negotiates it), else the last segment of a
+///   `/data/{format}` path.
+pub fn document_check(
+    url: &str,
+    data: &str,
+    schema_path: Option<&str>,
+    verify: Option<Format>,
+    timeout: Duration,
+) -> Result<Check, String> {
+    let probe = Target::from_url(url, Check::Status200, timeout)?;
+    let rest = url.strip_prefix("http://").unwrap_or(url);
+    let (authority, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, "/"),
+    };
+    let format = format_of(path, verify)?;
+    let (schema, avsc) = match schema_path {
+        Some(p) => input::schema_file(p)?,
+        None => fetch_schema(probe.addr, authority, timeout)?,
+    };
+    let text = input::read_file(data)?;
+    let datum = generic::document::read(&schema, &text).map_err(|e| format!("{data}: {e}"))?;
+    let document = Document::new(schema, avsc, datum).map_err(|e| format!("{data}: {e}"))?;
+    Ok(Check::Payload {
+        payload: Payload::document(document),
+        format,
+        gzip: None,
+        verify: Verify::Owned,
+    })
+}
+
+/// The format a `/data` URL is verified as: `verify` (from `--verify
+/// FORMAT`), else the `{format}` of a `/data/{format}` path.
+pub fn format_of(path: &str, verify: Option<Format>) -> Result<Format, String> {
+    if let Some(f) = verify {
+        return Ok(f);
+    }
+    let path = path.split('?').next().unwrap_or(path);
+    match path.strip_prefix("/data/").and_then(Format::from_name) {
+        Some(f) => Ok(f),
+        None => Err(format!(
+            "--data: cannot tell the format of {path:?}; use a /data/{{format}} path or --verify FORMAT"
+        )),
+    }
+}
+
+/// Largest schema accepted from the server.
+const MAX_SCHEMA: usize = 16 << 20;
+
+/// `GET /schemas/data.avsc` from `addr` (`authority` for the Host header).
+fn fetch_schema(addr: SocketAddr, authority: &str, timeout: Duration) -> Result<(Schema, String), String> {
+    let url = format!("http://{authority}/schemas/data.avsc");
+    let mut client = Client::new(addr, timeout);
+    let request = get_request_accepting(authority, "/schemas/data.avsc", "application/json");
+    let resp = client
+        .send(&request)
+        .map_err(|k| format!("{url}: the request failed ({})", k.name()))?;
+    if resp.status != 200 {
+        return Err(format!(
+            "{url}: status {} (is the server `wirebench serve --data`? or give --schema S.avsc)",
+            resp.status
+        ));
+    }
+    if resp.body.len() > MAX_SCHEMA {
+        return Err(format!("{url}: {} bytes is more than a schema may be", resp.body.len()));
+    }
+    let schema = Schema::parse(resp.body).map_err(|e| format!("{url}: {e}"))?;
+    Ok((schema, String::from_utf8_lossy(resp.body).into_owned()))
 }
 
 /// One load target: address, request bytes, check, timeout.
@@ -199,11 +227,7 @@ impl Target {
             .ok_or_else(|| format!("--url {url:?}: {with_port} resolves to no address"))?;
         // A verified body is asked for in its format, so a negotiating
         // endpoint (`/catalog`) answers in it.
-        let accept = match &check {
-            Check::Decode { format, .. } => format.content_type(),
-            Check::Data(expected) => expected.format.content_type(),
-            _ => "*/*",
-        };
+        let accept = check.format().map_or("*/*", Format::content_type);
         Ok(Target {
             addr,
             url: url.to_string(),
@@ -215,93 +239,17 @@ impl Target {
     }
 }
 
-/// The first difference between the fixture's first `got.products.len()`
-/// products and `got`, as `products[i].field: expected …, found …`; None when equal.
-/// `rating` is compared bit for bit.
-pub fn first_difference(expected: &[Product], got: &Catalog) -> Option<String> {
-    if got.products.len() > expected.len() {
-        return Some(format!(
-            "products: expected at most {} products, found {}",
-            expected.len(),
-            got.products.len()
-        ));
-    }
-    for (i, (e, g)) in expected.iter().zip(&got.products).enumerate() {
-        if let Some(d) = product_difference(e, g) {
-            return Some(format!("products[{i}].{d}"));
-        }
-    }
-    None
-}
-
-fn product_difference(e: &Product, g: &Product) -> Option<String> {
-    macro_rules! field {
-        ($name:ident) => {
-            if e.$name != g.$name {
-                return Some(format!(
-                    "{}: expected {:?}, found {:?}",
-                    stringify!($name),
-                    e.$name,
-                    g.$name
-                ));
-            }
-        };
-    }
-    field!(id);
-    field!(sku);
-    field!(name);
-    field!(description);
-    field!(price_cents);
-    field!(currency);
-    if e.rating.to_bits() != g.rating.to_bits() {
-        return Some(format!("rating: expected {:?}, found {:?}", e.rating, g.rating));
-    }
-    field!(review_count);
-    field!(in_stock);
-    field!(stock);
-    field!(status);
-    field!(tags);
-    field!(dimensions);
-    field!(variants);
-    field!(discount_percent);
-    field!(created_at_ms);
-    field!(image_url);
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixtures;
 
     #[test]
-    fn both_verifications_count_and_refuse_alike() {
-        assert_eq!(Verify::default(), Verify::Borrowed);
-        for v in Verify::ALL {
-            assert_eq!(Verify::from_name(v.name()), Some(v));
-            assert_eq!(v.name().parse::<Verify>(), Ok(v));
-            for f in Format::ALL {
-                let body = f.encode_to_vec(&fixtures::catalog(4).products).unwrap();
-                assert_eq!(v.product_count(f, &body).unwrap(), 4, "{v:?} {f}");
-                let cut = &body[..body.len() / 2];
-                assert!(v.product_count(f, cut).is_err(), "{v:?} {f}");
-            }
-        }
-        assert!("full".parse::<Verify>().is_err());
-    }
-
-    #[test]
-    fn differences_name_the_field() {
-        let expected = fixtures::catalog(3).products;
-        let mut got = fixtures::catalog(3);
-        assert_eq!(first_difference(&expected, &got), None);
-        got.products[2].stock += 1;
-        let d = first_difference(&expected, &got).unwrap();
-        assert!(d.starts_with("products[2].stock: expected "), "{d}");
-        let mut got = fixtures::catalog(2);
-        got.products[0].rating = f64::from_bits(expected[0].rating.to_bits() ^ 1);
-        let d = first_difference(&expected, &got).unwrap();
-        assert!(d.starts_with("products[0].rating: expected "), "{d}");
+    fn the_format_comes_from_verify_or_the_path() {
+        assert_eq!(format_of("/data/avro", None), Ok(Format::Avro));
+        assert_eq!(format_of("/data", Some(Format::Protobuf)), Ok(Format::Protobuf));
+        assert_eq!(format_of("/data/avro", Some(Format::Json)), Ok(Format::Json));
+        assert!(format_of("/data", None).unwrap_err().contains("--verify FORMAT"));
+        assert!(format_of("/data/xml", None).is_err());
     }
 
     #[test]

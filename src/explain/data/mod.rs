@@ -128,9 +128,9 @@ pub fn summary_text(ex: &DataExplained) -> String {
     out
 }
 
-/// The JSON form: [`super::to_json`] with the document read and the
-/// per-member bytes added.
-pub fn to_json(ex: &DataExplained) -> String {
+/// The JSON form: [`super::to_json`] with the document read, the
+/// per-member bytes and the members of `extra` added.
+pub fn to_json(ex: &DataExplained, extra: &[(&str, String)]) -> String {
     let mut members = String::from("{");
     for (i, (m, n)) in by_member(ex).iter().enumerate() {
         let _ = write!(
@@ -141,7 +141,9 @@ pub fn to_json(ex: &DataExplained) -> String {
         );
     }
     members.push('}');
-    super::to_json(&ex.explained, &[("document", ex.json.clone()), ("by_member", members)])
+    let mut all = vec![("document", ex.json.clone()), ("by_member", members)];
+    all.extend(extra.iter().cloned());
+    super::to_json(&ex.explained, &all)
 }
 
 /// The text `explain FORMAT --data` prints: the dump (when `dump`) and the
