@@ -236,6 +236,166 @@ fn head_has_the_same_headers_and_no_body() {
 }
 
 // ---------------------------------------------------------------------------
+// The user's document (`serve --data`): the catalog's route table
+
+/// A document with a map, a union (a field null in one record) and an array.
+const DOCUMENT: &str =
+    r#"{"orders":[{"id":1,"tags":{"a":"x","b":"y"},"note":null},{"id":2,"tags":{},"note":"hi"}],"total":2.5}"#;
+
+fn document_server() -> wirebench::http::Server {
+    let dir = std::env::temp_dir().join(format!("wirebench-http-data-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("doc.json");
+    std::fs::write(&path, DOCUMENT).unwrap();
+    start_with(|c| c.data = Some((path, None)))
+}
+
+/// The status, content type, encoding, `Vary` and `Link` of a response.
+fn shape(r: &Response) -> (u16, Option<&str>, Option<&str>, Option<&str>, Option<&str>) {
+    (
+        r.status,
+        r.header("content-type"),
+        r.header("content-encoding"),
+        r.header("vary"),
+        r.header("link"),
+    )
+}
+
+#[test]
+fn data_takes_the_catalogs_compression_accept_and_head() {
+    let server = document_server();
+    let mut c = Client::connect(server.local_addr());
+    for format in Format::ALL {
+        let name = format.name();
+        let plain = c.get(&format!("/data/{name}"));
+        assert_eq!(plain.status, 200, "{name}: {}", plain.text());
+        for level in ["gzip", "gzip1", "gzip6", "gzip9"] {
+            let r = c.get(&format!("/data/{name}?compression={level}"));
+            assert_eq!(
+                shape(&r),
+                (
+                    200,
+                    Some(format.content_type()),
+                    Some("gzip"),
+                    None,
+                    plain.header("link")
+                ),
+                "{name} {level}"
+            );
+            assert_eq!(
+                gzip::decompress(&r.body, 1 << 20).unwrap(),
+                plain.body,
+                "{name} {level}"
+            );
+        }
+        // HEAD: the GET's headers, no body.
+        c.send(format!("HEAD /data/{name}?compression=gzip HTTP/1.1\r\nHost: t\r\n\r\n").as_bytes());
+        let h = c.read_response(true);
+        let g = c.get(&format!("/data/{name}?compression=gzip"));
+        assert_eq!(shape(&h), shape(&g), "HEAD {name}");
+        assert_eq!(h.header("content-length"), Some(g.body.len().to_string().as_str()));
+    }
+    // Accept chooses the format on /data as on /catalog, with compression.
+    for (accept, media_type, link) in [
+        (
+            "application/vnd.msgpack",
+            "application/vnd.msgpack",
+            "</schemas/data.avsc>; rel=\"describedby\"",
+        ),
+        (
+            "application/protobuf;q=0.9, application/json;q=0.1",
+            "application/protobuf",
+            "</schemas/data.proto>; rel=\"describedby\"",
+        ),
+    ] {
+        c.send(format!("GET /data?compression=gzip HTTP/1.1\r\nHost: t\r\nAccept: {accept}\r\n\r\n").as_bytes());
+        let d = c.read_response(false);
+        assert_eq!(
+            shape(&d),
+            (200, Some(media_type), Some("gzip"), Some("Accept"), Some(link)),
+            "{accept}"
+        );
+        c.send(format!("GET /catalog?compression=gzip HTTP/1.1\r\nHost: t\r\nAccept: {accept}\r\n\r\n").as_bytes());
+        let k = c.read_response(false);
+        assert_eq!(
+            (
+                k.status,
+                k.header("content-type"),
+                k.header("content-encoding"),
+                k.header("vary")
+            ),
+            (200, Some(media_type), Some("gzip"), Some("Accept")),
+            "{accept}"
+        );
+    }
+    // The same errors, the same words.
+    for (data, catalog, status) in [
+        ("/data/json?compression=br", "/catalog/json?compression=br", 400),
+        (
+            "/data/json?compression=gzip&compression=none",
+            "/catalog/json?compression=gzip&compression=none",
+            400,
+        ),
+        ("/data/xml", "/catalog/xml", 404),
+    ] {
+        let (d, k) = (c.get(data), c.get(catalog));
+        assert_eq!((d.status, d.text()), (status, k.text()), "{data} vs {catalog}");
+    }
+    check(
+        &mut c,
+        &get("/data/json?count=2"),
+        400,
+        "count\\\"; allowed: compression",
+    );
+    for path in ["/data", "/data/avro?compression=gzip"] {
+        let req = format!("POST {path} HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n");
+        let r = check(
+            &mut c,
+            &req,
+            405,
+            &format!(
+                "method POST is not allowed on {}; allowed: GET, HEAD",
+                path.split('?').next().unwrap()
+            ),
+        );
+        assert_eq!(r.header("allow"), Some("GET, HEAD"));
+    }
+    c.send(b"GET /data HTTP/1.1\r\nHost: t\r\nAccept: image/png\r\n\r\n");
+    let d = c.read_response(false);
+    c.send(b"GET /catalog HTTP/1.1\r\nHost: t\r\nAccept: image/png\r\n\r\n");
+    let k = c.read_response(false);
+    assert_eq!((d.status, d.text(), d.header("vary")), (406, k.text(), Some("Accept")));
+}
+
+#[test]
+fn the_index_lists_the_data_routes_when_served() {
+    let server = document_server();
+    let mut c = Client::connect(server.local_addr());
+    let with = c.get("/").text();
+    for route in [
+        "GET|HEAD /data/{json|msgpack|protobuf|avro|flatbuffers}?compression=",
+        "GET|HEAD /data?compression=",
+        "/schemas/{data.avsc|data.proto|data.fbs}",
+    ] {
+        assert!(with.contains(route), "{route} missing from:\n{with}");
+    }
+    assert!(with.contains("GET|HEAD /catalog/{json"), "{with}");
+    let plain = start();
+    let without = Client::connect(plain.local_addr()).get("/").text();
+    assert!(!without.contains("/data"), "{without}");
+    // Every route the index lists with --data answers 200.
+    for path in [
+        "/data/json?compression=gzip",
+        "/data?compression=none",
+        "/schemas/data.avsc",
+        "/schemas/data.proto",
+        "/schemas/data.fbs",
+    ] {
+        assert_eq!(c.get(path).status, 200, "{path}");
+    }
+}
+
+// ---------------------------------------------------------------------------
 // Connection management
 
 #[test]
@@ -645,10 +805,10 @@ fn a_fixture_file_caps_count_at_its_product_count() {
         c.max_count = 10_000;
         c.fixture = Some(path);
     });
-    assert_eq!(server.max_count(), 1000, "min(--max-count, products in the file)");
     let mut c = Client::connect(server.local_addr());
     let got = fetch_catalog(&mut c, Format::Protobuf, 1000, false).unwrap();
     assert_eq!(got, fixtures::catalog(1000));
+    // min(--max-count, products in the file), as a client sees it.
     check(&mut c, &get("/catalog/json?count=1001"), 400, "from 1 to 1000");
 
     let missing = wirebench::http::ServerConfig {

@@ -189,3 +189,86 @@ fn evolution_cells_and_results_directory() {
     assert_eq!(json(&c.get("/page/info.json"))["results"], false);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A document with a map (`tags`), a union (`note`: null or a string) and nulls.
+const DOCUMENT: &str = r#"{"orders":[{"id":1,"tags":{"gift":"yes","rush":"no"},"note":null},{"id":2,"tags":{},"note":"leave at door"}],"total":12.5}"#;
+/// Its schema: inference would make `tags` a record of its two keys.
+const SCHEMA: &str = r#"{"type":"record","name":"Doc","fields":[
+  {"name":"orders","type":{"type":"array","items":{"type":"record","name":"Order","fields":[
+    {"name":"id","type":"long"},
+    {"name":"tags","type":{"type":"map","values":"string"}},
+    {"name":"note","type":["null","string"]}]}}},
+  {"name":"total","type":"double"}]}"#;
+
+#[test]
+fn the_page_explains_the_served_document_in_every_format() {
+    let dir = std::env::temp_dir().join(format!("wirebench-page-data-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("doc.json");
+    std::fs::write(&path, DOCUMENT).unwrap();
+    let schema = dir.join("doc.avsc");
+    std::fs::write(&schema, SCHEMA).unwrap();
+    let server = server::start_with(|c| c.data = Some((path, Some(schema))));
+    let mut c = Client::connect(server.local_addr());
+    assert_eq!(json(&c.get("/page/info.json"))["data"], true);
+    let document: serde_json::Value = serde_json::from_str(DOCUMENT).unwrap();
+    for format in Format::ALL {
+        let served = c.get(&format!("/data/{format}"));
+        assert_eq!(served.status, 200, "{format}");
+        let r = get(&mut c, &format!("/explain/{format}?payload=data"), "application/json");
+        assert_eq!(r.status, 200, "{format}: {}", r.text());
+        let v = json(&r);
+        assert!(v["error"].is_null(), "{format}: {}", v["error"]);
+        // The bytes explained are the bytes /data serves, every one covered.
+        assert_eq!(v["bytes"], served.body.len(), "{format}");
+        let spans = v["spans"].as_array().unwrap();
+        let covered: u64 = spans.iter().map(|s| s["length"].as_u64().unwrap()).sum();
+        assert_eq!(covered as usize, served.body.len(), "{format}");
+        // The explainer read the document back.
+        assert_eq!(v["document"], document, "{format}");
+        // Bytes linked to fields: each span to the root member it belongs
+        // to (`tops` indexes `members`, -1 for the root's own framing), and
+        // the bytes of each member add up to its `by_member` row.
+        let members: Vec<&str> = v["members"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap())
+            .collect();
+        assert_eq!(members, ["orders", "total"], "{format}");
+        let tops = v["tops"].as_array().unwrap();
+        assert_eq!(tops.len(), spans.len(), "{format}");
+        for (i, m) in members.iter().enumerate() {
+            let bytes: u64 = spans
+                .iter()
+                .zip(tops)
+                .filter(|(_, t)| t.as_i64() == Some(i as i64))
+                .map(|(s, _)| s["length"].as_u64().unwrap())
+                .sum();
+            assert!(bytes > 0, "{format}: no bytes of {m}");
+            assert_eq!(v["by_member"][m], bytes, "{format}: {m}");
+        }
+        assert!(
+            v["by_member"]["orders"].as_u64().unwrap() > 0,
+            "{format}: {}",
+            v["by_member"]
+        );
+        let mut gz = Vec::new();
+        wirebench::gzip::compress(&served.body, wirebench::gzip::DEFAULT_LEVEL, &mut gz);
+        assert_eq!(v["gzip_bytes"], gz.len(), "{format}");
+    }
+    for (bad, status) in [
+        ("/explain/json?payload=data&count=2", 400),
+        ("/explain/flatbuffers?payload=data&share=strings", 400),
+        ("/explain/json?payload=other", 400),
+    ] {
+        assert_eq!(get(&mut c, bad, "application/json").status, status, "{bad}");
+    }
+    // Without --data: the page is told, and the route says which flag serves it.
+    let plain = server::start();
+    let mut p = Client::connect(plain.local_addr());
+    assert_eq!(json(&p.get("/page/info.json"))["data"], false);
+    let r = get(&mut p, "/explain/json?payload=data", "application/json");
+    assert_eq!(r.status, 404);
+    assert!(r.text().contains("serve --data"), "{}", r.text());
+}

@@ -24,8 +24,6 @@ use super::admission::{Size, Ticket};
 use super::encoders::{EncodeDone, EncodeJob};
 use super::memory::Resources;
 use super::warm::POOL_BUFFER;
-use crate::codec::Format;
-use crate::model::Product;
 use std::sync::{Arc, mpsc};
 
 /// Response buffer capacity a worker keeps between responses (each of body and gzip).
@@ -104,23 +102,18 @@ impl Scratch {
         Some(size)
     }
 
-    /// Replaces `body` with the encoding of the first `count` products, and
-    /// `gz` with its gzip at level `gzip` when asked. A large body is encoded on an encoder
-    /// thread, in the buffers [`Scratch::admit`] gave it.
+    /// Replaces `body` with what `encode` writes, and `gz` with its gzip at
+    /// level `gzip` when asked. A large body is encoded on an encoder
+    /// thread, in the buffers [`Scratch::admit`] gave it; a small one here.
     pub fn encode(
         &mut self,
         size: Size,
-        format: Format,
-        products: &Arc<Vec<Product>>,
-        count: usize,
         gzip: Option<u8>,
+        encode: impl FnOnce(&mut Vec<u8>) -> Result<(), String> + Send + 'static,
     ) -> Result<(), String> {
-        let count = count.min(products.len());
         if size == Size::Large {
             let job = EncodeJob {
-                format,
-                products: Arc::clone(products),
-                count,
+                encode: Box::new(encode),
                 gzip,
                 body: std::mem::take(&mut self.body),
                 gz: std::mem::take(&mut self.gz),
@@ -137,9 +130,7 @@ impl Scratch {
             return done.result;
         }
         self.body.clear();
-        format
-            .encode(&products[..count], &mut self.body)
-            .map_err(|e| format!("encoding {} failed: {e}", format.name()))?;
+        encode(&mut self.body)?;
         if let Some(level) = gzip {
             self.gzip(level);
         }
@@ -197,7 +188,19 @@ mod tests {
     use super::super::config::ServerConfig;
     use super::super::memory::Resources;
     use super::*;
+    use crate::codec::Format;
     use crate::gzip;
+    use crate::model::Product;
+
+    /// The first `count` products in `format`, as a route hands it over.
+    fn catalog(
+        format: Format,
+        products: &Arc<Vec<Product>>,
+        count: usize,
+    ) -> impl FnOnce(&mut Vec<u8>) -> Result<(), String> + Send + 'static {
+        let products = Arc::clone(products);
+        move |out| format.encode(&products[..count], out).map_err(|e| e.to_string())
+    }
 
     fn resources(max_inflight_bytes: usize) -> Arc<Resources> {
         let config = ServerConfig {
@@ -227,7 +230,7 @@ mod tests {
         let mut s = Scratch::new(Arc::clone(&res));
         for round in 0..2 {
             assert_eq!(s.admit(768_000, true), Some(Size::Large));
-            s.encode(Size::Large, Format::Protobuf, &products, 1000, Some(6))
+            s.encode(Size::Large, Some(6), catalog(Format::Protobuf, &products, 1000))
                 .unwrap();
             assert_eq!(s.body, Format::Protobuf.encode_to_vec(&products).unwrap());
             assert_eq!(gzip::decompress(&s.gz, 2 << 20).unwrap(), s.body);
@@ -255,7 +258,8 @@ mod tests {
         let products = Arc::new(crate::fixtures::catalog(3000).products);
         let mut s = Scratch::new(Arc::clone(&res));
         assert_eq!(s.admit(3000 * 768, false), Some(Size::Large));
-        s.encode(Size::Large, Format::Json, &products, 3000, None).unwrap();
+        s.encode(Size::Large, None, catalog(Format::Json, &products, 3000))
+            .unwrap();
         assert_eq!(s.body, Format::Json.encode_to_vec(&products).unwrap());
         s.release();
         assert_eq!(s.capacity(), 0);
@@ -292,7 +296,8 @@ mod tests {
         let products = Arc::new(crate::fixtures::catalog(10).products);
         let mut s = Scratch::new(Arc::clone(&res));
         assert_eq!(s.admit(1000, true), Some(Size::Small));
-        s.encode(Size::Small, Format::Json, &products, 1, Some(6)).unwrap();
+        s.encode(Size::Small, Some(6), catalog(Format::Json, &products, 1))
+            .unwrap();
         assert_eq!(s.body, Format::Json.encode_to_vec(&products[..1]).unwrap());
         assert_eq!(gzip::decompress(&s.gz, 1 << 20).unwrap(), s.body);
         s.release();

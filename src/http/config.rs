@@ -35,7 +35,7 @@ pub struct ServerConfig {
     /// A catalog JSON file to serve instead of the generated fixture.
     pub fixture: Option<PathBuf>,
     /// `--data FILE.json [--schema S.avsc]`: any JSON document served under
-    /// `/data` (src/http/data.rs), with its schema given or inferred.
+    /// `/data` (the route table of `routes.rs`), with its schema given or inferred.
     pub data: Option<(PathBuf, Option<PathBuf>)>,
     /// How long a keep-alive connection may sit between requests.
     pub idle_timeout: Duration,

@@ -1,4 +1,5 @@
-//! One connection, start to close: read → parse → route → write, repeated.
+//! One connection, start to close: read → parse → handle → write, repeated.
+//! The [`super::shared::Handler`] decides each reply; this module knows no route.
 //!
 //! - **Keep-alive** is the HTTP/1.1 default; `Connection: close` ends it after
 //!   the response; HTTP/1.0 keeps the connection only when the client sent
@@ -46,13 +47,14 @@
 //! of the idle period).
 //!
 //! The rare paths (errors, timeouts, body-discarding, large sends,
-//! `/metrics`, the access log) are functions of their own, out of line, so
+//! the access log) are functions of their own, out of line, so
 //! the common path's frames stay small.
 
+use super::buffers::Scratch;
 use super::config::ServerConfig;
+use super::metrics::Exposition;
 use super::parse::{self, Parsed, Version};
-use super::response::{self, Connection};
-use super::routes::{Body, Reply, Scratch};
+use super::response::{self, Body, Connection, Reply};
 use super::shared::{Job, Shared};
 use std::io::{self, Read as _};
 use std::net::{Shutdown, SocketAddr, TcpStream};
@@ -353,7 +355,10 @@ impl Conn<'_> {
         // The head completed with the read that brought its last bytes.
         let handled_at = self.last_read;
         let shared = self.shared;
-        let reply = match catch_unwind(AssertUnwindSafe(|| (shared.router)(&shared.app, &req, &mut w.scratch))) {
+        let metrics = Exposition::new(&shared.metrics, &shared.listener);
+        let reply = match catch_unwind(AssertUnwindSafe(|| {
+            shared.handler.handle(&req, &mut w.scratch, &metrics)
+        })) {
             Ok(reply) => reply,
             Err(_) => {
                 w.scratch.body.clear(); // whatever the panic left half-written
@@ -412,11 +417,6 @@ impl Conn<'_> {
             Body::Static(b) => b,
             Body::Scratch => &w.scratch.body,
             Body::Gzipped => &w.scratch.gz,
-            Body::Schema(i) => shared.app.schemas[i].bytes,
-            Body::Metrics => {
-                render_metrics(shared, &mut w.scratch.body);
-                &w.scratch.body
-            }
         };
         w.head.clear();
         response::write_head(
@@ -553,15 +553,6 @@ fn send_large(stream: &TcpStream, head: &[u8], body: &[u8], cfg: &ServerConfig) 
     result
 }
 
-/// `/metrics`: the exposition of the server's counters and the kernel's
-/// listen-queue figures, read now, into `out`.
-#[inline(never)]
-fn render_metrics(shared: &Shared, out: &mut Vec<u8>) {
-    out.clear();
-    let kernel = super::metrics::Kernel::read(&shared.listener);
-    shared.metrics.render(shared.metrics.gauges(), &kernel, out);
-}
-
 /// `--access-log`: when the request started and its request line.
 #[cold]
 #[inline(never)]
@@ -580,15 +571,11 @@ fn log_request(peer: SocketAddr, line: &str, status: u16, len: usize, t0: Instan
 #[cold]
 #[inline(never)]
 fn internal_error(s: &mut Scratch) -> Reply {
-    response::json_error(&mut s.body, "internal error: the handler panicked; see the server log");
-    Reply::new(
-        response::Head {
-            status: 500,
-            content_type: "application/json",
-            extra: "",
-            gzip: false,
-        },
-        Body::Scratch,
+    Reply::error(
+        &mut s.body,
+        500,
+        "internal error: the handler panicked; see the server log",
+        "",
     )
 }
 

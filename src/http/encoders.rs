@@ -13,9 +13,7 @@
 //!   and lent for one compression, so no worker thread owns one and no
 //!   worker stack ever builds one.
 
-use crate::codec::Format;
 use crate::gzip::Compressor;
-use crate::model::Product;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, mpsc};
 
@@ -76,11 +74,13 @@ impl Compressors {
     }
 }
 
+/// What writes a body: appends it to the buffer it is given. The server
+/// knows no payload; the handler hands it this.
+pub type EncodeFn = Box<dyn FnOnce(&mut Vec<u8>) -> Result<(), String> + Send>;
+
 /// One large encode handed to an encoder thread; the buffers travel with it.
 pub struct EncodeJob {
-    pub format: Format,
-    pub products: Arc<Vec<Product>>,
-    pub count: usize,
+    pub encode: EncodeFn,
     /// The gzip level when the body is also gzipped.
     pub gzip: Option<u8>,
     pub body: Vec<u8>,
@@ -141,9 +141,7 @@ fn encoder_main(rx: &Mutex<mpsc::Receiver<EncodeJob>>, mut compressor: Compresso
             Err(_) => return, // the server is gone
         };
         let EncodeJob {
-            format,
-            products,
-            count,
+            encode,
             gzip,
             mut body,
             mut gz,
@@ -152,9 +150,7 @@ fn encoder_main(rx: &Mutex<mpsc::Receiver<EncodeJob>>, mut compressor: Compresso
         let result = catch_unwind(AssertUnwindSafe(|| {
             body.clear();
             gz.clear();
-            format
-                .encode(&products[..count.min(products.len())], &mut body)
-                .map_err(|e| format!("encoding {} failed: {e}", format.name()))?;
+            encode(&mut body)?;
             if let Some(level) = gzip {
                 compressor.set_level(level);
                 compressor.compress(&body, &mut gz);
@@ -163,7 +159,7 @@ fn encoder_main(rx: &Mutex<mpsc::Receiver<EncodeJob>>, mut compressor: Compresso
         }))
         .unwrap_or_else(|_| {
             compressor = Compressor::default();
-            Err(format!("encoding {} panicked", format.name()))
+            Err("the encode panicked".to_string())
         });
         let _ = reply.send(EncodeDone { body, gz, result });
     }
@@ -176,12 +172,14 @@ mod tests {
     #[test]
     fn an_encoder_thread_encodes_and_gzips_into_the_buffers_it_is_given() {
         let encoders = Encoders::start(1, None).unwrap();
+        use crate::codec::Format;
         let products = Arc::new(crate::fixtures::catalog(100).products);
         let (tx, rx) = mpsc::channel();
         let job = |gzip| EncodeJob {
-            format: Format::Protobuf,
-            products: Arc::clone(&products),
-            count: 100,
+            encode: {
+                let products = Arc::clone(&products);
+                Box::new(move |out: &mut Vec<u8>| Format::Protobuf.encode(&products, out).map_err(|e| e.to_string()))
+            },
             gzip,
             body: Vec::with_capacity(1 << 20),
             gz: Vec::new(),

@@ -535,6 +535,28 @@ impl Registry {
     }
 }
 
+/// What a handler renders `/metrics` with: the server's registry and its
+/// listening socket, read when scraped (never on the serving path).
+#[derive(Debug, Clone, Copy)]
+pub struct Exposition<'a> {
+    registry: &'a Registry,
+    listener: &'a std::net::TcpListener,
+}
+
+impl<'a> Exposition<'a> {
+    pub fn new(registry: &'a Registry, listener: &'a std::net::TcpListener) -> Exposition<'a> {
+        Exposition { registry, listener }
+    }
+
+    /// Appends the exposition of the server's counters and the kernel's
+    /// listen-queue figures, read now, to `out`.
+    #[inline(never)]
+    pub fn render(&self, out: &mut Vec<u8>) {
+        let kernel = Kernel::read(self.listener);
+        self.registry.render(self.registry.gauges(), &kernel, out);
+    }
+}
+
 /// What the kernel says about the listening socket and the machine's TCP
 /// listeners, read at scrape time ([`Kernel::read`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

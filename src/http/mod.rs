@@ -1,5 +1,13 @@
 //! The catalog API on a blocking `std::net` HTTP/1.1 server with a thread pool.
 //!
+//! Two parts: the **server** (sockets, connections, parsing, admission, the
+//! pool and its poller, response buffers, metrics plumbing: [`server`],
+//! [`pool`], [`conn`], [`parse`], [`response`], [`admission`], [`buffers`],
+//! [`encoders`], [`metrics`]…) serves any [`Handler`] and knows no route,
+//! payload or schema; the **application** (`wirebench serve`'s routes,
+//! negotiation, payloads, page: [`routes`], [`negotiate`], [`payloads`],
+//! [`page`], [`page_data`]) implements it.
+//!
 //! # Request lifecycle
 //!
 //! 1. [`server`]: the listening socket's queue holds up to `--backlog`
@@ -13,7 +21,7 @@
 //!    of workers (`--threads`) serves queued connections and parks them
 //!    again.
 //! 3. [`conn`]: the worker reads into its fixed buffer, [`parse`]s the head
-//!    (no allocation), asks [`routes`] for the reply, discards any body,
+//!    (no allocation), asks the [`Handler`] ([`routes`]) for the reply, discards any body,
 //!    writes head + body with one system call ([`response`], [`date`]), and
 //!    repeats for pipelined requests: one state function each (reading a
 //!    head, discarding a body, responding), until the connection waits for
@@ -63,7 +71,6 @@ pub mod admission;
 pub mod buffers;
 pub mod config;
 pub mod conn;
-pub mod data;
 pub mod date;
 pub mod encoders;
 pub mod memory;
@@ -72,6 +79,7 @@ pub mod negotiate;
 pub mod page;
 pub mod page_data;
 pub mod parse;
+pub mod payloads;
 pub mod pool;
 pub mod response;
 pub mod routes;
@@ -84,7 +92,7 @@ pub use config::{ServerConfig, config_from_args};
 pub use parse::Limits;
 pub use pool::PoolStats;
 pub use server::{Bound, Server};
-pub use shared::Router;
+pub use shared::Handler;
 
 use crate::cli::Args;
 use config::USAGE;
@@ -106,7 +114,11 @@ pub fn cli_main(args: &mut Args, lab: fn() -> Result<Vec<page::EvolutionCell>, S
         // The page says the lab is not loaded; the catalog API is served anyway.
         Err(e) => eprintln!("wirebench serve: evolution lab not loaded: {e}"),
     }
-    let server = Server::start(config.clone()).map_err(|e| format!("cannot start on {}: {e}", config.addr))?;
+    let started = routes::App::prepare(&config).and_then(|app| {
+        let max_count = app.max_count;
+        Ok((Server::bind_with(config.clone(), Box::new(app))?.start()?, max_count))
+    });
+    let (server, max_count) = started.map_err(|e| format!("cannot start on {}: {e}", config.addr))?;
     // Write errors are ignored: a closed stdout (the reader went away) must
     // not take the server down, as `println!` would by panicking.
     let mut out = std::io::stdout().lock();
@@ -114,8 +126,7 @@ pub fn cli_main(args: &mut Args, lab: fn() -> Result<Vec<page::EvolutionCell>, S
     let _ = writeln!(
         out,
         "wirebench serve: listening on http://{addr} ({} products prepared, up to {} connections)",
-        server.max_count(),
-        config.max_connections
+        max_count, config.max_connections
     );
     let _ = writeln!(out, "{}", backlog_line(config.backlog, server.listen_queue()));
     if let Some(e) = server.sched_refused() {

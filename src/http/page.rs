@@ -7,6 +7,7 @@
 //! | `/page/app.js`, `/page/style.css` | its script and style sheet |
 //! | `/page/info.json` | what this server offers: the largest count, whether `--results` is set |
 //! | `/explain/{format}?count=N[&compression=gzip][&share=strings]` with `Accept: application/json` | the explainer's JSON form (`explain::to_json`) plus `gzip_bytes` |
+//! | `/explain/{format}?payload=data[&compression=gzip]` with `Accept: application/json` | the same for the document of `serve --data` (`explain::data::to_json`: plus the document read and `by_member`) |
 //! | `/lab` | the evolution matrix: one entry per cell (step, row, direction, outcome) |
 //! | `/lab/{i}` | cell `i`: the writer's bytes annotated and the reader's outcome |
 //! | `/results`, `/results/{chart}.svg` | the report's charts and `REPORT.md` from `serve --results DIR` |
@@ -25,10 +26,11 @@ use super::buffers::Scratch;
 use super::metrics::Route as Label;
 pub use super::page_data::{EvolutionCell, Page};
 use super::parse::Request;
-use super::response::Head;
+use super::response::{Body, Head, Reply, VARY};
 use crate::codec::Format;
 use crate::measure::json::quote;
 use crate::model::Product;
+use crate::payload::Payload;
 use std::fmt::Write as _;
 
 const INDEX_HTML: &str = include_str!("page/index.html");
@@ -40,7 +42,6 @@ const JS: &str = "text/javascript; charset=utf-8";
 const CSS: &str = "text/css; charset=utf-8";
 const JSON: &str = "application/json";
 const SVG: &str = "image/svg+xml";
-const VARY: &str = "Vary: Accept\r\n";
 
 /// Most products the JSON form annotates (the page offers 1 to [`PAGE_MAX_COUNT`]).
 pub const EXPLAIN_JSON_MAX_COUNT: usize = 100;
@@ -59,29 +60,13 @@ pub struct App<'a> {
     /// Largest `count` accepted.
     pub max_count: usize,
     pub page: &'a Page,
+    /// `serve --data`: the document the page shows beside the catalog.
+    pub data: Option<&'a Payload>,
 }
 
-/// A routed response of this module: its head and body (static, or the
-/// worker's `Scratch::body`), what `/metrics` counts it under.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Reply {
-    pub head: Head,
-    /// `None`: the body is `Scratch::body`.
-    pub body: Option<&'static [u8]>,
-    pub label: Label,
-    pub format: Option<Format>,
-}
-
-impl Reply {
-    fn new(head: Head, body: Option<&'static [u8]>) -> Reply {
-        Reply {
-            head,
-            body,
-            label: Label::Other,
-            format: None,
-        }
-    }
-}
+/// Largest document the page explains, encoded in any format: its JSON
+/// form holds a span of ~140 bytes per field, several per byte at worst.
+pub const PAGE_DOCUMENT_MAX_BYTES: usize = 256 * 1024;
 
 /// Answers the routes this module owns, `None` for every other request.
 pub fn handle(app: App<'_>, req: &Request<'_>, path: &str, query: &str, s: &mut Scratch) -> Option<Reply> {
@@ -101,8 +86,7 @@ pub fn handle(app: App<'_>, req: &Request<'_>, path: &str, query: &str, s: &mut 
         return None;
     }
     let mut reply = if req.method != "GET" && req.method != "HEAD" {
-        let msg = format!("method {} is not allowed on {path}; allowed: GET, HEAD", req.method);
-        error(s, 405, &msg, "Allow: GET, HEAD\r\n")
+        Reply::method_not_allowed(&mut s.body, req.method, path)
     } else {
         route(app, path, query, s)
     };
@@ -127,19 +111,20 @@ fn route(app: App<'_>, path: &str, query: &str, s: &mut Scratch) -> Reply {
         return error(s, 400, &format!("{path} takes no query parameters"), "");
     }
     match path {
-        "/" => Reply::new(Head::ok(HTML, VARY), Some(INDEX_HTML.as_bytes())),
-        "/page/app.js" => Reply::new(Head::ok(JS, ""), Some(APP_JS.as_bytes())),
-        "/page/style.css" => Reply::new(Head::ok(CSS, ""), Some(STYLE_CSS.as_bytes())),
+        "/" => Reply::new(Head::ok(HTML, VARY), Body::Static(INDEX_HTML.as_bytes())),
+        "/page/app.js" => Reply::new(Head::ok(JS, ""), Body::Static(APP_JS.as_bytes())),
+        "/page/style.css" => Reply::new(Head::ok(CSS, ""), Body::Static(STYLE_CSS.as_bytes())),
         "/page/info.json" => {
             s.body.clear();
             let info = format!(
-                "{{\"max_count\":{},\"results\":{},\"evolution_cells\":{}}}",
+                "{{\"max_count\":{},\"results\":{},\"evolution_cells\":{},\"data\":{}}}",
                 PAGE_MAX_COUNT.min(app.max_count),
                 app.page.results.is_some(),
-                app.page.evolution.len()
+                app.page.evolution.len(),
+                app.data.is_some()
             );
             s.body.extend_from_slice(info.as_bytes());
-            Reply::new(Head::ok(JSON, ""), None)
+            Reply::new(Head::ok(JSON, ""), Body::Scratch)
         }
         "/lab" => lab(app, s),
         "/results" => results_page(app, s),
@@ -169,14 +154,17 @@ pub struct ExplainQuery {
     pub count: usize,
     pub gzip: bool,
     pub shared_strings: bool,
+    /// `payload=data`: the document of `serve --data`, not the catalog.
+    pub document: bool,
 }
 
-/// Parses `count=N&compression=none|gzip&share=strings`.
+/// Parses `count=N&compression=none|gzip&share=strings&payload=catalog|data`.
 pub fn parse_explain_query(query: &str, max: usize) -> Result<ExplainQuery, String> {
     let mut q = ExplainQuery {
         count: 1,
         gzip: false,
         shared_strings: false,
+        document: false,
     };
     for param in query.split('&').filter(|p| !p.is_empty()) {
         match param.split_once('=').unwrap_or((param, "")) {
@@ -192,9 +180,12 @@ pub fn parse_explain_query(query: &str, max: usize) -> Result<ExplainQuery, Stri
             ("compression", v) => return Err(format!("compression must be none or gzip, got {v:?}")),
             ("share", "strings") => q.shared_strings = true,
             ("share", v) => return Err(format!("share must be strings, got {v:?}")),
+            ("payload", "catalog") => q.document = false,
+            ("payload", "data") => q.document = true,
+            ("payload", v) => return Err(format!("payload must be catalog or data, got {v:?}")),
             (other, _) => {
                 return Err(format!(
-                    "unknown query parameter {other:?}; allowed: count, compression, share"
+                    "unknown query parameter {other:?}; allowed: count, compression, share, payload"
                 ));
             }
         }
@@ -207,8 +198,16 @@ fn explain(app: App<'_>, format: Format, query: &str, s: &mut Scratch) -> Reply 
         Ok(q) => q,
         Err(msg) => return error(s, 400, &msg, VARY),
     };
-    if q.shared_strings && format != Format::Flatbuffers {
-        return error(s, 400, "share=strings is a FlatBuffers builder option", VARY);
+    if q.shared_strings && (format != Format::Flatbuffers || q.document) {
+        return error(
+            s,
+            400,
+            "share=strings is a FlatBuffers builder option of the catalog",
+            VARY,
+        );
+    }
+    if q.document {
+        return explain_document(app, format, q, query, s);
     }
     if s.admit(q.count.saturating_mul(EXPLAIN_JSON_BYTES_PER_PRODUCT), false)
         .is_none()
@@ -252,10 +251,87 @@ fn explain(app: App<'_>, format: Format, query: &str, s: &mut Scratch) -> Reply 
     let json = annotated(format, &bytes, &extra);
     s.body.clear();
     s.body.extend_from_slice(json.as_bytes());
-    let mut reply = Reply::new(Head::ok(JSON, VARY), None);
+    let mut reply = Reply::new(Head::ok(JSON, VARY), Body::Scratch);
     reply.format = Some(format);
     reply
 }
+
+/// `/explain/{format}?payload=data`: the document's JSON form, with the
+/// fields the page reads beside it (`gzip_bytes`, `compression`).
+fn explain_document(app: App<'_>, format: Format, q: ExplainQuery, query: &str, s: &mut Scratch) -> Reply {
+    let Some((payload, doc)) = app.data.and_then(|p| Some((p, p.as_document()?))) else {
+        return error(s, 404, "payload=data is served with `serve --data FILE.json`", VARY);
+    };
+    if query.split('&').any(|p| p.starts_with("count=") || p == "count") {
+        return error(s, 400, "count is a catalog parameter; the document is one", VARY);
+    }
+    let size = payload.size(format).unwrap_or(0);
+    if size > PAGE_DOCUMENT_MAX_BYTES {
+        let msg =
+            format!("the document is {size} bytes in {format}; the page explains at most {PAGE_DOCUMENT_MAX_BYTES}");
+        return error(s, 400, &msg, VARY);
+    }
+    // At most a span per byte, each with its path and meaning.
+    if s.admit(size.saturating_mul(EXPLAIN_JSON_BYTES_PER_BYTE), false)
+        .is_none()
+    {
+        return error(s, 503, super::admission::REFUSED, "Retry-After: 1\r\n");
+    }
+    let bytes = match payload.encode_to_vec(format) {
+        Ok(b) => b,
+        Err(e) => return error(s, 500, &format!("encoding {format} failed: {e}"), VARY),
+    };
+    let mut gz = Vec::new();
+    crate::gzip::compress(&bytes, crate::gzip::DEFAULT_LEVEL, &mut gz);
+    // What a client of `compression=gzip` decodes is the body itself.
+    let extra = [
+        ("count", "1".to_string()),
+        ("gzip_bytes", gz.len().to_string()),
+        ("shared_strings", "false".to_string()),
+        ("compression", quote(if q.gzip { "gzip" } else { "none" })),
+    ];
+    let json = match crate::explain::data::explain(format, &doc.schema, &bytes) {
+        Ok(ex) => with_members(crate::explain::data::to_json(&ex, &extra), &ex),
+        Err(failed) => crate::explain::failed_json(format, &bytes, &failed, &extra),
+    };
+    s.body.clear();
+    s.body.extend_from_slice(json.as_bytes());
+    let mut reply = Reply::new(Head::ok(JSON, VARY), Body::Scratch);
+    reply.format = Some(format);
+    reply
+}
+
+/// Adds what links the document's bytes to its fields in the page:
+/// `members` (the root record's members in payload order) and `tops`
+/// (per span, the index of the member it belongs to, -1 for the root's
+/// own framing). The catalog's spans name their product fields in
+/// `fields`; a document's name no product.
+fn with_members(mut json: String, ex: &crate::explain::data::DataExplained) -> String {
+    json.pop(); // the closing brace
+    json.push_str(",\"members\":[");
+    for (i, m) in ex.members.iter().enumerate() {
+        if i > 0 {
+            json.push(',');
+        }
+        json.push_str(&quote(m));
+    }
+    json.push_str("],\"tops\":[");
+    for (i, span) in ex.explained.spans.iter().enumerate() {
+        if i > 0 {
+            json.push(',');
+        }
+        let _ = match span.top {
+            Some(t) => write!(json, "{t}"),
+            None => write!(json, "-1"),
+        };
+    }
+    json.push_str("]}");
+    json
+}
+
+/// Upper bound of the document's JSON form per payload byte; a unit test
+/// holds it above the real size.
+pub const EXPLAIN_JSON_BYTES_PER_BYTE: usize = 512;
 
 /// The JSON form of `bytes`, or of what parsed when they do not.
 fn annotated(format: Format, bytes: &[u8], extra: &[(&str, String)]) -> String {
@@ -286,7 +362,7 @@ fn lab(app: App<'_>, s: &mut Scratch) -> Reply {
     out.push_str("]}");
     s.body.clear();
     s.body.extend_from_slice(out.as_bytes());
-    Reply::new(Head::ok(JSON, ""), None)
+    Reply::new(Head::ok(JSON, ""), Body::Scratch)
 }
 
 fn lab_cell(app: App<'_>, id: &str, s: &mut Scratch) -> Reply {
@@ -306,7 +382,7 @@ fn lab_cell(app: App<'_>, id: &str, s: &mut Scratch) -> Reply {
     let json = annotated(c.format, &c.bytes, &extra);
     s.body.clear();
     s.body.extend_from_slice(json.as_bytes());
-    Reply::new(Head::ok(JSON, ""), None)
+    Reply::new(Head::ok(JSON, ""), Body::Scratch)
 }
 
 /// The `.svg` files of the results directory, by name.
@@ -360,7 +436,7 @@ fn result_file(app: App<'_>, name: &str, s: &mut Scratch) -> Reply {
         Ok(bytes) => {
             s.body.clear();
             s.body.extend_from_slice(&bytes);
-            Reply::new(Head::ok(SVG, ""), None)
+            Reply::new(Head::ok(SVG, ""), Body::Scratch)
         }
         Err(e) => error(s, 500, &e, ""),
     }
@@ -410,7 +486,7 @@ fn results_page(app: App<'_>, s: &mut Scratch) -> Reply {
     html.push_str("</main></body></html>");
     s.body.clear();
     s.body.extend_from_slice(html.as_bytes());
-    Reply::new(Head::ok(HTML, ""), None)
+    Reply::new(Head::ok(HTML, ""), Body::Scratch)
 }
 
 /// Text for HTML element content and attribute values.
@@ -429,7 +505,7 @@ fn escape(s: &str) -> String {
 }
 
 fn error(s: &mut Scratch, status: u16, message: &str, extra: &'static str) -> Reply {
-    Reply::new(Head::error(&mut s.body, status, message, extra), None)
+    Reply::error(&mut s.body, status, message, extra)
 }
 
 #[cfg(test)]
@@ -437,11 +513,44 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_document_json_form_stays_within_its_budget() {
+        let text = r#"{"orders":[{"id":1,"tags":{"a":"x"},"note":null},{"id":2,"tags":{},"note":"hi"}],"t":1.5}"#;
+        let path = std::env::temp_dir().join(format!("wirebench-page-budget-{}.json", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        let doc = crate::payload::Document::load(path.to_str().unwrap(), None).unwrap();
+        for format in Format::ALL {
+            let mut bytes = Vec::new();
+            crate::generic::encode(format, &doc.schema, &doc.datum, &mut bytes).unwrap();
+            let ex = crate::explain::data::explain(format, &doc.schema, &bytes).unwrap();
+            let json = crate::explain::data::to_json(&ex, &[]);
+            assert!(
+                json.len() <= bytes.len() * EXPLAIN_JSON_BYTES_PER_BYTE,
+                "{format:?}: {} bytes of JSON for {}",
+                json.len(),
+                bytes.len()
+            );
+        }
+    }
+
+    #[test]
     fn queries() {
         let q = parse_explain_query("count=20&compression=gzip&share=strings", 20).unwrap();
         assert_eq!((q.count, q.gzip, q.shared_strings), (20, true, true));
         assert_eq!(parse_explain_query("", 20).unwrap().count, 1);
-        for bad in ["count=0", "count=21", "count=x", "compression=br", "share=all", "x=1"] {
+        assert!(
+            parse_explain_query("payload=data&compression=gzip", 20)
+                .unwrap()
+                .document
+        );
+        for bad in [
+            "count=0",
+            "count=21",
+            "count=x",
+            "compression=br",
+            "share=all",
+            "x=1",
+            "payload=x",
+        ] {
             assert!(parse_explain_query(bad, 20).is_err(), "{bad}");
         }
     }

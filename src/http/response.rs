@@ -8,6 +8,8 @@
 //! either way the client receives one response per system call in the normal
 //! case, never a head in one packet and a body in the next.
 
+use super::metrics::Route as Label;
+use crate::codec::Format;
 use std::io::{self, IoSlice, Write};
 
 /// `Server` header value.
@@ -78,6 +80,63 @@ impl Head {
             extra,
             gzip: false,
         }
+    }
+}
+
+/// `Allow` header of every route (RFC 9110 §10.2.1): no route takes another method.
+pub const ALLOW: &str = "Allow: GET, HEAD\r\n";
+
+/// On every response whose format `Accept` chose: caches must key it by
+/// `Accept` (RFC 9110 §12.5.5).
+pub const VARY: &str = "Vary: Accept\r\n";
+
+/// Which bytes to send after the head.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Body {
+    Static(&'static [u8]),
+    /// The worker's `Scratch::body`.
+    Scratch,
+    /// The worker's `Scratch::gz`.
+    Gzipped,
+}
+
+/// A handler's response: head fields, where its body is, and what
+/// `/metrics` counts it under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reply {
+    pub head: Head,
+    pub body: Body,
+    pub label: Label,
+    pub format: Option<Format>,
+    /// Time spent making the body ready (encode, gzip), ns; 0 when nothing was encoded.
+    pub encode_ns: u64,
+}
+
+impl Reply {
+    /// A reply labelled `other` with no format.
+    pub fn new(head: Head, body: Body) -> Reply {
+        Reply {
+            head,
+            body,
+            label: Label::Other,
+            format: None,
+            encode_ns: 0,
+        }
+    }
+
+    /// A JSON error (`{"error":"message"}`, written into `scratch_body`)
+    /// with `extra` header lines: every error reply of every route.
+    #[cold]
+    pub fn error(scratch_body: &mut Vec<u8>, status: u16, message: &str, extra: &'static str) -> Reply {
+        Reply::new(Head::error(scratch_body, status, message, extra), Body::Scratch)
+    }
+
+    /// 405 with `Allow`: the one method check of every route.
+    #[cold]
+    #[inline(never)]
+    pub fn method_not_allowed(scratch_body: &mut Vec<u8>, method: &str, path: &str) -> Reply {
+        let msg = format!("method {method} is not allowed on {path}; allowed: GET, HEAD");
+        Reply::error(scratch_body, 405, &msg, ALLOW)
     }
 }
 

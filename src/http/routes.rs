@@ -1,25 +1,40 @@
-//! Routing: `/catalog/{format}`, `/catalog` (format by `Accept`, see
-//! [`super::negotiate`]), `/ping`, `/metrics`, `/schemas/{file}`, `/`, and the
-//! JSON errors (400, 404, 405 + `Allow`, 406) that say what was wrong and what
-//! is allowed.
-//! The browser page's routes (`/` for a browser, the JSON form of
-//! `/explain/{format}`, `/page/*`, `/lab`, `/results`) are [`super::page`]'s.
+//! Routing: the one route table of `wirebench serve`. Every payload route
+//! — `/catalog/{format}`, `/catalog` (format by `Accept`, see
+//! [`super::negotiate`]), and with `serve --data` the same two under `/data`
+//! — takes the same query (`compression` and its levels; `count` where the
+//! payload has products), negotiates the same way, answers `HEAD`, links its
+//! schema and reports errors alike ([`super::payloads`] says what differs).
+//! Besides: `/ping`, `/metrics`, `/schemas/{file}`, `/`, `/explain/{format}`,
+//! and JSON errors (400, 404, 405 + `Allow`, 406) that say what was wrong and
+//! what is allowed. The browser page's routes (`/` for a browser, the JSON
+//! form of `/explain/{format}`, `/page/*`, `/lab`, `/results`) are
+//! [`super::page`]'s.
 //!
 //! Order of checks: the path decides the resource (unknown → 404), then the
 //! method (anything but GET or HEAD → 405), then the query (unknown or bad
 //! parameter → 400). Query values are taken literally — no percent-decoding,
 //! since no legal value needs it — so `count=1%30` is a bad count, not 10.
 //!
-//! Every catalog request encodes afresh into the worker's reused buffer; there
-//! is no response cache (docs/SPEC.md, "Routes").
+//! [`App`] is the application the server serves ([`Handler`]); the server
+//! ([`super::server`]) knows nothing of it. Every payload request encodes
+//! afresh into the worker's reused buffer; there is no response cache
+//! (docs/SPEC.md, "Routes").
 
 pub use super::buffers::Scratch;
-use super::metrics::Route as Label;
+use super::config::ServerConfig;
+use super::metrics::{Exposition, Route as Label};
 use super::negotiate;
 use super::parse::Request;
-use super::response::{Head, json_error};
+use super::payloads::{self, DOCUMENT_SCHEMAS, Kind, SCHEMAS};
+pub use super::response::{Body, Reply};
+use super::response::{Head, VARY, json_error};
+use super::server::{Bound, Server};
+use super::shared::Handler;
 use crate::codec::Format;
 use crate::model::Product;
+use crate::payload::{Document, Payload};
+use std::io;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Every route the router answers, as the route tables of docs/SPEC.md,
@@ -37,8 +52,8 @@ pub const ROUTES: [&str; 7] = [
     "/schemas/{file}",
 ];
 
-/// `serve --data`'s routes (`data.rs`); `/metrics` counts them under
-/// `other` and `/schemas/{file}`.
+/// `serve --data`'s routes; `/metrics` counts them under `other` and
+/// `/schemas/{file}`.
 pub const DATA_ROUTES: [&str; 5] = [
     "/data",
     "/data/{format}",
@@ -59,93 +74,81 @@ pub const PAGE_ROUTES: [&str; 7] = [
     "/results/{chart}.svg",
 ];
 
-/// `Allow` header of every route (RFC 9110 §10.2.1).
-pub const ALLOW: &str = "Allow: GET, HEAD\r\n";
-
 const JSON: &str = "application/json";
 const TEXT: &str = "text/plain; charset=utf-8";
 
 /// The body of `/ping`: the zero-codec baseline.
 pub const PONG: &[u8] = br#"{"message":"pong"}"#;
 
-/// A schema file served under `/schemas/`.
-#[derive(Debug, Clone)]
-pub struct Schema {
-    pub name: &'static str,
-    pub content_type: &'static str,
-    pub bytes: &'static [u8],
-}
-
-/// The schema files, compiled into the binary so it is self-contained.
-pub const SCHEMAS: [Schema; 3] = [
-    Schema {
-        name: "catalog.proto",
-        content_type: TEXT,
-        bytes: include_bytes!("../../schemas/catalog.proto"),
-    },
-    Schema {
-        name: "catalog.avsc",
-        content_type: JSON, // an Avro schema is a JSON document
-        bytes: include_bytes!("../../schemas/catalog.avsc"),
-    },
-    Schema {
-        name: "catalog.fbs",
-        content_type: TEXT,
-        bytes: include_bytes!("../../schemas/catalog.fbs"),
-    },
-];
-
-/// What every worker reads: the prepared products and the schema files.
+/// What every worker reads: the prepared products, the document of
+/// `--data`, the page's data.
 #[derive(Debug)]
 pub struct App {
     /// Shared with the encoder threads.
-    pub products: std::sync::Arc<Vec<Product>>,
+    pub products: Arc<Vec<Product>>,
+    /// The catalog of every product prepared; a request cuts it to its `count`.
+    pub catalog: Payload,
     /// Largest `count` accepted: min(`--max-count`, products prepared).
     pub max_count: usize,
-    pub schemas: &'static [Schema],
     /// The browser page's data: the evolution lab, the results directory.
     pub page: super::page_data::Page,
-    /// `serve --data`: the document under `/data` ([`super::data`]).
-    pub data: Option<std::sync::Arc<super::data::DataSet>>,
+    /// `serve --data`: the document under `/data`.
+    pub data: Option<Payload>,
 }
 
-/// Which bytes to send after the head.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Body {
-    Static(&'static [u8]),
-    /// `Scratch::body`
-    Scratch,
-    /// `Scratch::gz`
-    Gzipped,
-    /// `App::schemas[i]`
-    Schema(usize),
-    /// The metrics exposition, rendered by the connection from the server's
-    /// registry into `Scratch::body`.
-    Metrics,
-}
-
-/// A routed response: head fields plus where its body is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Reply {
-    pub head: Head,
-    pub body: Body,
-    /// What `/metrics` counts this response under.
-    pub label: Label,
-    pub format: Option<Format>,
-    /// Time spent in the codec's encode, ns (0 when nothing was encoded).
-    pub encode_ns: u64,
-}
-
-impl Reply {
-    /// A reply labelled `other` with no format; [`handle`] sets the label.
-    pub fn new(head: Head, body: Body) -> Reply {
-        Reply {
-            head,
-            body,
-            label: Label::Other,
-            format: None,
-            encode_ns: 0,
+impl App {
+    /// Loads or generates the products, and loads `--data`, before anything listens.
+    pub fn prepare(config: &ServerConfig) -> io::Result<App> {
+        let mut products = match &config.fixture {
+            Some(path) => {
+                crate::fixtures::load_file(path)
+                    .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?
+                    .products
+            }
+            None => crate::fixtures::catalog(config.max_count).products,
+        };
+        products.truncate(config.max_count);
+        if products.is_empty() {
+            let e = "no products to serve: the fixture is empty or --max-count is 0";
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, e));
         }
+        let data = match &config.data {
+            Some((data, schema)) => {
+                let schema = schema.as_ref().map(|p| p.to_string_lossy().into_owned());
+                let doc = Document::load(&data.to_string_lossy(), schema.as_deref())
+                    .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+                Some(Payload::document(doc))
+            }
+            None => None,
+        };
+        let products = Arc::new(products);
+        Ok(App {
+            data,
+            max_count: products.len(),
+            catalog: Payload::catalog(Arc::clone(&products)),
+            products,
+            page: config.page.clone(),
+        })
+    }
+}
+
+impl Handler for App {
+    fn handle(&self, req: &Request<'_>, s: &mut Scratch, metrics: &Exposition<'_>) -> Reply {
+        handle(self, req, s, metrics)
+    }
+}
+
+impl Server {
+    /// `wirebench serve`'s application ([`App::prepare`]) on a server bound to
+    /// `config.addr`, accepting. Returns once the socket is listening.
+    pub fn start(config: ServerConfig) -> io::Result<Server> {
+        Server::bind(config)?.start()
+    }
+
+    /// [`Server::start`] without accepting yet.
+    pub fn bind(config: ServerConfig) -> io::Result<Bound> {
+        let app = App::prepare(&config)?;
+        Server::bind_with(config, Box::new(app))
     }
 }
 
@@ -153,10 +156,11 @@ enum Route {
     Index,
     Ping,
     Metrics,
-    Negotiated,
-    Catalog(Format),
+    /// A payload in a format, or (`None`) the format `Accept` chooses.
+    Payload(Kind, Option<Format>),
     Explain(Format),
     Schema(usize),
+    DocumentSchema(usize),
 }
 
 const FORMATS: &str = "json, msgpack, protobuf, avro, flatbuffers";
@@ -167,12 +171,12 @@ pub const METRICS_CONTENT_TYPE: &str = "text/plain; version=0.0.4";
 /// Builds the response to one request. Never fails: every problem is a reply.
 ///
 /// The paths of `/ping`, `/metrics` and `/catalog` are claimed by neither
-/// `--data` nor the browser page, so they are matched first; every other
+/// the browser page nor `--data`, so they are matched first; every other
 /// path goes through [`other_route`]. Error replies are built out of line:
-/// a worker's stack is cold each time its connection's turn comes (one
-/// thread per connection), and every stack line the common path touches is
-/// a cache miss, so the common path keeps a small frame.
-pub fn handle(app: &App, req: &Request<'_>, s: &mut Scratch) -> Reply {
+/// a worker's stack is cold each time its connection's turn comes, and
+/// every stack line the common path touches is a cache miss, so the common
+/// path keeps a small frame.
+pub fn handle(app: &App, req: &Request<'_>, s: &mut Scratch, metrics: &Exposition<'_>) -> Reply {
     let method = req.method;
     let target = origin_form(req.target);
     let (path, query) = match target.bytes().position(|b| b == b'?') {
@@ -182,7 +186,7 @@ pub fn handle(app: &App, req: &Request<'_>, s: &mut Scratch) -> Reply {
     let route = match path {
         "/ping" => Route::Ping,
         "/metrics" => Route::Metrics,
-        "/catalog" => Route::Negotiated,
+        "/catalog" => Route::Payload(Kind::Catalog, None),
         _ => match other_route(app, req, path, query, s) {
             Ok(route) => route,
             Err(reply) => return reply,
@@ -192,27 +196,32 @@ pub fn handle(app: &App, req: &Request<'_>, s: &mut Scratch) -> Reply {
         Route::Index => (Label::Index, None),
         Route::Ping => (Label::Ping, None),
         Route::Metrics => (Label::Metrics, None),
-        Route::Negotiated => (Label::Negotiated, None),
-        Route::Catalog(f) => (Label::Catalog, Some(f)),
+        Route::Payload(Kind::Catalog, None) => (Label::Negotiated, None),
+        Route::Payload(Kind::Catalog, Some(f)) => (Label::Catalog, Some(f)),
+        Route::Payload(Kind::Document, f) => (Label::Other, f),
         Route::Explain(f) => (Label::Explain, Some(f)),
-        Route::Schema(_) => (Label::Schemas, None),
+        Route::Schema(_) | Route::DocumentSchema(_) => (Label::Schemas, None),
     };
     if method != "GET" && method != "HEAD" {
-        return method_not_allowed(s, method, path, label);
+        let mut reply = Reply::method_not_allowed(&mut s.body, method, path);
+        reply.label = label;
+        return reply;
     }
     let mut reply = match route {
-        Route::Index => {
-            no_query(s, query, path).unwrap_or(Reply::new(Head::ok(TEXT, ""), Body::Static(INDEX.as_bytes())))
-        }
+        Route::Index => no_query(s, query, path).unwrap_or_else(|| index(app)),
         Route::Ping => no_query(s, query, path).unwrap_or(Reply::new(Head::ok(JSON, ""), Body::Static(PONG))),
-        Route::Metrics => {
-            no_query(s, query, path).unwrap_or(Reply::new(Head::ok(METRICS_CONTENT_TYPE, ""), Body::Metrics))
-        }
-        Route::Schema(i) => {
-            no_query(s, query, path).unwrap_or(Reply::new(Head::ok(app.schemas[i].content_type, ""), Body::Schema(i)))
-        }
-        Route::Catalog(format) => catalog(app, format, None, query, s),
-        Route::Negotiated => negotiated(app, req, query, s),
+        Route::Metrics => no_query(s, query, path).unwrap_or_else(|| {
+            s.body.clear();
+            metrics.render(&mut s.body);
+            Reply::new(Head::ok(METRICS_CONTENT_TYPE, ""), Body::Scratch)
+        }),
+        Route::Schema(i) => no_query(s, query, path).unwrap_or(Reply::new(
+            Head::ok(SCHEMAS[i].content_type, ""),
+            Body::Static(SCHEMAS[i].bytes),
+        )),
+        Route::DocumentSchema(i) => no_query(s, query, path).unwrap_or_else(|| document_schema(app, i, s)),
+        Route::Payload(kind, Some(format)) => payload(app, kind, format, None, query, s),
+        Route::Payload(kind, None) => negotiated(app, kind, req, query, s),
         Route::Explain(format) => explain(app, format, query, s),
     };
     reply.label = label;
@@ -220,83 +229,108 @@ pub fn handle(app: &App, req: &Request<'_>, s: &mut Scratch) -> Reply {
     reply
 }
 
-/// Every path but the three [`handle`] matches itself: `--data`'s routes,
-/// the browser page's, `/`, and the routes with a `{format}` or `{file}`
-/// segment. `Err` is the whole reply (a route of the data set or the page,
-/// or a 404).
+/// Every path but the three [`handle`] matches itself: the browser page's,
+/// `/`, `/data`, and the routes with a `{format}` or `{file}` segment. `Err`
+/// is the whole reply (a route of the page, or a 404).
 #[inline(never)]
 fn other_route(app: &App, req: &Request<'_>, path: &str, query: &str, s: &mut Scratch) -> Result<Route, Reply> {
-    if let Some(a) = super::data::route(app.data.as_deref(), req, path, query, s) {
-        let mut reply = Reply::new(a.head, Body::Scratch);
-        reply.label = if a.schema { Label::Schemas } else { Label::Other };
-        (reply.format, reply.encode_ns) = (a.format, a.encode_ns);
-        return Err(reply);
-    }
     let page = super::page::App {
         products: &app.products,
         max_count: app.max_count,
         page: &app.page,
+        data: app.data.as_ref(),
     };
-    if let Some(p) = super::page::handle(page, req, path, query, s) {
-        let body = p.body.map_or(Body::Scratch, Body::Static);
-        return Err(Reply {
-            head: p.head,
-            body,
-            label: p.label,
-            format: p.format,
-            encode_ns: 0,
-        });
+    if let Some(reply) = super::page::handle(page, req, path, query, s) {
+        return Err(reply);
     }
-    if path == "/" {
-        return Ok(Route::Index);
-    }
-    if let Some(name) = path.strip_prefix("/catalog/") {
-        return format_named(name, s).map(Route::Catalog);
-    }
-    if let Some(name) = path.strip_prefix("/explain/") {
-        return format_named(name, s).map(Route::Explain);
-    }
-    if let Some(name) = path.strip_prefix("/schemas/") {
-        return match app.schemas.iter().position(|f| f.name == name) {
-            Some(i) => Ok(Route::Schema(i)),
-            None => {
-                let names: Vec<&str> = app.schemas.iter().map(|f| f.name).collect();
-                let msg = format!("unknown schema file {name:?}; files: {}", names.join(", "));
-                Err(error(s, 404, &msg, ""))
+    let route = match path {
+        "/" => return Ok(Route::Index),
+        "/data" => Route::Payload(Kind::Document, None),
+        "/schemas/data.avsc" => Route::DocumentSchema(0),
+        "/schemas/data.proto" => Route::DocumentSchema(1),
+        "/schemas/data.fbs" => Route::DocumentSchema(2),
+        _ => {
+            if let Some(name) = path.strip_prefix("/catalog/") {
+                return format_named(name, s).map(|f| Route::Payload(Kind::Catalog, Some(f)));
             }
-        };
+            if let Some(name) = path.strip_prefix("/explain/") {
+                return format_named(name, s).map(Route::Explain);
+            }
+            if let Some(name) = path.strip_prefix("/data/") {
+                format_named(name, s).map(|f| Route::Payload(Kind::Document, Some(f)))?
+            } else if let Some(name) = path.strip_prefix("/schemas/") {
+                return match SCHEMAS.iter().position(|f| f.name == name) {
+                    Some(i) => Ok(Route::Schema(i)),
+                    None => {
+                        let mut names: Vec<&str> = SCHEMAS.iter().map(|f| f.name).collect();
+                        if app.data.is_some() {
+                            names.extend(DOCUMENT_SCHEMAS.iter().map(|(n, _, _)| *n));
+                        }
+                        let msg = format!("unknown schema file {name:?}; files: {}", names.join(", "));
+                        Err(error(s, 404, &msg, ""))
+                    }
+                };
+            } else {
+                return Err(not_found(app, path, s));
+            }
+        }
+    };
+    // The document's routes: a 404 naming the flag when it is not served.
+    if app.data.is_none() {
+        let mut reply = error(s, 404, &format!("{path} is served with `serve --data FILE.json`"), "");
+        if matches!(route, Route::DocumentSchema(_)) {
+            reply.label = Label::Schemas;
+        }
+        return Err(reply);
     }
-    let msg = format!(
-        "no resource at {path:?}; try /, /ping, /catalog/{{{0}}}, /catalog, /explain/{{{0}}}, /schemas/{{file}}, /metrics",
-        FORMATS.replace(", ", "|")
-    );
-    Err(error(s, 404, &msg, ""))
+    Ok(route)
 }
 
-/// 405 with `Allow`, counted under the route's label.
 #[cold]
 #[inline(never)]
-fn method_not_allowed(s: &mut Scratch, method: &str, path: &str, label: Label) -> Reply {
-    let msg = format!("method {method} is not allowed on {path}; allowed: GET, HEAD");
-    let mut reply = error(s, 405, &msg, ALLOW);
-    reply.label = label;
-    reply
+fn not_found(app: &App, path: &str, s: &mut Scratch) -> Reply {
+    let data = if app.data.is_some() {
+        ", /data/{format}, /data"
+    } else {
+        ""
+    };
+    let msg = format!(
+        "no resource at {path:?}; try /, /ping, /catalog/{{{0}}}, /catalog{data}, /explain/{{{0}}}, /schemas/{{file}}, /metrics",
+        FORMATS.replace(", ", "|")
+    );
+    error(s, 404, &msg, "")
 }
 
-/// `/catalog`: the format chosen by `Accept`.
+/// `/schemas/data.*`: the document's schema, or a 404 when it has no such derivation.
+fn document_schema(app: &App, i: usize, s: &mut Scratch) -> Reply {
+    let (name, ext, content_type) = DOCUMENT_SCHEMAS[i];
+    match app
+        .data
+        .as_ref()
+        .and_then(Payload::as_document)
+        .and_then(|d| d.schema_text(ext))
+    {
+        Some(text) => {
+            s.body.clear();
+            s.body.extend_from_slice(text.as_bytes());
+            Reply::new(Head::ok(content_type, ""), Body::Scratch)
+        }
+        None => error(s, 404, &format!("the schema of --data has no {name} derivation"), ""),
+    }
+}
+
+/// `/catalog` or `/data`: the format chosen by `Accept`.
 #[inline(never)]
-fn negotiated(app: &App, req: &Request<'_>, query: &str, s: &mut Scratch) -> Reply {
+fn negotiated(app: &App, kind: Kind, req: &Request<'_>, query: &str, s: &mut Scratch) -> Reply {
     match negotiate::choose(req.header_values("accept")) {
-        Ok(offer) => catalog(app, offer.format, Some(offer.media_type), query, s),
+        Ok(offer) => payload(app, kind, offer.format, Some(offer.media_type), query, s),
         Err(negotiate::Error::NotAcceptable) => not_acceptable(s),
         Err(e) => error(s, 400, &e.to_string(), VARY),
     }
 }
 
-/// On every response of `/catalog`: caches must key it by `Accept` (RFC 9110 §12.5.5).
-const VARY: &str = "Vary: Accept\r\n";
-
-/// 406 for `/catalog`: the JSON error lists the media types served.
+/// 406: the JSON error lists the media types served.
+#[cold]
 fn not_acceptable(s: &mut Scratch) -> Reply {
     let types: Vec<&str> = negotiate::OFFERS.iter().map(|o| o.media_type).collect();
     s.body.clear();
@@ -390,17 +424,15 @@ fn format_named(name: &str, s: &mut Scratch) -> Result<Format, Reply> {
 }
 
 fn error(s: &mut Scratch, status: u16, message: &str, extra: &'static str) -> Reply {
-    Reply::new(Head::error(&mut s.body, status, message, extra), Body::Scratch)
+    Reply::error(&mut s.body, status, message, extra)
 }
 
-/// An upper bound of one fixture product's encoding in any format (JSON,
-/// the largest, averages ~620 bytes); a unit test holds it above the real size.
-pub const BYTES_PER_PRODUCT: usize = 768;
-
-/// An upper bound of one product's annotated dump (JSON: ~12 KB for one product, with its legend); tested like [`BYTES_PER_PRODUCT`].
+/// An upper bound of one product's annotated dump (JSON: ~12 KB for one
+/// product, with its legend); tested like [`payloads::BYTES_PER_PRODUCT`].
 pub const EXPLAIN_BYTES_PER_PRODUCT: usize = 16 * 1024;
 
 /// 503 + `Retry-After` when the in-flight response budget stays full.
+#[cold]
 fn over_budget(s: &mut Scratch) -> Reply {
     error(s, 503, super::admission::REFUSED, "Retry-After: 1\r\n")
 }
@@ -423,28 +455,32 @@ fn bad_query(s: &mut Scratch, query: &str, path: &str) -> Option<Reply> {
     Some(error(s, 400, &msg, ""))
 }
 
-/// Parameters of `/catalog/{format}`.
+/// Parameters of a payload route.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CatalogQuery {
+pub struct PayloadQuery {
+    /// Products asked for (1 for the document, which has no `count`).
     pub count: usize,
     /// The gzip level asked for (`compression=gzip` is level 6), None for none.
     pub gzip: Option<u8>,
 }
 
-/// Parses `count=N&compression=none|gzip|gzip1|gzip6|gzip9`; the error names the parameter and what is allowed.
-pub fn parse_catalog_query(query: &str, max_count: usize) -> Result<CatalogQuery, String> {
+/// Parses `count=N&compression=none|gzip|gzip1|gzip6|gzip9`; the error
+/// names the parameter and what is allowed. `max_count` is `None` for a
+/// payload without products to count (the document): `count` is then an
+/// unknown parameter.
+pub fn parse_query(query: &str, max_count: Option<usize>) -> Result<PayloadQuery, String> {
     let mut count = None;
     let mut gzip = None;
     for param in query.split('&').filter(|p| !p.is_empty()) {
         let (name, value) = param.split_once('=').unwrap_or((param, ""));
-        match name {
-            "count" => {
+        match (name, max_count) {
+            ("count", Some(max)) => {
                 if count.is_some() {
                     return Err("count given more than once".into());
                 }
-                count = Some(parse_count(value, max_count)?);
+                count = Some(parse_count(value, max)?);
             }
-            "compression" => {
+            ("compression", _) => {
                 if gzip.is_some() {
                     return Err("compression given more than once".into());
                 }
@@ -460,15 +496,18 @@ pub fn parse_catalog_query(query: &str, max_count: usize) -> Result<CatalogQuery
                     }
                 });
             }
-            other => {
+            (other, Some(_)) => {
                 return Err(format!(
                     "unknown query parameter {other:?}; allowed: count, compression"
                 ));
             }
+            (other, None) => {
+                return Err(format!("unknown query parameter {other:?}; allowed: compression"));
+            }
         }
     }
-    Ok(CatalogQuery {
-        count: count.unwrap_or(DEFAULT_COUNT.min(max_count)),
+    Ok(PayloadQuery {
+        count: count.unwrap_or(max_count.map_or(1, |max| DEFAULT_COUNT.min(max))),
         gzip: gzip.unwrap_or(None),
     })
 }
@@ -488,41 +527,53 @@ fn parse_count(value: &str, max: usize) -> Result<usize, String> {
     }
 }
 
-/// `Link` to the schema a client needs (and, for `/catalog`, `Vary: Accept` before it).
-macro_rules! link_headers {
-    ($prefix:expr, $format:expr) => {
-        match $format {
-            Format::Avro => concat!($prefix, "Link: </schemas/catalog.avsc>; rel=\"describedby\"\r\n"),
-            Format::Protobuf => concat!($prefix, "Link: </schemas/catalog.proto>; rel=\"describedby\"\r\n"),
-            Format::Flatbuffers => concat!($prefix, "Link: </schemas/catalog.fbs>; rel=\"describedby\"\r\n"),
-            Format::Json | Format::Msgpack => $prefix,
-        }
-    };
-}
-
-/// `/catalog/{format}`, or `/catalog` negotiated to `media_type`.
+/// A payload route: `/catalog/{format}` or `/data/{format}`, or either
+/// negotiated to `media_type`. The catalog and the document go through
+/// the same steps: query, admission, encode (large bodies on the encoder
+/// threads), gzip when asked, `Link` and `Vary`.
 #[inline(never)]
-fn catalog(app: &App, format: Format, negotiated: Option<&'static str>, query: &str, s: &mut Scratch) -> Reply {
+fn payload(
+    app: &App,
+    kind: Kind,
+    format: Format,
+    negotiated: Option<&'static str>,
+    query: &str,
+    s: &mut Scratch,
+) -> Reply {
     let vary = if negotiated.is_some() { VARY } else { "" };
-    let q = match parse_catalog_query(query, app.max_count) {
+    let max_count = match kind {
+        Kind::Catalog => Some(app.max_count),
+        Kind::Document => None,
+    };
+    let q = match parse_query(query, max_count) {
         Ok(q) => q,
         Err(msg) => return error(s, 400, &msg, vary),
     };
-    let Some(size) = s.admit(q.count.saturating_mul(BYTES_PER_PRODUCT), q.gzip.is_some()) else {
+    let payload = match kind {
+        Kind::Catalog => app.catalog.with_count(q.count),
+        Kind::Document => app.data.clone(),
+    };
+    let Some(payload) = payload else {
+        return error(s, 404, "/data is served with `serve --data FILE.json`", vary);
+    };
+    let Some(size) = s.admit(payloads::reserve(&payload, format), q.gzip.is_some()) else {
         return over_budget(s);
     };
     let t0 = Instant::now();
     // On the encoder thread for large bodies, gzip included when asked.
-    let encoded = s.encode(size, format, &app.products, q.count, q.gzip);
+    let encoded = s.encode(size, q.gzip, move |out| {
+        payload
+            .encode(format, out)
+            .map_err(|e| format!("encoding {} failed: {e}", format.name()))
+    });
     let encode_ns = u64::try_from(t0.elapsed().as_nanos()).unwrap_or(u64::MAX).max(1);
     if let Err(msg) = encoded {
         return error(s, 500, &msg, vary);
     }
-    let extra = match negotiated {
-        None => link_headers!("", format),
-        Some(_) => link_headers!("Vary: Accept\r\n", format),
-    };
-    let mut head = Head::ok(negotiated.unwrap_or(format.content_type()), extra);
+    let mut head = Head::ok(
+        negotiated.unwrap_or(format.content_type()),
+        payloads::headers(kind, format, negotiated.is_some()),
+    );
     let body = if q.gzip.is_some() {
         head.gzip = true; // at the asked level, compressed by `Scratch::encode`
         Body::Gzipped
@@ -535,13 +586,21 @@ fn catalog(app: &App, format: Format, negotiated: Option<&'static str>, query: &
     reply
 }
 
-const INDEX: &str = "\
+/// The text index at `/`: what this server serves.
+fn index(app: &App) -> Reply {
+    macro_rules! index {
+        ($data:expr) => {
+            concat!(
+                "\
 wirebench: one product catalog in five wire formats.
 
 GET|HEAD /catalog/{json|msgpack|protobuf|avro|flatbuffers}?count=N&compression=none|gzip|gzip1|gzip6|gzip9
     the first N products (default 100) in that format; gzip only when asked
 GET|HEAD /catalog?count=N&compression=none|gzip|gzip1|gzip6|gzip9
     the same, the format chosen by the Accept header (JSON when any will do)
+",
+                $data,
+                "\
 GET|HEAD /ping
     {\"message\":\"pong\"}, the zero-codec baseline
 GET|HEAD /metrics
@@ -550,14 +609,31 @@ GET|HEAD /explain/{json|msgpack|protobuf|avro|flatbuffers}?count=N
     every byte of the first N products (default 1, at most 100), annotated
 GET|HEAD /schemas/{catalog.proto|catalog.avsc|catalog.fbs}
     the schemas a client needs to decode protobuf, avro and flatbuffers
-";
+"
+            )
+        };
+    }
+    const CATALOG: &str = index!("");
+    const WITH_DATA: &str = index!(
+        "\
+GET|HEAD /data/{json|msgpack|protobuf|avro|flatbuffers}?compression=none|gzip|gzip1|gzip6|gzip9
+    the document of `serve --data` in that format; gzip only when asked
+GET|HEAD /data?compression=none|gzip|gzip1|gzip6|gzip9
+    the same, the format chosen by the Accept header
+GET|HEAD /schemas/{data.avsc|data.proto|data.fbs}
+    the document's Avro schema and the .proto and .fbs derived from it
+"
+    );
+    let text = if app.data.is_some() { WITH_DATA } else { CATALOG };
+    Reply::new(Head::ok(TEXT, ""), Body::Static(text.as_bytes()))
+}
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn check(query: &str, expected: Result<(usize, Option<u8>), &str>) {
-        let got = parse_catalog_query(query, 1000).map(|q| (q.count, q.gzip));
+        let got = parse_query(query, Some(1000)).map(|q| (q.count, q.gzip));
         assert_eq!(got, expected.map_err(str::to_string), "query {query:?}");
     }
 
@@ -604,6 +680,14 @@ mod tests {
             "limit=5",
             Err("unknown query parameter \"limit\"; allowed: count, compression"),
         );
+        // The document has no products to count: the same query less `count`.
+        let doc = |q| parse_query(q, None).map(|q| (q.count, q.gzip));
+        assert_eq!(doc(""), Ok((1, None)));
+        assert_eq!(doc("compression=gzip9"), Ok((1, Some(9))));
+        assert_eq!(
+            doc("count=2"),
+            Err("unknown query parameter \"count\"; allowed: compression".to_string())
+        );
     }
 
     #[test]
@@ -612,7 +696,7 @@ mod tests {
         for format in Format::ALL {
             for n in [1, 10, 1000] {
                 let len = format.encode_to_vec(&products[..n]).unwrap().len();
-                assert!(len <= n * BYTES_PER_PRODUCT, "{format:?} {n}: {len} bytes");
+                assert!(len <= n * payloads::BYTES_PER_PRODUCT, "{format:?} {n}: {len} bytes");
             }
             for n in [1, 100] {
                 let bytes = format.encode_to_vec(&products[..n]).unwrap();
@@ -631,5 +715,103 @@ mod tests {
         assert_eq!(origin_form("http://example.com/ping?x"), "/ping?x");
         assert_eq!(origin_form("HTTP://example.com"), "/");
         assert_eq!(origin_form("/ping"), "/ping");
+    }
+
+    mod document {
+        use super::super::super::config::ServerConfig;
+        use super::super::super::memory::Resources;
+        use super::super::super::metrics::Registry;
+        use super::super::super::parse::{Limits, Parsed, parse};
+        use super::super::*;
+
+        const DOC: &str = r#"{"items":[{"id":1,"name":"a"},{"id":2,"name":"bb"}],"note":"hi"}"#;
+
+        fn app(name: &str) -> App {
+            let dir = std::env::temp_dir().join(format!("wirebench-data-admission-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let path = dir.join(format!("{name}.json"));
+            std::fs::write(&path, DOC).unwrap();
+            let config = ServerConfig {
+                max_count: 10,
+                data: Some((path, None)),
+                ..ServerConfig::default()
+            };
+            App::prepare(&config).unwrap()
+        }
+
+        fn resources(max_inflight_bytes: usize) -> Arc<Resources> {
+            let config = ServerConfig {
+                max_inflight_bytes,
+                budget_wait: std::time::Duration::ZERO,
+                ..ServerConfig::default()
+            };
+            Arc::new(Resources::new(&config, 1, None).unwrap())
+        }
+
+        fn get(app: &App, path: &str, accept: &str, s: &mut Scratch) -> Reply {
+            let raw = format!("GET {path} HTTP/1.1\r\nHost: x\r\nAccept: {accept}\r\n\r\n");
+            let Ok(Parsed::Complete(req)) = parse(raw.as_bytes(), &Limits::default()) else {
+                panic!("request does not parse");
+            };
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            let registry = Registry::default();
+            handle(app, &req, s, &Exposition::new(&registry, &listener))
+        }
+
+        fn size(app: &App, format: Format) -> usize {
+            app.data.as_ref().unwrap().size(format).unwrap()
+        }
+
+        #[test]
+        fn a_data_body_holds_its_bytes_of_the_budget_until_released() {
+            let app = app("held");
+            let res = resources(1 << 20);
+            for (path, accept, format) in [
+                ("/data/avro", "*/*", Format::Avro),
+                ("/data/flatbuffers", "*/*", Format::Flatbuffers),
+                ("/data", "application/vnd.msgpack", Format::Msgpack),
+            ] {
+                let mut s = Scratch::new(Arc::clone(&res));
+                let r = get(&app, path, accept, &mut s);
+                assert_eq!(r.head.status, 200, "{path}");
+                assert_eq!(
+                    s.body.len(),
+                    size(&app, format),
+                    "{path}: the reservation is the exact size"
+                );
+                assert_eq!(
+                    res.admission.in_use(),
+                    size(&app, format),
+                    "{path}: reserved while held"
+                );
+                s.settle();
+                assert_eq!(res.admission.in_use(), s.body.len(), "{path}");
+                s.release();
+                assert_eq!(res.admission.in_use(), 0, "{path}: given back");
+            }
+            // Schemas are static text, not admitted (like the catalog's).
+            let mut s = Scratch::new(Arc::clone(&res));
+            assert_eq!(get(&app, "/schemas/data.avsc", "*/*", &mut s).head.status, 200);
+            assert_eq!(res.admission.in_use(), 0);
+        }
+
+        #[test]
+        fn a_data_body_beyond_the_budget_gets_the_catalogs_refusal() {
+            let app = app("refused");
+            let json = size(&app, Format::Json);
+            let res = resources(json + 1);
+            let mut holder = Scratch::new(Arc::clone(&res));
+            assert!(holder.admit(json, false).is_some());
+            let mut s = Scratch::new(Arc::clone(&res));
+            let r = get(&app, "/data/json", "*/*", &mut s);
+            assert_eq!(r.head.status, 503);
+            assert_eq!(r.head.extra, "Retry-After: 1\r\n");
+            assert!(String::from_utf8_lossy(&s.body).contains(super::super::super::admission::REFUSED));
+            assert_eq!(res.admission.refused(), 1);
+            holder.release();
+            s.release();
+            // Alone, it is served.
+            assert_eq!(get(&app, "/data/json", "*/*", &mut s).head.status, 200);
+        }
     }
 }

@@ -1,7 +1,9 @@
 //! The listener and its accept loop, the connection cap, and clean shutdown.
 //!
-//! [`Server::start`] prepares the fixtures first (a bad `--fixture` fails
-//! before anything listens), binds, and returns once the socket is listening,
+//! The server serves a [`Handler`] it is given ([`Server::bind_with`]) and
+//! knows nothing of what it answers; `Server::start` (in `routes.rs`)
+//! prepares `wirebench serve`'s application first (a bad `--fixture` fails
+//! before anything listens). Binding returns once the socket is listening,
 //! so a test or the load generator can connect at once — no readiness polling.
 //!
 //! The accept loop does as little as possible per connection: `accept` and
@@ -36,10 +38,8 @@ use super::config::ServerConfig;
 use super::date::DateCache;
 use super::memory::Resources;
 use super::pool::{Pool, PoolStats, Priorities};
-use super::routes::{self, App, SCHEMAS};
-use super::shared::{Job, Router, Shared, refuse};
+use super::shared::{Handler, Job, Shared, refuse};
 use super::sys::{self, ListenQueue};
-use crate::fixtures;
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
 use std::sync::Arc;
@@ -62,15 +62,14 @@ pub struct Server {
     sched_refused: Option<String>,
 }
 
-/// A bound, listening socket with its catalog prepared, not yet accepting:
+/// A bound, listening socket with its handler, not yet accepting:
 /// connects queue in the kernel's accept queue (up to the backlog) until
 /// [`Bound::start`].
 #[derive(Debug)]
 pub struct Bound {
     config: ServerConfig,
-    app: App,
+    handler: Box<dyn Handler>,
     listener: TcpListener,
-    router: Router,
 }
 
 impl Bound {
@@ -84,20 +83,12 @@ impl Bound {
         sys::listen_queue(&self.listener)
     }
 
-    /// Serves requests with `router` in place of [`routes::handle`] (tests
-    /// use it to add a route that panics).
-    pub fn with_router(mut self, router: Router) -> Bound {
-        self.router = router;
-        self
-    }
-
     /// Starts the pool, the encoder threads and the acceptor.
     pub fn start(self) -> io::Result<Server> {
         let Bound {
             mut config,
-            app,
+            handler,
             listener,
-            router,
         } = self;
         let addr = listener.local_addr()?;
         let (class, sched_refused) = Priorities::available(config.sched);
@@ -108,8 +99,7 @@ impl Bound {
         let resources = Arc::new(Resources::new(&config, cores, prio.encoders())?);
         let shared = Arc::new(Shared {
             config,
-            app,
-            router,
+            handler,
             resources,
             listener,
             shutdown: AtomicBool::new(false),
@@ -143,16 +133,9 @@ impl Bound {
 }
 
 impl Server {
-    /// Prepares the catalog, binds `config.addr`, and starts accepting.
-    /// Returns once the socket is listening.
-    pub fn start(config: ServerConfig) -> io::Result<Server> {
-        Server::bind(config)?.start()
-    }
-
-    /// Prepares the catalog, binds `config.addr` and listens with
-    /// `config.backlog`, without accepting yet.
-    pub fn bind(config: ServerConfig) -> io::Result<Bound> {
-        let app = prepare(&config)?;
+    /// Binds `config.addr` and listens with `config.backlog` to serve
+    /// `handler`, without accepting yet ([`Bound::start`]).
+    pub fn bind_with(config: ServerConfig, handler: Box<dyn Handler>) -> io::Result<Bound> {
         // Each connection is a descriptor, queued or open; a few more for the
         // rest. Best effort: the hard limit may be lower, and accept backs
         // off on EMFILE.
@@ -162,9 +145,8 @@ impl Server {
         sys::set_backlog(&listener, config.backlog)?;
         Ok(Bound {
             config,
-            app,
+            handler,
             listener,
-            router: routes::handle,
         })
     }
 
@@ -199,11 +181,6 @@ impl Server {
     /// The address actually bound (the ephemeral port for `127.0.0.1:0`).
     pub fn local_addr(&self) -> SocketAddr {
         self.addr
-    }
-
-    /// Products prepared; the largest `count` a request may ask for.
-    pub fn max_count(&self) -> usize {
-        self.shared.app.max_count
     }
 
     /// Worker threads alive now.
@@ -260,39 +237,6 @@ fn wake_addr(addr: SocketAddr) -> SocketAddr {
         ip => ip,
     };
     SocketAddr::new(ip, addr.port())
-}
-
-/// Loads or generates the products before anything listens.
-fn prepare(config: &ServerConfig) -> io::Result<App> {
-    let mut products = match &config.fixture {
-        Some(path) => {
-            fixtures::load_file(path)
-                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?
-                .products
-        }
-        None => fixtures::catalog(config.max_count).products,
-    };
-    products.truncate(config.max_count);
-    if products.is_empty() {
-        let e = "no products to serve: the fixture is empty or --max-count is 0";
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, e));
-    }
-    let data = match &config.data {
-        Some((data, schema)) => {
-            let schema = schema.as_ref().map(|p| p.to_string_lossy().into_owned());
-            let set = super::data::DataSet::load(&data.to_string_lossy(), schema.as_deref())
-                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-            Some(Arc::new(set))
-        }
-        None => None,
-    };
-    Ok(App {
-        data,
-        max_count: products.len(),
-        products: Arc::new(products),
-        schemas: &SCHEMAS,
-        page: config.page.clone(),
-    })
 }
 
 // Linux errno values of the resource-shortage accept errors (asm-generic/errno-base.h,

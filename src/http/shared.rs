@@ -1,5 +1,5 @@
 //! What the acceptor, the pool and every connection share: the config, the
-//! prepared catalog, the router, the listening socket, the memory
+//! [`Handler`] that answers requests, the listening socket, the memory
 //! [`Resources`], each worker's [`Slot`] (the connection it serves), and
 //! the fast 503 ([`refuse`]).
 //!
@@ -9,9 +9,9 @@ use super::buffers::Scratch;
 use super::config::ServerConfig;
 use super::date::DateCache;
 use super::memory::Resources;
+use super::metrics::Exposition;
 use super::parse::Request;
-use super::response::{self, Connection};
-use super::routes::{App, Reply};
+use super::response::{self, Connection, Reply};
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::os::fd::{AsRawFd, RawFd};
@@ -19,16 +19,22 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-/// What answers a parsed request: [`super::routes::handle`] in `wirebench
-/// serve`; tests wrap it to add routes of their own (one that panics).
-pub type Router = fn(&App, &Request<'_>, &mut Scratch) -> Reply;
+/// The application a server serves: what answers a parsed request. The
+/// server parses, admits, counts and sends; the handler decides the reply
+/// and writes its body into the worker's [`Scratch`] (`wirebench serve`'s
+/// is `routes::App`; tests wrap it to add routes of their own).
+pub trait Handler: Send + Sync + std::fmt::Debug {
+    /// The response to `req`. Never fails: every problem is a reply. A
+    /// panic becomes a 500 for this request. `metrics` renders the
+    /// server's `/metrics` exposition where the handler serves it.
+    fn handle(&self, req: &Request<'_>, s: &mut Scratch, metrics: &Exposition<'_>) -> Reply;
+}
 
 /// State shared by the acceptor and every worker.
 #[derive(Debug)]
 pub struct Shared {
     pub config: ServerConfig,
-    pub app: App,
-    pub router: Router,
+    pub handler: Box<dyn Handler>,
     pub resources: Arc<Resources>,
     /// The listening socket: the acceptor takes connections from it, and
     /// `/metrics` reads its queue and drops when scraped.

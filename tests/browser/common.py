@@ -31,10 +31,10 @@ CHROMIUM_FLAGS = [
 
 
 @contextmanager
-def server(binary, results=None):
-    """`wirebench serve --addr 127.0.0.1:0`: the kernel picks a free port,
-    the server prints it on its first line; stopped on exit."""
-    cmd = [binary, "serve", "--addr", "127.0.0.1:0"]
+def server(binary, results=None, args=()):
+    """`wirebench serve --addr 127.0.0.1:0 [ARGS]`: the kernel picks a free
+    port, the server prints it on its first line; stopped on exit."""
+    cmd = [binary, "serve", "--addr", "127.0.0.1:0", *args]
     if results:
         cmd += ["--results", results]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)

@@ -1,7 +1,8 @@
 """The browser page in a real browser (headless Chromium): bytes → field and
 field → bytes for every format, a FlatBuffers vtable slot and a string shared
-by two products, the five formats side by side, an evolution cell, no console
-error and no request to another host. Prints the time to first render and to
+by two products, the five formats side by side, an evolution cell, a user's
+document (`serve --data`: a map, a union and nulls) in all five formats, bytes
+to its members and back, no console error and no request to another host. Prints the time to first render and to
 a selection for 20 products (tests/browser/bench.py holds them to a bound).
 
     python tests/browser/test_page.py BINARY [RESULTS_DIR]
@@ -12,6 +13,7 @@ import base64
 import json
 import os
 import sys
+import tempfile
 from urllib.parse import urlparse
 
 from selenium.webdriver.common.by import By
@@ -130,6 +132,56 @@ def compare(driver, base):
         check(got == want and want, f"side by side: a json byte of rating selects rating in {f}")
 
 
+# A document with a map (`tags`), a union (`note`: null or a string) and
+# nulls, with its schema (inference would make `tags` a record).
+DOCUMENT = '{"orders":[{"id":1,"tags":{"gift":"yes","rush":"no"},"note":null},{"id":2,"tags":{},"note":"leave at door"}],"total":12.5}'
+SCHEMA = json.dumps({"type": "record", "name": "Doc", "fields": [
+    {"name": "orders", "type": {"type": "array", "items": {"type": "record", "name": "Order", "fields": [
+        {"name": "id", "type": "long"},
+        {"name": "tags", "type": {"type": "map", "values": "string"}},
+        {"name": "note", "type": ["null", "string"]}]}}},
+    {"name": "total", "type": "double"}]})
+
+
+def document_files():
+    d = tempfile.mkdtemp(prefix="wirebench-browser-data-")
+    paths = (os.path.join(d, "doc.json"), os.path.join(d, "doc.avsc"))
+    for path, text in zip(paths, (DOCUMENT, SCHEMA)):
+        with open(path, "w") as f:
+            f.write(text)
+    return paths
+
+
+def document_api(base, fmt):
+    """The document's JSON form with each span's fields named as the page
+    names them: the root member it belongs to (`tops` indexes `members`)."""
+    data = api(base, f"/explain/{fmt}?payload=data")
+    for s, t in zip(data["spans"], data["tops"]):
+        s["fields"] = [data["members"][t] if t >= 0 else "(root framing)"]
+    return data
+
+
+def document(driver, base):
+    """`serve --data`: the page offers the document and shows it in all five
+    formats, its bytes linked to its members both ways."""
+    open_page(driver, base, view="explore", payload="data", format="json")
+    check(driver.find_element(By.ID, "payload-choice").is_displayed(), "document: the page offers the payload choice")
+    for fmt in FORMATS:
+        open_page(driver, base, view="explore", payload="data", format=fmt)
+        data = document_api(base, fmt)
+        check(data["error"] is None and data["document"] == json.loads(DOCUMENT), f"document {fmt}: explained and read back")
+        pieces = driver.find_elements(By.CSS_SELECTOR, "#hex .s")
+        check(len(pieces) >= len(data["spans"]), f"document {fmt}: {len(pieces)} pieces for {len(data['spans'])} spans")
+        k = next(k for k, s in enumerate(data["spans"]) if s["fields"] == ["total"] and s["category"] == "value")
+        both_ways(driver, base, f"document {fmt}", data, k, ["total"], "orders")
+    open_page(driver, base, view="compare", payload="data")
+    all_data = {f: document_api(base, f) for f in FORMATS}
+    driver.find_element(By.CSS_SELECTOR, '#bars tr[data-field="orders"]').click()
+    for f in FORMATS:
+        want, got = owned(all_data[f], "orders"), lit_spans(driver, f"#hex-{f}")
+        check(got == want and want, f"document side by side: orders selected in {f} ({len(got)} of {len(want)} spans)")
+
+
 def lab(driver, base):
     open_page(driver, base, view="lab")
     cells = driver.find_elements(By.CSS_SELECTOR, "#matrix td.c")
@@ -235,6 +287,11 @@ def main():
             screenshots(driver, base)
         drain()
         hygiene(driver, base, logs)
+    doc, schema = document_files()
+    with server(binary, None, ["--data", doc, "--schema", schema]) as base, chromium() as driver:
+        print(f"server with --data at {base}")
+        document(driver, base)
+        hygiene(driver, base, {"browser": driver.get_log("browser"), "performance": driver.get_log("performance")})
     if failures:
         print(f"{len(failures)} checks failed")
         sys.exit(1)

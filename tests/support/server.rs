@@ -6,19 +6,29 @@
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
+use wirebench::http::metrics::Exposition;
 use wirebench::http::parse::Request;
 use wirebench::http::response::Head;
-use wirebench::http::routes::{self, App, Body, Reply, Scratch};
-use wirebench::http::{Bound, Server, ServerConfig};
+use wirebench::http::routes::{App, Body, Reply, Scratch};
+use wirebench::http::{Bound, Handler, Server, ServerConfig};
 
 /// How long any client read may block before the test fails instead of hanging.
 pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The production router plus `/__panic`, which panics inside the handler
+/// The production application plus `/__panic`, which panics inside the handler
 /// (proves a panic becomes a 500 and the worker lives on), and `/__nice`,
 /// which answers the nice value of the thread serving it (see [`serving_nice`]),
 /// and `/__sched`, which answers its scheduling (`nice 0`, `SCHED_RR priority 1`).
-pub fn router_with_panic(app: &App, req: &Request<'_>, s: &mut Scratch) -> Reply {
+#[derive(Debug)]
+pub struct WithTestRoutes(pub App);
+
+impl Handler for WithTestRoutes {
+    fn handle(&self, req: &Request<'_>, s: &mut Scratch, metrics: &Exposition<'_>) -> Reply {
+        test_route(req, s).unwrap_or_else(|| self.0.handle(req, s, metrics))
+    }
+}
+
+fn test_route(req: &Request<'_>, s: &mut Scratch) -> Option<Reply> {
     if req.target == "/__panic" {
         panic!("test-only /__panic route");
     }
@@ -26,14 +36,14 @@ pub fn router_with_panic(app: &App, req: &Request<'_>, s: &mut Scratch) -> Reply
         let sched = wirebench::http::sys::thread_sched().expect("/proc/thread-self/stat");
         s.body.clear();
         s.body.extend_from_slice(sched.to_string().as_bytes());
-        return Reply::new(Head::ok("text/plain", ""), Body::Scratch);
+        return Some(Reply::new(Head::ok("text/plain", ""), Body::Scratch));
     }
     if let Some(query) = req.target.strip_prefix("/__nice") {
         s.body.clear();
         s.body.extend_from_slice(serving_nice(query).as_bytes());
-        return Reply::new(Head::ok("text/plain", ""), Body::Scratch);
+        return Some(Reply::new(Head::ok("text/plain", ""), Body::Scratch));
     }
-    routes::handle(app, req, s)
+    None
 }
 
 /// The calling thread's nice value as text. With `?raised` the thread first
@@ -72,9 +82,8 @@ pub fn bind_with(edit: impl FnOnce(&mut ServerConfig)) -> Bound {
         config.stack_size = bytes;
     }
     edit(&mut config);
-    Server::bind(config)
-        .expect("server binds")
-        .with_router(router_with_panic)
+    let app = App::prepare(&config).expect("the app prepares");
+    Server::bind_with(config, Box::new(WithTestRoutes(app))).expect("server binds")
 }
 
 pub fn start() -> Server {

@@ -39,7 +39,19 @@ async function getJSON(url) {
   }
   const body = await r.json();
   if (!r.ok) throw new Error(`${url}: ${r.status} ${body.error || ''}`);
+  // A document's spans name the root member they belong to (`tops` indexes
+  // `members`): the paths the tree and the hex view link.
+  if (body.tops) {
+    body.spans.forEach((s, k) => {
+      s.fields = [body.tops[k] >= 0 ? body.members[body.tops[k]] : '(root framing)'];
+    });
+  }
   return body;
+}
+
+// The path a row of the bars selects: a document's member is its own path.
+function barPath(field) {
+  return state.payload === 'data' ? field : rowPath(field);
 }
 
 // The path a per-field row selects in product 0.
@@ -302,7 +314,7 @@ class Explorer {
 
 // ---- page state ----
 
-const state = { view: 'explore', format: 'json', count: 1, compression: 'none' };
+const state = { view: 'explore', payload: 'catalog', format: 'json', count: 1, compression: 'none' };
 
 function readHash() {
   const h = new URLSearchParams(location.hash.slice(1));
@@ -311,6 +323,7 @@ function readHash() {
   $('format').value = state.format;
   $('count').value = state.count;
   $('compression').value = state.compression;
+  $('payload').value = state.payload;
 }
 
 function writeHash() {
@@ -320,6 +333,7 @@ function writeHash() {
 function explainUrl(format) {
   const shared = format === 'flatbuffers-shared';
   const f = shared ? 'flatbuffers' : format;
+  if (state.payload === 'data') return `/explain/${f}?payload=data&compression=${state.compression}`;
   return `/explain/${f}?count=${state.count}&compression=${state.compression}${shared ? '&share=strings' : ''}`;
 }
 
@@ -365,24 +379,29 @@ async function showCompare() {
     const explorers = {};
     const sync = (from, path) => {
       for (const ex of Object.values(explorers)) if (ex !== from) ex.selectPath(path, false);
-      for (const tr of $('bars').querySelectorAll('tr')) tr.classList.toggle('hl', rowPath(tr.dataset.field) === path);
+      for (const tr of $('bars').querySelectorAll('tr')) tr.classList.toggle('hl', barPath(tr.dataset.field) === path);
     };
     all.forEach((d, i) => {
       explorers[FORMATS[i]] = new Explorer(null, $(`hex-${FORMATS[i]}`), $('detail'), d, sync);
     });
     window.wb.explorers = explorers;
-    const max = Math.max(1, ...all.flatMap((d) => FIELD_ROWS.map((f) => d.summary.by_field[f] || 0)));
-    const rows = FIELD_ROWS.map((f) => `<tr data-field="${f}"><td>${f}</td>` + all.map((d) => {
-      const n = d.summary.by_field[f] || 0;
+    // The catalog's rows are its product fields; a document's, its root members.
+    const doc = state.payload === 'data';
+    const names = doc ? Object.keys(all[0].by_member) : FIELD_ROWS;
+    const count = (d, f) => (doc ? d.by_member[f] : d.summary.by_field[f]) || 0;
+    const max = Math.max(1, ...all.flatMap((d) => names.map((f) => count(d, f))));
+    const rows = names.map((f) => `<tr data-field="${esc(f)}"><td>${esc(f)}</td>` + all.map((d) => {
+      const n = count(d, f);
       return `<td><span class="bar" style="width:${(120 * n / max).toFixed(1)}px"></span> ${n}</td>`;
     }).join('') + '</tr>');
-    $('bars').innerHTML = `<table><tr><th>bytes per field (all ${state.count} products)</th>` +
+    const what = doc ? 'member of the document' : `field (all ${state.count} products)`;
+    $('bars').innerHTML = `<table><tr><th>bytes per ${what}</th>` +
       FORMATS.map((f) => `<th>${f}</th>`).join('') + '</tr>' + rows.join('') +
       '<tr><td><b>total</b></td>' + all.map((d) => `<td><b>${d.bytes}</b> (gzip ${d.gzip_bytes})</td>`).join('') + '</tr></table>';
     $('bars').onclick = (e) => {
       const tr = e.target.closest('tr[data-field]');
       if (!tr) return;
-      const path = rowPath(tr.dataset.field);
+      const path = barPath(tr.dataset.field);
       for (const ex of Object.values(explorers)) ex.selectPath(path, false);
       sync(null, path);
     };
@@ -439,6 +458,7 @@ async function show() {
   for (const v of ['explore', 'compare', 'lab']) $(`view-${v}`).hidden = v !== state.view;
   $('controls').hidden = state.view === 'lab';
   $('format').disabled = state.view !== 'explore';
+  $('count').disabled = state.payload === 'data';
   window.wb.ready = false;
   if (state.view === 'explore') await showExplore();
   else if (state.view === 'compare') await showCompare();
@@ -450,12 +470,20 @@ async function main() {
   // What the server offers, fetched beside the first payload, not before it.
   const info = getJSON('/page/info.json').then((info) => {
     $('results-link').hidden = !info.results;
+    $('payload-choice').hidden = !info.data;
   }, (e) => note(String(e)));
   readHash();
   for (const b of document.querySelectorAll('#tabs button')) {
     b.onclick = () => { state.view = b.dataset.view; show(); };
   }
   $('format').onchange = () => { state.format = $('format').value; show(); };
+  $('payload').onchange = () => {
+    state.payload = $('payload').value;
+    // Shared strings are a builder option of the catalog.
+    if (state.payload === 'data' && state.format === 'flatbuffers-shared') state.format = 'flatbuffers';
+    $('format').value = state.format;
+    show();
+  };
   $('count').onchange = () => { readCount(); show(); };
   $('compression').onchange = () => { state.compression = $('compression').value; show(); };
   await Promise.all([show(), info]);

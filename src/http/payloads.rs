@@ -1,0 +1,139 @@
+//! What `serve` serves under its payload routes, each a [`Payload`]: the
+//! catalog's products (`/catalog`) and the user's document (`serve --data
+//! FILE.json`, `/data`). Both answer through the one route table of
+//! [`super::routes`]; this module says what differs on the wire: the size
+//! admission reserves, the `count` parameter, and the schema a `Link`
+//! header names.
+//!
+//! | | catalog | document |
+//! |---|---|---|
+//! | size reserved | `count` × [`BYTES_PER_PRODUCT`] (an upper bound) | its exact size in the format, measured at load |
+//! | `count` | the first N products | not a parameter (one document) |
+//! | `Link` (RFC 8288, `rel="describedby"`) | `catalog.avsc`/`.proto`/`.fbs` for Avro, Protobuf, FlatBuffers | `data.avsc` for JSON, MessagePack and Avro, `data.proto`, `data.fbs` |
+//!
+//! Schemas served under `/schemas/{file}`: the catalog's three, compiled in
+//! ([`SCHEMAS`]), and the document's `data.avsc` (given with `--schema` or
+//! inferred) with the `data.proto` and `data.fbs` derived from it.
+
+use crate::codec::Format;
+use crate::payload::Payload;
+
+/// Which payload a route serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Catalog,
+    Document,
+}
+
+impl Kind {
+    /// The route prefix: `/catalog` or `/data`.
+    pub fn path(self) -> &'static str {
+        match self {
+            Kind::Catalog => "/catalog",
+            Kind::Document => "/data",
+        }
+    }
+}
+
+const TEXT: &str = "text/plain; charset=utf-8";
+const JSON: &str = "application/json";
+
+/// A schema file served under `/schemas/`.
+#[derive(Debug, Clone)]
+pub struct SchemaFile {
+    pub name: &'static str,
+    pub content_type: &'static str,
+    pub bytes: &'static [u8],
+}
+
+/// The catalog's schema files, compiled into the binary so it is self-contained.
+pub const SCHEMAS: [SchemaFile; 3] = [
+    SchemaFile {
+        name: "catalog.proto",
+        content_type: TEXT,
+        bytes: include_bytes!("../../schemas/catalog.proto"),
+    },
+    SchemaFile {
+        name: "catalog.avsc",
+        content_type: JSON, // an Avro schema is a JSON document
+        bytes: include_bytes!("../../schemas/catalog.avsc"),
+    },
+    SchemaFile {
+        name: "catalog.fbs",
+        content_type: TEXT,
+        bytes: include_bytes!("../../schemas/catalog.fbs"),
+    },
+];
+
+/// The document's schema files: `(name, extension, content type)`, text in
+/// `payload::Document::schema_text`; the router matches each path by its index.
+pub const DOCUMENT_SCHEMAS: [(&str, &str, &str); 3] = [
+    ("data.avsc", "avsc", JSON),
+    ("data.proto", "proto", TEXT),
+    ("data.fbs", "fbs", TEXT),
+];
+
+/// An upper bound of one fixture product's encoding in any format (JSON,
+/// the largest, averages ~620 bytes); a unit test holds it above the real size.
+pub const BYTES_PER_PRODUCT: usize = 768;
+
+/// Bytes to reserve before encoding `payload` in `format`: an upper bound
+/// for the catalog (its size would cost an encode), the size measured at
+/// load for the document.
+pub fn reserve(payload: &Payload, format: Format) -> usize {
+    match payload {
+        Payload::Catalog(p) => p.count().saturating_mul(BYTES_PER_PRODUCT),
+        Payload::Document(_) => payload.size(format).unwrap_or(0),
+    }
+}
+
+/// `Link` to the schema that reads a body of `kind` in `format`, and
+/// `Vary: Accept` before it when `Accept` chose the format.
+pub fn headers(kind: Kind, format: Format, negotiated: bool) -> &'static str {
+    macro_rules! link {
+        ($prefix:expr, $file:literal) => {
+            concat!($prefix, "Link: </schemas/", $file, ">; rel=\"describedby\"\r\n")
+        };
+    }
+    macro_rules! table {
+        ($prefix:expr) => {
+            match (kind, format) {
+                (Kind::Catalog, Format::Avro) => link!($prefix, "catalog.avsc"),
+                (Kind::Catalog, Format::Protobuf) => link!($prefix, "catalog.proto"),
+                (Kind::Catalog, Format::Flatbuffers) => link!($prefix, "catalog.fbs"),
+                (Kind::Catalog, Format::Json | Format::Msgpack) => $prefix,
+                (Kind::Document, Format::Protobuf) => link!($prefix, "data.proto"),
+                (Kind::Document, Format::Flatbuffers) => link!($prefix, "data.fbs"),
+                (Kind::Document, Format::Json | Format::Msgpack | Format::Avro) => link!($prefix, "data.avsc"),
+            }
+        };
+    }
+    if negotiated {
+        table!("Vary: Accept\r\n")
+    } else {
+        table!("")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_name_the_schema_that_reads_the_body() {
+        assert_eq!(headers(Kind::Catalog, Format::Json, false), "");
+        assert_eq!(headers(Kind::Catalog, Format::Msgpack, true), "Vary: Accept\r\n");
+        assert_eq!(
+            headers(Kind::Catalog, Format::Avro, true),
+            "Vary: Accept\r\nLink: </schemas/catalog.avsc>; rel=\"describedby\"\r\n"
+        );
+        assert_eq!(
+            headers(Kind::Document, Format::Msgpack, false),
+            "Link: </schemas/data.avsc>; rel=\"describedby\"\r\n"
+        );
+        assert_eq!(
+            headers(Kind::Document, Format::Flatbuffers, false),
+            "Link: </schemas/data.fbs>; rel=\"describedby\"\r\n"
+        );
+    }
+}
