@@ -211,7 +211,7 @@ fn decision_table_reversals_are_listed() {
         let dir = std::env::temp_dir().join(format!("wirebench-compare-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        let row = |f: &str, b: u64| format!("{f},1,{b},{b},{b},{b},{b}.0,{b}.0,1.0,1.0,1.0,,,,\n");
+        let row = |f: &str, b: u64| format!("{f},1,{b},{b},{b},{b},{b}.0,{b}.0,1.0,1.0,1.0,,,,,,,,,,,,,,,\n");
         let text = format!(
             "# run: {name}\n{}\n{}{}",
             wirebench::measure::results::SIZES_HEADER,

@@ -213,7 +213,8 @@ fn refusals_are_counted() {
     held[0].send(b"GET /metrics HTTP/1.1\r\n");
     held[1].send(b"GET /ping HTTP/1.1\r\n");
     server::wait_until("both workers read their partial heads", || {
-        s.stats().idle_connections == 0
+        let st = s.stats();
+        st.idle_connections == 0 && st.parked == 0 && st.queued == 0 && st.threads - st.idle == 2
     });
     let mut refused = Client::connect(addr);
     assert_eq!(refused.read_response(false).status, 503);
