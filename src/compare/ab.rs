@@ -62,8 +62,8 @@ wirebench ab BASE_BIN NEW_BIN [FLAGS]
                       this binary's `load --server` on another CPU; the figure
                       is the server's CPU µs per request
   --http-duration D   one load run of an HTTP case (default 500ms)
-  --floor PCT         smallest change flagged (default 1.0: two copies of one
-                      build differ by a few tenths of a percent in every round;
+  --floor PCT         smallest change flagged (default 1.0: under what an A/A
+                      of two copies of one build estimates on this machine;
                       docs/MEASUREMENT.md)
   --fail-over PCT     exit 1 when a row's significant slowdown exceeds PCT percent
   --slow-row NAME=PCT test hook: the NEW side runs row NAME PCT% slower by real
