@@ -52,7 +52,7 @@ PIN := $(if $(shell command -v taskset 2>/dev/null),taskset -c $(PIN_CPU),)
 # server-only pass) run HTTP_ROUNDS rounds; the others (gzip -6, gzip -1,
 # c=1, c=16: the gzip costs and the concurrency prose, read as medians) run
 # HTTP_SIDE_ROUNDS (docs/MEASUREMENT.md, "Rounds, runs and the time budget").
-HTTP_ROUNDS ?= 12
+HTTP_ROUNDS ?= 16
 HTTP_SIDE_ROUNDS ?= 5
 HTTP_DURATION ?= 400ms
 HTTP_COUNTS ?= 1,100,1000
@@ -156,7 +156,7 @@ check-generated: ## fail if committed prost code differs from a fresh generation
 # of an earlier run (`report --clear-run`: raw files, histograms, the report;
 # separate runs such as peers.txt stay), so $(RESULTS)/ holds one run.
 bench: IN_BENCH := 1
-bench: build-release bench-clear bench-codec bench-sizes bench-data bench-http bench-server report ## one run: codec + sizes + HTTP (none, gzip -6, gzip -1, c=1, c=16) + server-only pass + report -> results/ (~7 min on 2 cores, plus the build)
+bench: build-release bench-clear bench-codec bench-sizes bench-data bench-http bench-server report ## one run: codec + sizes + HTTP (none, gzip -6, gzip -1, c=1, c=16) + server-only pass + report -> results/ (~8 min on 2 cores, plus the build)
 	@echo "bench: run $(RUN_ID) -> $(RESULTS)/ in $$(( $$(date +%s) - $(WB_RUN_START) )) s (planned $(PLAN_TOTAL) s after the build)" >&2
 
 build-release: ## build the release binary the measurement targets run
