@@ -7,15 +7,39 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-/// Two copies of the built binary in a fresh directory: BASE and NEW.
-fn two_copies(name: &str) -> (PathBuf, PathBuf) {
+/// Two copies of the built binary in a fresh directory, removed on drop
+/// (also when the test fails), so a test run leaves nothing in the temp dir.
+struct Copies {
+    dir: PathBuf,
+    base: PathBuf,
+    new: PathBuf,
+}
+
+impl Drop for Copies {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn two_copies(name: &str) -> Copies {
     let dir = std::env::temp_dir().join(format!("wirebench-ab-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let (a, b) = (dir.join("base"), dir.join("new"));
-    std::fs::copy(env!("CARGO_BIN_EXE_wirebench"), &a).unwrap();
-    std::fs::copy(env!("CARGO_BIN_EXE_wirebench"), &b).unwrap();
-    (a, b)
+    let (base, new) = (dir.join("base"), dir.join("new"));
+    std::fs::copy(env!("CARGO_BIN_EXE_wirebench"), &base).unwrap();
+    std::fs::copy(env!("CARGO_BIN_EXE_wirebench"), &new).unwrap();
+    Copies { dir, base, new }
+}
+
+/// Self-test of the clean-up: the directory exists while the copies live
+/// and is gone after they drop.
+#[test]
+fn the_copies_are_removed_on_drop() {
+    let c = two_copies("drop");
+    let dir = c.dir.clone();
+    assert!(c.base.is_file() && c.new.is_file());
+    drop(c);
+    assert!(!dir.exists(), "{} left behind", dir.display());
 }
 
 fn ab(base: &PathBuf, new: &PathBuf, flags: &[&str]) -> Output {
@@ -41,7 +65,8 @@ const ROWS: &str = "^Memcpy/json/100$|^Encode/msgpack/1$";
 
 #[test]
 fn two_copies_of_one_build_flag_no_row() {
-    let (a, b) = two_copies("aa");
+    let copies = two_copies("aa");
+    let (a, b) = (copies.base.clone(), copies.new.clone());
     let out = ab(
         &a,
         &b,
@@ -72,7 +97,8 @@ fn two_copies_of_one_build_flag_no_row() {
 
 #[test]
 fn a_row_made_30_percent_slower_is_flagged_and_fails_the_run() {
-    let (a, b) = two_copies("slow");
+    let copies = two_copies("slow");
+    let (a, b) = (copies.base.clone(), copies.new.clone());
     let out = ab(
         &a,
         &b,
@@ -129,7 +155,8 @@ fn a_row_made_30_percent_slower_is_flagged_and_fails_the_run() {
 
 #[test]
 fn bad_arguments_exit_2_with_a_clear_error() {
-    let (a, b) = two_copies("bad");
+    let copies = two_copies("bad");
+    let (a, b) = (copies.base.clone(), copies.new.clone());
     let missing = PathBuf::from("/nonexistent/wirebench");
     let cases: Vec<(Vec<&str>, &PathBuf, &str)> = vec![
         (vec![], &missing, "NEW_BIN \"/nonexistent/wirebench\": not a file"),
@@ -178,7 +205,8 @@ fn bad_arguments_exit_2_with_a_clear_error() {
 
 #[test]
 fn http_cases_run_against_each_builds_server() {
-    let (a, b) = two_copies("http");
+    let copies = two_copies("http");
+    let (a, b) = (copies.base.clone(), copies.new.clone());
     let out = ab(
         &a,
         &b,

@@ -10,12 +10,16 @@
 //! `--server-pid` names it), both in cores (seconds of CPU per second of the
 //! round). A round is **disturbed** when other work kept more than
 //! [`DISTURBED_OTHER_CORES`] of a core busy or steal exceeded
-//! [`DISTURBED_STEAL_CORES`]; the report counts such rounds.
+//! [`DISTURBED_STEAL_CORES`]; the report counts such rounds. `/proc/stat`
+//! counts in ticks of 10 ms, so over a 400 ms run one tick is 0.025 of a
+//! core: both limits sit several ticks above that, so a run is never marked
+//! by the counter's own step.
 
 /// Other work above this many cores marks a round as disturbed.
 pub const DISTURBED_OTHER_CORES: f64 = 0.2;
-/// Steal above this many cores marks a round as disturbed.
-pub const DISTURBED_STEAL_CORES: f64 = 0.02;
+/// Steal above this many cores marks a round as disturbed: four ticks of a
+/// 400 ms run (a limit of 0.02 marked every run with one tick of steal).
+pub const DISTURBED_STEAL_CORES: f64 = 0.1;
 
 /// The machine-wide counters of `/proc/stat`'s `cpu ` line, in ticks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -97,6 +101,13 @@ mod tests {
         assert!((m.other_cores - 0.25).abs() < 1e-9, "{m:?}");
         assert!((m.steal_cores - 0.025).abs() < 1e-9);
         assert!(m.disturbed());
+        // One tick of steal over a 400 ms run is the counter's step, not a
+        // disturbance; five ticks are.
+        let t = MachineTicks { busy: 1000, steal: 0 };
+        let one = MachineLoad::between(t, MachineTicks { busy: 1000, steal: 1 }, 0, 0.4, 100);
+        assert!((one.steal_cores - 0.025).abs() < 1e-9 && !one.disturbed(), "{one:?}");
+        let five = MachineLoad::between(t, MachineTicks { busy: 1000, steal: 5 }, 0, 0.4, 100);
+        assert!(five.disturbed(), "{five:?}");
         let quiet = MachineLoad::between(a, b, 3_000_000_000, 2.0, 100);
         assert_eq!(quiet.other_cores, 0.0);
         assert!(

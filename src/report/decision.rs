@@ -22,8 +22,10 @@
 //! or steal on the machine, after a slow calibration sample, or whose own
 //! CPU per request jumps above [`CPU_JUMP`] × the format's median
 //! ([`cpu_jumps`]); codec rounds the calibration of `codec.txt` marks. A
-//! format with more than [`DISTURBED_SHARE`] of its rounds disturbed is
-//! shown "(disturbed)" and the others are still ranked. Below that share a
+//! format with more than [`DISTURBED_SHARE`] of its rounds disturbed, not
+//! counting rounds disturbed for every format alike (drift the pairing
+//! cancels, such as a marked codec round), is shown "(disturbed)" and the
+//! others are still ranked. Below that share a
 //! disturbed round stays in the pairing: the signed-rank test weighs it as
 //! one rank among the row's rounds however far off its value is, while
 //! dropping it costs power in whole steps (with 7 rounds
@@ -112,7 +114,8 @@ pub fn ranking(items: &[(String, Vec<f64>)], lower_is_better: bool) -> Result<Ra
 /// `names[f]` in round `r` (NaN: missing), `disturbed[f][r]` whether that
 /// round is disturbed for that format (counted, kept in the pairing: module
 /// docs). A format with more than [`DISTURBED_SHARE`] of its rounds
-/// disturbed is left out and listed; the others are ranked by
+/// disturbed (rounds disturbed for every format not counted) is left out
+/// and listed; the others are ranked by
 /// [`paired_pairs`] on every round.
 pub fn paired_ranking(
     names: &[String],
@@ -130,8 +133,15 @@ pub fn paired_ranking(
         if present.is_empty() {
             continue;
         }
-        let bad = |r: usize| disturbed.get(f).and_then(|d| d.get(r)).copied().unwrap_or(false);
-        let k = present.iter().filter(|&&r| bad(r)).count();
+        let flag = |g: usize, r: usize| disturbed.get(g).and_then(|d| d.get(r)).copied().unwrap_or(false);
+        // A round disturbed for every format present in it is common drift
+        // that the pairing cancels: it marks no format.
+        let common = |r: usize| {
+            (0..names.len())
+                .filter(|&g| rounds.get(g).and_then(|v| v.get(r)).is_some_and(|x| x.is_finite()))
+                .all(|g| flag(g, r))
+        };
+        let k = present.iter().filter(|&&r| flag(f, r) && !common(r)).count();
         if k as f64 > DISTURBED_SHARE * present.len() as f64 {
             out_disturbed.push((name.clone(), k, present.len()));
             continue;
@@ -599,7 +609,7 @@ pub fn render(o: &mut String, d: &Data) {
     o.push_str("\n## Decision table\n\n");
     let _ = writeln!(
         o,
-        "Best first, a partial order: each pair of formats is compared on its per-round paired ratios (Wilcoxon signed-rank, Holm over the row's pairs); `<` / `>`: a significant difference; `≈`: this run cannot tell them apart, within the row's minimum detectable effect (\"≈ within ±X%\"). A format with more than half its rounds disturbed (other work on the machine, a slow calibration sample, or its CPU per request above {CPU_JUMP}× its median) is marked \"(disturbed)\" and left out; fewer disturbed rounds stay in the pairing, where each is one rank among the row's rounds. Server CPU per request and server-only throughput: `{}` (server pinned to one core, load generator on the other); client CPU and end-to-end throughput: `{}` (both on one machine, concurrency 8, no compression).\n",
+        "Best first, a partial order: each pair of formats is compared on its per-round paired ratios (Wilcoxon signed-rank, Holm over the row's pairs); `<` / `>`: a significant difference; `≈`: this run cannot tell them apart, within the row's minimum detectable effect (\"≈ within ±X%\"). A format with more than half its rounds disturbed (other work on the machine, a slow calibration sample, or its CPU per request above {CPU_JUMP}× its median) while another format of the round was not is marked \"(disturbed)\" and left out; other disturbed rounds stay in the pairing, where each is one rank among the row's rounds. Server CPU per request and server-only throughput: `{}` (server pinned to one core, load generator on the other); client CPU and end-to-end throughput: `{}` (both on one machine, concurrency 8, no compression).\n",
         super::verdict::SERVER_SOURCE,
         super::verdict::CLIENT_SOURCE
     );
@@ -1154,6 +1164,24 @@ mod tests {
         flags[2][5] = false;
         let r = paired_ranking(&names(&["a", "b", "c"]), &v, &flags, true).unwrap();
         assert!(r.disturbed.is_empty() && r.formats.len() == 3);
+    }
+
+    /// Rounds disturbed for every format alike (a codec round the
+    /// calibration marks) are drift the pairing cancels: 7 of 12 such
+    /// rounds mark no format and the row is ranked. Self-test: the same
+    /// flags on one format alone mark it.
+    #[test]
+    fn rounds_disturbed_for_every_format_mark_none() {
+        let v: Vec<Vec<f64>> = (0..3)
+            .map(|f| (0..12).map(|r| (100 + 50 * f + r) as f64).collect())
+            .collect();
+        let bad: Vec<bool> = (0..12).map(|r| r < 7).collect();
+        let r = paired_ranking(&names(&["a", "b", "c"]), &v, &vec![bad.clone(); 3], true).unwrap();
+        assert!(r.disturbed.is_empty() && r.ordered.len() == 3, "{r:?}");
+        let mut one = vec![vec![false; 12]; 3];
+        one[2] = bad;
+        let r = paired_ranking(&names(&["a", "b", "c"]), &v, &one, true).unwrap();
+        assert_eq!(r.disturbed, [("c".to_string(), 7, 12)]);
     }
 
     /// Disturbed rounds below the share stay in the pairing: 12 rounds, b
