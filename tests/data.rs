@@ -4,20 +4,13 @@
 
 mod support;
 
+mod common;
 use std::path::PathBuf;
 use std::process::Command;
 use support::server::{Client, start_with};
 
 const DOC: &str = r#"{"orders":[{"id":1,"customer-id":"c1","total":9.5,"lines":[{"sku":"a","qty":2}],"note":null},
 {"id":2,"customer-id":"c2","total":12,"lines":[],"gift":true}],"by_region":{"1":3,"2":4}}"#;
-
-fn tmp(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("wirebench-data-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, bytes).unwrap();
-    p
-}
 
 fn run(args: &[&str]) -> (i32, Vec<u8>, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_wirebench"))
@@ -37,15 +30,16 @@ fn plain(json: &[u8]) -> serde_json::Value {
 
 #[test]
 fn infer_encode_decode_round_trip_the_document() {
-    let doc = tmp("doc.json", DOC.as_bytes());
+    let scratch = common::Scratch::new("data-infer_encode_decode_roun");
+    let doc = scratch.file("doc.json", DOC.as_bytes());
     let doc = doc.to_str().unwrap();
     let (code, schema, err) = run(&["schema", "infer", doc]);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains(r#"key "customer-id" is field "customer_id""#), "{err}");
-    let avsc = tmp("doc.avsc", &schema);
+    let avsc = scratch.file("doc.avsc", &schema);
     let avsc = avsc.to_str().unwrap();
     for format in ["json", "msgpack", "avro"] {
-        let out = std::env::temp_dir().join(format!("wirebench-data-{}/doc.{format}", std::process::id()));
+        let out = scratch.join(&format!("doc.{format}"));
         let out = out.to_str().unwrap();
         let (code, _, err) = run(&["encode", format, "--data", doc, "--schema", avsc, "-o", out]);
         assert_eq!(code, 0, "{format}: {err}");
@@ -63,6 +57,7 @@ fn infer_encode_decode_round_trip_the_document() {
 
 #[test]
 fn bad_documents_and_schemas_are_clear_errors() {
+    let scratch = common::Scratch::new("data-bad_documents_and_schema");
     let cases: [(&str, &str); 4] = [
         (r#"{"a":[1,2"#, "input ended"),
         (r#"{"a":123456789012345678901234}"#, "/a: long out of range"),
@@ -70,16 +65,16 @@ fn bad_documents_and_schemas_are_clear_errors() {
         (r#"{"a":1e999}"#, "/a: double out of range"),
     ];
     for (text, want) in cases {
-        let p = tmp("bad.json", text.as_bytes());
+        let p = scratch.file("bad.json", text.as_bytes());
         let (code, _, err) = run(&["schema", "infer", p.to_str().unwrap()]);
         assert_eq!(code, 2, "{text}: {err}");
         assert!(err.contains(want), "{text}: {err}");
     }
-    let schema = tmp(
+    let schema = scratch.file(
         "s.avsc",
         br#"{"type":"record","name":"R","fields":[{"name":"a","type":"int"}]}"#,
     );
-    let data = tmp("d.json", br#"{"a":"x"}"#);
+    let data = scratch.file("d.json", br#"{"a":"x"}"#);
     let (code, _, err) = run(&[
         "encode",
         "avro",
@@ -96,7 +91,8 @@ fn bad_documents_and_schemas_are_clear_errors() {
 
 #[test]
 fn serve_data_routes_negotiate_and_link_their_schema() {
-    let doc = tmp("served.json", DOC.as_bytes());
+    let scratch = common::Scratch::new("data-serve_data_routes_negoti");
+    let doc = scratch.file("served.json", DOC.as_bytes());
     let server = start_with(|c| c.data = Some((doc.clone(), None)));
     let mut client = Client::connect(server.local_addr());
     let r = client.get("/data/json");
@@ -146,7 +142,8 @@ fn data_routes_without_data_say_which_flag_serves_them() {
 
 #[test]
 fn sizes_and_codec_bench_measure_the_document_in_every_format() {
-    let doc = tmp("measured.json", DOC.as_bytes());
+    let scratch = common::Scratch::new("data-sizes_and_codec_bench_me");
+    let doc = scratch.file("measured.json", DOC.as_bytes());
     let doc = doc.to_str().unwrap();
     let (code, csv, err) = run(&["sizes", "--data", doc, "--out", "-", "--reps", "1", "--batch", "1ms"]);
     assert_eq!(code, 0, "{err}");

@@ -3,19 +3,12 @@
 //! `--reader-schema`, and exit status 2 with the error when the schemas do
 //! not resolve or the input is hostile.
 
+mod common;
 use std::path::PathBuf;
 use std::process::Command;
 use wirebench::codec::Format;
 use wirebench::generic::datum::Datum;
 use wirebench::generic::schema::Schema;
-
-fn tmp(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("wirebench-decode-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, bytes).unwrap();
-    p
-}
 
 fn decode(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_wirebench"))
@@ -32,10 +25,11 @@ fn decode(args: &[&str]) -> (i32, String, String) {
 
 #[test]
 fn every_format_prints_the_same_plain_json() {
+    let scratch = common::Scratch::new("decode-every_format_prints_the_");
     let c = wirebench::fixtures::catalog(2);
     let mut outputs = Vec::new();
     for f in Format::ALL {
-        let p = tmp(&format!("c.{}", f.extension()), &f.encode_to_vec(&c.products).unwrap());
+        let p = scratch.file(&format!("c.{}", f.extension()), &f.encode_to_vec(&c.products).unwrap());
         let (code, out, err) = decode(&[f.name(), p.to_str().unwrap()]);
         assert_eq!(code, 0, "{f}: {err}");
         outputs.push(out);
@@ -51,6 +45,7 @@ fn every_format_prints_the_same_plain_json() {
 
 #[test]
 fn any_avro_schema_prints_plain_json() {
+    let scratch = common::Scratch::new("decode-any_avro_schema_prints_p");
     let schema = r#"{"type":"record","name":"T","fields":[
         {"name":"b","type":"bytes"},
         {"name":"f","type":{"type":"fixed","name":"F","size":2}},
@@ -67,8 +62,8 @@ fn any_avro_schema_prints_plain_json() {
     ]);
     let mut bytes = Vec::new();
     wirebench::generic::avro::encode(&s, &datum, &mut bytes).unwrap();
-    let w = tmp("t.avsc", schema.as_bytes());
-    let p = tmp("t.avro", &bytes);
+    let w = scratch.file("t.avsc", schema.as_bytes());
+    let p = scratch.file("t.avro", &bytes);
     let (code, out, err) = decode(&["avro", p.to_str().unwrap(), "--writer-schema", w.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(
@@ -76,7 +71,7 @@ fn any_avro_schema_prints_plain_json() {
         "{\"b\":\"\\u0000ÿ\",\"f\":\"hé\",\"e\":\"Y\",\"u\":\"s\",\"m\":{\"k\":1.5}}\n"
     );
     // A reader schema that promotes and defaults.
-    let r = tmp(
+    let r = scratch.file(
         "r.avsc",
         br#"{"type":"record","name":"T","fields":[
             {"name":"m","type":{"type":"map","values":"double"}},
@@ -101,13 +96,14 @@ fn any_avro_schema_prints_plain_json() {
 
 #[test]
 fn schemas_that_do_not_resolve_exit_2_with_the_field_path() {
+    let scratch = common::Scratch::new("decode-schemas_that_do_not_reso");
     let cell = wirebench::evolve::run(
         wirebench::evolve::Step::WidenInt,
         wirebench::evolve::Row::Avro,
         wirebench::evolve::Direction::NewToOld,
     )
     .unwrap();
-    let p = tmp("v2.avro", &cell.bytes);
+    let p = scratch.file("v2.avro", &cell.bytes);
     let root = env!("CARGO_MANIFEST_DIR");
     let v2 = format!("{root}/schemas/evolution/widen-int/catalog.avsc");
     let v1 = format!("{root}/schemas/catalog.avsc");
@@ -131,13 +127,14 @@ fn schemas_that_do_not_resolve_exit_2_with_the_field_path() {
 
 #[test]
 fn hostile_schemas_and_payloads_are_errors() {
-    let deep = tmp("deep.avsc", "[".repeat(100_000).as_bytes());
-    let p = tmp("x.avro", &[0xff; 64]);
+    let scratch = common::Scratch::new("decode-hostile_schemas_and_payl");
+    let deep = scratch.file("deep.avsc", "[".repeat(100_000).as_bytes());
+    let p = scratch.file("x.avro", &[0xff; 64]);
     let (code, _, err) = decode(&["avro", p.to_str().unwrap(), "--writer-schema", deep.to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(err.contains("nesting deeper than 64 levels"), "{err}");
-    let arr = tmp("a.avsc", br#"{"type":"array","items":"null"}"#);
-    let huge = tmp("huge.avro", &[0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f]);
+    let arr = scratch.file("a.avsc", br#"{"type":"array","items":"null"}"#);
+    let huge = scratch.file("huge.avro", &[0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f]);
     let (code, _, err) = decode(&["avro", huge.to_str().unwrap(), "--writer-schema", arr.to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(err.contains("exceeds what the input can justify"), "{err}");
@@ -146,4 +143,29 @@ fn hostile_schemas_and_payloads_are_errors() {
     let (code, _, err) = decode(&["json", p.to_str().unwrap(), "--writer-schema", arr.to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(err.contains("for avro only"), "{err}");
+}
+
+/// Self-test of the scratch directories the tests write into: present while
+/// in use, gone after a drop, also when the test panics.
+#[test]
+fn scratch_directories_are_removed_on_drop_and_on_panic() {
+    let scratch = common::Scratch::new("decode-self-test");
+    let p = scratch.file("x", b"1");
+    assert!(p.is_file());
+    let dir = scratch.path().to_path_buf();
+    drop(scratch);
+    assert!(!dir.exists(), "{} left behind", dir.display());
+    let dir = std::sync::Mutex::new(PathBuf::new());
+    let r = std::panic::catch_unwind(|| {
+        let scratch = common::Scratch::new("decode-self-test-panic");
+        *dir.lock().unwrap() = scratch.path().to_path_buf();
+        panic!("deliberate");
+    });
+    assert!(r.is_err());
+    let dir = dir.into_inner().unwrap();
+    assert!(
+        !dir.as_os_str().is_empty() && !dir.exists(),
+        "{} left behind",
+        dir.display()
+    );
 }

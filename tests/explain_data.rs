@@ -11,6 +11,7 @@
 //!   unions, wrappers, arrays of arrays) in the formats walked by the schema;
 //! - the command prints the dump, the summary and the JSON form.
 
+mod common;
 use std::process::Command;
 use wirebench::codec::Format;
 use wirebench::explain::data;
@@ -202,8 +203,8 @@ fn the_command_prints_dump_summary_and_json() {
     assert!(v["by_member"]["jsonrpc"].as_u64().unwrap() > 0, "{out}");
     assert_eq!(v["document"]["jsonrpc"], "2.0");
     // A payload that is not the document's: the dump of what read, then the error.
-    let bad = std::env::temp_dir().join(format!("wirebench-explain-data-{}.avro", std::process::id()));
-    std::fs::write(&bad, [0x02, 0x41, 0xff]).unwrap();
+    let scratch = common::Scratch::new("explain-data");
+    let bad = scratch.file("bad.avro", [0x02, 0x41, 0xff]);
     let (code, _, err) = run(&["explain", "avro", "--data", doc, "--file", bad.to_str().unwrap()]);
     assert_ne!(code, 0);
     assert!(err.contains("not valid avro of the schema"), "{err}");

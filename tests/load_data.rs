@@ -7,6 +7,7 @@
 
 mod support;
 
+mod common;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
@@ -27,14 +28,6 @@ const OTHER: &str = r#"{"events":[{"id":7,"kind":"push","repo":{"name":"a/b","st
 
 const RUN: Duration = Duration::from_millis(100);
 
-fn tmp(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("wirebench-load-data-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p
-}
-
 fn check(url: &str, doc: &Path, schema: Option<&PathBuf>, verify: Option<Format>) -> Check {
     let schema = schema.map(|p| p.to_str().unwrap().to_string());
     verify::document_check(
@@ -54,7 +47,8 @@ fn run(url: &str, check: Check) -> wirebench::load::round::RoundStats {
 
 #[test]
 fn a_served_document_loads_and_verifies_in_every_format() {
-    let doc = tmp("served.json", DOC);
+    let scratch = common::Scratch::new("load-data-a_served_document_loads_");
+    let doc = scratch.file("served.json", DOC);
     let server = start_with(|c| c.data = Some((doc.clone(), None)));
     let addr = server.local_addr();
     for format in Format::ALL {
@@ -69,7 +63,7 @@ fn a_served_document_loads_and_verifies_in_every_format() {
     assert!(st.requests > 0);
     assert_eq!(st.errors.total(), 0, "{:?}", st.errors);
     // Another document of the same shape is not what is served: every response a mismatch.
-    let other = tmp("other.json", OTHER);
+    let other = scratch.file("other.json", OTHER);
     let url = format!("http://{addr}/data/msgpack");
     let st = run(&url, check(&url, &other, None, None));
     assert_eq!(st.requests, 0);
@@ -128,7 +122,8 @@ fn fake_server(avsc: String, body: Vec<u8>) -> SocketAddr {
 
 #[test]
 fn corrupted_bodies_are_counted_as_failures() {
-    let doc = tmp("corrupt.json", DOC);
+    let scratch = common::Scratch::new("load-data-corrupted_bodies_are_cou");
+    let doc = scratch.file("corrupt.json", DOC);
     let avsc = infer::infer(DOC.as_bytes()).unwrap().schema;
     let schema = Schema::parse(avsc.as_bytes()).unwrap();
     let datum = document::read(&schema, DOC.as_bytes()).unwrap();
@@ -169,8 +164,9 @@ fn corrupted_bodies_are_counted_as_failures() {
 
 #[test]
 fn the_command_verifies_with_a_given_schema_and_exits_1_on_failures() {
-    let doc = tmp("cli.json", DOC);
-    let avsc = tmp("cli.avsc", &infer::infer(DOC.as_bytes()).unwrap().schema);
+    let scratch = common::Scratch::new("load-data-the_command_verifies_wit");
+    let doc = scratch.file("cli.json", DOC);
+    let avsc = scratch.file("cli.avsc", &infer::infer(DOC.as_bytes()).unwrap().schema);
     let server = start_with(|c| c.data = Some((doc.clone(), None)));
     let url = format!("http://{}/data/protobuf", server.local_addr());
     let load = |doc: &PathBuf| {
@@ -201,7 +197,7 @@ fn the_command_verifies_with_a_given_schema_and_exits_1_on_failures() {
     );
     assert!(stdout.contains(r#""errors":{"total":0,"#), "{stdout}");
     assert!(!stdout.contains(r#""requests":0,"#), "{stdout}");
-    let out = load(&tmp("cli-other.json", OTHER));
+    let out = load(&scratch.file("cli-other.json", OTHER));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("decodes to a different document"), "{stderr}");

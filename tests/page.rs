@@ -3,6 +3,7 @@
 //! is served from this host; the JSON explain route, the evolution lab's
 //! cells (handed in as data) and the results directory.
 
+mod common;
 mod support;
 use support::server::{self, Client, Response};
 use wirebench::codec::Format;
@@ -202,12 +203,9 @@ const SCHEMA: &str = r#"{"type":"record","name":"Doc","fields":[
 
 #[test]
 fn the_page_explains_the_served_document_in_every_format() {
-    let dir = std::env::temp_dir().join(format!("wirebench-page-data-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("doc.json");
-    std::fs::write(&path, DOCUMENT).unwrap();
-    let schema = dir.join("doc.avsc");
-    std::fs::write(&schema, SCHEMA).unwrap();
+    let scratch = common::Scratch::new("page-data");
+    let path = scratch.file("doc.json", DOCUMENT);
+    let schema = scratch.file("doc.avsc", SCHEMA);
     let server = server::start_with(|c| c.data = Some((path, Some(schema))));
     let mut c = Client::connect(server.local_addr());
     assert_eq!(json(&c.get("/page/info.json"))["data"], true);

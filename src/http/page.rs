@@ -518,6 +518,7 @@ mod tests {
         let path = std::env::temp_dir().join(format!("wirebench-page-budget-{}.json", std::process::id()));
         std::fs::write(&path, text).unwrap();
         let doc = crate::payload::Document::load(path.to_str().unwrap(), None).unwrap();
+        let _ = std::fs::remove_file(&path);
         for format in Format::ALL {
             let mut bytes = Vec::new();
             crate::generic::encode(format, &doc.schema, &doc.datum, &mut bytes).unwrap();

@@ -733,10 +733,14 @@ mod tests {
             std::fs::write(&path, DOC).unwrap();
             let config = ServerConfig {
                 max_count: 10,
-                data: Some((path, None)),
+                data: Some((path.clone(), None)),
                 ..ServerConfig::default()
             };
-            App::prepare(&config).unwrap()
+            // The document is read once, here; the file is not needed after.
+            let app = App::prepare(&config).unwrap();
+            let _ = std::fs::remove_file(&path);
+            let _ = std::fs::remove_dir(&dir);
+            app
         }
 
         fn resources(max_inflight_bytes: usize) -> Arc<Resources> {

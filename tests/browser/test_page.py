@@ -9,9 +9,11 @@ a selection for 20 products (tests/browser/bench.py holds them to a bound).
 
 With UPDATE_SCREENSHOTS=1 it writes docs/screenshots/*.png."""
 
+import atexit
 import base64
 import json
 import os
+import shutil
 import sys
 import tempfile
 from urllib.parse import urlparse
@@ -145,6 +147,7 @@ SCHEMA = json.dumps({"type": "record", "name": "Doc", "fields": [
 
 def document_files():
     d = tempfile.mkdtemp(prefix="wirebench-browser-data-")
+    atexit.register(shutil.rmtree, d, True)
     paths = (os.path.join(d, "doc.json"), os.path.join(d, "doc.avsc"))
     for path, text in zip(paths, (DOCUMENT, SCHEMA)):
         with open(path, "w") as f:
