@@ -5,7 +5,6 @@
 mod support;
 
 mod common;
-use std::path::PathBuf;
 use std::process::Command;
 use support::server::{Client, start_with};
 

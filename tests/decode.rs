@@ -29,7 +29,7 @@ fn every_format_prints_the_same_plain_json() {
     let c = wirebench::fixtures::catalog(2);
     let mut outputs = Vec::new();
     for f in Format::ALL {
-        let p = scratch.file(&format!("c.{}", f.extension()), &f.encode_to_vec(&c.products).unwrap());
+        let p = scratch.file(&format!("c.{}", f.extension()), f.encode_to_vec(&c.products).unwrap());
         let (code, out, err) = decode(&[f.name(), p.to_str().unwrap()]);
         assert_eq!(code, 0, "{f}: {err}");
         outputs.push(out);
@@ -129,12 +129,12 @@ fn schemas_that_do_not_resolve_exit_2_with_the_field_path() {
 fn hostile_schemas_and_payloads_are_errors() {
     let scratch = common::Scratch::new("decode-hostile_schemas_and_payl");
     let deep = scratch.file("deep.avsc", "[".repeat(100_000).as_bytes());
-    let p = scratch.file("x.avro", &[0xff; 64]);
+    let p = scratch.file("x.avro", [0xff; 64]);
     let (code, _, err) = decode(&["avro", p.to_str().unwrap(), "--writer-schema", deep.to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(err.contains("nesting deeper than 64 levels"), "{err}");
     let arr = scratch.file("a.avsc", br#"{"type":"array","items":"null"}"#);
-    let huge = scratch.file("huge.avro", &[0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f]);
+    let huge = scratch.file("huge.avro", [0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f]);
     let (code, _, err) = decode(&["avro", huge.to_str().unwrap(), "--writer-schema", arr.to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(err.contains("exceeds what the input can justify"), "{err}");
