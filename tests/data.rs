@@ -4,7 +4,6 @@
 
 mod support;
 
-mod common;
 use std::process::Command;
 use support::server::{Client, start_with};
 
@@ -29,7 +28,7 @@ fn plain(json: &[u8]) -> serde_json::Value {
 
 #[test]
 fn infer_encode_decode_round_trip_the_document() {
-    let scratch = common::Scratch::new("data-infer_encode_decode_roun");
+    let scratch = support::scratch::Scratch::new("data-infer_encode_decode_roun");
     let doc = scratch.file("doc.json", DOC.as_bytes());
     let doc = doc.to_str().unwrap();
     let (code, schema, err) = run(&["schema", "infer", doc]);
@@ -56,7 +55,7 @@ fn infer_encode_decode_round_trip_the_document() {
 
 #[test]
 fn bad_documents_and_schemas_are_clear_errors() {
-    let scratch = common::Scratch::new("data-bad_documents_and_schema");
+    let scratch = support::scratch::Scratch::new("data-bad_documents_and_schema");
     let cases: [(&str, &str); 4] = [
         (r#"{"a":[1,2"#, "input ended"),
         (r#"{"a":123456789012345678901234}"#, "/a: long out of range"),
@@ -90,7 +89,7 @@ fn bad_documents_and_schemas_are_clear_errors() {
 
 #[test]
 fn serve_data_routes_negotiate_and_link_their_schema() {
-    let scratch = common::Scratch::new("data-serve_data_routes_negoti");
+    let scratch = support::scratch::Scratch::new("data-serve_data_routes_negoti");
     let doc = scratch.file("served.json", DOC.as_bytes());
     let server = start_with(|c| c.data = Some((doc.clone(), None)));
     let mut client = Client::connect(server.local_addr());
@@ -141,7 +140,7 @@ fn data_routes_without_data_say_which_flag_serves_them() {
 
 #[test]
 fn sizes_and_codec_bench_measure_the_document_in_every_format() {
-    let scratch = common::Scratch::new("data-sizes_and_codec_bench_me");
+    let scratch = support::scratch::Scratch::new("data-sizes_and_codec_bench_me");
     let doc = scratch.file("measured.json", DOC.as_bytes());
     let doc = doc.to_str().unwrap();
     let (code, csv, err) = run(&["sizes", "--data", doc, "--out", "-", "--reps", "1", "--batch", "1ms"]);

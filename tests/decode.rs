@@ -3,7 +3,7 @@
 //! `--reader-schema`, and exit status 2 with the error when the schemas do
 //! not resolve or the input is hostile.
 
-mod common;
+mod support;
 use std::path::PathBuf;
 use std::process::Command;
 use wirebench::codec::Format;
@@ -25,7 +25,7 @@ fn decode(args: &[&str]) -> (i32, String, String) {
 
 #[test]
 fn every_format_prints_the_same_plain_json() {
-    let scratch = common::Scratch::new("decode-every_format_prints_the_");
+    let scratch = support::scratch::Scratch::new("decode-every_format_prints_the_");
     let c = wirebench::fixtures::catalog(2);
     let mut outputs = Vec::new();
     for f in Format::ALL {
@@ -45,7 +45,7 @@ fn every_format_prints_the_same_plain_json() {
 
 #[test]
 fn any_avro_schema_prints_plain_json() {
-    let scratch = common::Scratch::new("decode-any_avro_schema_prints_p");
+    let scratch = support::scratch::Scratch::new("decode-any_avro_schema_prints_p");
     let schema = r#"{"type":"record","name":"T","fields":[
         {"name":"b","type":"bytes"},
         {"name":"f","type":{"type":"fixed","name":"F","size":2}},
@@ -96,7 +96,7 @@ fn any_avro_schema_prints_plain_json() {
 
 #[test]
 fn schemas_that_do_not_resolve_exit_2_with_the_field_path() {
-    let scratch = common::Scratch::new("decode-schemas_that_do_not_reso");
+    let scratch = support::scratch::Scratch::new("decode-schemas_that_do_not_reso");
     let cell = wirebench::evolve::run(
         wirebench::evolve::Step::WidenInt,
         wirebench::evolve::Row::Avro,
@@ -127,7 +127,7 @@ fn schemas_that_do_not_resolve_exit_2_with_the_field_path() {
 
 #[test]
 fn hostile_schemas_and_payloads_are_errors() {
-    let scratch = common::Scratch::new("decode-hostile_schemas_and_payl");
+    let scratch = support::scratch::Scratch::new("decode-hostile_schemas_and_payl");
     let deep = scratch.file("deep.avsc", "[".repeat(100_000).as_bytes());
     let p = scratch.file("x.avro", [0xff; 64]);
     let (code, _, err) = decode(&["avro", p.to_str().unwrap(), "--writer-schema", deep.to_str().unwrap()]);
@@ -149,7 +149,7 @@ fn hostile_schemas_and_payloads_are_errors() {
 /// in use, gone after a drop, also when the test panics.
 #[test]
 fn scratch_directories_are_removed_on_drop_and_on_panic() {
-    let scratch = common::Scratch::new("decode-self-test");
+    let scratch = support::scratch::Scratch::new("decode-self-test");
     let p = scratch.file("x", b"1");
     assert!(p.is_file());
     let dir = scratch.path().to_path_buf();
@@ -157,7 +157,7 @@ fn scratch_directories_are_removed_on_drop_and_on_panic() {
     assert!(!dir.exists(), "{} left behind", dir.display());
     let dir = std::sync::Mutex::new(PathBuf::new());
     let r = std::panic::catch_unwind(|| {
-        let scratch = common::Scratch::new("decode-self-test-panic");
+        let scratch = support::scratch::Scratch::new("decode-self-test-panic");
         *dir.lock().unwrap() = scratch.path().to_path_buf();
         panic!("deliberate");
     });

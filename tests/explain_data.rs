@@ -11,7 +11,7 @@
 //!   unions, wrappers, arrays of arrays) in the formats walked by the schema;
 //! - the command prints the dump, the summary and the JSON form.
 
-mod common;
+mod support;
 use std::process::Command;
 use wirebench::codec::Format;
 use wirebench::explain::data;
@@ -203,7 +203,7 @@ fn the_command_prints_dump_summary_and_json() {
     assert!(v["by_member"]["jsonrpc"].as_u64().unwrap() > 0, "{out}");
     assert_eq!(v["document"]["jsonrpc"], "2.0");
     // A payload that is not the document's: the dump of what read, then the error.
-    let scratch = common::Scratch::new("explain-data");
+    let scratch = support::scratch::Scratch::new("explain-data");
     let bad = scratch.file("bad.avro", [0x02, 0x41, 0xff]);
     let (code, _, err) = run(&["explain", "avro", "--data", doc, "--file", bad.to_str().unwrap()]);
     assert_ne!(code, 0);

@@ -7,7 +7,6 @@
 
 mod support;
 
-mod common;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
@@ -47,7 +46,7 @@ fn run(url: &str, check: Check) -> wirebench::load::round::RoundStats {
 
 #[test]
 fn a_served_document_loads_and_verifies_in_every_format() {
-    let scratch = common::Scratch::new("load-data-a_served_document_loads_");
+    let scratch = support::scratch::Scratch::new("load-data-a_served_document_loads_");
     let doc = scratch.file("served.json", DOC);
     let server = start_with(|c| c.data = Some((doc.clone(), None)));
     let addr = server.local_addr();
@@ -122,7 +121,7 @@ fn fake_server(avsc: String, body: Vec<u8>) -> SocketAddr {
 
 #[test]
 fn corrupted_bodies_are_counted_as_failures() {
-    let scratch = common::Scratch::new("load-data-corrupted_bodies_are_cou");
+    let scratch = support::scratch::Scratch::new("load-data-corrupted_bodies_are_cou");
     let doc = scratch.file("corrupt.json", DOC);
     let avsc = infer::infer(DOC.as_bytes()).unwrap().schema;
     let schema = Schema::parse(avsc.as_bytes()).unwrap();
@@ -164,7 +163,7 @@ fn corrupted_bodies_are_counted_as_failures() {
 
 #[test]
 fn the_command_verifies_with_a_given_schema_and_exits_1_on_failures() {
-    let scratch = common::Scratch::new("load-data-the_command_verifies_wit");
+    let scratch = support::scratch::Scratch::new("load-data-the_command_verifies_wit");
     let doc = scratch.file("cli.json", DOC);
     let avsc = scratch.file("cli.avsc", &infer::infer(DOC.as_bytes()).unwrap().schema);
     let server = start_with(|c| c.data = Some((doc.clone(), None)));

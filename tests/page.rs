@@ -3,7 +3,6 @@
 //! is served from this host; the JSON explain route, the evolution lab's
 //! cells (handed in as data) and the results directory.
 
-mod common;
 mod support;
 use support::server::{self, Client, Response};
 use wirebench::codec::Format;
@@ -203,7 +202,7 @@ const SCHEMA: &str = r#"{"type":"record","name":"Doc","fields":[
 
 #[test]
 fn the_page_explains_the_served_document_in_every_format() {
-    let scratch = common::Scratch::new("page-data");
+    let scratch = support::scratch::Scratch::new("page-data");
     let path = scratch.file("doc.json", DOCUMENT);
     let schema = scratch.file("doc.avsc", SCHEMA);
     let server = server::start_with(|c| c.data = Some((path, Some(schema))));

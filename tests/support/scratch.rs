@@ -1,9 +1,6 @@
-//! Support shared by the integration tests (`mod common;`): a scratch
-//! directory per test, removed when it drops — after a pass or a panic — so
+//! A scratch directory per test, removed when it drops — after a pass or a panic — so
 //! a test run leaves nothing in the temp dir, and tests running in parallel
 //! in one process never share a file.
-
-#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
