@@ -80,7 +80,7 @@ fn docs(only: Option<&str>) -> Result<Vec<Doc>, String> {
             None => infer::infer(&text).map_err(|e| format!("{path}: {e}"))?.schema,
         };
         let schema = Schema::parse(avsc.as_bytes()).map_err(|e| format!("{path}: {e}"))?;
-        let datum = generic::document::read(&schema, &text).map_err(|e| format!("{path}: {e}"))?;
+        let datum = generic::json::decode(&schema, &text).map_err(|e| format!("{path}: {e}"))?;
         out.push(Doc {
             name,
             text,

@@ -24,7 +24,7 @@ use wirebench::cli::{Args, parse_duration};
 use wirebench::codec::Format;
 use wirebench::generic::datum::Datum;
 use wirebench::generic::schema::Schema;
-use wirebench::generic::{document, flatbuffers as gfb, protobuf as gpb};
+use wirebench::generic::{flatbuffers as gfb, json as gjson, protobuf as gpb};
 use wirebench::measure::stats::median;
 
 struct Case<'a> {
@@ -88,7 +88,7 @@ fn catalog_doc(count: usize) -> Result<Doc, String> {
     Format::Json
         .encode(&wirebench::fixtures::catalog(count).products, &mut json)
         .map_err(|e| e.to_string())?;
-    let datum = document::read(&schema, &json).map_err(|e| e.to_string())?;
+    let datum = gjson::decode(&schema, &json).map_err(|e| e.to_string())?;
     Ok(Doc {
         name: format!("catalog{count}"),
         schema,

@@ -449,7 +449,7 @@ mod tests {
     fn document(text: &[u8]) -> Payload {
         let inferred = generic::infer::infer(DOC).unwrap().schema;
         let schema = Schema::parse(inferred.as_bytes()).unwrap();
-        let datum = generic::document::read(&schema, text).unwrap();
+        let datum = generic::json::decode(&schema, text).unwrap();
         Payload::document(Document::new(schema, inferred, datum).unwrap())
     }
 

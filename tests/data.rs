@@ -113,7 +113,7 @@ fn serve_data_routes_negotiate_and_link_their_schema() {
         assert_eq!(r.status, 200);
         let d = wirebench::generic::decode(format, &schema, &r.body).unwrap();
         let mut json = Vec::new();
-        wirebench::generic::document::write(&schema, &d, &mut json).unwrap();
+        wirebench::generic::json::encode(&schema, &d, &mut json).unwrap();
         assert_eq!(plain(&json), served, "{}", format.name());
     }
     client.send(b"GET /data HTTP/1.1\r\nHost: t\r\nAccept: application/vnd.msgpack\r\n\r\n");

@@ -105,7 +105,7 @@ fn a_different_document_reads_differently() {
     let text = std::fs::read_to_string(&path).unwrap();
     let changed = text.replacen("\"job-0\"", "\"job-X\"", 1);
     assert_ne!(changed, text, "jobs.json has a job-0");
-    let other = generic::document::read(&d.schema, changed.as_bytes()).unwrap();
+    let other = generic::json::decode(&d.schema, changed.as_bytes()).unwrap();
     for format in FORMATS {
         let mut bytes = Vec::new();
         generic::encode(format, &d.schema, &other, &mut bytes).unwrap();
@@ -246,7 +246,7 @@ const SHAPES_DOC: &str = r#"{"id":-5,"nothing":null,"note":"hi","score":null,"ta
 #[test]
 fn every_bit_flip_of_every_shape_is_an_error_or_the_decoders_reading() {
     let schema = generic::schema::Schema::parse(SHAPES.as_bytes()).unwrap();
-    let doc = generic::document::read(&schema, SHAPES_DOC.as_bytes()).unwrap();
+    let doc = generic::json::decode(&schema, SHAPES_DOC.as_bytes()).unwrap();
     // The formats whose annotators walk the bytes by the schema.
     for format in [Format::Avro, Format::Protobuf, Format::Flatbuffers] {
         let mut bytes = Vec::new();

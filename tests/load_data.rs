@@ -15,7 +15,7 @@ use std::thread;
 use std::time::Duration;
 use support::server::start_with;
 use wirebench::codec::Format;
-use wirebench::generic::{self, document, infer, schema::Schema};
+use wirebench::generic::{self, infer, schema::Schema};
 use wirebench::load::verify::{self, Check, Target};
 use wirebench::load::{FailureKind, closed};
 
@@ -125,7 +125,7 @@ fn corrupted_bodies_are_counted_as_failures() {
     let doc = scratch.file("corrupt.json", DOC);
     let avsc = infer::infer(DOC.as_bytes()).unwrap().schema;
     let schema = Schema::parse(avsc.as_bytes()).unwrap();
-    let datum = document::read(&schema, DOC.as_bytes()).unwrap();
+    let datum = generic::json::decode(&schema, DOC.as_bytes()).unwrap();
     for format in Format::ALL {
         let mut good = Vec::new();
         generic::encode(format, &schema, &datum, &mut good).unwrap();

@@ -81,12 +81,6 @@ pub fn decode(format: Format, schema: &Schema, bytes: &[u8]) -> Result<Datum, Ge
     }
 }
 
-/// The JSON codec's former name ([`json::decode`] reads, [`json::encode`]
-/// writes), kept while branches that call it are merged.
-pub mod document {
-    pub use super::json::{decode as read, encode as write};
-}
-
 /// Whether `format` has a schema-driven codec in this build (all five do).
 pub fn supports(format: Format) -> bool {
     matches!(

@@ -135,7 +135,7 @@ pub fn document_check(
         None => fetch_schema(probe.addr, authority, timeout)?,
     };
     let text = input::read_file(data)?;
-    let datum = generic::document::read(&schema, &text).map_err(|e| format!("{data}: {e}"))?;
+    let datum = generic::json::decode(&schema, &text).map_err(|e| format!("{data}: {e}"))?;
     let document = Document::new(schema, avsc, datum).map_err(|e| format!("{data}: {e}"))?;
     Ok(Check::Payload {
         payload: Payload::document(document),

@@ -675,7 +675,7 @@ mod tests {
     /// the encoder only makes its input).
     fn encoded(schema: &str, doc: &str) -> Vec<u8> {
         let schema = Schema::parse(schema.as_bytes()).unwrap();
-        let d = crate::generic::document::read(&schema, doc.as_bytes()).unwrap();
+        let d = crate::generic::json::decode(&schema, doc.as_bytes()).unwrap();
         let mut out = Vec::new();
         crate::generic::encode(crate::codec::Format::Flatbuffers, &schema, &d, &mut out).unwrap();
         out

@@ -2,7 +2,7 @@
 //! their annotators ([`super::super::json`], [`super::super::msgpack`]) read
 //! the names and values from the payload; this module reads that tree by the
 //! Avro schema, by the rules the schema-driven codecs document
-//! ([`crate::generic::document`], [`crate::generic::msgpack`]): record
+//! ([`crate::generic::json`], [`crate::generic::msgpack`]): record
 //! members by their key in any order, an absent field as its default (else
 //! `null` in a union with `null`), unions as the bare value of the first
 //! branch that accepts it, maps as objects, enums by symbol. What it read is
@@ -192,7 +192,7 @@ mod tests {
             read(&schema, &value).unwrap()
         };
         assert_eq!(read_back("[-0,-0.0,0]"), "[-0.0,-0.0,0.0]");
-        let d = crate::generic::document::read(&schema, b"[-0,-0.0,0]").unwrap();
+        let d = crate::generic::json::decode(&schema, b"[-0,-0.0,0]").unwrap();
         let mut decoded = String::new();
         d.write_json(&mut decoded);
         assert_eq!(read_back("[-0,-0.0,0]"), decoded);
