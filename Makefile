@@ -276,5 +276,5 @@ bench-link: build-release ## each format, none/gzip1/gzip, over a veth shaped to
 	@echo "bench-link: c=8, $(LINK_C8_ROUNDS) rounds -> $(RESULTS)/link-c8.csv" >&2
 	$(LINK_LOAD) --rounds $(LINK_C8_ROUNDS) --link-concurrency 8 --output $(RESULTS)/link-c8.csv
 	@echo "bench-link: sizes and gzip CPU -> $(RESULTS)/link-sizes.csv" >&2
-	$(BIN) sizes --out $(RESULTS)/link-sizes.csv
+	$(BIN) sizes --counts $(HTTP_COUNTS) --out $(RESULTS)/link-sizes.csv
 # --- end link ---

@@ -37,7 +37,16 @@ fn describe(link: &Link) -> String {
         .iter()
         .find_map(|f| f.machine.clone())
         .unwrap_or_else(|| "no machine stated".into());
-    match link.stamp() {
+    // The run's span over every link file (the c=8 pass ends last).
+    let files: Vec<super::runs::FileRun> = link
+        .files
+        .iter()
+        .map(|f| super::runs::FileRun {
+            file: f.name.clone(),
+            stamp: f.stamp.clone(),
+        })
+        .collect();
+    match link.stamp().and_then(|s| super::runs::merged(&files, &s.id)) {
         Some(s) => format!("run `{}`, {machine}", s.describe()),
         None => format!("no run stamp, {machine}"),
     }
