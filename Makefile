@@ -256,10 +256,25 @@ AB_FLAGS ?=
 bench-ab: build-release ## BASE=<rev>: this tree's codec rows against revision BASE's, paired in the same rounds
 	BASE="$(BASE)" AB_ROWS="$(AB_ROWS)" sh benches/bench-ab.sh $(AB_FLAGS)
 # --- end bench-ab ---
-# --- link: the catalog cases over a rate-limited link between two network namespaces (needs root; docs/LOAD.md) ---
+# --- link: the catalog cases over a rate-limited link between two network namespaces (needs root; docs/LOAD.md, "Off loopback: a rate-limited link") ---
+# One round measures every rate and compression (each run at least
+# LINK_DURATION and LINK_MIN_REQUESTS verified responses, at most 10 s);
+# LINK_ROUNDS paired rounds at c=1 (the report's rankings and the measured
+# gzip break-even), LINK_C8_ROUNDS at c=8 (throughput, medians), and the
+# same run's sizes.csv (the computed break-even) as link-sizes.csv.
 .PHONY: bench-link
-LINK ?= 10mbit,100mbit
-LINK_ROUNDS ?= 3
-bench-link: build-release ## each format, none/gzip1/gzip, c=1 and c=8, over a veth shaped to each rate in LINK -> $(RESULTS)/link.csv (root)
-	$(RELEASE) load --link $(LINK) --rounds $(LINK_ROUNDS) --duration 200ms --warmup 1 --counts $(HTTP_COUNTS) --output $(RESULTS)/link.csv
+LINK ?= 10mbit,100mbit,1gbit
+LINK_ROUNDS ?= 9
+LINK_C8_ROUNDS ?= 3
+LINK_DURATION ?= 150ms
+LINK_MIN_REQUESTS ?= 5
+LINK_LOAD = $(BIN) load --link $(LINK) --duration $(LINK_DURATION) --min-requests $(LINK_MIN_REQUESTS) --max-duration 10s --timeout 30s --warmup 1 --counts $(HTTP_COUNTS)
+bench-link: build-release ## each format, none/gzip1/gzip, over a veth shaped to each rate in LINK: c=1 -> $(RESULTS)/link.csv, c=8 -> link-c8.csv, sizes -> link-sizes.csv (root, ~10 min)
+	@mkdir -p $(RESULTS)
+	@echo "bench-link: run $(RUN_ID): c=1, $(LINK_ROUNDS) rounds over $(LINK) -> $(RESULTS)/link.csv" >&2
+	$(LINK_LOAD) --rounds $(LINK_ROUNDS) --link-concurrency 1 --output $(RESULTS)/link.csv
+	@echo "bench-link: c=8, $(LINK_C8_ROUNDS) rounds -> $(RESULTS)/link-c8.csv" >&2
+	$(LINK_LOAD) --rounds $(LINK_C8_ROUNDS) --link-concurrency 8 --output $(RESULTS)/link-c8.csv
+	@echo "bench-link: sizes and gzip CPU -> $(RESULTS)/link-sizes.csv" >&2
+	$(BIN) sizes --counts $(HTTP_COUNTS) --out $(RESULTS)/link-sizes.csv
 # --- end link ---

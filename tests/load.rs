@@ -336,6 +336,29 @@ fn assert_clean(st: &RoundStats, what: &str) {
     assert_eq!(st.latency.count(), st.requests, "{what}");
 }
 
+/// `--min-requests`: a run goes on past its duration until N responses
+/// were verified, and stops at its cap when they do not come; without it,
+/// a run whose duration is shorter than one response gets at most one.
+#[test]
+fn closed_runs_bounded_by_count_and_time() {
+    let server = TestServer::start(|_, _| (ok(PONG), Duration::from_millis(20)));
+    let target = server.target("/ping", Check::Status200);
+    let bound = |min_requests, max_ms| closed::Bound {
+        duration: Duration::from_millis(1),
+        min_requests,
+        max_duration: Duration::from_millis(max_ms),
+    };
+    let st = closed::run_bounded(&target, 1, &bound(0, 1)).unwrap();
+    assert!(st.requests <= 1, "time only: {} requests", st.requests);
+    let st = closed::run_bounded(&target, 1, &bound(5, 10_000)).unwrap();
+    assert_clean(&st, "min 5");
+    assert!(st.requests >= 5, "{} requests", st.requests);
+    assert!(st.elapsed < Duration::from_secs(10), "{:?}", st.elapsed);
+    // The cap: 100 ms of 20 ms responses cannot give 1,000.
+    let st = closed::run_bounded(&target, 2, &bound(1_000, 100)).unwrap();
+    assert!((1..1_000).contains(&st.requests), "{} requests", st.requests);
+}
+
 #[test]
 fn closed_and_open_runs_count_exactly_what_the_server_answered() {
     let server = TestServer::start(|_, _| (ok(PONG), Duration::ZERO));

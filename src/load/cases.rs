@@ -70,7 +70,15 @@ fn measure(config: &Config, target: &Target) -> Result<RoundStats, String> {
         }
         Some(rate) => open::run(target, config.concurrency, config.duration, rate),
         None if config.threads > 0 => super::mux::run(target, config.concurrency, config.threads, config.duration),
-        None => closed::run(target, config.concurrency, config.duration),
+        None => closed::run_bounded(
+            target,
+            config.concurrency,
+            &closed::Bound {
+                duration: config.duration,
+                min_requests: config.min_requests,
+                max_duration: config.max_duration,
+            },
+        ),
     }
 }
 

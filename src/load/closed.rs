@@ -13,10 +13,15 @@
 //! the server shows up as one slow sample per connection, not as the many
 //! requests a real client population would have queued (coordinated omission).
 //! Use the open loop ([`super::open`]) for that question.
+//!
+//! `--min-requests N` ([`Bound`]) keeps a run going past `--duration` until
+//! N responses were verified, up to `--max-duration`: on a slow link one
+//! response can take longer than the whole duration.
 
 use super::failure::FailureKind;
 use super::round::{RoundStats, nanos, run_threads};
 use super::verify::Target;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -25,11 +30,41 @@ const CONNECT_BACKOFF: Duration = Duration::from_millis(10);
 
 /// One closed-loop run of `duration` with `concurrency` connections.
 pub fn run(target: &Target, concurrency: usize, duration: Duration) -> Result<RoundStats, String> {
+    run_bounded(target, concurrency, &Bound::time(duration))
+}
+
+/// When a closed-loop run stops: at `duration`, or later, while fewer than
+/// `min_requests` responses (all connections together) were verified, but
+/// never later than `max_duration` (a request in flight then is finished).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bound {
+    pub duration: Duration,
+    pub min_requests: u64,
+    pub max_duration: Duration,
+}
+
+impl Bound {
+    /// Time only: stops at `duration`.
+    pub fn time(duration: Duration) -> Bound {
+        Bound {
+            duration,
+            min_requests: 0,
+            max_duration: duration,
+        }
+    }
+}
+
+/// [`run`] bounded by time and request count ([`Bound`]).
+pub fn run_bounded(target: &Target, concurrency: usize, bound: &Bound) -> Result<RoundStats, String> {
+    let verified = AtomicU64::new(0);
     run_threads(target, concurrency, |_, client, start| {
-        let deadline = start + duration;
+        let deadline = start + bound.duration;
+        let cap = start + bound.max_duration.max(bound.duration);
+        let go_on =
+            |now: Instant| now < deadline || (now < cap && verified.load(Ordering::Relaxed) < bound.min_requests);
         let mut st = RoundStats::default();
         let mut now = Instant::now();
-        while now < deadline {
+        while go_on(now) {
             let sent = now;
             match client.send(&target.request) {
                 Ok(resp) => {
@@ -39,6 +74,7 @@ pub fn run(target: &Target, concurrency: usize, duration: Duration) -> Result<Ro
                             st.latency.record(nanos(done - sent));
                             st.requests += 1;
                             st.bytes += resp.wire_bytes;
+                            verified.fetch_add(1, Ordering::Relaxed);
                         }
                         Err(kind) => st.errors.add(kind),
                     }
@@ -46,7 +82,7 @@ pub fn run(target: &Target, concurrency: usize, duration: Duration) -> Result<Ro
                 Err(kind) => {
                     st.errors.add(kind);
                     if kind == FailureKind::Connect {
-                        thread::sleep(CONNECT_BACKOFF.min(deadline.saturating_duration_since(Instant::now())));
+                        thread::sleep(CONNECT_BACKOFF.min(cap.saturating_duration_since(Instant::now())));
                     }
                 }
             }

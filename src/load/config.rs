@@ -18,6 +18,10 @@ FLAGS (both --flag value and --flag=value):
   --counts LIST        products per response (default: 1,100,1000)
   --rounds N           measured runs per case (default: 5; 1 with --url)
   --duration D         per run, e.g. 300ms, 1s, 10s (default: 1s)
+  --min-requests N     closed loop, one thread per connection: a run goes on
+                       past --duration until N responses were verified, for at
+                       most --max-duration (default: 0, time only)
+  --max-duration D     with --min-requests: the longest a run goes on (default: 10s)
   --concurrency C      connections (default: 8)
   --threads N          0 = one blocking thread per connection
                        (default without --url); N > 0 = N polling threads,
@@ -120,6 +124,11 @@ pub struct Config {
     pub counts: Vec<usize>,
     pub rounds: usize,
     pub duration: Duration,
+    /// `--min-requests`: a closed-loop run goes on past `duration` until
+    /// this many verified responses, up to `max_duration` (0: time only).
+    pub min_requests: u64,
+    /// `--max-duration` (with `--min-requests`).
+    pub max_duration: Duration,
     pub concurrency: usize,
     /// 0: one blocking thread per connection; N: N polling threads ([`super::mux`]).
     pub threads: usize,
@@ -163,6 +172,8 @@ impl Default for Config {
             counts: vec![1, 100, 1000],
             rounds: 5,
             duration: Duration::from_secs(1),
+            min_requests: 0,
+            max_duration: Duration::from_secs(10),
             concurrency: 8,
             threads: 0,
             compression: Compression::None,
@@ -243,6 +254,17 @@ impl Config {
             Some(v) => parse_duration(&v).map_err(|e| format!("--duration: {e}"))?,
             None => d.duration,
         };
+        let min_requests: u64 = args.parse_or("--min-requests", d.min_requests)?;
+        let max_duration = match args.value("--max-duration")? {
+            Some(_) if min_requests == 0 => return Err("--max-duration needs --min-requests N".into()),
+            Some(v) => parse_duration(&v).map_err(|e| format!("--max-duration: {e}"))?,
+            None => d.max_duration,
+        };
+        if min_requests > 0 && max_duration < duration {
+            return Err(format!(
+                "--max-duration ({max_duration:?}) must be at least --duration ({duration:?})"
+            ));
+        }
         let timeout = match args.value("--timeout")? {
             Some(v) => parse_duration(&v).map_err(|e| format!("--timeout: {e}"))?,
             None => d.timeout,
@@ -322,19 +344,26 @@ impl Config {
         if rounds == 0 || formats.is_empty() || timeout.is_zero() || duration.is_zero() {
             return Err("--rounds, --formats, --duration and --timeout must be non-empty / non-zero".into());
         }
+        let threads = args.parse_or("--threads", if url.is_some() { default_threads() } else { d.threads })?;
+        let rate: Option<f64> = args.parse("--rate")?;
+        if min_requests > 0 && (threads > 0 || rate.is_some()) {
+            return Err("--min-requests applies to the closed loop with one thread per connection (not --rate, not --threads N)".into());
+        }
         Ok(Config {
             formats,
             counts,
             rounds,
             duration,
+            min_requests,
+            max_duration,
             concurrency,
-            threads: args.parse_or("--threads", if url.is_some() { default_threads() } else { d.threads })?,
+            threads,
             compression,
             verify,
             warmup: args.parse_or("--warmup", d.warmup)?,
             url,
             server_pid,
-            rate: args.parse("--rate")?,
+            rate,
             timeout,
             seed: args.parse_or("--seed", d.seed)?,
             histograms: args.value("--histograms")?.map(PathBuf::from),
@@ -412,6 +441,19 @@ mod tests {
             (&["--server=10.0.0.1:80"], "--server: load runs go to loopback only"),
             (&["--server=nowhere"], "--server: expected IP:PORT"),
             (&["--run-id=a b"], "run id \"a b\""),
+            (&["--max-duration=5s"], "--max-duration needs --min-requests"),
+            (
+                &["--min-requests=5", "--duration=2s", "--max-duration=1s"],
+                "--max-duration (1s) must be at least",
+            ),
+            (
+                &["--min-requests=5", "--rate=10"],
+                "--min-requests applies to the closed loop",
+            ),
+            (
+                &["--min-requests=5", "--threads=2"],
+                "--min-requests applies to the closed loop",
+            ),
             (
                 &["--url=http://127.0.0.1:1/", "--server-pid=x"],
                 "--server-pid: invalid value",

@@ -10,11 +10,15 @@
 //!    when we exit by any means (Ctrl-C, SIGTERM, SIGKILL) the pipe closes and
 //!    it deletes both namespaces with everything in them.
 //! 3. Starts `serve` in the server namespace (`ip netns exec`).
-//! 4. Per rate (ascending), per round: every compression in an order rotated
-//!    by round, each at every concurrency: one `load --in-link --server ...
-//!    --rounds 1 --seed ROUND` in the client namespace (formats rotated
-//!    within, as `load` does), its CSV rows prefixed by the rate and RTT.
-//!    So the compressions of one round are adjacent in time: paired rounds.
+//! 4. Per round: per rate (the rates rotated by round), the link shaped to
+//!    it; per compression (rotated by round), at every concurrency, one
+//!    `load --in-link --server ... --rounds 1 --seed ROUND` in the client
+//!    namespace (formats rotated within, as `load` does), its CSV rows
+//!    prefixed by the rate and RTT. So one round measures every rate and
+//!    compression close together in time: the report pairs them by round
+//!    (`crate::report::link`). Each run is bounded by `--duration`,
+//!    `--min-requests` and `--max-duration` (a 619 KB body takes half a
+//!    second at 10 Mbit/s).
 //! 5. Removes both namespaces; the watcher then finds nothing left.
 //!
 //! # Output
@@ -22,8 +26,9 @@
 //! CSV ([`LINK_HEADER`]): `rate_mbps,rtt_ms,` then `load`'s own columns
 //! ([`crate::measure::results::HTTP_HEADER`]), `round` being the link
 //! round. `rtt_ms` is the RTT added (0 when rate-only). Run stamp header and
-//! footer as in every other CSV. The report's link section reads it
-//! (`crate::report::link`).
+//! footer as in every other CSV, and a `# machine:` line: a link file is a
+//! run of its own, which the report labels with its machine, commit and
+//! date (`crate::report::link`).
 
 use super::config::{Compression, Config};
 use super::netns::{self, Namespaces};
@@ -168,8 +173,17 @@ impl Drop for Reaped {
 
 /// Entry point of `load --link`: the number of failed requests.
 pub fn run(config: &Config, plan: &LinkPlan) -> Result<u64, String> {
-    if config.url.is_some() || config.server_addr.is_some() || config.rate.is_some() || config.data.is_some() {
-        return Err("--link runs the catalog cases itself: it excludes --url, --server, --rate and --data".into());
+    if config.url.is_some()
+        || config.server_addr.is_some()
+        || config.rate.is_some()
+        || config.data.is_some()
+        || config.fixture.is_some()
+        || config.histograms.is_some()
+    {
+        return Err(
+            "--link runs the catalog cases itself: it excludes --url, --server, --rate, --data, --fixture and --histograms"
+                .into(),
+        );
     }
     netns::check_privileges()?;
     let exe = std::env::current_exe().map_err(|e| format!("--link: where is this binary: {e}"))?;
@@ -241,42 +255,47 @@ fn measure(config: &Config, plan: &LinkPlan, ns: &mut Namespaces, exe: &str) -> 
     };
     let werr = |e: std::io::Error| format!("writing the link CSV: {e}");
     write!(out, "{}", config.run.header("# ")).map_err(werr)?;
+    let env = crate::measure::env::capture();
+    writeln!(
+        out,
+        "# machine: {}, {} logical cores, kernel {}",
+        env.cpu, env.cores, env.kernel
+    )
+    .map_err(werr)?;
     let mut failed = 0;
     let mut rtt_applied = 0.0;
     let mut first = true;
     let total = plan.rates.len() * config.rounds * plan.compressions.len() * plan.concurrencies.len();
     let mut done = 0;
     let started = Instant::now();
-    for &rate in &plan.rates {
-        if let Some(note) = ns.shape(rate, plan.rtt_ms)? {
-            eprintln!("{note}");
-        }
-        if ns.netem {
-            rtt_applied = plan.rtt_ms;
-        }
-        if first {
-            writeln!(
-                out,
-                "# link: veth between two namespaces, tbf on both ends; rtt asked {} ms, added {} ms ({})",
-                plan.rtt_ms,
-                rtt_applied,
-                if ns.netem {
-                    "netem"
-                } else if plan.rtt_ms > 0.0 {
-                    "netem absent: rate-only"
-                } else {
-                    "none asked"
-                }
-            )
-            .map_err(werr)?;
-            writeln!(out, "{}", link_header()).map_err(werr)?;
-            first = false;
-        }
-        let mbps = rate as f64 / 1e6;
-        for round in 1..=config.rounds {
-            let k = plan.compressions.len();
-            for i in 0..k {
-                let comp = plan.compressions[(i + round - 1) % k];
+    for round in 1..=config.rounds {
+        for rate in rotated(&plan.rates, round) {
+            if let Some(note) = ns.shape(rate, plan.rtt_ms)? {
+                eprintln!("{note}");
+            }
+            if ns.netem {
+                rtt_applied = plan.rtt_ms;
+            }
+            if first {
+                writeln!(
+                    out,
+                    "# link: veth between two namespaces, tbf on both ends; rtt asked {} ms, added {} ms ({})",
+                    plan.rtt_ms,
+                    rtt_applied,
+                    if ns.netem {
+                        "netem"
+                    } else if plan.rtt_ms > 0.0 {
+                        "netem absent: rate-only"
+                    } else {
+                        "none asked"
+                    }
+                )
+                .map_err(werr)?;
+                writeln!(out, "{}", link_header()).map_err(werr)?;
+                first = false;
+            }
+            let mbps = rate as f64 / 1e6;
+            for comp in rotated(&plan.compressions, round) {
                 for &c in &plan.concurrencies {
                     if let Ok(Some(st)) = server.0.try_wait() {
                         return Err(format!("--link: the server exited ({st})"));
@@ -294,7 +313,7 @@ fn measure(config: &Config, plan: &LinkPlan, ns: &mut Namespaces, exe: &str) -> 
                     out.flush().map_err(werr)?;
                     done += 1;
                     eprintln!(
-                        "link: [{done}/{total}] {mbps} Mbit/s round {round} {} c={c} ({:.0} s elapsed)",
+                        "link: [{done}/{total}] round {round} {mbps} Mbit/s {} c={c} ({:.0} s elapsed)",
                         comp.name(),
                         started.elapsed().as_secs_f64()
                     );
@@ -304,6 +323,13 @@ fn measure(config: &Config, plan: &LinkPlan, ns: &mut Namespaces, exe: &str) -> 
     }
     write!(out, "{}", crate::measure::run::RunStamp::footer("# ")).map_err(werr)?;
     Ok(failed)
+}
+
+/// `items` rotated left by `round - 1` (1-based rounds): each item takes
+/// each position equally often over `items.len()` rounds.
+pub fn rotated<T: Copy>(items: &[T], round: usize) -> Vec<T> {
+    let k = round.saturating_sub(1) % items.len().max(1);
+    items[k..].iter().chain(&items[..k]).copied().collect()
 }
 
 /// The sum of the `err_*` columns of one `load` CSV row (0 if unreadable:
@@ -373,6 +399,8 @@ fn client(
         &format!("{}ms", config.timeout.as_millis()),
         "--warmup",
         &config.warmup.to_string(),
+        "--min-requests",
+        &config.min_requests.to_string(),
         "--seed",
         &(config.seed + round as u64).to_string(),
         "--concurrency",
@@ -386,6 +414,17 @@ fn client(
     ]
     .iter()
     .map(|s| s.to_string())
+    .chain(
+        (config.min_requests > 0)
+            .then(|| {
+                [
+                    "--max-duration".to_string(),
+                    format!("{}ms", config.max_duration.as_millis()),
+                ]
+            })
+            .into_iter()
+            .flatten(),
+    )
     .collect();
     let out = Command::new("ip")
         .args(&args)
@@ -422,6 +461,14 @@ mod tests {
         assert!(parse_link("10mbit,20ms,30ms").is_err());
         assert!(parse_link("10mbit,99s").is_err());
         assert!(parse_link("10zbit").is_err());
+    }
+
+    #[test]
+    fn rotation_gives_every_item_every_position() {
+        assert_eq!(rotated(&[1, 2, 3], 1), [1, 2, 3]);
+        assert_eq!(rotated(&[1, 2, 3], 2), [2, 3, 1]);
+        assert_eq!(rotated(&[1, 2, 3], 4), [1, 2, 3]);
+        assert_eq!(rotated::<u8>(&[], 3), Vec::<u8>::new());
     }
 
     #[test]

@@ -185,7 +185,13 @@ pub fn sweep_leftovers() -> Result<Vec<String>, String> {
     for ns in ours()? {
         let Some(pid) = owner_of(&ns) else { continue };
         if pid != std::process::id() && !alive_wirebench(pid) {
-            delete_namespace(&ns)?;
+            // The dead run's watcher may be removing it at this moment: an
+            // error counts only while the namespace is still there.
+            if let Err(e) = delete_namespace(&ns)
+                && ours()?.contains(&ns)
+            {
+                return Err(e);
+            }
             removed.push(ns);
         }
     }
@@ -219,6 +225,8 @@ pub struct Namespaces {
     pub client_ip: std::net::Ipv4Addr,
     /// Whether the netem root qdisc is in place (RTT added).
     pub netem: bool,
+    /// netem was tried and is absent: not tried again, not said again.
+    netem_absent: bool,
     removed: bool,
 }
 
@@ -241,6 +249,7 @@ impl Namespaces {
             server_ip,
             client_ip,
             netem: false,
+            netem_absent: false,
             removed: false,
         };
         if let Err(e) = ns.build() {
@@ -267,11 +276,11 @@ impl Namespaces {
 
     /// Shapes both directions to `rate_bits` per second, with `rtt_ms` of
     /// round trip (half on each side) when netem exists. Returns a one-line
-    /// note when an RTT was asked and netem is absent (rate-only).
+    /// note the first time an RTT was asked and netem is absent (rate-only).
     pub fn shape(&mut self, rate_bits: u64, rtt_ms: f64) -> Result<Option<String>, String> {
         let mut note = None;
         let sides = [(self.server.clone(), VETH_S), (self.client.clone(), VETH_C)];
-        if rtt_ms > 0.0 && !self.netem {
+        if rtt_ms > 0.0 && !self.netem && !self.netem_absent {
             let delay = format!("{}us", (rtt_ms * 500.0).round() as u64);
             let mut failed = None;
             for (ns, dev) in &sides {
@@ -288,6 +297,7 @@ impl Namespaces {
             match failed {
                 None => self.netem = true,
                 Some(e) => {
+                    self.netem_absent = true;
                     for (ns, dev) in &sides {
                         let _ = run(&["tc", "-n", ns, "qdisc", "del", "dev", dev, "root"]);
                     }

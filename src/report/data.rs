@@ -140,6 +140,9 @@ pub struct Data {
     /// The calibration samples of every raw file that has them, by file
     /// name, in the order the files are read (`crate::measure::calibration`).
     pub calibration: Vec<(String, Vec<crate::measure::calibration::Sample>)>,
+    /// `make bench-link`'s files (`link.csv`, …): a run of its own, outside
+    /// [`Data::runs`]; None without them.
+    pub link: Option<super::link::Link>,
 }
 
 /// HTTP files in report order; the first two are expected, the rest optional.
@@ -260,6 +263,7 @@ pub fn load(dir: &Path) -> Result<Data, String> {
     d.peers = read_optional(&dir.join("peers.txt"))?;
     d.peers_instructions = read_optional(&dir.join("peers-instructions.md"))?;
     d.server_pressure = read_optional(&dir.join("server-pressure.txt"))?;
+    d.link = super::link::read(dir)?;
     d.environment = read_optional(&dir.join("environment.json"))?;
     if let Some(t) = &d.environment {
         // Written before run stamps: no `run_id` key, no run to compare.

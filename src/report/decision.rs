@@ -436,6 +436,52 @@ pub fn decision_cells(d: &Data) -> Vec<DecisionCell> {
     out
 }
 
+/// The decision table's link rows (`link.csv`, [`super::link`], a run of
+/// its own): per swept rate, the formats' c=1 p50 latency without
+/// compression, paired by the link round, lower is better; a round with
+/// other work on the machine is disturbed, as in the HTTP rows.
+pub fn link_cells(d: &Data) -> Vec<(String, Vec<DecisionCell>)> {
+    let Some(link) = &d.link else {
+        return Vec::new();
+    };
+    let names = formats();
+    let owned: Vec<String> = names.iter().map(|s| s.to_string()).collect();
+    link.rates(1)
+        .into_iter()
+        .map(|rate| {
+            let cells = COUNTS
+                .iter()
+                .map(|&count| {
+                    let rows = link.at(rate, count, "none", 1);
+                    let values = super::verdict::by_round(&rows, &names, |r| Some(r.p50_ms), |_| false);
+                    let flags: Vec<Vec<bool>> = super::verdict::by_round(
+                        &rows,
+                        &names,
+                        |r| Some(f64::from(u8::from(r.machine_disturbed()))),
+                        |_| false,
+                    )
+                    .into_iter()
+                    .map(|v| v.into_iter().map(|x| x == 1.0).collect())
+                    .collect();
+                    DecisionCell {
+                        question: "fastest end to end on a link",
+                        count,
+                        lower_is_better: true,
+                        ranking: paired_ranking(&owned, &values, &flags, true),
+                    }
+                })
+                .collect();
+            (
+                format!(
+                    "fastest end to end on a {} Mbit/s link, raw (c=1 p50, `link.csv`)",
+                    super::link::rate_text(rate)
+                ),
+                cells,
+            )
+        })
+        .collect()
+}
+
 /// The disturbed-round detail of the CPU jumps: every HTTP file and count
 /// with a round whose CPU per request jumped ([`cpu_jumps`]).
 pub fn render_jumps(o: &mut String, d: &Data) {
@@ -630,6 +676,13 @@ pub fn render(o: &mut String, d: &Data) {
     for q in questions {
         let _ = write!(o, "| {q} |");
         for c in cells.iter().filter(|c| c.question == q) {
+            let _ = write!(o, " {} |", ranking_text(&c.ranking, c.lower_is_better));
+        }
+        o.push('\n');
+    }
+    for (q, cells) in link_cells(d) {
+        let _ = write!(o, "| {q} |");
+        for c in &cells {
             let _ = write!(o, " {} |", ranking_text(&c.ranking, c.lower_is_better));
         }
         o.push('\n');

@@ -4,7 +4,8 @@
 //! Inputs (see [`parse`] for their shapes): `codec.txt`, `sizes.csv`,
 //! `http.csv`, `http-gzip.csv`, optionally `http-c1.csv`, `http-c16.csv`,
 //! `http-server.csv` (the server-only pass), `peers.txt`,
-//! `peers-instructions.md`, `server-pressure.txt`, `histograms/*.hist` (or `*.hlog`, HdrHistogram interval
+//! `peers-instructions.md`, `server-pressure.txt`, `link.csv`, `link-c8.csv`,
+//! `link-sizes.csv` (`make bench-link`, a run of its own: [`link`]), `histograms/*.hist` (or `*.hlog`, HdrHistogram interval
 //! logs, for rounds without a `.hist`) and `environment.json` (written by
 //! `codec-bench` when the run started; if it is missing, the report captures
 //! one now and says so). A missing input is named in the report; a malformed
@@ -28,6 +29,8 @@ pub mod data;
 pub mod decision;
 pub mod document;
 pub mod hlogs;
+pub mod link;
+pub mod link_report;
 pub mod markdown;
 pub mod numfmt;
 pub mod parse;
@@ -45,15 +48,15 @@ use std::path::{Path, PathBuf};
 const USAGE: &str = "\
 wirebench report --dir DIR [--allow-mixed] [--link-mbps N]
   reads DIR/{codec.txt,sizes.csv,http.csv,http-gzip.csv} (+ the other http-*.csv,
-  peers.txt, peers-instructions.md, server-pressure.txt, histograms/, environment.json
-  when present) and writes DIR/REPORT.md, DIR/medians.json, DIR/*.svg (and
+  peers.txt, peers-instructions.md, server-pressure.txt, link*.csv, histograms/,
+  environment.json when present) and writes DIR/REPORT.md, DIR/medians.json, DIR/*.svg (and
   DIR/environment.json if missing)
   --allow-mixed   accept raw files from different runs (every table names its run);
                   without it, files from different runs are refused, naming them
   --link-mbps N   say, for a link of N Mbit/s, which gzip level pays
 wirebench report --clear-run DIR
   removes the files of a `make bench` run from DIR (raw files, histograms, the report
-  and its charts), keeping separate runs (peers*.txt, server-pressure*.txt, notes):
+  and its charts), keeping separate runs (peers*.txt, server-pressure*.txt, link*.csv, notes):
   the first step of `make bench`, so the new run's directory holds that run only
 wirebench report --hlogs DIR|FILE,FILE [--run-id ID] [--locust-csv FILE] [--out FILE]
   merges the .hlog files of several machines (one run: --run-id or WB_RUN_ID) by tag into

@@ -261,6 +261,16 @@ mod tests {
         }
     }
 
+    /// `make bench-link`'s files are a run of their own: `--clear-run` keeps them.
+    #[test]
+    fn link_files_are_not_run_files() {
+        for f in ["link.csv", "link-c8.csv", "link-sizes.csv", "peers.txt"] {
+            assert!(!is_run_file(f), "{f}");
+        }
+        // Self-test: the same check sees a run file.
+        assert!(is_run_file("http.csv") && is_run_file("chart-link.svg"));
+    }
+
     #[test]
     fn one_run_passes_two_are_named() {
         assert!(check(&[f("codec.txt", Some("A")), f("http.csv", Some("A"))], false).is_ok());
