@@ -31,7 +31,7 @@
 //! [`Epoll`](wirebench::http::sys::Epoll), each socket registered once,
 //! edge-triggered) and queues each that becomes readable; bytes that
 //! arrive while a worker has the connection hand it straight back to that
-//! worker when it parks it. No timeouts, no cap, no eviction: the floor of
+//! worker when it parks it; the poller runs below the workers' priority. No timeouts, no cap, no eviction: the floor of
 //! the pool-and-poller design. The script runs it as `fpool`.
 //!
 //! Usage: `cargo run --release --example floor_server -- [ADDR] [BACKLOG] [MODE]`
@@ -271,7 +271,12 @@ fn serve_pool(listener: TcpListener, threads: usize) -> ! {
         std::thread::spawn(move || floor.worker());
     }
     let poller = Arc::clone(&floor);
-    std::thread::spawn(move || poller.poller());
+    std::thread::spawn(move || {
+        // Below the workers, as wirebench's poller runs (pool.rs, "Priority").
+        let nice = wirebench::http::sys::thread_nice().unwrap_or(0);
+        let _ = wirebench::http::sys::set_thread_nice((nice + wirebench::http::pool::POLLER_NICE_BELOW).min(19));
+        poller.poller()
+    });
     loop {
         if let Ok((stream, _)) = listener.accept() {
             let _ = stream.set_nodelay(true);

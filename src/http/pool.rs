@@ -50,10 +50,14 @@
 //! **Priority**: the acceptor asks for nice [`RAISED_NICE`]
 //! ([`Priorities::raise`]), or [`RAISED_RT`] with `--sched rr` (workers,
 //! encoders and the poller then at [`WORKER_RT`]): it must drain a connect
-//! burst while the workers serve. The poller stays at the workers'
-//! priority: raised, it preempts a worker at each readiness and takes one
-//! event per wake-up instead of a batch (measured: a fifth of the
-//! requests/s at c=1000; `results/server-pressure-pool.txt`).
+//! burst while the workers serve. In the fair class the poller runs
+//! [`POLLER_NICE_BELOW`] nice levels below the workers: raised, it
+//! preempted a worker at each readiness and took one event per wake-up (a
+//! fifth of the requests/s at c=1000, `results/server-pressure-pool.txt`);
+//! level with them, it still woke for a few events at a time; below them,
+//! it mostly runs when the workers run out of work and takes what arrived
+//! meanwhile as one batch (`results/server-pressure-pool44.txt`). It
+//! cannot starve them of work: only it fills their queue.
 //!
 //! A panic that escapes a connection (a bug; route panics are already
 //! turned into 500s by `conn`) is caught here: the connection closes, the
@@ -282,16 +286,22 @@ impl Slab {
     }
 }
 
-/// The nice value the acceptor and the poller ask for in the fair class (the highest priority).
+/// The nice value the acceptor asks for in the fair class (the highest priority).
 pub const RAISED_NICE: i32 = -20;
+
+/// How many nice levels below the workers the poller runs in the fair class.
+pub const POLLER_NICE_BELOW: i32 = 10;
 
 /// The scheduling of the server's threads (`--sched`, [`SchedClass`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Priorities {
-    /// The acceptor and the poller.
+    /// The acceptor.
     pub raised: Sched,
     /// Workers, and with `rr` the encoders.
     pub worker: Sched,
+    /// The poller: [`POLLER_NICE_BELOW`] below the workers in the fair
+    /// class, with them in the real-time one.
+    pub poller: Sched,
 }
 
 impl Priorities {
@@ -301,10 +311,12 @@ impl Priorities {
             SchedClass::Fair => Priorities {
                 raised: Sched::Fair(RAISED_NICE),
                 worker: Sched::Fair(worker_nice),
+                poller: Sched::Fair(worker_nice.saturating_add(POLLER_NICE_BELOW).min(19)),
             },
             SchedClass::RoundRobin => Priorities {
                 raised: Sched::RoundRobin(RAISED_RT),
                 worker: Sched::RoundRobin(WORKER_RT),
+                poller: Sched::RoundRobin(WORKER_RT),
             },
         }
     }
@@ -739,11 +751,9 @@ impl Pool {
 const EVENTS: usize = 256;
 
 fn poller_main(pool: &Arc<Pool>) {
-    // At the workers' priority: raised, it would preempt a worker at every
-    // readiness and take one event per wake-up instead of a batch.
-    if pool.prio.realtime() {
-        let _ = super::sys::set_thread_sched(pool.prio.worker);
-    }
+    // Below the workers (module doc, "Priority"). Lowering a nice value
+    // needs no privilege; the real-time class was granted to the probe.
+    let _ = super::sys::set_thread_sched(pool.prio.poller);
     let mut events = vec![EpollEvent::default(); EVENTS];
     let mut ready: Vec<Job> = Vec::with_capacity(EVENTS);
     let mut lingering: Vec<Job> = Vec::new();
