@@ -11,9 +11,9 @@
 //! and the listen queue fit ([`raise_open_files`]).
 //!
 //! And `setpriority(2)` on the calling thread ([`set_thread_nice`]): the
-//! acceptor and the spawner run at a higher scheduling weight than the
-//! workers, so that under a burst, with thousands of runnable workers on a
-//! core, they still drain the listen queue and start threads. Linux keeps a
+//! acceptor runs at a higher scheduling weight than the workers, so that it
+//! drains a connect burst while they serve, and the poller at a lower one
+//! (`super::pool`, "Priority"). Linux keeps a
 //! nice value per thread, and `PRIO_PROCESS` with `who = 0` names the calling
 //! thread; [`thread_nice`] reads it back from `/proc/thread-self/stat`.
 //! With `--sched rr`, `sched_setscheduler(2)` moves a thread into the
