@@ -25,11 +25,14 @@
 //! With `pool` (or `pool:N`) as its third argument it has the shape of
 //! `wirebench serve` and nothing else: N workers (four per core by
 //! default) take connections with bytes to read from one queue, answer as
-//! the bare floor does (one `read`, one `write`), and park the connection
-//! again; one poller thread waits on every parked connection with `epoll`
-//! (wirebench's [`Epoll`](wirebench::http::sys::Epoll), one-shot) and
-//! queues each that becomes readable. No timeouts, no cap, no eviction: the
-//! floor of the pool-and-poller design. The script runs it as `fpool`.
+//! the bare floor does (one `read` that does not wait, one `write`), and
+//! park the connection again; one poller thread waits on every parked
+//! connection with `epoll` (wirebench's
+//! [`Epoll`](wirebench::http::sys::Epoll), each socket registered once,
+//! edge-triggered) and queues each that becomes readable; bytes that
+//! arrive while a worker has the connection hand it straight back to that
+//! worker when it parks it; the poller runs below the workers' priority. No timeouts, no cap, no eviction: the floor of
+//! the pool-and-poller design. The script runs it as `fpool`.
 //!
 //! Usage: `cargo run --release --example floor_server -- [ADDR] [BACKLOG] [MODE]`
 //! (default `127.0.0.1:18092`, backlog 128 as std leaves it, the bare floor).
@@ -144,40 +147,71 @@ fn serve_http(mut stream: TcpStream, parts: Parts) {
     }
 }
 
-/// The `pool` mode: parked connections by token, and the queue of ready ones.
+/// The `pool` mode: every open connection by token, and the queue of ready ones.
 struct PoolFloor {
     epoll: wirebench::http::sys::Epoll,
-    parked: Mutex<(u64, HashMap<u64, TcpStream>)>,
-    ready: Mutex<VecDeque<(TcpStream, bool)>>,
+    conns: Mutex<(u64, HashMap<u64, Entry>)>,
+    ready: Mutex<VecDeque<(u64, TcpStream)>>,
     wake: Condvar,
 }
 
+/// A connection in the poller, or out with a worker (`ready`: bytes arrived meanwhile).
+enum Entry {
+    Parked(TcpStream),
+    Out { ready: bool },
+}
+
 impl PoolFloor {
-    /// Parks `stream` (registered: already in the epoll set, disarmed).
-    fn park(&self, stream: TcpStream, registered: bool) {
-        let mut parked = self.parked.lock().unwrap();
-        parked.0 += 1;
-        let token = parked.0;
-        let armed = if registered {
-            self.epoll.rearm(&stream, token)
-        } else {
-            self.epoll.add(&stream, token)
-        };
-        if armed.is_ok() {
-            parked.1.insert(token, stream);
+    /// A new connection: parked, then registered edge-triggered for good.
+    fn admit(&self, stream: TcpStream) {
+        let mut conns = self.conns.lock().unwrap();
+        conns.0 += 1;
+        let token = conns.0;
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&stream);
+        conns.1.insert(token, Entry::Parked(stream));
+        if self.epoll.watch(&fd, token).is_err() {
+            conns.1.remove(&token);
+        }
+    }
+
+    /// Parks `stream`, or gives it back when bytes arrived since its last read.
+    fn park(&self, token: u64, stream: TcpStream) -> Option<TcpStream> {
+        let mut conns = self.conns.lock().unwrap();
+        match conns.1.get_mut(&token) {
+            Some(Entry::Out { ready: true }) => {
+                conns.1.insert(token, Entry::Out { ready: false });
+                Some(stream)
+            }
+            Some(e) => {
+                *e = Entry::Parked(stream);
+                None
+            }
+            None => None,
         }
     }
 
     fn poller(&self) {
         let mut events = vec![wirebench::http::sys::EpollEvent::default(); 256];
+        let mut woken = Vec::with_capacity(256);
         loop {
             let n = self.epoll.wait(&mut events, -1).unwrap_or(0);
-            let woken: Vec<TcpStream> = {
-                let mut parked = self.parked.lock().unwrap();
-                events[..n].iter().filter_map(|e| parked.1.remove(&e.token())).collect()
-            };
+            {
+                let mut conns = self.conns.lock().unwrap();
+                for e in &events[..n] {
+                    let token = e.token();
+                    match conns.1.get_mut(&token) {
+                        Some(Entry::Out { ready }) => *ready = true,
+                        Some(entry) => {
+                            if let Entry::Parked(s) = std::mem::replace(entry, Entry::Out { ready: false }) {
+                                woken.push((token, s));
+                            }
+                        }
+                        None => {}
+                    }
+                }
+            }
             let k = woken.len();
-            self.ready.lock().unwrap().extend(woken.into_iter().map(|s| (s, true)));
+            self.ready.lock().unwrap().extend(woken.drain(..));
             for _ in 0..k {
                 self.wake.notify_one();
             }
@@ -187,7 +221,7 @@ impl PoolFloor {
     fn worker(&self) {
         let mut buf = [0u8; 4096];
         loop {
-            let (mut stream, registered) = {
+            let (token, mut stream) = {
                 let mut q = self.ready.lock().unwrap();
                 loop {
                     match q.pop_front() {
@@ -196,15 +230,31 @@ impl PoolFloor {
                     }
                 }
             };
-            match stream.read(&mut buf) {
-                Ok(0) | Err(_) => continue, // closed
-                Ok(n) => {
-                    if buf[..n].ends_with(b"\r\n\r\n") && stream.write_all(RESPONSE).is_err() {
-                        continue;
+            let closed = loop {
+                // A read that does not wait (readiness may be for bytes an
+                // earlier read took); parked only once a read left the
+                // socket empty, as the edge-triggered poller needs.
+                match wirebench::http::sys::recv_nowait(&stream, &mut buf) {
+                    Ok(0) => break true,
+                    Ok(n) => {
+                        if buf[..n].ends_with(b"\r\n\r\n") && stream.write_all(RESPONSE).is_err() {
+                            break true;
+                        }
+                        if n == buf.len() {
+                            continue;
+                        }
                     }
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                    Err(_) => break true,
                 }
+                match self.park(token, stream) {
+                    Some(again) => stream = again,
+                    None => break false,
+                }
+            };
+            if closed {
+                self.conns.lock().unwrap().1.remove(&token);
             }
-            self.park(stream, registered);
         }
     }
 }
@@ -212,7 +262,7 @@ impl PoolFloor {
 fn serve_pool(listener: TcpListener, threads: usize) -> ! {
     let floor = Arc::new(PoolFloor {
         epoll: wirebench::http::sys::Epoll::new().expect("epoll_create1"),
-        parked: Mutex::new((0, HashMap::new())),
+        conns: Mutex::new((0, HashMap::new())),
         ready: Mutex::new(VecDeque::new()),
         wake: Condvar::new(),
     });
@@ -221,11 +271,16 @@ fn serve_pool(listener: TcpListener, threads: usize) -> ! {
         std::thread::spawn(move || floor.worker());
     }
     let poller = Arc::clone(&floor);
-    std::thread::spawn(move || poller.poller());
+    std::thread::spawn(move || {
+        // Below the workers, as wirebench's poller runs (pool.rs, "Priority").
+        let nice = wirebench::http::sys::thread_nice().unwrap_or(0);
+        let _ = wirebench::http::sys::set_thread_nice((nice + wirebench::http::pool::POLLER_NICE_BELOW).min(19));
+        poller.poller()
+    });
     loop {
         if let Ok((stream, _)) = listener.accept() {
             let _ = stream.set_nodelay(true);
-            floor.park(stream, false);
+            floor.admit(stream);
         }
     }
 }

@@ -1,8 +1,10 @@
 //! The pool and its poller over real loopback sockets: many idle keep-alive
 //! connections held by a few workers (and the threads that costs, read from
 //! `/proc/self/task`), clients that trickle a head or do not read their
-//! response cannot stall the pool, eviction and the 503 at the cap, and
-//! shutdown with parked connections.
+//! response cannot stall the pool, eviction and the 503 at the cap,
+//! shutdown with parked connections, and what edge-triggered readiness
+//! needs: pipelined bytes beyond one read, and a request that arrives while
+//! its worker still writes.
 //!
 //! The tests run one at a time (`SERIAL`): the thread count is the
 //! process's own. Waits are on the server's counters, never on sleeps.
@@ -214,4 +216,80 @@ fn shutdown_with_parked_connections_closes_them_and_returns() {
     {
         assert!(c.is_closed(), "a parked connection was closed");
     }
+}
+
+/// Edge-triggered readiness reports an arrival once: a worker whose read
+/// filled its buffer must look for the rest before parking, or the
+/// requests behind it would wait for bytes that never come again.
+#[test]
+fn pipelined_requests_beyond_one_read_buffer_are_all_answered() {
+    let _serial = serial();
+    let server = start_with(|c| c.threads = 2);
+    let mut client = Client::connect(server.local_addr());
+    const N: usize = 400; // 400 × 34 bytes: several request buffers
+    let batch = get("/ping").repeat(N);
+    assert!(batch.len() > 3 * 4096, "{} bytes", batch.len());
+    client.send(batch.as_bytes());
+    for i in 0..N {
+        assert_eq!(client.read_response(false).status, 200, "pipelined request {i}");
+    }
+    wait_until("the connection is parked", || server.stats().idle_connections == 1);
+    assert_eq!(client.get("/ping").status, 200, "and answered when it sends again");
+}
+
+/// A request that arrives while its worker is still sending the previous
+/// response marks the connection ready: parking hands it straight back and
+/// it is answered (the poller does not see that arrival again).
+#[test]
+fn a_request_sent_while_its_worker_writes_is_answered() {
+    let _serial = serial();
+    let server = start_with(|c| {
+        c.threads = 1;
+        c.max_count = 10_000;
+    });
+    let mut client = Client::connect(server.local_addr());
+    for round in 0..3 {
+        client.send(get("/catalog/json?count=10000").as_bytes());
+        // The first bytes of the response: the worker has read the request
+        // and is writing 6 MB to a client that does not read yet.
+        let mut first = [0u8; 1];
+        assert_eq!(client.stream.peek(&mut first).expect("the response starts"), 1);
+        client.send(get("/ping").as_bytes());
+        let big = client.read_response(false);
+        assert_eq!((big.status, big.body.len() > 5_000_000), (200, true), "round {round}");
+        let ping = client.read_response(false);
+        assert_eq!(
+            (ping.status, ping.text()),
+            (200, r#"{"message":"pong"}"#.to_string()),
+            "round {round}"
+        );
+    }
+}
+
+/// A client that sends its requests and shuts its side: every request is
+/// answered and the connection closed at once, not at the idle timeout
+/// (edge-triggered readiness reports the end-of-file once, with the bytes).
+#[test]
+fn a_client_that_shuts_its_side_is_answered_and_closed_at_once() {
+    let _serial = serial();
+    let server = start_with(|c| {
+        c.threads = 2;
+        c.idle_timeout = Duration::from_secs(60);
+    });
+    for n in [1, 2, 50] {
+        let mut client = Client::connect(server.local_addr());
+        client.send(get("/ping").repeat(n).as_bytes());
+        client.stream.shutdown(std::net::Shutdown::Write).unwrap();
+        let t = Instant::now();
+        for i in 0..n {
+            assert_eq!(client.read_response(false).status, 200, "request {i} of {n}");
+        }
+        assert!(client.is_closed(), "closed after {n} answers");
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "{:?}, not the idle timeout",
+            t.elapsed()
+        );
+    }
+    wait_until("every connection is closed", || server.stats().open == 0);
 }

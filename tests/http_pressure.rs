@@ -118,7 +118,7 @@ fn thread_nices() -> Vec<(String, i32)> {
 
 #[test]
 fn the_acceptor_runs_raised_and_the_poller_and_workers_do_not() {
-    use wirebench::http::pool::RAISED_NICE;
+    use wirebench::http::pool::{POLLER_NICE_BELOW, RAISED_NICE};
     let base = wirebench::http::sys::thread_nice().unwrap();
     let server = start_with(|c| {
         c.threads = 2;
@@ -145,10 +145,14 @@ fn the_acceptor_runs_raised_and_the_poller_and_workers_do_not() {
         assert_eq!(c.get("/ping").status, 200);
     }
     assert_eq!(server.stats().threads, 2, "{:?}", server.stats());
-    wait_until("every worker and poller runs at the workers' priority", || {
-        thread_nices()
-            .iter()
-            .all(|(n, v)| (n != "http-worker" && n != "http-poller") || *v == base)
+    // The poller runs below the workers (pool.rs, "Priority"), never raised.
+    let lowered = (base + POLLER_NICE_BELOW).min(19);
+    wait_until("every worker runs at the workers' priority, every poller below", || {
+        thread_nices().iter().all(|(n, v)| match n.as_str() {
+            "http-worker" => *v == base,
+            "http-poller" => *v == lowered,
+            _ => true,
+        })
     });
 }
 
@@ -259,6 +263,7 @@ fn with_sched_rr_the_server_runs_real_time_or_says_why_not() {
         Priorities {
             raised: Sched::RoundRobin(RAISED_RT),
             worker: Sched::RoundRobin(WORKER_RT),
+            poller: Sched::RoundRobin(WORKER_RT),
         }
     );
     let answers = burst(server.local_addr(), 64, "/__sched");
@@ -282,6 +287,27 @@ fn with_sched_rr_the_server_runs_real_time_or_says_why_not() {
     });
     // The class is the threads' own, not the process's: this one stays fair.
     assert_eq!(wirebench::http::sys::thread_sched().unwrap(), Sched::Fair(base));
+}
+
+/// In the fair class the poller runs below the workers, so that it takes
+/// readiness in batches when they run out of work (pool.rs, "Priority").
+#[test]
+fn in_the_fair_class_the_poller_runs_below_the_workers() {
+    use wirebench::http::pool::POLLER_NICE_BELOW;
+    let base = wirebench::http::sys::thread_nice().unwrap();
+    let lowered = Sched::Fair((base + POLLER_NICE_BELOW).min(19));
+    if base >= 19 {
+        println!("the tests run at nice {base}: no room below the workers to check");
+        return;
+    }
+    let server = start_with(|c| c.threads = 2);
+    assert_eq!(server.priorities().poller, lowered);
+    // Every fair server's poller here moves itself once it runs.
+    wait_until("a poller runs below the workers", || {
+        thread_scheds().iter().any(|(n, s)| n == "http-poller" && *s == lowered)
+    });
+    let worker = Client::connect(server.local_addr()).get("/__sched").text();
+    assert_eq!(worker, format!("nice {base}"), "the workers stay where they were");
 }
 
 /// Self-test of the scheduling probe: a fair server's worker answers its

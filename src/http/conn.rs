@@ -23,7 +23,13 @@
 //!   to its poller; so too when a head stops halfway for
 //!   [`HEAD_READ_WAIT`] (its bytes travel in [`Job::partial`]). The idle
 //!   timeout and eviction are the poller's; the header deadline stays the
-//!   connection's own (`Job::started`).
+//!   connection's own (`Job::started`). The poller's readiness is
+//!   edge-triggered, so a connection is parked only after a read that left
+//!   the socket empty (it filled less than its room, or found nothing):
+//!   after a read that filled the buffer, one more read that does not wait
+//!   looks for the rest first. A turn's first read does not wait either
+//!   (`recv` with `MSG_DONTWAIT`): readiness reported for bytes an earlier
+//!   read took costs one `recv`, never a blocked worker.
 //! - **Memory**: after every response the worker gives back its in-flight
 //!   budget and any response buffer over 16 KiB ([`Scratch::release`]).
 //! - **Close rules**: a parse error answers its status with
@@ -205,6 +211,17 @@ struct Conn<'a> {
     /// When the last response was handed to the kernel: the start of the
     /// idle period that follows.
     sent_at: Instant,
+    /// The next read must not wait (the turn's first, and the one that
+    /// checks for bytes left behind a full read).
+    nowait: bool,
+    /// The last read took every byte the socket held then (it filled less
+    /// than the room it had, or found none): with edge-triggered readiness,
+    /// any later byte is reported, so the connection may be parked.
+    drained: bool,
+    /// A response was sent in this turn.
+    responded: bool,
+    /// The poller saw the client hang up: read to the end before parking.
+    hung_up: bool,
 }
 
 /// Serves `job` until it closes or waits for bytes ([`Outcome::Park`]:
@@ -229,6 +246,7 @@ pub fn serve(job: &mut Job, shared: &Shared, w: &mut Worker) -> Outcome {
         partial,
         read_timeout,
         kept,
+        hung_up,
         ..
     } = job;
     let mut c = Conn {
@@ -244,6 +262,10 @@ pub fn serve(job: &mut Job, shared: &Shared, w: &mut Worker) -> Outcome {
         seen_lf: false,
         last_read: *started,
         sent_at: *since,
+        nowait: true,
+        drained: false,
+        responded: false,
+        hung_up: std::mem::take(hung_up),
     };
     if !partial.is_empty() {
         // Bytes of a head read before the connection was parked: at most
@@ -264,7 +286,7 @@ pub fn serve(job: &mut Job, shared: &Shared, w: &mut Worker) -> Outcome {
         state = match state {
             State::Idle => {
                 *since = c.sent_at;
-                *kept = true;
+                *kept |= c.responded;
                 return Outcome::Park;
             }
             State::Stalled { started: head } => {
@@ -294,6 +316,8 @@ enum Read {
     Bytes,
     Closed,
     TimedOut,
+    /// Nothing there yet (a read that does not wait).
+    Nothing,
 }
 
 impl Conn<'_> {
@@ -317,12 +341,18 @@ impl Conn<'_> {
                     // Cannot happen with a buffer of head_buffer_len; defensive.
                     return self.reject(w, 431, "request head too large");
                 }
-                // Usually the bytes are there (the poller saw them): the
-                // wait is a constant, so its `setsockopt` is made once.
+                // A turn's first read does not wait (the poller saw the
+                // bytes); a later one waits a constant, so its
+                // `setsockopt` is made once.
                 let left = cfg.header_timeout.saturating_sub(started.elapsed());
                 return match self.read(w, left.min(HEAD_READ_WAIT)) {
                     Read::Bytes => State::ReadingHead { started },
                     Read::Closed => State::Done,
+                    // The poller reported bytes another read already took
+                    // (or bytes behind a full read were not there): wait in
+                    // the poller, the head so far (if any) with it.
+                    Read::Nothing if self.filled == 0 => State::Idle,
+                    Read::Nothing => State::Stalled { started },
                     Read::TimedOut if left > HEAD_READ_WAIT => State::Stalled { started },
                     Read::TimedOut => self.timed_out(w),
                 };
@@ -398,7 +428,10 @@ impl Conn<'_> {
         let cap = w.inbuf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
         match (&*self.stream).read(&mut w.inbuf[..cap]) {
             Ok(0) => return State::Done,
-            Ok(n) => left -= n as u64,
+            Ok(n) => {
+                left -= n as u64;
+                self.drained = n < cap;
+            }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(_) => return State::Done,
         }
@@ -437,6 +470,7 @@ impl Conn<'_> {
         }
         let done = Instant::now();
         self.sent_at = done;
+        self.responded = true;
         let request_ns = u64::try_from(done.saturating_duration_since(p.handled_at).as_nanos()).unwrap_or(u64::MAX);
         let r = &p.reply;
         w.metrics
@@ -450,21 +484,37 @@ impl Conn<'_> {
             // A pipelined request is already (partly) in: its head is due from now.
             (self.ready, self.seen_lf) = (true, true);
             State::ReadingHead { started: done }
+        } else if !self.drained || self.hung_up {
+            // The last read filled the buffer (more may be in the socket,
+            // its arrival reported already), or the client hung up (its
+            // end-of-file is not reported again): look before parking.
+            (self.ready, self.seen_lf) = (false, false);
+            self.nowait = true;
+            State::ReadingHead { started: done }
         } else {
             (self.ready, self.seen_lf) = (false, false);
             State::Idle
         }
     }
 
-    /// One read into the request buffer, waiting at most `wait`.
+    /// One read into the request buffer, waiting at most `wait` (not at
+    /// all when [`Conn::nowait`] is set).
     fn read(&mut self, w: &mut Worker, wait: Duration) -> Read {
-        if wait.is_zero() || self.timeout.set(wait).is_err() {
+        let nowait = std::mem::replace(&mut self.nowait, false);
+        if wait.is_zero() || (!nowait && self.timeout.set(wait).is_err()) {
             return Read::TimedOut;
         }
         loop {
-            match (&*self.stream).read(&mut w.inbuf[self.filled..]) {
+            let room = w.inbuf.len() - self.filled;
+            let got = if nowait {
+                super::sys::recv_nowait(self.stream, &mut w.inbuf[self.filled..])
+            } else {
+                (&*self.stream).read(&mut w.inbuf[self.filled..])
+            };
+            match got {
                 Ok(0) => return Read::Closed,
                 Ok(n) => {
+                    self.drained = n < room;
                     self.last_read = Instant::now();
                     // The parser is stateless and rescans from the start, so
                     // run it only when the answer can have changed: a new
@@ -481,7 +531,12 @@ impl Conn<'_> {
                     return Read::Bytes;
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if nowait && e.kind() == io::ErrorKind::WouldBlock => {
+                    self.drained = true;
+                    return Read::Nothing;
+                }
                 Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
+                    self.drained = true;
                     return Read::TimedOut;
                 }
                 Err(_) => return Read::Closed,

@@ -139,13 +139,13 @@ pub fn cli_main(args: &mut Args, lab: fn() -> Result<Vec<page::EvolutionCell>, S
     let _ = match server.priority() {
         Ok(()) => writeln!(
             out,
-            "wirebench serve: acceptor at {}, workers at {}",
-            prio.raised, prio.worker
+            "wirebench serve: acceptor at {}, workers at {}, poller at {}",
+            prio.raised, prio.worker, prio.poller
         ),
         Err(e) => writeln!(
             out,
-            "wirebench serve: acceptor at the workers' priority, {} ({} refused: {e})",
-            prio.worker, prio.raised
+            "wirebench serve: acceptor at the workers' priority, {} ({} refused: {e}), poller at {}",
+            prio.worker, prio.raised, prio.poller
         ),
     };
     let _ = writeln!(out, "try: curl 'http://{addr}/catalog/json?count=1'");

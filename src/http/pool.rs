@@ -11,14 +11,20 @@
 //! Then the worker *parks* it and takes the next one.
 //!
 //! **The poller** waits on every parked connection at once with `epoll`
-//! ([`Epoll`], one-shot registrations: a connection is registered once,
-//! re-armed with each park), and queues each one that becomes readable (or
-//! hung up: the worker's read finds out). New connections are parked first
-//! too: a client that connects and sends nothing holds no worker. Parked
-//! connections live in a slab; a token is the slot's index and generation,
-//! so an event for a connection closed meanwhile is ignored. Arming happens
-//! under the slab's lock, so a descriptor is never armed after its
-//! connection was closed and its number reused.
+//! ([`Epoll`]). A connection's socket is registered once, when it is
+//! admitted, edge-triggered, and stays registered until it closes: parking
+//! is a slab update under a lock, not a system call. The poller queues each
+//! parked connection that becomes readable (or hung up: the worker's read
+//! finds out). New connections are parked first too: a client that
+//! connects and sends nothing holds no worker. Every open connection has a
+//! slot in a slab, parked or out (with a worker); a token is the slot's
+//! index and generation, so an event for a connection closed meanwhile is
+//! ignored. An event for a connection that is out marks it ready: when its
+//! worker parks it, it gets it straight back and serves it again (the
+//! request that arrived while it sent the last response), with no hop
+//! through the poller and the queue. A worker parks a connection only once
+//! its last read drained the socket ([`conn::serve`]), so no byte can
+//! arrive unreported.
 //!
 //! **The poller's bookkeeping**, every [`TICK`] (no kernel timer per wait):
 //! an idle keep-alive connection past its idle timeout (`--idle-timeout`,
@@ -44,10 +50,14 @@
 //! **Priority**: the acceptor asks for nice [`RAISED_NICE`]
 //! ([`Priorities::raise`]), or [`RAISED_RT`] with `--sched rr` (workers,
 //! encoders and the poller then at [`WORKER_RT`]): it must drain a connect
-//! burst while the workers serve. The poller stays at the workers'
-//! priority: raised, it preempts a worker at each readiness and takes one
-//! event per wake-up instead of a batch (measured: a fifth of the
-//! requests/s at c=1000; `results/server-pressure-pool.txt`).
+//! burst while the workers serve. In the fair class the poller runs
+//! [`POLLER_NICE_BELOW`] nice levels below the workers: raised, it
+//! preempted a worker at each readiness and took one event per wake-up (a
+//! fifth of the requests/s at c=1000, `results/server-pressure-pool.txt`);
+//! level with them, it still woke for a few events at a time; below them,
+//! it mostly runs when the workers run out of work and takes what arrived
+//! meanwhile as one batch (`results/server-pressure-pool44.txt`). It
+//! cannot starve them of work: only it fills their queue.
 //!
 //! A panic that escapes a connection (a bug; route panics are already
 //! turned into 500s by `conn`) is caught here: the connection closes, the
@@ -62,10 +72,11 @@
 use super::config::{RAISED_RT, SchedClass, WORKER_RT};
 use super::conn::{self, Outcome, Worker};
 use super::shared::{Job, Shared, Slot};
-use super::sys::{Epoll, EpollEvent, Sched};
+use super::sys::{Epoll, EpollEvent, Sched, hung_up};
 use std::collections::VecDeque;
+use std::os::fd::AsRawFd;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
@@ -106,6 +117,8 @@ pub struct Pool {
     exited: Condvar,
     epoll: Epoll,
     parked: Mutex<Slab>,
+    /// Set by [`Pool::shutdown`]: the poller's flag, read without the lock.
+    stopping: AtomicBool,
 }
 
 #[derive(Debug, Default)]
@@ -137,10 +150,23 @@ struct Parked {
     idle_ms: u64,
 }
 
-/// The parked connections, by token.
+/// Where an open connection is, as the poller sees it.
+#[derive(Debug)]
+enum Entry {
+    Free,
+    /// In the poller, waiting for its client.
+    Parked(Parked),
+    /// With a worker (queued or served). `ready`: its socket reported bytes
+    /// (or a hang-up) meanwhile, so parking it hands it straight back.
+    Out {
+        ready: bool,
+    },
+}
+
+/// Every open connection, by token: a slot's index and generation.
 #[derive(Debug, Default)]
 struct Slab {
-    entries: Vec<(u32, Option<Parked>)>,
+    entries: Vec<(u32, Entry)>,
     free: Vec<u32>,
     /// Parked connections, and of those the idle keep-alive ones.
     parked: usize,
@@ -150,60 +176,132 @@ struct Slab {
     no_evict_before: u64,
 }
 
+/// What [`Slab::park`] did.
+enum Parking {
+    Parked,
+    /// Bytes arrived while it was out: serve it again.
+    Ready(Parked),
+    /// Not an open connection's token (cannot happen): close it.
+    Gone(Parked),
+}
+
 impl Slab {
-    fn insert(&mut self, p: Parked) -> u64 {
-        let idle = p.job.idle();
+    /// A new open connection, out (with the acceptor); its token.
+    fn insert(&mut self) -> u64 {
         let i = match self.free.pop() {
             Some(i) => i,
             None => {
-                self.entries.push((0, None));
+                self.entries.push((0, Entry::Free));
                 (self.entries.len() - 1) as u32
             }
         };
         let e = &mut self.entries[i as usize];
-        e.1 = Some(p);
-        self.parked += 1;
-        self.idle += usize::from(idle);
+        e.1 = Entry::Out { ready: false };
         (u64::from(e.0) << 32) | u64::from(i)
     }
 
-    fn get(&self, token: u64) -> Option<&Parked> {
+    fn entry(&mut self, token: u64) -> Option<&mut Entry> {
         let (generation, i) = ((token >> 32) as u32, token as u32);
-        match self.entries.get(i as usize) {
-            Some((g, Some(p))) if *g == generation => Some(p),
+        match self.entries.get_mut(i as usize) {
+            Some((g, e)) if *g == generation && !matches!(e, Entry::Free) => Some(e),
             _ => None,
         }
     }
 
+    /// Parks an out connection, unless bytes arrived while it was out.
+    fn park(&mut self, token: u64, p: Parked) -> Parking {
+        let idle = p.job.idle();
+        let Some(e) = self.entry(token) else {
+            return Parking::Gone(p);
+        };
+        match e {
+            Entry::Out { ready: true } => {
+                *e = Entry::Out { ready: false };
+                Parking::Ready(p)
+            }
+            Entry::Out { ready: false } => {
+                *e = Entry::Parked(p);
+                self.parked += 1;
+                self.idle += usize::from(idle);
+                Parking::Parked
+            }
+            Entry::Parked(_) | Entry::Free => Parking::Gone(p),
+        }
+    }
+
+    /// Takes a parked connection out (to a worker).
     fn take(&mut self, token: u64) -> Option<Parked> {
-        let (generation, i) = ((token >> 32) as u32, token as u32);
-        let e = self.entries.get_mut(i as usize)?;
-        if e.0 != generation || e.1.is_none() {
+        let e = self.entry(token)?;
+        if !matches!(e, Entry::Parked(_)) {
             return None;
         }
-        let p = e.1.take()?;
-        e.0 = e.0.wrapping_add(1);
-        self.free.push(i);
+        let Entry::Parked(p) = std::mem::replace(e, Entry::Out { ready: false }) else {
+            return None;
+        };
         self.parked -= 1;
         self.idle -= usize::from(p.job.idle());
         Some(p)
     }
 
+    /// An event for `token`: a parked connection is taken out; an out one
+    /// is marked ready; a closed one's token is ignored.
+    fn event(&mut self, token: u64) -> Option<Parked> {
+        if let Entry::Out { ready } = self.entry(token)? {
+            *ready = true;
+            return None;
+        }
+        self.take(token)
+    }
+
+    /// The connection is closed: frees its slot (and gives back the parked
+    /// connection, if it was parked, for the caller to close).
+    fn remove(&mut self, token: u64) -> Option<Parked> {
+        let (generation, i) = ((token >> 32) as u32, token as u32);
+        let (g, e) = self.entries.get_mut(i as usize)?;
+        if *g != generation || matches!(e, Entry::Free) {
+            return None;
+        }
+        *g = g.wrapping_add(1);
+        let old = std::mem::replace(e, Entry::Free);
+        self.free.push(i);
+        match old {
+            Entry::Parked(p) => {
+                self.parked -= 1;
+                self.idle -= usize::from(p.job.idle());
+                Some(p)
+            }
+            _ => None,
+        }
+    }
+
     fn token_of(&self, i: usize) -> u64 {
         (u64::from(self.entries[i].0) << 32) | i as u64
     }
+
+    fn parked_at(&self, i: usize) -> Option<&Parked> {
+        match &self.entries[i].1 {
+            Entry::Parked(p) => Some(p),
+            _ => None,
+        }
+    }
 }
 
-/// The nice value the acceptor and the poller ask for in the fair class (the highest priority).
+/// The nice value the acceptor asks for in the fair class (the highest priority).
 pub const RAISED_NICE: i32 = -20;
+
+/// How many nice levels below the workers the poller runs in the fair class.
+pub const POLLER_NICE_BELOW: i32 = 10;
 
 /// The scheduling of the server's threads (`--sched`, [`SchedClass`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Priorities {
-    /// The acceptor and the poller.
+    /// The acceptor.
     pub raised: Sched,
     /// Workers, and with `rr` the encoders.
     pub worker: Sched,
+    /// The poller: [`POLLER_NICE_BELOW`] below the workers in the fair
+    /// class, with them in the real-time one.
+    pub poller: Sched,
 }
 
 impl Priorities {
@@ -213,10 +311,12 @@ impl Priorities {
             SchedClass::Fair => Priorities {
                 raised: Sched::Fair(RAISED_NICE),
                 worker: Sched::Fair(worker_nice),
+                poller: Sched::Fair(worker_nice.saturating_add(POLLER_NICE_BELOW).min(19)),
             },
             SchedClass::RoundRobin => Priorities {
                 raised: Sched::RoundRobin(RAISED_RT),
                 worker: Sched::RoundRobin(WORKER_RT),
+                poller: Sched::RoundRobin(WORKER_RT),
             },
         }
     }
@@ -269,6 +369,7 @@ impl Pool {
             exited: Condvar::new(),
             epoll: Epoll::new()?,
             parked: Mutex::new(Slab::default()),
+            stopping: AtomicBool::new(false),
         })
     }
 
@@ -344,7 +445,7 @@ impl Pool {
                 self.set_crowded(&st);
             }
         }
-        self.park(job);
+        self.admit(job);
         Ok(())
     }
 
@@ -356,16 +457,13 @@ impl Pool {
             return None;
         }
         let min_idle = u64::try_from(self.shared.config.evict_idle.as_millis()).unwrap_or(u64::MAX);
-        let oldest = slab
-            .entries
-            .iter()
-            .enumerate()
-            .filter_map(|(i, (_, p))| p.as_ref().filter(|p| p.job.idle()).map(|p| (p.since_ms, i)))
+        let oldest = (0..slab.entries.len())
+            .filter_map(|i| slab.parked_at(i).filter(|p| p.job.idle()).map(|p| (p.since_ms, i)))
             .min();
         match oldest {
             Some((since, i)) if now_ms.saturating_sub(since) >= min_idle => {
                 let token = slab.token_of(i);
-                slab.take(token)
+                slab.remove(token)
             }
             Some((since, _)) => {
                 slab.no_evict_before = since.saturating_add(min_idle);
@@ -385,8 +483,8 @@ impl Pool {
         }
     }
 
-    /// Hands `job` to the poller; closes it if it cannot be registered.
-    fn park(&self, mut job: Job) {
+    /// The poller's entry for `job`, parked.
+    fn parked(&self, job: Job) -> Parked {
         let since_ms = self.shared.ms_at(job.since);
         let cfg = &self.shared.config;
         let idle_wait = if self.shared.crowded.load(Ordering::Relaxed) {
@@ -395,22 +493,72 @@ impl Pool {
             cfg.idle_timeout
         };
         let idle_ms = u64::try_from(idle_wait.as_millis()).unwrap_or(u64::MAX);
-        let registered = std::mem::replace(&mut job.registered, true);
+        Parked { job, since_ms, idle_ms }
+    }
+
+    /// A new connection: a slot in the poller, its socket in the epoll set
+    /// for good (edge-triggered), parked until its client sends. Closed if
+    /// it cannot be registered.
+    fn admit(&self, mut job: Job) {
+        let fd = job.stream.as_raw_fd();
         let mut slab = lock(&self.parked);
-        let token = slab.insert(Parked { job, since_ms, idle_ms });
-        // Armed under the lock: nobody can close the socket (and free its
-        // descriptor number) between the insert and the arming.
-        let stream = &slab.get(token).expect("just inserted").job.stream;
-        let armed = if registered {
-            self.epoll.rearm(stream, token)
-        } else {
-            self.epoll.add(stream, token)
+        job.token = slab.insert();
+        let token = job.token;
+        // Parked before it is registered, under the lock: its first event
+        // (bytes already there included) finds it parked.
+        let parked = self.parked(job);
+        let failed = match slab.park(token, parked) {
+            Parking::Parked => self
+                .epoll
+                .watch(&fd, token)
+                .is_err()
+                .then(|| slab.remove(token))
+                .flatten(),
+            Parking::Ready(p) | Parking::Gone(p) => Some(p),
         };
-        if armed.is_err() {
-            let failed = slab.take(token);
-            drop(slab);
-            drop(failed);
+        drop(slab);
+        if let Some(p) = failed {
+            drop(p);
             self.closed(1);
+        }
+    }
+
+    /// Hands `job` to the poller, or back when bytes (or a hang-up) arrived
+    /// since its worker last read: the caller serves it again at once.
+    #[must_use]
+    fn park(&self, job: Job) -> Option<Job> {
+        let token = job.token;
+        let parked = self.parked(job);
+        let parking = lock(&self.parked).park(token, parked);
+        match parking {
+            Parking::Parked => None,
+            Parking::Ready(p) => Some(p.job),
+            Parking::Gone(p) => {
+                self.close(p.job);
+                None
+            }
+        }
+    }
+
+    /// Closes `job` (a connection out of the poller).
+    fn close(&self, job: Job) {
+        let _ = lock(&self.parked).remove(job.token);
+        drop(job);
+        self.closed(1);
+    }
+
+    /// A lingering close: drains what the client sent so far, then parks
+    /// it (the poller drains again at each arrival) or closes it.
+    fn linger(&self, mut job: Job) {
+        loop {
+            match conn::drain(&job.stream, job.lingering.unwrap_or(0)) {
+                Some(drained) => job.lingering = Some(drained),
+                None => return self.close(job),
+            }
+            match self.park(job) {
+                Some(again) => job = again,
+                None => return,
+            }
         }
     }
 
@@ -431,7 +579,10 @@ impl Pool {
         if st.shutdown {
             st.open -= n;
             drop(st);
-            ready.clear();
+            let mut slab = lock(&self.parked);
+            for job in ready.drain(..) {
+                let _ = slab.remove(job.token);
+            }
             return;
         }
         let now = Instant::now();
@@ -492,7 +643,7 @@ impl Pool {
         {
             let mut slab = lock(&self.parked);
             for i in 0..slab.entries.len() {
-                let Some(p) = &slab.entries[i].1 else { continue };
+                let Some(p) = slab.parked_at(i) else { continue };
                 let expired = if p.job.idle() {
                     now_ms.saturating_sub(p.since_ms) >= p.idle_ms
                 } else if p.job.lingering.is_some() {
@@ -500,14 +651,13 @@ impl Pool {
                 } else {
                     now.saturating_duration_since(p.job.started) >= cfg.header_timeout
                 };
+                let close = p.job.partial.is_empty() || p.job.lingering.is_some();
                 if expired {
                     let token = slab.token_of(i);
-                    if let Some(p) = slab.take(token) {
-                        if p.job.partial.is_empty() || p.job.lingering.is_some() {
-                            closing.push(p.job);
-                        } else {
-                            ready.push(p.job);
-                        }
+                    if close {
+                        closing.extend(slab.remove(token).map(|p| p.job));
+                    } else {
+                        ready.extend(slab.take(token).map(|p| p.job));
                     }
                 }
             }
@@ -553,10 +703,10 @@ impl Pool {
         let parked: Vec<Parked> = {
             let mut slab = lock(&self.parked);
             let tokens: Vec<u64> = (0..slab.entries.len())
-                .filter(|&i| slab.entries[i].1.is_some())
+                .filter(|&i| slab.parked_at(i).is_some())
                 .map(|i| slab.token_of(i))
                 .collect();
-            tokens.into_iter().filter_map(|t| slab.take(t)).collect()
+            tokens.into_iter().filter_map(|t| slab.remove(t)).collect()
         };
         let n = parked.len();
         drop(parked);
@@ -568,11 +718,18 @@ impl Pool {
         let (slots, queued, poller) = {
             let mut st = lock(&self.state);
             st.shutdown = true;
+            self.stopping.store(true, Ordering::Release);
             let queued = std::mem::take(&mut st.queue);
             st.open -= queued.len();
             (st.slots.clone(), queued, st.poller.take())
         };
         self.wake.notify_all();
+        {
+            let mut slab = lock(&self.parked);
+            for job in &queued {
+                let _ = slab.remove(job.token);
+            }
+        }
         drop(queued);
         if let Some(poller) = poller {
             let _ = poller.join(); // it sees the flag within a tick
@@ -594,15 +751,12 @@ impl Pool {
 const EVENTS: usize = 256;
 
 fn poller_main(pool: &Arc<Pool>) {
-    // At the workers' priority: raised, it would preempt a worker at every
-    // readiness and take one event per wake-up instead of a batch.
-    if pool.prio.realtime() {
-        let _ = super::sys::set_thread_sched(pool.prio.worker);
-    }
+    // Below the workers (module doc, "Priority"). Lowering a nice value
+    // needs no privilege; the real-time class was granted to the probe.
+    let _ = super::sys::set_thread_sched(pool.prio.poller);
     let mut events = vec![EpollEvent::default(); EVENTS];
     let mut ready: Vec<Job> = Vec::with_capacity(EVENTS);
-    let mut relinger: Vec<Job> = Vec::new();
-    let mut closing: Vec<Job> = Vec::new();
+    let mut lingering: Vec<Job> = Vec::new();
     let tick_ms = i32::try_from(TICK.as_millis()).unwrap_or(i32::MAX);
     let mut next_scan = Instant::now() + TICK;
     loop {
@@ -614,7 +768,7 @@ fn poller_main(pool: &Arc<Pool>) {
                 0
             }
         };
-        if lock(&pool.state).shutdown {
+        if pool.stopping.load(Ordering::Acquire) {
             pool.close_parked();
             return;
         }
@@ -622,35 +776,27 @@ fn poller_main(pool: &Arc<Pool>) {
             let now = Instant::now();
             let mut slab = lock(&pool.parked);
             for ev in &events[..n] {
-                if let Some(p) = slab.take(ev.token()) {
-                    let mut job = p.job;
-                    if let Some(drained) = job.lingering {
-                        // Drained here, not by a worker: a few reads at most.
-                        match conn::drain(&job.stream, drained) {
-                            Some(drained) => {
-                                job.lingering = Some(drained);
-                                relinger.push(job);
-                            }
-                            None => closing.push(job),
-                        }
-                        continue;
-                    }
-                    if job.partial.is_empty() {
-                        // A request's head is due from its first byte (the
-                        // wait for that byte was the poller's to bound).
-                        job.started = now;
-                    }
-                    ready.push(job);
+                let Some(p) = slab.event(ev.token()) else {
+                    continue;
+                };
+                let mut job = p.job;
+                // Edge-triggered: the end-of-file is reported once, here.
+                job.hung_up = hung_up(ev);
+                if job.lingering.is_some() {
+                    // Drained here, not by a worker: a few reads at most.
+                    lingering.push(job);
+                    continue;
                 }
+                if job.partial.is_empty() {
+                    // A request's head is due from its first byte (the
+                    // wait for that byte was the poller's to bound).
+                    job.started = now;
+                }
+                ready.push(job);
             }
         }
-        for job in relinger.drain(..) {
-            pool.park(job);
-        }
-        if !closing.is_empty() {
-            let n = closing.len();
-            closing.clear();
-            pool.closed(n);
+        for job in lingering.drain(..) {
+            pool.linger(job);
         }
         let now = Instant::now();
         if now >= next_scan {
@@ -669,7 +815,8 @@ fn worker_main(pool: &Arc<Pool>, slot: &Arc<Slot>) {
         let _ = super::sys::set_thread_sched(pool.prio.worker);
     }
     let mut worker = Worker::new(shared);
-    while let Some(mut job) = pool.next(slot) {
+    let mut next = pool.next(slot);
+    while let Some(mut job) = next.take() {
         slot.open(&job.stream);
         let outcome = if shared.shutdown.load(Ordering::SeqCst) {
             Outcome::Close
@@ -685,16 +832,21 @@ fn worker_main(pool: &Arc<Pool>, slot: &Arc<Slot>) {
         slot.close();
         worker.trim();
         match outcome {
-            Outcome::Park => pool.park(job),
+            // Bytes that arrived since the last read come straight back:
+            // no hop through the poller and the queue.
+            Outcome::Park => next = pool.park(job),
             Outcome::Linger if job.stream.set_nonblocking(true).is_ok() => {
                 job.lingering = Some(0);
                 job.started = Instant::now();
-                pool.park(job);
+                // Drained before it is parked: bytes already in (pipelined
+                // behind the last request) would report no new arrival.
+                pool.linger(job);
             }
-            Outcome::Close | Outcome::Linger => {
-                drop(job); // closes the socket, after the slot let go of its descriptor
-                pool.closed(1);
-            }
+            // Closes the socket, after the slot let go of its descriptor.
+            Outcome::Close | Outcome::Linger => pool.close(job),
+        }
+        if next.is_none() {
+            next = pool.next(slot);
         }
     }
 }

@@ -133,8 +133,13 @@ pub struct Job {
     pub kept: bool,
     /// A worker has set it up (`TCP_NODELAY`, write timeout).
     pub configured: bool,
-    /// Registered in the poller's epoll set (disarmed while not parked).
-    pub registered: bool,
+    /// Its token in the poller (slot index and generation), given when
+    /// the pool admits it; its socket stays in the poller's epoll set,
+    /// edge-triggered, until it is closed.
+    pub token: u64,
+    /// The poller saw its client hang up (or an error) with its last
+    /// readiness: the worker reads to the end before it would park it.
+    pub hung_up: bool,
     /// Lingering close: our side is shut down and the socket non-blocking;
     /// the poller drains it until `started` + the linger time. Holds the
     /// bytes drained so far.
@@ -154,7 +159,8 @@ impl Job {
             read_timeout: None,
             kept: false,
             configured: false,
-            registered: false,
+            token: u64::MAX,
+            hung_up: false,
             lingering: None,
         }
     }

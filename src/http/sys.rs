@@ -11,9 +11,9 @@
 //! and the listen queue fit ([`raise_open_files`]).
 //!
 //! And `setpriority(2)` on the calling thread ([`set_thread_nice`]): the
-//! acceptor and the spawner run at a higher scheduling weight than the
-//! workers, so that under a burst, with thousands of runnable workers on a
-//! core, they still drain the listen queue and start threads. Linux keeps a
+//! acceptor runs at a higher scheduling weight than the workers, so that it
+//! drains a connect burst while they serve, and the poller at a lower one
+//! (`super::pool`, "Priority"). Linux keeps a
 //! nice value per thread, and `PRIO_PROCESS` with `who = 0` names the calling
 //! thread; [`thread_nice`] reads it back from `/proc/thread-self/stat`.
 //! With `--sched rr`, `sched_setscheduler(2)` moves a thread into the
@@ -27,8 +27,13 @@
 //! shutdown ends) a connection through it.
 //!
 //! And `epoll(7)` for the poller that holds idle keep-alive connections
-//! ([`Epoll`]): one instance, connections registered one-shot with their
-//! token, `epoll_wait` returning the ready ones.
+//! ([`Epoll`]): one instance, connections registered with their token
+//! (edge-triggered for the server's lifetime of a connection, or one-shot
+//! and re-armed), `epoll_wait` returning the ready ones.
+//!
+//! And `recv(2)` with `MSG_DONTWAIT` ([`recv_nowait`]): one read that does
+//! not wait on a blocking socket, without two `fcntl`s to make it
+//! non-blocking and back.
 //!
 //! Every call takes a descriptor borrowed from a live std socket and writes
 //! at most the buffer length it is given; errors are `io::Error`s from
@@ -60,7 +65,8 @@ const TCP_LISTEN: u8 = 10;
 // (int, int / int, int, int, void *, socklen_t *), with `socklen_t` = u32 on
 // every Linux ABI; the callers below pass a live descriptor and a buffer of
 // exactly the length they state. `sched_setscheduler` is
-// (pid_t, int, const struct sched_param *), `pid_t` = i32 on Linux.
+// (pid_t, int, const struct sched_param *), `pid_t` = i32 on Linux. `recv`
+// is (int, void *, size_t, int) -> ssize_t: usize and isize on Linux.
 unsafe extern "C" {
     fn listen(fd: i32, backlog: i32) -> i32;
     fn getsockopt(fd: i32, level: i32, name: i32, value: *mut u8, len: *mut u32) -> i32;
@@ -72,6 +78,7 @@ unsafe extern "C" {
     fn epoll_create1(flags: i32) -> i32;
     fn epoll_ctl(epfd: i32, op: i32, fd: i32, event: *mut EpollEvent) -> i32;
     fn epoll_wait(epfd: i32, events: *mut EpollEvent, maxevents: i32, timeout: i32) -> i32;
+    fn recv(fd: i32, buf: *mut u8, len: usize, flags: i32) -> isize;
 }
 
 /// A C library call's return code as a result: 0 is success, anything
@@ -100,6 +107,24 @@ pub fn shutdown_read(fd: std::os::fd::RawFd) -> io::Result<()> {
     os_result(rc)
 }
 
+/// `MSG_DONTWAIT` (bits/socket.h).
+const MSG_DONTWAIT: i32 = 0x40;
+
+/// One read from `stream` that does not wait, whether the socket blocks or
+/// not: the bytes there now, `Ok(0)` at end-of-file, `WouldBlock` when
+/// none are there yet.
+pub fn recv_nowait(stream: &impl AsRawFd, buf: &mut [u8]) -> io::Result<usize> {
+    // SAFETY: `buf` is valid for writes of `buf.len()` bytes and the kernel
+    // writes at most that many; the descriptor is borrowed from a live
+    // owner (a bad one is EBADF/ENOTSOCK, never undefined behaviour).
+    let n = unsafe { recv(stream.as_raw_fd(), buf.as_mut_ptr(), buf.len(), MSG_DONTWAIT) };
+    if n < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(n as usize)
+    }
+}
+
 // epoll constants (include/uapi/linux/eventpoll.h).
 const EPOLL_CLOEXEC: i32 = 0o2_000_000;
 const EPOLL_CTL_ADD: i32 = 1;
@@ -110,6 +135,7 @@ const EPOLLERR: u32 = 0x008;
 const EPOLLHUP: u32 = 0x010;
 const EPOLLRDHUP: u32 = 0x2000;
 const EPOLLONESHOT: u32 = 1 << 30;
+const EPOLLET: u32 = 1 << 31;
 
 /// `struct epoll_event`: packed on x86-64 (the kernel's `EPOLL_PACKED`), natural elsewhere.
 #[cfg_attr(target_arch = "x86_64", repr(C, packed))]
@@ -134,9 +160,11 @@ impl std::fmt::Debug for EpollEvent {
     }
 }
 
-/// An epoll instance whose registrations are one-shot: a descriptor that
-/// reported readiness (bytes, end-of-file, an error) stays registered but
-/// disarmed until [`Epoll::rearm`]. Closing a descriptor removes it.
+/// An epoll instance. A descriptor is registered either edge-triggered
+/// ([`Epoll::watch`]: reported each time bytes, end-of-file or an error
+/// arrive, never again for bytes already there) or one-shot
+/// ([`Epoll::add`]: reported once, then disarmed until [`Epoll::rearm`]).
+/// Closing a descriptor removes it.
 #[derive(Debug)]
 pub struct Epoll {
     fd: std::os::fd::OwnedFd,
@@ -155,9 +183,9 @@ impl Epoll {
         })
     }
 
-    fn ctl(&self, op: i32, fd: &impl AsRawFd, token: u64) -> io::Result<()> {
+    fn ctl(&self, op: i32, fd: &impl AsRawFd, token: u64, mode: u32) -> io::Result<()> {
         let mut ev = EpollEvent {
-            events: EPOLLIN | EPOLLRDHUP | EPOLLONESHOT,
+            events: EPOLLIN | EPOLLRDHUP | mode,
             data: token,
         };
         // SAFETY: `ev` is a live `struct epoll_event` the kernel only reads
@@ -167,19 +195,26 @@ impl Epoll {
         os_result(rc)
     }
 
-    /// Registers `fd`, armed, reporting readiness with `token`.
-    pub fn add(&self, fd: &impl AsRawFd, token: u64) -> io::Result<()> {
-        self.ctl(EPOLL_CTL_ADD, fd, token)
+    /// Registers `fd` edge-triggered with `token`: every arrival of bytes
+    /// (or end-of-file, or an error) from now on is reported once; bytes
+    /// already there when it is registered are reported too.
+    pub fn watch(&self, fd: &impl AsRawFd, token: u64) -> io::Result<()> {
+        self.ctl(EPOLL_CTL_ADD, fd, token, EPOLLET)
     }
 
-    /// Arms a registered (disarmed) `fd` again, with `token`.
+    /// Registers `fd` one-shot, armed, reporting readiness with `token`.
+    pub fn add(&self, fd: &impl AsRawFd, token: u64) -> io::Result<()> {
+        self.ctl(EPOLL_CTL_ADD, fd, token, EPOLLONESHOT)
+    }
+
+    /// Arms a one-shot registered (disarmed) `fd` again, with `token`.
     pub fn rearm(&self, fd: &impl AsRawFd, token: u64) -> io::Result<()> {
-        self.ctl(EPOLL_CTL_MOD, fd, token)
+        self.ctl(EPOLL_CTL_MOD, fd, token, EPOLLONESHOT)
     }
 
     /// Removes `fd` from the set.
     pub fn delete(&self, fd: &impl AsRawFd) -> io::Result<()> {
-        self.ctl(EPOLL_CTL_DEL, fd, 0)
+        self.ctl(EPOLL_CTL_DEL, fd, 0, 0)
     }
 
     /// Waits up to `timeout_ms` (negative: forever) for ready descriptors;
@@ -463,6 +498,40 @@ mod tests {
         ep.add(&server, 1).unwrap();
         assert_eq!(ep.add(&server, 1).unwrap_err().raw_os_error(), Some(17), "EEXIST");
         assert!(ep.wait(&mut [], 0).is_err());
+    }
+
+    #[test]
+    fn edge_triggered_reports_each_arrival_once_and_recv_nowait_does_not_wait() {
+        use std::io::Write;
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (server, _) = listener.accept().unwrap();
+        let ep = Epoll::new().unwrap();
+        let mut evs = [EpollEvent::default(); 4];
+        let mut buf = [0u8; 8];
+        // A blocking socket with nothing to read: WouldBlock at once.
+        let e = recv_nowait(&server, &mut buf).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::WouldBlock, "{e}");
+        client.write_all(b"x").unwrap();
+        // Bytes there before the registration are reported.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        ep.watch(&server, 42).unwrap();
+        assert_eq!(ep.wait(&mut evs, 5000).unwrap(), 1);
+        assert_eq!(evs[0].token(), 42);
+        // Edge-triggered: still readable, but not reported again...
+        assert_eq!(ep.wait(&mut evs, 0).unwrap(), 0);
+        // ...until more bytes arrive, with no re-arming.
+        client.write_all(b"y").unwrap();
+        assert_eq!(ep.wait(&mut evs, 5000).unwrap(), 1);
+        assert_eq!(evs[0].token(), 42);
+        assert_eq!(recv_nowait(&server, &mut buf).unwrap(), 2);
+        assert_eq!(&buf[..2], b"xy");
+        // End-of-file: reported as a hang-up, and read as 0 bytes.
+        drop(client);
+        assert_eq!(ep.wait(&mut evs, 5000).unwrap(), 1);
+        assert!(hung_up(&evs[0]), "{:?}", evs[0]);
+        assert_eq!(recv_nowait(&server, &mut buf).unwrap(), 0);
+        assert_eq!(ep.watch(&server, 1).unwrap_err().raw_os_error(), Some(17), "EEXIST");
     }
 
     #[test]
