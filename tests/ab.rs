@@ -9,11 +9,18 @@ use std::process::{Command, Output};
 
 /// Two copies of the built binary in a fresh directory, removed on drop
 /// (also when the test fails), so a test run leaves nothing in the temp dir.
+/// Holding the copies also holds [`SERIAL`]: the tests of this file time
+/// two processes against each other, so they run one at a time rather than
+/// on each other's cores (an A/A run beside another test's `ab` once saw
+/// ±35% batches and flagged a row).
 struct Copies {
     dir: PathBuf,
     base: PathBuf,
     new: PathBuf,
+    _serial: std::sync::MutexGuard<'static, ()>,
 }
+
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 impl Drop for Copies {
     fn drop(&mut self) {
@@ -22,13 +29,20 @@ impl Drop for Copies {
 }
 
 fn two_copies(name: &str) -> Copies {
+    // A test that failed while holding the lock poisons it; the next still runs.
+    let serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let dir = std::env::temp_dir().join(format!("wirebench-ab-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let (base, new) = (dir.join("base"), dir.join("new"));
     std::fs::copy(env!("CARGO_BIN_EXE_wirebench"), &base).unwrap();
     std::fs::copy(env!("CARGO_BIN_EXE_wirebench"), &new).unwrap();
-    Copies { dir, base, new }
+    Copies {
+        dir,
+        base,
+        new,
+        _serial: serial,
+    }
 }
 
 /// Self-test of the clean-up: the directory exists while the copies live

@@ -19,9 +19,10 @@
 //! why), so two copies of one build do not differ by where their code sits.
 //!
 //! Order: `--rounds` rounds; each round runs every row once on both
-//! sides, the row order rotated by one per round, and the two sides of a
-//! row alternate which goes first (ABBA), so a drift during a round or a
-//! first-process effect falls on both sides alike. Sample i of BASE is paired
+//! sides, the row order rotated by one per round, and the side that goes
+//! first flips every `rows` rounds, so over `2 × rows` rounds each side
+//! takes every position of the round equally often and a drift during a
+//! round or a first-process effect falls on both sides alike. Sample i of BASE is paired
 //! with sample i of NEW. Both sides run pinned to one CPU (`--cpu`, with
 //! `taskset` where there is one), so they share one core's caches and clock.
 //!
@@ -46,7 +47,7 @@ use std::time::Duration;
 const USAGE: &str = "\
 wirebench ab BASE_BIN NEW_BIN [FLAGS]
   runs the codec rows of two builds alternately in the same rounds (each batch
-  one `codec-bench` process, pinned to one CPU, ABBA order) and prints per row
+  one `codec-bench` process, pinned to one CPU, each side at every position of the round) and prints per row
   both medians, the change from the per-round NEW/BASE ratios with its 95%
   interval (Hodges-Lehmann), the signed-rank p (Holm-Bonferroni over the
   rows), `~` where not significant at 0.05 or under the floor, and the geomean.
@@ -210,11 +211,11 @@ pub fn cli_main(args: &mut Args) -> Result<bool, String> {
         plan.floor * 100.0
     );
     let codec_title = format!(
-        "codec rows ({}, lower is better; {} rounds, each one process per side in ABBA order running the row's fastest of {} {:?} batches, both {pinned}; {stats})",
+        "codec rows ({}, lower is better; {} rounds, each one process per side, each side at every position of the round, running the row's fastest of {} {:?} batches, both {pinned}; {stats})",
         outcome.unit, plan.rounds, plan.batches, plan.benchtime,
     );
     let http_title = format!(
-        "HTTP server-only cases (server CPU µs per request, lower is better; {} rounds of one {:?} load run per side in ABBA order, both servers {pinned}, the load generator on CPU {}; {stats})",
+        "HTTP server-only cases (server CPU µs per request, lower is better; {} rounds of one {:?} load run per side, each side at every position of the round, both servers {pinned}, the load generator on CPU {}; {stats})",
         plan.rounds,
         plan.http_duration,
         plan.load_pin.map_or("any".to_string(), |c| c.to_string()),
@@ -278,11 +279,15 @@ pub struct Outcome {
     pub hook_pct: Option<f64>,
 }
 
-/// Which side of row `row` goes first in round `round`: each row
-/// alternates from round to round (ABBA), whatever the number of rows, and
-/// rows next to each other in a round start with different sides.
-fn side_order(round: usize, row: usize) -> [Side; 2] {
-    if (round + row) % 2 == 0 {
+/// Which side of row `row` goes first in round `round`, with `nrows` rows
+/// rotated through the round's slots: the order flips every `nrows` rounds,
+/// so over `2 × nrows` rounds each side of a row takes every position of
+/// the round equally often (flipping every round put BASE at the round's
+/// ends and NEW in its middle whenever `nrows` was 2, and a debug-build A/A
+/// flagged NEW 5% faster), and rows next to each other in a round start
+/// with different sides.
+fn side_order(round: usize, row: usize, nrows: usize) -> [Side; 2] {
+    if (round / nrows.max(1) + row) % 2 == 0 {
         [Side::Base, Side::New]
     } else {
         [Side::New, Side::Base]
@@ -310,7 +315,7 @@ pub fn run(plan: &Plan) -> Result<Outcome, String> {
     for round in 0..plan.rounds {
         for i in 0..nrows {
             let k = (i + round) % nrows;
-            let order = side_order(round, k);
+            let order = side_order(round, k, nrows);
             for side in order {
                 let row = &plan.rows[k];
                 let s = match &servers {
@@ -557,34 +562,53 @@ fn here(re: &[char], t: &[char]) -> bool {
 #[cfg(test)]
 mod tests {
 
-    /// Every row goes first on each side in half its rounds, for an odd
-    /// and an even number of rows: with 6 rows the order once followed the
-    /// row's position in the round, which the rotation made the same for a
-    /// row in every round, so one side always went first.
+    /// Over `2 × nrows` rounds (rows rotated through the slots as `run`
+    /// does), each row's BASE and NEW take every position of the round
+    /// equally often, and each goes first in half the rounds; rows next to
+    /// each other start with different sides. Self-test: flipping every
+    /// round fails the position check with 2 rows.
     #[test]
-    fn each_row_alternates_which_side_goes_first() {
-        for nrows in [1usize, 2, 5, 6] {
-            let rounds = 8;
-            let mut base_first = vec![0; nrows];
+    fn each_side_takes_every_position_of_the_round_equally() {
+        type Order = fn(usize, usize, usize) -> [Side; 2];
+        // position[row][side]: how often that side ran at each position.
+        let positions = |nrows: usize, rounds: usize, order: Order| {
+            let mut pos = vec![[vec![0usize; 2 * nrows], vec![0usize; 2 * nrows]]; nrows];
+            let mut adjacent_same = false;
             for round in 0..rounds {
                 let mut previous = None;
                 for i in 0..nrows {
                     let k = (i + round) % nrows;
-                    let order = side_order(round, k);
-                    if order[0] == Side::Base {
-                        base_first[k] += 1;
+                    let o = order(round, k, nrows);
+                    for (j, side) in o.iter().enumerate() {
+                        pos[k][*side as usize][2 * i + j] += 1;
                     }
-                    if nrows > 1 && i > 0 && k != 0 {
-                        assert_ne!(previous, Some(order[0]), "rows {nrows}, round {round}, position {i}");
+                    if i > 0 && k != 0 && previous == Some(o[0]) {
+                        adjacent_same = true;
                     }
-                    previous = Some(order[0]);
+                    previous = Some(o[0]);
                 }
             }
-            assert!(
-                base_first.iter().all(|&b| b == rounds / 2),
-                "rows {nrows}: {base_first:?}"
-            );
+            (pos, adjacent_same)
+        };
+        for nrows in [1usize, 2, 5, 6] {
+            let rounds = 4 * nrows;
+            let (pos, adjacent_same) = positions(nrows, rounds, side_order);
+            for (k, [base, new]) in pos.iter().enumerate() {
+                assert_eq!(base, new, "rows {nrows}, row {k}");
+                let first: usize = (0..nrows).map(|slot| base[2 * slot]).sum();
+                assert_eq!(first, rounds / 2, "rows {nrows}, row {k}");
+            }
+            assert!(!adjacent_same, "rows {nrows}");
         }
+        let every_round: Order = |round, row, _| {
+            if (round + row) % 2 == 0 {
+                [Side::Base, Side::New]
+            } else {
+                [Side::New, Side::Base]
+            }
+        };
+        let (pos, _) = positions(2, 8, every_round);
+        assert_ne!(pos[0][0], pos[0][1], "the check sees BASE at the ends");
     }
 
     use super::*;

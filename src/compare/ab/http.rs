@@ -6,7 +6,7 @@
 //! ADDR --server-pid PID`, pinned to another CPU) then measures a case
 //! (`http/{format}/{count}`, e.g. `http/json/1000` for
 //! `/catalog/json?count=1000`) for one `--http-duration` run per side and
-//! round, in the same ABBA order as the codec rows. The sample is the
+//! round, in the same side order as the codec rows. The sample is the
 //! server's CPU µs per request (its process and all its threads), which the
 //! load generator's own CPU and the loopback wait leave out.
 //!
