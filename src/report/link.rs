@@ -349,10 +349,10 @@ pub fn summarize(rounds: &[Crossing]) -> Option<BreakEven> {
     })
 }
 
-/// The per-round crossings of `format` at `count` for gzip `level` (`gzip1`,
-/// `gzip`, `gzip9`) against `none`, at c=1: rounds paired by the `round`
-/// column, each round using every rate where both were measured.
-pub fn crossings(link: &Link, format: &str, count: usize, level: &str) -> Vec<Crossing> {
+/// Per round (paired by the `round` column), the points `(rate, gzip p50 −
+/// raw p50)` of `format` at `count` for gzip `level` (`gzip1`, `gzip`,
+/// `gzip9`) at c=1, at every rate where both were measured.
+fn round_differences(link: &Link, format: &str, count: usize, level: &str) -> Vec<Vec<(f64, f64)>> {
     let rows: Vec<&LinkRow> = link
         .rows()
         .filter(|r| r.http.concurrency == 1 && r.http.format == format && r.http.count == count)
@@ -368,13 +368,21 @@ pub fn crossings(link: &Link, format: &str, count: usize, level: &str) -> Vec<Cr
     let rates = link.rates(1);
     rounds
         .into_iter()
-        .filter_map(|round| {
-            let points: Vec<(f64, f64)> = rates
+        .map(|round| {
+            rates
                 .iter()
                 .filter_map(|&rate| Some((rate, p50(round, rate, level)? - p50(round, rate, "none")?)))
-                .collect();
-            crossing(&points)
+                .collect()
         })
+        .collect()
+}
+
+/// The per-round crossings of `format` at `count` for gzip `level` against
+/// `none`, at c=1 ([`round_differences`]).
+pub fn crossings(link: &Link, format: &str, count: usize, level: &str) -> Vec<Crossing> {
+    round_differences(link, format, count, level)
+        .iter()
+        .filter_map(|points| crossing(points))
         .collect()
 }
 
@@ -388,25 +396,9 @@ pub fn break_even(link: &Link, format: &str, count: usize, level: &str) -> Optio
 /// `a` and `b`. What the sweep says the arithmetic's two terms are: `a`
 /// against compress + gunzip CPU, `b` against the bytes saved × 8.
 pub fn fit(link: &Link, format: &str, count: usize, level: &str) -> Option<(f64, f64)> {
-    let rows: Vec<&LinkRow> = link
-        .rows()
-        .filter(|r| r.http.concurrency == 1 && r.http.format == format && r.http.count == count)
-        .collect();
-    let mut rounds: Vec<u32> = rows.iter().map(|r| r.http.round).collect();
-    rounds.sort_unstable();
-    rounds.dedup();
-    let p50 = |round: u32, rate: f64, comp: &str| {
-        rows.iter()
-            .find(|r| r.http.round == round && r.rate_mbps == rate && r.http.compression == comp)
-            .map(|r| r.http.p50_ms)
-    };
     let (mut a_s, mut b_s) = (Vec::new(), Vec::new());
-    for round in rounds {
-        let pts: Vec<(f64, f64)> = link
-            .rates(1)
-            .iter()
-            .filter_map(|&rate| Some((1.0 / rate, p50(round, rate, level)? - p50(round, rate, "none")?)))
-            .collect();
+    for points in round_differences(link, format, count, level) {
+        let pts: Vec<(f64, f64)> = points.iter().map(|&(rate, d)| (1.0 / rate, d)).collect();
         if let Some((a, b)) = least_squares(&pts) {
             a_s.push(a);
             b_s.push(-b);
