@@ -14,6 +14,7 @@
 //! | [`explain`] | byte-by-byte annotated dumps of every format |
 //! | [`payload`] | the one payload every tool carries: the catalog or a user's document |
 //! | [`http`] | the blocking thread-pool HTTP/1.1 server |
+//! | [`serve`] | `wirebench serve`: the routes, negotiation, payloads and page the server serves |
 //! | [`measure`] | the definitions every measured number shares |
 //! | [`bench`](mod@bench), [`load`], [`report`] | codec microbenchmarks and sizes, the load generator, REPORT.md and charts |
 //! | [`generic`], [`evolve`] | schema-driven Avro, and the evolution lab and `wirebench decode` on it |
@@ -38,4 +39,5 @@ pub mod model;
 pub mod payload;
 pub mod prng;
 pub mod report;
+pub mod serve;
 pub mod sha256;

@@ -49,7 +49,7 @@ fn main() -> ExitCode {
     // regression exceeds it.
     let mut regressed = false;
     let result = match cmd.as_str() {
-        "serve" => wirebench::http::cli_main(&mut args, wirebench::evolve::page_cells),
+        "serve" => wirebench::serve::cli_main(&mut args, wirebench::evolve::page_cells),
         "load" => load(&mut args),
         "bench" => {
             eprintln!("wirebench bench: renamed to `wirebench load` (same flags); running it");

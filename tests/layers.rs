@@ -29,7 +29,7 @@ const LAYERS: &[(usize, &[&str])] = &[
     (3, &["explain"]),
     (4, &["payload"]),
     (5, &["http"]),
-    (6, &["bench", "load", "evolve", "digests"]),
+    (6, &["bench", "load", "evolve", "digests", "serve"]),
     (7, &["report"]),
     (8, &["compare"]),
     (9, &["main"]),

@@ -6,7 +6,7 @@
 mod support;
 use support::server::{self, Client, Response};
 use wirebench::codec::Format;
-use wirebench::http::page::EvolutionCell;
+use wirebench::serve::page::EvolutionCell;
 
 fn get(c: &mut Client, path: &str, accept: &str) -> Response {
     c.send(format!("GET {path} HTTP/1.1\r\nHost: t\r\nAccept: {accept}\r\n\r\n").as_bytes());

@@ -7,7 +7,7 @@
 //! | commands | `wirebench help` (the built binary) | docs/SPEC.md, "Command line" |
 //! | flags | `wirebench CMD --help` | every `--flag` README.md and docs/*.md name, under the command they name it with; docs/HTTP.md's `serve` flag table, both ways |
 //! | make targets | the Makefile's rules | every `make TARGET` in README.md and docs/, and `make help` (README: it lists every target) |
-//! | routes | `http::routes::ROUTES`, held to the router's source and to a running server | docs/SPEC.md and docs/HTTP.md "Routes" tables, the `route` label list of `/metrics` |
+//! | routes | `serve::routes::ROUTES`, held to the router's source and to a running server | docs/SPEC.md and docs/HTTP.md "Routes" tables, the `route` label list of `/metrics` |
 //! | metric names | the `# TYPE` lines a running server's `/metrics` sends | docs/HTTP.md, "Metrics (`/metrics`)", and `src/http/metrics.rs`'s table |
 //! | top-level modules | `src/lib.rs`'s `pub mod` list | docs/ARCHITECTURE.md, "Reading order", the one reading order README.md and `src/lib.rs` cite |
 //! | `load`'s CSV columns | `measure::results::HTTP_HEADER` | docs/LOAD.md, "The CSV columns" |

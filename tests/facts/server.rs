@@ -1,4 +1,4 @@
-//! The server as the docs state it: the routes (`http::routes::ROUTES`, held
+//! The server as the docs state it: the routes (`serve::routes::ROUTES`, held
 //! to the router's source and to a running server) and the metric names a
 //! running server's `/metrics` sends.
 
@@ -61,14 +61,14 @@ fn metric_route_labels(metrics_section: &str) -> BTreeSet<String> {
 
 #[test]
 fn routes_in_the_docs_are_the_routers() {
-    let labelled = set(wirebench::http::routes::ROUTES);
+    let labelled = set(wirebench::serve::routes::ROUTES);
     let mut routes = labelled.clone();
-    routes.extend(set(wirebench::http::routes::PAGE_ROUTES));
-    routes.extend(set(wirebench::http::routes::DATA_ROUTES));
+    routes.extend(set(wirebench::serve::routes::PAGE_ROUTES));
+    routes.extend(set(wirebench::serve::routes::DATA_ROUTES));
     let mut bad = Vec::new();
     // The server's code, without its unit tests (whose handlers may match paths).
     let mut source = String::new();
-    for entry in std::fs::read_dir(crate::root().join("src/http")).unwrap() {
+    for entry in std::fs::read_dir(crate::root().join("src/serve")).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "rs") {
             let text = std::fs::read_to_string(&path).unwrap();
@@ -76,7 +76,7 @@ fn routes_in_the_docs_are_the_routers() {
         }
     }
     bad.extend(differences(
-        "the path match arms in src/http/*.rs vs ROUTES",
+        "the path match arms in src/serve/*.rs vs ROUTES",
         &routes_in_source(&source, &routes),
         &routes,
     ));

@@ -9,8 +9,8 @@ use std::time::Duration;
 use wirebench::http::metrics::Exposition;
 use wirebench::http::parse::Request;
 use wirebench::http::response::Head;
-use wirebench::http::routes::{App, Body, Reply, Scratch};
 use wirebench::http::{Bound, Handler, Server, ServerConfig};
+use wirebench::serve::routes::{App, Body, Reply, Scratch};
 
 /// How long any client read may block before the test fails instead of hanging.
 pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(10);

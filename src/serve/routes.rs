@@ -16,21 +16,21 @@
 //! since no legal value needs it — so `count=1%30` is a bad count, not 10.
 //!
 //! [`App`] is the application the server serves ([`Handler`]); the server
-//! ([`super::server`]) knows nothing of it. Every payload request encodes
+//! ([`crate::http::server`]) knows nothing of it. Every payload request encodes
 //! afresh into the worker's reused buffer; there is no response cache
 //! (docs/SPEC.md, "Routes").
 
-pub use super::buffers::Scratch;
-use super::config::ServerConfig;
-use super::metrics::{Exposition, Route as Label};
 use super::negotiate;
-use super::parse::Request;
 use super::payloads::{self, DOCUMENT_SCHEMAS, Kind, SCHEMAS};
-pub use super::response::{Body, Reply};
-use super::response::{Head, VARY, json_error};
-use super::server::{Bound, Server};
-use super::shared::Handler;
 use crate::codec::Format;
+pub use crate::http::buffers::Scratch;
+use crate::http::config::ServerConfig;
+use crate::http::metrics::{Exposition, Route as Label};
+use crate::http::parse::Request;
+pub use crate::http::response::{Body, Reply};
+use crate::http::response::{Head, VARY, json_error};
+use crate::http::server::{Bound, Server};
+use crate::http::shared::Handler;
 use crate::model::Product;
 use crate::payload::{Document, Payload};
 use std::io;
@@ -91,7 +91,7 @@ pub struct App {
     /// Largest `count` accepted: min(`--max-count`, products prepared).
     pub max_count: usize,
     /// The browser page's data: the evolution lab, the results directory.
-    pub page: super::page_data::Page,
+    pub page: crate::http::page_data::Page,
     /// `serve --data`: the document under `/data`.
     pub data: Option<Payload>,
 }
@@ -434,7 +434,7 @@ pub const EXPLAIN_BYTES_PER_PRODUCT: usize = 16 * 1024;
 /// 503 + `Retry-After` when the in-flight response budget stays full.
 #[cold]
 fn over_budget(s: &mut Scratch) -> Reply {
-    error(s, 503, super::admission::REFUSED, "Retry-After: 1\r\n")
+    error(s, 503, crate::http::admission::REFUSED, "Retry-After: 1\r\n")
 }
 
 #[inline]
@@ -718,11 +718,11 @@ mod tests {
     }
 
     mod document {
-        use super::super::super::config::ServerConfig;
-        use super::super::super::memory::Resources;
-        use super::super::super::metrics::Registry;
-        use super::super::super::parse::{Limits, Parsed, parse};
         use super::super::*;
+        use crate::http::config::ServerConfig;
+        use crate::http::memory::Resources;
+        use crate::http::metrics::Registry;
+        use crate::http::parse::{Limits, Parsed, parse};
 
         const DOC: &str = r#"{"items":[{"id":1,"name":"a"},{"id":2,"name":"bb"}],"note":"hi"}"#;
 
@@ -810,7 +810,7 @@ mod tests {
             let r = get(&app, "/data/json", "*/*", &mut s);
             assert_eq!(r.head.status, 503);
             assert_eq!(r.head.extra, "Retry-After: 1\r\n");
-            assert!(String::from_utf8_lossy(&s.body).contains(super::super::super::admission::REFUSED));
+            assert!(String::from_utf8_lossy(&s.body).contains(crate::http::admission::REFUSED));
             assert_eq!(res.admission.refused(), 1);
             holder.release();
             s.release();

@@ -22,12 +22,12 @@
 //! The evolution lab lives above this layer: the `serve` command computes its
 //! cells and hands them in as plain data ([`Page::evolution`]).
 
-use super::buffers::Scratch;
-use super::metrics::Route as Label;
-pub use super::page_data::{EvolutionCell, Page};
-use super::parse::Request;
-use super::response::{Body, Head, Reply, VARY};
 use crate::codec::Format;
+use crate::http::buffers::Scratch;
+use crate::http::metrics::Route as Label;
+pub use crate::http::page_data::{EvolutionCell, Page};
+use crate::http::parse::Request;
+use crate::http::response::{Body, Head, Reply, VARY};
 use crate::measure::json::quote;
 use crate::model::Product;
 use crate::payload::Payload;
@@ -275,7 +275,7 @@ fn explain_document(app: App<'_>, format: Format, q: ExplainQuery, query: &str, 
     if s.admit(size.saturating_mul(EXPLAIN_JSON_BYTES_PER_BYTE), false)
         .is_none()
     {
-        return error(s, 503, super::admission::REFUSED, "Retry-After: 1\r\n");
+        return error(s, 503, crate::http::admission::REFUSED, "Retry-After: 1\r\n");
     }
     let bytes = match payload.encode_to_vec(format) {
         Ok(b) => b,
