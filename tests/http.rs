@@ -581,7 +581,7 @@ fn smuggling_shaped_framing_is_rejected_and_closed() {
 #[test]
 fn a_handler_panic_is_a_500_and_the_worker_goes_on() {
     // One worker: had it died, nobody would answer the pings.
-    let server = start_with(|c| c.threads = 1);
+    let server = start_with(|c| c.server.threads = 1);
     let mut c = Client::connect(server.local_addr());
     for _ in 0..3 {
         let r = c.get("/__panic");
@@ -598,7 +598,7 @@ fn a_handler_panic_is_a_500_and_the_worker_goes_on() {
 
 #[test]
 fn a_slow_client_does_not_delay_others_and_gets_408() {
-    let server = start_with(|c| c.header_timeout = Duration::from_secs(5));
+    let server = start_with(|c| c.server.header_timeout = Duration::from_secs(5));
     let addr = server.local_addr();
     // A request head that never finishes: parked with its bytes, it waits for the rest.
     let mut slow = Client::connect(addr);
@@ -623,7 +623,7 @@ fn a_slow_client_does_not_delay_others_and_gets_408() {
 
 #[test]
 fn over_capacity_gets_a_fast_503_when_every_connection_is_mid_request() {
-    let server = start_with(|c| c.max_connections = 2);
+    let server = start_with(|c| c.server.max_connections = 2);
     let addr = server.local_addr();
     let mut held: Vec<Client> = (0..2).map(|_| Client::connect(addr)).collect();
     for c in &mut held {
@@ -674,9 +674,9 @@ fn one_thousand_concurrent_keep_alive_connections() {
     // Generous deadlines: on a loaded machine 1,000 connects and 2,000
     // round trips may take a while, and an idle close would fail the test.
     let server = start_with(|c| {
-        c.header_timeout = Duration::from_secs(60);
-        c.idle_timeout = Duration::from_secs(60);
-        c.threads = 4;
+        c.server.header_timeout = Duration::from_secs(60);
+        c.server.idle_timeout = Duration::from_secs(60);
+        c.server.threads = 4;
     });
     let addr = server.local_addr();
     // Connect in batches of 100 and finish one request on the newest
@@ -777,8 +777,8 @@ fn the_accept_loop_survives_running_out_of_file_descriptors() {
 #[test]
 fn idle_and_silent_connections_are_closed_at_their_deadlines() {
     let server = start_with(|c| {
-        c.idle_timeout = Duration::from_millis(300);
-        c.header_timeout = Duration::from_millis(600);
+        c.server.idle_timeout = Duration::from_millis(300);
+        c.server.header_timeout = Duration::from_millis(600);
     });
     let addr = server.local_addr();
     // Idle keep-alive: one request, then nothing; closed silently after the idle timeout.
@@ -811,12 +811,11 @@ fn a_fixture_file_caps_count_at_its_product_count() {
     // min(--max-count, products in the file), as a client sees it.
     check(&mut c, &get("/catalog/json?count=1001"), 400, "from 1 to 1000");
 
-    let missing = wirebench::http::ServerConfig {
-        addr: "127.0.0.1:0".into(),
+    let missing = wirebench::serve::Config {
         fixture: Some("no/such/catalog.json".into()),
         ..Default::default()
     };
-    let err = wirebench::http::Server::start(missing).unwrap_err();
+    let err = wirebench::serve::routes::start(&missing).unwrap_err();
     assert!(err.to_string().contains("no/such/catalog.json"), "{err}");
 }
 

@@ -45,9 +45,9 @@ fn a_thousand_idle_connections_are_held_by_four_workers_and_answered_again() {
     assert!(limit >= 2 * N as u64 + 100, "open-file limit {limit} is too low");
     let before = threads("");
     let server = start_with(|c| {
-        c.threads = POOL;
-        c.header_timeout = Duration::from_secs(60);
-        c.idle_timeout = Duration::from_secs(60);
+        c.server.threads = POOL;
+        c.server.header_timeout = Duration::from_secs(60);
+        c.server.idle_timeout = Duration::from_secs(60);
     });
     let addr = server.local_addr();
     let mut clients: Vec<Client> = Vec::with_capacity(N);
@@ -110,8 +110,8 @@ fn self_test_the_thread_count_sees_a_thread_per_connection() {
 fn clients_trickling_their_heads_do_not_hold_the_workers() {
     let _serial = serial();
     let server = start_with(|c| {
-        c.threads = 2;
-        c.header_timeout = Duration::from_secs(5);
+        c.server.threads = 2;
+        c.server.header_timeout = Duration::from_secs(5);
     });
     let addr = server.local_addr();
     // Four times as many half-sent heads as workers.
@@ -137,10 +137,10 @@ fn clients_trickling_their_heads_do_not_hold_the_workers() {
 fn a_client_that_does_not_read_cannot_stall_a_pool_of_one() {
     let _serial = serial();
     let server = start_with(|c| {
-        c.threads = 1;
+        c.server.threads = 1;
         c.max_count = 10_000;
-        c.write_timeout = Duration::from_millis(300);
-        c.min_send_rate = 32 << 20; // 6.2 MB: deadline ≈ 0.3 s + 0.2 s
+        c.server.write_timeout = Duration::from_millis(300);
+        c.server.min_send_rate = 32 << 20; // 6.2 MB: deadline ≈ 0.3 s + 0.2 s
     });
     let addr = server.local_addr();
     let mut stalled = Client::connect(addr);
@@ -162,12 +162,12 @@ fn at_the_cap_the_poller_evicts_the_longest_idle_or_the_acceptor_refuses() {
     let _serial = serial();
     const CAP: usize = 10;
     let server = start_with(|c| {
-        c.threads = 2;
-        c.max_connections = CAP;
-        c.evict_idle = Duration::from_millis(300);
+        c.server.threads = 2;
+        c.server.max_connections = CAP;
+        c.server.evict_idle = Duration::from_millis(300);
         // At the cap every connection is crowded: no idle close meanwhile.
-        c.idle_timeout = Duration::from_secs(60);
-        c.busy_idle_timeout = Duration::from_secs(60);
+        c.server.idle_timeout = Duration::from_secs(60);
+        c.server.busy_idle_timeout = Duration::from_secs(60);
     });
     let addr = server.local_addr();
     let mut idle: Vec<Client> = (0..CAP).map(|_| Client::connect(addr)).collect();
@@ -193,7 +193,7 @@ fn at_the_cap_the_poller_evicts_the_longest_idle_or_the_acceptor_refuses() {
 #[test]
 fn shutdown_with_parked_connections_closes_them_and_returns() {
     let _serial = serial();
-    let server = start_with(|c| c.threads = 2);
+    let server = start_with(|c| c.server.threads = 2);
     let addr = server.local_addr();
     let mut idle: Vec<Client> = (0..100).map(|_| Client::connect(addr)).collect();
     for c in &mut idle {
@@ -224,7 +224,7 @@ fn shutdown_with_parked_connections_closes_them_and_returns() {
 #[test]
 fn pipelined_requests_beyond_one_read_buffer_are_all_answered() {
     let _serial = serial();
-    let server = start_with(|c| c.threads = 2);
+    let server = start_with(|c| c.server.threads = 2);
     let mut client = Client::connect(server.local_addr());
     const N: usize = 400; // 400 × 34 bytes: several request buffers
     let batch = get("/ping").repeat(N);
@@ -244,7 +244,7 @@ fn pipelined_requests_beyond_one_read_buffer_are_all_answered() {
 fn a_request_sent_while_its_worker_writes_is_answered() {
     let _serial = serial();
     let server = start_with(|c| {
-        c.threads = 1;
+        c.server.threads = 1;
         c.max_count = 10_000;
     });
     let mut client = Client::connect(server.local_addr());
@@ -273,8 +273,8 @@ fn a_request_sent_while_its_worker_writes_is_answered() {
 fn a_client_that_shuts_its_side_is_answered_and_closed_at_once() {
     let _serial = serial();
     let server = start_with(|c| {
-        c.threads = 2;
-        c.idle_timeout = Duration::from_secs(60);
+        c.server.threads = 2;
+        c.server.idle_timeout = Duration::from_secs(60);
     });
     for n in [1, 2, 50] {
         let mut client = Client::connect(server.local_addr());

@@ -23,10 +23,10 @@ use wirebench::http::sys::Sched;
 fn at_the_cap_the_longest_idle_connection_makes_room() {
     const CAP: usize = 20;
     let server = start_with(|c| {
-        c.max_connections = CAP;
-        c.idle_timeout = Duration::from_secs(60);
-        c.busy_idle_timeout = Duration::from_secs(60);
-        c.evict_idle = Duration::ZERO; // any idle connection may go
+        c.server.max_connections = CAP;
+        c.server.idle_timeout = Duration::from_secs(60);
+        c.server.busy_idle_timeout = Duration::from_secs(60);
+        c.server.evict_idle = Duration::ZERO; // any idle connection may go
     });
     let addr = server.local_addr();
     let mut oldest = Client::connect(addr);
@@ -60,10 +60,10 @@ fn at_the_cap_the_longest_idle_connection_makes_room() {
 fn at_the_cap_a_connection_idle_less_than_evict_idle_stays_and_the_newcomer_gets_503() {
     const CAP: usize = 8;
     let server = start_with(|c| {
-        c.max_connections = CAP;
-        c.idle_timeout = Duration::from_secs(60);
-        c.busy_idle_timeout = Duration::from_secs(60);
-        c.evict_idle = Duration::from_secs(60);
+        c.server.max_connections = CAP;
+        c.server.idle_timeout = Duration::from_secs(60);
+        c.server.busy_idle_timeout = Duration::from_secs(60);
+        c.server.evict_idle = Duration::from_secs(60);
     });
     let addr = server.local_addr();
     let mut open: Vec<Client> = (0..CAP).map(|_| Client::connect(addr)).collect();
@@ -121,7 +121,7 @@ fn the_acceptor_runs_raised_and_the_poller_and_workers_do_not() {
     use wirebench::http::pool::{POLLER_NICE_BELOW, RAISED_NICE};
     let base = wirebench::http::sys::thread_nice().unwrap();
     let server = start_with(|c| {
-        c.threads = 2;
+        c.server.threads = 2;
     });
     let raised = match server.priority() {
         Ok(()) => RAISED_NICE,
@@ -172,7 +172,7 @@ fn burst(addr: std::net::SocketAddr, n: usize, path: &str) -> Vec<support::serve
 fn a_burst_against_a_pool_of_two_is_answered_in_full() {
     const N: usize = 300;
     let server = start_with(|c| {
-        c.threads = 2;
+        c.server.threads = 2;
     });
     let answers = burst(server.local_addr(), N, "/ping");
     let ok = answers.iter().filter(|r| r.status == 200).count();
@@ -191,9 +191,9 @@ fn a_burst_against_a_pool_of_two_is_answered_in_full() {
 #[test]
 fn self_test_a_burst_beyond_the_cap_is_not_answered_in_full() {
     let server = start_with(|c| {
-        c.threads = 2;
-        c.max_connections = 50;
-        c.evict_idle = Duration::from_secs(3600);
+        c.server.threads = 2;
+        c.server.max_connections = 50;
+        c.server.evict_idle = Duration::from_secs(3600);
     });
     let answers = burst(server.local_addr(), 80, "/ping");
     let ok = answers.iter().filter(|r| r.status == 200).count();
@@ -206,7 +206,7 @@ fn self_test_a_burst_beyond_the_cap_is_not_answered_in_full() {
 fn every_request_of_a_burst_is_served_at_the_workers_priority() {
     let base = wirebench::http::sys::thread_nice().unwrap();
     let server = start_with(|c| {
-        c.threads = 2;
+        c.server.threads = 2;
     });
     let answers = burst(server.local_addr(), 64, "/__nice");
     for (i, r) in answers.iter().enumerate() {
@@ -241,8 +241,8 @@ fn with_sched_rr_the_server_runs_real_time_or_says_why_not() {
     use wirebench::http::pool::Priorities;
     let base = wirebench::http::sys::thread_nice().unwrap();
     let server = start_with(|c| {
-        c.threads = 2;
-        c.sched = SchedClass::RoundRobin;
+        c.server.threads = 2;
+        c.server.sched = SchedClass::RoundRobin;
     });
     if let Some(e) = server.sched_refused() {
         println!("not privileged, so the server runs in the fair class: {e}");
@@ -300,7 +300,7 @@ fn in_the_fair_class_the_poller_runs_below_the_workers() {
         println!("the tests run at nice {base}: no room below the workers to check");
         return;
     }
-    let server = start_with(|c| c.threads = 2);
+    let server = start_with(|c| c.server.threads = 2);
     assert_eq!(server.priorities().poller, lowered);
     // Every fair server's poller here moves itself once it runs.
     wait_until("a poller runs below the workers", || {
@@ -323,9 +323,9 @@ fn self_test_the_sched_probe_sees_a_fair_worker() {
 #[test]
 fn near_the_cap_idle_connections_get_the_short_timeout() {
     let server = start_with(|c| {
-        c.max_connections = 4;
-        c.idle_timeout = Duration::from_secs(60);
-        c.busy_idle_timeout = Duration::from_millis(200);
+        c.server.max_connections = 4;
+        c.server.idle_timeout = Duration::from_secs(60);
+        c.server.busy_idle_timeout = Duration::from_millis(200);
     });
     let addr = server.local_addr();
     let mut relaxed = Client::connect(addr);
@@ -353,7 +353,7 @@ fn near_the_cap_idle_connections_get_the_short_timeout() {
 
 #[test]
 fn the_pool_keeps_its_size_whatever_the_connections() {
-    let server = start_with(|c| c.threads = 4);
+    let server = start_with(|c| c.server.threads = 4);
     let addr = server.local_addr();
     wait_until("the workers wait for work", || server.stats().idle == 4);
     let mut burst: Vec<Client> = (0..24).map(|_| Client::connect(addr)).collect();
@@ -374,7 +374,7 @@ fn the_pool_keeps_its_size_whatever_the_connections() {
 /// A test server with 10,000 products: a `count=10000` JSON body (6.2 MB) is
 /// more than loopback socket buffers take while the client does not read,
 /// so the worker stays blocked sending it.
-fn big_server(edit: impl FnOnce(&mut wirebench::http::ServerConfig)) -> wirebench::http::Server {
+fn big_server(edit: impl FnOnce(&mut wirebench::serve::Config)) -> wirebench::http::Server {
     start_with(|c| {
         c.max_count = 10_000;
         edit(c);
@@ -386,8 +386,8 @@ const BIG: &str = "GET /catalog/json?count=10000 HTTP/1.1\r\nHost: t\r\n\r\n";
 #[test]
 fn the_budget_refuses_with_retry_after_and_loses_no_accepted_request() {
     let server = big_server(|c| {
-        c.max_inflight_bytes = 1; // one response at a time
-        c.budget_wait = Duration::from_millis(20);
+        c.server.max_inflight_bytes = 1; // one response at a time
+        c.server.budget_wait = Duration::from_millis(20);
     });
     let addr = server.local_addr();
     // A client that asks for a large body and does not read it yet holds the budget.
@@ -422,8 +422,8 @@ fn the_budget_refuses_with_retry_after_and_loses_no_accepted_request() {
 #[test]
 fn a_client_that_stops_reading_is_cut_off_at_the_send_deadline() {
     let server = big_server(|c| {
-        c.write_timeout = Duration::from_millis(300);
-        c.min_send_rate = 8 << 20; // 6.2 MB: deadline ≈ 0.3 s + 0.75 s
+        c.server.write_timeout = Duration::from_millis(300);
+        c.server.min_send_rate = 8 << 20; // 6.2 MB: deadline ≈ 0.3 s + 0.75 s
     });
     let mut stalled = Client::connect(server.local_addr());
     let t = Instant::now();
@@ -460,11 +460,11 @@ fn somaxconn() -> u32 {
 #[test]
 fn the_backlog_asked_is_the_listening_socket_s_queue_capacity() {
     for asked in [16, 511, somaxconn().min(2048)] {
-        let server = start_with(|c| c.backlog = asked);
+        let server = start_with(|c| c.server.backlog = asked);
         assert_eq!(server.listen_queue().unwrap().backlog, asked, "--backlog {asked}");
     }
     // Beyond somaxconn the kernel caps it; the socket says so.
-    let server = start_with(|c| c.backlog = u32::MAX);
+    let server = start_with(|c| c.server.backlog = u32::MAX);
     assert_eq!(server.listen_queue().unwrap().backlog, somaxconn());
 }
 
@@ -492,8 +492,8 @@ fn a_burst_of_1000_connects_fits_the_queue_of_a_fresh_server() {
         return;
     }
     let bound = server::bind_with(|c| {
-        c.backlog = 1024;
-        c.max_connections = 1100;
+        c.server.backlog = 1024;
+        c.server.max_connections = 1100;
     });
     let addr = bound.local_addr().unwrap();
     // Nobody accepts yet: a connect the queue had no room for would be
@@ -526,7 +526,7 @@ fn a_burst_of_1000_connects_fits_the_queue_of_a_fresh_server() {
 
 #[test]
 fn self_test_a_burst_beyond_the_backlog_is_dropped_and_counted() {
-    let bound = server::bind_with(|c| c.backlog = 4);
+    let bound = server::bind_with(|c| c.server.backlog = 4);
     let addr = bound.local_addr().unwrap();
     // Linux queues backlog + 1 connections; the rest are dropped.
     let results = connect_all(addr, 8, Duration::from_millis(300));

@@ -852,9 +852,12 @@ fn catalog_mode_runs_every_case_and_round_with_zero_failures() {
 // The real in-process server
 
 fn http_server(max_count: usize) -> wirebench::http::Server {
-    wirebench::http::Server::start(wirebench::http::ServerConfig {
-        addr: "127.0.0.1:0".into(),
-        max_connections: 64,
+    wirebench::serve::routes::start(&wirebench::serve::Config {
+        server: wirebench::http::ServerConfig {
+            addr: "127.0.0.1:0".into(),
+            max_connections: 64,
+            ..Default::default()
+        },
         max_count,
         ..Default::default()
     })

@@ -204,7 +204,7 @@ fn histogram_buckets_are_cumulative() {
 fn refusals_are_counted() {
     // Two connections mid-request (none idle, so none can be evicted), then
     // a third is refused; one of the two then asks for /metrics.
-    let s = server::start_with(|c| c.max_connections = 2);
+    let s = server::start_with(|c| c.server.max_connections = 2);
     let addr = s.local_addr();
     let mut held: Vec<Client> = (0..2).map(|_| Client::connect(addr)).collect();
     for c in &mut held {
@@ -231,7 +231,7 @@ fn refusals_are_counted() {
 
 #[test]
 fn the_listen_queue_and_the_machine_s_overflows_are_exported() {
-    let srv = server::start_with(|c| c.backlog = 100);
+    let srv = server::start_with(|c| c.server.backlog = 100);
     let mut c = Client::connect(srv.local_addr());
     let samples = scrape(&mut c);
     for (name, pairs) in [

@@ -243,10 +243,10 @@ pub fn matrix_markdown(cells: &[Cell]) -> String {
 
 /// Every cell of the matrix as the browser page shows it (`wirebench serve`
 /// hands these to the server: `http` sits below this layer).
-pub fn page_cells() -> Result<Vec<crate::http::page_data::EvolutionCell>, String> {
+pub fn page_cells() -> Result<Vec<crate::serve::page_data::EvolutionCell>, String> {
     Ok(matrix()?
         .into_iter()
-        .map(|c| crate::http::page_data::EvolutionCell {
+        .map(|c| crate::serve::page_data::EvolutionCell {
             step: c.step.id().to_string(),
             change: c.step.change().to_string(),
             row: c.row.name().to_string(),

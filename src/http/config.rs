@@ -9,7 +9,6 @@
 
 use super::parse::Limits;
 use crate::cli::{self, Args};
-use std::path::PathBuf;
 use std::time::Duration;
 
 /// Everything `Server::start` needs. `Default` gives the documented defaults.
@@ -30,13 +29,6 @@ pub struct ServerConfig {
     /// Worker threads of the pool, all started before the server listens
     /// ([`default_threads`]: four per core the process may run on).
     pub threads: usize,
-    /// Products prepared; the largest `count` accepted.
-    pub max_count: usize,
-    /// A catalog JSON file to serve instead of the generated fixture.
-    pub fixture: Option<PathBuf>,
-    /// `--data FILE.json [--schema S.avsc]`: any JSON document served under
-    /// `/data` (the route table of `routes.rs`), with its schema given or inferred.
-    pub data: Option<(PathBuf, Option<PathBuf>)>,
     /// How long a keep-alive connection may sit between requests.
     pub idle_timeout: Duration,
     /// The keep-alive idle time once 75% of `max_connections` are open.
@@ -69,8 +61,6 @@ pub struct ServerConfig {
     /// the server listens, so that is an upper bound. The default of 512 KiB
     /// is twice the debug need; only the pages a thread touches become resident.
     pub stack_size: usize,
-    /// The browser page's data (`--results DIR`, the evolution lab).
-    pub page: super::page_data::Page,
     /// The scheduling class of the server's threads (`--sched`).
     pub sched: SchedClass,
 }
@@ -115,9 +105,6 @@ impl Default for ServerConfig {
             backlog: default_backlog(),
             max_connections: 2048,
             threads: default_threads(),
-            max_count: 10_000,
-            fixture: None,
-            data: None,
             idle_timeout: Duration::from_secs(30),
             busy_idle_timeout: Duration::from_secs(2),
             evict_idle: Duration::from_secs(1),
@@ -129,7 +116,6 @@ impl Default for ServerConfig {
             access_log: false,
             limits: Limits::default(),
             stack_size: 512 * 1024,
-            page: Default::default(),
             sched: SchedClass::Fair,
         }
     }
@@ -190,10 +176,9 @@ pub fn mem_total(meminfo: &str) -> Option<usize> {
     }
 }
 
-pub const USAGE: &str = "\
-wirebench serve — the catalog API (see docs/HTTP.md)
-
-FLAGS:
+/// The server's flags, one per line as `--help` shows them; the
+/// application's usage prints them after its own.
+pub const FLAGS: &str = "\
   --addr HOST:PORT          listen address [127.0.0.1:8090]
   --backlog N               accept-queue capacity passed to listen(2); the kernel
                             caps it at net.core.somaxconn [somaxconn, at most 16384]
@@ -201,11 +186,6 @@ FLAGS:
                             longest-idle connection is closed for a new one, once
                             idle --evict-idle, else 503 [2048]
   --threads N               worker threads of the pool [4 per core]
-  --max-count N             products prepared; the largest count accepted [10000]
-  --fixture FILE            serve this catalog JSON instead of the generated one
-  --data FILE               also serve any JSON document at /data/{format} and /data,
-                            its schema at /schemas/data.avsc (docs/DATA.md)
-  --schema FILE             the Avro schema of --data (default: inferred)
   --idle-timeout D          keep-alive idle time before closing [30s]
   --busy-idle-timeout D     keep-alive idle time at 75% of --max-connections [2s]
   --evict-idle D            idle time before a connection may be evicted at the cap [1s]
@@ -224,10 +204,10 @@ FLAGS:
                             rr: real-time round-robin, workers in wake order
                             (needs CAP_SYS_NICE; docs/HTTP.md) [fair]
   --access-log              one line per request on stderr (off by default)
-  --results DIR             show this results directory's charts and report at /results
 ";
 
-/// Parses the `serve` flags into a config.
+/// Parses the server's flags into a config; the caller parses its own first
+/// and calls [`Args::finish`] after.
 pub fn config_from_args(args: &mut Args) -> Result<ServerConfig, String> {
     let d = ServerConfig::default();
     let duration = |args: &mut Args, name: &str, default: Duration| -> Result<Duration, String> {
@@ -245,13 +225,6 @@ pub fn config_from_args(args: &mut Args) -> Result<ServerConfig, String> {
         backlog: args.parse_or("--backlog", d.backlog)?,
         max_connections,
         threads: args.parse_or("--threads", d.threads)?,
-        max_count: args.parse_or("--max-count", d.max_count)?,
-        fixture: args.value("--fixture")?.map(PathBuf::from),
-        data: match (args.value("--data")?, args.value("--schema")?) {
-            (Some(d), s) => Some((PathBuf::from(d), s.map(PathBuf::from))),
-            (None, Some(_)) => return Err("--schema is the schema of --data FILE.json".into()),
-            (None, None) => None,
-        },
         idle_timeout: duration(args, "--idle-timeout", d.idle_timeout)?,
         busy_idle_timeout: duration(args, "--busy-idle-timeout", d.busy_idle_timeout)?,
         evict_idle: duration(args, "--evict-idle", d.evict_idle)?,
@@ -268,10 +241,6 @@ pub fn config_from_args(args: &mut Args) -> Result<ServerConfig, String> {
             max_body: args.parse_or("--max-body", d.limits.max_body)?,
         },
         stack_size: args.parse_or("--stack-size", d.stack_size)?,
-        page: super::page_data::Page {
-            results: args.value("--results")?.map(PathBuf::from),
-            ..d.page
-        },
         sched: match args.value("--sched")? {
             Some(v) => v.parse().map_err(|e| format!("--sched: {e}"))?,
             None => d.sched,
@@ -279,9 +248,6 @@ pub fn config_from_args(args: &mut Args) -> Result<ServerConfig, String> {
     };
     if config.backlog == 0 {
         return Err("--backlog must be at least 1".into());
-    }
-    if config.max_count == 0 {
-        return Err("--max-count must be at least 1".into());
     }
     if config.min_send_rate == 0 {
         return Err("--min-send-rate must be at least 1 byte per second".into());

@@ -6,7 +6,7 @@
 //! [`encoders`], [`metrics`]…) serves any [`Handler`] and knows no route,
 //! payload or schema; the **application** (`wirebench serve`'s routes,
 //! negotiation, payloads, page: [`routes`](crate::serve::routes), [`negotiate`](crate::serve::negotiate), [`payloads`](crate::serve::payloads),
-//! [`page`](crate::serve::page), [`page_data`]) implements it.
+//! [`page`](crate::serve::page)) implements it.
 //!
 //! # Request lifecycle
 //!
@@ -75,7 +75,6 @@ pub mod date;
 pub mod encoders;
 pub mod memory;
 pub mod metrics;
-pub mod page_data;
 pub mod parse;
 pub mod pool;
 pub mod response;

@@ -319,12 +319,15 @@ impl LocalServer {
     }
 }
 
-/// Starts `crate::http::Server` on 127.0.0.1:0, after the fixture was prepared,
+/// Starts `wirebench serve`'s application on 127.0.0.1:0, after the fixture was prepared,
 /// with room for the load connections plus the warm-up connection.
 fn start_server(config: &Config, max_count: usize) -> Result<LocalServer, String> {
-    let server = crate::http::Server::start(crate::http::ServerConfig {
-        addr: "127.0.0.1:0".into(),
-        max_connections: config.concurrency + 16,
+    let server = crate::serve::routes::start(&crate::serve::Config {
+        server: crate::http::ServerConfig {
+            addr: "127.0.0.1:0".into(),
+            max_connections: config.concurrency + 16,
+            ..Default::default()
+        },
         max_count,
         fixture: config.fixture.clone(),
         ..Default::default()

@@ -1,16 +1,19 @@
 //! `wirebench serve`: the application the HTTP server ([`crate::http`])
 //! serves: the route table ([`routes`]), `Accept` negotiation
 //! ([`negotiate`]), what differs between the catalog and a document on the
-//! wire ([`payloads`]), and the browser page ([`page`], its assets in
-//! `page/`).
+//! wire ([`payloads`]), the browser page ([`page`], its assets in `page/`,
+//! its data in [`page_data`]), and the flags ([`config`]).
 
+pub mod config;
 pub mod negotiate;
 pub mod page;
+pub mod page_data;
 pub mod payloads;
 pub mod routes;
 
+pub use config::Config;
+
 use crate::cli::Args;
-use crate::http::config::{USAGE, config_from_args};
 use crate::http::{Server, sys};
 use std::io::Write;
 
@@ -20,10 +23,10 @@ use std::io::Write;
 /// layer (the `serve` command in main.rs) hands it in.
 pub fn cli_main(args: &mut Args, lab: fn() -> Result<Vec<page::EvolutionCell>, String>) -> Result<(), String> {
     if args.switch("--help") || args.switch("-h") {
-        print!("{USAGE}");
+        print!("{}", config::usage());
         return Ok(());
     }
-    let mut config = config_from_args(args)?;
+    let mut config = config::config_from_args(args)?;
     args.finish()?;
     match lab() {
         Ok(cells) => config.page.evolution = std::sync::Arc::new(cells),
@@ -32,9 +35,12 @@ pub fn cli_main(args: &mut Args, lab: fn() -> Result<Vec<page::EvolutionCell>, S
     }
     let started = routes::App::prepare(&config).and_then(|app| {
         let max_count = app.max_count;
-        Ok((Server::bind_with(config.clone(), Box::new(app))?.start()?, max_count))
+        Ok((
+            Server::bind_with(config.server.clone(), Box::new(app))?.start()?,
+            max_count,
+        ))
     });
-    let (server, max_count) = started.map_err(|e| format!("cannot start on {}: {e}", config.addr))?;
+    let (server, max_count) = started.map_err(|e| format!("cannot start on {}: {e}", config.server.addr))?;
     // Write errors are ignored: a closed stdout (the reader went away) must
     // not take the server down, as `println!` would by panicking.
     let mut out = std::io::stdout().lock();
@@ -42,9 +48,9 @@ pub fn cli_main(args: &mut Args, lab: fn() -> Result<Vec<page::EvolutionCell>, S
     let _ = writeln!(
         out,
         "wirebench serve: listening on http://{addr} ({} products prepared, up to {} connections)",
-        max_count, config.max_connections
+        max_count, config.server.max_connections
     );
-    let _ = writeln!(out, "{}", backlog_line(config.backlog, server.listen_queue()));
+    let _ = writeln!(out, "{}", backlog_line(config.server.backlog, server.listen_queue()));
     if let Some(e) = server.sched_refused() {
         let _ = writeln!(
             out,

@@ -22,10 +22,10 @@
 //! The evolution lab lives above this layer: the `serve` command computes its
 //! cells and hands them in as plain data ([`Page::evolution`]).
 
+pub use super::page_data::{EvolutionCell, Page};
 use crate::codec::Format;
 use crate::http::buffers::Scratch;
 use crate::http::metrics::Route as Label;
-pub use crate::http::page_data::{EvolutionCell, Page};
 use crate::http::parse::Request;
 use crate::http::response::{Body, Head, Reply, VARY};
 use crate::measure::json::quote;

@@ -20,11 +20,11 @@
 //! afresh into the worker's reused buffer; there is no response cache
 //! (docs/SPEC.md, "Routes").
 
+use super::config::Config;
 use super::negotiate;
 use super::payloads::{self, DOCUMENT_SCHEMAS, Kind, SCHEMAS};
 use crate::codec::Format;
 pub use crate::http::buffers::Scratch;
-use crate::http::config::ServerConfig;
 use crate::http::metrics::{Exposition, Route as Label};
 use crate::http::parse::Request;
 pub use crate::http::response::{Body, Reply};
@@ -91,14 +91,14 @@ pub struct App {
     /// Largest `count` accepted: min(`--max-count`, products prepared).
     pub max_count: usize,
     /// The browser page's data: the evolution lab, the results directory.
-    pub page: crate::http::page_data::Page,
+    pub page: super::page_data::Page,
     /// `serve --data`: the document under `/data`.
     pub data: Option<Payload>,
 }
 
 impl App {
     /// Loads or generates the products, and loads `--data`, before anything listens.
-    pub fn prepare(config: &ServerConfig) -> io::Result<App> {
+    pub fn prepare(config: &Config) -> io::Result<App> {
         let mut products = match &config.fixture {
             Some(path) => {
                 crate::fixtures::load_file(path)
@@ -138,18 +138,16 @@ impl Handler for App {
     }
 }
 
-impl Server {
-    /// `wirebench serve`'s application ([`App::prepare`]) on a server bound to
-    /// `config.addr`, accepting. Returns once the socket is listening.
-    pub fn start(config: ServerConfig) -> io::Result<Server> {
-        Server::bind(config)?.start()
-    }
+/// `wirebench serve`'s application ([`App::prepare`]) on a server bound to
+/// `config.server.addr`, accepting. Returns once the socket is listening.
+pub fn start(config: &Config) -> io::Result<Server> {
+    bind(config)?.start()
+}
 
-    /// [`Server::start`] without accepting yet.
-    pub fn bind(config: ServerConfig) -> io::Result<Bound> {
-        let app = App::prepare(&config)?;
-        Server::bind_with(config, Box::new(app))
-    }
+/// [`start`] without accepting yet.
+pub fn bind(config: &Config) -> io::Result<Bound> {
+    let app = App::prepare(config)?;
+    Server::bind_with(config.server.clone(), Box::new(app))
 }
 
 enum Route {
@@ -731,10 +729,10 @@ mod tests {
             std::fs::create_dir_all(&dir).unwrap();
             let path = dir.join(format!("{name}.json"));
             std::fs::write(&path, DOC).unwrap();
-            let config = ServerConfig {
+            let config = crate::serve::Config {
                 max_count: 10,
                 data: Some((path.clone(), None)),
-                ..ServerConfig::default()
+                ..Default::default()
             };
             // The document is read once, here; the file is not needed after.
             let app = App::prepare(&config).unwrap();

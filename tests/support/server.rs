@@ -10,6 +10,7 @@ use wirebench::http::metrics::Exposition;
 use wirebench::http::parse::Request;
 use wirebench::http::response::Head;
 use wirebench::http::{Bound, Handler, Server, ServerConfig};
+use wirebench::serve::Config;
 use wirebench::serve::routes::{App, Body, Reply, Scratch};
 
 /// How long any client read may block before the test fails instead of hanging.
@@ -64,26 +65,29 @@ fn serving_nice(query: &str) -> String {
 }
 
 /// A test server: 1,000 products, the `/__panic` route added, short timeouts.
-pub fn start_with(edit: impl FnOnce(&mut ServerConfig)) -> Server {
+pub fn start_with(edit: impl FnOnce(&mut Config)) -> Server {
     bind_with(edit).start().expect("server starts")
 }
 
 /// The same server, bound and listening but not accepting yet.
-pub fn bind_with(edit: impl FnOnce(&mut ServerConfig)) -> Bound {
-    let mut config = ServerConfig {
-        addr: "127.0.0.1:0".into(),
+pub fn bind_with(edit: impl FnOnce(&mut Config)) -> Bound {
+    let mut config = Config {
+        server: ServerConfig {
+            addr: "127.0.0.1:0".into(),
+            header_timeout: Duration::from_secs(5),
+            idle_timeout: Duration::from_secs(10),
+            ..ServerConfig::default()
+        },
         max_count: 1000,
-        header_timeout: Duration::from_secs(5),
-        idle_timeout: Duration::from_secs(10),
-        ..ServerConfig::default()
+        ..Config::default()
     };
     // To measure what the worker stack must hold: WIREBENCH_TEST_STACK=65536 cargo test --test http
     if let Some(bytes) = std::env::var("WIREBENCH_TEST_STACK").ok().and_then(|v| v.parse().ok()) {
-        config.stack_size = bytes;
+        config.server.stack_size = bytes;
     }
     edit(&mut config);
     let app = App::prepare(&config).expect("the app prepares");
-    Server::bind_with(config, Box::new(WithTestRoutes(app))).expect("server binds")
+    Server::bind_with(config.server, Box::new(WithTestRoutes(app))).expect("server binds")
 }
 
 pub fn start() -> Server {

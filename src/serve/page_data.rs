@@ -1,7 +1,7 @@
 //! What the browser page shows beyond the catalog, as plain data: the
 //! evolution matrix's cells and the results directory. The `serve` command
-//! builds it (the lab lives above `http`) and hands it to the server in
-//! [`super::config::ServerConfig::page`]; `page.rs` serves it.
+//! builds it (the lab lives in `evolve`, above this module) and hands it in
+//! [`super::config::Config::page`]; `page.rs` serves it.
 
 use crate::codec::Format;
 use std::path::PathBuf;
