@@ -1,5 +1,5 @@
-//! Admission of a response body: one [`Ticket`] per catalog or explain
-//! request, covering both the server-wide byte budget and, for a large
+//! Admission of a response body: one [`Ticket`] per body a handler
+//! encodes, covering both the server-wide byte budget and, for a large
 //! body, one of the few large-body slots. Dropping the ticket gives both
 //! back.
 //!
@@ -83,8 +83,8 @@ impl Admission {
     }
 
     /// Admits a body of at most `estimate` bytes (and its gzip copy when
-    /// `gzip`, reserved at half the body: catalog data compresses to
-    /// 12–25%). `None` when the budget stays full: the request gets 503.
+    /// `gzip`, reserved at half the body: structured data compresses to
+    /// well under half; the catalog to 12–25%). `None` when the budget stays full: the request gets 503.
     pub fn admit(self: &Arc<Self>, estimate: usize, gzip: bool) -> Option<Ticket> {
         let bytes = if gzip {
             estimate.saturating_add(estimate / 2)

@@ -188,18 +188,20 @@ mod tests {
     use super::super::config::ServerConfig;
     use super::super::memory::Resources;
     use super::*;
-    use crate::codec::Format;
     use crate::gzip;
-    use crate::model::Product;
 
-    /// The first `count` products in `format`, as a route hands it over.
-    fn catalog(
-        format: Format,
-        products: &Arc<Vec<Product>>,
-        count: usize,
-    ) -> impl FnOnce(&mut Vec<u8>) -> Result<(), String> + Send + 'static {
-        let products = Arc::clone(products);
-        move |out| format.encode(&products[..count], out).map_err(|e| e.to_string())
+    /// `n` bytes of a body that compresses like JSON records do.
+    fn body(n: usize) -> Vec<u8> {
+        let record = br#"{"id":0,"name":"widget","price_cents":1999},"#;
+        (0..n).map(|i| record[i % record.len()] ^ (i / 4099) as u8).collect()
+    }
+
+    /// A body of `n` bytes, as a route hands it over.
+    fn encode(n: usize) -> impl FnOnce(&mut Vec<u8>) -> Result<(), String> + Send + 'static {
+        move |out| {
+            out.extend_from_slice(&body(n));
+            Ok(())
+        }
     }
 
     fn resources(max_inflight_bytes: usize) -> Arc<Resources> {
@@ -226,13 +228,11 @@ mod tests {
     #[test]
     fn a_large_body_reuses_the_warm_pair_and_gives_everything_back() {
         let res = resources(1 << 30);
-        let products = Arc::new(crate::fixtures::catalog(1000).products);
         let mut s = Scratch::new(Arc::clone(&res));
         for round in 0..2 {
             assert_eq!(s.admit(768_000, true), Some(Size::Large));
-            s.encode(Size::Large, Some(6), catalog(Format::Protobuf, &products, 1000))
-                .unwrap();
-            assert_eq!(s.body, Format::Protobuf.encode_to_vec(&products).unwrap());
+            s.encode(Size::Large, Some(6), encode(200_000)).unwrap();
+            assert_eq!(s.body, body(200_000));
             assert_eq!(gzip::decompress(&s.gz, 2 << 20).unwrap(), s.body);
             let body_at = s.body.as_ptr();
             s.settle();
@@ -255,12 +255,10 @@ mod tests {
     #[test]
     fn a_body_beyond_the_pool_gets_a_fresh_buffer_freed_after() {
         let res = resources(1 << 30);
-        let products = Arc::new(crate::fixtures::catalog(3000).products);
         let mut s = Scratch::new(Arc::clone(&res));
         assert_eq!(s.admit(3000 * 768, false), Some(Size::Large));
-        s.encode(Size::Large, None, catalog(Format::Json, &products, 3000))
-            .unwrap();
-        assert_eq!(s.body, Format::Json.encode_to_vec(&products).unwrap());
+        s.encode(Size::Large, None, encode(1_900_000)).unwrap();
+        assert_eq!(s.body, body(1_900_000));
         s.release();
         assert_eq!(s.capacity(), 0);
         assert_eq!(
@@ -293,12 +291,10 @@ mod tests {
     #[test]
     fn a_small_body_is_encoded_in_place() {
         let res = resources(1 << 30);
-        let products = Arc::new(crate::fixtures::catalog(10).products);
         let mut s = Scratch::new(Arc::clone(&res));
         assert_eq!(s.admit(1000, true), Some(Size::Small));
-        s.encode(Size::Small, Some(6), catalog(Format::Json, &products, 1))
-            .unwrap();
-        assert_eq!(s.body, Format::Json.encode_to_vec(&products[..1]).unwrap());
+        s.encode(Size::Small, Some(6), encode(600)).unwrap();
+        assert_eq!(s.body, body(600));
         assert_eq!(gzip::decompress(&s.gz, 1 << 20).unwrap(), s.body);
         s.release();
         assert_eq!(res.admission.in_use(), 0);

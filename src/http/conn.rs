@@ -83,7 +83,7 @@ pub struct Worker {
     date: super::date::DateCache,
     /// This worker's counters for `/metrics`, registered when the thread
     /// starts (a per-thread cost, like its stack, not a per-connection one).
-    metrics: std::sync::Arc<super::metrics::WorkerMetrics>,
+    metrics: super::metrics::WorkerMetrics,
 }
 
 /// Initial request buffer: one page holds any ordinary request head, so an
@@ -474,7 +474,7 @@ impl Conn<'_> {
         let request_ns = u64::try_from(done.saturating_duration_since(p.handled_at).as_nanos()).unwrap_or(u64::MAX);
         let r = &p.reply;
         w.metrics
-            .record(r.label, r.format, r.head.status, body.len(), r.encode_ns, request_ns);
+            .record(r.route, r.variant, r.head.status, body.len(), r.encode_ns, request_ns);
         w.scratch.release();
         if sent.is_err() {
             State::Done

@@ -19,7 +19,7 @@
 //! | `wirebench_http_requests_total` | counter | `route`, `format`, `status` |
 //! | `wirebench_http_response_bytes_total` | counter | `route`, `format`, `status` (body bytes; 0 for HEAD) |
 //! | `wirebench_http_request_duration_seconds` | histogram | `route`: from a complete request head to the response handed to the kernel |
-//! | `wirebench_encode_duration_seconds` | histogram | `format`: one catalog response's body made ready (the encode, and the gzip when asked) |
+//! | `wirebench_encode_duration_seconds` | histogram | `format`: one response's body made ready (the encode, and the gzip when asked) |
 //! | `wirebench_http_open_connections` | gauge | connections accepted and not yet closed |
 //! | `wirebench_http_parked_connections` | gauge | connections in the poller, waiting for their client's bytes |
 //! | `wirebench_http_queued_connections` | gauge | connections with bytes to serve, waiting for a worker |
@@ -36,13 +36,16 @@
 //! The last five are read from the kernel when `/metrics` is scraped, never
 //! on the serving path; a series the kernel does not give is left out.
 //!
+//! The `route` and `format` values are the application's, declared in a
+//! [`Layout`] (`wirebench serve`'s: `serve::routes::METRICS`); `format` is
+//! the layout's second label, `none` on a response without one.
 //! Counters and histograms only list label sets that have been seen.
 //! Histogram buckets are cumulative (`le` = "less than or equal"), end in
 //! `le="+Inf"`, and are followed by `_sum` (seconds) and `_count`.
 //!
 //! # Memory
 //!
-//! One block is [`BLOCK_WORDS`] counters (6.5 KiB, padded by a cache line
+//! One block is the [`Layout`]'s counters (6.5 KiB for `serve`'s, padded by a cache line
 //! on each side so no two workers' blocks share one), allocated once per
 //! worker thread; workers are reused, and an exited worker's block is
 //! folded into the retired counts and freed at the next scrape or at a
@@ -53,65 +56,122 @@
 //! entries, one cache miss each, under the lock every new worker waits on.
 
 use super::sys::{self, ListenQueue};
-use crate::codec::Format;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-/// The route a response belongs to (the `route` label).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Route {
-    Index,
-    Ping,
-    /// `/catalog/{format}`
-    Catalog,
-    /// `/catalog`, format chosen by `Accept`
-    Negotiated,
-    /// `/explain/{format}`
-    Explain,
-    Schemas,
-    Metrics,
-    /// Unknown paths, and requests rejected before routing.
-    Other,
+/// The most routes a [`Layout`] may name.
+pub const MAX_ROUTES: usize = 16;
+
+/// What the application counts its responses under, declared once as a
+/// `static`: its `route` label values and a second label (`format`) some
+/// routes split by. Route 0 counts what no route claims: heads rejected
+/// before routing, and replies made with [`Reply::new`](super::response::Reply::new).
+/// The server knows the layout's words, never its names' meaning.
+#[derive(Debug)]
+pub struct Layout {
+    /// `route` label values, each with whether it splits by the variant label.
+    routes: &'static [(&'static str, bool)],
+    /// The second label's name and its values.
+    variant: &'static str,
+    variants: &'static [&'static str],
+    /// The encode-time histogram's `# HELP` text.
+    encode_help: &'static str,
+    /// Where each route's region starts; then where the encode-time histograms start.
+    region: [usize; MAX_ROUTES + 1],
+    /// Counters in one worker's block.
+    words: usize,
 }
 
-impl Route {
-    const ALL: [Route; 8] = [
-        Route::Index,
-        Route::Ping,
-        Route::Catalog,
-        Route::Negotiated,
-        Route::Explain,
-        Route::Schemas,
-        Route::Metrics,
-        Route::Other,
-    ];
-
-    /// The `route` label value.
-    pub fn label(self) -> &'static str {
-        match self {
-            Route::Index => "/",
-            Route::Ping => "/ping",
-            Route::Catalog => "/catalog/{format}",
-            Route::Negotiated => "/catalog",
-            Route::Explain => "/explain/{format}",
-            Route::Schemas => "/schemas/{file}",
-            Route::Metrics => "/metrics",
-            Route::Other => "other",
+impl Layout {
+    /// The layout of `routes` and `variants`. Panics (at compile time, in
+    /// a `static`) with no route or more than [`MAX_ROUTES`].
+    pub const fn new(
+        routes: &'static [(&'static str, bool)],
+        variant: &'static str,
+        variants: &'static [&'static str],
+        encode_help: &'static str,
+    ) -> Layout {
+        assert!(!routes.is_empty() && routes.len() <= MAX_ROUTES);
+        let mut region = [0; MAX_ROUTES + 1];
+        let mut r = 0;
+        while r < routes.len() {
+            let slots = if routes[r].1 { 1 + variants.len() } else { 1 };
+            region[r + 1] = region[r] + slots * STATUS_SLOTS * 2 + HIST_WORDS;
+            r += 1;
         }
+        let words = region[routes.len()] + variants.len() * HIST_WORDS;
+        while r < MAX_ROUTES {
+            region[r + 1] = region[r];
+            r += 1;
+        }
+        Layout {
+            routes,
+            variant,
+            variants,
+            encode_help,
+            region,
+            words,
+        }
+    }
+
+    /// Counters in one worker's block.
+    pub fn words(&self) -> usize {
+        self.words
+    }
+
+    /// The route (0 if out of range) and the variant slot (0: none) of a response.
+    #[inline]
+    fn slots(&self, route: u8, variant: Option<u8>) -> (usize, usize) {
+        let r = route as usize;
+        let Some(&(_, varied)) = self.routes.get(r) else {
+            return (0, 0);
+        };
+        match variant {
+            Some(v) if varied && (v as usize) < self.variants.len() => (r, 1 + v as usize),
+            _ => (r, 0),
+        }
+    }
+
+    /// The first word (the request count) of the series of route `r`,
+    /// variant slot `v` and the status in slot `sslot`.
+    fn series_at(&self, r: usize, v: usize, sslot: usize) -> usize {
+        self.region[r] + 2 * (v * STATUS_SLOTS + sslot)
+    }
+
+    /// The first word of route `r`'s request-time histogram.
+    fn request_time(&self, r: usize) -> usize {
+        self.region[r + 1] - HIST_WORDS
+    }
+
+    /// The first word of variant `v`'s encode-time histogram.
+    fn encode_time(&self, v: usize) -> usize {
+        self.region[MAX_ROUTES] + v * HIST_WORDS
+    }
+
+    /// Every (route, variant slot) pair that has a series: the routes
+    /// without variants, then each route with its variants.
+    fn endpoints(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let n = self.variants.len();
+        let plain = (0..self.routes.len()).filter(|&r| !self.routes[r].1).map(|r| (r, 0));
+        let varied = (0..self.routes.len())
+            .filter(|&r| self.routes[r].1)
+            .flat_map(move |r| (0..=n).map(move |v| (r, v)));
+        plain.chain(varied)
+    }
+
+    /// The variant label's value of slot `v`.
+    fn variant_name(&self, v: usize) -> &'static str {
+        v.checked_sub(1)
+            .and_then(|i| self.variants.get(i))
+            .copied()
+            .unwrap_or("none")
     }
 }
 
 /// Statuses counted by name; anything else counts as `other`.
 const STATUSES: [u16; 12] = [200, 400, 404, 405, 406, 408, 413, 414, 431, 500, 503, 505];
 const STATUS_SLOTS: usize = STATUSES.len() + 1;
-/// Format slots: none, then [`Format::ALL`].
-const FORMAT_SLOTS: usize = 1 + Format::ALL.len();
-const ROUTES: usize = Route::ALL.len();
-/// Routes that serve a format: each has [`FORMAT_SLOTS`] (route, format)
-/// pairs; the other routes have one, with no format.
-const FORMATTED: [Route; 3] = [Route::Catalog, Route::Negotiated, Route::Explain];
-
 /// Upper bounds of the duration buckets, in nanoseconds (10 µs … 1 s); a
 /// last `+Inf` bucket follows.
 pub const BOUNDS_NS: [u64; 16] = [
@@ -136,94 +196,19 @@ const BUCKETS: usize = BOUNDS_NS.len() + 1;
 /// One histogram: the sum in ns, then its buckets (not cumulative).
 const HIST_WORDS: usize = 1 + BUCKETS;
 
-// The layout of a block: one region per route, in `Route::ALL` order — its
-// series (per format slot and status: the request count, then the body
-// bytes) followed by its request-time histogram — then the encode-time
-// histograms. Counting a response writes a few neighbouring words of one
-// region (two or three cache lines of one page, not four lines on two pages
-// apart): a worker's block is cold each time its connection's turn comes.
+// The layout of a block ([`Layout`]): one region per route, in the
+// layout's order — its series (per variant slot and status: the request
+// count, then the body bytes) followed by its request-time histogram — then
+// the encode-time histograms. Counting a response writes a few neighbouring
+// words of one region (two or three cache lines of one page, not four lines
+// on two pages apart): a worker's block is cold each time its connection's
+// turn comes.
 /// A series' request count and body bytes, at these offsets from its word.
 const REQUESTS: usize = 0;
 const BYTES: usize = 1;
 
-const fn is_formatted(route: usize) -> bool {
-    let mut k = 0;
-    while k < FORMATTED.len() {
-        if FORMATTED[k] as usize == route {
-            return true;
-        }
-        k += 1;
-    }
-    false
-}
-
-/// Format slots of the route with index `route`.
-const fn slots_of(route: usize) -> usize {
-    if is_formatted(route) { FORMAT_SLOTS } else { 1 }
-}
-
-/// Words of a route's series.
-const fn series_words(route: usize) -> usize {
-    slots_of(route) * STATUS_SLOTS * 2
-}
-
-/// Where each route's region starts; the last entry is where the encode-time histograms start.
-const REGION: [usize; ROUTES + 1] = {
-    let mut at = [0; ROUTES + 1];
-    let mut r = 0;
-    while r < ROUTES {
-        at[r + 1] = at[r] + series_words(r) + HIST_WORDS;
-        r += 1;
-    }
-    at
-};
-const ENCODE_TIME: usize = REGION[ROUTES];
-/// Counters in one worker's block.
-pub const BLOCK_WORDS: usize = ENCODE_TIME + Format::ALL.len() * HIST_WORDS;
-
-fn route_index(r: Route) -> usize {
-    r as usize
-}
-
-fn format_slot(f: Option<Format>) -> usize {
-    match f {
-        None => 0,
-        Some(f) => 1 + Format::ALL.iter().position(|&g| g == f).unwrap_or(0),
-    }
-}
-
 fn status_slot(status: u16) -> usize {
     STATUSES.iter().position(|&s| s == status).unwrap_or(STATUSES.len())
-}
-
-/// Every (route, format) pair that has a slot, in slot order.
-fn endpoints() -> impl Iterator<Item = (Route, Option<Format>)> {
-    let plain = Route::ALL
-        .into_iter()
-        .filter(|r| !FORMATTED.contains(r))
-        .map(|r| (r, None));
-    let formatted = FORMATTED
-        .into_iter()
-        .flat_map(|r| std::iter::once(None).chain(Format::ALL.map(Some)).map(move |f| (r, f)));
-    plain.chain(formatted)
-}
-
-/// The first word (the request count) of the series of (`route`, `format`)
-/// and the status in slot `sslot`. A format on a route without formats is ignored.
-fn series_at(route: Route, format: Option<Format>, sslot: usize) -> usize {
-    let r = route_index(route);
-    let f = if is_formatted(r) { format_slot(format) } else { 0 };
-    REGION[r] + 2 * (f * STATUS_SLOTS + sslot)
-}
-
-fn series(route: Route, format: Option<Format>, status: u16) -> usize {
-    series_at(route, format, status_slot(status))
-}
-
-/// The first word of `route`'s request-time histogram.
-fn request_time(route: Route) -> usize {
-    let r = route_index(route);
-    REGION[r] + series_words(r)
 }
 
 fn bucket_of(ns: u64) -> usize {
@@ -236,27 +221,30 @@ const PAD: usize = 8;
 
 /// One worker's counters. Only its worker writes them (see the module doc).
 ///
-/// The words are held in place, not behind a second pointer: a worker's
-/// turn comes once per request of its connection, after the other
-/// connections' threads have pushed its lines out of the core's caches, so
-/// counting a response through `Arc<WorkerMetrics>` misses once (the
-/// counter's line) where a boxed slice would miss twice in a row (the
-/// slice's pointer, then the counter).
+/// The worker holds this handle in place and the words sit in the `Arc`'s
+/// own allocation: a worker's turn comes once per request of its
+/// connection, after the other connections' threads have pushed its lines
+/// out of the core's caches, so counting a response misses once (the
+/// counter's line), not twice in a row (a pointer, then the counter). The
+/// [`Layout`] is a `static` every worker reads and none writes.
 #[derive(Debug)]
 pub struct WorkerMetrics {
-    /// [`PAD`] words, the [`BLOCK_WORDS`] counters, [`PAD`] words.
-    words: [AtomicU64; PAD + BLOCK_WORDS + PAD],
+    layout: &'static Layout,
+    /// [`PAD`] words, the layout's counters, [`PAD`] words.
+    words: Arc<[AtomicU64]>,
 }
 
-impl Default for WorkerMetrics {
-    fn default() -> Self {
-        WorkerMetrics {
-            words: [const { AtomicU64::new(0) }; PAD + BLOCK_WORDS + PAD],
-        }
-    }
+/// Counter `i` of a block.
+fn word(block: &[AtomicU64], i: usize) -> u64 {
+    block.get(PAD + i).map_or(0, |w| w.load(Ordering::Relaxed))
 }
 
 impl WorkerMetrics {
+    fn new(layout: &'static Layout) -> WorkerMetrics {
+        let words = (0..PAD + layout.words + PAD).map(|_| AtomicU64::new(0)).collect();
+        WorkerMetrics { layout, words }
+    }
+
     /// Adds `n` to counter `i`. Single writer: load + store, no read-modify-write.
     #[inline]
     fn add(&self, i: usize, n: u64) {
@@ -265,41 +253,34 @@ impl WorkerMetrics {
         }
     }
 
-    fn get(&self, i: usize) -> u64 {
-        self.words.get(PAD + i).map_or(0, |w| w.load(Ordering::Relaxed))
-    }
-
-    /// Counts one response: its route, format (if any), status, body bytes
-    /// sent, the encode time (0 = nothing was encoded) and the request time.
+    /// Counts one response: its route and variant (indices into the
+    /// [`Layout`]; a variant on a route without variants counts under
+    /// none), status, body bytes sent, the encode time (0 = nothing was
+    /// encoded) and the request time.
     #[inline]
-    pub fn record(
-        &self,
-        route: Route,
-        format: Option<Format>,
-        status: u16,
-        bytes: usize,
-        encode_ns: u64,
-        request_ns: u64,
-    ) {
-        let s = series(route, format, status);
+    pub fn record(&self, route: u8, variant: Option<u8>, status: u16, bytes: usize, encode_ns: u64, request_ns: u64) {
+        let l = self.layout;
+        let (r, v) = l.slots(route, variant);
+        let s = l.series_at(r, v, status_slot(status));
         self.add(s + REQUESTS, 1);
         self.add(s + BYTES, bytes as u64);
-        let h = request_time(route);
+        let h = l.request_time(r);
         self.add(h, request_ns);
         self.add(h + 1 + bucket_of(request_ns), 1);
-        if let Some(f) = format
+        if let Some(v) = variant
+            && (v as usize) < l.variants.len()
             && encode_ns > 0
         {
-            let h = ENCODE_TIME + (format_slot(Some(f)) - 1) * HIST_WORDS;
+            let h = l.encode_time(v as usize);
             self.add(h, encode_ns);
             self.add(h + 1 + bucket_of(encode_ns), 1);
         }
     }
 
     /// Counts a response sent before any route was chosen (a rejected head):
-    /// route `other`, no request time.
+    /// route 0, no request time.
     pub fn record_rejected(&self, status: u16, bytes: usize) {
-        let s = series(Route::Other, None, status);
+        let s = self.layout.series_at(0, 0, status_slot(status));
         self.add(s + REQUESTS, 1);
         self.add(s + BYTES, bytes as u64);
     }
@@ -329,8 +310,8 @@ type GaugeSource = Box<dyn Fn() -> Gauges + Send + Sync>;
 /// A worker's buffers that are replaced (after a panic) drop their handle on its
 /// block; a later scrape, or a registration once the list has doubled,
 /// folds that block into `retired` and frees it (module doc, "Memory").
-#[derive(Default)]
 pub struct Registry {
+    layout: &'static Layout,
     blocks: Mutex<Blocks>,
     /// Counts of the workers that have exited.
     retired: Mutex<Vec<u64>>,
@@ -346,7 +327,7 @@ pub const FOLD_MIN: usize = 64;
 /// The registered blocks and when a registration next folds them.
 #[derive(Default)]
 struct Blocks {
-    list: Vec<Arc<WorkerMetrics>>,
+    list: Vec<Arc<[AtomicU64]>>,
     /// A registration folds once `list` is this long: twice what the last
     /// fold kept (at least [`FOLD_MIN`]), so n registrations walk O(n)
     /// entries in all.
@@ -356,10 +337,10 @@ struct Blocks {
 }
 
 impl Blocks {
-    fn fold(&mut self, retired: &Mutex<Vec<u64>>) {
+    fn fold(&mut self, retired: &Mutex<Vec<u64>>, words: usize) {
         let mut retired = retired.lock().unwrap_or_else(PoisonError::into_inner);
         if retired.is_empty() {
-            retired.resize(BLOCK_WORDS, 0);
+            retired.resize(words, 0);
         }
         self.walked += self.list.len();
         self.list.retain(|b| {
@@ -367,7 +348,7 @@ impl Blocks {
                 return true;
             }
             for (t, i) in retired.iter_mut().zip(0..) {
-                *t = t.wrapping_add(b.get(i));
+                *t = t.wrapping_add(word(b, i));
             }
             false
         });
@@ -384,16 +365,27 @@ impl std::fmt::Debug for Registry {
 }
 
 impl Registry {
+    /// An empty registry of blocks laid out by `layout`.
+    pub fn new(layout: &'static Layout) -> Registry {
+        Registry {
+            layout,
+            blocks: Mutex::default(),
+            retired: Mutex::default(),
+            refused: AtomicU64::new(0),
+            gauges: std::sync::OnceLock::new(),
+        }
+    }
+
     /// A new block for one worker thread, kept for as long as the server runs.
-    pub fn register(&self) -> Arc<WorkerMetrics> {
-        let block = Arc::new(WorkerMetrics::default());
+    pub fn register(&self) -> WorkerMetrics {
+        let block = WorkerMetrics::new(self.layout);
         let mut blocks = self.blocks.lock().unwrap_or_else(PoisonError::into_inner);
         if blocks.list.len() >= blocks.fold_at {
             // Moves the counts of workers that have exited (the registry
             // holds the only handle left) into `retired`, frees their blocks.
-            blocks.fold(&self.retired);
+            blocks.fold(&self.retired, self.layout.words);
         }
-        blocks.list.push(Arc::clone(&block));
+        blocks.list.push(Arc::clone(&block.words));
         block
     }
 
@@ -416,12 +408,12 @@ impl Registry {
     /// Every counter summed over the workers.
     fn sum(&self) -> Vec<u64> {
         let mut blocks = self.blocks.lock().unwrap_or_else(PoisonError::into_inner);
-        blocks.fold(&self.retired);
+        blocks.fold(&self.retired, self.layout.words);
         let mut total = self.retired.lock().unwrap_or_else(PoisonError::into_inner).clone();
-        total.resize(BLOCK_WORDS, 0);
+        total.resize(self.layout.words, 0);
         for block in blocks.list.iter() {
             for (t, i) in total.iter_mut().zip(0..) {
-                *t = t.wrapping_add(block.get(i));
+                *t = t.wrapping_add(word(block, i));
             }
         }
         total
@@ -430,25 +422,27 @@ impl Registry {
     /// Writes the exposition (text format 0.0.4) into `out`.
     pub fn render(&self, gauges: Gauges, kernel: &Kernel, out: &mut Vec<u8>) {
         let total = self.sum();
+        let l = self.layout;
         let mut s = String::with_capacity(4096);
         let counter = |s: &mut String, name: &str, help: &str, base: usize| {
             let _ = writeln!(s, "# HELP {name} {help}\n# TYPE {name} counter");
-            for (route, format) in endpoints() {
+            for (r, v) in l.endpoints() {
                 for (sslot, status) in STATUSES
                     .iter()
                     .map(|s| s.to_string())
                     .chain(["other".into()])
                     .enumerate()
                 {
-                    let i = series_at(route, format, sslot);
+                    let i = l.series_at(r, v, sslot);
                     if total[i + REQUESTS] == 0 {
                         continue;
                     }
                     let _ = writeln!(
                         s,
-                        "{name}{{route=\"{}\",format=\"{}\",status=\"{status}\"}} {}",
-                        route.label(),
-                        format.map_or("none", Format::name),
+                        "{name}{{route=\"{}\",{}=\"{}\",status=\"{status}\"}} {}",
+                        l.routes[r].0,
+                        l.variant,
+                        l.variant_name(v),
                         total[i + base]
                     );
                 }
@@ -457,13 +451,13 @@ impl Registry {
         counter(
             &mut s,
             "wirebench_http_requests_total",
-            "HTTP responses sent, by route, format and status.",
+            &format!("HTTP responses sent, by route, {} and status.", l.variant),
             REQUESTS,
         );
         counter(
             &mut s,
             "wirebench_http_response_bytes_total",
-            "Response body bytes sent, by route, format and status.",
+            &format!("Response body bytes sent, by route, {} and status.", l.variant),
             BYTES,
         );
         let name = "wirebench_http_request_duration_seconds";
@@ -471,18 +465,15 @@ impl Registry {
             s,
             "# HELP {name} From a complete request head to the response handed to the kernel.\n# TYPE {name} histogram"
         );
-        for route in Route::ALL {
-            let h = request_time(route);
-            histogram(&mut s, name, "route", route.label(), &total[h..h + HIST_WORDS]);
+        for (r, (route, _)) in l.routes.iter().enumerate() {
+            let h = l.request_time(r);
+            histogram(&mut s, name, "route", route, &total[h..h + HIST_WORDS]);
         }
         let name = "wirebench_encode_duration_seconds";
-        let _ = writeln!(
-            s,
-            "# HELP {name} Encoding one catalog response, by format.\n# TYPE {name} histogram"
-        );
-        for (k, format) in Format::ALL.iter().enumerate() {
-            let h = ENCODE_TIME + k * HIST_WORDS;
-            histogram(&mut s, name, "format", format.name(), &total[h..h + HIST_WORDS]);
+        let _ = writeln!(s, "# HELP {name} {}\n# TYPE {name} histogram", l.encode_help);
+        for (v, value) in l.variants.iter().enumerate() {
+            let h = l.encode_time(v);
+            histogram(&mut s, name, l.variant, value, &total[h..h + HIST_WORDS]);
         }
         let _ = writeln!(
             s,
@@ -665,39 +656,65 @@ fn seconds(ns: u64) -> String {
 mod tests {
     use super::*;
 
+    /// `wirebench serve`'s shape: eight routes, three split by five variants.
+    static TEST: Layout = Layout::new(
+        &[
+            ("other", false),
+            ("/", false),
+            ("/ping", false),
+            ("/items/{format}", true),
+            ("/items", true),
+            ("/explain/{format}", true),
+            ("/files/{file}", false),
+            ("/metrics", false),
+        ],
+        "format",
+        &["json", "msgpack", "protobuf", "avro", "flatbuffers"],
+        "Making one response's body ready, by format.",
+    );
+    const PING: u8 = 2;
+    const ITEMS: u8 = 3;
+    const AVRO: u8 = 3;
+
+    fn series(route: u8, variant: Option<u8>, status: u16) -> usize {
+        let (r, v) = TEST.slots(route, variant);
+        TEST.series_at(r, v, status_slot(status))
+    }
+
     #[test]
     fn every_series_has_its_own_words() {
-        // Every (route, format, status) pair and every histogram word is one
-        // word of the block that nothing else uses.
-        let mut owner = vec![0u32; BLOCK_WORDS];
+        // Every (route, variant, status) triple and every histogram word is
+        // one word of the block that nothing else uses.
+        let mut owner = vec![0u32; TEST.words()];
         let mut series_count = 0;
-        for (route, format) in endpoints() {
+        for (r, v) in TEST.endpoints() {
             for sslot in 0..STATUS_SLOTS {
-                let i = series_at(route, format, sslot);
+                let i = TEST.series_at(r, v, sslot);
                 owner[i + REQUESTS] += 1;
                 owner[i + BYTES] += 1;
                 series_count += 1;
             }
         }
-        for route in Route::ALL {
-            for w in &mut owner[request_time(route)..request_time(route) + HIST_WORDS] {
+        for r in 0..TEST.routes.len() {
+            for w in &mut owner[TEST.request_time(r)..TEST.request_time(r) + HIST_WORDS] {
                 *w += 1;
             }
         }
-        for w in &mut owner[ENCODE_TIME..] {
+        for w in &mut owner[TEST.encode_time(0)..] {
             *w += 1;
         }
         assert!(owner.iter().all(|&n| n == 1), "{owner:?}");
         assert_eq!(series_count, 23 * STATUS_SLOTS);
-        assert_eq!(BLOCK_WORDS * 8, 6656, "the module doc's 6.5 KiB");
-        // A format on a route without formats is ignored.
-        assert_eq!(
-            series(Route::Ping, Some(Format::Avro), 200),
-            series(Route::Ping, None, 200)
-        );
+        assert_eq!(TEST.words() * 8, 6656, "the module doc's 6.5 KiB");
+        // A variant on a route without variants is ignored; so are a route
+        // and a variant out of range.
+        assert_eq!(series(PING, Some(AVRO), 200), series(PING, None, 200));
+        assert_eq!(series(200, None, 200), series(0, None, 200));
+        assert_eq!(series(ITEMS, Some(9), 200), series(ITEMS, None, 200));
+        assert_ne!(series(ITEMS, Some(AVRO), 200), series(ITEMS, None, 200));
         // A route's series and its histogram share a region: /ping's 200s
         // and its request time are within 512 bytes of each other.
-        assert!((request_time(Route::Ping) - series(Route::Ping, None, 200)) * 8 < 512);
+        assert!((TEST.request_time(PING as usize) - series(PING, None, 200)) * 8 < 512);
     }
 
     #[test]
@@ -724,11 +741,11 @@ mod tests {
 
     #[test]
     fn blocks_sum_and_buckets_cumulate() {
-        let reg = Registry::default();
+        let reg = Registry::new(&TEST);
         let (a, b) = (reg.register(), reg.register());
-        a.record(Route::Ping, None, 200, 18, 0, 5_000);
-        b.record(Route::Ping, None, 200, 18, 0, 30_000);
-        b.record(Route::Catalog, Some(Format::Avro), 200, 100, 20_000, 2_000_000_000);
+        a.record(PING, None, 200, 18, 0, 5_000);
+        b.record(PING, None, 200, 18, 0, 30_000);
+        b.record(ITEMS, Some(AVRO), 200, 100, 20_000, 2_000_000_000);
         a.record_rejected(431, 70);
         reg.refused();
         let mut out = Vec::new();
@@ -747,14 +764,14 @@ mod tests {
             "wirebench_http_requests_total{route=\"/ping\",format=\"none\",status=\"200\"} 2",
             "wirebench_http_response_bytes_total{route=\"/ping\",format=\"none\",status=\"200\"} 36",
             "wirebench_http_requests_total{route=\"other\",format=\"none\",status=\"431\"} 1",
-            "wirebench_http_requests_total{route=\"/catalog/{format}\",format=\"avro\",status=\"200\"} 1",
+            "wirebench_http_requests_total{route=\"/items/{format}\",format=\"avro\",status=\"200\"} 1",
             "wirebench_http_request_duration_seconds_bucket{route=\"/ping\",le=\"0.00001\"} 1",
             "wirebench_http_request_duration_seconds_bucket{route=\"/ping\",le=\"0.00005\"} 2",
             "wirebench_http_request_duration_seconds_bucket{route=\"/ping\",le=\"+Inf\"} 2",
             "wirebench_http_request_duration_seconds_sum{route=\"/ping\"} 0.000035",
             "wirebench_http_request_duration_seconds_count{route=\"/ping\"} 2",
-            "wirebench_http_request_duration_seconds_bucket{route=\"/catalog/{format}\",le=\"1\"} 0",
-            "wirebench_http_request_duration_seconds_bucket{route=\"/catalog/{format}\",le=\"+Inf\"} 1",
+            "wirebench_http_request_duration_seconds_bucket{route=\"/items/{format}\",le=\"1\"} 0",
+            "wirebench_http_request_duration_seconds_bucket{route=\"/items/{format}\",le=\"+Inf\"} 1",
             "wirebench_encode_duration_seconds_bucket{format=\"avro\",le=\"0.000025\"} 1",
             "wirebench_http_open_connections 3",
             "wirebench_http_parked_connections 7",
@@ -776,13 +793,13 @@ mod tests {
 
     #[test]
     fn a_burst_of_registrations_walks_the_list_linearly_and_keeps_exited_counts() {
-        let reg = Registry::default();
+        let reg = Registry::new(&TEST);
         let n = 4_000;
         let live: Vec<_> = (0..n).map(|_| reg.register()).collect();
         // Folding at every registration would walk n(n-1)/2 = 8 million entries.
         assert!(walked(&reg) <= 2 * n, "{} walked for {n} registrations", walked(&reg));
         for b in &live {
-            b.record(Route::Ping, None, 200, 18, 0, 5_000);
+            b.record(PING, None, 200, 18, 0, 5_000);
         }
         drop(live); // every worker exits
         let again: Vec<_> = (0..n).map(|_| reg.register()).collect();
@@ -799,7 +816,7 @@ mod tests {
             "a scrape frees every exited block"
         );
         // Self-test: a fold at every registration breaks the bound.
-        let eager = Registry::default();
+        let eager = Registry::new(&TEST);
         let (m, mut held) = (200, Vec::new());
         for _ in 0..m {
             eager.blocks.lock().unwrap().fold_at = 0;

@@ -1,12 +1,9 @@
-//! The catalog API on a blocking `std::net` HTTP/1.1 server with a thread pool.
-//!
-//! Two parts: the **server** (sockets, connections, parsing, admission, the
-//! pool and its poller, response buffers, metrics plumbing: [`server`],
-//! [`pool`], [`conn`], [`parse`], [`response`], [`admission`], [`buffers`],
-//! [`encoders`], [`metrics`]…) serves any [`Handler`] and knows no route,
-//! payload or schema; the **application** (`wirebench serve`'s routes,
-//! negotiation, payloads, page: [`routes`](crate::serve::routes), [`negotiate`](crate::serve::negotiate), [`payloads`](crate::serve::payloads),
-//! [`page`](crate::serve::page)) implements it.
+//! A blocking `std::net` HTTP/1.1 server with a thread pool: sockets,
+//! connections, parsing, admission, the pool and its poller, response
+//! buffers, encoder threads and metrics plumbing. It serves any [`Handler`]
+//! and knows no route and no payload: the handler decides each reply, and
+//! declares the routes `/metrics` counts replies under ([`metrics::Layout`]).
+//! `wirebench serve`'s handler is the application in `serve/`, a layer above.
 //!
 //! # Request lifecycle
 //!
@@ -21,12 +18,12 @@
 //!    of workers (`--threads`) serves queued connections and parks them
 //!    again.
 //! 3. [`conn`]: the worker reads into its fixed buffer, [`parse`]s the head
-//!    (no allocation), asks the [`Handler`] ([`crate::serve::routes`]) for the reply, discards any body,
+//!    (no allocation), asks the [`Handler`] for the reply, discards any body,
 //!    writes head + body with one system call ([`response`], [`date`]), and
 //!    repeats for pipelined requests: one state function each (reading a
 //!    head, discarding a body, responding), until the connection waits for
 //!    bytes (parked) or closes.
-//! 4. [`memory`]: a catalog body is first admitted ([`admission`]: budget
+//! 4. [`memory`]: a body the handler encodes is first admitted ([`admission`]: budget
 //!    bytes, and a large-body slot when large; 503 + `Retry-After` when the
 //!    budget stays full); large bodies are encoded on the [`encoders`] into
 //!    warm pooled or freshly mapped [`buffers`]; every worker buffer over
@@ -37,7 +34,7 @@
 //!
 //! # Limits
 //!
-//! Every resource is capped; each cap has a flag of `wirebench serve`.
+//! Every resource is capped; each cap has a flag ([`config::FLAGS`]).
 //!
 //! | what | default | flag | over the limit |
 //! |---|---|---|---|
@@ -55,7 +52,6 @@
 //! | keep-alive idle from 75% of the connection cap | 2 s | `--busy-idle-timeout` | close |
 //! | one blocked write | 10 s | `--write-timeout` | close |
 //! | whole response of `n` bytes | `write_timeout + n / 128 KiB/s` | `--min-send-rate` | close |
-//! | `count` | 10,000 | `--max-count` | 400 |
 //!
 //! Each worker holds one request buffer (4 KiB, doubling up to the line +
 //! header limits, ~24 KiB, only for heads that need it, shrunk back after
@@ -63,8 +59,7 @@
 //! each between responses; a parked connection holds its socket, its slot in
 //! the poller and any half-sent head's bytes.
 //!
-//! **Architecture Invariant:** no response is cached; every catalog request
-//! encodes afresh. **Architecture Invariant:** no thread is spawned per
+//! **Architecture Invariant:** no thread is spawned per
 //! request or per connection; the pool's size is fixed at start.
 
 pub mod admission;

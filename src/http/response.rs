@@ -8,8 +8,6 @@
 //! either way the client receives one response per system call in the normal
 //! case, never a head in one packet and a body in the next.
 
-use super::metrics::Route as Label;
-use crate::codec::Format;
 use std::io::{self, IoSlice, Write};
 
 /// `Server` header value.
@@ -101,25 +99,26 @@ pub enum Body {
 }
 
 /// A handler's response: head fields, where its body is, and what
-/// `/metrics` counts it under.
+/// `/metrics` counts it under (indices into the handler's
+/// [`Layout`](super::metrics::Layout)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Reply {
     pub head: Head,
     pub body: Body,
-    pub label: Label,
-    pub format: Option<Format>,
+    pub route: u8,
+    pub variant: Option<u8>,
     /// Time spent making the body ready (encode, gzip), ns; 0 when nothing was encoded.
     pub encode_ns: u64,
 }
 
 impl Reply {
-    /// A reply labelled `other` with no format.
+    /// A reply counted under route 0 (what no route claims), no variant.
     pub fn new(head: Head, body: Body) -> Reply {
         Reply {
             head,
             body,
-            label: Label::Other,
-            format: None,
+            route: 0,
+            variant: None,
             encode_ns: 0,
         }
     }

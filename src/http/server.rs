@@ -1,9 +1,9 @@
 //! The listener and its accept loop, the connection cap, and clean shutdown.
 //!
 //! The server serves a [`Handler`] it is given ([`Server::bind_with`]) and
-//! knows nothing of what it answers; `Server::start` (in `routes.rs`)
-//! prepares `wirebench serve`'s application first (a bad `--fixture` fails
-//! before anything listens). Binding returns once the socket is listening,
+//! knows nothing of what it answers; `wirebench serve` (`serve::routes::start`)
+//! prepares its application first, so a bad flag fails before anything
+//! listens. Binding returns once the socket is listening,
 //! so a test or the load generator can connect at once — no readiness polling.
 //!
 //! The accept loop does as little as possible per connection: `accept` and
@@ -97,6 +97,7 @@ impl Bound {
         let prio = Priorities::of(class, super::sys::thread_nice().unwrap_or(0));
         let cores = thread::available_parallelism().map_or(1, |n| n.get());
         let resources = Arc::new(Resources::new(&config, cores, prio.encoders())?);
+        let metrics = super::metrics::Registry::new(handler.layout());
         let shared = Arc::new(Shared {
             config,
             handler,
@@ -105,7 +106,7 @@ impl Bound {
             shutdown: AtomicBool::new(false),
             crowded: AtomicBool::new(false),
             epoch: Instant::now(),
-            metrics: super::metrics::Registry::default(),
+            metrics,
         });
         let pool = Arc::new(Pool::new(Arc::clone(&shared), prio)?);
         pool.start()?;

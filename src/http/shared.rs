@@ -9,7 +9,7 @@ use super::buffers::Scratch;
 use super::config::ServerConfig;
 use super::date::DateCache;
 use super::memory::Resources;
-use super::metrics::Exposition;
+use super::metrics::{Exposition, Layout};
 use super::parse::Request;
 use super::response::{self, Connection, Reply};
 use std::io::{Read, Write};
@@ -28,6 +28,10 @@ pub trait Handler: Send + Sync + std::fmt::Debug {
     /// panic becomes a 500 for this request. `metrics` renders the
     /// server's `/metrics` exposition where the handler serves it.
     fn handle(&self, req: &Request<'_>, s: &mut Scratch, metrics: &Exposition<'_>) -> Reply;
+
+    /// The routes and variants its replies are counted under
+    /// ([`Reply::route`], [`Reply::variant`]).
+    fn layout(&self) -> &'static Layout;
 }
 
 /// State shared by the acceptor and every worker.

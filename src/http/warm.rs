@@ -11,7 +11,8 @@
 use std::sync::{Mutex, PoisonError};
 
 /// Capacity of each pooled large-body buffer: a body estimated at up to this
-/// many bytes (1,365 products at `BYTES_PER_PRODUCT`) uses a warm pair.
+/// many bytes (1,365 catalog products at `serve::payloads::BYTES_PER_PRODUCT`)
+/// uses a warm pair.
 pub const POOL_BUFFER: usize = 1 << 20;
 
 /// Warm buffer pairs (body, gzip) for large bodies, at most two per

@@ -3,8 +3,15 @@
 //! ([`negotiate`]), what differs between the catalog and a document on the
 //! wire ([`payloads`]), the browser page ([`page`], its assets in `page/`,
 //! its data in [`page_data`]), and the flags ([`config`]).
+//!
+//! Beyond the server's limits (`http`'s module doc), `count` is capped by
+//! `--max-count` (10,000; over it: 400).
+//!
+//! **Architecture Invariant:** no response is cached; every catalog request
+//! encodes afresh.
 
 pub mod config;
+pub mod metrics;
 pub mod negotiate;
 pub mod page;
 pub mod page_data;

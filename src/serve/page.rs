@@ -22,10 +22,10 @@
 //! The evolution lab lives above this layer: the `serve` command computes its
 //! cells and hands them in as plain data ([`Page::evolution`]).
 
+use super::metrics::Label;
 pub use super::page_data::{EvolutionCell, Page};
 use crate::codec::Format;
 use crate::http::buffers::Scratch;
-use crate::http::metrics::Route as Label;
 use crate::http::parse::Request;
 use crate::http::response::{Body, Head, Reply, VARY};
 use crate::measure::json::quote;
@@ -90,7 +90,7 @@ pub fn handle(app: App<'_>, req: &Request<'_>, path: &str, query: &str, s: &mut 
     } else {
         route(app, path, query, s)
     };
-    reply.label = label;
+    reply.route = label as u8;
     Some(reply)
 }
 
@@ -252,7 +252,7 @@ fn explain(app: App<'_>, format: Format, query: &str, s: &mut Scratch) -> Reply 
     s.body.clear();
     s.body.extend_from_slice(json.as_bytes());
     let mut reply = Reply::new(Head::ok(JSON, VARY), Body::Scratch);
-    reply.format = Some(format);
+    reply.variant = Some(format as u8);
     reply
 }
 
@@ -297,7 +297,7 @@ fn explain_document(app: App<'_>, format: Format, q: ExplainQuery, query: &str, 
     s.body.clear();
     s.body.extend_from_slice(json.as_bytes());
     let mut reply = Reply::new(Head::ok(JSON, VARY), Body::Scratch);
-    reply.format = Some(format);
+    reply.variant = Some(format as u8);
     reply
 }
 

@@ -21,11 +21,12 @@
 //! (docs/SPEC.md, "Routes").
 
 use super::config::Config;
+pub use super::metrics::{Label, METRICS};
 use super::negotiate;
 use super::payloads::{self, DOCUMENT_SCHEMAS, Kind, SCHEMAS};
 use crate::codec::Format;
 pub use crate::http::buffers::Scratch;
-use crate::http::metrics::{Exposition, Route as Label};
+use crate::http::metrics::{Exposition, Layout};
 use crate::http::parse::Request;
 pub use crate::http::response::{Body, Reply};
 use crate::http::response::{Head, VARY, json_error};
@@ -136,6 +137,10 @@ impl Handler for App {
     fn handle(&self, req: &Request<'_>, s: &mut Scratch, metrics: &Exposition<'_>) -> Reply {
         handle(self, req, s, metrics)
     }
+
+    fn layout(&self) -> &'static Layout {
+        &METRICS
+    }
 }
 
 /// `wirebench serve`'s application ([`App::prepare`]) on a server bound to
@@ -202,7 +207,7 @@ pub fn handle(app: &App, req: &Request<'_>, s: &mut Scratch, metrics: &Expositio
     };
     if method != "GET" && method != "HEAD" {
         let mut reply = Reply::method_not_allowed(&mut s.body, method, path);
-        reply.label = label;
+        reply.route = label as u8;
         return reply;
     }
     let mut reply = match route {
@@ -222,8 +227,8 @@ pub fn handle(app: &App, req: &Request<'_>, s: &mut Scratch, metrics: &Expositio
         Route::Payload(kind, None) => negotiated(app, kind, req, query, s),
         Route::Explain(format) => explain(app, format, query, s),
     };
-    reply.label = label;
-    reply.format = reply.format.or(format);
+    reply.route = label as u8;
+    reply.variant = reply.variant.or(format.map(|f| f as u8));
     reply
 }
 
@@ -277,7 +282,7 @@ fn other_route(app: &App, req: &Request<'_>, path: &str, query: &str, s: &mut Sc
     if app.data.is_none() {
         let mut reply = error(s, 404, &format!("{path} is served with `serve --data FILE.json`"), "");
         if matches!(route, Route::DocumentSchema(_)) {
-            reply.label = Label::Schemas;
+            reply.route = Label::Schemas as u8;
         }
         return Err(reply);
     }
@@ -579,7 +584,7 @@ fn payload(
         Body::Scratch
     };
     let mut reply = Reply::new(head, body);
-    reply.format = Some(format);
+    reply.variant = Some(format as u8);
     reply.encode_ns = encode_ns;
     reply
 }
@@ -756,7 +761,7 @@ mod tests {
                 panic!("request does not parse");
             };
             let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-            let registry = Registry::default();
+            let registry = Registry::new(&METRICS);
             handle(app, &req, s, &Exposition::new(&registry, &listener))
         }
 

@@ -27,6 +27,10 @@ impl Handler for WithTestRoutes {
     fn handle(&self, req: &Request<'_>, s: &mut Scratch, metrics: &Exposition<'_>) -> Reply {
         test_route(req, s).unwrap_or_else(|| self.0.handle(req, s, metrics))
     }
+
+    fn layout(&self) -> &'static wirebench::http::metrics::Layout {
+        self.0.layout()
+    }
 }
 
 fn test_route(req: &Request<'_>, s: &mut Scratch) -> Option<Reply> {
