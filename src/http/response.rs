@@ -13,6 +13,11 @@ use std::io::{self, IoSlice, Write};
 /// `Server` header value.
 pub const SERVER: &str = "wirebench";
 
+/// The media type of JSON bodies, every error reply's among them.
+pub const JSON: &str = "application/json";
+/// The media type of plain text.
+pub const TEXT: &str = "text/plain; charset=utf-8";
+
 /// Bodies up to this size are copied behind the head (cheaper than a second iovec).
 pub const COPY_BODY_MAX: usize = 16 * 1024;
 
@@ -74,7 +79,7 @@ impl Head {
         json_error(body, message);
         Head {
             status,
-            content_type: "application/json",
+            content_type: JSON,
             extra,
             gzip: false,
         }
@@ -260,7 +265,7 @@ pub fn simple_with(status: u16, message: &str, extra: &'static str, date: &[u8],
     let mut out = Vec::with_capacity(160 + body.len());
     let head = Head {
         status,
-        content_type: "application/json",
+        content_type: JSON,
         extra,
         gzip: false,
     };

@@ -27,7 +27,7 @@ pub use super::page_data::{EvolutionCell, Page};
 use crate::codec::Format;
 use crate::http::buffers::Scratch;
 use crate::http::parse::Request;
-use crate::http::response::{Body, Head, Reply, VARY};
+use crate::http::response::{Body, Head, JSON, Reply, VARY};
 use crate::measure::json::quote;
 use crate::model::Product;
 use crate::payload::Payload;
@@ -40,7 +40,6 @@ const STYLE_CSS: &str = include_str!("page/style.css");
 const HTML: &str = "text/html; charset=utf-8";
 const JS: &str = "text/javascript; charset=utf-8";
 const CSS: &str = "text/css; charset=utf-8";
-const JSON: &str = "application/json";
 const SVG: &str = "image/svg+xml";
 
 /// Most products the JSON form annotates (the page offers 1 to [`PAGE_MAX_COUNT`]).
@@ -72,7 +71,7 @@ pub const PAGE_DOCUMENT_MAX_BYTES: usize = 256 * 1024;
 pub fn handle(app: App<'_>, req: &Request<'_>, path: &str, query: &str, s: &mut Scratch) -> Option<Reply> {
     let (label, owned) = match path {
         "/" => (Label::Index, accepts(req, "text/html")),
-        _ if path.starts_with("/explain/") => (Label::Explain, accepts(req, "application/json")),
+        _ if path.starts_with("/explain/") => (Label::Explain, accepts(req, JSON)),
         _ => (
             Label::Other,
             path.starts_with("/page/")

@@ -16,6 +16,7 @@
 //! inferred) with the `data.proto` and `data.fbs` derived from it.
 
 use crate::codec::Format;
+use crate::http::response::{JSON, TEXT};
 use crate::payload::Payload;
 
 /// Which payload a route serves.
@@ -34,9 +35,6 @@ impl Kind {
         }
     }
 }
-
-const TEXT: &str = "text/plain; charset=utf-8";
-const JSON: &str = "application/json";
 
 /// A schema file served under `/schemas/`.
 #[derive(Debug, Clone)]

@@ -29,7 +29,7 @@ pub use crate::http::buffers::Scratch;
 use crate::http::metrics::{Exposition, Layout};
 use crate::http::parse::Request;
 pub use crate::http::response::{Body, Reply};
-use crate::http::response::{Head, VARY, json_error};
+use crate::http::response::{Head, JSON, TEXT, VARY, json_error};
 use crate::http::server::{Bound, Server};
 use crate::http::shared::Handler;
 use crate::model::Product;
@@ -74,9 +74,6 @@ pub const PAGE_ROUTES: [&str; 7] = [
     "/results",
     "/results/{chart}.svg",
 ];
-
-const JSON: &str = "application/json";
-const TEXT: &str = "text/plain; charset=utf-8";
 
 /// The body of `/ping`: the zero-codec baseline.
 pub const PONG: &[u8] = br#"{"message":"pong"}"#;
