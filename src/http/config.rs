@@ -11,7 +11,7 @@ use super::parse::Limits;
 use crate::cli::{self, Args};
 use std::time::Duration;
 
-/// Everything `Server::start` needs. `Default` gives the documented defaults.
+/// Everything [`Server::bind_with`](super::Server::bind_with) needs. `Default` gives the documented defaults.
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
     /// `host:port`; `127.0.0.1:0` picks an ephemeral port.

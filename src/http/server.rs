@@ -28,7 +28,7 @@
 //!
 //! The backlog: std's `TcpListener::bind` listens with a backlog of 128, so
 //! a burst of 1,000 connects would overflow it (the kernel drops the SYNs
-//! and each client retries a second later, then three). [`Server::bind`]
+//! and each client retries a second later, then three). [`Server::bind_with`]
 //! calls `listen(2)` again with `--backlog` ([`sys::set_backlog`]); the
 //! kernel caps that at `net.core.somaxconn`, and [`Server::listen_queue`]
 //! reads the effective value back. A queued connection is complete in the

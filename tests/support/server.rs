@@ -1,5 +1,5 @@
 //! Test helpers for the HTTP server: start one on an ephemeral loopback port
-//! (`Server::start` returns once listening, so there is no readiness wait),
+//! (`Bound::start` returns once listening, so there is no readiness wait),
 //! and a tiny raw-socket client that reads exactly one response at a time by
 //! its `Content-Length`.
 
