@@ -78,7 +78,7 @@ pub mod shared;
 pub mod sys;
 pub mod warm;
 
-pub use config::{ServerConfig, config_from_args};
+pub use config::ServerConfig;
 pub use parse::Limits;
 pub use pool::PoolStats;
 pub use server::{Bound, Server};
