@@ -40,7 +40,7 @@
 //! bytes would take longer than the CPU gzip spends, so gzip pays; on a
 //! faster one it does not (per server core and client core).
 
-use super::data::Data;
+use super::inputs::Data;
 use super::parse::HttpRow;
 use super::verdict::file_rows;
 use crate::measure::significance::{self as sig, ALPHA, CONFIDENCE};
@@ -400,40 +400,65 @@ pub const HTTP_QUESTIONS: [(&str, &str, bool, HttpGet); 4] = [
     ),
 ];
 
-/// Every ranked cell of the decision table, question by question, count by count.
-pub fn decision_cells(d: &Data) -> Vec<DecisionCell> {
-    type SizeGet = fn(&super::parse::SizeRow) -> f64;
-    let exact: [(&'static str, SizeGet); 2] = [
-        ("smallest on the wire, raw", |r| r.raw_bytes as f64),
-        ("smallest on the wire, gzip -6", |r| r.gzip6_bytes as f64),
-    ];
+/// The exact questions of the decision table: bytes on the wire.
+const BYTES_QUESTIONS: [(&str, fn(&super::parse::SizeRow) -> f64); 2] = [
+    ("smallest on the wire, raw", |r| r.raw_bytes as f64),
+    ("smallest on the wire, gzip -6", |r| r.gzip6_bytes as f64),
+];
+
+/// The codec questions of the decision table: the op's CPU per operation,
+/// batches paired by round ([`codec_ranking`]).
+const CODEC_QUESTIONS: [(&str, &str); 2] = [
+    ("fastest encode (CPU per operation, codec bench)", "Encode"),
+    ("fastest decode (CPU per operation, codec bench)", "Decode"),
+];
+
+/// One payload's column of the decision table: every question ranked on
+/// `d`'s files at `count` (a document's rows have count 1); the timed HTTP
+/// questions say "no HTTP run" when `d` has none (a document never does).
+pub fn column_cells(d: &Data, count: usize) -> Vec<DecisionCell> {
     let mut out = Vec::new();
-    for (question, get) in exact {
-        for count in COUNTS {
-            let items: Vec<(String, Vec<f64>)> = formats()
-                .iter()
-                .filter_map(|f| Some((f.to_string(), vec![get(size(d, f, count)?)])))
-                .collect();
-            out.push(DecisionCell {
-                question,
-                count,
-                lower_is_better: true,
-                ranking: ranking(&items, true),
-            });
-        }
+    for (question, get) in BYTES_QUESTIONS {
+        let items: Vec<(String, Vec<f64>)> = formats()
+            .iter()
+            .filter_map(|f| Some((f.to_string(), vec![get(size(d, f, count)?)])))
+            .collect();
+        out.push(DecisionCell {
+            question,
+            count,
+            lower_is_better: true,
+            ranking: ranking(&items, true),
+        });
+    }
+    for (question, op) in CODEC_QUESTIONS {
+        out.push(DecisionCell {
+            question,
+            count,
+            lower_is_better: true,
+            ranking: codec_ranking(d, op, count),
+        });
     }
     for (question, file, lower, get) in HTTP_QUESTIONS {
-        for count in COUNTS {
+        let ranking = if d.http.is_empty() {
+            Err("no HTTP run".into())
+        } else {
             let (names, values, flags) = http_matrix(d, file, count, get);
-            out.push(DecisionCell {
-                question,
-                count,
-                lower_is_better: lower,
-                ranking: paired_ranking(&names, &values, &flags, lower),
-            });
-        }
+            paired_ranking(&names, &values, &flags, lower)
+        };
+        out.push(DecisionCell {
+            question,
+            count,
+            lower_is_better: lower,
+            ranking,
+        });
     }
     out
+}
+
+/// Every ranked cell of the catalog's decision table, count by count
+/// ([`column_cells`]).
+pub fn decision_cells(d: &Data) -> Vec<DecisionCell> {
+    COUNTS.iter().flat_map(|&c| column_cells(d, c)).collect()
 }
 
 /// The decision table's link rows (`link.csv`, [`super::link`], a run of
@@ -516,10 +541,9 @@ pub fn render_jumps(o: &mut String, d: &Data) {
                 ));
             }
             lines.push(format!(
-                "- `{}`, {} product{}: {}",
+                "- `{}`, {}: {}",
                 f.name,
-                super::numfmt::group(c as i64),
-                if c == 1 { "" } else { "s" },
+                super::numfmt::products(c),
                 per.join("; ")
             ));
         }
@@ -578,12 +602,13 @@ pub fn codec_samples(d: &Data, op: &str, format: &str, count: usize) -> Vec<f64>
         .unwrap_or_default()
 }
 
-/// The codec rounds marked disturbed by the calibration of `codec.txt`
-/// (1-based; batch `j` of every row ran in round `j`).
+/// The codec rounds marked disturbed by the calibration of the payload's
+/// codec file (`codec.txt`, `data-codec.txt`; 1-based: batch `j` of every
+/// row ran in round `j`).
 fn codec_disturbed_rounds(d: &Data) -> Vec<usize> {
     d.calibration
         .iter()
-        .find(|(f, _)| f == "codec.txt")
+        .find(|(f, _)| *f == format!("{}codec.txt", d.payload.file_prefix()))
         .and_then(|(_, s)| crate::measure::calibration::assess(s))
         .map(|a| a.disturbed_rounds)
         .unwrap_or_default()
@@ -659,24 +684,35 @@ pub fn render(o: &mut String, d: &Data) {
         super::verdict::SERVER_SOURCE,
         super::verdict::CLIENT_SOURCE
     );
+    // One column per payload: the catalog at each count, then the document.
+    let mut columns: Vec<(String, Vec<DecisionCell>)> = COUNTS
+        .iter()
+        .map(|&c| (d.payload.heading(c), column_cells(d, c)))
+        .collect();
+    if let Some(doc) = &d.document {
+        let _ = writeln!(
+            o,
+            "The last column is {}: `make bench DATA=…` measured it through the schema-driven codecs (`data-codec.txt`, `data-sizes.csv`), with no HTTP run; its bytes are the whole document's.\n",
+            doc.payload.heading(1)
+        );
+        columns.push((doc.payload.heading(1), column_cells(doc, 1)));
+    }
     o.push_str("| question |");
-    for c in COUNTS {
-        let _ = write!(o, " {c} product{} |", if c == 1 { "" } else { "s" });
+    for (heading, _) in &columns {
+        let _ = write!(o, " {heading} |");
     }
     o.push_str("\n|---|");
-    o.push_str(&"---|".repeat(COUNTS.len()));
+    o.push_str(&"---|".repeat(columns.len()));
     o.push('\n');
-    let cells = decision_cells(d);
-    let mut questions: Vec<&str> = Vec::new();
-    for c in &cells {
-        if !questions.contains(&c.question) {
-            questions.push(c.question);
-        }
-    }
-    for q in questions {
-        let _ = write!(o, "| {q} |");
-        for c in cells.iter().filter(|c| c.question == q) {
-            let _ = write!(o, " {} |", ranking_text(&c.ranking, c.lower_is_better));
+    for c in &columns[0].1 {
+        let _ = write!(o, "| {} |", c.question);
+        for (_, cells) in &columns {
+            let r = cells.iter().find(|x| x.question == c.question).map(|x| &x.ranking);
+            let _ = write!(
+                o,
+                " {} |",
+                r.map_or("n/a".into(), |r| ranking_text(r, c.lower_is_better))
+            );
         }
         o.push('\n');
     }
@@ -685,14 +721,21 @@ pub fn render(o: &mut String, d: &Data) {
         for c in &cells {
             let _ = write!(o, " {} |", ranking_text(&c.ranking, c.lower_is_better));
         }
+        if d.document.is_some() {
+            o.push_str(" no link run |");
+        }
         o.push('\n');
     }
     let _ = write!(o, "| bytes per product, raw / gzip -6 |");
-    for c in COUNTS {
+    let payloads = COUNTS
+        .iter()
+        .map(|&c| (d, c))
+        .chain(d.document.as_deref().map(|doc| (doc, 1)));
+    for (p, c) in payloads {
         let cells: Vec<String> = formats()
             .iter()
             .filter_map(|f| {
-                let r = size(d, f, c)?;
+                let r = size(p, f, c)?;
                 Some(format!(
                     "{f} {:.0}/{:.0}",
                     r.bytes_per_product_raw, r.bytes_per_product_gzip6
@@ -806,7 +849,9 @@ pub fn gzip_levels(r: &super::parse::SizeRow, kind: &str) -> Vec<(u8, f64, f64, 
     let raw = r.raw_bytes as f64;
     let (t, g) = match (kind, r.gzip_cpu(), r.gunzip_cpu()) {
         ("on-CPU", Some(c), Some(u)) => (c, u.map(Some)),
-        _ => ([r.gzip1_us, r.gzip6_us, r.gzip9_us], r.gunzip_us),
+        // A document's row has no gzip times: NaN, never a made-up figure (the
+        // gzip tables read the catalog's rows only).
+        _ => (r.gzip_us.unwrap_or([f64::NAN; 3]), r.gunzip_us),
     };
     vec![
         (1, raw - r.gzip1_bytes as f64, t[0], g[0]),
@@ -1010,55 +1055,6 @@ fn prose(o: &mut String, d: &Data) {
         );
     }
     o.push_str("- **What these figures do not mean.** The HTTP runs are loopback on one machine: no network latency, bandwidth limit or TLS, and the client shares the server's cores (only `http-server.csv` isolates the server). They are closed loops: latency is service time, not what users see under a fixed arrival rate. The catalog is synthetic (docs/SPEC.md); other data changes the sizes and the speeds. A `≈` means this run cannot tell the formats apart, not that they are equal.\n");
-}
-
-/// The document's decision table: smallest raw and gzip -6 (exact), fastest
-/// encode and decode (batches paired by index, as the codec rankings).
-pub fn render_document(o: &mut String, d: &super::document::Document) {
-    let _ = writeln!(
-        o,
-        "\n## Decision table: your document{}\n\nThe same rules as the catalog's table above, on `make bench DATA=…`'s document through the schema-driven codecs (`data-codec.txt`, `data-sizes.csv`); no HTTP run. Best first.\n",
-        d.source.as_deref().map_or(String::new(), |s| format!(" (`{s}`)"))
-    );
-    o.push_str("| question | ranking |\n|---|---|\n");
-    let exact = |get: fn(&(String, f64, f64)) -> f64| -> Vec<(String, Vec<f64>)> {
-        d.sizes.iter().map(|r| (r.0.clone(), vec![get(r)])).collect()
-    };
-    let timed = |op: &str| -> Result<Ranking, String> {
-        let rows: Vec<&(String, String, Vec<f64>)> = d.batches.iter().filter(|(_, o, _)| o == op).collect();
-        let names: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
-        let values: Vec<Vec<f64>> = rows.iter().map(|r| r.2.clone()).collect();
-        paired_ranking(&names, &values, &[], true)
-    };
-    let rows: [(&str, Result<Ranking, String>, bool); 4] = [
-        (
-            "smallest on the wire, raw",
-            ranking(&exact(|r| r.1), true),
-            d.sizes.is_empty(),
-        ),
-        (
-            "smallest on the wire, gzip -6",
-            ranking(&exact(|r| r.2), true),
-            d.sizes.is_empty(),
-        ),
-        (
-            "fastest encode (CPU per document)",
-            timed("encode"),
-            !d.batches.iter().any(|b| b.1 == "encode"),
-        ),
-        (
-            "fastest decode (CPU per document)",
-            timed("decode"),
-            !d.batches.iter().any(|b| b.1 == "decode"),
-        ),
-    ];
-    for (q, r, empty) in rows {
-        if empty {
-            continue;
-        }
-        let _ = writeln!(o, "| {q} | {} |", ranking_text(&r, true));
-    }
-    o.push('\n');
 }
 
 /// One pair of a row ranked on its per-round paired ratios.

@@ -11,8 +11,8 @@
 //! the sweep's own two terms (per-round fit of `d = a − b ÷ rate`) against
 //! the arithmetic's: CPU cost and link time saved.
 
-use super::data::Data;
 use super::decision::{break_even_cell, break_even_mbps, gzip_levels, gzip_time_kind};
+use super::inputs::Data;
 use super::link::{self, BreakEven, Crossing, Link, rate_text};
 use super::numfmt::{group, num};
 use super::parse::SizeRow;

@@ -18,7 +18,7 @@
 //! - **Client libraries** ([`LIBRARIES`]): `docs/client-libraries.csv`,
 //!   one row per format and language with its status and source, compiled in.
 
-use super::data::Data;
+use super::inputs::Data;
 use super::numfmt::{group, num};
 use super::parse::HttpRow;
 use crate::measure::significance::{self as sig, CONFIDENCE, MedianCi};
@@ -193,9 +193,8 @@ pub fn does_not_matter(count: usize, shares: &[(String, f64)], ratios: &[(&str, 
     let span_lo = cis.iter().map(|c| c.lo).fold(f64::INFINITY, f64::min);
     let span_hi = cis.iter().map(|c| c.hi).fold(f64::NEG_INFINITY, f64::max);
     Some(format!(
-        "at {} product{}, encoding is {:.0}–{:.0}% of the server's CPU per request and every format's server CPU is within [{span_lo:.2}, {span_hi:.2}]× JSON's (each interval includes 1): the format does not matter there",
-        group(count as i64),
-        if count == 1 { "" } else { "s" },
+        "at {}, encoding is {:.0}–{:.0}% of the server's CPU per request and every format's server CPU is within [{span_lo:.2}, {span_hi:.2}]× JSON's (each interval includes 1): the format does not matter there",
+        super::numfmt::products(count),
         lo * 100.0,
         hi * 100.0
     ))
@@ -222,9 +221,8 @@ pub fn small_payload(count: usize, json_raw: u64, ratios: &[(&str, Option<Median
         format!("though server CPU is lower for {}", cheaper.join(", "))
     };
     Some(format!(
-        "at {} product{}, JSON's {}-byte body fits in one packet ({} bytes), so a smaller format saves no round trip, {cpu}",
-        group(count as i64),
-        if count == 1 { "" } else { "s" },
+        "at {}, JSON's {}-byte body fits in one packet ({} bytes), so a smaller format saves no round trip, {cpu}",
+        super::numfmt::products(count),
         group(json_raw as i64),
         group(ONE_PACKET as i64)
     ))
@@ -389,9 +387,8 @@ pub fn render(o: &mut String, d: &Data, counts: &[usize], gzip: Option<String>) 
             let list: Vec<String> = shares.iter().map(|(f, s)| format!("{f} {:.0}%", s * 100.0)).collect();
             let _ = writeln!(
                 o,
-                "- **Encoding's share of the server's CPU per request** at {} product{} (codec `Encode` ÷ `{SERVER_SOURCE}` server µs per request): {}.",
-                group(c as i64),
-                if c == 1 { "" } else { "s" },
+                "- **Encoding's share of the server's CPU per request** at {} (codec `Encode` ÷ `{SERVER_SOURCE}` server µs per request): {}.",
+                super::numfmt::products(c),
                 list.join(", ")
             );
         }
