@@ -400,8 +400,11 @@ pub const HTTP_QUESTIONS: [(&str, &str, bool, HttpGet); 4] = [
     ),
 ];
 
+/// A getter of one size row's bytes.
+type SizeGet = fn(&super::parse::SizeRow) -> f64;
+
 /// The exact questions of the decision table: bytes on the wire.
-const BYTES_QUESTIONS: [(&str, fn(&super::parse::SizeRow) -> f64); 2] = [
+const BYTES_QUESTIONS: [(&str, SizeGet); 2] = [
     ("smallest on the wire, raw", |r| r.raw_bytes as f64),
     ("smallest on the wire, gzip -6", |r| r.gzip6_bytes as f64),
 ];

@@ -831,30 +831,38 @@ pub fn bound_by(cpu: &HttpCpuStat, cores: Option<usize>, concurrency: u32) -> St
     format!("{heavy} ({}× the other side's CPU per request){load}", num(ratio))
 }
 
-/// The payloads of `d` that have rows in the file `name` (`codec.txt`,
-/// `sizes.csv`), and those files' names as the section heading gives them.
-fn with_file<'a>(d: &'a Data, name: &str, has: fn(&Data) -> bool) -> (Vec<&'a Data>, String) {
+/// Opens the section `title` over the payloads of `d` that have rows in
+/// `file` (`codec.txt`, `sizes.csv`, or the document's `data-` one), naming
+/// those files, then `text`, and `document_text` with a document; returns
+/// those payloads (none: no section).
+fn payload_section<'a>(
+    o: &mut String,
+    d: &'a Data,
+    (file, has): (&str, fn(&Data) -> bool),
+    title: &str,
+    text: &str,
+    document_text: &str,
+) -> Vec<&'a Data> {
     let ps: Vec<&Data> = d.payloads().filter(|p| has(p)).collect();
     let files: Vec<String> = ps
         .iter()
-        .map(|p| format!("`{}{name}`", p.payload.file_prefix()))
+        .map(|p| format!("`{}{file}`", p.payload.file_prefix()))
         .collect();
-    (ps, files.join(", "))
+    if !ps.is_empty() {
+        let extra = if d.document.is_some() { document_text } else { "" };
+        let _ = writeln!(o, "\n## {title} ({})\n\n{text}{extra}", files.join(", "));
+    }
+    ps
 }
 
 fn codec_tables(o: &mut String, d: &Data) {
-    let (payloads, files) = with_file(d, "codec.txt", |p| !p.codec_stats.is_empty());
-    if payloads.is_empty() {
-        return;
-    }
-    let _ = writeln!(
+    let payloads = payload_section(
         o,
-        "\n## Codec microbenchmarks ({files})\n\nPer {}: µs per operation, median (min–max) of the runs; MB/s of payload; allocator bytes and calls per operation.",
-        if d.document.is_some() {
-            "catalog or document"
-        } else {
-            "catalog"
-        }
+        d,
+        ("codec.txt", |p| !p.codec_stats.is_empty()),
+        "Codec microbenchmarks",
+        "Per catalog: µs per operation, median (min–max) of the runs; MB/s of payload; allocator bytes and calls per operation.",
+        " Your document's rows are per document.",
     );
     for (d, count) in payloads
         .iter()
@@ -974,18 +982,13 @@ fn scaling(o: &mut String, d: &Data) {
 }
 
 fn sizes(o: &mut String, d: &Data) {
-    let (payloads, files) = with_file(d, "sizes.csv", |p| p.sizes.is_some());
-    if payloads.is_empty() {
-        return;
-    }
-    let _ = writeln!(
+    let payloads = payload_section(
         o,
-        "\n## Payload sizes and the cost of gzip ({files})\n\nBytes are exact. Times are single-threaded medians in µs per catalog. The encode time is measured once, by `codec.txt`'s `Encode` row of the same run (its median ns/op), and referenced here; `gzip -6 ÷ encode` is how many encodes one gzip -6 costs. gunzip is the client's side of the same bytes.{}",
-        if d.document.is_some() {
-            " Your document's bytes per product are the whole document's; `data-sizes.csv` times no gzip."
-        } else {
-            ""
-        }
+        d,
+        ("sizes.csv", |p| p.sizes.is_some()),
+        "Payload sizes and the cost of gzip",
+        "Bytes are exact. Times are single-threaded medians in µs per catalog. The encode time is measured once, by `codec.txt`'s `Encode` row of the same run (its median ns/op), and referenced here; `gzip -6 ÷ encode` is how many encodes one gzip -6 costs. gunzip is the client's side of the same bytes.",
+        " Your document's bytes per product are the whole document's; `data-sizes.csv` times no gzip.",
     );
     for d in payloads {
         let rows = d.sizes.as_deref().unwrap_or_default();
