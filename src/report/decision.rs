@@ -40,9 +40,8 @@
 //! bytes would take longer than the CPU gzip spends, so gzip pays; on a
 //! faster one it does not (per server core and client core).
 
-use super::inputs::Data;
+use super::inputs::{Data, formats};
 use super::parse::HttpRow;
-use super::verdict::file_rows;
 use crate::measure::significance::{self as sig, ALPHA, CONFIDENCE};
 use std::fmt::Write as _;
 
@@ -58,11 +57,6 @@ pub const CPU_JUMP: f64 = 1.5;
 /// A format with more than this share of its rounds disturbed is marked
 /// "(disturbed)" in the cell and left out of that row's ranking.
 pub const DISTURBED_SHARE: f64 = 0.5;
-
-/// The formats in table order.
-fn formats() -> Vec<&'static str> {
-    crate::codec::Format::ALL.iter().map(|f| f.name()).collect()
-}
 
 /// A partial ranking of one row (module docs).
 #[derive(Clone, Debug, PartialEq)]
@@ -323,7 +317,7 @@ pub fn cpu_jumps(rows: &[&HttpRow]) -> Vec<Jump> {
 /// (`crate::measure::calibration`), or a CPU jump ([`cpu_jumps`]).
 pub fn http_disturbed(d: &Data, file: &str, count: usize) -> Vec<(String, u32)> {
     use crate::measure::calibration::assess;
-    let rows = file_rows(d, file, count);
+    let rows = d.file_rows(file, count);
     let mut out: Vec<(String, u32)> = rows
         .iter()
         .filter(|r| r.machine_disturbed())
@@ -355,7 +349,7 @@ pub fn http_disturbed(d: &Data, file: &str, count: usize) -> Vec<(String, u32)> 
 /// values by round ([`super::verdict::by_round`]) and which are disturbed
 /// ([`http_disturbed`]).
 pub fn http_matrix(d: &Data, file: &str, count: usize, get: HttpGet) -> (Vec<String>, Vec<Vec<f64>>, Vec<Vec<bool>>) {
-    let rows = file_rows(d, file, count);
+    let rows = d.file_rows(file, count);
     let names: Vec<&str> = formats();
     let bad = http_disturbed(d, file, count);
     let is_bad = |r: &HttpRow| bad.iter().any(|(f, n)| *f == r.format && *n == r.round);
@@ -424,7 +418,7 @@ pub fn column_cells(d: &Data, count: usize) -> Vec<DecisionCell> {
     for (question, get) in BYTES_QUESTIONS {
         let items: Vec<(String, Vec<f64>)> = formats()
             .iter()
-            .filter_map(|f| Some((f.to_string(), vec![get(size(d, f, count)?)])))
+            .filter_map(|f| Some((f.to_string(), vec![get(d.size(f, count)?)])))
             .collect();
         out.push(DecisionCell {
             question,
@@ -519,7 +513,7 @@ pub fn render_jumps(o: &mut String, d: &Data) {
         counts.sort_unstable();
         counts.dedup();
         for c in counts {
-            let jumps = cpu_jumps(&file_rows(d, &f.name, c));
+            let jumps = cpu_jumps(&d.file_rows(&f.name, c));
             if jumps.is_empty() {
                 continue;
             }
@@ -584,25 +578,12 @@ fn med(v: &[f64]) -> Option<f64> {
     crate::measure::stats::median(v)
 }
 
-fn size<'a>(d: &'a Data, format: &str, count: usize) -> Option<&'a super::parse::SizeRow> {
-    d.sizes
-        .as_ref()?
-        .iter()
-        .find(|r| r.format == format && r.count == count)
-}
-
 /// The per-batch samples of one codec row (`cpu-ns/op` when recorded, else `ns/op`).
 pub fn codec_samples(d: &Data, op: &str, format: &str, count: usize) -> Vec<f64> {
-    d.codec
-        .as_ref()
-        .map(|c| {
-            c.lines
-                .iter()
-                .filter(|l| l.op == op && l.format == format && l.count == count)
-                .map(|l| l.cpu_ns_per_op.unwrap_or(l.ns_per_op))
-                .collect()
-        })
-        .unwrap_or_default()
+    d.codec_lines(op, format, count)
+        .iter()
+        .map(|l| l.cpu_ns_per_op.unwrap_or(l.ns_per_op))
+        .collect()
 }
 
 /// The codec rounds marked disturbed by the calibration of the payload's
@@ -738,7 +719,7 @@ pub fn render(o: &mut String, d: &Data) {
         let cells: Vec<String> = formats()
             .iter()
             .filter_map(|f| {
-                let r = size(p, f, c)?;
+                let r = p.size(f, c)?;
                 Some(format!(
                     "{f} {:.0}/{:.0}",
                     r.bytes_per_product_raw, r.bytes_per_product_gzip6
@@ -865,7 +846,7 @@ pub fn gzip_levels(r: &super::parse::SizeRow, kind: &str) -> Vec<(u8, f64, f64, 
 
 /// Cost per million requests: one source per quantity (module docs of `verdict`).
 fn costs(o: &mut String, d: &Data) {
-    use super::verdict::{CLIENT_SOURCE, SERVER_SOURCE, file_rows};
+    use super::verdict::{CLIENT_SOURCE, SERVER_SOURCE};
     o.push_str("\n### Cost per million requests\n\n");
     let kind = d.sizes.as_deref().map_or("wall", gzip_time_kind);
     let _ = writeln!(
@@ -876,12 +857,12 @@ fn costs(o: &mut String, d: &Data) {
     let gb = |b: u64| format!("{:.2} GB", b as f64 * 1e6 / 1e9);
     let opt = |x: Option<f64>| x.map_or("n/a".into(), super::numfmt::num);
     for c in COUNTS {
-        let srv_rows = file_rows(d, SERVER_SOURCE, c);
-        let cli_rows = file_rows(d, CLIENT_SOURCE, c);
+        let srv_rows = d.file_rows(SERVER_SOURCE, c);
+        let cli_rows = d.file_rows(CLIENT_SOURCE, c);
         for f in formats() {
             let srv = med(&samples(&srv_rows, f, |r| r.cpu.and_then(|c| c.server_us_per_req)));
             let cli = med(&samples(&cli_rows, f, |r| r.cpu.and_then(|c| c.client_us_per_req)));
-            let s = size(d, f, c);
+            let s = d.size(f, c);
             if srv.is_none() && cli.is_none() && s.is_none() {
                 continue;
             }

@@ -160,11 +160,67 @@ pub enum Payload {
     Document(Option<String>),
 }
 
+/// The five formats in table order (docs/SPEC.md, "Formats").
+pub fn formats() -> Vec<&'static str> {
+    crate::codec::Format::ALL.iter().map(|f| f.name()).collect()
+}
+
+/// The lookups every renderer makes.
 impl Data {
     /// This payload, then the document beside it when there is one: what
     /// the tables are filled by.
     pub fn payloads(&self) -> impl Iterator<Item = &Data> {
         std::iter::once(self).chain(self.document.as_deref())
+    }
+
+    /// The size row of `format` at `count`.
+    pub fn size(&self, format: &str, count: usize) -> Option<&SizeRow> {
+        self.sizes
+            .as_ref()?
+            .iter()
+            .find(|r| r.format == format && r.count == count)
+    }
+
+    /// One codec row, aggregated.
+    pub fn codec_stat(&self, op: &str, format: &str, count: usize) -> Option<&CodecStat> {
+        self.codec_stats
+            .iter()
+            .find(|s| s.op == op && s.format == format && s.count == count)
+    }
+
+    /// One codec row's batches, as read.
+    pub fn codec_lines(&self, op: &str, format: &str, count: usize) -> Vec<&parse::CodecLine> {
+        let lines = self.codec.as_ref().map_or(&[][..], |c| &c.lines);
+        lines
+            .iter()
+            .filter(|l| l.op == op && l.format == format && l.count == count)
+            .collect()
+    }
+
+    /// The HTTP file `name`, aggregated.
+    pub fn http_file(&self, name: &str) -> Option<&HttpFile> {
+        self.http.iter().find(|f| f.name == name)
+    }
+
+    /// One HTTP case of `file`, aggregated.
+    pub fn http_case(&self, file: &str, format: &str, count: usize) -> Option<&HttpStat> {
+        self.http_file(file)?
+            .stats
+            .iter()
+            .find(|s| s.format == format && s.count == count)
+    }
+
+    /// The rounds of one HTTP file at one count (rows are stored file by file).
+    pub fn file_rows(&self, file: &str, count: usize) -> Vec<&HttpRow> {
+        let mut at = 0;
+        for (f, n) in self.http.iter().zip(&self.http_row_counts) {
+            let end = (at + n).min(self.http_rows.len());
+            if f.name == file {
+                return self.http_rows[at..end].iter().filter(|r| r.count == count).collect();
+            }
+            at = end;
+        }
+        Vec::new()
     }
 }
 

@@ -6,7 +6,7 @@
 //! workshop's reference figures as ratios to JSON → environment → inputs.
 //! Each figure is a median with its min–max spread.
 
-use super::inputs::{CodecStat, Data, HttpCpuStat, HttpFile, HttpStat, Spread};
+use super::inputs::{CodecStat, Data, HttpCpuStat, HttpFile, HttpStat, Spread, formats};
 use super::parse::ERROR_KINDS;
 use super::svg::{self, Series};
 use crate::measure::env;
@@ -39,10 +39,6 @@ pub const GO_REFERENCE: [GoRef; 5] = [
 /// decode µs, req/s, p50 ms, p95 ms.
 pub type GoRef = (&'static str, f64, f64, f64, f64, f64, f64, f64);
 
-fn formats() -> impl Iterator<Item = &'static str> {
-    crate::codec::Format::ALL.into_iter().map(|f| f.name())
-}
-
 pub use super::numfmt::{TAIL_MIN, group, num, tail};
 
 /// `median (min–max)`, each value scaled by `k`.
@@ -54,20 +50,11 @@ pub fn spread(s: &Spread, k: f64) -> String {
     }
 }
 
-fn find<'a>(d: &'a Data, op: &str, format: &str, count: usize) -> Option<&'a CodecStat> {
-    d.codec_stats
-        .iter()
-        .find(|s| s.op == op && s.format == format && s.count == count)
-}
-
 /// The 95% median interval of a codec row's `ns/op` batches, in µs ÷ `per`.
 fn codec_ci(d: &Data, op: &str, format: &str, count: usize, per: f64) -> Option<(f64, f64)> {
     let v: Vec<f64> = d
-        .codec
-        .as_ref()?
-        .lines
+        .codec_lines(op, format, count)
         .iter()
-        .filter(|l| l.op == op && l.format == format && l.count == count)
         .map(|l| l.ns_per_op / per)
         .collect();
     crate::measure::significance::median_ci(&v, crate::measure::significance::CONFIDENCE).map(|c| (c.lo, c.hi))
@@ -81,20 +68,13 @@ fn http_ci(
     count: usize,
     get: impl Fn(&super::parse::HttpRow) -> Option<f64>,
 ) -> Option<(f64, f64)> {
-    let mut start = 0;
-    for (f, &n) in d.http.iter().zip(&d.http_row_counts) {
-        if f.name == file {
-            let v: Vec<f64> = d.http_rows[start..start + n]
-                .iter()
-                .filter(|r| r.format == format && r.count == count)
-                .filter_map(&get)
-                .collect();
-            return crate::measure::significance::median_ci(&v, crate::measure::significance::CONFIDENCE)
-                .map(|c| (c.lo, c.hi));
-        }
-        start += n;
-    }
-    None
+    let rows = d.file_rows(file, count);
+    let v: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.format == format)
+        .filter_map(|r| get(r))
+        .collect();
+    crate::measure::significance::median_ci(&v, crate::measure::significance::CONFIDENCE).map(|c| (c.lo, c.hi))
 }
 
 fn us(s: Option<&CodecStat>) -> Option<f64> {
@@ -105,24 +85,6 @@ fn us(s: Option<&CodecStat>) -> Option<f64> {
 /// what compares with the CPU time per HTTP request.
 fn cpu_us(s: Option<&CodecStat>) -> Option<f64> {
     s.map(|s| s.cpu_ns_per_op.as_ref().unwrap_or(&s.ns_per_op).median / 1000.0)
-}
-
-fn http_file<'a>(d: &'a Data, name: &str) -> Option<&'a HttpFile> {
-    d.http.iter().find(|f| f.name == name)
-}
-
-fn http_case<'a>(d: &'a Data, file: &str, format: &str, count: usize) -> Option<&'a HttpStat> {
-    http_file(d, file)?
-        .stats
-        .iter()
-        .find(|s| s.format == format && s.count == count)
-}
-
-fn size_row<'a>(d: &'a Data, format: &str, count: usize) -> Option<&'a super::parse::SizeRow> {
-    d.sizes
-        .as_ref()?
-        .iter()
-        .find(|r| r.format == format && r.count == count)
 }
 
 fn opt(x: Option<f64>) -> String {
@@ -140,8 +102,8 @@ fn codec_counts(d: &Data) -> Vec<usize> {
 /// The SVG charts (file name, text) built from `d`.
 pub fn charts(d: &Data) -> Vec<(String, String)> {
     let n = HEADLINE_COUNT;
-    let cats: Vec<String> = formats().map(String::from).collect();
-    let per = |g: &dyn Fn(&str) -> Option<f64>| formats().map(g).collect::<Vec<_>>();
+    let cats: Vec<String> = formats().into_iter().map(String::from).collect();
+    let per = |g: &dyn Fn(&str) -> Option<f64>| formats().into_iter().map(g).collect::<Vec<_>>();
     let mut out = Vec::new();
     if d.sizes.is_some() {
         out.push((
@@ -153,11 +115,11 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
                 &[
                     Series {
                         name: "raw".into(),
-                        values: per(&|f| size_row(d, f, n).map(|r| r.raw_bytes as f64)),
+                        values: per(&|f| d.size(f, n).map(|r| r.raw_bytes as f64)),
                     },
                     Series {
                         name: "gzip -6".into(),
-                        values: per(&|f| size_row(d, f, n).map(|r| r.gzip6_bytes as f64)),
+                        values: per(&|f| d.size(f, n).map(|r| r.gzip6_bytes as f64)),
                     },
                 ],
             ),
@@ -176,33 +138,36 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
                 &[
                     Series {
                         name: "encode".into(),
-                        values: per(&|f| us(find(d, "Encode", f, n))),
+                        values: per(&|f| us(d.codec_stat("Encode", f, n))),
                     },
                     Series {
                         name: "decode".into(),
-                        values: per(&|f| us(find(d, "Decode", f, n))),
+                        values: per(&|f| us(d.codec_stat("Decode", f, n))),
                     },
                     Series {
                         name: "memcpy".into(),
-                        values: per(&|f| us(find(d, "Memcpy", f, n))),
+                        values: per(&|f| us(d.codec_stat("Memcpy", f, n))),
                     },
                 ],
-                &["Encode", "Decode", "Memcpy"].map(|op| formats().map(|f| codec_ci(d, op, f, n, 1000.0)).collect()),
+                &["Encode", "Decode", "Memcpy"]
+                    .map(|op| formats().into_iter().map(|f| codec_ci(d, op, f, n, 1000.0)).collect()),
             ),
         ));
         let counts = codec_counts(d);
         let xs: Vec<f64> = counts.iter().map(|&c| c as f64).collect();
         for op in ["Encode", "Decode"] {
             let series: Vec<Series> = formats()
+                .into_iter()
                 .map(|f| Series {
                     name: f.into(),
                     values: counts
                         .iter()
-                        .map(|&c| find(d, op, f, c).map(|s| s.ns_per_op.median / c as f64))
+                        .map(|&c| d.codec_stat(op, f, c).map(|s| s.ns_per_op.median / c as f64))
                         .collect(),
                 })
                 .collect();
             let errors: Vec<Vec<Option<(f64, f64)>>> = formats()
+                .into_iter()
                 .map(|f| counts.iter().map(|&c| codec_ci(d, op, f, c, c as f64)).collect())
                 .collect();
             out.push((
@@ -220,16 +185,16 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
         }
     }
     if !d.http.is_empty() {
-        let comp = |file: &str, g: fn(&HttpStat) -> f64| per(&|f| http_case(d, file, f, n).map(g));
+        let comp = |file: &str, g: fn(&HttpStat) -> f64| per(&|f| d.http_case(file, f, n).map(g));
         let conc = |file: &str| {
-            http_file(d, file)
+            d.http_file(file)
                 .and_then(|f| f.stats.first())
                 .map_or("?".to_string(), |s| s.concurrency.to_string())
         };
         let ci = |file: &str| {
-            per(&|f| http_case(d, file, f, n).and_then(|s| s.rps_ci).map(|c| c.lo))
+            per(&|f| d.http_case(file, f, n).and_then(|s| s.rps_ci).map(|c| c.lo))
                 .into_iter()
-                .zip(per(&|f| http_case(d, file, f, n).and_then(|s| s.rps_ci).map(|c| c.hi)))
+                .zip(per(&|f| d.http_case(file, f, n).and_then(|s| s.rps_ci).map(|c| c.hi)))
                 .map(|(lo, hi)| lo.zip(hi))
                 .collect::<Vec<_>>()
         };
@@ -276,17 +241,22 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
                         values: comp("http-gzip.csv", |s| s.p95_ms.median),
                     },
                 ],
-                &["http.csv", "http-gzip.csv"]
-                    .map(|file| formats().map(|f| http_ci(d, file, f, n, |r| Some(r.p95_ms))).collect()),
+                &["http.csv", "http-gzip.csv"].map(|file| {
+                    formats()
+                        .into_iter()
+                        .map(|f| http_ci(d, file, f, n, |r| Some(r.p95_ms)))
+                        .collect()
+                }),
             ),
         ));
     }
     // One axis for every format's CPU chart, so bars compare across charts.
     let axis = formats()
+        .into_iter()
         .flat_map(|fm| {
             ["http.csv", "http-gzip.csv"]
                 .into_iter()
-                .filter_map(move |file| Breakdown::of(d, http_case(d, file, fm, n)?))
+                .filter_map(move |file| Breakdown::of(d, d.http_case(file, fm, n)?))
         })
         .flat_map(|b| {
             [
@@ -330,20 +300,19 @@ impl Breakdown {
         let med = |x: &Option<Spread>| x.as_ref().map(|s| s.median);
         Some(Breakdown {
             server: med(&cpu.server_us),
-            encode: cpu_us(find(d, "Encode", &s.format, s.count)),
+            encode: cpu_us(d.codec_stat("Encode", &s.format, s.count)),
             gzip: match s.compression.as_str() {
-                "gzip" | "gzip6" => {
-                    size_row(d, &s.format, s.count).and_then(|r| r.gzip6_cpu_us.or(Some(r.gzip_us?[1])))
-                }
-                "gzip1" => size_row(d, &s.format, s.count).and_then(|r| Some(r.gzip_us?[0])),
-                "gzip9" => size_row(d, &s.format, s.count).and_then(|r| Some(r.gzip_us?[2])),
+                "gzip" | "gzip6" => d
+                    .size(&s.format, s.count)
+                    .and_then(|r| r.gzip6_cpu_us.or(Some(r.gzip_us?[1]))),
+                "gzip1" => d.size(&s.format, s.count).and_then(|r| Some(r.gzip_us?[0])),
+                "gzip9" => d.size(&s.format, s.count).and_then(|r| Some(r.gzip_us?[2])),
                 _ => Some(0.0),
             },
             client: med(&cpu.client_us),
             // The decode the load generator verified with: the borrowed
             // view unless the rounds say `owned`.
-            decode: cpu_us(find(
-                d,
+            decode: cpu_us(d.codec_stat(
                 if s.verify.contains("owned") {
                     "Decode"
                 } else {
@@ -377,7 +346,7 @@ impl Breakdown {
 fn cpu_chart(d: &Data, fm: &str, count: usize, axis_max: f64) -> Option<String> {
     let cases: Vec<(&str, Breakdown)> = [("", "http.csv"), (" gzip", "http-gzip.csv")]
         .into_iter()
-        .filter_map(|(label, file)| Some((label, Breakdown::of(d, http_case(d, file, fm, count)?)?)))
+        .filter_map(|(label, file)| Some((label, Breakdown::of(d, d.http_case(file, fm, count)?)?)))
         .collect();
     if cases.is_empty() {
         return None;
@@ -412,7 +381,8 @@ fn cpu_chart(d: &Data, fm: &str, count: usize, axis_max: f64) -> Option<String> 
             s.values.extend(v);
         }
     }
-    let conc = http_file(d, "http.csv")
+    let conc = d
+        .http_file("http.csv")
         .and_then(|f| f.stats.first())
         .map_or("?".to_string(), |s| s.concurrency.to_string());
     Some(svg::stacked_on(
@@ -871,8 +841,8 @@ fn codec_tables(o: &mut String, d: &Data) {
         let _ = writeln!(o, "\n### {}\n", d.payload.heading(count));
         o.push_str("| format | encode µs | enc MB/s | enc B/op | enc allocs | decode µs | dec MB/s | dec B/op | dec allocs | memcpy µs |\n|---|---|---|---|---|---|---|---|---|---|\n");
         for fm in formats() {
-            let e = find(d, "Encode", fm, count);
-            let de = find(d, "Decode", fm, count);
+            let e = d.codec_stat("Encode", fm, count);
+            let de = d.codec_stat("Decode", fm, count);
             if e.is_none() && de.is_none() {
                 continue;
             }
@@ -891,7 +861,7 @@ fn codec_tables(o: &mut String, d: &Data) {
                 "| {fm} | {} | {} | {} |",
                 cells(e),
                 cells(de),
-                opt(us(find(d, "Memcpy", fm, count)))
+                opt(us(d.codec_stat("Memcpy", fm, count)))
             );
         }
         super::decision::codec_rankings(o, d, count);
@@ -925,7 +895,11 @@ fn codec_tables(o: &mut String, d: &Data) {
 fn borrowed_tables(o: &mut String, d: &Data) {
     let counts: Vec<usize> = codec_counts(d)
         .into_iter()
-        .filter(|&c| formats().any(|fm| find(d, "DecodeBorrowed", fm, c).is_some()))
+        .filter(|&c| {
+            formats()
+                .into_iter()
+                .any(|fm| d.codec_stat("DecodeBorrowed", fm, c).is_some())
+        })
         .collect();
     if counts.is_empty() {
         return;
@@ -935,8 +909,10 @@ fn borrowed_tables(o: &mut String, d: &Data) {
         let _ = writeln!(o, "\n### {}\n", super::numfmt::products(count));
         o.push_str("| format | owned µs | owned allocs | borrowed µs | borrowed allocs | borrowed ÷ owned | allocation share |\n|---|---|---|---|---|---|---|\n");
         for fm in formats() {
-            let (Some(owned), Some(borrowed)) = (find(d, "Decode", fm, count), find(d, "DecodeBorrowed", fm, count))
-            else {
+            let (Some(owned), Some(borrowed)) = (
+                d.codec_stat("Decode", fm, count),
+                d.codec_stat("DecodeBorrowed", fm, count),
+            ) else {
                 continue;
             };
             let ratio = borrowed.ns_per_op.median / owned.ns_per_op.median;
@@ -973,7 +949,7 @@ fn scaling(o: &mut String, d: &Data) {
                 let _ = write!(
                     o,
                     " {} |",
-                    opt(find(d, op, fm, c).map(|s| s.ns_per_op.median / c as f64))
+                    opt(d.codec_stat(op, fm, c).map(|s| s.ns_per_op.median / c as f64))
                 );
             }
             o.push('\n');
@@ -1007,7 +983,8 @@ fn sizes(o: &mut String, d: &Data) {
                 } else {
                     0.0
                 };
-                let encode = find(d, "Encode", &r.format, r.count)
+                let encode = d
+                    .codec_stat("Encode", &r.format, r.count)
                     .map(|s| s.ns_per_op.median / 1e3)
                     .or(r.encode_us);
                 let _ = writeln!(
@@ -1227,12 +1204,12 @@ fn go_reference(o: &mut String, d: &Data) {
     let json = GO_REFERENCE[0];
     let ours = |fm: &str| -> [Option<f64>; 6] {
         [
-            size_row(d, fm, n).map(|r| r.raw_bytes as f64),
-            size_row(d, fm, n).map(|r| r.gzip6_bytes as f64),
-            us(find(d, "Encode", fm, n)),
-            us(find(d, "Decode", fm, n)),
-            http_case(d, "http.csv", fm, n).map(|s| s.rps.median),
-            http_case(d, "http.csv", fm, n).map(|s| s.p95_ms.median),
+            d.size(fm, n).map(|r| r.raw_bytes as f64),
+            d.size(fm, n).map(|r| r.gzip6_bytes as f64),
+            us(d.codec_stat("Encode", fm, n)),
+            us(d.codec_stat("Decode", fm, n)),
+            d.http_case("http.csv", fm, n).map(|s| s.rps.median),
+            d.http_case("http.csv", fm, n).map(|s| s.p95_ms.median),
         ]
     };
     let base = ours("json");

@@ -44,19 +44,6 @@ fn others() -> Vec<&'static str> {
         .collect()
 }
 
-/// The rows of one HTTP file at one count (rows are stored file by file).
-pub fn file_rows<'a>(d: &'a Data, file: &str, count: usize) -> Vec<&'a HttpRow> {
-    let mut at = 0;
-    for (f, n) in d.http.iter().zip(&d.http_row_counts) {
-        let end = (at + n).min(d.http_rows.len());
-        if f.name == file {
-            return d.http_rows[at..end].iter().filter(|r| r.count == count).collect();
-        }
-        at = end;
-    }
-    Vec::new()
-}
-
 /// The rows' values paired by round: `out[f][i]` is `formats[f]`'s value in
 /// the `i`-th round present among `rows` (ascending), NaN where that format
 /// has no row or no value there, or `skip` drops its row (a disturbed
@@ -142,7 +129,7 @@ pub const TIMED: [(&str, &str, Get); 4] = [
 
 /// Server CPU ratios to JSON at one count, per other format.
 fn server_ratios(d: &Data, count: usize) -> Vec<(&'static str, Option<MedianCi>)> {
-    let rows = file_rows(d, SERVER_SOURCE, count);
+    let rows = d.file_rows(SERVER_SOURCE, count);
     others()
         .into_iter()
         .map(|f| (f, paired_ratio(&rows, f, TIMED[0].2)))
@@ -153,7 +140,7 @@ fn server_ratios(d: &Data, count: usize) -> Vec<(&'static str, Option<MedianCi>)
 /// codec `Encode` median (CPU time when recorded) ÷ the server's median µs
 /// per request in [`SERVER_SOURCE`].
 pub fn encode_shares(d: &Data, count: usize) -> Vec<(String, f64)> {
-    let rows = file_rows(d, SERVER_SOURCE, count);
+    let rows = d.file_rows(SERVER_SOURCE, count);
     crate::codec::Format::ALL
         .iter()
         .map(|f| f.name())
@@ -354,7 +341,7 @@ pub fn render(o: &mut String, d: &Data, counts: &[usize], gzip: Option<String>) 
     }
     for (q, file, get) in TIMED {
         for &c in counts {
-            let rows = file_rows(d, file, c);
+            let rows = d.file_rows(file, c);
             if rows.is_empty() {
                 continue;
             }
