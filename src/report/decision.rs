@@ -353,13 +353,24 @@ pub fn http_matrix(d: &Data, file: &str, count: usize, get: HttpGet) -> (Vec<Str
     let names: Vec<&str> = formats();
     let bad = http_disturbed(d, file, count);
     let is_bad = |r: &HttpRow| bad.iter().any(|(f, n)| *f == r.format && *n == r.round);
-    let values = super::verdict::by_round(&rows, &names, get, |_| false);
-    let flags: Vec<Vec<bool>> =
-        super::verdict::by_round(&rows, &names, |r| Some(f64::from(u8::from(is_bad(r)))), |_| false)
-            .into_iter()
-            .map(|v| v.into_iter().map(|x| x == 1.0).collect())
-            .collect();
+    let (values, flags) = paired_rounds(&rows, &names, get, is_bad);
     (names.iter().map(|s| s.to_string()).collect(), values, flags)
+}
+
+/// `rows`' values of `get` and whether each is `disturbed`, paired by
+/// round ([`super::verdict::by_round`]).
+fn paired_rounds(
+    rows: &[&HttpRow],
+    names: &[&str],
+    get: impl Fn(&HttpRow) -> Option<f64>,
+    disturbed: impl Fn(&HttpRow) -> bool,
+) -> (Vec<Vec<f64>>, Vec<Vec<bool>>) {
+    use super::verdict::by_round;
+    let flags = by_round(rows, names, |r| Some(f64::from(u8::from(disturbed(r)))), |_| false)
+        .into_iter()
+        .map(|v| v.into_iter().map(|x| x == 1.0).collect())
+        .collect();
+    (by_round(rows, names, get, |_| false), flags)
 }
 
 /// A getter of one HTTP figure.
@@ -475,16 +486,7 @@ pub fn link_cells(d: &Data) -> Vec<(String, Vec<DecisionCell>)> {
                 .iter()
                 .map(|&count| {
                     let rows = link.at(rate, count, "none", 1);
-                    let values = super::verdict::by_round(&rows, &names, |r| Some(r.p50_ms), |_| false);
-                    let flags: Vec<Vec<bool>> = super::verdict::by_round(
-                        &rows,
-                        &names,
-                        |r| Some(f64::from(u8::from(r.machine_disturbed()))),
-                        |_| false,
-                    )
-                    .into_iter()
-                    .map(|v| v.into_iter().map(|x| x == 1.0).collect())
-                    .collect();
+                    let (values, flags) = paired_rounds(&rows, &names, |r| Some(r.p50_ms), HttpRow::machine_disturbed);
                     DecisionCell {
                         question: "fastest end to end on a link",
                         count,
@@ -829,7 +831,7 @@ pub fn gzip_time_kind(sizes: &[super::parse::SizeRow]) -> &'static str {
 
 /// (level, bytes saved, server compress µs, client gunzip µs) of one size
 /// row; both times of the `kind` [`gzip_time_kind`] chose.
-pub fn gzip_levels(r: &super::parse::SizeRow, kind: &str) -> Vec<(u8, f64, f64, Option<f64>)> {
+pub fn gzip_levels(r: &super::parse::SizeRow, kind: &str) -> Vec<GzipLevel> {
     let raw = r.raw_bytes as f64;
     let (t, g) = match (kind, r.gzip_cpu(), r.gunzip_cpu()) {
         ("on-CPU", Some(c), Some(u)) => (c, u.map(Some)),
@@ -903,6 +905,19 @@ pub fn break_even_cell(raw_bytes: u64, saved: f64, cpu_us: f64, ci: Option<(f64,
     }
 }
 
+/// (level, bytes saved, server compress µs, client gunzip µs): [`gzip_levels`].
+pub type GzipLevel = (u8, f64, f64, Option<f64>);
+
+/// The level that saves the most bytes per µs of CPU (compress + gunzip);
+/// None when none saves bytes for a positive CPU time.
+fn best_level(levels: &[GzipLevel]) -> Option<&GzipLevel> {
+    let cpu = |l: &GzipLevel| l.2 + l.3.unwrap_or(0.0);
+    levels
+        .iter()
+        .filter(|l| l.1 > 0.0 && cpu(l) > 0.0)
+        .max_by(|a, b| (a.1 / cpu(a)).total_cmp(&(b.1 / cpu(b))))
+}
+
 /// The level that pays for one size row: the level with the highest
 /// break-even (most bytes saved per µs of CPU), set beside gzip -6's saving
 /// and CPU. None when nothing is saved or the body fits in one packet.
@@ -912,11 +927,8 @@ pub fn level_that_pays(r: &super::parse::SizeRow) -> Option<String> {
     }
     let kind = gzip_time_kind(std::slice::from_ref(r));
     let levels = gzip_levels(r, kind);
-    let cpu = |l: &(u8, f64, f64, Option<f64>)| l.2 + l.3.unwrap_or(0.0);
-    let best = levels
-        .iter()
-        .filter(|l| l.1 > 0.0 && cpu(l) > 0.0)
-        .max_by(|a, b| (a.1 / cpu(a)).total_cmp(&(b.1 / cpu(b))))?;
+    let cpu = |l: &GzipLevel| l.2 + l.3.unwrap_or(0.0);
+    let best = best_level(&levels)?;
     let six = &levels[1];
     let bytes = |l: u8| match l {
         1 => r.gzip1_bytes,
@@ -973,11 +985,7 @@ fn gzip_pays(o: &mut String, d: &Data) {
                 break_even_cell(r.raw_bytes, saved, srv + gunzip, ci)
             })
             .collect();
-        let best = levels
-            .iter()
-            .filter(|l| l.1 > 0.0 && l.2 + l.3.unwrap_or(0.0) > 0.0)
-            .max_by(|a, b| (a.1 / (a.2 + a.3.unwrap_or(0.0))).total_cmp(&(b.1 / (b.2 + b.3.unwrap_or(0.0)))));
-        let pays = match best {
+        let pays = match best_level(&levels) {
             _ if r.raw_bytes <= super::verdict::ONE_PACKET => "none: one packet".to_string(),
             Some(l) => format!("gzip -{}", l.0),
             None => "none".into(),

@@ -246,15 +246,7 @@ impl Payload {
     }
 }
 
-/// HTTP files in report order; the first two are expected, the rest optional.
-pub const HTTP_FILES: [&str; 6] = [
-    "http.csv",
-    "http-gzip.csv",
-    "http-gzip1.csv",
-    "http-c1.csv",
-    "http-c16.csv",
-    "http-server.csv",
-];
+pub use super::runs::HTTP_FILES;
 
 /// Where a format sorts in tables (field table order: docs/SPEC.md, "Formats"), unknown names last.
 pub fn format_rank(name: &str) -> usize {
