@@ -4,7 +4,7 @@
 //! renderers ([`super::markdown`], [`super::decision`], [`super::svg`]) and
 //! `wirebench compare` read these types; this module imports none of them.
 
-use super::parse::{self, CodecFile, HttpRow, SizeRow};
+use super::parse::{self, CodecFile, HttpRow, SizeRow, read_optional};
 use super::runs;
 pub use crate::measure::stats::Spread;
 use std::path::{Path, PathBuf};
@@ -254,14 +254,6 @@ pub fn format_rank(name: &str) -> usize {
         .iter()
         .position(|f| f.name() == name)
         .unwrap_or(usize::MAX)
-}
-
-fn read_optional(path: &Path) -> Result<Option<String>, String> {
-    match std::fs::read_to_string(path) {
-        Ok(t) => Ok(Some(t)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(format!("{}: {e}", path.display())),
-    }
 }
 
 fn file_run(file: &str, text: &str) -> runs::FileRun {

@@ -37,7 +37,17 @@ impl fmt::Display for Error {
     }
 }
 
-fn err(file: &str, line: usize, message: impl Into<String>) -> Error {
+/// A raw file's text, None when it does not exist.
+pub fn read_optional(path: &std::path::Path) -> Result<Option<String>, String> {
+    match std::fs::read_to_string(path) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("{}: {e}", path.display())),
+    }
+}
+
+/// The error of `file` at `line`.
+pub fn err(file: &str, line: usize, message: impl Into<String>) -> Error {
     Error {
         file: file.to_string(),
         line,
