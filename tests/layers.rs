@@ -659,7 +659,11 @@ fn the_checker_resolves_paths_and_groups() {
 
     let g = graph();
     assert!(g["load::closed"].contains("load::round"), "{:?}", g["load::closed"]);
-    assert!(g["report::data"].contains("measure::stats"), "{:?}", g["report::data"]);
+    assert!(
+        g["report::inputs"].contains("measure::stats"),
+        "{:?}",
+        g["report::inputs"]
+    );
     assert!(g["main"].contains("load"), "{:?}", g["main"]);
 }
 

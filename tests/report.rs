@@ -187,6 +187,68 @@ fn missing_environment_is_captured_and_said() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A user's document (`data-codec.txt`, `data-sizes.csv`: `make bench
+/// DATA=`) is one more payload of the same tables: a column of the decision
+/// table (bytes and codec rows ranked by the catalog's rules; no HTTP run)
+/// and its own rows in DETAILS.md's codec and size tables. Without its
+/// files no table names it.
+#[test]
+fn a_document_fills_the_same_tables_as_the_catalog() {
+    let dir = scratch("document");
+    report::write_report(&dir).unwrap();
+    let md = std::fs::read_to_string(dir.join("REPORT.md")).unwrap()
+        + &std::fs::read_to_string(dir.join("DETAILS.md")).unwrap();
+    assert!(!md.contains("your document"), "no document, no column");
+    let mut codec = String::from("data: fixtures/data/rpc.json\n");
+    for i in 0..10 {
+        for (f, ns) in [("json", 4000 + i * 10), ("avro", 2000 + i * 10)] {
+            codec +=
+                &format!("BenchmarkData/{f}/encode-2\t100\t{ns} ns/op\t1 MB/s\t0 B/op\t0 allocs/op\t{ns} cpu-ns/op\n");
+        }
+    }
+    std::fs::write(dir.join("data-codec.txt"), codec).unwrap();
+    let sizes = format!(
+        "{}\njson,7424,3401,3312,3312,7.5,33.2\navro,5318,2976,3060,3060,3.4,14.5\n",
+        parse::DOCUMENT_SIZES_HEADER
+    );
+    std::fs::write(dir.join("data-sizes.csv"), sizes).unwrap();
+    report::write_report(&dir).unwrap();
+    let report = std::fs::read_to_string(dir.join("REPORT.md")).unwrap();
+    let details = std::fs::read_to_string(dir.join("DETAILS.md")).unwrap();
+    let last_cell = |question: &str| {
+        let row = report
+            .lines()
+            .find(|l| l.starts_with(&format!("| {question}")))
+            .unwrap_or_else(|| panic!("no row {question:?}\n{report}"));
+        row.trim_end_matches(" |").rsplit(" | ").next().unwrap().to_string()
+    };
+    assert!(
+        report.contains("| 1,000 products | your document (`fixtures/data/rpc.json`) |\n"),
+        "{report}"
+    );
+    assert_eq!(last_cell("smallest on the wire, raw"), "avro < json");
+    assert_eq!(last_cell("smallest on the wire, gzip -6"), "avro < json");
+    let encode = last_cell("fastest encode");
+    assert!(encode.starts_with("avro < json (every pair ordered"), "{encode}");
+    assert_eq!(last_cell("fastest decode"), "n/a");
+    assert_eq!(last_cell("cheapest server CPU per request"), "no HTTP run");
+    assert_eq!(last_cell("bytes per product"), "json 7424/3312, avro 5318/3060");
+    assert_eq!(
+        details
+            .matches("\n### your document (`fixtures/data/rpc.json`)\n")
+            .count(),
+        2
+    );
+    for line in [
+        "## Codec microbenchmarks (`codec.txt`, `data-codec.txt`)",
+        "| json | 4.04 (4.00–4.09) | 1.00 | 0 | 0 | n/a | n/a | n/a | n/a | n/a |",
+        "| avro | 5,318 | 2,976 | 3,060 | 3,060 | 5318.0 | 3060.0 | 42.5% | 2.04 | n/a | n/a | n/a | n/a | n/a | n/a | n/a |",
+    ] {
+        assert!(details.contains(line), "DETAILS.md lacks {line:?}\n\n{details}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Writes `text` over `file` in a scratch copy and expects `report` to fail
 /// with `path:line: message` (`path: message` when `line` is 0).
 fn check_malformed(case: usize, file: &str, text: &str, line: usize, message: &str) {
@@ -250,6 +312,18 @@ fn malformed_raw_files_name_file_and_line() {
             "format,count\n".into(),
             1,
             format!("expected the header {sizes_header:?} (or an older one starting like it), found \"format,count\""),
+        ),
+        (
+            "data-codec.txt",
+            "data: d.json\nBenchmarkData/json/encode-2 10 x ns/op\n".into(),
+            2,
+            "ns/op: expected a number, found \"x\"".into(),
+        ),
+        (
+            "data-sizes.csv",
+            format!("{}\njson,12,-3,5,5,1.0,1.0\n", parse::DOCUMENT_SIZES_HEADER),
+            2,
+            "gzip1_bytes: expected a number, found \"-3\"".into(),
         ),
         (
             "http.csv",

@@ -319,7 +319,7 @@ fn a_common_drift_leaves_the_paired_ranking_and_breaks_the_unpaired_one() {
 /// The committed run (`results/`), loaded as `report` loads it.
 fn committed() -> wirebench::report::Data {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
-    wirebench::report::data::load(&dir).expect("results/ loads")
+    wirebench::report::load(&dir).expect("results/ loads")
 }
 
 /// The pairs of `(names, values)` whose medians (all rounds) differ by at
@@ -463,7 +463,7 @@ fn two_runs_of_one_commit_never_order_a_pair_oppositely() {
     use wirebench::report::decision::paired_ranking;
     let a = ranked_rows(&committed());
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/aa");
-    let b = ranked_rows(&wirebench::report::data::load(&dir).expect("fixtures/aa loads"));
+    let b = ranked_rows(&wirebench::report::load(&dir).expect("fixtures/aa loads"));
     assert_eq!(a.len(), b.len());
     let (mut ordered, mut same) = (0, 0);
     let mut first: Option<(usize, wirebench::report::decision::Ranking)> = None;

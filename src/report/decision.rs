@@ -40,9 +40,8 @@
 //! bytes would take longer than the CPU gzip spends, so gzip pays; on a
 //! faster one it does not (per server core and client core).
 
-use super::data::Data;
+use super::inputs::{Data, formats};
 use super::parse::HttpRow;
-use super::verdict::file_rows;
 use crate::measure::significance::{self as sig, ALPHA, CONFIDENCE};
 use std::fmt::Write as _;
 
@@ -58,11 +57,6 @@ pub const CPU_JUMP: f64 = 1.5;
 /// A format with more than this share of its rounds disturbed is marked
 /// "(disturbed)" in the cell and left out of that row's ranking.
 pub const DISTURBED_SHARE: f64 = 0.5;
-
-/// The formats in table order.
-fn formats() -> Vec<&'static str> {
-    crate::codec::Format::ALL.iter().map(|f| f.name()).collect()
-}
 
 /// A partial ranking of one row (module docs).
 #[derive(Clone, Debug, PartialEq)]
@@ -323,7 +317,7 @@ pub fn cpu_jumps(rows: &[&HttpRow]) -> Vec<Jump> {
 /// (`crate::measure::calibration`), or a CPU jump ([`cpu_jumps`]).
 pub fn http_disturbed(d: &Data, file: &str, count: usize) -> Vec<(String, u32)> {
     use crate::measure::calibration::assess;
-    let rows = file_rows(d, file, count);
+    let rows = d.file_rows(file, count);
     let mut out: Vec<(String, u32)> = rows
         .iter()
         .filter(|r| r.machine_disturbed())
@@ -355,17 +349,28 @@ pub fn http_disturbed(d: &Data, file: &str, count: usize) -> Vec<(String, u32)> 
 /// values by round ([`super::verdict::by_round`]) and which are disturbed
 /// ([`http_disturbed`]).
 pub fn http_matrix(d: &Data, file: &str, count: usize, get: HttpGet) -> (Vec<String>, Vec<Vec<f64>>, Vec<Vec<bool>>) {
-    let rows = file_rows(d, file, count);
+    let rows = d.file_rows(file, count);
     let names: Vec<&str> = formats();
     let bad = http_disturbed(d, file, count);
     let is_bad = |r: &HttpRow| bad.iter().any(|(f, n)| *f == r.format && *n == r.round);
-    let values = super::verdict::by_round(&rows, &names, get, |_| false);
-    let flags: Vec<Vec<bool>> =
-        super::verdict::by_round(&rows, &names, |r| Some(f64::from(u8::from(is_bad(r)))), |_| false)
-            .into_iter()
-            .map(|v| v.into_iter().map(|x| x == 1.0).collect())
-            .collect();
+    let (values, flags) = paired_rounds(&rows, &names, get, is_bad);
     (names.iter().map(|s| s.to_string()).collect(), values, flags)
+}
+
+/// `rows`' values of `get` and whether each is `disturbed`, paired by
+/// round ([`super::verdict::by_round`]).
+fn paired_rounds(
+    rows: &[&HttpRow],
+    names: &[&str],
+    get: impl Fn(&HttpRow) -> Option<f64>,
+    disturbed: impl Fn(&HttpRow) -> bool,
+) -> (Vec<Vec<f64>>, Vec<Vec<bool>>) {
+    use super::verdict::by_round;
+    let flags = by_round(rows, names, |r| Some(f64::from(u8::from(disturbed(r)))), |_| false)
+        .into_iter()
+        .map(|v| v.into_iter().map(|x| x == 1.0).collect())
+        .collect();
+    (by_round(rows, names, get, |_| false), flags)
 }
 
 /// A getter of one HTTP figure.
@@ -400,40 +405,68 @@ pub const HTTP_QUESTIONS: [(&str, &str, bool, HttpGet); 4] = [
     ),
 ];
 
-/// Every ranked cell of the decision table, question by question, count by count.
-pub fn decision_cells(d: &Data) -> Vec<DecisionCell> {
-    type SizeGet = fn(&super::parse::SizeRow) -> f64;
-    let exact: [(&'static str, SizeGet); 2] = [
-        ("smallest on the wire, raw", |r| r.raw_bytes as f64),
-        ("smallest on the wire, gzip -6", |r| r.gzip6_bytes as f64),
-    ];
+/// A getter of one size row's bytes.
+type SizeGet = fn(&super::parse::SizeRow) -> f64;
+
+/// The exact questions of the decision table: bytes on the wire.
+const BYTES_QUESTIONS: [(&str, SizeGet); 2] = [
+    ("smallest on the wire, raw", |r| r.raw_bytes as f64),
+    ("smallest on the wire, gzip -6", |r| r.gzip6_bytes as f64),
+];
+
+/// The codec questions of the decision table: the op's CPU per operation,
+/// batches paired by round ([`codec_ranking`]).
+const CODEC_QUESTIONS: [(&str, &str); 2] = [
+    ("fastest encode (CPU per operation, codec bench)", "Encode"),
+    ("fastest decode (CPU per operation, codec bench)", "Decode"),
+];
+
+/// One payload's column of the decision table: every question ranked on
+/// `d`'s files at `count` (a document's rows have count 1); the timed HTTP
+/// questions say "no HTTP run" when `d` has none (a document never does).
+pub fn column_cells(d: &Data, count: usize) -> Vec<DecisionCell> {
     let mut out = Vec::new();
-    for (question, get) in exact {
-        for count in COUNTS {
-            let items: Vec<(String, Vec<f64>)> = formats()
-                .iter()
-                .filter_map(|f| Some((f.to_string(), vec![get(size(d, f, count)?)])))
-                .collect();
-            out.push(DecisionCell {
-                question,
-                count,
-                lower_is_better: true,
-                ranking: ranking(&items, true),
-            });
-        }
+    for (question, get) in BYTES_QUESTIONS {
+        let items: Vec<(String, Vec<f64>)> = formats()
+            .iter()
+            .filter_map(|f| Some((f.to_string(), vec![get(d.size(f, count)?)])))
+            .collect();
+        out.push(DecisionCell {
+            question,
+            count,
+            lower_is_better: true,
+            ranking: ranking(&items, true),
+        });
+    }
+    for (question, op) in CODEC_QUESTIONS {
+        out.push(DecisionCell {
+            question,
+            count,
+            lower_is_better: true,
+            ranking: codec_ranking(d, op, count),
+        });
     }
     for (question, file, lower, get) in HTTP_QUESTIONS {
-        for count in COUNTS {
+        let ranking = if d.http.is_empty() {
+            Err("no HTTP run".into())
+        } else {
             let (names, values, flags) = http_matrix(d, file, count, get);
-            out.push(DecisionCell {
-                question,
-                count,
-                lower_is_better: lower,
-                ranking: paired_ranking(&names, &values, &flags, lower),
-            });
-        }
+            paired_ranking(&names, &values, &flags, lower)
+        };
+        out.push(DecisionCell {
+            question,
+            count,
+            lower_is_better: lower,
+            ranking,
+        });
     }
     out
+}
+
+/// Every ranked cell of the catalog's decision table, count by count
+/// ([`column_cells`]).
+pub fn decision_cells(d: &Data) -> Vec<DecisionCell> {
+    COUNTS.iter().flat_map(|&c| column_cells(d, c)).collect()
 }
 
 /// The decision table's link rows (`link.csv`, [`super::link`], a run of
@@ -453,16 +486,7 @@ pub fn link_cells(d: &Data) -> Vec<(String, Vec<DecisionCell>)> {
                 .iter()
                 .map(|&count| {
                     let rows = link.at(rate, count, "none", 1);
-                    let values = super::verdict::by_round(&rows, &names, |r| Some(r.p50_ms), |_| false);
-                    let flags: Vec<Vec<bool>> = super::verdict::by_round(
-                        &rows,
-                        &names,
-                        |r| Some(f64::from(u8::from(r.machine_disturbed()))),
-                        |_| false,
-                    )
-                    .into_iter()
-                    .map(|v| v.into_iter().map(|x| x == 1.0).collect())
-                    .collect();
+                    let (values, flags) = paired_rounds(&rows, &names, |r| Some(r.p50_ms), HttpRow::machine_disturbed);
                     DecisionCell {
                         question: "fastest end to end on a link",
                         count,
@@ -491,7 +515,7 @@ pub fn render_jumps(o: &mut String, d: &Data) {
         counts.sort_unstable();
         counts.dedup();
         for c in counts {
-            let jumps = cpu_jumps(&file_rows(d, &f.name, c));
+            let jumps = cpu_jumps(&d.file_rows(&f.name, c));
             if jumps.is_empty() {
                 continue;
             }
@@ -516,10 +540,9 @@ pub fn render_jumps(o: &mut String, d: &Data) {
                 ));
             }
             lines.push(format!(
-                "- `{}`, {} product{}: {}",
+                "- `{}`, {}: {}",
                 f.name,
-                super::numfmt::group(c as i64),
-                if c == 1 { "" } else { "s" },
+                super::numfmt::products(c),
                 per.join("; ")
             ));
         }
@@ -557,33 +580,21 @@ fn med(v: &[f64]) -> Option<f64> {
     crate::measure::stats::median(v)
 }
 
-fn size<'a>(d: &'a Data, format: &str, count: usize) -> Option<&'a super::parse::SizeRow> {
-    d.sizes
-        .as_ref()?
-        .iter()
-        .find(|r| r.format == format && r.count == count)
-}
-
 /// The per-batch samples of one codec row (`cpu-ns/op` when recorded, else `ns/op`).
 pub fn codec_samples(d: &Data, op: &str, format: &str, count: usize) -> Vec<f64> {
-    d.codec
-        .as_ref()
-        .map(|c| {
-            c.lines
-                .iter()
-                .filter(|l| l.op == op && l.format == format && l.count == count)
-                .map(|l| l.cpu_ns_per_op.unwrap_or(l.ns_per_op))
-                .collect()
-        })
-        .unwrap_or_default()
+    d.codec_lines(op, format, count)
+        .iter()
+        .map(|l| l.cpu_ns_per_op.unwrap_or(l.ns_per_op))
+        .collect()
 }
 
-/// The codec rounds marked disturbed by the calibration of `codec.txt`
-/// (1-based; batch `j` of every row ran in round `j`).
+/// The codec rounds marked disturbed by the calibration of the payload's
+/// codec file (`codec.txt`, `data-codec.txt`; 1-based: batch `j` of every
+/// row ran in round `j`).
 fn codec_disturbed_rounds(d: &Data) -> Vec<usize> {
     d.calibration
         .iter()
-        .find(|(f, _)| f == "codec.txt")
+        .find(|(f, _)| *f == format!("{}codec.txt", d.payload.file_prefix()))
         .and_then(|(_, s)| crate::measure::calibration::assess(s))
         .map(|a| a.disturbed_rounds)
         .unwrap_or_default()
@@ -659,24 +670,35 @@ pub fn render(o: &mut String, d: &Data) {
         super::verdict::SERVER_SOURCE,
         super::verdict::CLIENT_SOURCE
     );
+    // One column per payload: the catalog at each count, then the document.
+    let mut columns: Vec<(String, Vec<DecisionCell>)> = COUNTS
+        .iter()
+        .map(|&c| (d.payload.heading(c), column_cells(d, c)))
+        .collect();
+    if let Some(doc) = &d.document {
+        let _ = writeln!(
+            o,
+            "The last column is {}: `make bench DATA=…` measured it through the schema-driven codecs (`data-codec.txt`, `data-sizes.csv`), with no HTTP run; its bytes are the whole document's.\n",
+            doc.payload.heading(1)
+        );
+        columns.push((doc.payload.heading(1), column_cells(doc, 1)));
+    }
     o.push_str("| question |");
-    for c in COUNTS {
-        let _ = write!(o, " {c} product{} |", if c == 1 { "" } else { "s" });
+    for (heading, _) in &columns {
+        let _ = write!(o, " {heading} |");
     }
     o.push_str("\n|---|");
-    o.push_str(&"---|".repeat(COUNTS.len()));
+    o.push_str(&"---|".repeat(columns.len()));
     o.push('\n');
-    let cells = decision_cells(d);
-    let mut questions: Vec<&str> = Vec::new();
-    for c in &cells {
-        if !questions.contains(&c.question) {
-            questions.push(c.question);
-        }
-    }
-    for q in questions {
-        let _ = write!(o, "| {q} |");
-        for c in cells.iter().filter(|c| c.question == q) {
-            let _ = write!(o, " {} |", ranking_text(&c.ranking, c.lower_is_better));
+    for c in &columns[0].1 {
+        let _ = write!(o, "| {} |", c.question);
+        for (_, cells) in &columns {
+            let r = cells.iter().find(|x| x.question == c.question).map(|x| &x.ranking);
+            let _ = write!(
+                o,
+                " {} |",
+                r.map_or("n/a".into(), |r| ranking_text(r, c.lower_is_better))
+            );
         }
         o.push('\n');
     }
@@ -685,14 +707,21 @@ pub fn render(o: &mut String, d: &Data) {
         for c in &cells {
             let _ = write!(o, " {} |", ranking_text(&c.ranking, c.lower_is_better));
         }
+        if d.document.is_some() {
+            o.push_str(" no link run |");
+        }
         o.push('\n');
     }
     let _ = write!(o, "| bytes per product, raw / gzip -6 |");
-    for c in COUNTS {
+    let payloads = COUNTS
+        .iter()
+        .map(|&c| (d, c))
+        .chain(d.document.as_deref().map(|doc| (doc, 1)));
+    for (p, c) in payloads {
         let cells: Vec<String> = formats()
             .iter()
             .filter_map(|f| {
-                let r = size(d, f, c)?;
+                let r = p.size(f, c)?;
                 Some(format!(
                     "{f} {:.0}/{:.0}",
                     r.bytes_per_product_raw, r.bytes_per_product_gzip6
@@ -802,11 +831,13 @@ pub fn gzip_time_kind(sizes: &[super::parse::SizeRow]) -> &'static str {
 
 /// (level, bytes saved, server compress µs, client gunzip µs) of one size
 /// row; both times of the `kind` [`gzip_time_kind`] chose.
-pub fn gzip_levels(r: &super::parse::SizeRow, kind: &str) -> Vec<(u8, f64, f64, Option<f64>)> {
+pub fn gzip_levels(r: &super::parse::SizeRow, kind: &str) -> Vec<GzipLevel> {
     let raw = r.raw_bytes as f64;
     let (t, g) = match (kind, r.gzip_cpu(), r.gunzip_cpu()) {
         ("on-CPU", Some(c), Some(u)) => (c, u.map(Some)),
-        _ => ([r.gzip1_us, r.gzip6_us, r.gzip9_us], r.gunzip_us),
+        // A document's row has no gzip times: NaN, never a made-up figure (the
+        // gzip tables read the catalog's rows only).
+        _ => (r.gzip_us.unwrap_or([f64::NAN; 3]), r.gunzip_us),
     };
     vec![
         (1, raw - r.gzip1_bytes as f64, t[0], g[0]),
@@ -817,7 +848,7 @@ pub fn gzip_levels(r: &super::parse::SizeRow, kind: &str) -> Vec<(u8, f64, f64, 
 
 /// Cost per million requests: one source per quantity (module docs of `verdict`).
 fn costs(o: &mut String, d: &Data) {
-    use super::verdict::{CLIENT_SOURCE, SERVER_SOURCE, file_rows};
+    use super::verdict::{CLIENT_SOURCE, SERVER_SOURCE};
     o.push_str("\n### Cost per million requests\n\n");
     let kind = d.sizes.as_deref().map_or("wall", gzip_time_kind);
     let _ = writeln!(
@@ -828,12 +859,12 @@ fn costs(o: &mut String, d: &Data) {
     let gb = |b: u64| format!("{:.2} GB", b as f64 * 1e6 / 1e9);
     let opt = |x: Option<f64>| x.map_or("n/a".into(), super::numfmt::num);
     for c in COUNTS {
-        let srv_rows = file_rows(d, SERVER_SOURCE, c);
-        let cli_rows = file_rows(d, CLIENT_SOURCE, c);
+        let srv_rows = d.file_rows(SERVER_SOURCE, c);
+        let cli_rows = d.file_rows(CLIENT_SOURCE, c);
         for f in formats() {
             let srv = med(&samples(&srv_rows, f, |r| r.cpu.and_then(|c| c.server_us_per_req)));
             let cli = med(&samples(&cli_rows, f, |r| r.cpu.and_then(|c| c.client_us_per_req)));
-            let s = size(d, f, c);
+            let s = d.size(f, c);
             if srv.is_none() && cli.is_none() && s.is_none() {
                 continue;
             }
@@ -874,6 +905,19 @@ pub fn break_even_cell(raw_bytes: u64, saved: f64, cpu_us: f64, ci: Option<(f64,
     }
 }
 
+/// (level, bytes saved, server compress µs, client gunzip µs): [`gzip_levels`].
+pub type GzipLevel = (u8, f64, f64, Option<f64>);
+
+/// The level that saves the most bytes per µs of CPU (compress + gunzip);
+/// None when none saves bytes for a positive CPU time.
+fn best_level(levels: &[GzipLevel]) -> Option<&GzipLevel> {
+    let cpu = |l: &GzipLevel| l.2 + l.3.unwrap_or(0.0);
+    levels
+        .iter()
+        .filter(|l| l.1 > 0.0 && cpu(l) > 0.0)
+        .max_by(|a, b| (a.1 / cpu(a)).total_cmp(&(b.1 / cpu(b))))
+}
+
 /// The level that pays for one size row: the level with the highest
 /// break-even (most bytes saved per µs of CPU), set beside gzip -6's saving
 /// and CPU. None when nothing is saved or the body fits in one packet.
@@ -883,11 +927,8 @@ pub fn level_that_pays(r: &super::parse::SizeRow) -> Option<String> {
     }
     let kind = gzip_time_kind(std::slice::from_ref(r));
     let levels = gzip_levels(r, kind);
-    let cpu = |l: &(u8, f64, f64, Option<f64>)| l.2 + l.3.unwrap_or(0.0);
-    let best = levels
-        .iter()
-        .filter(|l| l.1 > 0.0 && cpu(l) > 0.0)
-        .max_by(|a, b| (a.1 / cpu(a)).total_cmp(&(b.1 / cpu(b))))?;
+    let cpu = |l: &GzipLevel| l.2 + l.3.unwrap_or(0.0);
+    let best = best_level(&levels)?;
     let six = &levels[1];
     let bytes = |l: u8| match l {
         1 => r.gzip1_bytes,
@@ -944,11 +985,7 @@ fn gzip_pays(o: &mut String, d: &Data) {
                 break_even_cell(r.raw_bytes, saved, srv + gunzip, ci)
             })
             .collect();
-        let best = levels
-            .iter()
-            .filter(|l| l.1 > 0.0 && l.2 + l.3.unwrap_or(0.0) > 0.0)
-            .max_by(|a, b| (a.1 / (a.2 + a.3.unwrap_or(0.0))).total_cmp(&(b.1 / (b.2 + b.3.unwrap_or(0.0)))));
-        let pays = match best {
+        let pays = match best_level(&levels) {
             _ if r.raw_bytes <= super::verdict::ONE_PACKET => "none: one packet".to_string(),
             Some(l) => format!("gzip -{}", l.0),
             None => "none".into(),
@@ -1010,55 +1047,6 @@ fn prose(o: &mut String, d: &Data) {
         );
     }
     o.push_str("- **What these figures do not mean.** The HTTP runs are loopback on one machine: no network latency, bandwidth limit or TLS, and the client shares the server's cores (only `http-server.csv` isolates the server). They are closed loops: latency is service time, not what users see under a fixed arrival rate. The catalog is synthetic (docs/SPEC.md); other data changes the sizes and the speeds. A `≈` means this run cannot tell the formats apart, not that they are equal.\n");
-}
-
-/// The document's decision table: smallest raw and gzip -6 (exact), fastest
-/// encode and decode (batches paired by index, as the codec rankings).
-pub fn render_document(o: &mut String, d: &super::document::Document) {
-    let _ = writeln!(
-        o,
-        "\n## Decision table: your document{}\n\nThe same rules as the catalog's table above, on `make bench DATA=…`'s document through the schema-driven codecs (`data-codec.txt`, `data-sizes.csv`); no HTTP run. Best first.\n",
-        d.source.as_deref().map_or(String::new(), |s| format!(" (`{s}`)"))
-    );
-    o.push_str("| question | ranking |\n|---|---|\n");
-    let exact = |get: fn(&(String, f64, f64)) -> f64| -> Vec<(String, Vec<f64>)> {
-        d.sizes.iter().map(|r| (r.0.clone(), vec![get(r)])).collect()
-    };
-    let timed = |op: &str| -> Result<Ranking, String> {
-        let rows: Vec<&(String, String, Vec<f64>)> = d.batches.iter().filter(|(_, o, _)| o == op).collect();
-        let names: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
-        let values: Vec<Vec<f64>> = rows.iter().map(|r| r.2.clone()).collect();
-        paired_ranking(&names, &values, &[], true)
-    };
-    let rows: [(&str, Result<Ranking, String>, bool); 4] = [
-        (
-            "smallest on the wire, raw",
-            ranking(&exact(|r| r.1), true),
-            d.sizes.is_empty(),
-        ),
-        (
-            "smallest on the wire, gzip -6",
-            ranking(&exact(|r| r.2), true),
-            d.sizes.is_empty(),
-        ),
-        (
-            "fastest encode (CPU per document)",
-            timed("encode"),
-            !d.batches.iter().any(|b| b.1 == "encode"),
-        ),
-        (
-            "fastest decode (CPU per document)",
-            timed("decode"),
-            !d.batches.iter().any(|b| b.1 == "decode"),
-        ),
-    ];
-    for (q, r, empty) in rows {
-        if empty {
-            continue;
-        }
-        let _ = writeln!(o, "| {q} | {} |", ranking_text(&r, true));
-    }
-    o.push('\n');
 }
 
 /// One pair of a row ranked on its per-round paired ratios.

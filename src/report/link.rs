@@ -32,7 +32,7 @@
 //!   naming the file and line, never a panic; non-finite or out-of-range
 //!   rates, RTTs and latencies are errors.
 
-use super::parse::{self, Error, HttpRow, SizeRow};
+use super::parse::{self, Error, HttpRow, SizeRow, err, read_optional};
 use crate::measure::run::{self, RunStamp};
 use crate::measure::significance::{self as sig, CONFIDENCE};
 
@@ -68,14 +68,6 @@ pub struct Link {
     pub files: Vec<LinkFile>,
     /// `link-sizes.csv` and its stamp, when present.
     pub sizes: Option<(Vec<SizeRow>, Option<RunStamp>)>,
-}
-
-fn err(file: &str, line: usize, message: impl Into<String>) -> Error {
-    Error {
-        file: file.to_string(),
-        line,
-        message: message.into(),
-    }
 }
 
 /// At most 60 characters of a hostile line, for a message.
@@ -160,14 +152,6 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<LinkRow>, Error> {
         return Err(err(file, 0, "empty file: expected a header line"));
     }
     Ok(rows)
-}
-
-fn read_optional(path: &std::path::Path) -> Result<Option<String>, String> {
-    match std::fs::read_to_string(path) {
-        Ok(t) => Ok(Some(t)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(format!("{}: {e}", path.display())),
-    }
 }
 
 /// The value of the first `# KEY:` comment line.

@@ -11,8 +11,8 @@
 //! the sweep's own two terms (per-round fit of `d = a − b ÷ rate`) against
 //! the arithmetic's: CPU cost and link time saved.
 
-use super::data::Data;
 use super::decision::{break_even_cell, break_even_mbps, gzip_levels, gzip_time_kind};
+use super::inputs::{Data, formats};
 use super::link::{self, BreakEven, Crossing, Link, rate_text};
 use super::numfmt::{group, num};
 use super::parse::SizeRow;
@@ -25,10 +25,6 @@ const LEVELS: [(&str, &str, usize); 2] = [("gzip1", "gzip -1", 0), ("gzip", "gzi
 
 /// The counts the break-even table shows.
 const COUNTS: [usize; 2] = [1000, 100];
-
-fn formats() -> Vec<&'static str> {
-    crate::codec::Format::ALL.iter().map(|f| f.name()).collect()
-}
 
 /// `run ID, machine M, commit C, START – END, load L`.
 fn describe(link: &Link) -> String {

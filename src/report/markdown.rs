@@ -6,7 +6,7 @@
 //! workshop's reference figures as ratios to JSON → environment → inputs.
 //! Each figure is a median with its min–max spread.
 
-use super::data::{CodecStat, Data, HttpCpuStat, HttpFile, HttpStat, Spread};
+use super::inputs::{CodecStat, Data, HttpCpuStat, HttpFile, HttpStat, Spread, formats};
 use super::parse::ERROR_KINDS;
 use super::svg::{self, Series};
 use crate::measure::env;
@@ -39,10 +39,6 @@ pub const GO_REFERENCE: [GoRef; 5] = [
 /// decode µs, req/s, p50 ms, p95 ms.
 pub type GoRef = (&'static str, f64, f64, f64, f64, f64, f64, f64);
 
-fn formats() -> impl Iterator<Item = &'static str> {
-    crate::codec::Format::ALL.into_iter().map(|f| f.name())
-}
-
 pub use super::numfmt::{TAIL_MIN, group, num, tail};
 
 /// `median (min–max)`, each value scaled by `k`.
@@ -54,20 +50,11 @@ pub fn spread(s: &Spread, k: f64) -> String {
     }
 }
 
-fn find<'a>(d: &'a Data, op: &str, format: &str, count: usize) -> Option<&'a CodecStat> {
-    d.codec_stats
-        .iter()
-        .find(|s| s.op == op && s.format == format && s.count == count)
-}
-
 /// The 95% median interval of a codec row's `ns/op` batches, in µs ÷ `per`.
 fn codec_ci(d: &Data, op: &str, format: &str, count: usize, per: f64) -> Option<(f64, f64)> {
     let v: Vec<f64> = d
-        .codec
-        .as_ref()?
-        .lines
+        .codec_lines(op, format, count)
         .iter()
-        .filter(|l| l.op == op && l.format == format && l.count == count)
         .map(|l| l.ns_per_op / per)
         .collect();
     crate::measure::significance::median_ci(&v, crate::measure::significance::CONFIDENCE).map(|c| (c.lo, c.hi))
@@ -81,20 +68,13 @@ fn http_ci(
     count: usize,
     get: impl Fn(&super::parse::HttpRow) -> Option<f64>,
 ) -> Option<(f64, f64)> {
-    let mut start = 0;
-    for (f, &n) in d.http.iter().zip(&d.http_row_counts) {
-        if f.name == file {
-            let v: Vec<f64> = d.http_rows[start..start + n]
-                .iter()
-                .filter(|r| r.format == format && r.count == count)
-                .filter_map(&get)
-                .collect();
-            return crate::measure::significance::median_ci(&v, crate::measure::significance::CONFIDENCE)
-                .map(|c| (c.lo, c.hi));
-        }
-        start += n;
-    }
-    None
+    let rows = d.file_rows(file, count);
+    let v: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.format == format)
+        .filter_map(|r| get(r))
+        .collect();
+    crate::measure::significance::median_ci(&v, crate::measure::significance::CONFIDENCE).map(|c| (c.lo, c.hi))
 }
 
 fn us(s: Option<&CodecStat>) -> Option<f64> {
@@ -105,24 +85,6 @@ fn us(s: Option<&CodecStat>) -> Option<f64> {
 /// what compares with the CPU time per HTTP request.
 fn cpu_us(s: Option<&CodecStat>) -> Option<f64> {
     s.map(|s| s.cpu_ns_per_op.as_ref().unwrap_or(&s.ns_per_op).median / 1000.0)
-}
-
-fn http_file<'a>(d: &'a Data, name: &str) -> Option<&'a HttpFile> {
-    d.http.iter().find(|f| f.name == name)
-}
-
-fn http_case<'a>(d: &'a Data, file: &str, format: &str, count: usize) -> Option<&'a HttpStat> {
-    http_file(d, file)?
-        .stats
-        .iter()
-        .find(|s| s.format == format && s.count == count)
-}
-
-fn size_row<'a>(d: &'a Data, format: &str, count: usize) -> Option<&'a super::parse::SizeRow> {
-    d.sizes
-        .as_ref()?
-        .iter()
-        .find(|r| r.format == format && r.count == count)
 }
 
 fn opt(x: Option<f64>) -> String {
@@ -140,8 +102,8 @@ fn codec_counts(d: &Data) -> Vec<usize> {
 /// The SVG charts (file name, text) built from `d`.
 pub fn charts(d: &Data) -> Vec<(String, String)> {
     let n = HEADLINE_COUNT;
-    let cats: Vec<String> = formats().map(String::from).collect();
-    let per = |g: &dyn Fn(&str) -> Option<f64>| formats().map(g).collect::<Vec<_>>();
+    let cats: Vec<String> = formats().into_iter().map(String::from).collect();
+    let per = |g: &dyn Fn(&str) -> Option<f64>| formats().into_iter().map(g).collect::<Vec<_>>();
     let mut out = Vec::new();
     if d.sizes.is_some() {
         out.push((
@@ -153,11 +115,11 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
                 &[
                     Series {
                         name: "raw".into(),
-                        values: per(&|f| size_row(d, f, n).map(|r| r.raw_bytes as f64)),
+                        values: per(&|f| d.size(f, n).map(|r| r.raw_bytes as f64)),
                     },
                     Series {
                         name: "gzip -6".into(),
-                        values: per(&|f| size_row(d, f, n).map(|r| r.gzip6_bytes as f64)),
+                        values: per(&|f| d.size(f, n).map(|r| r.gzip6_bytes as f64)),
                     },
                 ],
             ),
@@ -176,33 +138,36 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
                 &[
                     Series {
                         name: "encode".into(),
-                        values: per(&|f| us(find(d, "Encode", f, n))),
+                        values: per(&|f| us(d.codec_stat("Encode", f, n))),
                     },
                     Series {
                         name: "decode".into(),
-                        values: per(&|f| us(find(d, "Decode", f, n))),
+                        values: per(&|f| us(d.codec_stat("Decode", f, n))),
                     },
                     Series {
                         name: "memcpy".into(),
-                        values: per(&|f| us(find(d, "Memcpy", f, n))),
+                        values: per(&|f| us(d.codec_stat("Memcpy", f, n))),
                     },
                 ],
-                &["Encode", "Decode", "Memcpy"].map(|op| formats().map(|f| codec_ci(d, op, f, n, 1000.0)).collect()),
+                &["Encode", "Decode", "Memcpy"]
+                    .map(|op| formats().into_iter().map(|f| codec_ci(d, op, f, n, 1000.0)).collect()),
             ),
         ));
         let counts = codec_counts(d);
         let xs: Vec<f64> = counts.iter().map(|&c| c as f64).collect();
         for op in ["Encode", "Decode"] {
             let series: Vec<Series> = formats()
+                .into_iter()
                 .map(|f| Series {
                     name: f.into(),
                     values: counts
                         .iter()
-                        .map(|&c| find(d, op, f, c).map(|s| s.ns_per_op.median / c as f64))
+                        .map(|&c| d.codec_stat(op, f, c).map(|s| s.ns_per_op.median / c as f64))
                         .collect(),
                 })
                 .collect();
             let errors: Vec<Vec<Option<(f64, f64)>>> = formats()
+                .into_iter()
                 .map(|f| counts.iter().map(|&c| codec_ci(d, op, f, c, c as f64)).collect())
                 .collect();
             out.push((
@@ -220,16 +185,16 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
         }
     }
     if !d.http.is_empty() {
-        let comp = |file: &str, g: fn(&HttpStat) -> f64| per(&|f| http_case(d, file, f, n).map(g));
+        let comp = |file: &str, g: fn(&HttpStat) -> f64| per(&|f| d.http_case(file, f, n).map(g));
         let conc = |file: &str| {
-            http_file(d, file)
+            d.http_file(file)
                 .and_then(|f| f.stats.first())
                 .map_or("?".to_string(), |s| s.concurrency.to_string())
         };
         let ci = |file: &str| {
-            per(&|f| http_case(d, file, f, n).and_then(|s| s.rps_ci).map(|c| c.lo))
+            per(&|f| d.http_case(file, f, n).and_then(|s| s.rps_ci).map(|c| c.lo))
                 .into_iter()
-                .zip(per(&|f| http_case(d, file, f, n).and_then(|s| s.rps_ci).map(|c| c.hi)))
+                .zip(per(&|f| d.http_case(file, f, n).and_then(|s| s.rps_ci).map(|c| c.hi)))
                 .map(|(lo, hi)| lo.zip(hi))
                 .collect::<Vec<_>>()
         };
@@ -276,17 +241,22 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
                         values: comp("http-gzip.csv", |s| s.p95_ms.median),
                     },
                 ],
-                &["http.csv", "http-gzip.csv"]
-                    .map(|file| formats().map(|f| http_ci(d, file, f, n, |r| Some(r.p95_ms))).collect()),
+                &["http.csv", "http-gzip.csv"].map(|file| {
+                    formats()
+                        .into_iter()
+                        .map(|f| http_ci(d, file, f, n, |r| Some(r.p95_ms)))
+                        .collect()
+                }),
             ),
         ));
     }
     // One axis for every format's CPU chart, so bars compare across charts.
     let axis = formats()
+        .into_iter()
         .flat_map(|fm| {
             ["http.csv", "http-gzip.csv"]
                 .into_iter()
-                .filter_map(move |file| Breakdown::of(d, http_case(d, file, fm, n)?))
+                .filter_map(move |file| Breakdown::of(d, d.http_case(file, fm, n)?))
         })
         .flat_map(|b| {
             [
@@ -330,18 +300,19 @@ impl Breakdown {
         let med = |x: &Option<Spread>| x.as_ref().map(|s| s.median);
         Some(Breakdown {
             server: med(&cpu.server_us),
-            encode: cpu_us(find(d, "Encode", &s.format, s.count)),
+            encode: cpu_us(d.codec_stat("Encode", &s.format, s.count)),
             gzip: match s.compression.as_str() {
-                "gzip" | "gzip6" => size_row(d, &s.format, s.count).map(|r| r.gzip6_cpu_us.unwrap_or(r.gzip6_us)),
-                "gzip1" => size_row(d, &s.format, s.count).map(|r| r.gzip1_us),
-                "gzip9" => size_row(d, &s.format, s.count).map(|r| r.gzip9_us),
+                "gzip" | "gzip6" => d
+                    .size(&s.format, s.count)
+                    .and_then(|r| r.gzip6_cpu_us.or(Some(r.gzip_us?[1]))),
+                "gzip1" => d.size(&s.format, s.count).and_then(|r| Some(r.gzip_us?[0])),
+                "gzip9" => d.size(&s.format, s.count).and_then(|r| Some(r.gzip_us?[2])),
                 _ => Some(0.0),
             },
             client: med(&cpu.client_us),
             // The decode the load generator verified with: the borrowed
             // view unless the rounds say `owned`.
-            decode: cpu_us(find(
-                d,
+            decode: cpu_us(d.codec_stat(
                 if s.verify.contains("owned") {
                     "Decode"
                 } else {
@@ -375,7 +346,7 @@ impl Breakdown {
 fn cpu_chart(d: &Data, fm: &str, count: usize, axis_max: f64) -> Option<String> {
     let cases: Vec<(&str, Breakdown)> = [("", "http.csv"), (" gzip", "http-gzip.csv")]
         .into_iter()
-        .filter_map(|(label, file)| Some((label, Breakdown::of(d, http_case(d, file, fm, count)?)?)))
+        .filter_map(|(label, file)| Some((label, Breakdown::of(d, d.http_case(file, fm, count)?)?)))
         .collect();
     if cases.is_empty() {
         return None;
@@ -410,7 +381,8 @@ fn cpu_chart(d: &Data, fm: &str, count: usize, axis_max: f64) -> Option<String> 
             s.values.extend(v);
         }
     }
-    let conc = http_file(d, "http.csv")
+    let conc = d
+        .http_file("http.csv")
         .and_then(|f| f.stats.first())
         .map_or("?".to_string(), |s| s.concurrency.to_string());
     Some(svg::stacked_on(
@@ -480,9 +452,6 @@ pub fn render(d: &Data, _chart_names: &[&str]) -> String {
     o.push_str("Generated by `wirebench report` from the raw files beside it (`make bench` reruns everything); every row of them, the charts and what each measurement means are in [DETAILS.md](DETAILS.md).\n");
     super::decision::render(&mut o, d);
     super::link_report::section(&mut o, d);
-    if let Some(doc) = &d.document {
-        super::decision::render_document(&mut o, doc);
-    }
     runs_section(&mut o, d);
     separate_runs(&mut o, d);
     o
@@ -832,22 +801,48 @@ pub fn bound_by(cpu: &HttpCpuStat, cores: Option<usize>, concurrency: u32) -> St
     format!("{heavy} ({}× the other side's CPU per request){load}", num(ratio))
 }
 
-fn codec_tables(o: &mut String, d: &Data) {
-    if d.codec_stats.is_empty() {
-        return;
+/// Opens the section `title` over the payloads of `d` that have rows in
+/// `file` (`codec.txt`, `sizes.csv`, or the document's `data-` one), naming
+/// those files, then `text`, and `document_text` with a document; returns
+/// those payloads (none: no section).
+fn payload_section<'a>(
+    o: &mut String,
+    d: &'a Data,
+    (file, has): (&str, fn(&Data) -> bool),
+    title: &str,
+    text: &str,
+    document_text: &str,
+) -> Vec<&'a Data> {
+    let ps: Vec<&Data> = d.payloads().filter(|p| has(p)).collect();
+    let files: Vec<String> = ps
+        .iter()
+        .map(|p| format!("`{}{file}`", p.payload.file_prefix()))
+        .collect();
+    if !ps.is_empty() {
+        let extra = if d.document.is_some() { document_text } else { "" };
+        let _ = writeln!(o, "\n## {title} ({})\n\n{text}{extra}", files.join(", "));
     }
-    o.push_str("\n## Codec microbenchmarks (`codec.txt`)\n\nPer catalog: µs per operation, median (min–max) of the runs; MB/s of payload; allocator bytes and calls per operation.\n");
-    for count in codec_counts(d) {
-        let _ = writeln!(
-            o,
-            "\n### {} product{}\n",
-            group(count as i64),
-            if count == 1 { "" } else { "s" }
-        );
+    ps
+}
+
+fn codec_tables(o: &mut String, d: &Data) {
+    let payloads = payload_section(
+        o,
+        d,
+        ("codec.txt", |p| !p.codec_stats.is_empty()),
+        "Codec microbenchmarks",
+        "Per catalog: µs per operation, median (min–max) of the runs; MB/s of payload; allocator bytes and calls per operation.",
+        " Your document's rows are per document.",
+    );
+    for (d, count) in payloads
+        .iter()
+        .flat_map(|p| codec_counts(p).into_iter().map(move |c| (*p, c)))
+    {
+        let _ = writeln!(o, "\n### {}\n", d.payload.heading(count));
         o.push_str("| format | encode µs | enc MB/s | enc B/op | enc allocs | decode µs | dec MB/s | dec B/op | dec allocs | memcpy µs |\n|---|---|---|---|---|---|---|---|---|---|\n");
         for fm in formats() {
-            let e = find(d, "Encode", fm, count);
-            let de = find(d, "Decode", fm, count);
+            let e = d.codec_stat("Encode", fm, count);
+            let de = d.codec_stat("Decode", fm, count);
             if e.is_none() && de.is_none() {
                 continue;
             }
@@ -866,7 +861,7 @@ fn codec_tables(o: &mut String, d: &Data) {
                 "| {fm} | {} | {} | {} |",
                 cells(e),
                 cells(de),
-                opt(us(find(d, "Memcpy", fm, count)))
+                opt(us(d.codec_stat("Memcpy", fm, count)))
             );
         }
         super::decision::codec_rankings(o, d, count);
@@ -900,23 +895,24 @@ fn codec_tables(o: &mut String, d: &Data) {
 fn borrowed_tables(o: &mut String, d: &Data) {
     let counts: Vec<usize> = codec_counts(d)
         .into_iter()
-        .filter(|&c| formats().any(|fm| find(d, "DecodeBorrowed", fm, c).is_some()))
+        .filter(|&c| {
+            formats()
+                .into_iter()
+                .any(|fm| d.codec_stat("DecodeBorrowed", fm, c).is_some())
+        })
         .collect();
     if counts.is_empty() {
         return;
     }
     o.push_str("\n## Owned against borrowed decode\n\nBoth validate every byte (same errors, same offsets); the borrowed view decode builds no `String` or `Vec` and hands out strings that point into the payload. **Allocation share** = (owned − borrowed) ÷ owned: the part of an owned decode spent building, copying and freeing the owned catalog. Medians.\n");
     for count in counts {
-        let _ = writeln!(
-            o,
-            "\n### {} product{}\n",
-            group(count as i64),
-            if count == 1 { "" } else { "s" }
-        );
+        let _ = writeln!(o, "\n### {}\n", super::numfmt::products(count));
         o.push_str("| format | owned µs | owned allocs | borrowed µs | borrowed allocs | borrowed ÷ owned | allocation share |\n|---|---|---|---|---|---|---|\n");
         for fm in formats() {
-            let (Some(owned), Some(borrowed)) = (find(d, "Decode", fm, count), find(d, "DecodeBorrowed", fm, count))
-            else {
+            let (Some(owned), Some(borrowed)) = (
+                d.codec_stat("Decode", fm, count),
+                d.codec_stat("DecodeBorrowed", fm, count),
+            ) else {
                 continue;
             };
             let ratio = borrowed.ns_per_op.median / owned.ns_per_op.median;
@@ -953,7 +949,7 @@ fn scaling(o: &mut String, d: &Data) {
                 let _ = write!(
                     o,
                     " {} |",
-                    opt(find(d, op, fm, c).map(|s| s.ns_per_op.median / c as f64))
+                    opt(d.codec_stat(op, fm, c).map(|s| s.ns_per_op.median / c as f64))
                 );
             }
             o.push('\n');
@@ -962,49 +958,58 @@ fn scaling(o: &mut String, d: &Data) {
 }
 
 fn sizes(o: &mut String, d: &Data) {
-    let Some(rows) = &d.sizes else { return };
-    o.push_str("\n## Payload sizes and the cost of gzip (`sizes.csv`)\n\nBytes are exact. Times are single-threaded medians in µs per catalog. The encode time is measured once, by `codec.txt`'s `Encode` row of the same run (its median ns/op), and referenced here; `gzip -6 ÷ encode` is how many encodes one gzip -6 costs. gunzip is the client's side of the same bytes.\n");
-    let mut counts: Vec<usize> = rows.iter().map(|r| r.count).collect();
-    counts.dedup();
-    for count in counts {
-        let _ = writeln!(
-            o,
-            "\n### {} product{}\n",
-            group(count as i64),
-            if count == 1 { "" } else { "s" }
-        );
-        o.push_str("| format | raw | gzip -1 | gzip -6 | gzip -9 | B/product raw | B/product gzip -6 | gzip -6 saves | encode µs (codec.txt) | gzip -1 µs | gzip -6 µs | gzip -9 µs | gunzip -1 µs | gunzip -6 µs | gunzip -9 µs | gzip -6 ÷ encode |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-        for r in rows.iter().filter(|r| r.count == count) {
-            let saves = if r.raw_bytes > 0 {
-                100.0 * (1.0 - r.gzip6_bytes as f64 / r.raw_bytes as f64)
-            } else {
-                0.0
-            };
-            let encode = find(d, "Encode", &r.format, r.count)
-                .map(|s| s.ns_per_op.median / 1e3)
-                .or(r.encode_us);
+    let payloads = payload_section(
+        o,
+        d,
+        ("sizes.csv", |p| p.sizes.is_some()),
+        "Payload sizes and the cost of gzip",
+        "Bytes are exact. Times are single-threaded medians in µs per catalog. The encode time is measured once, by `codec.txt`'s `Encode` row of the same run (its median ns/op), and referenced here; `gzip -6 ÷ encode` is how many encodes one gzip -6 costs. gunzip is the client's side of the same bytes.",
+        " Your document's bytes per product are the whole document's; `data-sizes.csv` times no gzip.",
+    );
+    for d in payloads {
+        let rows = d.sizes.as_deref().unwrap_or_default();
+        let mut counts: Vec<usize> = rows.iter().map(|r| r.count).collect();
+        counts.dedup();
+        for count in counts {
+            let _ = writeln!(o, "\n### {}\n", d.payload.heading(count));
             let _ = writeln!(
                 o,
-                "| {} | {} | {} | {} | {} | {:.1} | {:.1} | {saves:.1}% | {} | {} | {} | {} | {} | {} | {} | {}× |",
-                r.format,
-                group(r.raw_bytes as i64),
-                group(r.gzip1_bytes as i64),
-                group(r.gzip6_bytes as i64),
-                group(r.gzip9_bytes as i64),
-                r.bytes_per_product_raw,
-                r.bytes_per_product_gzip6,
-                opt(encode),
-                num(r.gzip1_us),
-                num(r.gzip6_us),
-                num(r.gzip9_us),
-                opt(r.gunzip_us[0]),
-                opt(r.gunzip_us[1]),
-                opt(r.gunzip_us[2]),
-                match encode {
-                    Some(e) if e > 0.0 => num(r.gzip6_us / e),
-                    _ => "n/a".into(),
-                }
+                "| format | raw | gzip -1 | gzip -6 | gzip -9 | B/product raw | B/product gzip -6 | gzip -6 saves | encode µs ({}codec.txt) | gzip -1 µs | gzip -6 µs | gzip -9 µs | gunzip -1 µs | gunzip -6 µs | gunzip -9 µs | gzip -6 ÷ encode |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+                d.payload.file_prefix()
             );
+            for r in rows.iter().filter(|r| r.count == count) {
+                let saves = if r.raw_bytes > 0 {
+                    100.0 * (1.0 - r.gzip6_bytes as f64 / r.raw_bytes as f64)
+                } else {
+                    0.0
+                };
+                let encode = d
+                    .codec_stat("Encode", &r.format, r.count)
+                    .map(|s| s.ns_per_op.median / 1e3)
+                    .or(r.encode_us);
+                let _ = writeln!(
+                    o,
+                    "| {} | {} | {} | {} | {} | {:.1} | {:.1} | {saves:.1}% | {} | {} | {} | {} | {} | {} | {} | {} |",
+                    r.format,
+                    group(r.raw_bytes as i64),
+                    group(r.gzip1_bytes as i64),
+                    group(r.gzip6_bytes as i64),
+                    group(r.gzip9_bytes as i64),
+                    r.bytes_per_product_raw,
+                    r.bytes_per_product_gzip6,
+                    opt(encode),
+                    opt(r.gzip_us.map(|g| g[0])),
+                    opt(r.gzip_us.map(|g| g[1])),
+                    opt(r.gzip_us.map(|g| g[2])),
+                    opt(r.gunzip_us[0]),
+                    opt(r.gunzip_us[1]),
+                    opt(r.gunzip_us[2]),
+                    match (r.gzip_us, encode) {
+                        (Some(g), Some(e)) if e > 0.0 => format!("{}×", num(g[1] / e)),
+                        _ => "n/a".into(),
+                    }
+                );
+            }
         }
     }
 }
@@ -1026,12 +1031,7 @@ fn http_tables(o: &mut String, file: &HttpFile, runs: &[super::runs::FileRun]) {
     let mut counts: Vec<usize> = file.stats.iter().map(|s| s.count).collect();
     counts.dedup();
     for count in counts {
-        let _ = writeln!(
-            o,
-            "\n### {} product{}\n",
-            group(count as i64),
-            if count == 1 { "" } else { "s" }
-        );
+        let _ = writeln!(o, "\n### {}\n", super::numfmt::products(count));
         o.push_str("| format | req/s | req/s 95% interval | MB/s | p50 ms | p95 ms (median of rounds) | pooled p95 ms | p99 ms (median of rounds) | pooled p99 ms | max ms | requests | errors | rounds |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for s in file.stats.iter().filter(|s| s.count == count) {
             let errs: Vec<String> = ERROR_KINDS
@@ -1112,10 +1112,9 @@ fn cpu_tables(o: &mut String, d: &Data) {
                 .map_or("?", |s| s.compression.as_str());
             let _ = writeln!(
                 o,
-                "\n### `{}`: {} product{}, compression {compression}\n",
+                "\n### `{}`: {}, compression {compression}\n",
                 file.name,
-                group(count as i64),
-                if count == 1 { "" } else { "s" },
+                super::numfmt::products(count),
             );
             o.push_str("µs of CPU per request, medians of rounds (server and client with their min–max).\n\n| format | req/s | server | = encode | + gzip -6 | + rest | server user % | client | = decode | + rest | client user % | unattributed | cores busy: server / client | bound by |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
             for s in file.stats.iter().filter(|s| s.count == count) {
@@ -1205,12 +1204,12 @@ fn go_reference(o: &mut String, d: &Data) {
     let json = GO_REFERENCE[0];
     let ours = |fm: &str| -> [Option<f64>; 6] {
         [
-            size_row(d, fm, n).map(|r| r.raw_bytes as f64),
-            size_row(d, fm, n).map(|r| r.gzip6_bytes as f64),
-            us(find(d, "Encode", fm, n)),
-            us(find(d, "Decode", fm, n)),
-            http_case(d, "http.csv", fm, n).map(|s| s.rps.median),
-            http_case(d, "http.csv", fm, n).map(|s| s.p95_ms.median),
+            d.size(fm, n).map(|r| r.raw_bytes as f64),
+            d.size(fm, n).map(|r| r.gzip6_bytes as f64),
+            us(d.codec_stat("Encode", fm, n)),
+            us(d.codec_stat("Decode", fm, n)),
+            d.http_case("http.csv", fm, n).map(|s| s.rps.median),
+            d.http_case("http.csv", fm, n).map(|s| s.p95_ms.median),
         ]
     };
     let base = ours("json");

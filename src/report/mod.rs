@@ -3,7 +3,9 @@
 //!
 //! Inputs (see [`parse`] for their shapes): `codec.txt`, `sizes.csv`,
 //! `http.csv`, `http-gzip.csv`, optionally `http-c1.csv`, `http-c16.csv`,
-//! `http-server.csv` (the server-only pass), `peers.txt`,
+//! `http-server.csv` (the server-only pass), `data-codec.txt` and
+//! `data-sizes.csv` (`make bench DATA=FILE.json`: a user's document, a second
+//! [`Payload`] that fills the same tables as the catalog), `peers.txt`,
 //! `peers-instructions.md`, `server-pressure.txt`, `link.csv`, `link-c8.csv`,
 //! `link-sizes.csv` (`make bench-link`, a run of its own: [`link`]), `histograms/*.hist` (or `*.hlog`, HdrHistogram interval
 //! logs, for rounds without a `.hist`) and `environment.json` (written by
@@ -15,7 +17,7 @@
 //! different run ids ([`runs`]) unless `--allow-mixed`. The top of the
 //! report (decision table, costs, break-even, prose) is [`decision`]; the
 //! statistics are `crate::measure::significance`. A new input kind adds its
-//! reader here (as `load` does per file) and its section in [`markdown::render`].
+//! reader to [`inputs::load`] and its section in [`markdown::render`].
 //!
 //! Aggregation: for every row (codec op × format × count, or HTTP case) the
 //! **median across runs/rounds** with the **min–max spread** beside it. Every
@@ -25,10 +27,9 @@
 //! histogram counts and taking the nearest rank of the merged distribution
 //! (bucket midpoint, as the load generator reports its own percentiles).
 
-pub mod data;
 pub mod decision;
-pub mod document;
 pub mod hlogs;
+pub mod inputs;
 pub mod link;
 pub mod link_report;
 pub mod markdown;
@@ -39,9 +40,9 @@ pub mod svg;
 pub mod verdict;
 
 use crate::cli::Args;
-pub use data::{
-    CodecStat, Data, HTTP_FILES, HttpCpuStat, HttpFile, HttpStat, Spread, codec_stats, format_rank, http_stats, load,
-    load_checked, medians_json,
+pub use inputs::{
+    CodecStat, Data, HTTP_FILES, HttpCpuStat, HttpFile, HttpStat, Payload, Spread, codec_stats, format_rank,
+    http_stats, load, load_checked, medians_json,
 };
 use std::path::{Path, PathBuf};
 

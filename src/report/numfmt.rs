@@ -18,6 +18,11 @@ pub fn num(x: f64) -> String {
     }
 }
 
+/// `1 product`, `1,000 products`.
+pub fn products(count: usize) -> String {
+    format!("{} product{}", group(count as i64), if count == 1 { "" } else { "s" })
+}
+
 /// A latency percentile with the precision its sample supports: when fewer
 /// than [`TAIL_MIN`] of `n` requests lie above quantile `q`, the value is
 /// near the sample's maximum and prints as `≥ v` with two significant digits.

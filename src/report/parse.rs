@@ -5,7 +5,9 @@
 //! | file | shape |
 //! |---|---|
 //! | `codec.txt` | Go benchmark format: `key: value` header lines, then `BenchmarkOp/format/count-P  N  x ns/op  [y MB/s]  z B/op  w allocs/op`, then `calibration:` lines ([`calibration`]) |
-//! | `sizes.csv` | header [`SIZES_HEADER`], 13 columns (or 12: without `gzip6_cpu_us`) |
+//! | `data-codec.txt` | the same, a document's rows named `BenchmarkData/format/encode` (op `Encode`, count 1) |
+//! | `sizes.csv` | header [`SIZES_HEADER`] (or an older one starting like it) |
+//! | `data-sizes.csv` | header [`DOCUMENT_SIZES_HEADER`]: one document (count 1, no gzip times) |
 //! | `http*.csv` | header [`HTTP_HEADER`], 28 columns, one row per round (older files lack the [`HTTP_CPU_COLUMNS`] and/or `verify`: owned verification); `# calibration:` comments before the rows ([`calibration`]) |
 //! | `histograms/*.hist` | `#` comments, then `low_ns high_ns count` per non-empty bucket |
 
@@ -35,7 +37,17 @@ impl fmt::Display for Error {
     }
 }
 
-fn err(file: &str, line: usize, message: impl Into<String>) -> Error {
+/// A raw file's text, None when it does not exist.
+pub fn read_optional(path: &std::path::Path) -> Result<Option<String>, String> {
+    match std::fs::read_to_string(path) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("{}: {e}", path.display())),
+    }
+}
+
+/// The error of `file` at `line`.
+pub fn err(file: &str, line: usize, message: impl Into<String>) -> Error {
     Error {
         file: file.to_string(),
         line,
@@ -114,6 +126,10 @@ fn codec_line(file: &str, ln: usize, rest: &str) -> Result<CodecLine, Error> {
     };
     let parts: Vec<&str> = name.split('/').collect();
     let (op, format, count) = match parts.as_slice() {
+        // A document's row (`codec-bench --data`): one document per operation.
+        ["Data", fmt, op @ ("encode" | "decode")] => {
+            (if *op == "encode" { "Encode" } else { "Decode" }, fmt.to_string(), "1")
+        }
         [op, fmt, count] => (*op, fmt.to_string(), *count),
         [op, count] => {
             let lower = op.to_ascii_lowercase();
@@ -176,9 +192,8 @@ pub struct SizeRow {
     pub gzip9_bytes: u64,
     pub bytes_per_product_raw: f64,
     pub bytes_per_product_gzip6: f64,
-    pub gzip1_us: f64,
-    pub gzip6_us: f64,
-    pub gzip9_us: f64,
+    /// Wall µs per gzip -1, -6, -9 call; None for a document (`data-sizes.csv`).
+    pub gzip_us: Option<[f64; 3]>,
     /// Encode time, in files written before run stamps (the encode is
     /// measured once, in `codec.txt`, since).
     pub encode_us: Option<f64>,
@@ -253,17 +268,23 @@ pub fn first_header(text: &str) -> Option<&str> {
         .find(|l| !l.is_empty() && !l.starts_with('#'))
 }
 
+/// The exact header of `data-sizes.csv` (`sizes --data`): one document.
+pub const DOCUMENT_SIZES_HEADER: &str = "format,raw_bytes,gzip1_bytes,gzip6_bytes,gzip9_bytes,encode_us,decode_us";
+
 /// Parses `sizes.csv`: header [`SIZES_HEADER`], or an older one (columns
 /// are found by name; `format` … `gzip9_us` must be there, `encode_us`,
 /// `gzip6_cpu_us` and the `gunzip*_us` columns may be missing; newer files
-/// add `gzip1_cpu_us`, `gzip9_cpu_us`, `gzipL_cpu_lo`/`_hi` and `gunzipL_cpu_us`).
+/// add `gzip1_cpu_us`, `gzip9_cpu_us`, `gzipL_cpu_lo`/`_hi` and `gunzipL_cpu_us`);
+/// or `data-sizes.csv`, header [`DOCUMENT_SIZES_HEADER`]: one document per
+/// row (count 1, its bytes per "product" the whole document's, no gzip times).
 pub fn sizes(file: &str, text: &str) -> Result<Vec<SizeRow>, Error> {
     let Some(header) = first_header(text) else {
         return Err(err(file, 0, "empty file: expected a header line"));
     };
     let cols: Vec<&str> = header.split(',').collect();
+    let document = header == DOCUMENT_SIZES_HEADER;
     let required: Vec<&str> = SIZES_HEADER.split(',').take(11).collect();
-    if cols.len() < 11 || cols[..11] != required[..] {
+    if !document && (cols.len() < 11 || cols[..11] != required[..]) {
         return Err(err(
             file,
             1,
@@ -278,19 +299,33 @@ pub fn sizes(file: &str, text: &str) -> Result<Vec<SizeRow>, Error> {
                 Some(v) => num(file, ln, name, v).map(Some),
             }
         };
-        let h = &required;
+        // The header was checked: every column named here is in it.
+        let field = |name: &str| at(name).map_or("", |i| f[i]);
+        let req = |name: &str| num::<f64>(file, ln, name, field(name));
+        let bytes = |name: &str| num::<u64>(file, ln, name, field(name));
+        let (raw_bytes, gzip6_bytes) = (bytes("raw_bytes")?, bytes("gzip6_bytes")?);
+        let (count, per_product) = if document {
+            (1, [raw_bytes as f64, gzip6_bytes as f64])
+        } else {
+            (
+                num(file, ln, "count", field("count"))?,
+                [req("bytes_per_product_raw")?, req("bytes_per_product_gzip6")?],
+            )
+        };
         Ok(SizeRow {
             format: f[0].to_string(),
-            count: num(file, ln, h[1], f[1])?,
-            raw_bytes: num(file, ln, h[2], f[2])?,
-            gzip1_bytes: num(file, ln, h[3], f[3])?,
-            gzip6_bytes: num(file, ln, h[4], f[4])?,
-            gzip9_bytes: num(file, ln, h[5], f[5])?,
-            bytes_per_product_raw: num(file, ln, h[6], f[6])?,
-            bytes_per_product_gzip6: num(file, ln, h[7], f[7])?,
-            gzip1_us: num(file, ln, h[8], f[8])?,
-            gzip6_us: num(file, ln, h[9], f[9])?,
-            gzip9_us: num(file, ln, h[10], f[10])?,
+            count,
+            raw_bytes,
+            gzip1_bytes: bytes("gzip1_bytes")?,
+            gzip6_bytes,
+            gzip9_bytes: bytes("gzip9_bytes")?,
+            bytes_per_product_raw: per_product[0],
+            bytes_per_product_gzip6: per_product[1],
+            gzip_us: if document {
+                None
+            } else {
+                Some([req("gzip1_us")?, req("gzip6_us")?, req("gzip9_us")?])
+            },
             encode_us: optional("encode_us")?,
             gzip6_cpu_us: optional("gzip6_cpu_us")?,
             gunzip_us: [

@@ -13,7 +13,7 @@
 //! rounds a CSV names, since the report pools whatever rounds it finds.
 //!
 //! A new run starts clean: [`clear`] (`wirebench report --clear-run DIR`,
-//! the first step of `make bench`) removes [`RUN_FILES`] (every file a
+//! the first step of `make bench`) removes [`RUN_FILES`] and the HTTP files (every file a
 //! stage of `make bench` writes, the report's outputs included) and the
 //! histograms, and keeps everything else (the separate runs, notes), so a
 //! file left by an earlier run (say `data-codec.txt` of a `DATA=` run)
@@ -22,22 +22,27 @@
 use crate::measure::run::RunStamp;
 use std::path::{Path, PathBuf};
 
-/// Every file one `make bench` writes into its results directory, besides
-/// `histograms/*.hist`, `histograms/*.hlog` and the report's `chart-*.svg`
-/// (see [`is_run_file`]). `data-*` belong to a `DATA=` run: without `DATA`
-/// they are absent after [`clear`].
-pub const RUN_FILES: [&str; 15] = [
-    "environment.json",
-    "codec.txt",
-    "sizes.csv",
-    "data-codec.txt",
-    "data-sizes.csv",
+/// HTTP files in report order; the first two are expected, the rest optional.
+pub const HTTP_FILES: [&str; 6] = [
     "http.csv",
     "http-gzip.csv",
     "http-gzip1.csv",
     "http-c1.csv",
     "http-c16.csv",
     "http-server.csv",
+];
+
+/// Every file one `make bench` writes into its results directory, besides
+/// the [`HTTP_FILES`], `histograms/*.hist`,
+/// `histograms/*.hlog` and the report's `chart-*.svg` (see [`is_run_file`]).
+/// `data-*` belong to a `DATA=` run: without `DATA` they are absent after
+/// [`clear`].
+pub const RUN_FILES: [&str; 9] = [
+    "environment.json",
+    "codec.txt",
+    "sizes.csv",
+    "data-codec.txt",
+    "data-sizes.csv",
     "REPORT.md",
     "DETAILS.md",
     "medians.json",
@@ -51,7 +56,7 @@ pub fn is_run_file(name: &str) -> bool {
     if let Some(h) = name.strip_prefix("histograms/") {
         return !h.contains('/') && (h.ends_with(".hist") || h.ends_with(".hlog"));
     }
-    RUN_FILES.contains(&name) || (name.starts_with("chart-") && name.ends_with(".svg"))
+    RUN_FILES.contains(&name) || HTTP_FILES.contains(&name) || (name.starts_with("chart-") && name.ends_with(".svg"))
 }
 
 /// Removes every file of a run ([`is_run_file`]) from `dir` and returns

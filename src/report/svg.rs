@@ -75,6 +75,32 @@ fn open(out: &mut String, title: &str) {
     );
 }
 
+/// Opens a chart and draws its y axis over a nice axis covering `max`:
+/// the plot's height and the y of a value.
+fn open_plot(out: &mut String, title: &str, unit: &str, max: f64) -> (f64, impl Fn(f64) -> f64 + Copy + use<>) {
+    open(out, title);
+    let (top, step) = nice_axis(max);
+    let plot_h = H - TOP - BOTTOM;
+    let y_of = move |v: f64| TOP + plot_h * (1.0 - v / top);
+    y_axis(out, top, step, unit, y_of);
+    (plot_h, y_of)
+}
+
+/// The axis' maximum of `series` over its first `n` points: the largest
+/// value or interval top (`errors[i][x]`, as the charts take them).
+fn data_max(series: &[Series], errors: &[Vec<Option<(f64, f64)>>], n: usize) -> f64 {
+    let tops = errors
+        .iter()
+        .take(series.len())
+        .flat_map(|e| e.iter().take(n).flatten().map(|e| e.1));
+    series
+        .iter()
+        .flat_map(|s| s.values.iter().flatten())
+        .copied()
+        .chain(tops)
+        .fold(0.0, f64::max)
+}
+
 fn y_axis(out: &mut String, max: f64, step: f64, unit: &str, y_of: impl Fn(f64) -> f64) {
     let mut v = 0.0;
     while v <= max + step / 2.0 {
@@ -130,18 +156,8 @@ pub fn bars_with_errors(
     errors: &[Vec<Option<(f64, f64)>>],
 ) -> String {
     let mut out = String::new();
-    open(&mut out, title);
     let err = |i: usize, c: usize| errors.get(i).and_then(|e| e.get(c)).copied().flatten();
-    let max = series
-        .iter()
-        .flat_map(|s| s.values.iter().flatten())
-        .copied()
-        .chain((0..series.len()).flat_map(|i| (0..categories.len()).filter_map(move |c| err(i, c).map(|e| e.1))))
-        .fold(0.0, f64::max);
-    let (top, step) = nice_axis(max);
-    let plot_h = H - TOP - BOTTOM;
-    let y_of = |v: f64| TOP + plot_h * (1.0 - v / top);
-    y_axis(&mut out, top, step, unit, y_of);
+    let (plot_h, y_of) = open_plot(&mut out, title, unit, data_max(series, errors, categories.len()));
     let group_w = (W - LEFT - RIGHT) / categories.len().max(1) as f64;
     let bar_w = (group_w * 0.8) / series.len().max(1) as f64;
     for (c, cat) in categories.iter().enumerate() {
@@ -241,7 +257,6 @@ pub fn stacked_on(
 ) -> String {
     let ci = |c: usize| measured_ci.get(c).copied().flatten();
     let mut out = String::new();
-    open(&mut out, title);
     let seg = |s: &Series, c: usize| s.values.get(c).copied().flatten().filter(|v| *v > 0.0);
     let total = |c: usize| series.iter().filter_map(|s| seg(s, c)).sum::<f64>();
     let mark = |c: usize| {
@@ -254,10 +269,7 @@ pub fn stacked_on(
     let max = (0..categories.len())
         .map(|c| total(c).max(mark(c).unwrap_or(0.0)).max(ci(c).map_or(0.0, |e| e.1)))
         .fold(axis_max.unwrap_or(0.0), f64::max);
-    let (top, step) = nice_axis(max);
-    let plot_h = H - TOP - BOTTOM;
-    let y_of = |v: f64| TOP + plot_h * (1.0 - v / top);
-    y_axis(&mut out, top, step, unit, y_of);
+    let (plot_h, y_of) = open_plot(&mut out, title, unit, max);
     let slot = (W - LEFT - RIGHT) / categories.len().max(1) as f64;
     let bar_w = slot * 0.6;
     for (c, cat) in categories.iter().enumerate() {
@@ -339,25 +351,15 @@ pub fn lines_with_errors(
     errors: &[Vec<Option<(f64, f64)>>],
 ) -> String {
     let mut out = String::new();
-    open(&mut out, title);
     let err = |i: usize, x: usize| errors.get(i).and_then(|e| e.get(x)).copied().flatten();
-    let max = series
-        .iter()
-        .flat_map(|s| s.values.iter().flatten())
-        .copied()
-        .chain((0..series.len()).flat_map(|i| (0..xs.len()).filter_map(move |x| err(i, x).map(|e| e.1))))
-        .fold(0.0, f64::max);
-    let (top, step) = nice_axis(max);
-    let plot_h = H - TOP - BOTTOM;
+    let (plot_h, y_of) = open_plot(&mut out, title, unit, data_max(series, errors, xs.len()));
     let plot_w = W - LEFT - RIGHT - 40.0;
-    let y_of = |v: f64| TOP + plot_h * (1.0 - v / top);
     let t = |x: f64| if log_x { x.max(1e-12).log10() } else { x };
     let (lo, hi) = xs.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
         (a.min(t(x)), b.max(t(x)))
     });
     let span = if hi > lo { hi - lo } else { 1.0 };
     let x_of = |x: f64| LEFT + 20.0 + plot_w * (t(x) - if lo.is_finite() { lo } else { 0.0 }) / span;
-    y_axis(&mut out, top, step, unit, y_of);
     for &x in xs {
         let _ = writeln!(
             out,

@@ -18,7 +18,7 @@
 //! - **Client libraries** ([`LIBRARIES`]): `docs/client-libraries.csv`,
 //!   one row per format and language with its status and source, compiled in.
 
-use super::data::Data;
+use super::inputs::Data;
 use super::numfmt::{group, num};
 use super::parse::HttpRow;
 use crate::measure::significance::{self as sig, CONFIDENCE, MedianCi};
@@ -42,19 +42,6 @@ fn others() -> Vec<&'static str> {
         .map(|f| f.name())
         .filter(|f| *f != "json")
         .collect()
-}
-
-/// The rows of one HTTP file at one count (rows are stored file by file).
-pub fn file_rows<'a>(d: &'a Data, file: &str, count: usize) -> Vec<&'a HttpRow> {
-    let mut at = 0;
-    for (f, n) in d.http.iter().zip(&d.http_row_counts) {
-        let end = (at + n).min(d.http_rows.len());
-        if f.name == file {
-            return d.http_rows[at..end].iter().filter(|r| r.count == count).collect();
-        }
-        at = end;
-    }
-    Vec::new()
 }
 
 /// The rows' values paired by round: `out[f][i]` is `formats[f]`'s value in
@@ -142,7 +129,7 @@ pub const TIMED: [(&str, &str, Get); 4] = [
 
 /// Server CPU ratios to JSON at one count, per other format.
 fn server_ratios(d: &Data, count: usize) -> Vec<(&'static str, Option<MedianCi>)> {
-    let rows = file_rows(d, SERVER_SOURCE, count);
+    let rows = d.file_rows(SERVER_SOURCE, count);
     others()
         .into_iter()
         .map(|f| (f, paired_ratio(&rows, f, TIMED[0].2)))
@@ -153,7 +140,7 @@ fn server_ratios(d: &Data, count: usize) -> Vec<(&'static str, Option<MedianCi>)
 /// codec `Encode` median (CPU time when recorded) ÷ the server's median µs
 /// per request in [`SERVER_SOURCE`].
 pub fn encode_shares(d: &Data, count: usize) -> Vec<(String, f64)> {
-    let rows = file_rows(d, SERVER_SOURCE, count);
+    let rows = d.file_rows(SERVER_SOURCE, count);
     crate::codec::Format::ALL
         .iter()
         .map(|f| f.name())
@@ -193,9 +180,8 @@ pub fn does_not_matter(count: usize, shares: &[(String, f64)], ratios: &[(&str, 
     let span_lo = cis.iter().map(|c| c.lo).fold(f64::INFINITY, f64::min);
     let span_hi = cis.iter().map(|c| c.hi).fold(f64::NEG_INFINITY, f64::max);
     Some(format!(
-        "at {} product{}, encoding is {:.0}–{:.0}% of the server's CPU per request and every format's server CPU is within [{span_lo:.2}, {span_hi:.2}]× JSON's (each interval includes 1): the format does not matter there",
-        group(count as i64),
-        if count == 1 { "" } else { "s" },
+        "at {}, encoding is {:.0}–{:.0}% of the server's CPU per request and every format's server CPU is within [{span_lo:.2}, {span_hi:.2}]× JSON's (each interval includes 1): the format does not matter there",
+        super::numfmt::products(count),
         lo * 100.0,
         hi * 100.0
     ))
@@ -222,9 +208,8 @@ pub fn small_payload(count: usize, json_raw: u64, ratios: &[(&str, Option<Median
         format!("though server CPU is lower for {}", cheaper.join(", "))
     };
     Some(format!(
-        "at {} product{}, JSON's {}-byte body fits in one packet ({} bytes), so a smaller format saves no round trip, {cpu}",
-        group(count as i64),
-        if count == 1 { "" } else { "s" },
+        "at {}, JSON's {}-byte body fits in one packet ({} bytes), so a smaller format saves no round trip, {cpu}",
+        super::numfmt::products(count),
         group(json_raw as i64),
         group(ONE_PACKET as i64)
     ))
@@ -356,7 +341,7 @@ pub fn render(o: &mut String, d: &Data, counts: &[usize], gzip: Option<String>) 
     }
     for (q, file, get) in TIMED {
         for &c in counts {
-            let rows = file_rows(d, file, c);
+            let rows = d.file_rows(file, c);
             if rows.is_empty() {
                 continue;
             }
@@ -389,9 +374,8 @@ pub fn render(o: &mut String, d: &Data, counts: &[usize], gzip: Option<String>) 
             let list: Vec<String> = shares.iter().map(|(f, s)| format!("{f} {:.0}%", s * 100.0)).collect();
             let _ = writeln!(
                 o,
-                "- **Encoding's share of the server's CPU per request** at {} product{} (codec `Encode` ÷ `{SERVER_SOURCE}` server µs per request): {}.",
-                group(c as i64),
-                if c == 1 { "" } else { "s" },
+                "- **Encoding's share of the server's CPU per request** at {} (codec `Encode` ÷ `{SERVER_SOURCE}` server µs per request): {}.",
+                super::numfmt::products(c),
                 list.join(", ")
             );
         }

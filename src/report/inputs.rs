@@ -4,7 +4,7 @@
 //! renderers ([`super::markdown`], [`super::decision`], [`super::svg`]) and
 //! `wirebench compare` read these types; this module imports none of them.
 
-use super::parse::{self, CodecFile, HttpRow, SizeRow};
+use super::parse::{self, CodecFile, HttpRow, SizeRow, read_optional};
 use super::runs;
 pub use crate::measure::stats::Spread;
 use std::path::{Path, PathBuf};
@@ -129,8 +129,12 @@ pub struct Data {
     pub runs: Vec<runs::FileRun>,
     /// `server-pressure.txt`: its own run, shown apart.
     pub server_pressure: Option<String>,
-    /// `data-codec.txt` and `data-sizes.csv` (`make bench DATA=FILE.json`).
-    pub document: Option<super::document::Document>,
+    /// The payload these files measured.
+    pub payload: Payload,
+    /// A user's document (`data-codec.txt`, `data-sizes.csv`: `make bench
+    /// DATA=FILE.json`), read as the catalog's files are, when present: a
+    /// second payload that fills the same tables.
+    pub document: Option<Box<Data>>,
     /// `report --link-mbps`.
     pub link_mbps: Option<f64>,
     /// Every HTTP round of every file, as read, in the order of [`Data::http`].
@@ -145,15 +149,104 @@ pub struct Data {
     pub link: Option<super::link::Link>,
 }
 
-/// HTTP files in report order; the first two are expected, the rest optional.
-pub const HTTP_FILES: [&str; 6] = [
-    "http.csv",
-    "http-gzip.csv",
-    "http-gzip1.csv",
-    "http-c1.csv",
-    "http-c16.csv",
-    "http-server.csv",
-];
+/// Which payload a [`Data`] holds the measurements of.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Payload {
+    /// The catalog, at every count its files hold.
+    #[default]
+    Catalog,
+    /// A user's document (`make bench DATA=FILE.json`), its file when
+    /// `data-codec.txt` names it.
+    Document(Option<String>),
+}
+
+/// The five formats in table order (docs/SPEC.md, "Formats").
+pub fn formats() -> Vec<&'static str> {
+    crate::codec::Format::ALL.iter().map(|f| f.name()).collect()
+}
+
+/// The lookups every renderer makes.
+impl Data {
+    /// This payload, then the document beside it when there is one: what
+    /// the tables are filled by.
+    pub fn payloads(&self) -> impl Iterator<Item = &Data> {
+        std::iter::once(self).chain(self.document.as_deref())
+    }
+
+    /// The size row of `format` at `count`.
+    pub fn size(&self, format: &str, count: usize) -> Option<&SizeRow> {
+        self.sizes
+            .as_ref()?
+            .iter()
+            .find(|r| r.format == format && r.count == count)
+    }
+
+    /// One codec row, aggregated.
+    pub fn codec_stat(&self, op: &str, format: &str, count: usize) -> Option<&CodecStat> {
+        self.codec_stats
+            .iter()
+            .find(|s| s.op == op && s.format == format && s.count == count)
+    }
+
+    /// One codec row's batches, as read.
+    pub fn codec_lines(&self, op: &str, format: &str, count: usize) -> Vec<&parse::CodecLine> {
+        let lines = self.codec.as_ref().map_or(&[][..], |c| &c.lines);
+        lines
+            .iter()
+            .filter(|l| l.op == op && l.format == format && l.count == count)
+            .collect()
+    }
+
+    /// The HTTP file `name`, aggregated.
+    pub fn http_file(&self, name: &str) -> Option<&HttpFile> {
+        self.http.iter().find(|f| f.name == name)
+    }
+
+    /// One HTTP case of `file`, aggregated.
+    pub fn http_case(&self, file: &str, format: &str, count: usize) -> Option<&HttpStat> {
+        self.http_file(file)?
+            .stats
+            .iter()
+            .find(|s| s.format == format && s.count == count)
+    }
+
+    /// The rounds of one HTTP file at one count (rows are stored file by file).
+    pub fn file_rows(&self, file: &str, count: usize) -> Vec<&HttpRow> {
+        let mut at = 0;
+        for (f, n) in self.http.iter().zip(&self.http_row_counts) {
+            let end = (at + n).min(self.http_rows.len());
+            if f.name == file {
+                return self.http_rows[at..end].iter().filter(|r| r.count == count).collect();
+            }
+            at = end;
+        }
+        Vec::new()
+    }
+}
+
+impl Payload {
+    /// What its raw files' names start with: `codec.txt`, `data-codec.txt`.
+    pub fn file_prefix(&self) -> &'static str {
+        match self {
+            Payload::Catalog => "",
+            Payload::Document(_) => "data-",
+        }
+    }
+
+    /// What a table of `count` is about: `1,000 products`, or `your
+    /// document (`FILE`)` (a document's rows have count 1).
+    pub fn heading(&self, count: usize) -> String {
+        match self {
+            Payload::Catalog => super::numfmt::products(count),
+            Payload::Document(source) => format!(
+                "your document{}",
+                source.as_deref().map_or(String::new(), |s| format!(" (`{s}`)"))
+            ),
+        }
+    }
+}
+
+pub use super::runs::HTTP_FILES;
 
 /// Where a format sorts in tables (field table order: docs/SPEC.md, "Formats"), unknown names last.
 pub fn format_rank(name: &str) -> usize {
@@ -163,12 +256,49 @@ pub fn format_rank(name: &str) -> usize {
         .unwrap_or(usize::MAX)
 }
 
-fn read_optional(path: &Path) -> Result<Option<String>, String> {
-    match std::fs::read_to_string(path) {
-        Ok(t) => Ok(Some(t)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(format!("{}: {e}", path.display())),
+fn file_run(file: &str, text: &str) -> runs::FileRun {
+    runs::FileRun {
+        file: file.to_string(),
+        stamp: crate::measure::run::read_stamp(text),
     }
+}
+
+/// One payload's codec and sizes files (`codec.txt` and `sizes.csv`, or
+/// `data-codec.txt` and `data-sizes.csv`), with their stamps and
+/// calibration samples; the catalog's missing files are named.
+fn read_payload(dir: &Path, payload: Payload) -> Result<Data, String> {
+    let mut d = Data {
+        payload,
+        ..Data::default()
+    };
+    let prefix = d.payload.file_prefix();
+    let (codec_file, sizes_file) = (format!("{prefix}codec.txt"), format!("{prefix}sizes.csv"));
+    let name = |f: &str| dir.join(f).display().to_string();
+    match read_optional(&dir.join(&codec_file))? {
+        Some(t) => {
+            d.runs.push(file_run(&codec_file, &t));
+            let f = parse::codec(&name(&codec_file), &t).map_err(|e| e.to_string())?;
+            d.codec_stats = codec_stats(&f);
+            if !f.calibration.is_empty() {
+                d.calibration.push((codec_file.clone(), f.calibration.clone()));
+            }
+            if let Payload::Document(source) = &mut d.payload {
+                *source = f.header.iter().find(|(k, _)| k == "data").map(|(_, v)| v.clone());
+            }
+            d.codec = Some(f);
+        }
+        None => d.missing.push(codec_file),
+    }
+    match read_optional(&dir.join(&sizes_file))? {
+        Some(t) => {
+            d.runs.push(file_run(&sizes_file, &t));
+            let mut rows = parse::sizes(&name(&sizes_file), &t).map_err(|e| e.to_string())?;
+            rows.sort_by_key(|r| (r.count, format_rank(&r.format)));
+            d.sizes = Some(rows);
+        }
+        None => d.missing.push(sizes_file),
+    }
+    Ok(d)
 }
 
 /// Reads and aggregates every raw file in `dir`, refusing files from
@@ -182,40 +312,18 @@ pub fn load_checked(dir: &Path, allow_mixed: bool) -> Result<Data, String> {
 /// Reads and aggregates every raw file in `dir` (every run it holds; see
 /// [`load_checked`]).
 pub fn load(dir: &Path) -> Result<Data, String> {
-    let mut d = Data::default();
+    let mut d = read_payload(dir, Payload::Catalog)?;
+    let doc = read_payload(dir, Payload::Document(None))?;
+    if doc.codec.is_some() || doc.sizes.is_some() {
+        d.runs.extend(doc.runs.iter().cloned());
+        d.calibration.extend(doc.calibration.iter().cloned());
+        d.document = Some(Box::new(doc));
+    }
     let name = |f: &str| dir.join(f).display().to_string();
-    let stamp = |d: &mut Data, file: &str, text: &str| {
-        d.runs.push(runs::FileRun {
-            file: file.to_string(),
-            stamp: crate::measure::run::read_stamp(text),
-        })
-    };
-
-    match read_optional(&dir.join("codec.txt"))? {
-        Some(t) => {
-            stamp(&mut d, "codec.txt", &t);
-            let f = parse::codec(&name("codec.txt"), &t).map_err(|e| e.to_string())?;
-            d.codec_stats = codec_stats(&f);
-            if !f.calibration.is_empty() {
-                d.calibration.push(("codec.txt".into(), f.calibration.clone()));
-            }
-            d.codec = Some(f);
-        }
-        None => d.missing.push("codec.txt".into()),
-    }
-    match read_optional(&dir.join("sizes.csv"))? {
-        Some(t) => {
-            stamp(&mut d, "sizes.csv", &t);
-            let mut rows = parse::sizes(&name("sizes.csv"), &t).map_err(|e| e.to_string())?;
-            rows.sort_by_key(|r| (r.count, format_rank(&r.format)));
-            d.sizes = Some(rows);
-        }
-        None => d.missing.push("sizes.csv".into()),
-    }
     for (i, file) in HTTP_FILES.iter().enumerate() {
         match read_optional(&dir.join(file))? {
             Some(t) => {
-                stamp(&mut d, file, &t);
+                d.runs.push(file_run(file, &t));
                 let rows = parse::http(&name(file), &t).map_err(|e| e.to_string())?;
                 let samples = parse::calibration(&name(file), &t).map_err(|e| e.to_string())?;
                 if !samples.is_empty() {
@@ -238,28 +346,6 @@ pub fn load(dir: &Path) -> Result<Data, String> {
     }
     // Every histogram file, whichever round or case it names: all are pooled.
     d.runs.extend(runs::histogram_runs(&dir.join("histograms"))?);
-    let (data_codec, data_sizes) = (
-        read_optional(&dir.join("data-codec.txt"))?,
-        read_optional(&dir.join("data-sizes.csv"))?,
-    );
-    for (file, text) in [("data-codec.txt", &data_codec), ("data-sizes.csv", &data_sizes)] {
-        if let Some(t) = text {
-            stamp(&mut d, file, t);
-        }
-    }
-    if let Some(t) = &data_codec {
-        let samples = parse::calibration(&name("data-codec.txt"), t).map_err(|e| e.to_string())?;
-        if !samples.is_empty() {
-            // Beside codec.txt, in stage order.
-            let at = d
-                .calibration
-                .iter()
-                .position(|(f, _)| f == "codec.txt")
-                .map_or(0, |i| i + 1);
-            d.calibration.insert(at, ("data-codec.txt".into(), samples));
-        }
-    }
-    d.document = super::document::read(data_codec.as_deref(), data_sizes.as_deref())?;
     d.peers = read_optional(&dir.join("peers.txt"))?;
     d.peers_instructions = read_optional(&dir.join("peers-instructions.md"))?;
     d.server_pressure = read_optional(&dir.join("server-pressure.txt"))?;
@@ -470,9 +556,9 @@ pub fn medians_json(d: &Data) -> String {
             r.gzip1_bytes,
             r.gzip6_bytes,
             r.gzip9_bytes,
-            n(r.gzip1_us),
-            n(r.gzip6_us),
-            n(r.gzip9_us),
+            opt(r.gzip_us.map(|g| g[0])),
+            opt(r.gzip_us.map(|g| g[1])),
+            opt(r.gzip_us.map(|g| g[2])),
             opt(r.encode_us),
             opt(r.gzip6_cpu_us)
         ));
