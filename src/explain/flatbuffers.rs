@@ -442,63 +442,6 @@ impl Reader<'_, '_> {
         Ok(())
     }
 
-    /// A scalar of type `ty` at `at`, claimed as a value.
-    fn scalar(
-        &mut self,
-        w: &mut Walker<'_>,
-        ty: NodeId,
-        at: usize,
-        path: &str,
-        out: &mut String,
-    ) -> Result<(), ExplainError> {
-        let s = self.schema;
-        let (n, what) = match s.node(ty) {
-            Node::Boolean => {
-                let v = self.read::<1>(at, path)?[0] != 0;
-                out.push_str(if v { "true" } else { "false" });
-                (1, format!("boolean {v}"))
-            }
-            Node::Int => {
-                let v = i32::from_le_bytes(self.read::<4>(at, path)?);
-                out.push_str(&v.to_string());
-                (4, format!("int {v}"))
-            }
-            Node::Long => {
-                let v = i64::from_le_bytes(self.read::<8>(at, path)?);
-                out.push_str(&v.to_string());
-                (8, format!("long {v}"))
-            }
-            Node::Float => {
-                let v = f32::from_le_bytes(self.read::<4>(at, path)?);
-                plain::float(v, out);
-                (4, format!("float {v}"))
-            }
-            Node::Double => {
-                let v = f64::from_le_bytes(self.read::<8>(at, path)?);
-                plain::double(v, out);
-                (8, format!("double {v}"))
-            }
-            Node::Enum(e) => {
-                let width = fbs_enum_width(e.symbols.len());
-                let i = match width {
-                    1 => u32::from(self.read::<1>(at, path)?[0]),
-                    2 => u32::from(u16::from_le_bytes(self.read::<2>(at, path)?)),
-                    _ => u32::from_le_bytes(self.read::<4>(at, path)?),
-                };
-                let sym = e.symbols.get(i as usize).ok_or_else(|| {
-                    self.err(
-                        at,
-                        format!("{path}: enum index {i} is not one of the {} symbols", e.symbols.len()),
-                    )
-                })?;
-                plain::string(sym, out);
-                (usize::from(width), format!("{} {i} = {sym}", s.describe(ty)))
-            }
-            _ => return Err(self.err(at, format!("{path}: {} is not a scalar", s.describe(ty)))),
-        };
-        self.claim(w, at, n, Category::Value, format!("{path}: {what}"))
-    }
-
     /// The count of the vector at `at` with `size`-byte items: (count, first item).
     fn vector(
         &mut self,
@@ -552,7 +495,51 @@ impl Reader<'_, '_> {
         let s = self.schema;
         match s.node(ty) {
             Node::Boolean | Node::Int | Node::Long | Node::Float | Node::Double | Node::Enum(_) => {
-                self.scalar(w, ty, at, path, out)?;
+                let (n, what) = match s.node(ty) {
+                    Node::Boolean => {
+                        let v = self.read::<1>(at, path)?[0] != 0;
+                        out.push_str(if v { "true" } else { "false" });
+                        (1, format!("boolean {v}"))
+                    }
+                    Node::Int => {
+                        let v = i32::from_le_bytes(self.read::<4>(at, path)?);
+                        out.push_str(&v.to_string());
+                        (4, format!("int {v}"))
+                    }
+                    Node::Long => {
+                        let v = i64::from_le_bytes(self.read::<8>(at, path)?);
+                        out.push_str(&v.to_string());
+                        (8, format!("long {v}"))
+                    }
+                    Node::Float => {
+                        let v = f32::from_le_bytes(self.read::<4>(at, path)?);
+                        plain::float(v, out);
+                        (4, format!("float {v}"))
+                    }
+                    Node::Double => {
+                        let v = f64::from_le_bytes(self.read::<8>(at, path)?);
+                        plain::double(v, out);
+                        (8, format!("double {v}"))
+                    }
+                    Node::Enum(e) => {
+                        let width = fbs_enum_width(e.symbols.len());
+                        let i = match width {
+                            1 => u32::from(self.read::<1>(at, path)?[0]),
+                            2 => u32::from(u16::from_le_bytes(self.read::<2>(at, path)?)),
+                            _ => u32::from_le_bytes(self.read::<4>(at, path)?),
+                        };
+                        let sym = e.symbols.get(i as usize).ok_or_else(|| {
+                            self.err(
+                                at,
+                                format!("{path}: enum index {i} is not one of the {} symbols", e.symbols.len()),
+                            )
+                        })?;
+                        plain::string(sym, out);
+                        (usize::from(width), format!("{} {i} = {sym}", s.describe(ty)))
+                    }
+                    _ => return Err(self.err(at, format!("{path}: {} is not a scalar", s.describe(ty)))),
+                };
+                self.claim(w, at, n, Category::Value, format!("{path}: {what}"))?;
             }
             Node::String => {
                 let p = self.offset(w, at, path, "string")?;
@@ -654,17 +641,7 @@ impl Reader<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// (offset, length, meaning) of each span.
-    type Spans = Vec<(usize, usize, String)>;
-
-    fn walk(schema: &str, bytes: &[u8]) -> Result<(String, Spans), ExplainError> {
-        let schema = Schema::parse(schema.as_bytes()).unwrap();
-        let mut w = Walker::new(bytes);
-        let (json, _) = annotate(&mut w, &schema)?;
-        let spans = w.spans.iter().map(|s| (s.offset, s.len, s.meaning.clone())).collect();
-        Ok((json, spans))
-    }
+    use crate::explain::span::walk_by;
 
     const R: &str = r#"{"type":"record","name":"R","fields":[
         {"name":"id","type":"int"},
@@ -684,7 +661,7 @@ mod tests {
     #[test]
     fn a_table_reads_by_its_schema() {
         let b = encoded(R, r#"{"id":7,"s":"a","u":"b"}"#);
-        let (json, spans) = walk(R, &b).unwrap();
+        let (json, spans) = walk_by(annotate, R, &b).unwrap();
         assert_eq!(json, r#"{"id":7,"s":"a","u":"b"}"#);
         let want: Vec<(usize, usize, String)> = [
             (0, 4, "$: offset to the root table at 16"),
@@ -720,22 +697,27 @@ mod tests {
         assert_eq!(b.len(), 68);
         // Null: the union's type and value slots are absent.
         let b = encoded(R, r#"{"id":0,"s":"","u":null}"#);
-        assert_eq!(walk(R, &b).unwrap().0, r#"{"id":0,"s":"","u":null}"#);
+        assert_eq!(walk_by(annotate, R, &b).unwrap().0, r#"{"id":0,"s":"","u":null}"#);
     }
 
     #[test]
     fn hostile_offsets_are_errors() {
         let s = r#"{"type":"record","name":"R","fields":[]}"#;
         // A root offset past the end, a misaligned one, a soffset outside.
-        assert!(walk(s, &[0xf0, 0, 0, 0]).unwrap_err().message.contains("run past"));
         assert!(
-            walk(s, &[5, 0, 0, 0, 0, 0, 0, 0, 0])
+            walk_by(annotate, s, &[0xf0, 0, 0, 0])
+                .unwrap_err()
+                .message
+                .contains("run past")
+        );
+        assert!(
+            walk_by(annotate, s, &[5, 0, 0, 0, 0, 0, 0, 0, 0])
                 .unwrap_err()
                 .message
                 .contains("aligned")
         );
         assert!(
-            walk(s, &[4, 0, 0, 0, 0, 0, 0, 0x40])
+            walk_by(annotate, s, &[4, 0, 0, 0, 0, 0, 0, 0x40])
                 .unwrap_err()
                 .message
                 .contains("outside the buffer")
@@ -750,12 +732,12 @@ mod tests {
             4, 0, 0, 0, // offset → string at 20
             1, 0, 0, 0, b'a', 0, 0, 0, // "a"
         ];
-        let e = walk(two, &b).unwrap_err();
+        let e = walk_by(annotate, two, &b).unwrap_err();
         assert_eq!(e.offset, 16, "{e}");
         assert!(e.message.contains("overlap bytes 16..20 read before"), "{e}");
         // With slot 1 absent the same bytes read.
         let mut one = b;
         one[10] = 0;
-        assert_eq!(walk(two, &one).unwrap().0, r#"{"a":"a","b":""}"#);
+        assert_eq!(walk_by(annotate, two, &one).unwrap().0, r#"{"a":"a","b":""}"#);
     }
 }

@@ -80,8 +80,8 @@ fn catalog() -> &'static (Schema, Option<NodeId>) {
 pub fn explain(format: Format, bytes: &[u8]) -> Result<Explained, Failed> {
     let (schema, entry) = catalog();
     if format == Format::Flatbuffers {
-        let (spans, value) = flatbuffers_catalog::annotate(bytes)?;
-        return read_tree(format, schema, bytes, spans, &value);
+        let walked = flatbuffers_catalog::annotate(bytes).and_then(|(spans, v)| read_tree(schema, spans, &v))?;
+        return Ok(explained(format, bytes, walked));
     }
     annotate(format, schema, *entry, bytes)
 }
@@ -89,15 +89,9 @@ pub fn explain(format: Format, bytes: &[u8]) -> Result<Explained, Failed> {
 /// Annotates `bytes`, an instance of `schema` in `format`; the spans of
 /// records of type `entry` are owned by product fields as well.
 pub fn annotate(format: Format, schema: &Schema, entry: Option<NodeId>, bytes: &[u8]) -> Result<Explained, Failed> {
-    let (spans, json, members) = match format {
-        Format::Json | Format::Msgpack => {
-            let (spans, value) = if format == Format::Json {
-                json::annotate(bytes)?
-            } else {
-                msgpack::annotate(bytes)?
-            };
-            return read_tree(format, schema, bytes, spans, &value);
-        }
+    let walked = match format {
+        Format::Json => json::annotate(bytes).and_then(|(spans, v)| read_tree(schema, spans, &v))?,
+        Format::Msgpack => msgpack::annotate(bytes).and_then(|(spans, v)| read_tree(schema, spans, &v))?,
         Format::Avro | Format::Protobuf | Format::Flatbuffers => {
             let mut w = Walker::new(bytes);
             w.entry = entry;
@@ -114,38 +108,36 @@ pub fn annotate(format: Format, schema: &Schema, entry: Option<NodeId>, bytes: &
             (spans, json, members)
         }
     };
-    Ok(Explained {
+    Ok(explained(format, bytes, walked))
+}
+
+/// What a walk gives: its spans, the plain JSON it read, the root's members.
+type Walked = (Vec<Span>, String, Vec<String>);
+
+fn explained(format: Format, bytes: &[u8], (spans, json, members): Walked) -> Explained {
+    Explained {
         format,
         bytes: bytes.to_vec(),
         spans,
         json,
         members,
-    })
+    }
 }
 
-/// The annotation of a walk that built a [`Value`] tree: the tree read by `schema`.
-fn read_tree(
-    format: Format,
-    schema: &Schema,
-    bytes: &[u8],
-    spans: Vec<Span>,
-    value: &Value,
-) -> Result<Explained, Failed> {
-    let json = typed::read(schema, value).map_err(|message| Failed {
-        spans: spans.clone(),
-        error: ExplainError { offset: 0, message },
-    })?;
+/// A walk that built a [`Value`] tree: the tree read by `schema`.
+fn read_tree(schema: &Schema, spans: Vec<Span>, value: &Value) -> Result<Walked, Failed> {
+    let json = match typed::read(schema, value) {
+        Ok(json) => json,
+        Err(message) => {
+            let error = ExplainError { offset: 0, message };
+            return Err(Failed { spans, error });
+        }
+    };
     let members = match value {
         Value::Record(m) => m.iter().map(|(k, _)| k.clone()).collect(),
         _ => Vec::new(),
     };
-    Ok(Explained {
-        format,
-        bytes: bytes.to_vec(),
-        spans,
-        json,
-        members,
-    })
+    Ok((spans, json, members))
 }
 
 /// The names the page (`src/http/page.rs`) calls for a user's document,

@@ -17,7 +17,7 @@
 //! Field *i* of a record starts after the numbers of fields `0..i` (a
 //! `oneof` takes one per non-null branch, [`proto_width`]); a non-record
 //! root, an array item, map value or union member that cannot stand alone
-//! ([`proto_direct`]) sits in a wrapper message with one field `value` at
+//! ([`crate::generic::derive::proto_direct`]) sits in a wrapper message with one field `value` at
 //! number 1; a map entry is a message with the key at 1 and the value at 2;
 //! numbers and enums in an array are one packed length-delimited field.
 //!
@@ -35,7 +35,7 @@
 
 use super::plain;
 use super::span::{Category, ExplainError, MAX_DEPTH, Walker, preview};
-use crate::generic::derive::{Shape, proto_direct, proto_width, shape};
+use crate::generic::derive::{Shape, proto_width, shape};
 use crate::generic::schema::{Node, NodeId, Schema};
 use std::collections::HashSet;
 
@@ -395,11 +395,7 @@ impl Reader<'_> {
                     number: key.number,
                     wire: key.wire,
                 };
-                let v = if proto_direct(s, items) {
-                    self.member(w, items, &item, end, depth)?
-                } else {
-                    self.wrapper(w, items, &item, end, depth)?
-                };
+                let v = self.member(w, items, &item, end, depth)?;
                 list.push(v);
             }
             Shape::Map(vt) => {
@@ -495,7 +491,8 @@ impl Reader<'_> {
     }
 
     /// A value with explicit presence: a leaf as it is, a record as its
-    /// message, anything else in its wrapper message.
+    /// message, anything else in its wrapper message (one field of type
+    /// `ty` at number 1).
     fn member(
         &self,
         w: &mut Walker<'_>,
@@ -505,36 +502,22 @@ impl Reader<'_> {
         depth: usize,
     ) -> Result<String, ExplainError> {
         let s = self.schema;
-        match (shape(s, ty), s.node(ty)) {
-            (Shape::Leaf, _) => self.leaf(w, ty, key, end),
-            (Shape::Record, Node::Record(rec)) => {
-                let to = self.body(w, key, end, &s.describe(ty))?;
-                let fields: Vec<(Option<&str>, NodeId)> = rec.fields.iter().map(|f| (Some(&*f.name), f.ty)).collect();
-                w.depth += 1;
-                let entered = w.enter(ty);
-                let json = self.message(w, &fields, to, key.path, depth + 1, false, Some(ty));
-                w.leave(entered);
-                w.depth -= 1;
-                json
-            }
-            _ => self.wrapper(w, ty, key, end, depth),
-        }
-    }
-
-    /// A wrapper message: one field of type `ty` at number 1.
-    fn wrapper(
-        &self,
-        w: &mut Walker<'_>,
-        ty: NodeId,
-        key: &Key<'_>,
-        end: usize,
-        depth: usize,
-    ) -> Result<String, ExplainError> {
-        let to = self.body(w, key, end, &format!("wrapper of {}", self.schema.describe(ty)))?;
+        let (what, fields, record): (String, Vec<(Option<&str>, NodeId)>, _) = match (shape(s, ty), s.node(ty)) {
+            (Shape::Leaf, _) => return self.leaf(w, ty, key, end),
+            (Shape::Record, Node::Record(rec)) => (
+                s.describe(ty),
+                rec.fields.iter().map(|f| (Some(&*f.name), f.ty)).collect(),
+                Some(ty),
+            ),
+            _ => (format!("wrapper of {}", s.describe(ty)), vec![(None, ty)], None),
+        };
+        let to = self.body(w, key, end, &what)?;
         w.depth += 1;
-        let json = self.message(w, &[(None, ty)], to, key.path, depth + 1, false, None)?;
+        let entered = w.enter(ty);
+        let json = self.message(w, &fields, to, key.path, depth + 1, false, record);
+        w.leave(entered);
         w.depth -= 1;
-        Ok(json)
+        json
     }
 
     /// A boolean, number or enum without its key: (JSON, what it is).
@@ -687,17 +670,7 @@ impl Reader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// (offset, length, meaning) of each span.
-    type Spans = Vec<(usize, usize, String)>;
-
-    fn walk(schema: &str, bytes: &[u8]) -> Result<(String, Spans), ExplainError> {
-        let schema = Schema::parse(schema.as_bytes()).unwrap();
-        let mut w = Walker::new(bytes);
-        let (json, _) = annotate(&mut w, &schema)?;
-        let spans = w.spans.iter().map(|s| (s.offset, s.len, s.meaning.clone())).collect();
-        Ok((json, spans))
-    }
+    use crate::explain::span::walk_by;
 
     const R: &str = r#"{"type":"record","name":"R","fields":[
         {"name":"id","type":"long"},
@@ -709,7 +682,7 @@ mod tests {
     fn a_message_reads_by_its_schema() {
         // id = 7, n = "a", xs = [1, 2] packed, u = "b" (oneof member 2 at number 5).
         let bytes = [0x08, 0x07, 0x12, 0x01, 0x61, 0x1a, 0x02, 0x01, 0x02, 0x2a, 0x01, 0x62];
-        let (json, spans) = walk(R, &bytes).unwrap();
+        let (json, spans) = walk_by(annotate, R, &bytes).unwrap();
         assert_eq!(json, r#"{"id":7,"n":"a","xs":[1,2],"u":"b"}"#);
         let want: Vec<(usize, usize, String)> = [
             (0, 1, "$.id: field 1, wire type 0 = varint"),
@@ -734,7 +707,7 @@ mod tests {
     #[test]
     fn absent_fields_read_as_defaults_and_unknown_fields_are_skipped() {
         // u = 0 (member 1 at number 4, the default written); field 9 unknown.
-        let (json, spans) = walk(R, &[0x20, 0x00, 0x48, 0x05]).unwrap();
+        let (json, spans) = walk_by(annotate, R, &[0x20, 0x00, 0x48, 0x05]).unwrap();
         assert_eq!(json, r#"{"id":0,"n":null,"xs":[],"u":0}"#);
         assert_eq!(
             spans[2],
@@ -745,34 +718,43 @@ mod tests {
     #[test]
     fn hostile_bytes_are_errors() {
         // No member of a union without null.
-        let e = walk(R, &[0x08, 0x07]).unwrap_err();
+        let e = walk_by(annotate, R, &[0x08, 0x07]).unwrap_err();
         assert!(e.message.contains("has no null branch"), "{e}");
         // A length past the end.
-        let e = walk(R, &[0x12, 0x05, 0x61]).unwrap_err();
+        let e = walk_by(annotate, R, &[0x12, 0x05, 0x61]).unwrap_err();
         assert_eq!((e.offset, e.message.contains("does not fit")), (1, true), "{e}");
         // A scalar seen twice, a wrong wire type, a group, an overlong varint.
         assert!(
-            walk(R, &[0x08, 0x01, 0x08, 0x02, 0x20, 0x00])
+            walk_by(annotate, R, &[0x08, 0x01, 0x08, 0x02, 0x20, 0x00])
                 .unwrap_err()
                 .message
                 .contains("seen twice")
         );
         assert!(
-            walk(R, &[0x09, 0, 0, 0, 0, 0, 0, 0, 0])
+            walk_by(annotate, R, &[0x09, 0, 0, 0, 0, 0, 0, 0, 0])
                 .unwrap_err()
                 .message
                 .contains("must be varint")
         );
-        assert!(walk(R, &[0x0b]).unwrap_err().message.contains("start group"));
         assert!(
-            walk(R, &[0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f])
+            walk_by(annotate, R, &[0x0b])
                 .unwrap_err()
                 .message
-                .contains("longer than 64 bits")
+                .contains("start group")
+        );
+        assert!(
+            walk_by(
+                annotate,
+                R,
+                &[0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f]
+            )
+            .unwrap_err()
+            .message
+            .contains("longer than 64 bits")
         );
         // A nested message's length past its parent's end.
         let nested = r#"{"type":"record","name":"A","fields":[{"name":"b","type":{"type":"record","name":"B","fields":[{"name":"s","type":"string"}]}},{"name":"t","type":"string"}]}"#;
-        let e = walk(nested, &[0x0a, 0x03, 0x0a, 0x05, 0x61, 0x12, 0x01, 0x62]).unwrap_err();
+        let e = walk_by(annotate, nested, &[0x0a, 0x03, 0x0a, 0x05, 0x61, 0x12, 0x01, 0x62]).unwrap_err();
         assert_eq!(e.offset, 3, "{e}");
     }
 
@@ -783,7 +765,7 @@ mod tests {
             {"name":"g","type":{"type":"array","items":{"type":"array","items":"int"}}}]}"#;
         // m = {"a": 1}, g = [[3]]: an item wrapper holding a packed array.
         let bytes = [0x0a, 0x05, 0x0a, 0x01, 0x61, 0x10, 0x01, 0x12, 0x03, 0x0a, 0x01, 0x03];
-        let (json, spans) = walk(s, &bytes).unwrap();
+        let (json, spans) = walk_by(annotate, s, &bytes).unwrap();
         assert_eq!(json, r#"{"m":{"a":1},"g":[[3]]}"#);
         assert_eq!(spans[0].2, "$.m: field 1, wire type 2 = length-delimited");
         assert_eq!(spans[1].2, "$.m: map entry of 5 bytes");
@@ -793,6 +775,6 @@ mod tests {
         assert_eq!(spans[6].2, "$.g[0]: wrapper of array<int> of 3 bytes");
         // A repeated key is refused.
         let twice = [0x0a, 0x03, 0x0a, 0x01, 0x61, 0x0a, 0x03, 0x0a, 0x01, 0x61];
-        assert!(walk(s, &twice).unwrap_err().message.contains("seen twice"));
+        assert!(walk_by(annotate, s, &twice).unwrap_err().message.contains("seen twice"));
     }
 }

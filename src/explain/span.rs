@@ -308,3 +308,22 @@ pub use crate::model::PRODUCT_FIELDS;
 pub(crate) fn static_field(name: &str) -> &'static str {
     PRODUCT_FIELDS.iter().copied().find(|f| *f == name).unwrap_or(FRAMING)
 }
+
+/// (offset, length, meaning) of each span: what the annotators' unit tests compare.
+#[cfg(test)]
+pub(crate) type Spans = Vec<(usize, usize, String)>;
+
+/// A schema-driven annotator: the plain JSON it read and the root's members.
+#[cfg(test)]
+type SchemaWalk = fn(&mut Walker<'_>, &crate::generic::schema::Schema) -> Result<(String, Vec<String>), ExplainError>;
+
+/// Walks `bytes` with a schema-driven `annotate` by the schema text
+/// `schema`: the plain JSON read and the spans.
+#[cfg(test)]
+pub(crate) fn walk_by(annotate: SchemaWalk, schema: &str, bytes: &[u8]) -> Result<(String, Spans), ExplainError> {
+    let schema = crate::generic::schema::Schema::parse(schema.as_bytes()).unwrap();
+    let mut w = Walker::new(bytes);
+    let (json, _) = annotate(&mut w, &schema)?;
+    let spans = w.spans.iter().map(|s| (s.offset, s.len, s.meaning.clone())).collect();
+    Ok((json, spans))
+}
