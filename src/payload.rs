@@ -9,14 +9,14 @@
 //! | [`Payload::size`] | encoded and measured | measured once, when the document is loaded |
 //! | [`Payload::verify`] a body | decoded ([`Verify`]: borrowed view or owned), N products | decoded with the schema, plain JSON equal to the document's |
 //! | [`Payload::difference`] | the first product field that differs | the first JSON byte that differs |
-//! | [`Payload::annotate`] for the explainer | the catalog annotators ([`crate::explain::explain`]) | the schema-driven annotators ([`crate::explain::data`]) |
+//! | [`Payload::annotate`] for the explainer | the annotators by the catalog's schema ([`crate::explain::explain`]), owned by product field | the same annotators by the document's schema ([`crate::explain::annotate`]), owned by root member |
 //!
 //! **Invariant:** a payload is immutable once built; a catalog payload
 //! shares its product list ([`Arc`]), so [`Payload::with_count`] is cheap, and
 //! a document payload is checked to encode in every format when it is built.
 
 use crate::codec::{self, Format};
-use crate::explain::{self, Explained, Failed, Unparsable, data as explain_data};
+use crate::explain::{self, Explained, Failed, Unparsable};
 use crate::generic::{self, datum::Datum, error::GenericError, input, schema::Schema};
 use crate::model::{Catalog, Product};
 use std::fmt;
@@ -330,7 +330,7 @@ impl Payload {
     pub fn annotate(&self, format: Format, bytes: &[u8]) -> Result<Explained, Failed> {
         match self {
             Payload::Catalog(_) => explain::explain(format, bytes),
-            Payload::Document(d) => explain_data::explain(format, &d.schema, bytes).map(|ex| ex.explained),
+            Payload::Document(d) => explain::annotate(format, &d.schema, None, bytes),
         }
     }
 
@@ -339,7 +339,7 @@ impl Payload {
     pub fn explain_text(&self, format: Format, bytes: &[u8], dump: bool) -> Result<String, Unparsable> {
         match self {
             Payload::Catalog(_) => explain::explain_text(format, bytes, dump),
-            Payload::Document(d) => explain_data::text(format, &d.schema, bytes, dump),
+            Payload::Document(d) => explain::document_text(format, &d.schema, bytes, dump),
         }
     }
 
@@ -347,17 +347,11 @@ impl Payload {
     /// `extra` adds), the form the browser page reads; for bytes that do not
     /// read, the spans read so far and the error.
     pub fn explain_json(&self, format: Format, bytes: &[u8], extra: &[(&str, String)]) -> String {
-        let failed = match self {
-            Payload::Catalog(_) => match explain::explain(format, bytes) {
-                Ok(ex) => return explain::to_json(&ex, extra),
-                Err(failed) => failed,
-            },
-            Payload::Document(d) => match explain_data::explain(format, &d.schema, bytes) {
-                Ok(ex) => return explain_data::to_json(&ex, extra),
-                Err(failed) => failed,
-            },
-        };
-        explain::failed_json(format, bytes, &failed, extra)
+        match (self, self.annotate(format, bytes)) {
+            (Payload::Catalog(_), Ok(ex)) => explain::to_json(&ex, extra),
+            (Payload::Document(_), Ok(ex)) => explain::document_json(&ex, extra),
+            (_, Err(failed)) => explain::failed_json(format, bytes, &failed, extra),
+        }
     }
 }
 

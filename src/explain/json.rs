@@ -204,11 +204,7 @@ fn array(w: &mut Walker<'_>, level: usize) -> Result<Value, ExplainError> {
     if w.bytes.get(w.pos) != Some(&b']') {
         loop {
             items.push(value(w, level + 1)?);
-            whitespace(w);
-            if w.bytes.get(w.pos) == Some(&b',') {
-                punct(w, b',', ",")?;
-                whitespace(w);
-            } else {
+            if !comma(w)? {
                 break;
             }
         }
@@ -216,6 +212,18 @@ fn array(w: &mut Walker<'_>, level: usize) -> Result<Value, ExplainError> {
     w.depth -= 1;
     punct(w, b']', &format!("]  end of array ({} items)", items.len()))?;
     Ok(Value::List(items))
+}
+
+/// After an array item or object member: the comma and the whitespace
+/// around it (`true`: another follows), or just the whitespace (`false`).
+fn comma(w: &mut Walker<'_>) -> Result<bool, ExplainError> {
+    whitespace(w);
+    if w.bytes.get(w.pos) != Some(&b',') {
+        return Ok(false);
+    }
+    punct(w, b',', ",")?;
+    whitespace(w);
+    Ok(true)
 }
 
 fn object(w: &mut Walker<'_>, level: usize) -> Result<Value, ExplainError> {
@@ -251,14 +259,10 @@ fn object(w: &mut Walker<'_>, level: usize) -> Result<Value, ExplainError> {
             if level == 0 {
                 w.top = None;
             }
-            whitespace(w);
             if is_product {
                 w.field = FRAMING;
             }
-            if w.bytes.get(w.pos) == Some(&b',') {
-                punct(w, b',', ",")?;
-                whitespace(w);
-            } else {
+            if !comma(w)? {
                 break;
             }
         }

@@ -18,7 +18,6 @@
 
 use super::render::Summary;
 use super::span::{Category, ExplainError, Explained, Failed, Span};
-use super::value::Value;
 use crate::measure::hlog::base64_encode;
 use crate::measure::json::quote;
 use std::fmt::Write;
@@ -36,7 +35,8 @@ pub fn failed_json(format: crate::codec::Format, bytes: &[u8], failed: &Failed, 
         format,
         bytes: bytes.to_vec(),
         spans: Vec::new(),
-        value: Value::Null,
+        json: String::new(),
+        members: Vec::new(),
     };
     document(&partial, &failed.spans, Some(&failed.error), extra)
 }
@@ -64,7 +64,8 @@ fn document(ex: &Explained, spans: &[Span], error: Option<&ExplainError>, extra:
         format: ex.format,
         bytes: ex.bytes.clone(),
         spans: spans.to_vec(),
-        value: Value::Null,
+        json: String::new(),
+        members: Vec::new(),
     });
     out.push_str("{\"by_category\":{");
     for (i, (c, n)) in Category::ALL.iter().zip(sum.by_category).enumerate() {

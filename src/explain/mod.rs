@@ -1,59 +1,168 @@
-//! `wirebench explain`: every byte of every format, annotated.
+//! `wirebench explain`: every byte of every format, annotated — the
+//! catalog's and a user's document's alike.
 //!
-//! Each format has an annotator (`explain::json`, `explain::msgpack`, …) written
-//! from the wire format itself — none of them calls the codec's decoder or the
-//! generated code — so it teaches the format and doubles as a second,
-//! independent reader. An annotator walks a payload and produces:
+//! One annotator per format, written from the wire format itself — none of
+//! them calls a codec's decoder, a schema-driven decoder or generated code —
+//! so it teaches the format and doubles as a second, independent reader:
+//!
+//! | format | how the annotator reads it |
+//! |---|---|
+//! | JSON, MessagePack | [`json`], [`msgpack`] walk the self-describing bytes into a [`Value`] tree; [`typed`] reads the tree by the Avro schema |
+//! | Avro | [`avro`]: the bytes hold neither names nor types, so the walk follows the schema |
+//! | Protobuf | [`protobuf`]: keys, varints and lengths of the proto3 message derived from the schema (the catalog's `.proto` is that derivation), by field number |
+//! | FlatBuffers | a document: [`flatbuffers`], by the tables derived from the schema; the catalog: [`flatbuffers_catalog`], by the slots of schemas/catalog.fbs (its `Dimensions` struct, file identifier and shared strings are outside the derivation) |
+//!
+//! The catalog is read by its Avro schema (`schemas/catalog.avsc`), its
+//! `Product` records as entries ([`Walker::enter`]), so each span is also
+//! owned by a product field. An annotator produces:
 //!
 //! - a list of [`Span`]s that cover every byte exactly once, in order: offset,
 //!   length, nesting depth, what kind of byte it is ([`Category`]), which
-//!   product field it belongs to, and what it means in words;
-//! - the decoded data as a generic [`Value`] tree, which [`Value::to_catalog`]
-//!   turns into our domain types, so tests can check that the annotator reads
-//!   the same catalog as the real decoder.
+//!   product field and root member it belongs to, and what it means in words;
+//! - what it read as plain JSON ([`Explained::json`], [`plain`]), so tests
+//!   hold it to the real decoders' reading of the same bytes.
 //!
 //! [`render`] prints the spans as an offset / hex / meaning table,
-//! [`Summary`] adds them up per category ("where the bytes go") and per field,
-//! and [`to_json`] writes them as JSON (payload in base64, every owner of
-//! every span) for scripts and the browser page.
+//! [`Summary`] adds them up per category ("where the bytes go") and per
+//! product field, [`by_member`] per member of a document's root, and
+//! [`to_json`] writes them as JSON (payload in base64, every owner of every
+//! span) for scripts and the browser page.
 //!
-//! **Architecture Invariant:** annotators never call `codec::*::decode` or the
-//! generated Protobuf/FlatBuffers code; they share only the byte-level helpers
-//! (`Cursor`, `varint`).
+//! **Architecture Invariant:** annotators never call `codec::*::decode`,
+//! `generic::*::decode` or the generated Protobuf/FlatBuffers code; they
+//! share only the schema with the codecs.
 
 pub mod avro;
-pub mod data;
 pub mod flatbuffers;
+pub mod flatbuffers_catalog;
 pub mod json;
 mod jsonform;
 pub mod msgpack;
+mod plain;
 pub mod protobuf;
 mod render;
 mod span;
+pub mod typed;
 mod value;
 
 pub use jsonform::{failed_json, to_json};
-pub use render::{Summary, compare_table, render};
+pub use render::{Summary, by_member, compare_table, render, summary_text};
 pub use span::{Category, ENVELOPE, ExplainError, Explained, FRAMING, Failed, Owner, PRODUCT_FIELDS, Span, Unparsable};
 pub use value::Value;
 
 use crate::codec::Format;
+use crate::generic::schema::{Node, NodeId, Schema};
+use span::Walker;
+use std::sync::OnceLock;
 
-/// Annotates `bytes` as `format`.
+/// The catalog's Avro schema and its entry type (`Product`).
+fn catalog() -> &'static (Schema, Option<NodeId>) {
+    static CATALOG: OnceLock<(Schema, Option<NodeId>)> = OnceLock::new();
+    CATALOG.get_or_init(|| {
+        let schema = Schema::parse(include_bytes!("../../schemas/catalog.avsc")).expect("schemas/catalog.avsc parses");
+        // The items of the root's `products` array.
+        let entry = match schema.node(schema.root()) {
+            Node::Record(r) => r
+                .fields
+                .iter()
+                .find(|f| &*f.name == "products")
+                .and_then(|f| match schema.node(f.ty) {
+                    Node::Array(item) => Some(*item),
+                    _ => None,
+                }),
+            _ => None,
+        };
+        (schema, entry)
+    })
+}
+
+/// Annotates `bytes` as a catalog in `format`.
 pub fn explain(format: Format, bytes: &[u8]) -> Result<Explained, Failed> {
-    let (spans, value) = match format {
-        Format::Json => json::annotate(bytes),
-        Format::Msgpack => msgpack::annotate(bytes),
-        Format::Avro => avro::annotate(bytes),
-        Format::Protobuf => protobuf::annotate(bytes),
-        Format::Flatbuffers => flatbuffers::annotate(bytes),
-    }?;
-    Ok(Explained {
+    let (schema, entry) = catalog();
+    if format == Format::Flatbuffers {
+        let walked = flatbuffers_catalog::annotate(bytes).and_then(|(spans, v)| read_tree(schema, spans, &v))?;
+        return Ok(explained(format, bytes, walked));
+    }
+    annotate(format, schema, *entry, bytes)
+}
+
+/// Annotates `bytes`, an instance of `schema` in `format`; the spans of
+/// records of type `entry` are owned by product fields as well.
+pub fn annotate(format: Format, schema: &Schema, entry: Option<NodeId>, bytes: &[u8]) -> Result<Explained, Failed> {
+    let walked = match format {
+        Format::Json => json::annotate(bytes).and_then(|(spans, v)| read_tree(schema, spans, &v))?,
+        Format::Msgpack => msgpack::annotate(bytes).and_then(|(spans, v)| read_tree(schema, spans, &v))?,
+        Format::Avro | Format::Protobuf | Format::Flatbuffers => {
+            let mut w = Walker::new(bytes);
+            w.entry = entry;
+            let r = match format {
+                Format::Avro => avro::annotate(&mut w, schema),
+                Format::Protobuf => protobuf::annotate(&mut w, schema),
+                _ => flatbuffers::annotate(&mut w, schema),
+            };
+            let (json, members) = match r {
+                Ok(ok) => ok,
+                Err(error) => return Err(Failed { spans: w.spans, error }),
+            };
+            let (spans, _) = w.finish(Ok(Value::Null))?;
+            (spans, json, members)
+        }
+    };
+    Ok(explained(format, bytes, walked))
+}
+
+/// What a walk gives: its spans, the plain JSON it read, the root's members.
+type Walked = (Vec<Span>, String, Vec<String>);
+
+fn explained(format: Format, bytes: &[u8], (spans, json, members): Walked) -> Explained {
+    Explained {
         format,
         bytes: bytes.to_vec(),
         spans,
-        value,
-    })
+        json,
+        members,
+    }
+}
+
+/// A walk that built a [`Value`] tree: the tree read by `schema`.
+fn read_tree(schema: &Schema, spans: Vec<Span>, value: &Value) -> Result<Walked, Failed> {
+    let json = match typed::read(schema, value) {
+        Ok(json) => json,
+        Err(message) => {
+            let error = ExplainError { offset: 0, message };
+            return Err(Failed { spans, error });
+        }
+    };
+    let members = match value {
+        Value::Record(m) => m.iter().map(|(k, _)| k.clone()).collect(),
+        _ => Vec::new(),
+    };
+    Ok((spans, json, members))
+}
+
+/// The names the page (`src/http/page.rs`) calls for a user's document,
+/// until it moves with the application module.
+pub mod data {
+    use super::{Explained, Failed, Format, Schema};
+
+    /// An annotated document payload.
+    pub struct DataExplained {
+        pub explained: Explained,
+        /// The root record's members in payload order.
+        pub members: Vec<String>,
+    }
+
+    /// [`super::annotate`] without entries.
+    pub fn explain(format: Format, schema: &Schema, bytes: &[u8]) -> Result<DataExplained, Failed> {
+        let explained = super::annotate(format, schema, None, bytes)?;
+        let members = explained.members.clone();
+        Ok(DataExplained { explained, members })
+    }
+
+    /// [`super::document_json`].
+    pub fn to_json(ex: &DataExplained, extra: &[(&str, String)]) -> String {
+        super::document_json(&ex.explained, extra)
+    }
 }
 
 /// `wirebench explain FORMAT [--count N] [--fixture FILE | --file PAYLOAD] [--summary]`
@@ -166,12 +275,12 @@ fn data_main(
     };
     let source = file.map_or_else(|| format!("{data} encoded as {format}"), str::to_string);
     if json {
-        let ex = data::explain(format, &loaded.schema, &bytes)
+        let ex = annotate(format, &loaded.schema, None, &bytes)
             .map_err(|f| format!("{source}: not valid {format} of the schema: {}", f.error))?;
-        emit(&format!("{}\n", data::to_json(&ex, &[])));
+        emit(&format!("{}\n", document_json(&ex, &[])));
         return Ok(());
     }
-    match data::text(format, &loaded.schema, &bytes, !summary_only) {
+    match document_text(format, &loaded.schema, &bytes, !summary_only) {
         Ok(text) => {
             emit(&text);
             Ok(())
@@ -201,4 +310,31 @@ pub fn compare_text(products: &[crate::model::Product]) -> Result<String, String
         all.push(ex);
     }
     Ok(compare_table(&all))
+}
+
+/// The text `explain FORMAT --data` prints: the dump (when `dump`) and the
+/// summary by root member; for bytes that do not read, the dump of what did
+/// and the error.
+pub fn document_text(format: Format, schema: &Schema, bytes: &[u8], dump: bool) -> Result<String, Unparsable> {
+    annotate(format, schema, None, bytes)
+        .map(|ex| render::with_dump(&ex, dump, summary_text(&ex)))
+        .map_err(|failed| render::unparsable(format, bytes, failed))
+}
+
+/// The JSON form of a document's annotation: [`to_json`] with the document
+/// read, the per-member bytes and the members of `extra` added.
+pub fn document_json(ex: &Explained, extra: &[(&str, String)]) -> String {
+    let mut members = String::from("{");
+    for (i, (m, n)) in by_member(ex).iter().enumerate() {
+        if i > 0 {
+            members.push(',');
+        }
+        members.push_str(&crate::measure::json::quote(m));
+        members.push(':');
+        members.push_str(&n.to_string());
+    }
+    members.push('}');
+    let mut all = vec![("document", ex.json.clone()), ("by_member", members)];
+    all.extend(extra.iter().cloned());
+    to_json(ex, &all)
 }

@@ -55,49 +55,31 @@ fn value(w: &mut Walker<'_>, level: usize, role: Role) -> Result<Value, ExplainE
             w.span(start, Category::Value, format!("negative fixint {v}"));
             Ok(Value::Int(i64::from(v)))
         }
-        0x80..=0x8f => map(
-            w,
-            start,
-            u64::from(m & 0x0f),
-            format!(
-                "fixmap, {} (0x80 | {})",
-                plural(u64::from(m & 0x0f), "entry", "entries"),
-                m & 0x0f
-            ),
-            level,
-        ),
-        0xde | 0xdf => {
-            let width = if m == 0xde { 2 } else { 4 };
-            let n = length(w, width, "a map length")?;
-            map(
-                w,
-                start,
-                n,
-                format!("map{}, {}", width * 8, plural(n, "entry", "entries")),
-                level,
-            )
-        }
-        0x90..=0x9f => array(
-            w,
-            start,
-            u64::from(m & 0x0f),
-            format!(
-                "fixarray, {} (0x90 | {})",
-                plural(u64::from(m & 0x0f), "item", "items"),
-                m & 0x0f
-            ),
-            level,
-        ),
-        0xdc | 0xdd => {
-            let width = if m == 0xdc { 2 } else { 4 };
-            let n = length(w, width, "an array length")?;
-            array(
-                w,
-                start,
-                n,
-                format!("array{}, {}", width * 8, plural(n, "item", "items")),
-                level,
-            )
+        0x80..=0x9f | 0xdc..=0xdf => {
+            let is_map = matches!(m, 0x80..=0x8f | 0xde | 0xdf);
+            let (family, one, many) = if is_map {
+                ("map", "entry", "entries")
+            } else {
+                ("array", "item", "items")
+            };
+            let (n, label) = if m < 0xa0 {
+                let n = u64::from(m & 0x0f);
+                (
+                    n,
+                    format!("fix{family}, {} ({:#04x} | {n})", plural(n, one, many), m & 0xf0),
+                )
+            } else {
+                // dc, de: 16-bit count; dd, df: 32-bit.
+                let width = if m & 1 == 0 { 2 } else { 4 };
+                let what = if is_map { "a map length" } else { "an array length" };
+                let n = length(w, width, what)?;
+                (n, format!("{family}{}, {}", width * 8, plural(n, one, many)))
+            };
+            if is_map {
+                map(w, start, n, label, level)
+            } else {
+                array(w, start, n, label, level)
+            }
         }
         0xa0..=0xbf => string(
             w,
@@ -192,18 +174,19 @@ fn string(w: &mut Walker<'_>, start: usize, n: u64, header: String, role: Role) 
     Ok(Value::Str(s))
 }
 
+/// Each of `n` items takes at least `min` bytes: a count beyond the input
+/// is an error, not an allocation.
+fn fits(w: &Walker<'_>, start: usize, n: u64, min: u64, what: &str) -> Result<(), ExplainError> {
+    let left = w.bytes.len() - w.pos;
+    if n.saturating_mul(min) > left as u64 {
+        return Err(w.err(start, format!("{what} cannot fit in the {left} bytes left")));
+    }
+    Ok(())
+}
+
 fn array(w: &mut Walker<'_>, start: usize, n: u64, header: String, level: usize) -> Result<Value, ExplainError> {
     w.span(start, Category::Structure, header);
-    // Every item takes at least one byte: a count beyond the input is an error, not an allocation.
-    if n > (w.bytes.len() - w.pos) as u64 {
-        return Err(w.err(
-            start,
-            format!(
-                "array of {n} items cannot fit in the {} bytes left",
-                w.bytes.len() - w.pos
-            ),
-        ));
-    }
+    fits(w, start, n, 1, &format!("array of {n} items"))?;
     let mut items = Vec::with_capacity(n as usize);
     w.depth += 1;
     for _ in 0..n {
@@ -221,15 +204,7 @@ fn map(w: &mut Walker<'_>, start: usize, n: u64, header: String, level: usize) -
         w.begin_product();
     }
     w.span(start, Category::Structure, header);
-    if n.saturating_mul(2) > (w.bytes.len() - w.pos) as u64 {
-        return Err(w.err(
-            start,
-            format!(
-                "map of {n} entries cannot fit in the {} bytes left",
-                w.bytes.len() - w.pos
-            ),
-        ));
-    }
+    fits(w, start, n, 2, &format!("map of {n} entries"))?;
     let mut fields = Vec::with_capacity(n as usize);
     w.depth += 1;
     for i in 0..n {

@@ -2,7 +2,6 @@
 //! summary ("where the bytes go"), and the per-field table across formats.
 
 use super::span::{Category, ENVELOPE, Explained, FRAMING, Failed, PRODUCT_FIELDS, Unparsable};
-use super::value::Value;
 use crate::codec::Format;
 use std::fmt::Write;
 
@@ -26,7 +25,8 @@ pub fn unparsable(format: Format, bytes: &[u8], failed: Failed) -> Unparsable {
             format,
             bytes: bytes.to_vec(),
             spans: failed.spans,
-            value: Value::Null,
+            json: String::new(),
+            members: Vec::new(),
         }),
         error: failed.error,
     }
@@ -126,18 +126,27 @@ impl Summary {
         }
     }
 
-    /// Plain-text summary printed after the dump.
-    pub fn to_text(&self) -> String {
+    /// Plain-text summary printed after the dump: by category, then `rows`
+    /// under `heading`.
+    fn text<'r>(&self, heading: &str, rows: impl IntoIterator<Item = (&'r str, usize)>) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "where the bytes go ({}, {} bytes):", self.format, self.total);
         for (c, n) in Category::ALL.iter().zip(self.by_category) {
             let _ = writeln!(out, "  {:<18} {n:>9}  {:>5.1}%", c.name(), self.pct(n));
         }
-        let _ = writeln!(out, "by field (keys + structure + values of each field, all products):");
-        for (f, n) in &self.by_field {
-            let _ = writeln!(out, "  {f:<18} {n:>9}  {:>5.1}%", self.pct(*n));
+        let _ = writeln!(out, "{heading}:");
+        for (f, n) in rows {
+            let _ = writeln!(out, "  {f:<18} {n:>9}  {:>5.1}%", self.pct(n));
         }
         out
+    }
+
+    /// The catalog's summary: by category, then by product field.
+    pub fn to_text(&self) -> String {
+        self.text(
+            "by field (keys + structure + values of each field, all products)",
+            self.by_field.iter().map(|(f, n)| (*f, *n)),
+        )
     }
 }
 
@@ -175,4 +184,38 @@ pub fn compare_table(all: &[Explained]) -> String {
     }
     out.push('\n');
     out
+}
+
+/// Bytes per member of the root record, in payload order, then the bytes
+/// no member owns: the root's own framing (its length, count or root
+/// offset and table), and, where the format has them, the vtables members
+/// share ([`super::flatbuffers::is_vtable`]) and padding (each row only
+/// when it holds bytes).
+pub fn by_member(ex: &Explained) -> Vec<(String, usize)> {
+    let mut rows: Vec<(String, usize)> = ex.members.iter().map(|m| (m.clone(), 0)).collect();
+    let (mut framing, mut vtables, mut padding) = (0, 0, 0);
+    for s in &ex.spans {
+        match s.top.and_then(|i| rows.get_mut(i)) {
+            Some(row) => row.1 += s.len,
+            None if s.category == Category::Padding => padding += s.len,
+            None if super::flatbuffers::is_vtable(s) => vtables += s.len,
+            None => framing += s.len,
+        }
+    }
+    rows.push(("(root framing)".to_string(), framing));
+    for (label, n) in [("(vtables)", vtables), ("(padding)", padding)] {
+        if n > 0 {
+            rows.push((label.to_string(), n));
+        }
+    }
+    rows
+}
+
+/// A document's summary: by category, then by root member.
+pub fn summary_text(ex: &Explained) -> String {
+    let rows = by_member(ex);
+    Summary::of(ex).text(
+        "by member of the root (keys + structure + values of each member)",
+        rows.iter().map(|(m, n)| (m.as_str(), *n)),
+    )
 }

@@ -5,6 +5,7 @@
 
 use super::value::Value;
 use crate::codec::Format;
+use crate::generic::schema::NodeId;
 use std::fmt;
 
 /// What a byte is for. The summary adds bytes up by category.
@@ -98,14 +99,19 @@ impl fmt::Display for ExplainError {
 
 impl std::error::Error for ExplainError {}
 
-/// An annotated payload: spans in order and the value they decode to.
+/// An annotated payload: spans in order and what the annotator read.
 #[derive(Clone, Debug)]
 pub struct Explained {
     pub format: Format,
     /// The payload itself (the dump shows its bytes).
     pub bytes: Vec<u8>,
     pub spans: Vec<Span>,
-    pub value: Value,
+    /// What the annotator read, as plain JSON (the spelling of
+    /// [`crate::generic::datum::Datum::write_json`]), so a test can hold it
+    /// to the real decoder's reading of the same bytes.
+    pub json: String,
+    /// The root record's members in payload order ([`Span::top`] indexes them).
+    pub members: Vec<String>,
 }
 
 /// A failed walk keeps the spans read so far, so the dump can show them.
@@ -132,6 +138,9 @@ pub(crate) struct Walker<'a> {
     pub products: usize,
     /// The root member the next span belongs to ([`Span::top`]).
     pub top: Option<usize>,
+    /// The record type whose instances are the entries the per-field
+    /// summary adds up (the catalog's `Product`); `None` for a document.
+    pub entry: Option<NodeId>,
 }
 
 impl<'a> Walker<'a> {
@@ -145,6 +154,28 @@ impl<'a> Walker<'a> {
             product: None,
             products: 0,
             top: None,
+            entry: None,
+        }
+    }
+
+    /// Enters a value of type `node`: an entry ([`Walker::entry`]) begins a
+    /// product. Returns what [`Walker::leave`] restores.
+    pub fn enter(&mut self, node: NodeId) -> Option<(Option<usize>, &'static str)> {
+        (self.entry == Some(node)).then(|| self.begin_product())
+    }
+
+    /// Leaves the value [`Walker::enter`] entered.
+    pub fn leave(&mut self, saved: Option<(Option<usize>, &'static str)>) {
+        if let Some(saved) = saved {
+            self.end_product(saved);
+        }
+    }
+
+    /// The next spans belong to field `name` of a record of type `record`:
+    /// of the product, when the record is an entry.
+    pub fn name_field(&mut self, record: NodeId, name: &str) {
+        if self.entry == Some(record) {
+            self.field = static_field(name);
         }
     }
 
@@ -276,4 +307,23 @@ pub use crate::model::PRODUCT_FIELDS;
 /// The `'static` name of a product field, or [`FRAMING`] for a key we do not know.
 pub(crate) fn static_field(name: &str) -> &'static str {
     PRODUCT_FIELDS.iter().copied().find(|f| *f == name).unwrap_or(FRAMING)
+}
+
+/// (offset, length, meaning) of each span: what the annotators' unit tests compare.
+#[cfg(test)]
+pub(crate) type Spans = Vec<(usize, usize, String)>;
+
+/// A schema-driven annotator: the plain JSON it read and the root's members.
+#[cfg(test)]
+type SchemaWalk = fn(&mut Walker<'_>, &crate::generic::schema::Schema) -> Result<(String, Vec<String>), ExplainError>;
+
+/// Walks `bytes` with a schema-driven `annotate` by the schema text
+/// `schema`: the plain JSON read and the spans.
+#[cfg(test)]
+pub(crate) fn walk_by(annotate: SchemaWalk, schema: &str, bytes: &[u8]) -> Result<(String, Spans), ExplainError> {
+    let schema = crate::generic::schema::Schema::parse(schema.as_bytes()).unwrap();
+    let mut w = Walker::new(bytes);
+    let (json, _) = annotate(&mut w, &schema)?;
+    let spans = w.spans.iter().map(|s| (s.offset, s.len, s.meaning.clone())).collect();
+    Ok((json, spans))
 }

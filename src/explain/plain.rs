@@ -7,7 +7,7 @@
 //! annotators build no tree of them. [`absent`] spells what a Protobuf or
 //! FlatBuffers field that is not written reads as.
 
-use super::super::span::MAX_DEPTH;
+use super::span::MAX_DEPTH;
 use crate::generic::datum::Datum;
 use crate::generic::schema::{Node, NodeId, Schema};
 

@@ -1,5 +1,5 @@
 //! The self-describing formats (JSON, MessagePack) of a user's document:
-//! their annotators ([`super::super::json`], [`super::super::msgpack`]) read
+//! their annotators ([`super::json`], [`super::msgpack`]) read
 //! the names and values from the payload; this module reads that tree by the
 //! Avro schema, by the rules the schema-driven codecs document
 //! ([`crate::generic::json`], [`crate::generic::msgpack`]): record
@@ -9,8 +9,8 @@
 //! written as plain JSON ([`super::plain`]), which a test compares with the
 //! decoders' datum.
 
-use super::super::value::Value;
 use super::plain;
+use super::value::Value;
 use crate::generic::schema::{Node, NodeId, Schema};
 use crate::generic::walk;
 
@@ -30,6 +30,7 @@ fn found(v: &Value) -> &'static str {
         Value::Float(_) => "a float",
         Value::Str(_) => "a string",
         Value::Enum(_) => "an enum",
+        Value::Absent => "nothing",
         Value::List(_) => "an array",
         Value::Record(_) => "an object",
     }
@@ -64,11 +65,16 @@ fn symbol<'a>(symbols: &'a [std::sync::Arc<str>], s: &'a str) -> Option<&'a str>
 }
 
 fn value(schema: &Schema, node: NodeId, v: &Value, path: &str, out: &mut String, depth: usize) -> Result<(), String> {
-    if depth > super::super::span::MAX_DEPTH {
+    if depth > super::span::MAX_DEPTH {
         return Err(format!("{path}: nesting deeper than the annotators follow"));
     }
     let mismatch = || format!("{path}: expected {}, found {}", schema.describe(node), found(v));
     match (schema.node(node), v) {
+        (_, Value::Absent) => plain::absent(schema, node, path, out, depth)?,
+        (Node::Enum(e), Value::Enum(i)) => match usize::try_from(*i).ok().and_then(|i| e.symbols.get(i)) {
+            Some(sym) => plain::string(sym, out),
+            None => return Err(format!("{path}: {i} is not an index of {}", schema.describe(node))),
+        },
         (Node::Null, Value::Null) => out.push_str("null"),
         (Node::Boolean, Value::Bool(b)) => out.push_str(if *b { "true" } else { "false" }),
         (Node::Int, Value::Int(i)) if i32::try_from(*i).is_ok() => out.push_str(&i.to_string()),
@@ -166,7 +172,7 @@ mod tests {
 
     fn check(json: &str, expected: Result<&str, &str>) {
         let schema = Schema::parse(SCHEMA.as_bytes()).unwrap();
-        let (_, value) = super::super::super::json::annotate(json.as_bytes()).unwrap();
+        let (_, value) = super::super::json::annotate(json.as_bytes()).unwrap();
         match (read(&schema, &value), expected) {
             (Ok(got), Ok(want)) => assert_eq!(got, want, "{json}"),
             (Err(got), Err(want)) => assert!(got.contains(want), "{json}: {got}"),
@@ -188,7 +194,7 @@ mod tests {
         );
         let schema = Schema::parse(br#"{"type":"array","items":"double"}"#).unwrap();
         let read_back = |text: &str| {
-            let (_, value) = super::super::super::json::annotate(text.as_bytes()).unwrap();
+            let (_, value) = super::super::json::annotate(text.as_bytes()).unwrap();
             read(&schema, &value).unwrap()
         };
         assert_eq!(read_back("[-0,-0.0,0]"), "[-0.0,-0.0,0.0]");
