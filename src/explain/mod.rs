@@ -140,31 +140,6 @@ fn read_tree(schema: &Schema, spans: Vec<Span>, value: &Value) -> Result<Walked,
     Ok((spans, json, members))
 }
 
-/// The names the page (`src/http/page.rs`) calls for a user's document,
-/// until it moves with the application module.
-pub mod data {
-    use super::{Explained, Failed, Format, Schema};
-
-    /// An annotated document payload.
-    pub struct DataExplained {
-        pub explained: Explained,
-        /// The root record's members in payload order.
-        pub members: Vec<String>,
-    }
-
-    /// [`super::annotate`] without entries.
-    pub fn explain(format: Format, schema: &Schema, bytes: &[u8]) -> Result<DataExplained, Failed> {
-        let explained = super::annotate(format, schema, None, bytes)?;
-        let members = explained.members.clone();
-        Ok(DataExplained { explained, members })
-    }
-
-    /// [`super::document_json`].
-    pub fn to_json(ex: &DataExplained, extra: &[(&str, String)]) -> String {
-        super::document_json(&ex.explained, extra)
-    }
-}
-
 /// `wirebench explain FORMAT [--count N] [--fixture FILE | --file PAYLOAD] [--summary]`
 /// and `wirebench explain compare [--count N] [--fixture FILE]`.
 pub fn cli_main(args: &mut crate::cli::Args) -> Result<(), String> {

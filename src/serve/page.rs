@@ -7,7 +7,7 @@
 //! | `/page/app.js`, `/page/style.css` | its script and style sheet |
 //! | `/page/info.json` | what this server offers: the largest count, whether `--results` is set |
 //! | `/explain/{format}?count=N[&compression=gzip][&share=strings]` with `Accept: application/json` | the explainer's JSON form (`explain::to_json`) plus `gzip_bytes` |
-//! | `/explain/{format}?payload=data[&compression=gzip]` with `Accept: application/json` | the same for the document of `serve --data` (`explain::data::to_json`: plus the document read and `by_member`) |
+//! | `/explain/{format}?payload=data[&compression=gzip]` with `Accept: application/json` | the same for the document of `serve --data` (`explain::document_json`: plus the document read and `by_member`) |
 //! | `/lab` | the evolution matrix: one entry per cell (step, row, direction, outcome) |
 //! | `/lab/{i}` | cell `i`: the writer's bytes annotated and the reader's outcome |
 //! | `/results`, `/results/{chart}.svg` | the report's charts and `REPORT.md` from `serve --results DIR` |
@@ -289,8 +289,8 @@ fn explain_document(app: App<'_>, format: Format, q: ExplainQuery, query: &str, 
         ("shared_strings", "false".to_string()),
         ("compression", quote(if q.gzip { "gzip" } else { "none" })),
     ];
-    let json = match crate::explain::data::explain(format, &doc.schema, &bytes) {
-        Ok(ex) => with_members(crate::explain::data::to_json(&ex, &extra), &ex),
+    let json = match crate::explain::annotate(format, &doc.schema, None, &bytes) {
+        Ok(ex) => with_members(crate::explain::document_json(&ex, &extra), &ex),
         Err(failed) => crate::explain::failed_json(format, &bytes, &failed, &extra),
     };
     s.body.clear();
@@ -305,7 +305,7 @@ fn explain_document(app: App<'_>, format: Format, q: ExplainQuery, query: &str, 
 /// (per span, the index of the member it belongs to, -1 for the root's
 /// own framing). The catalog's spans name their product fields in
 /// `fields`; a document's name no product.
-fn with_members(mut json: String, ex: &crate::explain::data::DataExplained) -> String {
+fn with_members(mut json: String, ex: &crate::explain::Explained) -> String {
     json.pop(); // the closing brace
     json.push_str(",\"members\":[");
     for (i, m) in ex.members.iter().enumerate() {
@@ -315,7 +315,7 @@ fn with_members(mut json: String, ex: &crate::explain::data::DataExplained) -> S
         json.push_str(&quote(m));
     }
     json.push_str("],\"tops\":[");
-    for (i, span) in ex.explained.spans.iter().enumerate() {
+    for (i, span) in ex.spans.iter().enumerate() {
         if i > 0 {
             json.push(',');
         }
@@ -521,8 +521,8 @@ mod tests {
         for format in Format::ALL {
             let mut bytes = Vec::new();
             crate::generic::encode(format, &doc.schema, &doc.datum, &mut bytes).unwrap();
-            let ex = crate::explain::data::explain(format, &doc.schema, &bytes).unwrap();
-            let json = crate::explain::data::to_json(&ex, &[]);
+            let ex = crate::explain::annotate(format, &doc.schema, None, &bytes).unwrap();
+            let json = crate::explain::document_json(&ex, &[]);
             assert!(
                 json.len() <= bytes.len() * EXPLAIN_JSON_BYTES_PER_BYTE,
                 "{format:?}: {} bytes of JSON for {}",
