@@ -656,10 +656,6 @@ pub fn cli_derive(args: &mut Args) -> Result<(), String> {
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> Schema {
-        Schema::parse(text.as_bytes()).unwrap()
-    }
-
     const SHAPES: &str = r#"{"type":"record","name":"Doc","fields":[
         {"name":"id","type":"long"},
         {"name":"nothing","type":"null"},
@@ -675,7 +671,7 @@ mod tests {
 
     #[test]
     fn proto_numbers_follow_schema_order() {
-        let p = derive(&parse(SHAPES), Target::Proto).unwrap();
+        let p = derive(&Schema::of(SHAPES), Target::Proto).unwrap();
         for line in [
             "int64 id = 1;",
             "reserved 2;",
@@ -699,7 +695,7 @@ mod tests {
 
     #[test]
     fn fbs_slots_follow_schema_order() {
-        let f = derive(&parse(SHAPES), Target::Fbs).unwrap();
+        let f = derive(&Schema::of(SHAPES), Target::Fbs).unwrap();
         for line in [
             "enum Kind:ubyte {",
             "id:long;",
@@ -721,7 +717,7 @@ mod tests {
 
     #[test]
     fn non_record_root_is_wrapped() {
-        let s = parse(r#"{"type":"array","items":"double"}"#);
+        let s = Schema::of(r#"{"type":"array","items":"double"}"#);
         assert!(
             derive(&s, Target::Proto)
                 .unwrap()
@@ -733,7 +729,7 @@ mod tests {
 
     #[test]
     fn root_wrapper_steps_aside_for_a_record_named_root() {
-        let s = parse(r#"{"type":"array","items":{"type":"record","name":"Root","fields":[]}}"#);
+        let s = Schema::of(r#"{"type":"array","items":{"type":"record","name":"Root","fields":[]}}"#);
         let p = derive(&s, Target::Proto).unwrap();
         assert!(p.contains("message Root1 {\n  repeated Root value = 1;\n}"), "{p}");
         assert!(derive(&s, Target::Fbs).unwrap().contains("root_type Root1;"));
@@ -741,7 +737,7 @@ mod tests {
 
     #[test]
     fn widths_match_numbering() {
-        let s = parse(SHAPES);
+        let s = Schema::of(SHAPES);
         let Node::Record(r) = s.node(s.root()) else { panic!() };
         let proto: Vec<u32> = r.fields.iter().map(|f| proto_width(&s, f.ty)).collect();
         assert_eq!(proto, [1, 1, 1, 1, 1, 1, 1, 2, 1, 1]);
@@ -751,7 +747,7 @@ mod tests {
 
     #[test]
     fn alike_field_names_are_an_error() {
-        let s = parse(
+        let s = Schema::of(
             r#"{"type":"record","name":"R","fields":[{"name":"user_id","type":"int"},{"name":"userId","type":"int"}]}"#,
         );
         let e = derive(&s, Target::Proto).unwrap_err();
@@ -761,7 +757,7 @@ mod tests {
 
     #[test]
     fn union_type_field_collision_is_an_error() {
-        let s = parse(
+        let s = Schema::of(
             r#"{"type":"record","name":"R","fields":[{"name":"v","type":["int","string"]},{"name":"v_type","type":"int"}]}"#,
         );
         let e = derive(&s, Target::Fbs).unwrap_err();
@@ -770,15 +766,15 @@ mod tests {
 
     #[test]
     fn reserved_and_colliding_type_names_are_errors() {
-        let s = parse(r#"{"type":"record","name":"table","fields":[]}"#);
+        let s = Schema::of(r#"{"type":"record","name":"table","fields":[]}"#);
         assert!(derive(&s, Target::Fbs).unwrap_err().contains("keyword"));
-        let s = parse(
+        let s = Schema::of(
             r#"{"type":"record","name":"a.R","fields":[{"name":"x","type":{"type":"record","name":"b.R","fields":[]}}]}"#,
         );
         let e = derive(&s, Target::Proto).unwrap_err();
         assert!(e.contains("record a.R") && e.contains("record b.R"), "{e}");
         // A derived wrapper name taken by a record.
-        let s = parse(
+        let s = Schema::of(
             r#"{"type":"record","name":"D","fields":[{"name":"g","type":{"type":"array","items":{"type":"array","items":"int"}}},
                {"name":"h","type":{"type":"record","name":"DGItem","fields":[]}}]}"#,
         );
@@ -787,7 +783,7 @@ mod tests {
 
     #[test]
     fn recursive_records_are_defined_once() {
-        let s = parse(
+        let s = Schema::of(
             r#"{"type":"record","name":"Node","fields":[{"name":"kids","type":{"type":"array","items":"Node"}}]}"#,
         );
         let p = derive(&s, Target::Proto).unwrap();

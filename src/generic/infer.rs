@@ -33,7 +33,7 @@
 //! [`MAX_DEPTH`] is an error, and every error carries the JSON Pointer and
 //! byte offset.
 
-use super::error::{GenericError, GenericErrorKind, from_decode, nest, nest_index};
+use super::error::{GenericError, GenericErrorKind, decoded, nest, nest_index};
 use super::walk::MAX_DEPTH;
 use crate::codec::json::lexer::{Lexer, Str, describe};
 use std::collections::{HashMap, HashSet};
@@ -179,13 +179,9 @@ fn parse(text: &[u8]) -> Result<Value, GenericError> {
     Ok(v)
 }
 
-fn lexed<T>(r: Result<T, crate::codec::DecodeError>) -> Result<T, GenericError> {
-    r.map_err(|e| from_decode("", e))
-}
-
 fn any(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, GenericError> {
     let at = lx.peek().map(|_| lx.pos).unwrap_or(lx.pos);
-    let deeper = || GenericError::at("", at, GenericErrorKind::DepthLimit { limit: MAX_DEPTH });
+    let deeper = || GenericError::depth_limit(MAX_DEPTH, Some(at));
     match lx.peek() {
         Some(b'{') => {
             if depth >= MAX_DEPTH {
@@ -197,9 +193,9 @@ fn any(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, GenericError> {
             // (a scan of `members` below that).
             let mut seen: Option<std::collections::HashSet<String>> = None;
             let mut first = true;
-            while lexed(lx.next_member(&mut first))? {
+            while decoded(lx.next_member(&mut first))? {
                 let key_at = lx.pos;
-                let key = match lexed(lx.string("object key"))? {
+                let key = match decoded(lx.string("object key"))? {
                     Str::Raw(s) => s.to_string(),
                     Str::Escaped => lx.scratch.clone(),
                 };
@@ -224,7 +220,7 @@ fn any(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, GenericError> {
                         GenericErrorKind::DuplicateField { field: key },
                     ));
                 }
-                lexed(lx.expect(b':', "':' after object key"))?;
+                decoded(lx.expect(b':', "':' after object key"))?;
                 let v = any(lx, depth + 1).map_err(|e| nest(e, &key))?;
                 members.push((key, v));
             }
@@ -237,23 +233,23 @@ fn any(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, GenericError> {
             lx.pos += 1;
             let mut items = Vec::new();
             let mut first = true;
-            while lexed(lx.next_element(&mut first))? {
+            while decoded(lx.next_element(&mut first))? {
                 let i = items.len();
                 items.push(any(lx, depth + 1).map_err(|e| nest_index(e, i))?);
             }
             Ok(Value::Array(items))
         }
         Some(b'"') => {
-            lexed(lx.string("string"))?;
+            decoded(lx.string("string"))?;
             Ok(Value::String)
         }
         Some(b't' | b'f') => {
-            lexed(lx.boolean("true or false"))?;
+            decoded(lx.boolean("true or false"))?;
             Ok(Value::Bool)
         }
         Some(b'n') if lx.null() => Ok(Value::Null),
         Some(b'-' | b'0'..=b'9') => {
-            let (s, e, integer) = lexed(lx.number_token("number"))?;
+            let (s, e, integer) = decoded(lx.number_token("number"))?;
             if let Some(b'0'..=b'9') = lx.bytes.get(e) {
                 return Err(GenericError::unexpected(
                     "",

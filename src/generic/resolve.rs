@@ -710,12 +710,8 @@ pub fn read_with(writer: &Schema, reader: &Schema, bytes: &[u8]) -> Result<Datum
 mod tests {
     use super::*;
 
-    fn schema(s: &str) -> Schema {
-        Schema::parse(s.as_bytes()).unwrap_or_else(|e| panic!("{e}\n{s}"))
-    }
-
     fn resolve(w: &str, r: &str, datum: &Datum) -> Result<Datum, ResolveError> {
-        let (ws, rs) = (schema(w), schema(r));
+        let (ws, rs) = (Schema::of(w), Schema::of(r));
         let mut bytes = Vec::new();
         crate::generic::avro::encode(&ws, datum, &mut bytes).unwrap();
         read_with(&ws, &rs, &bytes)
@@ -862,13 +858,13 @@ mod tests {
 
     #[test]
     fn hostile_bytes_are_errors() {
-        let ws = schema(r#"{"type":"array","items":"null"}"#);
+        let ws = Schema::of(r#"{"type":"array","items":"null"}"#);
         // 2^62 nulls in one block: no bytes each, far more than the input justifies.
         let mut huge = Vec::new();
         varint::write_i64_zigzag(&mut huge, 1 << 62);
         let e = read_with(&ws, &ws, &huge).unwrap_err();
         assert!(e.message.contains("exceeds what the input can justify"), "{e}");
-        let ss = schema(r#"{"type":"array","items":"string"}"#);
+        let ss = Schema::of(r#"{"type":"array","items":"string"}"#);
         let mut count = Vec::new();
         varint::write_i64_zigzag(&mut count, 1 << 40);
         assert!(
@@ -877,7 +873,7 @@ mod tests {
                 .message
                 .contains("block count of 1099511627776 exceeds")
         );
-        let rec = schema(r#"{"type":"record","name":"L","fields":[{"name":"n","type":["null","L"]}]}"#);
+        let rec = Schema::of(r#"{"type":"record","name":"L","fields":[{"name":"n","type":["null","L"]}]}"#);
         let deep = vec![2u8; 10_000];
         assert!(
             read_with(&rec, &rec, &deep)
@@ -893,10 +889,10 @@ mod tests {
             "{{\"type\":\"record\",\"name\":\"R\",\"fields\":[{{\"name\":\"a\",\"type\":{{\"type\":\"array\",\"items\":\"R\"}}}},{}]}}",
             fields.join(",")
         );
-        let ws = schema(&wide);
-        let rs = schema(r#"{"type":"record","name":"R","fields":[]}"#);
+        let ws = Schema::of(&wide);
+        let rs = Schema::of(r#"{"type":"record","name":"R","fields":[]}"#);
         assert!(read_with(&ws, &rs, &[0x02, 0x00]).is_err());
-        let long = schema("\"long\"");
+        let long = Schema::of("\"long\"");
         assert!(read_with(&long, &long, &[0xff; 11]).is_err());
     }
 }
