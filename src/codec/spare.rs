@@ -406,6 +406,29 @@ unsafe fn copy_long(dst: *mut u8, src: &[u8]) {
     }
 }
 
+/// The room a writer's section checks ask for at most for `p`, escapes not
+/// counted: the sum of their bounds (`[head, tag, dimensions, variant,
+/// tail]`, each tag and variant adding its own and its strings' bytes) and
+/// `slack` past the last. The writers' tests size their capacities by it.
+#[cfg(test)]
+pub(crate) fn product_max(
+    p: &crate::model::Product,
+    [head, tag, dimensions, variant, tail]: [usize; 5],
+    slack: usize,
+) -> usize {
+    let strs = |v: &[&String]| v.iter().map(|s| s.len()).sum::<usize>();
+    head + strs(&[&p.sku, &p.name, &p.description, &p.currency])
+        + p.tags.iter().map(|t| tag + t.len()).sum::<usize>()
+        + dimensions
+        + p.variants
+            .iter()
+            .map(|v| variant + strs(&[&v.sku, &v.color, &v.size]))
+            .sum::<usize>()
+        + tail
+        + p.image_url.len()
+        + slack
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

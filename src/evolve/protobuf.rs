@@ -146,28 +146,4 @@ pb_step!(optional_to_required, g::optional_to_required_pb,
     |p| { review_count: p.int("review_count"), stock: p.int("stock"), discount_percent: p.int("discount_percent"), image_url: p.string("image_url") },
     |q| [("review_count", Datum::Int(q.review_count)), ("stock", Datum::Int(q.stock)), ("discount_percent", Datum::Int(q.discount_percent)), ("image_url", Datum::String(q.image_url.clone()))]);
 
-/// Encodes a v2 catalog datum with the step's generated types.
-pub fn encode_v2(step: Step, d: &Datum) -> Vec<u8> {
-    match step {
-        Step::AddField => add_field::encode(d),
-        Step::RemoveField => remove_field::encode(d),
-        Step::WidenInt => widen_int::encode(d),
-        Step::AddEnumSymbol => add_enum_symbol::encode(d),
-        Step::RenameField => rename_field::encode(d),
-        Step::ReorderFields => reorder_fields::encode(d),
-        Step::OptionalToRequired => optional_to_required::encode(d),
-    }
-}
-
-/// Decodes bytes with the step's generated v2 types.
-pub fn decode_v2(step: Step, bytes: &[u8]) -> Result<Datum, String> {
-    match step {
-        Step::AddField => add_field::decode(bytes),
-        Step::RemoveField => remove_field::decode(bytes),
-        Step::WidenInt => widen_int::decode(bytes),
-        Step::AddEnumSymbol => add_enum_symbol::decode(bytes),
-        Step::RenameField => rename_field::decode(bytes),
-        Step::ReorderFields => reorder_fields::decode(bytes),
-        Step::OptionalToRequired => optional_to_required::decode(bytes),
-    }
-}
+super::v2_by_step!();

@@ -681,18 +681,7 @@ mod tests {
     /// The room a product's checks ask for at most, escapes not counted:
     /// the sum of their bounds, and SLACK past the last.
     fn product_max(p: &Product) -> usize {
-        let strs = |v: &[&String]| v.iter().map(|s| s.len()).sum::<usize>();
-        HEAD_MAX
-            + strs(&[&p.sku, &p.name, &p.description, &p.currency])
-            + p.tags.iter().map(|t| TAG_MAX + t.len()).sum::<usize>()
-            + DIMENSIONS_MAX
-            + p.variants
-                .iter()
-                .map(|v| VARIANT_MAX + strs(&[&v.sku, &v.color, &v.size]))
-                .sum::<usize>()
-            + TAIL_MAX
-            + p.image_url.len()
-            + SLACK
+        spare::product_max(p, [HEAD_MAX, TAG_MAX, DIMENSIONS_MAX, VARIANT_MAX, TAIL_MAX], SLACK)
     }
 
     /// A product written into spare capacities of every size around its
