@@ -169,4 +169,4 @@ fb_step!(optional_to_required, g::optional_to_required_fb::wirebench::evolution:
     |p, fbb| { review_count: p.int("review_count"), stock: p.int("stock"), discount_percent: p.int("discount_percent"), image_url: Some(fbb.create_string(&p.string("image_url"))) },
     |q| [("review_count", Datum::Int(q.review_count())), ("stock", Datum::Int(q.stock())), ("discount_percent", Datum::Int(q.discount_percent())), ("image_url", text(q.image_url()))]);
 
-super::v2_by_step!();
+super::axes::v2_by_step!();

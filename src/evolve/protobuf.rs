@@ -146,4 +146,4 @@ pb_step!(optional_to_required, g::optional_to_required_pb,
     |p| { review_count: p.int("review_count"), stock: p.int("stock"), discount_percent: p.int("discount_percent"), image_url: p.string("image_url") },
     |q| [("review_count", Datum::Int(q.review_count)), ("stock", Datum::Int(q.stock)), ("discount_percent", Datum::Int(q.discount_percent)), ("image_url", Datum::String(q.image_url.clone()))]);
 
-super::v2_by_step!();
+super::axes::v2_by_step!();
