@@ -9,7 +9,7 @@
 //! a slot holds, so changing a field's type or order is read through the
 //! other version's eyes.
 
-use super::access::{Fields, catalog, products, record};
+use super::access::{Fields, catalog, opt, products, record};
 use super::axes::Step;
 use super::generated as g;
 use crate::generic::datum::Datum;
@@ -137,10 +137,6 @@ macro_rules! fb_step {
             }
         }
     };
-}
-
-fn opt(v: Option<i32>) -> Datum {
-    v.map_or(Datum::Null, Datum::Int)
 }
 
 fn text(s: &str) -> Datum {

@@ -5,7 +5,7 @@
 //! know (it keeps no unknown fields), so a v1 reader — or a v1 relay that
 //! decodes and re-encodes — loses whatever v2 added, without an error.
 
-use super::access::{Fields, catalog, products, record, symbol};
+use super::access::{Fields, catalog, opt, products, record, symbol};
 use super::axes::Step;
 use super::generated as g;
 use crate::generic::datum::Datum;
@@ -118,10 +118,6 @@ macro_rules! pb_step {
             }
         }
     };
-}
-
-fn opt(v: Option<i32>) -> Datum {
-    v.map_or(Datum::Null, Datum::Int)
 }
 
 pb_step!(add_field, g::add_field_pb,

@@ -56,13 +56,7 @@ pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum> {
     };
     let mut d = Datum::Null;
     r.value(schema.root(), 0, &mut d)?;
-    if !r.c.is_empty() {
-        return Err(GenericError::at(
-            "",
-            r.c.pos(),
-            GenericErrorKind::TrailingBytes { count: r.c.remaining() },
-        ));
-    }
+    super::error::finished(&r.c)?;
     Ok(d)
 }
 

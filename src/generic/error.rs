@@ -172,6 +172,18 @@ pub fn nest_index(e: GenericError, i: usize) -> GenericError {
     nest(e, &i.to_string())
 }
 
+/// `Err(TrailingBytes)` when bytes are left in `c` past the root value.
+pub fn finished(c: &crate::codec::cursor::Cursor<'_>) -> Result<(), GenericError> {
+    if c.is_empty() {
+        return Ok(());
+    }
+    Err(GenericError::at(
+        "",
+        c.pos(),
+        GenericErrorKind::TrailingBytes { count: c.remaining() },
+    ))
+}
+
 /// A result of [`crate::codec`]'s readers (cursor, varints, the JSON lexer)
 /// with its error as a [`GenericError`] at the root pointer.
 pub fn decoded<T>(r: Result<T, DecodeError>) -> Result<T, GenericError> {

@@ -48,13 +48,7 @@ pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum> {
         schema,
     };
     let d = r.value(schema.root(), 0)?;
-    if !r.c.is_empty() {
-        return Err(GenericError::at(
-            "",
-            r.c.pos(),
-            GenericErrorKind::TrailingBytes { count: r.c.remaining() },
-        ));
-    }
+    super::error::finished(&r.c)?;
     Ok(d)
 }
 

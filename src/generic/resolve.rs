@@ -266,20 +266,8 @@ impl<'s> Resolver<'s> {
                 Datum::Record(Fields::new(rp.names.clone(), values).expect("a value per field"))
             }
             Plan::WriterUnion(branches) => {
-                let at = st.c.pos();
-                let i = st.long("union branch index")?;
-                match usize::try_from(i).ok().and_then(|i| branches.get(i)) {
-                    Some(&p) => self.read_plan(p, st, depth + 1)?,
-                    None => {
-                        return Err(ResolveError {
-                            offset: at,
-                            message: format!(
-                                "union branch index {i} is outside the writer's {} branches",
-                                branches.len()
-                            ),
-                        });
-                    }
-                }
+                let p = st.branch(branches)?;
+                self.read_plan(p, st, depth + 1)?
             }
             Plan::ToBranch(i, p) => Datum::Union(*i, Box::new(self.read_plan(*p, st, depth + 1)?)),
             Plan::Error(msg) => return Err(st.error(msg.clone())),
@@ -405,20 +393,8 @@ impl<'s> Resolver<'s> {
                 })?;
             }
             Node::Union(branches) => {
-                let at = st.c.pos();
-                let i = st.long("union branch index")?;
-                match usize::try_from(i).ok().and_then(|i| branches.get(i)) {
-                    Some(&b) => self.skip(b, st, depth + 1)?,
-                    None => {
-                        return Err(ResolveError {
-                            offset: at,
-                            message: format!(
-                                "union branch index {i} is outside the writer's {} branches",
-                                branches.len()
-                            ),
-                        });
-                    }
-                }
+                let b = st.branch(branches)?;
+                self.skip(b, st, depth + 1)?
             }
             Node::Record(r) => {
                 for f in &r.fields {
@@ -450,6 +426,22 @@ impl<'a> State<'a> {
 
     fn long(&mut self, what: &'static str) -> Result<i64, ResolveError> {
         Ok(varint::read_i64_zigzag(&mut self.c, what)?)
+    }
+
+    /// A writer's union branch index and the branch it picks of `branches`.
+    fn branch<T: Copy>(&mut self, branches: &[T]) -> Result<T, ResolveError> {
+        let at = self.c.pos();
+        let i = self.long("union branch index")?;
+        usize::try_from(i)
+            .ok()
+            .and_then(|i| branches.get(i).copied())
+            .ok_or_else(|| ResolveError {
+                offset: at,
+                message: format!(
+                    "union branch index {i} is outside the writer's {} branches",
+                    branches.len()
+                ),
+            })
     }
 
     fn int(&mut self) -> Result<i32, ResolveError> {
