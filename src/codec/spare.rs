@@ -429,6 +429,49 @@ pub(crate) fn product_max(
         + slack
 }
 
+/// The products the writers' spare-capacity tests write: 20 of the
+/// catalog and the edge products of up to ~2 KiB (the 64 KiB names are the
+/// MessagePack widths' business).
+#[cfg(test)]
+pub(crate) fn test_products() -> Vec<crate::model::Product> {
+    let mut products = crate::fixtures::catalog(20).products;
+    products.extend(
+        crate::fixtures::edge_products()
+            .into_iter()
+            .filter(|p| p.name.len() < 1000),
+    );
+    products
+}
+
+/// One product written by `write` into a vector of capacity `cap`: the
+/// bytes `want` when it fits, else `Full` below the bound `max`, and then
+/// nothing appended (never a partial commit); `what` names the case.
+#[cfg(test)]
+pub(crate) fn check_capacity<const SLACK: usize>(
+    cap: usize,
+    max: usize,
+    want: &[u8],
+    what: &str,
+    write: impl FnOnce(&mut Spare<'_, SLACK>) -> Result<(), Stop>,
+) {
+    let mut out: Vec<u8> = Vec::with_capacity(cap);
+    let r = with_spare(&mut out, |w| {
+        let r = write(w);
+        if r.is_ok() {
+            w.keep();
+        }
+        r
+    });
+    match r {
+        Ok(()) => assert_eq!(out, want, "{what}, capacity {cap}"),
+        Err(Stop::Full) => {
+            assert!(cap < max, "{what}: full at {cap} for {} (at most {max})", want.len());
+            assert!(out.is_empty(), "a product that did not fit is not appended");
+        }
+        Err(Stop::Fail(e)) => panic!("{e}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -152,7 +152,7 @@ pub fn branch_name(schema: &Schema, b: NodeId) -> String {
 
 /// Names no derived type may take: scalar types and keywords of proto3 and
 /// of the FlatBuffers schema language.
-const RESERVED_TYPE_NAMES: &[&str] = &[
+pub(super) const RESERVED_TYPE_NAMES: &[&str] = &[
     "double",
     "float",
     "int32",

@@ -41,80 +41,20 @@ use std::collections::{HashMap, HashSet};
 /// Most distinct keys objects at one place may have and still be a record.
 pub const MAX_RECORD_FIELDS: usize = 64;
 
-/// Words that cannot name a field or type in `.proto` or `.fbs` (protoc and
-/// flatc keywords and scalar type names), compared ignoring case.
-const RESERVED: &[&str] = &[
-    "syntax",
-    "import",
-    "package",
-    "option",
-    "message",
-    "enum",
-    "service",
-    "rpc",
-    "returns",
-    "oneof",
-    "map",
-    "reserved",
-    "repeated",
-    "optional",
-    "required",
-    "extend",
-    "extensions",
-    "to",
-    "max",
-    "stream",
-    "weak",
-    "public",
-    "true",
-    "false",
-    "table",
-    "struct",
-    "union",
-    "namespace",
-    "root_type",
-    "file_identifier",
-    "file_extension",
-    "attribute",
-    "include",
-    "bool",
-    "byte",
-    "ubyte",
-    "short",
-    "ushort",
-    "int",
-    "uint",
-    "long",
-    "ulong",
-    "float",
-    "double",
-    "string",
-    "int8",
-    "uint8",
-    "int16",
-    "uint16",
-    "int32",
-    "uint32",
-    "int64",
-    "uint64",
-    "float32",
-    "float64",
-    "sint32",
-    "sint64",
-    "fixed32",
-    "fixed64",
-    "sfixed32",
-    "sfixed64",
-    "bytes",
-    "group",
-    "null",
-    "boolean",
-    "record",
-    "array",
-    "fixed",
-    "error",
-    "type",
+/// Words an inferred name may not be, compared ignoring case: the names no
+/// derived type may take ([`super::derive::RESERVED_TYPE_NAMES`]: protoc and
+/// flatc keywords and scalar type names), and these (proto3's contextual
+/// keywords and Avro's type names).
+const RESERVED_EXTRA: &[&str] = &[
+    "to", "max", "weak", "public", "boolean", "record", "array", "fixed", "error", "type",
 ];
+
+fn reserved(name: &str) -> bool {
+    super::derive::RESERVED_TYPE_NAMES
+        .iter()
+        .chain(RESERVED_EXTRA)
+        .any(|r| r.eq_ignore_ascii_case(name))
+}
 
 /// The inferred schema and what the reader should know about it.
 #[derive(Debug)]
@@ -504,7 +444,7 @@ impl Emitter {
     fn record_name(&mut self, base: &str) -> String {
         let mut name = base.to_string();
         let mut n = 2;
-        while RESERVED.iter().any(|r| r.eq_ignore_ascii_case(&name)) || !self.names.insert(name.clone()) {
+        while reserved(&name) || !self.names.insert(name.clone()) {
             name = format!("{base}{n}");
             n += 1;
         }
@@ -572,7 +512,7 @@ pub fn field_name(key: &str) -> String {
     if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
         out.insert(0, '_');
     }
-    if RESERVED.iter().any(|r| r.eq_ignore_ascii_case(&out)) {
+    if reserved(&out) {
         out.push('_');
     }
     out

@@ -692,15 +692,8 @@ mod tests {
     /// escapes claimed.
     #[test]
     fn spare_writer_stops_when_full_and_is_exact_when_not() {
-        let mut products = crate::fixtures::catalog(20).products;
-        // Every capacity near each bound, for products of up to ~2 KiB (the
-        // 64 KiB names are the MessagePack widths' business).
-        products.extend(
-            crate::fixtures::edge_products()
-                .into_iter()
-                .filter(|p| p.name.len() < 1000),
-        );
-        for (i, p) in products.iter().enumerate() {
+        // Every capacity near each bound.
+        for (i, p) in spare::test_products().iter().enumerate() {
             // What `encode` writes for the product alone, with room to grow
             // (tests/reference_json.rs holds that equal to serde_json's).
             let mut whole = Vec::new();
@@ -728,26 +721,8 @@ mod tests {
                     c < 64 || near(c, want.len()) || near(c, product_max(p)) || near(c, max) || c % stride == 0
                 });
                 for cap in caps {
-                    let mut out: Vec<u8> = Vec::with_capacity(cap);
-                    let r = with_spare(&mut out, |w| {
-                        let r = write_product(p, comma, w);
-                        if r.is_ok() {
-                            w.keep();
-                        }
-                        r
-                    });
-                    match r {
-                        Ok(()) => assert_eq!(out, want, "product {i}, capacity {cap}"),
-                        Err(Stop::Full) => {
-                            assert!(
-                                cap < max,
-                                "product {i}: full at {cap} for {} (at most {max})",
-                                want.len()
-                            );
-                            assert!(out.is_empty(), "a product that did not fit is not appended");
-                        }
-                        Err(Stop::Fail(e)) => panic!("{e}"),
-                    }
+                    let what = format!("product {i}");
+                    spare::check_capacity(cap, max, &want, &what, |w| write_product(p, comma, w));
                 }
             }
         }
