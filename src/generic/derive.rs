@@ -446,13 +446,22 @@ impl Gen<'_> {
         self.finish(name, what, body)
     }
 
-    /// The type a member of type `ty` is spelled with: its own when it is
-    /// `direct`, else the wrapper `w` ([`Self::table`], claimed as `what`).
-    fn member_type(&mut self, direct: bool, ty: NodeId, w: String, what: String) -> Result<String, String> {
+    /// The type a member of type `ty` of field `ctx.name` is spelled with:
+    /// its own when it is `direct`, else its wrapper `{ctx}{Name}{suffix}`
+    /// ([`Self::table`], claimed as "the {role} of ctx.name").
+    fn member_type(
+        &mut self,
+        direct: bool,
+        ty: NodeId,
+        (ctx, name): (&str, &str),
+        suffix: &str,
+        role: &str,
+    ) -> Result<String, String> {
         if direct {
             return self.leaf(ty);
         }
-        self.claim(&w, &what)?;
+        let w = format!("{ctx}{}{suffix}", pascal(name));
+        self.claim(&w, &format!("the {role} of {ctx}.{name}"))?;
         let kind = if self.target == Target::Proto {
             "message"
         } else {
@@ -491,7 +500,6 @@ impl Gen<'_> {
 
     fn proto_field(&mut self, ctx: &str, name: &str, ty: NodeId, n: u32, body: &mut Body) -> Result<(), String> {
         let schema = self.schema;
-        let wrapper = |suffix: &str| format!("{ctx}{}{suffix}", pascal(name));
         body.members.push(name.to_string());
         match shape(schema, ty) {
             Shape::Null => {
@@ -502,18 +510,27 @@ impl Gen<'_> {
                 let _ = writeln!(body.lines, "  {t} {name} = {n};");
             }
             Shape::Array(items) => {
-                let what = format!("the item wrapper of {ctx}.{name}");
-                let t = self.member_type(proto_direct(schema, items), items, wrapper("Item"), what)?;
+                let t = self.member_type(proto_direct(schema, items), items, (ctx, name), "Item", "item wrapper")?;
                 let _ = writeln!(body.lines, "  repeated {t} {name} = {n};");
             }
             Shape::Map(values) => {
-                let what = format!("the value wrapper of {ctx}.{name}");
-                let t = self.member_type(proto_direct(schema, values), values, wrapper("Value"), what)?;
+                let t = self.member_type(
+                    proto_direct(schema, values),
+                    values,
+                    (ctx, name),
+                    "Value",
+                    "value wrapper",
+                )?;
                 let _ = writeln!(body.lines, "  map<string, {t}> {name} = {n};");
             }
             Shape::Optional { ty: inner, .. } => {
-                let what = format!("the value wrapper of {ctx}.{name}");
-                let t = self.member_type(proto_direct(schema, inner), inner, wrapper("Value"), what)?;
+                let t = self.member_type(
+                    proto_direct(schema, inner),
+                    inner,
+                    (ctx, name),
+                    "Value",
+                    "value wrapper",
+                )?;
                 let _ = writeln!(body.lines, "  optional {t} {name} = {n};");
             }
             Shape::Oneof { branches, .. } => {
@@ -532,8 +549,8 @@ impl Gen<'_> {
                 for (i, b) in live.iter().enumerate() {
                     let bname = branch_name(schema, *b);
                     let member = format!("{name}_{bname}");
-                    let what = format!("the {bname} branch wrapper of {ctx}.{name}");
-                    let t = self.member_type(proto_direct(schema, *b), *b, wrapper(&pascal(&bname)), what)?;
+                    let role = format!("{bname} branch wrapper");
+                    let t = self.member_type(proto_direct(schema, *b), *b, (ctx, name), &pascal(&bname), &role)?;
                     let _ = writeln!(body.lines, "    {t} {member} = {};", n + i as u32);
                     body.members.push(member);
                 }
@@ -556,8 +573,13 @@ impl Gen<'_> {
                 let _ = writeln!(body.lines, "  {name}:{t};");
             }
             Shape::Array(items) => {
-                let what = format!("the item wrapper of {ctx}.{name}");
-                let t = self.member_type(fbs_direct_item(schema, items), items, wrapper("Item"), what)?;
+                let t = self.member_type(
+                    fbs_direct_item(schema, items),
+                    items,
+                    (ctx, name),
+                    "Item",
+                    "item wrapper",
+                )?;
                 let _ = writeln!(body.lines, "  {name}:[{t}];");
             }
             Shape::Map(values) => {
@@ -606,8 +628,8 @@ impl Gen<'_> {
                         members.push(self.named(*b)?);
                     } else {
                         let bname = branch_name(schema, *b);
-                        let what = format!("the {bname} branch wrapper of {ctx}.{name}");
-                        members.push(self.member_type(false, *b, wrapper(&pascal(&bname)), what)?);
+                        let role = format!("{bname} branch wrapper");
+                        members.push(self.member_type(false, *b, (ctx, name), &pascal(&bname), &role)?);
                     }
                 }
                 self.defs.push(format!("union {u} {{ {} }}\n", members.join(", ")));
