@@ -678,12 +678,6 @@ mod tests {
         }
     }
 
-    /// The room a product's checks ask for at most, escapes not counted:
-    /// the sum of their bounds, and SLACK past the last.
-    fn product_max(p: &Product) -> usize {
-        spare::product_max(p, [HEAD_MAX, TAG_MAX, DIMENSIONS_MAX, VARIANT_MAX, TAIL_MAX], SLACK)
-    }
-
     /// A product written into spare capacities of every size around its
     /// length and its most-room bound: too small is `Full` (never a panic,
     /// never a partial commit), the bound plus what its escapes add always
@@ -692,6 +686,8 @@ mod tests {
     /// escapes claimed.
     #[test]
     fn spare_writer_stops_when_full_and_is_exact_when_not() {
+        // The room the product's section checks ask for at most.
+        let product_max = |p| spare::product_max(p, [HEAD_MAX, TAG_MAX, DIMENSIONS_MAX, VARIANT_MAX, TAIL_MAX], SLACK);
         // Every capacity near each bound.
         for (i, p) in spare::test_products().iter().enumerate() {
             // What `encode` writes for the product alone, with room to grow

@@ -809,12 +809,6 @@ mod tests {
         }
     }
 
-    /// The room a product's section checks ask for at most: the sum of
-    /// their bounds, and [`SLACK`] past the last.
-    fn product_max(p: &Product) -> usize {
-        spare::product_max(p, [HEAD_MAX, TAG_MAX, DIMENSIONS_MAX, VARIANT_MAX, TAIL_MAX], SLACK)
-    }
-
     /// A product written into spare capacities of every size around its
     /// length and its most-room bound: too small is `Full` (never a panic,
     /// never a partial commit), the bound always fits, and whatever fits is
@@ -822,6 +816,8 @@ mod tests {
     /// stays within the room its section checked.
     #[test]
     fn spare_writer_stops_when_full_and_is_exact_when_not() {
+        // The room the product's section checks ask for at most.
+        let product_max = |p| spare::product_max(p, [HEAD_MAX, TAG_MAX, DIMENSIONS_MAX, VARIANT_MAX, TAIL_MAX], SLACK);
         for (i, p) in spare::test_products().iter().enumerate() {
             let mut want = Vec::new();
             reference_product(p, &mut want);
