@@ -202,12 +202,10 @@ bench-server: build-release ## server-only pass: server pinned to one core, load
 report: build-release ## results/* -> results/REPORT.md, medians.json, charts
 	$(BIN) report --dir $(RESULTS)
 
-bench-peers: ## ours beside every reference crate's fastest path, interleaved, pinned to CPU $(PIN_CPU) -> results/peers.txt, results/data-peers.txt, results/peers-schema.txt
+bench-peers: ## ours beside every reference crate's fastest path, interleaved, pinned to CPU $(PIN_CPU) -> results/peers.txt; the schema-driven codecs on fixtures/data/ and the catalog -> results/data-peers.txt
 	$(CARGO) bench --quiet --bench peers --no-run
 	$(PIN) $(CARGO) bench --quiet --bench peers -- --benchtime $(PEERS_BENCHTIME) --count $(PEERS_COUNT) > $(RESULTS)/peers.txt
-	$(PIN) $(CARGO) bench --quiet --bench data_peers -- --benchtime $(PEERS_BENCHTIME) --count $(PEERS_COUNT) > $(RESULTS)/data-peers.txt
-	$(CARGO) bench --quiet --bench schema_peers --no-run
-	$(PIN) $(CARGO) bench --quiet --bench schema_peers -- --benchtime $(PEERS_BENCHTIME) --count $(PEERS_COUNT) > $(RESULTS)/peers-schema.txt
+	$(PIN) $(CARGO) bench --quiet --bench peers -- --benchtime $(PEERS_BENCHTIME) --count $(PEERS_COUNT) --data fixtures/data,catalog > $(RESULTS)/data-peers.txt
 
 bench-quick: build-release ## smoke run of the whole bench pipeline into $(QUICK_DIR), not results/
 	@rm -rf $(QUICK_DIR) && mkdir -p $(QUICK_DIR)/histograms

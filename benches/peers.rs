@@ -29,10 +29,18 @@
 //! (`Cargo.toml`, `[profile.release]`, which `bench` inherits) applies to
 //! every crate alike.
 //!
-//! Flags: `--benchtime 300ms --count 5 --counts 1000 [--only json,msgpack,avro,protobuf,flatbuffers,instrument,borrowed,memcpy] [--case TEXT]`.
+//! With `--data PATH,…` the payload is a document instead (a `.json` file,
+//! every one in a directory, or `catalog` for the catalog read with
+//! `schemas/catalog.avsc`): the schema-driven codecs beside the reference
+//! crates' dynamic values, and on the catalog beside the specialised codecs
+//! (`peers/documents.rs`).
+//!
+//! Flags: `--benchtime 300ms --count 5 --counts 1000 [--only json,msgpack,avro,protobuf,flatbuffers,instrument,borrowed,memcpy] [--case TEXT] [--data PATH,…]`.
 
 #[path = "../tests/support/avro_mirror.rs"]
 mod avro_mirror;
+#[path = "peers/documents.rs"]
+mod documents;
 #[path = "../tests/support/serde_borrowed.rs"]
 mod serde_borrowed;
 #[path = "../tests/support/serde_mirror.rs"]
@@ -261,6 +269,7 @@ fn run() -> Result<(), String> {
     let only = args.list::<String>("--only")?;
     let system_child_format = args.value("--system-child")?;
     let case = args.value("--case")?;
+    let data = args.list::<String>("--data")?;
     args.finish()?;
     if let Some(f) = system_child_format {
         let f: Format = f.parse().map_err(|e| format!("--system-child: {e}"))?;
@@ -271,45 +280,39 @@ fn run() -> Result<(), String> {
         only,
         case,
     };
+    let mut summary = String::new();
     let env = wirebench::measure::env::capture();
     print!("{}", wirebench::bench::go_header(&env.cpu));
     println!(
         "benchtime: {benchtime:?}\ncount: {count}\ncommit: {}\ndate: {}\nloadavg: {}\nprofile: {}\nallocator: System for every case (nothing counted)",
         env.git_commit, env.date_utc, env.load_average, PROFILE
     );
+    // `--data` measures those payloads alone; `cargo test --all-targets`
+    // (the smoke run) covers the documents and then the catalog's rows.
+    let data_only = data.is_some();
+    let data = data.or_else(|| smoke.then(|| vec!["fixtures/data".to_string(), "catalog".to_string()]));
+    if let Some(data) = &data {
+        for d in documents::docs(data, &counts)? {
+            let ratios = documents::compare(&r, &d)?;
+            summary += &format!(
+                "\n# {}: schema-driven codecs. ratio = reference time / our time (median over {count} interleaved rounds of each round's ratio; times are medians; > 1: ours faster)\n| comparison | ours µs | reference µs | ratio | target | met |\n|---|---|---|---|---|---|\n",
+                d.name
+            );
+            summary += &ratio_rows(&ratios);
+        }
+        if data_only {
+            print!("{summary}");
+            return Ok(());
+        }
+    }
     let schema = Schema::parse_str(wirebench::codec::avro::SCHEMA).map_err(|e| format!("avro schema: {e}"))?;
-    let mut summary = String::new();
     for n in counts {
         let products = wirebench::fixtures::catalog(n).products;
         let (ratios, floors) = compare(&r, &products, &schema);
         summary += &format!(
             "\n# {n} products. ratio = reference time / our time = our throughput / reference throughput (median over {count} interleaved rounds of each round's ratio; times are medians; > 1: ours faster)\n| comparison | ours µs | reference µs | ratio | target | met |\n|---|---|---|---|---|---|\n"
         );
-        for x in ratios {
-            let (ratio, met) = match (&x.ours, &x.peer) {
-                (Ok(o), Ok(p)) => {
-                    let q = ratio(o, p);
-                    (
-                        format!("{q:.2}×"),
-                        x.target.map_or("—".into(), |t| {
-                            if q >= t {
-                                "yes".into()
-                            } else {
-                                format!("NO ({:.0}% short)", 100.0 * (1.0 - q / t))
-                            }
-                        }),
-                    )
-                }
-                (Err(e), _) | (_, Err(e)) => ("n/a".into(), format!("skipped: {e}")),
-            };
-            let target = x.target.map_or("—".into(), |t| format!("≥ {t}×"));
-            summary += &format!(
-                "| {} | {} | {} | {ratio} | {target} | {met} |\n",
-                x.what,
-                us(&x.ours),
-                us(&x.peer)
-            );
-        }
+        summary += &ratio_rows(&ratios);
         summary += &format!(
             "\n# {n} products: our throughput beside memcpy of the same bytes (the physical floor), MB/s\n| format | payload bytes | encode MB/s | decode MB/s | memcpy MB/s | decode ÷ memcpy time |\n|---|---|---|---|---|---|\n"
         );
@@ -334,6 +337,37 @@ fn run() -> Result<(), String> {
     }
     print!("{summary}");
     Ok(())
+}
+
+/// The summary table's rows: each ratio with its target and verdict.
+fn ratio_rows(ratios: &[Ratio]) -> String {
+    let mut summary = String::new();
+    for x in ratios {
+        let (ratio, met) = match (&x.ours, &x.peer) {
+            (Ok(o), Ok(p)) => {
+                let q = ratio(o, p);
+                (
+                    format!("{q:.2}×"),
+                    x.target.map_or("—".into(), |t| {
+                        if q >= t {
+                            "yes".into()
+                        } else {
+                            format!("NO ({:.0}% short)", 100.0 * (1.0 - q / t))
+                        }
+                    }),
+                )
+            }
+            (Err(e), _) | (_, Err(e)) => ("n/a".into(), format!("skipped: {e}")),
+        };
+        let target = x.target.map_or("—".into(), |t| format!("≥ {t}×"));
+        summary += &format!(
+            "| {} | {} | {} | {ratio} | {target} | {met} |\n",
+            x.what,
+            us(&x.ours),
+            us(&x.peer)
+        );
+    }
+    summary
 }
 
 /// The release profile every crate here is built with (`Cargo.toml`).

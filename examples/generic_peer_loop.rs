@@ -1,4 +1,4 @@
-//! One case of `benches/data_peers.rs` in a loop, for instruction counting
+//! One case of `benches/peers.rs --data` in a loop, for instruction counting
 //! under callgrind: a schema-driven codec (`ours`), its dynamic-value peer
 //! (`peer`: serde_json `Value`, rmpv `Value`, apache-avro `Value`,
 //! prost-reflect `DynamicMessage`) or, on the catalog, the specialised codec
@@ -122,7 +122,7 @@ fn peer(format: Format, encode: bool, iters: usize, schema: &Schema, avsc: &str,
             let aschema = apache_avro::Schema::parse_str(avsc).expect("apache-avro schema");
             let value = apache_avro::from_avro_datum(&aschema, &mut &bytes[..], None).expect("apache-avro");
             if encode {
-                // The clone is part of the peer's case, as in data_peers.
+                // The clone is part of the peer's case, as in the peers bench.
                 timed(iters, &mut || {
                     black_box(apache_avro::to_avro_datum(&aschema, black_box(value.clone())).expect("apache-avro"));
                 });

@@ -406,8 +406,77 @@ unsafe fn copy_long(dst: *mut u8, src: &[u8]) {
     }
 }
 
+/// What the writers' spare-capacity tests share (defined in `tests`).
+#[cfg(test)]
+pub(crate) use tests::{check_capacity, product_max, test_products};
+
 #[cfg(test)]
 mod tests {
+    //! Besides its own tests, what the writers' spare-capacity tests share.
+
+    /// The room a writer's section checks ask for at most for `p`, escapes not
+    /// counted: the sum of their bounds (`[head, tag, dimensions, variant,
+    /// tail]`, each tag and variant adding its own and its strings' bytes) and
+    /// `slack` past the last. The writers' tests size their capacities by it.
+    pub(crate) fn product_max(
+        p: &crate::model::Product,
+        [head, tag, dimensions, variant, tail]: [usize; 5],
+        slack: usize,
+    ) -> usize {
+        let strs = |v: &[&String]| v.iter().map(|s| s.len()).sum::<usize>();
+        head + strs(&[&p.sku, &p.name, &p.description, &p.currency])
+            + p.tags.iter().map(|t| tag + t.len()).sum::<usize>()
+            + dimensions
+            + p.variants
+                .iter()
+                .map(|v| variant + strs(&[&v.sku, &v.color, &v.size]))
+                .sum::<usize>()
+            + tail
+            + p.image_url.len()
+            + slack
+    }
+
+    /// The products the writers' spare-capacity tests write: 20 of the
+    /// catalog and the edge products of up to ~2 KiB (the 64 KiB names are the
+    /// MessagePack widths' business).
+    pub(crate) fn test_products() -> Vec<crate::model::Product> {
+        let mut products = crate::fixtures::catalog(20).products;
+        products.extend(
+            crate::fixtures::edge_products()
+                .into_iter()
+                .filter(|p| p.name.len() < 1000),
+        );
+        products
+    }
+
+    /// One product written by `write` into a vector of capacity `cap`: the
+    /// bytes `want` when it fits, else `Full` below the bound `max`, and then
+    /// nothing appended (never a partial commit); `what` names the case.
+    pub(crate) fn check_capacity<const SLACK: usize>(
+        cap: usize,
+        max: usize,
+        want: &[u8],
+        what: &str,
+        write: impl FnOnce(&mut Spare<'_, SLACK>) -> Result<(), Stop>,
+    ) {
+        let mut out: Vec<u8> = Vec::with_capacity(cap);
+        let r = with_spare(&mut out, |w| {
+            let r = write(w);
+            if r.is_ok() {
+                w.keep();
+            }
+            r
+        });
+        match r {
+            Ok(()) => assert_eq!(out, want, "{what}, capacity {cap}"),
+            Err(Stop::Full) => {
+                assert!(cap < max, "{what}: full at {cap} for {} (at most {max})", want.len());
+                assert!(out.is_empty(), "a product that did not fit is not appended");
+            }
+            Err(Stop::Fail(e)) => panic!("{e}"),
+        }
+    }
+
     use super::*;
 
     /// `push_prefix` and `push_bytes` append exactly their bytes at every

@@ -100,6 +100,11 @@ pub fn symbol(index: u32, name: &str) -> Datum {
     Datum::Enum(index, name.strip_prefix("STATUS_").unwrap_or(name).into())
 }
 
+/// An optional int field's datum: `null` when absent.
+pub fn opt(v: Option<i32>) -> Datum {
+    v.map_or(Datum::Null, Datum::Int)
+}
+
 /// `Catalog { products }` as a datum.
 pub fn catalog(products: Vec<Datum>) -> Datum {
     record(vec![("products", Datum::Array(products))])

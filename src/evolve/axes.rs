@@ -179,3 +179,37 @@ pub fn catalog_datum(c: &Catalog) -> Result<Datum, String> {
     let s = v1_schema();
     Resolver::new(&s, &s).read(&bytes).map_err(|e| e.to_string())
 }
+
+/// `encode_v2` and `decode_v2` of a format: one call to the step's module
+/// (`add_field`, …, one per [`Step`], with `encode` and `decode`) made in
+/// the format's file by its `*_step!` macro.
+macro_rules! v2_by_step {
+    () => {
+        /// Encodes a v2 catalog datum with the step's generated code.
+        pub fn encode_v2(step: Step, d: &Datum) -> Vec<u8> {
+            match step {
+                Step::AddField => add_field::encode(d),
+                Step::RemoveField => remove_field::encode(d),
+                Step::WidenInt => widen_int::encode(d),
+                Step::AddEnumSymbol => add_enum_symbol::encode(d),
+                Step::RenameField => rename_field::encode(d),
+                Step::ReorderFields => reorder_fields::encode(d),
+                Step::OptionalToRequired => optional_to_required::encode(d),
+            }
+        }
+
+        /// Reads bytes with the step's generated v2 code.
+        pub fn decode_v2(step: Step, bytes: &[u8]) -> Result<Datum, String> {
+            match step {
+                Step::AddField => add_field::decode(bytes),
+                Step::RemoveField => remove_field::decode(bytes),
+                Step::WidenInt => widen_int::decode(bytes),
+                Step::AddEnumSymbol => add_enum_symbol::decode(bytes),
+                Step::RenameField => rename_field::decode(bytes),
+                Step::ReorderFields => reorder_fields::decode(bytes),
+                Step::OptionalToRequired => optional_to_required::decode(bytes),
+            }
+        }
+    };
+}
+pub(crate) use v2_by_step;

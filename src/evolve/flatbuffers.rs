@@ -9,7 +9,7 @@
 //! a slot holds, so changing a field's type or order is read through the
 //! other version's eyes.
 
-use super::access::{Fields, catalog, products, record};
+use super::access::{Fields, catalog, opt, products, record};
 use super::axes::Step;
 use super::generated as g;
 use crate::generic::datum::Datum;
@@ -139,10 +139,6 @@ macro_rules! fb_step {
     };
 }
 
-fn opt(v: Option<i32>) -> Datum {
-    v.map_or(Datum::Null, Datum::Int)
-}
-
 fn text(s: &str) -> Datum {
     Datum::String(s.to_string())
 }
@@ -169,28 +165,4 @@ fb_step!(optional_to_required, g::optional_to_required_fb::wirebench::evolution:
     |p, fbb| { review_count: p.int("review_count"), stock: p.int("stock"), discount_percent: p.int("discount_percent"), image_url: Some(fbb.create_string(&p.string("image_url"))) },
     |q| [("review_count", Datum::Int(q.review_count())), ("stock", Datum::Int(q.stock())), ("discount_percent", Datum::Int(q.discount_percent())), ("image_url", text(q.image_url()))]);
 
-/// Encodes a v2 catalog datum with the step's generated builders.
-pub fn encode_v2(step: Step, d: &Datum) -> Vec<u8> {
-    match step {
-        Step::AddField => add_field::encode(d),
-        Step::RemoveField => remove_field::encode(d),
-        Step::WidenInt => widen_int::encode(d),
-        Step::AddEnumSymbol => add_enum_symbol::encode(d),
-        Step::RenameField => rename_field::encode(d),
-        Step::ReorderFields => reorder_fields::encode(d),
-        Step::OptionalToRequired => optional_to_required::encode(d),
-    }
-}
-
-/// Verifies and reads bytes with the step's generated v2 code.
-pub fn decode_v2(step: Step, bytes: &[u8]) -> Result<Datum, String> {
-    match step {
-        Step::AddField => add_field::decode(bytes),
-        Step::RemoveField => remove_field::decode(bytes),
-        Step::WidenInt => widen_int::decode(bytes),
-        Step::AddEnumSymbol => add_enum_symbol::decode(bytes),
-        Step::RenameField => rename_field::decode(bytes),
-        Step::ReorderFields => reorder_fields::decode(bytes),
-        Step::OptionalToRequired => optional_to_required::decode(bytes),
-    }
-}
+super::axes::v2_by_step!();

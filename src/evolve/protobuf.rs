@@ -5,7 +5,7 @@
 //! know (it keeps no unknown fields), so a v1 reader — or a v1 relay that
 //! decodes and re-encodes — loses whatever v2 added, without an error.
 
-use super::access::{Fields, catalog, products, record, symbol};
+use super::access::{Fields, catalog, opt, products, record, symbol};
 use super::axes::Step;
 use super::generated as g;
 use crate::generic::datum::Datum;
@@ -120,10 +120,6 @@ macro_rules! pb_step {
     };
 }
 
-fn opt(v: Option<i32>) -> Datum {
-    v.map_or(Datum::Null, Datum::Int)
-}
-
 pb_step!(add_field, g::add_field_pb,
     |p| { review_count: p.int("review_count"), stock: p.int("stock"), discount_percent: p.opt_int("discount_percent"), image_url: p.string("image_url"), brand: p.string("brand") },
     |q| [("review_count", Datum::Int(q.review_count)), ("stock", Datum::Int(q.stock)), ("discount_percent", opt(q.discount_percent)), ("image_url", Datum::String(q.image_url.clone())), ("brand", Datum::String(q.brand.clone()))]);
@@ -146,28 +142,4 @@ pb_step!(optional_to_required, g::optional_to_required_pb,
     |p| { review_count: p.int("review_count"), stock: p.int("stock"), discount_percent: p.int("discount_percent"), image_url: p.string("image_url") },
     |q| [("review_count", Datum::Int(q.review_count)), ("stock", Datum::Int(q.stock)), ("discount_percent", Datum::Int(q.discount_percent)), ("image_url", Datum::String(q.image_url.clone()))]);
 
-/// Encodes a v2 catalog datum with the step's generated types.
-pub fn encode_v2(step: Step, d: &Datum) -> Vec<u8> {
-    match step {
-        Step::AddField => add_field::encode(d),
-        Step::RemoveField => remove_field::encode(d),
-        Step::WidenInt => widen_int::encode(d),
-        Step::AddEnumSymbol => add_enum_symbol::encode(d),
-        Step::RenameField => rename_field::encode(d),
-        Step::ReorderFields => reorder_fields::encode(d),
-        Step::OptionalToRequired => optional_to_required::encode(d),
-    }
-}
-
-/// Decodes bytes with the step's generated v2 types.
-pub fn decode_v2(step: Step, bytes: &[u8]) -> Result<Datum, String> {
-    match step {
-        Step::AddField => add_field::decode(bytes),
-        Step::RemoveField => remove_field::decode(bytes),
-        Step::WidenInt => widen_int::decode(bytes),
-        Step::AddEnumSymbol => add_enum_symbol::decode(bytes),
-        Step::RenameField => rename_field::decode(bytes),
-        Step::ReorderFields => reorder_fields::decode(bytes),
-        Step::OptionalToRequired => optional_to_required::decode(bytes),
-    }
-}
+super::axes::v2_by_step!();

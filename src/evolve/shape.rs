@@ -56,18 +56,7 @@ fn null_datum(schema: &Schema, id: NodeId) -> Option<Datum> {
 /// shape reader only ever sees this repository's catalog schemas.
 pub fn zero(schema: &Schema, id: NodeId, depth: usize) -> Datum {
     match schema.node(id) {
-        Node::Null => Datum::Null,
-        Node::Boolean => Datum::Boolean(false),
-        Node::Int => Datum::Int(0),
-        Node::Long => Datum::Long(0),
-        Node::Float => Datum::Float(0.0),
-        Node::Double => Datum::Double(0.0),
-        Node::Bytes => Datum::Bytes(Vec::new()),
-        Node::String => Datum::String(String::new()),
         Node::Fixed(f) => Datum::Fixed(vec![0; f.size]),
-        Node::Enum(e) => Datum::Enum(0, e.symbols.first().cloned().unwrap_or_default()),
-        Node::Array(_) => Datum::Array(Vec::new()),
-        Node::Map(_) => Datum::Map(Vec::new()),
         Node::Union(b) => match b.first() {
             Some(&x) if depth < 4 => Datum::Union(0, Box::new(zero(schema, x, depth + 1))),
             _ => Datum::Null,
@@ -84,6 +73,7 @@ pub fn zero(schema: &Schema, id: NodeId, depth: usize) -> Datum {
                 .collect(),
         ),
         Node::Record(_) => Datum::Null,
+        leaf => crate::generic::walk::zero_leaf(leaf).unwrap_or(Datum::Null),
     }
 }
 

@@ -56,13 +56,7 @@ pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum> {
     };
     let mut d = Datum::Null;
     r.value(schema.root(), 0, &mut d)?;
-    if !r.c.is_empty() {
-        return Err(GenericError::at(
-            "",
-            r.c.pos(),
-            GenericErrorKind::TrailingBytes { count: r.c.remaining() },
-        ));
-    }
+    super::error::finished(&r.c)?;
     Ok(d)
 }
 
@@ -87,11 +81,7 @@ fn write_len(out: &mut Vec<u8>, n: usize) {
 
 fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Vec<u8>, depth: usize) -> Result<()> {
     if depth > MAX_DEPTH {
-        return Err(GenericError::new(
-            "",
-            None,
-            GenericErrorKind::DepthLimit { limit: MAX_DEPTH },
-        ));
+        return Err(GenericError::depth_limit(MAX_DEPTH, None));
     }
     match (schema.node(node), datum) {
         (Node::Null, Datum::Null) => {}
@@ -414,11 +404,7 @@ impl<'a> Reader<'a> {
         let schema = self.schema;
         let at = self.c.pos();
         if depth > MAX_DEPTH {
-            return Err(GenericError::at(
-                "",
-                at,
-                GenericErrorKind::DepthLimit { limit: MAX_DEPTH },
-            ));
+            return Err(GenericError::depth_limit(MAX_DEPTH, Some(at)));
         }
         let v = match schema.node(node) {
             Node::Null => Datum::Null,
@@ -574,13 +560,9 @@ fn placeholders<T>(out: &mut Vec<T>, n: usize, empty: impl FnMut() -> T) -> &mut
 mod tests {
     use super::*;
 
-    fn schema(s: &str) -> Schema {
-        Schema::parse(s.as_bytes()).unwrap()
-    }
-
     #[test]
     fn enums_are_written_by_symbol() {
-        let v2 = schema(r#"{"type":"enum","name":"S","symbols":["A","NEW","B"]}"#);
+        let v2 = Schema::of(r#"{"type":"enum","name":"S","symbols":["A","NEW","B"]}"#);
         let enc = |d: &Datum| {
             let mut out = Vec::new();
             encode(&v2, d, &mut out).map(|()| out)
@@ -598,7 +580,7 @@ mod tests {
 
     #[test]
     fn reads_every_block_form() {
-        let s = schema(r#"{"type":"array","items":"int"}"#);
+        let s = Schema::of(r#"{"type":"array","items":"int"}"#);
         // Two blocks: +1 item; -2 items with a byte size of 2; end.
         let bytes = [0x02, 0x02, 0x03, 0x04, 0x04, 0x06, 0x00];
         assert_eq!(
@@ -613,7 +595,7 @@ mod tests {
         // of longer varints), before 0 to 69 more bytes, for items that take
         // bytes, items that do not (the budget) and map entries (a key each).
         for items in [r#""int""#, r#""null""#, r#""string""#] {
-            let s = schema(&format!(r#"{{"type":"array","items":{items}}}"#));
+            let s = Schema::of(&format!(r#"{{"type":"array","items":{items}}}"#));
             let Node::Array(item) = s.node(s.root()) else { panic!() };
             for b in 0..=255u8 {
                 for tail in 0..70 {
@@ -646,7 +628,7 @@ mod tests {
     fn lengths_read_in_line_as_long_reads_them() {
         // Every first two bytes (one- and two-byte lengths, negative ones,
         // longer varints), alone or before 0 to 300 bytes.
-        let s = schema(r#""bytes""#);
+        let s = Schema::of(r#""bytes""#);
         for b0 in 0..=255u8 {
             for b1 in 0..=255u8 {
                 for tail in [0, 1, 2, 63, 64, 200, 300] {
@@ -683,20 +665,20 @@ mod tests {
 
     #[test]
     fn numeric_arrays_read_unboxed() {
-        let ints = schema(r#"{"type":"array","items":"int"}"#);
+        let ints = Schema::of(r#"{"type":"array","items":"int"}"#);
         // Two blocks, the second with a byte size: the same items as one.
         let d = decode(&ints, &[0x02, 0x02, 0x03, 0x04, 0x04, 0x06, 0x00]).unwrap();
         assert!(
             matches!(&d, Datum::Scalars(Scalars::Int(v)) if v == &[1, 2, 3]),
             "{d:?}"
         );
-        let longs = schema(r#"{"type":"array","items":"long"}"#);
+        let longs = Schema::of(r#"{"type":"array","items":"long"}"#);
         let d = decode(&longs, &[0x04, 0x01, 0xfe, 0x01, 0x00]).unwrap();
         assert!(
             matches!(&d, Datum::Scalars(Scalars::Long(v)) if v == &[-1, 127]),
             "{d:?}"
         );
-        let doubles = schema(r#"{"type":"array","items":"double"}"#);
+        let doubles = Schema::of(r#"{"type":"array","items":"double"}"#);
         let mut bytes = vec![0x01, 0x10];
         bytes.extend_from_slice(&1.5f64.to_le_bytes());
         bytes.extend_from_slice(&[0x02]);
@@ -732,7 +714,7 @@ mod tests {
 
     #[test]
     fn union_values_read_bare_where_their_shape_finds_the_branch() {
-        let s = schema(
+        let s = Schema::of(
             r#"{"type":"array","items":["null","long",
                 {"type":"record","name":"A","fields":[{"name":"x","type":"int"}]},
                 {"type":"record","name":"B","fields":[{"name":"x","type":"int"}]}]}"#,
@@ -755,7 +737,7 @@ mod tests {
 
     #[test]
     fn decoded_records_share_the_schemas_names() {
-        let s = schema(
+        let s = Schema::of(
             r#"{"type":"array","items":{"type":"record","name":"R","fields":[{"name":"x","type":"int"},{"name":"y","type":"string"}]}}"#,
         );
         let Node::Array(item) = s.node(s.root()) else { panic!() };
@@ -786,7 +768,7 @@ mod tests {
 
     #[test]
     fn zero_byte_items_are_budgeted() {
-        let s = schema(r#"{"type":"array","items":"null"}"#);
+        let s = Schema::of(r#"{"type":"array","items":"null"}"#);
         let mut bytes = Vec::new();
         varint::write_i64_zigzag(&mut bytes, i64::MAX);
         bytes.push(0);
@@ -822,8 +804,9 @@ mod tests {
 
     #[test]
     fn errors_carry_pointer_and_offset() {
-        let s =
-            schema(r#"{"type":"record","name":"R","fields":[{"name":"xs","type":{"type":"array","items":"int"}}]}"#);
+        let s = Schema::of(
+            r#"{"type":"record","name":"R","fields":[{"name":"xs","type":{"type":"array","items":"int"}}]}"#,
+        );
         let mut bytes = vec![0x04, 0x02];
         varint::write_i64_zigzag(&mut bytes, 1 << 40);
         bytes.push(0);

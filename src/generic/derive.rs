@@ -152,7 +152,7 @@ pub fn branch_name(schema: &Schema, b: NodeId) -> String {
 
 /// Names no derived type may take: scalar types and keywords of proto3 and
 /// of the FlatBuffers schema language.
-const RESERVED_TYPE_NAMES: &[&str] = &[
+pub(super) const RESERVED_TYPE_NAMES: &[&str] = &[
     "double",
     "float",
     "int32",
@@ -446,13 +446,22 @@ impl Gen<'_> {
         self.finish(name, what, body)
     }
 
-    /// The type a member of type `ty` is spelled with: its own when it is
-    /// `direct`, else the wrapper `w` ([`Self::table`], claimed as `what`).
-    fn member_type(&mut self, direct: bool, ty: NodeId, w: String, what: String) -> Result<String, String> {
+    /// The type a member of type `ty` of field `ctx.name` is spelled with:
+    /// its own when it is `direct`, else its wrapper `{ctx}{Name}{suffix}`
+    /// ([`Self::table`], claimed as "the {role} of ctx.name").
+    fn member_type(
+        &mut self,
+        direct: bool,
+        ty: NodeId,
+        (ctx, name): (&str, &str),
+        suffix: &str,
+        role: &str,
+    ) -> Result<String, String> {
         if direct {
             return self.leaf(ty);
         }
-        self.claim(&w, &what)?;
+        let w = format!("{ctx}{}{suffix}", pascal(name));
+        self.claim(&w, &format!("the {role} of {ctx}.{name}"))?;
         let kind = if self.target == Target::Proto {
             "message"
         } else {
@@ -491,7 +500,6 @@ impl Gen<'_> {
 
     fn proto_field(&mut self, ctx: &str, name: &str, ty: NodeId, n: u32, body: &mut Body) -> Result<(), String> {
         let schema = self.schema;
-        let wrapper = |suffix: &str| format!("{ctx}{}{suffix}", pascal(name));
         body.members.push(name.to_string());
         match shape(schema, ty) {
             Shape::Null => {
@@ -502,18 +510,27 @@ impl Gen<'_> {
                 let _ = writeln!(body.lines, "  {t} {name} = {n};");
             }
             Shape::Array(items) => {
-                let what = format!("the item wrapper of {ctx}.{name}");
-                let t = self.member_type(proto_direct(schema, items), items, wrapper("Item"), what)?;
+                let t = self.member_type(proto_direct(schema, items), items, (ctx, name), "Item", "item wrapper")?;
                 let _ = writeln!(body.lines, "  repeated {t} {name} = {n};");
             }
             Shape::Map(values) => {
-                let what = format!("the value wrapper of {ctx}.{name}");
-                let t = self.member_type(proto_direct(schema, values), values, wrapper("Value"), what)?;
+                let t = self.member_type(
+                    proto_direct(schema, values),
+                    values,
+                    (ctx, name),
+                    "Value",
+                    "value wrapper",
+                )?;
                 let _ = writeln!(body.lines, "  map<string, {t}> {name} = {n};");
             }
             Shape::Optional { ty: inner, .. } => {
-                let what = format!("the value wrapper of {ctx}.{name}");
-                let t = self.member_type(proto_direct(schema, inner), inner, wrapper("Value"), what)?;
+                let t = self.member_type(
+                    proto_direct(schema, inner),
+                    inner,
+                    (ctx, name),
+                    "Value",
+                    "value wrapper",
+                )?;
                 let _ = writeln!(body.lines, "  optional {t} {name} = {n};");
             }
             Shape::Oneof { branches, .. } => {
@@ -532,8 +549,8 @@ impl Gen<'_> {
                 for (i, b) in live.iter().enumerate() {
                     let bname = branch_name(schema, *b);
                     let member = format!("{name}_{bname}");
-                    let what = format!("the {bname} branch wrapper of {ctx}.{name}");
-                    let t = self.member_type(proto_direct(schema, *b), *b, wrapper(&pascal(&bname)), what)?;
+                    let role = format!("{bname} branch wrapper");
+                    let t = self.member_type(proto_direct(schema, *b), *b, (ctx, name), &pascal(&bname), &role)?;
                     let _ = writeln!(body.lines, "    {t} {member} = {};", n + i as u32);
                     body.members.push(member);
                 }
@@ -556,8 +573,13 @@ impl Gen<'_> {
                 let _ = writeln!(body.lines, "  {name}:{t};");
             }
             Shape::Array(items) => {
-                let what = format!("the item wrapper of {ctx}.{name}");
-                let t = self.member_type(fbs_direct_item(schema, items), items, wrapper("Item"), what)?;
+                let t = self.member_type(
+                    fbs_direct_item(schema, items),
+                    items,
+                    (ctx, name),
+                    "Item",
+                    "item wrapper",
+                )?;
                 let _ = writeln!(body.lines, "  {name}:[{t}];");
             }
             Shape::Map(values) => {
@@ -606,8 +628,8 @@ impl Gen<'_> {
                         members.push(self.named(*b)?);
                     } else {
                         let bname = branch_name(schema, *b);
-                        let what = format!("the {bname} branch wrapper of {ctx}.{name}");
-                        members.push(self.member_type(false, *b, wrapper(&pascal(&bname)), what)?);
+                        let role = format!("{bname} branch wrapper");
+                        members.push(self.member_type(false, *b, (ctx, name), &pascal(&bname), &role)?);
                     }
                 }
                 self.defs.push(format!("union {u} {{ {} }}\n", members.join(", ")));
@@ -656,10 +678,6 @@ pub fn cli_derive(args: &mut Args) -> Result<(), String> {
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> Schema {
-        Schema::parse(text.as_bytes()).unwrap()
-    }
-
     const SHAPES: &str = r#"{"type":"record","name":"Doc","fields":[
         {"name":"id","type":"long"},
         {"name":"nothing","type":"null"},
@@ -675,7 +693,7 @@ mod tests {
 
     #[test]
     fn proto_numbers_follow_schema_order() {
-        let p = derive(&parse(SHAPES), Target::Proto).unwrap();
+        let p = derive(&Schema::of(SHAPES), Target::Proto).unwrap();
         for line in [
             "int64 id = 1;",
             "reserved 2;",
@@ -699,7 +717,7 @@ mod tests {
 
     #[test]
     fn fbs_slots_follow_schema_order() {
-        let f = derive(&parse(SHAPES), Target::Fbs).unwrap();
+        let f = derive(&Schema::of(SHAPES), Target::Fbs).unwrap();
         for line in [
             "enum Kind:ubyte {",
             "id:long;",
@@ -721,7 +739,7 @@ mod tests {
 
     #[test]
     fn non_record_root_is_wrapped() {
-        let s = parse(r#"{"type":"array","items":"double"}"#);
+        let s = Schema::of(r#"{"type":"array","items":"double"}"#);
         assert!(
             derive(&s, Target::Proto)
                 .unwrap()
@@ -733,7 +751,7 @@ mod tests {
 
     #[test]
     fn root_wrapper_steps_aside_for_a_record_named_root() {
-        let s = parse(r#"{"type":"array","items":{"type":"record","name":"Root","fields":[]}}"#);
+        let s = Schema::of(r#"{"type":"array","items":{"type":"record","name":"Root","fields":[]}}"#);
         let p = derive(&s, Target::Proto).unwrap();
         assert!(p.contains("message Root1 {\n  repeated Root value = 1;\n}"), "{p}");
         assert!(derive(&s, Target::Fbs).unwrap().contains("root_type Root1;"));
@@ -741,7 +759,7 @@ mod tests {
 
     #[test]
     fn widths_match_numbering() {
-        let s = parse(SHAPES);
+        let s = Schema::of(SHAPES);
         let Node::Record(r) = s.node(s.root()) else { panic!() };
         let proto: Vec<u32> = r.fields.iter().map(|f| proto_width(&s, f.ty)).collect();
         assert_eq!(proto, [1, 1, 1, 1, 1, 1, 1, 2, 1, 1]);
@@ -751,7 +769,7 @@ mod tests {
 
     #[test]
     fn alike_field_names_are_an_error() {
-        let s = parse(
+        let s = Schema::of(
             r#"{"type":"record","name":"R","fields":[{"name":"user_id","type":"int"},{"name":"userId","type":"int"}]}"#,
         );
         let e = derive(&s, Target::Proto).unwrap_err();
@@ -761,7 +779,7 @@ mod tests {
 
     #[test]
     fn union_type_field_collision_is_an_error() {
-        let s = parse(
+        let s = Schema::of(
             r#"{"type":"record","name":"R","fields":[{"name":"v","type":["int","string"]},{"name":"v_type","type":"int"}]}"#,
         );
         let e = derive(&s, Target::Fbs).unwrap_err();
@@ -770,15 +788,15 @@ mod tests {
 
     #[test]
     fn reserved_and_colliding_type_names_are_errors() {
-        let s = parse(r#"{"type":"record","name":"table","fields":[]}"#);
+        let s = Schema::of(r#"{"type":"record","name":"table","fields":[]}"#);
         assert!(derive(&s, Target::Fbs).unwrap_err().contains("keyword"));
-        let s = parse(
+        let s = Schema::of(
             r#"{"type":"record","name":"a.R","fields":[{"name":"x","type":{"type":"record","name":"b.R","fields":[]}}]}"#,
         );
         let e = derive(&s, Target::Proto).unwrap_err();
         assert!(e.contains("record a.R") && e.contains("record b.R"), "{e}");
         // A derived wrapper name taken by a record.
-        let s = parse(
+        let s = Schema::of(
             r#"{"type":"record","name":"D","fields":[{"name":"g","type":{"type":"array","items":{"type":"array","items":"int"}}},
                {"name":"h","type":{"type":"record","name":"DGItem","fields":[]}}]}"#,
         );
@@ -787,7 +805,7 @@ mod tests {
 
     #[test]
     fn recursive_records_are_defined_once() {
-        let s = parse(
+        let s = Schema::of(
             r#"{"type":"record","name":"Node","fields":[{"name":"kids","type":{"type":"array","items":"Node"}}]}"#,
         );
         let p = derive(&s, Target::Proto).unwrap();

@@ -76,6 +76,12 @@ impl GenericError {
         }
     }
 
+    /// Nesting deeper than `limit`, at `offset` where there is one.
+    #[cold]
+    pub fn depth_limit(limit: usize, offset: Option<usize>) -> GenericError {
+        GenericError::new("", offset, GenericErrorKind::DepthLimit { limit })
+    }
+
     #[cold]
     pub fn at(pointer: impl Into<String>, offset: usize, kind: GenericErrorKind) -> GenericError {
         GenericError::new(pointer, Some(offset), kind)
@@ -164,6 +170,24 @@ pub fn nest(mut e: GenericError, token: &str) -> GenericError {
 #[cold]
 pub fn nest_index(e: GenericError, i: usize) -> GenericError {
     nest(e, &i.to_string())
+}
+
+/// `Err(TrailingBytes)` when bytes are left in `c` past the root value.
+pub fn finished(c: &crate::codec::cursor::Cursor<'_>) -> Result<(), GenericError> {
+    if c.is_empty() {
+        return Ok(());
+    }
+    Err(GenericError::at(
+        "",
+        c.pos(),
+        GenericErrorKind::TrailingBytes { count: c.remaining() },
+    ))
+}
+
+/// A result of [`crate::codec`]'s readers (cursor, varints, the JSON lexer)
+/// with its error as a [`GenericError`] at the root pointer.
+pub fn decoded<T>(r: Result<T, DecodeError>) -> Result<T, GenericError> {
+    r.map_err(|e| from_decode("", e))
 }
 
 /// A decode error of [`crate::codec`]'s readers at `pointer`.

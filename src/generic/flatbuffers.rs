@@ -211,11 +211,7 @@ impl Enc<'_> {
         depth: usize,
     ) -> Result<WIPOffset<UnionWIPOffset>, GenericError> {
         if depth >= MAX_DEPTH {
-            return Err(GenericError::new(
-                "",
-                None,
-                GenericErrorKind::DepthLimit { limit: MAX_DEPTH },
-            ));
+            return Err(GenericError::depth_limit(MAX_DEPTH, None));
         }
         let s = self.schema;
         let base = self.pending.borrow().len();
@@ -362,11 +358,7 @@ impl Enc<'_> {
         depth: usize,
     ) -> Result<WIPOffset<UnionWIPOffset>, GenericError> {
         if depth >= MAX_DEPTH {
-            return Err(GenericError::new(
-                "",
-                None,
-                GenericErrorKind::DepthLimit { limit: MAX_DEPTH },
-            ));
+            return Err(GenericError::depth_limit(MAX_DEPTH, None));
         }
         let key = fbb.create_string(k);
         let p = self.prepare(fbb, vt, v, depth)?;

@@ -33,7 +33,7 @@
 //! [`MAX_DEPTH`] is an error, and every error carries the JSON Pointer and
 //! byte offset.
 
-use super::error::{GenericError, GenericErrorKind, from_decode, nest, nest_index};
+use super::error::{GenericError, GenericErrorKind, decoded, nest, nest_index};
 use super::walk::MAX_DEPTH;
 use crate::codec::json::lexer::{Lexer, Str, describe};
 use std::collections::{HashMap, HashSet};
@@ -41,80 +41,20 @@ use std::collections::{HashMap, HashSet};
 /// Most distinct keys objects at one place may have and still be a record.
 pub const MAX_RECORD_FIELDS: usize = 64;
 
-/// Words that cannot name a field or type in `.proto` or `.fbs` (protoc and
-/// flatc keywords and scalar type names), compared ignoring case.
-const RESERVED: &[&str] = &[
-    "syntax",
-    "import",
-    "package",
-    "option",
-    "message",
-    "enum",
-    "service",
-    "rpc",
-    "returns",
-    "oneof",
-    "map",
-    "reserved",
-    "repeated",
-    "optional",
-    "required",
-    "extend",
-    "extensions",
-    "to",
-    "max",
-    "stream",
-    "weak",
-    "public",
-    "true",
-    "false",
-    "table",
-    "struct",
-    "union",
-    "namespace",
-    "root_type",
-    "file_identifier",
-    "file_extension",
-    "attribute",
-    "include",
-    "bool",
-    "byte",
-    "ubyte",
-    "short",
-    "ushort",
-    "int",
-    "uint",
-    "long",
-    "ulong",
-    "float",
-    "double",
-    "string",
-    "int8",
-    "uint8",
-    "int16",
-    "uint16",
-    "int32",
-    "uint32",
-    "int64",
-    "uint64",
-    "float32",
-    "float64",
-    "sint32",
-    "sint64",
-    "fixed32",
-    "fixed64",
-    "sfixed32",
-    "sfixed64",
-    "bytes",
-    "group",
-    "null",
-    "boolean",
-    "record",
-    "array",
-    "fixed",
-    "error",
-    "type",
+/// Words an inferred name may not be, compared ignoring case: the names no
+/// derived type may take ([`super::derive::RESERVED_TYPE_NAMES`]: protoc and
+/// flatc keywords and scalar type names), and these (proto3's contextual
+/// keywords and Avro's type names).
+const RESERVED_EXTRA: &[&str] = &[
+    "to", "max", "weak", "public", "boolean", "record", "array", "fixed", "error", "type",
 ];
+
+fn reserved(name: &str) -> bool {
+    super::derive::RESERVED_TYPE_NAMES
+        .iter()
+        .chain(RESERVED_EXTRA)
+        .any(|r| r.eq_ignore_ascii_case(name))
+}
 
 /// The inferred schema and what the reader should know about it.
 #[derive(Debug)]
@@ -179,13 +119,9 @@ fn parse(text: &[u8]) -> Result<Value, GenericError> {
     Ok(v)
 }
 
-fn lexed<T>(r: Result<T, crate::codec::DecodeError>) -> Result<T, GenericError> {
-    r.map_err(|e| from_decode("", e))
-}
-
 fn any(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, GenericError> {
     let at = lx.peek().map(|_| lx.pos).unwrap_or(lx.pos);
-    let deeper = || GenericError::at("", at, GenericErrorKind::DepthLimit { limit: MAX_DEPTH });
+    let deeper = || GenericError::depth_limit(MAX_DEPTH, Some(at));
     match lx.peek() {
         Some(b'{') => {
             if depth >= MAX_DEPTH {
@@ -197,9 +133,9 @@ fn any(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, GenericError> {
             // (a scan of `members` below that).
             let mut seen: Option<std::collections::HashSet<String>> = None;
             let mut first = true;
-            while lexed(lx.next_member(&mut first))? {
+            while decoded(lx.next_member(&mut first))? {
                 let key_at = lx.pos;
-                let key = match lexed(lx.string("object key"))? {
+                let key = match decoded(lx.string("object key"))? {
                     Str::Raw(s) => s.to_string(),
                     Str::Escaped => lx.scratch.clone(),
                 };
@@ -224,7 +160,7 @@ fn any(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, GenericError> {
                         GenericErrorKind::DuplicateField { field: key },
                     ));
                 }
-                lexed(lx.expect(b':', "':' after object key"))?;
+                decoded(lx.expect(b':', "':' after object key"))?;
                 let v = any(lx, depth + 1).map_err(|e| nest(e, &key))?;
                 members.push((key, v));
             }
@@ -237,23 +173,23 @@ fn any(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, GenericError> {
             lx.pos += 1;
             let mut items = Vec::new();
             let mut first = true;
-            while lexed(lx.next_element(&mut first))? {
+            while decoded(lx.next_element(&mut first))? {
                 let i = items.len();
                 items.push(any(lx, depth + 1).map_err(|e| nest_index(e, i))?);
             }
             Ok(Value::Array(items))
         }
         Some(b'"') => {
-            lexed(lx.string("string"))?;
+            decoded(lx.string("string"))?;
             Ok(Value::String)
         }
         Some(b't' | b'f') => {
-            lexed(lx.boolean("true or false"))?;
+            decoded(lx.boolean("true or false"))?;
             Ok(Value::Bool)
         }
         Some(b'n') if lx.null() => Ok(Value::Null),
         Some(b'-' | b'0'..=b'9') => {
-            let (s, e, integer) = lexed(lx.number_token("number"))?;
+            let (s, e, integer) = decoded(lx.number_token("number"))?;
             if let Some(b'0'..=b'9') = lx.bytes.get(e) {
                 return Err(GenericError::unexpected(
                     "",
@@ -508,7 +444,7 @@ impl Emitter {
     fn record_name(&mut self, base: &str) -> String {
         let mut name = base.to_string();
         let mut n = 2;
-        while RESERVED.iter().any(|r| r.eq_ignore_ascii_case(&name)) || !self.names.insert(name.clone()) {
+        while reserved(&name) || !self.names.insert(name.clone()) {
             name = format!("{base}{n}");
             n += 1;
         }
@@ -576,7 +512,7 @@ pub fn field_name(key: &str) -> String {
     if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
         out.insert(0, '_');
     }
-    if RESERVED.iter().any(|r| r.eq_ignore_ascii_case(&out)) {
+    if reserved(&out) {
         out.push('_');
     }
     out

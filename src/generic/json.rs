@@ -29,7 +29,7 @@
 //! is bounded by [`MAX_DEPTH`].
 
 use super::datum::{Datum, Scalars};
-use super::error::{GenericError, GenericErrorKind, from_decode, mismatch, nest, nest_index};
+use super::error::{GenericError, GenericErrorKind, decoded, from_decode, mismatch, nest, nest_index};
 use super::schema::{Node, NodeId, Schema};
 use super::sink::Sink;
 use super::walk::{self, MAX_DEPTH, check_unique_keys, enum_index, enum_symbol_index, record_field};
@@ -116,10 +116,6 @@ impl Scalar<'_> {
     }
 }
 
-fn lexed<T>(r: std::result::Result<T, crate::codec::DecodeError>) -> Result<T> {
-    r.map_err(|e| from_decode("", e))
-}
-
 struct Reader<'a> {
     lx: Lexer<'a>,
     schema: &'a Schema,
@@ -157,12 +153,12 @@ impl<'a> Reader<'a> {
         match self.lx.peek() {
             Some(b'n') if self.lx.null() => Ok(Scalar::Null),
             Some(b't' | b'f') => {
-                let b = lexed(self.lx.boolean("true or false"))?;
+                let b = decoded(self.lx.boolean("true or false"))?;
                 Ok(Scalar::Bool(b))
             }
             Some(b'"') => Ok(Scalar::String(self.str("string")?)),
             Some(b'-' | b'0'..=b'9') => {
-                let (s, e, integer) = lexed(self.lx.number_token("number"))?;
+                let (s, e, integer) = decoded(self.lx.number_token("number"))?;
                 if let Some(b'0'..=b'9') = self.lx.bytes.get(e) {
                     return Err(GenericError::unexpected(
                         "",
@@ -193,11 +189,11 @@ impl<'a> Reader<'a> {
                         return Ok(Datum::Scalars(Scalars::Double(v)));
                     }
                     Node::Long => {
-                        let v = self.numbers(*items, depth, |r| lexed(r.lx.integer(&LONG)))?;
+                        let v = self.numbers(*items, depth, |r| decoded(r.lx.integer(&LONG)))?;
                         return Ok(Datum::Scalars(Scalars::Long(v)));
                     }
                     Node::Int => {
-                        let int = |r: &mut Self| lexed(r.lx.integer(&INT)).map(|v| v as i32);
+                        let int = |r: &mut Self| decoded(r.lx.integer(&INT)).map(|v| v as i32);
                         let v = self.numbers(*items, depth, int)?;
                         return Ok(Datum::Scalars(Scalars::Int(v)));
                     }
@@ -205,7 +201,7 @@ impl<'a> Reader<'a> {
                 }
                 let mut out = Vec::new();
                 let mut first = true;
-                while lexed(self.lx.next_element(&mut first))? {
+                while decoded(self.lx.next_element(&mut first))? {
                     let i = out.len();
                     out.push(self.value(*items, depth + 1).map_err(|e| nest_index(e, i))?);
                 }
@@ -215,10 +211,10 @@ impl<'a> Reader<'a> {
                 let at = self.enter(depth, b'{', "object")?;
                 let mut out: Vec<(String, Datum)> = Vec::new();
                 let mut first = true;
-                while lexed(self.lx.next_member(&mut first))? {
+                while decoded(self.lx.next_member(&mut first))? {
                     let key_at = self.lx.pos;
                     let key = self.string("object key")?;
-                    lexed(self.lx.expect(b':', "':' after object key"))?;
+                    decoded(self.lx.expect(b':', "':' after object key"))?;
                     let v = self.value(*values, depth + 1).map_err(|e| nest(e, &key))?;
                     let _ = key_at;
                     out.push((key, v));
@@ -230,7 +226,7 @@ impl<'a> Reader<'a> {
                 let at = self.enter(depth, b'{', "object")?;
                 let mut fields = walk::RecordFields::new(schema, r);
                 let mut first = true;
-                while lexed(self.lx.next_member(&mut first))? {
+                while decoded(self.lx.next_member(&mut first))? {
                     let key_at = self.lx.peek().map(|_| self.lx.pos).unwrap_or(self.lx.pos);
                     let index = self.field_index(r, fields.next_index(), key_at)?;
                     if fields.has(index) {
@@ -242,7 +238,7 @@ impl<'a> Reader<'a> {
                             },
                         ));
                     }
-                    lexed(self.lx.expect(b':', "':' after object key"))?;
+                    decoded(self.lx.expect(b':', "':' after object key"))?;
                     let v = self
                         .value(r.fields[index].ty, depth + 1)
                         .map_err(|e| nest(e, r.fields[index].key()))?;
@@ -252,11 +248,7 @@ impl<'a> Reader<'a> {
             }
             Node::Union(branches) => {
                 if depth >= MAX_DEPTH {
-                    return Err(GenericError::at(
-                        "",
-                        self.lx.pos,
-                        GenericErrorKind::DepthLimit { limit: MAX_DEPTH },
-                    ));
+                    return Err(GenericError::depth_limit(MAX_DEPTH, Some(self.lx.pos)));
                 }
                 let want: &[u8] = match self.lx.peek() {
                     Some(b'{') => b"rm",
@@ -303,8 +295,8 @@ impl<'a> Reader<'a> {
             // Numbers where the schema wants one: the lexer's fast paths.
             Node::Int | Node::Long | Node::Double if matches!(self.lx.peek(), Some(b'-' | b'0'..=b'9')) => {
                 Ok(match schema.node(node) {
-                    Node::Int => Datum::Int(lexed(self.lx.integer(&INT))? as i32),
-                    Node::Long => Datum::Long(lexed(self.lx.integer(&LONG))?),
+                    Node::Int => Datum::Int(decoded(self.lx.integer(&INT))? as i32),
+                    Node::Long => Datum::Long(decoded(self.lx.integer(&LONG))?),
                     _ => Datum::Double(self.double()?),
                 })
             }
@@ -328,7 +320,7 @@ impl<'a> Reader<'a> {
     ) -> Result<Vec<T>> {
         let mut out = Vec::new();
         let mut first = true;
-        while lexed(self.lx.next_element(&mut first))? {
+        while decoded(self.lx.next_element(&mut first))? {
             let v = match self.lx.peek() {
                 Some(b'-' | b'0'..=b'9') => number(self),
                 _ => self.scalar_item(items, depth),
@@ -366,13 +358,13 @@ impl<'a> Reader<'a> {
             self.lx.pos = end;
             return Ok(v);
         }
-        lexed(self.lx.float("double", "double"))
+        decoded(self.lx.float("double", "double"))
     }
 
     /// Reads a member key (borrowed unless escaped) and finds its field,
     /// trying `hint` (the next field in schema order) first.
     fn field_index(&mut self, r: &super::schema::Record, hint: usize, key_at: usize) -> Result<usize> {
-        let s = lexed(self.lx.string("object key"))?;
+        let s = decoded(self.lx.string("object key"))?;
         let key: &str = match &s {
             Str::Raw(k) => k,
             Str::Escaped => &self.lx.scratch,
@@ -398,11 +390,7 @@ impl<'a> Reader<'a> {
             _ => return Err(self.here(what)),
         };
         if depth >= MAX_DEPTH {
-            return Err(GenericError::at(
-                "",
-                at,
-                GenericErrorKind::DepthLimit { limit: MAX_DEPTH },
-            ));
+            return Err(GenericError::depth_limit(MAX_DEPTH, Some(at)));
         }
         self.lx.pos += 1;
         Ok(at)
@@ -545,11 +533,7 @@ fn non_finite(what: &str, v: f64) -> GenericError {
 
 fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Sink<'_>, depth: usize) -> Result<()> {
     if depth > MAX_DEPTH {
-        return Err(GenericError::new(
-            "",
-            None,
-            GenericErrorKind::DepthLimit { limit: MAX_DEPTH },
-        ));
+        return Err(GenericError::depth_limit(MAX_DEPTH, None));
     }
     match (schema.node(node), datum) {
         (Node::Null, Datum::Null) => out.array(*b"null"),
@@ -843,10 +827,6 @@ mod tests {
     use super::*;
     use crate::codec::json::write_f64;
 
-    fn schema(s: &str) -> Schema {
-        Schema::parse(s.as_bytes()).unwrap()
-    }
-
     const ORDER: &str = r#"{"type":"record","name":"Order","fields":[
         {"name":"id","type":"long"},
         {"name":"note","type":["null","string"]},
@@ -857,7 +837,7 @@ mod tests {
 
     #[test]
     fn reads_and_writes_back_in_schema_order() {
-        let s = schema(ORDER);
+        let s = Schema::of(ORDER);
         let text = br#" {"items":[{"qty":2,"sku":"a","price":1}],"id":7,"tags":{"k":"v"},"state":"shipped"} "#;
         let d = decode(&s, text).unwrap();
         let mut out = Vec::new();
@@ -870,7 +850,7 @@ mod tests {
 
     #[test]
     fn errors_name_the_value_by_pointer_and_offset() {
-        let s = schema(ORDER);
+        let s = Schema::of(ORDER);
         let cases: [(&[u8], &str); 9] = [
             (
                 br#"{"id":7,"items":[{"sku":"a","qty":"2","price":1}],"tags":{},"state":"OPEN"}"#,
@@ -919,7 +899,7 @@ mod tests {
 
     #[test]
     fn unions_take_the_first_branch_that_fits() {
-        let s = schema(
+        let s = Schema::of(
             r#"{"type":"array","items":["null","int","long","double","string",{"type":"array","items":"int"}]}"#,
         );
         let d = decode(&s, b"[null, 1, 3000000000, 2.5, \"x\", [1]]").unwrap();
@@ -945,7 +925,7 @@ mod tests {
 
     #[test]
     fn depth_is_bounded() {
-        let s = schema(r#"{"type":"record","name":"N","fields":[{"name":"n","type":["null","N"]}]}"#);
+        let s = Schema::of(r#"{"type":"record","name":"N","fields":[{"name":"n","type":["null","N"]}]}"#);
         let mut text = String::new();
         for _ in 0..200 {
             text.push_str(r#"{"n":"#);
@@ -960,7 +940,7 @@ mod tests {
 
     #[test]
     fn writer_refuses_what_json_cannot_say() {
-        let s = schema(r#"{"type":"array","items":"double"}"#);
+        let s = Schema::of(r#"{"type":"array","items":"double"}"#);
         let e = encode(
             &s,
             &Datum::Array(vec![Datum::Double(1.0), Datum::Double(f64::NAN)]),
@@ -1025,7 +1005,7 @@ mod tests {
             ("int", b"[2147483647,-1]", Scalars::Int(vec![i32::MAX, -1])),
         ];
         for (item, text, want) in cases {
-            let s = schema(&format!(r#"{{"type":"array","items":"{item}"}}"#));
+            let s = Schema::of(&format!(r#"{{"type":"array","items":"{item}"}}"#));
             match decode(&s, text) {
                 Ok(Datum::Scalars(got)) => assert_eq!(format!("{got:?}"), format!("{want:?}"), "{item}"),
                 other => panic!("{item}: {other:?}"),
@@ -1051,7 +1031,7 @@ mod tests {
             ("double", b"[1,1e999]", "/1: double out of range: 1e999 at byte 3"),
         ];
         for (item, text, want) in errors {
-            let s = schema(&format!(r#"{{"type":"array","items":"{item}"}}"#));
+            let s = Schema::of(&format!(r#"{{"type":"array","items":"{item}"}}"#));
             assert_eq!(decode(&s, text).unwrap_err().to_string(), want, "{item}");
         }
     }
@@ -1070,14 +1050,14 @@ mod tests {
             ("double", Scalars::Long(vec![3])),
         ];
         for (item, values) in cases {
-            let s = schema(&format!(r#"{{"type":"array","items":"{item}"}}"#));
+            let s = Schema::of(&format!(r#"{{"type":"array","items":"{item}"}}"#));
             let (mut unboxed, mut boxed) = (Vec::new(), Vec::new());
             let u = encode(&s, &Datum::Scalars(values.clone()), &mut unboxed).map_err(|e| e.to_string());
             let b = encode(&s, &Datum::Array(values.to_datums()), &mut boxed).map_err(|e| e.to_string());
             assert_eq!(u, b, "{item} {values:?}");
             assert_eq!(unboxed, boxed, "{item} {values:?}");
         }
-        let s = schema(r#"{"type":"array","items":"double"}"#);
+        let s = Schema::of(r#"{"type":"array","items":"double"}"#);
         for bad in [f64::NAN, f64::INFINITY] {
             for (items, at) in [(vec![1.0, 2.0, bad, 3.0], "/2"), (vec![bad, 1.0], "/0")] {
                 let values = Scalars::Double(items);

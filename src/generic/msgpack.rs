@@ -23,7 +23,7 @@
 //! nesting is bounded by [`MAX_DEPTH`].
 
 use super::datum::{Datum, Scalars};
-use super::error::{GenericError, GenericErrorKind, from_decode, mismatch, nest, nest_index};
+use super::error::{GenericError, GenericErrorKind, decoded, mismatch, nest, nest_index};
 use super::schema::{Node, NodeId, Schema};
 use super::sink::Sink;
 use super::walk::{self, MAX_DEPTH, check_unique_keys, enum_index, enum_symbol_index, record_field};
@@ -48,13 +48,7 @@ pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum> {
         schema,
     };
     let d = r.value(schema.root(), 0)?;
-    if !r.c.is_empty() {
-        return Err(GenericError::at(
-            "",
-            r.c.pos(),
-            GenericErrorKind::TrailingBytes { count: r.c.remaining() },
-        ));
-    }
+    super::error::finished(&r.c)?;
     Ok(d)
 }
 
@@ -245,7 +239,7 @@ fn write_record(
     depth: usize,
 ) -> Result<()> {
     if depth > MAX_DEPTH {
-        return Err(depth_limit());
+        return Err(GenericError::depth_limit(MAX_DEPTH, None));
     }
     header(out, map_header(r.fields.len(), "record"))?;
     // A union's branch sits two levels below: within the limit for both.
@@ -265,14 +259,9 @@ fn write_record(
     Ok(())
 }
 
-#[cold]
-fn depth_limit() -> GenericError {
-    GenericError::new("", None, GenericErrorKind::DepthLimit { limit: MAX_DEPTH })
-}
-
 fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Sink<'_>, depth: usize) -> Result<()> {
     if depth > MAX_DEPTH {
-        return Err(depth_limit());
+        return Err(GenericError::depth_limit(MAX_DEPTH, None));
     }
     let n = schema.node(node);
     if plain_leaf(n, datum, out) {
@@ -424,10 +413,6 @@ fn reads_from(n: &Node, f: Family) -> bool {
     )
 }
 
-fn dec<T>(r: std::result::Result<T, crate::codec::DecodeError>) -> Result<T> {
-    r.map_err(|e| from_decode("", e))
-}
-
 struct Reader<'a> {
     c: Cursor<'a>,
     schema: &'a Schema,
@@ -438,10 +423,10 @@ impl<'a> Reader<'a> {
     #[inline]
     fn be(&mut self, n: usize, what: &'static str) -> Result<u64> {
         Ok(match n {
-            1 => u64::from(dec(self.c.array::<1>(what))?[0]),
-            2 => u64::from(u16::from_be_bytes(dec(self.c.array::<2>(what))?)),
-            4 => u64::from(u32::from_be_bytes(dec(self.c.array::<4>(what))?)),
-            _ => u64::from_be_bytes(dec(self.c.array::<8>(what))?),
+            1 => u64::from(decoded(self.c.array::<1>(what))?[0]),
+            2 => u64::from(u16::from_be_bytes(decoded(self.c.array::<2>(what))?)),
+            4 => u64::from(u32::from_be_bytes(decoded(self.c.array::<4>(what))?)),
+            _ => u64::from_be_bytes(decoded(self.c.array::<8>(what))?),
         })
     }
 
@@ -513,14 +498,14 @@ impl<'a> Reader<'a> {
         let at = self.c.pos();
         let m = self.marker(Family::Str, "a str")?;
         let len = self.length(m, Some((0xa0, 0xbf)), Some(0xd9), 0xda, 0xdb)?;
-        let b = dec(self.c.take(len, "str length"))?;
+        let b = decoded(self.c.take(len, "str length"))?;
         crate::codec::utf8::str_at(at, b).map_err(|_| GenericError::at("", at, GenericErrorKind::InvalidUtf8))
     }
 
     fn bin(&mut self) -> Result<&'a [u8]> {
         let m = self.marker(Family::Bin, "a bin")?;
         let len = self.length(m, None, Some(0xc4), 0xc5, 0xc6)?;
-        dec(self.c.take(len, "bin length"))
+        decoded(self.c.take(len, "bin length"))
     }
 
     /// An array or map count after its marker, checked against the bytes
@@ -536,7 +521,7 @@ impl<'a> Reader<'a> {
             self.length(m, Some((0x90, 0x9f)), None, 0xdc, 0xdd)?
         };
         let what = if map { "map pair count" } else { "array count" };
-        dec(self.c.check_count(n, if map { 2 } else { 1 }, what))
+        decoded(self.c.check_count(n, if map { 2 } else { 1 }, what))
     }
 
     fn value(&mut self, node: NodeId, depth: usize) -> Result<Datum> {
@@ -561,7 +546,7 @@ impl<'a> Reader<'a> {
             }
             (Node::String, 0xa0..=0xbf) => {
                 self.c.seek(at + 1);
-                let b = dec(self.c.take(u64::from(m - 0xa0), "str length"))?;
+                let b = decoded(self.c.take(u64::from(m - 0xa0), "str length"))?;
                 return match crate::codec::utf8::str_at(at, b) {
                     Ok(s) => Ok(Datum::String(s.to_string())),
                     Err(_) => Err(GenericError::at("", at, GenericErrorKind::InvalidUtf8)),
@@ -580,11 +565,7 @@ impl<'a> Reader<'a> {
         let f = family(m);
         if let Node::Union(branches) = n {
             if depth >= MAX_DEPTH {
-                return Err(GenericError::at(
-                    "",
-                    at,
-                    GenericErrorKind::DepthLimit { limit: MAX_DEPTH },
-                ));
+                return Err(GenericError::depth_limit(MAX_DEPTH, Some(at)));
             }
             let mut first_err = None;
             for (i, &b) in branches.iter().enumerate() {
@@ -777,11 +758,7 @@ impl<'a> Reader<'a> {
 
     fn depth_ok(&self, depth: usize, at: usize) -> Result<()> {
         if depth >= MAX_DEPTH {
-            return Err(GenericError::at(
-                "",
-                at,
-                GenericErrorKind::DepthLimit { limit: MAX_DEPTH },
-            ));
+            return Err(GenericError::depth_limit(MAX_DEPTH, Some(at)));
         }
         Ok(())
     }
@@ -791,13 +768,9 @@ impl<'a> Reader<'a> {
 mod tests {
     use super::*;
 
-    fn schema(s: &str) -> Schema {
-        Schema::parse(s.as_bytes()).unwrap()
-    }
-
     #[test]
     fn numeric_arrays_read_unboxed() {
-        let doubles = schema(r#"{"type":"array","items":"double"}"#);
+        let doubles = Schema::of(r#"{"type":"array","items":"double"}"#);
         // [1.5 as float 64, 0.5 as float 32, 2 as a fixint]: the last is not a double.
         let mut bytes = vec![0x93, 0xcb];
         bytes.extend_from_slice(&1.5f64.to_be_bytes());
@@ -811,7 +784,7 @@ mod tests {
             matches!(&d, Datum::Scalars(Scalars::Double(v)) if v == &[1.5, 0.5]),
             "{d:?}"
         );
-        let ints = schema(r#"{"type":"array","items":"int"}"#);
+        let ints = Schema::of(r#"{"type":"array","items":"int"}"#);
         let d = decode(&ints, &[0x92, 0x01, 0xff]).unwrap();
         assert!(matches!(&d, Datum::Scalars(Scalars::Int(v)) if v == &[1, -1]), "{d:?}");
         let mut out = Vec::new();
@@ -823,7 +796,7 @@ mod tests {
 
     #[test]
     fn layout_of_a_small_record() {
-        let s = schema(r#"{"type":"record","name":"R","fields":[{"name":"id","type":"long"}]}"#);
+        let s = Schema::of(r#"{"type":"record","name":"R","fields":[{"name":"id","type":"long"}]}"#);
         let d = Datum::record(vec![("id".into(), Datum::Long(7))]);
         let mut out = Vec::new();
         encode(&s, &d, &mut out).unwrap();
@@ -836,7 +809,7 @@ mod tests {
     /// value that fails on them is an error at its pointer with `out` kept.
     #[test]
     fn in_place_paths_write_the_same_bytes_and_errors() {
-        let s = schema(
+        let s = Schema::of(
             r#"{"type":"record","name":"R","fields":[
                 {"name":"d","type":{"type":"array","items":"double"}},
                 {"name":"l","type":{"type":"array","items":"long"}},
@@ -883,7 +856,7 @@ mod tests {
     /// whether that value is a scalar written in place or not.
     #[test]
     fn the_nesting_limit_holds_on_the_in_place_paths() {
-        let s = schema(
+        let s = Schema::of(
             r#"{"type":"record","name":"R","fields":[
                 {"name":"next","type":["null","R"]},
                 {"name":"v","type":["null","long"]}]}"#,
@@ -921,7 +894,7 @@ mod tests {
 
     #[test]
     fn every_integer_width_reads_within_range() {
-        let s = schema(r#""int""#);
+        let s = Schema::of(r#""int""#);
         for bytes in [
             &[0xcf, 0, 0, 0, 0, 0, 0, 0, 5][..],
             &[0xd3, 0, 0, 0, 0, 0, 0, 0, 5],
@@ -936,17 +909,17 @@ mod tests {
 
     #[test]
     fn lengths_beyond_the_input_are_refused_before_allocating() {
-        let s = schema(r#"{"type":"array","items":"null"}"#);
+        let s = Schema::of(r#"{"type":"array","items":"null"}"#);
         let e = decode(&s, &[0xdd, 0xff, 0xff, 0xff, 0xff]).unwrap_err();
         assert!(matches!(e.kind, GenericErrorKind::LengthExceedsInput { .. }), "{e}");
-        let s = schema(r#""string""#);
+        let s = Schema::of(r#""string""#);
         let e = decode(&s, &[0xdb, 0xff, 0xff, 0xff, 0xff, b'a']).unwrap_err();
         assert!(matches!(e.kind, GenericErrorKind::LengthExceedsInput { .. }), "{e}");
     }
 
     #[test]
     fn unions_pick_by_family_and_range() {
-        let s = schema(r#"["null","int","long","string","bytes"]"#);
+        let s = Schema::of(r#"["null","int","long","string","bytes"]"#);
         let cases: [(&[u8], u32); 5] = [
             (&[0xc0], 0),
             (&[0x01], 1),

@@ -81,11 +81,6 @@ pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum, GenericError> {
     }
 }
 
-#[cold]
-fn depth_error(offset: Option<usize>) -> GenericError {
-    GenericError::new("", offset, GenericErrorKind::DepthLimit { limit: MAX_DEPTH })
-}
-
 /// The encoder: a node's [`Shape`] is a match on the node and the schema's
 /// null-branch table, and its width the schema's table (both found when
 /// the schema is parsed), so an encode call builds nothing per schema.
@@ -225,7 +220,7 @@ impl Enc<'_> {
 
     fn wrapper(&self, ty: NodeId, n: u32, d: &Datum, out: &mut Vec<u8>, depth: usize) -> Result<(), GenericError> {
         if depth >= MAX_DEPTH {
-            return Err(depth_error(None));
+            return Err(GenericError::depth_limit(MAX_DEPTH, None));
         }
         encoding::encode_key(n, WireType::LengthDelimited, out);
         delimited(out, |out| self.field(ty, 1, d, out, false, depth + 1))
@@ -236,7 +231,7 @@ impl Enc<'_> {
             return Err(mismatch(self.schema, ty, d));
         };
         if depth >= MAX_DEPTH {
-            return Err(depth_error(None));
+            return Err(GenericError::depth_limit(MAX_DEPTH, None));
         }
         encoding::encode_key(n, WireType::LengthDelimited, out);
         delimited(out, |out| self.record(&r.fields, d, out, depth + 1))
@@ -591,7 +586,10 @@ impl<'a> Dec<'a> {
     /// Reads a message made of `segs` with the given fields.
     fn message(&self, fields: Fields<'_>, segs: &Segs<'a>, depth: usize) -> Result<Datum, GenericError> {
         if depth >= MAX_DEPTH {
-            return Err(depth_error(segs.as_slice().first().map(|b| self.at(b))));
+            return Err(GenericError::depth_limit(
+                MAX_DEPTH,
+                segs.as_slice().first().map(|b| self.at(b)),
+            ));
         }
         let count = fields.len();
         let mut slots: Vec<Slot<'a>> = self.pool.borrow_mut().pop().unwrap_or_default();
@@ -758,7 +756,7 @@ impl<'a> Dec<'a> {
                 let Slot::Entries(entries) = slot else { unreachable!() };
                 let mut body = self.message_body(wire, key_at, buf)?;
                 if depth + 1 >= MAX_DEPTH {
-                    return Err(depth_error(Some(key_at)));
+                    return Err(GenericError::depth_limit(MAX_DEPTH, Some(key_at)));
                 }
                 let mut key = String::new();
                 let mut value = Slot::Empty;

@@ -266,20 +266,8 @@ impl<'s> Resolver<'s> {
                 Datum::Record(Fields::new(rp.names.clone(), values).expect("a value per field"))
             }
             Plan::WriterUnion(branches) => {
-                let at = st.c.pos();
-                let i = st.long("union branch index")?;
-                match usize::try_from(i).ok().and_then(|i| branches.get(i)) {
-                    Some(&p) => self.read_plan(p, st, depth + 1)?,
-                    None => {
-                        return Err(ResolveError {
-                            offset: at,
-                            message: format!(
-                                "union branch index {i} is outside the writer's {} branches",
-                                branches.len()
-                            ),
-                        });
-                    }
-                }
+                let p = st.branch(branches)?;
+                self.read_plan(p, st, depth + 1)?
             }
             Plan::ToBranch(i, p) => Datum::Union(*i, Box::new(self.read_plan(*p, st, depth + 1)?)),
             Plan::Error(msg) => return Err(st.error(msg.clone())),
@@ -405,20 +393,8 @@ impl<'s> Resolver<'s> {
                 })?;
             }
             Node::Union(branches) => {
-                let at = st.c.pos();
-                let i = st.long("union branch index")?;
-                match usize::try_from(i).ok().and_then(|i| branches.get(i)) {
-                    Some(&b) => self.skip(b, st, depth + 1)?,
-                    None => {
-                        return Err(ResolveError {
-                            offset: at,
-                            message: format!(
-                                "union branch index {i} is outside the writer's {} branches",
-                                branches.len()
-                            ),
-                        });
-                    }
-                }
+                let b = st.branch(branches)?;
+                self.skip(b, st, depth + 1)?
             }
             Node::Record(r) => {
                 for f in &r.fields {
@@ -450,6 +426,22 @@ impl<'a> State<'a> {
 
     fn long(&mut self, what: &'static str) -> Result<i64, ResolveError> {
         Ok(varint::read_i64_zigzag(&mut self.c, what)?)
+    }
+
+    /// A writer's union branch index and the branch it picks of `branches`.
+    fn branch<T: Copy>(&mut self, branches: &[T]) -> Result<T, ResolveError> {
+        let at = self.c.pos();
+        let i = self.long("union branch index")?;
+        usize::try_from(i)
+            .ok()
+            .and_then(|i| branches.get(i).copied())
+            .ok_or_else(|| ResolveError {
+                offset: at,
+                message: format!(
+                    "union branch index {i} is outside the writer's {} branches",
+                    branches.len()
+                ),
+            })
     }
 
     fn int(&mut self) -> Result<i32, ResolveError> {
@@ -710,12 +702,8 @@ pub fn read_with(writer: &Schema, reader: &Schema, bytes: &[u8]) -> Result<Datum
 mod tests {
     use super::*;
 
-    fn schema(s: &str) -> Schema {
-        Schema::parse(s.as_bytes()).unwrap_or_else(|e| panic!("{e}\n{s}"))
-    }
-
     fn resolve(w: &str, r: &str, datum: &Datum) -> Result<Datum, ResolveError> {
-        let (ws, rs) = (schema(w), schema(r));
+        let (ws, rs) = (Schema::of(w), Schema::of(r));
         let mut bytes = Vec::new();
         crate::generic::avro::encode(&ws, datum, &mut bytes).unwrap();
         read_with(&ws, &rs, &bytes)
@@ -862,13 +850,13 @@ mod tests {
 
     #[test]
     fn hostile_bytes_are_errors() {
-        let ws = schema(r#"{"type":"array","items":"null"}"#);
+        let ws = Schema::of(r#"{"type":"array","items":"null"}"#);
         // 2^62 nulls in one block: no bytes each, far more than the input justifies.
         let mut huge = Vec::new();
         varint::write_i64_zigzag(&mut huge, 1 << 62);
         let e = read_with(&ws, &ws, &huge).unwrap_err();
         assert!(e.message.contains("exceeds what the input can justify"), "{e}");
-        let ss = schema(r#"{"type":"array","items":"string"}"#);
+        let ss = Schema::of(r#"{"type":"array","items":"string"}"#);
         let mut count = Vec::new();
         varint::write_i64_zigzag(&mut count, 1 << 40);
         assert!(
@@ -877,7 +865,7 @@ mod tests {
                 .message
                 .contains("block count of 1099511627776 exceeds")
         );
-        let rec = schema(r#"{"type":"record","name":"L","fields":[{"name":"n","type":["null","L"]}]}"#);
+        let rec = Schema::of(r#"{"type":"record","name":"L","fields":[{"name":"n","type":["null","L"]}]}"#);
         let deep = vec![2u8; 10_000];
         assert!(
             read_with(&rec, &rec, &deep)
@@ -893,10 +881,10 @@ mod tests {
             "{{\"type\":\"record\",\"name\":\"R\",\"fields\":[{{\"name\":\"a\",\"type\":{{\"type\":\"array\",\"items\":\"R\"}}}},{}]}}",
             fields.join(",")
         );
-        let ws = schema(&wide);
-        let rs = schema(r#"{"type":"record","name":"R","fields":[]}"#);
+        let ws = Schema::of(&wide);
+        let rs = Schema::of(r#"{"type":"record","name":"R","fields":[]}"#);
         assert!(read_with(&ws, &rs, &[0x02, 0x00]).is_err());
-        let long = schema("\"long\"");
+        let long = Schema::of("\"long\"");
         assert!(read_with(&long, &long, &[0xff; 11]).is_err());
     }
 }

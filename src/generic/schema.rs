@@ -275,6 +275,12 @@ impl Schema {
     /// let s = wirebench::generic::schema::Schema::parse(br#"{"type":"array","items":"long"}"#).unwrap();
     /// assert_eq!(s.describe(s.root()), "array<long>");
     /// ```
+    /// A test's schema text, which must parse.
+    #[cfg(test)]
+    pub(crate) fn of(text: &str) -> Schema {
+        Schema::parse(text.as_bytes()).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    }
+
     pub fn parse(text: &[u8]) -> Result<Schema, SchemaError> {
         let json = value::parse(text).map_err(|e| SchemaError {
             path: "(JSON)".to_string(),

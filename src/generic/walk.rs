@@ -305,17 +305,9 @@ pub fn branch<'d>(
 /// record nested `limit` deep (a schema whose records contain themselves).
 pub fn zero(schema: &Schema, ty: NodeId, depth: usize, limit: usize) -> Result<Datum, GenericError> {
     if depth >= limit {
-        return Err(GenericError::new("", None, GenericErrorKind::DepthLimit { limit }));
+        return Err(GenericError::depth_limit(limit, None));
     }
     Ok(match schema.node(ty) {
-        Node::Null => Datum::Null,
-        Node::Boolean => Datum::Boolean(false),
-        Node::Int => Datum::Int(0),
-        Node::Long => Datum::Long(0),
-        Node::Float => Datum::Float(0.0),
-        Node::Double => Datum::Double(0.0),
-        Node::String => Datum::String(String::new()),
-        Node::Bytes => Datum::Bytes(Vec::new()),
         Node::Fixed(f) if f.size == 0 => Datum::Fixed(Vec::new()),
         Node::Fixed(f) => {
             return Err(GenericError::unexpected(
@@ -325,9 +317,6 @@ pub fn zero(schema: &Schema, ty: NodeId, depth: usize, limit: usize) -> Result<D
                 "no field",
             ));
         }
-        Node::Enum(e) => Datum::Enum(0, e.symbols.first().cloned().unwrap_or_default()),
-        Node::Array(_) => Datum::Array(Vec::new()),
-        Node::Map(_) => Datum::Map(Vec::new()),
         Node::Record(r) => {
             let mut out = Vec::with_capacity(r.fields.len());
             for f in &r.fields {
@@ -347,6 +336,28 @@ pub fn zero(schema: &Schema, ty: NodeId, depth: usize, limit: usize) -> Result<D
                 ));
             }
         },
+        leaf => zero_leaf(leaf).unwrap_or(Datum::Null),
+    })
+}
+
+/// The zero of a node every reader agrees on: null, false, 0, empty, the
+/// first symbol; `None` for a `fixed`, a union and a record, whose zero is
+/// the caller's rule ([`zero`]'s, or the lenient shape reader's in
+/// `crate::evolve::shape`).
+pub fn zero_leaf(node: &Node) -> Option<Datum> {
+    Some(match node {
+        Node::Null => Datum::Null,
+        Node::Boolean => Datum::Boolean(false),
+        Node::Int => Datum::Int(0),
+        Node::Long => Datum::Long(0),
+        Node::Float => Datum::Float(0.0),
+        Node::Double => Datum::Double(0.0),
+        Node::String => Datum::String(String::new()),
+        Node::Bytes => Datum::Bytes(Vec::new()),
+        Node::Enum(e) => Datum::Enum(0, e.symbols.first().cloned().unwrap_or_default()),
+        Node::Array(_) => Datum::Array(Vec::new()),
+        Node::Map(_) => Datum::Map(Vec::new()),
+        Node::Fixed(_) | Node::Union(_) | Node::Record(_) => return None,
     })
 }
 

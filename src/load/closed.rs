@@ -66,25 +66,15 @@ pub fn run_bounded(target: &Target, concurrency: usize, bound: &Bound) -> Result
         let mut now = Instant::now();
         while go_on(now) {
             let sent = now;
-            match client.send(&target.request) {
-                Ok(resp) => {
-                    let done = Instant::now();
-                    match target.check.verify(&resp) {
-                        Ok(()) => {
-                            st.latency.record(nanos(done - sent));
-                            st.requests += 1;
-                            st.bytes += resp.wire_bytes;
-                            verified.fetch_add(1, Ordering::Relaxed);
-                        }
-                        Err(kind) => st.errors.add(kind),
-                    }
+            match st.exchange(client, target) {
+                Ok(done) => {
+                    st.latency.record(nanos(done - sent));
+                    verified.fetch_add(1, Ordering::Relaxed);
                 }
-                Err(kind) => {
-                    st.errors.add(kind);
-                    if kind == FailureKind::Connect {
-                        thread::sleep(CONNECT_BACKOFF.min(cap.saturating_duration_since(Instant::now())));
-                    }
+                Err(FailureKind::Connect) => {
+                    thread::sleep(CONNECT_BACKOFF.min(cap.saturating_duration_since(Instant::now())));
                 }
+                Err(_) => {}
             }
             now = Instant::now();
         }

@@ -85,20 +85,9 @@ pub fn run(target: &Target, concurrency: usize, duration: Duration, rate: f64) -
                 st.late += 1;
             }
             let sent = now;
-            match client.send(&target.request) {
-                Ok(resp) => {
-                    let done = Instant::now();
-                    match target.check.verify(&resp) {
-                        Ok(()) => {
-                            st.latency.record(nanos(done - due));
-                            service.record(nanos(done - sent));
-                            st.requests += 1;
-                            st.bytes += resp.wire_bytes;
-                        }
-                        Err(kind) => st.errors.add(kind),
-                    }
-                }
-                Err(kind) => st.errors.add(kind),
+            if let Ok(done) = st.exchange(client, target) {
+                st.latency.record(nanos(done - due));
+                service.record(nanos(done - sent));
             }
         }
         st.service = Some(service);

@@ -21,7 +21,7 @@
 //! main thread) is kept beside the two, so the unattributed rest is visible.
 
 use super::client::Client;
-use super::failure::Errors;
+use super::failure::{Errors, FailureKind};
 use super::verify::Target;
 use crate::measure::cpu::{CpuTime, Snapshot};
 use crate::measure::histogram::Histogram;
@@ -142,6 +142,23 @@ pub struct RoundStats {
     /// Other work and steal on the machine during the round
     /// ([`crate::measure::machine`]); None without `/proc/stat` or our CPU.
     pub machine: Option<crate::measure::machine::MachineLoad>,
+}
+
+impl RoundStats {
+    /// One request of `target` on `client` and its reply's check: a
+    /// verified reply counts its request and wire bytes and gives the time
+    /// it was whole (the caller records its latency); a failure is counted
+    /// by kind and returned.
+    pub fn exchange(&mut self, client: &mut Client, target: &Target) -> Result<Instant, FailureKind> {
+        let resp = client
+            .send(&target.request)
+            .inspect_err(|&kind| self.errors.add(kind))?;
+        let done = Instant::now();
+        target.check.verify(&resp).inspect_err(|&kind| self.errors.add(kind))?;
+        self.requests += 1;
+        self.bytes += resp.wire_bytes;
+        Ok(done)
+    }
 }
 
 impl RoundStats {

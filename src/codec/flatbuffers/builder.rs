@@ -48,25 +48,8 @@ pub fn build<'b, const SHARED: bool>(fbb: &'b mut FlatBufferBuilder<'static>, pr
             let image_url = string(fbb, &p.image_url);
             let d = &p.dimensions;
             let dimensions = fb::Dimensions::new(d.width_mm, d.height_mm, d.depth_mm, d.weight_g);
-            let args = fb::ProductArgs {
-                id: p.id,
-                sku: Some(sku),
-                name: Some(name),
-                description: Some(description),
-                price_cents: p.price_cents,
-                currency: Some(currency),
-                rating: p.rating,
-                review_count: p.review_count,
-                in_stock: p.in_stock,
-                stock: p.stock,
-                status: fb::Status(p.status.index() as i8),
-                tags: Some(tags),
-                dimensions: Some(&dimensions),
-                variants: Some(variants),
-                discount_percent: p.discount_percent,
-                created_at_ms: p.created_at_ms,
-                image_url: Some(image_url),
-            };
+            let strings = [sku, name, description, currency, image_url];
+            let args = super::encode::product_args(p, strings, tags, variants, &dimensions);
             fb::Product::create(fbb, &args)
         })
         .collect();

@@ -41,7 +41,7 @@
 use super::generated::wirebench as fb;
 use crate::codec::EncodeError;
 use crate::model::{Product, Status, Variant};
-use flatbuffers::{FlatBufferBuilder, WIPOffset};
+use flatbuffers::{FlatBufferBuilder, ForwardsUOffset, Vector, WIPOffset};
 
 /// The largest buffer a FlatBuffer can be: offsets are 32-bit and the
 /// builder refuses (panics) beyond 2 GiB, so we refuse first.
@@ -174,6 +174,37 @@ fn variant_mask(v: &Variant) -> u32 {
 /// The schema's `Status` of `s`: the same ordinal.
 fn fb_status(s: Status) -> fb::Status {
     fb::Status(s.index() as i8)
+}
+
+/// The generated `ProductArgs` of `p`, given the offsets of its strings
+/// (`[sku, name, description, currency, image_url]`) and lists, built
+/// before it: what `Product::create` takes, here and in [`super::builder`].
+pub(super) fn product_args<'a>(
+    p: &Product,
+    [sku, name, description, currency, image_url]: [WIPOffset<&'a str>; 5],
+    tags: WIPOffset<Vector<'a, ForwardsUOffset<&'a str>>>,
+    variants: WIPOffset<Vector<'a, ForwardsUOffset<fb::Variant<'a>>>>,
+    dimensions: &'a fb::Dimensions,
+) -> fb::ProductArgs<'a> {
+    fb::ProductArgs {
+        id: p.id,
+        sku: Some(sku),
+        name: Some(name),
+        description: Some(description),
+        price_cents: p.price_cents,
+        currency: Some(currency),
+        rating: p.rating,
+        review_count: p.review_count,
+        in_stock: p.in_stock,
+        stock: p.stock,
+        status: fb_status(p.status),
+        tags: Some(tags),
+        dimensions: Some(dimensions),
+        variants: Some(variants),
+        discount_percent: p.discount_percent,
+        created_at_ms: p.created_at_ms,
+        image_url: Some(image_url),
+    }
 }
 
 /// Table types, for [`shape`].
@@ -508,25 +539,13 @@ fn build_product<'f>(
         }
         return close_table(fbb, used, vtable);
     }
-    let args = fb::ProductArgs {
-        id: p.id,
-        sku: Some(sku),
-        name: Some(name),
-        description: Some(description),
-        price_cents: p.price_cents,
-        currency: Some(currency),
-        rating: p.rating,
-        review_count: p.review_count,
-        in_stock: p.in_stock,
-        stock: p.stock,
-        status,
-        tags: Some(tag_list),
-        dimensions: Some(&dimensions),
-        variants: Some(variant_list),
-        discount_percent: p.discount_percent,
-        created_at_ms: p.created_at_ms,
-        image_url: Some(image_url),
-    };
+    let args = product_args(
+        p,
+        [sku, name, description, currency, image_url],
+        tag_list,
+        variant_list,
+        &dimensions,
+    );
     let table = fb::Product::create(fbb, &args);
     remember_vtable(fbb, table.value(), shapes, key);
     table

@@ -678,23 +678,6 @@ mod tests {
         }
     }
 
-    /// The room a product's checks ask for at most, escapes not counted:
-    /// the sum of their bounds, and SLACK past the last.
-    fn product_max(p: &Product) -> usize {
-        let strs = |v: &[&String]| v.iter().map(|s| s.len()).sum::<usize>();
-        HEAD_MAX
-            + strs(&[&p.sku, &p.name, &p.description, &p.currency])
-            + p.tags.iter().map(|t| TAG_MAX + t.len()).sum::<usize>()
-            + DIMENSIONS_MAX
-            + p.variants
-                .iter()
-                .map(|v| VARIANT_MAX + strs(&[&v.sku, &v.color, &v.size]))
-                .sum::<usize>()
-            + TAIL_MAX
-            + p.image_url.len()
-            + SLACK
-    }
-
     /// A product written into spare capacities of every size around its
     /// length and its most-room bound: too small is `Full` (never a panic,
     /// never a partial commit), the bound plus what its escapes add always
@@ -703,15 +686,10 @@ mod tests {
     /// escapes claimed.
     #[test]
     fn spare_writer_stops_when_full_and_is_exact_when_not() {
-        let mut products = crate::fixtures::catalog(20).products;
-        // Every capacity near each bound, for products of up to ~2 KiB (the
-        // 64 KiB names are the MessagePack widths' business).
-        products.extend(
-            crate::fixtures::edge_products()
-                .into_iter()
-                .filter(|p| p.name.len() < 1000),
-        );
-        for (i, p) in products.iter().enumerate() {
+        // The room the product's section checks ask for at most.
+        let product_max = |p| spare::product_max(p, [HEAD_MAX, TAG_MAX, DIMENSIONS_MAX, VARIANT_MAX, TAIL_MAX], SLACK);
+        // Every capacity near each bound.
+        for (i, p) in spare::test_products().iter().enumerate() {
             // What `encode` writes for the product alone, with room to grow
             // (tests/reference_json.rs holds that equal to serde_json's).
             let mut whole = Vec::new();
@@ -739,26 +717,8 @@ mod tests {
                     c < 64 || near(c, want.len()) || near(c, product_max(p)) || near(c, max) || c % stride == 0
                 });
                 for cap in caps {
-                    let mut out: Vec<u8> = Vec::with_capacity(cap);
-                    let r = with_spare(&mut out, |w| {
-                        let r = write_product(p, comma, w);
-                        if r.is_ok() {
-                            w.keep();
-                        }
-                        r
-                    });
-                    match r {
-                        Ok(()) => assert_eq!(out, want, "product {i}, capacity {cap}"),
-                        Err(Stop::Full) => {
-                            assert!(
-                                cap < max,
-                                "product {i}: full at {cap} for {} (at most {max})",
-                                want.len()
-                            );
-                            assert!(out.is_empty(), "a product that did not fit is not appended");
-                        }
-                        Err(Stop::Fail(e)) => panic!("{e}"),
-                    }
+                    let what = format!("product {i}");
+                    spare::check_capacity(cap, max, &want, &what, |w| write_product(p, comma, w));
                 }
             }
         }

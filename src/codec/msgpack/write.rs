@@ -641,7 +641,6 @@ fn write_variant(v: &Variant, w: &mut Spare<'_>) -> Result<(), Stop> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::spare::with_spare;
     use crate::model::Status;
 
     impl Scalar {
@@ -810,23 +809,6 @@ mod tests {
         }
     }
 
-    /// The room a product's section checks ask for at most: the sum of
-    /// their bounds, and [`SLACK`] past the last.
-    fn product_max(p: &Product) -> usize {
-        let strs = |v: &[&String]| v.iter().map(|s| s.len()).sum::<usize>();
-        HEAD_MAX
-            + strs(&[&p.sku, &p.name, &p.description, &p.currency])
-            + p.tags.iter().map(|t| TAG_MAX + t.len()).sum::<usize>()
-            + DIMENSIONS_MAX
-            + p.variants
-                .iter()
-                .map(|v| VARIANT_MAX + strs(&[&v.sku, &v.color, &v.size]))
-                .sum::<usize>()
-            + TAIL_MAX
-            + p.image_url.len()
-            + SLACK
-    }
-
     /// A product written into spare capacities of every size around its
     /// length and its most-room bound: too small is `Full` (never a panic,
     /// never a partial commit), the bound always fits, and whatever fits is
@@ -834,34 +816,16 @@ mod tests {
     /// stays within the room its section checked.
     #[test]
     fn spare_writer_stops_when_full_and_is_exact_when_not() {
-        let mut products = crate::fixtures::catalog(20).products;
-        products.extend(
-            crate::fixtures::edge_products()
-                .into_iter()
-                .filter(|p| p.name.len() < 1000),
-        );
-        for p in &products {
+        // The room the product's section checks ask for at most.
+        let product_max = |p| spare::product_max(p, [HEAD_MAX, TAG_MAX, DIMENSIONS_MAX, VARIANT_MAX, TAIL_MAX], SLACK);
+        for (i, p) in spare::test_products().iter().enumerate() {
             let mut want = Vec::new();
             reference_product(p, &mut want);
             let max = product_max(p);
             assert!(max >= want.len() + SLACK);
             for cap in (0..max + 2).filter(|&c| c < 64 || c + 40 > want.len()) {
-                let mut out: Vec<u8> = Vec::with_capacity(cap);
-                let r = with_spare(&mut out, |w| {
-                    let r = write_product(p, w);
-                    if r.is_ok() {
-                        w.keep();
-                    }
-                    r
-                });
-                match r {
-                    Ok(()) => assert_eq!(out, want, "capacity {cap}"),
-                    Err(Stop::Full) => {
-                        assert!(cap < max, "full at {cap} for {} (at most {max})", want.len());
-                        assert!(out.is_empty(), "a product that did not fit is not appended");
-                    }
-                    Err(Stop::Fail(e)) => panic!("{e}"),
-                }
+                let what = format!("product {i}");
+                spare::check_capacity(cap, max, &want, &what, |w| write_product(p, w));
             }
         }
     }
