@@ -180,18 +180,7 @@ pub fn bars_with_errors(
                         escape(&short(v))
                     );
                     if let Some((lo, hi)) = err(i, c) {
-                        let cx = x + bar_w * 0.475;
-                        let (ylo, yhi) = (y_of(lo.max(0.0)), y_of(hi.max(0.0)));
-                        let _ = writeln!(
-                            out,
-                            "<path d=\"M{cx:.1},{ylo:.1}V{yhi:.1}M{:.1},{ylo:.1}H{:.1}M{:.1},{yhi:.1}H{:.1}\" stroke=\"#000\" fill=\"none\"><title>95% interval {}–{}</title></path>",
-                            cx - 3.0,
-                            cx + 3.0,
-                            cx - 3.0,
-                            cx + 3.0,
-                            escape(&short(lo)),
-                            escape(&short(hi))
-                        );
+                        whisker(&mut out, x + bar_w * 0.475, lo, hi, y_of);
                     }
                 }
                 None => {
