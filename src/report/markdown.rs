@@ -198,57 +198,43 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
                 .map(|(lo, hi)| lo.zip(hi))
                 .collect::<Vec<_>>()
         };
-        out.push((
-            "chart-http-rps.svg".to_string(),
-            svg::bars_with_errors(
-                &format!(
-                    "HTTP requests/s, {} products, concurrency {} (median of rounds, 95% interval)",
-                    group(n as i64),
-                    conc("http.csv")
-                ),
-                "requests per second",
-                &cats,
-                &[
-                    Series {
-                        name: "none".into(),
-                        values: comp("http.csv", |s| s.rps.median),
-                    },
-                    Series {
-                        name: "gzip".into(),
-                        values: comp("http-gzip.csv", |s| s.rps.median),
-                    },
-                ],
-                &[ci("http.csv"), ci("http-gzip.csv")],
-            ),
-        ));
-        out.push((
-            "chart-http-p95.svg".to_string(),
-            svg::bars_with_errors(
-                &format!(
-                    "HTTP p95 latency, {} products, concurrency {} (median of rounds' p95, 95% interval)",
-                    group(n as i64),
-                    conc("http.csv")
-                ),
-                "ms",
-                &cats,
-                &[
-                    Series {
-                        name: "none".into(),
-                        values: comp("http.csv", |s| s.p95_ms.median),
-                    },
-                    Series {
-                        name: "gzip".into(),
-                        values: comp("http-gzip.csv", |s| s.p95_ms.median),
-                    },
-                ],
-                &["http.csv", "http-gzip.csv"].map(|file| {
-                    formats()
-                        .into_iter()
-                        .map(|f| http_ci(d, file, f, n, |r| Some(r.p95_ms)))
-                        .collect()
-                }),
-            ),
-        ));
+        // Requests/s and p95 latency, without and with gzip, one bar chart each.
+        let mut bars = |name: &str, what: &str, of: &str, unit: &str, g: fn(&HttpStat) -> f64, errors: [Vec<_>; 2]| {
+            let title = format!(
+                "HTTP {what}, {} products, concurrency {} (median of rounds{of}, 95% interval)",
+                group(n as i64),
+                conc("http.csv")
+            );
+            let series = [("none", "http.csv"), ("gzip", "http-gzip.csv")].map(|(name, file)| Series {
+                name: name.into(),
+                values: comp(file, g),
+            });
+            out.push((
+                name.to_string(),
+                svg::bars_with_errors(&title, unit, &cats, &series, &errors),
+            ));
+        };
+        bars(
+            "chart-http-rps.svg",
+            "requests/s",
+            "",
+            "requests per second",
+            |s| s.rps.median,
+            [ci("http.csv"), ci("http-gzip.csv")],
+        );
+        bars(
+            "chart-http-p95.svg",
+            "p95 latency",
+            "' p95",
+            "ms",
+            |s| s.p95_ms.median,
+            ["http.csv", "http-gzip.csv"].map(|file| {
+                formats()
+                    .into_iter()
+                    .map(|f| http_ci(d, file, f, n, |r| Some(r.p95_ms)))
+                    .collect()
+            }),
+        );
     }
     // One axis for every format's CPU chart, so bars compare across charts.
     let axis = formats()
