@@ -37,7 +37,7 @@ fn infer_encode_decode_round_trip_the_document() {
     let avsc = scratch.file("doc.avsc", &schema);
     let avsc = avsc.to_str().unwrap();
     for format in ["json", "msgpack", "avro"] {
-        let out = scratch.join(&format!("doc.{format}"));
+        let out = scratch.join(format!("doc.{format}"));
         let out = out.to_str().unwrap();
         let (code, _, err) = run(&["encode", format, "--data", doc, "--schema", avsc, "-o", out]);
         assert_eq!(code, 0, "{format}: {err}");

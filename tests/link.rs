@@ -11,11 +11,14 @@
 //! lock: they run one at a time, so their timings and cleanup checks are
 //! their own.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
+use support::scratch::Scratch;
 use wirebench::load::netns;
+
+mod support;
 
 const BIN: &str = env!("CARGO_BIN_EXE_wirebench");
 
@@ -340,24 +343,8 @@ fn refusal_without_privileges() {
 // ---------------------------------------------------------------------------
 // The report's link section, from synthetic link files (no root needed)
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let p = e.unwrap().path();
-        let dest = to.join(p.file_name().unwrap());
-        if p.is_dir() {
-            copy_dir(&p, &dest);
-        } else {
-            std::fs::copy(&p, &dest).unwrap();
-        }
-    }
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("wirebench-link-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    copy_dir(Path::new("fixtures/report"), &dir);
-    dir
+fn scratch(name: &str) -> Scratch {
+    Scratch::copy_of(&format!("link-{name}"), Path::new("fixtures/report"))
 }
 
 /// A `link.csv` of run `L`: every format at 1 and 1,000 products, 9
@@ -449,7 +436,6 @@ fn the_report_reads_a_link_run_as_a_run_of_its_own() {
     // `make bench`'s first step keeps the link run.
     wirebench::report::runs::clear(&dir).unwrap();
     assert!(dir.join("link.csv").exists() && !dir.join("REPORT.md").exists());
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -459,5 +445,4 @@ fn a_malformed_link_file_stops_the_report_naming_file_and_line() {
     std::fs::write(dir.join("link.csv"), text).unwrap();
     let e = wirebench::report::write_report(&dir).unwrap_err();
     assert!(e.contains("link.csv:8:") && e.contains("columns"), "{e}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }

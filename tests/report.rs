@@ -3,29 +3,16 @@
 //! files give an error naming the file and the line; the SVG is well formed.
 
 use std::path::{Path, PathBuf};
+use support::scratch::Scratch;
 use wirebench::report::{self, parse};
+
+mod support;
 
 const FIXTURES: &str = "fixtures/report";
 
 /// A fresh copy of `fixtures/report` in a temp dir (report writes beside its inputs).
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("wirebench-report-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    copy_dir(Path::new(FIXTURES), &dir);
-    dir
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let p = e.unwrap().path();
-        let dest = to.join(p.file_name().unwrap());
-        if p.is_dir() {
-            copy_dir(&p, &dest);
-        } else {
-            std::fs::copy(&p, &dest).unwrap();
-        }
-    }
+fn scratch(name: &str) -> Scratch {
+    Scratch::copy_of(&format!("report-{name}"), Path::new(FIXTURES))
 }
 
 #[test]
@@ -146,7 +133,6 @@ fn report_files_and_tables() {
         !names.iter().any(|n| n == "chart-cpu-avro.svg"),
         "no CPU chart without CPU columns"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -173,7 +159,6 @@ fn breakdown_prefers_cpu_times_of_the_benches() {
     // not the 2,500 µs wall) + 850; client 1,500 = decode 700 + 800.
     let row = "| json | 400.0 | 3,000 | 150.0 | 2,000 | 850.0 | 90% | 1,500 | 700.0 | 800.0 | 80% |";
     assert!(md.contains(row), "REPORT.md lacks {row:?}\n\n{md}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -184,7 +169,6 @@ fn missing_environment_is_captured_and_said() {
     assert!(dir.join("environment.json").exists());
     let md = std::fs::read_to_string(dir.join("REPORT.md")).unwrap();
     assert!(md.contains("captured when this report was generated, not when the benchmarks ran"));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A user's document (`data-codec.txt`, `data-sizes.csv`: `make bench
@@ -246,7 +230,6 @@ fn a_document_fills_the_same_tables_as_the_catalog() {
     ] {
         assert!(details.contains(line), "DETAILS.md lacks {line:?}\n\n{details}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Writes `text` over `file` in a scratch copy and expects `report` to fail
@@ -262,7 +245,6 @@ fn check_malformed(case: usize, file: &str, text: &str, line: usize, message: &s
         format!("{path}:{line}: {message}")
     };
     assert_eq!(err, want, "case {case}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -410,7 +392,6 @@ fn svg_is_well_formed() {
             assert_balanced(&std::fs::read_to_string(&p).unwrap());
         }
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// One report is one run: files stamped with two run ids are refused, each
@@ -466,8 +447,6 @@ fn report_refuses_files_from_different_runs() {
     report::write_report(&one).unwrap();
     let md = std::fs::read_to_string(one.join("REPORT.md")).unwrap();
     assert!(md.contains("Every table below comes from one run, `R"), "{md}");
-    std::fs::remove_dir_all(&dir).unwrap();
-    std::fs::remove_dir_all(&one).unwrap();
 }
 
 /// Every chart of a real run's report carries its 95% intervals (sizes are
@@ -476,9 +455,7 @@ fn report_refuses_files_from_different_runs() {
 #[test]
 fn charts_carry_intervals_and_concurrency() {
     let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
-    let dir = std::env::temp_dir().join(format!("wirebench-report-{}-charts", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new("report-charts");
     for f in ["codec.txt", "sizes.csv", "environment.json"]
         .iter()
         .chain(wirebench::report::HTTP_FILES.iter())
@@ -519,7 +496,6 @@ fn charts_carry_intervals_and_concurrency() {
         .collect();
     let latest = ends.iter().max().unwrap();
     assert!(report.contains(&format!("– {latest}")), "the run ends at {latest}");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// `n` calibration samples, `per_round` per round, after `prefix`; the
@@ -554,9 +530,7 @@ fn calibration_is_reported_and_a_moved_machine_is_said() {
         let http = std::fs::read_to_string(dir.join("http.csv")).unwrap();
         std::fs::write(dir.join("http.csv"), calibration("# ", 10, 1, http_slow) + &http).unwrap();
         report::write_report(&dir).unwrap();
-        let md = std::fs::read_to_string(dir.join("REPORT.md")).unwrap();
-        std::fs::remove_dir_all(&dir).unwrap();
-        md
+        std::fs::read_to_string(dir.join("REPORT.md")).unwrap()
     };
     let quiet = report_of("cal-quiet", &[], &[]);
     assert!(quiet.contains("Calibration (`src/measure/calibration.rs`)"), "{quiet}");

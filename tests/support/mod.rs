@@ -9,7 +9,7 @@
 //! | module | what it gives a test |
 //! |---|---|
 //! | [`server`] | a server on `127.0.0.1:0`, raw-socket request helpers |
-//! | [`scratch`] | a directory per test under the temp dir, removed on drop (also on panic) |
+//! | [`scratch`] | a directory per test under the temp dir, empty or a copy of a tree, removed on drop (also on panic) |
 //! | [`memlimit`] | "refused without allocating", checked under a capped address space |
 //! | [`mutate`] | the seeded mutator for hostile inputs |
 //! | [`oracle`] | the properties every hostile input must keep (also used by `fuzz/`) |

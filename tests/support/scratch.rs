@@ -22,13 +22,15 @@ impl Scratch {
         Scratch { dir }
     }
 
-    pub fn path(&self) -> &Path {
-        &self.dir
+    /// A fresh directory holding a copy of the tree at `from`.
+    pub fn copy_of(name: &str, from: &Path) -> Scratch {
+        let s = Scratch::new(name);
+        copy_tree(from, &s.dir);
+        s
     }
 
-    /// A path inside the directory (not created).
-    pub fn join(&self, name: &str) -> PathBuf {
-        self.dir.join(name)
+    pub fn path(&self) -> &Path {
+        &self.dir
     }
 
     /// Writes `bytes` to `name` inside the directory and returns its path.
@@ -36,6 +38,27 @@ impl Scratch {
         let p = self.dir.join(name);
         std::fs::write(&p, bytes).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
         p
+    }
+}
+
+/// Copies the files and folders below `from` into `to` (created).
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("{}: {e}", to.display()));
+    for e in std::fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display())) {
+        let p = e.unwrap().path();
+        let dest = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            copy_tree(&p, &dest);
+        } else {
+            std::fs::copy(&p, &dest).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        }
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.dir
     }
 }
 
