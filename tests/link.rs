@@ -28,6 +28,18 @@ fn serial() -> MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The link tests' lock, when this process may make namespaces; `None`
+/// (the test skips, and says so) otherwise.
+fn serial_as_root() -> Option<MutexGuard<'static, ()>> {
+    let lock = serial();
+    if root() {
+        Some(lock)
+    } else {
+        eprintln!("skipped: needs root");
+        None
+    }
+}
+
 fn root() -> bool {
     std::fs::read_to_string("/proc/self/status")
         .ok()
@@ -208,11 +220,9 @@ fn link_rate_is_real_and_the_rate_only_line() {
 
 #[test]
 fn a_run_that_fails_after_its_namespaces_exist_leaves_nothing() {
-    let _lock = serial();
-    if !root() {
-        eprintln!("skipped: needs root");
+    let Some(_lock) = serial_as_root() else {
         return;
-    }
+    };
     // The output file cannot be created: found after the namespaces and the server exist.
     let child = Command::new(BIN)
         .args(link_args("100mbit", "1", "50ms"))
@@ -261,11 +271,9 @@ fn start_long_run() -> (Child, u32, Vec<u32>) {
 
 #[test]
 fn a_run_killed_with_sigkill_is_cleaned_by_its_watcher() {
-    let _lock = serial();
-    if !root() {
-        eprintln!("skipped: needs root");
+    let Some(_lock) = serial_as_root() else {
         return;
-    }
+    };
     let (mut child, pid, inside) = start_long_run();
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
@@ -283,11 +291,9 @@ fn a_run_killed_with_sigkill_is_cleaned_by_its_watcher() {
 
 #[test]
 fn a_leftover_of_a_killed_run_is_removed_by_the_next_run() {
-    let _lock = serial();
-    if !root() {
-        eprintln!("skipped: needs root");
+    let Some(_lock) = serial_as_root() else {
         return;
-    }
+    };
     let (mut child, pid, inside) = start_long_run();
     // Kill the watcher first, then the run: its namespaces stay behind.
     let watchers = processes_with(&format!("--link-reaper {}{pid}-s", netns::PREFIX));
