@@ -33,8 +33,8 @@ fn floor_log10_three_quarters_pow2(e: i32) -> i32 {
 
 /// `floor(e · log2 10)` for `|e| <= 6_432_162`.
 #[inline]
-pub(crate) fn floor_log2_pow10(e: i32) -> i32 {
-    ((i64::from(e) * 913_124_641_741) >> 38) as i32
+pub(crate) const fn floor_log2_pow10(e: i32) -> i32 {
+    ((e as i64 * 913_124_641_741) >> 38) as i32
 }
 
 /// `g(n)` of the table, or `None` outside it.
