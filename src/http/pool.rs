@@ -51,13 +51,10 @@
 //! ([`Priorities::raise`]), or [`RAISED_RT`] with `--sched rr` (workers,
 //! encoders and the poller then at [`WORKER_RT`]): it must drain a connect
 //! burst while the workers serve. In the fair class the poller runs
-//! [`POLLER_NICE_BELOW`] nice levels below the workers: raised, it
-//! preempted a worker at each readiness and took one event per wake-up (a
-//! fifth of the requests/s at c=1000, `results/server-pressure-pool.txt`);
-//! level with them, it still woke for a few events at a time; below them,
-//! it mostly runs when the workers run out of work and takes what arrived
-//! meanwhile as one batch (`results/server-pressure-pool44.txt`). It
-//! cannot starve them of work: only it fills their queue.
+//! [`POLLER_NICE_BELOW`] nice levels below the workers, so it mostly runs when
+//! they run out of work and takes what arrived meanwhile as one batch (level
+//! with them or above, it woke for one event at a time). It cannot starve
+//! them of work: only it fills their queue.
 //!
 //! A panic that escapes a connection (a bug; route panics are already
 //! turned into 500s by `conn`) is caught here: the connection closes, the
