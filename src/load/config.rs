@@ -28,17 +28,16 @@ FLAGS (both --flag value and --flag=value):
                        each driving C/N non-blocking connections, busy-polling
                        its core (default with --url: the cores we may run on)
   --compression C      none | gzip | gzip1 | gzip9 (gzip: level 6; default: none)
-  --verify V           borrowed | owned: check each response with the borrowed
-                       view decode or build the owned catalog (default: borrowed;
-                       both validate every byte and the product count)
   --warmup N           warm-up requests before every run (default: 20)
   --rate R             open loop: R requests/s from a fixed schedule
   --timeout D          connect/read/write timeout (default: 5s)
   --seed N             seeds the format order rotation (default: 1)
   --url URL            any http:// server and path; 200 + whole body = success;
                        prints a wrk-like summary
-  --verify V           borrowed (default) or owned: which decoder checks catalog
-                       responses. With --url, FORMAT[:borrowed|:owned]: a
+  --verify V           borrowed (default) or owned: check each catalog response
+                       with the borrowed view decode or build the owned catalog
+                       (both validate every byte and the product count). With
+                       --url, FORMAT[:borrowed|:owned]: a
                        response counts only when its body decodes as FORMAT
                        (json, msgpack, protobuf, avro, flatbuffers; borrowed
                        view unless :owned); otherwise it is a decode error.
