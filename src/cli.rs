@@ -83,6 +83,14 @@ impl Args {
         Ok(self.parse(name)?.unwrap_or(default))
     }
 
+    /// `--name` as a duration ([`parse_duration`]), or `default` when absent.
+    pub fn duration_or(&mut self, name: &str, default: std::time::Duration) -> Result<std::time::Duration, String> {
+        match self.value(name)? {
+            Some(v) => parse_duration(&v).map_err(|e| format!("{name}: {e}")),
+            None => Ok(default),
+        }
+    }
+
     /// A comma-separated list (`--counts 1,100,1000`), each item parsed as `T`.
     pub fn list<T: FromStr>(&mut self, name: &str) -> Result<Option<Vec<T>>, String>
     where

@@ -110,27 +110,24 @@ pub fn run(step: Step, row: Row, direction: Direction) -> Result<Cell, String> {
             self_describing(step, row, d, &catalog, &v2)?
         }
         (Row::Avro, d) => avro::cell(step, d, &catalog, &v2)?,
-        (Row::Protobuf, Direction::OldToNew) => {
-            let bytes = crate::codec::Format::Protobuf
+        (Row::Protobuf | Row::Flatbuffers, Direction::OldToNew) => {
+            let bytes = row
+                .format()
                 .encode_to_vec(&catalog.products)
                 .map_err(|e| e.to_string())?;
-            let read = protobuf::decode_v2(step, &bytes);
+            let read = match row {
+                Row::Protobuf => protobuf::decode_v2(step, &bytes),
+                _ => flatbuffers::decode_v2(step, &bytes),
+            };
             (bytes, read)
         }
-        (Row::Protobuf, Direction::NewToOld) => {
-            let bytes = protobuf::encode_v2(step, &v2);
-            (bytes.clone(), production(crate::codec::Format::Protobuf, &bytes))
-        }
-        (Row::Flatbuffers, Direction::OldToNew) => {
-            let bytes = crate::codec::Format::Flatbuffers
-                .encode_to_vec(&catalog.products)
-                .map_err(|e| e.to_string())?;
-            let read = flatbuffers::decode_v2(step, &bytes);
+        (Row::Protobuf | Row::Flatbuffers, Direction::NewToOld) => {
+            let bytes = match row {
+                Row::Protobuf => protobuf::encode_v2(step, &v2),
+                _ => flatbuffers::encode_v2(step, &v2),
+            };
+            let read = production(row.format(), &bytes);
             (bytes, read)
-        }
-        (Row::Flatbuffers, Direction::NewToOld) => {
-            let bytes = flatbuffers::encode_v2(step, &v2);
-            (bytes.clone(), production(crate::codec::Format::Flatbuffers, &bytes))
         }
     };
     let (written, rename) = match direction {

@@ -8,7 +8,7 @@
 //! [`MAX_BACKLOG`] ([`DEFAULT_BACKLOG`] where it cannot be read).
 
 use super::parse::Limits;
-use crate::cli::{self, Args};
+use crate::cli::Args;
 use std::time::Duration;
 
 /// Everything [`Server::bind_with`](super::Server::bind_with) needs. `Default` gives the documented defaults.
@@ -210,12 +210,6 @@ pub const FLAGS: &str = "\
 /// and calls [`Args::finish`] after.
 pub fn config_from_args(args: &mut Args) -> Result<ServerConfig, String> {
     let d = ServerConfig::default();
-    let duration = |args: &mut Args, name: &str, default: Duration| -> Result<Duration, String> {
-        match args.value(name)? {
-            Some(v) => cli::parse_duration(&v).map_err(|e| format!("{name}: {e}")),
-            None => Ok(default),
-        }
-    };
     let max_connections = args.parse_or("--max-connections", d.max_connections)?;
     if max_connections == 0 {
         return Err("--max-connections must be at least 1".into());
@@ -225,14 +219,14 @@ pub fn config_from_args(args: &mut Args) -> Result<ServerConfig, String> {
         backlog: args.parse_or("--backlog", d.backlog)?,
         max_connections,
         threads: args.parse_or("--threads", d.threads)?,
-        idle_timeout: duration(args, "--idle-timeout", d.idle_timeout)?,
-        busy_idle_timeout: duration(args, "--busy-idle-timeout", d.busy_idle_timeout)?,
-        evict_idle: duration(args, "--evict-idle", d.evict_idle)?,
-        header_timeout: duration(args, "--header-timeout", d.header_timeout)?,
-        write_timeout: duration(args, "--write-timeout", d.write_timeout)?,
+        idle_timeout: args.duration_or("--idle-timeout", d.idle_timeout)?,
+        busy_idle_timeout: args.duration_or("--busy-idle-timeout", d.busy_idle_timeout)?,
+        evict_idle: args.duration_or("--evict-idle", d.evict_idle)?,
+        header_timeout: args.duration_or("--header-timeout", d.header_timeout)?,
+        write_timeout: args.duration_or("--write-timeout", d.write_timeout)?,
         min_send_rate: args.parse_or("--min-send-rate", d.min_send_rate)?,
         max_inflight_bytes: args.parse_or("--max-inflight-bytes", d.max_inflight_bytes)?,
-        budget_wait: duration(args, "--budget-wait", d.budget_wait)?,
+        budget_wait: args.duration_or("--budget-wait", d.budget_wait)?,
         access_log: args.switch("--access-log"),
         limits: Limits {
             max_request_line: args.parse_or("--max-request-line", d.limits.max_request_line)?,

@@ -18,43 +18,31 @@
 //!   slowly cannot hold its worker (and its share of the in-flight budget)
 //!   without limit.
 //! - **Parking**: a worker serves a connection only while it has bytes to
-//!   serve. Once a response is sent and no next request is buffered,
-//!   [`serve`] returns [`Outcome::Park`] and the pool hands the connection
-//!   to its poller; so too when a head stops halfway for
-//!   [`HEAD_READ_WAIT`] (its bytes travel in [`Job::partial`]). The idle
-//!   timeout and eviction are the poller's; the header deadline stays the
-//!   connection's own (`Job::started`). The poller's readiness is
-//!   edge-triggered, so a connection is parked only after a read that left
-//!   the socket empty (it filled less than its room, or found nothing):
-//!   after a read that filled the buffer, one more read that does not wait
-//!   looks for the rest first. A turn's first read does not wait either
-//!   (`recv` with `MSG_DONTWAIT`): readiness reported for bytes an earlier
-//!   read took costs one `recv`, never a blocked worker.
+//!   serve. Once a response is sent and no next request is buffered, or a
+//!   head stops halfway for [`HEAD_READ_WAIT`] (its bytes travel in
+//!   [`Job::partial`]), [`serve`] returns [`Outcome::Park`]. The idle timeout
+//!   is the poller's; the header deadline stays the connection's own
+//!   (`Job::started`). The poller is edge-triggered, so a connection is parked
+//!   only after a read that left the socket empty (after a read that filled
+//!   the buffer, one more read that does not wait looks for the rest). A
+//!   turn's first read does not wait either (`recv` with `MSG_DONTWAIT`).
 //! - **Memory**: after every response the worker gives back its in-flight
 //!   budget and any response buffer over 16 KiB ([`Scratch::release`]).
 //! - **Close rules**: a parse error answers its status with
-//!   `Connection: close` and then closes *gracefully* — shut down our write
-//!   side and drain what the client is still sending for a short while — so
-//!   the client reads the error instead of a reset. A `Connection: close`
-//!   response ends the same graceful way (pipelined bytes may follow it).
-//!   The draining is the poller's ([`Outcome::Linger`], [`drain`]).
+//!   `Connection: close`, then closes *gracefully*: our write side shut down,
+//!   what the client still sends drained for a while ([`Outcome::Linger`],
+//!   [`drain`], by the poller), so the client reads the error instead of a
+//!   reset. A `Connection: close` response ends the same way.
 //! - **Panics** in a route become a 500 for that request; the connection
 //!   stays usable because framing was not affected.
 //!
-//! The loop is a state machine (`State`): idle between requests, reading
-//! a head, discarding a body, responding, closing; one function each, and
-//! each returns the next state.
-//!
-//! The read socket timeout is a system call to change, so it is changed only
-//! when the wait changes (the value set travels with the connection); the
-//! common keep-alive request costs one `read` and one `write`, and two clock readings: one when a read brings bytes (the
-//! request's start, its head's completion and its `Date` second) and one
-//! when the response is handed to the kernel (its request time and the start
-//! of the idle period).
-//!
-//! The rare paths (errors, timeouts, body-discarding, large sends,
-//! the access log) are functions of their own, out of line, so
-//! the common path's frames stay small.
+//! The loop is a state machine (`State`: idle, reading a head, discarding a
+//! body, responding, closing), one function per state returning the next.
+//! The common keep-alive request costs one `read`, one `write` and two clock
+//! readings (when a read brings bytes; when the response is handed to the
+//! kernel); the read timeout is changed only when the wait changes. The rare
+//! paths (errors, timeouts, body discarding, large sends, the access log) are
+//! out of line, so the common path's frames stay small.
 
 use super::buffers::Scratch;
 use super::config::ServerConfig;

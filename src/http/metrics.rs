@@ -45,15 +45,12 @@
 //!
 //! # Memory
 //!
-//! One block is the [`Layout`]'s counters (6.5 KiB for `serve`'s, padded by a cache line
-//! on each side so no two workers' blocks share one), allocated once per
-//! worker thread; workers are reused, and an exited worker's block is
-//! folded into the retired counts and freed at the next scrape or at a
-//! registration that finds the list doubled since its last fold, so the
-//! registry holds at most twice the peak of worker threads' blocks (or
-//! [`FOLD_MIN`]). Folding at every registration would walk the whole list
-//! each time: a burst that starts 4,000 workers would walk 8 million
-//! entries, one cache miss each, under the lock every new worker waits on.
+//! One block is the [`Layout`]'s counters (6.5 KiB for `serve`'s), padded by
+//! a cache line on each side, allocated once per worker thread. An exited
+//! worker's block is folded into the retired counts and freed at the next
+//! scrape, or at a registration that finds the list doubled since its last
+//! fold: the registry holds at most twice the peak of worker threads' blocks
+//! (or [`FOLD_MIN`]), and n registrations walk O(n) entries in all.
 
 use super::sys::{self, ListenQueue};
 use std::fmt::Write as _;

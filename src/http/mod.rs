@@ -7,27 +7,21 @@
 //!
 //! # Request lifecycle
 //!
-//! 1. [`server`]: the listening socket's queue holds up to `--backlog`
-//!    completed connects ([`sys`]); the acceptor thread accepts and hands
-//!    the socket to the [`pool`]. At the connection cap the pool closes the longest-idle
-//!    keep-alive connection to make room; only when none has been idle
-//!    `--evict-idle` does the acceptor answer a fast 503.
+//! 1. [`server`]: the acceptor accepts from the listening socket's queue
+//!    (`--backlog`, [`sys`]) and hands the socket to the [`pool`], or
+//!    answers a fast 503 when the pool refuses it at the connection cap.
 //! 2. [`pool`]: the poller holds every connection that waits for its client
 //!    (new, idle keep-alive, a half-sent head, a lingering close) with
-//!    `epoll` ([`sys::Epoll`]) and queues it when bytes arrive; a fixed pool
-//!    of workers (`--threads`) serves queued connections and parks them
-//!    again.
+//!    `epoll` and queues it when bytes arrive; a fixed pool of workers
+//!    (`--threads`) serves queued connections and parks them again.
 //! 3. [`conn`]: the worker reads into its fixed buffer, [`parse`]s the head
-//!    (no allocation), asks the [`Handler`] for the reply, discards any body,
-//!    writes head + body with one system call ([`response`], [`date`]), and
-//!    repeats for pipelined requests: one state function each (reading a
-//!    head, discarding a body, responding), until the connection waits for
-//!    bytes (parked) or closes.
-//! 4. [`memory`]: a body the handler encodes is first admitted ([`admission`]: budget
-//!    bytes, and a large-body slot when large; 503 + `Retry-After` when the
-//!    budget stays full); large bodies are encoded on the [`encoders`] into
-//!    warm pooled or freshly mapped [`buffers`]; every worker buffer over
-//!    16 KiB is freed after the response.
+//!    (no allocation), asks the [`Handler`] for the reply, writes head + body
+//!    with one system call ([`response`], [`date`]), and repeats for
+//!    pipelined requests until the connection waits for bytes or closes.
+//! 4. [`memory`]: a body the handler encodes is first admitted
+//!    ([`admission`]: budget bytes, and a large-body slot when large); large
+//!    bodies are encoded on the [`encoders`] into warm pooled or freshly
+//!    mapped [`buffers`].
 //!
 //! Module imports form no cycle: [`shared`] (the state all threads share)
 //! and [`config`] import none of `server`, `pool`, `conn`.

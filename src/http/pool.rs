@@ -11,53 +11,42 @@
 //! Then the worker *parks* it and takes the next one.
 //!
 //! **The poller** waits on every parked connection at once with `epoll`
-//! ([`Epoll`]). A connection's socket is registered once, when it is
-//! admitted, edge-triggered, and stays registered until it closes: parking
-//! is a slab update under a lock, not a system call. The poller queues each
-//! parked connection that becomes readable (or hung up: the worker's read
-//! finds out). New connections are parked first too: a client that
-//! connects and sends nothing holds no worker. Every open connection has a
-//! slot in a slab, parked or out (with a worker); a token is the slot's
-//! index and generation, so an event for a connection closed meanwhile is
-//! ignored. An event for a connection that is out marks it ready: when its
-//! worker parks it, it gets it straight back and serves it again (the
-//! request that arrived while it sent the last response), with no hop
-//! through the poller and the queue. A worker parks a connection only once
-//! its last read drained the socket ([`conn::serve`]), so no byte can
-//! arrive unreported.
+//! ([`Epoll`]). A socket is registered once, edge-triggered, when it is
+//! admitted, and stays registered until it closes: parking is a slab update
+//! under a lock, not a system call. New connections are parked first too: a
+//! client that connects and sends nothing holds no worker. Every open
+//! connection has a slot in a slab, parked or out (with a worker); a token is
+//! the slot's index and generation, so an event for a connection closed
+//! meanwhile is ignored. An event for a connection that is out marks it
+//! ready: its worker gets it straight back when it parks it. A worker parks
+//! a connection only once its last read drained the socket
+//! ([`conn::serve`]), so no byte can arrive unreported.
 //!
-//! **The poller's bookkeeping**, every [`TICK`] (no kernel timer per wait):
-//! an idle keep-alive connection past its idle timeout (`--idle-timeout`,
-//! or `--busy-idle-timeout` when it went idle at 75% of the cap or more,
-//! [`Shared::crowded`]) is
-//! closed silently; one still waiting for its first request past the
-//! header timeout is closed; one with part of a head past the header
-//! timeout is queued, and its worker answers 408; a lingering close (after
-//! a `Connection: close` response or an error: our side shut down, the
-//! client's late bytes drained by the poller, [`conn::drain`]) is closed
-//! after [`conn::LINGER_TIME`].
+//! **The poller's bookkeeping**, every [`TICK`]: an idle keep-alive
+//! connection past its idle timeout (`--idle-timeout`, or
+//! `--busy-idle-timeout` when it went idle at 75% of the cap or more,
+//! [`Shared::crowded`]) is closed; so is one still waiting for its first
+//! request past the header timeout; one with part of a head past it is
+//! queued, and its worker answers 408; a lingering close (our side shut
+//! down, the client's late bytes drained by the poller, [`conn::drain`]) is
+//! closed after [`conn::LINGER_TIME`].
 //!
 //! **Capacity**: a connection is admitted while fewer than
 //! `max_connections` are open (queued, served or parked). At the cap, the
 //! acceptor closes the parked keep-alive connection idle the longest, if it
-//! has been idle at least `evict_idle`; otherwise the new one is refused
-//! with a fast 503. A connection that went idle a moment ago is
-//! mid-conversation: evicting it would only trade one client's wait for
-//! another's reconnect. When none is old enough the acceptor records the
-//! earliest time one can be (`no_evict_before`) and refuses without
-//! scanning until then.
+//! has been idle at least `evict_idle` (one idle a moment ago is
+//! mid-conversation); otherwise the new one is refused with a fast 503.
+//! When none is old enough, the acceptor records the earliest time one can
+//! be (`no_evict_before`) and refuses without scanning until then.
 //!
 //! **Priority**: the acceptor asks for nice [`RAISED_NICE`]
 //! ([`Priorities::raise`]), or [`RAISED_RT`] with `--sched rr` (workers,
 //! encoders and the poller then at [`WORKER_RT`]): it must drain a connect
 //! burst while the workers serve. In the fair class the poller runs
-//! [`POLLER_NICE_BELOW`] nice levels below the workers: raised, it
-//! preempted a worker at each readiness and took one event per wake-up (a
-//! fifth of the requests/s at c=1000, `results/server-pressure-pool.txt`);
-//! level with them, it still woke for a few events at a time; below them,
-//! it mostly runs when the workers run out of work and takes what arrived
-//! meanwhile as one batch (`results/server-pressure-pool44.txt`). It
-//! cannot starve them of work: only it fills their queue.
+//! [`POLLER_NICE_BELOW`] nice levels below the workers, so it mostly runs when
+//! they run out of work and takes what arrived meanwhile as one batch (level
+//! with them or above, it woke for one event at a time). It cannot starve
+//! them of work: only it fills their queue.
 //!
 //! A panic that escapes a connection (a bug; route panics are already
 //! turned into 500s by `conn`) is caught here: the connection closes, the

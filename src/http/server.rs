@@ -1,38 +1,19 @@
-//! The listener and its accept loop, the connection cap, and clean shutdown.
+//! The listener and its accept loop, and clean shutdown.
 //!
 //! The server serves a [`Handler`] it is given ([`Server::bind_with`]) and
-//! knows nothing of what it answers; `wirebench serve` (`serve::routes::start`)
-//! prepares its application first, so a bad flag fails before anything
-//! listens. Binding returns once the socket is listening,
-//! so a test or the load generator can connect at once — no readiness polling.
+//! knows nothing of what it answers. Binding returns once the socket
+//! listens, so a test or the load generator can connect at once; it listens
+//! with `--backlog` ([`sys::set_backlog`]: std's `bind` passes 128, which a
+//! burst of 1,000 connects overflows), capped by the kernel at
+//! `net.core.somaxconn` and read back by [`Server::listen_queue`].
 //!
-//! The accept loop does as little as possible per connection: `accept` and
-//! hand the socket to the [`Pool`], whose poller holds it until its client
-//! sends (the worker sets `TCP_NODELAY`). It never dies:
-//! `ECONNABORTED` (the client gave up while queued) and `EINTR` are retried at
-//! once; `EMFILE`/`ENFILE`/`ENOBUFS`/`ENOMEM` and anything unexpected back off
-//! (1 ms doubling to 100 ms) so an fd shortage does not become a busy loop,
-//! and the loop continues when descriptors free up.
-//!
-//! At the connection cap the pool evicts the longest-idle keep-alive
-//! connection to admit the new one. Only when none has been idle
-//! `--evict-idle` does the acceptor itself answer a fast `503` with
-//! `Connection: close` on a non-blocking socket (it cannot block: the send
-//! buffer of a fresh socket is empty) and close, so an overloaded server
-//! refuses quickly instead of letting connections hang.
-//!
-//! The acceptor asks for the highest scheduling priority (nice
-//! [`super::pool::RAISED_NICE`], or [`super::config::RAISED_RT`] with `--sched rr`;
-//! see [`super::pool`]): under a burst it must still drain the queue while
-//! the workers serve.
-//!
-//! The backlog: std's `TcpListener::bind` listens with a backlog of 128, so
-//! a burst of 1,000 connects would overflow it (the kernel drops the SYNs
-//! and each client retries a second later, then three). [`Server::bind_with`]
-//! calls `listen(2)` again with `--backlog` ([`sys::set_backlog`]); the
-//! kernel caps that at `net.core.somaxconn`, and [`Server::listen_queue`]
-//! reads the effective value back. A queued connection is complete in the
-//! kernel: its client's request waits in the socket until a worker reads it.
+//! The accept loop does as little as possible per connection: `accept`, then
+//! hand the socket to the [`Pool`] (admission and eviction at the cap are the
+//! pool's), or when the pool refuses it, answer a fast 503 with
+//! `Connection: close` ([`refuse`]). It runs at [`Priorities::raised`] and
+//! never dies: `ECONNABORTED` and `EINTR` are retried at once; anything else
+//! (`EMFILE`, `ENOBUFS`, …) backs off, 1 ms doubling to 100 ms, so an fd
+//! shortage does not become a busy loop.
 
 use super::config::ServerConfig;
 use super::date::DateCache;

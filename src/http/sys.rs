@@ -1,39 +1,23 @@
-//! The few C library calls the server makes that std does not wrap, on the
-//! listening socket only: `listen(2)` again with a chosen backlog (std's
-//! `TcpListener::bind` always passes 128), and two `getsockopt(2)` reads for
-//! `/metrics` and tests — `TCP_INFO`, whose `tcpi_unacked` and `tcpi_sacked`
-//! hold a listener's accept-queue length and its backlog on Linux, and
-//! `SO_MEMINFO`, whose last word counts the packets the socket dropped
-//! (for a listener: connects dropped because its accept queue was full).
+//! The C library calls the server makes that std does not wrap, each with
+//! its reason:
 //!
-//! And `getrlimit`/`setrlimit(2)` for `RLIMIT_NOFILE`: the server raises its
-//! soft open-file limit towards the hard one, so that the connection cap
-//! and the listen queue fit ([`raise_open_files`]).
-//!
-//! And `setpriority(2)` on the calling thread ([`set_thread_nice`]): the
-//! acceptor runs at a higher scheduling weight than the workers, so that it
-//! drains a connect burst while they serve, and the poller at a lower one
-//! (`super::pool`, "Priority"). Linux keeps a
-//! nice value per thread, and `PRIO_PROCESS` with `who = 0` names the calling
-//! thread; [`thread_nice`] reads it back from `/proc/thread-self/stat`.
-//! With `--sched rr`, `sched_setscheduler(2)` moves a thread into the
-//! real-time round-robin class instead ([`set_thread_sched`]); Linux keeps
-//! the policy per thread too, and `pid = 0` names the calling thread.
-//!
-//! And `shutdown(2)` of a connection's read side by its descriptor
-//! ([`shutdown_read`]): a worker's [`super::shared::Slot`] keeps the
-//! descriptor of the connection it serves, not the socket, so that the
-//! socket stays on the worker's own stack, and the acceptor evicts (and
-//! shutdown ends) a connection through it.
-//!
-//! And `epoll(7)` for the poller that holds idle keep-alive connections
-//! ([`Epoll`]): one instance, connections registered with their token
-//! (edge-triggered for the server's lifetime of a connection, or one-shot
-//! and re-armed), `epoll_wait` returning the ready ones.
-//!
-//! And `recv(2)` with `MSG_DONTWAIT` ([`recv_nowait`]): one read that does
-//! not wait on a blocking socket, without two `fcntl`s to make it
-//! non-blocking and back.
+//! - `listen(2)` again with a chosen backlog ([`set_backlog`]: std's
+//!   `TcpListener::bind` always passes 128), and two `getsockopt(2)` reads of
+//!   a listener for `/metrics` and tests: `TCP_INFO` ([`listen_queue`]:
+//!   `tcpi_unacked` and `tcpi_sacked` hold its accept-queue length and
+//!   backlog) and `SO_MEMINFO` ([`drops`]: its last word counts the connects
+//!   dropped, the queue full);
+//! - `getrlimit`/`setrlimit(2)` ([`raise_open_files`]): the soft open-file
+//!   limit is raised towards the hard one so the connection cap fits;
+//! - `setpriority(2)` and `sched_setscheduler(2)` on the calling thread
+//!   ([`set_thread_nice`], [`set_thread_sched`]; Linux keeps both per thread,
+//!   and `who`/`pid` 0 names the calling one), read back from
+//!   `/proc/thread-self/stat` ([`thread_nice`], [`thread_sched`]);
+//! - `shutdown(2)` of a connection's read side by its descriptor
+//!   ([`shutdown_read`]: a worker's [`super::shared::Slot`] keeps the
+//!   descriptor, not the socket, which stays on the worker's stack);
+//! - `epoll(7)` for the poller ([`Epoll`]) and `recv(2)` with `MSG_DONTWAIT`
+//!   ([`recv_nowait`]: one read that does not wait on a blocking socket).
 //!
 //! Every call takes a descriptor borrowed from a live std socket and writes
 //! at most the buffer length it is given; errors are `io::Error`s from
@@ -128,13 +112,10 @@ pub fn recv_nowait(stream: &impl AsRawFd, buf: &mut [u8]) -> io::Result<usize> {
 // epoll constants (include/uapi/linux/eventpoll.h).
 const EPOLL_CLOEXEC: i32 = 0o2_000_000;
 const EPOLL_CTL_ADD: i32 = 1;
-const EPOLL_CTL_DEL: i32 = 2;
-const EPOLL_CTL_MOD: i32 = 3;
 const EPOLLIN: u32 = 0x001;
 const EPOLLERR: u32 = 0x008;
 const EPOLLHUP: u32 = 0x010;
 const EPOLLRDHUP: u32 = 0x2000;
-const EPOLLONESHOT: u32 = 1 << 30;
 const EPOLLET: u32 = 1 << 31;
 
 /// `struct epoll_event`: packed on x86-64 (the kernel's `EPOLL_PACKED`), natural elsewhere.
@@ -160,11 +141,8 @@ impl std::fmt::Debug for EpollEvent {
     }
 }
 
-/// An epoll instance. A descriptor is registered either edge-triggered
-/// ([`Epoll::watch`]: reported each time bytes, end-of-file or an error
-/// arrive, never again for bytes already there) or one-shot
-/// ([`Epoll::add`]: reported once, then disarmed until [`Epoll::rearm`]).
-/// Closing a descriptor removes it.
+/// An epoll instance. A descriptor is registered edge-triggered
+/// ([`Epoll::watch`]); closing it removes it.
 #[derive(Debug)]
 pub struct Epoll {
     fd: std::os::fd::OwnedFd,
@@ -183,38 +161,19 @@ impl Epoll {
         })
     }
 
-    fn ctl(&self, op: i32, fd: &impl AsRawFd, token: u64, mode: u32) -> io::Result<()> {
-        let mut ev = EpollEvent {
-            events: EPOLLIN | EPOLLRDHUP | mode,
-            data: token,
-        };
-        // SAFETY: `ev` is a live `struct epoll_event` the kernel only reads
-        // (and ignores for DEL); both descriptors are borrowed from live
-        // owners; a bad one is an error (EBADF, EEXIST, ENOENT), never UB.
-        let rc = unsafe { epoll_ctl(self.fd.as_raw_fd(), op, fd.as_raw_fd(), &mut ev) };
-        os_result(rc)
-    }
-
     /// Registers `fd` edge-triggered with `token`: every arrival of bytes
     /// (or end-of-file, or an error) from now on is reported once; bytes
     /// already there when it is registered are reported too.
     pub fn watch(&self, fd: &impl AsRawFd, token: u64) -> io::Result<()> {
-        self.ctl(EPOLL_CTL_ADD, fd, token, EPOLLET)
-    }
-
-    /// Registers `fd` one-shot, armed, reporting readiness with `token`.
-    pub fn add(&self, fd: &impl AsRawFd, token: u64) -> io::Result<()> {
-        self.ctl(EPOLL_CTL_ADD, fd, token, EPOLLONESHOT)
-    }
-
-    /// Arms a one-shot registered (disarmed) `fd` again, with `token`.
-    pub fn rearm(&self, fd: &impl AsRawFd, token: u64) -> io::Result<()> {
-        self.ctl(EPOLL_CTL_MOD, fd, token, EPOLLONESHOT)
-    }
-
-    /// Removes `fd` from the set.
-    pub fn delete(&self, fd: &impl AsRawFd) -> io::Result<()> {
-        self.ctl(EPOLL_CTL_DEL, fd, 0, 0)
+        let mut ev = EpollEvent {
+            events: EPOLLIN | EPOLLRDHUP | EPOLLET,
+            data: token,
+        };
+        // SAFETY: `ev` is a live `struct epoll_event` the kernel only reads;
+        // both descriptors are borrowed from live owners; a bad one is an
+        // error (EBADF, EEXIST), never UB.
+        let rc = unsafe { epoll_ctl(self.fd.as_raw_fd(), EPOLL_CTL_ADD, fd.as_raw_fd(), &mut ev) };
+        os_result(rc)
     }
 
     /// Waits up to `timeout_ms` (negative: forever) for ready descriptors;
@@ -468,39 +427,6 @@ mod tests {
     use std::net::{TcpListener, TcpStream};
 
     #[test]
-    fn epoll_reports_a_readable_socket_once_until_rearmed() {
-        use std::io::Write;
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let mut client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
-        let (server, _) = listener.accept().unwrap();
-        let ep = Epoll::new().unwrap();
-        let mut evs = [EpollEvent::default(); 4];
-        ep.add(&server, 42).unwrap();
-        assert_eq!(ep.wait(&mut evs, 0).unwrap(), 0, "nothing to read yet");
-        client.write_all(b"x").unwrap();
-        assert_eq!(ep.wait(&mut evs, 5000).unwrap(), 1);
-        assert_eq!(evs[0].token(), 42);
-        assert!(!hung_up(&evs[0]));
-        // One-shot: still readable, but disarmed until rearmed.
-        assert_eq!(ep.wait(&mut evs, 0).unwrap(), 0);
-        ep.rearm(&server, 7).unwrap();
-        assert_eq!(ep.wait(&mut evs, 5000).unwrap(), 1);
-        assert_eq!(evs[0].token(), 7);
-        // End-of-file is reported as a hang-up.
-        drop(client);
-        ep.rearm(&server, 8).unwrap();
-        assert_eq!(ep.wait(&mut evs, 5000).unwrap(), 1);
-        assert!(hung_up(&evs[0]), "{:?}", evs[0]);
-        ep.delete(&server).unwrap();
-        // Errors, not undefined behaviour: a second add after delete works, a
-        // rearm of an unregistered descriptor is ENOENT, an empty buffer EINVAL.
-        assert_eq!(ep.rearm(&server, 1).unwrap_err().raw_os_error(), Some(2));
-        ep.add(&server, 1).unwrap();
-        assert_eq!(ep.add(&server, 1).unwrap_err().raw_os_error(), Some(17), "EEXIST");
-        assert!(ep.wait(&mut [], 0).is_err());
-    }
-
-    #[test]
     fn edge_triggered_reports_each_arrival_once_and_recv_nowait_does_not_wait() {
         use std::io::Write;
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -532,6 +458,7 @@ mod tests {
         assert!(hung_up(&evs[0]), "{:?}", evs[0]);
         assert_eq!(recv_nowait(&server, &mut buf).unwrap(), 0);
         assert_eq!(ep.watch(&server, 1).unwrap_err().raw_os_error(), Some(17), "EEXIST");
+        assert!(ep.wait(&mut [], 0).is_err(), "EINVAL: an empty buffer");
     }
 
     #[test]

@@ -1,12 +1,13 @@
 //! A blocking keep-alive HTTP/1.1 client for one connection, std only.
 //!
 //! One [`Client`] owns one TCP connection (TCP_NODELAY, connect/read/write
-//! timeouts) and two buffers that are reused for every response. A request is a
-//! prebuilt byte string sent with one `write_all` (one `write` syscall in
-//! practice). The response is read whole: status line and headers (RFC 9112 §2–5),
-//! then the body framed by `Transfer-Encoding: chunked` (§7.1), `Content-Length`
-//! (§6.2), or the close of the connection (§6.3, HTTP/1.0 style). A
-//! `Content-Encoding: gzip` body is gunzipped with [`crate::gzip::decompress`].
+//! timeouts) and buffers that are reused for every response. A request is a
+//! prebuilt byte string sent with one `write_all`. The response is read until
+//! [`parse_buffered`] (shared with the non-blocking [`super::mux`]) finds it
+//! whole: status line and headers (RFC 9112 §2–5), then the body framed by
+//! `Transfer-Encoding: chunked` (§7.1), `Content-Length` (§6.2), or the close
+//! of the connection (§6.3). A `Content-Encoding: gzip` body is gunzipped with
+//! [`crate::gzip::decompress`].
 //!
 //! Failures map to a [`FailureKind`]: connect (including a connect timeout),
 //! write, read (also malformed framing), timeout (a read or write timed out).
@@ -27,6 +28,8 @@ use std::time::Duration;
 pub const MAX_HEAD: usize = 64 * 1024;
 /// Largest body accepted (wire and gunzipped).
 pub const MAX_BODY: usize = 256 * 1024 * 1024;
+/// Largest response, head and framed body, held in a receive buffer.
+pub const MAX_RESPONSE: usize = MAX_HEAD + MAX_BODY;
 /// Longest chunk-size line accepted.
 const MAX_CHUNK_LINE: usize = 1024;
 
@@ -47,15 +50,15 @@ pub struct Client {
     addr: SocketAddr,
     timeout: Duration,
     stream: Option<TcpStream>,
-    /// Receive buffer: unread bytes are `buf[start..end]`.
+    /// Received bytes: the last response's up to `start`, the rest unread,
+    /// up to `len`; grows up to [`MAX_RESPONSE`].
     buf: Vec<u8>,
     start: usize,
-    end: usize,
-    /// The reassembled body.
+    len: usize,
+    /// A chunked body, de-chunked.
     body: Vec<u8>,
     /// The gunzipped body, when the response was gzip-encoded.
     plain: Vec<u8>,
-    received: u64,
 }
 
 fn io_kind(e: &io::Error, otherwise: FailureKind) -> FailureKind {
@@ -82,10 +85,9 @@ impl Client {
             stream: None,
             buf: vec![0; MAX_HEAD],
             start: 0,
-            end: 0,
+            len: 0,
             body: Vec::new(),
             plain: Vec::new(),
-            received: 0,
         }
     }
 
@@ -100,8 +102,7 @@ impl Client {
             .and_then(|_| s.set_read_timeout(Some(self.timeout)))
             .and_then(|_| s.set_write_timeout(Some(self.timeout)));
         setup.map_err(|_| FailureKind::Connect)?;
-        self.start = 0;
-        self.end = 0;
+        (self.start, self.len) = (0, 0);
         self.stream = Some(s);
         Ok(())
     }
@@ -115,16 +116,19 @@ impl Client {
     /// the whole response. On error the connection is closed.
     pub fn send(&mut self, request: &[u8]) -> Result<Response<'_>, FailureKind> {
         match self.exchange(request) {
-            Ok((status, gzipped, wire_bytes, keep_alive)) => {
-                if !keep_alive {
+            Ok(p) => {
+                if !p.keep_alive {
                     self.stream = None;
                 }
-                let body = if gzipped { &self.plain[..] } else { &self.body[..] };
                 Ok(Response {
-                    status,
-                    body,
-                    gzipped,
-                    wire_bytes,
+                    status: p.status,
+                    body: if p.gzipped {
+                        &self.plain
+                    } else {
+                        p.body(&self.buf, &self.body)
+                    },
+                    gzipped: p.gzipped,
+                    wire_bytes: p.consumed as u64,
                 })
             }
             Err(kind) => {
@@ -134,153 +138,38 @@ impl Client {
         }
     }
 
-    /// (status, gzipped, wire bytes, keep-alive)
-    fn exchange(&mut self, request: &[u8]) -> Result<(u16, bool, u64, bool), FailureKind> {
+    /// Writes `request`, then reads until [`parse_buffered`] finds the whole response.
+    fn exchange(&mut self, request: &[u8]) -> Result<Parsed, FailureKind> {
         self.connect()?;
-        let before = self.received;
         let stream = self.stream.as_mut().ok_or(FailureKind::Connect)?;
         stream.write_all(request).map_err(|e| io_kind(&e, FailureKind::Write))?;
-
-        let head_len = self.read_head()?;
-        let head = &self.buf[self.start..self.start + head_len];
-        let (status, framing, gzipped, mut keep_alive) = parse_head(head)?;
-        self.start += head_len;
-
-        self.body.clear();
-        let no_body = status / 100 == 1 || status == 204 || status == 304;
-        if !no_body {
-            match framing {
-                Framing::Length(n) => self.read_exact_body(n)?,
-                Framing::Chunked => self.read_chunked()?,
-                Framing::UntilClose => {
-                    self.read_to_close()?;
-                    keep_alive = false;
+        self.buf.copy_within(self.start..self.len, 0);
+        (self.start, self.len) = (0, self.len - self.start);
+        let mut eof = false;
+        loop {
+            if let Some(mut p) = parse_buffered(&self.buf[..self.len], eof, &mut self.body)? {
+                self.start = p.consumed;
+                p.keep_alive &= !eof;
+                if p.gzipped {
+                    let gz = p.body(&self.buf, &self.body);
+                    self.plain = crate::gzip::decompress(gz, MAX_BODY).map_err(|_| FailureKind::Decode)?;
                 }
+                return Ok(p);
             }
-        }
-        if gzipped {
-            self.plain = crate::gzip::decompress(&self.body, MAX_BODY).map_err(|_| FailureKind::Decode)?;
-        }
-        Ok((status, gzipped, self.received - before, keep_alive))
-    }
-
-    /// Reads more bytes into `buf[end..]`, compacting first if needed. Ok(0) is EOF.
-    fn fill(&mut self) -> Result<usize, FailureKind> {
-        if self.start == self.end {
-            self.start = 0;
-            self.end = 0;
-        } else if self.end == self.buf.len() && self.start > 0 {
-            self.buf.copy_within(self.start..self.end, 0);
-            self.end -= self.start;
-            self.start = 0;
-        }
-        if self.end == self.buf.len() {
-            return Err(FailureKind::Read); // a line or head longer than the buffer
-        }
-        let stream = self.stream.as_mut().ok_or(FailureKind::Read)?;
-        let n = stream
-            .read(&mut self.buf[self.end..])
-            .map_err(|e| io_kind(&e, FailureKind::Read))?;
-        self.end += n;
-        self.received += n as u64;
-        Ok(n)
-    }
-
-    /// Length of the head (through the blank line) at `buf[start..]`.
-    fn read_head(&mut self) -> Result<usize, FailureKind> {
-        let mut scanned = 0usize;
-        loop {
-            let avail = &self.buf[self.start..self.end];
-            if let Some(p) = find(&avail[scanned.saturating_sub(3)..], b"\r\n\r\n") {
-                return Ok(scanned.saturating_sub(3) + p + 4);
+            if eof {
+                return Err(FailureKind::Read); // closed before the response was whole
             }
-            scanned = avail.len();
-            if self.fill()? == 0 {
-                return Err(FailureKind::Read); // closed before a complete head
-            }
-        }
-    }
-
-    /// Appends exactly `n` body bytes to `self.body`.
-    fn read_exact_body(&mut self, n: usize) -> Result<(), FailureKind> {
-        if self.body.len() + n > MAX_BODY {
-            return Err(FailureKind::Read);
-        }
-        let from_buf = n.min(self.end - self.start);
-        self.body
-            .extend_from_slice(&self.buf[self.start..self.start + from_buf]);
-        self.start += from_buf;
-        let rest = n - from_buf;
-        if rest > 0 {
-            let old = self.body.len();
-            self.body.resize(old + rest, 0);
-            let stream = self.stream.as_mut().ok_or(FailureKind::Read)?;
-            let mut got = 0;
-            while got < rest {
-                let k = stream
-                    .read(&mut self.body[old + got..])
-                    .map_err(|e| io_kind(&e, FailureKind::Read))?;
-                if k == 0 {
-                    return Err(FailureKind::Read); // closed mid-body
+            if self.len == self.buf.len() {
+                if self.len >= MAX_RESPONSE {
+                    return Err(FailureKind::Read);
                 }
-                got += k;
-                self.received += k as u64;
+                self.buf.resize((self.len + self.len / 2).min(MAX_RESPONSE), 0); // as the non-blocking driver grows
             }
-        }
-        Ok(())
-    }
-
-    /// One CRLF-terminated line from the buffer (without CRLF), as a range of `buf`.
-    fn read_line(&mut self) -> Result<(usize, usize), FailureKind> {
-        let mut scanned = 0usize;
-        loop {
-            let avail = &self.buf[self.start..self.end];
-            if let Some(p) = find(&avail[scanned.saturating_sub(1)..], b"\r\n") {
-                let len = scanned.saturating_sub(1) + p;
-                let line = (self.start, self.start + len);
-                self.start += len + 2;
-                return Ok(line);
-            }
-            scanned = avail.len();
-            if scanned > MAX_CHUNK_LINE || self.fill()? == 0 {
-                return Err(FailureKind::Read);
-            }
-        }
-    }
-
-    /// Transfer-Encoding: chunked (RFC 9112 §7.1): `size[;ext] CRLF data CRLF`…
-    /// `0 CRLF` then trailer lines up to an empty line.
-    fn read_chunked(&mut self) -> Result<(), FailureKind> {
-        loop {
-            let (a, b) = self.read_line()?;
-            let line = &self.buf[a..b];
-            let size_part = line.split(|&c| c == b';').next().unwrap_or(&[]);
-            let size = parse_hex(trim(size_part)).ok_or(FailureKind::Read)?;
-            if size == 0 {
-                loop {
-                    let (a, b) = self.read_line()?;
-                    if a == b {
-                        return Ok(());
-                    }
-                }
-            }
-            self.read_exact_body(size)?;
-            let (a, b) = self.read_line()?;
-            if a != b {
-                return Err(FailureKind::Read); // chunk data not followed by CRLF
-            }
-        }
-    }
-
-    /// Body delimited by the close of the connection.
-    fn read_to_close(&mut self) -> Result<(), FailureKind> {
-        loop {
-            let avail = self.end - self.start;
-            self.read_exact_body(avail)?;
-            if self.fill()? == 0 {
-                self.stream = None;
-                return Ok(());
-            }
+            let n = stream
+                .read(&mut self.buf[self.len..])
+                .map_err(|e| io_kind(&e, FailureKind::Read))?;
+            eof = n == 0;
+            self.len += n;
         }
     }
 }
@@ -293,12 +182,21 @@ pub(crate) struct Parsed {
     pub keep_alive: bool,
     /// Bytes of the buffer this response took (head + framed body).
     pub consumed: usize,
+    /// Where the body is in the buffer; `None`: chunked, de-chunked into the caller's vector.
+    pub body: Option<(usize, usize)>,
+}
+
+impl Parsed {
+    /// The body: in `buf` where it was framed, else `dechunked`.
+    pub fn body<'a>(&self, buf: &'a [u8], dechunked: &'a [u8]) -> &'a [u8] {
+        self.body.map_or(dechunked, |(a, z)| &buf[a..z])
+    }
 }
 
 /// Parses one response from `buf` (the bytes received so far; `eof` when the
 /// peer closed) for the non-blocking driver: `Ok(None)` until it is complete,
-/// then the framing facts, with the de-chunked body in `body`. Same framing
-/// rules and limits as [`Client::send`].
+/// then the framing facts; a chunked body is de-chunked into `body`. Shared
+/// by [`Client::send`] and the non-blocking driver.
 pub(crate) fn parse_buffered(buf: &[u8], eof: bool, body: &mut Vec<u8>) -> Result<Option<Parsed>, FailureKind> {
     let Some(head_end) = find(buf, b"\r\n\r\n").map(|p| p + 4) else {
         return if buf.len() >= MAX_HEAD || eof {
@@ -309,16 +207,17 @@ pub(crate) fn parse_buffered(buf: &[u8], eof: bool, body: &mut Vec<u8>) -> Resul
     };
     let (status, framing, gzipped, keep_alive) = parse_head(&buf[..head_end])?;
     body.clear();
-    let done = |consumed, keep_alive| {
+    let done = |consumed, keep_alive, body| {
         Ok(Some(Parsed {
             status,
             gzipped,
             keep_alive,
             consumed,
+            body,
         }))
     };
     if status / 100 == 1 || status == 204 || status == 304 {
-        return done(head_end, keep_alive);
+        return done(head_end, keep_alive, Some((head_end, head_end)));
     }
     let incomplete = if eof { Err(FailureKind::Read) } else { Ok(None) };
     match framing {
@@ -326,8 +225,7 @@ pub(crate) fn parse_buffered(buf: &[u8], eof: bool, body: &mut Vec<u8>) -> Resul
             if buf.len() - head_end < n {
                 return incomplete;
             }
-            body.extend_from_slice(&buf[head_end..head_end + n]);
-            done(head_end + n, keep_alive)
+            done(head_end + n, keep_alive, Some((head_end, head_end + n)))
         }
         Framing::UntilClose => {
             if !eof {
@@ -336,8 +234,7 @@ pub(crate) fn parse_buffered(buf: &[u8], eof: bool, body: &mut Vec<u8>) -> Resul
             if buf.len() - head_end > MAX_BODY {
                 return Err(FailureKind::Read);
             }
-            body.extend_from_slice(&buf[head_end..]);
-            done(buf.len(), false)
+            done(buf.len(), false, Some((head_end, buf.len())))
         }
         Framing::Chunked => {
             let mut pos = head_end;
@@ -360,7 +257,7 @@ pub(crate) fn parse_buffered(buf: &[u8], eof: bool, body: &mut Vec<u8>) -> Resul
                         };
                         pos += eol + 2;
                         if eol == 0 {
-                            return done(pos, keep_alive);
+                            return done(pos, keep_alive, None);
                         }
                     }
                 }
@@ -521,7 +418,10 @@ mod tests {
             );
         }
         let p = parse_buffered(chunked, false, &mut body).unwrap().unwrap();
-        assert_eq!((p.status, p.consumed, &body[..]), (200, whole, &b"abcde"[..]));
+        assert_eq!(
+            (p.status, p.consumed, p.body(chunked, &body)),
+            (200, whole, &b"abcde"[..])
+        );
         let fixed = b"HTTP/1.1 404 Not Found\r\nContent-Length: 2\r\n\r\nok";
         assert_eq!(parse_buffered(&fixed[..fixed.len() - 1], false, &mut body), Ok(None));
         assert_eq!(
@@ -529,11 +429,11 @@ mod tests {
             Err(FailureKind::Read)
         );
         let p = parse_buffered(fixed, false, &mut body).unwrap().unwrap();
-        assert_eq!((p.status, p.keep_alive, &body[..]), (404, true, &b"ok"[..]));
+        assert_eq!((p.status, p.keep_alive, p.body(fixed, &body)), (404, true, &b"ok"[..]));
         let close = b"HTTP/1.0 200 OK\r\n\r\nrest";
         assert_eq!(parse_buffered(close, false, &mut body), Ok(None));
         let p = parse_buffered(close, true, &mut body).unwrap().unwrap();
-        assert_eq!((p.keep_alive, &body[..]), (false, &b"rest"[..]));
+        assert_eq!((p.keep_alive, p.body(close, &body)), (false, &b"rest"[..]));
         let bad = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n";
         assert_eq!(parse_buffered(bad, false, &mut body), Err(FailureKind::Read));
     }

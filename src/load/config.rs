@@ -1,6 +1,6 @@
 //! Flags of `wirebench load` and their defaults, parsed into a [`Config`].
 
-use crate::cli::{Args, parse_duration};
+use crate::cli::Args;
 use crate::codec::Format;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -28,17 +28,16 @@ FLAGS (both --flag value and --flag=value):
                        each driving C/N non-blocking connections, busy-polling
                        its core (default with --url: the cores we may run on)
   --compression C      none | gzip | gzip1 | gzip9 (gzip: level 6; default: none)
-  --verify V           borrowed | owned: check each response with the borrowed
-                       view decode or build the owned catalog (default: borrowed;
-                       both validate every byte and the product count)
   --warmup N           warm-up requests before every run (default: 20)
   --rate R             open loop: R requests/s from a fixed schedule
   --timeout D          connect/read/write timeout (default: 5s)
   --seed N             seeds the format order rotation (default: 1)
   --url URL            any http:// server and path; 200 + whole body = success;
                        prints a wrk-like summary
-  --verify V           borrowed (default) or owned: which decoder checks catalog
-                       responses. With --url, FORMAT[:borrowed|:owned]: a
+  --verify V           borrowed (default) or owned: check each catalog response
+                       with the borrowed view decode or build the owned catalog
+                       (both validate every byte and the product count). With
+                       --url, FORMAT[:borrowed|:owned]: a
                        response counts only when its body decodes as FORMAT
                        (json, msgpack, protobuf, avro, flatbuffers; borrowed
                        view unless :owned); otherwise it is a decode error.
@@ -102,6 +101,13 @@ pub enum Compression {
 }
 
 impl Compression {
+    const ALL: [Compression; 4] = [
+        Compression::None,
+        Compression::Gzip,
+        Compression::Gzip1,
+        Compression::Gzip9,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Compression::None => "none",
@@ -109,6 +115,11 @@ impl Compression {
             Compression::Gzip1 => "gzip1",
             Compression::Gzip9 => "gzip9",
         }
+    }
+
+    /// The compression [`Compression::name`] names.
+    pub fn from_name(name: &str) -> Option<Compression> {
+        Compression::ALL.into_iter().find(|c| c.name() == name)
     }
 
     /// Whether responses come gzipped.
@@ -250,14 +261,11 @@ impl Config {
             return Err("--counts: each count must be at least 1".into());
         }
         let rounds = args.parse_or("--rounds", if url.is_some() { 1 } else { d.rounds })?;
-        let duration = match args.value("--duration")? {
-            Some(v) => parse_duration(&v).map_err(|e| format!("--duration: {e}"))?,
-            None => d.duration,
-        };
+        let duration = args.duration_or("--duration", d.duration)?;
         let min_requests: u64 = args.parse_or("--min-requests", d.min_requests)?;
         let max_duration = match args.value("--max-duration")? {
             Some(_) if min_requests == 0 => return Err("--max-duration needs --min-requests N".into()),
-            Some(v) => parse_duration(&v).map_err(|e| format!("--max-duration: {e}"))?,
+            Some(v) => crate::cli::parse_duration(&v).map_err(|e| format!("--max-duration: {e}"))?,
             None => d.max_duration,
         };
         if min_requests > 0 && max_duration < duration {
@@ -265,26 +273,17 @@ impl Config {
                 "--max-duration ({max_duration:?}) must be at least --duration ({duration:?})"
             ));
         }
-        let timeout = match args.value("--timeout")? {
-            Some(v) => parse_duration(&v).map_err(|e| format!("--timeout: {e}"))?,
-            None => d.timeout,
-        };
+        let timeout = args.duration_or("--timeout", d.timeout)?;
         let concurrency: usize = args.parse_or("--concurrency", d.concurrency)?;
         if !(1..=MAX_CONCURRENCY).contains(&concurrency) {
             return Err(format!(
                 "--concurrency must be 1..={MAX_CONCURRENCY}, found {concurrency}"
             ));
         }
-        let compression = match args.value("--compression")?.as_deref() {
-            None | Some("none") => Compression::None,
-            Some("gzip") => Compression::Gzip,
-            Some("gzip1") => Compression::Gzip1,
-            Some("gzip9") => Compression::Gzip9,
-            Some(other) => {
-                return Err(format!(
-                    "--compression: expected none, gzip, gzip1 or gzip9, found {other:?}"
-                ));
-            }
+        let compression = match args.value("--compression")? {
+            None => Compression::None,
+            Some(v) => Compression::from_name(&v)
+                .ok_or_else(|| format!("--compression: expected none, gzip, gzip1 or gzip9, found {v:?}"))?,
         };
         let verify = match args.value("--verify")? {
             None => (d.verify, None),

@@ -87,18 +87,6 @@ pub fn parse_link(v: &str) -> Result<(Vec<u64>, f64), String> {
     Ok((rates, rtt.unwrap_or(0.0)))
 }
 
-fn parse_compression(s: &str) -> Result<Compression, String> {
-    match s {
-        "none" => Ok(Compression::None),
-        "gzip" => Ok(Compression::Gzip),
-        "gzip1" => Ok(Compression::Gzip1),
-        "gzip9" => Ok(Compression::Gzip9),
-        other => Err(format!(
-            "--link-compressions: expected none, gzip1, gzip or gzip9, found {other:?}"
-        )),
-    }
-}
-
 impl LinkPlan {
     /// Reads `--link`, `--link-compressions` and `--link-concurrency`; None without `--link`.
     pub fn from_args(args: &mut Args) -> Result<Option<LinkPlan>, String> {
@@ -113,7 +101,13 @@ impl LinkPlan {
         let (rates, rtt_ms) = parse_link(&v)?;
         let compressions = match comps {
             None => vec![Compression::None, Compression::Gzip1, Compression::Gzip],
-            Some(l) => l.iter().map(|s| parse_compression(s)).collect::<Result<_, _>>()?,
+            Some(l) => l
+                .iter()
+                .map(|s| {
+                    Compression::from_name(s)
+                        .ok_or_else(|| format!("--link-compressions: expected none, gzip1, gzip or gzip9, found {s:?}"))
+                })
+                .collect::<Result<_, _>>()?,
         };
         let concurrencies = conc.unwrap_or_else(|| vec![1, 8]);
         if compressions.is_empty() || concurrencies.is_empty() {

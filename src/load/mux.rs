@@ -19,7 +19,7 @@
 //! (`--url` mode: status + whole body); catalog mode keeps one thread per
 //! connection, where a slow decode delays only its own connection.
 
-use super::client::{MAX_HEAD, parse_buffered};
+use super::client::{MAX_RESPONSE, parse_buffered};
 use super::round::{RoundStats, nanos, run_workers};
 use super::verify::Target;
 use super::{client::Response, failure::FailureKind};
@@ -276,7 +276,7 @@ fn step(target: &Target, c: &mut Conn, st: &mut RoundStats, body: &mut Vec<u8>) 
     let mut eof = false;
     loop {
         if c.len == c.buf.len() {
-            if c.buf.len() >= super::client::MAX_BODY + MAX_HEAD {
+            if c.buf.len() >= MAX_RESPONSE {
                 c.fail(st, FailureKind::Read);
                 return true;
             }
@@ -312,9 +312,10 @@ fn step(target: &Target, c: &mut Conn, st: &mut RoundStats, body: &mut Vec<u8>) 
             true
         }
         Ok(Some(p)) => {
+            let raw = p.body(&c.buf, body);
             let plain;
             let resp_body = if p.gzipped {
-                match crate::gzip::decompress(body, super::client::MAX_BODY) {
+                match crate::gzip::decompress(raw, super::client::MAX_BODY) {
                     Ok(v) => {
                         plain = v;
                         &plain[..]
@@ -325,7 +326,7 @@ fn step(target: &Target, c: &mut Conn, st: &mut RoundStats, body: &mut Vec<u8>) 
                     }
                 }
             } else {
-                &body[..]
+                raw
             };
             let done = Instant::now(); // after gunzip, as in the blocking client
             let resp = Response {
