@@ -253,6 +253,13 @@ fn the_page_explains_the_served_document_in_every_format() {
         let mut gz = Vec::new();
         wirebench::gzip::compress(&served.body, wirebench::gzip::DEFAULT_LEVEL, &mut gz);
         assert_eq!(v["gzip_bytes"], gz.len(), "{format}");
+        // fb48: the FlatBuffers annotator names a document's paths once it lands.
+        if format != Format::Flatbuffers {
+            assert_eq!(unknown_fields(spans, &document), Vec::<String>::new(), "{format}");
+            for path in ["orders[0].tags.gift", "orders[1].note", "total"] {
+                assert!(bytes_of(spans, path) > 0, "{format}: no bytes of {path}");
+            }
+        }
     }
     for (bad, status) in [
         ("/explain/json?payload=data&count=2", 400),
@@ -268,4 +275,64 @@ fn the_page_explains_the_served_document_in_every_format() {
     let r = get(&mut p, "/explain/json?payload=data", "application/json");
     assert_eq!(r.status, 404);
     assert!(r.text().contains("serve --data"), "{}", r.text());
+}
+
+/// The JSON path of every value in `v` below `prefix` (`orders[0].tags.gift`).
+fn paths(v: &serde_json::Value, prefix: &str, out: &mut Vec<String>) {
+    let mut child = |step: String, c: &serde_json::Value| {
+        let p = if prefix.is_empty() || step.starts_with('[') {
+            format!("{prefix}{step}")
+        } else {
+            format!("{prefix}.{step}")
+        };
+        paths(c, &p, out);
+        out.push(p);
+    };
+    match v {
+        serde_json::Value::Object(m) => m.iter().for_each(|(k, c)| child(k.clone(), c)),
+        serde_json::Value::Array(a) => a.iter().enumerate().for_each(|(i, c)| child(format!("[{i}]"), c)),
+        _ => {}
+    }
+}
+
+/// The spans' `fields` that name no value of `document` (nor `(envelope)`).
+fn unknown_fields(spans: &[serde_json::Value], document: &serde_json::Value) -> Vec<String> {
+    let mut known = vec!["(envelope)".to_string()];
+    paths(document, "", &mut known);
+    let fields = spans.iter().flat_map(|s| s["fields"].as_array().unwrap());
+    fields
+        .map(|f| f.as_str().unwrap().to_string())
+        .filter(|f| !known.contains(f))
+        .collect()
+}
+
+/// The bytes of the spans `path` owns.
+fn bytes_of(spans: &[serde_json::Value], path: &str) -> u64 {
+    let owned = spans
+        .iter()
+        .filter(|s| s["fields"].as_array().unwrap().iter().any(|f| f == path));
+    owned.map(|s| s["length"].as_u64().unwrap()).sum()
+}
+
+#[test]
+fn the_path_checker_rejects_a_path_the_document_lacks() {
+    let document: serde_json::Value = serde_json::from_str(DOCUMENT).unwrap();
+    let span = |f: &str| serde_json::json!({"length": 2, "fields": [f]});
+    let good = [
+        span("(envelope)"),
+        span("orders[0].tags.gift"),
+        span("orders[1].note"),
+        span("total"),
+    ];
+    assert_eq!(unknown_fields(&good, &document), Vec::<String>::new());
+    for bad in [
+        "orders[0].tags.nope",
+        "orders[2]",
+        "products[0].name",
+        "$.total",
+        "tags.gift",
+    ] {
+        assert_eq!(unknown_fields(&[span("total"), span(bad)], &document), [bad], "{bad}");
+    }
+    assert_eq!((bytes_of(&good, "total"), bytes_of(&good, "orders[0].note")), (2, 0));
 }

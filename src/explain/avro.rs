@@ -77,7 +77,22 @@ struct Reader<'s, 'o> {
 }
 
 impl Reader<'_, '_> {
+    /// Reads the value of type `node` at `path`, its spans owned by `path`.
     fn value(
+        &mut self,
+        w: &mut Walker<'_>,
+        node: NodeId,
+        path: &str,
+        depth: usize,
+        root: bool,
+    ) -> Result<(), ExplainError> {
+        let saved = w.locate(path);
+        let r = self.located(w, node, path, depth, root);
+        w.relocate(saved);
+        r
+    }
+
+    fn located(
         &mut self,
         w: &mut Walker<'_>,
         node: NodeId,
@@ -205,13 +220,16 @@ impl Reader<'_, '_> {
                         let raw = w.take(len, path)?;
                         let key = std::str::from_utf8(raw)
                             .map_err(|_| w.err(kat, format!("{path}: invalid UTF-8 in map key")))?;
+                        let child = format!("{path}.{key}");
+                        let saved = w.locate(&child);
                         w.span(kat, Category::Key, format!("{path}: map key {}", preview(key)));
+                        w.relocate(saved);
                         if !seen.insert(key.to_string()) {
                             return Err(w.err(kat, format!("{path}: map key {} seen twice", preview(key))));
                         }
                         plain::string(key, r.out);
                         r.out.push(':');
-                        r.value(w, value, &format!("{path}.{key}"), depth + 1, false)
+                        r.value(w, value, &child, depth + 1, false)
                     },
                     &mut n,
                 )?;

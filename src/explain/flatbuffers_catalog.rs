@@ -443,6 +443,7 @@ fn gap(bytes: &[u8], from: usize, to: usize) -> Span {
         owners: vec![super::span::Owner {
             product: None,
             field: ENVELOPE,
+            path: None,
         }],
         top: None,
     }

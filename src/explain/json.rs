@@ -17,9 +17,14 @@
 use super::span::{Category, ExplainError, FRAMING, Failed, MAX_DEPTH, Span, Walker, preview, static_field};
 use super::value::Value;
 
-/// Walks one JSON text.
-pub fn annotate(bytes: &[u8]) -> Result<(Vec<Span>, Value), Failed> {
-    let mut w = Walker::new(bytes);
+/// Walks one JSON text: a document (`document`, spans owned by JSON paths)
+/// or the catalog (spans owned by product fields).
+pub fn annotate(bytes: &[u8], document: bool) -> Result<(Vec<Span>, Value), Failed> {
+    let mut w = if document {
+        Walker::document(bytes)
+    } else {
+        Walker::new(bytes)
+    };
     let r = (|| {
         whitespace(&mut w);
         let v = value(&mut w, 0)?;
@@ -203,7 +208,9 @@ fn array(w: &mut Walker<'_>, level: usize) -> Result<Value, ExplainError> {
     whitespace(w);
     if w.bytes.get(w.pos) != Some(&b']') {
         loop {
+            let saved = w.descend(Err(items.len()));
             items.push(value(w, level + 1)?);
+            w.relocate(saved);
             if !comma(w)? {
                 break;
             }
@@ -227,8 +234,8 @@ fn comma(w: &mut Walker<'_>) -> Result<bool, ExplainError> {
 }
 
 fn object(w: &mut Walker<'_>, level: usize) -> Result<Value, ExplainError> {
-    // Level 2 is a product: root object (0) → products array (1) → product (2).
-    let is_product = level == 2;
+    // In the catalog, level 2 is a product: root object (0) → products array (1) → product (2).
+    let is_product = level == 2 && w.path.is_none();
     let outer = (w.product, w.field);
     if is_product {
         w.begin_product();
@@ -244,6 +251,7 @@ fn object(w: &mut Walker<'_>, level: usize) -> Result<Value, ExplainError> {
                 return Err(w.err(at, "expected a string key"));
             }
             let key = string(w)?;
+            let saved = w.descend(Ok(&key));
             if is_product {
                 w.field = static_field(&key);
             }
@@ -255,6 +263,7 @@ fn object(w: &mut Walker<'_>, level: usize) -> Result<Value, ExplainError> {
             punct(w, b':', ":")?;
             whitespace(w);
             let v = value(w, level + 1)?;
+            w.relocate(saved);
             fields.push((key, v));
             if level == 0 {
                 w.top = None;
@@ -279,7 +288,7 @@ mod tests {
 
     #[test]
     fn tokens_are_annotated() {
-        let (spans, v) = annotate(br#"{"id":42,"s":"a\nb"}"#).unwrap();
+        let (spans, v) = annotate(br#"{"id":42,"s":"a\nb"}"#, false).unwrap();
         let got: Vec<(usize, usize, &str)> = spans.iter().map(|s| (s.offset, s.len, s.meaning.as_str())).collect();
         assert_eq!(
             got,
@@ -312,11 +321,11 @@ mod tests {
             (br#"[1,]"#, "expected a value, found ']' at byte 3"),
             (b"[1] x", "1 trailing bytes after the root value at byte 4"),
         ] {
-            assert_eq!(annotate(input).unwrap_err().error.to_string(), msg);
+            assert_eq!(annotate(input, true).unwrap_err().error.to_string(), msg);
         }
         let deep = "[".repeat(100_000);
         assert!(
-            annotate(deep.as_bytes())
+            annotate(deep.as_bytes(), true)
                 .unwrap_err()
                 .error
                 .message

@@ -9,11 +9,12 @@
 //!  "error":null}
 //! ```
 //!
-//! `spans` cover every byte exactly once, in order. `fields` lists every field
-//! path the bytes belong to (`products[3].name`, `products[3]` for a product's
-//! framing, `(envelope)`): one for data read once, several for data several
-//! tables point at (a FlatBuffers vtable or a shared string). `field` is the
-//! one field the summary credits the bytes to. A payload that does not parse
+//! `spans` cover every byte exactly once, in order. `fields` lists the JSON
+//! path (without `$.`) of every value the bytes belong to: `products[3].name`,
+//! `products[3]` for a product's framing, a document's `orders[0].tags.gift`,
+//! `(envelope)` for the root's own framing; one for data read once, several
+//! for data several tables point at (a FlatBuffers vtable or a shared string).
+//! `field` is the one product field the summary credits the bytes to. A payload that does not parse
 //! gives the spans read so far and `error` `{"offset":…,"message":…}`.
 
 use super::render::Summary;

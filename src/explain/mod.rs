@@ -90,10 +90,16 @@ pub fn explain(format: Format, bytes: &[u8]) -> Result<Explained, Failed> {
 /// records of type `entry` are owned by product fields as well.
 pub fn annotate(format: Format, schema: &Schema, entry: Option<NodeId>, bytes: &[u8]) -> Result<Explained, Failed> {
     let walked = match format {
-        Format::Json => json::annotate(bytes).and_then(|(spans, v)| read_tree(schema, spans, &v))?,
-        Format::Msgpack => msgpack::annotate(bytes).and_then(|(spans, v)| read_tree(schema, spans, &v))?,
+        Format::Json => json::annotate(bytes, entry.is_none()).and_then(|(spans, v)| read_tree(schema, spans, &v))?,
+        Format::Msgpack => {
+            msgpack::annotate(bytes, entry.is_none()).and_then(|(spans, v)| read_tree(schema, spans, &v))?
+        }
         Format::Avro | Format::Protobuf | Format::Flatbuffers => {
-            let mut w = Walker::new(bytes);
+            let mut w = if entry.is_none() {
+                Walker::document(bytes)
+            } else {
+                Walker::new(bytes)
+            };
             w.entry = entry;
             let r = match format {
                 Format::Avro => avro::annotate(&mut w, schema),

@@ -15,9 +15,14 @@
 use super::span::{Category, ExplainError, FRAMING, Failed, MAX_DEPTH, Span, Walker, plural, static_field};
 use super::value::Value;
 
-/// Walks one MessagePack value (the whole payload).
-pub fn annotate(bytes: &[u8]) -> Result<(Vec<Span>, Value), Failed> {
-    let mut w = Walker::new(bytes);
+/// Walks one MessagePack value (the whole payload): a document
+/// (`document`, spans owned by JSON paths) or the catalog (by product fields).
+pub fn annotate(bytes: &[u8], document: bool) -> Result<(Vec<Span>, Value), Failed> {
+    let mut w = if document {
+        Walker::document(bytes)
+    } else {
+        Walker::new(bytes)
+    };
     let r = value(&mut w, 0, Role::Value);
     w.finish(r)
 }
@@ -189,16 +194,18 @@ fn array(w: &mut Walker<'_>, start: usize, n: u64, header: String, level: usize)
     fits(w, start, n, 1, &format!("array of {n} items"))?;
     let mut items = Vec::with_capacity(n as usize);
     w.depth += 1;
-    for _ in 0..n {
+    for i in 0..n as usize {
+        let saved = w.descend(Err(i));
         items.push(value(w, level + 1, Role::Value)?);
+        w.relocate(saved);
     }
     w.depth -= 1;
     Ok(Value::List(items))
 }
 
 fn map(w: &mut Walker<'_>, start: usize, n: u64, header: String, level: usize) -> Result<Value, ExplainError> {
-    // Level 2 is a product: root map (0) → products array (1) → product map (2).
-    let is_product = level == 2;
+    // In the catalog, level 2 is a product: root map (0) → products array (1) → product map (2).
+    let is_product = level == 2 && w.path.is_none();
     let outer = (w.product, w.field);
     if is_product {
         w.begin_product();
@@ -212,19 +219,27 @@ fn map(w: &mut Walker<'_>, start: usize, n: u64, header: String, level: usize) -
         if level == 0 {
             w.top = usize::try_from(i).ok();
         }
+        // Peek a string key to attribute its bytes to the field it names
+        // (only a string: a nested key would be walked twice per level).
+        let mut probe = Walker::new(w.bytes);
+        probe.pos = key_at;
+        let peeked = match w.bytes.get(key_at) {
+            Some(0xa0..=0xbf | 0xd9..=0xdb) => match value(&mut probe, level + 1, Role::Key) {
+                Ok(Value::Str(k)) => Some(k),
+                _ => None,
+            },
+            _ => None,
+        };
         if is_product {
-            // Peek the key to attribute its bytes to the field it names.
-            let mut probe = Walker::new(w.bytes);
-            probe.pos = key_at;
-            if let Ok(Value::Str(k)) = value(&mut probe, level + 1, Role::Key) {
-                w.field = static_field(&k);
-            }
+            w.field = peeked.as_deref().map_or(FRAMING, static_field);
         }
+        let saved = peeked.as_deref().and_then(|k| w.descend(Ok(k)));
         let key = match value(w, level + 1, Role::Key)? {
             Value::Str(k) => k,
             other => return Err(w.err(key_at, format!("expected a string key, found {other:?}"))),
         };
         let v = value(w, level + 1, Role::Value)?;
+        w.relocate(saved);
         fields.push((key, v));
         if level == 0 {
             w.top = None;
@@ -248,7 +263,7 @@ mod tests {
     fn small_map_is_annotated_byte_by_byte() {
         // {"id": 300, "ok": true}
         let bytes = [0x82, 0xa2, b'i', b'd', 0xcd, 0x01, 0x2c, 0xa2, b'o', b'k', 0xc3];
-        let (spans, v) = annotate(&bytes).unwrap();
+        let (spans, v) = annotate(&bytes, false).unwrap();
         let lines: Vec<(usize, usize, &str)> = spans.iter().map(|s| (s.offset, s.len, s.meaning.as_str())).collect();
         assert_eq!(
             lines,
@@ -271,18 +286,18 @@ mod tests {
 
     #[test]
     fn errors_point_at_the_first_bad_byte() {
-        let e = annotate(&[0x92, 0x01, 0xc1]).unwrap_err();
+        let e = annotate(&[0x92, 0x01, 0xc1], true).unwrap_err();
         assert_eq!(
             e.error.to_string(),
             "marker 0xc1 is never used by MessagePack at byte 2"
         );
         assert_eq!(e.spans.len(), 2, "the bytes before the error are still explained");
-        let e = annotate(&[0xdb, 0x80, 0, 0, 0]).unwrap_err();
+        let e = annotate(&[0xdb, 0x80, 0, 0, 0], true).unwrap_err();
         assert_eq!(
             e.error.to_string(),
             "string bytes needs 2147483648 bytes but only 0 remain at byte 5"
         );
-        let e = annotate(&[0xdd, 0xff, 0xff, 0xff, 0xff]).unwrap_err();
+        let e = annotate(&[0xdd, 0xff, 0xff, 0xff, 0xff], true).unwrap_err();
         assert_eq!(
             e.error.to_string(),
             "array of 4294967295 items cannot fit in the 0 bytes left at byte 0"
@@ -291,9 +306,9 @@ mod tests {
 
     #[test]
     fn signed_widths() {
-        let (_, v) = annotate(&[0xd1, 0xff, 0x7f]).unwrap();
+        let (_, v) = annotate(&[0xd1, 0xff, 0x7f], true).unwrap();
         assert_eq!(v, Value::Int(-129));
-        let (_, v) = annotate(&[0xe0]).unwrap();
+        let (_, v) = annotate(&[0xe0], true).unwrap();
         assert_eq!(v, Value::Int(-32));
     }
 }

@@ -299,9 +299,26 @@ impl Reader<'_> {
     }
 
     /// One occurrence of a field of type `ty`; `k` is its number minus the
-    /// field's first (the `oneof` member).
+    /// field's first (the `oneof` member). Its spans are owned by its path.
     #[allow(clippy::too_many_arguments)]
     fn field(
+        &self,
+        w: &mut Walker<'_>,
+        ty: NodeId,
+        key: &Key<'_>,
+        k: u64,
+        end: usize,
+        slot: &mut Slot,
+        depth: usize,
+    ) -> Result<(), ExplainError> {
+        let saved = w.locate(key.path);
+        let r = self.located(w, ty, key, k, end, slot, depth);
+        w.relocate(saved);
+        r
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn located(
         &self,
         w: &mut Walker<'_>,
         ty: NodeId,
@@ -381,7 +398,9 @@ impl Reader<'_> {
                         let at = w.pos;
                         let p = format!("{path}[{}]", list.len());
                         let v = self.scalar(w, items, &p, to)?;
+                        let saved = w.locate(&p);
                         w.span(at, Category::Value, format!("{p}: {}", v.1));
+                        w.relocate(saved);
                         list.push(v.0);
                     }
                     w.depth -= 1;
@@ -421,7 +440,9 @@ impl Reader<'_> {
                             let raw = take(w, kto - w.pos, to, path)?;
                             let s = std::str::from_utf8(raw)
                                 .map_err(|_| w.err(at, format!("{path}: invalid UTF-8 in map key")))?;
+                            let saved = w.locate(&format!("{path}.{s}"));
                             w.span(at, Category::Key, format!("{path}: map key {}", preview(s)));
+                            w.relocate(saved);
                             if !seen.insert(s.to_string()) {
                                 return Err(w.err(at, format!("{path}: map key {} seen twice", preview(s))));
                             }
@@ -492,8 +513,22 @@ impl Reader<'_> {
 
     /// A value with explicit presence: a leaf as it is, a record as its
     /// message, anything else in its wrapper message (one field of type
-    /// `ty` at number 1).
+    /// `ty` at number 1). Its spans are owned by its path.
     fn member(
+        &self,
+        w: &mut Walker<'_>,
+        ty: NodeId,
+        key: &Key<'_>,
+        end: usize,
+        depth: usize,
+    ) -> Result<String, ExplainError> {
+        let saved = w.locate(key.path);
+        let r = self.member_at(w, ty, key, end, depth);
+        w.relocate(saved);
+        r
+    }
+
+    fn member_at(
         &self,
         w: &mut Walker<'_>,
         ty: NodeId,

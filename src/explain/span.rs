@@ -54,7 +54,8 @@ pub struct Span {
     pub meaning: String,
     /// Every owner of these bytes: one for data read once; several for data
     /// that several tables point at (a FlatBuffers vtable or string shared
-    /// by many products), one per product and field that reaches it.
+    /// by many products), one per product and field that reaches it. In a
+    /// document, the path of the value the bytes belong to.
     pub owners: Vec<Owner>,
     /// The member of the root object these bytes belong to, by its position
     /// in the payload (0 for the first member read); `None` for the root's
@@ -63,23 +64,30 @@ pub struct Span {
     pub top: Option<usize>,
 }
 
-/// Who a span belongs to: a product (by index in the catalog) and its field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// Who a span belongs to: a product (by index in the catalog) and its
+/// field, or in a document the value at a JSON path.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Owner {
     /// The product's index, or `None` outside every product (the envelope).
     pub product: Option<usize>,
     /// A field of [`PRODUCT_FIELDS`], [`FRAMING`] or [`ENVELOPE`].
     pub field: &'static str,
+    /// In a document, the path of the value ([`Walker::path`]); `None` in
+    /// the catalog, whose path is its product and field.
+    pub path: Option<String>,
 }
 
 impl Owner {
-    /// The field path: `products[3].name`, `products[3]` (its framing), or
-    /// `(envelope)`.
+    /// The JSON path of the value the bytes belong to, without `$.`:
+    /// `products[3].name`, `products[3]` (its framing), `orders[0].tags.gift`,
+    /// or `(envelope)` for the root's own framing.
     pub fn path(&self) -> String {
-        match self.product {
-            None => self.field.to_string(),
-            Some(i) if self.field == FRAMING || self.field == ENVELOPE => format!("products[{i}]"),
-            Some(i) => format!("products[{i}].{}", self.field),
+        match (&self.path, self.product) {
+            (Some(p), _) if p.is_empty() => ENVELOPE.to_string(),
+            (Some(p), _) => p.clone(),
+            (None, None) => self.field.to_string(),
+            (None, Some(i)) if self.field == FRAMING || self.field == ENVELOPE => format!("products[{i}]"),
+            (None, Some(i)) => format!("products[{i}].{}", self.field),
         }
     }
 }
@@ -141,6 +149,9 @@ pub(crate) struct Walker<'a> {
     /// The record type whose instances are the entries the per-field
     /// summary adds up (the catalog's `Product`); `None` for a document.
     pub entry: Option<NodeId>,
+    /// In a document, the JSON path of the value the next span belongs to
+    /// (`orders[0].tags.gift`, `""` for the root); `None` for the catalog.
+    pub path: Option<String>,
 }
 
 impl<'a> Walker<'a> {
@@ -155,7 +166,44 @@ impl<'a> Walker<'a> {
             products: 0,
             top: None,
             entry: None,
+            path: None,
         }
+    }
+
+    /// A walker of a document: its spans are owned by JSON paths.
+    pub fn document(bytes: &'a [u8]) -> Walker<'a> {
+        Walker {
+            path: Some(String::new()),
+            ..Walker::new(bytes)
+        }
+    }
+
+    /// In a document, the next spans belong to the value at `path` (`$`,
+    /// `$.orders[0].id`); returns what [`Walker::relocate`] restores.
+    pub fn locate(&mut self, path: &str) -> Option<String> {
+        let at = self.path.as_mut()?;
+        let p = path.strip_prefix("$.").or(path.strip_prefix('$')).unwrap_or(path);
+        Some(std::mem::replace(at, p.to_string()))
+    }
+
+    /// Restores the path from before [`Walker::locate`] or [`Walker::descend`].
+    pub fn relocate(&mut self, saved: Option<String>) {
+        if saved.is_some() {
+            self.path = saved;
+        }
+    }
+
+    /// In a document, the next spans belong to member `key` (`Ok`) or item
+    /// `index` (`Err`) of the current value; returns what
+    /// [`Walker::relocate`] restores.
+    pub fn descend(&mut self, step: Result<&str, usize>) -> Option<String> {
+        let at = self.path.as_ref()?;
+        let child = match step {
+            Ok(key) if at.is_empty() => key.to_string(),
+            Ok(key) => format!("{at}.{key}"),
+            Err(i) => format!("{at}[{i}]"),
+        };
+        self.path.replace(child)
     }
 
     /// Enters a value of type `node`: an entry ([`Walker::entry`]) begins a
@@ -234,6 +282,7 @@ impl<'a> Walker<'a> {
             owners: vec![Owner {
                 product: self.product,
                 field: self.field,
+                path: self.path.clone(),
             }],
             top: self.top,
         });

@@ -172,7 +172,7 @@ mod tests {
 
     fn check(json: &str, expected: Result<&str, &str>) {
         let schema = Schema::parse(SCHEMA.as_bytes()).unwrap();
-        let (_, value) = super::super::json::annotate(json.as_bytes()).unwrap();
+        let (_, value) = super::super::json::annotate(json.as_bytes(), true).unwrap();
         match (read(&schema, &value), expected) {
             (Ok(got), Ok(want)) => assert_eq!(got, want, "{json}"),
             (Err(got), Err(want)) => assert!(got.contains(want), "{json}: {got}"),
@@ -194,7 +194,7 @@ mod tests {
         );
         let schema = Schema::parse(br#"{"type":"array","items":"double"}"#).unwrap();
         let read_back = |text: &str| {
-            let (_, value) = super::super::json::annotate(text.as_bytes()).unwrap();
+            let (_, value) = super::super::json::annotate(text.as_bytes(), true).unwrap();
             read(&schema, &value).unwrap()
         };
         assert_eq!(read_back("[-0,-0.0,0]"), "[-0.0,-0.0,0.0]");

@@ -300,11 +300,9 @@ fn explain_document(app: App<'_>, format: Format, q: ExplainQuery, query: &str, 
     reply
 }
 
-/// Adds what links the document's bytes to its fields in the page:
-/// `members` (the root record's members in payload order) and `tops`
-/// (per span, the index of the member it belongs to, -1 for the root's
-/// own framing). The catalog's spans name their product fields in
-/// `fields`; a document's name no product.
+/// Adds the root record's `members` in payload order and `tops` (per span,
+/// the index of the member it belongs to, -1 for the root's own framing):
+/// the rows of `by_member`. The spans' `fields` name the nested paths.
 fn with_members(mut json: String, ex: &crate::explain::Explained) -> String {
     json.pop(); // the closing brace
     json.push_str(",\"members\":[");

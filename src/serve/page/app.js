@@ -39,19 +39,14 @@ async function getJSON(url) {
   }
   const body = await r.json();
   if (!r.ok) throw new Error(`${url}: ${r.status} ${body.error || ''}`);
-  // A document's spans name the root member they belong to (`tops` indexes
-  // `members`): the paths the tree and the hex view link.
-  if (body.tops) {
-    body.spans.forEach((s, k) => {
-      s.fields = [body.tops[k] >= 0 ? body.members[body.tops[k]] : '(root framing)'];
-    });
-  }
   return body;
 }
 
-// The path a row of the bars selects: a document's member is its own path.
+// The path a row of the bars selects: a document's member is its own path,
+// its root framing the envelope.
 function barPath(field) {
-  return state.payload === 'data' ? field : rowPath(field);
+  if (state.payload !== 'data') return rowPath(field);
+  return field === '(root framing)' ? '(envelope)' : field;
 }
 
 // The path a per-field row selects in product 0.
@@ -157,7 +152,55 @@ class Explorer {
     return n;
   }
 
+  // The paths at or below `path` (`orders` → `orders[0].id`, …).
+  under(path) {
+    return this.paths.filter((p) => p === path || p.startsWith(`${path}.`) || p.startsWith(`${path}[`));
+  }
+
+  leaf(p, label, size) {
+    return `<span class="f" data-path="${esc(p)}">${esc(label)}<span class="n">${size}</span></span>`;
+  }
+
+  // A document's tree, from the document the explainer read: every object,
+  // array item, map entry, union value and null, each with the bytes it owns
+  // itself, or "no bytes in FORMAT" when none at or below it are written.
+  renderDocument(doc) {
+    const html = [];
+    const seen = new Set();
+    // Every path that has bytes at or below it: the paths and their prefixes.
+    const written = new Set();
+    for (const p of this.paths) {
+      written.add(p);
+      for (let i = 0; i < p.length; i++) if (p[i] === '.' || p[i] === '[') written.add(p.slice(0, i));
+    }
+    const node = (p, label, v) => {
+      seen.add(p);
+      const kids = v !== null && typeof v === 'object'
+        ? (Array.isArray(v) ? v.map((c, i) => [`${p}[${i}]`, `[${i}]`, c])
+          : Object.entries(v).map(([k, c]) => [p ? `${p}.${k}` : k, k, c]))
+        : null;
+      const own = this.bytesOf(p || '(envelope)');
+      const size = written.has(p || '(envelope)') ? `${own} B` : `no bytes in ${this.data.format}`;
+      const text = kids ? '' : `: ${JSON.stringify(v).slice(0, 40)}`;
+      const f = this.leaf(p || '(envelope)', p ? `${label}${text}` : '(envelope)', size);
+      if (!kids) return void html.push(f);
+      if (p) html.push(`<details open><summary>${f}</summary>`);
+      else html.push(f);
+      for (const [cp, cl, c] of kids) node(cp, cl, c);
+      if (p) html.push('</details>');
+    };
+    node('', '', doc);
+    // Paths the document does not hold stay reachable.
+    const rest = this.paths.filter((p) => p !== '(envelope)' && !seen.has(p));
+    return rest.map((p) => this.leaf(p, p, `${this.bytesOf(p)} B`)).join('') + html.join('');
+  }
+
   renderTree() {
+    if (this.data.document !== undefined) {
+      this.treeEl.innerHTML = this.renderDocument(this.data.document);
+      this.indexTree();
+      return;
+    }
     const products = new Map();
     const top = [];
     for (const p of this.paths) {
@@ -175,6 +218,10 @@ class Explorer {
       html.push('</details>');
     }
     this.treeEl.innerHTML = html.join('');
+    this.indexTree();
+  }
+
+  indexTree() {
     this.treeNodes = new Map();
     for (const el of this.treeEl.querySelectorAll('.f')) this.treeNodes.set(el.dataset.path, el);
   }
@@ -187,7 +234,9 @@ class Explorer {
     if (this.treeEl) {
       this.treeEl.onclick = (e) => {
         const el = e.target.closest('.f');
-        if (el) this.selectPath(el.dataset.path, true);
+        if (!el) return;
+        if (el.closest('summary')) e.preventDefault(); // select, not fold
+        this.selectPath(el.dataset.path, true);
       };
       this.treeEl.onkeydown = (e) => this.key(e);
     }
@@ -257,13 +306,15 @@ class Explorer {
     window.wb.timings.select_ms = performance.now() - t0;
   }
 
-  // Field → bytes: every span the field owns, wherever it is.
-  selectPath(path, user) {
+  // Field → bytes: every span the field owns, wherever it is; with
+  // `subtree`, every span of the paths below it as well.
+  selectPath(path, user, subtree) {
     const t0 = performance.now();
     this.clear();
-    const list = this.byPath.get(path) || [];
+    const paths = subtree ? this.under(path) : [path];
+    const list = [...new Set(paths.flatMap((p) => this.byPath.get(p) || []))].sort((a, b) => a - b);
     this.path = path;
-    this.lightPath(path);
+    for (const p of paths) this.lightPath(p);
     if (list.length) {
       this.cur = list[0];
       for (const el of this.pieces[list[0]]) this.light(el, 'cur');
@@ -377,8 +428,10 @@ async function showCompare() {
     five.innerHTML = FORMATS.map((f) =>
       `<div class="col"><h3>${f}</h3><div class="pane hex" id="hex-${f}" tabindex="0"></div></div>`).join('');
     const explorers = {};
+    // A document's rows are its root members: each selects all its bytes.
+    const doc = state.payload === 'data';
     const sync = (from, path) => {
-      for (const ex of Object.values(explorers)) if (ex !== from) ex.selectPath(path, false);
+      for (const ex of Object.values(explorers)) if (ex !== from) ex.selectPath(path, false, doc && !from);
       for (const tr of $('bars').querySelectorAll('tr')) tr.classList.toggle('hl', barPath(tr.dataset.field) === path);
     };
     all.forEach((d, i) => {
@@ -386,7 +439,6 @@ async function showCompare() {
     });
     window.wb.explorers = explorers;
     // The catalog's rows are its product fields; a document's, its root members.
-    const doc = state.payload === 'data';
     const names = doc ? Object.keys(all[0].by_member) : FIELD_ROWS;
     const count = (d, f) => (doc ? d.by_member[f] : d.summary.by_field[f]) || 0;
     const max = Math.max(1, ...all.flatMap((d) => names.map((f) => count(d, f))));
@@ -401,9 +453,7 @@ async function showCompare() {
     $('bars').onclick = (e) => {
       const tr = e.target.closest('tr[data-field]');
       if (!tr) return;
-      const path = barPath(tr.dataset.field);
-      for (const ex of Object.values(explorers)) ex.selectPath(path, false);
-      sync(null, path);
+      sync(null, barPath(tr.dataset.field));
     };
   });
 }
