@@ -227,16 +227,15 @@ pub const MACHINE_TOLERANCE: f64 = 0.02;
 
 /// The decision-table pairs `old` and `new` order oppositely.
 pub fn reversals(old: &crate::report::Data, new: &crate::report::Data) -> Vec<String> {
-    use crate::report::decision::{decision_cells, ordered_pairs};
+    use crate::report::decision::decision_cells;
     let (a, b) = (decision_cells(old), decision_cells(new));
     let mut out = Vec::new();
     for (x, y) in a.iter().zip(&b) {
         let (Ok(rx), Ok(ry)) = (&x.ranking, &y.ranking) else {
             continue;
         };
-        let py = ordered_pairs(ry);
-        for (better, worse) in ordered_pairs(rx) {
-            if py.iter().any(|(b2, w2)| *b2 == worse && *w2 == better) {
+        for (better, worse) in &rx.ordered {
+            if ry.ordered.iter().any(|(b2, w2)| b2 == worse && w2 == better) {
                 out.push(format!(
                     "{}, {} products: {better} before {worse} (old), {worse} before {better} (new)",
                     x.question, x.count

@@ -113,22 +113,17 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
                 "bytes",
                 &cats,
                 &[
-                    Series {
-                        name: "raw".into(),
-                        values: per(&|f| d.size(f, n).map(|r| r.raw_bytes as f64)),
-                    },
-                    Series {
-                        name: "gzip -6".into(),
-                        values: per(&|f| d.size(f, n).map(|r| r.gzip6_bytes as f64)),
-                    },
+                    Series::new("raw", per(&|f| d.size(f, n).map(|r| r.raw_bytes as f64))),
+                    Series::new("gzip -6", per(&|f| d.size(f, n).map(|r| r.gzip6_bytes as f64))),
                 ],
+                &[],
             ),
         ));
     }
     if !d.codec_stats.is_empty() {
         out.push((
             "chart-codec.svg".to_string(),
-            svg::bars_with_errors(
+            svg::bars(
                 &format!(
                     "Encode and decode time, {} products (median of batches, 95% interval)",
                     group(n as i64)
@@ -136,18 +131,9 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
                 "µs per catalog",
                 &cats,
                 &[
-                    Series {
-                        name: "encode".into(),
-                        values: per(&|f| us(d.codec_stat("Encode", f, n))),
-                    },
-                    Series {
-                        name: "decode".into(),
-                        values: per(&|f| us(d.codec_stat("Decode", f, n))),
-                    },
-                    Series {
-                        name: "memcpy".into(),
-                        values: per(&|f| us(d.codec_stat("Memcpy", f, n))),
-                    },
+                    Series::new("encode", per(&|f| us(d.codec_stat("Encode", f, n)))),
+                    Series::new("decode", per(&|f| us(d.codec_stat("Decode", f, n)))),
+                    Series::new("memcpy", per(&|f| us(d.codec_stat("Memcpy", f, n)))),
                 ],
                 &["Encode", "Decode", "Memcpy"]
                     .map(|op| formats().into_iter().map(|f| codec_ci(d, op, f, n, 1000.0)).collect()),
@@ -158,12 +144,9 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
         for op in ["Encode", "Decode"] {
             let series: Vec<Series> = formats()
                 .into_iter()
-                .map(|f| Series {
-                    name: f.into(),
-                    values: counts
-                        .iter()
-                        .map(|&c| d.codec_stat(op, f, c).map(|s| s.ns_per_op.median / c as f64))
-                        .collect(),
+                .map(|f| {
+                    let per_product = |&c: &usize| d.codec_stat(op, f, c).map(|s| s.ns_per_op.median / c as f64);
+                    Series::new(f, counts.iter().map(per_product).collect())
                 })
                 .collect();
             let errors: Vec<Vec<Option<(f64, f64)>>> = formats()
@@ -172,7 +155,7 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
                 .collect();
             out.push((
                 format!("chart-scaling-{}.svg", op.to_lowercase()),
-                svg::lines_with_errors(
+                svg::lines(
                     &format!("{op} time per product vs catalog size (median of batches, 95% interval)"),
                     "products per catalog (log scale)",
                     "ns per product",
@@ -205,14 +188,9 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
                 group(n as i64),
                 conc("http.csv")
             );
-            let series = [("none", "http.csv"), ("gzip", "http-gzip.csv")].map(|(name, file)| Series {
-                name: name.into(),
-                values: comp(file, g),
-            });
-            out.push((
-                name.to_string(),
-                svg::bars_with_errors(&title, unit, &cats, &series, &errors),
-            ));
+            let series =
+                [("none", "http.csv"), ("gzip", "http-gzip.csv")].map(|(name, file)| Series::new(name, comp(file, g)));
+            out.push((name.to_string(), svg::bars(&title, unit, &cats, &series, &errors)));
         };
         bars(
             "chart-http-rps.svg",
@@ -342,10 +320,7 @@ fn cpu_chart(d: &Data, fm: &str, count: usize, axis_max: f64) -> Option<String> 
     let mut measured_ci = Vec::new();
     let mut series: Vec<Series> = ["encode", "gzip -6", "server rest", "decode", "client rest"]
         .iter()
-        .map(|n| Series {
-            name: n.to_string(),
-            values: Vec::new(),
-        })
+        .map(|n| Series::new(*n, Vec::new()))
         .collect();
     for (label, b) in &cases {
         cats.push(format!("server{label}"));
@@ -371,7 +346,7 @@ fn cpu_chart(d: &Data, fm: &str, count: usize, axis_max: f64) -> Option<String> 
         .http_file("http.csv")
         .and_then(|f| f.stats.first())
         .map_or("?".to_string(), |s| s.concurrency.to_string());
-    Some(svg::stacked_on(
+    Some(svg::stacked(
         &format!(
             "{fm}: CPU per request by side, {} products, concurrency {conc} (black line: measured median of rounds, 95% interval; one axis for all formats)",
             group(count as i64)
