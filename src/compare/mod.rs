@@ -537,13 +537,7 @@ fn pct(x: f64) -> String {
     format!("{:+.1}%", x * 100.0)
 }
 
-/// A fraction as a percentage without needless decimals: 0.05 → `5`, 0.025 → `2.5`.
-fn pct_plain(x: f64) -> String {
-    let t = format!("{:.1}", x * 100.0);
-    t.strip_suffix(".0").map(str::to_string).unwrap_or(t)
-}
-
-use crate::report::numfmt::num as value;
+use crate::report::numfmt::{num as value, pct_plain};
 
 /// The benchstat-like text.
 pub fn render_text(c: &Comparison) -> String {

@@ -484,9 +484,7 @@ pub fn link_cells(d: &Data) -> Vec<(String, Vec<DecisionCell>)> {
 pub fn render_jumps(o: &mut String, d: &Data) {
     let mut lines = Vec::new();
     for f in &d.http {
-        let mut counts: Vec<usize> = d.http_rows.iter().map(|r| r.count).collect();
-        counts.sort_unstable();
-        counts.dedup();
+        let counts: std::collections::BTreeSet<usize> = d.http_rows.iter().map(|r| r.count).collect();
         for c in counts {
             let jumps = cpu_jumps(&d.file_rows(&f.name, c));
             if jumps.is_empty() {

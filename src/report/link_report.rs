@@ -299,12 +299,7 @@ pub fn chart(d: &Data) -> Option<(String, String)> {
                 format!("{f} {label}"),
                 per_rate.iter().map(|v| crate::measure::stats::median(v)).collect(),
             ));
-            errors.push(
-                per_rate
-                    .iter()
-                    .map(|v| sig::median_ci(v, CONFIDENCE).map(|c| (c.lo, c.hi)))
-                    .collect(),
-            );
+            errors.push(per_rate.iter().map(|v| sig::ci95(v)).collect());
         }
     }
     if series.is_empty() {

@@ -10,6 +10,7 @@ use super::inputs::{CodecStat, Data, HttpCpuStat, HttpFile, HttpStat, Spread, fo
 use super::parse::ERROR_KINDS;
 use super::svg::{self, Series};
 use crate::measure::env;
+use crate::measure::significance::ci95;
 use std::fmt::Write as _;
 
 /// The count the headline and charts use (the count of docs/SPEC.md, "Reference figures").
@@ -57,7 +58,7 @@ fn codec_ci(d: &Data, op: &str, format: &str, count: usize, per: f64) -> Option<
         .iter()
         .map(|l| l.ns_per_op / per)
         .collect();
-    crate::measure::significance::median_ci(&v, crate::measure::significance::CONFIDENCE).map(|c| (c.lo, c.hi))
+    ci95(&v)
 }
 
 /// The 95% median interval of one HTTP case's rounds of `file`, by `get`.
@@ -69,12 +70,13 @@ fn http_ci(
     get: impl Fn(&super::parse::HttpRow) -> Option<f64>,
 ) -> Option<(f64, f64)> {
     let rows = d.file_rows(file, count);
-    let v: Vec<f64> = rows
-        .iter()
-        .filter(|r| r.format == format)
-        .filter_map(|r| get(r))
-        .collect();
-    crate::measure::significance::median_ci(&v, crate::measure::significance::CONFIDENCE).map(|c| (c.lo, c.hi))
+    ci95(
+        &rows
+            .iter()
+            .filter(|r| r.format == format)
+            .filter_map(|r| get(r))
+            .collect::<Vec<_>>(),
+    )
 }
 
 fn us(s: Option<&CodecStat>) -> Option<f64> {
@@ -714,8 +716,7 @@ fn codec_batches_in(d: &Data, rounds: &[usize]) -> Option<(usize, usize)> {
 }
 
 fn pct0(x: f64) -> String {
-    let t = format!("{:.1}", x * 100.0);
-    format!("{}%", t.strip_suffix(".0").unwrap_or(&t))
+    format!("{}%", super::numfmt::pct_plain(x))
 }
 
 /// The machine's logical cores, from `environment.json`.
