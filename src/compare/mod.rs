@@ -342,7 +342,7 @@ fn side(dir: &Path) -> Result<Side, String> {
             for r in parse::http(&name(file), &t).map_err(|e| e.to_string())? {
                 let key = format!("{file} {}/{} c={}", r.format, r.count, r.concurrency);
                 s.rps.entry(key.clone()).or_default().push(r.rps);
-                if let Some(c) = r.cpu.and_then(|c| c.server_us_per_req) {
+                if let Some(c) = r.server_cpu() {
                     s.server_cpu.entry(key).or_default().push(c);
                 }
             }

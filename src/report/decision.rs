@@ -257,11 +257,7 @@ pub struct Jump {
 /// The rounds of `rows` (one file, one count) whose server or client CPU
 /// per request is above [`CPU_JUMP`] × that format's median over the rounds.
 pub fn cpu_jumps(rows: &[&HttpRow]) -> Vec<Jump> {
-    type Get = fn(&HttpRow) -> Option<f64>;
-    let gets: [Get; 2] = [
-        |r| r.cpu.and_then(|c| c.server_us_per_req),
-        |r| r.cpu.and_then(|c| c.client_us_per_req),
-    ];
+    let gets: [HttpGet; 2] = [HttpRow::server_cpu, HttpRow::client_cpu];
     let mut out = Vec::new();
     for f in formats() {
         let mine: Vec<&&HttpRow> = rows.iter().filter(|r| r.format == f).collect();
@@ -365,13 +361,13 @@ pub const HTTP_QUESTIONS: [(&str, &str, bool, HttpGet); 4] = [
         "cheapest server CPU per request",
         super::verdict::SERVER_SOURCE,
         true,
-        |r| r.cpu.and_then(|c| c.server_us_per_req),
+        HttpRow::server_cpu,
     ),
     (
         "cheapest client CPU per request (verifying decode)",
         super::verdict::CLIENT_SOURCE,
         true,
-        |r| r.cpu.and_then(|c| c.client_us_per_req),
+        HttpRow::client_cpu,
     ),
     (
         "highest server-only throughput (pinned core)",
@@ -831,8 +827,8 @@ fn costs(o: &mut String, d: &Data) {
         let srv_rows = d.file_rows(SERVER_SOURCE, c);
         let cli_rows = d.file_rows(CLIENT_SOURCE, c);
         for f in formats() {
-            let srv = med(&samples(&srv_rows, f, |r| r.cpu.and_then(|c| c.server_us_per_req)));
-            let cli = med(&samples(&cli_rows, f, |r| r.cpu.and_then(|c| c.client_us_per_req)));
+            let srv = med(&samples(&srv_rows, f, HttpRow::server_cpu));
+            let cli = med(&samples(&cli_rows, f, HttpRow::client_cpu));
             let s = d.size(f, c);
             if srv.is_none() && cli.is_none() && s.is_none() {
                 continue;

@@ -330,8 +330,8 @@ fn cpu_chart(d: &Data, fm: &str, count: usize, axis_max: f64) -> Option<String> 
         measured.extend([b.server, b.client]);
         let file = if label.is_empty() { "http.csv" } else { "http-gzip.csv" };
         measured_ci.extend([
-            http_ci(d, file, fm, count, |r| r.cpu.and_then(|c| c.server_us_per_req)),
-            http_ci(d, file, fm, count, |r| r.cpu.and_then(|c| c.client_us_per_req)),
+            http_ci(d, file, fm, count, super::parse::HttpRow::server_cpu),
+            http_ci(d, file, fm, count, super::parse::HttpRow::client_cpu),
         ]);
         let columns: [[Option<f64>; 2]; 5] = [
             [b.encode, None],

@@ -112,18 +112,20 @@ pub const TIMED: [(&str, &str, Get); 4] = [
     (
         "server CPU per request (`http-server.csv`, pinned)",
         SERVER_SOURCE,
-        |r| r.cpu.and_then(|c| c.server_us_per_req),
+        HttpRow::server_cpu,
     ),
-    ("client CPU per request (`http.csv`, end-to-end)", CLIENT_SOURCE, |r| {
-        r.cpu.and_then(|c| c.client_us_per_req)
-    }),
+    (
+        "client CPU per request (`http.csv`, end-to-end)",
+        CLIENT_SOURCE,
+        HttpRow::client_cpu,
+    ),
     ("server-only throughput (`http-server.csv`)", SERVER_SOURCE, |r| {
         Some(r.rps)
     }),
     (
         "server CPU with gzip -6 (`http-gzip.csv`, end-to-end)",
         "http-gzip.csv",
-        |r| r.cpu.and_then(|c| c.server_us_per_req),
+        HttpRow::server_cpu,
     ),
 ];
 
