@@ -344,11 +344,11 @@ fn paired_rounds(
     disturbed: impl Fn(&HttpRow) -> bool,
 ) -> (Vec<Vec<f64>>, Vec<Vec<bool>>) {
     use super::verdict::by_round;
-    let flags = by_round(rows, names, |r| Some(f64::from(u8::from(disturbed(r)))), |_| false)
+    let flags = by_round(rows, names, |r| Some(f64::from(u8::from(disturbed(r)))))
         .into_iter()
         .map(|v| v.into_iter().map(|x| x == 1.0).collect())
         .collect();
-    (by_round(rows, names, get, |_| false), flags)
+    (by_round(rows, names, get), flags)
 }
 
 /// A getter of one HTTP figure.
