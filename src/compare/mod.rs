@@ -765,6 +765,15 @@ mod tests {
         Table::new("t", "ns/op", rows)
     }
 
+    fn comparison(t: TableResult) -> Comparison {
+        let noise = NOISE_THRESHOLD;
+        Comparison {
+            tables: vec![t],
+            noise,
+            ..Default::default()
+        }
+    }
+
     #[test]
     fn separated_samples_are_significant_and_a_regression() {
         let old: Vec<f64> = (0..10).map(|i| 100.0 + i as f64 * 0.1).collect();
@@ -776,11 +785,7 @@ mod tests {
         assert!(a.delta_lo <= a.delta && a.delta <= a.delta_hi);
         assert!(!b.significant && !b.regression, "{b:?}");
         assert!(a.p_adjusted >= a.p, "Holm never lowers a p-value");
-        let c = Comparison {
-            tables: vec![t],
-            noise: NOISE_THRESHOLD,
-            ..Default::default()
-        };
+        let c = comparison(t);
         assert_eq!(c.regressions_over(5.0).len(), 1);
         assert!(c.regressions_over(20.0).is_empty());
         let text = render_text(&c);
@@ -801,11 +806,7 @@ mod tests {
         assert!(!v.within_noise && v.significant && v.regression, "{v:?}");
         let v = &judge_with(&t, 0.02).verdicts[0];
         assert!(v.significant, "interval [+2.9%, +3.1%] lies outside ±2%: {v:?}");
-        let c = Comparison {
-            tables: vec![judge(&t)],
-            noise: NOISE_THRESHOLD,
-            ..Default::default()
-        };
+        let c = comparison(judge(&t));
         assert!(render_text(&c).contains("~ (within ±5%)"), "{}", render_text(&c));
         assert_eq!(c.within_noise_count(), 1);
     }
@@ -825,11 +826,7 @@ mod tests {
         );
         // Self-test: the old rule (both interval ends beyond the threshold) hid it.
         assert!(!(v.delta_lo > NOISE_THRESHOLD || v.delta_hi < -NOISE_THRESHOLD));
-        let c = Comparison {
-            tables: vec![judge(&t)],
-            noise: NOISE_THRESHOLD,
-            ..Default::default()
-        };
+        let c = comparison(judge(&t));
         assert_eq!(c.regressions_over(5.0).len(), 1);
         let text = render_text(&c);
         assert!(!text.contains("within ±5%") && text.contains("wirebench ab"), "{text}");
