@@ -88,11 +88,7 @@ pub fn ranking(items: &[(String, Vec<f64>)], lower_is_better: bool) -> Result<Ra
 
 /// Ranks a row on paired rounds (module docs): `rounds[f][r]` is
 /// `names[f]` in round `r` (NaN: missing), `disturbed[f][r]` whether that
-/// round is disturbed for that format (counted, kept in the pairing: module
-/// docs). A format with more than [`DISTURBED_SHARE`] of its rounds
-/// disturbed (rounds disturbed for every format not counted) is left out
-/// and listed; the others are ranked by
-/// [`paired_pairs`] on every round.
+/// round is disturbed for that format.
 pub fn paired_ranking(
     names: &[String],
     rounds: &[Vec<f64>],
