@@ -366,18 +366,16 @@ fn assert_balanced(svg: &str) {
 #[test]
 fn svg_is_well_formed() {
     use report::svg::{Series, bars, lines};
-    let s = |name: &str, v: Vec<Option<f64>>| Series {
-        name: name.into(),
-        values: v,
-    };
+    let s = Series::new;
     let cats = vec!["json".to_string(), "a<b&c".to_string()];
     assert_balanced(&bars(
         "Size <raw> & \"gzip\"",
         "bytes",
         &cats,
         &[s("raw", vec![Some(10.0), None]), s("gz", vec![Some(1.0), Some(0.0)])],
+        &[],
     ));
-    assert_balanced(&bars("empty", "x", &[], &[]));
+    assert_balanced(&bars("empty", "x", &[], &[], &[]));
     assert_balanced(&lines(
         "t",
         "x",
@@ -385,6 +383,7 @@ fn svg_is_well_formed() {
         &[1.0, 100.0, 10_000.0],
         &[s("e", vec![Some(3.0), Some(2.0), None])],
         true,
+        &[],
     ));
     let dir = scratch("svg");
     for p in report::write_report(&dir).unwrap() {

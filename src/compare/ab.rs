@@ -88,6 +88,12 @@ enum Side {
     New,
 }
 
+impl Side {
+    fn label(self) -> &'static str {
+        ["BASE", "NEW"][self as usize]
+    }
+}
+
 /// What one run of `ab` does.
 #[derive(Clone, Debug)]
 pub struct Plan {
@@ -282,10 +288,7 @@ pub struct Outcome {
 /// Which side of row `row` goes first in round `round`, with `nrows` rows
 /// rotated through the round's slots: the order flips every `nrows` rounds,
 /// so over `2 × nrows` rounds each side of a row takes every position of
-/// the round equally often (flipping every round put BASE at the round's
-/// ends and NEW in its middle whenever `nrows` was 2, and a debug-build A/A
-/// flagged NEW 5% faster), and rows next to each other in a round start
-/// with different sides.
+/// the round equally often, and neighbouring rows start with different sides.
 fn side_order(round: usize, row: usize, nrows: usize) -> [Side; 2] {
     if (round / nrows.max(1) + row) % 2 == 0 {
         [Side::Base, Side::New]
@@ -381,10 +384,7 @@ pub fn run(plan: &Plan) -> Result<Outcome, String> {
 
 /// One batch of `row` by one side's `codec-bench`.
 fn batch(plan: &Plan, copy: &FreshCopy, side: Side, row: &str) -> Result<Sample, String> {
-    let built = match side {
-        Side::Base => &plan.base,
-        Side::New => &plan.new,
-    };
+    let built = [&plan.base, &plan.new][side as usize];
     let bin = &copy.of(built)?;
     let count = row
         .rsplit('/')
@@ -407,10 +407,7 @@ fn batch(plan: &Plan, copy: &FreshCopy, side: Side, row: &str) -> Result<Sample,
             cmd.args(["--slow-row", &format!("{}={}", s.name, s.pct)]);
         }
     }
-    let label = match side {
-        Side::Base => "BASE",
-        Side::New => "NEW",
-    };
+    let label = side.label();
     let (stdout, stderr) = run_child(cmd, batch_timeout(plan.benchtime))
         .map_err(|e| format!("{label} {} codec-bench {row}: {e}", built.display()))?;
     let mut sample = parse_batch(&stdout, row).map_err(|e| {
@@ -436,14 +433,11 @@ fn hook_pct(stderr: &str) -> Option<f64> {
 /// NEW_BIN at one path, made anew before every batch (the directory is
 /// removed on drop).
 ///
-/// Two copies of one build measure differently when each keeps its file:
-/// the page cache holds a file's code in the same physical pages for every
-/// process that runs it, and physically indexed caches then favour one
-/// placement over the other for as long as the file lives (about 1.5% on
-/// `Encode/protobuf/1000` on the 2-core test machine, in every try). A fresh
-/// copy per batch gives every sample its own placement, so placement is
-/// noise shared by both sides rather than a difference between them; one
-/// path for both sides keeps `argv` the same length too.
+/// Two copies of one build measure differently when each keeps its file
+/// (the page cache keeps its code in the same physical pages, and
+/// physically indexed caches favour one placement: about 1.5%). A fresh copy
+/// per batch makes placement noise shared by both sides; one path for both
+/// keeps `argv` the same length.
 pub struct FreshCopy {
     dir: PathBuf,
 }

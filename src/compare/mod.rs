@@ -11,47 +11,30 @@
 //! | `http*.csv` | file, format, count | server CPU µs per request of each round | lower |
 //!
 //! For each row: the old and new median with its 95% interval
-//! (`crate::measure::significance::median_ci`), the change of the medians in
-//! percent with a conservative interval (the new interval's ends over the
-//! old interval's opposite ends), and the two-sided Mann–Whitney U p-value,
-//! Holm–Bonferroni adjusted over the rows of its table. A change whose
-//! adjusted p-value is not below α = 0.05 prints `~` (no evidence of a
-//! difference), as benchstat does. A change with evidence is still reported
-//! only when its point estimate lies outside ±`--noise-threshold` (default
-//! [`NOISE_THRESHOLD`] = 5%): two runs of one commit differ by a few percent
-//! on every row (a different process layout, another machine state), which
-//! the batches inside one run cannot see (docs/MEASUREMENT.md, "Statistics
-//! (the report and `wirebench compare`)"); such a row prints `~` with
-//! `(within ±5%)`. The estimate, not the whole interval, is held against
-//! the threshold: an interval reaching inside ±5% would hide a significant
-//! +10%. Unpaired runs made apart cannot see changes of a few percent; the
-//! output says so and points to `wirebench ab`, which pairs the two builds
-//! in the same rounds. Exact rows
-//! (sizes) differ or they do not. Each table ends with the geometric mean of
-//! the new/old median ratios.
+//! (`crate::measure::significance::median_ci`), the change of the medians
+//! with a conservative interval (the new interval's ends over the old's
+//! opposite ends), and the two-sided Mann–Whitney U p-value, Holm–Bonferroni
+//! adjusted over its table. A change prints `~` unless its adjusted p is
+//! below α = 0.05 and its point estimate (not its whole interval) lies
+//! outside ±`--noise-threshold` (default [`NOISE_THRESHOLD`]): two runs of
+//! one commit differ by a few percent on every row (docs/MEASUREMENT.md);
+//! such a row prints `~ (within ±5%)`. Exact rows (sizes) differ or they do
+//! not. Each table ends with the geometric mean of the new/old ratios; the
+//! output points to `wirebench ab`, which pairs two builds in one run.
 //!
-//! Warnings: a side with fewer than 6 samples (its interval cannot reach 95%
-//! and the test has little power), rows present on one side only, machines
-//! that differ (`environment.json`: CPU model or cores; or the calibration
-//! workload, below), and a directory whose raw files come from more than
-//! one run.
+//! Warnings: a side with fewer than [`MIN_SAMPLES`] samples, rows on one
+//! side only, machines that differ (`environment.json` CPU, kernel or
+//! cores; or the calibration loops), a directory mixing runs.
 //!
-//! The calibration workload (`crate::measure::calibration`: a fixed CPU
-//! loop and memory loop timed between batches and runs) gets a table of its
-//! own, file by file and loop by loop, judged the same way with a tolerance
-//! of [`MACHINE_TOLERANCE`] instead of the noise threshold and not counted
-//! among the rows: a significant change of the CPU loop beyond it warns
-//! "the machines differ", because then a flagged row may show the machine,
-//! not the code. The memory loop's changes are shown, not warned about
-//! ([`machine_warnings`] says why).
+//! The calibration loops (`crate::measure::calibration`) get a table of
+//! their own, judged with [`MACHINE_TOLERANCE`], not counted among the rows:
+//! a significant change of the CPU loop warns "the machines differ"
+//! ([`machine_warnings`]). The pairs of formats the two decision tables
+//! (`crate::report::decision`) order oppositely are listed: an A/A pair of
+//! runs should have none.
 //!
-//! It also lists the pairs of formats that the two directories' decision
-//! tables (`crate::report::decision`) order in opposite directions, each
-//! order significant in its own run: an A/A pair of runs should have none.
-//!
-//! `--fail-over PCT` makes the command exit 1 when a significant change in
-//! the worse direction exceeds PCT percent (for CI). `--format json` prints
-//! the same as one JSON object.
+//! `--fail-over PCT` exits 1 when a significant regression exceeds PCT
+//! percent (for CI). `--format json` prints the same as one JSON object.
 
 pub mod ab;
 pub mod paired;
@@ -96,6 +79,13 @@ pub struct Row {
     pub new: Vec<f64>,
 }
 
+impl Row {
+    pub fn new(name: &str, old: &[f64], new: &[f64]) -> Row {
+        let (name, old, new) = (name.to_string(), old.to_vec(), new.to_vec());
+        Row { name, old, new }
+    }
+}
+
 /// One table of rows with one unit and one direction.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Table {
@@ -105,6 +95,21 @@ pub struct Table {
     /// Exact values (one sample each): no test, a difference is a difference.
     pub exact: bool,
     pub rows: Vec<Row>,
+}
+
+impl Table {
+    /// A table of `rows` in `unit`, lower is better, not exact.
+    pub fn new(name: impl Into<String>, unit: &str, rows: Vec<Row>) -> Table {
+        let (name, unit) = (name.into(), unit.into());
+        let (higher_is_better, exact) = (false, false);
+        Table {
+            name,
+            unit,
+            higher_is_better,
+            exact,
+            rows,
+        }
+    }
 }
 
 /// A row's verdict.
@@ -227,16 +232,15 @@ pub const MACHINE_TOLERANCE: f64 = 0.02;
 
 /// The decision-table pairs `old` and `new` order oppositely.
 pub fn reversals(old: &crate::report::Data, new: &crate::report::Data) -> Vec<String> {
-    use crate::report::decision::{decision_cells, ordered_pairs};
+    use crate::report::decision::decision_cells;
     let (a, b) = (decision_cells(old), decision_cells(new));
     let mut out = Vec::new();
     for (x, y) in a.iter().zip(&b) {
         let (Ok(rx), Ok(ry)) = (&x.ranking, &y.ranking) else {
             continue;
         };
-        let py = ordered_pairs(ry);
-        for (better, worse) in ordered_pairs(rx) {
-            if py.iter().any(|(b2, w2)| *b2 == worse && *w2 == better) {
+        for (better, worse) in &rx.ordered {
+            if ry.ordered.iter().any(|(b2, w2)| b2 == worse && w2 == better) {
                 out.push(format!(
                     "{}, {} products: {better} before {worse} (old), {worse} before {better} (new)",
                     x.question, x.count
@@ -338,7 +342,7 @@ fn side(dir: &Path) -> Result<Side, String> {
             for r in parse::http(&name(file), &t).map_err(|e| e.to_string())? {
                 let key = format!("{file} {}/{} c={}", r.format, r.count, r.concurrency);
                 s.rps.entry(key.clone()).or_default().push(r.rps);
-                if let Some(c) = r.cpu.and_then(|c| c.server_us_per_req) {
+                if let Some(c) = r.server_cpu() {
                     s.server_cpu.entry(key).or_default().push(c);
                 }
             }
@@ -365,11 +369,7 @@ fn rows(
                         n.len()
                     ));
                 }
-                out.push(Row {
-                    name: k.clone(),
-                    old: o.clone(),
-                    new: n.clone(),
-                })
+                out.push(Row::new(k, o, n))
             }
             None => warnings.push(format!("{table} {k}: only in the old directory")),
         }
@@ -452,50 +452,36 @@ pub fn compare_dirs_with(old_dir: &Path, new_dir: &Path, noise: f64) -> Result<C
     counts.dedup();
     let mut tables: Vec<Table> = counts
         .iter()
-        .map(|count| Table {
-            name: format!("codec.txt, {count} product{}", if *count == 1 { "" } else { "s" }),
-            unit: unit.into(),
-            higher_is_better: false,
-            exact: false,
-            rows: rows(
-                old_counts.get(count).unwrap_or(&empty),
-                new_counts.get(count).unwrap_or(&empty),
-                w,
-                "codec.txt",
-            ),
+        .map(|count| {
+            let (o, n) = (old_counts.get(count), new_counts.get(count));
+            let name = format!("codec.txt, {count} product{}", if *count == 1 { "" } else { "s" });
+            Table::new(
+                name,
+                unit,
+                rows(o.unwrap_or(&empty), n.unwrap_or(&empty), w, "codec.txt"),
+            )
         })
         .collect();
+    let exact = |t: Table| Table { exact: true, ..t };
     tables.extend([
+        exact(Table::new(
+            "sizes.csv raw",
+            "bytes",
+            rows(&o.sizes_raw, &n.sizes_raw, w, "sizes.csv"),
+        )),
+        exact(Table::new(
+            "sizes.csv gzip -6",
+            "bytes",
+            rows(&o.sizes_gzip6, &n.sizes_gzip6, w, "sizes.csv"),
+        )),
         Table {
-            name: "sizes.csv raw".into(),
-            unit: "bytes".into(),
-            higher_is_better: false,
-            exact: true,
-            rows: rows(&o.sizes_raw, &n.sizes_raw, w, "sizes.csv"),
-        },
-        Table {
-            name: "sizes.csv gzip -6".into(),
-            unit: "bytes".into(),
-            higher_is_better: false,
-            exact: true,
-            rows: rows(&o.sizes_gzip6, &n.sizes_gzip6, w, "sizes.csv"),
-        },
-        Table {
-            name: "HTTP requests/s".into(),
-            unit: "req/s".into(),
             higher_is_better: true,
-            exact: false,
-            rows: rows(&o.rps, &n.rps, w, "http"),
+            ..Table::new("HTTP requests/s", "req/s", rows(&o.rps, &n.rps, w, "http"))
         },
     ]);
     let mut ignore = Vec::new(); // the same warnings as requests/s
-    tables.push(Table {
-        name: "HTTP server CPU".into(),
-        unit: "µs/req".into(),
-        higher_is_better: false,
-        exact: false,
-        rows: rows(&o.server_cpu, &n.server_cpu, &mut ignore, "http"),
-    });
+    let server = rows(&o.server_cpu, &n.server_cpu, &mut ignore, "http");
+    tables.push(Table::new("HTTP server CPU", "µs/req", server));
     c.tables = tables
         .into_iter()
         .filter(|t| !t.rows.is_empty())
@@ -519,31 +505,16 @@ fn machines(old: &BTreeMap<String, Vec<f64>>, new: &BTreeMap<String, Vec<f64>>) 
     }
     let rows = old
         .iter()
-        .filter_map(|(k, o)| {
-            new.get(k).map(|n| Row {
-                name: k.clone(),
-                old: o.clone(),
-                new: n.clone(),
-            })
-        })
+        .filter_map(|(k, o)| Some(Row::new(k, o, new.get(k)?)))
         .collect();
-    let t = Table {
-        name: "calibration (a fixed CPU loop and memory loop, not a codec; not counted among the rows)".into(),
-        unit: "µs".into(),
-        higher_is_better: false,
-        exact: false,
-        rows,
-    };
-    Some(judge_with(&t, MACHINE_TOLERANCE))
+    let name = "calibration (a fixed CPU loop and memory loop, not a codec; not counted among the rows)";
+    Some(judge_with(&Table::new(name, "µs", rows), MACHINE_TOLERANCE))
 }
 
 /// "The machines differ" for every CPU-loop calibration row whose change is
-/// significant and beyond [`MACHINE_TOLERANCE`]. The memory loop's rows are
-/// printed in the table but draw no warning: in the A/A pair of
-/// `docs/MEASUREMENT.md` its medians moved by 12–31%, in both directions,
-/// file by file, while no benchmark row moved beyond the noise threshold,
-/// so its change between two runs does not say that rows are comparable or
-/// not.
+/// significant and beyond [`MACHINE_TOLERANCE`]. The memory loop's rows
+/// draw no warning: in the A/A pair of `docs/MEASUREMENT.md` its medians
+/// moved by 12–31% while no benchmark row moved beyond the noise threshold.
 pub fn machine_warnings(t: &TableResult) -> Vec<String> {
     t.verdicts
         .iter()
@@ -566,15 +537,7 @@ fn pct(x: f64) -> String {
     format!("{:+.1}%", x * 100.0)
 }
 
-/// A fraction as a percentage without needless decimals: 0.05 → `5`, 0.025 → `2.5`.
-fn pct_plain(x: f64) -> String {
-    let t = format!("{:.1}", x * 100.0);
-    t.strip_suffix(".0").map(str::to_string).unwrap_or(t)
-}
-
-fn value(x: f64) -> String {
-    crate::report::numfmt::num(x)
-}
+use crate::report::numfmt::{num as value, pct_plain};
 
 /// The benchstat-like text.
 pub fn render_text(c: &Comparison) -> String {
@@ -799,12 +762,15 @@ mod tests {
     use super::*;
 
     fn table(rows: Vec<Row>) -> Table {
-        Table {
-            name: "t".into(),
-            unit: "ns/op".into(),
-            higher_is_better: false,
-            exact: false,
-            rows,
+        Table::new("t", "ns/op", rows)
+    }
+
+    fn comparison(t: TableResult) -> Comparison {
+        let noise = NOISE_THRESHOLD;
+        Comparison {
+            tables: vec![t],
+            noise,
+            ..Default::default()
         }
     }
 
@@ -812,29 +778,14 @@ mod tests {
     fn separated_samples_are_significant_and_a_regression() {
         let old: Vec<f64> = (0..10).map(|i| 100.0 + i as f64 * 0.1).collect();
         let slower: Vec<f64> = old.iter().map(|v| v * 1.1).collect();
-        let t = judge(&table(vec![
-            Row {
-                name: "a".into(),
-                old: old.clone(),
-                new: slower,
-            },
-            Row {
-                name: "b".into(),
-                old: old.clone(),
-                new: old.clone(),
-            },
-        ]));
+        let t = judge(&table(vec![Row::new("a", &old, &slower), Row::new("b", &old, &old)]));
         let (a, b) = (&t.verdicts[0], &t.verdicts[1]);
         assert!(a.significant && a.regression, "{a:?}");
         assert!((a.delta - 0.1).abs() < 1e-9);
         assert!(a.delta_lo <= a.delta && a.delta <= a.delta_hi);
         assert!(!b.significant && !b.regression, "{b:?}");
         assert!(a.p_adjusted >= a.p, "Holm never lowers a p-value");
-        let c = Comparison {
-            tables: vec![t],
-            noise: NOISE_THRESHOLD,
-            ..Default::default()
-        };
+        let c = comparison(t);
         assert_eq!(c.regressions_over(5.0).len(), 1);
         assert!(c.regressions_over(20.0).is_empty());
         let text = render_text(&c);
@@ -848,22 +799,14 @@ mod tests {
     fn a_change_inside_the_noise_threshold_is_not_counted() {
         let old: Vec<f64> = (0..10).map(|i| 1000.0 + i as f64 * 0.5).collect();
         let new: Vec<f64> = old.iter().map(|v| v * 1.03).collect();
-        let t = table(vec![Row {
-            name: "small".into(),
-            old,
-            new,
-        }]);
+        let t = table(vec![Row::new("small", &old, &new)]);
         let v = &judge(&t).verdicts[0];
         assert!(v.within_noise && !v.significant && !v.regression, "{v:?}");
         let v = &judge_with(&t, 0.0).verdicts[0];
         assert!(!v.within_noise && v.significant && v.regression, "{v:?}");
         let v = &judge_with(&t, 0.02).verdicts[0];
         assert!(v.significant, "interval [+2.9%, +3.1%] lies outside ±2%: {v:?}");
-        let c = Comparison {
-            tables: vec![judge(&t)],
-            noise: NOISE_THRESHOLD,
-            ..Default::default()
-        };
+        let c = comparison(judge(&t));
         assert!(render_text(&c).contains("~ (within ±5%)"), "{}", render_text(&c));
         assert_eq!(c.within_noise_count(), 1);
     }
@@ -874,11 +817,7 @@ mod tests {
     fn a_significant_change_beyond_the_threshold_is_flagged_when_its_interval_reaches_inside() {
         let old: Vec<f64> = (0..10).map(|i| 1000.0 * (1.0 + 0.012 * i as f64)).collect();
         let new: Vec<f64> = old.iter().map(|v| v * 1.10).collect();
-        let t = table(vec![Row {
-            name: "ten".into(),
-            old,
-            new,
-        }]);
+        let t = table(vec![Row::new("ten", &old, &new)]);
         let v = &judge(&t).verdicts[0];
         assert!(v.delta_lo < NOISE_THRESHOLD, "the interval reaches inside ±5%: {v:?}");
         assert!(
@@ -887,11 +826,7 @@ mod tests {
         );
         // Self-test: the old rule (both interval ends beyond the threshold) hid it.
         assert!(!(v.delta_lo > NOISE_THRESHOLD || v.delta_hi < -NOISE_THRESHOLD));
-        let c = Comparison {
-            tables: vec![judge(&t)],
-            noise: NOISE_THRESHOLD,
-            ..Default::default()
-        };
+        let c = comparison(judge(&t));
         assert_eq!(c.regressions_over(5.0).len(), 1);
         let text = render_text(&c);
         assert!(!text.contains("within ±5%") && text.contains("wirebench ab"), "{text}");
@@ -901,11 +836,7 @@ mod tests {
     fn higher_is_better_flips_the_direction() {
         let old: Vec<f64> = (0..10).map(|i| 1000.0 + i as f64).collect();
         let faster: Vec<f64> = old.iter().map(|v| v * 1.2).collect();
-        let mut t = table(vec![Row {
-            name: "rps".into(),
-            old,
-            new: faster,
-        }]);
+        let mut t = table(vec![Row::new("rps", &old, &faster)]);
         t.higher_is_better = true;
         let r = judge(&t);
         assert!(r.verdicts[0].significant && !r.verdicts[0].regression);

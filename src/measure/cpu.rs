@@ -559,14 +559,20 @@ mod tests {
         assert_eq!(descendants(200, &parents), [200]);
     }
 
+    /// Busy for `ms` of wall time; returns when it started.
+    fn spin(ms: u64) -> std::time::Instant {
+        let start = std::time::Instant::now();
+        let mut x = 0u64;
+        while start.elapsed() < std::time::Duration::from_millis(ms) {
+            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+        }
+        start
+    }
+
     #[test]
     fn thread_cpu_time_grows_with_work() {
         let Some(before) = thread_cpu_ns() else { return }; // no /proc (not Linux)
-        let start = std::time::Instant::now();
-        let mut x = 0u64;
-        while start.elapsed() < std::time::Duration::from_millis(30) {
-            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
-        }
+        let start = spin(30);
         let spent = thread_cpu_ns().unwrap() - before;
         // At most the wall time; at least something (the tick may lag, other load may preempt).
         assert!(
@@ -590,11 +596,7 @@ mod tests {
     #[test]
     fn the_thread_clock_counts_work_not_sleep() {
         let Some(t0) = thread_clock_ns() else { return };
-        let wall = std::time::Instant::now();
-        let mut x = 0u64;
-        while wall.elapsed() < std::time::Duration::from_millis(50) {
-            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
-        }
+        let wall = spin(50);
         let t1 = thread_clock_ns().unwrap();
         let busy = t1 - t0;
         assert!(

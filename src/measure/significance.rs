@@ -110,6 +110,11 @@ pub fn order_coverage(n: usize, k: usize) -> f64 {
     1.0 - 2.0 * binomial_half_cdf(n, k - 1)
 }
 
+/// The `(lo, hi)` of [`median_ci`] at [`CONFIDENCE`].
+pub fn ci95(values: &[f64]) -> Option<(f64, f64)> {
+    median_ci(values, CONFIDENCE).map(|c| (c.lo, c.hi))
+}
+
 /// The median of `values` with its distribution-free interval at
 /// `confidence` (module docs); None when empty. NaN sorts last.
 pub fn median_ci(values: &[f64], confidence: f64) -> Option<MedianCi> {

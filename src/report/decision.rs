@@ -2,43 +2,31 @@
 //! requests, gzip's break-even link speed, the costs the benchmarks do not
 //! measure, and the answers in prose — all computed from the run's raw rows.
 //!
-//! **Paired partial rankings** ([`paired_ranking`], [`paired_pairs`]): the
-//! formats of a row are measured in the same rounds, so a round pairs them
-//! and drift that moves every format of a round cancels. HTTP rows pair by
-//! the `round` column ([`super::verdict::by_round`], the one pairing);
-//! codec rows pair batch `j` of each row, since the interleaved codec bench
-//! runs one batch of every row per round and writes a row's batches in
-//! round order (`src/bench/codec.rs`). Every pair of formats gets the
-//! Wilcoxon signed-rank test on its per-round log ratios and the
-//! Hodges–Lehmann ratio; Holm–Bonferroni over the row's pairs (α = 0.05).
-//! A supported pair prints `<` (cheaper/smaller) or `>` (faster); the rest
-//! are `≈`. The cell is a chain of groups (`a ≈ b < c`) when the ordered
+//! **Paired partial rankings** ([`paired_ranking`], [`paired_pairs`]): a
+//! round pairs the formats measured in it, so drift that moves every format
+//! of a round cancels. HTTP rows pair by the `round` column
+//! ([`super::verdict::by_round`]); codec rows pair batch `j` of each row (the
+//! interleaved codec bench runs one batch of every row per round). Every
+//! pair gets the Wilcoxon signed-rank test on its per-round log ratios and
+//! the Hodges–Lehmann ratio, Holm–Bonferroni over the row's pairs (α =
+//! 0.05). A supported pair prints `<` (cheaper/smaller) or `>` (faster), the
+//! rest `≈`. The cell is a chain of groups (`a ≈ b < c`) when the ordered
 //! pairs are exactly those between groups, else the ordered pairs listed;
-//! it ends with the row's minimum detectable effect ("≈ within ±X%": the
-//! largest over its `≈` pairs; "every pair ordered; detectable ±X%", the
-//! largest over all pairs, when none is `≈`). Never a refusal for a row.
+//! it ends with the row's minimum detectable effect. Never a refusal.
 //!
 //! **Disturbed rounds** are counted per format: HTTP rounds with other work
-//! or steal on the machine, after a slow calibration sample, or whose own
-//! CPU per request jumps above [`CPU_JUMP`] × the format's median
+//! or steal on the machine, after a slow calibration sample, or whose CPU
+//! per request jumps above [`CPU_JUMP`] × the format's median
 //! ([`cpu_jumps`]); codec rounds the calibration of `codec.txt` marks. A
-//! format with more than [`DISTURBED_SHARE`] of its rounds disturbed, not
-//! counting rounds disturbed for every format alike (drift the pairing
-//! cancels, such as a marked codec round), is shown "(disturbed)" and the
-//! others are still ranked. Below that share a
-//! disturbed round stays in the pairing: the signed-rank test weighs it as
-//! one rank among the row's rounds however far off its value is, while
-//! dropping it costs power in whole steps (with 7 rounds
-//! left the smallest possible p, 2 ÷ 2⁷ = 0.016, is above Holm's first
-//! threshold over 10 pairs, 0.005, and no pair can be ordered at all).
-//! The verdict's ratios ([`super::verdict::paired_ratio`]) use the same
-//! rounds. Byte counts are exact and rank by value.
+//! format with more than [`DISTURBED_SHARE`] of its rounds disturbed (not
+//! counting rounds disturbed for every format alike) is shown
+//! "(disturbed)" and the others ranked. Below that share a disturbed round
+//! stays in the pairing, one rank among the row's rounds: dropping rounds
+//! costs power in whole steps (7 rounds cannot pass Holm over 10 pairs).
 //!
-//! **Break-even link speed** ([`break_even_mbps`]) of a gzip level: the bytes
-//! it saves × 8 ÷ (the server's compress time + the client's gunzip time),
-//! in bits per µs = Mbit/s. On a link slower than that, sending the saved
-//! bytes would take longer than the CPU gzip spends, so gzip pays; on a
-//! faster one it does not (per server core and client core).
+//! **Break-even link speed** ([`break_even_mbps`]) of a gzip level: bytes
+//! saved × 8 ÷ (server compress + client gunzip µs) = Mbit/s. On a slower
+//! link gzip pays (per server core and client core).
 
 use super::inputs::{Data, formats};
 use super::parse::HttpRow;
@@ -81,13 +69,7 @@ pub fn ranking(items: &[(String, Vec<f64>)], lower_is_better: bool) -> Result<Ra
     if v.len() < 2 {
         return Err("n/a".into());
     }
-    v.sort_by(|a, b| {
-        if lower_is_better {
-            a.1.total_cmp(&b.1)
-        } else {
-            b.1.total_cmp(&a.1)
-        }
-    });
+    sort_best(&mut v, lower_is_better);
     let mut ordered = Vec::new();
     for i in 0..v.len() {
         for j in i + 1..v.len() {
@@ -106,11 +88,7 @@ pub fn ranking(items: &[(String, Vec<f64>)], lower_is_better: bool) -> Result<Ra
 
 /// Ranks a row on paired rounds (module docs): `rounds[f][r]` is
 /// `names[f]` in round `r` (NaN: missing), `disturbed[f][r]` whether that
-/// round is disturbed for that format (counted, kept in the pairing: module
-/// docs). A format with more than [`DISTURBED_SHARE`] of its rounds
-/// disturbed (rounds disturbed for every format not counted) is left out
-/// and listed; the others are ranked by
-/// [`paired_pairs`] on every round.
+/// round is disturbed for that format.
 pub fn paired_ranking(
     names: &[String],
     rounds: &[Vec<f64>],
@@ -179,19 +157,24 @@ pub fn paired_ranking(
             (f.clone(), med(&finite).unwrap_or(f64::NAN))
         })
         .collect();
-    by_median.sort_by(|a, b| {
-        if lower_is_better {
-            a.1.total_cmp(&b.1)
-        } else {
-            b.1.total_cmp(&a.1)
-        }
-    });
+    sort_best(&mut by_median, lower_is_better);
     Ok(Ranking {
         formats: by_median.into_iter().map(|x| x.0).collect(),
         ordered,
         disturbed: out_disturbed,
         mde,
     })
+}
+
+/// Sorts `(name, value)` best first.
+fn sort_best(v: &mut [(String, f64)], lower_is_better: bool) {
+    v.sort_by(|a, b| {
+        if lower_is_better {
+            a.1.total_cmp(&b.1)
+        } else {
+            b.1.total_cmp(&a.1)
+        }
+    });
 }
 
 fn disturbed_text(v: &[(String, usize, usize)]) -> String {
@@ -249,11 +232,6 @@ pub fn ranking_text(r: &Result<Ranking, String>, lower_is_better: bool) -> Strin
     text + &disturbed_text(&r.disturbed)
 }
 
-/// The ordered pairs `(better, worse)` a ranking asserts.
-pub fn ordered_pairs(r: &Ranking) -> Vec<(String, String)> {
-    r.ordered.clone()
-}
-
 /// One cell of the decision table.
 #[derive(Clone, Debug)]
 pub struct DecisionCell {
@@ -275,11 +253,7 @@ pub struct Jump {
 /// The rounds of `rows` (one file, one count) whose server or client CPU
 /// per request is above [`CPU_JUMP`] × that format's median over the rounds.
 pub fn cpu_jumps(rows: &[&HttpRow]) -> Vec<Jump> {
-    type Get = fn(&HttpRow) -> Option<f64>;
-    let gets: [Get; 2] = [
-        |r| r.cpu.and_then(|c| c.server_us_per_req),
-        |r| r.cpu.and_then(|c| c.client_us_per_req),
-    ];
+    let gets: [HttpGet; 2] = [HttpRow::server_cpu, HttpRow::client_cpu];
     let mut out = Vec::new();
     for f in formats() {
         let mine: Vec<&&HttpRow> = rows.iter().filter(|r| r.format == f).collect();
@@ -366,11 +340,11 @@ fn paired_rounds(
     disturbed: impl Fn(&HttpRow) -> bool,
 ) -> (Vec<Vec<f64>>, Vec<Vec<bool>>) {
     use super::verdict::by_round;
-    let flags = by_round(rows, names, |r| Some(f64::from(u8::from(disturbed(r)))), |_| false)
+    let flags = by_round(rows, names, |r| Some(f64::from(u8::from(disturbed(r)))))
         .into_iter()
         .map(|v| v.into_iter().map(|x| x == 1.0).collect())
         .collect();
-    (by_round(rows, names, get, |_| false), flags)
+    (by_round(rows, names, get), flags)
 }
 
 /// A getter of one HTTP figure.
@@ -383,13 +357,13 @@ pub const HTTP_QUESTIONS: [(&str, &str, bool, HttpGet); 4] = [
         "cheapest server CPU per request",
         super::verdict::SERVER_SOURCE,
         true,
-        |r| r.cpu.and_then(|c| c.server_us_per_req),
+        HttpRow::server_cpu,
     ),
     (
         "cheapest client CPU per request (verifying decode)",
         super::verdict::CLIENT_SOURCE,
         true,
-        |r| r.cpu.and_then(|c| c.client_us_per_req),
+        HttpRow::client_cpu,
     ),
     (
         "highest server-only throughput (pinned core)",
@@ -425,26 +399,22 @@ const CODEC_QUESTIONS: [(&str, &str); 2] = [
 /// `d`'s files at `count` (a document's rows have count 1); the timed HTTP
 /// questions say "no HTTP run" when `d` has none (a document never does).
 pub fn column_cells(d: &Data, count: usize) -> Vec<DecisionCell> {
+    let cell = |question, lower_is_better, ranking| DecisionCell {
+        question,
+        count,
+        lower_is_better,
+        ranking,
+    };
     let mut out = Vec::new();
     for (question, get) in BYTES_QUESTIONS {
         let items: Vec<(String, Vec<f64>)> = formats()
             .iter()
             .filter_map(|f| Some((f.to_string(), vec![get(d.size(f, count)?)])))
             .collect();
-        out.push(DecisionCell {
-            question,
-            count,
-            lower_is_better: true,
-            ranking: ranking(&items, true),
-        });
+        out.push(cell(question, true, ranking(&items, true)));
     }
     for (question, op) in CODEC_QUESTIONS {
-        out.push(DecisionCell {
-            question,
-            count,
-            lower_is_better: true,
-            ranking: codec_ranking(d, op, count),
-        });
+        out.push(cell(question, true, codec_ranking(d, op, count)));
     }
     for (question, file, lower, get) in HTTP_QUESTIONS {
         let ranking = if d.http.is_empty() {
@@ -453,12 +423,7 @@ pub fn column_cells(d: &Data, count: usize) -> Vec<DecisionCell> {
             let (names, values, flags) = http_matrix(d, file, count, get);
             paired_ranking(&names, &values, &flags, lower)
         };
-        out.push(DecisionCell {
-            question,
-            count,
-            lower_is_better: lower,
-            ranking,
-        });
+        out.push(cell(question, lower, ranking));
     }
     out
 }
@@ -511,9 +476,7 @@ pub fn link_cells(d: &Data) -> Vec<(String, Vec<DecisionCell>)> {
 pub fn render_jumps(o: &mut String, d: &Data) {
     let mut lines = Vec::new();
     for f in &d.http {
-        let mut counts: Vec<usize> = d.http_rows.iter().map(|r| r.count).collect();
-        counts.sort_unstable();
-        counts.dedup();
+        let counts: std::collections::BTreeSet<usize> = d.http_rows.iter().map(|r| r.count).collect();
         for c in counts {
             let jumps = cpu_jumps(&d.file_rows(&f.name, c));
             if jumps.is_empty() {
@@ -576,9 +539,7 @@ fn samples(rs: &[&HttpRow], format: &str, get: impl Fn(&HttpRow) -> Option<f64>)
         .collect()
 }
 
-fn med(v: &[f64]) -> Option<f64> {
-    crate::measure::stats::median(v)
-}
+use crate::measure::stats::median as med;
 
 /// The per-batch samples of one codec row (`cpu-ns/op` when recorded, else `ns/op`).
 pub fn codec_samples(d: &Data, op: &str, format: &str, count: usize) -> Vec<f64> {
@@ -862,8 +823,8 @@ fn costs(o: &mut String, d: &Data) {
         let srv_rows = d.file_rows(SERVER_SOURCE, c);
         let cli_rows = d.file_rows(CLIENT_SOURCE, c);
         for f in formats() {
-            let srv = med(&samples(&srv_rows, f, |r| r.cpu.and_then(|c| c.server_us_per_req)));
-            let cli = med(&samples(&cli_rows, f, |r| r.cpu.and_then(|c| c.client_us_per_req)));
+            let srv = med(&samples(&srv_rows, f, HttpRow::server_cpu));
+            let cli = med(&samples(&cli_rows, f, HttpRow::client_cpu));
             let s = d.size(f, c);
             if srv.is_none() && cli.is_none() && s.is_none() {
                 continue;
@@ -1140,7 +1101,7 @@ mod tests {
         ];
         let r = ranking(&exact, true);
         assert_eq!(ranking_text(&r, true), "c < a ≈ b");
-        assert_eq!(ordered_pairs(r.as_ref().unwrap()).len(), 2);
+        assert_eq!(r.as_ref().unwrap().ordered.len(), 2);
         assert_eq!(ranking_text(&ranking(&exact[..1], true), true), "n/a");
     }
 
@@ -1255,30 +1216,15 @@ mod tests {
     }
 
     fn row(round: u32, format: &str, server: f64) -> HttpRow {
+        let cpu = super::super::parse::HttpCpu {
+            server_us_per_req: Some(server),
+            ..Default::default()
+        };
         HttpRow {
             round,
             format: format.into(),
-            count: 1000,
-            compression: "none".into(),
-            concurrency: 8,
-            duration_s: 1.0,
-            requests: 100,
-            rps: 100.0,
-            bytes_per_s: 0.0,
-            p50_ms: 1.0,
-            p90_ms: 1.0,
-            p95_ms: 1.0,
-            p99_ms: 1.0,
-            p999_ms: 1.0,
-            max_ms: 1.0,
-            errors: [0; 7],
-            cpu: Some(super::super::parse::HttpCpu {
-                server_us_per_req: Some(server),
-                ..Default::default()
-            }),
-            verify: "owned".into(),
-            other_cores: None,
-            steal_cores: None,
+            cpu: Some(cpu),
+            ..Default::default()
         }
     }
 

@@ -539,40 +539,25 @@ mod tests {
         assert_eq!(parse("l.csv", &good).unwrap().len(), 1);
         let row = good.lines().last().unwrap();
         let header = crate::load::link::link_header();
-        let cases: Vec<(String, usize, &str)> = vec![
+        let one_row = |from: &str, to: &str| format!("{header}\n{}\n", row.replacen(from, to, 1));
+        let mut cases: Vec<(String, usize, &str)> = [
+            ("10,", "nan,", "rate_mbps"),
+            ("10,", "1e300,", "rate_mbps"),
+            ("10,0,", "10,-5,", "rtt_ms"),
+            (",500,", ",x,", "expected a number"),
+            (",500,", ",NaN,", "p50_ms"),
+            (",none,1,", ",none,0,", "concurrency"),
+        ]
+        .map(|(from, to, msg)| (one_row(from, to), 2, msg))
+        .to_vec();
+        cases.extend([
             (String::new(), 0, "empty file"),
             ("# only comments\n".into(), 0, "empty file"),
             ("rate,rtt\n".into(), 1, "expected the header"),
             (format!("{header}\n1,2,3\n"), 2, "columns"),
-            (
-                format!("{header}\n{}\n", row.replacen("10,", "nan,", 1)),
-                2,
-                "rate_mbps",
-            ),
-            (
-                format!("{header}\n{}\n", row.replacen("10,", "1e300,", 1)),
-                2,
-                "rate_mbps",
-            ),
-            (
-                format!("{header}\n{}\n", row.replacen("10,0,", "10,-5,", 1)),
-                2,
-                "rtt_ms",
-            ),
-            (
-                format!("{header}\n{}\n", row.replace(",500,", ",x,")),
-                2,
-                "expected a number",
-            ),
-            (format!("{header}\n{}\n", row.replace(",500,", ",NaN,")), 2, "p50_ms"),
-            (
-                format!("{header}\n{}\n", row.replace(",none,1,", ",none,0,")),
-                2,
-                "concurrency",
-            ),
             (format!("# run: x\n{header}\n{row}\n{row},\n"), 4, "columns"),
             (format!("{header}\n{}\n", "é,".repeat(10_000)), 2, "columns"),
-        ];
+        ]);
         for (text, line, msg) in cases {
             let e = parse("l.csv", &text).unwrap_err();
             assert_eq!(e.line, line, "{text:.80}: {e}");

@@ -295,16 +295,11 @@ pub fn chart(d: &Data) -> Option<(String, String)> {
             if per_rate.iter().all(Vec::is_empty) {
                 continue;
             }
-            series.push(Series {
-                name: format!("{f} {label}"),
-                values: per_rate.iter().map(|v| crate::measure::stats::median(v)).collect(),
-            });
-            errors.push(
-                per_rate
-                    .iter()
-                    .map(|v| sig::median_ci(v, CONFIDENCE).map(|c| (c.lo, c.hi)))
-                    .collect(),
-            );
+            series.push(Series::new(
+                format!("{f} {label}"),
+                per_rate.iter().map(|v| crate::measure::stats::median(v)).collect(),
+            ));
+            errors.push(per_rate.iter().map(|v| sig::ci95(v)).collect());
         }
     }
     if series.is_empty() {
@@ -312,7 +307,7 @@ pub fn chart(d: &Data) -> Option<(String, String)> {
     }
     Some((
         "chart-link.svg".into(),
-        svg::lines_with_errors(
+        svg::lines(
             "c=1 latency against link rate, 1,000 products (median of rounds' p50, 95% interval)",
             "link rate, Mbit/s (log scale)",
             "ms",

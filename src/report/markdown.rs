@@ -10,6 +10,7 @@ use super::inputs::{CodecStat, Data, HttpCpuStat, HttpFile, HttpStat, Spread, fo
 use super::parse::ERROR_KINDS;
 use super::svg::{self, Series};
 use crate::measure::env;
+use crate::measure::significance::ci95;
 use std::fmt::Write as _;
 
 /// The count the headline and charts use (the count of docs/SPEC.md, "Reference figures").
@@ -57,7 +58,7 @@ fn codec_ci(d: &Data, op: &str, format: &str, count: usize, per: f64) -> Option<
         .iter()
         .map(|l| l.ns_per_op / per)
         .collect();
-    crate::measure::significance::median_ci(&v, crate::measure::significance::CONFIDENCE).map(|c| (c.lo, c.hi))
+    ci95(&v)
 }
 
 /// The 95% median interval of one HTTP case's rounds of `file`, by `get`.
@@ -69,12 +70,13 @@ fn http_ci(
     get: impl Fn(&super::parse::HttpRow) -> Option<f64>,
 ) -> Option<(f64, f64)> {
     let rows = d.file_rows(file, count);
-    let v: Vec<f64> = rows
-        .iter()
-        .filter(|r| r.format == format)
-        .filter_map(|r| get(r))
-        .collect();
-    crate::measure::significance::median_ci(&v, crate::measure::significance::CONFIDENCE).map(|c| (c.lo, c.hi))
+    ci95(
+        &rows
+            .iter()
+            .filter(|r| r.format == format)
+            .filter_map(|r| get(r))
+            .collect::<Vec<_>>(),
+    )
 }
 
 fn us(s: Option<&CodecStat>) -> Option<f64> {
@@ -113,22 +115,17 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
                 "bytes",
                 &cats,
                 &[
-                    Series {
-                        name: "raw".into(),
-                        values: per(&|f| d.size(f, n).map(|r| r.raw_bytes as f64)),
-                    },
-                    Series {
-                        name: "gzip -6".into(),
-                        values: per(&|f| d.size(f, n).map(|r| r.gzip6_bytes as f64)),
-                    },
+                    Series::new("raw", per(&|f| d.size(f, n).map(|r| r.raw_bytes as f64))),
+                    Series::new("gzip -6", per(&|f| d.size(f, n).map(|r| r.gzip6_bytes as f64))),
                 ],
+                &[],
             ),
         ));
     }
     if !d.codec_stats.is_empty() {
         out.push((
             "chart-codec.svg".to_string(),
-            svg::bars_with_errors(
+            svg::bars(
                 &format!(
                     "Encode and decode time, {} products (median of batches, 95% interval)",
                     group(n as i64)
@@ -136,18 +133,9 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
                 "µs per catalog",
                 &cats,
                 &[
-                    Series {
-                        name: "encode".into(),
-                        values: per(&|f| us(d.codec_stat("Encode", f, n))),
-                    },
-                    Series {
-                        name: "decode".into(),
-                        values: per(&|f| us(d.codec_stat("Decode", f, n))),
-                    },
-                    Series {
-                        name: "memcpy".into(),
-                        values: per(&|f| us(d.codec_stat("Memcpy", f, n))),
-                    },
+                    Series::new("encode", per(&|f| us(d.codec_stat("Encode", f, n)))),
+                    Series::new("decode", per(&|f| us(d.codec_stat("Decode", f, n)))),
+                    Series::new("memcpy", per(&|f| us(d.codec_stat("Memcpy", f, n)))),
                 ],
                 &["Encode", "Decode", "Memcpy"]
                     .map(|op| formats().into_iter().map(|f| codec_ci(d, op, f, n, 1000.0)).collect()),
@@ -158,12 +146,9 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
         for op in ["Encode", "Decode"] {
             let series: Vec<Series> = formats()
                 .into_iter()
-                .map(|f| Series {
-                    name: f.into(),
-                    values: counts
-                        .iter()
-                        .map(|&c| d.codec_stat(op, f, c).map(|s| s.ns_per_op.median / c as f64))
-                        .collect(),
+                .map(|f| {
+                    let per_product = |&c: &usize| d.codec_stat(op, f, c).map(|s| s.ns_per_op.median / c as f64);
+                    Series::new(f, counts.iter().map(per_product).collect())
                 })
                 .collect();
             let errors: Vec<Vec<Option<(f64, f64)>>> = formats()
@@ -172,7 +157,7 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
                 .collect();
             out.push((
                 format!("chart-scaling-{}.svg", op.to_lowercase()),
-                svg::lines_with_errors(
+                svg::lines(
                     &format!("{op} time per product vs catalog size (median of batches, 95% interval)"),
                     "products per catalog (log scale)",
                     "ns per product",
@@ -205,14 +190,9 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
                 group(n as i64),
                 conc("http.csv")
             );
-            let series = [("none", "http.csv"), ("gzip", "http-gzip.csv")].map(|(name, file)| Series {
-                name: name.into(),
-                values: comp(file, g),
-            });
-            out.push((
-                name.to_string(),
-                svg::bars_with_errors(&title, unit, &cats, &series, &errors),
-            ));
+            let series =
+                [("none", "http.csv"), ("gzip", "http-gzip.csv")].map(|(name, file)| Series::new(name, comp(file, g)));
+            out.push((name.to_string(), svg::bars(&title, unit, &cats, &series, &errors)));
         };
         bars(
             "chart-http-rps.svg",
@@ -342,10 +322,7 @@ fn cpu_chart(d: &Data, fm: &str, count: usize, axis_max: f64) -> Option<String> 
     let mut measured_ci = Vec::new();
     let mut series: Vec<Series> = ["encode", "gzip -6", "server rest", "decode", "client rest"]
         .iter()
-        .map(|n| Series {
-            name: n.to_string(),
-            values: Vec::new(),
-        })
+        .map(|n| Series::new(*n, Vec::new()))
         .collect();
     for (label, b) in &cases {
         cats.push(format!("server{label}"));
@@ -353,8 +330,8 @@ fn cpu_chart(d: &Data, fm: &str, count: usize, axis_max: f64) -> Option<String> 
         measured.extend([b.server, b.client]);
         let file = if label.is_empty() { "http.csv" } else { "http-gzip.csv" };
         measured_ci.extend([
-            http_ci(d, file, fm, count, |r| r.cpu.and_then(|c| c.server_us_per_req)),
-            http_ci(d, file, fm, count, |r| r.cpu.and_then(|c| c.client_us_per_req)),
+            http_ci(d, file, fm, count, super::parse::HttpRow::server_cpu),
+            http_ci(d, file, fm, count, super::parse::HttpRow::client_cpu),
         ]);
         let columns: [[Option<f64>; 2]; 5] = [
             [b.encode, None],
@@ -371,7 +348,7 @@ fn cpu_chart(d: &Data, fm: &str, count: usize, axis_max: f64) -> Option<String> 
         .http_file("http.csv")
         .and_then(|f| f.stats.first())
         .map_or("?".to_string(), |s| s.concurrency.to_string());
-    Some(svg::stacked_on(
+    Some(svg::stacked(
         &format!(
             "{fm}: CPU per request by side, {} products, concurrency {conc} (black line: measured median of rounds, 95% interval; one axis for all formats)",
             group(count as i64)
@@ -739,8 +716,7 @@ fn codec_batches_in(d: &Data, rounds: &[usize]) -> Option<(usize, usize)> {
 }
 
 fn pct0(x: f64) -> String {
-    let t = format!("{:.1}", x * 100.0);
-    format!("{}%", t.strip_suffix(".0").unwrap_or(&t))
+    format!("{}%", super::numfmt::pct_plain(x))
 }
 
 /// The machine's logical cores, from `environment.json`.

@@ -18,6 +18,12 @@ pub fn num(x: f64) -> String {
     }
 }
 
+/// A fraction as a percentage without needless decimals: 0.05 → `5`, 0.025 → `2.5`.
+pub fn pct_plain(x: f64) -> String {
+    let t = format!("{:.1}", x * 100.0);
+    t.strip_suffix(".0").map_or(t.clone(), str::to_string)
+}
+
 /// `1 product`, `1,000 products`.
 pub fn products(count: usize) -> String {
     format!("{} product{}", group(count as i64), if count == 1 { "" } else { "s" })

@@ -390,6 +390,16 @@ impl HttpRow {
         }
         .disturbed()
     }
+
+    /// The server's CPU µs per request, when recorded.
+    pub fn server_cpu(&self) -> Option<f64> {
+        self.cpu?.server_us_per_req
+    }
+
+    /// The client's CPU µs per request, when recorded.
+    pub fn client_cpu(&self) -> Option<f64> {
+        self.cpu?.client_us_per_req
+    }
 }
 
 /// The CPU columns of one row; each None when that side was not measured (empty cell).

@@ -15,6 +15,15 @@ pub struct Series {
     pub values: Vec<Option<f64>>,
 }
 
+impl Series {
+    pub fn new(name: impl Into<String>, values: Vec<Option<f64>>) -> Series {
+        Series {
+            name: name.into(),
+            values,
+        }
+    }
+}
+
 const COLORS: [&str; 6] = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1"];
 const W: f64 = 760.0;
 const H: f64 = 360.0;
@@ -140,15 +149,10 @@ fn legend(out: &mut String, series: &[Series]) {
     }
 }
 
-/// A grouped bar chart: one group per category, one bar per series.
-pub fn bars(title: &str, unit: &str, categories: &[String], series: &[Series]) -> String {
-    bars_with_errors(title, unit, categories, series, &[])
-}
-
-/// [`bars`] with an error bar per value: `errors[i][c]` is the `(lo, hi)`
-/// interval of series `i` at category `c` (a vertical line with caps); a
-/// missing entry draws none.
-pub fn bars_with_errors(
+/// A grouped bar chart: one group per category, one bar per series, with an
+/// error bar per value: `errors[i][c]` is the `(lo, hi)` interval of series
+/// `i` at category `c` (a vertical line with caps); a missing entry draws none.
+pub fn bars(
     title: &str,
     unit: &str,
     categories: &[String],
@@ -228,14 +232,7 @@ fn whisker(out: &mut String, cx: f64, lo: f64, hi: f64, y_of: impl Fn(f64) -> f6
 /// should add up to: a black line marks it and its value labels the bar, so
 /// parts that overshoot it stay visible; otherwise the bar is labelled with
 /// the sum of its parts.
-pub fn stacked(title: &str, unit: &str, categories: &[String], series: &[Series], measured: &[Option<f64>]) -> String {
-    stacked_on(title, unit, categories, series, measured, &[], None)
-}
-
-/// [`stacked`] on an axis reaching at least `axis_max`, so charts drawn side
-/// by side share one scale, with `measured_ci[i]` drawn as the 95% interval
-/// of the measured total.
-pub fn stacked_on(
+pub fn stacked(
     title: &str,
     unit: &str,
     categories: &[String],
@@ -323,14 +320,10 @@ pub fn stacked_on(
     out
 }
 
-/// A line chart over `xs` (log₁₀ x axis when `log_x`), one polyline per series.
-pub fn lines(title: &str, x_label: &str, unit: &str, xs: &[f64], series: &[Series], log_x: bool) -> String {
-    lines_with_errors(title, x_label, unit, xs, series, log_x, &[])
-}
-
-/// [`lines`] with a 95% interval whisker per point: `errors[i][x]` for
-/// series `i` at `xs[x]`.
-pub fn lines_with_errors(
+/// A line chart over `xs` (log₁₀ x axis when `log_x`), one polyline per
+/// series, with a 95% interval whisker per point: `errors[i][x]` for series
+/// `i` at `xs[x]`.
+pub fn lines(
     title: &str,
     x_label: &str,
     unit: &str,
@@ -416,10 +409,7 @@ mod tests {
 
     #[test]
     fn stacked_bars_sum_their_segments() {
-        let s = |name: &str, values: &[Option<f64>]| Series {
-            name: name.into(),
-            values: values.to_vec(),
-        };
+        let s = |name: &str, values: &[Option<f64>]| Series::new(name, values.to_vec());
         let svg = stacked(
             "t",
             "µs",
@@ -430,6 +420,8 @@ mod tests {
                 s("decode", &[None, Some(900.0)]),
             ],
             &[None, Some(800.0)],
+            &[],
+            None,
         );
         // The sum labels a bar without a measured total; a measured total is
         // marked and labels its bar even when the parts overshoot it.
@@ -442,30 +434,22 @@ mod tests {
         assert_eq!(svg.matches("<rect x=").count(), 3 + 3, "3 segments + 3 legend boxes");
         assert!(!svg.contains("-5"));
     }
-}
-
-#[cfg(test)]
-mod error_bar_tests {
-    use super::*;
 
     #[test]
     fn error_bars_are_drawn_and_widen_the_axis() {
-        let s = [Series {
-            name: "none".into(),
-            values: vec![Some(100.0), None],
-        }];
+        let s = [Series::new("none", vec![Some(100.0), None])];
         let cats = ["a".to_string(), "b".to_string()];
-        let plain = bars("t", "u", &cats, &s);
+        let plain = bars("t", "u", &cats, &s, &[]);
         assert!(!plain.contains("95% interval"));
-        let with = bars_with_errors("t", "u", &cats, &s, &[vec![Some((90.0, 260.0)), Some((1.0, 2.0))]]);
+        let with = bars("t", "u", &cats, &s, &[vec![Some((90.0, 260.0)), Some((1.0, 2.0))]]);
         assert_eq!(with.matches("95% interval").count(), 1, "none for a missing value");
         assert!(with.contains("95% interval 90–260"), "{with}");
         // The axis reaches the interval's top (300 for 260), not just the bar's 100.
         assert!(with.contains(">300<") || with.contains(">300 "), "{with}");
-        let a = stacked_on("t", "u", &cats, &s, &[], &[], Some(1000.0));
+        let a = stacked("t", "u", &cats, &s, &[], &[], Some(1000.0));
         assert!(a.contains(">1000<") || a.contains(">1k<") || a.contains("1,000"), "{a}");
         // The stacked chart's measured total and the line chart's points carry theirs.
-        let st = stacked_on(
+        let st = stacked(
             "t",
             "u",
             &cats,
@@ -480,7 +464,7 @@ mod error_bar_tests {
             "only where a total was measured: {st}"
         );
         assert!(st.contains("95% interval 95–420") && st.contains(">500<"), "{st}");
-        let ln = lines_with_errors(
+        let ln = lines(
             "t",
             "x",
             "u",
@@ -490,6 +474,6 @@ mod error_bar_tests {
             &[vec![Some((80.0, 130.0)), Some((1.0, 2.0))]],
         );
         assert_eq!(ln.matches("95% interval").count(), 1, "{ln}");
-        assert!(!lines("t", "x", "u", &[1.0, 10.0], &s, true).contains("95% interval"));
+        assert!(!lines("t", "x", "u", &[1.0, 10.0], &s, true, &[]).contains("95% interval"));
     }
 }

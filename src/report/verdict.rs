@@ -46,15 +46,9 @@ fn others() -> Vec<&'static str> {
 
 /// The rows' values paired by round: `out[f][i]` is `formats[f]`'s value in
 /// the `i`-th round present among `rows` (ascending), NaN where that format
-/// has no row or no value there, or `skip` drops its row (a disturbed
-/// round). The one pairing of HTTP rows: [`paired_ratio`] and the decision
+/// has no row or no value there. The one pairing of HTTP rows: [`paired_ratio`] and the decision
 /// table's paired rankings both use it.
-pub fn by_round(
-    rows: &[&HttpRow],
-    formats: &[&str],
-    get: impl Fn(&HttpRow) -> Option<f64>,
-    skip: impl Fn(&HttpRow) -> bool,
-) -> Vec<Vec<f64>> {
+pub fn by_round(rows: &[&HttpRow], formats: &[&str], get: impl Fn(&HttpRow) -> Option<f64>) -> Vec<Vec<f64>> {
     let mut rounds: Vec<u32> = rows.iter().map(|r| r.round).collect();
     rounds.sort_unstable();
     rounds.dedup();
@@ -66,7 +60,6 @@ pub fn by_round(
                 .map(|&round| {
                     rows.iter()
                         .find(|r| r.format == *f && r.round == round)
-                        .filter(|r| !skip(r))
                         .and_then(|r| get(r))
                         .unwrap_or(f64::NAN)
                 })
@@ -78,7 +71,7 @@ pub fn by_round(
 /// The median over rounds of `get(format) ÷ get(json)` in the same round
 /// ([`by_round`]), with its interval; None with fewer than two paired rounds.
 pub fn paired_ratio(rows: &[&HttpRow], format: &str, get: impl Fn(&HttpRow) -> Option<f64>) -> Option<MedianCi> {
-    let v = by_round(rows, &[format, "json"], get, |_| false);
+    let v = by_round(rows, &[format, "json"], get);
     let ratios: Vec<f64> = v[0]
         .iter()
         .zip(&v[1])
@@ -112,18 +105,20 @@ pub const TIMED: [(&str, &str, Get); 4] = [
     (
         "server CPU per request (`http-server.csv`, pinned)",
         SERVER_SOURCE,
-        |r| r.cpu.and_then(|c| c.server_us_per_req),
+        HttpRow::server_cpu,
     ),
-    ("client CPU per request (`http.csv`, end-to-end)", CLIENT_SOURCE, |r| {
-        r.cpu.and_then(|c| c.client_us_per_req)
-    }),
+    (
+        "client CPU per request (`http.csv`, end-to-end)",
+        CLIENT_SOURCE,
+        HttpRow::client_cpu,
+    ),
     ("server-only throughput (`http-server.csv`)", SERVER_SOURCE, |r| {
         Some(r.rps)
     }),
     (
         "server CPU with gzip -6 (`http-gzip.csv`, end-to-end)",
         "http-gzip.csv",
-        |r| r.cpu.and_then(|c| c.server_us_per_req),
+        HttpRow::server_cpu,
     ),
 ];
 
@@ -455,25 +450,28 @@ mod tests {
     /// from c=8 to c=16; the claim must say it falls, never "flat".
     #[test]
     fn concurrency_claim_follows_the_figures() {
-        let falls = concurrency_claim(
-            "json",
-            (8, &ci(2262.0, 2200.0, 2300.0)),
-            (16, &ci(1516.0, 1450.0, 1600.0)),
-        );
-        assert!(falls.contains("falls 33%"), "{falls}");
-        assert!(!falls.contains("flat"), "{falls}");
-        let flat = concurrency_claim(
-            "json",
-            (8, &ci(2262.0, 2100.0, 2400.0)),
-            (16, &ci(2200.0, 2050.0, 2350.0)),
-        );
-        assert!(flat.contains("stays flat"), "{flat}");
-        let rises = concurrency_claim(
-            "json",
-            (1, &ci(1000.0, 950.0, 1050.0)),
-            (8, &ci(2000.0, 1900.0, 2100.0)),
-        );
-        assert!(rises.contains("rises 100%"), "{rises}");
+        for (a, b, want) in [
+            (
+                (8, [2262.0, 2200.0, 2300.0]),
+                (16, [1516.0, 1450.0, 1600.0]),
+                "falls 33%",
+            ),
+            (
+                (8, [2262.0, 2100.0, 2400.0]),
+                (16, [2200.0, 2050.0, 2350.0]),
+                "stays flat",
+            ),
+            (
+                (1, [1000.0, 950.0, 1050.0]),
+                (8, [2000.0, 1900.0, 2100.0]),
+                "rises 100%",
+            ),
+        ] {
+            let (x, y) = (ci(a.1[0], a.1[1], a.1[2]), ci(b.1[0], b.1[1], b.1[2]));
+            let claim = concurrency_claim("json", (a.0, &x), (b.0, &y));
+            assert!(claim.contains(want), "{claim}");
+            assert_eq!(claim.contains("flat"), want.contains("flat"), "{claim}");
+        }
     }
 
     /// "Does not matter" needs both a small encode share and every interval

@@ -126,8 +126,7 @@ fn parse_sample(csv: &str, case: &str) -> Result<f64, String> {
     if failed > 0 {
         return Err(format!("load {case}: {failed} requests failed"));
     }
-    row.cpu
-        .and_then(|c| c.server_us_per_req)
+    row.server_cpu()
         .filter(|v| v.is_finite() && *v > 0.0)
         .ok_or_else(|| format!("load {case}: no server CPU per request in its CSV"))
 }
