@@ -66,7 +66,7 @@ pub fn decode_resolved(writer: &Schema, reader: &Schema, bytes: &[u8]) -> Result
     super::resolve::read_with(writer, reader, bytes).map_err(|e| {
         GenericError::at(
             "",
-            e.offset,
+            e.at,
             GenericErrorKind::Unexpected {
                 expected: "data the reader schema resolves".into(),
                 found: e.message,

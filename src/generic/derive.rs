@@ -535,11 +535,7 @@ impl Gen<'_> {
             }
             Shape::Oneof { branches, .. } => {
                 body.members.pop();
-                let live: Vec<NodeId> = branches
-                    .iter()
-                    .copied()
-                    .filter(|&b| !matches!(schema.node(b), Node::Null))
-                    .collect();
+                let live = live_branches(schema, branches);
                 if live.is_empty() {
                     let _ = writeln!(body.lines, "  reserved {n}; // {name}: always null");
                     body.members.push(name.to_string());
@@ -605,11 +601,7 @@ impl Gen<'_> {
                 }
             }
             Shape::Oneof { branches, .. } => {
-                let live: Vec<NodeId> = branches
-                    .iter()
-                    .copied()
-                    .filter(|&b| !matches!(schema.node(b), Node::Null))
-                    .collect();
+                let live = live_branches(schema, branches);
                 if live.is_empty() {
                     let _ = writeln!(body.lines, "  {name}:bool (deprecated); // always null");
                     return Ok(());
@@ -639,6 +631,12 @@ impl Gen<'_> {
         }
         Ok(())
     }
+}
+
+/// The branches of a union that are not null.
+fn live_branches(schema: &Schema, branches: &[NodeId]) -> Vec<NodeId> {
+    let live = branches.iter().copied();
+    live.filter(|&b| !matches!(schema.node(b), Node::Null)).collect()
 }
 
 /// `wirebench schema derive S.avsc --to proto|fbs [-o OUT]`.

@@ -16,6 +16,37 @@ use super::schema::{EnumType, NodeId, Schema};
 use crate::codec::{DecodeError, ErrorKind};
 use std::fmt;
 
+/// A refusal and where it was made: a place in a schema
+/// ([`SchemaError`](super::schema::SchemaError), e.g. `Catalog.products.stock`)
+/// or a byte offset ([`ResolveError`](super::resolve::ResolveError)).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Refusal<At> {
+    pub at: At,
+    pub message: String,
+}
+
+impl<At> Refusal<At> {
+    #[cold]
+    pub fn new(at: At, message: impl Into<String>) -> Refusal<At> {
+        let message = message.into();
+        Refusal { at, message }
+    }
+}
+
+impl fmt::Display for Refusal<String> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "schema error at {}: {}", self.at, self.message)
+    }
+}
+
+impl fmt::Display for Refusal<usize> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (at byte {})", self.message, self.at)
+    }
+}
+
+impl<At: fmt::Debug> std::error::Error for Refusal<At> where Refusal<At>: fmt::Display {}
+
 /// Why a value could not be encoded or decoded with a schema, and where.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GenericError {

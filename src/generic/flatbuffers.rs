@@ -76,11 +76,7 @@ pub fn encode(schema: &Schema, value: &Datum, out: &mut Vec<u8>) -> Result<(), G
         };
         fbb.reset();
         let e = Enc::new(schema);
-        let root = match schema.node(schema.root()) {
-            Node::Record(r) => e.table(fbb, Fields::Record(r), value, 0),
-            _ => e.table(fbb, Fields::One(schema.root()), value, 0),
-        };
-        let root = match root {
+        let root = match e.table(fbb, Fields::of(schema, schema.root()), value, 0) {
             Ok(r) => r,
             Err(err) => {
                 fbb.reset();
@@ -115,10 +111,7 @@ pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum, GenericError> {
     let mut v = Verifier::new(&opts, bytes);
     let d = Dec { schema, buf: bytes };
     let root = d.offset(&mut v, 0)?;
-    match schema.node(schema.root()) {
-        Node::Record(r) => d.table(&mut v, root, Fields::Record(r)),
-        _ => d.table(&mut v, root, Fields::One(schema.root())),
-    }
+    d.table(&mut v, root, Fields::of(schema, schema.root()))
 }
 
 /// The fields of a table: a record's, or a wrapper's one `value`.
@@ -126,6 +119,16 @@ pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum, GenericError> {
 enum Fields<'s> {
     Record(&'s super::schema::Record),
     One(NodeId),
+}
+
+impl Fields<'_> {
+    /// A record's fields, or any other type as a wrapper's one `value`.
+    fn of(s: &Schema, ty: NodeId) -> Fields<'_> {
+        match s.node(ty) {
+            Node::Record(r) => Fields::Record(r),
+            _ => Fields::One(ty),
+        }
+    }
 }
 
 /// The vtable offset of slot `s`.
@@ -340,10 +343,7 @@ impl Enc<'_> {
                 }
                 let bt = branches[b as usize];
                 let k = b - u32::from(null.is_some_and(|x| x < b));
-                let off = match s.node(bt) {
-                    Node::Record(r) => self.table(fbb, Fields::Record(r), v, depth + 1)?,
-                    _ => self.table(fbb, Fields::One(bt), v, depth + 1)?,
-                };
+                let off = self.table(fbb, Fields::of(s, bt), v, depth + 1)?;
                 Ok(Pending::Union(k as u8 + 1, off))
             }
         }
@@ -418,8 +418,7 @@ impl Enc<'_> {
                     let o = match (s.node(items), d) {
                         (Node::String, Datum::String(v)) if direct => Ok(as_union(fbb.create_string(v))),
                         (Node::String, other) => Err(mismatch(s, items, other)),
-                        (Node::Record(r), _) => self.table(fbb, Fields::Record(r), d, depth + 1),
-                        _ => self.table(fbb, Fields::One(items), d, depth + 1),
+                        _ => self.table(fbb, Fields::of(s, items), d, depth + 1),
                     }
                     .map_err(|e| nest_index(e, i))?;
                     offs.push(o);
@@ -725,10 +724,7 @@ impl<'a> Dec<'a> {
                         let b = k + u32::from(null.is_some_and(|x| x <= k));
                         let bt = branches[b as usize];
                         let p = self.offset(tv.verifier(), at)?;
-                        let d = match s.node(bt) {
-                            Node::Record(r) => self.table(tv.verifier(), p, Fields::Record(r))?,
-                            _ => self.table(tv.verifier(), p, Fields::One(bt))?,
-                        };
+                        let d = self.table(tv.verifier(), p, Fields::of(s, bt))?;
                         Ok(Datum::Union(b, Box::new(d)))
                     }
                     (k, _) => Err(GenericError::unexpected(

@@ -673,12 +673,7 @@ impl<'a> Dec<'a> {
                 let ctx = DecodeContext::default();
                 encoding::skip_field(wire, number, buf, ctx).map_err(|e| prost_error(key_at, e))
             }
-            Shape::Leaf => {
-                let v = self.leaf(ty, wire, key_at, buf)?;
-                *slot = Slot::Value(0, v);
-                Ok(())
-            }
-            Shape::Record => self.message_segment(0, wire, key_at, buf, slot),
+            Shape::Leaf | Shape::Record => self.member(ty, 0, wire, key_at, buf, slot),
             Shape::Optional { value, ty: inner, .. } => self.member(inner, value, wire, key_at, buf, slot),
             Shape::Oneof { null, branches } => {
                 let b = k + u32::from(null.is_some_and(|x| x <= k));
@@ -791,18 +786,9 @@ impl<'a> Dec<'a> {
         }
     }
 
-    /// A packed array of doubles, unboxed: its length must be a whole
-    /// number of items (checked before anything is reserved).
+    /// A packed array of doubles, unboxed.
     fn packed_doubles(&self, body: &'a [u8], list: &mut Vec<f64>) -> Result<(), GenericError> {
-        if body.len() % 8 != 0 {
-            return Err(GenericError::unexpected(
-                "",
-                Some(self.at(body)),
-                "a packed array of 8-byte items",
-                format!("{} bytes", body.len()),
-            ));
-        }
-        list.reserve(body.len() / 8);
+        list.reserve(self.packed_count(body, 8)?);
         list.extend(
             body.chunks_exact(8)
                 .map(|c| f64::from_le_bytes(c.try_into().unwrap_or([0; 8]))),
@@ -810,26 +796,16 @@ impl<'a> Dec<'a> {
         Ok(())
     }
 
-    /// A packed array of doubles or floats: its length must be a whole
-    /// number of items (checked before anything is reserved).
+    /// A packed array of doubles or floats.
     fn packed_fixed(&self, items: NodeId, body: &'a [u8], list: &mut Vec<Datum>) -> Result<(), GenericError> {
-        let double = matches!(self.schema.node(items), Node::Double);
-        let width = if double { 8 } else { 4 };
-        if body.len() % width != 0 {
-            return Err(GenericError::unexpected(
-                "",
-                Some(self.at(body)),
-                format!("a packed array of {width}-byte items"),
-                format!("{} bytes", body.len()),
-            ));
-        }
-        list.reserve(body.len() / width);
-        if double {
+        if matches!(self.schema.node(items), Node::Double) {
+            list.reserve(self.packed_count(body, 8)?);
             list.extend(
                 body.chunks_exact(8)
                     .map(|c| Datum::Double(f64::from_le_bytes(c.try_into().unwrap_or([0; 8])))),
             );
         } else {
+            list.reserve(self.packed_count(body, 4)?);
             list.extend(
                 body.chunks_exact(4)
                     .map(|c| Datum::Float(f32::from_le_bytes(c.try_into().unwrap_or([0; 4])))),
@@ -838,8 +814,22 @@ impl<'a> Dec<'a> {
         Ok(())
     }
 
-    /// A value with explicit presence at union branch `b`: as it is, or in
-    /// its wrapper message.
+    /// The item count of a packed array of `width`-byte items: its length
+    /// must be a whole number of items (checked before anything is reserved).
+    fn packed_count(&self, body: &'a [u8], width: usize) -> Result<usize, GenericError> {
+        if body.len() % width != 0 {
+            return Err(GenericError::unexpected(
+                "",
+                Some(self.at(body)),
+                format!("a packed array of {width}-byte items"),
+                format!("{} bytes", body.len()),
+            ));
+        }
+        Ok(body.len() / width)
+    }
+
+    /// A value at union branch `b` (0 outside unions): a leaf as it is, a
+    /// message segment merged with earlier ones of the same branch.
     fn member(
         &self,
         ty: NodeId,
@@ -850,12 +840,15 @@ impl<'a> Dec<'a> {
         slot: &mut Slot<'a>,
     ) -> Result<(), GenericError> {
         if matches!(self.shape(ty), Shape::Leaf) {
-            let v = self.leaf(ty, wire, key_at, buf)?;
-            *slot = Slot::Value(b, v);
-            Ok(())
-        } else {
-            self.message_segment(b, wire, key_at, buf, slot)
+            *slot = Slot::Value(b, self.leaf(ty, wire, key_at, buf)?);
+            return Ok(());
         }
+        let body = self.message_body(wire, key_at, buf)?;
+        match slot {
+            Slot::Msg(have, segs) if *have == b => segs.push(body),
+            _ => *slot = Slot::Msg(b, Segs::One(body)),
+        }
+        Ok(())
     }
 
     fn message_body(&self, wire: WireType, key_at: usize, buf: &mut &'a [u8]) -> Result<&'a [u8], GenericError> {
@@ -863,23 +856,6 @@ impl<'a> Dec<'a> {
             return Err(wire_error(key_at, "LengthDelimited for a message", wire));
         }
         self.len_delimited(buf, "a message")
-    }
-
-    /// One segment of a message field: merged with earlier ones of the same branch.
-    fn message_segment(
-        &self,
-        b: u32,
-        wire: WireType,
-        key_at: usize,
-        buf: &mut &'a [u8],
-        slot: &mut Slot<'a>,
-    ) -> Result<(), GenericError> {
-        let body = self.message_body(wire, key_at, buf)?;
-        match slot {
-            Slot::Msg(have, segs) if *have == b => segs.push(body),
-            _ => *slot = Slot::Msg(b, Segs::One(body)),
-        }
-        Ok(())
     }
 
     /// The datum of a field of type `ty` from what its slot collected.
