@@ -67,6 +67,45 @@ pub enum Shape<'s> {
     },
 }
 
+/// The fields of a message or table: a record's, or a wrapper's one `value`.
+#[derive(Clone, Copy)]
+pub(crate) enum Fields<'s> {
+    Record(&'s super::schema::Record),
+    One(NodeId),
+}
+
+impl Fields<'_> {
+    /// A record's fields, or any other type as a wrapper's one `value`.
+    pub(crate) fn of(s: &Schema, ty: NodeId) -> Fields<'_> {
+        match s.node(ty) {
+            Node::Record(r) => Fields::Record(r),
+            _ => Fields::One(ty),
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Fields::Record(r) => r.fields.len(),
+            Fields::One(_) => 1,
+        }
+    }
+
+    pub(crate) fn ty(&self, i: usize) -> NodeId {
+        match self {
+            Fields::Record(r) => r.fields[i].ty,
+            Fields::One(t) => *t,
+        }
+    }
+
+    /// The record field's name (a wrapper's value has none in the document).
+    pub(crate) fn name(&self, i: usize) -> Option<&str> {
+        match self {
+            Fields::Record(r) => Some(&r.fields[i].name),
+            Fields::One(_) => None,
+        }
+    }
+}
+
 /// The [`Shape`] of type `ty`.
 #[inline]
 pub fn shape(schema: &Schema, ty: NodeId) -> Shape<'_> {

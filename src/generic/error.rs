@@ -16,37 +16,6 @@ use super::schema::{EnumType, NodeId, Schema};
 use crate::codec::{DecodeError, ErrorKind};
 use std::fmt;
 
-/// A refusal and where it was made: a place in a schema
-/// ([`SchemaError`](super::schema::SchemaError), e.g. `Catalog.products.stock`)
-/// or a byte offset ([`ResolveError`](super::resolve::ResolveError)).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Refusal<At> {
-    pub at: At,
-    pub message: String,
-}
-
-impl<At> Refusal<At> {
-    #[cold]
-    pub fn new(at: At, message: impl Into<String>) -> Refusal<At> {
-        let message = message.into();
-        Refusal { at, message }
-    }
-}
-
-impl fmt::Display for Refusal<String> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "schema error at {}: {}", self.at, self.message)
-    }
-}
-
-impl fmt::Display for Refusal<usize> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (at byte {})", self.message, self.at)
-    }
-}
-
-impl<At: fmt::Debug> std::error::Error for Refusal<At> where Refusal<At>: fmt::Display {}
-
 /// Why a value could not be encoded or decoded with a schema, and where.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GenericError {
@@ -273,6 +242,30 @@ pub fn bad_symbol(e: &EnumType, i: u32, symbol: &str) -> GenericError {
         format!("a symbol of {}", e.name.fullname),
         format!("symbol {i} {symbol:?}"),
     )
+}
+
+/// The error for a symbol read at `at` that is not one of `e`'s.
+#[cold]
+pub fn unknown_symbol(e: &EnumType, at: usize, found: String) -> GenericError {
+    let expected = format!("a symbol of {} ({})", e.name.fullname, e.symbols.join(", "));
+    GenericError::unexpected("", Some(at), expected, found)
+}
+
+/// The error for an enum index `i` read at `at` beyond the `n` symbols of
+/// `ty` (`what`: how the format calls the index).
+#[cold]
+pub fn symbol_out_of_range(s: &Schema, ty: NodeId, what: &str, n: usize, at: usize, i: String) -> GenericError {
+    let expected = format!("a symbol {what} of {} (0..{n})", s.describe(ty));
+    GenericError::unexpected("", Some(at), expected, i)
+}
+
+/// `Ok` when symbol index `i` is below `n` (encoding).
+pub fn check_symbol(n: usize, i: u32) -> Result<(), GenericError> {
+    if (i as usize) < n {
+        return Ok(());
+    }
+    let expected = format!("a symbol index below {n}");
+    Err(GenericError::unexpected("", None, expected, i.to_string()))
 }
 
 #[cfg(test)]

@@ -46,8 +46,8 @@
 //! range, `fixed` for its size; errors carry the JSON Pointer and offset.
 
 use super::datum::{Datum, Scalars};
-use super::derive::{Shape, fbs_direct_item, fbs_enum_width, fbs_width, shape};
-use super::error::{GenericError, GenericErrorKind, mismatch, nest, nest_index};
+use super::derive::{Fields, Shape, fbs_direct_item, fbs_enum_width, fbs_width, shape};
+use super::error::{GenericError, GenericErrorKind, check_symbol, mismatch, nest, nest_index, symbol_out_of_range};
 use super::schema::{Node, NodeId, Schema};
 use super::walk::{self, branch, field_value};
 use flatbuffers::{
@@ -112,23 +112,6 @@ pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum, GenericError> {
     let d = Dec { schema, buf: bytes };
     let root = d.offset(&mut v, 0)?;
     d.table(&mut v, root, Fields::of(schema, schema.root()))
-}
-
-/// The fields of a table: a record's, or a wrapper's one `value`.
-#[derive(Clone, Copy)]
-enum Fields<'s> {
-    Record(&'s super::schema::Record),
-    One(NodeId),
-}
-
-impl Fields<'_> {
-    /// A record's fields, or any other type as a wrapper's one `value`.
-    fn of(s: &Schema, ty: NodeId) -> Fields<'_> {
-        match s.node(ty) {
-            Node::Record(r) => Fields::Record(r),
-            _ => Fields::One(ty),
-        }
-    }
 }
 
 /// The vtable offset of slot `s`.
@@ -435,19 +418,6 @@ fn push<T: flatbuffers::Push + Copy>(fbb: &mut FlatBufferBuilder<'_>, vo: u16, v
     }
 }
 
-fn check_symbol(n: usize, i: u32) -> Result<(), GenericError> {
-    if (i as usize) < n {
-        Ok(())
-    } else {
-        Err(GenericError::unexpected(
-            "",
-            None,
-            format!("a symbol index below {n}"),
-            i.to_string(),
-        ))
-    }
-}
-
 fn check_fixed(s: &Schema, ty: NodeId, size: usize, len: usize) -> Result<(), GenericError> {
     if len == size {
         Ok(())
@@ -584,14 +554,7 @@ impl<'a> Dec<'a> {
                 };
                 match e.symbols.get(i as usize) {
                     Some(sym) => Datum::Enum(i, sym.clone()),
-                    None => {
-                        return Err(GenericError::unexpected(
-                            "",
-                            Some(at),
-                            format!("a symbol index of {} (0..{})", s.describe(ty), e.symbols.len()),
-                            i.to_string(),
-                        ));
-                    }
+                    None => return Err(symbol_out_of_range(s, ty, "index", e.symbols.len(), at, i.to_string())),
                 }
             }
             _ => return Err(GenericError::unexpected("", Some(at), "a scalar type", s.describe(ty))),

@@ -44,8 +44,8 @@
 //! the byte offset.
 
 use super::datum::{Datum, Scalars};
-use super::derive::{Shape, proto_width, shape};
-use super::error::{GenericError, GenericErrorKind, mismatch, nest, nest_index};
+use super::derive::{Fields, Shape, proto_width, shape};
+use super::error::{GenericError, GenericErrorKind, check_symbol, mismatch, nest, nest_index, symbol_out_of_range};
 use super::schema::{Field, Node, NodeId, Schema};
 use super::walk::{self, branch, field_value};
 use prost::encoding::{self, DecodeContext, WireType};
@@ -75,10 +75,7 @@ pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum, GenericError> {
         input: bytes,
         pool: std::cell::RefCell::new(Vec::new()),
     };
-    match schema.node(schema.root()) {
-        Node::Record(r) => d.message(Fields::Record(r), &Segs::One(bytes), 0),
-        _ => d.message(Fields::One(schema.root()), &Segs::One(bytes), 0),
-    }
+    d.message(Fields::of(schema, schema.root()), &Segs::One(bytes), 0)
 }
 
 /// The encoder: a node's [`Shape`] is a match on the node and the schema's
@@ -411,14 +408,7 @@ fn scalar(s: &Schema, ty: NodeId, d: &Datum, out: &mut Vec<u8>) -> Result<(), Ge
         (Node::Float, Datum::Float(v)) => out.extend_from_slice(&v.to_le_bytes()),
         (Node::Double, Datum::Double(v)) => out.extend_from_slice(&v.to_le_bytes()),
         (Node::Enum(e), Datum::Enum(i, _)) => {
-            if *i as usize >= e.symbols.len() {
-                return Err(GenericError::unexpected(
-                    "",
-                    None,
-                    format!("a symbol index below {}", e.symbols.len()),
-                    i.to_string(),
-                ));
-            }
+            check_symbol(e.symbols.len(), *i)?;
             encoding::encode_varint(u64::from(*i), out);
         }
         _ => return Err(mismatch(s, ty, d)),
@@ -444,37 +434,6 @@ impl<'a> Segs<'a> {
         match self {
             Segs::One(a) => std::slice::from_ref(a),
             Segs::Many(v) => v,
-        }
-    }
-}
-
-/// The fields of a message: a record's, or a wrapper's one `value`.
-#[derive(Clone, Copy)]
-enum Fields<'s> {
-    Record(&'s super::schema::Record),
-    One(NodeId),
-}
-
-impl Fields<'_> {
-    fn len(&self) -> usize {
-        match self {
-            Fields::Record(r) => r.fields.len(),
-            Fields::One(_) => 1,
-        }
-    }
-
-    fn ty(&self, i: usize) -> NodeId {
-        match self {
-            Fields::Record(r) => r.fields[i].ty,
-            Fields::One(t) => *t,
-        }
-    }
-
-    /// The record field's name (a wrapper's value has none in the document).
-    fn name(&self, i: usize) -> Option<&str> {
-        match self {
-            Fields::Record(r) => Some(&r.fields[i].name),
-            Fields::One(_) => None,
         }
     }
 }
@@ -933,14 +892,7 @@ impl<'a> Dec<'a> {
                 let v = self.varint(buf)? as i32;
                 match usize::try_from(v).ok().and_then(|i| e.symbols.get(i)) {
                     Some(sym) => Datum::Enum(v as u32, sym.clone()),
-                    None => {
-                        return Err(GenericError::unexpected(
-                            "",
-                            Some(at),
-                            format!("a symbol number of {} (0..{})", s.describe(ty), e.symbols.len()),
-                            v.to_string(),
-                        ));
-                    }
+                    None => return Err(symbol_out_of_range(s, ty, "number", e.symbols.len(), at, v.to_string())),
                 }
             }
             Node::String => {

@@ -33,8 +33,7 @@
 //! limited to [`MAX_DATUM_DEPTH`].
 
 use super::datum::{Datum, FieldNames, Fields, Name};
-use super::error::Refusal;
-use super::schema::{Node, NodeId, Schema, unqualified};
+use super::schema::{Node, NodeId, Refusal, Schema, unqualified};
 use crate::codec::cursor::Cursor;
 use crate::codec::{DecodeError, varint};
 use std::collections::HashMap;

@@ -13,10 +13,10 @@
 //! the place in the schema (`Catalog.products.stock`).
 
 use super::datum::{Datum, FieldNames, Name};
-use super::error::Refusal;
 use super::value::json::{self as value, JsonValue, Number};
 use crate::codec::msgpack::write::{Header, str_header};
 use std::collections::HashMap;
+use std::fmt;
 
 /// Index of a type in [`Schema`]'s arena.
 pub type NodeId = usize;
@@ -222,6 +222,37 @@ fn min_sizes(nodes: &[Node]) -> Vec<u64> {
 
 /// Passes of [`min_sizes`]: enough for any schema nested this deep.
 const MIN_SIZE_PASSES: usize = 64;
+
+/// A refusal and where it was made: a place in a schema
+/// ([`SchemaError`], e.g. `Catalog.products.stock`)
+/// or a byte offset ([`ResolveError`](super::resolve::ResolveError)).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Refusal<At> {
+    pub at: At,
+    pub message: String,
+}
+
+impl<At> Refusal<At> {
+    #[cold]
+    pub fn new(at: At, message: impl Into<String>) -> Refusal<At> {
+        let message = message.into();
+        Refusal { at, message }
+    }
+}
+
+impl fmt::Display for Refusal<String> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "schema error at {}: {}", self.at, self.message)
+    }
+}
+
+impl fmt::Display for Refusal<usize> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (at byte {})", self.message, self.at)
+    }
+}
+
+impl<At: fmt::Debug> std::error::Error for Refusal<At> where Refusal<At>: fmt::Display {}
 
 /// A schema that cannot be parsed: the place in the schema, e.g.
 /// `Catalog.products.stock`, or `(JSON)`, and why.
