@@ -76,6 +76,7 @@ pub(crate) enum Fields<'s> {
 
 impl Fields<'_> {
     /// A record's fields, or any other type as a wrapper's one `value`.
+    #[inline]
     pub(crate) fn of(s: &Schema, ty: NodeId) -> Fields<'_> {
         match s.node(ty) {
             Node::Record(r) => Fields::Record(r),
@@ -83,6 +84,7 @@ impl Fields<'_> {
         }
     }
 
+    #[inline]
     pub(crate) fn len(&self) -> usize {
         match self {
             Fields::Record(r) => r.fields.len(),
@@ -90,6 +92,7 @@ impl Fields<'_> {
         }
     }
 
+    #[inline]
     pub(crate) fn ty(&self, i: usize) -> NodeId {
         match self {
             Fields::Record(r) => r.fields[i].ty,
@@ -98,6 +101,7 @@ impl Fields<'_> {
     }
 
     /// The record field's name (a wrapper's value has none in the document).
+    #[inline]
     pub(crate) fn name(&self, i: usize) -> Option<&str> {
         match self {
             Fields::Record(r) => Some(&r.fields[i].name),

@@ -260,6 +260,7 @@ pub fn symbol_out_of_range(s: &Schema, ty: NodeId, what: &str, n: usize, at: usi
 }
 
 /// `Ok` when symbol index `i` is below `n` (encoding).
+#[inline]
 pub fn check_symbol(n: usize, i: u32) -> Result<(), GenericError> {
     if (i as usize) < n {
         return Ok(());

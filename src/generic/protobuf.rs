@@ -632,7 +632,12 @@ impl<'a> Dec<'a> {
                 let ctx = DecodeContext::default();
                 encoding::skip_field(wire, number, buf, ctx).map_err(|e| prost_error(key_at, e))
             }
-            Shape::Leaf | Shape::Record => self.member(ty, 0, wire, key_at, buf, slot),
+            Shape::Leaf => {
+                let v = self.leaf(ty, wire, key_at, buf)?;
+                *slot = Slot::Value(0, v);
+                Ok(())
+            }
+            Shape::Record => self.member(ty, 0, wire, key_at, buf, slot),
             Shape::Optional { value, ty: inner, .. } => self.member(inner, value, wire, key_at, buf, slot),
             Shape::Oneof { null, branches } => {
                 let b = k + u32::from(null.is_some_and(|x| x <= k));
@@ -789,6 +794,7 @@ impl<'a> Dec<'a> {
 
     /// A value at union branch `b` (0 outside unions): a leaf as it is, a
     /// message segment merged with earlier ones of the same branch.
+    #[inline]
     fn member(
         &self,
         ty: NodeId,
