@@ -420,15 +420,10 @@ fn push<T: flatbuffers::Push + Copy>(fbb: &mut FlatBufferBuilder<'_>, vo: u16, v
 
 fn check_fixed(s: &Schema, ty: NodeId, size: usize, len: usize) -> Result<(), GenericError> {
     if len == size {
-        Ok(())
-    } else {
-        Err(GenericError::unexpected(
-            "",
-            None,
-            format!("{size} bytes of {}", s.describe(ty)),
-            format!("{len} bytes"),
-        ))
+        return Ok(());
     }
+    let expected = format!("{size} bytes of {}", s.describe(ty));
+    Err(GenericError::unexpected("", None, expected, format!("{len} bytes")))
 }
 
 struct Dec<'a> {
