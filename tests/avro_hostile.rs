@@ -67,7 +67,7 @@ fn mutated_datums_through_every_pair() {
                     }
                     Err(e) => {
                         err += 1;
-                        assert!(e.offset <= m.len(), "{e}");
+                        assert!(e.at <= m.len(), "{e}");
                     }
                 }
             }

@@ -66,7 +66,7 @@ pub fn decode_resolved(writer: &Schema, reader: &Schema, bytes: &[u8]) -> Result
     super::resolve::read_with(writer, reader, bytes).map_err(|e| {
         GenericError::at(
             "",
-            e.offset,
+            e.at,
             GenericErrorKind::Unexpected {
                 expected: "data the reader schema resolves".into(),
                 found: e.message,
@@ -589,6 +589,17 @@ mod tests {
         );
     }
 
+    fn reader<'a>(s: &'a Schema, bytes: &'a [u8], zero_budget: usize) -> Reader<'a> {
+        let (kinds, min) = (s.kinds(), s.min_sizes());
+        Reader {
+            c: Cursor::new(bytes),
+            schema: s,
+            kinds,
+            min,
+            zero_budget,
+        }
+    }
+
     #[test]
     fn block_counts_read_in_line_as_block_any_reads_them() {
         // Every first byte (one-byte counts, negative counts, the first byte
@@ -603,13 +614,7 @@ mod tests {
                     bytes.extend(std::iter::repeat_n(0x02, tail));
                     for extra in [0, 1] {
                         let run = |in_line: bool| {
-                            let mut r = Reader {
-                                c: Cursor::new(&bytes),
-                                schema: &s,
-                                kinds: s.kinds(),
-                                min: s.min_sizes(),
-                                zero_budget: 40,
-                            };
+                            let mut r = reader(&s, &bytes, 40);
                             let n = if in_line {
                                 r.block(*item, extra, "count")
                             } else {
@@ -635,13 +640,7 @@ mod tests {
                     let mut bytes = vec![b0, b1];
                     bytes.extend(std::iter::repeat_n(0x81, tail));
                     for input in [&bytes[..1], &bytes[..]] {
-                        let mut r = Reader {
-                            c: Cursor::new(input),
-                            schema: &s,
-                            kinds: s.kinds(),
-                            min: s.min_sizes(),
-                            zero_budget: 0,
-                        };
+                        let mut r = reader(&s, input, 0);
                         let got = r.bytes("len").map(<[u8]>::len).map_err(|e| e.to_string());
                         let mut plain = Cursor::new(input);
                         let want = varint::read_i64_zigzag(&mut plain, "len")

@@ -67,6 +67,49 @@ pub enum Shape<'s> {
     },
 }
 
+/// The fields of a message or table: a record's, or a wrapper's one `value`.
+#[derive(Clone, Copy)]
+pub(crate) enum Fields<'s> {
+    Record(&'s super::schema::Record),
+    One(NodeId),
+}
+
+impl Fields<'_> {
+    /// A record's fields, or any other type as a wrapper's one `value`.
+    #[inline]
+    pub(crate) fn of(s: &Schema, ty: NodeId) -> Fields<'_> {
+        match s.node(ty) {
+            Node::Record(r) => Fields::Record(r),
+            _ => Fields::One(ty),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Fields::Record(r) => r.fields.len(),
+            Fields::One(_) => 1,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn ty(&self, i: usize) -> NodeId {
+        match self {
+            Fields::Record(r) => r.fields[i].ty,
+            Fields::One(t) => *t,
+        }
+    }
+
+    /// The record field's name (a wrapper's value has none in the document).
+    #[inline]
+    pub(crate) fn name(&self, i: usize) -> Option<&str> {
+        match self {
+            Fields::Record(r) => Some(&r.fields[i].name),
+            Fields::One(_) => None,
+        }
+    }
+}
+
 /// The [`Shape`] of type `ty`.
 #[inline]
 pub fn shape(schema: &Schema, ty: NodeId) -> Shape<'_> {
@@ -535,11 +578,7 @@ impl Gen<'_> {
             }
             Shape::Oneof { branches, .. } => {
                 body.members.pop();
-                let live: Vec<NodeId> = branches
-                    .iter()
-                    .copied()
-                    .filter(|&b| !matches!(schema.node(b), Node::Null))
-                    .collect();
+                let live = live_branches(schema, branches);
                 if live.is_empty() {
                     let _ = writeln!(body.lines, "  reserved {n}; // {name}: always null");
                     body.members.push(name.to_string());
@@ -605,11 +644,7 @@ impl Gen<'_> {
                 }
             }
             Shape::Oneof { branches, .. } => {
-                let live: Vec<NodeId> = branches
-                    .iter()
-                    .copied()
-                    .filter(|&b| !matches!(schema.node(b), Node::Null))
-                    .collect();
+                let live = live_branches(schema, branches);
                 if live.is_empty() {
                     let _ = writeln!(body.lines, "  {name}:bool (deprecated); // always null");
                     return Ok(());
@@ -639,6 +674,12 @@ impl Gen<'_> {
         }
         Ok(())
     }
+}
+
+/// The branches of a union that are not null.
+fn live_branches(schema: &Schema, branches: &[NodeId]) -> Vec<NodeId> {
+    let live = branches.iter().copied();
+    live.filter(|&b| !matches!(schema.node(b), Node::Null)).collect()
 }
 
 /// `wirebench schema derive S.avsc --to proto|fbs [-o OUT]`.

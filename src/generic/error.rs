@@ -244,6 +244,31 @@ pub fn bad_symbol(e: &EnumType, i: u32, symbol: &str) -> GenericError {
     )
 }
 
+/// The error for a symbol read at `at` that is not one of `e`'s.
+#[cold]
+pub fn unknown_symbol(e: &EnumType, at: usize, found: String) -> GenericError {
+    let expected = format!("a symbol of {} ({})", e.name.fullname, e.symbols.join(", "));
+    GenericError::unexpected("", Some(at), expected, found)
+}
+
+/// The error for an enum index `i` read at `at` beyond the `n` symbols of
+/// `ty` (`what`: how the format calls the index).
+#[cold]
+pub fn symbol_out_of_range(s: &Schema, ty: NodeId, what: &str, n: usize, at: usize, i: String) -> GenericError {
+    let expected = format!("a symbol {what} of {} (0..{n})", s.describe(ty));
+    GenericError::unexpected("", Some(at), expected, i)
+}
+
+/// `Ok` when symbol index `i` is below `n` (encoding).
+#[inline]
+pub fn check_symbol(n: usize, i: u32) -> Result<(), GenericError> {
+    if (i as usize) < n {
+        return Ok(());
+    }
+    let expected = format!("a symbol index below {n}");
+    Err(GenericError::unexpected("", None, expected, i.to_string()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -46,8 +46,8 @@
 //! range, `fixed` for its size; errors carry the JSON Pointer and offset.
 
 use super::datum::{Datum, Scalars};
-use super::derive::{Shape, fbs_direct_item, fbs_enum_width, fbs_width, shape};
-use super::error::{GenericError, GenericErrorKind, mismatch, nest, nest_index};
+use super::derive::{Fields, Shape, fbs_direct_item, fbs_enum_width, fbs_width, shape};
+use super::error::{GenericError, GenericErrorKind, check_symbol, mismatch, nest, nest_index, symbol_out_of_range};
 use super::schema::{Node, NodeId, Schema};
 use super::walk::{self, branch, field_value};
 use flatbuffers::{
@@ -76,11 +76,7 @@ pub fn encode(schema: &Schema, value: &Datum, out: &mut Vec<u8>) -> Result<(), G
         };
         fbb.reset();
         let e = Enc::new(schema);
-        let root = match schema.node(schema.root()) {
-            Node::Record(r) => e.table(fbb, Fields::Record(r), value, 0),
-            _ => e.table(fbb, Fields::One(schema.root()), value, 0),
-        };
-        let root = match root {
+        let root = match e.table(fbb, Fields::of(schema, schema.root()), value, 0) {
             Ok(r) => r,
             Err(err) => {
                 fbb.reset();
@@ -115,17 +111,7 @@ pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum, GenericError> {
     let mut v = Verifier::new(&opts, bytes);
     let d = Dec { schema, buf: bytes };
     let root = d.offset(&mut v, 0)?;
-    match schema.node(schema.root()) {
-        Node::Record(r) => d.table(&mut v, root, Fields::Record(r)),
-        _ => d.table(&mut v, root, Fields::One(schema.root())),
-    }
-}
-
-/// The fields of a table: a record's, or a wrapper's one `value`.
-#[derive(Clone, Copy)]
-enum Fields<'s> {
-    Record(&'s super::schema::Record),
-    One(NodeId),
+    d.table(&mut v, root, Fields::of(schema, schema.root()))
 }
 
 /// The vtable offset of slot `s`.
@@ -340,10 +326,7 @@ impl Enc<'_> {
                 }
                 let bt = branches[b as usize];
                 let k = b - u32::from(null.is_some_and(|x| x < b));
-                let off = match s.node(bt) {
-                    Node::Record(r) => self.table(fbb, Fields::Record(r), v, depth + 1)?,
-                    _ => self.table(fbb, Fields::One(bt), v, depth + 1)?,
-                };
+                let off = self.table(fbb, Fields::of(s, bt), v, depth + 1)?;
                 Ok(Pending::Union(k as u8 + 1, off))
             }
         }
@@ -418,8 +401,7 @@ impl Enc<'_> {
                     let o = match (s.node(items), d) {
                         (Node::String, Datum::String(v)) if direct => Ok(as_union(fbb.create_string(v))),
                         (Node::String, other) => Err(mismatch(s, items, other)),
-                        (Node::Record(r), _) => self.table(fbb, Fields::Record(r), d, depth + 1),
-                        _ => self.table(fbb, Fields::One(items), d, depth + 1),
+                        _ => self.table(fbb, Fields::of(s, items), d, depth + 1),
                     }
                     .map_err(|e| nest_index(e, i))?;
                     offs.push(o);
@@ -436,30 +418,12 @@ fn push<T: flatbuffers::Push + Copy>(fbb: &mut FlatBufferBuilder<'_>, vo: u16, v
     }
 }
 
-fn check_symbol(n: usize, i: u32) -> Result<(), GenericError> {
-    if (i as usize) < n {
-        Ok(())
-    } else {
-        Err(GenericError::unexpected(
-            "",
-            None,
-            format!("a symbol index below {n}"),
-            i.to_string(),
-        ))
-    }
-}
-
 fn check_fixed(s: &Schema, ty: NodeId, size: usize, len: usize) -> Result<(), GenericError> {
     if len == size {
-        Ok(())
-    } else {
-        Err(GenericError::unexpected(
-            "",
-            None,
-            format!("{size} bytes of {}", s.describe(ty)),
-            format!("{len} bytes"),
-        ))
+        return Ok(());
     }
+    let expected = format!("{size} bytes of {}", s.describe(ty));
+    Err(GenericError::unexpected("", None, expected, format!("{len} bytes")))
 }
 
 struct Dec<'a> {
@@ -585,14 +549,7 @@ impl<'a> Dec<'a> {
                 };
                 match e.symbols.get(i as usize) {
                     Some(sym) => Datum::Enum(i, sym.clone()),
-                    None => {
-                        return Err(GenericError::unexpected(
-                            "",
-                            Some(at),
-                            format!("a symbol index of {} (0..{})", s.describe(ty), e.symbols.len()),
-                            i.to_string(),
-                        ));
-                    }
+                    None => return Err(symbol_out_of_range(s, ty, "index", e.symbols.len(), at, i.to_string())),
                 }
             }
             _ => return Err(GenericError::unexpected("", Some(at), "a scalar type", s.describe(ty))),
@@ -725,10 +682,7 @@ impl<'a> Dec<'a> {
                         let b = k + u32::from(null.is_some_and(|x| x <= k));
                         let bt = branches[b as usize];
                         let p = self.offset(tv.verifier(), at)?;
-                        let d = match s.node(bt) {
-                            Node::Record(r) => self.table(tv.verifier(), p, Fields::Record(r))?,
-                            _ => self.table(tv.verifier(), p, Fields::One(bt))?,
-                        };
+                        let d = self.table(tv.verifier(), p, Fields::of(s, bt))?;
                         Ok(Datum::Union(b, Box::new(d)))
                     }
                     (k, _) => Err(GenericError::unexpected(

@@ -29,7 +29,7 @@
 //! is bounded by [`MAX_DEPTH`].
 
 use super::datum::{Datum, Scalars};
-use super::error::{GenericError, GenericErrorKind, decoded, from_decode, mismatch, nest, nest_index};
+use super::error::{GenericError, GenericErrorKind, decoded, from_decode, mismatch, nest, nest_index, unknown_symbol};
 use super::schema::{Node, NodeId, Schema};
 use super::sink::Sink;
 use super::walk::{self, MAX_DEPTH, check_unique_keys, enum_index, enum_symbol_index, record_field};
@@ -473,14 +473,7 @@ impl<'a> Reader<'a> {
             },
             (Node::Enum(e), Scalar::String(v)) => match enum_index(&e.symbols, v) {
                 Some(i) => Datum::Enum(i, e.spelled(i, v)),
-                None => {
-                    return Err(GenericError::unexpected(
-                        "",
-                        Some(at),
-                        format!("a symbol of {} ({})", e.name.fullname, e.symbols.join(", ")),
-                        s.found(text),
-                    ));
-                }
+                None => return Err(unknown_symbol(e, at, s.found(text))),
             },
             _ => return Err(bad()),
         })

@@ -23,7 +23,7 @@
 //! nesting is bounded by [`MAX_DEPTH`].
 
 use super::datum::{Datum, Scalars};
-use super::error::{GenericError, GenericErrorKind, decoded, mismatch, nest, nest_index};
+use super::error::{GenericError, GenericErrorKind, decoded, mismatch, nest, nest_index, unknown_symbol};
 use super::schema::{Node, NodeId, Schema};
 use super::sink::Sink;
 use super::walk::{self, MAX_DEPTH, check_unique_keys, enum_index, enum_symbol_index, record_field};
@@ -642,14 +642,7 @@ impl<'a> Reader<'a> {
                 let s = self.str()?;
                 match enum_index(&e.symbols, s) {
                     Some(i) => Datum::Enum(i, e.spelled(i, s)),
-                    None => {
-                        return Err(GenericError::unexpected(
-                            "",
-                            Some(at),
-                            format!("a symbol of {} ({})", e.name.fullname, e.symbols.join(", ")),
-                            format!("{s:?}"),
-                        ));
-                    }
+                    None => return Err(unknown_symbol(e, at, format!("{s:?}"))),
                 }
             }
             Node::Bytes => Datum::Bytes(self.bin()?.to_vec()),

@@ -44,8 +44,8 @@
 //! the byte offset.
 
 use super::datum::{Datum, Scalars};
-use super::derive::{Shape, proto_width, shape};
-use super::error::{GenericError, GenericErrorKind, mismatch, nest, nest_index};
+use super::derive::{Fields, Shape, proto_width, shape};
+use super::error::{GenericError, GenericErrorKind, check_symbol, mismatch, nest, nest_index, symbol_out_of_range};
 use super::schema::{Field, Node, NodeId, Schema};
 use super::walk::{self, branch, field_value};
 use prost::encoding::{self, DecodeContext, WireType};
@@ -75,10 +75,7 @@ pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum, GenericError> {
         input: bytes,
         pool: std::cell::RefCell::new(Vec::new()),
     };
-    match schema.node(schema.root()) {
-        Node::Record(r) => d.message(Fields::Record(r), &Segs::One(bytes), 0),
-        _ => d.message(Fields::One(schema.root()), &Segs::One(bytes), 0),
-    }
+    d.message(Fields::of(schema, schema.root()), &Segs::One(bytes), 0)
 }
 
 /// The encoder: a node's [`Shape`] is a match on the node and the schema's
@@ -411,14 +408,7 @@ fn scalar(s: &Schema, ty: NodeId, d: &Datum, out: &mut Vec<u8>) -> Result<(), Ge
         (Node::Float, Datum::Float(v)) => out.extend_from_slice(&v.to_le_bytes()),
         (Node::Double, Datum::Double(v)) => out.extend_from_slice(&v.to_le_bytes()),
         (Node::Enum(e), Datum::Enum(i, _)) => {
-            if *i as usize >= e.symbols.len() {
-                return Err(GenericError::unexpected(
-                    "",
-                    None,
-                    format!("a symbol index below {}", e.symbols.len()),
-                    i.to_string(),
-                ));
-            }
+            check_symbol(e.symbols.len(), *i)?;
             encoding::encode_varint(u64::from(*i), out);
         }
         _ => return Err(mismatch(s, ty, d)),
@@ -444,37 +434,6 @@ impl<'a> Segs<'a> {
         match self {
             Segs::One(a) => std::slice::from_ref(a),
             Segs::Many(v) => v,
-        }
-    }
-}
-
-/// The fields of a message: a record's, or a wrapper's one `value`.
-#[derive(Clone, Copy)]
-enum Fields<'s> {
-    Record(&'s super::schema::Record),
-    One(NodeId),
-}
-
-impl Fields<'_> {
-    fn len(&self) -> usize {
-        match self {
-            Fields::Record(r) => r.fields.len(),
-            Fields::One(_) => 1,
-        }
-    }
-
-    fn ty(&self, i: usize) -> NodeId {
-        match self {
-            Fields::Record(r) => r.fields[i].ty,
-            Fields::One(t) => *t,
-        }
-    }
-
-    /// The record field's name (a wrapper's value has none in the document).
-    fn name(&self, i: usize) -> Option<&str> {
-        match self {
-            Fields::Record(r) => Some(&r.fields[i].name),
-            Fields::One(_) => None,
         }
     }
 }
@@ -678,7 +637,7 @@ impl<'a> Dec<'a> {
                 *slot = Slot::Value(0, v);
                 Ok(())
             }
-            Shape::Record => self.message_segment(0, wire, key_at, buf, slot),
+            Shape::Record => self.member(ty, 0, wire, key_at, buf, slot),
             Shape::Optional { value, ty: inner, .. } => self.member(inner, value, wire, key_at, buf, slot),
             Shape::Oneof { null, branches } => {
                 let b = k + u32::from(null.is_some_and(|x| x <= k));
@@ -791,18 +750,9 @@ impl<'a> Dec<'a> {
         }
     }
 
-    /// A packed array of doubles, unboxed: its length must be a whole
-    /// number of items (checked before anything is reserved).
+    /// A packed array of doubles, unboxed.
     fn packed_doubles(&self, body: &'a [u8], list: &mut Vec<f64>) -> Result<(), GenericError> {
-        if body.len() % 8 != 0 {
-            return Err(GenericError::unexpected(
-                "",
-                Some(self.at(body)),
-                "a packed array of 8-byte items",
-                format!("{} bytes", body.len()),
-            ));
-        }
-        list.reserve(body.len() / 8);
+        list.reserve(self.packed_count(body, 8)?);
         list.extend(
             body.chunks_exact(8)
                 .map(|c| f64::from_le_bytes(c.try_into().unwrap_or([0; 8]))),
@@ -810,26 +760,16 @@ impl<'a> Dec<'a> {
         Ok(())
     }
 
-    /// A packed array of doubles or floats: its length must be a whole
-    /// number of items (checked before anything is reserved).
+    /// A packed array of doubles or floats.
     fn packed_fixed(&self, items: NodeId, body: &'a [u8], list: &mut Vec<Datum>) -> Result<(), GenericError> {
-        let double = matches!(self.schema.node(items), Node::Double);
-        let width = if double { 8 } else { 4 };
-        if body.len() % width != 0 {
-            return Err(GenericError::unexpected(
-                "",
-                Some(self.at(body)),
-                format!("a packed array of {width}-byte items"),
-                format!("{} bytes", body.len()),
-            ));
-        }
-        list.reserve(body.len() / width);
-        if double {
+        if matches!(self.schema.node(items), Node::Double) {
+            list.reserve(self.packed_count(body, 8)?);
             list.extend(
                 body.chunks_exact(8)
                     .map(|c| Datum::Double(f64::from_le_bytes(c.try_into().unwrap_or([0; 8])))),
             );
         } else {
+            list.reserve(self.packed_count(body, 4)?);
             list.extend(
                 body.chunks_exact(4)
                     .map(|c| Datum::Float(f32::from_le_bytes(c.try_into().unwrap_or([0; 4])))),
@@ -838,8 +778,23 @@ impl<'a> Dec<'a> {
         Ok(())
     }
 
-    /// A value with explicit presence at union branch `b`: as it is, or in
-    /// its wrapper message.
+    /// The item count of a packed array of `width`-byte items: its length
+    /// must be a whole number of items (checked before anything is reserved).
+    fn packed_count(&self, body: &'a [u8], width: usize) -> Result<usize, GenericError> {
+        if body.len() % width != 0 {
+            return Err(GenericError::unexpected(
+                "",
+                Some(self.at(body)),
+                format!("a packed array of {width}-byte items"),
+                format!("{} bytes", body.len()),
+            ));
+        }
+        Ok(body.len() / width)
+    }
+
+    /// A value at union branch `b` (0 outside unions): a leaf as it is, a
+    /// message segment merged with earlier ones of the same branch.
+    #[inline]
     fn member(
         &self,
         ty: NodeId,
@@ -850,12 +805,15 @@ impl<'a> Dec<'a> {
         slot: &mut Slot<'a>,
     ) -> Result<(), GenericError> {
         if matches!(self.shape(ty), Shape::Leaf) {
-            let v = self.leaf(ty, wire, key_at, buf)?;
-            *slot = Slot::Value(b, v);
-            Ok(())
-        } else {
-            self.message_segment(b, wire, key_at, buf, slot)
+            *slot = Slot::Value(b, self.leaf(ty, wire, key_at, buf)?);
+            return Ok(());
         }
+        let body = self.message_body(wire, key_at, buf)?;
+        match slot {
+            Slot::Msg(have, segs) if *have == b => segs.push(body),
+            _ => *slot = Slot::Msg(b, Segs::One(body)),
+        }
+        Ok(())
     }
 
     fn message_body(&self, wire: WireType, key_at: usize, buf: &mut &'a [u8]) -> Result<&'a [u8], GenericError> {
@@ -863,23 +821,6 @@ impl<'a> Dec<'a> {
             return Err(wire_error(key_at, "LengthDelimited for a message", wire));
         }
         self.len_delimited(buf, "a message")
-    }
-
-    /// One segment of a message field: merged with earlier ones of the same branch.
-    fn message_segment(
-        &self,
-        b: u32,
-        wire: WireType,
-        key_at: usize,
-        buf: &mut &'a [u8],
-        slot: &mut Slot<'a>,
-    ) -> Result<(), GenericError> {
-        let body = self.message_body(wire, key_at, buf)?;
-        match slot {
-            Slot::Msg(have, segs) if *have == b => segs.push(body),
-            _ => *slot = Slot::Msg(b, Segs::One(body)),
-        }
-        Ok(())
     }
 
     /// The datum of a field of type `ty` from what its slot collected.
@@ -957,14 +898,7 @@ impl<'a> Dec<'a> {
                 let v = self.varint(buf)? as i32;
                 match usize::try_from(v).ok().and_then(|i| e.symbols.get(i)) {
                     Some(sym) => Datum::Enum(v as u32, sym.clone()),
-                    None => {
-                        return Err(GenericError::unexpected(
-                            "",
-                            Some(at),
-                            format!("a symbol number of {} (0..{})", s.describe(ty), e.symbols.len()),
-                            v.to_string(),
-                        ));
-                    }
+                    None => return Err(symbol_out_of_range(s, ty, "number", e.symbols.len(), at, v.to_string())),
                 }
             }
             Node::String => {

@@ -33,11 +33,10 @@
 //! limited to [`MAX_DATUM_DEPTH`].
 
 use super::datum::{Datum, FieldNames, Fields, Name};
-use super::schema::{Node, NodeId, Schema, unqualified};
+use super::schema::{Node, NodeId, Refusal, Schema, unqualified};
 use crate::codec::cursor::Cursor;
 use crate::codec::{DecodeError, varint};
 use std::collections::HashMap;
-use std::fmt;
 
 /// Deepest nesting of records, arrays, maps and unions in one datum.
 pub const MAX_DATUM_DEPTH: usize = 128;
@@ -98,26 +97,11 @@ enum FieldStep {
 
 /// Why a datum could not be read: a decode error at a byte, or a resolution
 /// refusal naming the field path.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ResolveError {
-    pub offset: usize,
-    pub message: String,
-}
-
-impl fmt::Display for ResolveError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (at byte {})", self.message, self.offset)
-    }
-}
-
-impl std::error::Error for ResolveError {}
+pub type ResolveError = Refusal<usize>;
 
 impl From<DecodeError> for ResolveError {
     fn from(e: DecodeError) -> ResolveError {
-        ResolveError {
-            offset: e.offset,
-            message: e.kind.to_string(),
-        }
+        ResolveError::new(e.offset, e.kind.to_string())
     }
 }
 
@@ -206,10 +190,10 @@ impl<'s> Resolver<'s> {
                 match std::str::from_utf8(b) {
                     Ok(s) => Datum::String(s.to_string()),
                     Err(_) => {
-                        return Err(ResolveError {
-                            offset: at,
-                            message: "writer bytes promoted to a reader string are not valid UTF-8".into(),
-                        });
+                        return Err(ResolveError::new(
+                            at,
+                            "writer bytes promoted to a reader string are not valid UTF-8",
+                        ));
                     }
                 }
             }
@@ -220,16 +204,13 @@ impl<'s> Resolver<'s> {
                 match usize::try_from(i).ok().and_then(|i| map.get(i)) {
                     Some(Ok((ri, sym))) => Datum::Enum(*ri, sym.clone()),
                     Some(Err(msg)) => {
-                        return Err(ResolveError {
-                            offset: at,
-                            message: msg.clone(),
-                        });
+                        return Err(ResolveError::new(at, msg.clone()));
                     }
                     None => {
-                        return Err(ResolveError {
-                            offset: at,
-                            message: format!("enum index {i} is outside the writer's {} symbols", map.len()),
-                        });
+                        return Err(ResolveError::new(
+                            at,
+                            format!("enum index {i} is outside the writer's {} symbols", map.len()),
+                        ));
                     }
                 }
             }
@@ -302,10 +283,7 @@ impl<'s> Resolver<'s> {
             if count < 0 {
                 let size = st.long("block byte size")?;
                 if size < 0 {
-                    return Err(ResolveError {
-                        offset: at,
-                        message: format!("negative block byte size {size}"),
-                    });
+                    return Err(ResolveError::new(at, format!("negative block byte size {size}")));
                 }
             }
             let n = count.unsigned_abs();
@@ -315,12 +293,12 @@ impl<'s> Resolver<'s> {
                 match st.zero_budget.checked_sub(n as usize) {
                     Some(left) if n <= usize::MAX as u64 => st.zero_budget = left,
                     _ => {
-                        return Err(ResolveError {
-                            offset: at,
-                            message: format!(
+                        return Err(ResolveError::new(
+                            at,
+                            format!(
                                 "block of {n} items that may take no bytes each exceeds what the input can justify"
                             ),
-                        });
+                        ));
                     }
                 }
             }
@@ -418,10 +396,7 @@ struct State<'a> {
 
 impl<'a> State<'a> {
     fn error(&self, message: String) -> ResolveError {
-        ResolveError {
-            offset: self.c.pos(),
-            message,
-        }
+        ResolveError::new(self.c.pos(), message)
     }
 
     fn long(&mut self, what: &'static str) -> Result<i64, ResolveError> {
@@ -435,22 +410,21 @@ impl<'a> State<'a> {
         usize::try_from(i)
             .ok()
             .and_then(|i| branches.get(i).copied())
-            .ok_or_else(|| ResolveError {
-                offset: at,
-                message: format!(
-                    "union branch index {i} is outside the writer's {} branches",
-                    branches.len()
-                ),
+            .ok_or_else(|| {
+                ResolveError::new(
+                    at,
+                    format!(
+                        "union branch index {i} is outside the writer's {} branches",
+                        branches.len()
+                    ),
+                )
             })
     }
 
     fn int(&mut self) -> Result<i32, ResolveError> {
         let at = self.c.pos();
         let v = self.long("int")?;
-        i32::try_from(v).map_err(|_| ResolveError {
-            offset: at,
-            message: format!("int value {v} is outside the 32-bit range"),
-        })
+        i32::try_from(v).map_err(|_| ResolveError::new(at, format!("int value {v} is outside the 32-bit range")))
     }
 
     fn boolean(&mut self) -> Result<bool, ResolveError> {
@@ -458,10 +432,10 @@ impl<'a> State<'a> {
         match self.c.u8("boolean")? {
             0 => Ok(false),
             1 => Ok(true),
-            b => Err(ResolveError {
-                offset: at,
-                message: format!("boolean byte must be 0 or 1, found 0x{b:02x}"),
-            }),
+            b => Err(ResolveError::new(
+                at,
+                format!("boolean byte must be 0 or 1, found 0x{b:02x}"),
+            )),
         }
     }
 
@@ -476,20 +450,16 @@ impl<'a> State<'a> {
     fn bytes(&mut self, what: &'static str) -> Result<&'a [u8], ResolveError> {
         let at = self.c.pos();
         let len = self.long(what)?;
-        let len = u64::try_from(len).map_err(|_| ResolveError {
-            offset: at,
-            message: format!("negative {what} {len}"),
-        })?;
+        let len = u64::try_from(len).map_err(|_| ResolveError::new(at, format!("negative {what} {len}")))?;
         Ok(self.c.take(len, what)?)
     }
 
     fn string(&mut self) -> Result<String, ResolveError> {
         let at = self.c.pos();
         let b = self.bytes("string length")?;
-        std::str::from_utf8(b).map(str::to_string).map_err(|_| ResolveError {
-            offset: at,
-            message: "string is not valid UTF-8".into(),
-        })
+        std::str::from_utf8(b)
+            .map(str::to_string)
+            .map_err(|_| ResolveError::new(at, "string is not valid UTF-8"))
     }
 }
 

@@ -46,67 +46,38 @@ pub struct Schema {
     kinds: Vec<Kind>,
 }
 
-/// A [`Node`]'s variant alone, one byte: what a decoder's dispatch on a
-/// type reads ([`Schema::kinds`]) in place of the node, whose variant is
-/// stored in the niche of a field and takes a few steps to decode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Kind {
-    Null,
-    Boolean,
-    Int,
-    Long,
-    Float,
-    Double,
-    Bytes,
-    String,
-    Array,
-    Map,
-    Union,
-    Record,
-    Enum,
-    Fixed,
-}
-
-impl Kind {
-    /// The variant of `node`.
-    pub fn of(node: &Node) -> Kind {
-        match node {
-            Node::Null => Kind::Null,
-            Node::Boolean => Kind::Boolean,
-            Node::Int => Kind::Int,
-            Node::Long => Kind::Long,
-            Node::Float => Kind::Float,
-            Node::Double => Kind::Double,
-            Node::Bytes => Kind::Bytes,
-            Node::String => Kind::String,
-            Node::Array(_) => Kind::Array,
-            Node::Map(_) => Kind::Map,
-            Node::Union(_) => Kind::Union,
-            Node::Record(_) => Kind::Record,
-            Node::Enum(_) => Kind::Enum,
-            Node::Fixed(_) => Kind::Fixed,
+/// Declares [`Node`] and [`Kind`], its variants alone, from one list.
+macro_rules! nodes {
+    ($($variant:ident $(($inner:ty))?,)*) => {
+        /// One type.
+        #[derive(Clone, Debug)]
+        pub enum Node {
+            $($variant $(($inner))?,)*
         }
-    }
+
+        /// A [`Node`]'s variant alone, one byte: what a decoder's dispatch on
+        /// a type reads ([`Schema::kinds`]) in place of the node, whose variant
+        /// is stored in the niche of a field and takes a few steps to decode.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[repr(u8)]
+        pub enum Kind {
+            $($variant,)*
+        }
+
+        impl Kind {
+            /// The variant of `node`.
+            pub fn of(node: &Node) -> Kind {
+                match node {
+                    $(Node::$variant { .. } => Kind::$variant,)*
+                }
+            }
+        }
+    };
 }
 
-/// One type.
-#[derive(Clone, Debug)]
-pub enum Node {
-    Null,
-    Boolean,
-    Int,
-    Long,
-    Float,
-    Double,
-    Bytes,
-    String,
-    Array(NodeId),
-    Map(NodeId),
-    Union(Vec<NodeId>),
-    Record(Record),
-    Enum(EnumType),
-    Fixed(FixedType),
+nodes! {
+    Null, Boolean, Int, Long, Float, Double, Bytes, String,
+    Array(NodeId), Map(NodeId), Union(Vec<NodeId>), Record(Record), Enum(EnumType), Fixed(FixedType),
 }
 
 /// The name of a named type: its fullname and its aliases (fullnames too).
@@ -252,21 +223,40 @@ fn min_sizes(nodes: &[Node]) -> Vec<u64> {
 /// Passes of [`min_sizes`]: enough for any schema nested this deep.
 const MIN_SIZE_PASSES: usize = 64;
 
-/// A schema that cannot be parsed: where and why.
+/// A refusal and where it was made: a place in a schema
+/// ([`SchemaError`], e.g. `Catalog.products.stock`)
+/// or a byte offset ([`ResolveError`](super::resolve::ResolveError)).
 #[derive(Clone, Debug, PartialEq)]
-pub struct SchemaError {
-    /// The place in the schema, e.g. `Catalog.products.stock`, or `(JSON)`.
-    pub path: String,
+pub struct Refusal<At> {
+    pub at: At,
     pub message: String,
 }
 
-impl fmt::Display for SchemaError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "schema error at {}: {}", self.path, self.message)
+impl<At> Refusal<At> {
+    #[cold]
+    pub fn new(at: At, message: impl Into<String>) -> Refusal<At> {
+        let message = message.into();
+        Refusal { at, message }
     }
 }
 
-impl std::error::Error for SchemaError {}
+impl fmt::Display for Refusal<String> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "schema error at {}: {}", self.at, self.message)
+    }
+}
+
+impl fmt::Display for Refusal<usize> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (at byte {})", self.message, self.at)
+    }
+}
+
+impl<At: fmt::Debug> std::error::Error for Refusal<At> where Refusal<At>: fmt::Display {}
+
+/// A schema that cannot be parsed: the place in the schema, e.g.
+/// `Catalog.products.stock`, or `(JSON)`, and why.
+pub type SchemaError = Refusal<String>;
 
 impl Schema {
     /// Parses `.avsc` text.
@@ -282,10 +272,7 @@ impl Schema {
     }
 
     pub fn parse(text: &[u8]) -> Result<Schema, SchemaError> {
-        let json = value::parse(text).map_err(|e| SchemaError {
-            path: "(JSON)".to_string(),
-            message: e.to_string(),
-        })?;
+        let json = value::parse(text).map_err(|e| SchemaError::new("(JSON)".into(), e.to_string()))?;
         let mut p = Parser {
             nodes: Vec::new(),
             names: HashMap::new(),
@@ -462,14 +449,7 @@ struct Parser {
 }
 
 fn err(path: &str, message: impl Into<String>) -> SchemaError {
-    SchemaError {
-        path: if path.is_empty() {
-            "$".to_string()
-        } else {
-            path.to_string()
-        },
-        message: message.into(),
-    }
+    SchemaError::new(if path.is_empty() { "$" } else { path }.to_string(), message)
 }
 
 /// "Names": `[A-Za-z_][A-Za-z0-9_]*`.

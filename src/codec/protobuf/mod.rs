@@ -140,8 +140,20 @@ pub fn from_generated(msg: pb::Catalog) -> Result<Catalog, DecodeError> {
     Ok(catalog)
 }
 
+/// The model's dimensions as prost's or back: the same four fields.
+macro_rules! dimensions {
+    ($d:expr => $to:path) => {{
+        let d = $d;
+        $to {
+            width_mm: d.width_mm,
+            height_mm: d.height_mm,
+            depth_mm: d.depth_mm,
+            weight_g: d.weight_g,
+        }
+    }};
+}
+
 fn product_to_pb(p: &Product) -> pb::Product {
-    let d = &p.dimensions;
     pb::Product {
         id: p.id,
         sku: p.sku.clone(),
@@ -155,12 +167,7 @@ fn product_to_pb(p: &Product) -> pb::Product {
         stock: p.stock,
         status: p.status.index() as i32,
         tags: p.tags.clone(),
-        dimensions: Some(pb::Dimensions {
-            width_mm: d.width_mm,
-            height_mm: d.height_mm,
-            depth_mm: d.depth_mm,
-            weight_g: d.weight_g,
-        }),
+        dimensions: Some(dimensions!(&p.dimensions => pb::Dimensions)),
         variants: p
             .variants
             .iter()
@@ -179,7 +186,6 @@ fn product_to_pb(p: &Product) -> pb::Product {
 }
 
 fn product_from_pb(p: pb::Product) -> Result<Product, DecodeError> {
-    let d = p.dimensions.unwrap_or_default();
     Ok(Product {
         id: p.id,
         sku: p.sku,
@@ -193,12 +199,7 @@ fn product_from_pb(p: pb::Product) -> Result<Product, DecodeError> {
         stock: p.stock,
         status: status_from_pb(p.status)?,
         tags: p.tags,
-        dimensions: Dimensions {
-            width_mm: d.width_mm,
-            height_mm: d.height_mm,
-            depth_mm: d.depth_mm,
-            weight_g: d.weight_g,
-        },
+        dimensions: dimensions!(p.dimensions.unwrap_or_default() => Dimensions),
         variants: p
             .variants
             .into_iter()
