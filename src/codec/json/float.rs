@@ -36,8 +36,8 @@ pub(crate) fn test_cases(default: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::format::{floor_log2_pow10, floor_log10_pow2, shortest};
-    use super::table::{G, N_MIN};
+    use super::format::{floor_log10_pow2, shortest};
+    use super::table::{G, N_MIN, floor_log2_pow10};
     use crate::prng::Rng;
 
     /// How many random bit patterns each differential test draws: 200 000

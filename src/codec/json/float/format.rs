@@ -17,7 +17,7 @@
 //! last digit ([`shortest_parts`]); the few values whose decision it
 //! cannot make exactly go to [`schubfach`].
 
-use super::table::{G, N_MAX, N_MIN};
+use super::table::{G, N_MAX, N_MIN, floor_log2_pow10};
 
 /// `floor(e · log10 2)` for `|e| <= 5_456_721` (Giulietti, section 9).
 #[inline]
@@ -29,12 +29,6 @@ pub(crate) fn floor_log10_pow2(e: i32) -> i32 {
 #[inline]
 fn floor_log10_three_quarters_pow2(e: i32) -> i32 {
     ((i64::from(e) * 661_971_961_083 - 274_743_187_321) >> 41) as i32
-}
-
-/// `floor(e · log2 10)` for `|e| <= 6_432_162`.
-#[inline]
-pub(crate) const fn floor_log2_pow10(e: i32) -> i32 {
-    ((e as i64 * 913_124_641_741) >> 38) as i32
 }
 
 /// `g(n)` of the table, or `None` outside it.

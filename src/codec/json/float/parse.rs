@@ -11,7 +11,8 @@
 //! table, a result that is subnormal or overflows), answers `None`: the
 //! caller then asks std's correctly rounded parse.
 
-use super::format::{floor_log2_pow10, pow10};
+use super::format::pow10;
+use super::table::floor_log2_pow10;
 
 /// Exact in a double: 10^0 to 10^22.
 const EXACT: [f64; 23] = [

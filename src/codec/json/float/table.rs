@@ -16,12 +16,16 @@
 //! `u64` words. The test `table_entries_bound_the_powers_of_ten` rechecks
 //! every entry against the definition by multiplication.
 
-use super::format::floor_log2_pow10;
-
 /// The smallest `n` in [`G`].
 pub const N_MIN: i32 = -292;
 /// The largest `n` in [`G`].
 pub const N_MAX: i32 = 324;
+
+/// `floor(e · log2 10)` for `|e| <= 6_432_162`.
+#[inline]
+pub(crate) const fn floor_log2_pow10(e: i32) -> i32 {
+    ((e as i64 * 913_124_641_741) >> 38) as i32
+}
 
 /// `g(n)` for `n` in `N_MIN..=N_MAX`, in order.
 pub static G: [u128; 617] = table();
