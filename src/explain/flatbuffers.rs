@@ -1,6 +1,8 @@
-//! The FlatBuffers annotator for a user's document: one FlatBuffer of the
-//! tables [`crate::generic::derive`] derives from the Avro schema, walked
-//! by that schema from the root offset.
+//! The FlatBuffers annotator, for the catalog and a user's document alike:
+//! one FlatBuffer of the tables [`crate::generic::derive`] derives from the
+//! Avro schema, walked by that schema from the root offset. schemas/catalog.fbs
+//! departs from that derivation in two ways, which [`Fbs`] names: a file
+//! identifier after the root offset, and `Dimensions` as an inline struct.
 //!
 //! A table is a 4-byte soffset to its vtable (`vtable = table − soffset`),
 //! then its inline fields; the vtable is its own size and the table's (two
@@ -8,18 +10,26 @@
 //! absent). Field *i* of a record has slot *s* = the slots of fields
 //! `0..i` (a union takes two: its `_type` byte, then an offset to the
 //! member's table, a record itself or a wrapper table with one field
-//! `value`). Strings are a uoffset to a u32 length, the bytes and a 0;
-//! vectors a uoffset to a u32 count and the items (scalars inline, strings
-//! and tables by uoffset); a map is a vector of `{key, value}` tables.
-//! Fields not written read as their default ([`super::plain::absent`]).
+//! `value`). A struct's fields sit inline, each aligned to its size. Strings
+//! are a uoffset to a u32 length, the bytes and a 0; vectors a uoffset to a
+//! u32 count and the items (scalars inline, strings and tables by uoffset);
+//! a map is a vector of `{key, value}` tables. Fields not written read as
+//! their default ([`super::plain::absent`]).
 //!
 //! The bytes are not read in order: every offset is followed, bounds- and
 //! alignment-checked as the official verifier does, and each run of bytes
-//! read is claimed once. A claim that overlaps an earlier one is an error
-//! (the builder shares only vtables, claimed at their first table), so
+//! read is claimed once. A claim that overlaps an earlier one is an error,
+//! except what the builder shares: a vtable (tables of one layout) and a
+//! string (`create_shared_string`) reached again at its start are read again
+//! for their new owner. Every read counts against an apparent-size budget, so
 //! hostile offsets cannot loop or make a small buffer read as a large one.
-//! The bytes no offset reaches are padding. The spans are then put in byte
-//! order: every byte once.
+//! The spans are then put in byte order, a shared span once with every owner,
+//! and the bytes no offset reaches are padding: every byte once.
+//!
+//! Owners: the catalog's spans by product field ([`Walker::enter`]); a
+//! document's by the JSON path of their value without `$.` (the root's
+//! framing: `(envelope)`), a vtable slot by the field it locates, a map
+//! entry's framing by its map and its key by its value.
 //!
 //! Independent of [`crate::generic::flatbuffers`] and of the `flatbuffers`
 //! crate: it reads offsets and scalars itself and writes what it read as
@@ -27,7 +37,7 @@
 //! datum.
 
 use super::plain;
-use super::span::{Category, ExplainError, Span, Walker, preview};
+use super::span::{Category, ExplainError, Span, Walker, preview, static_field};
 use crate::generic::derive::{Shape, fbs_direct_item, fbs_enum_width, fbs_width, shape};
 use crate::generic::schema::{Node, NodeId, Schema};
 use std::collections::{BTreeMap, HashSet};
@@ -38,20 +48,63 @@ const MAX_TABLES_DEEP: usize = 64;
 /// schema-driven decoder sets its verifier).
 const APPARENT_FACTOR: usize = 16;
 
-/// Walks `bytes` as one FlatBuffer of `schema`; the plain JSON of what it
-/// read. The spans end in byte order, gaps filled with padding.
+/// Where a schema's FlatBuffers depart from the derived tables.
+pub(crate) struct Fbs {
+    /// A 4-byte file identifier follows the root offset.
+    pub identifier: bool,
+    /// Records written as inline structs, by short name.
+    pub structs: &'static [&'static str],
+}
+
+/// The tables [`crate::generic::derive`] derives, as every document is written.
+pub(crate) const DERIVED: Fbs = Fbs {
+    identifier: false,
+    structs: &[],
+};
+
+/// schemas/catalog.fbs: `file_identifier "WBCT"` and `struct Dimensions`.
+pub(crate) const CATALOG: Fbs = Fbs {
+    identifier: true,
+    structs: &["Dimensions"],
+};
+
+/// [`annotate_as`] the derived tables.
 pub(crate) fn annotate(w: &mut Walker<'_>, schema: &Schema) -> Result<(String, Vec<String>), ExplainError> {
+    annotate_as(w, schema, &DERIVED)
+}
+
+/// Walks `bytes` as one FlatBuffer of `schema` laid out as `fbs`; the plain
+/// JSON of what it read. The spans end in byte order, gaps filled with padding.
+pub(crate) fn annotate_as(
+    w: &mut Walker<'_>,
+    schema: &Schema,
+    fbs: &Fbs,
+) -> Result<(String, Vec<String>), ExplainError> {
     let mut r = Reader {
         schema,
+        fbs,
         buf: w.bytes,
         claims: BTreeMap::new(),
         vtables: HashSet::new(),
+        strings: HashSet::new(),
         apparent: 0,
         max_apparent: w.bytes.len().saturating_mul(APPARENT_FACTOR).max(1024),
         depth: 0,
     };
     let result = r.root(w);
-    w.spans.sort_by_key(|s| s.offset);
+    // Shared data was read once per owner: one span, every owner.
+    w.spans.sort_by_key(|s| (s.offset, s.len));
+    w.spans.dedup_by(|b, a| {
+        let repeat = (a.offset, a.len) == (b.offset, b.len);
+        if repeat {
+            a.owners.append(&mut b.owners);
+        }
+        repeat
+    });
+    for s in w.spans.iter_mut().filter(|s| s.owners.len() > 1) {
+        s.owners.sort_unstable();
+        s.owners.dedup();
+    }
     let (json, members) = result?;
     // The bytes no read reached: padding (zeros) or unreferenced.
     let mut at = 0;
@@ -96,6 +149,22 @@ fn gap(w: &mut Walker<'_>, at: usize, n: usize) {
     w.span_at(at, n, Category::Padding, meaning);
 }
 
+/// Records a span owned by the value at `owner` (a path from `$`): in a
+/// document, the path names the owner; in the catalog, the walker's product
+/// field does.
+fn emit(w: &mut Walker<'_>, at: usize, n: usize, category: Category, owner: &str, meaning: String) {
+    w.span_at(at, n, category, meaning);
+    let path = owner
+        .strip_prefix("$.")
+        .or_else(|| owner.strip_prefix('$'))
+        .unwrap_or(owner);
+    if n > 0 && w.entry.is_none() && !path.is_empty() {
+        if let Some(s) = w.spans.last_mut() {
+            s.owners[0].at = Some(path.into());
+        }
+    }
+}
+
 /// A table being read: where it is, and its vtable.
 #[derive(Clone, Copy)]
 struct Table {
@@ -106,15 +175,29 @@ struct Table {
 
 struct Reader<'a, 's> {
     schema: &'s Schema,
+    fbs: &'s Fbs,
     buf: &'a [u8],
     /// Runs of bytes read so far: offset → length.
     claims: BTreeMap<usize, usize>,
-    /// Vtables already claimed (shared by tables of one layout).
+    /// Vtables and strings already claimed, by position: read again, not
+    /// claimed again, when another owner reaches them.
     vtables: HashSet<usize>,
+    strings: HashSet<usize>,
     apparent: usize,
     max_apparent: usize,
     /// Tables open.
     depth: usize,
+}
+
+/// The inline width of a scalar of type `ty`.
+fn width(s: &Schema, ty: NodeId) -> Option<usize> {
+    match s.node(ty) {
+        Node::Boolean => Some(1),
+        Node::Int | Node::Float => Some(4),
+        Node::Long | Node::Double => Some(8),
+        Node::Enum(e) => Some(usize::from(fbs_enum_width(e.symbols.len()))),
+        _ => None,
+    }
 }
 
 fn join(path: &str, name: &str) -> String {
@@ -174,13 +257,18 @@ impl Reader<'_, '_> {
         Ok(u32::from_le_bytes(self.read::<4>(at, what)?) as usize)
     }
 
-    /// Records `n` bytes at `at` as read once: an error if any was read before.
+    /// Records `n` bytes at `at`, owned by `owner`, as read once: an error
+    /// if any was read before. Unless `fresh`, they are shared data read
+    /// before as a whole, recorded again for their new owner.
+    #[allow(clippy::too_many_arguments)]
     fn claim(
         &mut self,
         w: &mut Walker<'_>,
+        fresh: bool,
         at: usize,
         n: usize,
         category: Category,
+        owner: &str,
         meaning: String,
     ) -> Result<(), ExplainError> {
         if n == 0 {
@@ -189,7 +277,7 @@ impl Reader<'_, '_> {
         let end = at + n;
         let before = self.claims.range(..=at).next_back().map(|(&o, &l)| (o, l));
         let after = self.claims.range(at..).next().map(|(&o, &l)| (o, l));
-        for (o, l) in before.into_iter().chain(after) {
+        for (o, l) in before.into_iter().chain(after).filter(|_| fresh) {
             if o < end && at < o + l {
                 return Err(self.err(
                     at,
@@ -198,7 +286,7 @@ impl Reader<'_, '_> {
             }
         }
         self.claims.insert(at, n);
-        w.span_at(at, n, category, meaning);
+        emit(w, at, n, category, owner, meaning);
         Ok(())
     }
 
@@ -206,39 +294,38 @@ impl Reader<'_, '_> {
     fn offset(&mut self, w: &mut Walker<'_>, at: usize, path: &str, to: &str) -> Result<usize, ExplainError> {
         let o = self.u32(at, path)?;
         let target = at.saturating_add(o);
-        self.claim(
-            w,
-            at,
-            4,
-            Category::Structure,
-            format!("{path}: offset to {to} at {target}"),
-        )?;
+        let meaning = format!("{path}: offset to {to} at {target}");
+        self.claim(w, true, at, 4, Category::Structure, path, meaning)?;
         Ok(target)
     }
 
     fn root(&mut self, w: &mut Walker<'_>) -> Result<(String, Vec<String>), ExplainError> {
         let s = self.schema;
-        let root = s.root();
         let at = self.offset(w, 0, "$", "the root table")?;
-        match s.node(root) {
-            Node::Record(rec) => {
-                let fields: Vec<(Option<&str>, NodeId)> = rec.fields.iter().map(|f| (Some(&*f.name), f.ty)).collect();
-                let json = self.table(w, at, &fields, "$", true)?;
-                Ok((json, rec.fields.iter().map(|f| f.name.to_string()).collect()))
-            }
-            _ => Ok((self.table(w, at, &[(None, root)], "$", false)?, Vec::new())),
+        if self.fbs.identifier {
+            let id = self.read::<4>(4, "file identifier")?;
+            let meaning = format!("file identifier {:?}", String::from_utf8_lossy(&id));
+            self.claim(w, true, 4, 4, Category::Structure, "$", meaning)?;
         }
+        let json = self.table(w, at, s.root(), "$", true)?;
+        let members = match s.node(s.root()) {
+            Node::Record(rec) => rec.fields.iter().map(|f| f.name.to_string()).collect(),
+            _ => Vec::new(),
+        };
+        Ok((json, members))
     }
 
-    /// Opens the table at `at`: its soffset and (first time) its vtable,
-    /// whose slots are named by `names`.
+    /// Opens the table at `at`: its soffset and its vtable, whose slots are
+    /// named and owned by `slots` (a vtable read before is recorded again
+    /// for this table); the slots of an entry ([`Walker::entry`]) by its fields.
     fn open(
         &mut self,
         w: &mut Walker<'_>,
         at: usize,
         path: &str,
         what: &str,
-        names: &[String],
+        slots: &[(String, String)],
+        record: Option<NodeId>,
     ) -> Result<Table, ExplainError> {
         let so = i32::from_le_bytes(self.read::<4>(at, path)?);
         let vt = if so > 0 {
@@ -257,41 +344,33 @@ impl Reader<'_, '_> {
         if self.depth > MAX_TABLES_DEEP {
             return Err(self.err(at, format!("{path}: tables nested deeper than {MAX_TABLES_DEEP}")));
         }
-        self.claim(
-            w,
-            at,
-            4,
-            Category::Structure,
-            format!("{path}: {what}, vtable at {vt} (soffset {so})"),
-        )?;
-        if self.vtables.insert(vt) {
-            let top = w.top;
-            w.top = None;
-            let header = vt_len.min(4);
-            let table_len = if vt_len >= 4 {
-                self.u16(vt + 2, path)?.to_string()
+        let meaning = format!("{path}: {what}, vtable at {vt} (soffset {so})");
+        self.claim(w, true, at, 4, Category::Structure, path, meaning)?;
+        let fresh = self.vtables.insert(vt);
+        let (top, field) = (w.top, w.field);
+        w.top = None;
+        let table_len = if vt_len >= 4 {
+            self.u16(vt + 2, path)?.to_string()
+        } else {
+            "?".into()
+        };
+        let meaning = format!("{VTABLE}: {vt_len} bytes, table {table_len} bytes");
+        self.claim(w, fresh, vt, vt_len.min(4), Category::Structure, path, meaning)?;
+        for (i, e) in (vt + 4..vt + vt_len).step_by(2).enumerate() {
+            let off = self.u16(e, path)?;
+            let (name, owner) = slots.get(i).map_or(("(not in the schema)", path), |(n, o)| (n, o));
+            let m = if off == 0 {
+                format!("{VTABLE} slot {i} {name}: absent")
             } else {
-                "?".into()
+                format!("{VTABLE} slot {i} {name}: at +{off}")
             };
-            self.claim(
-                w,
-                vt,
-                header,
-                Category::Structure,
-                format!("{VTABLE}: {vt_len} bytes, table {table_len} bytes"),
-            )?;
-            for (i, e) in (vt + 4..vt + vt_len).step_by(2).enumerate() {
-                let off = self.u16(e, path)?;
-                let name = names.get(i).map_or("(not in the schema)", |n| n.as_str());
-                let m = if off == 0 {
-                    format!("{VTABLE} slot {i} {name}: absent")
-                } else {
-                    format!("{VTABLE} slot {i} {name}: at +{off}")
-                };
-                self.claim(w, e, 2, Category::Structure, m)?;
+            self.claim(w, fresh, e, 2, Category::Structure, owner, m)?;
+            // An entry's slot is owned by its field; the summary keeps it framing.
+            if let Some(s) = w.spans.last_mut().filter(|_| record.is_some() && w.entry == record) {
+                s.owners[0].field = static_field(name);
             }
-            w.top = top;
         }
+        (w.top, w.field) = (top, field);
         Ok(Table { at, vt, vt_len })
     }
 
@@ -305,58 +384,86 @@ impl Reader<'_, '_> {
         Ok((off > 0).then(|| t.at.saturating_add(off)))
     }
 
-    /// A table of `fields`: a record's JSON object, or for a wrapper (one
-    /// unnamed field) the field's value.
+    /// The table at `at` of type `ty`: a record's JSON object, or for any
+    /// other type (a wrapper, one field `value`) the value.
     fn table(
         &mut self,
         w: &mut Walker<'_>,
         at: usize,
-        fields: &[(Option<&str>, NodeId)],
+        ty: NodeId,
         path: &str,
         root: bool,
     ) -> Result<String, ExplainError> {
         let s = self.schema;
-        let mut names = Vec::new();
-        for (name, ty) in fields {
-            let n = name.unwrap_or("value");
-            if fbs_width(s, *ty) == 2 {
-                names.push(format!("{n}_type"));
-            }
-            names.push(n.to_string());
-        }
-        let what = match fields {
-            [(None, ty)] => format!("table (wrapper of {})", s.describe(*ty)),
-            _ => "table".to_string(),
+        let (record, fields): (_, Vec<(&str, &str, NodeId)>) = match s.node(ty) {
+            Node::Record(rec) => (Some(ty), rec.fields.iter().map(|f| (&*f.name, f.key(), f.ty)).collect()),
+            _ => (None, vec![("value", "", ty)]),
         };
-        let t = self.open(w, at, path, &what, &names)?;
+        let paths: Vec<String> = fields
+            .iter()
+            .map(|f| if record.is_some() { join(path, f.1) } else { path.into() })
+            .collect();
+        let mut slots = Vec::new();
+        for (&(name, _, fty), p) in fields.iter().zip(&paths) {
+            if fbs_width(s, fty) == 2 {
+                slots.push((format!("{name}_type"), p.clone()));
+            }
+            slots.push((name.to_string(), p.clone()));
+        }
+        let what = match record {
+            Some(_) => "table".to_string(),
+            None => format!("table (wrapper of {})", s.describe(ty)),
+        };
+        let entered = record.and_then(|r| w.enter(r));
+        let t = self.open(w, at, path, &what, &slots, record)?;
         w.depth += 1;
         let mut out = String::new();
-        if let [(None, ty)] = fields {
-            self.field(w, t, *ty, 0, path, &mut out)?;
+        if record.is_none() {
+            self.field(w, t, ty, 0, path, &mut out)?;
         } else {
-            out.push('{');
             let mut slot = 0u16;
-            for (i, (name, ty)) in fields.iter().enumerate() {
+            self.each(w, fields.len(), ['{', '}'], &mut out, |r, w, i, out| {
+                let (name, _, fty) = fields[i];
                 if root {
                     w.top = Some(i);
                 }
-                if i > 0 {
-                    out.push(',');
-                }
-                let n = name.unwrap_or("value");
-                plain::string(n, &mut out);
+                w.name_field(ty, name);
+                plain::string(name, out);
                 out.push(':');
-                self.field(w, t, *ty, slot, &join(path, n), &mut out)?;
-                slot = slot.saturating_add(fbs_width(s, *ty));
-            }
+                r.field(w, t, fty, slot, &paths[i], out)?;
+                slot = slot.saturating_add(fbs_width(s, fty));
+                Ok(())
+            })?;
             if root {
                 w.top = None;
             }
-            out.push('}');
         }
+        w.leave(entered);
         w.depth -= 1;
         self.depth -= 1;
         Ok(out)
+    }
+
+    /// `n` items written by `item` between `brackets`, one level deeper.
+    fn each(
+        &mut self,
+        w: &mut Walker<'_>,
+        n: usize,
+        brackets: [char; 2],
+        out: &mut String,
+        mut item: impl FnMut(&mut Self, &mut Walker<'_>, usize, &mut String) -> Result<(), ExplainError>,
+    ) -> Result<(), ExplainError> {
+        out.push(brackets[0]);
+        w.depth += 1;
+        for i in 0..n {
+            if i > 0 {
+                out.push(',');
+            }
+            item(self, w, i, out)?;
+        }
+        w.depth -= 1;
+        out.push(brackets[1]);
+        Ok(())
     }
 
     /// A field of type `ty` whose (first) slot is `slot`.
@@ -394,7 +501,8 @@ impl Reader<'_, '_> {
                 match (k, value_at) {
                     (0, None) => {
                         if let Some(at) = k_at {
-                            self.claim(w, at, 1, Category::Structure, format!("{path}: union type 0 (NONE)"))?;
+                            let meaning = format!("{path}: union type 0 (NONE)");
+                            self.claim(w, true, at, 1, Category::Structure, path, meaning)?;
                         }
                         if null.is_some() {
                             out.push_str("null");
@@ -408,24 +516,11 @@ impl Reader<'_, '_> {
                         let bt = branches[b as usize];
                         let bname = s.describe(bt);
                         if let Some(k_at) = k_at {
-                            self.claim(
-                                w,
-                                k_at,
-                                1,
-                                Category::Structure,
-                                format!("{path}: union type {} ({bname})", k + 1),
-                            )?;
+                            let meaning = format!("{path}: union type {} ({bname})", k + 1);
+                            self.claim(w, true, k_at, 1, Category::Structure, path, meaning)?;
                         }
                         let p = self.offset(w, at, path, &format!("the {bname} member"))?;
-                        let json = match s.node(bt) {
-                            Node::Record(rec) => {
-                                let fields: Vec<(Option<&str>, NodeId)> =
-                                    rec.fields.iter().map(|f| (Some(&*f.name), f.ty)).collect();
-                                self.table(w, p, &fields, path, false)?
-                            }
-                            _ => self.table(w, p, &[(None, bt)], path, false)?,
-                        };
-                        out.push_str(&json);
+                        out.push_str(&self.table(w, p, bt, path, false)?);
                     }
                     (k, v) => {
                         return Err(self.err(
@@ -442,8 +537,16 @@ impl Reader<'_, '_> {
         Ok(())
     }
 
-    /// The count of the vector at `at` with `size`-byte items: (count, first item).
-    fn vector(
+    /// The vector at `at` with `size`-byte items: (count, first item), checked, not claimed.
+    fn vector(&mut self, at: usize, size: usize, path: &str) -> Result<(usize, usize), ExplainError> {
+        let n = self.u32(at, path)?;
+        let start = at + 4;
+        self.range(start, n.saturating_mul(size), size, path)?;
+        Ok((n, start))
+    }
+
+    /// The vector at `at` as [`Reader::vector`], its count claimed.
+    fn counted(
         &mut self,
         w: &mut Walker<'_>,
         at: usize,
@@ -451,36 +554,93 @@ impl Reader<'_, '_> {
         path: &str,
         what: &str,
     ) -> Result<(usize, usize), ExplainError> {
-        let n = self.u32(at, path)?;
-        let start = at + 4;
-        self.range(start, n.saturating_mul(size), size, path)?;
-        self.claim(w, at, 4, Category::Structure, format!("{path}: {what} {n}"))?;
+        let (n, start) = self.vector(at, size, path)?;
+        self.claim(w, true, at, 4, Category::Structure, path, format!("{path}: {what} {n}"))?;
         Ok((n, start))
     }
 
-    /// A string at `at` (its length, bytes and 0).
+    /// A string at `at` (its length, bytes and 0), a map key when `key`
+    /// (owned by its entry's value). A string read before is shared.
     fn string(&mut self, w: &mut Walker<'_>, at: usize, path: &str, key: bool) -> Result<String, ExplainError> {
-        let (n, start) = self.vector(w, at, 1, path, "string length")?;
+        let (n, start) = self.vector(at, 1, path)?;
         if self.buf.get(start + n) != Some(&0) {
             return Err(self.err(start + n, format!("{path}: the string's 0 terminator is missing")));
         }
         let text = std::str::from_utf8(&self.buf[start..start + n])
             .map_err(|e| self.err(start + e.valid_up_to(), format!("{path}: invalid UTF-8 in string")))?;
-        let (category, meaning) = if key {
-            (Category::Key, format!("{path}: map key {}", preview(text)))
+        let (category, meaning, owner) = if key {
+            (
+                Category::Key,
+                format!("{path}: map key {}", preview(text)),
+                join(path, text),
+            )
         } else {
-            (Category::Value, preview(text))
+            (Category::Value, preview(text), path.to_string())
         };
         let text = text.to_string();
-        self.claim(w, start, n, category, meaning)?;
+        let fresh = self.strings.insert(at);
+        let structure = Category::Structure;
+        self.claim(w, fresh, at, 4, structure, &owner, format!("{path}: string length {n}"))?;
+        self.claim(w, fresh, start, n, category, &owner, meaning)?;
         self.claim(
             w,
+            fresh,
             start + n,
             1,
-            Category::Structure,
+            structure,
+            &owner,
             format!("{path}: string terminator"),
         )?;
         Ok(text)
+    }
+
+    /// A scalar of type `ty` at `at`: its width and what it reads as, in words.
+    fn scalar(&mut self, ty: NodeId, at: usize, path: &str, out: &mut String) -> Result<(usize, String), ExplainError> {
+        let s = self.schema;
+        Ok(match s.node(ty) {
+            Node::Boolean => {
+                let v = self.read::<1>(at, path)?[0] != 0;
+                out.push_str(if v { "true" } else { "false" });
+                (1, format!("boolean {v}"))
+            }
+            Node::Int => {
+                let v = i32::from_le_bytes(self.read::<4>(at, path)?);
+                out.push_str(&v.to_string());
+                (4, format!("int {v}"))
+            }
+            Node::Long => {
+                let v = i64::from_le_bytes(self.read::<8>(at, path)?);
+                out.push_str(&v.to_string());
+                (8, format!("long {v}"))
+            }
+            Node::Float => {
+                let v = f32::from_le_bytes(self.read::<4>(at, path)?);
+                plain::float(v, out);
+                (4, format!("float {v}"))
+            }
+            Node::Double => {
+                let v = f64::from_le_bytes(self.read::<8>(at, path)?);
+                plain::double(v, out);
+                (8, format!("double {v}"))
+            }
+            Node::Enum(e) => {
+                let width = fbs_enum_width(e.symbols.len());
+                let i = match width {
+                    1 => u32::from(self.read::<1>(at, path)?[0]),
+                    2 => u32::from(u16::from_le_bytes(self.read::<2>(at, path)?)),
+                    _ => u32::from_le_bytes(self.read::<4>(at, path)?),
+                };
+                let sym = e.symbols.get(i as usize).ok_or_else(|| {
+                    self.err(
+                        at,
+                        format!("{path}: enum index {i} is not one of the {} symbols", e.symbols.len()),
+                    )
+                })?;
+                plain::string(sym, out);
+                (usize::from(width), format!("{} {i} = {sym}", s.describe(ty)))
+            }
+            _ => return Err(self.err(at, format!("{path}: {} is not a scalar", s.describe(ty)))),
+        })
     }
 
     /// The value of a field of type `ty` at `at` (its position in its table).
@@ -495,51 +655,8 @@ impl Reader<'_, '_> {
         let s = self.schema;
         match s.node(ty) {
             Node::Boolean | Node::Int | Node::Long | Node::Float | Node::Double | Node::Enum(_) => {
-                let (n, what) = match s.node(ty) {
-                    Node::Boolean => {
-                        let v = self.read::<1>(at, path)?[0] != 0;
-                        out.push_str(if v { "true" } else { "false" });
-                        (1, format!("boolean {v}"))
-                    }
-                    Node::Int => {
-                        let v = i32::from_le_bytes(self.read::<4>(at, path)?);
-                        out.push_str(&v.to_string());
-                        (4, format!("int {v}"))
-                    }
-                    Node::Long => {
-                        let v = i64::from_le_bytes(self.read::<8>(at, path)?);
-                        out.push_str(&v.to_string());
-                        (8, format!("long {v}"))
-                    }
-                    Node::Float => {
-                        let v = f32::from_le_bytes(self.read::<4>(at, path)?);
-                        plain::float(v, out);
-                        (4, format!("float {v}"))
-                    }
-                    Node::Double => {
-                        let v = f64::from_le_bytes(self.read::<8>(at, path)?);
-                        plain::double(v, out);
-                        (8, format!("double {v}"))
-                    }
-                    Node::Enum(e) => {
-                        let width = fbs_enum_width(e.symbols.len());
-                        let i = match width {
-                            1 => u32::from(self.read::<1>(at, path)?[0]),
-                            2 => u32::from(u16::from_le_bytes(self.read::<2>(at, path)?)),
-                            _ => u32::from_le_bytes(self.read::<4>(at, path)?),
-                        };
-                        let sym = e.symbols.get(i as usize).ok_or_else(|| {
-                            self.err(
-                                at,
-                                format!("{path}: enum index {i} is not one of the {} symbols", e.symbols.len()),
-                            )
-                        })?;
-                        plain::string(sym, out);
-                        (usize::from(width), format!("{} {i} = {sym}", s.describe(ty)))
-                    }
-                    _ => return Err(self.err(at, format!("{path}: {} is not a scalar", s.describe(ty)))),
-                };
-                self.claim(w, at, n, Category::Value, format!("{path}: {what}"))?;
+                let (n, what) = self.scalar(ty, at, path, out)?;
+                self.claim(w, true, at, n, Category::Value, path, format!("{path}: {what}"))?;
             }
             Node::String => {
                 let p = self.offset(w, at, path, "string")?;
@@ -548,7 +665,7 @@ impl Reader<'_, '_> {
             }
             Node::Bytes | Node::Fixed(_) => {
                 let p = self.offset(w, at, path, "bytes")?;
-                let (n, start) = self.vector(w, p, 1, path, "bytes length")?;
+                let (n, start) = self.counted(w, p, 1, path, "bytes length")?;
                 if let Node::Fixed(f) = s.node(ty) {
                     if f.size != n {
                         return Err(self.err(
@@ -557,75 +674,75 @@ impl Reader<'_, '_> {
                         ));
                     }
                 }
-                self.claim(w, start, n, Category::Value, format!("{path}: {n} bytes"))?;
+                self.claim(w, true, start, n, Category::Value, path, format!("{path}: {n} bytes"))?;
                 plain::bytes(&self.buf[start..start + n], out);
             }
-            Node::Record(rec) => {
+            Node::Record(rec) if s.name_of(ty).is_some_and(|n| self.fbs.structs.contains(&n.short())) => {
+                // An inline struct: each field aligned to its size.
+                let mut off = 0usize;
+                self.each(w, rec.fields.len(), ['{', '}'], out, |r, w, i, out| {
+                    let f = &rec.fields[i];
+                    plain::string(&f.name, out);
+                    out.push(':');
+                    let p = join(path, f.key());
+                    off = off.next_multiple_of(width(s, f.ty).unwrap_or(1));
+                    let (n, what) = r.scalar(f.ty, at.saturating_add(off), &p, out)?;
+                    r.claim(
+                        w,
+                        true,
+                        at.saturating_add(off),
+                        n,
+                        Category::Value,
+                        &p,
+                        format!("{p}: {what}"),
+                    )?;
+                    off += n;
+                    Ok(())
+                })?;
+            }
+            Node::Record(_) => {
                 let p = self.offset(w, at, path, &format!("table {}", s.describe(ty)))?;
-                let fields: Vec<(Option<&str>, NodeId)> = rec.fields.iter().map(|f| (Some(&*f.name), f.ty)).collect();
-                let json = self.table(w, p, &fields, path, false)?;
-                out.push_str(&json);
+                out.push_str(&self.table(w, p, ty, path, false)?);
             }
             Node::Array(items) => {
                 let items = *items;
                 let p = self.offset(w, at, path, &format!("vector of {}", s.describe(items)))?;
-                let size = match s.node(items) {
-                    Node::Boolean => 1,
-                    Node::Long | Node::Double => 8,
-                    Node::Enum(e) => usize::from(fbs_enum_width(e.symbols.len())),
-                    _ => 4,
-                };
-                let (n, start) = self.vector(w, p, size, path, "vector count")?;
+                let size = width(s, items).unwrap_or(4);
+                let (n, start) = self.counted(w, p, size, path, "vector count")?;
                 let direct = fbs_direct_item(s, items);
-                out.push('[');
-                w.depth += 1;
-                for i in 0..n {
-                    if i > 0 {
-                        out.push(',');
-                    }
+                self.each(w, n, ['[', ']'], out, |r, w, i, out| {
                     let ip = format!("{path}[{i}]");
-                    let e = start + size * i;
                     if direct {
-                        self.value(w, items, e, &ip, out)?;
-                    } else {
-                        let t = self.offset(w, e, &ip, "item wrapper")?;
-                        let json = self.table(w, t, &[(None, items)], &ip, false)?;
-                        out.push_str(&json);
+                        return r.value(w, items, start + size * i, &ip, out);
                     }
-                }
-                w.depth -= 1;
-                out.push(']');
+                    let t = r.offset(w, start + size * i, &ip, "item wrapper")?;
+                    out.push_str(&r.table(w, t, items, &ip, false)?);
+                    Ok(())
+                })?;
             }
             Node::Map(vt) => {
                 let vt = *vt;
                 let p = self.offset(w, at, path, "vector of map entries")?;
-                let (n, start) = self.vector(w, p, 4, path, "map entries")?;
-                let names = ["key".to_string(), "value".to_string(), "value".to_string()];
-                out.push('{');
-                w.depth += 1;
-                for i in 0..n {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    let ep = format!("{path}[{i}]");
-                    let e = self.offset(w, start + 4 * i, &ep, "map entry")?;
-                    let t = self.open(w, e, &ep, "map entry table", &names)?;
+                let (n, start) = self.counted(w, p, 4, path, "map entries")?;
+                let slots = ["key", "value", "value"].map(|n| (n.to_string(), path.to_string()));
+                self.each(w, n, ['{', '}'], out, |r, w, i, out| {
+                    let e = r.offset(w, start + 4 * i, path, &format!("map entry {i}"))?;
+                    let t = r.open(w, e, path, &format!("map entry {i} table"), &slots, None)?;
                     w.depth += 1;
-                    let key = match self.deref(t, 0, &ep)? {
+                    let key = match r.deref(t, 0, path)? {
                         Some(kp) => {
-                            let sp = self.offset(w, kp, &ep, "key")?;
-                            self.string(w, sp, path, true)?
+                            let sp = r.offset(w, kp, path, "key")?;
+                            r.string(w, sp, path, true)?
                         }
                         None => String::new(),
                     };
                     plain::string(&key, out);
                     out.push(':');
-                    self.field(w, t, vt, 1, &join(path, &key), out)?;
+                    r.field(w, t, vt, 1, &join(path, &key), out)?;
                     w.depth -= 1;
-                    self.depth -= 1;
-                }
-                w.depth -= 1;
-                out.push('}');
+                    r.depth -= 1;
+                    Ok(())
+                })?;
             }
             Node::Null | Node::Union(_) => {
                 return Err(self.err(

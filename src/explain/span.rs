@@ -63,19 +63,26 @@ pub struct Span {
     pub top: Option<usize>,
 }
 
-/// Who a span belongs to: a product (by index in the catalog) and its field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// Who a span belongs to: a product (by index in the catalog) and its field,
+/// or a document's value by its path.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Owner {
     /// The product's index, or `None` outside every product (the envelope).
     pub product: Option<usize>,
     /// A field of [`PRODUCT_FIELDS`], [`FRAMING`] or [`ENVELOPE`].
     pub field: &'static str,
+    /// A document value's JSON path without `$.` (`orders[0].tags.gift`),
+    /// when the annotator names one; it is then the owner's path.
+    pub at: Option<std::sync::Arc<str>>,
 }
 
 impl Owner {
-    /// The field path: `products[3].name`, `products[3]` (its framing), or
-    /// `(envelope)`.
+    /// The field path: `products[3].name`, `products[3]` (its framing), a
+    /// document's `orders[0].note`, or `(envelope)`.
     pub fn path(&self) -> String {
+        if let Some(at) = &self.at {
+            return at.to_string();
+        }
         match self.product {
             None => self.field.to_string(),
             Some(i) if self.field == FRAMING || self.field == ENVELOPE => format!("products[{i}]"),
@@ -234,6 +241,7 @@ impl<'a> Walker<'a> {
             owners: vec![Owner {
                 product: self.product,
                 field: self.field,
+                at: None,
             }],
             top: self.top,
         });
