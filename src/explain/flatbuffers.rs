@@ -758,12 +758,7 @@ impl Reader<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::explain::span::walk_by;
-
-    const R: &str = r#"{"type":"record","name":"R","fields":[
-        {"name":"id","type":"int"},
-        {"name":"s","type":"string"},
-        {"name":"u","type":["null","long","string"]}]}"#;
+    use crate::explain::span::{ENVELOPE, walk_by};
 
     /// The builder's bytes for `doc` (the annotator never calls the decoder;
     /// the encoder only makes its input).
@@ -773,6 +768,59 @@ mod tests {
         let mut out = Vec::new();
         crate::generic::encode(crate::codec::Format::Flatbuffers, &schema, &d, &mut out).unwrap();
         out
+    }
+
+    const R: &str = r#"{"type":"record","name":"R","fields":[
+        {"name":"id","type":"int"},
+        {"name":"s","type":"string"},
+        {"name":"u","type":["null","long","string"]}]}"#;
+
+    /// A map, a union and nulls (the page's document).
+    const ORDERS: &str = r#"{"type":"record","name":"Doc","fields":[
+        {"name":"orders","type":{"type":"array","items":{"type":"record","name":"Order","fields":[
+            {"name":"id","type":"long"},
+            {"name":"tags","type":{"type":"map","values":"string"}},
+            {"name":"note","type":["null","string"]}]}}},
+        {"name":"total","type":"double"}]}"#;
+    const ORDERS_DOC: &str = r#"{"orders":[{"id":1,"tags":{"gift":"yes","rush":"no"},"note":null},
+        {"id":2,"tags":{},"note":"leave at door"}],"total":12.5}"#;
+
+    /// The value at `path` (`orders[0].tags.gift`) in `doc`, if any.
+    fn value_at<'a>(doc: &'a serde_json::Value, path: &str) -> Option<&'a serde_json::Value> {
+        path.split('.').try_fold(doc, |v, part| {
+            let (name, indexes) = part.split_once('[').unwrap_or((part, ""));
+            let v = v.get(name)?;
+            let mut indexes = indexes.strip_suffix(']').map(|i| i.split("][")).into_iter().flatten();
+            indexes.try_fold(v, |v, i| v.get(i.parse::<usize>().ok()?))
+        })
+    }
+
+    /// A document's spans are owned by the JSON paths of their values: every
+    /// path names a value of the document, and the map entry's value, the
+    /// union's string and the root's double each own bytes.
+    #[test]
+    fn a_documents_spans_are_owned_by_their_values() {
+        let b = encoded(ORDERS, ORDERS_DOC);
+        let mut w = Walker::new(&b);
+        annotate(&mut w, &Schema::parse(ORDERS.as_bytes()).unwrap()).unwrap();
+        let mut owners: HashSet<String> = w.spans.iter().flat_map(|s| s.owners.iter().map(|o| o.path())).collect();
+        let doc: serde_json::Value = serde_json::from_str(ORDERS_DOC).unwrap();
+        let unknown = |owners: &HashSet<String>| -> Vec<String> {
+            let mut u: Vec<String> = owners
+                .iter()
+                .filter(|p| *p != ENVELOPE && value_at(&doc, p).is_none())
+                .cloned()
+                .collect();
+            u.sort();
+            u
+        };
+        assert_eq!(unknown(&owners), Vec::<String>::new());
+        for p in ["orders[0].tags.gift", "orders[1].note", "total", "orders[1]", ENVELOPE] {
+            assert!(owners.contains(p), "nothing owned by {p}: {owners:?}");
+        }
+        // The check can fail: paths the document does not have.
+        owners.extend(["orders[2].id".to_string(), "orders[0].tags[0]".to_string()]);
+        assert_eq!(unknown(&owners), ["orders[0].tags[0]", "orders[2].id"]);
     }
 
     #[test]
@@ -856,5 +904,20 @@ mod tests {
         let mut one = b;
         one[10] = 0;
         assert_eq!(walk_by(annotate, two, &one).unwrap().0, r#"{"a":"a","b":""}"#);
+        // Two offsets to one string: shared, one span owned by both fields.
+        let shared = [
+            12, 0, 0, 0, // root offset → table at 12
+            8, 0, 12, 0, 4, 0, 8, 0, // vtable at 4: slots at +4 and +8
+            8, 0, 0, 0, // table at 12: vtable at 12 - 8
+            8, 0, 0, 0, 4, 0, 0, 0, // offsets at 16 and 20 → string at 24
+            1, 0, 0, 0, b'a', 0, 0, 0, // "a"
+        ];
+        let schema = Schema::parse(two.as_bytes()).unwrap();
+        let mut w = Walker::new(&shared);
+        assert_eq!(annotate(&mut w, &schema).unwrap().0, r#"{"a":"a","b":"a"}"#);
+        let a = w.spans.iter().find(|s| s.offset == 28).unwrap();
+        let owners: Vec<String> = a.owners.iter().map(|o| o.path()).collect();
+        assert_eq!((a.len, owners), (1, vec!["a".to_string(), "b".to_string()]));
+        assert_eq!(w.spans.iter().map(|s| s.len).sum::<usize>(), shared.len());
     }
 }
