@@ -1,43 +1,40 @@
 //! The FlatBuffers annotator, for the catalog and a user's document alike:
 //! one FlatBuffer of the tables [`crate::generic::derive`] derives from the
-//! Avro schema, walked by that schema from the root offset. schemas/catalog.fbs
-//! departs from that derivation in two ways, which [`Fbs`] names: a file
-//! identifier after the root offset, and `Dimensions` as an inline struct.
+//! Avro schema, walked by that schema from the root offset; the catalog's
+//! layout (schemas/catalog.fbs) adds a file identifier after the root offset
+//! and writes `Dimensions` as an inline struct.
 //!
 //! A table is a 4-byte soffset to its vtable (`vtable = table − soffset`),
 //! then its inline fields; the vtable is its own size and the table's (two
-//! u16), then one u16 per slot, the field's offset in the table (0:
-//! absent). Field *i* of a record has slot *s* = the slots of fields
-//! `0..i` (a union takes two: its `_type` byte, then an offset to the
-//! member's table, a record itself or a wrapper table with one field
-//! `value`). A struct's fields sit inline, each aligned to its size. Strings
-//! are a uoffset to a u32 length, the bytes and a 0; vectors a uoffset to a
-//! u32 count and the items (scalars inline, strings and tables by uoffset);
-//! a map is a vector of `{key, value}` tables. Fields not written read as
-//! their default ([`super::plain::absent`]).
+//! u16), then one u16 per slot, the field's offset in the table (0: absent,
+//! read as its default, [`super::plain::absent`]). Field *i* of a record has
+//! slot *s* = the slots of fields `0..i` (a union takes two: its `_type`
+//! byte, then an offset to the member's table, a record itself or a wrapper
+//! table with one field `value`). A struct's fields sit inline, each aligned
+//! to its size. Strings are a uoffset to a u32 length, the bytes and a 0;
+//! vectors a uoffset to a u32 count and the items (scalars inline, strings
+//! and tables by uoffset); a map is a vector of `{key, value}` tables.
 //!
-//! The bytes are not read in order: every offset is followed, bounds- and
-//! alignment-checked as the official verifier does, and each run of bytes
-//! read is claimed once. A claim that overlaps an earlier one is an error,
-//! except what the builder shares: a vtable (tables of one layout) and a
-//! string (`create_shared_string`) reached again at its start are read again
-//! for their new owner. Every read counts against an apparent-size budget, so
-//! hostile offsets cannot loop or make a small buffer read as a large one.
-//! The spans are then put in byte order, a shared span once with every owner,
-//! and the bytes no offset reaches are padding: every byte once.
+//! Every offset is followed, bounds- and alignment-checked as the official
+//! verifier does, and each run of bytes read is claimed once: an overlap is
+//! an error, except what the builder shares, a vtable or a string reached
+//! again at its start, read again for its new owner. An apparent-size budget
+//! bounds the reads, so hostile offsets cannot loop or make a small buffer
+//! read as a large one. The spans are then put in byte order, a shared span
+//! once with every owner; the bytes no offset reaches are padding.
 //!
 //! Owners: the catalog's spans by product field ([`Walker::enter`]); a
-//! document's by the JSON path of their value without `$.` (the root's
-//! framing: `(envelope)`), a vtable slot by the field it locates, a map
-//! entry's framing by its map and its key by its value.
+//! document's by the JSON path of their value without `$.` (root framing:
+//! `(envelope)`), a vtable slot by its field, a map entry's framing by its
+//! map and its key by its value.
 //!
 //! Independent of [`crate::generic::flatbuffers`] and of the `flatbuffers`
-//! crate: it reads offsets and scalars itself and writes what it read as
-//! plain JSON ([`super::plain`]), which a test compares with that decoder's
-//! datum.
+//! crate: what it read is written as plain JSON ([`super::plain`]), which a
+//! test compares with that decoder's datum.
 
 use super::plain;
-use super::span::{Category, ExplainError, Span, Walker, preview, static_field};
+use super::span::Category::{self, Key, Padding, Structure, Value};
+use super::span::{ExplainError, Span, Walker, preview, static_field};
 use crate::generic::derive::{Shape, fbs_direct_item, fbs_enum_width, fbs_width, shape};
 use crate::generic::schema::{Node, NodeId, Schema};
 use std::collections::{BTreeMap, HashSet};
@@ -48,41 +45,20 @@ const MAX_TABLES_DEEP: usize = 64;
 /// schema-driven decoder sets its verifier).
 const APPARENT_FACTOR: usize = 16;
 
-/// Where a schema's FlatBuffers depart from the derived tables.
-pub(crate) struct Fbs {
-    /// A 4-byte file identifier follows the root offset.
-    pub identifier: bool,
-    /// Records written as inline structs, by short name.
-    pub structs: &'static [&'static str],
-}
+/// The records schemas/catalog.fbs writes as inline structs.
+const CATALOG_STRUCTS: &[&str] = &["Dimensions"];
 
-/// The tables [`crate::generic::derive`] derives, as every document is written.
-pub(crate) const DERIVED: Fbs = Fbs {
-    identifier: false,
-    structs: &[],
-};
-
-/// schemas/catalog.fbs: `file_identifier "WBCT"` and `struct Dimensions`.
-pub(crate) const CATALOG: Fbs = Fbs {
-    identifier: true,
-    structs: &["Dimensions"],
-};
-
-/// [`annotate_as`] the derived tables.
-pub(crate) fn annotate(w: &mut Walker<'_>, schema: &Schema) -> Result<(String, Vec<String>), ExplainError> {
-    annotate_as(w, schema, &DERIVED)
-}
-
-/// Walks `bytes` as one FlatBuffer of `schema` laid out as `fbs`; the plain
-/// JSON of what it read. The spans end in byte order, gaps filled with padding.
-pub(crate) fn annotate_as(
+/// Walks `bytes` as one FlatBuffer of `schema`, laid out as
+/// schemas/catalog.fbs when `catalog` (file identifier, [`CATALOG_STRUCTS`]);
+/// the plain JSON of what it read. The spans end in byte order, gaps padding.
+pub(crate) fn annotate(
     w: &mut Walker<'_>,
     schema: &Schema,
-    fbs: &Fbs,
+    catalog: bool,
 ) -> Result<(String, Vec<String>), ExplainError> {
     let mut r = Reader {
         schema,
-        fbs,
+        catalog,
         buf: w.bytes,
         claims: BTreeMap::new(),
         vtables: HashSet::new(),
@@ -107,27 +83,26 @@ pub(crate) fn annotate_as(
     }
     let (json, members) = result?;
     // The bytes no read reached: padding (zeros) or unreferenced.
-    let mut at = 0;
-    let mut spans = Vec::with_capacity(w.spans.len() * 2);
-    let len = w.bytes.len();
-    let old = std::mem::take(&mut w.spans);
+    let (mut at, mut gaps) = (0, Vec::new());
+    for (start, end) in w
+        .spans
+        .iter()
+        .map(|s| (s.offset, s.offset + s.len))
+        .chain([(w.bytes.len(), 0)])
+    {
+        if start > at {
+            gaps.push((at, start - at));
+        }
+        at = end;
+    }
     let (depth, top) = (w.depth, w.top);
     (w.depth, w.top) = (0, None);
-    for s in old {
-        if s.offset > at {
-            gap(w, at, s.offset - at);
-            spans.append(&mut w.spans);
-        }
-        at = s.offset + s.len;
-        spans.push(s);
-    }
-    if at < len {
-        gap(w, at, len - at);
-        spans.append(&mut w.spans);
+    for (at, n) in gaps {
+        gap(w, at, n);
     }
     (w.depth, w.top) = (depth, top);
-    w.spans = spans;
-    w.pos = len;
+    w.spans.sort_by_key(|s| s.offset);
+    w.pos = w.bytes.len();
     Ok((json, members))
 }
 
@@ -136,7 +111,7 @@ const VTABLE: &str = "vtable";
 
 /// Whether `span` is a vtable's header or slot, as this annotator writes them.
 pub fn is_vtable(span: &Span) -> bool {
-    span.category == Category::Structure && span.meaning.starts_with(VTABLE)
+    span.category == Structure && span.meaning.starts_with(VTABLE)
 }
 
 fn gap(w: &mut Walker<'_>, at: usize, n: usize) {
@@ -146,7 +121,7 @@ fn gap(w: &mut Walker<'_>, at: usize, n: usize) {
     } else {
         format!("{n} bytes no offset reaches")
     };
-    w.span_at(at, n, Category::Padding, meaning);
+    w.span_at(at, n, Padding, meaning);
 }
 
 /// Records a span owned by the value at `owner` (a path from `$`): in a
@@ -154,10 +129,7 @@ fn gap(w: &mut Walker<'_>, at: usize, n: usize) {
 /// field does.
 fn emit(w: &mut Walker<'_>, at: usize, n: usize, category: Category, owner: &str, meaning: String) {
     w.span_at(at, n, category, meaning);
-    let path = owner
-        .strip_prefix("$.")
-        .or_else(|| owner.strip_prefix('$'))
-        .unwrap_or(owner);
+    let path = owner.strip_prefix("$.").unwrap_or(owner.trim_start_matches('$'));
     if n > 0 && w.entry.is_none() && !path.is_empty() {
         if let Some(s) = w.spans.last_mut() {
             s.owners[0].at = Some(path.into());
@@ -175,7 +147,8 @@ struct Table {
 
 struct Reader<'a, 's> {
     schema: &'s Schema,
-    fbs: &'s Fbs,
+    /// Laid out as schemas/catalog.fbs.
+    catalog: bool,
     buf: &'a [u8],
     /// Runs of bytes read so far: offset → length.
     claims: BTreeMap<usize, usize>,
@@ -201,11 +174,7 @@ fn width(s: &Schema, ty: NodeId) -> Option<usize> {
 }
 
 fn join(path: &str, name: &str) -> String {
-    if path == "$" {
-        format!("$.{name}")
-    } else {
-        format!("{path}.{name}")
-    }
+    format!("{path}.{name}")
 }
 
 impl Reader<'_, '_> {
@@ -223,14 +192,9 @@ impl Reader<'_, '_> {
         if align > 1 && at % align != 0 {
             return Err(self.err(at, format!("{what}: offset {at} is not {align}-byte aligned")));
         }
-        match at.checked_add(n) {
-            Some(end) if end <= self.buf.len() => {}
-            _ => {
-                return Err(self.err(
-                    at.min(self.buf.len()),
-                    format!("{what}: {n} bytes at {at} run past the {}-byte buffer", self.buf.len()),
-                ));
-            }
+        if at.checked_add(n).is_none_or(|end| end > self.buf.len()) {
+            let len = self.buf.len();
+            return Err(self.err(at, format!("{what}: {n} bytes at {at} run past the {len}-byte buffer")));
         }
         self.apparent = self.apparent.saturating_add(n);
         if self.apparent > self.max_apparent {
@@ -295,17 +259,17 @@ impl Reader<'_, '_> {
         let o = self.u32(at, path)?;
         let target = at.saturating_add(o);
         let meaning = format!("{path}: offset to {to} at {target}");
-        self.claim(w, true, at, 4, Category::Structure, path, meaning)?;
+        self.claim(w, true, at, 4, Structure, path, meaning)?;
         Ok(target)
     }
 
     fn root(&mut self, w: &mut Walker<'_>) -> Result<(String, Vec<String>), ExplainError> {
         let s = self.schema;
         let at = self.offset(w, 0, "$", "the root table")?;
-        if self.fbs.identifier {
+        if self.catalog {
             let id = self.read::<4>(4, "file identifier")?;
             let meaning = format!("file identifier {:?}", String::from_utf8_lossy(&id));
-            self.claim(w, true, 4, 4, Category::Structure, "$", meaning)?;
+            self.claim(w, true, 4, 4, Structure, "$", meaning)?;
         }
         let json = self.table(w, at, s.root(), "$", true)?;
         let members = match s.node(s.root()) {
@@ -345,7 +309,7 @@ impl Reader<'_, '_> {
             return Err(self.err(at, format!("{path}: tables nested deeper than {MAX_TABLES_DEEP}")));
         }
         let meaning = format!("{path}: {what}, vtable at {vt} (soffset {so})");
-        self.claim(w, true, at, 4, Category::Structure, path, meaning)?;
+        self.claim(w, true, at, 4, Structure, path, meaning)?;
         let fresh = self.vtables.insert(vt);
         let (top, field) = (w.top, w.field);
         w.top = None;
@@ -355,7 +319,7 @@ impl Reader<'_, '_> {
             "?".into()
         };
         let meaning = format!("{VTABLE}: {vt_len} bytes, table {table_len} bytes");
-        self.claim(w, fresh, vt, vt_len.min(4), Category::Structure, path, meaning)?;
+        self.claim(w, fresh, vt, vt_len.min(4), Structure, path, meaning)?;
         for (i, e) in (vt + 4..vt + vt_len).step_by(2).enumerate() {
             let off = self.u16(e, path)?;
             let (name, owner) = slots.get(i).map_or(("(not in the schema)", path), |(n, o)| (n, o));
@@ -364,7 +328,7 @@ impl Reader<'_, '_> {
             } else {
                 format!("{VTABLE} slot {i} {name}: at +{off}")
             };
-            self.claim(w, fresh, e, 2, Category::Structure, owner, m)?;
+            self.claim(w, fresh, e, 2, Structure, owner, m)?;
             // An entry's slot is owned by its field; the summary keeps it framing.
             if let Some(s) = w.spans.last_mut().filter(|_| record.is_some() && w.entry == record) {
                 s.owners[0].field = static_field(name);
@@ -502,7 +466,7 @@ impl Reader<'_, '_> {
                     (0, None) => {
                         if let Some(at) = k_at {
                             let meaning = format!("{path}: union type 0 (NONE)");
-                            self.claim(w, true, at, 1, Category::Structure, path, meaning)?;
+                            self.claim(w, true, at, 1, Structure, path, meaning)?;
                         }
                         if null.is_some() {
                             out.push_str("null");
@@ -517,7 +481,7 @@ impl Reader<'_, '_> {
                         let bname = s.describe(bt);
                         if let Some(k_at) = k_at {
                             let meaning = format!("{path}: union type {} ({bname})", k + 1);
-                            self.claim(w, true, k_at, 1, Category::Structure, path, meaning)?;
+                            self.claim(w, true, k_at, 1, Structure, path, meaning)?;
                         }
                         let p = self.offset(w, at, path, &format!("the {bname} member"))?;
                         out.push_str(&self.table(w, p, bt, path, false)?);
@@ -555,7 +519,7 @@ impl Reader<'_, '_> {
         what: &str,
     ) -> Result<(usize, usize), ExplainError> {
         let (n, start) = self.vector(at, size, path)?;
-        self.claim(w, true, at, 4, Category::Structure, path, format!("{path}: {what} {n}"))?;
+        self.claim(w, true, at, 4, Structure, path, format!("{path}: {what} {n}"))?;
         Ok((n, start))
     }
 
@@ -569,25 +533,20 @@ impl Reader<'_, '_> {
         let text = std::str::from_utf8(&self.buf[start..start + n])
             .map_err(|e| self.err(start + e.valid_up_to(), format!("{path}: invalid UTF-8 in string")))?;
         let (category, meaning, owner) = if key {
-            (
-                Category::Key,
-                format!("{path}: map key {}", preview(text)),
-                join(path, text),
-            )
+            (Key, format!("{path}: map key {}", preview(text)), join(path, text))
         } else {
-            (Category::Value, preview(text), path.to_string())
+            (Value, preview(text), path.to_string())
         };
         let text = text.to_string();
         let fresh = self.strings.insert(at);
-        let structure = Category::Structure;
-        self.claim(w, fresh, at, 4, structure, &owner, format!("{path}: string length {n}"))?;
+        self.claim(w, fresh, at, 4, Structure, &owner, format!("{path}: string length {n}"))?;
         self.claim(w, fresh, start, n, category, &owner, meaning)?;
         self.claim(
             w,
             fresh,
             start + n,
             1,
-            structure,
+            Structure,
             &owner,
             format!("{path}: string terminator"),
         )?;
@@ -656,7 +615,7 @@ impl Reader<'_, '_> {
         match s.node(ty) {
             Node::Boolean | Node::Int | Node::Long | Node::Float | Node::Double | Node::Enum(_) => {
                 let (n, what) = self.scalar(ty, at, path, out)?;
-                self.claim(w, true, at, n, Category::Value, path, format!("{path}: {what}"))?;
+                self.claim(w, true, at, n, Value, path, format!("{path}: {what}"))?;
             }
             Node::String => {
                 let p = self.offset(w, at, path, "string")?;
@@ -674,10 +633,12 @@ impl Reader<'_, '_> {
                         ));
                     }
                 }
-                self.claim(w, true, start, n, Category::Value, path, format!("{path}: {n} bytes"))?;
+                self.claim(w, true, start, n, Value, path, format!("{path}: {n} bytes"))?;
                 plain::bytes(&self.buf[start..start + n], out);
             }
-            Node::Record(rec) if s.name_of(ty).is_some_and(|n| self.fbs.structs.contains(&n.short())) => {
+            Node::Record(rec)
+                if self.catalog && s.name_of(ty).is_some_and(|n| CATALOG_STRUCTS.contains(&n.short())) =>
+            {
                 // An inline struct: each field aligned to its size.
                 let mut off = 0usize;
                 self.each(w, rec.fields.len(), ['{', '}'], out, |r, w, i, out| {
@@ -687,15 +648,7 @@ impl Reader<'_, '_> {
                     let p = join(path, f.key());
                     off = off.next_multiple_of(width(s, f.ty).unwrap_or(1));
                     let (n, what) = r.scalar(f.ty, at.saturating_add(off), &p, out)?;
-                    r.claim(
-                        w,
-                        true,
-                        at.saturating_add(off),
-                        n,
-                        Category::Value,
-                        &p,
-                        format!("{p}: {what}"),
-                    )?;
+                    r.claim(w, true, at.saturating_add(off), n, Value, &p, format!("{p}: {what}"))?;
                     off += n;
                     Ok(())
                 })?;
@@ -760,6 +713,11 @@ mod tests {
     use super::*;
     use crate::explain::span::{ENVELOPE, walk_by};
 
+    /// A document's annotation (not the catalog's layout).
+    fn document(w: &mut Walker<'_>, schema: &Schema) -> Result<(String, Vec<String>), ExplainError> {
+        annotate(w, schema, false)
+    }
+
     /// The builder's bytes for `doc` (the annotator never calls the decoder;
     /// the encoder only makes its input).
     fn encoded(schema: &str, doc: &str) -> Vec<u8> {
@@ -802,7 +760,7 @@ mod tests {
     fn a_documents_spans_are_owned_by_their_values() {
         let b = encoded(ORDERS, ORDERS_DOC);
         let mut w = Walker::new(&b);
-        annotate(&mut w, &Schema::parse(ORDERS.as_bytes()).unwrap()).unwrap();
+        annotate(&mut w, &Schema::parse(ORDERS.as_bytes()).unwrap(), false).unwrap();
         let mut owners: HashSet<String> = w.spans.iter().flat_map(|s| s.owners.iter().map(|o| o.path())).collect();
         let doc: serde_json::Value = serde_json::from_str(ORDERS_DOC).unwrap();
         let unknown = |owners: &HashSet<String>| -> Vec<String> {
@@ -826,7 +784,7 @@ mod tests {
     #[test]
     fn a_table_reads_by_its_schema() {
         let b = encoded(R, r#"{"id":7,"s":"a","u":"b"}"#);
-        let (json, spans) = walk_by(annotate, R, &b).unwrap();
+        let (json, spans) = walk_by(document, R, &b).unwrap();
         assert_eq!(json, r#"{"id":7,"s":"a","u":"b"}"#);
         let want: Vec<(usize, usize, String)> = [
             (0, 4, "$: offset to the root table at 16"),
@@ -862,31 +820,21 @@ mod tests {
         assert_eq!(b.len(), 68);
         // Null: the union's type and value slots are absent.
         let b = encoded(R, r#"{"id":0,"s":"","u":null}"#);
-        assert_eq!(walk_by(annotate, R, &b).unwrap().0, r#"{"id":0,"s":"","u":null}"#);
+        assert_eq!(walk_by(document, R, &b).unwrap().0, r#"{"id":0,"s":"","u":null}"#);
     }
 
     #[test]
     fn hostile_offsets_are_errors() {
         let s = r#"{"type":"record","name":"R","fields":[]}"#;
         // A root offset past the end, a misaligned one, a soffset outside.
-        assert!(
-            walk_by(annotate, s, &[0xf0, 0, 0, 0])
-                .unwrap_err()
-                .message
-                .contains("run past")
-        );
-        assert!(
-            walk_by(annotate, s, &[5, 0, 0, 0, 0, 0, 0, 0, 0])
-                .unwrap_err()
-                .message
-                .contains("aligned")
-        );
-        assert!(
-            walk_by(annotate, s, &[4, 0, 0, 0, 0, 0, 0, 0x40])
-                .unwrap_err()
-                .message
-                .contains("outside the buffer")
-        );
+        for (b, want) in [
+            (&[0xf0, 0, 0, 0][..], "run past"),
+            (&[5, 0, 0, 0, 0, 0, 0, 0, 0], "aligned"),
+            (&[4, 0, 0, 0, 0, 0, 0, 0x40], "outside the buffer"),
+        ] {
+            let e = walk_by(document, s, b).unwrap_err();
+            assert!(e.message.contains(want), "{e}");
+        }
         // Two fields whose slots name one offset: read twice, refused.
         let two =
             r#"{"type":"record","name":"T","fields":[{"name":"a","type":"string"},{"name":"b","type":"string"}]}"#;
@@ -897,13 +845,13 @@ mod tests {
             4, 0, 0, 0, // offset → string at 20
             1, 0, 0, 0, b'a', 0, 0, 0, // "a"
         ];
-        let e = walk_by(annotate, two, &b).unwrap_err();
+        let e = walk_by(document, two, &b).unwrap_err();
         assert_eq!(e.offset, 16, "{e}");
         assert!(e.message.contains("overlap bytes 16..20 read before"), "{e}");
         // With slot 1 absent the same bytes read.
         let mut one = b;
         one[10] = 0;
-        assert_eq!(walk_by(annotate, two, &one).unwrap().0, r#"{"a":"a","b":""}"#);
+        assert_eq!(walk_by(document, two, &one).unwrap().0, r#"{"a":"a","b":""}"#);
         // Two offsets to one string: shared, one span owned by both fields.
         let shared = [
             12, 0, 0, 0, // root offset → table at 12
@@ -914,7 +862,7 @@ mod tests {
         ];
         let schema = Schema::parse(two.as_bytes()).unwrap();
         let mut w = Walker::new(&shared);
-        assert_eq!(annotate(&mut w, &schema).unwrap().0, r#"{"a":"a","b":"a"}"#);
+        assert_eq!(annotate(&mut w, &schema, false).unwrap().0, r#"{"a":"a","b":"a"}"#);
         let a = w.spans.iter().find(|s| s.offset == 28).unwrap();
         let owners: Vec<String> = a.owners.iter().map(|o| o.path()).collect();
         assert_eq!((a.len, owners), (1, vec!["a".to_string(), "b".to_string()]));

@@ -93,10 +93,7 @@ pub fn annotate(format: Format, schema: &Schema, entry: Option<NodeId>, bytes: &
             let r = match format {
                 Format::Avro => avro::annotate(&mut w, schema),
                 Format::Protobuf => protobuf::annotate(&mut w, schema),
-                _ if std::ptr::eq(schema, &catalog().0) => {
-                    flatbuffers::annotate_as(&mut w, schema, &flatbuffers::CATALOG)
-                }
-                _ => flatbuffers::annotate(&mut w, schema),
+                _ => flatbuffers::annotate(&mut w, schema, std::ptr::eq(schema, &catalog().0)),
             };
             let (json, members) = match r {
                 Ok(ok) => ok,
