@@ -556,50 +556,49 @@ impl Reader<'_, '_> {
     /// A scalar of type `ty` at `at`: its width and what it reads as, in words.
     fn scalar(&mut self, ty: NodeId, at: usize, path: &str, out: &mut String) -> Result<(usize, String), ExplainError> {
         let s = self.schema;
-        Ok(match s.node(ty) {
+        let n = width(s, ty).unwrap_or(8);
+        let bits = match n {
+            1 => u64::from(self.read::<1>(at, path)?[0]),
+            2 => u64::from(u16::from_le_bytes(self.read::<2>(at, path)?)),
+            4 => u64::from(u32::from_le_bytes(self.read::<4>(at, path)?)),
+            _ => u64::from_le_bytes(self.read::<8>(at, path)?),
+        };
+        let what = match s.node(ty) {
             Node::Boolean => {
-                let v = self.read::<1>(at, path)?[0] != 0;
-                out.push_str(if v { "true" } else { "false" });
-                (1, format!("boolean {v}"))
+                out.push_str(if bits != 0 { "true" } else { "false" });
+                format!("boolean {}", bits != 0)
             }
-            Node::Int => {
-                let v = i32::from_le_bytes(self.read::<4>(at, path)?);
+            Node::Int | Node::Long => {
+                let v = if n == 4 {
+                    i64::from(bits as u32 as i32)
+                } else {
+                    bits as i64
+                };
                 out.push_str(&v.to_string());
-                (4, format!("int {v}"))
-            }
-            Node::Long => {
-                let v = i64::from_le_bytes(self.read::<8>(at, path)?);
-                out.push_str(&v.to_string());
-                (8, format!("long {v}"))
+                format!("{} {v}", s.describe(ty))
             }
             Node::Float => {
-                let v = f32::from_le_bytes(self.read::<4>(at, path)?);
-                plain::float(v, out);
-                (4, format!("float {v}"))
+                plain::float(f32::from_bits(bits as u32), out);
+                format!("float {}", f32::from_bits(bits as u32))
             }
             Node::Double => {
-                let v = f64::from_le_bytes(self.read::<8>(at, path)?);
-                plain::double(v, out);
-                (8, format!("double {v}"))
+                plain::double(f64::from_bits(bits), out);
+                format!("double {}", f64::from_bits(bits))
             }
             Node::Enum(e) => {
-                let width = fbs_enum_width(e.symbols.len());
-                let i = match width {
-                    1 => u32::from(self.read::<1>(at, path)?[0]),
-                    2 => u32::from(u16::from_le_bytes(self.read::<2>(at, path)?)),
-                    _ => u32::from_le_bytes(self.read::<4>(at, path)?),
-                };
-                let sym = e.symbols.get(i as usize).ok_or_else(|| {
-                    self.err(
-                        at,
-                        format!("{path}: enum index {i} is not one of the {} symbols", e.symbols.len()),
-                    )
+                let sym = e.symbols.get(bits as usize).ok_or_else(|| {
+                    let m = format!(
+                        "{path}: enum index {bits} is not one of the {} symbols",
+                        e.symbols.len()
+                    );
+                    self.err(at, m)
                 })?;
                 plain::string(sym, out);
-                (usize::from(width), format!("{} {i} = {sym}", s.describe(ty)))
+                format!("{} {bits} = {sym}", s.describe(ty))
             }
             _ => return Err(self.err(at, format!("{path}: {} is not a scalar", s.describe(ty)))),
-        })
+        };
+        Ok((n, what))
     }
 
     /// The value of a field of type `ty` at `at` (its position in its table).
