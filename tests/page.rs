@@ -253,12 +253,9 @@ fn the_page_explains_the_served_document_in_every_format() {
         let mut gz = Vec::new();
         wirebench::gzip::compress(&served.body, wirebench::gzip::DEFAULT_LEVEL, &mut gz);
         assert_eq!(v["gzip_bytes"], gz.len(), "{format}");
-        // fb48: the FlatBuffers annotator names a document's paths once it lands.
-        if format != Format::Flatbuffers {
-            assert_eq!(unknown_fields(spans, &document), Vec::<String>::new(), "{format}");
-            for path in ["orders[0].tags.gift", "orders[1].note", "total"] {
-                assert!(bytes_of(spans, path) > 0, "{format}: no bytes of {path}");
-            }
+        assert_eq!(unknown_fields(spans, &document), Vec::<String>::new(), "{format}");
+        for path in ["orders[0].tags.gift", "orders[1].note", "total"] {
+            assert!(bytes_of(spans, path) > 0, "{format}: no bytes of {path}");
         }
     }
     for (bad, status) in [

@@ -10,7 +10,7 @@
 //! | JSON, MessagePack | [`json`], [`msgpack`] walk the self-describing bytes into a [`Value`] tree; [`typed`] reads the tree by the Avro schema |
 //! | Avro | [`avro`]: the bytes hold neither names nor types, so the walk follows the schema |
 //! | Protobuf | [`protobuf`]: keys, varints and lengths of the proto3 message derived from the schema (the catalog's `.proto` is that derivation), by field number |
-//! | FlatBuffers | a document: [`flatbuffers`], by the tables derived from the schema; the catalog: [`flatbuffers_catalog`], by the slots of schemas/catalog.fbs (its `Dimensions` struct, file identifier and shared strings are outside the derivation) |
+//! | FlatBuffers | [`flatbuffers`]: by the tables derived from the schema, with the catalog's file identifier and inline struct (schemas/catalog.fbs); shared vtables and strings, one span with every owner |
 //!
 //! The catalog is read by its Avro schema (`schemas/catalog.avsc`), its
 //! `Product` records as entries ([`Walker::enter`]), so each span is also
@@ -34,7 +34,6 @@
 
 pub mod avro;
 pub mod flatbuffers;
-pub mod flatbuffers_catalog;
 pub mod json;
 mod jsonform;
 pub mod msgpack;
@@ -79,10 +78,6 @@ fn catalog() -> &'static (Schema, Option<NodeId>) {
 /// Annotates `bytes` as a catalog in `format`.
 pub fn explain(format: Format, bytes: &[u8]) -> Result<Explained, Failed> {
     let (schema, entry) = catalog();
-    if format == Format::Flatbuffers {
-        let walked = flatbuffers_catalog::annotate(bytes).and_then(|(spans, v)| read_tree(schema, spans, &v))?;
-        return Ok(explained(format, bytes, walked));
-    }
     annotate(format, schema, *entry, bytes)
 }
 
@@ -104,7 +99,7 @@ pub fn annotate(format: Format, schema: &Schema, entry: Option<NodeId>, bytes: &
             let r = match format {
                 Format::Avro => avro::annotate(&mut w, schema),
                 Format::Protobuf => protobuf::annotate(&mut w, schema),
-                _ => flatbuffers::annotate(&mut w, schema),
+                _ => flatbuffers::annotate(&mut w, schema, std::ptr::eq(schema, &catalog().0)),
             };
             let (json, members) = match r {
                 Ok(ok) => ok,

@@ -1,8 +1,7 @@
 //! The value tree the walkers that read without a schema build: JSON and
-//! MessagePack (maps keyed by the names found in the payload) and the
-//! catalog's FlatBuffers walker (records keyed by the catalog's names, by
-//! vtable slot). [`super::typed::read`] reads the tree by the Avro schema
-//! into plain JSON, the annotators' common answer.
+//! MessagePack (maps keyed by the names found in the payload).
+//! [`super::typed::read`] reads the tree by the Avro schema into plain JSON,
+//! the annotators' common answer.
 
 /// A decoded value, before it is given a domain type.
 #[derive(Clone, Debug, PartialEq)]

@@ -156,11 +156,6 @@ def document_files():
     return paths
 
 
-# fb48: FlatBuffers joins when its annotator names a document's paths (today
-# every span of it says "(envelope)"); then NAMED = FORMATS.
-NAMED = [f for f in FORMATS if f != "flatbuffers"]
-
-
 def document_api(base, fmt):
     return api(base, f"/explain/{fmt}?payload=data")
 
@@ -188,8 +183,6 @@ def document(driver, base):
         check(data["error"] is None and data["document"] == json.loads(DOCUMENT), f"document {fmt}: explained and read back")
         pieces = driver.find_elements(By.CSS_SELECTOR, "#hex .s")
         check(len(pieces) >= len(data["spans"]), f"document {fmt}: {len(pieces)} pieces for {len(data['spans'])} spans")
-        if fmt not in NAMED:
-            continue
         k = next(k for k, s in enumerate(data["spans"]) if s["fields"] == ["total"] and s["category"] == "value")
         both_ways(driver, base, f"document {fmt}", data, k, ["total"], "orders[0].id", "orders[1].id")
         # A map entry's value lights its entry; the union's string branch lights its bytes.
@@ -207,7 +200,7 @@ def document(driver, base):
     open_page(driver, base, view="compare", payload="data")
     all_data = {f: document_api(base, f) for f in FORMATS}
     driver.find_element(By.CSS_SELECTOR, '#bars tr[data-field="orders"]').click()
-    for f in NAMED:
+    for f in FORMATS:
         want, got = below(all_data[f], "orders"), lit_spans(driver, f"#hex-{f}")
         check(got == want and want, f"document side by side: orders selected in {f} ({len(got)} of {len(want)} spans)")
         check(below(all_data[f], "total") != got, f"document side by side: self-test, total's spans in {f} differ from those lit")
