@@ -86,184 +86,172 @@ impl Reader<'_, '_> {
         depth: usize,
         root: bool,
     ) -> Result<(), ExplainError> {
-        let saved = w.locate(path);
-        let r = self.located(w, node, path, depth, root);
-        w.relocate(saved);
-        r
-    }
-
-    fn located(
-        &mut self,
-        w: &mut Walker<'_>,
-        node: NodeId,
-        path: &str,
-        depth: usize,
-        root: bool,
-    ) -> Result<(), ExplainError> {
-        if depth > MAX_DEPTH {
-            return Err(w.err(w.pos, format!("{path}: nesting deeper than {MAX_DEPTH} levels")));
-        }
-        let at = w.pos;
-        let ty = self.schema.describe(node);
-        match self.schema.node(node) {
-            Node::Null => self.out.push_str("null"),
-            Node::Boolean => {
-                let b = w.u8(path)?;
-                let v = match b {
-                    0 => false,
-                    1 => true,
-                    _ => return Err(w.err(at, format!("{path}: boolean byte must be 00 or 01, found {b:02x}"))),
-                };
-                w.span(at, Category::Value, format!("{path}: boolean {v}"));
-                self.out.push_str(if v { "true" } else { "false" });
+        w.within(path, |w| {
+            if depth > MAX_DEPTH {
+                return Err(w.err(w.pos, format!("{path}: nesting deeper than {MAX_DEPTH} levels")));
             }
-            Node::Int | Node::Long => {
-                let (v, raw) = zigzag(w, path)?;
-                if matches!(self.schema.node(node), Node::Int) && i32::try_from(v).is_err() {
-                    return Err(w.err(at, format!("{path}: {v} does not fit an Avro int")));
+            let at = w.pos;
+            let ty = self.schema.describe(node);
+            match self.schema.node(node) {
+                Node::Null => self.out.push_str("null"),
+                Node::Boolean => {
+                    let b = w.u8(path)?;
+                    let v = match b {
+                        0 => false,
+                        1 => true,
+                        _ => return Err(w.err(at, format!("{path}: boolean byte must be 00 or 01, found {b:02x}"))),
+                    };
+                    w.span(at, Category::Value, format!("{path}: boolean {v}"));
+                    self.out.push_str(if v { "true" } else { "false" });
                 }
-                w.span(at, Category::Value, format!("{path}: {ty} {v} (zigzag {raw})"));
-                self.out.push_str(&v.to_string());
-            }
-            Node::Float => {
-                let b = w.take(4, path)?;
-                let v = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-                w.span(at, Category::Value, format!("{path}: float {v} (4 bytes LE)"));
-                plain::float(v, self.out);
-            }
-            Node::Double => {
-                let b = w.take(8, path)?;
-                let v = f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-                w.span(at, Category::Value, format!("{path}: double {v} (8 bytes LE)"));
-                plain::double(v, self.out);
-            }
-            Node::String | Node::Bytes => {
-                let n = length(w, path)?;
-                w.span(at, Category::Structure, format!("{path}: {ty} length {n}"));
-                let body = w.pos;
-                let raw = w.take(n, path)?;
-                if matches!(self.schema.node(node), Node::String) {
-                    let s = std::str::from_utf8(raw)
-                        .map_err(|e| w.err(body + e.valid_up_to(), format!("{path}: invalid UTF-8 in string")))?;
-                    w.span(body, Category::Value, preview(s));
-                    plain::string(s, self.out);
-                } else {
-                    w.span(body, Category::Value, format!("{n} bytes"));
+                Node::Int | Node::Long => {
+                    let (v, raw) = zigzag(w, path)?;
+                    if matches!(self.schema.node(node), Node::Int) && i32::try_from(v).is_err() {
+                        return Err(w.err(at, format!("{path}: {v} does not fit an Avro int")));
+                    }
+                    w.span(at, Category::Value, format!("{path}: {ty} {v} (zigzag {raw})"));
+                    self.out.push_str(&v.to_string());
+                }
+                Node::Float => {
+                    let b = w.take(4, path)?;
+                    let v = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                    w.span(at, Category::Value, format!("{path}: float {v} (4 bytes LE)"));
+                    plain::float(v, self.out);
+                }
+                Node::Double => {
+                    let b = w.take(8, path)?;
+                    let v = f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+                    w.span(at, Category::Value, format!("{path}: double {v} (8 bytes LE)"));
+                    plain::double(v, self.out);
+                }
+                Node::String | Node::Bytes => {
+                    let n = length(w, path)?;
+                    w.span(at, Category::Structure, format!("{path}: {ty} length {n}"));
+                    let body = w.pos;
+                    let raw = w.take(n, path)?;
+                    if matches!(self.schema.node(node), Node::String) {
+                        let s = std::str::from_utf8(raw)
+                            .map_err(|e| w.err(body + e.valid_up_to(), format!("{path}: invalid UTF-8 in string")))?;
+                        w.span(body, Category::Value, preview(s));
+                        plain::string(s, self.out);
+                    } else {
+                        w.span(body, Category::Value, format!("{n} bytes"));
+                        plain::bytes(raw, self.out);
+                    }
+                }
+                Node::Fixed(f) => {
+                    let raw = w.take(f.size, path)?;
+                    w.span(at, Category::Value, format!("{path}: {ty}"));
                     plain::bytes(raw, self.out);
                 }
-            }
-            Node::Fixed(f) => {
-                let raw = w.take(f.size, path)?;
-                w.span(at, Category::Value, format!("{path}: {ty}"));
-                plain::bytes(raw, self.out);
-            }
-            Node::Enum(e) => {
-                let (i, _) = zigzag(w, path)?;
-                let symbol = usize::try_from(i).ok().and_then(|i| e.symbols.get(i)).ok_or_else(|| {
-                    w.err(
-                        at,
-                        format!("{path}: enum index {i} is not one of the {} symbols", e.symbols.len()),
-                    )
-                })?;
-                w.span(at, Category::Value, format!("{path}: {ty} index {i} = {symbol}"));
-                plain::string(symbol, self.out);
-            }
-            Node::Union(branches) => {
-                let (i, _) = zigzag(w, path)?;
-                let branch = usize::try_from(i)
-                    .ok()
-                    .and_then(|i| branches.get(i))
-                    .copied()
-                    .ok_or_else(|| {
+                Node::Enum(e) => {
+                    let (i, _) = zigzag(w, path)?;
+                    let symbol = usize::try_from(i).ok().and_then(|i| e.symbols.get(i)).ok_or_else(|| {
                         w.err(
                             at,
-                            format!("{path}: union branch {i} is not one of the {} branches", branches.len()),
+                            format!("{path}: enum index {i} is not one of the {} symbols", e.symbols.len()),
                         )
                     })?;
-                let bty = self.schema.describe(branch);
-                w.span(at, Category::Structure, format!("{path}: union branch {i} ({bty})"));
-                self.value(w, branch, path, depth + 1, false)?;
-            }
-            Node::Array(item) => {
-                let item = *item;
-                self.out.push('[');
-                let mut n = 0usize;
-                self.blocks(
-                    w,
-                    path,
-                    false,
-                    |r, w, i| {
+                    w.span(at, Category::Value, format!("{path}: {ty} index {i} = {symbol}"));
+                    plain::string(symbol, self.out);
+                }
+                Node::Union(branches) => {
+                    let (i, _) = zigzag(w, path)?;
+                    let branch = usize::try_from(i)
+                        .ok()
+                        .and_then(|i| branches.get(i))
+                        .copied()
+                        .ok_or_else(|| {
+                            w.err(
+                                at,
+                                format!("{path}: union branch {i} is not one of the {} branches", branches.len()),
+                            )
+                        })?;
+                    let bty = self.schema.describe(branch);
+                    w.span(at, Category::Structure, format!("{path}: union branch {i} ({bty})"));
+                    self.value(w, branch, path, depth + 1, false)?;
+                }
+                Node::Array(item) => {
+                    let item = *item;
+                    self.out.push('[');
+                    let mut n = 0usize;
+                    self.blocks(
+                        w,
+                        path,
+                        false,
+                        |r, w, i| {
+                            if i > 0 {
+                                r.out.push(',');
+                            }
+                            r.value(w, item, &format!("{path}[{i}]"), depth + 1, false)
+                        },
+                        &mut n,
+                    )?;
+                    self.out.push(']');
+                }
+                Node::Map(value) => {
+                    let value = *value;
+                    self.out.push('{');
+                    let mut n = 0usize;
+                    let mut seen = std::collections::HashSet::new();
+                    self.blocks(
+                        w,
+                        path,
+                        true,
+                        |r, w, i| {
+                            if i > 0 {
+                                r.out.push(',');
+                            }
+                            let kat = w.pos;
+                            let len = length(w, path)?;
+                            let raw = w.take(len, path)?;
+                            let key = std::str::from_utf8(raw)
+                                .map_err(|_| w.err(kat, format!("{path}: invalid UTF-8 in map key")))?;
+                            let child = format!("{path}.{key}");
+                            w.within(&child, |w| {
+                                w.span(kat, Category::Key, format!("{path}: map key {}", preview(key)))
+                            });
+                            if !seen.insert(key.to_string()) {
+                                return Err(w.err(kat, format!("{path}: map key {} seen twice", preview(key))));
+                            }
+                            plain::string(key, r.out);
+                            r.out.push(':');
+                            r.value(w, value, &child, depth + 1, false)
+                        },
+                        &mut n,
+                    )?;
+                    self.out.push('}');
+                }
+                Node::Record(rec) => {
+                    self.take_zero(w, path)?;
+                    self.out.push('{');
+                    let entered = w.enter(node);
+                    for (i, f) in rec.fields.iter().enumerate() {
+                        if root {
+                            w.top = Some(i);
+                        }
+                        w.name_field(node, &f.name);
                         if i > 0 {
-                            r.out.push(',');
+                            self.out.push(',');
                         }
-                        r.value(w, item, &format!("{path}[{i}]"), depth + 1, false)
-                    },
-                    &mut n,
-                )?;
-                self.out.push(']');
-            }
-            Node::Map(value) => {
-                let value = *value;
-                self.out.push('{');
-                let mut n = 0usize;
-                let mut seen = std::collections::HashSet::new();
-                self.blocks(
-                    w,
-                    path,
-                    true,
-                    |r, w, i| {
-                        if i > 0 {
-                            r.out.push(',');
-                        }
-                        let kat = w.pos;
-                        let len = length(w, path)?;
-                        let raw = w.take(len, path)?;
-                        let key = std::str::from_utf8(raw)
-                            .map_err(|_| w.err(kat, format!("{path}: invalid UTF-8 in map key")))?;
-                        let child = format!("{path}.{key}");
-                        let saved = w.locate(&child);
-                        w.span(kat, Category::Key, format!("{path}: map key {}", preview(key)));
-                        w.relocate(saved);
-                        if !seen.insert(key.to_string()) {
-                            return Err(w.err(kat, format!("{path}: map key {} seen twice", preview(key))));
-                        }
-                        plain::string(key, r.out);
-                        r.out.push(':');
-                        r.value(w, value, &child, depth + 1, false)
-                    },
-                    &mut n,
-                )?;
-                self.out.push('}');
-            }
-            Node::Record(rec) => {
-                self.take_zero(w, path)?;
-                self.out.push('{');
-                let entered = w.enter(node);
-                for (i, f) in rec.fields.iter().enumerate() {
+                        plain::string(&f.name, self.out);
+                        self.out.push(':');
+                        let child = if path == "$" {
+                            format!("$.{}", f.name)
+                        } else {
+                            format!("{path}.{}", f.name)
+                        };
+                        self.value(w, f.ty, &child, depth + 1, false)?;
+                    }
+                    w.leave(entered);
                     if root {
-                        w.top = Some(i);
+                        w.top = None;
                     }
-                    w.name_field(node, &f.name);
-                    if i > 0 {
-                        self.out.push(',');
-                    }
-                    plain::string(&f.name, self.out);
-                    self.out.push(':');
-                    let child = if path == "$" {
-                        format!("$.{}", f.name)
-                    } else {
-                        format!("{path}.{}", f.name)
-                    };
-                    self.value(w, f.ty, &child, depth + 1, false)?;
+                    self.out.push('}');
                 }
-                w.leave(entered);
-                if root {
-                    w.top = None;
-                }
-                self.out.push('}');
             }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     /// Charges one item that may take no bytes against the budget.

@@ -289,9 +289,8 @@ mod tests {
     #[test]
     fn tokens_are_annotated() {
         let (spans, v) = annotate(br#"{"id":42,"s":"a\nb"}"#, false).unwrap();
-        let got: Vec<(usize, usize, &str)> = spans.iter().map(|s| (s.offset, s.len, s.meaning.as_str())).collect();
         assert_eq!(
-            got,
+            crate::explain::span::layout(&spans),
             [
                 (0, 1, "{  object"),
                 (1, 4, "key \"id\""),

@@ -264,9 +264,8 @@ mod tests {
         // {"id": 300, "ok": true}
         let bytes = [0x82, 0xa2, b'i', b'd', 0xcd, 0x01, 0x2c, 0xa2, b'o', b'k', 0xc3];
         let (spans, v) = annotate(&bytes, false).unwrap();
-        let lines: Vec<(usize, usize, &str)> = spans.iter().map(|s| (s.offset, s.len, s.meaning.as_str())).collect();
         assert_eq!(
-            lines,
+            crate::explain::span::layout(&spans),
             [
                 (0, 1, "fixmap, 2 entries (0x80 | 2)"),
                 (1, 1, "fixstr, 2 bytes (0xa0 | 2)"),

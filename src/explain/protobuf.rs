@@ -311,180 +311,161 @@ impl Reader<'_> {
         slot: &mut Slot,
         depth: usize,
     ) -> Result<(), ExplainError> {
-        let saved = w.locate(key.path);
-        let r = self.located(w, ty, key, k, end, slot, depth);
-        w.relocate(saved);
-        r
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn located(
-        &self,
-        w: &mut Walker<'_>,
-        ty: NodeId,
-        key: &Key<'_>,
-        k: u64,
-        end: usize,
-        slot: &mut Slot,
-        depth: usize,
-    ) -> Result<(), ExplainError> {
-        let s = self.schema;
-        let path = key.path;
-        let once = |w: &Walker<'_>, slot: &Slot| match slot {
-            Slot::Empty => Ok(()),
-            _ => Err(w.err(
-                key.at,
-                format!("{path}: field {} seen twice (this reader takes it once)", key.number),
-            )),
-        };
-        match shape(s, ty) {
-            Shape::Null => unreachable!("null fields are skipped"),
-            Shape::Leaf | Shape::Record => {
-                once(w, slot)?;
-                *slot = Slot::One(self.member(w, ty, key, end, depth)?);
-            }
-            Shape::Optional { ty: inner, .. } => {
-                once(w, slot)?;
-                *slot = Slot::One(self.member(w, inner, key, end, depth)?);
-            }
-            Shape::Oneof { null, branches } => {
-                once(w, slot)?;
-                let k = u32::try_from(k).unwrap_or(u32::MAX);
-                let b = k.saturating_add(u32::from(null.is_some_and(|x| x <= k)));
-                let bt = *branches
-                    .get(b as usize)
-                    .ok_or_else(|| w.err(key.at, format!("{path}: no union branch at field {}", key.number)))?;
-                let inner = Key {
-                    path,
-                    at: key.at,
-                    len: key.len,
-                    number: key.number,
-                    wire: key.wire,
-                };
-                *slot = Slot::One(self.member(w, bt, &inner, end, depth)?);
-            }
-            Shape::Array(items) => {
-                if !matches!(slot, Slot::List(_)) {
-                    *slot = Slot::List(Vec::new());
+        w.within(key.path, |w| {
+            let s = self.schema;
+            let path = key.path;
+            let once = |w: &Walker<'_>, slot: &Slot| match slot {
+                Slot::Empty => Ok(()),
+                _ => Err(w.err(
+                    key.at,
+                    format!("{path}: field {} seen twice (this reader takes it once)", key.number),
+                )),
+            };
+            match shape(s, ty) {
+                Shape::Null => unreachable!("null fields are skipped"),
+                Shape::Leaf | Shape::Record => {
+                    once(w, slot)?;
+                    *slot = Slot::One(self.member(w, ty, key, end, depth)?);
                 }
-                let Slot::List(list) = slot else { unreachable!() };
-                let packable = matches!(
-                    s.node(items),
-                    Node::Boolean | Node::Int | Node::Long | Node::Float | Node::Double | Node::Enum(_)
-                );
-                if packable && key.wire == LEN {
-                    let to = length(w, end, path)?;
-                    let ty = s.describe(items);
-                    key.span(w);
-                    w.span(
-                        key.at + key.len,
-                        Category::Structure,
-                        format!("{path}: packed {ty}s, {} bytes", to - w.pos),
-                    );
-                    if let Node::Float | Node::Double = s.node(items) {
-                        let width = if matches!(s.node(items), Node::Double) { 8 } else { 4 };
-                        if (to - w.pos) % width != 0 {
-                            return Err(w.err(
-                                w.pos,
-                                format!(
-                                    "{path}: {} bytes are not a whole number of {width}-byte items",
-                                    to - w.pos
-                                ),
-                            ));
-                        }
+                Shape::Optional { ty: inner, .. } => {
+                    once(w, slot)?;
+                    *slot = Slot::One(self.member(w, inner, key, end, depth)?);
+                }
+                Shape::Oneof { null, branches } => {
+                    once(w, slot)?;
+                    let k = u32::try_from(k).unwrap_or(u32::MAX);
+                    let b = k.saturating_add(u32::from(null.is_some_and(|x| x <= k)));
+                    let bt = *branches
+                        .get(b as usize)
+                        .ok_or_else(|| w.err(key.at, format!("{path}: no union branch at field {}", key.number)))?;
+                    let inner = Key {
+                        path,
+                        at: key.at,
+                        len: key.len,
+                        number: key.number,
+                        wire: key.wire,
+                    };
+                    *slot = Slot::One(self.member(w, bt, &inner, end, depth)?);
+                }
+                Shape::Array(items) => {
+                    if !matches!(slot, Slot::List(_)) {
+                        *slot = Slot::List(Vec::new());
                     }
+                    let Slot::List(list) = slot else { unreachable!() };
+                    let packable = matches!(
+                        s.node(items),
+                        Node::Boolean | Node::Int | Node::Long | Node::Float | Node::Double | Node::Enum(_)
+                    );
+                    if packable && key.wire == LEN {
+                        let to = length(w, end, path)?;
+                        let ty = s.describe(items);
+                        key.span(w);
+                        w.span(
+                            key.at + key.len,
+                            Category::Structure,
+                            format!("{path}: packed {ty}s, {} bytes", to - w.pos),
+                        );
+                        if let Node::Float | Node::Double = s.node(items) {
+                            let width = if matches!(s.node(items), Node::Double) { 8 } else { 4 };
+                            if (to - w.pos) % width != 0 {
+                                return Err(w.err(
+                                    w.pos,
+                                    format!(
+                                        "{path}: {} bytes are not a whole number of {width}-byte items",
+                                        to - w.pos
+                                    ),
+                                ));
+                            }
+                        }
+                        w.depth += 1;
+                        while w.pos < to {
+                            let at = w.pos;
+                            let p = format!("{path}[{}]", list.len());
+                            let v = self.scalar(w, items, &p, to)?;
+                            w.within(&p, |w| w.span(at, Category::Value, format!("{p}: {}", v.1)));
+                            list.push(v.0);
+                        }
+                        w.depth -= 1;
+                        return Ok(());
+                    }
+                    let p = format!("{path}[{}]", list.len());
+                    let item = Key {
+                        path: &p,
+                        at: key.at,
+                        len: key.len,
+                        number: key.number,
+                        wire: key.wire,
+                    };
+                    let v = self.member(w, items, &item, end, depth)?;
+                    list.push(v);
+                }
+                Shape::Map(vt) => {
+                    if !matches!(slot, Slot::Entries(..)) {
+                        *slot = Slot::Entries(Vec::new(), HashSet::new());
+                    }
+                    let Slot::Entries(entries, seen) = slot else {
+                        unreachable!()
+                    };
+                    let to = self.body(w, key, end, "map entry")?;
                     w.depth += 1;
+                    let mut k: Option<String> = None;
+                    let mut v: Option<String> = None;
                     while w.pos < to {
                         let at = w.pos;
-                        let p = format!("{path}[{}]", list.len());
-                        let v = self.scalar(w, items, &p, to)?;
-                        let saved = w.locate(&p);
-                        w.span(at, Category::Value, format!("{p}: {}", v.1));
-                        w.relocate(saved);
-                        list.push(v.0);
+                        let kp = format!("{path}: a map entry key");
+                        let ek = varint(w, to, &kp)?;
+                        let (n, wire) = (ek >> 3, ek & 7);
+                        let entry_path = format!("{path}.{}", k.as_deref().unwrap_or("?"));
+                        match (n, wire) {
+                            (1, LEN) if k.is_none() => {
+                                let kto = length(w, to, path)?;
+                                let raw = take(w, kto - w.pos, to, path)?;
+                                let s = std::str::from_utf8(raw)
+                                    .map_err(|_| w.err(at, format!("{path}: invalid UTF-8 in map key")))?;
+                                w.within(&format!("{path}.{s}"), |w| w.span(at, Category::Key, format!("{path}: map key {}", preview(s))));
+                                if !seen.insert(s.to_string()) {
+                                    return Err(w.err(at, format!("{path}: map key {} seen twice", preview(s))));
+                                }
+                                k = Some(s.to_string());
+                            }
+                            (2, _)
+                                if v.is_none()
+                                    && (ek <= u64::from(u32::MAX))
+                                    && matches!(wire, VARINT | I64 | LEN | I32) =>
+                            {
+                                let vkey = Key {
+                                    path: &entry_path,
+                                    at,
+                                    len: w.pos - at,
+                                    number: 2,
+                                    wire,
+                                };
+                                v = Some(self.member(w, vt, &vkey, to, depth + 1)?);
+                            }
+                            _ => {
+                                return Err(w.err(
+                                    at,
+                                    format!("{path}: map entry field {n} ({}) where the key (1) or the value (2) goes, once each", wire_name(wire)),
+                                ));
+                            }
+                        }
                     }
                     w.depth -= 1;
-                    return Ok(());
+                    let key = k.unwrap_or_default();
+                    let value = match v {
+                        Some(v) => v,
+                        None => {
+                            let mut out = String::new();
+                            plain::absent(self.schema, vt, &format!("{path}.{key}"), &mut out, depth + 1)
+                                .map_err(|m| w.err(w.pos, m))?;
+                            out
+                        }
+                    };
+                    entries.push((key, value));
                 }
-                let p = format!("{path}[{}]", list.len());
-                let item = Key {
-                    path: &p,
-                    at: key.at,
-                    len: key.len,
-                    number: key.number,
-                    wire: key.wire,
-                };
-                let v = self.member(w, items, &item, end, depth)?;
-                list.push(v);
             }
-            Shape::Map(vt) => {
-                if !matches!(slot, Slot::Entries(..)) {
-                    *slot = Slot::Entries(Vec::new(), HashSet::new());
-                }
-                let Slot::Entries(entries, seen) = slot else {
-                    unreachable!()
-                };
-                let to = self.body(w, key, end, "map entry")?;
-                w.depth += 1;
-                let mut k: Option<String> = None;
-                let mut v: Option<String> = None;
-                while w.pos < to {
-                    let at = w.pos;
-                    let kp = format!("{path}: a map entry key");
-                    let ek = varint(w, to, &kp)?;
-                    let (n, wire) = (ek >> 3, ek & 7);
-                    let entry_path = format!("{path}.{}", k.as_deref().unwrap_or("?"));
-                    match (n, wire) {
-                        (1, LEN) if k.is_none() => {
-                            let kto = length(w, to, path)?;
-                            let raw = take(w, kto - w.pos, to, path)?;
-                            let s = std::str::from_utf8(raw)
-                                .map_err(|_| w.err(at, format!("{path}: invalid UTF-8 in map key")))?;
-                            let saved = w.locate(&format!("{path}.{s}"));
-                            w.span(at, Category::Key, format!("{path}: map key {}", preview(s)));
-                            w.relocate(saved);
-                            if !seen.insert(s.to_string()) {
-                                return Err(w.err(at, format!("{path}: map key {} seen twice", preview(s))));
-                            }
-                            k = Some(s.to_string());
-                        }
-                        (2, _)
-                            if v.is_none()
-                                && (ek <= u64::from(u32::MAX))
-                                && matches!(wire, VARINT | I64 | LEN | I32) =>
-                        {
-                            let vkey = Key {
-                                path: &entry_path,
-                                at,
-                                len: w.pos - at,
-                                number: 2,
-                                wire,
-                            };
-                            v = Some(self.member(w, vt, &vkey, to, depth + 1)?);
-                        }
-                        _ => {
-                            return Err(w.err(
-                                at,
-                                format!("{path}: map entry field {n} ({}) where the key (1) or the value (2) goes, once each", wire_name(wire)),
-                            ));
-                        }
-                    }
-                }
-                w.depth -= 1;
-                let key = k.unwrap_or_default();
-                let value = match v {
-                    Some(v) => v,
-                    None => {
-                        let mut out = String::new();
-                        plain::absent(self.schema, vt, &format!("{path}.{key}"), &mut out, depth + 1)
-                            .map_err(|m| w.err(w.pos, m))?;
-                        out
-                    }
-                };
-                entries.push((key, value));
-            }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     /// The length of a message field (its key, then its length);
@@ -522,37 +503,25 @@ impl Reader<'_> {
         end: usize,
         depth: usize,
     ) -> Result<String, ExplainError> {
-        let saved = w.locate(key.path);
-        let r = self.member_at(w, ty, key, end, depth);
-        w.relocate(saved);
-        r
-    }
-
-    fn member_at(
-        &self,
-        w: &mut Walker<'_>,
-        ty: NodeId,
-        key: &Key<'_>,
-        end: usize,
-        depth: usize,
-    ) -> Result<String, ExplainError> {
-        let s = self.schema;
-        let (what, fields, record): (String, Vec<(Option<&str>, NodeId)>, _) = match (shape(s, ty), s.node(ty)) {
-            (Shape::Leaf, _) => return self.leaf(w, ty, key, end),
-            (Shape::Record, Node::Record(rec)) => (
-                s.describe(ty),
-                rec.fields.iter().map(|f| (Some(&*f.name), f.ty)).collect(),
-                Some(ty),
-            ),
-            _ => (format!("wrapper of {}", s.describe(ty)), vec![(None, ty)], None),
-        };
-        let to = self.body(w, key, end, &what)?;
-        w.depth += 1;
-        let entered = w.enter(ty);
-        let json = self.message(w, &fields, to, key.path, depth + 1, false, record);
-        w.leave(entered);
-        w.depth -= 1;
-        json
+        w.within(key.path, |w| {
+            let s = self.schema;
+            let (what, fields, record): (String, Vec<(Option<&str>, NodeId)>, _) = match (shape(s, ty), s.node(ty)) {
+                (Shape::Leaf, _) => return self.leaf(w, ty, key, end),
+                (Shape::Record, Node::Record(rec)) => (
+                    s.describe(ty),
+                    rec.fields.iter().map(|f| (Some(&*f.name), f.ty)).collect(),
+                    Some(ty),
+                ),
+                _ => (format!("wrapper of {}", s.describe(ty)), vec![(None, ty)], None),
+            };
+            let to = self.body(w, key, end, &what)?;
+            w.depth += 1;
+            let entered = w.enter(ty);
+            let json = self.message(w, &fields, to, key.path, depth + 1, false, record);
+            w.leave(entered);
+            w.depth -= 1;
+            json
+        })
     }
 
     /// A boolean, number or enum without its key: (JSON, what it is).

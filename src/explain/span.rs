@@ -193,6 +193,16 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// Runs `f` with the next spans owned by the value at `path` (in a
+    /// document; the catalog's owners are its product fields), then restores
+    /// the path from before.
+    pub fn within<T>(&mut self, path: &str, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved = self.locate(path);
+        let r = f(self);
+        self.relocate(saved);
+        r
+    }
+
     /// In a document, the next spans belong to member `key` (`Ok`) or item
     /// `index` (`Err`) of the current value; returns what
     /// [`Walker::relocate`] restores.
@@ -375,4 +385,9 @@ pub(crate) fn walk_by(annotate: SchemaWalk, schema: &str, bytes: &[u8]) -> Resul
     let (json, _) = annotate(&mut w, &schema)?;
     let spans = w.spans.iter().map(|s| (s.offset, s.len, s.meaning.clone())).collect();
     Ok((json, spans))
+}
+/// Each span as `(offset, length, meaning)`: what a test of a walk pins.
+#[cfg(test)]
+pub(crate) fn layout(spans: &[Span]) -> Vec<(usize, usize, &str)> {
+    spans.iter().map(|s| (s.offset, s.len, s.meaning.as_str())).collect()
 }
