@@ -29,8 +29,6 @@ fn found(v: &Value) -> &'static str {
         Value::Int(_) | Value::UInt(_) | Value::NegZero => "an integer",
         Value::Float(_) => "a float",
         Value::Str(_) => "a string",
-        Value::Enum(_) => "an enum",
-        Value::Absent => "nothing",
         Value::List(_) => "an array",
         Value::Record(_) => "an object",
     }
@@ -70,11 +68,6 @@ fn value(schema: &Schema, node: NodeId, v: &Value, path: &str, out: &mut String,
     }
     let mismatch = || format!("{path}: expected {}, found {}", schema.describe(node), found(v));
     match (schema.node(node), v) {
-        (_, Value::Absent) => plain::absent(schema, node, path, out, depth)?,
-        (Node::Enum(e), Value::Enum(i)) => match usize::try_from(*i).ok().and_then(|i| e.symbols.get(i)) {
-            Some(sym) => plain::string(sym, out),
-            None => return Err(format!("{path}: {i} is not an index of {}", schema.describe(node))),
-        },
         (Node::Null, Value::Null) => out.push_str("null"),
         (Node::Boolean, Value::Bool(b)) => out.push_str(if *b { "true" } else { "false" }),
         (Node::Int, Value::Int(i)) if i32::try_from(*i).is_ok() => out.push_str(&i.to_string()),

@@ -16,11 +16,6 @@ pub enum Value {
     UInt(u64),
     Float(f64),
     Str(String),
-    /// An enum by its ordinal (FlatBuffers).
-    Enum(i64),
-    /// A field the payload does not write (FlatBuffers): it reads as its
-    /// default.
-    Absent,
     List(Vec<Value>),
     /// Named fields in the order they were read.
     Record(Vec<(String, Value)>),
