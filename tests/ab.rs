@@ -76,32 +76,33 @@ fn verdict<'a>(stdout: &'a str, row: &str) -> (&'a str, bool) {
 }
 
 const ROWS: &str = "^Memcpy/json/100$|^Encode/msgpack/1$";
+/// Both rows, 8 rounds of 5 ms batches; the A/A run fails over any slowdown.
+const FLAGS: [&str; 8] = [
+    "--rows",
+    ROWS,
+    "--rounds",
+    "8",
+    "--benchtime",
+    "5ms",
+    "--fail-over",
+    "0",
+];
 
 #[test]
 fn two_copies_of_one_build_flag_no_row() {
     let copies = two_copies("aa");
     let (a, b) = (copies.base.clone(), copies.new.clone());
-    let flags = [
-        "--rows",
-        ROWS,
-        "--rounds",
-        "8",
-        "--benchtime",
-        "5ms",
-        "--fail-over",
-        "0",
-    ];
     // The table is a test at alpha 0.05 (Holm over its rows), so an A/A run
     // flags a row about one time in twenty by design (CI saw one: debug
     // Encode/msgpack/1, NEW slower in 8 of 8 rounds). A flag that comes back
     // in a second run is a bias; one that does not is that 5%.
-    let mut out = ab(&a, &b, &flags);
+    let mut out = ab(&a, &b, &FLAGS);
     if !String::from_utf8_lossy(&out.stdout).contains("0 of 2 rows differ significantly") {
         eprintln!(
             "first A/A run flagged a row, running it again:\n{}",
             String::from_utf8_lossy(&out.stdout)
         );
-        out = ab(&a, &b, &flags);
+        out = ab(&a, &b, &FLAGS);
     }
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -126,18 +127,7 @@ fn a_row_made_30_percent_slower_is_flagged_and_fails_the_run() {
     let out = ab(
         &a,
         &b,
-        &[
-            "--rows",
-            ROWS,
-            "--rounds",
-            "8",
-            "--benchtime",
-            "5ms",
-            "--slow-row",
-            "Memcpy/json/100=30",
-            "--fail-over",
-            "10",
-        ],
+        &[&FLAGS[..6], &["--slow-row", "Memcpy/json/100=30", "--fail-over", "10"]].concat(),
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -191,14 +191,10 @@ fn evolution_cells_and_results_directory() {
 }
 
 /// A document with a map (`tags`), a union (`note`: null or a string) and nulls.
-const DOCUMENT: &str = r#"{"orders":[{"id":1,"tags":{"gift":"yes","rush":"no"},"note":null},{"id":2,"tags":{},"note":"leave at door"}],"total":12.5}"#;
-/// Its schema: inference would make `tags` a record of its two keys.
-const SCHEMA: &str = r#"{"type":"record","name":"Doc","fields":[
-  {"name":"orders","type":{"type":"array","items":{"type":"record","name":"Order","fields":[
-    {"name":"id","type":"long"},
-    {"name":"tags","type":{"type":"map","values":"string"}},
-    {"name":"note","type":["null","string"]}]}}},
-  {"name":"total","type":"double"}]}"#;
+const DOCUMENT: &str = include_str!("../fixtures/orders/doc.json");
+/// Its schema (`fixtures/orders/`): inference would make `tags` a record of
+/// its two keys.
+const SCHEMA: &str = include_str!("../fixtures/orders/doc.avsc");
 
 #[test]
 fn the_page_explains_the_served_document_in_every_format() {

@@ -732,15 +732,9 @@ mod tests {
         {"name":"s","type":"string"},
         {"name":"u","type":["null","long","string"]}]}"#;
 
-    /// A map, a union and nulls (the page's document).
-    const ORDERS: &str = r#"{"type":"record","name":"Doc","fields":[
-        {"name":"orders","type":{"type":"array","items":{"type":"record","name":"Order","fields":[
-            {"name":"id","type":"long"},
-            {"name":"tags","type":{"type":"map","values":"string"}},
-            {"name":"note","type":["null","string"]}]}}},
-        {"name":"total","type":"double"}]}"#;
-    const ORDERS_DOC: &str = r#"{"orders":[{"id":1,"tags":{"gift":"yes","rush":"no"},"note":null},
-        {"id":2,"tags":{},"note":"leave at door"}],"total":12.5}"#;
+    /// A map, a union and nulls (the page's document, `tests/page.rs`).
+    const ORDERS: &str = include_str!("../../fixtures/orders/doc.avsc");
+    const ORDERS_DOC: &str = include_str!("../../fixtures/orders/doc.json");
 
     /// The value at `path` (`orders[0].tags.gift`) in `doc`, if any.
     fn value_at<'a>(doc: &'a serde_json::Value, path: &str) -> Option<&'a serde_json::Value> {

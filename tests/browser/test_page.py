@@ -9,13 +9,10 @@ a selection for 20 products (tests/browser/bench.py holds them to a bound).
 
 With UPDATE_SCREENSHOTS=1 it writes docs/screenshots/*.png."""
 
-import atexit
 import base64
 import json
 import os
-import shutil
 import sys
-import tempfile
 from urllib.parse import urlparse
 
 from selenium.webdriver.common.by import By
@@ -136,24 +133,16 @@ def compare(driver, base):
 
 
 # A document with a map (`tags`), a union (`note`: null or a string) and
-# nulls, with its schema (inference would make `tags` a record).
-DOCUMENT = '{"orders":[{"id":1,"tags":{"gift":"yes","rush":"no"},"note":null},{"id":2,"tags":{},"note":"leave at door"}],"total":12.5}'
-SCHEMA = json.dumps({"type": "record", "name": "Doc", "fields": [
-    {"name": "orders", "type": {"type": "array", "items": {"type": "record", "name": "Order", "fields": [
-        {"name": "id", "type": "long"},
-        {"name": "tags", "type": {"type": "map", "values": "string"}},
-        {"name": "note", "type": ["null", "string"]}]}}},
-    {"name": "total", "type": "double"}]})
+# nulls, with its schema (inference would make `tags` a record): the one in
+# fixtures/orders/ that tests/page.rs serves too.
+ORDERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures", "orders")
+DOCUMENT_FILES = (os.path.join(ORDERS, "doc.json"), os.path.join(ORDERS, "doc.avsc"))
+with open(DOCUMENT_FILES[0]) as f:
+    DOCUMENT = f.read()
 
 
 def document_files():
-    d = tempfile.mkdtemp(prefix="wirebench-browser-data-")
-    atexit.register(shutil.rmtree, d, True)
-    paths = (os.path.join(d, "doc.json"), os.path.join(d, "doc.avsc"))
-    for path, text in zip(paths, (DOCUMENT, SCHEMA)):
-        with open(path, "w") as f:
-            f.write(text)
-    return paths
+    return DOCUMENT_FILES
 
 
 def document_api(base, fmt):
