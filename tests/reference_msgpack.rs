@@ -1,8 +1,8 @@
 //! Our MessagePack codec against rmp-serde, in both directions.
 //!
 //! - Our bytes equal `rmp_serde::to_vec_named` of the serde mirror, byte for
-//!   byte, for the fixture catalogs and 300 edge-case catalogs (a failure
-//!   names the seed). No case differs legitimately: rmp writes non-negative
+//!   byte, for the fixture catalogs, the edge products and 300 edge-case
+//!   catalogs (a failure names the seed), from any starting capacity. No case differs legitimately: rmp writes non-negative
 //!   signed integers in the unsigned family and negative ones in the signed
 //!   family, smallest width each, and so do we.
 //! - rmp-serde reads our bytes back equal; we read rmp-serde's named output
@@ -15,7 +15,7 @@ use support::serde_mirror;
 
 use serde_mirror::SCatalog;
 use wirebench::codec::msgpack;
-use wirebench::fixtures::{catalog, random_catalog};
+use wirebench::fixtures::{catalog, edge_products, random_catalog};
 use wirebench::model::Catalog;
 
 fn ours(c: &Catalog) -> Vec<u8> {
@@ -57,6 +57,28 @@ fn fixture_catalogs_equal_rmp_serde() {
 fn random_catalogs_equal_rmp_serde() {
     for seed in 0..300 {
         check(&random_catalog(seed), &format!("random_catalog({seed})"));
+    }
+}
+
+/// Our bytes equal rmp-serde's whatever the buffer's starting capacity (so
+/// growth happens at every point of a product), after bytes already in the
+/// buffer (it appends), and for the edge products (64 KiB strings, extreme
+/// integers).
+#[test]
+fn any_capacity_and_edge_products() {
+    let mut catalogs = vec![catalog(200).products, edge_products()];
+    catalogs.extend((0..50).map(|seed| random_catalog(seed).products));
+    for products in catalogs {
+        let c = Catalog { products };
+        let theirs = rmp_serde::to_vec_named(&SCatalog::from(&c)).unwrap();
+        for cap in [0, 1, 7, 16, 100, 1000] {
+            let mut out = Vec::with_capacity(cap);
+            msgpack::encode(&c.products, &mut out).unwrap();
+            assert!(out == theirs, "capacity {cap}");
+        }
+        let mut out = b"prefix".to_vec();
+        msgpack::encode(&c.products, &mut out).unwrap();
+        assert!(out[..6] == *b"prefix" && out[6..] == theirs[..]);
     }
 }
 

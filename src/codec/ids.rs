@@ -90,17 +90,9 @@ mod tests {
         check(&[1, 2, 3, 1]);
         check(&[i64::MIN, -1, 0, i64::MAX, i64::MIN]);
         check(&[3, 3]);
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rng = crate::prng::Rng::new(0x9e37_79b9_7f4a_7c15);
         for _ in 0..200 {
-            let ids: Vec<i64> = (0..20)
-                .map(|_| {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    (state % 30) as i64
-                })
-                .collect();
-            check(&ids);
+            check(&(0..20).map(|_| rng.below(30) as i64).collect::<Vec<_>>());
         }
     }
 

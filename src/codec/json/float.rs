@@ -34,8 +34,24 @@ pub(crate) fn test_cases(default: usize) -> usize {
         .unwrap_or(default)
 }
 
+/// The first five of `values` where `got` differs from `want`, each with
+/// both answers: what every float test compares (it passes when empty).
+#[cfg(test)]
+pub(crate) fn disagreements<T: std::fmt::Debug, W: PartialEq + std::fmt::Debug>(
+    values: impl IntoIterator<Item = T>,
+    want: impl Fn(&T) -> W,
+    got: impl Fn(&T) -> W,
+) -> Vec<String> {
+    let differ = |v: T| {
+        let (w, g) = (want(&v), got(&v));
+        (w != g).then(|| format!("{v:?}: want {w:?}, got {g:?}"))
+    };
+    values.into_iter().filter_map(differ).take(5).collect()
+}
+
 #[cfg(test)]
 mod tests {
+    use super::disagreements;
     use super::format::{floor_log10_pow2, shortest};
     use super::table::{G, N_MIN, floor_log2_pow10};
     use crate::prng::Rng;
@@ -116,15 +132,7 @@ mod tests {
 
     /// Where `shortest` and std disagree among `values` (at most 5 shown).
     fn shortest_disagreements(values: &[f64], ours: impl Fn(f64) -> Option<(u64, i32)>) -> Vec<String> {
-        values
-            .iter()
-            .filter_map(|&v| {
-                let want = std_shortest(v);
-                let got = ours(v);
-                (got != Some(want)).then(|| format!("{v:e} ({:#x}): std {want:?}, ours {got:?}", v.to_bits()))
-            })
-            .take(5)
-            .collect()
+        disagreements(values, |&&v| Some(std_shortest(v)), |&&v| ours(v))
     }
 
     #[test]
@@ -236,15 +244,8 @@ mod tests {
 
     /// Where `parse` and std's parse disagree among `texts` (at most 5).
     fn parse_disagreements(texts: &[String], ours: impl Fn(&str) -> Option<f64>) -> Vec<String> {
-        texts
-            .iter()
-            .filter_map(|t| {
-                let want = t.parse::<f64>().ok().map(f64::to_bits);
-                let got = ours(t).map(f64::to_bits);
-                (got != want).then(|| format!("{t}: std {want:x?}, ours {got:x?}"))
-            })
-            .take(5)
-            .collect()
+        let bits = |v: Option<f64>| v.map(f64::to_bits);
+        disagreements(texts, |t| bits(t.parse().ok()), |t| bits(ours(t)))
     }
 
     #[test]
@@ -381,75 +382,33 @@ mod tests {
     }
 
     /// Little-endian 32-bit limbs: just enough arithmetic to check the table.
-    #[derive(Clone, PartialEq, Eq)]
     struct Big(Vec<u32>);
 
     impl Big {
-        fn from_u128(v: u128) -> Big {
+        /// `v · 10^n · 2^s`.
+        fn new(v: u128, n: u32, s: u32) -> Big {
             let mut b = Big((0..4).map(|i| (v >> (32 * i)) as u32).collect());
-            b.trim();
-            b
-        }
-        fn trim(&mut self) {
-            while self.0.last() == Some(&0) {
-                self.0.pop();
-            }
-        }
-        fn mul_small(&mut self, m: u32) {
-            let mut carry = 0u64;
-            for l in &mut self.0 {
-                let p = u64::from(*l) * u64::from(m) + carry;
-                *l = p as u32;
-                carry = p >> 32;
-            }
-            if carry > 0 {
-                self.0.push(carry as u32);
-            }
-        }
-        fn pow10(n: u32) -> Big {
-            let mut b = Big(vec![1]);
-            for _ in 0..n {
-                b.mul_small(10);
-            }
-            b
-        }
-        fn shl(&self, s: u32) -> Big {
-            let mut out = vec![0u32; (s / 32) as usize];
-            let bits = s % 32;
-            let mut carry = 0u32;
-            for &l in &self.0 {
-                if bits == 0 {
-                    out.push(l);
-                } else {
-                    out.push((l << bits) | carry);
-                    carry = l >> (32 - bits);
-                }
-            }
-            out.push(carry);
-            let mut b = Big(out);
-            b.trim();
-            b
-        }
-        fn mul(&self, o: &Big) -> Big {
-            let mut out = vec![0u64; self.0.len() + o.0.len() + 1];
-            for (i, &a) in self.0.iter().enumerate() {
+            for m in std::iter::repeat_n(10, n as usize).chain(std::iter::repeat_n(2, s as usize)) {
                 let mut carry = 0u64;
-                for (j, &b) in o.0.iter().enumerate() {
-                    let t = out[i + j] + u64::from(a) * u64::from(b) + carry;
-                    out[i + j] = t & 0xFFFF_FFFF;
-                    carry = t >> 32;
+                for l in &mut b.0 {
+                    let p = u64::from(*l) * m + carry;
+                    *l = p as u32;
+                    carry = p >> 32;
                 }
-                out[i + o.0.len()] += carry;
+                if carry > 0 {
+                    b.0.push(carry as u32);
+                }
             }
-            let mut b = Big(out.into_iter().map(|l| l as u32).collect());
-            b.trim();
             b
         }
         fn less(&self, o: &Big) -> bool {
-            if self.0.len() != o.0.len() {
-                return self.0.len() < o.0.len();
-            }
-            self.0.iter().rev().cmp(o.0.iter().rev()) == std::cmp::Ordering::Less
+            let limb = |b: &Big, i: usize| b.0.get(i).copied().unwrap_or(0);
+            let top = self.0.len().max(o.0.len());
+            (0..top)
+                .rev()
+                .map(|i| limb(self, i).cmp(&limb(o, i)))
+                .find(|c| c.is_ne())
+                == Some(std::cmp::Ordering::Less)
         }
     }
 
@@ -460,15 +419,11 @@ mod tests {
             return false;
         }
         let r = floor_log2_pow10(n) - 127;
-        let (lo, hi) = (Big::from_u128(g - 1), Big::from_u128(g));
         // Both sides times 2^-r (r < 0) or 10^-n (n < 0), to stay integral.
-        let ten = Big::pow10(n.unsigned_abs());
-        let (x, lo, hi) = match (n >= 0, r >= 0) {
-            (true, true) => (ten, lo.shl(r as u32), hi.shl(r as u32)),
-            (true, false) => (ten.shl(r.unsigned_abs()), lo, hi),
-            (false, _) => (Big(vec![1]).shl(r.unsigned_abs()), lo.mul(&ten), hi.mul(&ten)),
-        };
-        !x.less(&lo) && x.less(&hi)
+        let (n10, r2) = (n.unsigned_abs(), r.unsigned_abs());
+        let x = Big::new(1, if n >= 0 { n10 } else { 0 }, if r < 0 { r2 } else { 0 });
+        let side = |g: u128| Big::new(g, if n < 0 { n10 } else { 0 }, if r >= 0 { r2 } else { 0 });
+        !x.less(&side(g - 1)) && x.less(&side(g))
     }
 
     #[test]

@@ -667,43 +667,19 @@ mod tests {
     fn header_errors_are_placed_like_a_byte_by_byte_read() {
         type Read = fn(&mut Cursor<'static>) -> Result<(), DecodeError>;
         let int: Read = |c| read_int(c, &PRODUCT[0]).map(drop);
+        #[rustfmt::skip]
         let cases: [(Read, &[u8], &str); 8] = [
-            (
-                int,
-                &[],
-                "unexpected end of input, expected an integer for `id` at byte 0",
-            ),
-            (
-                int,
-                &[0xcd, 0x01],
-                "unexpected end of input, expected an integer for `id` at byte 2",
-            ),
-            (
-                int,
-                &[0xd3],
-                "unexpected end of input, expected an integer for `id` at byte 1",
-            ),
+            (int, &[], "unexpected end of input, expected an integer for `id` at byte 0"),
+            (int, &[0xcd, 0x01], "unexpected end of input, expected an integer for `id` at byte 2"),
+            (int, &[0xd3], "unexpected end of input, expected an integer for `id` at byte 1"),
             (int, &[0xc0], "expected an integer for `id`, found nil (0xc0) at byte 0"),
-            (
-                int,
-                &[0xcf, 0x80, 0, 0, 0, 0, 0, 0, 0],
-                "id out of range: 9223372036854775808 at byte 0",
-            ),
-            (
-                |c| read_str_bytes(c, "s").map(drop),
-                &[0xd9, 0x05, b'a'],
-                "string length of 5 exceeds the 1 bytes remaining at byte 2",
-            ),
-            (
-                |c| read_array_len(c, &PRODUCT[11]).map(drop),
-                &[0xdc, 0x00],
-                "unexpected end of input, expected an array for `tags` at byte 2",
-            ),
-            (
-                |c| read_map_len(c, "m").map(drop),
-                &[0xdf, 0, 0, 0, 9, 0],
-                "map length of 9 exceeds the 1 bytes remaining at byte 5",
-            ),
+            (int, &[0xcf, 0x80, 0, 0, 0, 0, 0, 0, 0], "id out of range: 9223372036854775808 at byte 0"),
+            (|c| read_str_bytes(c, "s").map(drop), &[0xd9, 0x05, b'a'],
+             "string length of 5 exceeds the 1 bytes remaining at byte 2"),
+            (|c| read_array_len(c, &PRODUCT[11]).map(drop), &[0xdc, 0x00],
+             "unexpected end of input, expected an array for `tags` at byte 2"),
+            (|c| read_map_len(c, "m").map(drop), &[0xdf, 0, 0, 0, 9, 0],
+             "map length of 9 exceeds the 1 bytes remaining at byte 5"),
         ];
         for (read, bytes, want) in cases {
             assert_eq!(
@@ -717,16 +693,10 @@ mod tests {
     #[test]
     fn every_width_of_one_reads_as_one() {
         let f = &PRODUCT[0];
+        #[rustfmt::skip]
         let widths: [&[u8]; 9] = [
-            &[0x01],
-            &[0xcc, 0x01],
-            &[0xcd, 0x00, 0x01],
-            &[0xce, 0, 0, 0, 1],
-            &[0xcf, 0, 0, 0, 0, 0, 0, 0, 1],
-            &[0xd0, 0x01],
-            &[0xd1, 0x00, 0x01],
-            &[0xd2, 0, 0, 0, 1],
-            &[0xd3, 0, 0, 0, 0, 0, 0, 0, 1],
+            &[0x01], &[0xcc, 0x01], &[0xcd, 0x00, 0x01], &[0xce, 0, 0, 0, 1], &[0xcf, 0, 0, 0, 0, 0, 0, 0, 1],
+            &[0xd0, 0x01], &[0xd1, 0x00, 0x01], &[0xd2, 0, 0, 0, 1], &[0xd3, 0, 0, 0, 0, 0, 0, 0, 1],
         ];
         for bytes in widths {
             let mut cur = Cursor::new(bytes);

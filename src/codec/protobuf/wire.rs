@@ -302,30 +302,6 @@ mod tests {
     }
 
     #[test]
-    fn bad_keys_are_errors_at_the_key() {
-        let msg = |bytes: &[u8]| key(bytes).unwrap_err().to_string();
-        assert_eq!(msg(&[0x00]), "field number out of range: 0 at byte 0");
-        assert_eq!(msg(&[0x05]), "field number out of range: 0 at byte 0");
-        assert_eq!(
-            msg(&[0x0e]),
-            "expected wire type 0, 1, 2, 3, 4 or 5, found wire type 6 at byte 0"
-        );
-        assert_eq!(
-            msg(&[0x0f]),
-            "expected wire type 0, 1, 2, 3, 4 or 5, found wire type 7 at byte 0"
-        );
-        // 2^29 does not fit a field number.
-        assert_eq!(
-            msg(&[0x80, 0x80, 0x80, 0x80, 0x10]),
-            "field number out of range: 536870912 at byte 0"
-        );
-        assert_eq!(msg(&[]), "unexpected end of input, expected field key at byte 0");
-        assert_eq!(msg(&[0x80]), "unexpected end of input, expected field key at byte 1");
-        assert!(msg(&[0xff; 11]).contains("varint longer than"));
-        assert!(msg(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02]).contains("varint longer than"));
-    }
-
-    #[test]
     fn values_of_every_wire_type_are_skipped_exactly() {
         assert_eq!(skip_field(&[0x08, 0x96, 0x01, 0xaa]).unwrap(), 3);
         assert_eq!(skip_field(&[0x09, 1, 2, 3, 4, 5, 6, 7, 8, 0xaa]).unwrap(), 9);
@@ -335,26 +311,34 @@ mod tests {
         assert_eq!(skip_field(&[0x1b, 0x08, 0x01, 0x23, 0x24, 0x1c, 0xaa]).unwrap(), 6);
     }
 
+    /// Every error, worded, at its offset: bad keys (at the key), truncated
+    /// values, group ends that close no group or another one.
     #[test]
-    fn truncated_values_are_errors() {
-        let msg = |bytes: &[u8]| skip_field(bytes).unwrap_err().to_string();
-        assert_eq!(msg(&[0x08]), "unexpected end of input, expected varint at byte 1");
-        assert_eq!(
-            msg(&[0x09, 1, 2]),
-            "unexpected end of input, expected 8-byte I64 value at byte 3"
-        );
-        assert_eq!(
-            msg(&[0x0d, 1]),
-            "unexpected end of input, expected 4-byte I32 value at byte 2"
-        );
-        assert_eq!(
-            msg(&[0x12, 0x05, b'a']),
-            "LEN value of 5 exceeds the 1 bytes remaining at byte 2"
-        );
-        assert_eq!(
-            msg(&[0x1b, 0x08, 0x01]),
-            "unexpected end of input, expected field key at byte 3"
-        );
+    fn errors_say_what_and_where() {
+        #[rustfmt::skip]
+        let cases: [(&[u8], &str); 16] = [
+            (&[0x00], "field number out of range: 0 at byte 0"),
+            (&[0x05], "field number out of range: 0 at byte 0"),
+            (&[0x0e], "expected wire type 0, 1, 2, 3, 4 or 5, found wire type 6 at byte 0"),
+            (&[0x0f], "expected wire type 0, 1, 2, 3, 4 or 5, found wire type 7 at byte 0"),
+            // 2^29 does not fit a field number.
+            (&[0x80, 0x80, 0x80, 0x80, 0x10], "field number out of range: 536870912 at byte 0"),
+            (&[], "unexpected end of input, expected field key at byte 0"),
+            (&[0x80], "unexpected end of input, expected field key at byte 1"),
+            (&[0x08], "unexpected end of input, expected varint at byte 1"),
+            (&[0x09, 1, 2], "unexpected end of input, expected 8-byte I64 value at byte 3"),
+            (&[0x0d, 1], "unexpected end of input, expected 4-byte I32 value at byte 2"),
+            (&[0x12, 0x05, b'a'], "LEN value of 5 exceeds the 1 bytes remaining at byte 2"),
+            (&[0x1b, 0x08, 0x01], "unexpected end of input, expected field key at byte 3"),
+            (&[0x1c], "expected a field (no group is open), found end of group 3 at byte 0"),
+            (&[0x13, 0x1c], "expected the end of the open group, found end of group 3 at byte 1"),
+            (&[0xff; 11], "field key out of range: varint longer than 64 bits at byte 0"),
+            (&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02],
+             "field key out of range: varint longer than 64 bits at byte 0"),
+        ];
+        for (bytes, want) in cases {
+            assert_eq!(skip_field(bytes).unwrap_err().to_string(), want, "{bytes:02x?}");
+        }
     }
 
     #[test]
@@ -365,18 +349,6 @@ mod tests {
         let (at, body) = read_len(&mut c, "length", "LEN value").unwrap();
         assert_eq!((at, body), (2, &b"abc"[..]));
         assert!(std::ptr::eq(body.as_ptr(), bytes[2..].as_ptr()));
-    }
-
-    #[test]
-    fn groups_must_close_with_their_own_number() {
-        assert_eq!(
-            skip_field(&[0x1c]).unwrap_err().to_string(),
-            "expected a field (no group is open), found end of group 3 at byte 0"
-        );
-        assert_eq!(
-            skip_field(&[0x13, 0x1c]).unwrap_err().to_string(),
-            "expected the end of the open group, found end of group 3 at byte 1"
-        );
     }
 
     #[test]

@@ -8,9 +8,7 @@
 //! bytes count the leading and trailing zeros, and the layout is a few
 //! fixed-width stores of shifted words into the destination
 //! ([`double_into`]): no division per digit, and no load of bytes just
-//! stored (a load that spans several recent stores waits for them to
-//! reach the cache: on `mesh` those waits, not the instructions, were
-//! most of the time).
+//! stored (it would wait for those stores).
 
 use super::format::{shortest_f32_raw, shortest_parts};
 use crate::codec::json::DIGIT_PAIRS;
@@ -112,8 +110,7 @@ fn millionths(negative: bool, n: u64, buf: &mut [u8; TEXT_BUF]) -> usize {
 /// a non-integer, so every one has `a`'s integer part; below 1, its
 /// leading zeros). The nearest `n` is `a · 10^6` rounded: its error is
 /// below 0.25 in this range. Whether it reads back is decided exactly in
-/// integers, with no division (a division's latency held up every value of
-/// `mesh`): for `a = c · 2^q`, `n / 10^6` rounds to `a` when it is within
+/// integers, with no division: for `a = c · 2^q`, `n / 10^6` rounds to `a` when it is within
 /// half of `a`'s gaps, `|n · 2^-q - c · 10^6| < 10^6 / 2` (`2^-q · 10^6`
 /// times both sides); the gap below a power of two is half the one above.
 /// No decimal here is a tie: both products are multiples of 64 (`-q >= 23`),
@@ -333,6 +330,7 @@ fn digits17(head: u64, last: u64) -> Digits {
 
 #[cfg(test)]
 mod tests {
+    use super::super::disagreements;
     use super::*;
     use crate::prng::Rng;
 
@@ -386,15 +384,7 @@ mod tests {
 
     /// Where `write` and serde_json disagree among `values` (at most 5).
     fn double_disagreements(values: &[f64], write: impl Fn(f64) -> String) -> Vec<String> {
-        values
-            .iter()
-            .filter_map(|&v| {
-                let want = serde_json::to_string(&v).unwrap();
-                let got = write(v);
-                (got != want).then(|| format!("{v:e} ({:#x}): want {want}, got {got}", v.to_bits()))
-            })
-            .take(5)
-            .collect()
+        disagreements(values, |&&v| serde_json::to_string(&v).unwrap(), |&&v| write(v))
     }
 
     fn test_doubles() -> Vec<f64> {
@@ -541,18 +531,12 @@ mod tests {
     /// (at most 5): `f` must answer exactly for the values in range whose
     /// shortest digits have at most six decimals, with those digits.
     fn micros_disagreements(f: impl Fn(f64) -> Option<u64>) -> Vec<String> {
-        micros_edges()
-            .into_iter()
-            .filter_map(|a| {
-                let want = super::super::format::shortest(a).and_then(|(d, e)| {
-                    let in_range = (1e-6..1_073_741_824.0).contains(&a);
-                    (in_range && e >= -6).then(|| d * 10u64.pow((e + 6) as u32))
-                });
-                let got = f(a);
-                (got != want).then(|| format!("{a:e} ({:#x}): want {want:?}, got {got:?}", a.to_bits()))
-            })
-            .take(5)
-            .collect()
+        let want = |&a: &f64| {
+            let in_range = (1e-6..1_073_741_824.0).contains(&a);
+            let shortest = super::super::format::shortest(a).filter(|&(_, e)| in_range && e >= -6);
+            shortest.map(|(d, e)| d * 10u64.pow((e + 6) as u32))
+        };
+        disagreements(micros_edges(), want, |&a| f(a))
     }
 
     /// Whole millionths at the edges of [`micros`] and their neighbours,
@@ -653,16 +637,10 @@ mod tests {
     }
 
     fn float_disagreements(values: &[f32], write: impl Fn(f32) -> String) -> Vec<String> {
-        values
-            .iter()
-            .filter(|v| v.is_finite())
-            .filter_map(|&v| {
-                let (digits, x) = std_digits(&format!("{v:e}"));
-                let want = reference(f64::from(v), &digits, x);
-                let got = write(v);
-                (got != want).then(|| format!("{v:e} ({:#x}): want {want}, got {got}", v.to_bits()))
-            })
-            .take(5)
-            .collect()
+        let want = |&&v: &&f32| {
+            let (digits, x) = std_digits(&format!("{v:e}"));
+            reference(f64::from(v), &digits, x)
+        };
+        disagreements(values.iter().filter(|v| v.is_finite()), want, |&&v| write(v))
     }
 }
