@@ -1,21 +1,23 @@
 //! Writing straight into a vector's spare capacity (the part of a `Vec<u8>`
 //! past its length), in sections with one room check each: the machinery the
-//! JSON and MessagePack catalog writers share.
+//! JSON and MessagePack catalog writers share. Nothing is zero-filled first:
+//! each byte is written once, and a section's stores share one check.
 //!
 //! A writer hands its products to [`write_each`], which writes them through
 //! [`with_spare`]: a [`Spare`] over `out`'s spare capacity. The writer
-//! writes a product in sections (its fields up to
-//! the tags, each tag, each variant, its last fields): [`Spare::check`]
-//! checks once that the section's largest spelling plus a fixed `SLACK` fits,
-//! then the section's stores run without a check of their own. A store
-//! writes a fixed-width byte array (a padded constant, eight digits in a
-//! word, a 16-byte scalar) and moves past only the bytes that count; the
-//! rest is overwritten by the next store, or lies past the end and is never
-//! appended. `SLACK` is how far past its counted bytes a store of the writer
-//! may reach. When the product is whole the writer calls [`Spare::keep`];
-//! [`with_spare`] then appends the bytes up to the last keep, so a product
-//! that did not fit ([`Stop::Full`]) leaves nothing behind; [`write_each`]
-//! then grows `out` and writes it again.
+//! writes a product in sections (its fields up to the tags, each tag, each
+//! variant, its last fields): [`Spare::check`] checks once that the
+//! section's largest spelling plus a fixed `SLACK` fits, then the section's
+//! stores run without a check of their own. A store writes a fixed-width
+//! byte array (a padded constant, eight digits in a word, a 16-byte scalar)
+//! and moves past only the bytes that count; the rest is overwritten by the
+//! next store, or lies past the end and is never appended. `SLACK` is how
+//! far past its counted bytes a store of the writer may reach. When the
+//! product is whole the writer calls [`Spare::keep`]; [`with_spare`] then
+//! appends the bytes up to the last keep, so a product that did not fit
+//! ([`Stop::Full`]) leaves nothing behind; [`write_each`] then grows `out`
+//! and writes it again. Each writer adds its own stores in an `impl` block
+//! in its own file.
 //!
 //! **Invariant:** every store stays within what the last [`Spare::check`]
 //! (and the [`Spare::more`] calls since) vouched for. The stores are
@@ -28,21 +30,9 @@
 //! the position moves only past bytes just stored, so the bytes before it
 //! are initialized.
 //!
-//! Why nothing is zero-filled first: the safe way, `resize` with zeros and
-//! then write into the slice, writes every byte twice and checks every store
-//! against the slice's length. Here each byte is written once, and a
-//! section's stores share one check.
-//!
-//! Each writer adds its own stores (JSON's digits and escaped strings,
-//! MessagePack's key + value pairs) in an `impl` block in its own file,
-//! built on the stores here.
-//!
-//! Beside the sections, three safe single stores with one capacity check
-//! each, for the schema-driven encoders (`generic::sink`, one value at a
-//! time): [`push_prefix`] and [`push_bytes`] copy given bytes, and
-//! [`push_padded`] lets a writer store pieces at offsets of its own into a
-//! small window past the end, which it zeroes first (one fixed-size store)
-//! because what the writer leaves alone must be initialized too.
+//! For the schema-driven encoders (`generic::sink`, one value at a time),
+//! three safe single stores with one capacity check each: [`push_prefix`],
+//! [`push_bytes`] and [`push_padded`].
 
 use std::mem::MaybeUninit;
 

@@ -1,12 +1,11 @@
 //! Avro: the binary encoding of one datum of the `Catalog` record, written and
 //! read by hand against [`SCHEMA`] (`schemas/catalog.avsc`).
 //!
-//! Spec: Apache Avro 1.12 specification, "Binary Encoding"
-//! (<https://avro.apache.org/docs/1.12.0/specification/#binary-encoding>),
-//! sections "Primitive Types", "Complex Types" (Records, Enums, Arrays, Unions).
-//! No object container file, no header, no sync marker: the payload is exactly
-//! one datum, and the reader must already hold the schema (the server serves it
-//! at `/schemas/catalog.avsc`).
+//! Spec: Apache Avro 1.12, "Binary Encoding"
+//! (<https://avro.apache.org/docs/1.12.0/specification/#binary-encoding>).
+//! No object container file, header or sync marker: the payload is exactly
+//! one datum, and the reader must already hold the schema (the server serves
+//! it at `/schemas/catalog.avsc`).
 //!
 //! # Wire format
 //!
@@ -29,7 +28,8 @@
 //! encoder always writes one positive block per non-empty array (as
 //! apache-avro's `Value` writer does); the decoder accepts any blocking.
 //!
-//! The first bytes of `fixtures/golden/catalog-1.avro`, field by field:
+//! `Catalog { products: [] }` is the single byte `00`. The first bytes of
+//! `fixtures/golden/catalog-1.avro`, field by field:
 //!
 //! ```text
 //! 02                                 products: a block of 1 item
@@ -40,10 +40,6 @@
 //!   …
 //! 00                                 end of products
 //! ```
-//!
-//! The whole payload for `Catalog { products: [] }` is the single byte `00`;
-//! with one product it starts `02` (one item), then the product's fields from
-//! `id` to `image_url`, then the `00` that ends the array.
 //!
 //! Invariants: the decoder never allocates from a length it has not compared
 //! with the remaining input ([`crate::codec::cursor::Cursor`]), rejects

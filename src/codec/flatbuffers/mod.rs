@@ -1,54 +1,40 @@
 //! FlatBuffers through flatc-generated code and the official `flatbuffers` crate.
 //!
-//! The schema is `schemas/catalog.fbs`; `generated.rs` is `flatc --rust`
-//! output (flatc 25.12.19, matching the crate), committed and stamped with the
-//! schema's CRC-32 (`make generate-fbs` rewrites it; `tests/generated.rs`
-//! fails when the stamp and the schema disagree). This module owns the
-//! conversion between our domain types and the buffer. Three paths read a
-//! buffer, each for one purpose:
+//! `generated.rs` is `flatc --rust` output (flatc 25.12.19, matching the
+//! crate) for `schemas/catalog.fbs`, stamped with the schema's CRC-32 (`make
+//! generate-fbs` rewrites it; `tests/generated.rs` checks the stamp).
+//! [`encode`] builds a buffer with the generated builders, in the caller's
+//! `Vec` sized exactly beforehand (`encode.rs`); [`builder`] builds the same
+//! catalog as a user of the crate would (another layout; shared strings for
+//! the page). Three paths read a buffer:
 //!
-//! - **the reader** (`view.rs`): [`view::decode_view`] checks a buffer and
-//!   returns a view that borrows it, and [`decode`] is the same read copying
-//!   each product into owned types as it goes. It makes the crate's
-//!   verifier's checks object by object as it reads, then the data model's
-//!   rules and unique ids; when it refuses a buffer, the crate's verifier
-//!   words the error;
+//! - **the reader** (`view.rs`): [`view::decode_view`] returns a view that
+//!   borrows the buffer, [`decode`] copies each product out as it reads. It
+//!   makes the crate's verifier's checks object by object, then the data
+//!   model's rules and unique ids; the crate's verifier words its errors;
 //! - **the verifier** (`verifier.rs`): [`verify`] checks the file identifier
 //!   and runs the crate's `Verifier` with limits from the buffer size (the
-//!   `FlatbuffersVerify` benchmark row), and words every structural error;
+//!   `FlatbuffersVerify` row), and words every structural error;
 //! - **direct access** (`direct.rs`): [`read_direct`] verifies, then reads
-//!   every field in place through the generated accessors without building
-//!   anything (the `FlatbuffersDirect` row: what "no parse step" costs).
-//!
-//! [`encode`] builds a buffer from `&[Product]` with the generated builders
-//! (`encode.rs`, built in the caller's `Vec`, sized exactly beforehand);
-//! [`builder`] builds the same catalog as a user of the crate would (another
-//! layout; with shared strings for the page).
+//!   every field in place through the generated accessors (the
+//!   `FlatbuffersDirect` row: what "no parse step" costs).
 //!
 //! # Wire format
 //!
-//! Spec: <https://flatbuffers.dev/internals/> (format) and
-//! <https://flatbuffers.dev/schema/> (optional scalars, `required`,
-//! `file_identifier`). Every scalar is little-endian and aligned to its own
-//! size *relative to the start of the buffer*, so a reader can use it in
-//! place. Three kinds of offset connect the objects:
+//! Spec: <https://flatbuffers.dev/internals/> and
+//! <https://flatbuffers.dev/schema/>. Every scalar is little-endian and
+//! aligned to its size *relative to the buffer start*. A **uoffset** (u32)
+//! points forward: target = position + value; the buffer starts with the
+//! root table's. A table starts with an **soffset** (i32): its vtable is at
+//! table − value. A vtable is **voffset**s (u16): `[vtable bytes, table
+//! bytes, one per field in schema order]`, each field's position from the
+//! table start; 0, or an entry past the vtable, means "absent: the default".
+//! A string is a u32 length, the UTF-8 bytes, a NUL (not counted), padding;
+//! a vector a u32 count then the elements (tables and strings as uoffsets);
+//! a struct lies inline in its table, without a vtable.
 //!
-//! - **uoffset** (u32): from the position holding it *forward* to an object:
-//!   target = position + value. The buffer starts with one: the root table.
-//! - **soffset** (i32): the first 4 bytes of every table; the table's vtable
-//!   is at table − value (signed: a shared vtable may lie after the table).
-//! - **voffset** (u16): the vtable's entries: `[vtable size in bytes, table
-//!   size in bytes, one offset per field in schema order]`. A field's entry
-//!   is its position relative to the table start; 0 (or an entry beyond the
-//!   vtable's size) means "absent: read the default".
-//!
-//! Strings are a u32 byte length, the UTF-8 bytes, a NUL (not counted), then
-//! padding. Vectors are a u32 element count then the elements (scalars and
-//! structs inline, tables and strings as uoffsets). A struct is stored inline
-//! in its table at its own alignment; there is no vtable inside it.
-//!
-//! The start of `encode(&[one small product])` (the whole 216 bytes are
-//! annotated in `tests/flatbuffers.rs`):
+//! The start of `encode(&[one small product])` (all 216 bytes are annotated
+//! in `tests/flatbuffers.rs`):
 //!
 //! ```text
 //! 0   10 00 00 00        root uoffset: Catalog table at 0 + 16
@@ -68,29 +54,18 @@
 //! 156 02 00 00 00 53 31 00 00   sku: length 2, "S1", NUL, padding
 //! ```
 //!
-//! Choices this schema makes (see `schemas/catalog.fbs`):
-//!
-//! - **Dimensions is a struct**: four `int`s with a fixed layout, 16 bytes
-//!   inline in the Product table. A table would cost a uoffset, a 4-byte
-//!   soffset and a vtable reference per product and an indirection per read,
-//!   for an evolvability (adding fields) that a fixed physical size does not
-//!   need.
-//! - **Strings and vectors are `(required)`**. The encoder always writes them
-//!   (an empty string costs 8 bytes: length 0, NUL, padding), so an absent one
-//!   can only come from another writer or from damage; the verifier rejects it
-//!   as `missing required field products[i].sku` rather than the decoder
-//!   silently reading `""`. `dimensions` is required for the same reason.
-//! - **Scalars equal to their default are not written** (the builder's
-//!   default, no `force_defaults`): `review_count = 0`, `in_stock = false`,
-//!   `status = ACTIVE`, … leave a 0 vtable entry and read back as the default.
-//!   So an absent scalar means "0", which is why `discount_percent` is an
-//!   **optional scalar** (`int = null`): absent means null, and a present 0
-//!   is written even though it equals the would-be default.
-//! - **File identifier `WBCT`** at bytes 4..8 (4 bytes per payload): a buffer
-//!   that is not a catalog is refused before the verifier runs, and tools
-//!   such as `flatc --annotate` recognise the file.
-//! - Booleans are read as "any non-zero byte is true" (the crate's rule), so
-//!   a byte 0x02 decodes to `true` and re-encodes as 0x01.
+//! The schema's choices: **`Dimensions` is a struct**, 16 bytes inline (no
+//! uoffset, soffset, vtable or indirection per product, for an evolvability
+//! a fixed size does not need). **Strings, vectors and `dimensions` are
+//! `(required)`**: the encoder always writes them, so the verifier refuses a
+//! buffer without one (`missing required field products[i].sku`) instead of
+//! the decoder reading `""`. **Scalars equal to their default are not
+//! written** (no `force_defaults`) and read back as the default, so
+//! `discount_percent` is an **optional scalar** (`int = null`): absent is
+//! null, a present 0 is written. **File identifier `WBCT`** at bytes 4..8
+//! refuses a non-catalog before the verifier runs (and `flatc --annotate`
+//! knows the file). A bool is any non-zero byte (the crate's rule): 0x02
+//! decodes to `true` and re-encodes as 0x01.
 //!
 //! Verifier limits (per buffer of `len` bytes): depth [`MAX_DEPTH`] (Catalog →
 //! Product → Variant), at most `len / 8 + 1` tables, and an apparent size

@@ -36,11 +36,11 @@
 //! [`MAX_DEPTH`] levels of nesting), every escape including `\uXXXX`
 //! surrogate pairs, `1`/`1.0`/`1e0`-style floats for `rating`, and a missing
 //! `discount_percent` (read as `null`). It refuses, with the byte offset:
-//! invalid UTF-8 (RFC 8259 §8.1: the whole text is UTF-8, so it is checked
-//! once, first, and the error names the first bad byte), lone surrogates, raw control characters, fractions or
-//! exponents in integer fields, integers outside the field's type, unknown
-//! status strings, duplicate or missing keys, bytes after the root value, and
-//! any product that breaks a rule of the data model.
+//! invalid UTF-8 (RFC 8259 §8.1: checked once, first, at the first bad
+//! byte), lone surrogates, raw control characters, fractions or exponents in
+//! integer fields, integers outside the field's type, unknown status
+//! strings, duplicate or missing keys, bytes after the root value, and any
+//! product that breaks a rule of the data model.
 
 /// Doubles ↔ decimal text for both JSON codecs (this one and
 /// `generic::json`): the one writer of serde_json's spelling, and the parser.

@@ -9,21 +9,16 @@
 //! product (its fields up to the tags, each tag, each variant, its last
 //! three fields), each for the most bytes the section takes with its
 //! strings unescaped, plus a fixed slack; every escape then claims the few
-//! extra bytes it needs with a check of its own. Within a section each constant, number and string is stored
-//! without a check:
+//! extra bytes it needs with a check of its own. Within a section each
+//! constant, number and string is stored without a check:
 //!
 //! - strings are copied eight bytes at a time while the same words are
 //!   tested (SWAR) for a byte that needs escaping; only a string that holds
 //!   one is written again, run by run, with the escapes;
-//! - integers are turned into eight decimal digits at once in one `u64`
-//!   (two 4-digit halves, then 2-digit pairs, then digits, by
-//!   multiply-and-shift division), stored as eight bytes with the leading
+//! - integers are eight digits per `u64` store ([`digits8`]), the leading
 //!   zeros shifted out;
 //! - `rating` takes the same fast paths as [`write_f64`] (integers, and
 //!   values with up to three decimals) and falls back to it otherwise.
-//!
-//! Nothing is zero-filled first. A product that does not fit grows `out`
-//! and is written again from its start; no allocation happens per field.
 
 use super::float::text::{ASCII_ZEROS, digits8};
 use super::number::{short_decimal, write_f64};

@@ -2,15 +2,10 @@
 //! "Serialization": "serializers SHOULD use the format which represents the
 //! data in the smallest number of bytes"), and the catalog in field order (docs/SPEC.md, "Field order").
 //!
-//! Integer width rule, identical to rmp's `write_sint` (what rmp-serde emits
-//! for every `i32`/`i64`): a **non-negative** value uses the unsigned family
-//! (positive fixint, uint 8/16/32/64) and a **negative** one the signed family
-//! (negative fixint, int 8/16/32/64). So 200 is `cc c8` (2 bytes) rather than
-//! `d1 00 c8`, and -200 is `d1 ff 38`. A non-negative value's form is
-//! looked up by its bit length ([`UINT_FORMS`]) rather than
-//! found by a chain of comparisons: the widths in a catalog vary from one
-//! value to the next, and each comparison the processor guesses wrong costs
-//! more than the lookup.
+//! Integers follow rmp's `write_sint` (the parent module's rule: 200 is `cc
+//! c8`, not `d1 00 c8`). A non-negative value's form is looked up by its bit
+//! length ([`UINT_FORMS`]), not found by a chain of comparisons the
+//! processor would mispredict as widths vary from one value to the next.
 //!
 //! Lengths: `usize` → wire via `u32::try_from`, never `as`; a string or list
 //! longer than `u32::MAX` is [`EncodeError::TooLong`]. Keys are fixstr byte

@@ -17,24 +17,19 @@
 //!
 //! Field numbers 1..=15 give one-byte keys; `created_at_ms = 16` and
 //! `image_url = 17` take two (`16 << 3 | 0 = 128` → `80 01`). `int64`/`int32`
-//! are plain varints, so a negative value always costs 10 bytes (no zigzag:
-//! that would be `sint64`). Submessages (`Product`, `Dimensions`, `Variant`)
-//! are LEN fields holding an encoded message; `repeated` fields repeat the key
-//! once per element, in order; fields may come in any order and unknown field
-//! numbers are skipped by wire type.
+//! are plain varints, so a negative value costs 10 bytes (no zigzag: that
+//! would be `sint64`). Submessages are LEN fields holding an encoded
+//! message; `repeated` fields repeat the key once per element, in order;
+//! fields may come in any order and unknown ones are skipped by wire type.
 //!
-//! **Defaults cost nothing.** proto3 does not write a scalar that holds its
-//! default (0, 0.0, `false`, `""`, an empty list, enum value 0), and a reader
-//! fills absent fields with those defaults. So `status = ACTIVE` (0),
-//! `in_stock = false` or a product with no tags cost 0 bytes. A product with
-//! `id = 0` would vanish the same way, but validation rejects it anyway.
-//! `discount_percent` is proto3 `optional`: it has explicit presence, so
-//! absent writes nothing and `Some(0)` would write `78 00`. `dimensions` is a
-//! message field: we always write it (an all-zero one is `6a 00`) and read an
-//! absent one as all zeros.
-//!
-//! A catalog of one tiny product (`id = 1`, `sku = "S"`, `currency = "THB"`,
-//! everything else default) is 14 bytes:
+//! **Defaults cost nothing.** proto3 writes no scalar that holds its default
+//! (0, 0.0, `false`, `""`, an empty list, enum value 0) and a reader fills
+//! absent fields with them: `status = ACTIVE` or no tags cost 0 bytes (`id =
+//! 0` would vanish too, but validation refuses it). `discount_percent` is
+//! proto3 `optional` (explicit presence: absent writes nothing, `Some(0)`
+//! writes `78 00`). `dimensions` is always written (all zeros: `6a 00`) and
+//! read as all zeros when absent. One tiny product (`id = 1`, `sku = "S"`,
+//! `currency = "THB"`, everything else default) is 14 bytes:
 //!
 //! ```text
 //! 0a 0c                 field 1 (products), LEN, 12 bytes: one Product
@@ -46,22 +41,19 @@
 //!
 //! # Costs and errors
 //!
-//! [`encode`] writes straight from our borrowed products with prost's own
-//! field encoders (`prost::encoding`), byte for byte what prost writes for the
-//! generated structs but without building them (they would clone every
-//! string); one pass computes each product's length and reserves the exact
-//! size (`encode.rs`). The generated structs remain for decoding and for the
-//! benchmark rows that measure prost alone ([`to_generated`],
-//! [`encode_generated`], [`decode_generated`]) and for the evolution lab.
+//! [`encode`] writes from our borrowed products with prost's field encoders
+//! (`prost::encoding`): prost's bytes for the generated structs without
+//! building them (they would clone every string), into a buffer reserved
+//! at the exact size (`encode.rs`). The generated structs remain for the
+//! rows that measure prost alone ([`to_generated`], [`encode_generated`],
+//! [`decode_generated`]) and for the evolution lab.
 //!
-//! There is one reader: the view (`view.rs`), which reads the wire through
-//! `wire.rs` (lengths checked against the input before anything is sliced,
-//! groups skipped up to a depth limit) and matches each key's whole value
-//! against the schema's (`fields.rs`). [`decode`] is that reader run once,
-//! each product copied into our types as soon as it is read and checked, so
-//! the owned and the borrowed decode give the same errors, at the offsets
-//! `view.rs` lists, by construction: no second walk places them. prost's
-//! [`from_generated`] has no bytes to point into and reports 0.
+//! One reader, the view (`view.rs`), reads the wire through `wire.rs`
+//! (lengths checked before slicing, groups skipped up to a depth limit) and
+//! matches each key whole against the schema's (`fields.rs`). [`decode`]
+//! copies each product out as soon as it is read and checked, so the owned
+//! and the borrowed decode give the same errors at the same offsets by
+//! construction. prost's [`from_generated`] has no bytes and reports 0.
 
 mod encode;
 pub(crate) mod fields;
