@@ -110,30 +110,42 @@ fn any_capacity_and_edge_products() {
     }
 }
 
-/// The f64 layout, one value at a time, over the whole range: special
-/// values, every power of ten, values around each notation boundary, and
-/// random bit patterns (seeded). Names the bits on failure.
-#[test]
-fn floats_are_spelled_like_serde_json() {
+/// Every double the spelling test writes: special values, integers around
+/// every power of ten below 2^53 and from -1000 to 1000, values around each
+/// notation boundary and power of two, decimals of 1 to 17 digits at every
+/// weight near fixed notation, and random bit patterns (seeded).
+fn test_doubles() -> Vec<f64> {
+    #[rustfmt::skip]
     let mut values = vec![
-        0.0,
-        -0.0,
-        f64::MIN_POSITIVE,
-        f64::MAX,
-        f64::MIN,
-        f64::EPSILON,
-        f64::from_bits(1),
-        f64::from_bits(0x000F_FFFF_FFFF_FFFF),
-        9_007_199_254_740_992.0,
-        9_007_199_254_740_993.0,
-        0.1 + 0.2,
-        1.0 / 3.0,
+        0.0, -0.0, 1.0, 5.0, 1200.0, 4.25, 0.001, 0.00001, 0.000001, 1e15, 1e16, 1e17, 1e21, f64::MIN_POSITIVE,
+        f64::MAX, f64::MIN, f64::EPSILON, f64::from_bits(1), f64::from_bits(0x000F_FFFF_FFFF_FFFF), 0.1 + 0.2,
+        1.0 / 3.0, 15.709551, -44.7092, 5.5251406440042005e-120, -2.1322503863672714e+47, 123456789012345680.0,
+        99999999999999999.0, 9_007_199_254_740_991.0, 9_007_199_254_740_992.0, 9_007_199_254_740_993.0,
+        // Either side of 2^52, where integers leave the writer's adding test.
+        4503599627370495.0, 4503599627370495.5, 4503599627370496.0, 4503599627370497.0, 6004799503160661.0,
     ];
+    // Integers around every power of ten below 2^53 (the small ones have a
+    // path of their own up to 10^8).
+    for k in 0..16 {
+        let t = 10f64.powi(k);
+        values.extend([t - 1.0, t, t + 1.0, -t, 7.0 * t]);
+    }
+    values.extend((-1000..=1000).map(f64::from));
     for e in -330..=310 {
         let p: f64 = format!("1e{e}").parse().unwrap();
-        for m in [1.0, 1.5, 9.999_999_999_999_998, 1.234_567_890_123_456_7] {
+        for m in [
+            1.0,
+            1.5,
+            9.999_999_999_999_998,
+            9.999_999_999_999_999,
+            1.234_567_890_123_456_7,
+            7.0,
+        ] {
             values.push(p * m);
             values.push(-(p * m));
+            if let Ok(x) = format!("{m}e{e}").parse::<f64>() {
+                values.push(x);
+            }
         }
         values.push(f64::from_bits(p.to_bits().wrapping_sub(1)));
         values.push(f64::from_bits(p.to_bits() + 1));
@@ -152,16 +164,49 @@ fn floats_are_spelled_like_serde_json() {
         values.push(f64::from_bits(r.next_u64()));
         values.push(r.unit_f64() * 5.0);
     }
-    let mut ours = Vec::new();
-    for v in values.into_iter().filter(|v| v.is_finite()) {
-        ours.clear();
-        json::write_f64(&mut ours, v);
-        let theirs = serde_json::to_string(&v).unwrap();
-        assert_eq!(
-            std::str::from_utf8(&ours).unwrap(),
-            theirs,
-            "f64 bits {:#018x}",
-            v.to_bits()
-        );
+    let mut r = Rng::new(0x7E47);
+    for _ in 0..200_000 {
+        values.push(f64::from_bits(r.next_u64()));
+        let digits = r.range_i64(1, 17) as u32;
+        let n = r.next_u64() % 10u64.pow(digits);
+        if let Ok(x) = format!("{n}e{}", r.range_i64(-25, 20)).parse::<f64>() {
+            values.push(if r.chance(50) { -x } else { x });
+        }
     }
+    values.retain(|v| v.is_finite());
+    values
+}
+
+/// Where `write` and serde_json spell a value differently (at most 5, each
+/// named by its bits).
+fn spelling_disagreements(values: &[f64], write: impl Fn(f64) -> String) -> Vec<String> {
+    let differs = |&v: &f64| {
+        let (want, got) = (serde_json::to_string(&v).unwrap(), write(v));
+        (got != want).then(|| format!("f64 bits {:#018x}: want {want}, got {got}", v.to_bits()))
+    };
+    values.iter().filter_map(differs).take(5).collect()
+}
+
+fn ours(v: f64) -> String {
+    let mut out = Vec::new();
+    json::write_f64(&mut out, v);
+    String::from_utf8(out).unwrap()
+}
+
+/// The f64 layout, one value at a time, over the whole range.
+#[test]
+fn floats_are_spelled_like_serde_json() {
+    let bad = spelling_disagreements(&test_doubles(), ours);
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
+/// The comparison above fails on a layout that drops a trailing zero of an
+/// integer or writes the exponent without its sign.
+#[test]
+fn the_spelling_check_catches_a_wrong_layout() {
+    let values = test_doubles();
+    let no_zero = |v: f64| ours(v).replace("00.0", "0.0");
+    assert!(!spelling_disagreements(&values, no_zero).is_empty());
+    let unsigned = |v: f64| ours(v).replace("e+", "e");
+    assert!(!spelling_disagreements(&values, unsigned).is_empty());
 }

@@ -7,8 +7,8 @@
 //! in [`table`]; [`text`] lays the digits out as serde_json does, breaking
 //! the rare exact ties as serde_json's formatter does. Their answers equal
 //! std's (`{:e}` digits, `str::parse`) and serde_json's spelling: the tests
-//! here and in `float/text.rs` compare them on random bit patterns and the hard
-//! cases.
+//! here, in `float/text.rs` and in `tests/reference_json.rs` compare them on
+//! random bit patterns and the hard cases.
 
 pub mod format;
 pub mod parse;
