@@ -190,8 +190,10 @@ mod tests {
         assert!(matches!(read_u64(&mut c, "v").unwrap_err().kind, ErrorKind::Eof { .. }));
     }
 
+    type Read = fn(&mut Cursor<'_>, &'static str) -> Result<i64, DecodeError>;
+
     #[test]
-    fn the_hot_reader_reads_as_the_plain_one_does_at_any_distance_from_the_end() {
+    fn the_hot_readers_read_as_the_plain_one_does_at_any_distance_from_the_end() {
         // Every varint length, overlong and truncated runs, each followed by
         // 0 to 11 bytes, so both the ten-byte read and the per-byte reader run.
         let mut cases: Vec<Vec<u8>> = Vec::new();
@@ -213,20 +215,19 @@ mod tests {
                 let mut bytes = vec![0xaa; 3];
                 bytes.extend_from_slice(&case);
                 bytes.extend(std::iter::repeat_n(0x81, tail));
-                let mut ours = Cursor::new(&bytes);
-                ours.seek(3);
-                let mut plain = Cursor::new(&bytes);
-                plain.seek(3);
+                let at_3 = || {
+                    let mut c = Cursor::new(&bytes);
+                    c.seek(3);
+                    c
+                };
+                let mut plain = at_3();
                 let want = read_i64_zigzag(&mut plain, "v");
-                assert_eq!(read_i64_zigzag_hot(&mut ours, "v"), want, "{case:02x?} + {tail}");
-                if want.is_ok() {
-                    assert_eq!(ours.pos(), plain.pos(), "{case:02x?} + {tail}");
-                }
-                let mut ours2 = Cursor::new(&bytes);
-                ours2.seek(3);
-                assert_eq!(read_i64_zigzag_hot2(&mut ours2, "v"), want, "hot2 {case:02x?} + {tail}");
-                if want.is_ok() {
-                    assert_eq!(ours2.pos(), plain.pos(), "hot2 {case:02x?} + {tail}");
+                for (name, hot) in [("hot", read_i64_zigzag_hot as Read), ("hot2", read_i64_zigzag_hot2)] {
+                    let mut ours = at_3();
+                    assert_eq!(hot(&mut ours, "v"), want, "{name} {case:02x?} + {tail}");
+                    if want.is_ok() {
+                        assert_eq!(ours.pos(), plain.pos(), "{name} {case:02x?} + {tail}");
+                    }
                 }
             }
         }

@@ -209,21 +209,17 @@ mod tests {
     #[test]
     fn trace_becomes_a_path() {
         use std::borrow::Cow;
+        let field = |name, position| ErrorTraceDetail::TableField {
+            field_name: Cow::Borrowed(name),
+            position,
+        };
+        let element = |index, position| ErrorTraceDetail::VectorElement { index, position };
         let trace = [
-            ErrorTraceDetail::TableField {
-                field_name: Cow::Borrowed("sku"),
-                position: 120,
-            },
-            ErrorTraceDetail::VectorElement { index: 1, position: 80 },
-            ErrorTraceDetail::TableField {
-                field_name: Cow::Borrowed("variants"),
-                position: 60,
-            },
-            ErrorTraceDetail::VectorElement { index: 2, position: 20 },
-            ErrorTraceDetail::TableField {
-                field_name: Cow::Borrowed("products"),
-                position: 12,
-            },
+            field("sku", 120),
+            element(1, 80),
+            field("variants", 60),
+            element(2, 20),
+            field("products", 12),
         ];
         assert_eq!(
             trace_path(&trace),

@@ -68,24 +68,12 @@ mod tests {
 
     #[test]
     fn every_product_number_names_its_field() {
+        #[rustfmt::skip]
         let numbered = [
-            (ID, "id"),
-            (SKU, "sku"),
-            (NAME, "name"),
-            (DESCRIPTION, "description"),
-            (PRICE_CENTS, "price_cents"),
-            (CURRENCY, "currency"),
-            (RATING, "rating"),
-            (REVIEW_COUNT, "review_count"),
-            (IN_STOCK, "in_stock"),
-            (STOCK, "stock"),
-            (STATUS, "status"),
-            (TAGS, "tags"),
-            (DIMENSIONS, "dimensions"),
-            (VARIANTS, "variants"),
-            (DISCOUNT_PERCENT, "discount_percent"),
-            (CREATED_AT_MS, "created_at_ms"),
-            (IMAGE_URL, "image_url"),
+            (ID, "id"), (SKU, "sku"), (NAME, "name"), (DESCRIPTION, "description"), (PRICE_CENTS, "price_cents"),
+            (CURRENCY, "currency"), (RATING, "rating"), (REVIEW_COUNT, "review_count"), (IN_STOCK, "in_stock"),
+            (STOCK, "stock"), (STATUS, "status"), (TAGS, "tags"), (DIMENSIONS, "dimensions"), (VARIANTS, "variants"),
+            (DISCOUNT_PERCENT, "discount_percent"), (CREATED_AT_MS, "created_at_ms"), (IMAGE_URL, "image_url"),
         ];
         for (n, name) in numbered {
             assert_eq!(product_field_name(n), name, "field {n}");

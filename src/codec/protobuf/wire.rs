@@ -246,14 +246,8 @@ mod tests {
 
     #[test]
     fn wire_type_conversion_is_total() {
-        let all = [
-            WireType::Varint,
-            WireType::I64,
-            WireType::Len,
-            WireType::StartGroup,
-            WireType::EndGroup,
-            WireType::I32,
-        ];
+        use WireType::*;
+        let all = [Varint, I64, Len, StartGroup, EndGroup, I32];
         for (n, t) in all.into_iter().enumerate() {
             assert_eq!(WireType::try_from(n as u64), Ok(t));
             assert_eq!(u64::from(t.number()), n as u64);
@@ -274,15 +268,8 @@ mod tests {
             (0x7d, 15, WireType::I32),
         ];
         for (byte, number, wire_type) in cases {
-            assert_eq!(
-                key(&[byte]).unwrap(),
-                Key {
-                    number,
-                    wire_type,
-                    at: 0
-                },
-                "{byte:#04x}"
-            );
+            let k = key(&[byte]).unwrap();
+            assert_eq!((k.number, k.wire_type, k.at), (number, wire_type, 0), "{byte:#04x}");
         }
         // Two-byte keys: 16 << 3 | 0 = 128 → 80 01; the largest number.
         assert_eq!(key(&[0x80, 0x01]).unwrap().number, 16);
