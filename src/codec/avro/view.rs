@@ -1,17 +1,11 @@
 //! The Avro products array, read once for both decodes: the borrowed view
 //! ([`decode_view`]: strings stay slices of the payload) and the owned decode
-//! ([`decode`]: each string copied as it is read).
-//!
-//! # Wire format
-//!
-//! What [`read`](super::read) reads (see the module doc of
-//! [`avro`](super)): fields in schema order, zigzag varints, length-prefixed
-//! strings, arrays in blocks (a negative count is followed by the block's
-//! byte size). [`ViewReader`] walks the products array block by block with
-//! [`next_item`] and reads each product with [`read::product`], generic over
-//! what it fills ([`ProductOut`]): one grammar, one set of checks and error
-//! offsets, and [`collect_list`] (owned) or [`check_list`] (view) validates
-//! each product and the ids as it goes.
+//! ([`decode`]: each string copied as it is read). [`ViewReader`] walks the
+//! array block by block with [`next_item`] (a negative count is followed by
+//! the block's byte size) and reads each product with [`read::product`],
+//! generic over what it fills ([`ProductOut`]): one grammar, one set of checks
+//! and error offsets, and [`collect_list`] (owned) or [`check_list`] (view)
+//! validates each product and the ids as it goes.
 
 use super::read::{self, Block, Items, PRODUCT_MIN_BYTES, Reader, next_item};
 use crate::codec::DecodeError;

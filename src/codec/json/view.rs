@@ -2,14 +2,10 @@
 //! slices of the text; the owned decode ([`decode`](super::decode)) copies
 //! each product out of it as soon as it is read and checked.
 //!
-//! # Wire format
-//!
-//! The grammar of the module doc of [`json`](super): any whitespace, keys in
-//! any order, unknown keys skipped, a missing `discount_percent` read as
-//! `null`. A product spelled exactly as our writer spells it is read by one
-//! straight run of token compares and values (`canonical`); any other
-//! spelling is read again from its `{` by the grammar, which gives every
-//! error.
+//! A product spelled exactly as our writer spells it is read by one straight
+//! run of token compares and values (`canonical`); any other spelling (the
+//! grammar of the module doc of [`json`](super)) is read again from its `{`
+//! by the grammar, which gives every error.
 //!
 //! **Strings with escapes** are validated up front — the lexer decodes every
 //! escape once, into its one scratch buffer, refusing bad escapes and lone

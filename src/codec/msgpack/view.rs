@@ -1,16 +1,10 @@
 //! The MessagePack products array, read once for both decodes: the borrowed
 //! view ([`decode_view`]: strings stay slices of the payload) and the owned
-//! decode ([`decode_owned`]: each string copied as it is read).
-//!
-//! # Wire format
-//!
-//! What [`read`](super::read) reads (see the module doc of
-//! [`msgpack`](super)): a map holding `"products"`, an array of product maps
-//! with string keys in any order. [`ViewReader`] walks the array with
-//! [`read::read_product`], generic over what it fills
+//! decode ([`decode_owned`]: each string copied as it is read). [`ViewReader`]
+//! walks the array with [`read::read_product`], generic over what it fills
 //! ([`ProductOut`]): one grammar, one set of checks and error offsets, and
-//! [`collect_list`] (owned) or [`check_list`] (view) validates each
-//! product and the ids as it goes.
+//! [`collect_list`] (owned) or [`check_list`] (view) validates each product
+//! and the ids as it goes.
 
 use super::read::{self, PRODUCT_MIN_BYTES, PRODUCTS, read_array_len};
 use crate::codec::DecodeError;

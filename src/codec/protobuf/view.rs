@@ -2,16 +2,11 @@
 //! it in the same pass ([`decode`](super::decode)). prost's generated types
 //! cannot borrow, so the reader walks the wire itself through [`wire`].
 //!
-//! # Wire format
-//!
-//! proto3 as the parent module describes it: keys (`number << 3 |
-//! wire_type`), varints, LEN fields holding strings and submessages, fields
-//! in any order, unknown fields skipped by wire type. Every key, varint,
-//! length and skip goes through the one reader, [`wire`]; a product field's
-//! key is matched whole against the schema's ([`key`]), so one compare
-//! checks its number and its wire type, and any other key is parsed
-//! ([`Key::parse`]) as unknown or refused. The walk follows
-//! prost's semantics: a repeated scalar or string field means the last one
+//! Every key, varint, length and skip of the wire (the parent module's)
+//! goes through [`wire`]; a product field's key is matched whole against the
+//! schema's ([`key`]), so one compare checks its number and its wire type,
+//! and any other key is parsed ([`Key::parse`]) as unknown or refused. The
+//! walk follows prost's semantics: a repeated scalar or string field means the last one
 //! wins, a repeated `dimensions` merges field by field, every `tags` and
 //! `variants` entry appends, an absent field is its default; integers are
 //! the varint's low bits (`int32` keeps 32 of them), `bool` is "not zero".
