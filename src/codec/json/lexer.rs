@@ -3,14 +3,11 @@
 //! (integer and float grammar of RFC 8259 §6) and skipping whole unknown
 //! values with an explicit depth limit.
 //!
-//! Our own output is the common input, so the hot paths first try what our
-//! writer emits and fall back to the general grammar for anything else:
-//! a record member spelled `,"name":` for the predicted key is one
-//! [`Token`] compare ([`Lexer::member`]); an integer is read eight digits
-//! per step ([`Lexer::integer`]); a plain decimal such as `4.5` is one
-//! exact division ([`Lexer::float`]). Each fast path accepts only text the
-//! general path reads to the same value, so results and errors are the
-//! general path's by construction.
+//! Our own output is the common input, so the hot paths ([`Lexer::member`],
+//! [`Lexer::integer`], [`Lexer::float`]) first try what our writer emits and
+//! fall back to the general grammar for anything else. Each fast path
+//! accepts only text the general path reads to the same value, so results
+//! and errors are the general path's by construction.
 //!
 //! Every error carries the byte offset where it was detected. Nothing here
 //! recurses: [`Lexer::skip_value`] walks nested arrays and objects with a
