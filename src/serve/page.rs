@@ -148,7 +148,7 @@ fn accepts(req: &Request<'_>, media_type: &str) -> bool {
 }
 
 /// Query of the JSON explain route.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ExplainQuery {
     pub count: usize,
     pub gzip: bool,
@@ -161,9 +161,7 @@ pub struct ExplainQuery {
 pub fn parse_explain_query(query: &str, max: usize) -> Result<ExplainQuery, String> {
     let mut q = ExplainQuery {
         count: 1,
-        gzip: false,
-        shared_strings: false,
-        document: false,
+        ..ExplainQuery::default()
     };
     for param in query.split('&').filter(|p| !p.is_empty()) {
         match param.split_once('=').unwrap_or((param, "")) {

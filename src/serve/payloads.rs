@@ -26,16 +26,6 @@ pub enum Kind {
     Document,
 }
 
-impl Kind {
-    /// The route prefix: `/catalog` or `/data`.
-    pub fn path(self) -> &'static str {
-        match self {
-            Kind::Catalog => "/catalog",
-            Kind::Document => "/data",
-        }
-    }
-}
-
 /// A schema file served under `/schemas/`.
 #[derive(Debug, Clone)]
 pub struct SchemaFile {
@@ -44,24 +34,21 @@ pub struct SchemaFile {
     pub bytes: &'static [u8],
 }
 
-/// The catalog's schema files, compiled into the binary so it is self-contained.
+/// The catalog's schema files, compiled into the binary so it is
+/// self-contained (an Avro schema is a JSON document).
 pub const SCHEMAS: [SchemaFile; 3] = [
-    SchemaFile {
-        name: "catalog.proto",
-        content_type: TEXT,
-        bytes: include_bytes!("../../schemas/catalog.proto"),
-    },
-    SchemaFile {
-        name: "catalog.avsc",
-        content_type: JSON, // an Avro schema is a JSON document
-        bytes: include_bytes!("../../schemas/catalog.avsc"),
-    },
-    SchemaFile {
-        name: "catalog.fbs",
-        content_type: TEXT,
-        bytes: include_bytes!("../../schemas/catalog.fbs"),
-    },
+    schema("catalog.proto", TEXT, include_bytes!("../../schemas/catalog.proto")),
+    schema("catalog.avsc", JSON, include_bytes!("../../schemas/catalog.avsc")),
+    schema("catalog.fbs", TEXT, include_bytes!("../../schemas/catalog.fbs")),
 ];
+
+const fn schema(name: &'static str, content_type: &'static str, bytes: &'static [u8]) -> SchemaFile {
+    SchemaFile {
+        name,
+        content_type,
+        bytes,
+    }
+}
 
 /// The document's schema files: `(name, extension, content type)`, text in
 /// `payload::Document::schema_text`; the router matches each path by its index.

@@ -29,7 +29,7 @@ pub use crate::http::buffers::Scratch;
 use crate::http::metrics::{Exposition, Layout};
 use crate::http::parse::Request;
 pub use crate::http::response::{Body, Reply};
-use crate::http::response::{Head, JSON, TEXT, VARY, json_error};
+use crate::http::response::{Head, JSON, TEXT, VARY};
 use crate::http::server::{Bound, Server};
 use crate::http::shared::Handler;
 use crate::model::Product;
@@ -333,33 +333,17 @@ fn negotiated(app: &App, kind: Kind, req: &Request<'_>, query: &str, s: &mut Scr
 #[cold]
 fn not_acceptable(s: &mut Scratch) -> Reply {
     let types: Vec<&str> = negotiate::OFFERS.iter().map(|o| o.media_type).collect();
-    s.body.clear();
     let msg = format!(
         "none of the media types in Accept is served here; available: {}",
         types.join(", ")
     );
-    json_error(&mut s.body, &msg);
+    let reply = error(s, 406, &msg, VARY);
     // `{"error":"…"}` → `{"error":"…","available":[…]}` (media types need no escaping)
     s.body.pop();
-    s.body.extend_from_slice(b",\"available\":[");
-    for (i, t) in types.iter().enumerate() {
-        if i > 0 {
-            s.body.push(b',');
-        }
-        s.body.push(b'"');
-        s.body.extend_from_slice(t.as_bytes());
-        s.body.push(b'"');
-    }
-    s.body.extend_from_slice(b"]}");
-    Reply::new(
-        Head {
-            status: 406,
-            content_type: JSON,
-            extra: VARY,
-            gzip: false,
-        },
-        Body::Scratch,
-    )
+    let quoted: Vec<String> = types.iter().map(|t| format!("\"{t}\"")).collect();
+    s.body
+        .extend_from_slice(format!(",\"available\":[{}]}}", quoted.join(",")).as_bytes());
+    reply
 }
 
 /// Most products `/explain/{format}` annotates: a dump is ~40 lines per product.
@@ -632,21 +616,36 @@ GET|HEAD /schemas/{data.avsc|data.proto|data.fbs}
 mod tests {
     use super::*;
 
-    fn check(query: &str, expected: Result<(usize, Option<u8>), &str>) {
-        let got = parse_query(query, Some(1000)).map(|q| (q.count, q.gzip));
-        assert_eq!(got, expected.map_err(str::to_string), "query {query:?}");
+    /// `count gzip` of a query, or its error, with at most 1000 products
+    /// (`Some`) or for the document (`None`).
+    fn parsed(query: &str, max_count: Option<usize>) -> String {
+        match parse_query(query, max_count) {
+            Ok(q) => format!("{} {:?}", q.count, q.gzip),
+            Err(e) => e,
+        }
     }
 
     #[test]
     fn queries() {
-        check("", Ok((100, None)));
-        check("count=1", Ok((1, None)));
-        check("count=1000&compression=gzip", Ok((1000, Some(6))));
-        check("compression=gzip1", Ok((100, Some(1))));
-        check("compression=gzip6", Ok((100, Some(6))));
-        check("compression=gzip9", Ok((100, Some(9))));
-        check("compression=none&&count=007&", Ok((7, None)));
-        let bad_count = |v: &str| format!("count must be an integer from 1 to 1000, got {v:?}");
+        // One case a row: the query, " => ", its count and gzip level or its error.
+        for row in [
+            " => 100 None",
+            "count=1 => 1 None",
+            "count=1000&compression=gzip => 1000 Some(6)",
+            "compression=gzip1 => 100 Some(1)",
+            "compression=gzip6 => 100 Some(6)",
+            "compression=gzip9 => 100 Some(9)",
+            "compression=none&&count=007& => 7 None",
+            "count => count must be an integer from 1 to 1000, got \"\"",
+            "count=1&count=2 => count given more than once",
+            "compression=br => compression must be none, gzip, gzip1, gzip6 or gzip9, got \"br\"",
+            "compression=gzip2 => compression must be none, gzip, gzip1, gzip6 or gzip9, got \"gzip2\"",
+            "compression=gzip&compression=none => compression given more than once",
+            "limit=5 => unknown query parameter \"limit\"; allowed: count, compression",
+        ] {
+            let (query, expected) = row.split_once(" => ").unwrap();
+            assert_eq!(parsed(query, Some(1000)), expected, "query {query:?}");
+        }
         for v in [
             "0",
             "-1",
@@ -659,35 +658,14 @@ mod tests {
             " 5",
             "1%30",
         ] {
-            let e = bad_count(v);
-            check(&format!("count={v}"), Err(&e));
+            let expected = format!("count must be an integer from 1 to 1000, got {v:?}");
+            assert_eq!(parsed(&format!("count={v}"), Some(1000)), expected);
         }
-        check("count", Err(&bad_count("")));
-        check("count=1&count=2", Err("count given more than once"));
-        check(
-            "compression=br",
-            Err("compression must be none, gzip, gzip1, gzip6 or gzip9, got \"br\""),
-        );
-        check(
-            "compression=gzip2",
-            Err("compression must be none, gzip, gzip1, gzip6 or gzip9, got \"gzip2\""),
-        );
-        check(
-            "compression=gzip&compression=none",
-            Err("compression given more than once"),
-        );
-        check(
-            "limit=5",
-            Err("unknown query parameter \"limit\"; allowed: count, compression"),
-        );
         // The document has no products to count: the same query less `count`.
-        let doc = |q| parse_query(q, None).map(|q| (q.count, q.gzip));
-        assert_eq!(doc(""), Ok((1, None)));
-        assert_eq!(doc("compression=gzip9"), Ok((1, Some(9))));
-        assert_eq!(
-            doc("count=2"),
-            Err("unknown query parameter \"count\"; allowed: compression".to_string())
-        );
+        assert_eq!(parsed("", None), "1 None");
+        assert_eq!(parsed("compression=gzip9", None), "1 Some(9)");
+        let unknown = "unknown query parameter \"count\"; allowed: compression";
+        assert_eq!(parsed("count=2", None), unknown);
     }
 
     #[test]
