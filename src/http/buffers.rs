@@ -15,6 +15,7 @@
 use super::admission::{Size, Ticket};
 use super::encoders::{EncodeDone, EncodeJob};
 use super::memory::Resources;
+use super::response::{Body, Head, Reply};
 use super::warm::POOL_BUFFER;
 use std::sync::{Arc, mpsc};
 
@@ -160,6 +161,20 @@ impl Scratch {
         if self.gz.capacity() > KEEP {
             self.gz = Vec::new();
         }
+    }
+
+    /// A 200 of `content_type` (and `extra` header lines) whose body is
+    /// `bytes`, copied into `body`.
+    pub fn ok(&mut self, content_type: &'static str, extra: &'static str, bytes: &[u8]) -> Reply {
+        self.body.clear();
+        self.body.extend_from_slice(bytes);
+        Reply::new(Head::ok(content_type, extra), Body::Scratch)
+    }
+
+    /// A JSON error reply, its body written into `body` ([`Reply::error`]).
+    #[cold]
+    pub fn error(&mut self, status: u16, message: &str, extra: &'static str) -> Reply {
+        Reply::error(&mut self.body, status, message, extra)
     }
 
     /// Heap bytes these buffers hold now (a lent pooled pair included).

@@ -88,11 +88,6 @@ impl Worker {
         self.inbuf.shrink_to_fit();
         self.scratch.release();
     }
-
-    /// Heap bytes this worker holds now (request, head and response buffers).
-    pub fn held(&self) -> usize {
-        self.inbuf.capacity() + self.head.capacity() + self.scratch.capacity()
-    }
 }
 
 /// The socket's read timeout as last set, to skip redundant `setsockopt` calls.

@@ -163,11 +163,8 @@ mod tests {
         let secs = c.secs;
         assert_eq!(*c.at(t0.min(c.until)), format(secs));
         assert_eq!(c.secs, secs);
-        // An instant past it reads the wall clock again. The refresh reads
-        // the real clocks (not the instant passed in), so it is checked the
-        // same way: the poisoned second must be replaced by one the wall
-        // clock showed around the call, and the new end must be bracketed by
-        // the monotonic reads around it.
+        // An instant past it refreshes from the real clocks: the poisoned
+        // second is replaced by one the wall clock showed around the call.
         c.secs = 0;
         c.bytes = [0; LEN];
         let late = c.until + Duration::from_secs(2);

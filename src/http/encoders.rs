@@ -29,17 +29,10 @@ pub struct Compressors {
 }
 
 impl Compressors {
-    /// `n` compressors (at least one), each allocated now by one empty compression.
+    /// `n` compressors (at least one), allocated now.
     pub fn new(n: usize) -> Compressors {
-        let free = (0..n.max(1))
-            .map(|_| {
-                let mut c = Compressor::default();
-                c.compress(&[], &mut Vec::new());
-                c
-            })
-            .collect();
         Compressors {
-            free: Mutex::new(free),
+            free: Mutex::new((0..n.max(1)).map(|_| warm_compressor()).collect()),
             returned: Condvar::new(),
         }
     }
@@ -72,6 +65,14 @@ impl Compressors {
             c.compress(data, out);
         }
     }
+}
+
+/// A compressor allocated by one empty compression: before the server
+/// listens, not on a first request.
+fn warm_compressor() -> Compressor {
+    let mut c = Compressor::default();
+    c.compress(&[], &mut Vec::new());
+    c
 }
 
 /// What writes a body: appends it to the buffer it is given. The server
@@ -109,9 +110,7 @@ impl Encoders {
         let rx = Arc::new(Mutex::new(rx));
         for _ in 0..n.max(1) {
             let rx = Arc::clone(&rx);
-            // Allocated here, before the server listens, not on a first request.
-            let mut compressor = Compressor::default();
-            compressor.compress(&[], &mut Vec::new());
+            let compressor = warm_compressor();
             std::thread::Builder::new().name("http-encoder".into()).spawn(move || {
                 if let Some(sched) = sched {
                     // Refused only if the privilege went away since the

@@ -85,11 +85,6 @@ impl Layout {
         }
     }
 
-    /// Counters in one worker's block.
-    pub fn words(&self) -> usize {
-        self.words
-    }
-
     /// The route (0 if out of range) and the variant slot (0: none) of a response.
     #[inline]
     fn slots(&self, route: u8, variant: Option<u8>) -> (usize, usize) {
@@ -640,7 +635,7 @@ mod tests {
     fn every_series_has_its_own_words() {
         // Every (route, variant, status) triple and every histogram word is
         // one word of the block that nothing else uses.
-        let mut owner = vec![0u32; TEST.words()];
+        let mut owner = vec![0u32; TEST.words];
         let mut series_count = 0;
         for (r, v) in TEST.endpoints() {
             for sslot in 0..STATUS_SLOTS {
@@ -660,7 +655,7 @@ mod tests {
         }
         assert!(owner.iter().all(|&n| n == 1), "{owner:?}");
         assert_eq!(series_count, 23 * STATUS_SLOTS);
-        assert_eq!(TEST.words() * 8, 6656, "the module doc's 6.5 KiB");
+        assert_eq!(TEST.words * 8, 6656, "the module doc's 6.5 KiB");
         // A variant on a route without variants is ignored; so are a route
         // and a variant out of range.
         assert_eq!(series(PING, Some(AVRO), 200), series(PING, None, 200));

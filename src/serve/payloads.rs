@@ -26,29 +26,13 @@ pub enum Kind {
     Document,
 }
 
-/// A schema file served under `/schemas/`.
-#[derive(Debug, Clone)]
-pub struct SchemaFile {
-    pub name: &'static str,
-    pub content_type: &'static str,
-    pub bytes: &'static [u8],
-}
-
-/// The catalog's schema files, compiled into the binary so it is
-/// self-contained (an Avro schema is a JSON document).
-pub const SCHEMAS: [SchemaFile; 3] = [
-    schema("catalog.proto", TEXT, include_bytes!("../../schemas/catalog.proto")),
-    schema("catalog.avsc", JSON, include_bytes!("../../schemas/catalog.avsc")),
-    schema("catalog.fbs", TEXT, include_bytes!("../../schemas/catalog.fbs")),
+/// The catalog's schema files, `(name, content type, bytes)`, compiled into
+/// the binary so it is self-contained (an Avro schema is a JSON document).
+pub const SCHEMAS: [(&str, &str, &[u8]); 3] = [
+    ("catalog.proto", TEXT, include_bytes!("../../schemas/catalog.proto")),
+    ("catalog.avsc", JSON, include_bytes!("../../schemas/catalog.avsc")),
+    ("catalog.fbs", TEXT, include_bytes!("../../schemas/catalog.fbs")),
 ];
-
-const fn schema(name: &'static str, content_type: &'static str, bytes: &'static [u8]) -> SchemaFile {
-    SchemaFile {
-        name,
-        content_type,
-        bytes,
-    }
-}
 
 /// The document's schema files: `(name, extension, content type)`, text in
 /// `payload::Document::schema_text`; the router matches each path by its index.

@@ -30,7 +30,7 @@ use crate::http::metrics::{Exposition, Layout};
 use crate::http::parse::Request;
 pub use crate::http::response::{Body, Reply};
 use crate::http::response::{Head, JSON, TEXT, VARY};
-use crate::http::server::{Bound, Server};
+use crate::http::server::Server;
 use crate::http::shared::Handler;
 use crate::model::Product;
 use crate::payload::{Document, Payload};
@@ -143,13 +143,8 @@ impl Handler for App {
 /// `wirebench serve`'s application ([`App::prepare`]) on a server bound to
 /// `config.server.addr`, accepting. Returns once the socket is listening.
 pub fn start(config: &Config) -> io::Result<Server> {
-    bind(config)?.start()
-}
-
-/// [`start`] without accepting yet.
-pub fn bind(config: &Config) -> io::Result<Bound> {
     let app = App::prepare(config)?;
-    Server::bind_with(config.server.clone(), Box::new(app))
+    Server::bind_with(config.server.clone(), Box::new(app))?.start()
 }
 
 enum Route {
@@ -169,13 +164,10 @@ const FORMATS: &str = "json, msgpack, protobuf, avro, flatbuffers";
 pub const METRICS_CONTENT_TYPE: &str = "text/plain; version=0.0.4";
 
 /// Builds the response to one request. Never fails: every problem is a reply.
-///
-/// The paths of `/ping`, `/metrics` and `/catalog` are claimed by neither
-/// the browser page nor `--data`, so they are matched first; every other
-/// path goes through [`other_route`]. Error replies are built out of line:
-/// a worker's stack is cold each time its connection's turn comes, and
-/// every stack line the common path touches is a cache miss, so the common
-/// path keeps a small frame.
+/// `/ping`, `/metrics` and `/catalog` (claimed by neither the page nor
+/// `--data`) are matched first, every other path in [`other_route`]. Error
+/// replies are built out of line: a worker's stack is cold at each turn, so
+/// the common path keeps a small frame.
 pub fn handle(app: &App, req: &Request<'_>, s: &mut Scratch, metrics: &Exposition<'_>) -> Reply {
     let method = req.method;
     let target = origin_form(req.target);
@@ -215,10 +207,9 @@ pub fn handle(app: &App, req: &Request<'_>, s: &mut Scratch, metrics: &Expositio
             metrics.render(&mut s.body);
             Reply::new(Head::ok(METRICS_CONTENT_TYPE, ""), Body::Scratch)
         }),
-        Route::Schema(i) => no_query(s, query, path).unwrap_or(Reply::new(
-            Head::ok(SCHEMAS[i].content_type, ""),
-            Body::Static(SCHEMAS[i].bytes),
-        )),
+        Route::Schema(i) => {
+            no_query(s, query, path).unwrap_or(Reply::new(Head::ok(SCHEMAS[i].1, ""), Body::Static(SCHEMAS[i].2)))
+        }
         Route::DocumentSchema(i) => no_query(s, query, path).unwrap_or_else(|| document_schema(app, i, s)),
         Route::Payload(kind, Some(format)) => payload(app, kind, format, None, query, s),
         Route::Payload(kind, None) => negotiated(app, kind, req, query, s),
@@ -259,15 +250,15 @@ fn other_route(app: &App, req: &Request<'_>, path: &str, query: &str, s: &mut Sc
             if let Some(name) = path.strip_prefix("/data/") {
                 format_named(name, s).map(|f| Route::Payload(Kind::Document, Some(f)))?
             } else if let Some(name) = path.strip_prefix("/schemas/") {
-                return match SCHEMAS.iter().position(|f| f.name == name) {
+                return match SCHEMAS.iter().position(|f| f.0 == name) {
                     Some(i) => Ok(Route::Schema(i)),
                     None => {
-                        let mut names: Vec<&str> = SCHEMAS.iter().map(|f| f.name).collect();
+                        let mut names: Vec<&str> = SCHEMAS.iter().map(|f| f.0).collect();
                         if app.data.is_some() {
                             names.extend(DOCUMENT_SCHEMAS.iter().map(|(n, _, _)| *n));
                         }
                         let msg = format!("unknown schema file {name:?}; files: {}", names.join(", "));
-                        Err(error(s, 404, &msg, ""))
+                        Err(s.error(404, &msg, ""))
                     }
                 };
             } else {
@@ -277,7 +268,7 @@ fn other_route(app: &App, req: &Request<'_>, path: &str, query: &str, s: &mut Sc
     };
     // The document's routes: a 404 naming the flag when it is not served.
     if app.data.is_none() {
-        let mut reply = error(s, 404, &format!("{path} is served with `serve --data FILE.json`"), "");
+        let mut reply = s.error(404, &format!("{path} is served with `serve --data FILE.json`"), "");
         if matches!(route, Route::DocumentSchema(_)) {
             reply.route = Label::Schemas as u8;
         }
@@ -298,7 +289,7 @@ fn not_found(app: &App, path: &str, s: &mut Scratch) -> Reply {
         "no resource at {path:?}; try /, /ping, /catalog/{{{0}}}, /catalog{data}, /explain/{{{0}}}, /schemas/{{file}}, /metrics",
         FORMATS.replace(", ", "|")
     );
-    error(s, 404, &msg, "")
+    s.error(404, &msg, "")
 }
 
 /// `/schemas/data.*`: the document's schema, or a 404 when it has no such derivation.
@@ -310,12 +301,8 @@ fn document_schema(app: &App, i: usize, s: &mut Scratch) -> Reply {
         .and_then(Payload::as_document)
         .and_then(|d| d.schema_text(ext))
     {
-        Some(text) => {
-            s.body.clear();
-            s.body.extend_from_slice(text.as_bytes());
-            Reply::new(Head::ok(content_type, ""), Body::Scratch)
-        }
-        None => error(s, 404, &format!("the schema of --data has no {name} derivation"), ""),
+        Some(text) => s.ok(content_type, "", text.as_bytes()),
+        None => s.error(404, &format!("the schema of --data has no {name} derivation"), ""),
     }
 }
 
@@ -325,7 +312,7 @@ fn negotiated(app: &App, kind: Kind, req: &Request<'_>, query: &str, s: &mut Scr
     match negotiate::choose(req.header_values("accept")) {
         Ok(offer) => payload(app, kind, offer.format, Some(offer.media_type), query, s),
         Err(negotiate::Error::NotAcceptable) => not_acceptable(s),
-        Err(e) => error(s, 400, &e.to_string(), VARY),
+        Err(e) => s.error(400, &e.to_string(), VARY),
     }
 }
 
@@ -337,7 +324,7 @@ fn not_acceptable(s: &mut Scratch) -> Reply {
         "none of the media types in Accept is served here; available: {}",
         types.join(", ")
     );
-    let reply = error(s, 406, &msg, VARY);
+    let reply = s.error(406, &msg, VARY);
     // `{"error":"…"}` → `{"error":"…","available":[…]}` (media types need no escaping)
     s.body.pop();
     let quoted: Vec<String> = types.iter().map(|t| format!("\"{t}\"")).collect();
@@ -358,15 +345,10 @@ fn explain(app: &App, format: Format, query: &str, s: &mut Scratch) -> Reply {
         match param.split_once('=').unwrap_or((param, "")) {
             ("count", value) => match parse_count(value, max) {
                 Ok(n) => count = n,
-                Err(msg) => return error(s, 400, &msg, ""),
+                Err(msg) => return s.error(400, &msg, ""),
             },
             (other, _) => {
-                return error(
-                    s,
-                    400,
-                    &format!("unknown query parameter {other:?}; allowed: count"),
-                    "",
-                );
+                return s.error(400, &format!("unknown query parameter {other:?}; allowed: count"), "");
             }
         }
     }
@@ -377,15 +359,13 @@ fn explain(app: &App, format: Format, query: &str, s: &mut Scratch) -> Reply {
     }
     s.body.clear();
     if let Err(e) = format.encode(&app.products[..count], &mut s.body) {
-        return error(s, 500, &format!("encoding {} failed: {e}", format.name()), "");
+        return s.error(500, &format!("encoding {} failed: {e}", format.name()), "");
     }
     let text = match crate::explain::explain_text(format, &s.body, true) {
         Ok(text) => text,
-        Err(u) => return error(s, 500, &format!("explaining {} failed: {}", format.name(), u.error), ""),
+        Err(u) => return s.error(500, &format!("explaining {} failed: {}", format.name(), u.error), ""),
     };
-    s.body.clear();
-    s.body.extend_from_slice(text.as_bytes());
-    Reply::new(Head::ok(TEXT, ""), Body::Scratch)
+    s.ok(TEXT, "", text.as_bytes())
 }
 
 /// Strips `http://host` from an absolute-form target (RFC 9112 §3.2.2).
@@ -403,12 +383,8 @@ fn origin_form(target: &str) -> &str {
 fn format_named(name: &str, s: &mut Scratch) -> Result<Format, Reply> {
     Format::from_name(name).ok_or_else(|| {
         let msg = format!("unknown format {name:?}; formats: {FORMATS}");
-        error(s, 404, &msg, "")
+        s.error(404, &msg, "")
     })
-}
-
-fn error(s: &mut Scratch, status: u16, message: &str, extra: &'static str) -> Reply {
-    Reply::error(&mut s.body, status, message, extra)
 }
 
 /// An upper bound of one product's annotated dump (JSON: ~12 KB for one
@@ -418,7 +394,7 @@ pub const EXPLAIN_BYTES_PER_PRODUCT: usize = 16 * 1024;
 /// 503 + `Retry-After` when the in-flight response budget stays full.
 #[cold]
 fn over_budget(s: &mut Scratch) -> Reply {
-    error(s, 503, crate::http::admission::REFUSED, "Retry-After: 1\r\n")
+    s.error(503, crate::http::admission::REFUSED, "Retry-After: 1\r\n")
 }
 
 #[inline]
@@ -436,7 +412,7 @@ fn bad_query(s: &mut Scratch, query: &str, path: &str) -> Option<Reply> {
     let param = query.split('&').find(|p| !p.is_empty())?;
     let name = param.split_once('=').map_or(param, |(n, _)| n);
     let msg = format!("unknown query parameter {name:?}; {path} takes no parameters");
-    Some(error(s, 400, &msg, ""))
+    Some(s.error(400, &msg, ""))
 }
 
 /// Parameters of a payload route.
@@ -531,14 +507,14 @@ fn payload(
     };
     let q = match parse_query(query, max_count) {
         Ok(q) => q,
-        Err(msg) => return error(s, 400, &msg, vary),
+        Err(msg) => return s.error(400, &msg, vary),
     };
     let payload = match kind {
         Kind::Catalog => app.catalog.with_count(q.count),
         Kind::Document => app.data.clone(),
     };
     let Some(payload) = payload else {
-        return error(s, 404, "/data is served with `serve --data FILE.json`", vary);
+        return s.error(404, "/data is served with `serve --data FILE.json`", vary);
     };
     let Some(size) = s.admit(payloads::reserve(&payload, format), q.gzip.is_some()) else {
         return over_budget(s);
@@ -552,7 +528,7 @@ fn payload(
     });
     let encode_ns = u64::try_from(t0.elapsed().as_nanos()).unwrap_or(u64::MAX).max(1);
     if let Err(msg) = encoded {
-        return error(s, 500, &msg, vary);
+        return s.error(500, &msg, vary);
     }
     let mut head = Head::ok(
         negotiated.unwrap_or(format.content_type()),
