@@ -1,17 +1,13 @@
 //! Where bodies are encoded and gzipped, apart from the worker's own stack.
 //!
-//! - [`Encoders`]: large bodies (see [`super::admission::LARGE`]) are
-//!   encoded, and gzipped when asked, on a few long-lived encoder threads,
-//!   one per core, each with its own compressor. Encoding is CPU-bound, so
-//!   more at once would not finish sooner. And glibc keeps what an encode
-//!   allocates and frees in the arena of the thread that freed it: done on
-//!   any of a thousand workers, large encodes would leave up to one
-//!   encode's peak in each of glibc's arenas (8 per core); done on the
-//!   encoder threads it stays in theirs.
+//! - [`Encoders`]: large bodies ([`super::admission::LARGE`]) are encoded, and
+//!   gzipped when asked, on long-lived encoder threads, one per core, each
+//!   with its own compressor: encoding is CPU-bound, and glibc keeps what an
+//!   encode frees in the freeing thread's arena, so done on any of a thousand
+//!   workers large encodes would leave their peak in each arena (8 per core).
 //! - [`Compressors`]: the gzip compressors (~300 KiB each) for small bodies
-//!   gzipped on a worker, one per core, created before the server listens
-//!   and lent for one compression, so no worker thread owns one and no
-//!   worker stack ever builds one.
+//!   gzipped on a worker, one per core, built before the server listens and
+//!   lent for one compression: no worker owns one or builds one on its stack.
 
 use crate::gzip::Compressor;
 use std::panic::{AssertUnwindSafe, catch_unwind};

@@ -1,14 +1,12 @@
 //! Incremental HTTP/1.1 request-head parser over a bounded buffer
 //! (RFC 9112 §2–§6), without allocation.
 //!
-//! [`parse`] looks at the bytes received so far and answers
-//! [`Parsed::Complete`] (a borrowed [`Request`] and the head's length),
-//! [`Parsed::Partial`] (read more; nothing is over a limit yet) or an
-//! [`Error`] that carries the status to answer with. The caller simply calls
-//! it again when more bytes arrive: the parser keeps no state, like httparse.
-//! Header lines are checked and interpreted as they are scanned and never
-//! stored: the server needs only `Content-Length`, `Transfer-Encoding`,
-//! `Connection` and `Host`.
+//! [`parse`] answers [`Parsed::Complete`] (a borrowed [`Request`] and the
+//! head's length), [`Parsed::Partial`] (read more; no limit exceeded yet) or
+//! an [`Error`] carrying the status to answer with. It keeps no state (like
+//! httparse): the caller calls it again when more bytes arrive. Header lines
+//! are checked and interpreted as scanned, never stored: the server needs
+//! only `Content-Length`, `Transfer-Encoding`, `Connection` and `Host`.
 //!
 //! ```text
 //! request-line = method SP request-target SP HTTP-version CRLF

@@ -264,17 +264,12 @@ impl std::fmt::Display for Sched {
     }
 }
 
-/// Moves the calling thread to `sched`.
-///
-/// - [`Sched::RoundRobin`]: entering the real-time class, or raising a
-///   real-time priority, needs `CAP_SYS_NICE` (or `RLIMIT_RTPRIO`): without
-///   it the error is `PermissionDenied` and nothing changes. Lowering the
-///   priority needs none.
-/// - [`Sched::Fair`]: sets the nice value only (`setpriority`), as the
-///   server did before it had classes: a thread started under `chrt -b`
-///   keeps `SCHED_BATCH`, and one started under `chrt -r` stays real-time
-///   (its nice value then has no effect). The server never moves a thread
-///   out of the real-time class.
+/// Moves the calling thread to `sched`. [`Sched::RoundRobin`]: entering the
+/// real-time class or raising its priority needs `CAP_SYS_NICE` (or
+/// `RLIMIT_RTPRIO`), else `PermissionDenied` and nothing changes.
+/// [`Sched::Fair`] sets the nice value only: a thread under `chrt -b` keeps
+/// `SCHED_BATCH`, one under `chrt -r` stays real-time (the server never moves
+/// a thread out of the real-time class).
 pub fn set_thread_sched(sched: Sched) -> io::Result<()> {
     let priority = match sched {
         Sched::Fair(nice) => return set_thread_nice(nice),
