@@ -1,6 +1,5 @@
 //! The server's own counters, served at `GET /metrics` in the Prometheus text
-//! exposition format 0.0.4 (`Content-Type: text/plain; version=0.0.4`). The
-//! series, their types and labels: docs/HTTP.md, "Metrics (`/metrics`)".
+//! exposition format 0.0.4 (`Content-Type: text/plain; version=0.0.4`).
 //!
 //! **Nothing contended on the serving path.** Every worker thread owns one
 //! [`WorkerMetrics`] block and is its only writer: an increment is a relaxed
@@ -11,6 +10,25 @@
 //! one request per worker. The kernel's figures ([`Kernel`]) are read at
 //! scrape time too, never on the serving path; a series the kernel does not
 //! give is left out.
+//!
+//! | name | type | labels |
+//! |---|---|---|
+//! | `wirebench_http_requests_total` | counter | `route`, `format`, `status` |
+//! | `wirebench_http_response_bytes_total` | counter | `route`, `format`, `status` (body bytes; 0 for HEAD) |
+//! | `wirebench_http_request_duration_seconds` | histogram | `route`: from a complete request head to the response handed to the kernel |
+//! | `wirebench_encode_duration_seconds` | histogram | `format`: one response's body made ready (the encode, and the gzip when asked) |
+//! | `wirebench_http_open_connections` | gauge | connections accepted and not yet closed |
+//! | `wirebench_http_parked_connections` | gauge | connections in the poller, waiting for their client's bytes |
+//! | `wirebench_http_queued_connections` | gauge | connections with bytes to serve, waiting for a worker |
+//! | `wirebench_http_worker_threads` | gauge | `state` = `busy` or `idle` |
+//! | `wirebench_http_refused_connections_total` | counter | connections answered 503 at the connection limit |
+//! | `wirebench_http_queue_wait_max_seconds` | gauge | the longest a connection waited in the queue for a worker, since the start |
+//! | `wirebench_sched_realtime` | gauge | 1 when the workers run in the real-time round-robin class (`--sched rr`, granted), else 0 |
+//! | `wirebench_listen_queue_length` | gauge | connections waiting in the listening socket's accept queue (`TCP_INFO`) |
+//! | `wirebench_listen_backlog` | gauge | that queue's capacity: `--backlog` after the kernel's `somaxconn` cap |
+//! | `wirebench_listen_drops_total` | counter | connects this listening socket dropped, its queue full (`SO_MEMINFO`) |
+//! | `wirebench_tcp_listen_overflows_total` | counter | `scope="machine"`: `TcpExtListenOverflows` of `/proc/net/netstat`, every socket of the machine |
+//! | `wirebench_tcp_listen_drops_total` | counter | `scope="machine"`: `TcpExtListenDrops`, every socket of the machine |
 //!
 //! **Labels.** `route` and `format` values are the application's, declared in
 //! a [`Layout`] (`serve::routes::METRICS`); `format` is its second label,

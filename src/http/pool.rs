@@ -96,14 +96,13 @@ pub struct Pool {
     stopping: AtomicBool,
 }
 
+/// What `state` guards; `open`, `idle`, `threads`, `evicted` and `refused`
+/// are [`PoolStats`]' counts.
 #[derive(Debug, Default)]
 struct State {
     queue: VecDeque<Job>,
-    /// Connections accepted and not yet closed (queued, served or parked).
     open: usize,
-    /// Workers waiting for a job.
     idle: usize,
-    /// Worker threads alive.
     threads: usize,
     /// Every worker's slot.
     slots: Vec<Arc<Slot>>,
