@@ -3,10 +3,9 @@
 //! one-write rule.
 //!
 //! A response is one head buffer plus one body slice. Small bodies are copied
-//! behind the head and sent with one `write`; large ones go out with
-//! `write_vectored` over both slices, continued until every byte is written —
-//! either way the client receives one response per system call in the normal
-//! case, never a head in one packet and a body in the next.
+//! behind the head and sent with one `write`; large ones with `write_vectored`
+//! over both slices until every byte is written: one response per system call
+//! in the normal case, never a head in one packet and its body in the next.
 
 use std::io::{self, IoSlice, Write};
 

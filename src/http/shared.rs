@@ -59,14 +59,11 @@ impl Shared {
     }
 }
 
-/// One worker's connection as shutdown sees it: the descriptor of the
-/// connection it serves now, if any, so that shutdown can end a read that
-/// waits for the rest of a request head.
-///
-/// The worker owns its `TcpStream`; the descriptor stays valid for whoever
-/// holds the lock: the worker clears it under the lock ([`Slot::close`])
-/// before it closes or parks the socket, and [`Slot::shutdown_read`] shuts
-/// it down holding the lock.
+/// The descriptor of the connection a worker serves now, if any, so that
+/// shutdown can end a read waiting for the rest of a head. The worker owns
+/// its `TcpStream`; the descriptor stays valid for whoever holds the lock:
+/// the worker clears it under the lock ([`Slot::close`]) before it closes or
+/// parks the socket, and [`Slot::shutdown_read`] holds the lock.
 #[derive(Debug, Default)]
 pub struct Slot {
     fd: Mutex<Option<RawFd>>,

@@ -1,24 +1,20 @@
 //! Routing: the one route table of `wirebench serve`. Every payload route
-//! — `/catalog/{format}`, `/catalog` (format by `Accept`, see
-//! [`super::negotiate`]), and with `serve --data` the same two under `/data`
-//! — takes the same query (`compression` and its levels; `count` where the
-//! payload has products), negotiates the same way, answers `HEAD`, links its
+//! (`/catalog/{format}`, `/catalog` with the format by `Accept`
+//! ([`super::negotiate`]), and with `serve --data` the same two under `/data`)
+//! takes the same query, negotiates the same way, answers `HEAD`, links its
 //! schema and reports errors alike ([`super::payloads`] says what differs).
-//! Besides: `/ping`, `/metrics`, `/schemas/{file}`, `/`, `/explain/{format}`,
-//! and JSON errors (400, 404, 405 + `Allow`, 406) that say what was wrong and
-//! what is allowed. The browser page's routes (`/` for a browser, the JSON
-//! form of `/explain/{format}`, `/page/*`, `/lab`, `/results`) are
-//! [`super::page`]'s.
+//! Besides: `/ping`, `/metrics`, `/schemas/{file}`, `/`, `/explain/{format}`;
+//! the browser page's routes are [`super::page`]'s. Errors are JSON (400, 404,
+//! 405 + `Allow`, 406) and say what was wrong and what is allowed.
 //!
 //! Order of checks: the path decides the resource (unknown → 404), then the
 //! method (anything but GET or HEAD → 405), then the query (unknown or bad
-//! parameter → 400). Query values are taken literally — no percent-decoding,
-//! since no legal value needs it — so `count=1%30` is a bad count, not 10.
+//! parameter → 400). Query values are taken literally (no percent-decoding:
+//! no legal value needs it), so `count=1%30` is a bad count, not 10.
 //!
-//! [`App`] is the application the server serves ([`Handler`]); the server
-//! ([`crate::http::server`]) knows nothing of it. Every payload request encodes
-//! afresh into the worker's reused buffer; there is no response cache
-//! (docs/SPEC.md, "Routes").
+//! [`App`] is the [`Handler`] the server serves and knows nothing of. Every
+//! payload request encodes afresh into the worker's reused buffer; there is no
+//! response cache (docs/SPEC.md, "Routes").
 
 use super::config::Config;
 pub use super::metrics::{Label, METRICS};
@@ -38,11 +34,9 @@ use std::io;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Every route the router answers, as the route tables of docs/SPEC.md,
-/// "Routes" and docs/HTTP.md, "Routes" name them (`{format}` and `{file}`
-/// stand for a path segment). `tests/facts/` holds both tables and the
-/// `route` label list of `/metrics` to this list, and checks that the router
-/// serves each one and its path matches name no other.
+/// Every route the router answers as docs/SPEC.md's and docs/HTTP.md's
+/// "Routes" tables name them (`{format}`, `{file}`: a path segment);
+/// `tests/facts/` holds both tables and `/metrics`' `route` labels to it.
 pub const ROUTES: [&str; 7] = [
     "/",
     "/ping",
