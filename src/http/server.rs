@@ -129,14 +129,12 @@ impl Server {
         })
     }
 
-    /// The listening socket's accept queue now: its length and its
-    /// effective backlog (what `--backlog` asked, after the kernel's cap).
+    /// The listening socket's accept queue now (its length and effective backlog).
     pub fn listen_queue(&self) -> io::Result<ListenQueue> {
         sys::listen_queue(&self.shared.listener)
     }
 
-    /// Whether the acceptor runs at
-    /// [`Priorities::raised`], or why not (typically no `CAP_SYS_NICE`).
+    /// Whether the acceptor runs at [`Priorities::raised`], or why not.
     pub fn priority(&self) -> Result<(), &str> {
         self.priority.as_ref().map(|_| ()).map_err(String::as_str)
     }
@@ -146,8 +144,7 @@ impl Server {
         self.prio
     }
 
-    /// Why `--sched rr` was refused, when it was: the server then runs in
-    /// the fair class.
+    /// Why `--sched rr` was refused, if it was (the threads then run fair).
     pub fn sched_refused(&self) -> Option<&str> {
         self.sched_refused.as_deref()
     }

@@ -1,9 +1,6 @@
-//! What `serve` serves under its payload routes, each a [`Payload`]: the
-//! catalog's products (`/catalog`) and the user's document (`serve --data
-//! FILE.json`, `/data`). Both answer through the one route table of
-//! [`super::routes`]; this module says what differs on the wire: the size
-//! admission reserves, the `count` parameter, and the schema a `Link`
-//! header names.
+//! What differs on the wire between `serve`'s two [`Payload`]s, the catalog
+//! (`/catalog`) and the user's document (`serve --data FILE.json`, `/data`),
+//! both answered by the one route table of [`super::routes`]:
 //!
 //! | | catalog | document |
 //! |---|---|---|
