@@ -589,7 +589,7 @@ fn a_handler_panic_is_a_500_and_the_worker_goes_on() {
         assert!(r.text().contains("internal error"), "{}", r.text());
         assert_eq!(c.get("/ping").status, 200, "same connection, same worker");
     }
-    assert_eq!(server.worker_threads(), 1, "the worker survived");
+    assert_eq!(server.stats().threads, 1, "the worker survived");
     assert_alive(server.local_addr());
 }
 
@@ -697,7 +697,7 @@ fn one_thousand_concurrent_keep_alive_connections() {
             assert_eq!(r.status, 200, "connection {i}, round {round}");
         }
     }
-    assert_eq!(server.worker_threads(), 4, "a pool of four served them all");
+    assert_eq!(server.stats().threads, 4, "a pool of four served them all");
     drop(clients);
 }
 

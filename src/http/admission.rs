@@ -1,22 +1,19 @@
-//! Admission of a response body: one [`Ticket`] per body a handler
-//! encodes, covering both the server-wide byte budget and, for a large
-//! body, one of the few large-body slots. Dropping the ticket gives both
-//! back.
+//! Admission of a response body: one [`Ticket`] per body a handler encodes,
+//! holding its share of the server-wide byte budget and, for a large body,
+//! one of the few large-body slots. Dropping the ticket gives both back.
 //!
-//! - **Budget** (`--max-inflight-bytes`): a request reserves an upper bound
-//!   of its body (and of its gzip copy) before encoding; when that does not
-//!   fit, it waits up to `--budget-wait` for others to finish, then is
-//!   answered 503 with `Retry-After`. A request alone always fits, so one
-//!   larger than the whole budget is still served when nothing else is.
-//!   Once the body is written, [`Ticket::settle`] turns the reservation into
-//!   the bytes really held.
+//! - **Budget** (`--max-inflight-bytes`): a request reserves an upper bound of
+//!   its body (and its gzip copy) before encoding; when that does not fit it
+//!   waits up to `--budget-wait`, then gets 503 with `Retry-After`. A request
+//!   alone always fits. [`Ticket::settle`] turns the reservation into the
+//!   bytes really held once the body is written.
 //! - **Large bodies** (an estimate over [`LARGE`]) are made one per encoder
-//!   thread at a time. A large request first waits for a slot — bounded CPU
-//!   work, every holder is encoding — and only then reserves its budget, so
-//!   requests queued behind the encoders hold none.
+//!   thread at a time: a large request waits for a slot (bounded CPU work,
+//!   every holder is encoding) before it reserves its budget, so requests
+//!   queued behind the encoders hold none.
 //!
-//! [`Admission::admit`] returns the ticket with its [`Size`]: the caller
-//! never infers "large" from a buffer.
+//! [`Admission::admit`] returns the ticket with its [`Size`]: the caller never
+//! infers "large" from a buffer.
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};

@@ -1,28 +1,21 @@
-//! Response buffers: each worker's [`Scratch`], and the server's small
-//! pool of warm buffers for large bodies ([`super::warm`]).
+//! Each worker's response buffers, [`Scratch`]: a route writes its body here.
 //!
-//! - A worker writes small bodies into its own `body`/`gz` buffers. After
-//!   every response any buffer over [`KEEP`] is freed, so an idle
-//!   keep-alive connection holds a few KiB whatever it was served last.
-//! - A large body (admitted as [`Size::Large`]) of at most [`POOL_BUFFER`]
-//!   bytes borrows a pair of buffers from [`super::warm::LargeBuffers`] for the one
-//!   response: two pairs per encoder thread ([`super::memory::PAIRS_PER_CORE`]), kept warm (allocated and
-//!   faulted in once), so a busy server does not map and fault in a fresh
-//!   buffer per response. The pool's whole capacity, pairs × 2 ×
-//!   [`POOL_BUFFER`], is set aside from the in-flight budget when the server
-//!   starts (fewer pairs when the budget is smaller than that).
-//! - A larger body gets a fresh buffer of at least [`LARGE_RESERVE`] bytes
-//!   of address space. glibc's `malloc` serves a request that large with
-//!   its own `mmap` and unmaps it on `free`; smaller ones it may serve from
-//!   a per-thread arena that keeps the pages after `free`, and freeing a
-//!   mapped block below 32 MiB raises its threshold so later ones go to the
-//!   arenas too (`mallopt(3)`, `M_MMAP_THRESHOLD`). Only the pages written
-//!   become resident, and they are back with the kernel once the response
-//!   is sent.
+//! - Small bodies go into the worker's own `body`/`gz` buffers; after every
+//!   response any buffer over [`KEEP`] is freed, so an idle keep-alive
+//!   connection holds a few KiB whatever it was served last.
+//! - A large body ([`Size::Large`]) of at most [`POOL_BUFFER`] bytes borrows a
+//!   warm pair from [`super::warm`] for the one response.
+//! - A larger one, or one finding every pair lent out, gets a fresh buffer of
+//!   at least [`LARGE_RESERVE`] bytes of address space: glibc serves that with
+//!   its own `mmap` and unmaps it on `free` (smaller blocks may land in a
+//!   per-thread arena that keeps its pages, and freeing a mapped block under
+//!   32 MiB raises the threshold, `mallopt(3)` `M_MMAP_THRESHOLD`). Only the
+//!   pages written become resident, and they go back once the response is sent.
 
 use super::admission::{Size, Ticket};
 use super::encoders::{EncodeDone, EncodeJob};
 use super::memory::Resources;
+use super::response::{Body, Head, Reply};
 use super::warm::POOL_BUFFER;
 use std::sync::{Arc, mpsc};
 
@@ -168,6 +161,20 @@ impl Scratch {
         if self.gz.capacity() > KEEP {
             self.gz = Vec::new();
         }
+    }
+
+    /// A 200 of `content_type` (and `extra` header lines) whose body is
+    /// `bytes`, copied into `body`.
+    pub fn ok(&mut self, content_type: &'static str, extra: &'static str, bytes: &[u8]) -> Reply {
+        self.body.clear();
+        self.body.extend_from_slice(bytes);
+        Reply::new(Head::ok(content_type, extra), Body::Scratch)
+    }
+
+    /// A JSON error reply, its body written into `body` ([`Reply::error`]).
+    #[cold]
+    pub fn error(&mut self, status: u16, message: &str, extra: &'static str) -> Reply {
+        Reply::error(&mut self.body, status, message, extra)
     }
 
     /// Heap bytes these buffers hold now (a lent pooled pair included).

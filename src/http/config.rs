@@ -16,25 +16,20 @@ use std::time::Duration;
 pub struct ServerConfig {
     /// `host:port`; `127.0.0.1:0` picks an ephemeral port.
     pub addr: String,
-    /// Accept-queue capacity asked of `listen(2)`: connections the kernel
-    /// completes and holds before the acceptor takes them. The kernel caps
-    /// it at `net.core.somaxconn`; a connect beyond a full queue is dropped
-    /// and its client retries a second later.
+    /// Accept-queue capacity asked of `listen(2)`, capped by the kernel at
+    /// `net.core.somaxconn`; a connect beyond a full queue is dropped.
     pub backlog: u32,
-    /// Open connections (being served, queued for a worker, or parked in
-    /// the poller). At the cap the longest-idle keep-alive connection is
-    /// closed to admit a new one if it has been idle
-    /// [`ServerConfig::evict_idle`]; else a new one gets 503.
+    /// Open connections (served, queued or parked). At the cap the
+    /// longest-idle one idle [`ServerConfig::evict_idle`] is closed for a new
+    /// one; else the new one gets 503.
     pub max_connections: usize,
-    /// Worker threads of the pool, all started before the server listens
-    /// ([`default_threads`]: four per core the process may run on).
+    /// Worker threads of the pool ([`default_threads`]).
     pub threads: usize,
     /// How long a keep-alive connection may sit between requests.
     pub idle_timeout: Duration,
     /// The keep-alive idle time once 75% of `max_connections` are open.
     pub busy_idle_timeout: Duration,
-    /// At the cap, a keep-alive connection is evicted for a new one only
-    /// once it has been idle this long; a new client finding none gets 503.
+    /// At the cap, a keep-alive connection is evicted only once idle this long.
     pub evict_idle: Duration,
     /// Deadline for a request head (and any body to discard) once it starts;
     /// for the first request, counted from the accept.
@@ -45,21 +40,17 @@ pub struct ServerConfig {
     /// `n` bytes must be sent within `write_timeout + n / min_send_rate`.
     pub min_send_rate: u64,
     /// Response bytes (encoded and gzipped bodies) held by all requests at
-    /// once. A request that would exceed it waits up to
-    /// [`ServerConfig::budget_wait`], then gets 503 with `Retry-After`.
+    /// once; beyond it a request waits [`ServerConfig::budget_wait`], then 503.
     pub max_inflight_bytes: usize,
     /// How long a request waits for the in-flight budget before its 503.
     pub budget_wait: Duration,
     /// One line per request on stderr. Off by default.
     pub access_log: bool,
     pub limits: Limits,
-    /// Stack size of each worker thread. The deepest path is a small gzip on
-    /// the worker (miniz_oxide's deflate); measured with `--stack-size` and
-    /// curl on every format at count 1,000, with and without gzip, when each
-    /// worker built its own compressor on first use: 64–96 KiB in release builds,
-    /// 192–256 KiB in debug builds (tests). Compressors are built before
-    /// the server listens, so that is an upper bound. The default of 512 KiB
-    /// is twice the debug need; only the pages a thread touches become resident.
+    /// Stack size of each worker thread. The deepest path, a small gzip on the
+    /// worker, measured at most 64–96 KiB in release and 192–256 KiB in debug
+    /// builds (every format at count 1,000, with and without gzip); the default
+    /// is twice the debug need, and only the pages touched become resident.
     pub stack_size: usize,
     /// The scheduling class of the server's threads (`--sched`).
     pub sched: SchedClass,
@@ -72,12 +63,11 @@ pub enum SchedClass {
     /// The fair class (`SCHED_OTHER`): the workers at the nice value the
     /// server was started with, the acceptor at nice -20.
     Fair,
-    /// The real-time round-robin class (`SCHED_RR`): the workers and the
-    /// encoders and the poller at priority 1, the acceptor at 2. Ready
-    /// workers then run in the order they woke, and every fair task on the
-    /// core waits behind them (within the kernel's real-time throttle,
-    /// `kernel.sched_rt_runtime_us`). Needs `CAP_SYS_NICE` or
-    /// `RLIMIT_RTPRIO` of at least 2; refused, the server runs as `Fair`.
+    /// The real-time round-robin class (`SCHED_RR`): workers, encoders and
+    /// poller at [`WORKER_RT`], the acceptor at [`RAISED_RT`]. Ready workers run
+    /// in wake order, every fair task on the core behind them (within
+    /// `kernel.sched_rt_runtime_us`). Needs `CAP_SYS_NICE` or `RLIMIT_RTPRIO`
+    /// ≥ 2; refused, the server runs as `Fair`.
     RoundRobin,
 }
 
@@ -121,16 +111,14 @@ impl Default for ServerConfig {
     }
 }
 
-/// The pool's default size: four workers per core this process may run on
-/// (its CPU affinity), so a worker blocked writing to a slow client or
-/// waiting for an encoder leaves others to serve.
+/// Four workers per core this process may run on (its CPU affinity): a
+/// worker blocked on a slow client or an encoder leaves others to serve.
 pub fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get()) * 4
 }
 
-/// The largest default backlog. A queued connection holds a socket in the
-/// kernel (a few KiB, plus the request bytes it has sent), so the default
-/// stays bounded even where `somaxconn` is raised very high.
+/// The largest default backlog: a queued connection holds a kernel socket
+/// (a few KiB plus its request bytes), so the default stays bounded.
 pub const MAX_BACKLOG: u32 = 16_384;
 
 /// The default backlog where `/proc/sys/net/core/somaxconn` cannot be read

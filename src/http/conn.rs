@@ -1,48 +1,38 @@
 //! One connection, start to close: read → parse → handle → write, repeated.
 //! The [`super::shared::Handler`] decides each reply; this module knows no route.
 //!
-//! - **Keep-alive** is the HTTP/1.1 default; `Connection: close` ends it after
-//!   the response; HTTP/1.0 keeps the connection only when the client sent
-//!   `Connection: keep-alive`, and then the response echoes it (RFC 9112 §9.3).
-//! - **Pipelining**: bytes after one request stay in the buffer and are
-//!   parsed before the next read, so pipelined requests are answered in
-//!   order, one response each.
-//! - **Timeouts**: the first request must arrive within the header timeout of
-//!   the accept; once a request's first byte is in, its head (and any body
-//!   to discard) must be complete within the header timeout. A timed-out
-//!   partial request gets 408. Idle time between requests is the poller's
-//!   ([`super::pool`]).
-//! - **Sending**: one blocked write may take the write timeout (set once on
-//!   the socket), and a whole response of `n` bytes must be sent within
-//!   `write_timeout + n / min_send_rate`, so a client reading a large body
-//!   slowly cannot hold its worker (and its share of the in-flight budget)
-//!   without limit.
+//! - **Keep-alive**: the HTTP/1.1 default; `Connection: close` ends it after the
+//!   response; HTTP/1.0 keeps it only on `Connection: keep-alive`, echoed back
+//!   (RFC 9112 §9.3). **Pipelining**: bytes after a request stay in the buffer
+//!   and are parsed before the next read: one response each, in order.
+//! - **Timeouts**: the first request is due within the header timeout of the
+//!   accept; a request's head (and any body to discard) within the header
+//!   timeout of its first byte, else 408 if part of it came. Idle time between
+//!   requests is the poller's ([`super::pool`]). One blocked write may take the
+//!   write timeout; a whole response of `n` bytes must go out within
+//!   `write_timeout + n / min_send_rate` (`send_large`), so a slow reader
+//!   cannot hold its worker (and its share of the budget) without limit.
 //! - **Parking**: a worker serves a connection only while it has bytes to
-//!   serve. Once a response is sent and no next request is buffered, or a
-//!   head stops halfway for [`HEAD_READ_WAIT`] (its bytes travel in
-//!   [`Job::partial`]), [`serve`] returns [`Outcome::Park`]. The idle timeout
-//!   is the poller's; the header deadline stays the connection's own
+//!   serve. After a response with no next request buffered, or a head stalled
+//!   for [`HEAD_READ_WAIT`] (its bytes travel in [`Job::partial`]), [`serve`]
+//!   returns [`Outcome::Park`]; the header deadline stays the connection's
 //!   (`Job::started`). The poller is edge-triggered, so a connection is parked
-//!   only after a read that left the socket empty (after a read that filled
-//!   the buffer, one more read that does not wait looks for the rest). A
-//!   turn's first read does not wait either (`recv` with `MSG_DONTWAIT`).
-//! - **Memory**: after every response the worker gives back its in-flight
-//!   budget and any response buffer over 16 KiB ([`Scratch::release`]).
-//! - **Close rules**: a parse error answers its status with
-//!   `Connection: close`, then closes *gracefully*: our write side shut down,
-//!   what the client still sends drained for a while ([`Outcome::Linger`],
-//!   [`drain`], by the poller), so the client reads the error instead of a
-//!   reset. A `Connection: close` response ends the same way.
-//! - **Panics** in a route become a 500 for that request; the connection
-//!   stays usable because framing was not affected.
+//!   only after a read that left the socket empty (a read that filled the
+//!   buffer is followed by one that does not wait); a turn's first read does
+//!   not wait either (`recv` with `MSG_DONTWAIT`).
+//! - **Memory**: after every response the worker gives back its budget and any
+//!   response buffer over 16 KiB ([`Scratch::release`]).
+//! - **Closing**: a parse error answers its status with `Connection: close`,
+//!   then closes gracefully: our write side shut down, the client's late bytes
+//!   drained by the poller ([`Outcome::Linger`], [`drain`]), so it reads the
+//!   error, not a reset; so does a `Connection: close` response. A handler
+//!   panic is a 500 for that request; framing is intact, the connection stays.
 //!
-//! The loop is a state machine (`State`: idle, reading a head, discarding a
-//! body, responding, closing), one function per state returning the next.
-//! The common keep-alive request costs one `read`, one `write` and two clock
-//! readings (when a read brings bytes; when the response is handed to the
-//! kernel); the read timeout is changed only when the wait changes. The rare
-//! paths (errors, timeouts, body discarding, large sends, the access log) are
-//! out of line, so the common path's frames stay small.
+//! The loop is a state machine (`State`), one function per state returning
+//! the next. A keep-alive request costs one `read`, one `write` and two clock
+//! readings; the read timeout is set only when the wait changes. Rare paths
+//! (errors, timeouts, body discarding, large sends, the access log) are out of
+//! line, so the common path's frames stay small.
 
 use super::buffers::Scratch;
 use super::config::ServerConfig;
@@ -97,11 +87,6 @@ impl Worker {
         self.inbuf.truncate(INBUF_START.min(self.inbuf_max));
         self.inbuf.shrink_to_fit();
         self.scratch.release();
-    }
-
-    /// Heap bytes this worker holds now (request, head and response buffers).
-    pub fn held(&self) -> usize {
-        self.inbuf.capacity() + self.head.capacity() + self.scratch.capacity()
     }
 }
 
@@ -546,7 +531,7 @@ impl Conn<'_> {
     #[cold]
     #[inline(never)]
     fn reject(&mut self, w: &mut Worker, status: u16, message: &str) -> State {
-        let bytes = response::simple(status, message, w.date.get(), Connection::Close);
+        let bytes = response::simple(status, message, "", w.date.get(), Connection::Close);
         w.metrics.record_rejected(status, bytes.len());
         if io::Write::write_all(&mut &*self.stream, &bytes).is_ok() {
             State::Closing

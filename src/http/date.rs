@@ -1,16 +1,12 @@
 //! The `Date` header value: IMF-fixdate (RFC 9110 §5.6.7), e.g.
 //! `Sun, 06 Nov 1994 08:49:37 GMT`, always 29 bytes.
 //!
-//! [`DateCache`] is owned by one worker and reformats only when the wall-clock
-//! second changes, so a busy worker formats at most once per second and never
-//! takes a lock. [`DateCache::at`] takes a monotonic [`Instant`] the caller
-//! already read (a connection reads the clock once per request and uses it
-//! for its timeouts, its request time and this header): the cache knows the
-//! instant its second ends and reads the wall clock only then, so a request
-//! costs no clock read of its own. A wall clock set backwards or forwards
-//! shows within a second. The calendar conversion is the proleptic-Gregorian
-//! "civil from days" algorithm (H. Hinnant, *chrono-Compatible Low-Level Date
-//! Algorithms*), in integer arithmetic only.
+//! [`DateCache`] is owned by one worker (no lock) and formats at most once per
+//! wall-clock second. [`DateCache::at`] takes a monotonic [`Instant`] the
+//! caller already read: the cache knows when its second ends and reads the
+//! wall clock only then, so a request costs no clock read of its own; a wall
+//! clock set backwards or forwards shows within a second. The calendar is H.
+//! Hinnant's proleptic-Gregorian "civil from days", integer arithmetic only.
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -163,11 +159,8 @@ mod tests {
         let secs = c.secs;
         assert_eq!(*c.at(t0.min(c.until)), format(secs));
         assert_eq!(c.secs, secs);
-        // An instant past it reads the wall clock again. The refresh reads
-        // the real clocks (not the instant passed in), so it is checked the
-        // same way: the poisoned second must be replaced by one the wall
-        // clock showed around the call, and the new end must be bracketed by
-        // the monotonic reads around it.
+        // An instant past it refreshes from the real clocks: the poisoned
+        // second is replaced by one the wall clock showed around the call.
         c.secs = 0;
         c.bytes = [0; LEN];
         let late = c.until + Duration::from_secs(2);

@@ -1,17 +1,13 @@
 //! Where bodies are encoded and gzipped, apart from the worker's own stack.
 //!
-//! - [`Encoders`]: large bodies (see [`super::admission::LARGE`]) are
-//!   encoded, and gzipped when asked, on a few long-lived encoder threads,
-//!   one per core, each with its own compressor. Encoding is CPU-bound, so
-//!   more at once would not finish sooner. And glibc keeps what an encode
-//!   allocates and frees in the arena of the thread that freed it: done on
-//!   any of a thousand workers, large encodes would leave up to one
-//!   encode's peak in each of glibc's arenas (8 per core); done on the
-//!   encoder threads it stays in theirs.
+//! - [`Encoders`]: large bodies ([`super::admission::LARGE`]) are encoded, and
+//!   gzipped when asked, on long-lived encoder threads, one per core, each
+//!   with its own compressor: encoding is CPU-bound, and glibc keeps what an
+//!   encode frees in the freeing thread's arena, so done on any of a thousand
+//!   workers large encodes would leave their peak in each arena (8 per core).
 //! - [`Compressors`]: the gzip compressors (~300 KiB each) for small bodies
-//!   gzipped on a worker, one per core, created before the server listens
-//!   and lent for one compression, so no worker thread owns one and no
-//!   worker stack ever builds one.
+//!   gzipped on a worker, one per core, built before the server listens and
+//!   lent for one compression: no worker owns one or builds one on its stack.
 
 use crate::gzip::Compressor;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -29,17 +25,10 @@ pub struct Compressors {
 }
 
 impl Compressors {
-    /// `n` compressors (at least one), each allocated now by one empty compression.
+    /// `n` compressors (at least one), allocated now.
     pub fn new(n: usize) -> Compressors {
-        let free = (0..n.max(1))
-            .map(|_| {
-                let mut c = Compressor::default();
-                c.compress(&[], &mut Vec::new());
-                c
-            })
-            .collect();
         Compressors {
-            free: Mutex::new(free),
+            free: Mutex::new((0..n.max(1)).map(|_| warm_compressor()).collect()),
             returned: Condvar::new(),
         }
     }
@@ -72,6 +61,14 @@ impl Compressors {
             c.compress(data, out);
         }
     }
+}
+
+/// A compressor allocated by one empty compression: before the server
+/// listens, not on a first request.
+fn warm_compressor() -> Compressor {
+    let mut c = Compressor::default();
+    c.compress(&[], &mut Vec::new());
+    c
 }
 
 /// What writes a body: appends it to the buffer it is given. The server
@@ -109,9 +106,7 @@ impl Encoders {
         let rx = Arc::new(Mutex::new(rx));
         for _ in 0..n.max(1) {
             let rx = Arc::clone(&rx);
-            // Allocated here, before the server listens, not on a first request.
-            let mut compressor = Compressor::default();
-            compressor.compress(&[], &mut Vec::new());
+            let compressor = warm_compressor();
             std::thread::Builder::new().name("http-encoder".into()).spawn(move || {
                 if let Some(sched) = sched {
                     // Refused only if the privilege went away since the

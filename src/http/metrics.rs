@@ -1,18 +1,15 @@
 //! The server's own counters, served at `GET /metrics` in the Prometheus text
-//! exposition format, version 0.0.4 (`Content-Type: text/plain; version=0.0.4`).
+//! exposition format 0.0.4 (`Content-Type: text/plain; version=0.0.4`).
 //!
-//! # Nothing contended on the serving path
-//!
-//! Every worker thread owns one [`WorkerMetrics`] block and is its only
-//! writer: an increment is a relaxed load and a relaxed store of the same
-//! atomic (a plain `mov`/`add`/`mov` on x86-64 and AArch64, no locked
-//! instruction, no cache line shared with another writer). The [`Registry`]
-//! keeps every block and sums them only when `/metrics` is scraped, the way
-//! Prometheus client libraries keep per-thread counters. A scrape may see a
-//! worker's block mid-request (requests counted, bytes not yet): each value
-//! is exact, their sum is a snapshot within one request per worker.
-//!
-//! # Series
+//! **Nothing contended on the serving path.** Every worker thread owns one
+//! [`WorkerMetrics`] block and is its only writer: an increment is a relaxed
+//! load and a relaxed store (no locked instruction, no cache line shared with
+//! another writer). The [`Registry`] keeps every block and sums them only when
+//! `/metrics` is scraped. A scrape may see a block mid-request (requests
+//! counted, bytes not yet): each value is exact, their sum a snapshot within
+//! one request per worker. The kernel's figures ([`Kernel`]) are read at
+//! scrape time too, never on the serving path; a series the kernel does not
+//! give is left out.
 //!
 //! | name | type | labels |
 //! |---|---|---|
@@ -33,27 +30,21 @@
 //! | `wirebench_tcp_listen_overflows_total` | counter | `scope="machine"`: `TcpExtListenOverflows` of `/proc/net/netstat`, every socket of the machine |
 //! | `wirebench_tcp_listen_drops_total` | counter | `scope="machine"`: `TcpExtListenDrops`, every socket of the machine |
 //!
-//! The last five are read from the kernel when `/metrics` is scraped, never
-//! on the serving path; a series the kernel does not give is left out.
+//! **Labels.** `route` and `format` values are the application's, declared in
+//! a [`Layout`] (`serve::routes::METRICS`); `format` is its second label,
+//! `none` on a response without one. Counters and histograms list only the
+//! label sets seen. Histogram buckets are cumulative (`le`), end in
+//! `le="+Inf"`, then `_sum` (seconds) and `_count`.
 //!
-//! The `route` and `format` values are the application's, declared in a
-//! [`Layout`] (`wirebench serve`'s: `serve::routes::METRICS`); `format` is
-//! the layout's second label, `none` on a response without one.
-//! Counters and histograms only list label sets that have been seen.
-//! Histogram buckets are cumulative (`le` = "less than or equal"), end in
-//! `le="+Inf"`, and are followed by `_sum` (seconds) and `_count`.
-//!
-//! # Memory
-//!
-//! One block is the [`Layout`]'s counters (6.5 KiB for `serve`'s), padded by
-//! a cache line on each side, allocated once per worker thread. An exited
-//! worker's block is folded into the retired counts and freed at the next
-//! scrape, or at a registration that finds the list doubled since its last
-//! fold: the registry holds at most twice the peak of worker threads' blocks
-//! (or [`FOLD_MIN`]), and n registrations walk O(n) entries in all.
+//! **Memory.** One block is the [`Layout`]'s counters (6.5 KiB for `serve`'s),
+//! padded by a cache line on each side, allocated once per worker thread. An
+//! exited worker's block is folded into the retired counts and freed at the
+//! next scrape, or at a registration that finds the list doubled since its
+//! last fold: the registry holds at most twice the peak of worker threads'
+//! blocks (or [`FOLD_MIN`]), and n registrations walk O(n) entries in all.
 
 use super::sys::{self, ListenQueue};
-use std::fmt::Write as _;
+use std::fmt::{Display, Write as _};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -110,11 +101,6 @@ impl Layout {
             region,
             words,
         }
-    }
-
-    /// Counters in one worker's block.
-    pub fn words(&self) -> usize {
-        self.words
     }
 
     /// The route (0 if out of range) and the variant slot (0: none) of a response.
@@ -472,52 +458,23 @@ impl Registry {
             let h = l.encode_time(v);
             histogram(&mut s, name, l.variant, value, &total[h..h + HIST_WORDS]);
         }
-        let _ = writeln!(
-            s,
-            "# HELP wirebench_http_open_connections Connections accepted and not yet closed.\n\
-             # TYPE wirebench_http_open_connections gauge\n\
-             wirebench_http_open_connections {}",
-            gauges.open_connections
-        );
-        let _ = writeln!(
-            s,
-            "# HELP wirebench_http_parked_connections Connections in the poller, waiting for their client's bytes.\n\
-             # TYPE wirebench_http_parked_connections gauge\n\
-             wirebench_http_parked_connections {}\n\
-             # HELP wirebench_http_queued_connections Connections with bytes to serve, waiting for a worker.\n\
-             # TYPE wirebench_http_queued_connections gauge\n\
-             wirebench_http_queued_connections {}",
-            gauges.parked_connections, gauges.queued_connections
-        );
-        let _ = writeln!(
-            s,
-            "# HELP wirebench_http_worker_threads Worker threads, serving a connection (busy) or waiting for one (idle).\n\
-             # TYPE wirebench_http_worker_threads gauge\n\
-             wirebench_http_worker_threads{{state=\"busy\"}} {}\n\
-             wirebench_http_worker_threads{{state=\"idle\"}} {}",
-            gauges.busy_threads, gauges.idle_threads
-        );
-        let _ = writeln!(
-            s,
-            "# HELP wirebench_http_refused_connections_total Connections answered 503 at the connection limit.\n\
-             # TYPE wirebench_http_refused_connections_total counter\n\
-             wirebench_http_refused_connections_total {}",
-            self.refused.load(Ordering::Relaxed)
-        );
-        let _ = writeln!(
-            s,
-            "# HELP wirebench_http_queue_wait_max_seconds The longest a connection waited in the queue for a worker, since the server started.\n\
-             # TYPE wirebench_http_queue_wait_max_seconds gauge\n\
-             wirebench_http_queue_wait_max_seconds {}",
-            gauges.queue_wait_max.as_secs_f64()
-        );
-        let _ = writeln!(
-            s,
-            "# HELP wirebench_sched_realtime 1 when the workers run in the real-time round-robin class (--sched rr, granted), else 0.\n\
-             # TYPE wirebench_sched_realtime gauge\n\
-             wirebench_sched_realtime {}",
-            u8::from(gauges.realtime)
-        );
+        let g = gauges;
+        let (refused, wait) = (self.refused.load(Ordering::Relaxed), g.queue_wait_max.as_secs_f64());
+        let series: [&[(&str, &dyn Display)]; 7] = [
+            &[("", &g.open_connections)],
+            &[("", &g.parked_connections)],
+            &[("", &g.queued_connections)],
+            &[
+                ("{state=\"busy\"}", &g.busy_threads),
+                ("{state=\"idle\"}", &g.idle_threads),
+            ],
+            &[("", &refused)],
+            &[("", &wait)],
+            &[("", &u8::from(g.realtime))],
+        ];
+        for (spec, series) in POOL_SERIES.iter().zip(series) {
+            family(&mut s, spec, series);
+        }
         kernel.render(&mut s);
         out.extend_from_slice(s.as_bytes());
     }
@@ -567,37 +524,51 @@ impl Kernel {
     }
 
     fn render(&self, s: &mut String) {
-        if let Some(q) = self.queue {
-            let _ = writeln!(
-                s,
-                "# HELP wirebench_listen_queue_length Connections waiting in the listening socket's accept queue.\n\
-                 # TYPE wirebench_listen_queue_length gauge\n\
-                 wirebench_listen_queue_length {}\n\
-                 # HELP wirebench_listen_backlog Capacity of the listening socket's accept queue.\n\
-                 # TYPE wirebench_listen_backlog gauge\n\
-                 wirebench_listen_backlog {}",
-                q.queued, q.backlog
-            );
+        let machine = "{scope=\"machine\"}";
+        let rows = [
+            self.queue.map(|q| ("", u64::from(q.queued))),
+            self.queue.map(|q| ("", u64::from(q.backlog))),
+            self.drops.map(|d| ("", u64::from(d))),
+            self.machine.map(|(overflows, _)| (machine, overflows)),
+            self.machine.map(|(_, drops)| (machine, drops)),
+        ];
+        for (spec, row) in KERNEL_SERIES.iter().zip(rows) {
+            if let Some((labels, value)) = row {
+                family(s, spec, &[(labels, &value)]);
+            }
         }
-        if let Some(d) = self.drops {
-            let _ = writeln!(
-                s,
-                "# HELP wirebench_listen_drops_total Connects the listening socket dropped because its accept queue was full.\n\
-                 # TYPE wirebench_listen_drops_total counter\n\
-                 wirebench_listen_drops_total {d}"
-            );
-        }
-        if let Some((overflows, drops)) = self.machine {
-            let _ = writeln!(
-                s,
-                "# HELP wirebench_tcp_listen_overflows_total TcpExtListenOverflows: accept-queue overflows of every socket on the machine.\n\
-                 # TYPE wirebench_tcp_listen_overflows_total counter\n\
-                 wirebench_tcp_listen_overflows_total{{scope=\"machine\"}} {overflows}\n\
-                 # HELP wirebench_tcp_listen_drops_total TcpExtListenDrops: connects dropped by every listening socket on the machine.\n\
-                 # TYPE wirebench_tcp_listen_drops_total counter\n\
-                 wirebench_tcp_listen_drops_total{{scope=\"machine\"}} {drops}"
-            );
-        }
+    }
+}
+
+/// The pool's series in exposition order, each "name type help".
+const POOL_SERIES: [&str; 7] = [
+    "wirebench_http_open_connections gauge Connections accepted and not yet closed.",
+    "wirebench_http_parked_connections gauge Connections in the poller, waiting for their client's bytes.",
+    "wirebench_http_queued_connections gauge Connections with bytes to serve, waiting for a worker.",
+    "wirebench_http_worker_threads gauge Worker threads, serving a connection (busy) or waiting for one (idle).",
+    "wirebench_http_refused_connections_total counter Connections answered 503 at the connection limit.",
+    "wirebench_http_queue_wait_max_seconds gauge The longest a connection waited in the queue for a worker, since the server started.",
+    "wirebench_sched_realtime gauge 1 when the workers run in the real-time round-robin class (--sched rr, granted), else 0.",
+];
+
+/// The kernel's series ([`Kernel`]), in the same form.
+const KERNEL_SERIES: [&str; 5] = [
+    "wirebench_listen_queue_length gauge Connections waiting in the listening socket's accept queue.",
+    "wirebench_listen_backlog gauge Capacity of the listening socket's accept queue.",
+    "wirebench_listen_drops_total counter Connects the listening socket dropped because its accept queue was full.",
+    "wirebench_tcp_listen_overflows_total counter TcpExtListenOverflows: accept-queue overflows of every socket on the machine.",
+    "wirebench_tcp_listen_drops_total counter TcpExtListenDrops: connects dropped by every listening socket on the machine.",
+];
+
+/// One metric family: `# HELP` and `# TYPE` of `spec` ("name type help"),
+/// then one sample per `(labels, value)`.
+fn family(s: &mut String, spec: &str, series: &[(&str, &dyn Display)]) {
+    let mut words = spec.splitn(3, ' ');
+    let (name, kind, help) = (words.next(), words.next(), words.next());
+    let (name, kind, help) = (name.unwrap_or(""), kind.unwrap_or(""), help.unwrap_or(""));
+    let _ = writeln!(s, "# HELP {name} {help}\n# TYPE {name} {kind}");
+    for (labels, value) in series {
+        let _ = writeln!(s, "{name}{labels} {value}");
     }
 }
 
@@ -682,7 +653,7 @@ mod tests {
     fn every_series_has_its_own_words() {
         // Every (route, variant, status) triple and every histogram word is
         // one word of the block that nothing else uses.
-        let mut owner = vec![0u32; TEST.words()];
+        let mut owner = vec![0u32; TEST.words];
         let mut series_count = 0;
         for (r, v) in TEST.endpoints() {
             for sslot in 0..STATUS_SLOTS {
@@ -702,7 +673,7 @@ mod tests {
         }
         assert!(owner.iter().all(|&n| n == 1), "{owner:?}");
         assert_eq!(series_count, 23 * STATUS_SLOTS);
-        assert_eq!(TEST.words() * 8, 6656, "the module doc's 6.5 KiB");
+        assert_eq!(TEST.words * 8, 6656, "the module doc's 6.5 KiB");
         // A variant on a route without variants is ignored; so are a route
         // and a variant out of range.
         assert_eq!(series(PING, Some(AVRO), 200), series(PING, None, 200));

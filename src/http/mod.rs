@@ -1,30 +1,26 @@
 //! A blocking `std::net` HTTP/1.1 server with a thread pool: sockets,
 //! connections, parsing, admission, the pool and its poller, response
 //! buffers, encoder threads and metrics plumbing. It serves any [`Handler`]
-//! and knows no route and no payload: the handler decides each reply, and
-//! declares the routes `/metrics` counts replies under ([`metrics::Layout`]).
+//! and knows no route and no payload: the handler decides each reply and
+//! declares the routes `/metrics` counts under ([`metrics::Layout`]).
 //! `wirebench serve`'s handler is the application in `serve/`, a layer above.
 //!
 //! # Request lifecycle
 //!
-//! 1. [`server`]: the acceptor accepts from the listening socket's queue
-//!    (`--backlog`, [`sys`]) and hands the socket to the [`pool`], or
-//!    answers a fast 503 when the pool refuses it at the connection cap.
-//! 2. [`pool`]: the poller holds every connection that waits for its client
-//!    (new, idle keep-alive, a half-sent head, a lingering close) with
-//!    `epoll` and queues it when bytes arrive; a fixed pool of workers
-//!    (`--threads`) serves queued connections and parks them again.
-//! 3. [`conn`]: the worker reads into its fixed buffer, [`parse`]s the head
-//!    (no allocation), asks the [`Handler`] for the reply, writes head + body
-//!    with one system call ([`response`], [`date`]), and repeats for
-//!    pipelined requests until the connection waits for bytes or closes.
-//! 4. [`memory`]: a body the handler encodes is first admitted
-//!    ([`admission`]: budget bytes, and a large-body slot when large); large
-//!    bodies are encoded on the [`encoders`] into warm pooled or freshly
-//!    mapped [`buffers`].
+//! 1. [`server`] accepts (`--backlog`, [`sys`]) and hands the socket to the
+//!    [`pool`], or answers a fast 503 when the pool refuses it at the cap.
+//! 2. [`pool`]: the poller holds every connection waiting for its client
+//!    (`epoll`) and queues it when bytes arrive; a fixed pool of workers
+//!    serves queued connections and parks them again.
+//! 3. [`conn`]: the worker reads into its fixed buffer, [`parse`]s the head (no
+//!    allocation), asks the [`Handler`] for the reply, writes head + body with
+//!    one system call ([`response`], [`date`]), and repeats for pipelined
+//!    requests until the connection waits for bytes or closes.
+//! 4. [`memory`]: a body the handler encodes is first admitted ([`admission`]);
+//!    large ones are encoded on the [`encoders`] into [`buffers`].
 //!
-//! Module imports form no cycle: [`shared`] (the state all threads share)
-//! and [`config`] import none of `server`, `pool`, `conn`.
+//! Module imports form no cycle: [`shared`] and [`config`] import none of
+//! `server`, `pool`, `conn`.
 //!
 //! # Limits
 //!
@@ -47,14 +43,13 @@
 //! | one blocked write | 10 s | `--write-timeout` | close |
 //! | whole response of `n` bytes | `write_timeout + n / 128 KiB/s` | `--min-send-rate` | close |
 //!
-//! Each worker holds one request buffer (4 KiB, doubling up to the line +
-//! header limits, ~24 KiB, only for heads that need it, shrunk back after
-//! each turn), a response head buffer and response buffers of at most 16 KiB
-//! each between responses; a parked connection holds its socket, its slot in
-//! the poller and any half-sent head's bytes.
+//! Each worker holds a request buffer (4 KiB, doubling up to the line + header
+//! limits only for heads that need it, shrunk back after each turn), a head
+//! buffer and response buffers of at most 16 KiB each between responses; a
+//! parked connection holds its socket, its poller slot and any half-sent head.
 //!
-//! **Architecture Invariant:** no thread is spawned per
-//! request or per connection; the pool's size is fixed at start.
+//! **Architecture Invariant:** no thread is spawned per request or per
+//! connection; the pool's size is fixed at start.
 
 pub mod admission;
 pub mod buffers;

@@ -1,62 +1,48 @@
 //! The worker pool and its poller: a fixed number of workers serve
 //! connections that have bytes to serve; one poller thread holds every
-//! connection that waits for bytes (Apache httpd's event MPM, Tomcat's NIO
-//! connector).
+//! connection that waits for bytes (Apache httpd's event MPM).
 //!
-//! **Workers** (`--threads`, four per core by default, all started before
-//! the server listens) take connections from one queue and serve them with
-//! blocking reads and writes ([`conn::serve`]) until the connection closes
-//! or waits for its client: after a response with no next request
-//! buffered, or a head that stopped halfway ([`conn::HEAD_READ_WAIT`]).
-//! Then the worker *parks* it and takes the next one.
+//! **Workers** (`--threads`, all started before the server listens) take
+//! connections from one queue and serve them with blocking I/O
+//! ([`conn::serve`]) until they close or wait for their client (no next
+//! request buffered, or a head stalled for [`conn::HEAD_READ_WAIT`]); then the
+//! worker *parks* the connection and takes the next.
 //!
-//! **The poller** waits on every parked connection at once with `epoll`
-//! ([`Epoll`]). A socket is registered once, edge-triggered, when it is
-//! admitted, and stays registered until it closes: parking is a slab update
-//! under a lock, not a system call. New connections are parked first too: a
-//! client that connects and sends nothing holds no worker. Every open
-//! connection has a slot in a slab, parked or out (with a worker); a token is
-//! the slot's index and generation, so an event for a connection closed
-//! meanwhile is ignored. An event for a connection that is out marks it
-//! ready: its worker gets it straight back when it parks it. A worker parks
-//! a connection only once its last read drained the socket
-//! ([`conn::serve`]), so no byte can arrive unreported.
+//! **The poller** waits on every parked connection with `epoll` ([`Epoll`]).
+//! A socket is registered once, edge-triggered, when admitted (new connections
+//! are parked first: a client that sends nothing holds no worker) and stays
+//! registered until it closes, so parking is a slab update under a lock, not a
+//! system call. Every open connection has a slab slot, parked or out; a token
+//! is the slot's index and generation, so an event for a connection closed
+//! meanwhile is ignored, and one for a connection that is out marks it ready:
+//! its worker gets it straight back when it parks it. A worker parks only
+//! after a read that drained the socket ([`conn::serve`]), so no byte arrives
+//! unreported. Every [`TICK`] the poller closes idle keep-alive connections
+//! past `--idle-timeout` (`--busy-idle-timeout` if they went idle at 75% of
+//! the cap or more, [`Shared::crowded`]) and first requests past the header
+//! timeout; queues half-sent heads past it (their worker answers 408); and
+//! closes lingering closes ([`conn::drain`]) after [`conn::LINGER_TIME`].
 //!
-//! **The poller's bookkeeping**, every [`TICK`]: an idle keep-alive
-//! connection past its idle timeout (`--idle-timeout`, or
-//! `--busy-idle-timeout` when it went idle at 75% of the cap or more,
-//! [`Shared::crowded`]) is closed; so is one still waiting for its first
-//! request past the header timeout; one with part of a head past it is
-//! queued, and its worker answers 408; a lingering close (our side shut
-//! down, the client's late bytes drained by the poller, [`conn::drain`]) is
-//! closed after [`conn::LINGER_TIME`].
+//! **Capacity**: a connection is admitted while fewer than `max_connections`
+//! are open (queued, served or parked). At the cap the acceptor closes the
+//! parked keep-alive connection idle the longest if idle at least
+//! `evict_idle`, else refuses the new one with a fast 503, and refuses without
+//! scanning until one can be old enough (`no_evict_before`).
 //!
-//! **Capacity**: a connection is admitted while fewer than
-//! `max_connections` are open (queued, served or parked). At the cap, the
-//! acceptor closes the parked keep-alive connection idle the longest, if it
-//! has been idle at least `evict_idle` (one idle a moment ago is
-//! mid-conversation); otherwise the new one is refused with a fast 503.
-//! When none is old enough, the acceptor records the earliest time one can
-//! be (`no_evict_before`) and refuses without scanning until then.
+//! **Priority**: the acceptor asks for nice [`RAISED_NICE`], or [`RAISED_RT`]
+//! with `--sched rr` (workers, encoders and poller then at [`WORKER_RT`]), to
+//! drain a connect burst while the workers serve. In the fair class the poller
+//! runs [`POLLER_NICE_BELOW`] levels below the workers, so it mostly runs when
+//! they are out of work and takes what arrived as one batch; only it fills
+//! their queue, so it cannot starve them.
 //!
-//! **Priority**: the acceptor asks for nice [`RAISED_NICE`]
-//! ([`Priorities::raise`]), or [`RAISED_RT`] with `--sched rr` (workers,
-//! encoders and the poller then at [`WORKER_RT`]): it must drain a connect
-//! burst while the workers serve. In the fair class the poller runs
-//! [`POLLER_NICE_BELOW`] nice levels below the workers, so it mostly runs when
-//! they run out of work and takes what arrived meanwhile as one batch (level
-//! with them or above, it woke for one event at a time). It cannot starve
-//! them of work: only it fills their queue.
-//!
-//! A panic that escapes a connection (a bug; route panics are already
-//! turned into 500s by `conn`) is caught here: the connection closes, the
-//! worker starts afresh and goes on.
-//!
-//! Shutdown: no new connections; queued ones are closed; the poller closes
-//! every parked one and exits; every served connection's read side is shut
-//! down (a worker reading a head sees end-of-file; one writing is bounded
-//! by the response's send deadline); then the pool waits for every worker.
-//! Lock order: `state` before `parked`, never the other way.
+//! A panic escaping a connection (route panics are 500s already) is caught:
+//! the connection closes, the worker starts afresh. **Shutdown**: no new
+//! connections; queued ones close; the poller closes every parked one and
+//! exits; every served connection's read side is shut down (a worker reading
+//! a head sees end-of-file; one writing is bounded by its send deadline); the
+//! pool waits for every worker. **Lock order**: `state` before `parked`,
+//! never the other way.
 
 use super::config::{RAISED_RT, SchedClass, WORKER_RT};
 use super::conn::{self, Outcome, Worker};
@@ -110,14 +96,13 @@ pub struct Pool {
     stopping: AtomicBool,
 }
 
+/// What `state` guards; `open`, `idle`, `threads`, `evicted` and `refused`
+/// are [`PoolStats`]' counts.
 #[derive(Debug, Default)]
 struct State {
     queue: VecDeque<Job>,
-    /// Connections accepted and not yet closed (queued, served or parked).
     open: usize,
-    /// Workers waiting for a job.
     idle: usize,
-    /// Worker threads alive.
     threads: usize,
     /// Every worker's slot.
     slots: Vec<Arc<Slot>>,

@@ -3,10 +3,9 @@
 //! one-write rule.
 //!
 //! A response is one head buffer plus one body slice. Small bodies are copied
-//! behind the head and sent with one `write`; large ones go out with
-//! `write_vectored` over both slices, continued until every byte is written —
-//! either way the client receives one response per system call in the normal
-//! case, never a head in one packet and a body in the next.
+//! behind the head and sent with one `write`; large ones with `write_vectored`
+//! over both slices until every byte is written: one response per system call
+//! in the normal case, never a head in one packet and its body in the next.
 
 use std::io::{self, IoSlice, Write};
 
@@ -234,22 +233,12 @@ pub fn json_error(out: &mut Vec<u8>, message: &str) {
     out.extend_from_slice(b"\"}");
 }
 
-/// A complete, prebuilt response (used for the fast 503 and timeouts, off the routing path).
-pub fn simple(status: u16, message: &str, date: &[u8], conn: Connection) -> Vec<u8> {
-    simple_with(status, message, "", date, conn)
-}
-
-/// [`simple`] with `extra` header lines (each ending in CRLF).
-pub fn simple_with(status: u16, message: &str, extra: &'static str, date: &[u8], conn: Connection) -> Vec<u8> {
+/// A complete JSON error response with `extra` header lines (each ending in
+/// CRLF), built off the routing path: the fast 503, rejected heads.
+pub fn simple(status: u16, message: &str, extra: &'static str, date: &[u8], conn: Connection) -> Vec<u8> {
     let mut body = Vec::new();
-    json_error(&mut body, message);
+    let head = Head::error(&mut body, status, message, extra);
     let mut out = Vec::with_capacity(160 + body.len());
-    let head = Head {
-        status,
-        content_type: JSON,
-        extra,
-        gzip: false,
-    };
     write_head(&mut out, &head, date, body.len(), conn);
     out.extend_from_slice(&body);
     out

@@ -1,19 +1,16 @@
 //! The listener and its accept loop, and clean shutdown.
 //!
-//! The server serves a [`Handler`] it is given ([`Server::bind_with`]) and
-//! knows nothing of what it answers. Binding returns once the socket
-//! listens, so a test or the load generator can connect at once; it listens
-//! with `--backlog` ([`sys::set_backlog`]: std's `bind` passes 128, which a
-//! burst of 1,000 connects overflows), capped by the kernel at
+//! The server serves a [`Handler`] it is given ([`Server::bind_with`]).
+//! Binding returns once the socket listens, so a client can connect at once;
+//! it listens with `--backlog` ([`sys::set_backlog`]: std's `bind` passes 128,
+//! which a burst of 1,000 connects overflows), capped by the kernel at
 //! `net.core.somaxconn` and read back by [`Server::listen_queue`].
 //!
-//! The accept loop does as little as possible per connection: `accept`, then
-//! hand the socket to the [`Pool`] (admission and eviction at the cap are the
-//! pool's), or when the pool refuses it, answer a fast 503 with
-//! `Connection: close` ([`refuse`]). It runs at [`Priorities::raised`] and
-//! never dies: `ECONNABORTED` and `EINTR` are retried at once; anything else
-//! (`EMFILE`, `ENOBUFS`, …) backs off, 1 ms doubling to 100 ms, so an fd
-//! shortage does not become a busy loop.
+//! Per connection the accept loop only accepts and hands the socket to the
+//! [`Pool`], or answers a fast 503 when the pool refuses it ([`refuse`]). It
+//! runs at [`Priorities::raised`] and never dies: `ECONNABORTED` and `EINTR`
+//! are retried at once; anything else (`EMFILE`, `ENOBUFS`, …) backs off, 1 ms
+//! doubling to 100 ms, so an fd shortage does not become a busy loop.
 
 use super::config::ServerConfig;
 use super::date::DateCache;
@@ -132,14 +129,12 @@ impl Server {
         })
     }
 
-    /// The listening socket's accept queue now: its length and its
-    /// effective backlog (what `--backlog` asked, after the kernel's cap).
+    /// The listening socket's accept queue now (its length and effective backlog).
     pub fn listen_queue(&self) -> io::Result<ListenQueue> {
         sys::listen_queue(&self.shared.listener)
     }
 
-    /// Whether the acceptor runs at
-    /// [`Priorities::raised`], or why not (typically no `CAP_SYS_NICE`).
+    /// Whether the acceptor runs at [`Priorities::raised`], or why not.
     pub fn priority(&self) -> Result<(), &str> {
         self.priority.as_ref().map(|_| ()).map_err(String::as_str)
     }
@@ -149,8 +144,7 @@ impl Server {
         self.prio
     }
 
-    /// Why `--sched rr` was refused, when it was: the server then runs in
-    /// the fair class.
+    /// Why `--sched rr` was refused, if it was (the threads then run fair).
     pub fn sched_refused(&self) -> Option<&str> {
         self.sched_refused.as_deref()
     }
@@ -163,11 +157,6 @@ impl Server {
     /// The address actually bound (the ephemeral port for `127.0.0.1:0`).
     pub fn local_addr(&self) -> SocketAddr {
         self.addr
-    }
-
-    /// Worker threads alive now.
-    pub fn worker_threads(&self) -> usize {
-        self.pool.stats().threads
     }
 
     /// Thread and connection counts now.

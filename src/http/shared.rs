@@ -19,10 +19,9 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-/// The application a server serves: what answers a parsed request. The
-/// server parses, admits, counts and sends; the handler decides the reply
-/// and writes its body into the worker's [`Scratch`] (`wirebench serve`'s
-/// is `routes::App`; tests wrap it to add routes of their own).
+/// The application a server serves. The server parses, admits, counts and
+/// sends; the handler decides the reply and writes its body into the
+/// worker's [`Scratch`] (`wirebench serve`'s is `routes::App`).
 pub trait Handler: Send + Sync + std::fmt::Debug {
     /// The response to `req`. Never fails: every problem is a reply. A
     /// panic becomes a 500 for this request. `metrics` renders the
@@ -60,14 +59,11 @@ impl Shared {
     }
 }
 
-/// One worker's connection as shutdown sees it: the descriptor of the
-/// connection it serves now, if any, so that shutdown can end a read that
-/// waits for the rest of a request head.
-///
-/// The worker owns its `TcpStream`; the descriptor stays valid for whoever
-/// holds the lock: the worker clears it under the lock ([`Slot::close`])
-/// before it closes or parks the socket, and [`Slot::shutdown_read`] shuts
-/// it down holding the lock.
+/// The descriptor of the connection a worker serves now, if any, so that
+/// shutdown can end a read waiting for the rest of a head. The worker owns
+/// its `TcpStream`; the descriptor stays valid for whoever holds the lock:
+/// the worker clears it under the lock ([`Slot::close`]) before it closes or
+/// parks the socket, and [`Slot::shutdown_read`] holds the lock.
 #[derive(Debug, Default)]
 pub struct Slot {
     fd: Mutex<Option<RawFd>>,
@@ -98,7 +94,7 @@ impl Slot {
 
 /// The fast 503 (`Retry-After: 1`, `Connection: close`): never blocks the caller.
 pub fn refuse(stream: TcpStream, date: &mut DateCache) {
-    let bytes = response::simple_with(
+    let bytes = response::simple(
         503,
         "the server is at its connection limit and no connection has been idle long enough to close for you; retry later",
         "Retry-After: 1\r\n",

@@ -1,28 +1,21 @@
 //! The C library calls the server makes that std does not wrap, each with
 //! its reason:
 //!
-//! - `listen(2)` again with a chosen backlog ([`set_backlog`]: std's
-//!   `TcpListener::bind` always passes 128), and two `getsockopt(2)` reads of
-//!   a listener for `/metrics` and tests: `TCP_INFO` ([`listen_queue`]:
-//!   `tcpi_unacked` and `tcpi_sacked` hold its accept-queue length and
-//!   backlog) and `SO_MEMINFO` ([`drops`]: its last word counts the connects
-//!   dropped, the queue full);
-//! - `getrlimit`/`setrlimit(2)` ([`raise_open_files`]): the soft open-file
-//!   limit is raised towards the hard one so the connection cap fits;
-//! - `setpriority(2)` and `sched_setscheduler(2)` on the calling thread
-//!   ([`set_thread_nice`], [`set_thread_sched`]; Linux keeps both per thread,
-//!   and `who`/`pid` 0 names the calling one), read back from
+//! - `listen(2)` again with a chosen backlog ([`set_backlog`]: std's `bind`
+//!   passes 128); `getsockopt(2)` of a listener for `/metrics` and tests:
+//!   `TCP_INFO` ([`listen_queue`]: `tcpi_unacked`/`tcpi_sacked` hold its queue
+//!   length and backlog) and `SO_MEMINFO` ([`drops`]: its last word);
+//! - `getrlimit`/`setrlimit(2)` ([`raise_open_files`]) so the connection cap fits;
+//! - `setpriority(2)`, `sched_setscheduler(2)` on the calling thread (Linux
+//!   keeps both per thread; `who`/`pid` 0 is the caller), read back from
 //!   `/proc/thread-self/stat` ([`thread_nice`], [`thread_sched`]);
-//! - `shutdown(2)` of a connection's read side by its descriptor
-//!   ([`shutdown_read`]: a worker's [`super::shared::Slot`] keeps the
-//!   descriptor, not the socket, which stays on the worker's stack);
-//! - `epoll(7)` for the poller ([`Epoll`]) and `recv(2)` with `MSG_DONTWAIT`
-//!   ([`recv_nowait`]: one read that does not wait on a blocking socket).
+//! - `shutdown(2)` of a read side by descriptor ([`shutdown_read`]: a worker's
+//!   [`super::shared::Slot`] keeps the descriptor, not the socket);
+//! - `epoll(7)` ([`Epoll`]) and `recv(2)` with `MSG_DONTWAIT` ([`recv_nowait`]).
 //!
-//! Every call takes a descriptor borrowed from a live std socket and writes
-//! at most the buffer length it is given; errors are `io::Error`s from
-//! `errno`. The declarations are std's own C library (glibc or musl), which
-//! std already links; no other crate.
+//! Every call takes a descriptor borrowed from a live std socket and writes at
+//! most the buffer length it is given; errors are `io::Error`s from `errno`.
+//! The declarations are std's own C library (glibc or musl), already linked.
 
 #![allow(unsafe_code)]
 
@@ -216,12 +209,7 @@ pub fn set_thread_nice(nice: i32) -> io::Result<()> {
 
 /// The calling thread's nice value, from `/proc/thread-self/stat`.
 pub fn thread_nice() -> io::Result<i32> {
-    own_stat(nice_of_stat, "nice")
-}
-
-/// Field 19 (`nice`) of a `/proc/…/stat` line.
-pub fn nice_of_stat(stat: &str) -> Option<i32> {
-    stat_field(stat, 19)
+    own_stat(|stat| stat_field(stat, 19), "nice")
 }
 
 /// Field `n` (counted from 1, as in proc(5)) of a `/proc/…/stat` line, for
@@ -276,17 +264,12 @@ impl std::fmt::Display for Sched {
     }
 }
 
-/// Moves the calling thread to `sched`.
-///
-/// - [`Sched::RoundRobin`]: entering the real-time class, or raising a
-///   real-time priority, needs `CAP_SYS_NICE` (or `RLIMIT_RTPRIO`): without
-///   it the error is `PermissionDenied` and nothing changes. Lowering the
-///   priority needs none.
-/// - [`Sched::Fair`]: sets the nice value only (`setpriority`), as the
-///   server did before it had classes: a thread started under `chrt -b`
-///   keeps `SCHED_BATCH`, and one started under `chrt -r` stays real-time
-///   (its nice value then has no effect). The server never moves a thread
-///   out of the real-time class.
+/// Moves the calling thread to `sched`. [`Sched::RoundRobin`]: entering the
+/// real-time class or raising its priority needs `CAP_SYS_NICE` (or
+/// `RLIMIT_RTPRIO`), else `PermissionDenied` and nothing changes.
+/// [`Sched::Fair`] sets the nice value only: a thread under `chrt -b` keeps
+/// `SCHED_BATCH`, one under `chrt -r` stays real-time (the server never moves
+/// a thread out of the real-time class).
 pub fn set_thread_sched(sched: Sched) -> io::Result<()> {
     let priority = match sched {
         Sched::Fair(nice) => return set_thread_nice(nice),
@@ -383,10 +366,9 @@ pub fn listen_queue(socket: &impl AsRawFd) -> io::Result<ListenQueue> {
             "not a listening TCP socket",
         ));
     }
-    let word = |at: usize| u32::from_ne_bytes([info[at], info[at + 1], info[at + 2], info[at + 3]]);
     Ok(ListenQueue {
-        queued: word(TCPI_UNACKED),
-        backlog: word(TCPI_SACKED),
+        queued: ne_u32(&info, TCPI_UNACKED),
+        backlog: ne_u32(&info, TCPI_SACKED),
     })
 }
 
@@ -402,12 +384,13 @@ pub fn drops(socket: &impl AsRawFd) -> io::Result<u32> {
             "SO_MEMINFO without a drop count",
         ));
     }
-    Ok(u32::from_ne_bytes([
-        words[at],
-        words[at + 1],
-        words[at + 2],
-        words[at + 3],
-    ]))
+    Ok(ne_u32(&words, at))
+}
+
+/// The native-endian `u32` at `at` of a buffer the kernel filled (the caller
+/// checked its length).
+fn ne_u32(buf: &[u8], at: usize) -> u32 {
+    u32::from_ne_bytes([buf[at], buf[at + 1], buf[at + 2], buf[at + 3]])
 }
 
 /// `getsockopt` into `buf`; the number of bytes the kernel wrote.
@@ -524,8 +507,8 @@ mod tests {
     #[test]
     fn a_thread_s_nice_value_is_set_and_read_back() {
         let line = "42 (a (b) c) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 20 -7 1 0";
-        assert_eq!(nice_of_stat(line), Some(-7));
-        assert_eq!(nice_of_stat("42 (x) S 1 2"), None, "too few fields");
+        assert_eq!(stat_field(line, 19), Some(-7), "nice");
+        assert_eq!(stat_field("42 (x) S 1 2", 19), None, "too few fields");
         std::thread::spawn(|| {
             let before = thread_nice().unwrap();
             // Raising the nice value (lowering the priority) is always

@@ -1,12 +1,11 @@
-//! The warm buffers for large bodies: two pairs (body, gzip) per large-body
-//! slot of the admission ([`super::memory::PAIRS_PER_CORE`]), each of [`POOL_BUFFER`] capacity, allocated when
-//! the server starts (glibc maps blocks that large on their own; pages
-//! become resident as they are first written) and kept, so a busy server
-//! does not map and fault in a fresh buffer per large response. When every
-//! pair is lent out (more large responses being sent than there are
-//! pairs), a body gets a fresh mapped buffer instead. A worker's [`super::buffers::Scratch`]
-//! borrows a pair for one response; the pool's whole capacity is set aside
-//! from the in-flight budget ([`super::memory::Resources::new`]).
+//! The warm buffers for large bodies: [`super::memory::PAIRS_PER_CORE`] pairs
+//! (body, gzip) per large-body slot, each of [`POOL_BUFFER`] capacity,
+//! allocated at start and kept (pages become resident as first written), so a
+//! busy server does not map and fault in a fresh buffer per large response. A
+//! [`super::buffers::Scratch`] borrows a pair for one response; with every
+//! pair lent out it gets a fresh mapped buffer instead. The pool's whole
+//! capacity is set aside from the in-flight budget
+//! ([`super::memory::Resources::new`]).
 
 use std::sync::{Mutex, PoisonError};
 
@@ -15,8 +14,7 @@ use std::sync::{Mutex, PoisonError};
 /// uses a warm pair.
 pub const POOL_BUFFER: usize = 1 << 20;
 
-/// Warm buffer pairs (body, gzip) for large bodies, at most two per
-/// large-body slot of the admission, each of [`POOL_BUFFER`] capacity.
+/// The pool of warm pairs (module doc).
 #[derive(Debug)]
 pub struct LargeBuffers {
     free: Mutex<Vec<(Vec<u8>, Vec<u8>)>>,

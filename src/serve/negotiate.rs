@@ -1,5 +1,5 @@
-//! Proactive content negotiation on `Accept` (RFC 9110 §12.5.1) for
-//! `GET /catalog`: parse the field into media ranges, give every
+//! Proactive content negotiation on `Accept` (RFC 9110 §12.5.1) for the
+//! negotiated payload routes: parse the field into media ranges, give every
 //! representation we serve the quality of the most specific range that
 //! matches it, and pick the best.
 //!
@@ -13,31 +13,21 @@
 //!
 //! Rules, in the order they decide:
 //!
-//! 1. No `Accept` field, or fields holding only empty list elements (which
-//!    RFC 9110 §5.6.1 says to ignore): anything is acceptable, so the
-//!    server's first choice, JSON, is served.
-//! 2. Each representation takes the `q` of the *most specific* range that
-//!    matches it (`type/subtype;param` > `type/subtype` > `type/*` > `*/*`);
-//!    among equally specific matches the first listed wins. No match means
-//!    `q = 0`: not acceptable.
-//! 3. The highest `q` above 0 wins; ties go to the server's order,
-//!    [`OFFERS`]: JSON, MessagePack, Protobuf, Avro, FlatBuffers.
-//! 4. Nothing above 0 → [`Error::NotAcceptable`] (the route answers 406 with
-//!    the list of media types). A field that does not follow the grammar →
-//!    [`Error::Malformed`] (400, with the byte offset).
+//! 1. No `Accept` field, or only empty list elements (ignored, RFC 9110
+//!    §5.6.1): the server's first choice, JSON.
+//! 2. Each representation takes the `q` of the *most specific* matching range
+//!    (`type/subtype;param` > `type/subtype` > `type/*` > `*/*`; among equals
+//!    the first listed). No match: `q = 0`.
+//! 3. The highest `q` above 0 wins; ties go to [`OFFERS`]' order.
+//! 4. Nothing above 0: [`Error::NotAcceptable`] (406 listing the media types);
+//!    a field off the grammar: [`Error::Malformed`] (400, with the offset).
 //!
-//! Media-type parameters on a range narrow it (RFC 9110 §12.5.1: a range
-//! with parameters applies only to representations with those parameters).
-//! Our representations carry none, except that JSON is always UTF-8, so a
-//! range with parameters matches only `application/json;charset=utf-8`.
-//! Parameters after `q` are the RFC 7231 `accept-ext` and are ignored.
-//!
-//! `application/x-protobuf` is served as an alias of `application/protobuf`:
-//! a client that names only the alias gets the alias back as the
-//! `Content-Type`.
-//!
-//! Memory: ranges are matched as they are parsed, so choosing allocates
-//! nothing; the field itself is bounded by the server's header limits.
+//! A range with parameters applies only to representations with those
+//! parameters: ours have none, except that JSON is always UTF-8, so such a
+//! range matches only `application/json;charset=utf-8`. Parameters after `q`
+//! are RFC 7231's `accept-ext`, ignored. `application/x-protobuf` is an alias
+//! of `application/protobuf`, echoed as the `Content-Type` when named alone.
+//! Ranges are matched as they are parsed: choosing allocates nothing.
 
 use crate::codec::Format;
 use std::fmt;
@@ -50,33 +40,19 @@ pub struct Offer {
     pub media_type: &'static str,
 }
 
-/// What `/catalog` serves, in the server's order of preference.
+/// What the negotiated routes serve, in the server's order of preference.
 pub const OFFERS: [Offer; 6] = [
-    Offer {
-        format: Format::Json,
-        media_type: "application/json",
-    },
-    Offer {
-        format: Format::Msgpack,
-        media_type: "application/vnd.msgpack",
-    },
-    Offer {
-        format: Format::Protobuf,
-        media_type: "application/protobuf",
-    },
-    Offer {
-        format: Format::Avro,
-        media_type: "avro/binary",
-    },
-    Offer {
-        format: Format::Flatbuffers,
-        media_type: "application/x-flatbuffers",
-    },
-    Offer {
-        format: Format::Protobuf,
-        media_type: "application/x-protobuf",
-    },
+    offer(Format::Json, "application/json"),
+    offer(Format::Msgpack, "application/vnd.msgpack"),
+    offer(Format::Protobuf, "application/protobuf"),
+    offer(Format::Avro, "avro/binary"),
+    offer(Format::Flatbuffers, "application/x-flatbuffers"),
+    offer(Format::Protobuf, "application/x-protobuf"),
 ];
+
+const fn offer(format: Format, media_type: &'static str) -> Offer {
+    Offer { format, media_type }
+}
 
 /// Why no representation was chosen.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -175,13 +151,6 @@ pub fn choose<'a>(fields: impl IntoIterator<Item = &'a [u8]>) -> Result<Offer, E
         }
     }
     chosen.map(|(_, offer)| offer).ok_or(Error::NotAcceptable)
-}
-
-/// Parses one `Accept` field value into its media ranges, in order.
-pub fn parse(field: &[u8]) -> Result<Vec<MediaRange<'_>>, Error> {
-    let mut out = Vec::new();
-    parse_each(field, |r| out.push(r))?;
-    Ok(out)
 }
 
 /// Calls `each` for every media range of `field`, in order.
@@ -369,68 +338,54 @@ mod tests {
     }
 
     #[test]
-    fn no_accept_or_any_gives_json() {
+    fn choices() {
         assert_eq!(choose([]).unwrap().format, Format::Json);
-        for accept in ["", " , ,", "*/*", "application/*", "*/*;q=0.1", "text/html, */*;q=0.8"] {
-            assert_eq!(pick(accept), Ok("application/json"), "{accept:?}");
-        }
-    }
-
-    #[test]
-    fn exact_types_and_the_alias() {
         for offer in OFFERS {
             assert_eq!(pick(offer.media_type), Ok(offer.media_type));
         }
-        assert_eq!(pick("APPLICATION/VND.MSGPACK"), Ok("application/vnd.msgpack"));
-        assert_eq!(pick("avro/*"), Ok("avro/binary"));
-        // Both protobuf names acceptable alike: the canonical one wins.
-        assert_eq!(
-            pick("application/x-protobuf, application/protobuf"),
-            Ok("application/protobuf")
-        );
-    }
-
-    #[test]
-    fn q_values_decide() {
-        assert_eq!(
-            pick("application/json;q=0.5, application/vnd.msgpack"),
-            Ok("application/vnd.msgpack")
-        );
-        assert_eq!(
-            pick("application/json;q=0.5, application/protobuf;q=0.501"),
-            Ok("application/protobuf")
-        );
-        assert_eq!(
-            pick("avro/binary;q=1.000, application/json;q=1"),
-            Ok("application/json")
-        );
-        assert_eq!(pick("application/json; Q=0 , */*"), Ok("application/vnd.msgpack"));
-    }
-
-    #[test]
-    fn the_most_specific_range_wins() {
-        // application/* allows JSON at 0.9, but the exact range refuses it.
-        assert_eq!(
-            pick("application/*;q=0.9, application/json;q=0"),
-            Ok("application/vnd.msgpack")
-        );
-        // */* at 1, but every application/ type only at 0.2: avro wins.
-        assert_eq!(pick("*/*, application/*;q=0.2"), Ok("avro/binary"));
-        // A parameterised range is more specific than the bare type.
-        assert_eq!(
-            pick("application/json;q=0, application/json;charset=utf-8;q=0.7"),
-            Ok("application/json")
-        );
-        // Parameters we cannot satisfy make the range match nothing.
-        assert_eq!(
-            pick("application/json;version=2"),
-            Err("no representation is acceptable".into())
-        );
-        // Parameters after q are accept-ext: ignored.
-        assert_eq!(
-            pick("application/vnd.msgpack;q=0.5;ext=\"a,b\""),
-            Ok("application/vnd.msgpack")
-        );
+        const NONE: &str = "no representation is acceptable";
+        // One case a row: the field, " => ", the media type chosen or the error.
+        for row in [
+            // Anything will do: JSON.
+            " => application/json",
+            " , , => application/json",
+            "*/* => application/json",
+            "application/* => application/json",
+            "*/*;q=0.1 => application/json",
+            "text/html, */*;q=0.8 => application/json",
+            "APPLICATION/VND.MSGPACK => application/vnd.msgpack",
+            "avro/* => avro/binary",
+            // Both protobuf names acceptable alike: the canonical one wins.
+            "application/x-protobuf, application/protobuf => application/protobuf",
+            // q values decide.
+            "application/json;q=0.5, application/vnd.msgpack => application/vnd.msgpack",
+            "application/json;q=0.5, application/protobuf;q=0.501 => application/protobuf",
+            "avro/binary;q=1.000, application/json;q=1 => application/json",
+            "application/json; Q=0 , */* => application/vnd.msgpack",
+            // The most specific range wins: application/* allows JSON at 0.9,
+            // but the exact range refuses it.
+            "application/*;q=0.9, application/json;q=0 => application/vnd.msgpack",
+            // */* at 1, but every application/ type only at 0.2: avro wins.
+            "*/*, application/*;q=0.2 => avro/binary",
+            // A parameterised range is more specific than the bare type.
+            "application/json;q=0, application/json;charset=utf-8;q=0.7 => application/json",
+            // Parameters after q are accept-ext: ignored.
+            "application/vnd.msgpack;q=0.5;ext=\"a,b\" => application/vnd.msgpack",
+            // Parameters we cannot satisfy make the range match nothing.
+            "application/json;version=2 => no representation is acceptable",
+            "text/html => no representation is acceptable",
+            "*/*;q=0 => no representation is acceptable",
+            "image/*, text/* => no representation is acceptable",
+            "application/*;q=0 => no representation is acceptable",
+        ] {
+            let (accept, expected) = row.split_once(" => ").unwrap();
+            let expected = if expected == NONE {
+                Err(NONE.to_string())
+            } else {
+                Ok(expected)
+            };
+            assert_eq!(pick(accept), expected, "{accept:?}");
+        }
     }
 
     #[test]
@@ -440,63 +395,28 @@ mod tests {
     }
 
     #[test]
-    fn nothing_acceptable() {
-        for accept in ["text/html", "*/*;q=0", "image/*, text/*", "application/*;q=0"] {
-            assert_eq!(
-                pick(accept),
-                Err("no representation is acceptable".into()),
-                "{accept:?}"
-            );
-        }
-    }
-
-    #[test]
     fn malformed_fields_say_where() {
-        for (accept, message) in [
-            (
-                "json",
-                "Accept: expected '/' after the media type at byte 4, found the end of the field",
-            ),
-            (
-                "application/",
-                "Accept: expected a media subtype (token or *) at byte 12, found the end of the field",
-            ),
-            (
-                "*/json",
-                "Accept: expected '*' after '*/' (only */* has a wildcard type) at byte 2, found 'j'",
-            ),
-            (
-                "text/html;q=2",
-                "Accept: expected a qvalue (0, 0.xyz, 1 or 1.000) at byte 12, found '2'",
-            ),
-            (
-                "text/html;q=1.5",
-                "Accept: expected a qvalue (0, 0.xyz, 1 or 1.000) at byte 12, found '1'",
-            ),
-            (
-                "text/html;q=0.1234",
-                "Accept: expected at most three digits after the point at byte 17, found '4'",
-            ),
-            (
-                "text/html;q",
-                "Accept: expected '=' after the parameter name at byte 11, found the end of the field",
-            ),
-            (
-                "text/html;a=\"x",
-                "Accept: expected '\"' closing the quoted-string at byte 14, found the end of the field",
-            ),
-            (
-                "text/html x",
-                "Accept: expected ';', ',' or the end of the field at byte 10, found 'x'",
-            ),
+        // One case a row: the field, " => ", what `Accept: expected ` is followed by.
+        for row in [
+            "json => '/' after the media type at byte 4, found the end of the field",
+            "application/ => a media subtype (token or *) at byte 12, found the end of the field",
+            "*/json => '*' after '*/' (only */* has a wildcard type) at byte 2, found 'j'",
+            "text/html;q=2 => a qvalue (0, 0.xyz, 1 or 1.000) at byte 12, found '2'",
+            "text/html;q=1.5 => a qvalue (0, 0.xyz, 1 or 1.000) at byte 12, found '1'",
+            "text/html;q=0.1234 => at most three digits after the point at byte 17, found '4'",
+            "text/html;q => '=' after the parameter name at byte 11, found the end of the field",
+            "text/html;a=\"x => '\"' closing the quoted-string at byte 14, found the end of the field",
+            "text/html x => ';', ',' or the end of the field at byte 10, found 'x'",
         ] {
-            assert_eq!(pick(accept), Err(message.to_string()), "{accept:?}");
+            let (accept, message) = row.split_once(" => ").unwrap();
+            assert_eq!(pick(accept), Err(format!("Accept: expected {message}")), "{accept:?}");
         }
     }
 
     #[test]
     fn parse_reports_ranges() {
-        let ranges = parse(b"text/*;level=1;q=0.25, */*").unwrap();
+        let mut ranges = Vec::new();
+        parse_each(b"text/*;level=1;q=0.25, */*", |r| ranges.push(r)).unwrap();
         assert_eq!(ranges.len(), 2);
         assert_eq!((ranges[0].type_, ranges[0].subtype, ranges[0].q), ("text", "*", 250));
         assert_eq!((ranges[0].specificity(), ranges[1].specificity()), (2, 0));

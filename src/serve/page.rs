@@ -1,26 +1,18 @@
 //! The browser page and the JSON it reads: every byte of every format linked
-//! to its field (docs/SPEC.md, "The browser page").
-//!
-//! | route | answer |
-//! |---|---|
-//! | `GET /` accepting `text/html` | the page (`page/index.html`; others get the text index) |
-//! | `/page/app.js`, `/page/style.css` | its script and style sheet |
-//! | `/page/info.json` | what this server offers: the largest count, whether `--results` is set |
-//! | `/explain/{format}?count=N[&compression=gzip][&share=strings]` with `Accept: application/json` | the explainer's JSON form (`explain::to_json`) plus `gzip_bytes` |
-//! | `/explain/{format}?payload=data[&compression=gzip]` with `Accept: application/json` | the same for the document of `serve --data` (`explain::document_json`: plus the document read and `by_member`) |
-//! | `/lab` | the evolution matrix: one entry per cell (step, row, direction, outcome) |
-//! | `/lab/{i}` | cell `i`: the writer's bytes annotated and the reader's outcome |
-//! | `/results`, `/results/{chart}.svg` | the report's charts and `REPORT.md` from `serve --results DIR` |
+//! to its field. Its routes are docs/SPEC.md's, "The browser page": `GET /`
+//! accepting `text/html` (others get the text index), `/page/*`, the JSON
+//! form of `/explain/{format}` (with `Accept: application/json`), `/lab`,
+//! `/lab/{i}`, `/results` and `/results/{chart}.svg` (from `serve --results
+//! DIR`); and `payload=data` on the JSON form explains the document of
+//! `serve --data` (`explain::document_json`, plus `by_member`'s rows).
 //!
 //! Everything is compiled into the binary (`include_str!`); the page asks no
 //! other host for anything and needs no build step. `compression=gzip`
 //! explains the body a gzip response decodes to and reports the compressed
 //! size beside it; `share=strings` (FlatBuffers only) builds the buffer with
 //! `create_shared_string`, so products with equal strings point at one copy
-//! and the explainer credits it to each of them.
-//!
-//! The evolution lab lives above this layer: the `serve` command computes its
-//! cells and hands them in as plain data ([`Page::evolution`]).
+//! and the explainer credits it to each of them. The evolution lab lives above
+//! this layer: the `serve` command hands its cells in ([`Page::evolution`]).
 
 use super::metrics::Label;
 pub use super::page_data::{EvolutionCell, Page};
@@ -97,7 +89,7 @@ fn route(app: App<'_>, path: &str, query: &str, s: &mut Scratch) -> Reply {
     if let Some(name) = path.strip_prefix("/explain/") {
         return match Format::from_name(name) {
             Some(f) => explain(app, f, query, s),
-            None => error(s, 404, &format!("unknown format {name:?}"), VARY),
+            None => s.error(404, &format!("unknown format {name:?}"), VARY),
         };
     }
     if let Some(i) = path.strip_prefix("/lab/") {
@@ -107,14 +99,13 @@ fn route(app: App<'_>, path: &str, query: &str, s: &mut Scratch) -> Reply {
         return result_file(app, name, s);
     }
     if !query.is_empty() {
-        return error(s, 400, &format!("{path} takes no query parameters"), "");
+        return s.error(400, &format!("{path} takes no query parameters"), "");
     }
     match path {
         "/" => Reply::new(Head::ok(HTML, VARY), Body::Static(INDEX_HTML.as_bytes())),
         "/page/app.js" => Reply::new(Head::ok(JS, ""), Body::Static(APP_JS.as_bytes())),
         "/page/style.css" => Reply::new(Head::ok(CSS, ""), Body::Static(STYLE_CSS.as_bytes())),
         "/page/info.json" => {
-            s.body.clear();
             let info = format!(
                 "{{\"max_count\":{},\"results\":{},\"evolution_cells\":{},\"data\":{}}}",
                 PAGE_MAX_COUNT.min(app.max_count),
@@ -122,13 +113,11 @@ fn route(app: App<'_>, path: &str, query: &str, s: &mut Scratch) -> Reply {
                 app.page.evolution.len(),
                 app.data.is_some()
             );
-            s.body.extend_from_slice(info.as_bytes());
-            Reply::new(Head::ok(JSON, ""), Body::Scratch)
+            s.ok(JSON, "", info.as_bytes())
         }
         "/lab" => lab(app, s),
         "/results" => results_page(app, s),
-        _ => error(
-            s,
+        _ => s.error(
             404,
             &format!("no resource at {path:?}; the page's files are /page/app.js, /page/style.css, /page/info.json"),
             "",
@@ -148,7 +137,7 @@ fn accepts(req: &Request<'_>, media_type: &str) -> bool {
 }
 
 /// Query of the JSON explain route.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ExplainQuery {
     pub count: usize,
     pub gzip: bool,
@@ -161,9 +150,7 @@ pub struct ExplainQuery {
 pub fn parse_explain_query(query: &str, max: usize) -> Result<ExplainQuery, String> {
     let mut q = ExplainQuery {
         count: 1,
-        gzip: false,
-        shared_strings: false,
-        document: false,
+        ..ExplainQuery::default()
     };
     for param in query.split('&').filter(|p| !p.is_empty()) {
         match param.split_once('=').unwrap_or((param, "")) {
@@ -195,11 +182,10 @@ pub fn parse_explain_query(query: &str, max: usize) -> Result<ExplainQuery, Stri
 fn explain(app: App<'_>, format: Format, query: &str, s: &mut Scratch) -> Reply {
     let q = match parse_explain_query(query, EXPLAIN_JSON_MAX_COUNT.min(app.max_count)) {
         Ok(q) => q,
-        Err(msg) => return error(s, 400, &msg, VARY),
+        Err(msg) => return s.error(400, &msg, VARY),
     };
     if q.shared_strings && (format != Format::Flatbuffers || q.document) {
-        return error(
-            s,
+        return s.error(
             400,
             "share=strings is a FlatBuffers builder option of the catalog",
             VARY,
@@ -211,8 +197,7 @@ fn explain(app: App<'_>, format: Format, query: &str, s: &mut Scratch) -> Reply 
     if s.admit(q.count.saturating_mul(EXPLAIN_JSON_BYTES_PER_PRODUCT), false)
         .is_none()
     {
-        return error(
-            s,
+        return s.error(
             503,
             "the server's response memory is in use; retry later",
             "Retry-After: 1\r\n",
@@ -224,7 +209,7 @@ fn explain(app: App<'_>, format: Format, query: &str, s: &mut Scratch) -> Reply 
     } else {
         match format.encode_to_vec(products) {
             Ok(b) => b,
-            Err(e) => return error(s, 500, &format!("encoding {format} failed: {e}"), VARY),
+            Err(e) => return s.error(500, &format!("encoding {format} failed: {e}"), VARY),
         }
     };
     let mut gz = Vec::new();
@@ -241,16 +226,14 @@ fn explain(app: App<'_>, format: Format, query: &str, s: &mut Scratch) -> Reply 
                 extra.push(("compression", quote("gzip")));
                 b
             }
-            Err(e) => return error(s, 500, &format!("gunzip of our own body failed: {e}"), VARY),
+            Err(e) => return s.error(500, &format!("gunzip of our own body failed: {e}"), VARY),
         }
     } else {
         extra.push(("compression", quote("none")));
         bytes
     };
     let json = annotated(format, &bytes, &extra);
-    s.body.clear();
-    s.body.extend_from_slice(json.as_bytes());
-    let mut reply = Reply::new(Head::ok(JSON, VARY), Body::Scratch);
+    let mut reply = s.ok(JSON, VARY, json.as_bytes());
     reply.variant = Some(format as u8);
     reply
 }
@@ -259,26 +242,26 @@ fn explain(app: App<'_>, format: Format, query: &str, s: &mut Scratch) -> Reply 
 /// fields the page reads beside it (`gzip_bytes`, `compression`).
 fn explain_document(app: App<'_>, format: Format, q: ExplainQuery, query: &str, s: &mut Scratch) -> Reply {
     let Some((payload, doc)) = app.data.and_then(|p| Some((p, p.as_document()?))) else {
-        return error(s, 404, "payload=data is served with `serve --data FILE.json`", VARY);
+        return s.error(404, "payload=data is served with `serve --data FILE.json`", VARY);
     };
     if query.split('&').any(|p| p.starts_with("count=") || p == "count") {
-        return error(s, 400, "count is a catalog parameter; the document is one", VARY);
+        return s.error(400, "count is a catalog parameter; the document is one", VARY);
     }
     let size = payload.size(format).unwrap_or(0);
     if size > PAGE_DOCUMENT_MAX_BYTES {
         let msg =
             format!("the document is {size} bytes in {format}; the page explains at most {PAGE_DOCUMENT_MAX_BYTES}");
-        return error(s, 400, &msg, VARY);
+        return s.error(400, &msg, VARY);
     }
     // At most a span per byte, each with its path and meaning.
     if s.admit(size.saturating_mul(EXPLAIN_JSON_BYTES_PER_BYTE), false)
         .is_none()
     {
-        return error(s, 503, crate::http::admission::REFUSED, "Retry-After: 1\r\n");
+        return s.error(503, crate::http::admission::REFUSED, "Retry-After: 1\r\n");
     }
     let bytes = match payload.encode_to_vec(format) {
         Ok(b) => b,
-        Err(e) => return error(s, 500, &format!("encoding {format} failed: {e}"), VARY),
+        Err(e) => return s.error(500, &format!("encoding {format} failed: {e}"), VARY),
     };
     let mut gz = Vec::new();
     crate::gzip::compress(&bytes, crate::gzip::DEFAULT_LEVEL, &mut gz);
@@ -293,9 +276,7 @@ fn explain_document(app: App<'_>, format: Format, q: ExplainQuery, query: &str, 
         Ok(ex) => with_members(crate::explain::document_json(&ex, &extra), &ex),
         Err(failed) => crate::explain::failed_json(format, &bytes, &failed, &extra),
     };
-    s.body.clear();
-    s.body.extend_from_slice(json.as_bytes());
-    let mut reply = Reply::new(Head::ok(JSON, VARY), Body::Scratch);
+    let mut reply = s.ok(JSON, VARY, json.as_bytes());
     reply.variant = Some(format as u8);
     reply
 }
@@ -357,16 +338,14 @@ fn lab(app: App<'_>, s: &mut Scratch) -> Reply {
         );
     }
     out.push_str("]}");
-    s.body.clear();
-    s.body.extend_from_slice(out.as_bytes());
-    Reply::new(Head::ok(JSON, ""), Body::Scratch)
+    s.ok(JSON, "", out.as_bytes())
 }
 
 fn lab_cell(app: App<'_>, id: &str, s: &mut Scratch) -> Reply {
     let cells = &app.page.evolution;
     let Some(c) = id.parse::<usize>().ok().and_then(|i| cells.get(i)) else {
         let msg = format!("no evolution cell {id:?}; cells are 0..{}", cells.len());
-        return error(s, 404, &msg, "");
+        return s.error(404, &msg, "");
     };
     let extra = [
         ("step", quote(&c.step)),
@@ -377,9 +356,7 @@ fn lab_cell(app: App<'_>, id: &str, s: &mut Scratch) -> Reply {
         ("outcome", quote(&c.outcome)),
     ];
     let json = annotated(c.format, &c.bytes, &extra);
-    s.body.clear();
-    s.body.extend_from_slice(json.as_bytes());
-    Reply::new(Head::ok(JSON, ""), Body::Scratch)
+    s.ok(JSON, "", json.as_bytes())
 }
 
 /// The `.svg` files of the results directory, by name.
@@ -414,8 +391,7 @@ fn read_bounded(path: &std::path::Path) -> Result<Vec<u8>, String> {
 }
 
 fn no_results(s: &mut Scratch) -> Reply {
-    error(
-        s,
+    s.error(
         404,
         "no results directory: start the server with `serve --results DIR`",
         "",
@@ -427,15 +403,11 @@ fn result_file(app: App<'_>, name: &str, s: &mut Scratch) -> Reply {
         return no_results(s);
     };
     if !safe_name(name) || !name.ends_with(".svg") || !charts(dir).iter().any(|n| n == name) {
-        return error(s, 404, &format!("no chart {name:?} in the results directory"), "");
+        return s.error(404, &format!("no chart {name:?} in the results directory"), "");
     }
     match read_bounded(&dir.join(name)) {
-        Ok(bytes) => {
-            s.body.clear();
-            s.body.extend_from_slice(&bytes);
-            Reply::new(Head::ok(SVG, ""), Body::Scratch)
-        }
-        Err(e) => error(s, 500, &e, ""),
+        Ok(bytes) => s.ok(SVG, "", &bytes),
+        Err(e) => s.error(500, &e, ""),
     }
 }
 
@@ -481,9 +453,7 @@ fn results_page(app: App<'_>, s: &mut Scratch) -> Reply {
         }
     }
     html.push_str("</main></body></html>");
-    s.body.clear();
-    s.body.extend_from_slice(html.as_bytes());
-    Reply::new(Head::ok(HTML, ""), Body::Scratch)
+    s.ok(HTML, "", html.as_bytes())
 }
 
 /// Text for HTML element content and attribute values.
@@ -499,10 +469,6 @@ fn escape(s: &str) -> String {
         }
     }
     out
-}
-
-fn error(s: &mut Scratch, status: u16, message: &str, extra: &'static str) -> Reply {
-    Reply::error(&mut s.body, status, message, extra)
 }
 
 #[cfg(test)]

@@ -1,9 +1,6 @@
-//! What `serve` serves under its payload routes, each a [`Payload`]: the
-//! catalog's products (`/catalog`) and the user's document (`serve --data
-//! FILE.json`, `/data`). Both answer through the one route table of
-//! [`super::routes`]; this module says what differs on the wire: the size
-//! admission reserves, the `count` parameter, and the schema a `Link`
-//! header names.
+//! What differs on the wire between `serve`'s two [`Payload`]s, the catalog
+//! (`/catalog`) and the user's document (`serve --data FILE.json`, `/data`),
+//! both answered by the one route table of [`super::routes`]:
 //!
 //! | | catalog | document |
 //! |---|---|---|
@@ -26,41 +23,12 @@ pub enum Kind {
     Document,
 }
 
-impl Kind {
-    /// The route prefix: `/catalog` or `/data`.
-    pub fn path(self) -> &'static str {
-        match self {
-            Kind::Catalog => "/catalog",
-            Kind::Document => "/data",
-        }
-    }
-}
-
-/// A schema file served under `/schemas/`.
-#[derive(Debug, Clone)]
-pub struct SchemaFile {
-    pub name: &'static str,
-    pub content_type: &'static str,
-    pub bytes: &'static [u8],
-}
-
-/// The catalog's schema files, compiled into the binary so it is self-contained.
-pub const SCHEMAS: [SchemaFile; 3] = [
-    SchemaFile {
-        name: "catalog.proto",
-        content_type: TEXT,
-        bytes: include_bytes!("../../schemas/catalog.proto"),
-    },
-    SchemaFile {
-        name: "catalog.avsc",
-        content_type: JSON, // an Avro schema is a JSON document
-        bytes: include_bytes!("../../schemas/catalog.avsc"),
-    },
-    SchemaFile {
-        name: "catalog.fbs",
-        content_type: TEXT,
-        bytes: include_bytes!("../../schemas/catalog.fbs"),
-    },
+/// The catalog's schema files, `(name, content type, bytes)`, compiled into
+/// the binary so it is self-contained (an Avro schema is a JSON document).
+pub const SCHEMAS: [(&str, &str, &[u8]); 3] = [
+    ("catalog.proto", TEXT, include_bytes!("../../schemas/catalog.proto")),
+    ("catalog.avsc", JSON, include_bytes!("../../schemas/catalog.avsc")),
+    ("catalog.fbs", TEXT, include_bytes!("../../schemas/catalog.fbs")),
 ];
 
 /// The document's schema files: `(name, extension, content type)`, text in
