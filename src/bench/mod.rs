@@ -3,46 +3,37 @@
 //!
 //! How the rows are measured ([`interleave`]; [`bench`] is the same for one row):
 //!
-//! 1. **Calibrate** ([`calibrate`]): run the operation `n = 1` time, then keep
-//!    predicting a larger `n` from the time per operation seen so far (aiming
-//!    20% past the budget, growing at most 100× per step, like Go's
-//!    `predictN`) until one batch of `n` takes at least `--benchtime`.
-//! 2. **Measure**, interleaved: `--count` rounds; each round runs one batch
-//!    of that same `n` of every row (after one untimed operation that brings
-//!    the row's data back into the caches), the row order rotated by one
-//!    each round. A row's batches are so spread over the whole run, and a
-//!    change of machine state during the run (another process, the clock)
-//!    lands in one batch of many rows rather than in every batch of one row:
-//!    it widens the rows' intervals instead of shifting one row's median.
-//!    Each batch is one result line. Timing runs with allocation counting off.
-//! 3. **Count** ([`count_allocs`]): run the same operation again, untimed,
-//!    with the counting allocator's switch on ([`alloc::with_counting`]), so
-//!    B/op and allocs/op are exact averages over that run (up to
-//!    [`COUNT_ITERS`] iterations, after the timed batches warmed every
-//!    buffer), and counting never sits inside a timed loop.
+//! 1. **Calibrate** ([`calibrate`]): run the operation once, then predict a
+//!    larger `n` from the time per operation so far (aiming 20% past the
+//!    budget, at most 100× per step: Go's `predictN`) until one batch of `n`
+//!    takes at least `--benchtime`.
+//! 2. **Measure**, interleaved: `--count` rounds, each one batch of that `n`
+//!    of every row (after one untimed operation that brings the row's data
+//!    back into the caches), the row order rotated by one each round. A change
+//!    of machine state during the run lands in one batch of many rows, so it
+//!    widens their intervals instead of shifting one row's median. Each batch
+//!    is one result line; timing runs with allocation counting off.
+//! 3. **Count** ([`count_allocs`]): run the operation again, untimed, with the
+//!    counting allocator on ([`alloc::with_counting`]): B/op and allocs/op are
+//!    exact averages over up to [`COUNT_ITERS`] iterations.
 //!
 //! Inputs go through [`std::hint::black_box`] and every operation checks its
-//! result inside the timed loop (an encoder's output length, a decoder's
-//! product count), so the optimizer cannot drop the work and a broken codec
-//! cannot produce a fast number. Timing uses [`std::time::Instant`]
-//! (monotonic); the loop runs on the calling thread only.
-//!
-//! Result lines follow Go's benchmark format, so `benchstat` can read
-//! `results/codec.txt` (fields are tab-separated in the file):
+//! result inside the timed loop (an encoder's length, a decoder's product
+//! count), so the optimizer cannot drop the work and a broken codec cannot
+//! produce a fast number. Timing uses the monotonic [`Instant`] on the
+//! calling thread. Result lines are Go's benchmark format (tab-separated), so
+//! `benchstat` reads `results/codec.txt`:
 //!
 //! ```text
 //! BenchmarkEncode/json/1000-2    5000    237010 ns/op    714.05 MB/s    169241 B/op    3 allocs/op
 //! ```
 //!
-//! MB/s is payload bytes (10^6) per second: the encoded size of that format at
-//! that count, for encoders and decoders alike.
-//!
-//! A last custom metric, `cpu-ns/op`, is the on-CPU time of the benchmarking
-//! thread over the batch (`crate::measure::cpu::thread_cpu_ns`, read before and
-//! after the batch, never inside it) per operation. On a quiet machine it
-//! equals ns/op; on a shared one ns/op also counts the time the thread waited
-//! for a core, and `cpu-ns/op` is the figure to compare with the CPU time per
-//! HTTP request. It is exact to about one scheduler tick per batch.
+//! MB/s is the format's encoded size at that count (10^6 bytes) per second,
+//! for encoders and decoders alike. `cpu-ns/op` is the thread's on-CPU time
+//! over the batch (`crate::measure::cpu::thread_cpu_ns`, read around the
+//! batch) per operation, exact to about a scheduler tick: on a shared machine
+//! ns/op also counts waiting for a core, and `cpu-ns/op` is the figure to
+//! compare with the CPU time per HTTP request.
 
 pub mod codec;
 pub mod hooks;

@@ -49,7 +49,6 @@ wirebench sizes [FLAGS]
   --run-id ID      the run this file belongs to (default: $WB_RUN_ID, else a fresh id)
 ";
 
-/// `wirebench sizes`.
 pub fn cli_sizes(args: &mut Args) -> Result<(), String> {
     if args.switch("--help") {
         print!("{USAGE}");

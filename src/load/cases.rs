@@ -101,17 +101,7 @@ fn record(config: &Config, csv: &mut dyn Write, label: &RunLabel, st: &RoundStat
         } else {
             "closed loop, service time"
         };
-        let path = summary::histogram_path(dir, label, false);
-        let run = &config.run;
-        summary::write_histogram(&path, run, label, what, &st.latency)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        if let Some(service) = &st.service {
-            let path = summary::histogram_path(dir, label, true);
-            summary::write_histogram(&path, run, label, "open loop, service time", service)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
-        }
-        let path = summary::hlog_path(dir, label);
-        summary::write_hlog(&path, run, label, what, st).map_err(|e| format!("{}: {e}", path.display()))?;
+        summary::write_histograms(dir, &config.run, label, what, st)?;
     }
     Ok(())
 }

@@ -23,7 +23,7 @@
 //!
 //! # Output
 //!
-//! CSV ([`LINK_HEADER`]): `rate_mbps,rtt_ms,` then `load`'s own columns
+//! CSV ([`link_header`]): `rate_mbps,rtt_ms,` then `load`'s own columns
 //! ([`crate::measure::results::HTTP_HEADER`]), `round` being the link
 //! round. `rtt_ms` is the RTT added (0 when rate-only). Run stamp header and
 //! footer as in every other CSV, and a `# machine:` line: a link file is a
@@ -41,9 +41,6 @@ use std::time::{Duration, Instant};
 pub fn link_header() -> String {
     format!("rate_mbps,rtt_ms,{}", crate::measure::results::HTTP_HEADER)
 }
-
-/// Same as [`link_header`], for docs.
-pub const LINK_HEADER: &str = "rate_mbps,rtt_ms,<HTTP_HEADER>";
 
 /// The server's port inside its namespace (the namespace is ours alone).
 const PORT: u16 = 8090;
@@ -370,7 +367,7 @@ fn client(
 ) -> Result<Vec<String>, String> {
     let formats: Vec<&str> = config.formats.iter().map(|f| f.name()).collect();
     let counts: Vec<String> = config.counts.iter().map(|c| c.to_string()).collect();
-    let args: Vec<String> = [
+    let mut args: Vec<String> = [
         "netns",
         "exec",
         &ns.client,
@@ -408,18 +405,13 @@ fn client(
     ]
     .iter()
     .map(|s| s.to_string())
-    .chain(
-        (config.min_requests > 0)
-            .then(|| {
-                [
-                    "--max-duration".to_string(),
-                    format!("{}ms", config.max_duration.as_millis()),
-                ]
-            })
-            .into_iter()
-            .flatten(),
-    )
     .collect();
+    if config.min_requests > 0 {
+        args.extend([
+            "--max-duration".into(),
+            format!("{}ms", config.max_duration.as_millis()),
+        ]);
+    }
     let out = Command::new("ip")
         .args(&args)
         .stdin(Stdio::null())

@@ -43,7 +43,6 @@ use super::significance::{self as sig, MedianCi};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-/// Steps of the CPU loop.
 pub const CPU_STEPS: u64 = 1 << 20;
 /// Words of the memory loop's permutation (4 MiB of `u32`: past the
 /// private caches, within the reach of the second-level TLB with 4 KiB
@@ -52,7 +51,6 @@ pub const CPU_STEPS: u64 = 1 << 20;
 pub const MEM_WORDS: usize = 1 << 20;
 /// Dependent loads of the memory loop per sample.
 pub const MEM_STEPS: u64 = 1 << 14;
-/// The permutation's seed.
 pub const MEM_SEED: u64 = 0x5EED_CA11_B4A7_E000;
 /// A sample more than this fraction slower than its file's median (either
 /// loop) is disturbed, and so is its round, unless the loop's own spread
@@ -124,7 +122,6 @@ impl Probe {
         }
     }
 
-    /// Times both loops once.
     pub fn sample(&mut self, round: usize, case: Option<&str>) -> Sample {
         let t0 = Instant::now();
         black_box(cpu_loop(black_box(CPU_STEPS)));
@@ -158,7 +155,6 @@ pub struct Sample {
     pub mem_us: f64,
 }
 
-/// The key of a calibration line.
 pub const KEY: &str = "calibration";
 
 impl Sample {
@@ -218,15 +214,10 @@ fn parse_fields(rest: &str) -> Result<Sample, String> {
 
 /// Every calibration line of a raw file's text; errors name the line (1-based).
 pub fn read_all(text: &str) -> Result<Vec<Sample>, (usize, String)> {
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        match parse_line(line) {
-            None => {}
-            Some(Ok(s)) => out.push(s),
-            Some(Err(e)) => return Err((i + 1, e)),
-        }
-    }
-    Ok(out)
+    text.lines()
+        .enumerate()
+        .filter_map(|(i, line)| Some(parse_line(line)?.map_err(|e| (i + 1, e))))
+        .collect()
 }
 
 /// One file's calibration, summarised.

@@ -31,8 +31,6 @@
 /// The environment variable every measuring command reads its run id from.
 pub const RUN_ID_ENV: &str = "WB_RUN_ID";
 
-pub use super::env::RUN_COMMIT_ENV;
-
 /// The run a file belongs to, as written at its top (and `end`, `load_end`
 /// at its bottom).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -47,13 +45,6 @@ pub struct RunStamp {
     /// When the writer finished (None: the file was cut short or is old).
     pub end: Option<String>,
     pub load_end: Option<String>,
-}
-
-/// `/proc/loadavg`'s first three fields, or `unknown`.
-pub fn load_average() -> String {
-    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    let v: Vec<&str> = text.split_whitespace().take(3).collect();
-    if v.is_empty() { "unknown".into() } else { v.join(" ") }
 }
 
 /// A fresh id: `YYYYMMDDTHHMMSSZ-p<pid>`.
@@ -83,15 +74,11 @@ pub fn resolve_id(flag: Option<String>) -> Result<String, String> {
 impl RunStamp {
     /// The stamp of a writer starting now, with run id `id`.
     pub fn start(id: String) -> RunStamp {
-        let commit = std::env::var(RUN_COMMIT_ENV)
-            .ok()
-            .filter(|c| !c.is_empty() && c.bytes().all(|b| b.is_ascii_graphic()))
-            .unwrap_or_else(super::env::git_head);
         RunStamp {
             id,
-            commit,
+            commit: super::env::run_commit(),
             start: super::env::now_utc(),
-            load: load_average(),
+            load: super::env::load_average(),
             end: None,
             load_end: None,
         }
@@ -116,7 +103,7 @@ impl RunStamp {
     pub fn end_lines() -> Vec<String> {
         vec![
             format!("end: {}", super::env::now_utc()),
-            format!("load-end: {}", load_average()),
+            format!("load-end: {}", super::env::load_average()),
         ]
     }
 

@@ -31,7 +31,6 @@ pub struct Spread {
     pub median: f64,
     pub min: f64,
     pub max: f64,
-    /// How many values.
     pub n: usize,
 }
 
