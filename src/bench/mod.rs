@@ -63,15 +63,6 @@ pub struct Config {
     pub count: usize,
 }
 
-impl Default for Config {
-    fn default() -> Config {
-        Config {
-            benchtime: Duration::from_millis(300),
-            count: 5,
-        }
-    }
-}
-
 /// One measured batch.
 #[derive(Clone, Copy, Debug)]
 pub struct Run {
@@ -138,13 +129,19 @@ fn time_n(op: &mut impl FnMut(), n: u64) -> Duration {
 pub fn bench(cfg: &Config, runs: usize, mut op: impl FnMut()) -> Vec<Run> {
     let n = calibrate_op(cfg.benchtime, &mut op);
     let mut runs: Vec<Run> = (0..runs).map(|_| measure(n, &mut op)).collect();
+    attach_allocs(&mut runs, n, &mut op);
+    runs
+}
+
+/// Counts `op`'s allocations in one untimed run of `n` iterations (at most
+/// [`COUNT_ITERS`]) and gives them to every batch in `runs`.
+fn attach_allocs(runs: &mut [Run], n: u64, op: &mut impl FnMut()) {
     let k = n.clamp(1, COUNT_ITERS);
-    let allocs = count_allocs(k, &mut op);
-    for r in &mut runs {
+    let allocs = count_allocs(k, op);
+    for r in runs {
         r.allocs = allocs;
         r.alloc_iters = k;
     }
-    runs
 }
 
 /// One row of an interleaved measurement ([`interleave`]).
@@ -278,12 +275,7 @@ pub fn interleave_with(
         progress(round + 1, rounds);
     }
     for (c, (r, &n)) in cases.iter_mut().zip(runs.iter_mut().zip(&ns)) {
-        let k = n.clamp(1, COUNT_ITERS);
-        let allocs = count_allocs(k, &mut || c.op.once());
-        for b in r.iter_mut() {
-            b.allocs = allocs;
-            b.alloc_iters = k;
-        }
+        attach_allocs(r, n, &mut || c.op.once());
     }
     runs
 }

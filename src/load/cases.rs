@@ -223,10 +223,10 @@ fn run_catalog(config: &Config, csv: &mut dyn Write) -> Result<u64, String> {
         return run_cases(config, csv, addr, &catalog.products);
     }
     let server = start_server(config, max_count)?;
-    let addr = server.addr;
+    let addr = server.local_addr();
     eprintln!("bench: in-process server on {addr}, {}", mode(config));
     let result = run_cases(config, csv, addr, &catalog.products);
-    server.stop();
+    server.shutdown();
     result
 }
 
@@ -297,22 +297,10 @@ pub fn run_cases(config: &Config, csv: &mut dyn Write, addr: SocketAddr, product
     Ok(failed)
 }
 
-/// The in-process catalog server, stopped by [`LocalServer::stop`].
-pub struct LocalServer {
-    pub addr: SocketAddr,
-    stop: Box<dyn FnOnce()>,
-}
-
-impl LocalServer {
-    pub fn stop(self) {
-        (self.stop)()
-    }
-}
-
 /// Starts `wirebench serve`'s application on 127.0.0.1:0, after the fixture was prepared,
 /// with room for the load connections plus the warm-up connection.
-fn start_server(config: &Config, max_count: usize) -> Result<LocalServer, String> {
-    let server = crate::serve::routes::start(&crate::serve::Config {
+fn start_server(config: &Config, max_count: usize) -> Result<crate::http::server::Server, String> {
+    crate::serve::routes::start(&crate::serve::Config {
         server: crate::http::ServerConfig {
             addr: "127.0.0.1:0".into(),
             max_connections: config.concurrency + 16,
@@ -322,11 +310,7 @@ fn start_server(config: &Config, max_count: usize) -> Result<LocalServer, String
         fixture: config.fixture.clone(),
         ..Default::default()
     })
-    .map_err(|e| format!("cannot start the in-process server: {e}"))?;
-    Ok(LocalServer {
-        addr: server.local_addr(),
-        stop: Box::new(move || server.shutdown()),
-    })
+    .map_err(|e| format!("cannot start the in-process server: {e}"))
 }
 
 #[cfg(test)]

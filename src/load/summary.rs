@@ -1,21 +1,16 @@
 //! Output: one CSV row per (round, format, count), a wrk-like human summary, and
 //! histogram files (our text form and HdrHistogram interval logs).
 //!
-//! CSV columns ([`crate::measure::results::HTTP_HEADER`]): `duration_s` is the measured elapsed time of the
-//! run; `requests` counts verified responses only; `rps` = requests / duration_s;
-//! `bytes_per_s` = wire bytes of verified responses / duration_s; the latency
-//! columns are nearest-rank percentiles of the run's histogram in milliseconds
-//! (closed loop: service time; open loop: from the intended send time); `err_*`
-//! count failures by kind. In `--url` mode `format` is `url` and `count` is 0.
-//! The CPU columns ([`crate::measure::results::HTTP_CPU_COLUMNS`]) divide each
-//! side's CPU time over the round ([`super::round::RoundCpu`]) by the verified
-//! requests; they are empty when that side was not measured.
-//! `verify` is how responses were checked (`borrowed`, `owned`,
-//! `FORMAT:borrowed|owned` or `status` in `--url` mode). The last two,
-//! `other_cpu_cores` and `steal_cores`, are what the rest of the machine did
-//! during the round ([`crate::measure::machine`]), empty without `/proc/stat`.
-//! The file opens with the run stamp as `# key: value` lines and closes with
-//! its end lines ([`crate::measure::run`]).
+//! CSV columns ([`crate::measure::results::HTTP_HEADER`], which says what
+//! each holds): `duration_s` is the measured elapsed time of the run;
+//! `requests` counts verified responses only; `rps` and `bytes_per_s` divide
+//! by `duration_s`; the latency columns are nearest-rank percentiles of the
+//! run's histogram in milliseconds (closed loop: service time; open loop:
+//! from the intended send time). The CPU columns divide each side's CPU time
+//! over the round ([`super::round::RoundCpu`]) by the verified requests. In
+//! `--url` mode `format` is `url` and `count` is 0. The file opens with the
+//! run stamp as `# key: value` lines and closes with its end lines
+//! ([`crate::measure::run`]).
 
 use super::failure::FailureKind;
 use super::round::RoundStats;

@@ -9,10 +9,8 @@
 //!
 //! Both loops run the same instructions on the same data in every process
 //! (the permutation is a fixed function of [`MEM_SEED`], written in full
-//! before the first sample so no sample pays its page faults),
-//! so a change of their time is a change of the machine or of the process's
-//! placement on it, never of the code under test. A sample is a few
-//! milliseconds of work.
+//! before the first sample), so a change of their time is a change of the
+//! machine or of the process's placement on it. A sample is a few ms of work.
 //!
 //! One sample is one line of a raw file ([`Sample::line`], [`parse_line`]):
 //!
@@ -29,14 +27,10 @@
 //!
 //! [`assess`] summarises one file's samples: the medians with their 95%
 //! intervals, and the samples slower than their file's median by more than
-//! the loop's limit, whose rounds count as **disturbed**. A loop's limit is
-//! [`DISTURBED_SLOWER`], or [`SPREADS`] robust standard deviations of that
-//! loop's own samples in the file where they spread wider: on a quiet
-//! machine of this kind the memory loop deviates by 6–20% from its median
-//! (the shared cache and memory of the host), so a fixed 5% would
-//! mark nearly every round and say nothing. The report
-//! prints that; `wirebench compare` tests the two runs' samples against each
-//! other and warns when the machines differ. Nothing divides a benchmark
+//! the loop's limit ([`DISTURBED_SLOWER`], or [`SPREADS`] robust standard
+//! deviations where the loop spreads wider: the memory loop deviates 6–20%
+//! on a quiet host), whose rounds count as **disturbed**. `wirebench compare`
+//! tests two runs' samples against each other. Nothing divides a benchmark
 //! figure by a calibration time.
 
 use super::significance::{self as sig, MedianCi};
