@@ -190,11 +190,16 @@ fn run_url(config: &Config, url: &str, csv: &mut dyn Write) -> Result<u64, Strin
     Ok(failed)
 }
 
+/// `items` rotated left by `by` (mod their number): over `len` consecutive
+/// values of `by`, each item takes each position once.
+pub fn rotated<T: Copy>(items: &[T], by: u64) -> Vec<T> {
+    let k = (by % items.len().max(1) as u64) as usize;
+    items[k..].iter().chain(&items[..k]).copied().collect()
+}
+
 /// Formats of round `round` (1-based): `formats` rotated left by `(seed + round - 1) mod n`.
 pub fn round_order(formats: &[Format], seed: u64, round: usize) -> Vec<Format> {
-    let n = formats.len().max(1) as u64;
-    let start = (seed.wrapping_add(round as u64 - 1) % n) as usize;
-    formats[start..].iter().chain(&formats[..start]).copied().collect()
+    rotated(formats, seed.wrapping_add(round as u64 - 1))
 }
 
 /// The path of one catalog case.
@@ -329,5 +334,8 @@ mod tests {
         assert_eq!(first.len(), 5);
         assert_eq!(round_order(&f, 0, 1), f);
         assert_eq!(round_order(&f, 0, 2)[0], Format::Msgpack);
+        assert_eq!(rotated(&[1, 2, 3], 1), [2, 3, 1]);
+        assert_eq!(rotated(&[1, 2, 3], 3), [1, 2, 3]);
+        assert_eq!(rotated::<u8>(&[], 3), Vec::<u8>::new());
     }
 }

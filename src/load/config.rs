@@ -280,11 +280,10 @@ impl Config {
             Some(v) => Compression::from_name(&v)
                 .ok_or_else(|| format!("--compression: expected none, gzip, gzip1 or gzip9, found {v:?}"))?,
         };
-        let verify = match args.value("--verify")? {
+        let (verify, verify_format) = match args.value("--verify")? {
             None => (d.verify, None),
             Some(v) => parse_verify(&v).map_err(|e| format!("--verify: {e}"))?,
         };
-        let (verify, verify_format) = verify;
         let expect_count: Option<usize> = args.parse("--expect-count")?;
         let output_format = match args.value("--format")?.as_deref() {
             None | Some("text") => OutputFormat::Text,

@@ -30,6 +30,7 @@
 //! run of its own, which the report labels with its machine, commit and
 //! date (`crate::report::link`).
 
+use super::cases::rotated;
 use super::config::{Compression, Config};
 use super::netns::{self, Namespaces};
 use crate::cli::Args;
@@ -260,7 +261,7 @@ fn measure(config: &Config, plan: &LinkPlan, ns: &mut Namespaces, exe: &str) -> 
     let mut done = 0;
     let started = Instant::now();
     for round in 1..=config.rounds {
-        for rate in rotated(&plan.rates, round) {
+        for rate in rotated(&plan.rates, round as u64 - 1) {
             if let Some(note) = ns.shape(rate, plan.rtt_ms)? {
                 eprintln!("{note}");
             }
@@ -286,7 +287,7 @@ fn measure(config: &Config, plan: &LinkPlan, ns: &mut Namespaces, exe: &str) -> 
                 first = false;
             }
             let mbps = rate as f64 / 1e6;
-            for comp in rotated(&plan.compressions, round) {
+            for comp in rotated(&plan.compressions, round as u64 - 1) {
                 for &c in &plan.concurrencies {
                     if let Ok(Some(st)) = server.0.try_wait() {
                         return Err(format!("--link: the server exited ({st})"));
@@ -314,13 +315,6 @@ fn measure(config: &Config, plan: &LinkPlan, ns: &mut Namespaces, exe: &str) -> 
     }
     write!(out, "{}", crate::measure::run::RunStamp::footer("# ")).map_err(werr)?;
     Ok(failed)
-}
-
-/// `items` rotated left by `round - 1` (1-based rounds): each item takes
-/// each position equally often over `items.len()` rounds.
-pub fn rotated<T: Copy>(items: &[T], round: usize) -> Vec<T> {
-    let k = round.saturating_sub(1) % items.len().max(1);
-    items[k..].iter().chain(&items[..k]).copied().collect()
 }
 
 /// The sum of the `err_*` columns of one `load` CSV row (0 if unreadable:
@@ -447,14 +441,6 @@ mod tests {
         assert!(parse_link("10mbit,20ms,30ms").is_err());
         assert!(parse_link("10mbit,99s").is_err());
         assert!(parse_link("10zbit").is_err());
-    }
-
-    #[test]
-    fn rotation_gives_every_item_every_position() {
-        assert_eq!(rotated(&[1, 2, 3], 1), [1, 2, 3]);
-        assert_eq!(rotated(&[1, 2, 3], 2), [2, 3, 1]);
-        assert_eq!(rotated(&[1, 2, 3], 4), [1, 2, 3]);
-        assert_eq!(rotated::<u8>(&[], 3), Vec::<u8>::new());
     }
 
     #[test]
