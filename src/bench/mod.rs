@@ -466,21 +466,21 @@ mod tests {
         assert!(line.allocs_per_op >= 1 && line.bytes_per_op >= 64, "{line:?}");
     }
 
+    /// Rows `row0`, `row1`, … of `batches(i)` batches each, running `op(i)`.
+    fn rows<'a>(n: usize, batches: impl Fn(usize) -> usize, op: &'a impl Fn(usize)) -> Vec<Case<'a>> {
+        (0..n)
+            .map(|i| Case::new(format!("row{i}"), 8, batches(i), move || op(i)))
+            .collect()
+    }
+
     /// Rows run interleaved: every row gets its batches, no row runs two
     /// batches back to back while another row still has batches to run in
     /// that round, and each round starts one row later.
     #[test]
     fn interleave_spreads_each_rows_batches_over_the_rounds() {
         let log = std::cell::RefCell::new(Vec::new());
-        let mut cases: Vec<Case> = (0..3)
-            .map(|i| {
-                let log = &log;
-                Case::new(format!("row{i}"), 8, if i == 2 { 2 } else { 4 }, move || {
-                    log.borrow_mut().push(i);
-                    std::hint::black_box(i);
-                })
-            })
-            .collect();
+        let op = |i: usize| log.borrow_mut().push(std::hint::black_box(i));
+        let mut cases = rows(3, |i| if i == 2 { 2 } else { 4 }, &op);
         let mut rounds_seen = Vec::new();
         let runs = interleave(Duration::from_micros(50), &mut cases, |r, of| rounds_seen.push((r, of)));
         assert_eq!(runs.iter().map(Vec::len).collect::<Vec<_>>(), [4, 4, 2]);
@@ -488,15 +488,8 @@ mod tests {
         // The order of batches: collapse each row's consecutive calls (one
         // warm-up call and one batch) into one entry per batch, after calibration.
         drop(cases);
-        let calls = log.into_inner();
-        let mut order: Vec<usize> = Vec::new();
-        let mut last = usize::MAX;
-        for &c in &calls {
-            if c != last {
-                order.push(c);
-                last = c;
-            }
-        }
+        let mut order = log.into_inner();
+        order.dedup();
         // Calibration (0 1 2), the rounds rotated (0 1 2, 1 2 0, then row 2
         // has its two: 0 1, 0 1; the first 0 joins the 0 before it), then the
         // counting runs (0 1 2).
@@ -509,17 +502,13 @@ mod tests {
     #[test]
     fn interleave_with_calls_between_at_round_starts_and_every_k_batches() {
         let log = std::cell::RefCell::new(Vec::<String>::new());
-        let mut cases: Vec<Case> = (0..5)
-            .map(|i| {
-                let log = &log;
-                Case::new(format!("row{i}"), 8, 2, move || {
-                    let mut l = log.borrow_mut();
-                    if l.last().map(String::as_str) != Some(&*format!("row{i}")) {
-                        l.push(format!("row{i}"));
-                    }
-                })
-            })
-            .collect();
+        let op = |i: usize| {
+            let mut l = log.borrow_mut();
+            if l.last().map(String::as_str) != Some(&*format!("row{i}")) {
+                l.push(format!("row{i}"));
+            }
+        };
+        let mut cases = rows(5, |_| 2, &op);
         let runs = interleave_with(
             Duration::from_micros(20),
             &mut cases,
@@ -547,17 +536,12 @@ mod tests {
     #[test]
     fn a_slowed_case_runs_its_extra_iterations_inside_the_batch() {
         let calls = std::cell::Cell::new([0u64; 2]);
-        let mut cases: Vec<Case> = (0..2)
-            .map(|i| {
-                let calls = &calls;
-                Case::new(format!("row{i}"), 8, 3, move || {
-                    let mut c = calls.get();
-                    c[i] += 1;
-                    calls.set(c);
-                    std::hint::black_box(i);
-                })
-            })
-            .collect();
+        let op = |i: usize| {
+            let mut c = calls.get();
+            c[std::hint::black_box(i)] += 1;
+            calls.set(c);
+        };
+        let mut cases = rows(2, |_| 3, &op);
         cases[1].slow = Some(hooks::SlowRow::parse("row1=50").unwrap());
         // `between` runs before every batch (every = 1): the calls between
         // two snapshots are one batch's warm-up call and its timed calls.

@@ -471,19 +471,14 @@ mod tests {
 
     #[test]
     fn auxv_clock_ticks() {
-        let w = |v: u64| (v as usize).to_ne_bytes();
-        let mut auxv = Vec::new();
-        for (k, v) in [(6u64, 4096u64), (17, 100), (0, 0)] {
-            auxv.extend(w(k));
-            auxv.extend(w(v));
-        }
-        assert_eq!(parse_auxv_clock_ticks(&auxv), Some(100));
-        assert_eq!(parse_auxv_clock_ticks(&auxv[..2 * std::mem::size_of::<usize>()]), None);
-        let mut ended = w(0).to_vec();
-        ended.extend(w(0));
-        ended.extend(w(17));
-        ended.extend(w(100));
-        assert_eq!(parse_auxv_clock_ticks(&ended), None, "AT_NULL ends the vector");
+        let auxv = |pairs: &[usize]| pairs.iter().flat_map(|v| v.to_ne_bytes()).collect::<Vec<u8>>();
+        assert_eq!(parse_auxv_clock_ticks(&auxv(&[6, 4096, 17, 100, 0, 0])), Some(100));
+        assert_eq!(parse_auxv_clock_ticks(&auxv(&[6, 4096])), None);
+        assert_eq!(
+            parse_auxv_clock_ticks(&auxv(&[0, 0, 17, 100])),
+            None,
+            "AT_NULL ends the vector"
+        );
     }
 
     #[test]

@@ -146,10 +146,7 @@ impl Layout {
 
     /// The layout of the logs we write: 1 ns … 2^40 ns, 3 digits.
     pub fn ours() -> Layout {
-        match Layout::new(1, MAX_TRACKABLE, SIGNIFICANT_DIGITS) {
-            Ok(l) => l,
-            Err(_) => unreachable!("valid constant bounds"),
-        }
+        Layout::new(1, MAX_TRACKABLE, SIGNIFICANT_DIGITS).expect("valid constant bounds")
     }
 
     fn bucket_of(&self, v: u64) -> u32 {
@@ -336,13 +333,12 @@ pub fn decode(bytes: &[u8]) -> Result<Hdr, HlogError> {
             let layout = header_layout(&head)?;
             let cap = (V2_HEADER_LEN + 9 * layout.len).min(MAX_INFLATED);
             let inner = inflate(zlib, cap)?;
-            if be_u32(&inner, 0)? != V2_COOKIE {
-                return Err(bad(format!(
-                    "expected the V2 cookie 0x{V2_COOKIE:08x} inside the compressed histogram, found 0x{:08x}",
-                    be_u32(&inner, 0)?
-                )));
+            match be_u32(&inner, 0)? {
+                V2_COOKIE => decode_v2(&inner),
+                other => Err(bad(format!(
+                    "expected the V2 cookie 0x{V2_COOKIE:08x} inside the compressed histogram, found 0x{other:08x}"
+                ))),
             }
-            decode_v2(&inner)
         }
         other => Err(bad(format!(
             "expected cookie 0x{V2_COOKIE:08x} (V2) or 0x{V2_COMPRESSED_COOKIE:08x} (V2 compressed), found 0x{other:08x}"
