@@ -299,10 +299,6 @@ fn numeric_entries(dir: &Path) -> Result<Vec<u32>, String> {
 }
 
 impl Snapshot {
-    pub fn of_self() -> Result<Snapshot, String> {
-        Snapshot::of_processes(&[std::process::id()])
-    }
-
     /// `pid` and all its descendants (children found through the parent pid
     /// field of every `/proc/*/stat`).
     pub fn of_tree(pid: u32) -> Result<Snapshot, String> {
@@ -558,7 +554,7 @@ mod tests {
 
     #[test]
     fn this_process_is_visible() {
-        let s = Snapshot::of_self().unwrap();
+        let s = Snapshot::of_processes(&[std::process::id()]).unwrap();
         assert!(s.threads.iter().any(|t| t.tid == std::process::id()));
         assert!(process_tree(std::process::id()).unwrap()[0] == std::process::id());
         assert!(process_tree(u32::MAX).is_err());

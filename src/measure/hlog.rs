@@ -188,10 +188,6 @@ pub struct Hdr {
 }
 
 impl Hdr {
-    pub fn total(&self) -> u64 {
-        self.counts.iter().map(|&(_, c)| c).fold(0, u64::saturating_add)
-    }
-
     /// Our histogram of the same values: each slot's count at its middle value.
     pub fn to_histogram(&self) -> Histogram {
         let mut h = Histogram::new();

@@ -3,12 +3,9 @@
 //! One `make bench` is one run: every raw file it writes (`codec.txt`,
 //! `sizes.csv`, `http*.csv`, `histograms/*.hist`, `histograms/*.hlog`,
 //! `environment.json`) carries the same run id, so `wirebench report` can
-//! refuse to mix files from different runs. The id comes from, in order:
-//! the command's `--run-id ID` flag, the `WB_RUN_ID` environment variable
-//! (the Makefile exports one per `make` invocation), or a fresh one made
-//! from the UTC start time and the process id. The commit comes from
-//! `WB_RUN_COMMIT` (also exported by the Makefile, fixed when the run
-//! starts), else `git rev-parse HEAD` when the writer starts.
+//! refuse to mix files from different runs. The id is [`resolve_id`]'s (the
+//! Makefile exports `WB_RUN_ID` once per `make`), the commit
+//! `crate::measure::env::run_commit`'s.
 //!
 //! A stamp is `key: value` lines ([`RunStamp::lines`]):
 //!
@@ -36,7 +33,7 @@ pub const RUN_ID_ENV: &str = "WB_RUN_ID";
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RunStamp {
     pub id: String,
-    /// `git rev-parse HEAD`, or `unknown`.
+    /// The run's commit (`crate::measure::env::run_commit`).
     pub commit: String,
     /// UTC `YYYY-MM-DDTHH:MM:SSZ` when the writer started.
     pub start: String,

@@ -376,11 +376,9 @@ pub struct HodgesLehmann {
     pub n: usize,
 }
 
-/// The HL interval for `n` pairs at `confidence`: `k`, the number of
-/// sorted Walsh averages left out on each side (the interval is `[W(k+1),
-/// W(M−k)]`, 1-based), the largest with `P(W+ ≤ k) ≤ (1 − confidence)/2`,
-/// and the interval's coverage `1 − 2·P(W+ ≤ k)`. For n < 6 no `k` qualifies
-/// and `k = 0` with its lower coverage.
+/// The HL interval for `n` pairs at `confidence` (module docs): `k`, the
+/// sorted Walsh averages left out on each side, and the coverage `1 −
+/// 2·P(W+ ≤ k)`; for n < 6 no `k` qualifies and `k = 0` covers less.
 pub fn hl_interval_rank(n: usize, confidence: f64) -> (usize, f64) {
     let m = n * (n + 1) / 2;
     let tail = (1.0 - confidence) / 2.0;
@@ -495,11 +493,9 @@ pub fn log_ratios(a: &[f64], b: &[f64]) -> Vec<f64> {
         .collect()
 }
 
-/// Compare paired samples: `a[i]` and `b[i]` measured in the same round
-/// `i`. Returns the ratio `b/a` (HL on the log ratios) with its 95%
-/// interval, the signed-rank p, n and the minimum detectable effect. Pairs
-/// with a non-positive or non-finite value are skipped; None when the
-/// lengths differ, no pair is usable or there are more than [`MAX_PAIRS`].
+/// Compares `b[i]` with `a[i]`, measured in the same round `i` (module
+/// docs). Pairs with a non-positive or non-finite value are skipped; None
+/// when the lengths differ, no pair is usable or there are more than [`MAX_PAIRS`].
 pub fn paired(a: &[f64], b: &[f64]) -> Option<PairedTest> {
     if a.len() != b.len() {
         return None;
