@@ -40,6 +40,7 @@ use std::hint::black_box;
 use std::io::Write;
 use std::rc::Rc;
 use std::sync::Arc;
+use std::time::Instant;
 
 const USAGE: &str = "\
 wirebench codec-bench [FLAGS]
@@ -64,7 +65,6 @@ wirebench codec-bench [FLAGS]
                      batch than it reports, so it measures PCT% slower
 ";
 
-/// `wirebench codec-bench`.
 pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
     if args.switch("--help") {
         print!("{USAGE}");
@@ -126,7 +126,7 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
     if let Some(data) = &data {
         sink.write(&format!("data: {data}\n"))?;
     }
-    let start = std::time::Instant::now();
+    let start = Instant::now();
     if processes > 1 {
         sink.write(&format!("processes: {processes}\n"))?;
         let mut child_args = vec![
@@ -162,10 +162,7 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
             );
             sink.write(&lines.iter().map(|l| format!("{l}\n")).collect::<String>())?;
         }
-        sink.write(&merged.calibration.iter().map(|s| s.line("")).collect::<String>())?;
-        eprintln!("codec-bench: done in {:.0?}", start.elapsed());
-        sink.write(&crate::measure::run::RunStamp::footer(""))?;
-        return sink.finish();
+        return sink.finish(&merged.calibration, start);
     }
     let mut cases = all_rows(&payloads, &formats, count, scale_count, sink.filter.clone());
     if let Some(slow) = slow_row {
@@ -188,10 +185,7 @@ pub fn cli_codec_bench(args: &mut Args) -> Result<(), String> {
         let lines: Vec<Line> = r.iter().map(|b| Line::from_run(&c.name, b, c.payload)).collect();
         sink.lines(&lines)?;
     }
-    sink.write(&samples.iter().map(|s| s.line("")).collect::<String>())?;
-    eprintln!("codec-bench: done in {:.0?}", start.elapsed());
-    sink.write(&crate::measure::run::RunStamp::footer(""))?;
-    sink.finish()
+    sink.finish(&samples, start)
 }
 
 /// Every row of each payload × `formats` in file order (module docs),
@@ -296,8 +290,11 @@ impl Sink {
         self.write(&text)
     }
 
-    fn finish(mut self) -> Result<(), String> {
-        self.out.flush().map_err(|e| format!("{}: {e}", self.path))
+    /// The calibration lines and the run stamp's end lines.
+    fn finish(mut self, samples: &[crate::measure::calibration::Sample], start: Instant) -> Result<(), String> {
+        self.write(&samples.iter().map(|s| s.line("")).collect::<String>())?;
+        eprintln!("codec-bench: done in {:.0?}", start.elapsed());
+        self.write(&crate::measure::run::RunStamp::footer(""))
     }
 }
 

@@ -3,46 +3,37 @@
 //!
 //! How the rows are measured ([`interleave`]; [`bench`] is the same for one row):
 //!
-//! 1. **Calibrate** ([`calibrate`]): run the operation `n = 1` time, then keep
-//!    predicting a larger `n` from the time per operation seen so far (aiming
-//!    20% past the budget, growing at most 100× per step, like Go's
-//!    `predictN`) until one batch of `n` takes at least `--benchtime`.
-//! 2. **Measure**, interleaved: `--count` rounds; each round runs one batch
-//!    of that same `n` of every row (after one untimed operation that brings
-//!    the row's data back into the caches), the row order rotated by one
-//!    each round. A row's batches are so spread over the whole run, and a
-//!    change of machine state during the run (another process, the clock)
-//!    lands in one batch of many rows rather than in every batch of one row:
-//!    it widens the rows' intervals instead of shifting one row's median.
-//!    Each batch is one result line. Timing runs with allocation counting off.
-//! 3. **Count** ([`count_allocs`]): run the same operation again, untimed,
-//!    with the counting allocator's switch on ([`alloc::with_counting`]), so
-//!    B/op and allocs/op are exact averages over that run (up to
-//!    [`COUNT_ITERS`] iterations, after the timed batches warmed every
-//!    buffer), and counting never sits inside a timed loop.
+//! 1. **Calibrate** ([`calibrate`]): run the operation once, then predict a
+//!    larger `n` from the time per operation so far (aiming 20% past the
+//!    budget, at most 100× per step: Go's `predictN`) until one batch of `n`
+//!    takes at least `--benchtime`.
+//! 2. **Measure**, interleaved: `--count` rounds, each one batch of that `n`
+//!    of every row (after one untimed operation that brings the row's data
+//!    back into the caches), the row order rotated by one each round. A change
+//!    of machine state during the run lands in one batch of many rows, so it
+//!    widens their intervals instead of shifting one row's median. Each batch
+//!    is one result line; timing runs with allocation counting off.
+//! 3. **Count** ([`count_allocs`]): run the operation again, untimed, with the
+//!    counting allocator on ([`alloc::with_counting`]): B/op and allocs/op are
+//!    exact averages over up to [`COUNT_ITERS`] iterations.
 //!
 //! Inputs go through [`std::hint::black_box`] and every operation checks its
-//! result inside the timed loop (an encoder's output length, a decoder's
-//! product count), so the optimizer cannot drop the work and a broken codec
-//! cannot produce a fast number. Timing uses [`std::time::Instant`]
-//! (monotonic); the loop runs on the calling thread only.
-//!
-//! Result lines follow Go's benchmark format, so `benchstat` can read
-//! `results/codec.txt` (fields are tab-separated in the file):
+//! result inside the timed loop (an encoder's length, a decoder's product
+//! count), so the optimizer cannot drop the work and a broken codec cannot
+//! produce a fast number. Timing uses the monotonic [`Instant`] on the
+//! calling thread. Result lines are Go's benchmark format (tab-separated), so
+//! `benchstat` reads `results/codec.txt`:
 //!
 //! ```text
 //! BenchmarkEncode/json/1000-2    5000    237010 ns/op    714.05 MB/s    169241 B/op    3 allocs/op
 //! ```
 //!
-//! MB/s is payload bytes (10^6) per second: the encoded size of that format at
-//! that count, for encoders and decoders alike.
-//!
-//! A last custom metric, `cpu-ns/op`, is the on-CPU time of the benchmarking
-//! thread over the batch (`crate::measure::cpu::thread_cpu_ns`, read before and
-//! after the batch, never inside it) per operation. On a quiet machine it
-//! equals ns/op; on a shared one ns/op also counts the time the thread waited
-//! for a core, and `cpu-ns/op` is the figure to compare with the CPU time per
-//! HTTP request. It is exact to about one scheduler tick per batch.
+//! MB/s is the format's encoded size at that count (10^6 bytes) per second,
+//! for encoders and decoders alike. `cpu-ns/op` is the thread's on-CPU time
+//! over the batch (`crate::measure::cpu::thread_cpu_ns`, read around the
+//! batch) per operation, exact to about a scheduler tick: on a shared machine
+//! ns/op also counts waiting for a core, and `cpu-ns/op` is the figure to
+//! compare with the CPU time per HTTP request.
 
 pub mod codec;
 pub mod hooks;
@@ -70,15 +61,6 @@ pub struct Config {
     pub benchtime: Duration,
     /// Batches (result lines) per row (`--count`).
     pub count: usize,
-}
-
-impl Default for Config {
-    fn default() -> Config {
-        Config {
-            benchtime: Duration::from_millis(300),
-            count: 5,
-        }
-    }
 }
 
 /// One measured batch.
@@ -147,13 +129,19 @@ fn time_n(op: &mut impl FnMut(), n: u64) -> Duration {
 pub fn bench(cfg: &Config, runs: usize, mut op: impl FnMut()) -> Vec<Run> {
     let n = calibrate_op(cfg.benchtime, &mut op);
     let mut runs: Vec<Run> = (0..runs).map(|_| measure(n, &mut op)).collect();
+    attach_allocs(&mut runs, n, &mut op);
+    runs
+}
+
+/// Counts `op`'s allocations in one untimed run of `n` iterations (at most
+/// [`COUNT_ITERS`]) and gives them to every batch in `runs`.
+fn attach_allocs(runs: &mut [Run], n: u64, op: &mut impl FnMut()) {
     let k = n.clamp(1, COUNT_ITERS);
-    let allocs = count_allocs(k, &mut op);
-    for r in &mut runs {
+    let allocs = count_allocs(k, op);
+    for r in runs {
         r.allocs = allocs;
         r.alloc_iters = k;
     }
-    runs
 }
 
 /// One row of an interleaved measurement ([`interleave`]).
@@ -287,12 +275,7 @@ pub fn interleave_with(
         progress(round + 1, rounds);
     }
     for (c, (r, &n)) in cases.iter_mut().zip(runs.iter_mut().zip(&ns)) {
-        let k = n.clamp(1, COUNT_ITERS);
-        let allocs = count_allocs(k, &mut || c.op.once());
-        for b in r.iter_mut() {
-            b.allocs = allocs;
-            b.alloc_iters = k;
-        }
+        attach_allocs(r, n, &mut || c.op.once());
     }
     runs
 }
@@ -483,21 +466,21 @@ mod tests {
         assert!(line.allocs_per_op >= 1 && line.bytes_per_op >= 64, "{line:?}");
     }
 
+    /// Rows `row0`, `row1`, … of `batches(i)` batches each, running `op(i)`.
+    fn rows<'a>(n: usize, batches: impl Fn(usize) -> usize, op: &'a impl Fn(usize)) -> Vec<Case<'a>> {
+        (0..n)
+            .map(|i| Case::new(format!("row{i}"), 8, batches(i), move || op(i)))
+            .collect()
+    }
+
     /// Rows run interleaved: every row gets its batches, no row runs two
     /// batches back to back while another row still has batches to run in
     /// that round, and each round starts one row later.
     #[test]
     fn interleave_spreads_each_rows_batches_over_the_rounds() {
         let log = std::cell::RefCell::new(Vec::new());
-        let mut cases: Vec<Case> = (0..3)
-            .map(|i| {
-                let log = &log;
-                Case::new(format!("row{i}"), 8, if i == 2 { 2 } else { 4 }, move || {
-                    log.borrow_mut().push(i);
-                    std::hint::black_box(i);
-                })
-            })
-            .collect();
+        let op = |i: usize| log.borrow_mut().push(std::hint::black_box(i));
+        let mut cases = rows(3, |i| if i == 2 { 2 } else { 4 }, &op);
         let mut rounds_seen = Vec::new();
         let runs = interleave(Duration::from_micros(50), &mut cases, |r, of| rounds_seen.push((r, of)));
         assert_eq!(runs.iter().map(Vec::len).collect::<Vec<_>>(), [4, 4, 2]);
@@ -505,15 +488,8 @@ mod tests {
         // The order of batches: collapse each row's consecutive calls (one
         // warm-up call and one batch) into one entry per batch, after calibration.
         drop(cases);
-        let calls = log.into_inner();
-        let mut order: Vec<usize> = Vec::new();
-        let mut last = usize::MAX;
-        for &c in &calls {
-            if c != last {
-                order.push(c);
-                last = c;
-            }
-        }
+        let mut order = log.into_inner();
+        order.dedup();
         // Calibration (0 1 2), the rounds rotated (0 1 2, 1 2 0, then row 2
         // has its two: 0 1, 0 1; the first 0 joins the 0 before it), then the
         // counting runs (0 1 2).
@@ -526,17 +502,13 @@ mod tests {
     #[test]
     fn interleave_with_calls_between_at_round_starts_and_every_k_batches() {
         let log = std::cell::RefCell::new(Vec::<String>::new());
-        let mut cases: Vec<Case> = (0..5)
-            .map(|i| {
-                let log = &log;
-                Case::new(format!("row{i}"), 8, 2, move || {
-                    let mut l = log.borrow_mut();
-                    if l.last().map(String::as_str) != Some(&*format!("row{i}")) {
-                        l.push(format!("row{i}"));
-                    }
-                })
-            })
-            .collect();
+        let op = |i: usize| {
+            let mut l = log.borrow_mut();
+            if l.last().map(String::as_str) != Some(&*format!("row{i}")) {
+                l.push(format!("row{i}"));
+            }
+        };
+        let mut cases = rows(5, |_| 2, &op);
         let runs = interleave_with(
             Duration::from_micros(20),
             &mut cases,
@@ -564,17 +536,12 @@ mod tests {
     #[test]
     fn a_slowed_case_runs_its_extra_iterations_inside_the_batch() {
         let calls = std::cell::Cell::new([0u64; 2]);
-        let mut cases: Vec<Case> = (0..2)
-            .map(|i| {
-                let calls = &calls;
-                Case::new(format!("row{i}"), 8, 3, move || {
-                    let mut c = calls.get();
-                    c[i] += 1;
-                    calls.set(c);
-                    std::hint::black_box(i);
-                })
-            })
-            .collect();
+        let op = |i: usize| {
+            let mut c = calls.get();
+            c[std::hint::black_box(i)] += 1;
+            calls.set(c);
+        };
+        let mut cases = rows(2, |_| 3, &op);
         cases[1].slow = Some(hooks::SlowRow::parse("row1=50").unwrap());
         // `between` runs before every batch (every = 1): the calls between
         // two snapshots are one batch's warm-up call and its timed calls.

@@ -4,12 +4,9 @@
 //! allocator and the branch predictors settled into) is sampled `P` times
 //! instead of once.
 //!
-//! Two `make bench` runs of one binary have shifted a group of codec rows by
-//! 14–22% for the whole of one process, every round alike, while a fresh
-//! process gave the other run's value (docs/MEASUREMENT.md, "Several
-//! processes per codec run"). Inside one process no number of rounds
-//! sees such a shift; across processes it becomes part of each row's spread,
-//! where the median and its interval account for it.
+//! Such a state can shift a group of rows for a whole process, which no
+//! number of rounds inside it sees (docs/MEASUREMENT.md, "Several processes
+//! per codec run"); across processes it becomes part of each row's spread.
 //!
 //! The parent starts each child as `codec-bench … --count c --scale-count s
 //! --out - --env none --processes 1` with the same rows, benchtime and run

@@ -17,12 +17,9 @@
 //! thread's on-CPU time (`gzipL_cpu_us`, `gunzipL_cpu_us`, medians, with
 //! `gzipL_cpu_lo`/`_hi` the median's distribution-free 95% interval over the
 //! batches; [`crate::measure::cpu::thread_cpu_ns`]; empty where the machine
-//! has no thread clock). On a shared machine wall time also counts waiting
-//! for a core; CPU time does not, and it is what the report sets beside the
-//! server's CPU per request. The report uses one kind for every level,
-//! never a mix. Single-threaded, on this machine, warm caches. The encode
-//! that produced the payload is not timed here: its one measurement is the
-//! `Encode/{fmt}/{n}` row of `codec.txt` in the same run.
+//! has no thread clock): CPU time is what the report sets beside the server's
+//! CPU per request, one kind for every level. Single-threaded, warm caches.
+//! The encode is timed once, by the `Encode/{fmt}/{n}` row of `codec.txt`.
 
 use super::calibrate;
 use crate::cli::{Args, parse_duration};
@@ -49,7 +46,6 @@ wirebench sizes [FLAGS]
   --run-id ID      the run this file belongs to (default: $WB_RUN_ID, else a fresh id)
 ";
 
-/// `wirebench sizes`.
 pub fn cli_sizes(args: &mut Args) -> Result<(), String> {
     if args.switch("--help") {
         print!("{USAGE}");

@@ -30,14 +30,8 @@ pub fn decode_to_json(
 ) -> Result<String, String> {
     match format {
         Format::Avro => {
-            let catalog;
-            let w = match writer {
-                Some(w) => w,
-                None => {
-                    catalog = super::v1_schema();
-                    &catalog
-                }
-            };
+            let v1 = super::v1_schema();
+            let w = writer.unwrap_or(&v1);
             let r = reader.unwrap_or(w);
             Resolver::new(w, r)
                 .read(bytes)

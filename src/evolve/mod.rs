@@ -249,14 +249,8 @@ pub fn page_cells() -> Result<Vec<crate::serve::page_data::EvolutionCell>, Strin
             row: c.row.name().to_string(),
             format: c.row.format(),
             direction: c.direction.label().to_string(),
-            class: match c.outcome.class() {
-                Class::Correct => "correct",
-                Class::Default => "default",
-                Class::Drops => "drops",
-                Class::Wrong => "wrong",
-                Class::Refuses => "refuses",
-            }
-            .to_string(),
+            // `correct`, `default`, `drops`, `wrong` or `refuses`.
+            class: format!("{:?}", c.outcome.class()).to_lowercase(),
             outcome: c.outcome.to_string().replace("**", ""),
             bytes: c.bytes,
         })

@@ -186,20 +186,16 @@ pub fn msgpack_bytes(d: &Datum) -> Result<Vec<u8>, String> {
                     go(i, out)?;
                 }
             }
-            Datum::Map(m) => {
-                w::write_map_len(out, m.len(), "map").map_err(e)?;
-                for (k, v) in m {
-                    w::write_str(out, k).map_err(e)?;
-                    go(v, out)?;
-                }
-            }
-            Datum::Record(m) => {
-                w::write_map_len(out, m.len(), "map").map_err(e)?;
-                for (k, v) in m {
-                    w::write_str(out, k).map_err(e)?;
-                    go(v, out)?;
-                }
-            }
+            Datum::Map(m) => pairs(m.iter().map(|(k, v)| (k.as_str(), v)), m.len(), out)?,
+            Datum::Record(m) => pairs(m.iter().map(|(k, v)| (&**k, v)), m.len(), out)?,
+        }
+        Ok(())
+    }
+    fn pairs<'a>(m: impl Iterator<Item = (&'a str, &'a Datum)>, len: usize, out: &mut Vec<u8>) -> Result<(), String> {
+        w::write_map_len(out, len, "map").map_err(|e| e.to_string())?;
+        for (k, v) in m {
+            w::write_str(out, k).map_err(|e| e.to_string())?;
+            go(v, out)?;
         }
         Ok(())
     }

@@ -101,17 +101,7 @@ fn record(config: &Config, csv: &mut dyn Write, label: &RunLabel, st: &RoundStat
         } else {
             "closed loop, service time"
         };
-        let path = summary::histogram_path(dir, label, false);
-        let run = &config.run;
-        summary::write_histogram(&path, run, label, what, &st.latency)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        if let Some(service) = &st.service {
-            let path = summary::histogram_path(dir, label, true);
-            summary::write_histogram(&path, run, label, "open loop, service time", service)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
-        }
-        let path = summary::hlog_path(dir, label);
-        summary::write_hlog(&path, run, label, what, st).map_err(|e| format!("{}: {e}", path.display()))?;
+        summary::write_histograms(dir, &config.run, label, what, st)?;
     }
     Ok(())
 }
@@ -200,11 +190,16 @@ fn run_url(config: &Config, url: &str, csv: &mut dyn Write) -> Result<u64, Strin
     Ok(failed)
 }
 
+/// `items` rotated left by `by` (mod their number): over `len` consecutive
+/// values of `by`, each item takes each position once.
+pub fn rotated<T: Copy>(items: &[T], by: u64) -> Vec<T> {
+    let k = (by % items.len().max(1) as u64) as usize;
+    items[k..].iter().chain(&items[..k]).copied().collect()
+}
+
 /// Formats of round `round` (1-based): `formats` rotated left by `(seed + round - 1) mod n`.
 pub fn round_order(formats: &[Format], seed: u64, round: usize) -> Vec<Format> {
-    let n = formats.len().max(1) as u64;
-    let start = (seed.wrapping_add(round as u64 - 1) % n) as usize;
-    formats[start..].iter().chain(&formats[..start]).copied().collect()
+    rotated(formats, seed.wrapping_add(round as u64 - 1))
 }
 
 /// The path of one catalog case.
@@ -233,10 +228,10 @@ fn run_catalog(config: &Config, csv: &mut dyn Write) -> Result<u64, String> {
         return run_cases(config, csv, addr, &catalog.products);
     }
     let server = start_server(config, max_count)?;
-    let addr = server.addr;
+    let addr = server.local_addr();
     eprintln!("bench: in-process server on {addr}, {}", mode(config));
     let result = run_cases(config, csv, addr, &catalog.products);
-    server.stop();
+    server.shutdown();
     result
 }
 
@@ -307,22 +302,10 @@ pub fn run_cases(config: &Config, csv: &mut dyn Write, addr: SocketAddr, product
     Ok(failed)
 }
 
-/// The in-process catalog server, stopped by [`LocalServer::stop`].
-pub struct LocalServer {
-    pub addr: SocketAddr,
-    stop: Box<dyn FnOnce()>,
-}
-
-impl LocalServer {
-    pub fn stop(self) {
-        (self.stop)()
-    }
-}
-
 /// Starts `wirebench serve`'s application on 127.0.0.1:0, after the fixture was prepared,
 /// with room for the load connections plus the warm-up connection.
-fn start_server(config: &Config, max_count: usize) -> Result<LocalServer, String> {
-    let server = crate::serve::routes::start(&crate::serve::Config {
+fn start_server(config: &Config, max_count: usize) -> Result<crate::http::server::Server, String> {
+    crate::serve::routes::start(&crate::serve::Config {
         server: crate::http::ServerConfig {
             addr: "127.0.0.1:0".into(),
             max_connections: config.concurrency + 16,
@@ -332,11 +315,7 @@ fn start_server(config: &Config, max_count: usize) -> Result<LocalServer, String
         fixture: config.fixture.clone(),
         ..Default::default()
     })
-    .map_err(|e| format!("cannot start the in-process server: {e}"))?;
-    Ok(LocalServer {
-        addr: server.local_addr(),
-        stop: Box::new(move || server.shutdown()),
-    })
+    .map_err(|e| format!("cannot start the in-process server: {e}"))
 }
 
 #[cfg(test)]
@@ -355,5 +334,8 @@ mod tests {
         assert_eq!(first.len(), 5);
         assert_eq!(round_order(&f, 0, 1), f);
         assert_eq!(round_order(&f, 0, 2)[0], Format::Msgpack);
+        assert_eq!(rotated(&[1, 2, 3], 1), [2, 3, 1]);
+        assert_eq!(rotated(&[1, 2, 3], 3), [1, 2, 3]);
+        assert_eq!(rotated::<u8>(&[], 3), Vec::<u8>::new());
     }
 }

@@ -2,6 +2,7 @@
 
 use crate::cli::Args;
 use crate::codec::Format;
+use crate::measure::stats::procs;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -210,12 +211,6 @@ impl Default for Config {
     }
 }
 
-/// The polling threads of `--url` mode by default: the CPUs this process may
-/// run on (respects `taskset`), at least 1.
-pub fn default_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
 /// Most connections accepted (one thread each).
 pub const MAX_CONCURRENCY: usize = 10_000;
 
@@ -285,11 +280,10 @@ impl Config {
             Some(v) => Compression::from_name(&v)
                 .ok_or_else(|| format!("--compression: expected none, gzip, gzip1 or gzip9, found {v:?}"))?,
         };
-        let verify = match args.value("--verify")? {
+        let (verify, verify_format) = match args.value("--verify")? {
             None => (d.verify, None),
             Some(v) => parse_verify(&v).map_err(|e| format!("--verify: {e}"))?,
         };
-        let (verify, verify_format) = verify;
         let expect_count: Option<usize> = args.parse("--expect-count")?;
         let output_format = match args.value("--format")?.as_deref() {
             None | Some("text") => OutputFormat::Text,
@@ -343,7 +337,8 @@ impl Config {
         if rounds == 0 || formats.is_empty() || timeout.is_zero() || duration.is_zero() {
             return Err("--rounds, --formats, --duration and --timeout must be non-empty / non-zero".into());
         }
-        let threads = args.parse_or("--threads", if url.is_some() { default_threads() } else { d.threads })?;
+        // `--url` mode polls with one thread per CPU this process may run on (respects `taskset`).
+        let threads = args.parse_or("--threads", if url.is_some() { procs() } else { d.threads })?;
         let rate: Option<f64> = args.parse("--rate")?;
         if min_requests > 0 && (threads > 0 || rate.is_some()) {
             return Err("--min-requests applies to the closed loop with one thread per connection (not --rate, not --threads N)".into());

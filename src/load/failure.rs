@@ -45,10 +45,6 @@ impl FailureKind {
             FailureKind::Mismatch => "mismatch",
         }
     }
-
-    fn index(self) -> usize {
-        self as usize
-    }
 }
 
 /// Failure counts by kind.
@@ -57,11 +53,11 @@ pub struct Errors([u64; 7]);
 
 impl Errors {
     pub fn add(&mut self, kind: FailureKind) {
-        self.0[kind.index()] += 1;
+        self.0[kind as usize] += 1;
     }
 
     pub fn get(&self, kind: FailureKind) -> u64 {
-        self.0[kind.index()]
+        self.0[kind as usize]
     }
 
     pub fn total(&self) -> u64 {

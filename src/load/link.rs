@@ -23,13 +23,14 @@
 //!
 //! # Output
 //!
-//! CSV ([`LINK_HEADER`]): `rate_mbps,rtt_ms,` then `load`'s own columns
+//! CSV ([`link_header`]): `rate_mbps,rtt_ms,` then `load`'s own columns
 //! ([`crate::measure::results::HTTP_HEADER`]), `round` being the link
 //! round. `rtt_ms` is the RTT added (0 when rate-only). Run stamp header and
 //! footer as in every other CSV, and a `# machine:` line: a link file is a
 //! run of its own, which the report labels with its machine, commit and
 //! date (`crate::report::link`).
 
+use super::cases::rotated;
 use super::config::{Compression, Config};
 use super::netns::{self, Namespaces};
 use crate::cli::Args;
@@ -41,9 +42,6 @@ use std::time::{Duration, Instant};
 pub fn link_header() -> String {
     format!("rate_mbps,rtt_ms,{}", crate::measure::results::HTTP_HEADER)
 }
-
-/// Same as [`link_header`], for docs.
-pub const LINK_HEADER: &str = "rate_mbps,rtt_ms,<HTTP_HEADER>";
 
 /// The server's port inside its namespace (the namespace is ours alone).
 const PORT: u16 = 8090;
@@ -263,7 +261,7 @@ fn measure(config: &Config, plan: &LinkPlan, ns: &mut Namespaces, exe: &str) -> 
     let mut done = 0;
     let started = Instant::now();
     for round in 1..=config.rounds {
-        for rate in rotated(&plan.rates, round) {
+        for rate in rotated(&plan.rates, round as u64 - 1) {
             if let Some(note) = ns.shape(rate, plan.rtt_ms)? {
                 eprintln!("{note}");
             }
@@ -289,7 +287,7 @@ fn measure(config: &Config, plan: &LinkPlan, ns: &mut Namespaces, exe: &str) -> 
                 first = false;
             }
             let mbps = rate as f64 / 1e6;
-            for comp in rotated(&plan.compressions, round) {
+            for comp in rotated(&plan.compressions, round as u64 - 1) {
                 for &c in &plan.concurrencies {
                     if let Ok(Some(st)) = server.0.try_wait() {
                         return Err(format!("--link: the server exited ({st})"));
@@ -317,13 +315,6 @@ fn measure(config: &Config, plan: &LinkPlan, ns: &mut Namespaces, exe: &str) -> 
     }
     write!(out, "{}", crate::measure::run::RunStamp::footer("# ")).map_err(werr)?;
     Ok(failed)
-}
-
-/// `items` rotated left by `round - 1` (1-based rounds): each item takes
-/// each position equally often over `items.len()` rounds.
-pub fn rotated<T: Copy>(items: &[T], round: usize) -> Vec<T> {
-    let k = round.saturating_sub(1) % items.len().max(1);
-    items[k..].iter().chain(&items[..k]).copied().collect()
 }
 
 /// The sum of the `err_*` columns of one `load` CSV row (0 if unreadable:
@@ -370,7 +361,7 @@ fn client(
 ) -> Result<Vec<String>, String> {
     let formats: Vec<&str> = config.formats.iter().map(|f| f.name()).collect();
     let counts: Vec<String> = config.counts.iter().map(|c| c.to_string()).collect();
-    let args: Vec<String> = [
+    let mut args: Vec<String> = [
         "netns",
         "exec",
         &ns.client,
@@ -408,18 +399,13 @@ fn client(
     ]
     .iter()
     .map(|s| s.to_string())
-    .chain(
-        (config.min_requests > 0)
-            .then(|| {
-                [
-                    "--max-duration".to_string(),
-                    format!("{}ms", config.max_duration.as_millis()),
-                ]
-            })
-            .into_iter()
-            .flatten(),
-    )
     .collect();
+    if config.min_requests > 0 {
+        args.extend([
+            "--max-duration".into(),
+            format!("{}ms", config.max_duration.as_millis()),
+        ]);
+    }
     let out = Command::new("ip")
         .args(&args)
         .stdin(Stdio::null())
@@ -455,14 +441,6 @@ mod tests {
         assert!(parse_link("10mbit,20ms,30ms").is_err());
         assert!(parse_link("10mbit,99s").is_err());
         assert!(parse_link("10zbit").is_err());
-    }
-
-    #[test]
-    fn rotation_gives_every_item_every_position() {
-        assert_eq!(rotated(&[1, 2, 3], 1), [1, 2, 3]);
-        assert_eq!(rotated(&[1, 2, 3], 2), [2, 3, 1]);
-        assert_eq!(rotated(&[1, 2, 3], 4), [1, 2, 3]);
-        assert_eq!(rotated::<u8>(&[], 3), Vec::<u8>::new());
     }
 
     #[test]

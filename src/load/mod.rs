@@ -23,24 +23,21 @@
 //!
 //! # Module map
 //!
-//! - [`config`]: the flags, parsed into a [`Config`].
-//! - [`cases`]: the plan (format × count × round, rotated order), the
-//!   in-process server, `--url` mode, and where results go.
-//! - [`client`]: one blocking keep-alive HTTP/1.1 connection.
-//! - [`verify`]: what a response must be to count ([`FailureKind`] otherwise):
-//!   the catalog or the `--data` document, one [`crate::payload::Payload`].
-//! - [`failure`]: [`FailureKind`] and the [`Errors`] counts by kind.
-//! - [`round`]: what every driver shares: [`round::RoundStats`], the
-//!   start line that begins a round's threads at one instant, and the CPU time
-//!   each side of the wire spent in the round ([`round::RoundCpu`]).
-//! - The drivers: [`closed`] (one thread per connection, closed loop),
-//!   [`open`] (one thread per connection, constant arrival rate) and [`mux`]
-//!   (few threads polling many connections, closed or open loop).
-//! - [`summary`]: CSV rows, the wrk-like text and histogram files.
+//! - [`config`]: the flags, parsed into a [`Config`]; [`cases`]: the plan
+//!   (format × count × round, rotated order), the in-process server, `--url`
+//!   mode, and where results go.
+//! - [`client`]: one blocking keep-alive HTTP/1.1 connection; [`verify`]: what
+//!   a response must be to count (the catalog or the `--data` document, one
+//!   [`crate::payload::Payload`]); [`failure`]: [`FailureKind`], [`Errors`].
+//! - [`round`]: what every driver shares: [`round::RoundStats`], the start
+//!   line that begins a round's threads at one instant, and each side's CPU
+//!   time in the round ([`round::RoundCpu`]).
+//! - The drivers: [`closed`] and [`open`] (one thread per connection) and
+//!   [`mux`] (few threads polling many connections, either loop).
+//! - [`summary`]: CSV rows, the wrk-like text and histogram files
+//!   ([`crate::measure::histogram::Histogram`]).
 //! - [`link`] (`--link`): the cases over a rate-limited link between two
 //!   network namespaces; [`netns`]: their `ip`/`tc` plumbing.
-//!
-//! Latencies are recorded in [`crate::measure::histogram::Histogram`].
 
 pub mod cases;
 pub mod client;

@@ -159,9 +159,7 @@ impl RoundStats {
         self.bytes += resp.wire_bytes;
         Ok(done)
     }
-}
 
-impl RoundStats {
     /// Verified requests per second.
     pub fn rps(&self) -> f64 {
         per_second(self.requests, self.elapsed)

@@ -1,21 +1,16 @@
 //! Output: one CSV row per (round, format, count), a wrk-like human summary, and
 //! histogram files (our text form and HdrHistogram interval logs).
 //!
-//! CSV columns ([`crate::measure::results::HTTP_HEADER`]): `duration_s` is the measured elapsed time of the
-//! run; `requests` counts verified responses only; `rps` = requests / duration_s;
-//! `bytes_per_s` = wire bytes of verified responses / duration_s; the latency
-//! columns are nearest-rank percentiles of the run's histogram in milliseconds
-//! (closed loop: service time; open loop: from the intended send time); `err_*`
-//! count failures by kind. In `--url` mode `format` is `url` and `count` is 0.
-//! The CPU columns ([`crate::measure::results::HTTP_CPU_COLUMNS`]) divide each
-//! side's CPU time over the round ([`super::round::RoundCpu`]) by the verified
-//! requests; they are empty when that side was not measured.
-//! `verify` is how responses were checked (`borrowed`, `owned`,
-//! `FORMAT:borrowed|owned` or `status` in `--url` mode). The last two,
-//! `other_cpu_cores` and `steal_cores`, are what the rest of the machine did
-//! during the round ([`crate::measure::machine`]), empty without `/proc/stat`.
-//! The file opens with the run stamp as `# key: value` lines and closes with
-//! its end lines ([`crate::measure::run`]).
+//! CSV columns ([`crate::measure::results::HTTP_HEADER`], which says what
+//! each holds): `duration_s` is the measured elapsed time of the run;
+//! `requests` counts verified responses only; `rps` and `bytes_per_s` divide
+//! by `duration_s`; the latency columns are nearest-rank percentiles of the
+//! run's histogram in milliseconds (closed loop: service time; open loop:
+//! from the intended send time). The CPU columns divide each side's CPU time
+//! over the round ([`super::round::RoundCpu`]) by the verified requests. In
+//! `--url` mode `format` is `url` and `count` is 0. The file opens with the
+//! run stamp as `# key: value` lines and closes with its end lines
+//! ([`crate::measure::run`]).
 
 use super::failure::FailureKind;
 use super::round::RoundStats;
@@ -99,19 +94,41 @@ fn cpu_cells(st: &RoundStats) -> [String; 5] {
     }
 }
 
-/// `{format}-{count}-{compression}-r{round}.hist` (and `….service-hist` for the
-/// open loop's service times, so `*.hist` globs only see the headline latency).
-pub fn histogram_path(dir: &Path, label: &RunLabel, service: bool) -> PathBuf {
-    let ext = if service { "service-hist" } else { "hist" };
+/// `{format}-{count}-{compression}-r{round}.{ext}`: `hist` (the headline
+/// latency), `service-hist` (the open loop's service times, so `*.hist` globs
+/// see only the headline) and `hlog` (both as an HdrHistogram interval log).
+pub fn run_path(dir: &Path, label: &RunLabel, ext: &str) -> PathBuf {
     dir.join(format!(
         "{}-{}-{}-r{}.{ext}",
         label.format, label.count, label.compression, label.round
     ))
 }
 
+/// Writes one run's histogram files into `dir` ([`run_path`]); `what` says
+/// what the latency is.
+pub fn write_histograms(
+    dir: &Path,
+    run: &RunStamp,
+    label: &RunLabel,
+    what: &str,
+    st: &RoundStats,
+) -> Result<(), String> {
+    let write = |ext: &str, w: &dyn Fn(&Path) -> io::Result<()>| {
+        let path = run_path(dir, label, ext);
+        w(&path).map_err(|e| format!("{}: {e}", path.display()))
+    };
+    write("hist", &|p| write_histogram(p, run, label, what, &st.latency))?;
+    if let Some(service) = &st.service {
+        write("service-hist", &|p| {
+            write_histogram(p, run, label, "open loop, service time", service)
+        })?;
+    }
+    write("hlog", &|p| write_hlog(p, run, label, what, st))
+}
+
 /// Writes `h` with `#` metadata lines naming the run (its stamp first,
 /// [`crate::measure::run`]).
-pub fn write_histogram(path: &Path, run: &RunStamp, label: &RunLabel, what: &str, h: &Histogram) -> io::Result<()> {
+fn write_histogram(path: &Path, run: &RunStamp, label: &RunLabel, what: &str, h: &Histogram) -> io::Result<()> {
     let mut out = io::BufWriter::new(std::fs::File::create(path)?);
     write!(out, "{}", run.header("# "))?;
     writeln!(out, "# wirebench latency histogram ({what})")?;
@@ -125,21 +142,12 @@ pub fn write_histogram(path: &Path, run: &RunStamp, label: &RunLabel, what: &str
     out.flush()
 }
 
-/// `{format}-{count}-{compression}-r{round}.hlog`: the same run as an
-/// HdrHistogram interval log.
-pub fn hlog_path(dir: &Path, label: &RunLabel) -> PathBuf {
-    dir.join(format!(
-        "{}-{}-{}-r{}.hlog",
-        label.format, label.count, label.compression, label.round
-    ))
-}
-
 /// Writes the run as an HdrHistogram interval log ([`crate::measure::hlog`]):
 /// one interval tagged `latency` (what `what` says) and, for the open loop,
 /// one tagged `service`. The start time is the run's start on the wall clock
 /// (now minus the elapsed time, to the millisecond). The run stamp comes
 /// first, as comment lines `#run: ID`, `#commit: …`, `#start: …`, `#load: …`.
-pub fn write_hlog(path: &Path, run: &RunStamp, label: &RunLabel, what: &str, st: &RoundStats) -> io::Result<()> {
+fn write_hlog(path: &Path, run: &RunStamp, label: &RunLabel, what: &str, st: &RoundStats) -> io::Result<()> {
     use crate::measure::hlog::{WriteInterval, write_log};
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -196,6 +204,15 @@ pub fn human_bytes(b: f64) -> String {
     format!("{v:.2}{}", UNITS[u])
 }
 
+/// The quantiles of the summaries: the text's name, the JSON key, q.
+const QUANTILES: [(&str, &str, f64); 5] = [
+    ("50%", "p50", 0.5),
+    ("75%", "p75", 0.75),
+    ("90%", "p90", 0.9),
+    ("99%", "p99", 0.99),
+    ("99.9%", "p99_9", 0.999),
+];
+
 /// The wrk-like summary of one run.
 pub fn human(url: &str, label: &RunLabel, mode: &str, st: &RoundStats) -> String {
     let h = &st.latency;
@@ -209,13 +226,7 @@ pub fn human(url: &str, label: &RunLabel, mode: &str, st: &RoundStats) -> String
         human_ns(h.max())
     );
     let _ = writeln!(s, "  Latency Distribution (nearest rank)");
-    for (name, q) in [
-        ("50%", 0.5),
-        ("75%", 0.75),
-        ("90%", 0.9),
-        ("99%", 0.99),
-        ("99.9%", 0.999),
-    ] {
+    for (name, _, q) in QUANTILES {
         let svc = st
             .service
             .as_ref()
@@ -274,13 +285,6 @@ pub fn human(url: &str, label: &RunLabel, mode: &str, st: &RoundStats) -> String
 /// ns, rates per second, byte counts in bytes).
 pub fn json(url: &str, label: &RunLabel, mode: &str, st: &RoundStats) -> String {
     use crate::measure::json::{number, quote};
-    const QUANTILES: [(&str, f64); 5] = [
-        ("p50", 0.5),
-        ("p75", 0.75),
-        ("p90", 0.9),
-        ("p99", 0.99),
-        ("p99_9", 0.999),
-    ];
     let latency = |h: &Histogram, with_mean: bool| {
         let mut s = String::from("{");
         if with_mean {
@@ -288,7 +292,7 @@ pub fn json(url: &str, label: &RunLabel, mode: &str, st: &RoundStats) -> String 
         }
         let parts: Vec<String> = QUANTILES
             .iter()
-            .map(|(name, q)| format!("\"{name}\":{}", h.value_at_quantile(*q)))
+            .map(|(_, key, q)| format!("\"{key}\":{}", h.value_at_quantile(*q)))
             .collect();
         s.push_str(&parts.join(","));
         s.push('}');

@@ -106,16 +106,10 @@ impl Check {
 }
 
 /// The [`Check`] of `load --url URL --data FILE.json [--schema S.avsc]
-/// [--verify FORMAT]`: status 200 and every body the document, read
-/// against its schema, so an absent nullable field and a `null` compare
-/// equal, as they decode.
-///
-/// - The schema is `schema_path`, else fetched once, before the run, from
-///   `/schemas/data.avsc` on the `url` server (what `serve --data` serves
-///   beside the document).
-/// - The format is `verify` (from `--verify FORMAT`, which also sets
-///   `Accept`, so `/data` negotiates it), else the last segment of a
-///   `/data/{format}` path.
+/// [--verify FORMAT]`: status 200 and every body the document, read against
+/// its schema (so an absent nullable field and a `null` compare equal). The
+/// schema is `schema_path`, else `/schemas/data.avsc` fetched once from the
+/// `url` server (`serve --data` serves it); the format is [`format_of`]'s.
 pub fn document_check(
     url: &str,
     data: &str,
@@ -124,11 +118,7 @@ pub fn document_check(
     timeout: Duration,
 ) -> Result<Check, String> {
     let probe = Target::from_url(url, Check::Status200, timeout)?;
-    let rest = url.strip_prefix("http://").unwrap_or(url);
-    let (authority, path) = match rest.find('/') {
-        Some(i) => (&rest[..i], &rest[i..]),
-        None => (rest, "/"),
-    };
+    let (authority, path) = split_url(url)?;
     let format = format_of(path, verify)?;
     let (schema, avsc) = match schema_path {
         Some(p) => input::schema_file(p)?,
@@ -184,6 +174,14 @@ fn fetch_schema(addr: SocketAddr, authority: &str, timeout: Duration) -> Result<
     Ok((schema, String::from_utf8_lossy(resp.body).into_owned()))
 }
 
+/// `(authority, path)` of an `http://host[:port][/path]` URL (no TLS).
+fn split_url(url: &str) -> Result<(&str, &str), String> {
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or_else(|| format!("--url {url:?}: expected http://host[:port]/path (https is not supported)"))?;
+    Ok(rest.find('/').map_or((rest, "/"), |i| rest.split_at(i)))
+}
+
 /// One load target: address, request bytes, check, timeout.
 #[derive(Clone, Debug)]
 pub struct Target {
@@ -200,15 +198,9 @@ pub struct Target {
 }
 
 impl Target {
-    /// A target from an `http://host[:port][/path]` URL (no TLS), checked with `check`.
+    /// A target from a URL ([`split_url`]), checked with `check`.
     pub fn from_url(url: &str, check: Check, timeout: Duration) -> Result<Target, String> {
-        let rest = url
-            .strip_prefix("http://")
-            .ok_or_else(|| format!("--url {url:?}: expected http://host[:port]/path (https is not supported)"))?;
-        let (authority, path) = match rest.find('/') {
-            Some(i) => (&rest[..i], &rest[i..]),
-            None => (rest, "/"),
-        };
+        let (authority, path) = split_url(url)?;
         if authority.is_empty() {
             return Err(format!("--url {url:?}: missing host"));
         }

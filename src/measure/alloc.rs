@@ -18,37 +18,26 @@
 //! }
 //! ```
 //!
-//! What is counted: every `alloc`, `alloc_zeroed` and `realloc` call is one
-//! allocation and adds the size requested (for `realloc`, the new size: like
-//! Go, we count bytes handed out, not net growth). `dealloc` is counted
-//! separately. [`thread_counts`] are the same counters for the calling
-//! thread alone. [`live`] also tracks the bytes currently allocated and
-//! their peak, for bounds such as "decoding N bytes never holds more than
-//! k·N bytes at once". The counters are process-wide, so a measurement is only
-//! meaningful while a single thread allocates — the benchmark harness runs
-//! every timed loop on one thread.
+//! Every `alloc`, `alloc_zeroed` and `realloc` is one allocation of the size
+//! requested (for `realloc` the new size: like Go, bytes handed out, not net
+//! growth); `dealloc` is counted apart. [`thread_counts`] are the calling
+//! thread's counters; [`live`] tracks the bytes currently allocated and their peak
+//! ("decoding N bytes never holds more than k·N at once"). The counters are
+//! process-wide: a measurement means something only while one thread
+//! allocates, and the harness times every loop on one thread.
 //!
 //! # The switch
 //!
-//! Counting costs: each counted allocation does a handful of atomic
-//! read-modify-writes and a thread-local update, which shows in the time of
-//! every allocating hot path. So counting has a process-wide switch
-//! ([`set_counting`], [`with_counting`]). While it is off, each allocator
-//! call costs one relaxed load of a static `AtomicBool` and a branch that
-//! predicts "off", on top of [`System`]; the counters and [`live`] then stand
-//! still.
+//! Counting costs a few atomic adds per allocation, so it has a process-wide
+//! switch ([`set_counting`], [`with_counting`]); while off, each call costs a
+//! relaxed load and a branch on top of [`System`], and the counters stand
+//! still. It starts **on**, so test and fuzz binaries count without a call;
+//! the `wirebench` binary switches it off first thing in `main`, and only
+//! `codec-bench` turns it on, for untimed runs apart from the timed batches.
+//! [`live`] is exact only for blocks allocated and freed while on: binaries reading it leave it on.
 //!
-//! Counting starts **on**, so test and fuzz binaries that install
-//! `CountingAlloc` count everything without a call. The `wirebench` binary
-//! switches it off first thing in `main`: `serve` and `load` never switch it
-//! back on, and `codec-bench` times every batch with it off and switches it on
-//! only for separate, untimed runs of the same operation that give B/op and
-//! allocs/op. [`live`] is exact only for blocks allocated and freed while
-//! counting was on; a block allocated while off and freed while on (or the
-//! reverse) would skew it, so binaries that read `live` leave the switch on.
-//!
-//! This file is the crate's one `unsafe impl`: `GlobalAlloc` is an unsafe
-//! trait, and each method forwards to `System` under the caller's contract.
+//! This is the crate's one `unsafe impl`: `GlobalAlloc` is an unsafe trait,
+//! and each method forwards to `System` under the caller's contract.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -95,9 +84,11 @@ impl CountingAlloc {
         CountingAlloc { _private: () }
     }
 
+    /// One allocation of `size` bytes that replaced a block of `freed` bytes.
     #[cold]
     #[inline(never)]
-    fn count(&self, size: usize) {
+    fn count(&self, size: usize, freed: usize) {
+        Self::track(size, freed);
         REGISTERED.store(true, Relaxed);
         TOTAL_ALLOCS.fetch_add(1, Relaxed);
         TOTAL_BYTES.fetch_add(size as u64, Relaxed);
@@ -243,8 +234,7 @@ unsafe impl GlobalAlloc for CountingAlloc {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if counting() {
-            self.count(layout.size());
-            Self::track(layout.size(), 0);
+            self.count(layout.size(), 0);
         }
         // SAFETY: the caller guarantees `layout` has non-zero size, as
         // `System.alloc` requires.
@@ -256,8 +246,7 @@ unsafe impl GlobalAlloc for CountingAlloc {
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         if counting() {
-            self.count(layout.size());
-            Self::track(layout.size(), 0);
+            self.count(layout.size(), 0);
         }
         // SAFETY: same contract as `alloc`, passed through unchanged.
         unsafe { System.alloc_zeroed(layout) }
@@ -280,8 +269,7 @@ unsafe impl GlobalAlloc for CountingAlloc {
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if counting() {
-            self.count(new_size);
-            Self::track(new_size, layout.size());
+            self.count(new_size, layout.size());
         }
         // SAFETY: `ptr`/`layout` come from `System` via this allocator and
         // `new_size` is valid for `layout.align()` (caller's contract).
@@ -344,23 +332,8 @@ mod tests {
 
     #[test]
     fn since_subtracts() {
-        let a = Counts {
-            allocs: 3,
-            bytes: 100,
-            frees: 1,
-        };
-        let b = Counts {
-            allocs: 5,
-            bytes: 164,
-            frees: 4,
-        };
-        assert_eq!(
-            b.since(a),
-            Counts {
-                allocs: 2,
-                bytes: 64,
-                frees: 3
-            }
-        );
+        let c = |allocs, bytes, frees| Counts { allocs, bytes, frees };
+        assert_eq!(c(5, 164, 4).since(c(3, 100, 1)), c(2, 64, 3));
+        assert_eq!(c(0, 0, 0).since(c(1, 1, 1)), c(u64::MAX, u64::MAX, u64::MAX), "wraps");
     }
 }

@@ -9,10 +9,8 @@
 //!
 //! Both loops run the same instructions on the same data in every process
 //! (the permutation is a fixed function of [`MEM_SEED`], written in full
-//! before the first sample so no sample pays its page faults),
-//! so a change of their time is a change of the machine or of the process's
-//! placement on it, never of the code under test. A sample is a few
-//! milliseconds of work.
+//! before the first sample), so a change of their time is a change of the
+//! machine or of the process's placement on it. A sample is a few ms of work.
 //!
 //! One sample is one line of a raw file ([`Sample::line`], [`parse_line`]):
 //!
@@ -29,21 +27,16 @@
 //!
 //! [`assess`] summarises one file's samples: the medians with their 95%
 //! intervals, and the samples slower than their file's median by more than
-//! the loop's limit, whose rounds count as **disturbed**. A loop's limit is
-//! [`DISTURBED_SLOWER`], or [`SPREADS`] robust standard deviations of that
-//! loop's own samples in the file where they spread wider: on a quiet
-//! machine of this kind the memory loop deviates by 6–20% from its median
-//! (the shared cache and memory of the host), so a fixed 5% would
-//! mark nearly every round and say nothing. The report
-//! prints that; `wirebench compare` tests the two runs' samples against each
-//! other and warns when the machines differ. Nothing divides a benchmark
+//! the loop's limit ([`DISTURBED_SLOWER`], or [`SPREADS`] robust standard
+//! deviations where the loop spreads wider: the memory loop deviates 6–20%
+//! on a quiet host), whose rounds count as **disturbed**. `wirebench compare`
+//! tests two runs' samples against each other. Nothing divides a benchmark
 //! figure by a calibration time.
 
 use super::significance::{self as sig, MedianCi};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-/// Steps of the CPU loop.
 pub const CPU_STEPS: u64 = 1 << 20;
 /// Words of the memory loop's permutation (4 MiB of `u32`: past the
 /// private caches, within the reach of the second-level TLB with 4 KiB
@@ -52,7 +45,6 @@ pub const CPU_STEPS: u64 = 1 << 20;
 pub const MEM_WORDS: usize = 1 << 20;
 /// Dependent loads of the memory loop per sample.
 pub const MEM_STEPS: u64 = 1 << 14;
-/// The permutation's seed.
 pub const MEM_SEED: u64 = 0x5EED_CA11_B4A7_E000;
 /// A sample more than this fraction slower than its file's median (either
 /// loop) is disturbed, and so is its round, unless the loop's own spread
@@ -124,7 +116,6 @@ impl Probe {
         }
     }
 
-    /// Times both loops once.
     pub fn sample(&mut self, round: usize, case: Option<&str>) -> Sample {
         let t0 = Instant::now();
         black_box(cpu_loop(black_box(CPU_STEPS)));
@@ -158,7 +149,6 @@ pub struct Sample {
     pub mem_us: f64,
 }
 
-/// The key of a calibration line.
 pub const KEY: &str = "calibration";
 
 impl Sample {
@@ -218,15 +208,10 @@ fn parse_fields(rest: &str) -> Result<Sample, String> {
 
 /// Every calibration line of a raw file's text; errors name the line (1-based).
 pub fn read_all(text: &str) -> Result<Vec<Sample>, (usize, String)> {
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        match parse_line(line) {
-            None => {}
-            Some(Ok(s)) => out.push(s),
-            Some(Err(e)) => return Err((i + 1, e)),
-        }
-    }
-    Ok(out)
+    text.lines()
+        .enumerate()
+        .filter_map(|(i, line)| Some(parse_line(line)?.map_err(|e| (i + 1, e))))
+        .collect()
 }
 
 /// One file's calibration, summarised.

@@ -11,19 +11,16 @@
 
 /// The environment variable that fixes the run's commit (the Makefile sets
 /// it once, beside `WB_RUN_ID`, so a commit made while the run goes on
-/// changes no stamp); without it, `git rev-parse HEAD`.
+/// changes no stamp).
 pub const RUN_COMMIT_ENV: &str = "WB_RUN_COMMIT";
 
-/// `git rev-parse HEAD`, or `unknown`.
-pub fn git_head() -> String {
-    std::process::Command::new("git")
-        .args(["rev-parse", "HEAD"])
-        .output()
+/// The run's commit: `$WB_RUN_COMMIT` when it is printable, else `git
+/// rev-parse HEAD`, else `unknown`.
+pub fn run_commit() -> String {
+    std::env::var(RUN_COMMIT_ENV)
         .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "unknown".into())
+        .filter(|c| !c.is_empty() && c.bytes().all(|b| b.is_ascii_graphic()))
+        .unwrap_or_else(|| command("git", &["rev-parse", "HEAD"]))
 }
 
 use std::process::Command;
@@ -63,7 +60,6 @@ pub struct Environment {
 
 const UNKNOWN: &str = "unknown";
 
-/// Reads the environment now.
 pub fn capture() -> Environment {
     let read = |p: &str| std::fs::read_to_string(p).unwrap_or_default();
     let cpuinfo = read("/proc/cpuinfo");
@@ -96,23 +92,20 @@ pub fn capture() -> Environment {
         memory,
         os,
         kernel,
-        load_average: non_empty(
-            &read("/proc/loadavg")
-                .split_whitespace()
-                .take(3)
-                .collect::<Vec<_>>()
-                .join(" "),
-        ),
+        load_average: load_average(),
         arch: std::env::consts::ARCH.into(),
         rustc: command("rustc", &["-V"]),
-        git_commit: std::env::var(RUN_COMMIT_ENV)
-            .ok()
-            .filter(|c| !c.is_empty())
-            .unwrap_or_else(|| command("git", &["rev-parse", "HEAD"])),
+        git_commit: run_commit(),
         crates: locked_versions(&read("Cargo.lock")),
         run_id: UNKNOWN.into(),
         run_start: UNKNOWN.into(),
     }
+}
+
+/// `/proc/loadavg`'s first three fields, or `unknown`.
+pub fn load_average() -> String {
+    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    non_empty(&text.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
 }
 
 fn non_empty(s: &str) -> String {

@@ -21,9 +21,8 @@
 //!
 //! # Reported values
 //!
-//! A quantile reports the *midpoint* of its bucket (clamped to the exact min and
-//! max), so the reported value is within half a bucket width — at most
-//! 1/256 ≈ 0.4% — of every value that fell in that bucket. The tests check ≤ 1%.
+//! A quantile reports the *midpoint* of its bucket (clamped to the exact min and max):
+//! within half a bucket width (≤ 1/256 ≈ 0.4%) of every value that fell in it.
 //!
 //! # Quantile definition (nearest rank)
 //!
@@ -143,7 +142,6 @@ impl Histogram {
         self.max = self.max.max(other.max);
     }
 
-    /// Number of recorded values.
     pub fn count(&self) -> u64 {
         self.count
     }

@@ -47,7 +47,6 @@ pub fn parse_proc_stat(text: &str) -> Option<MachineTicks> {
     })
 }
 
-/// Reads `/proc/stat` now.
 pub fn read() -> Option<MachineTicks> {
     parse_proc_stat(&std::fs::read_to_string("/proc/stat").ok()?)
 }

@@ -96,15 +96,14 @@ impl Progress {
         self.done += 1;
         let elapsed = self.before + self.start.elapsed();
         let left = elapsed.mul_f64(self.total.saturating_sub(self.done) as f64 / self.done as f64);
-        let stage = progress_text(self.done, self.total, elapsed, left);
-        match self.run {
-            Some(run) => {
-                let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-                let run_elapsed = Duration::from_secs(now.saturating_sub(run.start_unix));
-                with_run(&stage, run_elapsed, left + run.after)
-            }
-            None => stage,
-        }
+        let run = self.run.map(|run| {
+            let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+            (
+                Duration::from_secs(now.saturating_sub(run.start_unix)),
+                left + run.after,
+            )
+        });
+        progress_text(self.done, self.total, elapsed, left, run)
     }
 }
 
@@ -113,19 +112,19 @@ fn mmss(d: Duration) -> String {
     format!("{}:{:02}", s / 60, s % 60)
 }
 
-/// `[done/total m:ss elapsed, ~m:ss left]`.
-pub fn progress_text(done: usize, total: usize, elapsed: Duration, left: Duration) -> String {
-    format!("[{done}/{total} {} elapsed, ~{} left]", mmss(elapsed), mmss(left))
-}
-
-/// `stage` (a [`progress_text`]) with the run's times added inside the brackets.
-pub fn with_run(stage: &str, run_elapsed: Duration, run_left: Duration) -> String {
-    format!(
-        "{}; run {} elapsed, ~{} left]",
-        stage.strip_suffix(']').unwrap_or(stage),
-        mmss(run_elapsed),
-        mmss(run_left)
-    )
+/// `[done/total m:ss elapsed, ~m:ss left]`, with the run's `(elapsed, left)`
+/// as `[…; run m:ss elapsed, ~m:ss left]`.
+pub fn progress_text(
+    done: usize,
+    total: usize,
+    elapsed: Duration,
+    left: Duration,
+    run: Option<(Duration, Duration)>,
+) -> String {
+    let run = run.map_or(String::new(), |(e, l)| {
+        format!("; run {} elapsed, ~{} left", mmss(e), mmss(l))
+    });
+    format!("[{done}/{total} {} elapsed, ~{} left{run}]", mmss(elapsed), mmss(left))
 }
 
 #[cfg(test)]
@@ -135,7 +134,7 @@ mod tests {
     #[test]
     fn progress_estimates_from_the_average_case() {
         assert_eq!(
-            progress_text(3, 45, Duration::from_secs(12), Duration::from_secs(168)),
+            progress_text(3, 45, Duration::from_secs(12), Duration::from_secs(168), None),
             "[3/45 0:12 elapsed, ~2:48 left]"
         );
         let mut p = Progress::with(2, None, None);
@@ -147,12 +146,9 @@ mod tests {
     /// own estimate; a child continues its parent's count and time.
     #[test]
     fn run_clock_and_parent_stage() {
+        let s = |secs| Duration::from_secs(secs);
         assert_eq!(
-            with_run(
-                "[3/45 0:12 elapsed, ~2:48 left]",
-                Duration::from_secs(70),
-                Duration::from_secs(468)
-            ),
+            progress_text(3, 45, s(12), s(168), Some((s(70), s(468)))),
             "[3/45 0:12 elapsed, ~2:48 left; run 1:10 elapsed, ~7:48 left]"
         );
         let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs();

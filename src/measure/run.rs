@@ -3,12 +3,9 @@
 //! One `make bench` is one run: every raw file it writes (`codec.txt`,
 //! `sizes.csv`, `http*.csv`, `histograms/*.hist`, `histograms/*.hlog`,
 //! `environment.json`) carries the same run id, so `wirebench report` can
-//! refuse to mix files from different runs. The id comes from, in order:
-//! the command's `--run-id ID` flag, the `WB_RUN_ID` environment variable
-//! (the Makefile exports one per `make` invocation), or a fresh one made
-//! from the UTC start time and the process id. The commit comes from
-//! `WB_RUN_COMMIT` (also exported by the Makefile, fixed when the run
-//! starts), else `git rev-parse HEAD` when the writer starts.
+//! refuse to mix files from different runs. The id is [`resolve_id`]'s (the
+//! Makefile exports `WB_RUN_ID` once per `make`), the commit
+//! `crate::measure::env::run_commit`'s.
 //!
 //! A stamp is `key: value` lines ([`RunStamp::lines`]):
 //!
@@ -31,14 +28,12 @@
 /// The environment variable every measuring command reads its run id from.
 pub const RUN_ID_ENV: &str = "WB_RUN_ID";
 
-pub use super::env::RUN_COMMIT_ENV;
-
 /// The run a file belongs to, as written at its top (and `end`, `load_end`
 /// at its bottom).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RunStamp {
     pub id: String,
-    /// `git rev-parse HEAD`, or `unknown`.
+    /// The run's commit (`crate::measure::env::run_commit`).
     pub commit: String,
     /// UTC `YYYY-MM-DDTHH:MM:SSZ` when the writer started.
     pub start: String,
@@ -47,13 +42,6 @@ pub struct RunStamp {
     /// When the writer finished (None: the file was cut short or is old).
     pub end: Option<String>,
     pub load_end: Option<String>,
-}
-
-/// `/proc/loadavg`'s first three fields, or `unknown`.
-pub fn load_average() -> String {
-    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    let v: Vec<&str> = text.split_whitespace().take(3).collect();
-    if v.is_empty() { "unknown".into() } else { v.join(" ") }
 }
 
 /// A fresh id: `YYYYMMDDTHHMMSSZ-p<pid>`.
@@ -83,15 +71,11 @@ pub fn resolve_id(flag: Option<String>) -> Result<String, String> {
 impl RunStamp {
     /// The stamp of a writer starting now, with run id `id`.
     pub fn start(id: String) -> RunStamp {
-        let commit = std::env::var(RUN_COMMIT_ENV)
-            .ok()
-            .filter(|c| !c.is_empty() && c.bytes().all(|b| b.is_ascii_graphic()))
-            .unwrap_or_else(super::env::git_head);
         RunStamp {
             id,
-            commit,
+            commit: super::env::run_commit(),
             start: super::env::now_utc(),
-            load: load_average(),
+            load: super::env::load_average(),
             end: None,
             load_end: None,
         }
@@ -116,7 +100,7 @@ impl RunStamp {
     pub fn end_lines() -> Vec<String> {
         vec![
             format!("end: {}", super::env::now_utc()),
-            format!("load-end: {}", load_average()),
+            format!("load-end: {}", super::env::load_average()),
         ]
     }
 

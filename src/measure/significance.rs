@@ -1,57 +1,39 @@
 //! The statistics benchstat uses, so a reader can tell a difference from
-//! noise: the median with a distribution-free confidence interval, the
-//! Mann–Whitney U test between two samples, and the Holm–Bonferroni
-//! correction across the comparisons of one table.
+//! noise.
 //!
-//! - **Median interval** ([`median_ci`]): order statistics. For `n` sorted
-//!   values `x(1) ≤ … ≤ x(n)`, the interval `[x(k), x(n+1−k)]` covers the
-//!   population median with probability `1 − 2·P(B ≤ k−1)`, `B ~
-//!   Binomial(n, ½)`, whatever the distribution. The widest `k` with
-//!   coverage ≥ the asked confidence is used; for n = 10 that is `[x(2),
-//!   x(9)]` (97.9%), for n = 20 `[x(6), x(15)]` (95.9%). Below n = 6 even
-//!   `[min, max]` covers less than 95% (n = 5: 93.75%); the interval is then
-//!   `[min, max]` with its real, lower confidence, and [`MedianCi::confidence`]
-//!   says so.
-//! - **Mann–Whitney U** ([`mann_whitney`]): two-sided, on midranks. Exact
-//!   (the U distribution counted by recursion) when neither sample has ties
-//!   across the pooled values and `n1 + n2 ≤ 60`; otherwise the normal
-//!   approximation with the tie-corrected variance
-//!   `n1·n2/12 · ((n+1) − Σ(t³−t)/(n(n−1)))` and a continuity correction of ½.
-//! - **Holm–Bonferroni** ([`holm`]): the `m` p-values of a table sorted
-//!   ascending, the i-th multiplied by `m − i + 1`, made monotone, capped at
-//!   one. A comparison is significant when its adjusted p-value is below α
-//!   ([`ALPHA`] = 0.05); the family-wise error rate of the table is then at
-//!   most α.
+//! - **Median interval** ([`median_ci`]): for `n` sorted values, `[x(k),
+//!   x(n+1−k)]` covers the population median with probability `1 −
+//!   2·P(B ≤ k−1)`, `B ~ Binomial(n, ½)`, whatever the distribution; the widest
+//!   `k` reaching the asked confidence is used (n = 10: `[x(2), x(9)]`, 97.9%).
+//!   Below n = 6 even `[min, max]` covers less than 95%; it is used with its
+//!   real confidence, which [`MedianCi::confidence`] gives.
+//! - **Mann–Whitney U** ([`mann_whitney`]): two-sided, on midranks; exact
+//!   (counted by recursion) without ties and with `n1 + n2 ≤` [`EXACT_MAX_N`],
+//!   else normal with the tie-corrected variance `n1·n2/12 · ((n+1) −
+//!   Σ(t³−t)/(n(n−1)))` and a continuity correction of ½.
+//! - **Holm–Bonferroni** ([`holm`]): the `m` p-values sorted ascending, the
+//!   i-th times `m − i + 1`, made monotone, capped at one; significant below
+//!   [`ALPHA`], so the table's family-wise error rate is at most α.
 //!
-//! Paired samples (two things measured in the same rounds, pair `i` from
-//! round `i`) are compared on their per-pair log ratios `d_i = ln(b_i/a_i)`,
-//! so a drift that multiplies both values of a round cancels:
+//! Paired samples (pair `i` from round `i`) are compared on their log ratios
+//! `d_i = ln(b_i/a_i)`, so a drift that multiplies both values of a round
+//! cancels:
 //!
-//! - **Wilcoxon signed-rank** ([`signed_rank`]): `W+` = the sum of the
-//!   ranks of `|d_i|` over the positive `d_i`, two-sided. Exact (the null
-//!   distribution counted by recursion, [`signed_rank_counts`]) when there
-//!   are no zeros, no ties among `|d_i|` and `n ≤` [`EXACT_MAX_PAIRS`];
-//!   otherwise the normal approximation with Pratt's zero handling (zeros
-//!   ranked, then dropped; mean and variance reduced by theirs), the tie
-//!   correction `Σ(t³−t)/48` and a continuity correction of ½ (scipy's
+//! - **Wilcoxon signed-rank** ([`signed_rank`]): `W+` = the sum of the ranks
+//!   of `|d_i|` over positive `d_i`, two-sided; exact without zeros or ties
+//!   and `n ≤` [`EXACT_MAX_PAIRS`], else normal with Pratt's zero handling,
+//!   the tie correction `Σ(t³−t)/48` and a continuity correction of ½ (scipy's
 //!   `wilcoxon(zero_method="pratt", correction=True, method="approx")`).
-//! - **Hodges–Lehmann** ([`hodges_lehmann`]): the median of the
-//!   `n(n+1)/2` Walsh averages `(d_i + d_j)/2, i ≤ j`, with the
-//!   distribution-free interval `[W(k+1), W(M−k)]` of the sorted averages,
-//!   `k` the largest with `P(W+ ≤ k) ≤ (1 − confidence)/2` (Hollander &
-//!   Wolfe §3.2); exact counts up to [`EXACT_MAX_PAIRS`], the normal
-//!   quantile beyond. Below n = 6 even `[W(1), W(M)]` covers less than 95%
-//!   and [`PairedTest::confidence`] says so.
-//! - **[`paired`]** puts both together as a ratio `b/a`: `exp` of the HL
-//!   estimate and of its interval, the signed-rank p, and the **minimum
-//!   detectable effect**: the interval's larger half-width as a ratio,
-//!   `exp(max(ln hi − ln est, ln est − ln lo)) − 1`. A true change that
-//!   large moves the interval to touch 1 (no change), so this run can
-//!   order pairs that differ by about the MDE or more, and "≈" reads as
-//!   "within ±MDE".
-//! - **Sign test** ([`sign_test`]): the companion on the same log ratios,
-//!   `p = 2·P(B ≤ min(#pos, #neg))`, zeros dropped, with [`median_ci`] as
-//!   its interval.
+//! - **Hodges–Lehmann** ([`hodges_lehmann`]): the median of the `n(n+1)/2`
+//!   Walsh averages `(d_i + d_j)/2, i ≤ j`, with the interval `[W(k+1),
+//!   W(M−k)]`, `k` the largest with `P(W+ ≤ k) ≤ (1 − confidence)/2` (Hollander
+//!   & Wolfe §3.2); below n = 6 [`PairedTest::confidence`] is under 95%.
+//! - **[`paired`]**: both as a ratio `b/a` (`exp` of the HL estimate and
+//!   interval), the signed-rank p, and the **minimum detectable effect**
+//!   `exp(max(ln hi − ln est, ln est − ln lo)) − 1`: a true change that large
+//!   moves the interval to touch 1, so "≈" reads "within ±MDE".
+//! - **Sign test** ([`sign_test`]): `p = 2·P(B ≤ min(#pos, #neg))` on the same
+//!   log ratios, zeros dropped.
 
 /// The significance level of every test in the report and `compare`.
 pub const ALPHA: f64 = 0.05;
@@ -199,13 +181,6 @@ pub fn u_counts(n1: usize, n2: usize) -> Vec<f64> {
     out
 }
 
-/// P(U ≤ u) under the null hypothesis, exact.
-pub fn u_cdf(n1: usize, n2: usize, u: usize) -> f64 {
-    let c = u_counts(n1, n2);
-    let total: f64 = c.iter().sum();
-    c.iter().take(u + 1).sum::<f64>() / total
-}
-
 /// The standard normal's upper tail, 1 − Φ(z) (Numerical Recipes' erfc,
 /// relative error below 1.2·10⁻⁷).
 pub fn normal_sf(z: f64) -> f64 {
@@ -242,25 +217,12 @@ pub fn mann_whitney(a: &[f64], b: &[f64]) -> Option<UTest> {
     let n = (n1 + n2) as f64;
     let mu = (n1 * n2) as f64 / 2.0;
     if ties.is_empty() && n1 + n2 <= EXACT_MAX_N {
-        let c = u_counts(n1, n2);
-        let total: f64 = c.iter().sum();
-        let ui = u.round() as usize;
-        let lower: f64 = c[..=ui].iter().sum::<f64>() / total;
-        let upper: f64 = c[ui..].iter().sum::<f64>() / total;
-        return Some(UTest {
-            u,
-            p: (2.0 * lower.min(upper)).min(1.0),
-            exact: true,
-        });
+        let p = exact_p(&u_counts(n1, n2), u);
+        return Some(UTest { u, p, exact: true });
     }
     let tie_term: f64 = ties.iter().map(|&t| (t * t * t - t) as f64).sum::<f64>() / (n * (n - 1.0));
     let var = (n1 * n2) as f64 / 12.0 * ((n + 1.0) - tie_term);
-    let p = if var <= 0.0 {
-        1.0 // every value equal: no evidence of a difference
-    } else {
-        let z = ((u - mu).abs() - 0.5).max(0.0) / var.sqrt();
-        (2.0 * normal_sf(z)).min(1.0)
-    };
+    let p = normal_p(u, mu, var);
     Some(UTest { u, p, exact: false })
 }
 
@@ -303,9 +265,30 @@ pub fn signed_rank_counts(n: usize) -> Vec<f64> {
 
 /// P(W+ ≤ w) under the null hypothesis, exact, for `n` untied nonzero pairs.
 pub fn signed_rank_cdf(n: usize, w: usize) -> f64 {
-    let c = signed_rank_counts(n);
+    cdf(&signed_rank_counts(n), w)
+}
+
+/// P(X ≤ x) from the null distribution's counts `c`.
+fn cdf(c: &[f64], x: usize) -> f64 {
+    c.iter().take(x + 1).sum::<f64>() / c.iter().sum::<f64>()
+}
+
+/// The exact two-sided p of statistic `x` from the null distribution's counts.
+fn exact_p(c: &[f64], x: f64) -> f64 {
+    let i = (x.round() as usize).min(c.len() - 1);
     let total: f64 = c.iter().sum();
-    c.iter().take(w + 1).sum::<f64>() / total
+    let (lower, upper) = (c[..=i].iter().sum::<f64>() / total, c[i..].iter().sum::<f64>() / total);
+    (2.0 * lower.min(upper)).min(1.0)
+}
+
+/// The two-sided p of `x` under the normal approximation with a continuity
+/// correction of ½; 1 when the variance is 0 (every value equal).
+fn normal_p(x: f64, mean: f64, var: f64) -> f64 {
+    if var <= 0.0 {
+        return 1.0;
+    }
+    let z = ((x - mean).abs() - 0.5).max(0.0) / var.sqrt();
+    (2.0 * normal_sf(z)).min(1.0)
 }
 
 /// The result of a two-sided Wilcoxon signed-rank test.
@@ -346,34 +329,20 @@ pub fn signed_rank(d: &[f64]) -> Option<SignedRank> {
     // Ties among the nonzero |d| (zeros are one group of their own).
     let nonzero: Vec<f64> = abs.iter().copied().filter(|&x| x != 0.0).collect();
     let (_, ties) = midranks(&nonzero);
-    if zeros == 0 && ties.is_empty() && n <= EXACT_MAX_PAIRS {
-        let c = signed_rank_counts(n);
-        let total: f64 = c.iter().sum();
-        let wi = (w_plus.round() as usize).min(c.len() - 1);
-        let lower: f64 = c[..=wi].iter().sum::<f64>() / total;
-        let upper: f64 = c[wi..].iter().sum::<f64>() / total;
-        return Some(SignedRank {
-            w_plus,
-            p: (2.0 * lower.min(upper)).min(1.0),
-            exact: true,
-            n,
-            zeros,
-        });
-    }
-    let (nt, zt) = ((n + zeros) as f64, zeros as f64);
-    let mean = (nt * (nt + 1.0) - zt * (zt + 1.0)) / 4.0;
-    let tie_term: f64 = ties.iter().map(|&t| (t * t * t - t) as f64).sum::<f64>() / 48.0;
-    let var = (nt * (nt + 1.0) * (2.0 * nt + 1.0) - zt * (zt + 1.0) * (2.0 * zt + 1.0)) / 24.0 - tie_term;
-    let p = if var <= 0.0 {
-        1.0
+    let exact = zeros == 0 && ties.is_empty() && n <= EXACT_MAX_PAIRS;
+    let p = if exact {
+        exact_p(&signed_rank_counts(n), w_plus)
     } else {
-        let z = ((w_plus - mean).abs() - 0.5).max(0.0) / var.sqrt();
-        (2.0 * normal_sf(z)).min(1.0)
+        let (nt, zt) = ((n + zeros) as f64, zeros as f64);
+        let mean = (nt * (nt + 1.0) - zt * (zt + 1.0)) / 4.0;
+        let tie_term: f64 = ties.iter().map(|&t| (t * t * t - t) as f64).sum::<f64>() / 48.0;
+        let var = (nt * (nt + 1.0) * (2.0 * nt + 1.0) - zt * (zt + 1.0) * (2.0 * zt + 1.0)) / 24.0 - tie_term;
+        normal_p(w_plus, mean, var)
     };
     Some(SignedRank {
         w_plus,
         p,
-        exact: false,
+        exact,
         n,
         zeros,
     })
@@ -407,11 +376,9 @@ pub struct HodgesLehmann {
     pub n: usize,
 }
 
-/// The HL interval for `n` pairs at `confidence`: `k`, the number of
-/// sorted Walsh averages left out on each side (the interval is `[W(k+1),
-/// W(M−k)]`, 1-based), the largest with `P(W+ ≤ k) ≤ (1 − confidence)/2`,
-/// and the interval's coverage `1 − 2·P(W+ ≤ k)`. For n < 6 no `k` qualifies
-/// and `k = 0` with its lower coverage.
+/// The HL interval for `n` pairs at `confidence` (module docs): `k`, the
+/// sorted Walsh averages left out on each side, and the coverage `1 −
+/// 2·P(W+ ≤ k)`; for n < 6 no `k` qualifies and `k = 0` covers less.
 pub fn hl_interval_rank(n: usize, confidence: f64) -> (usize, f64) {
     let m = n * (n + 1) / 2;
     let tail = (1.0 - confidence) / 2.0;
@@ -526,11 +493,9 @@ pub fn log_ratios(a: &[f64], b: &[f64]) -> Vec<f64> {
         .collect()
 }
 
-/// Compare paired samples: `a[i]` and `b[i]` measured in the same round
-/// `i`. Returns the ratio `b/a` (HL on the log ratios) with its 95%
-/// interval, the signed-rank p, n and the minimum detectable effect. Pairs
-/// with a non-positive or non-finite value are skipped; None when the
-/// lengths differ, no pair is usable or there are more than [`MAX_PAIRS`].
+/// Compares `b[i]` with `a[i]`, measured in the same round `i` (module
+/// docs). Pairs with a non-positive or non-finite value are skipped; None
+/// when the lengths differ, no pair is usable or there are more than [`MAX_PAIRS`].
 pub fn paired(a: &[f64], b: &[f64]) -> Option<PairedTest> {
     if a.len() != b.len() {
         return None;
@@ -611,12 +576,12 @@ mod tests {
     #[test]
     fn u_distribution_matches_the_critical_values() {
         for (n, crit) in [(5, 2), (8, 13), (10, 23), (20, 127)] {
-            assert!(2.0 * u_cdf(n, n, crit) <= 0.05, "n = {n}");
-            assert!(2.0 * u_cdf(n, n, crit + 1) > 0.05, "n = {n}");
+            assert!(2.0 * cdf(&u_counts(n, n), crit) <= 0.05, "n = {n}");
+            assert!(2.0 * cdf(&u_counts(n, n), crit + 1) > 0.05, "n = {n}");
         }
         // 5 and 5: C(10, 5) = 252 arrangements; U ≤ 2 in 4 of them.
         assert_eq!(u_counts(5, 5).iter().sum::<f64>(), 252.0);
-        assert!((u_cdf(5, 5, 2) - 4.0 / 252.0).abs() < 1e-12);
+        assert!((cdf(&u_counts(5, 5), 2) - 4.0 / 252.0).abs() < 1e-12);
         assert_eq!(u_counts(2, 3), vec![1.0, 1.0, 2.0, 2.0, 2.0, 1.0, 1.0]);
     }
 

@@ -31,7 +31,6 @@ pub struct Spread {
     pub median: f64,
     pub min: f64,
     pub max: f64,
-    /// How many values.
     pub n: usize,
 }
 
@@ -58,14 +57,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn medians() {
+    fn median_and_spread() {
         assert_eq!(median(&[]), None);
         assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
         assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
-    }
-
-    #[test]
-    fn spread_keeps_the_extremes() {
         let s = Spread::of(&[5.0, 1.0, 9.0, 2.0]).unwrap();
         assert_eq!((s.median, s.min, s.max, s.n), (3.5, 1.0, 9.0, 4));
         assert_eq!(Spread::of(&[]), None);
