@@ -278,11 +278,7 @@ impl Comparison {
 }
 
 fn read(dir: &Path, file: &str) -> Result<Option<String>, String> {
-    match std::fs::read_to_string(dir.join(file)) {
-        Ok(t) => Ok(Some(t)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(format!("{}: {e}", dir.join(file).display())),
-    }
+    parse::read_optional(&dir.join(file))
 }
 
 /// The samples of one directory, by table name then row name.

@@ -29,6 +29,7 @@
 //! link gzip pays (per server core and client core).
 
 use super::inputs::{Data, formats};
+use super::numfmt::{head, opt, row};
 use super::parse::HttpRow;
 use crate::measure::significance::{self as sig, ALPHA, CONFIDENCE};
 use std::fmt::Write as _;
@@ -644,41 +645,27 @@ pub fn render(o: &mut String, d: &Data) {
         );
         columns.push((doc.payload.heading(1), column_cells(doc, 1)));
     }
-    o.push_str("| question |");
-    for (heading, _) in &columns {
-        let _ = write!(o, " {heading} |");
-    }
-    o.push_str("\n|---|");
-    o.push_str(&"---|".repeat(columns.len()));
-    o.push('\n');
+    head(
+        o,
+        std::iter::once("question").chain(columns.iter().map(|c| c.0.as_str())),
+    );
     for c in &columns[0].1 {
-        let _ = write!(o, "| {} |", c.question);
-        for (_, cells) in &columns {
+        let cells = columns.iter().map(|(_, cells)| {
             let r = cells.iter().find(|x| x.question == c.question).map(|x| &x.ranking);
-            let _ = write!(
-                o,
-                " {} |",
-                r.map_or("n/a".into(), |r| ranking_text(r, c.lower_is_better))
-            );
-        }
-        o.push('\n');
+            r.map_or("n/a".into(), |r| ranking_text(r, c.lower_is_better))
+        });
+        row(o, std::iter::once(c.question.to_string()).chain(cells));
     }
     for (q, cells) in link_cells(d) {
-        let _ = write!(o, "| {q} |");
-        for c in &cells {
-            let _ = write!(o, " {} |", ranking_text(&c.ranking, c.lower_is_better));
-        }
-        if d.document.is_some() {
-            o.push_str(" no link run |");
-        }
-        o.push('\n');
+        let texts = cells.iter().map(|c| ranking_text(&c.ranking, c.lower_is_better));
+        let doc = d.document.as_ref().map(|_| "no link run".to_string());
+        row(o, std::iter::once(q).chain(texts).chain(doc));
     }
-    let _ = write!(o, "| bytes per product, raw / gzip -6 |");
     let payloads = COUNTS
         .iter()
         .map(|&c| (d, c))
         .chain(d.document.as_deref().map(|doc| (doc, 1)));
-    for (p, c) in payloads {
+    let per_product = payloads.map(|(p, c)| {
         let cells: Vec<String> = formats()
             .iter()
             .filter_map(|f| {
@@ -689,17 +676,16 @@ pub fn render(o: &mut String, d: &Data) {
                 ))
             })
             .collect();
-        let _ = write!(
-            o,
-            " {} |",
-            if cells.is_empty() {
-                "n/a".into()
-            } else {
-                cells.join(", ")
-            }
-        );
-    }
-    o.push('\n');
+        if cells.is_empty() {
+            "n/a".into()
+        } else {
+            cells.join(", ")
+        }
+    });
+    row(
+        o,
+        std::iter::once("bytes per product, raw / gzip -6".to_string()).chain(per_product),
+    );
     let gzip = d.sizes.as_ref().and_then(|sizes| {
         let big = COUNTS
             .iter()
@@ -818,7 +804,6 @@ fn costs(o: &mut String, d: &Data) {
     );
     o.push_str("| products | format | server core-s | client core-s | + compress, gzip -1 | + compress, gzip -6 | egress raw | egress gzip -1 | egress gzip -6 |\n|---|---|---|---|---|---|---|---|---|\n");
     let gb = |b: u64| format!("{:.2} GB", b as f64 * 1e6 / 1e9);
-    let opt = |x: Option<f64>| x.map_or("n/a".into(), super::numfmt::num);
     for c in COUNTS {
         let srv_rows = d.file_rows(SERVER_SOURCE, c);
         let cli_rows = d.file_rows(CLIENT_SOURCE, c);

@@ -14,7 +14,7 @@
 use super::decision::{break_even_cell, break_even_mbps, gzip_levels, gzip_time_kind};
 use super::inputs::{Data, formats};
 use super::link::{self, BreakEven, Crossing, Link, rate_text};
-use super::numfmt::{group, num};
+use super::numfmt::{group, num, opt};
 use super::parse::SizeRow;
 use super::svg::{self, Series};
 use crate::measure::significance::{self as sig, CONFIDENCE};
@@ -248,7 +248,6 @@ pub fn details(o: &mut String, d: &Data) {
     let mut counts: Vec<usize> = link.rows().map(|r| r.http.count).collect();
     counts.sort_unstable();
     counts.dedup();
-    let opt = |x: Option<f64>| x.map_or("n/a".into(), num);
     for &rate in &rates {
         for &count in &counts {
             for f in formats() {

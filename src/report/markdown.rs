@@ -41,6 +41,7 @@ pub const GO_REFERENCE: [GoRef; 5] = [
 pub type GoRef = (&'static str, f64, f64, f64, f64, f64, f64, f64);
 
 pub use super::numfmt::{TAIL_MIN, group, num, tail};
+use super::numfmt::{head, opt, row};
 
 /// `median (min–max)`, each value scaled by `k`.
 pub fn spread(s: &Spread, k: f64) -> String {
@@ -87,10 +88,6 @@ fn us(s: Option<&CodecStat>) -> Option<f64> {
 /// what compares with the CPU time per HTTP request.
 fn cpu_us(s: Option<&CodecStat>) -> Option<f64> {
     s.map(|s| s.cpu_ns_per_op.as_ref().unwrap_or(&s.ns_per_op).median / 1000.0)
-}
-
-fn opt(x: Option<f64>) -> String {
-    x.map_or_else(|| "n/a".into(), num)
 }
 
 /// The counts present in the codec results, ascending.
@@ -897,24 +894,15 @@ fn scaling(o: &mut String, d: &Data) {
     if counts.len() < 2 {
         return;
     }
-    o.push_str("\n## Scaling: time per product against catalog size\n\nMedian ns per product (time per catalog ÷ products). Linear cost = a flat row; the 1-product column also carries the fixed per-catalog overhead.\n\n| format | op |");
-    for c in &counts {
-        let _ = write!(o, " {} |", group(*c as i64));
-    }
-    o.push_str("\n|---|---|");
-    o.push_str(&"---|".repeat(counts.len()));
-    o.push('\n');
+    o.push_str("\n## Scaling: time per product against catalog size\n\nMedian ns per product (time per catalog ÷ products). Linear cost = a flat row; the 1-product column also carries the fixed per-catalog overhead.\n\n");
+    let counts_text = counts.iter().map(|&c| group(c as i64));
+    head(o, ["format".to_string(), "op".into()].into_iter().chain(counts_text));
     for op in ["Encode", "Decode"] {
         for fm in formats() {
-            let _ = write!(o, "| {fm} | {} |", op.to_lowercase());
-            for &c in &counts {
-                let _ = write!(
-                    o,
-                    " {} |",
-                    opt(d.codec_stat(op, fm, c).map(|s| s.ns_per_op.median / c as f64))
-                );
-            }
-            o.push('\n');
+            let cells = counts
+                .iter()
+                .map(|&c| opt(d.codec_stat(op, fm, c).map(|s| s.ns_per_op.median / c as f64)));
+            row(o, [fm.to_string(), op.to_lowercase()].into_iter().chain(cells));
         }
     }
 }

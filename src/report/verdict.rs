@@ -18,8 +18,8 @@
 //! - **Client libraries** ([`LIBRARIES`]): `docs/client-libraries.csv`,
 //!   one row per format and language with its status and source, compiled in.
 
-use super::inputs::Data;
-use super::numfmt::{group, num};
+use super::inputs::{Data, formats};
+use super::numfmt::{group, head, num, row};
 use super::parse::HttpRow;
 use crate::measure::significance::{self as sig, CONFIDENCE, MedianCi};
 use std::fmt::Write as _;
@@ -37,11 +37,7 @@ pub const LIBRARIES: &str = include_str!("../../docs/client-libraries.csv");
 
 /// The formats compared with JSON, in table order.
 fn others() -> Vec<&'static str> {
-    crate::codec::Format::ALL
-        .iter()
-        .map(|f| f.name())
-        .filter(|f| *f != "json")
-        .collect()
+    formats().into_iter().filter(|f| *f != "json").collect()
 }
 
 /// The rows' values paired by round: `out[f][i]` is `formats[f]`'s value in
@@ -136,14 +132,10 @@ fn server_ratios(d: &Data, count: usize) -> Vec<(&'static str, Option<MedianCi>)
 /// per request in [`SERVER_SOURCE`].
 pub fn encode_shares(d: &Data, count: usize) -> Vec<(String, f64)> {
     let rows = d.file_rows(SERVER_SOURCE, count);
-    crate::codec::Format::ALL
-        .iter()
-        .map(|f| f.name())
+    formats()
+        .into_iter()
         .filter_map(|f| {
-            let enc = d
-                .codec_stats
-                .iter()
-                .find(|s| s.op == "Encode" && s.format == f && s.count == count)?;
+            let enc = d.codec_stat("Encode", f, count)?;
             let enc_us = enc.cpu_ns_per_op.map_or(enc.ns_per_op.median, |s| s.median) / 1e3;
             let srv: Vec<f64> = rows
                 .iter()
@@ -276,14 +268,9 @@ pub fn library_table(o: &mut String) {
             return;
         }
     };
-    let formats: Vec<&str> = crate::codec::Format::ALL.iter().map(|f| f.name()).collect();
-    o.push_str("\nClient libraries (`docs/client-libraries.csv`, each row with its source): *built-in* = standard library or runtime, *official* = the format's own project, *de-facto* = the community library most use.\n\n| language |");
-    for f in &formats {
-        let _ = write!(o, " {f} |");
-    }
-    o.push_str("\n|---|");
-    o.push_str(&"---|".repeat(formats.len()));
-    o.push('\n');
+    let formats = formats();
+    o.push_str("\nClient libraries (`docs/client-libraries.csv`, each row with its source): *built-in* = standard library or runtime, *official* = the format's own project, *de-facto* = the community library most use.\n\n");
+    head(o, std::iter::once("language").chain(formats.iter().copied()));
     let mut langs: Vec<&str> = Vec::new();
     for l in &libs {
         if !langs.contains(&l.language.as_str()) {
@@ -291,28 +278,23 @@ pub fn library_table(o: &mut String) {
         }
     }
     for lang in langs {
-        let _ = write!(o, "| {lang} |");
-        for f in &formats {
-            let cell = libs
-                .iter()
+        let cells = formats.iter().map(|f| {
+            libs.iter()
                 .find(|l| l.language == lang && l.format == *f)
-                .map_or("not listed".to_string(), |l| format!("{}: {}", l.status, l.library));
-            let _ = write!(o, " {cell} |");
-        }
-        o.push('\n');
+                .map_or("not listed".to_string(), |l| format!("{}: {}", l.status, l.library))
+        });
+        row(o, std::iter::once(lang.to_string()).chain(cells));
     }
 }
 
 /// The verdict section (module docs).
 pub fn render(o: &mut String, d: &Data, counts: &[usize], gzip: Option<String>) {
-    o.push_str("\n## Verdict\n\nRatios to JSON (< 1: smaller or cheaper; for throughput > 1: faster). Bytes are exact; the timed rows are the median of per-round ratios (formats run in the same rounds) with its 95% interval.\n\n| question (source) | products |");
+    o.push_str("\n## Verdict\n\nRatios to JSON (< 1: smaller or cheaper; for throughput > 1: faster). Bytes are exact; the timed rows are the median of per-round ratios (formats run in the same rounds) with its 95% interval.\n\n");
     let fs = others();
-    for f in &fs {
-        let _ = write!(o, " {f} |");
-    }
-    o.push_str("\n|---|---|");
-    o.push_str(&"---|".repeat(fs.len()));
-    o.push('\n');
+    head(
+        o,
+        ["question (source)", "products"].into_iter().chain(fs.iter().copied()),
+    );
     if let Some(sizes) = &d.sizes {
         type Bytes = fn(&super::parse::SizeRow) -> u64;
         let rows: [(&str, Bytes); 2] = [("bytes, raw", |r| r.raw_bytes), ("bytes, gzip -6", |r| r.gzip6_bytes)];
@@ -322,15 +304,13 @@ pub fn render(o: &mut String, d: &Data, counts: &[usize], gzip: Option<String>) 
                 let Some(json) = json.map(get).filter(|&b| b > 0) else {
                     continue;
                 };
-                let _ = write!(o, "| {q} | {} |", group(c as i64));
-                for f in &fs {
-                    let cell = sizes
+                let cells = fs.iter().map(|f| {
+                    sizes
                         .iter()
                         .find(|r| r.format == *f && r.count == c)
-                        .map_or("n/a".into(), |r| format!("{:.2}×", get(r) as f64 / json as f64));
-                    let _ = write!(o, " {cell} |");
-                }
-                o.push('\n');
+                        .map_or("n/a".into(), |r| format!("{:.2}×", get(r) as f64 / json as f64))
+                });
+                row(o, [q.to_string(), group(c as i64)].into_iter().chain(cells));
             }
         }
     }
@@ -340,12 +320,10 @@ pub fn render(o: &mut String, d: &Data, counts: &[usize], gzip: Option<String>) 
             if rows.is_empty() {
                 continue;
             }
-            let _ = write!(o, "| {q} | {} |", group(c as i64));
-            for f in &fs {
-                let cell = paired_ratio(&rows, f, get).map_or("n/a".into(), |ci| ratio_text(&ci));
-                let _ = write!(o, " {cell} |");
-            }
-            o.push('\n');
+            let cells = fs
+                .iter()
+                .map(|f| paired_ratio(&rows, f, get).map_or("n/a".into(), |ci| ratio_text(&ci)));
+            row(o, [q.to_string(), group(c as i64)].into_iter().chain(cells));
         }
     }
     o.push('\n');
