@@ -1,38 +1,22 @@
 //! `wirebench ab BASE_BIN NEW_BIN`: did my change help? Two builds measured
-//! in the same rounds, and judged on the ratios of their pairs
-//! ([`super::paired`]).
+//! in the same rounds, judged on the ratios of their pairs ([`super::paired`]).
 //!
-//! Each binary runs its own `codec-bench`, one process per batch:
+//! Each batch is one process of its build, from a fresh copy ([`FreshCopy`]):
+//! `[taskset -c CPU] BIN codec-bench --out - --count K --benchtime D --counts N --filter ROW`
+//! (flags `codec-bench` has long had, so an older BASE runs too). The
+//! round's sample is the fastest of the K batches' `cpu-ns/op` (`ns/op` when
+//! either side lacks it): another process on the CPU only adds time.
 //!
-//! ```text
-//! [taskset -c CPU] BIN codec-bench --out - --count K --benchtime D --counts N --filter ROW
-//! ```
+//! Order: each round runs every row once on both sides, the row order
+//! rotated by one per round and the first side flipped every `rows` rounds,
+//! so over `2 × rows` rounds each side takes every position equally often.
+//! Sample i of BASE pairs with sample i of NEW; both sides are pinned to one
+//! CPU (`--cpu`, when `taskset` exists).
 //!
-//! which calibrates the row to `D` and prints `K` result lines (`--batches`);
-//! the round's sample is the fastest one's `cpu-ns/op` (`ns/op` when either
-//! side lacks it). Another process sharing the CPU only ever adds time (its
-//! cache misses, its preemptions), so the fastest of K is the batch it
-//! disturbed least. Only flags that
-//! `codec-bench` has long had are used, so an older BASE revision runs too.
-//!
-//! Each batch runs from a fresh copy of its binary ([`FreshCopy`] says
-//! why), so two copies of one build do not differ by where their code sits.
-//!
-//! Order: `--rounds` rounds; each round runs every row once on both
-//! sides, the row order rotated by one per round, and the side that goes
-//! first flips every `rows` rounds, so over `2 × rows` rounds each side
-//! takes every position of the round equally often and a drift during a
-//! round or a first-process effect falls on both sides alike. Sample i of BASE is paired
-//! with sample i of NEW. Both sides run pinned to one CPU (`--cpu`, with
-//! `taskset` where there is one), so they share one core's caches and clock.
-//!
-//! `--slow-row NAME=PCT` is a test hook: it passes `codec-bench --slow-row`
-//! to the NEW side only, which runs PCT% more iterations of that row inside
-//! every timed batch than it reports (`crate::bench::hooks::SlowRow`): real
-//! work, so a real slowdown of that size is what `ab` must find.
-//!
-//! Child processes ([`child`]): output read up to [`child::MAX_OUTPUT`] bytes, a batch killed
-//! after [`batch_timeout`]; a failing child ends the run with its stderr.
+//! `--slow-row NAME=PCT` (test hook) makes the NEW side do PCT% more real
+//! work in that row (`crate::bench::hooks::SlowRow`): what `ab` must find.
+//! Child processes ([`child`]): output capped at [`child::MAX_OUTPUT`], a batch
+//! killed after [`batch_timeout`]; a failing child ends the run with its stderr.
 
 pub mod child;
 pub mod http;
@@ -391,14 +375,7 @@ fn batch(plan: &Plan, copy: &FreshCopy, side: Side, row: &str) -> Result<Sample,
         .next()
         .and_then(|c| c.parse::<usize>().ok())
         .ok_or_else(|| format!("row {row:?}: no product count at its end"))?;
-    let mut cmd = match plan.pin {
-        Some(cpu) => {
-            let mut c = Command::new("taskset");
-            c.args(["-c", &cpu.to_string()]).arg(bin);
-            c
-        }
-        None => Command::new(bin),
-    };
+    let mut cmd = http::pinned(plan.pin, bin);
     cmd.args(["codec-bench", "--out", "-", "--count", &plan.batches.to_string()])
         .args(["--benchtime", &format!("{}ns", plan.benchtime.as_nanos())])
         .args(["--counts", &count.to_string(), "--filter", row]);
@@ -430,14 +407,10 @@ fn hook_pct(stderr: &str) -> Option<f64> {
 }
 
 /// Where each codec batch's binary runs from: a fresh copy of BASE_BIN or
-/// NEW_BIN at one path, made anew before every batch (the directory is
-/// removed on drop).
-///
-/// Two copies of one build measure differently when each keeps its file
-/// (the page cache keeps its code in the same physical pages, and
-/// physically indexed caches favour one placement: about 1.5%). A fresh copy
-/// per batch makes placement noise shared by both sides; one path for both
-/// keeps `argv` the same length.
+/// NEW_BIN at one path, made anew before every batch (removed on drop).
+/// Two copies of one build kept as files measure about 1.5% apart (their
+/// code's physical pages favour one side); a fresh copy per batch shares
+/// that noise, and one path keeps `argv` the same length.
 pub struct FreshCopy {
     dir: PathBuf,
 }

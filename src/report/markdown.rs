@@ -1,9 +1,10 @@
-//! `results/REPORT.md`: every table, in plain Markdown, plus the charts.
+//! `REPORT.md` (the decision on top, [`super::decision`], then the run it
+//! comes from) and `DETAILS.md`: every row in plain Markdown, and the charts.
 //!
-//! Layout: what the numbers mean → headline at 1,000 products → charts →
-//! codec tables for every count → scaling → sizes → HTTP (every file, every
-//! count) → where the time goes (CPU per request by side) → peers → the Go
-//! workshop's reference figures as ratios to JSON → environment → inputs.
+//! DETAILS.md: what the numbers mean → charts → codec tables for every count
+//! → owned against borrowed decode → scaling → sizes → HTTP (every file,
+//! every count) → CPU per request by side → link cases → the separate runs
+//! → the Go workshop's figures as ratios to JSON → environment → inputs.
 //! Each figure is a median with its min–max spread.
 
 use super::inputs::{CodecStat, Data, HttpCpuStat, HttpFile, HttpStat, Spread, formats};
@@ -168,11 +169,6 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
     }
     if !d.http.is_empty() {
         let comp = |file: &str, g: fn(&HttpStat) -> f64| per(&|f| d.http_case(file, f, n).map(g));
-        let conc = |file: &str| {
-            d.http_file(file)
-                .and_then(|f| f.stats.first())
-                .map_or("?".to_string(), |s| s.concurrency.to_string())
-        };
         let ci = |file: &str| {
             per(&|f| d.http_case(file, f, n).and_then(|s| s.rps_ci).map(|c| c.lo))
                 .into_iter()
@@ -185,7 +181,7 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
             let title = format!(
                 "HTTP {what}, {} products, concurrency {} (median of rounds{of}, 95% interval)",
                 group(n as i64),
-                conc("http.csv")
+                concurrency(d)
             );
             let series =
                 [("none", "http.csv"), ("gzip", "http-gzip.csv")].map(|(name, file)| Series::new(name, comp(file, g)));
@@ -305,6 +301,13 @@ impl Breakdown {
     }
 }
 
+/// The concurrency of `http.csv`'s first case, `?` without one.
+fn concurrency(d: &Data) -> String {
+    d.http_file("http.csv")
+        .and_then(|f| f.stats.first())
+        .map_or("?".to_string(), |s| s.concurrency.to_string())
+}
+
 /// The stacked bars of one format at `count`: server and client, plain and gzip.
 fn cpu_chart(d: &Data, fm: &str, count: usize, axis_max: f64) -> Option<String> {
     let cases: Vec<(&str, Breakdown)> = [("", "http.csv"), (" gzip", "http-gzip.csv")]
@@ -341,10 +344,7 @@ fn cpu_chart(d: &Data, fm: &str, count: usize, axis_max: f64) -> Option<String> 
             s.values.extend(v);
         }
     }
-    let conc = d
-        .http_file("http.csv")
-        .and_then(|f| f.stats.first())
-        .map_or("?".to_string(), |s| s.concurrency.to_string());
+    let conc = concurrency(d);
     Some(svg::stacked(
         &format!(
             "{fm}: CPU per request by side, {} products, concurrency {conc} (black line: measured median of rounds, 95% interval; one axis for all formats)",

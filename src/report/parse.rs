@@ -299,6 +299,11 @@ pub fn sizes(file: &str, text: &str) -> Result<Vec<SizeRow>, Error> {
                 Some(v) => num(file, ln, name, v).map(Some),
             }
         };
+        // The columns `gzip1_…`, `gzip6_…`, `gzip9_…` of a name with `L` for the level.
+        let levels = |name: &str| -> Result<[Option<f64>; 3], Error> {
+            let at = |l: &str| optional(&name.replace('L', l));
+            Ok([at("1")?, at("6")?, at("9")?])
+        };
         // The header was checked: every column named here is in it.
         let field = |name: &str| at(name).map_or("", |i| f[i]);
         let req = |name: &str| num::<f64>(file, ln, name, field(name));
@@ -328,11 +333,7 @@ pub fn sizes(file: &str, text: &str) -> Result<Vec<SizeRow>, Error> {
             },
             encode_us: optional("encode_us")?,
             gzip6_cpu_us: optional("gzip6_cpu_us")?,
-            gunzip_us: [
-                optional("gunzip1_us")?,
-                optional("gunzip6_us")?,
-                optional("gunzip9_us")?,
-            ],
+            gunzip_us: levels("gunzipL_us")?,
             gzip1_cpu_us: optional("gzip1_cpu_us")?,
             gzip9_cpu_us: optional("gzip9_cpu_us")?,
             gzip_cpu_ci: {
@@ -341,11 +342,7 @@ pub fn sizes(file: &str, text: &str) -> Result<Vec<SizeRow>, Error> {
                 };
                 [pair(1)?, pair(6)?, pair(9)?]
             },
-            gunzip_cpu_us: [
-                optional("gunzip1_cpu_us")?,
-                optional("gunzip6_cpu_us")?,
-                optional("gunzip9_cpu_us")?,
-            ],
+            gunzip_cpu_us: levels("gunzipL_cpu_us")?,
         })
     })
 }
@@ -461,6 +458,13 @@ pub fn http(file: &str, text: &str) -> Result<Vec<HttpRow>, Error> {
                 v => num::<f64>(file, ln, name, v).map(Some),
             }
         };
+        let machine = |i: usize| {
+            if has_machine {
+                optional(HTTP_MACHINE_COLUMNS[i])
+            } else {
+                Ok(None)
+            }
+        };
         let mut errors = [0u64; 7];
         for (k, e) in errors.iter_mut().enumerate() {
             *e = num(file, ln, cols[errors_at + k], f[errors_at + k])?;
@@ -495,16 +499,8 @@ pub fn http(file: &str, text: &str) -> Result<Vec<HttpRow>, Error> {
             errors,
             cpu,
             verify: if has_verify { get("verify") } else { "owned" }.to_string(),
-            other_cores: if has_machine {
-                optional(HTTP_MACHINE_COLUMNS[0])?
-            } else {
-                None
-            },
-            steal_cores: if has_machine {
-                optional(HTTP_MACHINE_COLUMNS[1])?
-            } else {
-                None
-            },
+            other_cores: machine(0)?,
+            steal_cores: machine(1)?,
         })
     })
 }
@@ -524,26 +520,6 @@ pub fn histogram(file: &str, text: &str) -> Result<Histogram, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn http_files_with_and_without_the_verify_column() {
-        let row = "1,json,1000,none,8,1.0,800,800,1,9.0,10.0,10.0,13.0,15.0,20.0,0,0,0,0,0,0,0";
-        let base: Vec<&str> = HTTP_HEADER
-            .split(',')
-            .filter(|c| !HTTP_CPU_COLUMNS.contains(c) && *c != "verify" && !HTTP_MACHINE_COLUMNS.contains(c))
-            .collect();
-        let base = base.join(",");
-        let old = http("h.csv", &format!("{base}\n{row}\n")).unwrap();
-        assert_eq!(old[0].verify, "owned");
-        assert_eq!(old[0].cpu, None);
-        assert_eq!(old[0].other_cores, None);
-        let stamped = format!("# run: R\n{HTTP_HEADER}\n{row},,,,,,borrowed,0.250,0.010\n# end: E\n");
-        let new = http("h.csv", &stamped).unwrap();
-        assert_eq!(new[0].verify, "borrowed");
-        assert_eq!(new[0].rps, 800.0);
-        assert_eq!((new[0].other_cores, new[0].steal_cores), (Some(0.25), Some(0.01)));
-        assert!(http("h.csv", &format!("{HTTP_HEADER}\n{row}\n")).is_err());
-    }
 
     #[test]
     fn go_line_with_and_without_format() {
@@ -570,25 +546,41 @@ mod tests {
 
     const ROW: &str = "1,json,1000,none,8,1.001,276,275.7,46000000,28.1,30.2,31.0,35.5,40.0,41.2,0,0,0,0,0,0,0";
 
+    /// Every accepted header (older runs lack the machine, CPU and `verify`
+    /// columns), an empty cell as "not measured", and the errors.
     #[test]
-    fn http_with_and_without_cpu_columns() {
-        let old_header: Vec<&str> = HTTP_HEADER
-            .split(',')
-            .filter(|c| !HTTP_CPU_COLUMNS.contains(c) && !HTTP_MACHINE_COLUMNS.contains(c))
-            .collect();
-        let old = http("old.csv", &format!("{}\n{ROW},owned\n", old_header.join(","))).unwrap();
-        assert_eq!(old[0].cpu, None);
-        assert_eq!(old[0].rps, 275.7);
+    fn http_files_of_every_accepted_header() {
+        let without = |cpu: bool, verify: bool| {
+            let cols: Vec<&str> = HTTP_HEADER
+                .split(',')
+                .filter(|c| {
+                    !(cpu && HTTP_CPU_COLUMNS.contains(c)
+                        || verify && *c == "verify"
+                        || HTTP_MACHINE_COLUMNS.contains(c))
+                })
+                .collect();
+            cols.join(",")
+        };
+        let base = http("h.csv", &format!("{}\n{ROW}\n", without(true, true))).unwrap();
+        assert_eq!(
+            (base[0].verify.as_str(), base[0].cpu, base[0].other_cores),
+            ("owned", None, None)
+        );
+        let old = http("old.csv", &format!("{}\n{ROW},owned\n", without(true, false))).unwrap();
+        assert_eq!((old[0].cpu, old[0].rps), (None, 275.7));
         let new = http(
             "new.csv",
-            &format!("{HTTP_HEADER}\n{ROW},312.50,0.812,3401.20,0.930,3790.00,borrowed,,\n{ROW},,,3401.20,0.930,3401.90,borrowed,,\n"),
+            &format!("# run: R\n{HTTP_HEADER}\n{ROW},312.50,0.812,3401.20,0.930,3790.00,borrowed,0.250,0.010\n{ROW},,,3401.20,0.930,3401.90,borrowed,,\n# end: E\n"),
         )
         .unwrap();
+        assert_eq!((new[0].verify.as_str(), new[0].rps), ("borrowed", 275.7));
+        assert_eq!((new[0].other_cores, new[0].steal_cores), (Some(0.25), Some(0.01)));
         let cpu = new[0].cpu.unwrap();
         assert_eq!(cpu.server_us_per_req, Some(312.5));
         assert_eq!(cpu.client_user_share, Some(0.93));
         assert_eq!(cpu.process_us_per_req, Some(3790.0));
         assert_eq!(new[1].cpu.unwrap().server_us_per_req, None, "empty = not measured");
+        assert!(http("h.csv", &format!("{HTTP_HEADER}\n{ROW}\n")).is_err());
         let e = http("bad.csv", &format!("{HTTP_HEADER}\n{ROW},x,,,,,borrowed,,\n")).unwrap_err();
         assert_eq!(e.line, 2);
         assert!(e.message.contains("server_cpu_us_per_req"), "{e}");
