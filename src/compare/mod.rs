@@ -605,10 +605,7 @@ pub fn render_text(c: &Comparison) -> String {
         pct_plain(c.noise),
         c.within_noise_count()
     );
-    let _ = writeln!(
-        o,
-        "Runs made apart differ by a few percent on every row, so this comparison cannot see small changes; `wirebench ab BASE_BIN NEW_BIN` measures two builds in the same rounds and tests the paired ratios."
-    );
+    o.push_str("Runs made apart differ by a few percent on every row, so this comparison cannot see small changes; `wirebench ab BASE_BIN NEW_BIN` measures two builds in the same rounds and tests the paired ratios.\n");
     let _ = writeln!(
         o,
         "Decision-table pairs ordered in opposite directions by the two runs: {}.",

@@ -18,8 +18,7 @@ use std::fmt::Write as _;
 pub const HEADLINE_COUNT: usize = 1000;
 
 /// The reference figures (docs/SPEC.md, "Reference figures") from the Go workshop (Apple M5 Pro, go1.27.1,
-/// 1,000 products, median of 5 rounds, HTTP uncompressed at concurrency 8):
-/// format, raw bytes, gzip bytes, encode µs, decode µs, req/s, p50 ms, p95 ms.
+/// 1,000 products, median of 5 rounds, HTTP uncompressed at concurrency 8).
 pub const GO_REFERENCE: [GoRef; 5] = [
     ("json", 169_241.0, 9_653.0, 237.01, 719.14, 855.89, 9.303, 11.139),
     ("msgpack", 154_013.0, 8_926.0, 196.84, 287.52, 1_284.13, 6.203, 7.726),
@@ -85,8 +84,7 @@ fn us(s: Option<&CodecStat>) -> Option<f64> {
     s.map(|s| s.ns_per_op.median / 1000.0)
 }
 
-/// µs of CPU per operation (`cpu-ns/op`) when recorded, else the wall time:
-/// what compares with the CPU time per HTTP request.
+/// µs of CPU per operation (`cpu-ns/op`) when recorded, else wall time.
 fn cpu_us(s: Option<&CodecStat>) -> Option<f64> {
     s.map(|s| s.cpu_ns_per_op.as_ref().unwrap_or(&s.ns_per_op).median / 1000.0)
 }
@@ -236,8 +234,7 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
     out
 }
 
-/// One HTTP case's CPU per request split into what the codec benches explain
-/// and the rest, in µs (medians).
+/// One HTTP case's CPU per request, µs (medians): what the codec benches explain, and the rest.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Breakdown {
     pub server: Option<f64>,
@@ -384,8 +381,7 @@ the *pooled* p95/p99 beside it are computed from the rounds' histograms merged b
 - Nothing here was cherry-picked: every row in the raw files appears below, every count gets its table.
 ";
 
-/// The whole REPORT.md: what decides, then the run it comes from; every
-/// row of the raw files is in DETAILS.md ([`render_details`]).
+/// REPORT.md: what decides, then the run it comes from.
 pub fn render(d: &Data, _chart_names: &[&str]) -> String {
     let mut o = String::from("# wirebench report\n\n");
     let envj = d.environment.as_deref().unwrap_or("");
@@ -417,8 +413,7 @@ pub fn render(d: &Data, _chart_names: &[&str]) -> String {
     o
 }
 
-/// DETAILS.md: every row of the raw files, the charts, the breakdowns and
-/// the separate runs that carry their own stamp.
+/// DETAILS.md (module docs).
 pub fn render_details(d: &Data, chart_names: &[&str]) -> String {
     let mut o = String::from(
         "# wirebench report: details\n\nEvery row of the run's raw files; the decision and the verdict are in [REPORT.md](REPORT.md).\n\n",
@@ -520,8 +515,7 @@ impl Stamp {
     }
 }
 
-/// The separately measured files: each shown (in DETAILS.md) with its own
-/// machine, commit and date, or left out, saying which it lacks.
+/// The separate runs: each in DETAILS.md with its own stamp, or left out, saying why.
 fn separate_runs(o: &mut String, d: &Data) {
     let files = [
         ("peers.txt", d.peers.as_deref()),
@@ -605,10 +599,9 @@ fn runs_section(o: &mut String, d: &Data) {
     calibration_section(o, d);
 }
 
-/// The calibration workload of every file that has it
-/// (`crate::measure::calibration`): medians, the slowest sample, and the
-/// rounds it marks disturbed; a sentence when the machine's state moved
-/// within a file or between files.
+/// The calibration samples of every file (`crate::measure::calibration`):
+/// medians, the slowest sample, the rounds marked disturbed; and whether the
+/// machine's state moved within or between files.
 fn calibration_section(o: &mut String, d: &Data) {
     use crate::measure::calibration::{DISTURBED_SLOWER, assess};
     let assessed: Vec<(&str, &[crate::measure::calibration::Sample], _)> = d
@@ -683,10 +676,7 @@ fn calibration_section(o: &mut String, d: &Data) {
         }
     }
     if moved.is_empty() {
-        let _ = writeln!(
-            o,
-            "\nNo calibration sample ran slower than its file's median by more than its loop's limit, and the files' medians agree within those limits: the machine held one state through the run."
-        );
+        o.push_str("\nNo calibration sample ran slower than its file's median by more than its loop's limit, and the files' medians agree within those limits: the machine held one state through the run.\n");
     } else {
         let _ = writeln!(
             o,
@@ -725,9 +715,8 @@ fn env_cores(d: &Data) -> Option<usize> {
         .and_then(|v| v.trim_end_matches(',').trim().parse().ok())
 }
 
-/// Which side limited a closed-loop run on shared cores, in words: the side
-/// that spends more CPU per request takes more of the cores, and when the
-/// cores are saturated it sets the rate.
+/// Which side limited a closed-loop run on shared cores: the side spending
+/// more CPU per request, when the rounds separate the two.
 pub fn bound_by(cpu: &HttpCpuStat, cores: Option<usize>, concurrency: u32) -> String {
     let (Some(server), Some(client)) = (cpu.server_us.as_ref(), cpu.client_us.as_ref()) else {
         return "n/a (one side not measured)".into();
@@ -760,10 +749,9 @@ pub fn bound_by(cpu: &HttpCpuStat, cores: Option<usize>, concurrency: u32) -> St
     format!("{heavy} ({}× the other side's CPU per request){load}", num(ratio))
 }
 
-/// Opens the section `title` over the payloads of `d` that have rows in
-/// `file` (`codec.txt`, `sizes.csv`, or the document's `data-` one), naming
-/// those files, then `text`, and `document_text` with a document; returns
-/// those payloads (none: no section).
+/// Opens the section `title` over the payloads with rows in `file`
+/// (`codec.txt`, `sizes.csv`, or its `data-` twin), then `text` (and
+/// `document_text` with a document); returns those payloads.
 fn payload_section<'a>(
     o: &mut String,
     d: &'a Data,
@@ -847,10 +835,7 @@ fn codec_tables(o: &mut String, d: &Data) {
     }
 }
 
-/// Owned decode beside the borrowed view decode (`DecodeBorrowed`): both
-/// parse and validate every byte; only the owned one builds `String`s and
-/// `Vec`s. The difference, as a share of the owned time, is what building
-/// the owned catalog costs — allocation, copying and freeing.
+/// Owned decode beside the borrowed view decode (`DecodeBorrowed`).
 fn borrowed_tables(o: &mut String, d: &Data) {
     let counts: Vec<usize> = codec_counts(d)
         .into_iter()

@@ -194,22 +194,19 @@ pub struct SizeRow {
     pub bytes_per_product_gzip6: f64,
     /// Wall µs per gzip -1, -6, -9 call; None for a document (`data-sizes.csv`).
     pub gzip_us: Option<[f64; 3]>,
-    /// Encode time, in files written before run stamps (the encode is
-    /// measured once, in `codec.txt`, since).
+    /// Encode time, in files written before run stamps.
     pub encode_us: Option<f64>,
     /// On-CPU µs per gzip -6 call; None when the file has no such column or it is empty.
     pub gzip6_cpu_us: Option<f64>,
     /// µs per gunzip of the level 1, 6 and 9 output; None in older files.
     pub gunzip_us: [Option<f64>; 3],
-    /// On-CPU µs per gzip -1 and -9 call (`gzip1_cpu_us`, `gzip9_cpu_us`);
-    /// None when the file has no such column.
+    /// On-CPU µs per gzip -1 and -9 call; None when not recorded.
     pub gzip1_cpu_us: Option<f64>,
     pub gzip9_cpu_us: Option<f64>,
     /// The 95% interval of the CPU µs of gzip -1, -6, -9 over batches
     /// (`gzipL_cpu_lo`, `gzipL_cpu_hi`); None when not recorded.
     pub gzip_cpu_ci: [Option<(f64, f64)>; 3],
-    /// On-CPU µs per gunzip of the level 1, 6 and 9 output (`gunzipL_cpu_us`);
-    /// None in older files.
+    /// On-CPU µs per gunzip of the level 1, 6 and 9 output; None in older files.
     pub gunzip_cpu_us: [Option<f64>; 3],
 }
 
@@ -260,8 +257,7 @@ fn csv<T>(
     Ok(out)
 }
 
-/// The first line of `text` that is not a `#` comment (the run stamp) or
-/// blank: a CSV file's header.
+/// A CSV file's header: its first line neither blank nor a `#` comment.
 pub fn first_header(text: &str) -> Option<&str> {
     text.lines()
         .map(str::trim)
@@ -271,12 +267,10 @@ pub fn first_header(text: &str) -> Option<&str> {
 /// The exact header of `data-sizes.csv` (`sizes --data`): one document.
 pub const DOCUMENT_SIZES_HEADER: &str = "format,raw_bytes,gzip1_bytes,gzip6_bytes,gzip9_bytes,encode_us,decode_us";
 
-/// Parses `sizes.csv`: header [`SIZES_HEADER`], or an older one (columns
-/// are found by name; `format` … `gzip9_us` must be there, `encode_us`,
-/// `gzip6_cpu_us` and the `gunzip*_us` columns may be missing; newer files
-/// add `gzip1_cpu_us`, `gzip9_cpu_us`, `gzipL_cpu_lo`/`_hi` and `gunzipL_cpu_us`);
-/// or `data-sizes.csv`, header [`DOCUMENT_SIZES_HEADER`]: one document per
-/// row (count 1, its bytes per "product" the whole document's, no gzip times).
+/// Parses `sizes.csv`: header [`SIZES_HEADER`] or an older one (columns by
+/// name; its first 11 are required, the rest optional); or `data-sizes.csv`,
+/// header [`DOCUMENT_SIZES_HEADER`] (count 1, bytes per "product" the whole
+/// document's, no gzip times).
 pub fn sizes(file: &str, text: &str) -> Result<Vec<SizeRow>, Error> {
     let Some(header) = first_header(text) else {
         return Err(err(file, 0, "empty file: expected a header line"));
@@ -378,8 +372,7 @@ pub struct HttpRow {
 }
 
 impl HttpRow {
-    /// Whether other work or steal recorded with the round went over
-    /// `crate::measure::machine::MachineLoad`'s limits (a missing reading counts as none).
+    /// Other work or steal over `crate::measure::machine`'s limits (missing: none).
     pub fn machine_disturbed(&self) -> bool {
         crate::measure::machine::MachineLoad {
             other_cores: self.other_cores.unwrap_or(0.0),
@@ -409,9 +402,8 @@ pub struct HttpCpu {
     pub process_us_per_req: Option<f64>,
 }
 
-/// Parses `http.csv` (or `http-gzip.csv`, `http-c1.csv`, …). The header is
-/// [`HTTP_HEADER`], or [`HTTP_HEADER`] without the [`HTTP_CPU_COLUMNS`];
-/// columns are found by name.
+/// Parses `http*.csv`: header [`HTTP_HEADER`], or an older one without the
+/// machine, CPU and/or `verify` columns; columns are found by name.
 pub fn http(file: &str, text: &str) -> Result<Vec<HttpRow>, Error> {
     let all: Vec<&str> = HTTP_HEADER.split(',').collect();
     let without = |drop_cpu: bool, drop_verify: bool, drop_machine: bool| -> Vec<&str> {
@@ -505,14 +497,14 @@ pub fn http(file: &str, text: &str) -> Result<Vec<HttpRow>, Error> {
     })
 }
 
-/// The calibration samples of any raw file's text (`calibration:` lines,
-/// `# calibration:` comments in CSV files); errors name the file and line.
+/// The calibration samples of any raw file (`calibration:` lines, `#
+/// calibration:` comments); errors name the file and line.
 pub fn calibration(file: &str, text: &str) -> Result<Vec<crate::measure::calibration::Sample>, Error> {
     crate::measure::calibration::read_all(text).map_err(|(ln, e)| err(file, ln, e))
 }
 
-/// Parses one `.hist` file (the load generator's histogram text form,
-/// [`crate::measure::histogram`]): every bucket must belong to that layout.
+/// Parses one `.hist` file ([`crate::measure::histogram`]'s text form); every
+/// bucket must belong to that layout.
 pub fn histogram(file: &str, text: &str) -> Result<Histogram, Error> {
     Histogram::read_text(text).map_err(|e| err(file, e.line, e.message))
 }

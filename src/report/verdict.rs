@@ -3,20 +3,17 @@
 //! the run's rows, and each claim has a test that feeds it data where the
 //! claim is false.
 //!
-//! - **Ratios to JSON** ([`paired_ratio`]): HTTP figures are paired by
-//!   round (every format runs in every round, so drift moves both sides of a
-//!   ratio): per round `x(format) ÷ x(json)`, then the median of those ratios
-//!   with its order-statistic 95% interval. Byte counts are exact ratios.
+//! - **Ratios to JSON** ([`paired_ratio`]): HTTP figures paired by round
+//!   (drift moves both sides of a ratio): the median of the per-round
+//!   `x(format) ÷ x(json)` with its 95% interval. Bytes are exact ratios.
 //! - **One quantity, one source**: server CPU per request and server-only
-//!   throughput come from [`SERVER_SOURCE`] (server pinned to one core);
-//!   client CPU per request from [`CLIENT_SOURCE`] (end-to-end, both sides on
-//!   one machine). Nothing else in the verdict or the costs mixes them.
-//! - **One packet** ([`ONE_PACKET`]): a body of at most 1,448 bytes (one
-//!   Ethernet segment: MTU 1,500 − IP 20 − TCP 20 − timestamps 12) goes in
-//!   one packet whatever its format or compression, so making it smaller
-//!   saves no round trip. Larger bodies are left to the break-even model.
-//! - **Client libraries** ([`LIBRARIES`]): `docs/client-libraries.csv`,
-//!   one row per format and language with its status and source, compiled in.
+//!   throughput from [`SERVER_SOURCE`] (server pinned to one core), client
+//!   CPU per request from [`CLIENT_SOURCE`] (end-to-end); never mixed.
+//! - **One packet** ([`ONE_PACKET`]): a body of at most 1,448 bytes (MTU
+//!   1,500 − IP 20 − TCP 20 − timestamps 12) goes in one packet whatever its
+//!   format, so a smaller one saves no round trip.
+//! - **Client libraries** ([`LIBRARIES`]): `docs/client-libraries.csv`
+//!   (format, language, library, status, source), compiled in.
 
 use super::inputs::{Data, formats};
 use super::numfmt::{group, head, num, row};
@@ -41,9 +38,8 @@ fn others() -> Vec<&'static str> {
 }
 
 /// The rows' values paired by round: `out[f][i]` is `formats[f]`'s value in
-/// the `i`-th round present among `rows` (ascending), NaN where that format
-/// has no row or no value there. The one pairing of HTTP rows: [`paired_ratio`] and the decision
-/// table's paired rankings both use it.
+/// the `i`-th round present among `rows` (ascending), NaN where it has none.
+/// The one pairing of HTTP rows (ratios and the decision table's rankings).
 pub fn by_round(rows: &[&HttpRow], formats: &[&str], get: impl Fn(&HttpRow) -> Option<f64>) -> Vec<Vec<f64>> {
     let mut rounds: Vec<u32> = rows.iter().map(|r| r.round).collect();
     rounds.sort_unstable();
@@ -64,8 +60,8 @@ pub fn by_round(rows: &[&HttpRow], formats: &[&str], get: impl Fn(&HttpRow) -> O
         .collect()
 }
 
-/// The median over rounds of `get(format) ÷ get(json)` in the same round
-/// ([`by_round`]), with its interval; None with fewer than two paired rounds.
+/// The median over rounds of `get(format) ÷ get(json)` with its interval;
+/// None with fewer than two paired rounds.
 pub fn paired_ratio(rows: &[&HttpRow], format: &str, get: impl Fn(&HttpRow) -> Option<f64>) -> Option<MedianCi> {
     let v = by_round(rows, &[format, "json"], get);
     let ratios: Vec<f64> = v[0]
@@ -87,11 +83,6 @@ pub fn ratio_text(ci: &MedianCi) -> String {
         let _ = write!(s, " ({:.0}%, n = {})", ci.confidence * 100.0, ci.n);
     }
     s
-}
-
-/// Whether an interval of ratios includes 1 (no difference shown).
-pub fn includes_one(ci: &MedianCi) -> bool {
-    ci.lo <= 1.0 && ci.hi >= 1.0
 }
 
 type Get = fn(&HttpRow) -> Option<f64>;
@@ -128,8 +119,7 @@ fn server_ratios(d: &Data, count: usize) -> Vec<(&'static str, Option<MedianCi>)
 }
 
 /// Encoding's share of the server's CPU per request at `count`, per format:
-/// codec `Encode` median (CPU time when recorded) ÷ the server's median µs
-/// per request in [`SERVER_SOURCE`].
+/// codec `Encode` median (CPU time when recorded) ÷ [`SERVER_SOURCE`]'s.
 pub fn encode_shares(d: &Data, count: usize) -> Vec<(String, f64)> {
     let rows = d.file_rows(SERVER_SOURCE, count);
     formats()
@@ -148,9 +138,8 @@ pub fn encode_shares(d: &Data, count: usize) -> Vec<(String, f64)> {
         .collect()
 }
 
-/// The claim "the format does not matter here": encoding is a small part
-/// of the server's CPU per request and every format's server CPU ratio to
-/// JSON has an interval including 1. None when either is not so.
+/// "The format does not matter here": encoding is under [`SMALL_SHARE`] of
+/// the server's CPU and every server CPU ratio's interval includes 1; else None.
 pub fn does_not_matter(count: usize, shares: &[(String, f64)], ratios: &[(&str, Option<MedianCi>)]) -> Option<String> {
     if shares.is_empty() || ratios.is_empty() {
         return None;
@@ -161,7 +150,7 @@ pub fn does_not_matter(count: usize, shares: &[(String, f64)], ratios: &[(&str, 
         return None;
     }
     let cis: Vec<&MedianCi> = ratios.iter().filter_map(|(_, c)| c.as_ref()).collect();
-    if cis.len() != ratios.len() || !cis.iter().all(|c| includes_one(c)) {
+    if cis.len() != ratios.len() || !cis.iter().all(|c| c.lo <= 1.0 && c.hi >= 1.0) {
         return None;
     }
     let span_lo = cis.iter().map(|c| c.lo).fold(f64::INFINITY, f64::min);
@@ -174,9 +163,8 @@ pub fn does_not_matter(count: usize, shares: &[(String, f64)], ratios: &[(&str, 
     ))
 }
 
-/// The small-payload claim at one count: JSON's body fits in one packet,
-/// so smaller bytes save no round trip; and whether any format's server
-/// CPU differs from JSON's. None when JSON's body is larger than a packet.
+/// The small-payload claim: JSON's body fits in one packet (else None), and
+/// which formats' server CPU is lower.
 pub fn small_payload(count: usize, json_raw: u64, ratios: &[(&str, Option<MedianCi>)]) -> Option<String> {
     if json_raw > ONE_PACKET {
         return None;
@@ -389,9 +377,8 @@ pub fn render(o: &mut String, d: &Data, counts: &[usize], gzip: Option<String>) 
     }
 }
 
-/// The concurrency claim for one format: requests/s from `lo` connections
-/// to `hi`, each a rounds' median with its interval: "rises", "falls" or
-/// "stays flat (intervals overlap)"; the percentage is the medians' change.
+/// Requests/s from `lo` connections to `hi` (medians with intervals):
+/// "rises", "falls", or "stays flat" when the intervals overlap.
 pub fn concurrency_claim(format: &str, lo: (u32, &MedianCi), hi: (u32, &MedianCi)) -> String {
     let change = hi.1.median / lo.1.median - 1.0;
     let verb = if hi.1.lo > lo.1.hi {
