@@ -172,6 +172,7 @@ pub fn cli_main(args: &mut Args) -> Result<bool, String> {
             return Err(format!("--slow-row: {:?} is not among the rows run", s.name));
         }
     }
+    let pin = pin_cpu(cpu);
     let plan = Plan {
         base: PathBuf::from(base),
         new: PathBuf::from(new),
@@ -179,8 +180,8 @@ pub fn cli_main(args: &mut Args) -> Result<bool, String> {
         rounds,
         benchtime,
         batches,
-        pin: pin_cpu(cpu),
-        load_pin: pin_cpu(cpu).map(other_cpu),
+        pin,
+        load_pin: pin.map(other_cpu),
         http_duration,
         slow_row,
         floor: floor / 100.0,

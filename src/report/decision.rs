@@ -1100,43 +1100,33 @@ mod tests {
     }
 
     /// A format disturbed in more than half its rounds is marked and left
-    /// out; the others are still ranked; at half or less it is ranked.
+    /// out, the others still ranked; at half or less it is ranked. Rounds
+    /// disturbed for every format alike (a codec round the calibration
+    /// marks) are drift the pairing cancels: 7 of 12 mark no format, while
+    /// the same flags on one format alone mark it.
     #[test]
-    fn a_mostly_disturbed_format_is_marked_and_the_rest_ranked() {
-        let v: Vec<Vec<f64>> = (0..3)
-            .map(|f| (0..10).map(|r| (100 + 50 * f + r) as f64).collect())
-            .collect();
-        let mut flags = vec![vec![false; 10]; 3];
-        flags[2][..6].fill(true);
-        let r = paired_ranking(&names(&["a", "b", "c"]), &v, &flags, true).unwrap();
-        assert_eq!(r.formats, ["a", "b"]);
-        assert_eq!(r.disturbed, [("c".to_string(), 6, 10)]);
-        let text = ranking_text(&Ok(r), true);
-        assert!(
-            text.starts_with("a < b") && text.ends_with("; c (disturbed: 6 of 10 rounds, not ranked)"),
-            "{text}"
-        );
-        flags[2][5] = false;
-        let r = paired_ranking(&names(&["a", "b", "c"]), &v, &flags, true).unwrap();
-        assert!(r.disturbed.is_empty() && r.formats.len() == 3);
-    }
-
-    /// Rounds disturbed for every format alike (a codec round the
-    /// calibration marks) are drift the pairing cancels: 7 of 12 such
-    /// rounds mark no format and the row is ranked. Self-test: the same
-    /// flags on one format alone mark it.
-    #[test]
-    fn rounds_disturbed_for_every_format_mark_none() {
-        let v: Vec<Vec<f64>> = (0..3)
-            .map(|f| (0..12).map(|r| (100 + 50 * f + r) as f64).collect())
-            .collect();
-        let bad: Vec<bool> = (0..12).map(|r| r < 7).collect();
-        let r = paired_ranking(&names(&["a", "b", "c"]), &v, &vec![bad.clone(); 3], true).unwrap();
-        assert!(r.disturbed.is_empty() && r.ordered.len() == 3, "{r:?}");
-        let mut one = vec![vec![false; 12]; 3];
-        one[2] = bad;
-        let r = paired_ranking(&names(&["a", "b", "c"]), &v, &one, true).unwrap();
-        assert_eq!(r.disturbed, [("c".to_string(), 7, 12)]);
+    fn disturbed_formats_are_marked_and_the_rest_ranked() {
+        let first = |n: usize, k: usize| -> Vec<bool> { (0..n).map(|r| r < k).collect() };
+        for (n, flags, out) in [
+            (10, [first(10, 0), first(10, 0), first(10, 6)], Some(6)),
+            (10, [first(10, 0), first(10, 0), first(10, 5)], None),
+            (12, [first(12, 7), first(12, 7), first(12, 7)], None),
+            (12, [first(12, 0), first(12, 0), first(12, 7)], Some(7)),
+        ] {
+            let v: Vec<Vec<f64>> = (0..3)
+                .map(|f| (0..n).map(|r| (100 + 50 * f + r) as f64).collect())
+                .collect();
+            let r = paired_ranking(&names(&["a", "b", "c"]), &v, &flags, true).unwrap();
+            let want: Vec<(String, usize, usize)> = out.map(|k| ("c".to_string(), k, n)).into_iter().collect();
+            assert_eq!(r.disturbed, want, "{flags:?}");
+            assert_eq!(r.formats.len(), 3 - want.len(), "{r:?}");
+            assert_eq!(r.ordered.len(), if out.is_some() { 1 } else { 3 }, "{r:?}");
+            if let Some(k) = out {
+                let text = ranking_text(&Ok(r), true);
+                let tail = format!("; c (disturbed: {k} of {n} rounds, not ranked)");
+                assert!(text.starts_with("a < b") && text.ends_with(&tail), "{text}");
+            }
+        }
     }
 
     /// Disturbed rounds below the share stay in the pairing: 12 rounds, b

@@ -167,12 +167,9 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
     }
     if !d.http.is_empty() {
         let comp = |file: &str, g: fn(&HttpStat) -> f64| per(&|f| d.http_case(file, f, n).map(g));
-        let ci = |file: &str| {
-            per(&|f| d.http_case(file, f, n).and_then(|s| s.rps_ci).map(|c| c.lo))
-                .into_iter()
-                .zip(per(&|f| d.http_case(file, f, n).and_then(|s| s.rps_ci).map(|c| c.hi)))
-                .map(|(lo, hi)| lo.zip(hi))
-                .collect::<Vec<_>>()
+        let ci = |file: &str| -> Vec<_> {
+            let ci = |f| d.http_case(file, f, n).and_then(|s| s.rps_ci).map(|c| (c.lo, c.hi));
+            formats().into_iter().map(ci).collect()
         };
         // Requests/s and p95 latency, without and with gzip, one bar chart each.
         let mut bars = |name: &str, what: &str, of: &str, unit: &str, g: fn(&HttpStat) -> f64, errors: [Vec<_>; 2]| {

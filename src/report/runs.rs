@@ -205,29 +205,21 @@ mod tests {
     /// files, whichever file wrote them; commits that differ are all named.
     #[test]
     fn merged_spans_every_file_of_the_run() {
-        let stamp = |start: &str, end: Option<&str>, commit: &str| {
-            Some(RunStamp {
+        let run = |file: &str, start: &str, end: Option<&str>| FileRun {
+            file: file.into(),
+            stamp: Some(RunStamp {
                 id: "r".into(),
-                commit: commit.into(),
+                commit: "aaa".into(),
                 start: start.into(),
                 load: format!("load@{start}"),
                 end: end.map(str::to_string),
                 load_end: end.map(|e| format!("load@{e}")),
-            })
+            }),
         };
         let files = [
-            FileRun {
-                file: "codec.txt".into(),
-                stamp: stamp("2026-12-01T10:00:00Z", Some("2026-12-01T10:03:00Z"), "aaa"),
-            },
-            FileRun {
-                file: "http.csv".into(),
-                stamp: stamp("2026-12-01T10:05:00Z", Some("2026-12-01T10:12:00Z"), "aaa"),
-            },
-            FileRun {
-                file: "sizes.csv".into(),
-                stamp: stamp("2026-12-01T10:03:00Z", None, "aaa"),
-            },
+            run("codec.txt", "2026-12-01T10:00:00Z", Some("2026-12-01T10:03:00Z")),
+            run("http.csv", "2026-12-01T10:05:00Z", Some("2026-12-01T10:12:00Z")),
+            run("sizes.csv", "2026-12-01T10:03:00Z", None),
         ];
         let m = merged(&files, "r").unwrap();
         assert_eq!(
