@@ -1,6 +1,7 @@
 //! `wirebench ab` on real processes of the built binary, kept short (short
 //! batches, few rounds, two or three rows): two copies of one build flag no
-//! row; the NEW side with `--slow-row` 30% slower flags that row alone and
+//! row; the NEW side with `--slow-row` 30% slower flags that row alone (a
+//! catalog row, and a document's with `--data`) and
 //! `--fail-over` exits 1; bad arguments exit 2 with an error naming what is
 //! wrong.
 
@@ -149,22 +150,29 @@ fn a_row_made_30_percent_slower_is_flagged_and_fails_the_run() {
         stdout.contains("test hook: NEW runs Memcpy/json/100 30% slower"),
         "{stdout}"
     );
-    // The same run without --fail-over exits 0.
+    // A document's row (`--data`), made slower the same way, is flagged too;
+    // without --fail-over the run exits 0.
     let out = ab(
         &a,
         &b,
         &[
+            "--data",
+            "fixtures/data/events.json",
             "--rows",
-            "^Memcpy/json/100$",
+            "^Data/avro/encode$",
             "--rounds",
-            "6",
+            "8",
             "--benchtime",
             "5ms",
             "--slow-row",
-            "Memcpy/json/100=30",
+            "Data/avro/encode=30",
         ],
     );
-    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("codec rows of fixtures/data/events.json"), "{stdout}");
+    let (line, flagged) = verdict(&stdout, "Data/avro/encode");
+    assert!(flagged && line.contains(" n=8"), "{line}");
 }
 
 #[test]
@@ -187,6 +195,18 @@ fn bad_arguments_exit_2_with_a_clear_error() {
             "\"Encode/json/1\" is not among the rows run",
         ),
         (vec!["--bogus"], &b, "unknown flag --bogus"),
+        (vec!["--schema", "s.avsc"], &b, "--schema goes with --data FILE.json"),
+        (vec!["--data", "/nonexistent/doc.json"], &b, "/nonexistent/doc.json"),
+        (
+            vec!["--data", "fixtures/data/events.json", "--http"],
+            &b,
+            "the HTTP cases serve the catalog",
+        ),
+        (
+            vec!["--data", "fixtures/data/events.json", "--rows", "^Encode/"],
+            &b,
+            "with --data, Data/json/encode",
+        ),
     ];
     for (flags, new, message) in cases {
         let out = ab(&a, new, &flags);

@@ -215,13 +215,10 @@ fn all_rows<'a>(
     cases.cases
 }
 
-/// The names of the rows `codec-bench --counts COUNTS` runs on the
-/// generated fixture, in file order (what `wirebench ab` chooses from).
-pub fn row_names(counts: &[usize]) -> Vec<String> {
-    let max = counts.iter().copied().max().unwrap_or(1);
-    let catalog = Payload::fixture(max);
-    let payloads: Vec<Payload> = counts.iter().filter_map(|&n| catalog.with_count(n)).collect();
-    all_rows(&payloads, &Format::ALL, 1, 1, None)
+/// The names of the rows `codec-bench` runs on `payloads`, in file order
+/// (what `wirebench ab` chooses from).
+pub fn row_names(payloads: &[Payload]) -> Vec<String> {
+    all_rows(payloads, &Format::ALL, 1, 1, None)
         .into_iter()
         .map(|c| c.name)
         .collect()

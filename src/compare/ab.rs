@@ -1,44 +1,30 @@
 //! `wirebench ab BASE_BIN NEW_BIN`: did my change help? Two builds measured
-//! in the same rounds, and judged on the ratios of their pairs
-//! ([`super::paired`]).
+//! in the same rounds, judged on the ratios of their pairs ([`super::paired`]).
 //!
-//! Each binary runs its own `codec-bench`, one process per batch:
+//! Each batch is one process of its build, from a fresh copy ([`FreshCopy`]):
+//! `[taskset -c CPU] BIN codec-bench --out - --count K --benchtime D --counts N --filter ROW`
+//! (with `--data FILE`: `--data FILE [--schema S]` in place of `--counts N`)
+//! (flags `codec-bench` has long had, so an older BASE runs too). The
+//! round's sample is the fastest of the K batches' `cpu-ns/op` (`ns/op` when
+//! either side lacks it): another process on the CPU only adds time.
 //!
-//! ```text
-//! [taskset -c CPU] BIN codec-bench --out - --count K --benchtime D --counts N --filter ROW
-//! ```
+//! Order: each round runs every row once on both sides, the row order
+//! rotated by one per round and the first side flipped every `rows` rounds,
+//! so over `2 × rows` rounds each side takes every position equally often.
+//! Sample i of BASE pairs with sample i of NEW; both sides are pinned to one
+//! CPU (`--cpu`, when `taskset` exists).
 //!
-//! which calibrates the row to `D` and prints `K` result lines (`--batches`);
-//! the round's sample is the fastest one's `cpu-ns/op` (`ns/op` when either
-//! side lacks it). Another process sharing the CPU only ever adds time (its
-//! cache misses, its preemptions), so the fastest of K is the batch it
-//! disturbed least. Only flags that
-//! `codec-bench` has long had are used, so an older BASE revision runs too.
-//!
-//! Each batch runs from a fresh copy of its binary ([`FreshCopy`] says
-//! why), so two copies of one build do not differ by where their code sits.
-//!
-//! Order: `--rounds` rounds; each round runs every row once on both
-//! sides, the row order rotated by one per round, and the side that goes
-//! first flips every `rows` rounds, so over `2 × rows` rounds each side
-//! takes every position of the round equally often and a drift during a
-//! round or a first-process effect falls on both sides alike. Sample i of BASE is paired
-//! with sample i of NEW. Both sides run pinned to one CPU (`--cpu`, with
-//! `taskset` where there is one), so they share one core's caches and clock.
-//!
-//! `--slow-row NAME=PCT` is a test hook: it passes `codec-bench --slow-row`
-//! to the NEW side only, which runs PCT% more iterations of that row inside
-//! every timed batch than it reports (`crate::bench::hooks::SlowRow`): real
-//! work, so a real slowdown of that size is what `ab` must find.
-//!
-//! Child processes ([`child`]): output read up to [`child::MAX_OUTPUT`] bytes, a batch killed
-//! after [`batch_timeout`]; a failing child ends the run with its stderr.
+//! `--slow-row NAME=PCT` (test hook) makes the NEW side do PCT% more real
+//! work in that row (`crate::bench::hooks::SlowRow`): what `ab` must find.
+//! Child processes ([`child`]): output capped at [`child::MAX_OUTPUT`], a batch
+//! killed after [`batch_timeout`]; a failing child ends the run with its stderr.
 
 pub mod child;
 pub mod http;
 
 use super::paired::{self, PairedRow};
 use crate::cli::{Args, parse_duration};
+use crate::payload::{Document, Payload};
 use child::{run_child, tail};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -58,6 +44,10 @@ wirebench ab BASE_BIN NEW_BIN [FLAGS]
   --batches K         batches per process; a round's sample is the fastest (default 5)
   --cpu N             pin both sides to CPU N with taskset (default 1; the
                       last CPU when there are fewer); unpinned without taskset
+  --data FILE         the rows of a JSON document through the schema-driven codecs
+                      (Data/FORMAT/encode and decode) in place of the catalog's;
+                      both builds read FILE (codec-bench --data)
+  --schema S.avsc     with --data: the document's Avro schema (else inferred)
   --http              also offer the server-only HTTP cases http/FORMAT/COUNT
                       (counts 1, 100, 1000): each build's `serve` pinned to --cpu,
                       this binary's `load --server` on another CPU; the figure
@@ -111,6 +101,8 @@ pub struct Plan {
     /// One load run of an `http/…` row ([`http`]).
     pub http_duration: Duration,
     pub slow_row: Option<crate::bench::hooks::SlowRow>,
+    /// `--data FILE` and its `--schema`: a document's rows in place of the catalog's.
+    pub data: Option<(String, Option<String>)>,
     /// The smallest change flagged, as a fraction ([`paired::judge`]).
     pub floor: f64,
 }
@@ -139,6 +131,8 @@ pub fn cli_main(args: &mut Args) -> Result<bool, String> {
     let floor = args.parse_or("--floor", paired::DEFAULT_FLOOR * 100.0)?;
     let slow = args.value("--slow-row")?;
     let with_http = args.switch("--http");
+    let data = args.value("--data")?;
+    let schema = args.value("--schema")?;
     let http_duration = parse_duration(&args.value("--http-duration")?.unwrap_or("500ms".into()))?;
     let bins = args.positional();
     args.finish()?;
@@ -171,14 +165,25 @@ pub fn cli_main(args: &mut Args) -> Result<bool, String> {
         return Err(format!("--floor {floor}: expected a percentage ≥ 0"));
     }
     let pattern = Pattern::parse(rows_re.as_deref().unwrap_or(""))?;
-    let mut universe = crate::bench::codec::row_names(&COUNTS);
+    let payloads = match &data {
+        Some(_) if with_http => {
+            return Err("--data and --http: the HTTP cases serve the catalog; run them apart".into());
+        }
+        Some(file) => vec![Payload::document(Document::load(file, schema.as_deref())?)],
+        None if schema.is_some() => return Err("--schema goes with --data FILE.json".into()),
+        None => {
+            let catalog = Payload::fixture(COUNTS[COUNTS.len() - 1]);
+            COUNTS.iter().filter_map(|&n| catalog.with_count(n)).collect()
+        }
+    };
+    let mut universe = crate::bench::codec::row_names(&payloads);
     if with_http {
         universe.extend(http::case_names());
     }
     let rows: Vec<String> = universe.into_iter().filter(|r| pattern.matches(r)).collect();
     if rows.is_empty() {
         return Err(format!(
-            "--rows {:?}: matches no row (codec rows look like Decode/json/1000, FlatbuffersDirect/100; with --http, http/json/1000)",
+            "--rows {:?}: matches no row (codec rows look like Decode/json/1000, FlatbuffersDirect/100; with --data, Data/json/encode; with --http, http/json/1000)",
             rows_re.unwrap_or_default()
         ));
     }
@@ -188,6 +193,7 @@ pub fn cli_main(args: &mut Args) -> Result<bool, String> {
             return Err(format!("--slow-row: {:?} is not among the rows run", s.name));
         }
     }
+    let pin = pin_cpu(cpu);
     let plan = Plan {
         base: PathBuf::from(base),
         new: PathBuf::from(new),
@@ -195,10 +201,11 @@ pub fn cli_main(args: &mut Args) -> Result<bool, String> {
         rounds,
         benchtime,
         batches,
-        pin: pin_cpu(cpu),
-        load_pin: pin_cpu(cpu).map(other_cpu),
+        pin,
+        load_pin: pin.map(other_cpu),
         http_duration,
         slow_row,
+        data: data.map(|file| (file, schema)),
         floor: floor / 100.0,
     };
     let outcome = run(&plan)?;
@@ -216,8 +223,9 @@ pub fn cli_main(args: &mut Args) -> Result<bool, String> {
         crate::measure::significance::ALPHA,
         plan.floor * 100.0
     );
+    let of = plan.data.as_ref().map_or(String::new(), |(f, _)| format!(" of {f}"));
     let codec_title = format!(
-        "codec rows ({}, lower is better; {} rounds, each one process per side, each side at every position of the round, running the row's fastest of {} {:?} batches, both {pinned}; {stats})",
+        "codec rows{of} ({}, lower is better; {} rounds, each one process per side, each side at every position of the round, running the row's fastest of {} {:?} batches, both {pinned}; {stats})",
         outcome.unit, plan.rounds, plan.batches, plan.benchtime,
     );
     let http_title = format!(
@@ -386,22 +394,26 @@ pub fn run(plan: &Plan) -> Result<Outcome, String> {
 fn batch(plan: &Plan, copy: &FreshCopy, side: Side, row: &str) -> Result<Sample, String> {
     let built = [&plan.base, &plan.new][side as usize];
     let bin = &copy.of(built)?;
-    let count = row
-        .rsplit('/')
-        .next()
-        .and_then(|c| c.parse::<usize>().ok())
-        .ok_or_else(|| format!("row {row:?}: no product count at its end"))?;
-    let mut cmd = match plan.pin {
-        Some(cpu) => {
-            let mut c = Command::new("taskset");
-            c.args(["-c", &cpu.to_string()]).arg(bin);
-            c
-        }
-        None => Command::new(bin),
-    };
+    let mut cmd = http::pinned(plan.pin, bin);
     cmd.args(["codec-bench", "--out", "-", "--count", &plan.batches.to_string()])
-        .args(["--benchtime", &format!("{}ns", plan.benchtime.as_nanos())])
-        .args(["--counts", &count.to_string(), "--filter", row]);
+        .args(["--benchtime", &format!("{}ns", plan.benchtime.as_nanos())]);
+    match &plan.data {
+        Some((file, schema)) => {
+            cmd.args(["--data", file]);
+            if let Some(s) = schema {
+                cmd.args(["--schema", s]);
+            }
+        }
+        None => {
+            let count = row
+                .rsplit('/')
+                .next()
+                .and_then(|c| c.parse::<usize>().ok())
+                .ok_or_else(|| format!("row {row:?}: no product count at its end"))?;
+            cmd.args(["--counts", &count.to_string()]);
+        }
+    }
+    cmd.args(["--filter", row]);
     if let (Side::New, Some(s)) = (side, &plan.slow_row) {
         if s.name == row {
             cmd.args(["--slow-row", &format!("{}={}", s.name, s.pct)]);
@@ -430,14 +442,10 @@ fn hook_pct(stderr: &str) -> Option<f64> {
 }
 
 /// Where each codec batch's binary runs from: a fresh copy of BASE_BIN or
-/// NEW_BIN at one path, made anew before every batch (the directory is
-/// removed on drop).
-///
-/// Two copies of one build measure differently when each keeps its file
-/// (the page cache keeps its code in the same physical pages, and
-/// physically indexed caches favour one placement: about 1.5%). A fresh copy
-/// per batch makes placement noise shared by both sides; one path for both
-/// keeps `argv` the same length.
+/// NEW_BIN at one path, made anew before every batch (removed on drop).
+/// Two copies of one build kept as files measure about 1.5% apart (their
+/// code's physical pages favour one side); a fresh copy per batch shares
+/// that noise, and one path keeps `argv` the same length.
 pub struct FreshCopy {
     dir: PathBuf,
 }
@@ -479,7 +487,8 @@ fn parse_batch(stdout: &str, row: &str) -> Result<Sample, String> {
         .filter(|l| {
             let three = format!("{}/{}/{}", l.op, l.format, l.count);
             let two = format!("{}/{}", l.op, l.count);
-            three == row || two == row
+            let data = format!("Data/{}/{}", l.format, l.op.to_ascii_lowercase());
+            three == row || two == row || data == row
         })
         .collect();
     let min = |v: &[f64]| v.iter().copied().reduce(f64::min);
@@ -643,6 +652,10 @@ mod tests {
         assert_eq!(hook_pct("codec-bench: done"), None);
         let s = parse_batch(out, "FlatbuffersDirect/1").unwrap();
         assert_eq!((s.ns, s.cpu_ns), (500.0, None));
+        let data =
+            "data: x.json\nBenchmarkData/avro/decode-2\t100\t900 ns/op\t1.0 MB/s\t0 B/op\t0 allocs/op\t800 cpu-ns/op\n";
+        assert_eq!(parse_batch(data, "Data/avro/decode").unwrap().cpu_ns, Some(800.0));
+        assert!(parse_batch(data, "Data/avro/encode").is_err());
         let e = parse_batch(out, "Encode/json/1").unwrap_err();
         assert!(e.contains("no result line for Encode/json/1"), "{e}");
         assert!(parse_batch("Benchmark garbage", "Decode/json/1").is_err());

@@ -10,31 +10,22 @@
 //! | `http*.csv` | file, format, count | requests/s of each round | higher |
 //! | `http*.csv` | file, format, count | server CPU µs per request of each round | lower |
 //!
-//! For each row: the old and new median with its 95% interval
-//! (`crate::measure::significance::median_ci`), the change of the medians
-//! with a conservative interval (the new interval's ends over the old's
-//! opposite ends), and the two-sided Mann–Whitney U p-value, Holm–Bonferroni
-//! adjusted over its table. A change prints `~` unless its adjusted p is
-//! below α = 0.05 and its point estimate (not its whole interval) lies
-//! outside ±`--noise-threshold` (default [`NOISE_THRESHOLD`]): two runs of
-//! one commit differ by a few percent on every row (docs/MEASUREMENT.md);
-//! such a row prints `~ (within ±5%)`. Exact rows (sizes) differ or they do
-//! not. Each table ends with the geometric mean of the new/old ratios; the
-//! output points to `wirebench ab`, which pairs two builds in one run.
+//! For each row: old and new medians with their 95% intervals, the change
+//! of the medians with a conservative interval (each new end over the old's
+//! opposite end), and the Mann–Whitney U p, Holm–Bonferroni over its table.
+//! A change prints `~` unless its adjusted p is below α = 0.05 and its point
+//! estimate lies outside ±`--noise-threshold` (default [`NOISE_THRESHOLD`]:
+//! two runs of one commit differ by a few percent, docs/MEASUREMENT.md);
+//! such a row prints `~ (within ±5%)`. Exact rows (sizes) differ or not. Each
+//! table ends with the geomean of the new/old ratios.
 //!
-//! Warnings: a side with fewer than [`MIN_SAMPLES`] samples, rows on one
-//! side only, machines that differ (`environment.json` CPU, kernel or
-//! cores; or the calibration loops), a directory mixing runs.
-//!
-//! The calibration loops (`crate::measure::calibration`) get a table of
-//! their own, judged with [`MACHINE_TOLERANCE`], not counted among the rows:
-//! a significant change of the CPU loop warns "the machines differ"
-//! ([`machine_warnings`]). The pairs of formats the two decision tables
-//! (`crate::report::decision`) order oppositely are listed: an A/A pair of
-//! runs should have none.
-//!
-//! `--fail-over PCT` exits 1 when a significant regression exceeds PCT
-//! percent (for CI). `--format json` prints the same as one JSON object.
+//! Warnings: fewer than [`MIN_SAMPLES`] samples, rows on one side only,
+//! machines that differ (`environment.json` CPU, kernel, cores; or a
+//! significant change of the CPU calibration loop, judged in a table of its
+//! own with [`MACHINE_TOLERANCE`]), a directory mixing runs. The pairs of
+//! formats the two decision tables order oppositely are listed (an A/A
+//! pair should have none). `--fail-over PCT` exits 1 on a significant
+//! regression over PCT percent; `--format json` prints one JSON object.
 
 pub mod ab;
 pub mod paired;
@@ -277,14 +268,6 @@ impl Comparison {
     }
 }
 
-fn read(dir: &Path, file: &str) -> Result<Option<String>, String> {
-    match std::fs::read_to_string(dir.join(file)) {
-        Ok(t) => Ok(Some(t)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(format!("{}: {e}", dir.join(file).display())),
-    }
-}
-
 /// The samples of one directory, by table name then row name.
 #[derive(Default)]
 struct Side {
@@ -317,7 +300,8 @@ impl Side {
 fn side(dir: &Path) -> Result<Side, String> {
     let mut s = Side::default();
     let name = |f: &str| dir.join(f).display().to_string();
-    if let Some(t) = read(dir, "codec.txt")? {
+    let read = |file: &str| parse::read_optional(&dir.join(file));
+    if let Some(t) = read("codec.txt")? {
         let f = parse::codec(&name("codec.txt"), &t).map_err(|e| e.to_string())?;
         s.calibrate("codec.txt", &f.calibration);
         for l in &f.lines {
@@ -328,7 +312,7 @@ fn side(dir: &Path) -> Result<Side, String> {
             }
         }
     }
-    if let Some(t) = read(dir, "sizes.csv")? {
+    if let Some(t) = read("sizes.csv")? {
         for r in parse::sizes(&name("sizes.csv"), &t).map_err(|e| e.to_string())? {
             let key = format!("{}/{}", r.format, r.count);
             s.sizes_raw.insert(key.clone(), vec![r.raw_bytes as f64]);
@@ -336,7 +320,7 @@ fn side(dir: &Path) -> Result<Side, String> {
         }
     }
     for file in crate::report::HTTP_FILES {
-        if let Some(t) = read(dir, file)? {
+        if let Some(t) = read(file)? {
             let samples = parse::calibration(&name(file), &t).map_err(|e| e.to_string())?;
             s.calibrate(file, &samples);
             for r in parse::http(&name(file), &t).map_err(|e| e.to_string())? {
@@ -348,7 +332,7 @@ fn side(dir: &Path) -> Result<Side, String> {
             }
         }
     }
-    s.env = read(dir, "environment.json")?;
+    s.env = read("environment.json")?;
     Ok(s)
 }
 
@@ -447,9 +431,7 @@ pub fn compare_dirs_with(old_dir: &Path, new_dir: &Path, noise: f64) -> Result<C
     // One Holm family per count, as the report has one codec table per count.
     let (old_counts, new_counts) = (by_count(co), by_count(cn));
     let empty = BTreeMap::new();
-    let mut counts: Vec<usize> = old_counts.keys().chain(new_counts.keys()).copied().collect();
-    counts.sort_unstable();
-    counts.dedup();
+    let counts: std::collections::BTreeSet<usize> = old_counts.keys().chain(new_counts.keys()).copied().collect();
     let mut tables: Vec<Table> = counts
         .iter()
         .map(|count| {
@@ -539,6 +521,44 @@ fn pct(x: f64) -> String {
 
 use crate::report::numfmt::{num as value, pct_plain};
 
+/// One line per verdict of `t`: both medians ± their intervals' relative
+/// half widths (`digits` decimals), the change (`~` unless significant
+/// beyond `noise`), the p-values.
+fn verdict_lines(o: &mut String, t: &TableResult, noise: f64, digits: usize) {
+    let exact = t.table.exact;
+    for v in &t.verdicts {
+        let side = |m: &MedianCi| {
+            if exact {
+                value(m.median)
+            } else {
+                format!("{} ±{:.digits$}%", value(m.median), m.rel_half_width() * 100.0)
+            }
+        };
+        let delta = if v.within_noise {
+            format!("~ (within ±{}%)", pct_plain(noise))
+        } else if !v.significant {
+            "~".to_string()
+        } else if exact {
+            pct(v.delta)
+        } else {
+            format!("{} [{}, {}]", pct(v.delta), pct(v.delta_lo), pct(v.delta_hi))
+        };
+        let p = if exact {
+            String::new()
+        } else {
+            format!("p={:.3} (adj {:.3}) n={}+{}", v.p, v.p_adjusted, v.old.n, v.new.n)
+        };
+        let _ = writeln!(
+            o,
+            "{:<40} {:>24} {:>24} {:>28} {p}",
+            v.name,
+            side(&v.old),
+            side(&v.new),
+            delta
+        );
+    }
+}
+
 /// The benchstat-like text.
 pub fn render_text(c: &Comparison) -> String {
     let mut o = String::new();
@@ -561,37 +581,7 @@ pub fn render_text(c: &Comparison) -> String {
             }
         );
         let _ = writeln!(o, "{:<40} {:>24} {:>24} {:>28} p", "row", "old", "new", "delta");
-        for v in &t.verdicts {
-            let side = |m: &MedianCi| {
-                if tt.exact {
-                    value(m.median)
-                } else {
-                    format!("{} ±{:.0}%", value(m.median), m.rel_half_width() * 100.0)
-                }
-            };
-            let delta = if v.within_noise {
-                format!("~ (within ±{}%)", pct_plain(c.noise))
-            } else if !v.significant {
-                "~".to_string()
-            } else if tt.exact {
-                pct(v.delta)
-            } else {
-                format!("{} [{}, {}]", pct(v.delta), pct(v.delta_lo), pct(v.delta_hi))
-            };
-            let p = if tt.exact {
-                String::new()
-            } else {
-                format!("p={:.3} (adj {:.3}) n={}+{}", v.p, v.p_adjusted, v.old.n, v.new.n)
-            };
-            let _ = writeln!(
-                o,
-                "{:<40} {:>24} {:>24} {:>28} {p}",
-                v.name,
-                side(&v.old),
-                side(&v.new),
-                delta
-            );
-        }
+        verdict_lines(&mut o, t, c.noise, 0);
         if let Some(g) = t.geomean_delta {
             let _ = writeln!(o, "{:<40} {:>24} {:>24} {:>28}", "geomean", "", "", pct(g));
         }
@@ -605,27 +595,7 @@ pub fn render_text(c: &Comparison) -> String {
             t.verdicts.len(),
             pct_plain(MACHINE_TOLERANCE)
         );
-        for v in &t.verdicts {
-            let delta = if v.significant {
-                format!("{} [{}, {}]", pct(v.delta), pct(v.delta_lo), pct(v.delta_hi))
-            } else if v.within_noise {
-                format!("~ (within ±{}%)", pct_plain(MACHINE_TOLERANCE))
-            } else {
-                "~".to_string()
-            };
-            let _ = writeln!(
-                o,
-                "{:<40} {:>24} {:>24} {:>28} p={:.3} (adj {:.3}) n={}+{}",
-                v.name,
-                format!("{} ±{:.1}%", value(v.old.median), v.old.rel_half_width() * 100.0),
-                format!("{} ±{:.1}%", value(v.new.median), v.new.rel_half_width() * 100.0),
-                delta,
-                v.p,
-                v.p_adjusted,
-                v.old.n,
-                v.new.n
-            );
-        }
+        verdict_lines(&mut o, t, MACHINE_TOLERANCE, 1);
         o.push('\n');
     }
     let (s, n) = c.significant_count();
@@ -635,10 +605,7 @@ pub fn render_text(c: &Comparison) -> String {
         pct_plain(c.noise),
         c.within_noise_count()
     );
-    let _ = writeln!(
-        o,
-        "Runs made apart differ by a few percent on every row, so this comparison cannot see small changes; `wirebench ab BASE_BIN NEW_BIN` measures two builds in the same rounds and tests the paired ratios."
-    );
+    o.push_str("Runs made apart differ by a few percent on every row, so this comparison cannot see small changes; `wirebench ab BASE_BIN NEW_BIN` measures two builds in the same rounds and tests the paired ratios.\n");
     let _ = writeln!(
         o,
         "Decision-table pairs ordered in opposite directions by the two runs: {}.",

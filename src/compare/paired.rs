@@ -5,31 +5,24 @@
 //!
 //! For each row, with `d_i = ln(new_i / base_i)` over the rounds:
 //!
-//! - **change**: `exp(HL(d)) − 1`, the Hodges–Lehmann estimate of the log
-//!   ratios, with its distribution-free 95% interval mapped back the same way;
-//! - **p**: the two-sided Wilcoxon signed-rank test on `d` (exact up to 50
-//!   rounds), Holm–Bonferroni adjusted over the rows (`significance::holm`);
-//! - **significant** when the adjusted p is below α = 0.05 *and* the change
-//!   is at least the stated floor (`--floor`, default [`DEFAULT_FLOOR`]):
-//!   drift between rounds moves both sides of a pair together, so the test
-//!   itself needs no threshold; the floor is a practical one: single rows of
-//!   an A/A of two copies of one build, measured on this machine, estimated
-//!   changes up to 1.7% that the test did not separate (docs/MEASUREMENT.md,
-//!   "A/B runs of two builds (`wirebench ab`)"), so a change under 1% is
-//!   under what identical builds show; a row the test separates but that
-//!   stays under the floor is shown as such;
-//! - **regression** when significant and the change is a slowdown.
+//! - **change**: `exp(HL(d)) − 1` (Hodges–Lehmann) with its distribution-free
+//!   95% interval mapped back the same way;
+//! - **p**: the two-sided Wilcoxon signed-rank test on `d`, Holm–Bonferroni
+//!   over the rows;
+//! - **significant**: adjusted p below α = 0.05 *and* |change| at least the
+//!   floor (`--floor`, default [`DEFAULT_FLOOR`]: an A/A of two copies of one
+//!   build estimated changes up to 1.7% the test did not separate,
+//!   docs/MEASUREMENT.md); a separated row under the floor is shown as such;
+//! - **regression**: significant and slower.
 //!
-//! Each row also shows both sides' medians with their own intervals, and the
-//! table ends with the geometric mean of the rows' changes. Rows whose
-//! samples are not all positive and finite are left out with a warning: a
-//! ratio needs two positive times.
+//! Both sides' medians come with their own intervals; the table ends with
+//! the geomean of the changes. Rows with a sample that is not a positive
+//! finite time are left out with a warning.
 
 use crate::measure::significance::{self as sig, ALPHA, CONFIDENCE, MedianCi};
 use std::fmt::Write as _;
 
-/// The default floor, as a fraction: under the A/A estimates of two copies
-/// of one build measured on this machine (module docs).
+/// The default floor, as a fraction (module docs).
 pub const DEFAULT_FLOOR: f64 = 0.01;
 
 /// One row's paired samples: `base[i]` and `new[i]` come from round i.

@@ -3,47 +3,43 @@
 //! measure, and the answers in prose — all computed from the run's raw rows.
 //!
 //! **Paired partial rankings** ([`paired_ranking`], [`paired_pairs`]): a
-//! round pairs the formats measured in it, so drift that moves every format
-//! of a round cancels. HTTP rows pair by the `round` column
-//! ([`super::verdict::by_round`]); codec rows pair batch `j` of each row (the
-//! interleaved codec bench runs one batch of every row per round). Every
-//! pair gets the Wilcoxon signed-rank test on its per-round log ratios and
-//! the Hodges–Lehmann ratio, Holm–Bonferroni over the row's pairs (α =
-//! 0.05). A supported pair prints `<` (cheaper/smaller) or `>` (faster), the
-//! rest `≈`. The cell is a chain of groups (`a ≈ b < c`) when the ordered
-//! pairs are exactly those between groups, else the ordered pairs listed;
-//! it ends with the row's minimum detectable effect. Never a refusal.
+//! round pairs the formats measured in it, so drift that moves a whole round
+//! cancels. HTTP rows pair by the `round` column ([`super::verdict::by_round`]),
+//! codec rows batch `j` of each row (one batch of every row per round). Each
+//! pair gets the Wilcoxon signed-rank test on its per-round log ratios,
+//! Holm–Bonferroni over the row's pairs (α = 0.05): `<` (cheaper/smaller) or
+//! `>` (faster) where supported, else `≈`. The cell is a chain of groups
+//! (`a ≈ b < c`) when the ordered pairs are exactly those between groups,
+//! else the ordered pairs listed, then the row's minimum detectable effect.
 //!
-//! **Disturbed rounds** are counted per format: HTTP rounds with other work
-//! or steal on the machine, after a slow calibration sample, or whose CPU
-//! per request jumps above [`CPU_JUMP`] × the format's median
-//! ([`cpu_jumps`]); codec rounds the calibration of `codec.txt` marks. A
-//! format with more than [`DISTURBED_SHARE`] of its rounds disturbed (not
-//! counting rounds disturbed for every format alike) is shown
-//! "(disturbed)" and the others ranked. Below that share a disturbed round
-//! stays in the pairing, one rank among the row's rounds: dropping rounds
-//! costs power in whole steps (7 rounds cannot pass Holm over 10 pairs).
+//! **Disturbed rounds**, per format: HTTP rounds with other work or steal on
+//! the machine, after a slow calibration sample, or whose CPU per request
+//! jumps above [`CPU_JUMP`] × the format's median ([`cpu_jumps`]); codec
+//! rounds the calibration marks. A format with more than [`DISTURBED_SHARE`]
+//! of its rounds disturbed (rounds disturbed for every format aside) is shown
+//! "(disturbed)", the others ranked; below that a disturbed round stays in
+//! the pairing (dropping rounds costs power in whole steps).
 //!
 //! **Break-even link speed** ([`break_even_mbps`]) of a gzip level: bytes
-//! saved × 8 ÷ (server compress + client gunzip µs) = Mbit/s. On a slower
-//! link gzip pays (per server core and client core).
+//! saved × 8 ÷ (server compress + client gunzip µs) = Mbit/s; on a slower
+//! link gzip pays.
 
 use super::inputs::{Data, formats};
+use super::numfmt::{head, opt, row};
 use super::parse::HttpRow;
 use crate::measure::significance::{self as sig, ALPHA, CONFIDENCE};
 use std::fmt::Write as _;
 
 /// Interval tolerance of a codec row's own median at 100 and 1,000
-/// products (listed below the codec tables; the rankings do not use it).
+/// products (rows beyond it are listed; the rankings do not use it).
 pub const CODEC_TOLERANCE: f64 = 0.03;
 /// The same at 1 product.
 pub const CODEC_TOLERANCE_SMALL: f64 = 0.05;
-/// A round whose own CPU per request (server or client) for a format is
-/// above this multiple of that format's median over the rounds of the same
-/// file and count is disturbed ([`cpu_jumps`]).
+/// A round whose CPU per request is above this multiple of the format's
+/// median is disturbed ([`cpu_jumps`]).
 pub const CPU_JUMP: f64 = 1.5;
-/// A format with more than this share of its rounds disturbed is marked
-/// "(disturbed)" in the cell and left out of that row's ranking.
+/// A format with more than this share of its rounds disturbed is left out
+/// of the row's ranking (module docs).
 pub const DISTURBED_SHARE: f64 = 0.5;
 
 /// A partial ranking of one row (module docs).
@@ -57,8 +53,7 @@ pub struct Ranking {
     /// Formats left out: (format, disturbed rounds, rounds).
     pub disturbed: Vec<(String, usize, usize)>,
     /// The row's minimum detectable effect (a fraction): the largest over
-    /// its `≈` pairs, or over all pairs when every pair is ordered; None
-    /// for exact values.
+    /// its `≈` pairs (all pairs when every pair is ordered); None when exact.
     pub mde: Option<f64>,
 }
 
@@ -87,8 +82,7 @@ pub fn ranking(items: &[(String, Vec<f64>)], lower_is_better: bool) -> Result<Ra
 }
 
 /// Ranks a row on paired rounds (module docs): `rounds[f][r]` is
-/// `names[f]` in round `r` (NaN: missing), `disturbed[f][r]` whether that
-/// round is disturbed for that format.
+/// `names[f]` in round `r` (NaN: missing), `disturbed[f][r]` its flag.
 pub fn paired_ranking(
     names: &[String],
     rounds: &[Vec<f64>],
@@ -183,10 +177,8 @@ fn disturbed_text(v: &[(String, usize, usize)]) -> String {
         .collect()
 }
 
-/// A ranking as text: a chain of groups `a ≈ b < c` (`>` when higher is
-/// better) when the ordered pairs are exactly those between the groups,
-/// else the ordered pairs listed (`a < b, c; d < c`), then the MDE and
-/// the disturbed formats.
+/// A ranking as text (module docs): `a ≈ b < c` or `a < b, c; d < c;
+/// other pairs ≈` (`>` when higher is better), the MDE, the disturbed formats.
 pub fn ranking_text(r: &Result<Ranking, String>, lower_is_better: bool) -> String {
     let r = match r {
         Err(e) => return e.clone(),
@@ -251,7 +243,7 @@ pub struct Jump {
 }
 
 /// The rounds of `rows` (one file, one count) whose server or client CPU
-/// per request is above [`CPU_JUMP`] × that format's median over the rounds.
+/// per request is above [`CPU_JUMP`] × that format's median.
 pub fn cpu_jumps(rows: &[&HttpRow]) -> Vec<Jump> {
     let gets: [HttpGet; 2] = [HttpRow::server_cpu, HttpRow::client_cpu];
     let mut out = Vec::new();
@@ -285,10 +277,7 @@ pub fn cpu_jumps(rows: &[&HttpRow]) -> Vec<Jump> {
     out
 }
 
-/// The disturbed `(format, round)`s of one HTTP file at one count: other
-/// work or steal on the machine (`crate::measure::machine`), a calibration
-/// sample before the run slower than its limit
-/// (`crate::measure::calibration`), or a CPU jump ([`cpu_jumps`]).
+/// The disturbed `(format, round)`s of one HTTP file at one count (module docs).
 pub fn http_disturbed(d: &Data, file: &str, count: usize) -> Vec<(String, u32)> {
     use crate::measure::calibration::assess;
     let rows = d.file_rows(file, count);
@@ -319,9 +308,8 @@ pub fn http_disturbed(d: &Data, file: &str, count: usize) -> Vec<(String, u32)> 
     out
 }
 
-/// One HTTP row of the decision table as paired rounds: the formats, their
-/// values by round ([`super::verdict::by_round`]) and which are disturbed
-/// ([`http_disturbed`]).
+/// One HTTP row of the decision table: the formats, their values by round
+/// and which are disturbed ([`http_disturbed`]).
 pub fn http_matrix(d: &Data, file: &str, count: usize, get: HttpGet) -> (Vec<String>, Vec<Vec<f64>>, Vec<Vec<bool>>) {
     let rows = d.file_rows(file, count);
     let names: Vec<&str> = formats();
@@ -331,8 +319,7 @@ pub fn http_matrix(d: &Data, file: &str, count: usize, get: HttpGet) -> (Vec<Str
     (names.iter().map(|s| s.to_string()).collect(), values, flags)
 }
 
-/// `rows`' values of `get` and whether each is `disturbed`, paired by
-/// round ([`super::verdict::by_round`]).
+/// `rows`' values of `get` and their `disturbed` flags, paired by round.
 fn paired_rounds(
     rows: &[&HttpRow],
     names: &[&str],
@@ -350,8 +337,7 @@ fn paired_rounds(
 /// A getter of one HTTP figure.
 pub type HttpGet = fn(&HttpRow) -> Option<f64>;
 
-/// The timed questions of the decision table: question, file, lower is
-/// better, getter.
+/// The timed questions: question, file, lower is better, getter.
 pub const HTTP_QUESTIONS: [(&str, &str, bool, HttpGet); 4] = [
     (
         "cheapest server CPU per request",
@@ -382,22 +368,20 @@ pub const HTTP_QUESTIONS: [(&str, &str, bool, HttpGet); 4] = [
 /// A getter of one size row's bytes.
 type SizeGet = fn(&super::parse::SizeRow) -> f64;
 
-/// The exact questions of the decision table: bytes on the wire.
+/// The exact questions: bytes on the wire.
 const BYTES_QUESTIONS: [(&str, SizeGet); 2] = [
     ("smallest on the wire, raw", |r| r.raw_bytes as f64),
     ("smallest on the wire, gzip -6", |r| r.gzip6_bytes as f64),
 ];
 
-/// The codec questions of the decision table: the op's CPU per operation,
-/// batches paired by round ([`codec_ranking`]).
+/// The codec questions ([`codec_ranking`]).
 const CODEC_QUESTIONS: [(&str, &str); 2] = [
     ("fastest encode (CPU per operation, codec bench)", "Encode"),
     ("fastest decode (CPU per operation, codec bench)", "Decode"),
 ];
 
-/// One payload's column of the decision table: every question ranked on
-/// `d`'s files at `count` (a document's rows have count 1); the timed HTTP
-/// questions say "no HTTP run" when `d` has none (a document never does).
+/// One payload's column of the decision table at `count` (a document's is
+/// 1); the HTTP questions say "no HTTP run" without HTTP files.
 pub fn column_cells(d: &Data, count: usize) -> Vec<DecisionCell> {
     let cell = |question, lower_is_better, ranking| DecisionCell {
         question,
@@ -428,16 +412,14 @@ pub fn column_cells(d: &Data, count: usize) -> Vec<DecisionCell> {
     out
 }
 
-/// Every ranked cell of the catalog's decision table, count by count
-/// ([`column_cells`]).
+/// Every cell of the catalog's decision table, count by count.
 pub fn decision_cells(d: &Data) -> Vec<DecisionCell> {
     COUNTS.iter().flat_map(|&c| column_cells(d, c)).collect()
 }
 
-/// The decision table's link rows (`link.csv`, [`super::link`], a run of
-/// its own): per swept rate, the formats' c=1 p50 latency without
-/// compression, paired by the link round, lower is better; a round with
-/// other work on the machine is disturbed, as in the HTTP rows.
+/// The decision table's link rows (`link.csv`, a run of its own): per swept
+/// rate, the c=1 p50 without compression, paired by round; a round with
+/// other work on the machine is disturbed.
 pub fn link_cells(d: &Data) -> Vec<(String, Vec<DecisionCell>)> {
     let Some(link) = &d.link else {
         return Vec::new();
@@ -471,8 +453,7 @@ pub fn link_cells(d: &Data) -> Vec<(String, Vec<DecisionCell>)> {
         .collect()
 }
 
-/// The disturbed-round detail of the CPU jumps: every HTTP file and count
-/// with a round whose CPU per request jumped ([`cpu_jumps`]).
+/// Every HTTP file and count with a CPU jump ([`cpu_jumps`]), listed.
 pub fn render_jumps(o: &mut String, d: &Data) {
     let mut lines = Vec::new();
     for f in &d.http {
@@ -526,8 +507,8 @@ pub fn break_even_mbps(saved_bytes: f64, cpu_us: f64) -> Option<f64> {
     (saved_bytes > 0.0 && cpu_us > 0.0).then(|| saved_bytes * 8.0 / cpu_us)
 }
 
-/// On a link of `link_mbps`, the µs gzip saves per response (sending time
-/// saved minus CPU spent); positive when it pays.
+/// On a link of `link_mbps`, the µs gzip saves per response: sending time
+/// saved − CPU spent.
 pub fn net_saving_us(saved_bytes: f64, cpu_us: f64, link_mbps: f64) -> f64 {
     saved_bytes * 8.0 / link_mbps - cpu_us
 }
@@ -549,9 +530,7 @@ pub fn codec_samples(d: &Data, op: &str, format: &str, count: usize) -> Vec<f64>
         .collect()
 }
 
-/// The codec rounds marked disturbed by the calibration of the payload's
-/// codec file (`codec.txt`, `data-codec.txt`; 1-based: batch `j` of every
-/// row ran in round `j`).
+/// The rounds (1-based) the calibration of the payload's codec file marks.
 fn codec_disturbed_rounds(d: &Data) -> Vec<usize> {
     d.calibration
         .iter()
@@ -561,8 +540,7 @@ fn codec_disturbed_rounds(d: &Data) -> Vec<usize> {
         .unwrap_or_default()
 }
 
-/// One codec op at one count ranked on batches paired by their index
-/// within the row (the round they ran in), disturbed rounds counted.
+/// One codec op at one count ranked on its batches paired by round.
 pub fn codec_ranking(d: &Data, op: &str, count: usize) -> Result<Ranking, String> {
     let bad = codec_disturbed_rounds(d);
     let names: Vec<String> = formats().iter().map(|f| f.to_string()).collect();
@@ -620,9 +598,8 @@ Rows whose own 95% median interval exceeds ±{:.0}% (their absolute figures are 
 /// The counts of the decision table.
 pub const COUNTS: [usize; 3] = [1, 100, 1000];
 
-/// The decision section (module docs): the table, then the verdict, the
-/// costs the benchmarks do not measure, the cost per million requests, the
-/// gzip break-even and the answers in prose.
+/// The decision section: the table, the verdict, the unmeasured costs, the
+/// cost per million requests, the gzip break-even, the prose.
 pub fn render(o: &mut String, d: &Data) {
     o.push_str("\n## Decision table\n\n");
     let _ = writeln!(
@@ -644,41 +621,27 @@ pub fn render(o: &mut String, d: &Data) {
         );
         columns.push((doc.payload.heading(1), column_cells(doc, 1)));
     }
-    o.push_str("| question |");
-    for (heading, _) in &columns {
-        let _ = write!(o, " {heading} |");
-    }
-    o.push_str("\n|---|");
-    o.push_str(&"---|".repeat(columns.len()));
-    o.push('\n');
+    head(
+        o,
+        std::iter::once("question").chain(columns.iter().map(|c| c.0.as_str())),
+    );
     for c in &columns[0].1 {
-        let _ = write!(o, "| {} |", c.question);
-        for (_, cells) in &columns {
+        let cells = columns.iter().map(|(_, cells)| {
             let r = cells.iter().find(|x| x.question == c.question).map(|x| &x.ranking);
-            let _ = write!(
-                o,
-                " {} |",
-                r.map_or("n/a".into(), |r| ranking_text(r, c.lower_is_better))
-            );
-        }
-        o.push('\n');
+            r.map_or("n/a".into(), |r| ranking_text(r, c.lower_is_better))
+        });
+        row(o, std::iter::once(c.question.to_string()).chain(cells));
     }
     for (q, cells) in link_cells(d) {
-        let _ = write!(o, "| {q} |");
-        for c in &cells {
-            let _ = write!(o, " {} |", ranking_text(&c.ranking, c.lower_is_better));
-        }
-        if d.document.is_some() {
-            o.push_str(" no link run |");
-        }
-        o.push('\n');
+        let texts = cells.iter().map(|c| ranking_text(&c.ranking, c.lower_is_better));
+        let doc = d.document.as_ref().map(|_| "no link run".to_string());
+        row(o, std::iter::once(q).chain(texts).chain(doc));
     }
-    let _ = write!(o, "| bytes per product, raw / gzip -6 |");
     let payloads = COUNTS
         .iter()
         .map(|&c| (d, c))
         .chain(d.document.as_deref().map(|doc| (doc, 1)));
-    for (p, c) in payloads {
+    let per_product = payloads.map(|(p, c)| {
         let cells: Vec<String> = formats()
             .iter()
             .filter_map(|f| {
@@ -689,17 +652,16 @@ pub fn render(o: &mut String, d: &Data) {
                 ))
             })
             .collect();
-        let _ = write!(
-            o,
-            " {} |",
-            if cells.is_empty() {
-                "n/a".into()
-            } else {
-                cells.join(", ")
-            }
-        );
-    }
-    o.push('\n');
+        if cells.is_empty() {
+            "n/a".into()
+        } else {
+            cells.join(", ")
+        }
+    });
+    row(
+        o,
+        std::iter::once("bytes per product, raw / gzip -6".to_string()).chain(per_product),
+    );
     let gzip = d.sizes.as_ref().and_then(|sizes| {
         let big = COUNTS
             .iter()
@@ -736,7 +698,7 @@ const DEBUG: [(&str, &str); 5] = [
     ),
 ];
 
-/// (silent damage, refusals, cells) of one format in one direction of the
+/// (silent damage, refusals, cells) of one format and direction of the
 /// evolution matrix.
 pub fn rollout_counts(
     cells: &[crate::evolve::Cell],
@@ -779,9 +741,8 @@ fn unmeasured(o: &mut String) {
     super::verdict::library_table(o);
 }
 
-/// Which gzip time `sizes.csv` offers for every level: on-CPU µs when all
-/// three levels record it, compress and gunzip, in every row, else wall µs
-/// for all of them (never a mix).
+/// `on-CPU` when every row records compress and gunzip CPU for all three
+/// levels, else `wall` (never a mix).
 pub fn gzip_time_kind(sizes: &[super::parse::SizeRow]) -> &'static str {
     if !sizes.is_empty() && sizes.iter().all(|r| r.gzip_cpu().is_some() && r.gunzip_cpu().is_some()) {
         "on-CPU"
@@ -790,8 +751,7 @@ pub fn gzip_time_kind(sizes: &[super::parse::SizeRow]) -> &'static str {
     }
 }
 
-/// (level, bytes saved, server compress µs, client gunzip µs) of one size
-/// row; both times of the `kind` [`gzip_time_kind`] chose.
+/// The [`GzipLevel`]s of one size row, times of `kind` ([`gzip_time_kind`]).
 pub fn gzip_levels(r: &super::parse::SizeRow, kind: &str) -> Vec<GzipLevel> {
     let raw = r.raw_bytes as f64;
     let (t, g) = match (kind, r.gzip_cpu(), r.gunzip_cpu()) {
@@ -807,7 +767,7 @@ pub fn gzip_levels(r: &super::parse::SizeRow, kind: &str) -> Vec<GzipLevel> {
     ]
 }
 
-/// Cost per million requests: one source per quantity (module docs of `verdict`).
+/// Cost per million requests, one source per quantity (`verdict`).
 fn costs(o: &mut String, d: &Data) {
     use super::verdict::{CLIENT_SOURCE, SERVER_SOURCE};
     o.push_str("\n### Cost per million requests\n\n");
@@ -818,7 +778,6 @@ fn costs(o: &mut String, d: &Data) {
     );
     o.push_str("| products | format | server core-s | client core-s | + compress, gzip -1 | + compress, gzip -6 | egress raw | egress gzip -1 | egress gzip -6 |\n|---|---|---|---|---|---|---|---|---|\n");
     let gb = |b: u64| format!("{:.2} GB", b as f64 * 1e6 / 1e9);
-    let opt = |x: Option<f64>| x.map_or("n/a".into(), super::numfmt::num);
     for c in COUNTS {
         let srv_rows = d.file_rows(SERVER_SOURCE, c);
         let cli_rows = d.file_rows(CLIENT_SOURCE, c);
@@ -845,10 +804,9 @@ fn costs(o: &mut String, d: &Data) {
     }
 }
 
-/// The break-even of one level, or why there is none: a body that fits in
-/// one packet saves no round trip (`verdict::ONE_PACKET`). With `ci`, the
-/// compress time's interval, the break-even's interval follows from it
-/// (more CPU, a lower break-even), the gunzip time held at its median.
+/// The break-even of one level, or why there is none (one packet:
+/// `verdict::ONE_PACKET`). `ci` = (compress lo, hi, gunzip median) gives
+/// the break-even's interval.
 pub fn break_even_cell(raw_bytes: u64, saved: f64, cpu_us: f64, ci: Option<(f64, f64, f64)>) -> String {
     if raw_bytes <= super::verdict::ONE_PACKET {
         return "no: one packet either way".into();
@@ -869,8 +827,7 @@ pub fn break_even_cell(raw_bytes: u64, saved: f64, cpu_us: f64, ci: Option<(f64,
 /// (level, bytes saved, server compress µs, client gunzip µs): [`gzip_levels`].
 pub type GzipLevel = (u8, f64, f64, Option<f64>);
 
-/// The level that saves the most bytes per µs of CPU (compress + gunzip);
-/// None when none saves bytes for a positive CPU time.
+/// The level that saves the most bytes per µs of CPU (compress + gunzip).
 fn best_level(levels: &[GzipLevel]) -> Option<&GzipLevel> {
     let cpu = |l: &GzipLevel| l.2 + l.3.unwrap_or(0.0);
     levels
@@ -879,9 +836,8 @@ fn best_level(levels: &[GzipLevel]) -> Option<&GzipLevel> {
         .max_by(|a, b| (a.1 / cpu(a)).total_cmp(&(b.1 / cpu(b))))
 }
 
-/// The level that pays for one size row: the level with the highest
-/// break-even (most bytes saved per µs of CPU), set beside gzip -6's saving
-/// and CPU. None when nothing is saved or the body fits in one packet.
+/// The level that pays for one size row ([`best_level`]) beside gzip -6's
+/// saving and CPU; None when none saves or the body fits in one packet.
 pub fn level_that_pays(r: &super::parse::SizeRow) -> Option<String> {
     if r.raw_bytes <= super::verdict::ONE_PACKET {
         return None;
@@ -972,8 +928,7 @@ fn gzip_pays(o: &mut String, d: &Data) {
     }
 }
 
-/// The answers in prose that the verdict does not give: concurrency, and
-/// what the figures do not mean.
+/// Concurrency, and what the figures do not mean.
 fn prose(o: &mut String, d: &Data) {
     o.push_str("\n### What the data says\n\n");
     let stat = |file: &str, f: &str| {
@@ -1019,15 +974,13 @@ pub struct PairOrder {
     pub test: sig::PairedTest,
     /// The signed-rank p, Holm-adjusted over the pairs of the row.
     pub p_adjusted: f64,
-    /// `Less` when `b` is reliably below `a`, `Greater` when above,
-    /// `Equal` (`≈`, within ±`test.mde`) when the test does not support an order.
+    /// `Less`: `b` reliably below `a`; `Greater`: above; `Equal`: `≈`.
     pub order: std::cmp::Ordering,
 }
 
-/// Every pair of the row's formats on their paired per-round values
-/// (`rounds[f][r]`: format `f` in round `r`; the rounds pair the formats),
-/// with the signed-rank test, Holm over the pairs. A pair without usable
-/// pairs (fewer than one round where both are positive) is left out.
+/// Every pair of the row's formats (`rounds[f][r]`: format `f` in round
+/// `r`) with the signed-rank test, Holm over the pairs; a pair with no
+/// round where both are positive is left out.
 pub fn paired_pairs(rounds: &[Vec<f64>]) -> Vec<PairOrder> {
     let mut pairs = Vec::new();
     for a in 0..rounds.len() {
@@ -1147,43 +1100,33 @@ mod tests {
     }
 
     /// A format disturbed in more than half its rounds is marked and left
-    /// out; the others are still ranked; at half or less it is ranked.
+    /// out, the others still ranked; at half or less it is ranked. Rounds
+    /// disturbed for every format alike (a codec round the calibration
+    /// marks) are drift the pairing cancels: 7 of 12 mark no format, while
+    /// the same flags on one format alone mark it.
     #[test]
-    fn a_mostly_disturbed_format_is_marked_and_the_rest_ranked() {
-        let v: Vec<Vec<f64>> = (0..3)
-            .map(|f| (0..10).map(|r| (100 + 50 * f + r) as f64).collect())
-            .collect();
-        let mut flags = vec![vec![false; 10]; 3];
-        flags[2][..6].fill(true);
-        let r = paired_ranking(&names(&["a", "b", "c"]), &v, &flags, true).unwrap();
-        assert_eq!(r.formats, ["a", "b"]);
-        assert_eq!(r.disturbed, [("c".to_string(), 6, 10)]);
-        let text = ranking_text(&Ok(r), true);
-        assert!(
-            text.starts_with("a < b") && text.ends_with("; c (disturbed: 6 of 10 rounds, not ranked)"),
-            "{text}"
-        );
-        flags[2][5] = false;
-        let r = paired_ranking(&names(&["a", "b", "c"]), &v, &flags, true).unwrap();
-        assert!(r.disturbed.is_empty() && r.formats.len() == 3);
-    }
-
-    /// Rounds disturbed for every format alike (a codec round the
-    /// calibration marks) are drift the pairing cancels: 7 of 12 such
-    /// rounds mark no format and the row is ranked. Self-test: the same
-    /// flags on one format alone mark it.
-    #[test]
-    fn rounds_disturbed_for_every_format_mark_none() {
-        let v: Vec<Vec<f64>> = (0..3)
-            .map(|f| (0..12).map(|r| (100 + 50 * f + r) as f64).collect())
-            .collect();
-        let bad: Vec<bool> = (0..12).map(|r| r < 7).collect();
-        let r = paired_ranking(&names(&["a", "b", "c"]), &v, &vec![bad.clone(); 3], true).unwrap();
-        assert!(r.disturbed.is_empty() && r.ordered.len() == 3, "{r:?}");
-        let mut one = vec![vec![false; 12]; 3];
-        one[2] = bad;
-        let r = paired_ranking(&names(&["a", "b", "c"]), &v, &one, true).unwrap();
-        assert_eq!(r.disturbed, [("c".to_string(), 7, 12)]);
+    fn disturbed_formats_are_marked_and_the_rest_ranked() {
+        let first = |n: usize, k: usize| -> Vec<bool> { (0..n).map(|r| r < k).collect() };
+        for (n, flags, out) in [
+            (10, [first(10, 0), first(10, 0), first(10, 6)], Some(6)),
+            (10, [first(10, 0), first(10, 0), first(10, 5)], None),
+            (12, [first(12, 7), first(12, 7), first(12, 7)], None),
+            (12, [first(12, 0), first(12, 0), first(12, 7)], Some(7)),
+        ] {
+            let v: Vec<Vec<f64>> = (0..3)
+                .map(|f| (0..n).map(|r| (100 + 50 * f + r) as f64).collect())
+                .collect();
+            let r = paired_ranking(&names(&["a", "b", "c"]), &v, &flags, true).unwrap();
+            let want: Vec<(String, usize, usize)> = out.map(|k| ("c".to_string(), k, n)).into_iter().collect();
+            assert_eq!(r.disturbed, want, "{flags:?}");
+            assert_eq!(r.formats.len(), 3 - want.len(), "{r:?}");
+            assert_eq!(r.ordered.len(), if out.is_some() { 1 } else { 3 }, "{r:?}");
+            if let Some(k) = out {
+                let text = ranking_text(&Ok(r), true);
+                let tail = format!("; c (disturbed: {k} of {n} rounds, not ranked)");
+                assert!(text.starts_with("a < b") && text.ends_with(&tail), "{text}");
+            }
+        }
     }
 
     /// Disturbed rounds below the share stay in the pairing: 12 rounds, b

@@ -2,29 +2,22 @@
 //! several client machines, merged by tag into one percentile table, beside
 //! Locust's own figures for the same request names.
 //!
-//! Inputs: every `*.hlog` in DIR (or a comma-separated list of files), read
-//! by [`crate::measure::hlog::read_log`]; the run id of a file is the
-//! `run_id=ID` token of its `#` comment lines (`locust/locustfile.py`
-//! writes it). With `--run-id ID` (or the `WB_RUN_ID` environment variable)
-//! only files of that run are merged; without one, the files must all carry
-//! the same id (or none), so two runs are never pooled by accident.
+//! Inputs: every `*.hlog` in DIR (or a comma-separated list of files). With
+//! `--run-id ID` (or `WB_RUN_ID`) only files of that run ([`run_id_of`]) are
+//! merged; without one, all must carry the same id (or none), so two runs
+//! are never pooled by accident.
 //!
 //! Merging: the counts of every interval with the same tag are added per
-//! value slot, whatever each file's HdrHistogram layout (slots are keyed by
-//! their lowest value and width). A percentile is the nearest rank
-//! (`r = ⌈q·n⌉`) over the merged slots, reported at the slot's midpoint, as
-//! `wirebench load` reports its own; the max is the largest `Interval_Max`.
-//! The `all` row merges every tag except `service-*` (open-loop service
-//! times, which repeat the same requests).
+//! value slot (keyed by its lowest value and width, whatever each file's
+//! layout). A percentile is the nearest rank (`⌈q·n⌉`) over the merged
+//! slots at the slot's midpoint, as `wirebench load` reports its own; the
+//! max is the largest `Interval_Max`. The `all` row merges every tag except
+//! `service-*` (open-loop service times of the same requests).
 //!
-//! Locust's figures come from a stats CSV in Locust's layout
-//! (`--locust-csv FILE`): the one `locust/locustfile.py --wb-stats FILE`
-//! writes once every worker reported, or Locust's own `--csv PREFIX` file
-//! `PREFIX_stats.csv` (written once a second, so it may miss the last one): request and failure counts, its 50/90/99/99.9 %
-//! and max. Locust keeps response times rounded to about two significant
-//! digits (whole ms below 100 ms, 10 ms steps up to 1 s), so its percentiles
-//! are coarse; the `.hlog` columns are within HdrHistogram's 3 significant
-//! digits of what was measured.
+//! Locust's figures (`--locust-csv FILE`: `locustfile.py --wb-stats FILE`,
+//! or Locust's own `PREFIX_stats.csv`, which may miss the last second) are
+//! rounded to about two significant digits by Locust; the `.hlog` columns
+//! are within HdrHistogram's 3 significant digits.
 
 use crate::cli::Args;
 use crate::measure::hlog::read_log;
@@ -362,8 +355,21 @@ mod tests {
         )
     }
 
-    fn files(texts: &[String]) -> (tempdir::Dir, Vec<PathBuf>) {
-        let d = tempdir::Dir::new();
+    /// A directory removed on drop.
+    struct Dir(PathBuf);
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// `texts` as `w{i}.hlog` in a fresh directory.
+    fn files(texts: &[String]) -> (Dir, Vec<PathBuf>) {
+        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let d = Dir(std::env::temp_dir().join(format!("wb-hlogs-{}-{n}", std::process::id())));
+        std::fs::create_dir_all(&d.0).unwrap();
         let paths = texts
             .iter()
             .enumerate()
@@ -374,28 +380,6 @@ mod tests {
             })
             .collect();
         (d, paths)
-    }
-
-    mod tempdir {
-        pub struct Dir(pub std::path::PathBuf);
-        impl Dir {
-            pub fn new() -> Dir {
-                use std::sync::atomic::{AtomicU32, Ordering};
-                static N: AtomicU32 = AtomicU32::new(0);
-                let p = std::env::temp_dir().join(format!(
-                    "wb-hlogs-{}-{}",
-                    std::process::id(),
-                    N.fetch_add(1, Ordering::Relaxed)
-                ));
-                std::fs::create_dir_all(&p).unwrap();
-                Dir(p)
-            }
-        }
-        impl Drop for Dir {
-            fn drop(&mut self) {
-                let _ = std::fs::remove_dir_all(&self.0);
-            }
-        }
     }
 
     #[test]

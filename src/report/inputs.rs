@@ -1,8 +1,7 @@
 //! The data a report is built from: every raw file of one results
-//! directory read ([`load`]) and aggregated per row ([`codec_stats`],
-//! [`http_stats`]), and `medians.json` written from it. The report's
-//! renderers ([`super::markdown`], [`super::decision`], [`super::svg`]) and
-//! `wirebench compare` read these types; this module imports none of them.
+//! directory read ([`load`]), aggregated per row ([`codec_stats`],
+//! [`http_stats`]), and `medians.json`. The renderers and `wirebench
+//! compare` read these types; this module imports none of them.
 
 use super::parse::{self, CodecFile, HttpRow, SizeRow, read_optional};
 use super::runs;
@@ -53,8 +52,7 @@ pub struct HttpStat {
     pub cpu: Option<HttpCpuStat>,
 }
 
-/// CPU time of one HTTP case across its rounds (medians and spread of the
-/// rounds' values); each None when no round measured it.
+/// CPU time of one HTTP case across its rounds; each None when no round measured it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HttpCpuStat {
     /// On-CPU µs per verified request.
@@ -102,7 +100,7 @@ impl HttpCpuStat {
     }
 }
 
-/// One HTTP raw file and its aggregated cases.
+/// One HTTP raw file, aggregated.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HttpFile {
     /// File name, e.g. `http-gzip.csv`.
@@ -131,9 +129,8 @@ pub struct Data {
     pub server_pressure: Option<String>,
     /// The payload these files measured.
     pub payload: Payload,
-    /// A user's document (`data-codec.txt`, `data-sizes.csv`: `make bench
-    /// DATA=FILE.json`), read as the catalog's files are, when present: a
-    /// second payload that fills the same tables.
+    /// A user's document (`data-codec.txt`, `data-sizes.csv`), read as the
+    /// catalog's files are: a second payload filling the same tables.
     pub document: Option<Box<Data>>,
     /// `report --link-mbps`.
     pub link_mbps: Option<f64>,
@@ -141,11 +138,9 @@ pub struct Data {
     pub http_rows: Vec<HttpRow>,
     /// How many of [`Data::http_rows`] each file of [`Data::http`] holds.
     pub http_row_counts: Vec<usize>,
-    /// The calibration samples of every raw file that has them, by file
-    /// name, in the order the files are read (`crate::measure::calibration`).
+    /// The calibration samples of every raw file that has them, in read order.
     pub calibration: Vec<(String, Vec<crate::measure::calibration::Sample>)>,
-    /// `make bench-link`'s files (`link.csv`, …): a run of its own, outside
-    /// [`Data::runs`]; None without them.
+    /// `make bench-link`'s files: a run of its own, outside [`Data::runs`].
     pub link: Option<super::link::Link>,
 }
 
@@ -155,8 +150,7 @@ pub enum Payload {
     /// The catalog, at every count its files hold.
     #[default]
     Catalog,
-    /// A user's document (`make bench DATA=FILE.json`), its file when
-    /// `data-codec.txt` names it.
+    /// A user's document, its file when `data-codec.txt` names it.
     Document(Option<String>),
 }
 
@@ -167,8 +161,7 @@ pub fn formats() -> Vec<&'static str> {
 
 /// The lookups every renderer makes.
 impl Data {
-    /// This payload, then the document beside it when there is one: what
-    /// the tables are filled by.
+    /// This payload, then the document beside it.
     pub fn payloads(&self) -> impl Iterator<Item = &Data> {
         std::iter::once(self).chain(self.document.as_deref())
     }
@@ -233,8 +226,7 @@ impl Payload {
         }
     }
 
-    /// What a table of `count` is about: `1,000 products`, or `your
-    /// document (`FILE`)` (a document's rows have count 1).
+    /// `1,000 products`, or `your document (`FILE`)`.
     pub fn heading(&self, count: usize) -> String {
         match self {
             Payload::Catalog => super::numfmt::products(count),
@@ -263,9 +255,8 @@ fn file_run(file: &str, text: &str) -> runs::FileRun {
     }
 }
 
-/// One payload's codec and sizes files (`codec.txt` and `sizes.csv`, or
-/// `data-codec.txt` and `data-sizes.csv`), with their stamps and
-/// calibration samples; the catalog's missing files are named.
+/// One payload's codec and sizes files (`codec.txt`, `sizes.csv`, or their
+/// `data-` twins) with stamps and calibration; missing files are named.
 fn read_payload(dir: &Path, payload: Payload) -> Result<Data, String> {
     let mut d = Data {
         payload,
@@ -301,16 +292,14 @@ fn read_payload(dir: &Path, payload: Payload) -> Result<Data, String> {
     Ok(d)
 }
 
-/// Reads and aggregates every raw file in `dir`, refusing files from
-/// different runs ([`runs::check`]) unless `allow_mixed`.
+/// [`load`], refusing files from different runs unless `allow_mixed`.
 pub fn load_checked(dir: &Path, allow_mixed: bool) -> Result<Data, String> {
     let d = load(dir)?;
     runs::check(&d.runs, allow_mixed)?;
     Ok(d)
 }
 
-/// Reads and aggregates every raw file in `dir` (every run it holds; see
-/// [`load_checked`]).
+/// Reads and aggregates every raw file in `dir`, whatever runs it holds.
 pub fn load(dir: &Path) -> Result<Data, String> {
     let mut d = read_payload(dir, Payload::Catalog)?;
     let doc = read_payload(dir, Payload::Document(None))?;
@@ -467,9 +456,8 @@ pub fn http_stats(rows: &[HttpRow], hist_dir: Option<&Path>) -> Result<Vec<HttpS
 }
 
 /// Every round of `{format}-{count}-{compression}` in `dir`, merged: each
-/// round's `-r{N}.hist`, or, for a round that has none, its `-r{N}.hlog`
-/// (an HdrHistogram interval log, from us or from another tool: its
-/// intervals tagged `latency` or untagged are added).
+/// round's `-r{N}.hist`, else its `-r{N}.hlog` (intervals tagged `latency`
+/// or untagged).
 fn pooled_histogram(dir: &Path, format: &str, count: usize, compression: &str) -> Result<parse::Histogram, String> {
     let prefix = format!("{format}-{count}-{compression}-r");
     let Ok(entries) = std::fs::read_dir(dir) else {

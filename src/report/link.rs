@@ -1,30 +1,24 @@
-//! The raw files of `make bench-link` and what the report computes from
-//! them: `link.csv` (c=1) and `link-c8.csv` (c=8), written by `wirebench
-//! load --link` (`crate::load::link`), and `link-sizes.csv`, the same run's
-//! `sizes.csv`. Rendered by [`super::link_report`]; the decision table's
-//! link rows are [`super::decision::link_cells`].
+//! The raw files of `make bench-link`: `link.csv` (c=1) and `link-c8.csv`
+//! (c=8) from `wirebench load --link` (`crate::load::link`), and
+//! `link-sizes.csv`, the same run's `sizes.csv`; and the break-even the
+//! report computes from them. Rendered by [`super::link_report`].
 //!
 //! # Layout
 //!
-//! A link file is `load`'s CSV with two columns in front, `rate_mbps` and
-//! `rtt_ms` (the header is `crate::load::link::link_header`), stamped with
-//! its own run, plus `# machine:` and `# link:` comment lines. It is a run
-//! of its own, like `peers.txt`: never part of the one-run check
-//! ([`super::runs`]), always labelled with its own machine, commit and date.
+//! `load`'s CSV with `rate_mbps` and `rtt_ms` in front
+//! (`crate::load::link::link_header`), its own run stamp, and `# machine:`
+//! and `# link:` comment lines. A run of its own: never part of the one-run
+//! check ([`super::runs`]), always labelled with its machine, commit, date.
 //!
 //! # The measured break-even ([`break_even`])
 //!
-//! Per round `r`, at each swept rate, `d(rate) = p50(gzip) − p50(none)` at
-//! c=1: the latency gzip adds (CPU) minus the link time it saves. With a
-//! fixed CPU cost `a` and `b` saved bits, `d = a − b ÷ rate`: linear in
-//! 1/rate. Scanning from the slowest rate, the first rate where gzip no
-//! longer pays (`d ≥ 0`) and the one before it bracket the zero crossing,
-//! interpolated linearly in 1/rate (exact under that model, and local: no
-//! extrapolation beyond the sweep). A round where gzip pays at every rate
-//! counts as "above the fastest rate", one where it pays at none as "below
-//! the slowest": the median over rounds and its distribution-free interval
-//! (`crate::measure::significance::median_ci`) are order statistics, so
-//! these censored rounds take their place in the order without a value.
+//! Per round, at each rate, `d(rate) = p50(gzip) − p50(none)` at c=1: the
+//! CPU gzip adds minus the link time it saves, `d = a − b ÷ rate`. From the
+//! slowest rate, the first rate with `d ≥ 0` and the one before bracket the
+//! zero crossing, interpolated in 1/rate (exact under that model; never
+//! extrapolated). A round where gzip pays at every rate counts as "above the
+//! sweep", at none as "below": the median over rounds and its interval are
+//! order statistics, so these censored rounds take their place without a value.
 //!
 //! # Invariants
 //!
@@ -333,9 +327,8 @@ pub fn summarize(rounds: &[Crossing]) -> Option<BreakEven> {
     })
 }
 
-/// Per round (paired by the `round` column), the points `(rate, gzip p50 −
-/// raw p50)` of `format` at `count` for gzip `level` (`gzip1`, `gzip`,
-/// `gzip9`) at c=1, at every rate where both were measured.
+/// Per round, the points `(rate, gzip p50 − raw p50)` of `format` at
+/// `count` for gzip `level` (`gzip1`, `gzip`, `gzip9`) at c=1.
 fn round_differences(link: &Link, format: &str, count: usize, level: &str) -> Vec<Vec<(f64, f64)>> {
     let rows: Vec<&LinkRow> = link
         .rows()
@@ -375,10 +368,8 @@ pub fn break_even(link: &Link, format: &str, count: usize, level: &str) -> Optio
     summarize(&crossings(link, format, count, level))
 }
 
-/// Per round, the least-squares fit of `d = a − b ÷ rate` over the swept
-/// rates (`a` in ms, `b` in kbit: ms × Mbit/s); the medians over rounds of
-/// `a` and `b`. What the sweep says the arithmetic's two terms are: `a`
-/// against compress + gunzip CPU, `b` against the bytes saved × 8.
+/// The medians over rounds of each round's least-squares fit of
+/// `d = a − b ÷ rate` (`a` in ms, `b` in kbit): the sweep's CPU and saving terms.
 pub fn fit(link: &Link, format: &str, count: usize, level: &str) -> Option<(f64, f64)> {
     let (mut a_s, mut b_s) = (Vec::new(), Vec::new());
     for points in round_differences(link, format, count, level) {

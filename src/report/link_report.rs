@@ -1,20 +1,15 @@
 //! The link section of `REPORT.md` and `DETAILS.md`, and `chart-link.svg`,
 //! from `make bench-link`'s files ([`super::link`]): the measured gzip
-//! break-even beside the computed one, and every link case's medians.
-//! Nothing is printed without a link file.
-//!
-//! The computed break-even is [`super::decision::break_even_cell`] on the
-//! link run's own `link-sizes.csv` when its run id is the link files' one,
-//! else on the report's `sizes.csv`, and the section says it comes from
-//! another run. Where the computed median lies outside the measured
-//! interval, the section gives the ratio, and for JSON at 1,000 products
-//! the sweep's own two terms (per-round fit of `d = a − b ÷ rate`) against
-//! the arithmetic's: CPU cost and link time saved.
+//! break-even beside the computed one ([`super::decision::break_even_cell`]
+//! on the run's own `link-sizes.csv`, else on `sizes.csv` of another run,
+//! said so), their ratio where they disagree, the sweep's own two terms for
+//! JSON at 1,000 products, and every link case's medians. Nothing without a
+//! link file.
 
 use super::decision::{break_even_cell, break_even_mbps, gzip_levels, gzip_time_kind};
 use super::inputs::{Data, formats};
 use super::link::{self, BreakEven, Crossing, Link, rate_text};
-use super::numfmt::{group, num};
+use super::numfmt::{group, num, opt};
 use super::parse::SizeRow;
 use super::svg::{self, Series};
 use crate::measure::significance::{self as sig, CONFIDENCE};
@@ -73,8 +68,7 @@ fn crossing_text(c: Crossing) -> String {
     }
 }
 
-/// The measured cell: `286.7 [250.1, 320.4]`, or the bound when gzip
-/// pays at every rate (or at none) in most rounds.
+/// `286.7 [250.1, 320.4]`, or the bound when gzip pays at every rate or none.
 pub fn measured_text(be: &BreakEven) -> String {
     let conf = if be.confidence + 1e-12 >= CONFIDENCE {
         String::new()
@@ -93,8 +87,7 @@ pub fn measured_text(be: &BreakEven) -> String {
     }
 }
 
-/// One break-even pair: measured, computed, and the ratio when the computed
-/// median lies outside the measured interval.
+/// Measured, computed, and their ratio when computed is outside measured's interval.
 fn pair(link: &Link, sizes: Option<&[SizeRow]>, format: &str, count: usize, level: (&str, &str, usize)) -> [String; 3] {
     let be = link::break_even(link, format, count, level.0);
     let row = sizes.and_then(|s| s.iter().find(|r| r.format == format && r.count == count));
@@ -169,8 +162,8 @@ Computed: bytes saved × 8 ÷ (compress + gunzip CPU), {}. \"measured ÷ compute
     explain(o, link, sizes_rows);
 }
 
-/// For JSON at 1,000 products, gzip -6: the sweep's own CPU term and
-/// saving term against the arithmetic's, and what a gap in each means.
+/// JSON at 1,000 products, gzip -6: the sweep's CPU and saving terms
+/// against the arithmetic's, and what a gap in each means.
 fn explain(o: &mut String, link: &Link, sizes: Option<&[SizeRow]>) {
     let Some(r) = sizes.and_then(|s| s.iter().find(|r| r.format == "json" && r.count == 1000)) else {
         return;
@@ -248,7 +241,6 @@ pub fn details(o: &mut String, d: &Data) {
     let mut counts: Vec<usize> = link.rows().map(|r| r.http.count).collect();
     counts.sort_unstable();
     counts.dedup();
-    let opt = |x: Option<f64>| x.map_or("n/a".into(), num);
     for &rate in &rates {
         for &count in &counts {
             for f in formats() {

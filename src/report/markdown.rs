@@ -1,9 +1,10 @@
-//! `results/REPORT.md`: every table, in plain Markdown, plus the charts.
+//! `REPORT.md` (the decision on top, [`super::decision`], then the run it
+//! comes from) and `DETAILS.md`: every row in plain Markdown, and the charts.
 //!
-//! Layout: what the numbers mean → headline at 1,000 products → charts →
-//! codec tables for every count → scaling → sizes → HTTP (every file, every
-//! count) → where the time goes (CPU per request by side) → peers → the Go
-//! workshop's reference figures as ratios to JSON → environment → inputs.
+//! DETAILS.md: what the numbers mean → charts → codec tables for every count
+//! → owned against borrowed decode → scaling → sizes → HTTP (every file,
+//! every count) → CPU per request by side → link cases → the separate runs
+//! → the Go workshop's figures as ratios to JSON → environment → inputs.
 //! Each figure is a median with its min–max spread.
 
 use super::inputs::{CodecStat, Data, HttpCpuStat, HttpFile, HttpStat, Spread, formats};
@@ -17,8 +18,7 @@ use std::fmt::Write as _;
 pub const HEADLINE_COUNT: usize = 1000;
 
 /// The reference figures (docs/SPEC.md, "Reference figures") from the Go workshop (Apple M5 Pro, go1.27.1,
-/// 1,000 products, median of 5 rounds, HTTP uncompressed at concurrency 8):
-/// format, raw bytes, gzip bytes, encode µs, decode µs, req/s, p50 ms, p95 ms.
+/// 1,000 products, median of 5 rounds, HTTP uncompressed at concurrency 8).
 pub const GO_REFERENCE: [GoRef; 5] = [
     ("json", 169_241.0, 9_653.0, 237.01, 719.14, 855.89, 9.303, 11.139),
     ("msgpack", 154_013.0, 8_926.0, 196.84, 287.52, 1_284.13, 6.203, 7.726),
@@ -41,6 +41,7 @@ pub const GO_REFERENCE: [GoRef; 5] = [
 pub type GoRef = (&'static str, f64, f64, f64, f64, f64, f64, f64);
 
 pub use super::numfmt::{TAIL_MIN, group, num, tail};
+use super::numfmt::{head, opt, row};
 
 /// `median (min–max)`, each value scaled by `k`.
 pub fn spread(s: &Spread, k: f64) -> String {
@@ -83,14 +84,9 @@ fn us(s: Option<&CodecStat>) -> Option<f64> {
     s.map(|s| s.ns_per_op.median / 1000.0)
 }
 
-/// µs of CPU per operation (`cpu-ns/op`) when recorded, else the wall time:
-/// what compares with the CPU time per HTTP request.
+/// µs of CPU per operation (`cpu-ns/op`) when recorded, else wall time.
 fn cpu_us(s: Option<&CodecStat>) -> Option<f64> {
     s.map(|s| s.cpu_ns_per_op.as_ref().unwrap_or(&s.ns_per_op).median / 1000.0)
-}
-
-fn opt(x: Option<f64>) -> String {
-    x.map_or_else(|| "n/a".into(), num)
 }
 
 /// The counts present in the codec results, ascending.
@@ -171,24 +167,16 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
     }
     if !d.http.is_empty() {
         let comp = |file: &str, g: fn(&HttpStat) -> f64| per(&|f| d.http_case(file, f, n).map(g));
-        let conc = |file: &str| {
-            d.http_file(file)
-                .and_then(|f| f.stats.first())
-                .map_or("?".to_string(), |s| s.concurrency.to_string())
-        };
-        let ci = |file: &str| {
-            per(&|f| d.http_case(file, f, n).and_then(|s| s.rps_ci).map(|c| c.lo))
-                .into_iter()
-                .zip(per(&|f| d.http_case(file, f, n).and_then(|s| s.rps_ci).map(|c| c.hi)))
-                .map(|(lo, hi)| lo.zip(hi))
-                .collect::<Vec<_>>()
+        let ci = |file: &str| -> Vec<_> {
+            let ci = |f| d.http_case(file, f, n).and_then(|s| s.rps_ci).map(|c| (c.lo, c.hi));
+            formats().into_iter().map(ci).collect()
         };
         // Requests/s and p95 latency, without and with gzip, one bar chart each.
         let mut bars = |name: &str, what: &str, of: &str, unit: &str, g: fn(&HttpStat) -> f64, errors: [Vec<_>; 2]| {
             let title = format!(
                 "HTTP {what}, {} products, concurrency {} (median of rounds{of}, 95% interval)",
                 group(n as i64),
-                conc("http.csv")
+                concurrency(d)
             );
             let series =
                 [("none", "http.csv"), ("gzip", "http-gzip.csv")].map(|(name, file)| Series::new(name, comp(file, g)));
@@ -243,8 +231,7 @@ pub fn charts(d: &Data) -> Vec<(String, String)> {
     out
 }
 
-/// One HTTP case's CPU per request split into what the codec benches explain
-/// and the rest, in µs (medians).
+/// One HTTP case's CPU per request, µs (medians): what the codec benches explain, and the rest.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Breakdown {
     pub server: Option<f64>,
@@ -308,6 +295,13 @@ impl Breakdown {
     }
 }
 
+/// The concurrency of `http.csv`'s first case, `?` without one.
+fn concurrency(d: &Data) -> String {
+    d.http_file("http.csv")
+        .and_then(|f| f.stats.first())
+        .map_or("?".to_string(), |s| s.concurrency.to_string())
+}
+
 /// The stacked bars of one format at `count`: server and client, plain and gzip.
 fn cpu_chart(d: &Data, fm: &str, count: usize, axis_max: f64) -> Option<String> {
     let cases: Vec<(&str, Breakdown)> = [("", "http.csv"), (" gzip", "http-gzip.csv")]
@@ -344,10 +338,7 @@ fn cpu_chart(d: &Data, fm: &str, count: usize, axis_max: f64) -> Option<String> 
             s.values.extend(v);
         }
     }
-    let conc = d
-        .http_file("http.csv")
-        .and_then(|f| f.stats.first())
-        .map_or("?".to_string(), |s| s.concurrency.to_string());
+    let conc = concurrency(d);
     Some(svg::stacked(
         &format!(
             "{fm}: CPU per request by side, {} products, concurrency {conc} (black line: measured median of rounds, 95% interval; one axis for all formats)",
@@ -387,8 +378,7 @@ the *pooled* p95/p99 beside it are computed from the rounds' histograms merged b
 - Nothing here was cherry-picked: every row in the raw files appears below, every count gets its table.
 ";
 
-/// The whole REPORT.md: what decides, then the run it comes from; every
-/// row of the raw files is in DETAILS.md ([`render_details`]).
+/// REPORT.md: what decides, then the run it comes from.
 pub fn render(d: &Data, _chart_names: &[&str]) -> String {
     let mut o = String::from("# wirebench report\n\n");
     let envj = d.environment.as_deref().unwrap_or("");
@@ -420,8 +410,7 @@ pub fn render(d: &Data, _chart_names: &[&str]) -> String {
     o
 }
 
-/// DETAILS.md: every row of the raw files, the charts, the breakdowns and
-/// the separate runs that carry their own stamp.
+/// DETAILS.md (module docs).
 pub fn render_details(d: &Data, chart_names: &[&str]) -> String {
     let mut o = String::from(
         "# wirebench report: details\n\nEvery row of the run's raw files; the decision and the verdict are in [REPORT.md](REPORT.md).\n\n",
@@ -523,8 +512,7 @@ impl Stamp {
     }
 }
 
-/// The separately measured files: each shown (in DETAILS.md) with its own
-/// machine, commit and date, or left out, saying which it lacks.
+/// The separate runs: each in DETAILS.md with its own stamp, or left out, saying why.
 fn separate_runs(o: &mut String, d: &Data) {
     let files = [
         ("peers.txt", d.peers.as_deref()),
@@ -608,10 +596,9 @@ fn runs_section(o: &mut String, d: &Data) {
     calibration_section(o, d);
 }
 
-/// The calibration workload of every file that has it
-/// (`crate::measure::calibration`): medians, the slowest sample, and the
-/// rounds it marks disturbed; a sentence when the machine's state moved
-/// within a file or between files.
+/// The calibration samples of every file (`crate::measure::calibration`):
+/// medians, the slowest sample, the rounds marked disturbed; and whether the
+/// machine's state moved within or between files.
 fn calibration_section(o: &mut String, d: &Data) {
     use crate::measure::calibration::{DISTURBED_SLOWER, assess};
     let assessed: Vec<(&str, &[crate::measure::calibration::Sample], _)> = d
@@ -686,10 +673,7 @@ fn calibration_section(o: &mut String, d: &Data) {
         }
     }
     if moved.is_empty() {
-        let _ = writeln!(
-            o,
-            "\nNo calibration sample ran slower than its file's median by more than its loop's limit, and the files' medians agree within those limits: the machine held one state through the run."
-        );
+        o.push_str("\nNo calibration sample ran slower than its file's median by more than its loop's limit, and the files' medians agree within those limits: the machine held one state through the run.\n");
     } else {
         let _ = writeln!(
             o,
@@ -728,9 +712,8 @@ fn env_cores(d: &Data) -> Option<usize> {
         .and_then(|v| v.trim_end_matches(',').trim().parse().ok())
 }
 
-/// Which side limited a closed-loop run on shared cores, in words: the side
-/// that spends more CPU per request takes more of the cores, and when the
-/// cores are saturated it sets the rate.
+/// Which side limited a closed-loop run on shared cores: the side spending
+/// more CPU per request, when the rounds separate the two.
 pub fn bound_by(cpu: &HttpCpuStat, cores: Option<usize>, concurrency: u32) -> String {
     let (Some(server), Some(client)) = (cpu.server_us.as_ref(), cpu.client_us.as_ref()) else {
         return "n/a (one side not measured)".into();
@@ -763,10 +746,9 @@ pub fn bound_by(cpu: &HttpCpuStat, cores: Option<usize>, concurrency: u32) -> St
     format!("{heavy} ({}× the other side's CPU per request){load}", num(ratio))
 }
 
-/// Opens the section `title` over the payloads of `d` that have rows in
-/// `file` (`codec.txt`, `sizes.csv`, or the document's `data-` one), naming
-/// those files, then `text`, and `document_text` with a document; returns
-/// those payloads (none: no section).
+/// Opens the section `title` over the payloads with rows in `file`
+/// (`codec.txt`, `sizes.csv`, or its `data-` twin), then `text` (and
+/// `document_text` with a document); returns those payloads.
 fn payload_section<'a>(
     o: &mut String,
     d: &'a Data,
@@ -850,10 +832,7 @@ fn codec_tables(o: &mut String, d: &Data) {
     }
 }
 
-/// Owned decode beside the borrowed view decode (`DecodeBorrowed`): both
-/// parse and validate every byte; only the owned one builds `String`s and
-/// `Vec`s. The difference, as a share of the owned time, is what building
-/// the owned catalog costs — allocation, copying and freeing.
+/// Owned decode beside the borrowed view decode (`DecodeBorrowed`).
 fn borrowed_tables(o: &mut String, d: &Data) {
     let counts: Vec<usize> = codec_counts(d)
         .into_iter()
@@ -897,24 +876,15 @@ fn scaling(o: &mut String, d: &Data) {
     if counts.len() < 2 {
         return;
     }
-    o.push_str("\n## Scaling: time per product against catalog size\n\nMedian ns per product (time per catalog ÷ products). Linear cost = a flat row; the 1-product column also carries the fixed per-catalog overhead.\n\n| format | op |");
-    for c in &counts {
-        let _ = write!(o, " {} |", group(*c as i64));
-    }
-    o.push_str("\n|---|---|");
-    o.push_str(&"---|".repeat(counts.len()));
-    o.push('\n');
+    o.push_str("\n## Scaling: time per product against catalog size\n\nMedian ns per product (time per catalog ÷ products). Linear cost = a flat row; the 1-product column also carries the fixed per-catalog overhead.\n\n");
+    let counts_text = counts.iter().map(|&c| group(c as i64));
+    head(o, ["format".to_string(), "op".into()].into_iter().chain(counts_text));
     for op in ["Encode", "Decode"] {
         for fm in formats() {
-            let _ = write!(o, "| {fm} | {} |", op.to_lowercase());
-            for &c in &counts {
-                let _ = write!(
-                    o,
-                    " {} |",
-                    opt(d.codec_stat(op, fm, c).map(|s| s.ns_per_op.median / c as f64))
-                );
-            }
-            o.push('\n');
+            let cells = counts
+                .iter()
+                .map(|&c| opt(d.codec_stat(op, fm, c).map(|s| s.ns_per_op.median / c as f64)));
+            row(o, [fm.to_string(), op.to_lowercase()].into_iter().chain(cells));
         }
     }
 }

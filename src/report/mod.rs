@@ -1,31 +1,22 @@
 //! `wirebench report`: turns the raw result files into `REPORT.md`,
 //! `medians.json` and SVG charts, in the same directory (`--dir`, required).
 //!
-//! Inputs (see [`parse`] for their shapes): `codec.txt`, `sizes.csv`,
-//! `http.csv`, `http-gzip.csv`, optionally `http-c1.csv`, `http-c16.csv`,
-//! `http-server.csv` (the server-only pass), `data-codec.txt` and
-//! `data-sizes.csv` (`make bench DATA=FILE.json`: a user's document, a second
-//! [`Payload`] that fills the same tables as the catalog), `peers.txt`,
-//! `peers-instructions.md`, `server-pressure.txt`, `link.csv`, `link-c8.csv`,
-//! `link-sizes.csv` (`make bench-link`, a run of its own: [`link`]), `histograms/*.hist` (or `*.hlog`, HdrHistogram interval
-//! logs, for rounds without a `.hist`) and `environment.json` (written by
-//! `codec-bench` when the run started; if it is missing, the report captures
-//! one now and says so). A missing input is named in the report; a malformed
-//! one stops the report with an error naming the file and line.
+//! Inputs ([`parse`] gives their shapes): `codec.txt`, `sizes.csv`,
+//! `http*.csv` ([`HTTP_FILES`]), `data-codec.txt` and `data-sizes.csv` (a
+//! user's document, a second [`Payload`] filling the same tables), the
+//! separate runs `peers.txt`, `peers-instructions.md`, `server-pressure.txt`
+//! and `link*.csv` ([`link`]), `histograms/*.hist` (or `*.hlog` for rounds
+//! without one) and `environment.json` (if missing, the report captures
+//! one now and says so). A missing input is named in the report; a malformed one stops
+//! it with an error naming the file and line. One report is one run:
+//! [`load_checked`] refuses mixed run ids ([`runs`]) unless `--allow-mixed`.
 //!
-//! One report is one run: [`load_checked`] refuses inputs stamped with
-//! different run ids ([`runs`]) unless `--allow-mixed`. The top of the
-//! report (decision table, costs, break-even, prose) is [`decision`]; the
-//! statistics are `crate::measure::significance`. A new input kind adds its
-//! reader to [`inputs::load`] and its section in [`markdown::render`].
-//!
-//! Aggregation: for every row (codec op × format × count, or HTTP case) the
-//! **median across runs/rounds** with the **min–max spread** beside it. Every
-//! count present in the raw files gets its table; nothing is dropped. The HTTP
-//! p95 shown per case is the median of the rounds' p95s (not the p95 of all
-//! requests); the *pooled* p95/p99 beside it come from adding the rounds'
-//! histogram counts and taking the nearest rank of the merged distribution
-//! (bucket midpoint, as the load generator reports its own percentiles).
+//! Layout: [`inputs`] reads and aggregates, [`decision`] and [`verdict`]
+//! write the top of REPORT.md, [`markdown`] the rest and DETAILS.md, [`svg`]
+//! the charts. Every row is the **median across runs/rounds** with its
+//! **min–max spread**; every count gets its table. The HTTP p95 per case is
+//! the median of the rounds' p95s; the *pooled* p95/p99 are the nearest rank
+//! of the rounds' histograms merged by adding counts (bucket midpoint).
 
 pub mod decision;
 pub mod hlogs;

@@ -1,6 +1,9 @@
 //! Number formatting shared by the report's sections and `compare`: the
 //! precision a figure is printed with, thousands separators, and latency
-//! percentiles printed only as precisely as their sample supports.
+//! percentiles printed only as precisely as their sample supports; and the
+//! Markdown rows the report's tables are built of.
+
+use std::fmt::{Display, Write as _};
 
 /// A number with a precision that suits its size.
 pub fn num(x: f64) -> String {
@@ -16,6 +19,27 @@ pub fn num(x: f64) -> String {
     } else {
         format!("{x:.3}")
     }
+}
+
+/// [`num`], or `n/a`.
+pub fn opt(x: Option<f64>) -> String {
+    x.map_or_else(|| "n/a".into(), num)
+}
+
+/// One Markdown table row: `| a | b |`.
+pub fn row(o: &mut String, cells: impl IntoIterator<Item = impl Display>) {
+    o.push('|');
+    for c in cells {
+        let _ = write!(o, " {c} |");
+    }
+    o.push('\n');
+}
+
+/// A Markdown table's header row and its `|---|` rule.
+pub fn head(o: &mut String, cells: impl IntoIterator<Item = impl Display>) {
+    let cells: Vec<String> = cells.into_iter().map(|c| c.to_string()).collect();
+    row(o, &cells);
+    let _ = writeln!(o, "|{}", "---|".repeat(cells.len()));
 }
 
 /// A fraction as a percentage without needless decimals: 0.05 → `5`, 0.025 → `2.5`.

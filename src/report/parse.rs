@@ -194,22 +194,19 @@ pub struct SizeRow {
     pub bytes_per_product_gzip6: f64,
     /// Wall µs per gzip -1, -6, -9 call; None for a document (`data-sizes.csv`).
     pub gzip_us: Option<[f64; 3]>,
-    /// Encode time, in files written before run stamps (the encode is
-    /// measured once, in `codec.txt`, since).
+    /// Encode time, in files written before run stamps.
     pub encode_us: Option<f64>,
     /// On-CPU µs per gzip -6 call; None when the file has no such column or it is empty.
     pub gzip6_cpu_us: Option<f64>,
     /// µs per gunzip of the level 1, 6 and 9 output; None in older files.
     pub gunzip_us: [Option<f64>; 3],
-    /// On-CPU µs per gzip -1 and -9 call (`gzip1_cpu_us`, `gzip9_cpu_us`);
-    /// None when the file has no such column.
+    /// On-CPU µs per gzip -1 and -9 call; None when not recorded.
     pub gzip1_cpu_us: Option<f64>,
     pub gzip9_cpu_us: Option<f64>,
     /// The 95% interval of the CPU µs of gzip -1, -6, -9 over batches
     /// (`gzipL_cpu_lo`, `gzipL_cpu_hi`); None when not recorded.
     pub gzip_cpu_ci: [Option<(f64, f64)>; 3],
-    /// On-CPU µs per gunzip of the level 1, 6 and 9 output (`gunzipL_cpu_us`);
-    /// None in older files.
+    /// On-CPU µs per gunzip of the level 1, 6 and 9 output; None in older files.
     pub gunzip_cpu_us: [Option<f64>; 3],
 }
 
@@ -260,8 +257,7 @@ fn csv<T>(
     Ok(out)
 }
 
-/// The first line of `text` that is not a `#` comment (the run stamp) or
-/// blank: a CSV file's header.
+/// A CSV file's header: its first line neither blank nor a `#` comment.
 pub fn first_header(text: &str) -> Option<&str> {
     text.lines()
         .map(str::trim)
@@ -271,12 +267,10 @@ pub fn first_header(text: &str) -> Option<&str> {
 /// The exact header of `data-sizes.csv` (`sizes --data`): one document.
 pub const DOCUMENT_SIZES_HEADER: &str = "format,raw_bytes,gzip1_bytes,gzip6_bytes,gzip9_bytes,encode_us,decode_us";
 
-/// Parses `sizes.csv`: header [`SIZES_HEADER`], or an older one (columns
-/// are found by name; `format` … `gzip9_us` must be there, `encode_us`,
-/// `gzip6_cpu_us` and the `gunzip*_us` columns may be missing; newer files
-/// add `gzip1_cpu_us`, `gzip9_cpu_us`, `gzipL_cpu_lo`/`_hi` and `gunzipL_cpu_us`);
-/// or `data-sizes.csv`, header [`DOCUMENT_SIZES_HEADER`]: one document per
-/// row (count 1, its bytes per "product" the whole document's, no gzip times).
+/// Parses `sizes.csv`: header [`SIZES_HEADER`] or an older one (columns by
+/// name; its first 11 are required, the rest optional); or `data-sizes.csv`,
+/// header [`DOCUMENT_SIZES_HEADER`] (count 1, bytes per "product" the whole
+/// document's, no gzip times).
 pub fn sizes(file: &str, text: &str) -> Result<Vec<SizeRow>, Error> {
     let Some(header) = first_header(text) else {
         return Err(err(file, 0, "empty file: expected a header line"));
@@ -298,6 +292,11 @@ pub fn sizes(file: &str, text: &str) -> Result<Vec<SizeRow>, Error> {
                 None | Some("") => Ok(None),
                 Some(v) => num(file, ln, name, v).map(Some),
             }
+        };
+        // The columns `gzip1_…`, `gzip6_…`, `gzip9_…` of a name with `L` for the level.
+        let levels = |name: &str| -> Result<[Option<f64>; 3], Error> {
+            let at = |l: &str| optional(&name.replace('L', l));
+            Ok([at("1")?, at("6")?, at("9")?])
         };
         // The header was checked: every column named here is in it.
         let field = |name: &str| at(name).map_or("", |i| f[i]);
@@ -328,11 +327,7 @@ pub fn sizes(file: &str, text: &str) -> Result<Vec<SizeRow>, Error> {
             },
             encode_us: optional("encode_us")?,
             gzip6_cpu_us: optional("gzip6_cpu_us")?,
-            gunzip_us: [
-                optional("gunzip1_us")?,
-                optional("gunzip6_us")?,
-                optional("gunzip9_us")?,
-            ],
+            gunzip_us: levels("gunzipL_us")?,
             gzip1_cpu_us: optional("gzip1_cpu_us")?,
             gzip9_cpu_us: optional("gzip9_cpu_us")?,
             gzip_cpu_ci: {
@@ -341,11 +336,7 @@ pub fn sizes(file: &str, text: &str) -> Result<Vec<SizeRow>, Error> {
                 };
                 [pair(1)?, pair(6)?, pair(9)?]
             },
-            gunzip_cpu_us: [
-                optional("gunzip1_cpu_us")?,
-                optional("gunzip6_cpu_us")?,
-                optional("gunzip9_cpu_us")?,
-            ],
+            gunzip_cpu_us: levels("gunzipL_cpu_us")?,
         })
     })
 }
@@ -381,8 +372,7 @@ pub struct HttpRow {
 }
 
 impl HttpRow {
-    /// Whether other work or steal recorded with the round went over
-    /// `crate::measure::machine::MachineLoad`'s limits (a missing reading counts as none).
+    /// Other work or steal over `crate::measure::machine`'s limits (missing: none).
     pub fn machine_disturbed(&self) -> bool {
         crate::measure::machine::MachineLoad {
             other_cores: self.other_cores.unwrap_or(0.0),
@@ -412,9 +402,8 @@ pub struct HttpCpu {
     pub process_us_per_req: Option<f64>,
 }
 
-/// Parses `http.csv` (or `http-gzip.csv`, `http-c1.csv`, …). The header is
-/// [`HTTP_HEADER`], or [`HTTP_HEADER`] without the [`HTTP_CPU_COLUMNS`];
-/// columns are found by name.
+/// Parses `http*.csv`: header [`HTTP_HEADER`], or an older one without the
+/// machine, CPU and/or `verify` columns; columns are found by name.
 pub fn http(file: &str, text: &str) -> Result<Vec<HttpRow>, Error> {
     let all: Vec<&str> = HTTP_HEADER.split(',').collect();
     let without = |drop_cpu: bool, drop_verify: bool, drop_machine: bool| -> Vec<&str> {
@@ -461,6 +450,13 @@ pub fn http(file: &str, text: &str) -> Result<Vec<HttpRow>, Error> {
                 v => num::<f64>(file, ln, name, v).map(Some),
             }
         };
+        let machine = |i: usize| {
+            if has_machine {
+                optional(HTTP_MACHINE_COLUMNS[i])
+            } else {
+                Ok(None)
+            }
+        };
         let mut errors = [0u64; 7];
         for (k, e) in errors.iter_mut().enumerate() {
             *e = num(file, ln, cols[errors_at + k], f[errors_at + k])?;
@@ -495,28 +491,20 @@ pub fn http(file: &str, text: &str) -> Result<Vec<HttpRow>, Error> {
             errors,
             cpu,
             verify: if has_verify { get("verify") } else { "owned" }.to_string(),
-            other_cores: if has_machine {
-                optional(HTTP_MACHINE_COLUMNS[0])?
-            } else {
-                None
-            },
-            steal_cores: if has_machine {
-                optional(HTTP_MACHINE_COLUMNS[1])?
-            } else {
-                None
-            },
+            other_cores: machine(0)?,
+            steal_cores: machine(1)?,
         })
     })
 }
 
-/// The calibration samples of any raw file's text (`calibration:` lines,
-/// `# calibration:` comments in CSV files); errors name the file and line.
+/// The calibration samples of any raw file (`calibration:` lines, `#
+/// calibration:` comments); errors name the file and line.
 pub fn calibration(file: &str, text: &str) -> Result<Vec<crate::measure::calibration::Sample>, Error> {
     crate::measure::calibration::read_all(text).map_err(|(ln, e)| err(file, ln, e))
 }
 
-/// Parses one `.hist` file (the load generator's histogram text form,
-/// [`crate::measure::histogram`]): every bucket must belong to that layout.
+/// Parses one `.hist` file ([`crate::measure::histogram`]'s text form); every
+/// bucket must belong to that layout.
 pub fn histogram(file: &str, text: &str) -> Result<Histogram, Error> {
     Histogram::read_text(text).map_err(|e| err(file, e.line, e.message))
 }
@@ -524,26 +512,6 @@ pub fn histogram(file: &str, text: &str) -> Result<Histogram, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn http_files_with_and_without_the_verify_column() {
-        let row = "1,json,1000,none,8,1.0,800,800,1,9.0,10.0,10.0,13.0,15.0,20.0,0,0,0,0,0,0,0";
-        let base: Vec<&str> = HTTP_HEADER
-            .split(',')
-            .filter(|c| !HTTP_CPU_COLUMNS.contains(c) && *c != "verify" && !HTTP_MACHINE_COLUMNS.contains(c))
-            .collect();
-        let base = base.join(",");
-        let old = http("h.csv", &format!("{base}\n{row}\n")).unwrap();
-        assert_eq!(old[0].verify, "owned");
-        assert_eq!(old[0].cpu, None);
-        assert_eq!(old[0].other_cores, None);
-        let stamped = format!("# run: R\n{HTTP_HEADER}\n{row},,,,,,borrowed,0.250,0.010\n# end: E\n");
-        let new = http("h.csv", &stamped).unwrap();
-        assert_eq!(new[0].verify, "borrowed");
-        assert_eq!(new[0].rps, 800.0);
-        assert_eq!((new[0].other_cores, new[0].steal_cores), (Some(0.25), Some(0.01)));
-        assert!(http("h.csv", &format!("{HTTP_HEADER}\n{row}\n")).is_err());
-    }
 
     #[test]
     fn go_line_with_and_without_format() {
@@ -570,25 +538,41 @@ mod tests {
 
     const ROW: &str = "1,json,1000,none,8,1.001,276,275.7,46000000,28.1,30.2,31.0,35.5,40.0,41.2,0,0,0,0,0,0,0";
 
+    /// Every accepted header (older runs lack the machine, CPU and `verify`
+    /// columns), an empty cell as "not measured", and the errors.
     #[test]
-    fn http_with_and_without_cpu_columns() {
-        let old_header: Vec<&str> = HTTP_HEADER
-            .split(',')
-            .filter(|c| !HTTP_CPU_COLUMNS.contains(c) && !HTTP_MACHINE_COLUMNS.contains(c))
-            .collect();
-        let old = http("old.csv", &format!("{}\n{ROW},owned\n", old_header.join(","))).unwrap();
-        assert_eq!(old[0].cpu, None);
-        assert_eq!(old[0].rps, 275.7);
+    fn http_files_of_every_accepted_header() {
+        let without = |cpu: bool, verify: bool| {
+            let cols: Vec<&str> = HTTP_HEADER
+                .split(',')
+                .filter(|c| {
+                    !(cpu && HTTP_CPU_COLUMNS.contains(c)
+                        || verify && *c == "verify"
+                        || HTTP_MACHINE_COLUMNS.contains(c))
+                })
+                .collect();
+            cols.join(",")
+        };
+        let base = http("h.csv", &format!("{}\n{ROW}\n", without(true, true))).unwrap();
+        assert_eq!(
+            (base[0].verify.as_str(), base[0].cpu, base[0].other_cores),
+            ("owned", None, None)
+        );
+        let old = http("old.csv", &format!("{}\n{ROW},owned\n", without(true, false))).unwrap();
+        assert_eq!((old[0].cpu, old[0].rps), (None, 275.7));
         let new = http(
             "new.csv",
-            &format!("{HTTP_HEADER}\n{ROW},312.50,0.812,3401.20,0.930,3790.00,borrowed,,\n{ROW},,,3401.20,0.930,3401.90,borrowed,,\n"),
+            &format!("# run: R\n{HTTP_HEADER}\n{ROW},312.50,0.812,3401.20,0.930,3790.00,borrowed,0.250,0.010\n{ROW},,,3401.20,0.930,3401.90,borrowed,,\n# end: E\n"),
         )
         .unwrap();
+        assert_eq!((new[0].verify.as_str(), new[0].rps), ("borrowed", 275.7));
+        assert_eq!((new[0].other_cores, new[0].steal_cores), (Some(0.25), Some(0.01)));
         let cpu = new[0].cpu.unwrap();
         assert_eq!(cpu.server_us_per_req, Some(312.5));
         assert_eq!(cpu.client_user_share, Some(0.93));
         assert_eq!(cpu.process_us_per_req, Some(3790.0));
         assert_eq!(new[1].cpu.unwrap().server_us_per_req, None, "empty = not measured");
+        assert!(http("h.csv", &format!("{HTTP_HEADER}\n{ROW}\n")).is_err());
         let e = http("bad.csv", &format!("{HTTP_HEADER}\n{ROW},x,,,,,borrowed,,\n")).unwrap_err();
         assert_eq!(e.line, 2);
         assert!(e.message.contains("server_cpu_us_per_req"), "{e}");

@@ -3,21 +3,15 @@
 //!
 //! Every raw file a measuring command writes carries a run stamp
 //! ([`crate::measure::run`]). [`check`] groups the report's inputs by run
-//! id: one id (or no stamps at all, a directory written before stamps) is
-//! one run; more than one is refused with every file and its run named,
-//! unless `--allow-mixed`, and then every table says the run it came from.
-//! Files that come from their own runs by design (`peers.txt`,
-//! `peers-instructions.md`, `server-pressure.txt`) are not inputs of this
-//! check: the report shows them as separate, labelled runs. Every
-//! histogram file in `histograms/` is checked, not only those of the
-//! rounds a CSV names, since the report pools whatever rounds it finds.
+//! id: one id (or no stamps at all) is one run; more are refused, naming
+//! every file and its run, unless `--allow-mixed` (then every table names
+//! its run). The separate runs (`peers.txt`, `peers-instructions.md`,
+//! `server-pressure.txt`, `link*.csv`) are not inputs of the check. Every
+//! file in `histograms/` is checked, since the report pools every round.
 //!
-//! A new run starts clean: [`clear`] (`wirebench report --clear-run DIR`,
-//! the first step of `make bench`) removes [`RUN_FILES`] and the HTTP files (every file a
-//! stage of `make bench` writes, the report's outputs included) and the
-//! histograms, and keeps everything else (the separate runs, notes), so a
-//! file left by an earlier run (say `data-codec.txt` of a `DATA=` run)
-//! never stops the new run's report.
+//! [`clear`] (`report --clear-run DIR`, the first step of `make bench`)
+//! removes every file a stage of `make bench` writes ([`is_run_file`]) and
+//! keeps the rest, so a file of an earlier run never stops the new report.
 
 use crate::measure::run::RunStamp;
 use std::path::{Path, PathBuf};
@@ -32,11 +26,9 @@ pub const HTTP_FILES: [&str; 6] = [
     "http-server.csv",
 ];
 
-/// Every file one `make bench` writes into its results directory, besides
-/// the [`HTTP_FILES`], `histograms/*.hist`,
-/// `histograms/*.hlog` and the report's `chart-*.svg` (see [`is_run_file`]).
-/// `data-*` belong to a `DATA=` run: without `DATA` they are absent after
-/// [`clear`].
+/// Every file one `make bench` writes besides the [`HTTP_FILES`],
+/// `histograms/*.hist`/`*.hlog` and `chart-*.svg` ([`is_run_file`]); `data-*`
+/// only with `DATA=`.
 pub const RUN_FILES: [&str; 9] = [
     "environment.json",
     "codec.txt",
@@ -49,9 +41,8 @@ pub const RUN_FILES: [&str; 9] = [
     "compare.txt",
 ];
 
-/// Whether `name` (a file name in the results directory, or
-/// `histograms/NAME`) is written by a run of `make bench`, so [`clear`]
-/// removes it.
+/// Whether `name` (in the results directory, or `histograms/NAME`) is
+/// written by `make bench`, so [`clear`] removes it.
 pub fn is_run_file(name: &str) -> bool {
     if let Some(h) = name.strip_prefix("histograms/") {
         return !h.contains('/') && (h.ends_with(".hist") || h.ends_with(".hlog"));
@@ -59,9 +50,8 @@ pub fn is_run_file(name: &str) -> bool {
     RUN_FILES.contains(&name) || HTTP_FILES.contains(&name) || (name.starts_with("chart-") && name.ends_with(".svg"))
 }
 
-/// Removes every file of a run ([`is_run_file`]) from `dir` and returns
-/// their paths; everything else in `dir` stays. A missing `dir` is created
-/// (empty), so a run can start from nothing.
+/// Removes every run file ([`is_run_file`]) from `dir`, returning their
+/// paths; a missing `dir` is created.
 pub fn clear(dir: &Path) -> Result<Vec<PathBuf>, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut names: Vec<String> = Vec::new();
@@ -92,9 +82,8 @@ pub fn clear(dir: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(removed)
 }
 
-/// The run of every histogram file (`*.hist`, `*.hlog`) in `hist_dir`,
-/// one entry per run id (its first file by name): the report pools every
-/// round it finds there, so every file must belong to the run.
+/// The runs of the histogram files (`*.hist`, `*.hlog`) in `hist_dir`, one
+/// entry per run id (its first file by name).
 pub fn histogram_runs(hist_dir: &Path) -> Result<Vec<FileRun>, String> {
     let entries = match std::fs::read_dir(hist_dir) {
         Ok(e) => e,
@@ -167,10 +156,8 @@ pub fn check(files: &[FileRun], allow_mixed: bool) -> Result<(), String> {
     Err(msg)
 }
 
-/// One run's stamp over all of its files: the earliest start with its
-/// load, the latest end with its load, and the commit when every file names
-/// the same one (else the distinct commits joined by `, `). None when no file
-/// of run `id` has a stamp.
+/// Run `id`'s stamp over its files: the earliest start and latest end with
+/// their loads, the distinct commits joined by `, `; None without a stamp.
 pub fn merged(files: &[FileRun], id: &str) -> Option<RunStamp> {
     let stamps: Vec<&RunStamp> = files
         .iter()
@@ -199,8 +186,7 @@ pub fn merged(files: &[FileRun], id: &str) -> Option<RunStamp> {
     })
 }
 
-/// The run of `file` for a table's caption: `run ID`; empty when every
-/// input is from one run (nothing to say).
+/// ` (run `ID`)` for a table's caption; empty when all inputs are one run.
 pub fn label(files: &[FileRun], file: &str) -> String {
     if ids(files).len() <= 1 {
         return String::new();
@@ -219,29 +205,21 @@ mod tests {
     /// files, whichever file wrote them; commits that differ are all named.
     #[test]
     fn merged_spans_every_file_of_the_run() {
-        let stamp = |start: &str, end: Option<&str>, commit: &str| {
-            Some(RunStamp {
+        let run = |file: &str, start: &str, end: Option<&str>| FileRun {
+            file: file.into(),
+            stamp: Some(RunStamp {
                 id: "r".into(),
-                commit: commit.into(),
+                commit: "aaa".into(),
                 start: start.into(),
                 load: format!("load@{start}"),
                 end: end.map(str::to_string),
                 load_end: end.map(|e| format!("load@{e}")),
-            })
+            }),
         };
         let files = [
-            FileRun {
-                file: "codec.txt".into(),
-                stamp: stamp("2026-12-01T10:00:00Z", Some("2026-12-01T10:03:00Z"), "aaa"),
-            },
-            FileRun {
-                file: "http.csv".into(),
-                stamp: stamp("2026-12-01T10:05:00Z", Some("2026-12-01T10:12:00Z"), "aaa"),
-            },
-            FileRun {
-                file: "sizes.csv".into(),
-                stamp: stamp("2026-12-01T10:03:00Z", None, "aaa"),
-            },
+            run("codec.txt", "2026-12-01T10:00:00Z", Some("2026-12-01T10:03:00Z")),
+            run("http.csv", "2026-12-01T10:05:00Z", Some("2026-12-01T10:12:00Z")),
+            run("sizes.csv", "2026-12-01T10:03:00Z", None),
         ];
         let m = merged(&files, "r").unwrap();
         assert_eq!(

@@ -3,23 +3,20 @@
 //! the run's rows, and each claim has a test that feeds it data where the
 //! claim is false.
 //!
-//! - **Ratios to JSON** ([`paired_ratio`]): HTTP figures are paired by
-//!   round (every format runs in every round, so drift moves both sides of a
-//!   ratio): per round `x(format) ÷ x(json)`, then the median of those ratios
-//!   with its order-statistic 95% interval. Byte counts are exact ratios.
+//! - **Ratios to JSON** ([`paired_ratio`]): HTTP figures paired by round
+//!   (drift moves both sides of a ratio): the median of the per-round
+//!   `x(format) ÷ x(json)` with its 95% interval. Bytes are exact ratios.
 //! - **One quantity, one source**: server CPU per request and server-only
-//!   throughput come from [`SERVER_SOURCE`] (server pinned to one core);
-//!   client CPU per request from [`CLIENT_SOURCE`] (end-to-end, both sides on
-//!   one machine). Nothing else in the verdict or the costs mixes them.
-//! - **One packet** ([`ONE_PACKET`]): a body of at most 1,448 bytes (one
-//!   Ethernet segment: MTU 1,500 − IP 20 − TCP 20 − timestamps 12) goes in
-//!   one packet whatever its format or compression, so making it smaller
-//!   saves no round trip. Larger bodies are left to the break-even model.
-//! - **Client libraries** ([`LIBRARIES`]): `docs/client-libraries.csv`,
-//!   one row per format and language with its status and source, compiled in.
+//!   throughput from [`SERVER_SOURCE`] (server pinned to one core), client
+//!   CPU per request from [`CLIENT_SOURCE`] (end-to-end); never mixed.
+//! - **One packet** ([`ONE_PACKET`]): a body of at most 1,448 bytes (MTU
+//!   1,500 − IP 20 − TCP 20 − timestamps 12) goes in one packet whatever its
+//!   format, so a smaller one saves no round trip.
+//! - **Client libraries** ([`LIBRARIES`]): `docs/client-libraries.csv`
+//!   (format, language, library, status, source), compiled in.
 
-use super::inputs::Data;
-use super::numfmt::{group, num};
+use super::inputs::{Data, formats};
+use super::numfmt::{group, head, num, row};
 use super::parse::HttpRow;
 use crate::measure::significance::{self as sig, CONFIDENCE, MedianCi};
 use std::fmt::Write as _;
@@ -37,17 +34,12 @@ pub const LIBRARIES: &str = include_str!("../../docs/client-libraries.csv");
 
 /// The formats compared with JSON, in table order.
 fn others() -> Vec<&'static str> {
-    crate::codec::Format::ALL
-        .iter()
-        .map(|f| f.name())
-        .filter(|f| *f != "json")
-        .collect()
+    formats().into_iter().filter(|f| *f != "json").collect()
 }
 
 /// The rows' values paired by round: `out[f][i]` is `formats[f]`'s value in
-/// the `i`-th round present among `rows` (ascending), NaN where that format
-/// has no row or no value there. The one pairing of HTTP rows: [`paired_ratio`] and the decision
-/// table's paired rankings both use it.
+/// the `i`-th round present among `rows` (ascending), NaN where it has none.
+/// The one pairing of HTTP rows (ratios and the decision table's rankings).
 pub fn by_round(rows: &[&HttpRow], formats: &[&str], get: impl Fn(&HttpRow) -> Option<f64>) -> Vec<Vec<f64>> {
     let mut rounds: Vec<u32> = rows.iter().map(|r| r.round).collect();
     rounds.sort_unstable();
@@ -68,8 +60,8 @@ pub fn by_round(rows: &[&HttpRow], formats: &[&str], get: impl Fn(&HttpRow) -> O
         .collect()
 }
 
-/// The median over rounds of `get(format) ÷ get(json)` in the same round
-/// ([`by_round`]), with its interval; None with fewer than two paired rounds.
+/// The median over rounds of `get(format) ÷ get(json)` with its interval;
+/// None with fewer than two paired rounds.
 pub fn paired_ratio(rows: &[&HttpRow], format: &str, get: impl Fn(&HttpRow) -> Option<f64>) -> Option<MedianCi> {
     let v = by_round(rows, &[format, "json"], get);
     let ratios: Vec<f64> = v[0]
@@ -91,11 +83,6 @@ pub fn ratio_text(ci: &MedianCi) -> String {
         let _ = write!(s, " ({:.0}%, n = {})", ci.confidence * 100.0, ci.n);
     }
     s
-}
-
-/// Whether an interval of ratios includes 1 (no difference shown).
-pub fn includes_one(ci: &MedianCi) -> bool {
-    ci.lo <= 1.0 && ci.hi >= 1.0
 }
 
 type Get = fn(&HttpRow) -> Option<f64>;
@@ -132,18 +119,13 @@ fn server_ratios(d: &Data, count: usize) -> Vec<(&'static str, Option<MedianCi>)
 }
 
 /// Encoding's share of the server's CPU per request at `count`, per format:
-/// codec `Encode` median (CPU time when recorded) ÷ the server's median µs
-/// per request in [`SERVER_SOURCE`].
+/// codec `Encode` median (CPU time when recorded) ÷ [`SERVER_SOURCE`]'s.
 pub fn encode_shares(d: &Data, count: usize) -> Vec<(String, f64)> {
     let rows = d.file_rows(SERVER_SOURCE, count);
-    crate::codec::Format::ALL
-        .iter()
-        .map(|f| f.name())
+    formats()
+        .into_iter()
         .filter_map(|f| {
-            let enc = d
-                .codec_stats
-                .iter()
-                .find(|s| s.op == "Encode" && s.format == f && s.count == count)?;
+            let enc = d.codec_stat("Encode", f, count)?;
             let enc_us = enc.cpu_ns_per_op.map_or(enc.ns_per_op.median, |s| s.median) / 1e3;
             let srv: Vec<f64> = rows
                 .iter()
@@ -156,9 +138,8 @@ pub fn encode_shares(d: &Data, count: usize) -> Vec<(String, f64)> {
         .collect()
 }
 
-/// The claim "the format does not matter here": encoding is a small part
-/// of the server's CPU per request and every format's server CPU ratio to
-/// JSON has an interval including 1. None when either is not so.
+/// "The format does not matter here": encoding is under [`SMALL_SHARE`] of
+/// the server's CPU and every server CPU ratio's interval includes 1; else None.
 pub fn does_not_matter(count: usize, shares: &[(String, f64)], ratios: &[(&str, Option<MedianCi>)]) -> Option<String> {
     if shares.is_empty() || ratios.is_empty() {
         return None;
@@ -169,7 +150,7 @@ pub fn does_not_matter(count: usize, shares: &[(String, f64)], ratios: &[(&str, 
         return None;
     }
     let cis: Vec<&MedianCi> = ratios.iter().filter_map(|(_, c)| c.as_ref()).collect();
-    if cis.len() != ratios.len() || !cis.iter().all(|c| includes_one(c)) {
+    if cis.len() != ratios.len() || !cis.iter().all(|c| c.lo <= 1.0 && c.hi >= 1.0) {
         return None;
     }
     let span_lo = cis.iter().map(|c| c.lo).fold(f64::INFINITY, f64::min);
@@ -182,9 +163,8 @@ pub fn does_not_matter(count: usize, shares: &[(String, f64)], ratios: &[(&str, 
     ))
 }
 
-/// The small-payload claim at one count: JSON's body fits in one packet,
-/// so smaller bytes save no round trip; and whether any format's server
-/// CPU differs from JSON's. None when JSON's body is larger than a packet.
+/// The small-payload claim: JSON's body fits in one packet (else None), and
+/// which formats' server CPU is lower.
 pub fn small_payload(count: usize, json_raw: u64, ratios: &[(&str, Option<MedianCi>)]) -> Option<String> {
     if json_raw > ONE_PACKET {
         return None;
@@ -276,14 +256,9 @@ pub fn library_table(o: &mut String) {
             return;
         }
     };
-    let formats: Vec<&str> = crate::codec::Format::ALL.iter().map(|f| f.name()).collect();
-    o.push_str("\nClient libraries (`docs/client-libraries.csv`, each row with its source): *built-in* = standard library or runtime, *official* = the format's own project, *de-facto* = the community library most use.\n\n| language |");
-    for f in &formats {
-        let _ = write!(o, " {f} |");
-    }
-    o.push_str("\n|---|");
-    o.push_str(&"---|".repeat(formats.len()));
-    o.push('\n');
+    let formats = formats();
+    o.push_str("\nClient libraries (`docs/client-libraries.csv`, each row with its source): *built-in* = standard library or runtime, *official* = the format's own project, *de-facto* = the community library most use.\n\n");
+    head(o, std::iter::once("language").chain(formats.iter().copied()));
     let mut langs: Vec<&str> = Vec::new();
     for l in &libs {
         if !langs.contains(&l.language.as_str()) {
@@ -291,28 +266,23 @@ pub fn library_table(o: &mut String) {
         }
     }
     for lang in langs {
-        let _ = write!(o, "| {lang} |");
-        for f in &formats {
-            let cell = libs
-                .iter()
+        let cells = formats.iter().map(|f| {
+            libs.iter()
                 .find(|l| l.language == lang && l.format == *f)
-                .map_or("not listed".to_string(), |l| format!("{}: {}", l.status, l.library));
-            let _ = write!(o, " {cell} |");
-        }
-        o.push('\n');
+                .map_or("not listed".to_string(), |l| format!("{}: {}", l.status, l.library))
+        });
+        row(o, std::iter::once(lang.to_string()).chain(cells));
     }
 }
 
 /// The verdict section (module docs).
 pub fn render(o: &mut String, d: &Data, counts: &[usize], gzip: Option<String>) {
-    o.push_str("\n## Verdict\n\nRatios to JSON (< 1: smaller or cheaper; for throughput > 1: faster). Bytes are exact; the timed rows are the median of per-round ratios (formats run in the same rounds) with its 95% interval.\n\n| question (source) | products |");
+    o.push_str("\n## Verdict\n\nRatios to JSON (< 1: smaller or cheaper; for throughput > 1: faster). Bytes are exact; the timed rows are the median of per-round ratios (formats run in the same rounds) with its 95% interval.\n\n");
     let fs = others();
-    for f in &fs {
-        let _ = write!(o, " {f} |");
-    }
-    o.push_str("\n|---|---|");
-    o.push_str(&"---|".repeat(fs.len()));
-    o.push('\n');
+    head(
+        o,
+        ["question (source)", "products"].into_iter().chain(fs.iter().copied()),
+    );
     if let Some(sizes) = &d.sizes {
         type Bytes = fn(&super::parse::SizeRow) -> u64;
         let rows: [(&str, Bytes); 2] = [("bytes, raw", |r| r.raw_bytes), ("bytes, gzip -6", |r| r.gzip6_bytes)];
@@ -322,15 +292,13 @@ pub fn render(o: &mut String, d: &Data, counts: &[usize], gzip: Option<String>) 
                 let Some(json) = json.map(get).filter(|&b| b > 0) else {
                     continue;
                 };
-                let _ = write!(o, "| {q} | {} |", group(c as i64));
-                for f in &fs {
-                    let cell = sizes
+                let cells = fs.iter().map(|f| {
+                    sizes
                         .iter()
                         .find(|r| r.format == *f && r.count == c)
-                        .map_or("n/a".into(), |r| format!("{:.2}×", get(r) as f64 / json as f64));
-                    let _ = write!(o, " {cell} |");
-                }
-                o.push('\n');
+                        .map_or("n/a".into(), |r| format!("{:.2}×", get(r) as f64 / json as f64))
+                });
+                row(o, [q.to_string(), group(c as i64)].into_iter().chain(cells));
             }
         }
     }
@@ -340,12 +308,10 @@ pub fn render(o: &mut String, d: &Data, counts: &[usize], gzip: Option<String>) 
             if rows.is_empty() {
                 continue;
             }
-            let _ = write!(o, "| {q} | {} |", group(c as i64));
-            for f in &fs {
-                let cell = paired_ratio(&rows, f, get).map_or("n/a".into(), |ci| ratio_text(&ci));
-                let _ = write!(o, " {cell} |");
-            }
-            o.push('\n');
+            let cells = fs
+                .iter()
+                .map(|f| paired_ratio(&rows, f, get).map_or("n/a".into(), |ci| ratio_text(&ci)));
+            row(o, [q.to_string(), group(c as i64)].into_iter().chain(cells));
         }
     }
     o.push('\n');
@@ -411,9 +377,8 @@ pub fn render(o: &mut String, d: &Data, counts: &[usize], gzip: Option<String>) 
     }
 }
 
-/// The concurrency claim for one format: requests/s from `lo` connections
-/// to `hi`, each a rounds' median with its interval: "rises", "falls" or
-/// "stays flat (intervals overlap)"; the percentage is the medians' change.
+/// Requests/s from `lo` connections to `hi` (medians with intervals):
+/// "rises", "falls", or "stays flat" when the intervals overlap.
 pub fn concurrency_claim(format: &str, lo: (u32, &MedianCi), hi: (u32, &MedianCi)) -> String {
     let change = hi.1.median / lo.1.median - 1.0;
     let verb = if hi.1.lo > lo.1.hi {

@@ -49,7 +49,8 @@ impl Drop for Server {
     }
 }
 
-fn pinned(cpu: Option<usize>, bin: &Path) -> Command {
+/// `bin`, under `taskset -c CPU` when pinned.
+pub(super) fn pinned(cpu: Option<usize>, bin: &Path) -> Command {
     match cpu {
         Some(c) => {
             let mut cmd = Command::new("taskset");
