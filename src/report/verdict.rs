@@ -41,9 +41,7 @@ fn others() -> Vec<&'static str> {
 /// the `i`-th round present among `rows` (ascending), NaN where it has none.
 /// The one pairing of HTTP rows (ratios and the decision table's rankings).
 pub fn by_round(rows: &[&HttpRow], formats: &[&str], get: impl Fn(&HttpRow) -> Option<f64>) -> Vec<Vec<f64>> {
-    let mut rounds: Vec<u32> = rows.iter().map(|r| r.round).collect();
-    rounds.sort_unstable();
-    rounds.dedup();
+    let rounds: std::collections::BTreeSet<u32> = rows.iter().map(|r| r.round).collect();
     formats
         .iter()
         .map(|f| {
