@@ -91,13 +91,11 @@ pub struct Table {
 impl Table {
     /// A table of `rows` in `unit`, lower is better, not exact.
     pub fn new(name: impl Into<String>, unit: &str, rows: Vec<Row>) -> Table {
-        let (name, unit) = (name.into(), unit.into());
-        let (higher_is_better, exact) = (false, false);
         Table {
-            name,
-            unit,
-            higher_is_better,
-            exact,
+            name: name.into(),
+            unit: unit.into(),
+            higher_is_better: false,
+            exact: false,
             rows,
         }
     }

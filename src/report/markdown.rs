@@ -71,14 +71,7 @@ fn http_ci(
     count: usize,
     get: impl Fn(&super::parse::HttpRow) -> Option<f64>,
 ) -> Option<(f64, f64)> {
-    let rows = d.file_rows(file, count);
-    ci95(
-        &rows
-            .iter()
-            .filter(|r| r.format == format)
-            .filter_map(|r| get(r))
-            .collect::<Vec<_>>(),
-    )
+    ci95(&super::verdict::samples(&d.file_rows(file, count), format, get))
 }
 
 fn us(s: Option<&CodecStat>) -> Option<f64> {

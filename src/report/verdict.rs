@@ -58,6 +58,14 @@ pub fn by_round(rows: &[&HttpRow], formats: &[&str], get: impl Fn(&HttpRow) -> O
         .collect()
 }
 
+/// The values of `get` in `format`'s rows of `rs`.
+pub fn samples(rs: &[&HttpRow], format: &str, get: impl Fn(&HttpRow) -> Option<f64>) -> Vec<f64> {
+    rs.iter()
+        .filter(|r| r.format == format)
+        .filter_map(|r| get(r))
+        .collect()
+}
+
 /// The median over rounds of `get(format) ÷ get(json)` with its interval;
 /// None with fewer than two paired rounds.
 pub fn paired_ratio(rows: &[&HttpRow], format: &str, get: impl Fn(&HttpRow) -> Option<f64>) -> Option<MedianCi> {
@@ -125,12 +133,7 @@ pub fn encode_shares(d: &Data, count: usize) -> Vec<(String, f64)> {
         .filter_map(|f| {
             let enc = d.codec_stat("Encode", f, count)?;
             let enc_us = enc.cpu_ns_per_op.map_or(enc.ns_per_op.median, |s| s.median) / 1e3;
-            let srv: Vec<f64> = rows
-                .iter()
-                .filter(|r| r.format == f)
-                .filter_map(|r| TIMED[0].2(r))
-                .collect();
-            let srv = crate::measure::stats::median(&srv)?;
+            let srv = crate::measure::stats::median(&samples(&rows, f, TIMED[0].2))?;
             (srv > 0.0).then(|| (f.to_string(), enc_us / srv))
         })
         .collect()
