@@ -1071,10 +1071,8 @@ fn cpu_tables(o: &mut String, d: &Data) {
     }
 }
 
-/// The summary tables of `peers.txt` (its `#` headings and `|` rows), the
-/// run's `profile:` and `allocator:` header lines and its byte-identity notes
-/// (`# json: our bytes and the reference's are identical …`); the per-run Go
-/// lines stay in the raw file. Each table row names the peer's call path.
+/// `peers.txt`'s `#` headings, `|` rows, `profile:` and `allocator:` lines
+/// and byte-identity notes; the per-run lines stay in the raw file.
 fn peers(o: &mut String, text: &str) {
     o.push_str(
         "\n## Peer implementations (`peers.txt`)\n\nOur codecs beside the reference crates on their fastest paths, on the same catalog, in one run (`make bench-peers`, pinned to one core, the cases of each comparison interleaved): \
