@@ -293,10 +293,8 @@ pub struct Outcome {
     pub hook_pct: Option<f64>,
 }
 
-/// Which side of row `row` goes first in round `round`, with `nrows` rows
-/// rotated through the round's slots: the order flips every `nrows` rounds,
-/// so over `2 × nrows` rounds each side of a row takes every position of
-/// the round equally often, and neighbouring rows start with different sides.
+/// The side order of row `row` in round `round` (module docs): flipped every
+/// `nrows` rounds, and neighbouring rows start with different sides.
 fn side_order(round: usize, row: usize, nrows: usize) -> [Side; 2] {
     if (round / nrows.max(1) + row) % 2 == 0 {
         [Side::Base, Side::New]

@@ -55,7 +55,7 @@ wirebench compare OLD_DIR NEW_DIR [--format text|json] [--fail-over PCT] [--nois
 EXIT STATUS: 0 ok, 1 a regression over --fail-over, 2 usage or input error
 ";
 
-/// A change counts only when its interval lies outside ± this fraction
+/// A change counts only when its estimate lies outside ± this fraction
 /// (docs/MEASUREMENT.md justifies it from an A/A pair of `make bench` runs).
 pub const NOISE_THRESHOLD: f64 = 0.05;
 
@@ -91,13 +91,11 @@ pub struct Table {
 impl Table {
     /// A table of `rows` in `unit`, lower is better, not exact.
     pub fn new(name: impl Into<String>, unit: &str, rows: Vec<Row>) -> Table {
-        let (name, unit) = (name.into(), unit.into());
-        let (higher_is_better, exact) = (false, false);
         Table {
-            name,
-            unit,
-            higher_is_better,
-            exact,
+            name: name.into(),
+            unit: unit.into(),
+            higher_is_better: false,
+            exact: false,
             rows,
         }
     }
@@ -115,11 +113,10 @@ pub struct Verdict {
     pub delta_hi: f64,
     pub p: f64,
     pub p_adjusted: f64,
-    /// The adjusted p-value is below α, but the change's interval reaches
-    /// inside ± the noise threshold: not counted as a difference.
+    /// Adjusted p below α, but the estimate within ± the noise threshold.
     pub within_noise: bool,
-    /// The adjusted p-value is below α and the interval lies outside ± the
-    /// noise threshold (exact tables: the values differ).
+    /// Adjusted p below α and the estimate beyond ± the noise threshold
+    /// (exact tables: the values differ).
     pub significant: bool,
     /// Significant and in the worse direction.
     pub regression: bool,
@@ -210,15 +207,13 @@ pub struct Comparison {
     pub reversals: Vec<String>,
     /// The noise threshold the verdicts used, as a fraction.
     pub noise: f64,
-    /// The calibration workload of both runs (`crate::measure::calibration`),
-    /// file by file and loop by loop, judged with [`MACHINE_TOLERANCE`]; not
-    /// counted among the rows. None when either side has no samples.
+    /// Both runs' calibration loops, judged with [`MACHINE_TOLERANCE`], not
+    /// counted among the rows; None when either side has none.
     pub calibration: Option<TableResult>,
 }
 
-/// The calibration loops of two runs differing significantly by more than
-/// this fraction (the whole interval of the change beyond it) draw the
-/// warning "the machines differ".
+/// The calibration table's noise threshold: a CPU loop changing beyond it,
+/// significantly, draws the warning "the machines differ".
 pub const MACHINE_TOLERANCE: f64 = 0.02;
 
 /// The decision-table pairs `old` and `new` order oppositely.

@@ -27,6 +27,7 @@
 use super::inputs::{Data, formats};
 use super::numfmt::{head, opt, row};
 use super::parse::HttpRow;
+use super::verdict::samples;
 use crate::measure::significance::{self as sig, ALPHA, CONFIDENCE};
 use std::fmt::Write as _;
 
@@ -511,13 +512,6 @@ pub fn break_even_mbps(saved_bytes: f64, cpu_us: f64) -> Option<f64> {
 /// saved − CPU spent.
 pub fn net_saving_us(saved_bytes: f64, cpu_us: f64, link_mbps: f64) -> f64 {
     saved_bytes * 8.0 / link_mbps - cpu_us
-}
-
-fn samples(rs: &[&HttpRow], format: &str, get: impl Fn(&HttpRow) -> Option<f64>) -> Vec<f64> {
-    rs.iter()
-        .filter(|r| r.format == format)
-        .filter_map(|r| get(r))
-        .collect()
 }
 
 use crate::measure::stats::median as med;

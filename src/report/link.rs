@@ -334,9 +334,7 @@ fn round_differences(link: &Link, format: &str, count: usize, level: &str) -> Ve
         .rows()
         .filter(|r| r.http.concurrency == 1 && r.http.format == format && r.http.count == count)
         .collect();
-    let mut rounds: Vec<u32> = rows.iter().map(|r| r.http.round).collect();
-    rounds.sort_unstable();
-    rounds.dedup();
+    let rounds: std::collections::BTreeSet<u32> = rows.iter().map(|r| r.http.round).collect();
     let p50 = |round: u32, rate: f64, comp: &str| {
         rows.iter()
             .find(|r| r.http.round == round && r.rate_mbps == rate && r.http.compression == comp)

@@ -13,6 +13,7 @@ use super::numfmt::{group, num, opt};
 use super::parse::SizeRow;
 use super::svg::{self, Series};
 use crate::measure::significance::{self as sig, CONFIDENCE};
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 /// The gzip levels the section compares with `none`: (compression column, label, index in [`gzip_levels`]).
@@ -123,13 +124,11 @@ fn pair(link: &Link, sizes: Option<&[SizeRow]>, format: &str, count: usize, leve
 pub fn section(o: &mut String, d: &Data) {
     let Some(link) = &d.link else { return };
     let rates: Vec<String> = link.rates(1).into_iter().map(rate_text).collect();
-    let mut c1_rounds: Vec<u32> = link
+    let c1_rounds: BTreeSet<u32> = link
         .rows()
         .filter(|r| r.http.concurrency == 1)
         .map(|r| r.http.round)
         .collect();
-    c1_rounds.sort_unstable();
-    c1_rounds.dedup();
     let note = link.files.iter().find_map(|f| f.note.clone()).unwrap_or_default();
     let src = sizes(d, link);
     let _ = writeln!(
@@ -238,9 +237,7 @@ pub fn details(o: &mut String, d: &Data) {
     let mut rates: Vec<f64> = link.rows().map(|r| r.rate_mbps).collect();
     rates.sort_by(f64::total_cmp);
     rates.dedup();
-    let mut counts: Vec<usize> = link.rows().map(|r| r.http.count).collect();
-    counts.sort_unstable();
-    counts.dedup();
+    let counts: BTreeSet<usize> = link.rows().map(|r| r.http.count).collect();
     for &rate in &rates {
         for &count in &counts {
             for f in formats() {

@@ -12,6 +12,7 @@ use super::parse::ERROR_KINDS;
 use super::svg::{self, Series};
 use crate::measure::env;
 use crate::measure::significance::ci95;
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 /// The count the headline and charts use (the count of docs/SPEC.md, "Reference figures").
@@ -70,14 +71,7 @@ fn http_ci(
     count: usize,
     get: impl Fn(&super::parse::HttpRow) -> Option<f64>,
 ) -> Option<(f64, f64)> {
-    let rows = d.file_rows(file, count);
-    ci95(
-        &rows
-            .iter()
-            .filter(|r| r.format == format)
-            .filter_map(|r| get(r))
-            .collect::<Vec<_>>(),
-    )
+    ci95(&super::verdict::samples(&d.file_rows(file, count), format, get))
 }
 
 fn us(s: Option<&CodecStat>) -> Option<f64> {
@@ -90,11 +84,8 @@ fn cpu_us(s: Option<&CodecStat>) -> Option<f64> {
 }
 
 /// The counts present in the codec results, ascending.
-fn codec_counts(d: &Data) -> Vec<usize> {
-    let mut c: Vec<usize> = d.codec_stats.iter().map(|s| s.count).collect();
-    c.sort_unstable();
-    c.dedup();
-    c
+fn codec_counts(d: &Data) -> BTreeSet<usize> {
+    d.codec_stats.iter().map(|s| s.count).collect()
 }
 
 /// The SVG charts (file name, text) built from `d`.
@@ -900,8 +891,7 @@ fn sizes(o: &mut String, d: &Data) {
     );
     for d in payloads {
         let rows = d.sizes.as_deref().unwrap_or_default();
-        let mut counts: Vec<usize> = rows.iter().map(|r| r.count).collect();
-        counts.dedup();
+        let counts: BTreeSet<usize> = rows.iter().map(|r| r.count).collect();
         for count in counts {
             let _ = writeln!(o, "\n### {}\n", d.payload.heading(count));
             let _ = writeln!(
@@ -960,8 +950,7 @@ fn http_tables(o: &mut String, file: &HttpFile, runs: &[super::runs::FileRun]) {
             verify.join(", "),
         );
     }
-    let mut counts: Vec<usize> = file.stats.iter().map(|s| s.count).collect();
-    counts.dedup();
+    let counts: BTreeSet<usize> = file.stats.iter().map(|s| s.count).collect();
     for count in counts {
         let _ = writeln!(o, "\n### {}\n", super::numfmt::products(count));
         o.push_str("| format | req/s | req/s 95% interval | MB/s | p50 ms | p95 ms (median of rounds) | pooled p95 ms | p99 ms (median of rounds) | pooled p99 ms | max ms | requests | errors | rounds |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -1034,8 +1023,7 @@ fn cpu_tables(o: &mut String, d: &Data) {
     o.push_str("\n## Where the time goes: CPU per request, server and client\n\n");
     o.push_str(CPU_MEANING);
     for file in files {
-        let mut counts: Vec<usize> = file.stats.iter().filter(|s| s.cpu.is_some()).map(|s| s.count).collect();
-        counts.dedup();
+        let counts: BTreeSet<usize> = file.stats.iter().filter(|s| s.cpu.is_some()).map(|s| s.count).collect();
         for count in counts {
             let compression = file
                 .stats
@@ -1083,10 +1071,8 @@ fn cpu_tables(o: &mut String, d: &Data) {
     }
 }
 
-/// The summary tables of `peers.txt` (its `#` headings and `|` rows), the
-/// run's `profile:` and `allocator:` header lines and its byte-identity notes
-/// (`# json: our bytes and the reference's are identical …`); the per-run Go
-/// lines stay in the raw file. Each table row names the peer's call path.
+/// `peers.txt`'s `#` headings, `|` rows, `profile:` and `allocator:` lines
+/// and byte-identity notes; the per-run lines stay in the raw file.
 fn peers(o: &mut String, text: &str) {
     o.push_str(
         "\n## Peer implementations (`peers.txt`)\n\nOur codecs beside the reference crates on their fastest paths, on the same catalog, in one run (`make bench-peers`, pinned to one core, the cases of each comparison interleaved): \

@@ -226,12 +226,10 @@ fn whisker(out: &mut String, cx: f64, lo: f64, hi: f64, y_of: impl Fn(f64) -> f6
 }
 
 /// A stacked bar chart: one bar per category, the series stacked bottom to
-/// top in order. A missing or non-positive value adds no segment (the tables
-/// beside the chart carry negative remainders). Each segment of at least
-/// 12 px carries its value. `measured[i]`, when given, is the total the parts
-/// should add up to: a black line marks it and its value labels the bar, so
-/// parts that overshoot it stay visible; otherwise the bar is labelled with
-/// the sum of its parts.
+/// top; a missing or non-positive value adds no segment, a segment of at
+/// least 12 px carries its value. `measured[i]`, when given, is the total the
+/// parts should add up to: a black line marks it and labels the bar (else
+/// the sum of its parts does).
 pub fn stacked(
     title: &str,
     unit: &str,

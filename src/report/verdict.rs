@@ -41,9 +41,7 @@ fn others() -> Vec<&'static str> {
 /// the `i`-th round present among `rows` (ascending), NaN where it has none.
 /// The one pairing of HTTP rows (ratios and the decision table's rankings).
 pub fn by_round(rows: &[&HttpRow], formats: &[&str], get: impl Fn(&HttpRow) -> Option<f64>) -> Vec<Vec<f64>> {
-    let mut rounds: Vec<u32> = rows.iter().map(|r| r.round).collect();
-    rounds.sort_unstable();
-    rounds.dedup();
+    let rounds: std::collections::BTreeSet<u32> = rows.iter().map(|r| r.round).collect();
     formats
         .iter()
         .map(|f| {
@@ -57,6 +55,14 @@ pub fn by_round(rows: &[&HttpRow], formats: &[&str], get: impl Fn(&HttpRow) -> O
                 })
                 .collect()
         })
+        .collect()
+}
+
+/// The values of `get` in `format`'s rows of `rs`.
+pub fn samples(rs: &[&HttpRow], format: &str, get: impl Fn(&HttpRow) -> Option<f64>) -> Vec<f64> {
+    rs.iter()
+        .filter(|r| r.format == format)
+        .filter_map(|r| get(r))
         .collect()
 }
 
@@ -127,12 +133,7 @@ pub fn encode_shares(d: &Data, count: usize) -> Vec<(String, f64)> {
         .filter_map(|f| {
             let enc = d.codec_stat("Encode", f, count)?;
             let enc_us = enc.cpu_ns_per_op.map_or(enc.ns_per_op.median, |s| s.median) / 1e3;
-            let srv: Vec<f64> = rows
-                .iter()
-                .filter(|r| r.format == f)
-                .filter_map(|r| TIMED[0].2(r))
-                .collect();
-            let srv = crate::measure::stats::median(&srv)?;
+            let srv = crate::measure::stats::median(&samples(&rows, f, TIMED[0].2))?;
             (srv > 0.0).then(|| (f.to_string(), enc_us / srv))
         })
         .collect()
