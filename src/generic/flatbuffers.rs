@@ -494,11 +494,7 @@ impl<'a> Dec<'a> {
         }
         match std::str::from_utf8(bytes) {
             Ok(s) => Ok(s.to_string()),
-            Err(e) => Err(GenericError::at(
-                "",
-                start + e.valid_up_to(),
-                GenericErrorKind::InvalidUtf8,
-            )),
+            Err(e) => Err(GenericError::invalid_utf8(start + e.valid_up_to())),
         }
     }
 
@@ -669,13 +665,7 @@ impl<'a> Dec<'a> {
                 match (t.0, value_at) {
                     (0, None) => match null {
                         Some(n) => Ok(Datum::Union(n, Box::new(Datum::Null))),
-                        None => Err(GenericError::new(
-                            "",
-                            None,
-                            GenericErrorKind::MissingField {
-                                field: format!("a member of {}", s.describe(ty)),
-                            },
-                        )),
+                        None => Err(GenericError::no_member(s, ty)),
                     },
                     (k, Some(at)) if k != 0 && usize::from(k) <= live => {
                         let k = u32::from(k) - 1;

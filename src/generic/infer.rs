@@ -51,8 +51,8 @@ const RESERVED_EXTRA: &[&str] = &[
 
 fn reserved(name: &str) -> bool {
     super::derive::RESERVED_TYPE_NAMES
-        .iter()
-        .chain(RESERVED_EXTRA)
+        .split(' ')
+        .chain(RESERVED_EXTRA.iter().copied())
         .any(|r| r.eq_ignore_ascii_case(name))
 }
 
@@ -102,19 +102,12 @@ enum Value {
 
 /// Reads any JSON text, bounded, numbers checked against `long`/`double`.
 fn parse(text: &[u8]) -> Result<Value, GenericError> {
-    let text =
-        std::str::from_utf8(text).map_err(|e| GenericError::at("", e.valid_up_to(), GenericErrorKind::InvalidUtf8))?;
+    let text = std::str::from_utf8(text).map_err(|e| GenericError::invalid_utf8(e.valid_up_to()))?;
     let mut lx = Lexer::new(text);
     let v = any(&mut lx, 0)?;
     lx.skip_ws();
     if lx.pos < text.len() {
-        return Err(GenericError::at(
-            "",
-            lx.pos,
-            GenericErrorKind::TrailingBytes {
-                count: text.len() - lx.pos,
-            },
-        ));
+        return Err(GenericError::trailing(lx.pos, text.len() - lx.pos));
     }
     Ok(v)
 }
@@ -154,11 +147,7 @@ fn any(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, GenericError> {
                     None => members.iter().any(|(k, _)| *k == key),
                 };
                 if repeated {
-                    return Err(GenericError::at(
-                        "",
-                        key_at,
-                        GenericErrorKind::DuplicateField { field: key },
-                    ));
+                    return Err(GenericError::duplicate(key, key_at));
                 }
                 decoded(lx.expect(b':', "':' after object key"))?;
                 let v = any(lx, depth + 1).map_err(|e| nest(e, &key))?;
@@ -200,16 +189,7 @@ fn any(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, GenericError> {
             }
             lx.pos = e;
             let t = &lx.text[s..e];
-            let range = |what: &str| {
-                GenericError::at(
-                    "",
-                    s,
-                    GenericErrorKind::OutOfRange {
-                        what: what.to_string(),
-                        value: t.to_string(),
-                    },
-                )
-            };
+            let range = |what: &str| GenericError::out_of_range(Some(s), what, t);
             if integer {
                 t.parse::<i64>().map(Value::Int).map_err(|_| range("long"))
             } else {

@@ -43,8 +43,7 @@ type Result<T> = std::result::Result<T, GenericError>;
 /// Reads one whole JSON text (surrounding whitespace allowed) as an instance
 /// of `schema`'s root type.
 pub fn decode(schema: &Schema, text: &[u8]) -> Result<Datum> {
-    let text =
-        crate::codec::utf8::text(text).map_err(|e| GenericError::at("", e.offset, GenericErrorKind::InvalidUtf8))?;
+    let text = crate::codec::utf8::text(text).map_err(|e| GenericError::invalid_utf8(e.offset))?;
     let mut r = Reader {
         lx: Lexer::new(text),
         schema,
@@ -52,13 +51,7 @@ pub fn decode(schema: &Schema, text: &[u8]) -> Result<Datum> {
     let d = r.value(schema.root(), 0)?;
     r.lx.skip_ws();
     if r.lx.pos < text.len() {
-        return Err(GenericError::at(
-            "",
-            r.lx.pos,
-            GenericErrorKind::TrailingBytes {
-                count: text.len() - r.lx.pos,
-            },
-        ));
+        return Err(GenericError::trailing(r.lx.pos, text.len() - r.lx.pos));
     }
     Ok(d)
 }
@@ -230,13 +223,7 @@ impl<'a> Reader<'a> {
                     let key_at = self.lx.peek().map(|_| self.lx.pos).unwrap_or(self.lx.pos);
                     let index = self.field_index(r, fields.next_index(), key_at)?;
                     if fields.has(index) {
-                        return Err(GenericError::at(
-                            "",
-                            key_at,
-                            GenericErrorKind::DuplicateField {
-                                field: r.fields[index].key().to_string(),
-                            },
-                        ));
+                        return Err(GenericError::duplicate(r.fields[index].key(), key_at));
                     }
                     decoded(self.lx.expect(b':', "':' after object key"))?;
                     let v = self
@@ -405,16 +392,7 @@ impl<'a> Reader<'a> {
         let s: &Scalar = s;
         let text = self.lx.text;
         let bad = || GenericError::unexpected("", Some(at), self.schema.describe(node), s.found(text));
-        let range = |what: &str, t: &str| {
-            GenericError::at(
-                "",
-                at,
-                GenericErrorKind::OutOfRange {
-                    what: what.to_string(),
-                    value: t.to_string(),
-                },
-            )
-        };
+        let range = |what: &str, t: &str| GenericError::out_of_range(Some(at), what, t);
         Ok(match (self.schema.node(node), s) {
             (Node::Null, Scalar::Null) => Datum::Null,
             (Node::Boolean, Scalar::Bool(b)) => Datum::Boolean(*b),
@@ -514,14 +492,7 @@ fn latin1(s: &str) -> Option<Vec<u8>> {
 /// A non-finite float refused by a text format.
 #[cold]
 fn non_finite(what: &str, v: f64) -> GenericError {
-    GenericError::new(
-        "",
-        None,
-        GenericErrorKind::OutOfRange {
-            what: format!("{what} (JSON has no NaN or infinity)"),
-            value: v.to_string(),
-        },
-    )
+    GenericError::out_of_range(None, format!("{what} (JSON has no NaN or infinity)"), v.to_string())
 }
 
 fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Sink<'_>, depth: usize) -> Result<()> {

@@ -944,7 +944,7 @@ fn slot_branch(slot: &Slot<'_>) -> u32 {
 fn utf8(b: &[u8], at: usize) -> Result<String, GenericError> {
     match crate::codec::utf8::str_at(at, b) {
         Ok(s) => Ok(s.to_string()),
-        Err(e) => Err(GenericError::at("", e.offset, GenericErrorKind::InvalidUtf8)),
+        Err(e) => Err(GenericError::invalid_utf8(e.offset)),
     }
 }
 

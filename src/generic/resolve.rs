@@ -109,11 +109,8 @@ impl From<DecodeError> for ResolveError {
 #[derive(Debug)]
 pub struct Resolver<'s> {
     writer: &'s Schema,
-    reader: &'s Schema,
     plans: Vec<Plan>,
     root: PlanId,
-    /// [`min_sizes`] of the writer's types, for skipping arrays and maps.
-    writer_min: Vec<u64>,
 }
 
 struct Compiler<'s> {
@@ -121,10 +118,6 @@ struct Compiler<'s> {
     r: &'s Schema,
     plans: Vec<Plan>,
     records: HashMap<(NodeId, NodeId), PlanId>,
-}
-
-fn kind_name(s: &Schema, n: NodeId) -> String {
-    s.describe(n)
 }
 
 impl<'s> Resolver<'s> {
@@ -140,16 +133,9 @@ impl<'s> Resolver<'s> {
         let root = c.compile(writer.root(), reader.root(), &reader.root_name());
         Resolver {
             writer,
-            reader,
             plans: c.plans,
             root,
-            writer_min: min_sizes(writer),
         }
-    }
-
-    /// The reader schema this resolver produces data for.
-    pub fn reader(&self) -> &'s Schema {
-        self.reader
     }
 
     /// Reads one whole datum (trailing bytes are an error).
@@ -359,12 +345,12 @@ impl<'s> Resolver<'s> {
             }
             Node::Array(item) => {
                 let item = *item;
-                let min = self.writer_min[item];
+                let min = self.writer.min_sizes()[item];
                 self.walk_blocks(st, min, |st| self.skip(item, st, depth + 1))?;
             }
             Node::Map(value) => {
                 let value = *value;
-                let min = self.writer_min[value].saturating_add(1);
+                let min = self.writer.min_sizes()[value].saturating_add(1);
                 self.walk_blocks(st, min, |st| {
                     st.bytes("map key length")?;
                     self.skip(value, st, depth + 1)
@@ -382,11 +368,6 @@ impl<'s> Resolver<'s> {
         }
         Ok(())
     }
-}
-
-/// Fewest bytes a value of each writer type takes ([`Schema::min_sizes`]).
-pub(crate) fn min_sizes(s: &Schema) -> Vec<u64> {
-    s.min_sizes().to_vec()
 }
 
 struct State<'a> {
@@ -472,8 +453,8 @@ impl<'s> Compiler<'s> {
     fn error(&mut self, path: &str, w: NodeId, r: NodeId, why: &str) -> PlanId {
         let msg = format!(
             "{path}: writer type {} cannot be read as reader type {}{why}",
-            kind_name(self.w, w),
-            kind_name(self.r, r)
+            self.w.describe(w),
+            self.r.describe(r)
         );
         self.push(Plan::Error(msg))
     }
@@ -663,14 +644,13 @@ impl<'s> Compiler<'s> {
     }
 }
 
-/// Convenience: parse both schemas, resolve, read one datum.
-pub fn read_with(writer: &Schema, reader: &Schema, bytes: &[u8]) -> Result<Datum, ResolveError> {
-    Resolver::new(writer, reader).read(bytes)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn read_with(writer: &Schema, reader: &Schema, bytes: &[u8]) -> Result<Datum, ResolveError> {
+        Resolver::new(writer, reader).read(bytes)
+    }
 
     fn resolve(w: &str, r: &str, datum: &Datum) -> Result<Datum, ResolveError> {
         let (ws, rs) = (Schema::of(w), Schema::of(r));

@@ -259,18 +259,18 @@ impl<At: fmt::Debug> std::error::Error for Refusal<At> where Refusal<At>: fmt::D
 pub type SchemaError = Refusal<String>;
 
 impl Schema {
-    /// Parses `.avsc` text.
-    ///
-    /// ```
-    /// let s = wirebench::generic::schema::Schema::parse(br#"{"type":"array","items":"long"}"#).unwrap();
-    /// assert_eq!(s.describe(s.root()), "array<long>");
-    /// ```
     /// A test's schema text, which must parse.
     #[cfg(test)]
     pub(crate) fn of(text: &str) -> Schema {
         Schema::parse(text.as_bytes()).unwrap_or_else(|e| panic!("{e}\n{text}"))
     }
 
+    /// Parses `.avsc` text.
+    ///
+    /// ```
+    /// let s = wirebench::generic::schema::Schema::parse(br#"{"type":"array","items":"long"}"#).unwrap();
+    /// assert_eq!(s.describe(s.root()), "array<long>");
+    /// ```
     pub fn parse(text: &[u8]) -> Result<Schema, SchemaError> {
         let json = value::parse(text).map_err(|e| SchemaError::new("(JSON)".into(), e.to_string()))?;
         let mut p = Parser {
