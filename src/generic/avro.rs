@@ -547,17 +547,6 @@ mod tests {
         assert!(e.to_string().contains("a symbol of S"), "{e}");
     }
 
-    #[test]
-    fn reads_every_block_form() {
-        let s = Schema::of(r#"{"type":"array","items":"int"}"#);
-        // Two blocks: +1 item; -2 items with a byte size of 2; end.
-        let bytes = [0x02, 0x02, 0x03, 0x04, 0x04, 0x06, 0x00];
-        assert_eq!(
-            decode(&s, &bytes).unwrap(),
-            Datum::Array(vec![Datum::Int(1), Datum::Int(2), Datum::Int(3)])
-        );
-    }
-
     fn reader<'a>(s: &'a Schema, bytes: &'a [u8], zero_budget: usize) -> Reader<'a> {
         let (kinds, min) = (s.kinds(), s.min_sizes());
         Reader {
@@ -634,7 +623,7 @@ mod tests {
     #[test]
     fn numeric_arrays_read_unboxed() {
         let ints = Schema::of(r#"{"type":"array","items":"int"}"#);
-        // Two blocks, the second with a byte size: the same items as one.
+        // Every block form: +1 item; -2 items with a byte size of 2; end.
         let d = decode(&ints, &[0x02, 0x02, 0x03, 0x04, 0x04, 0x06, 0x00]).unwrap();
         assert!(
             matches!(&d, Datum::Scalars(Scalars::Int(v)) if v == &[1, 2, 3]),

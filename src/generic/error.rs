@@ -84,6 +84,12 @@ impl GenericError {
     }
 
     #[cold]
+    pub fn library(offset: usize, library: &'static str, e: impl fmt::Display) -> GenericError {
+        let message = e.to_string();
+        GenericError::at("", offset, GenericErrorKind::Library { library, message })
+    }
+
+    #[cold]
     pub fn invalid_utf8(offset: usize) -> GenericError {
         GenericError::at("", offset, GenericErrorKind::InvalidUtf8)
     }

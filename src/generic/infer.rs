@@ -222,11 +222,25 @@ struct Shape {
     object: Option<Objects>,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 struct Numbers {
     integers_only: bool,
     min: i64,
     max: i64,
+}
+
+impl Numbers {
+    /// Adds `n` to what `into` saw.
+    fn merge(into: &mut Option<Numbers>, n: Numbers) {
+        match into {
+            Some(m) => {
+                m.integers_only &= n.integers_only;
+                m.min = m.min.min(n.min);
+                m.max = m.max.max(n.max);
+            }
+            None => *into = Some(n),
+        }
+    }
 }
 
 #[derive(Default, Debug)]
@@ -239,29 +253,43 @@ struct Objects {
     index: HashMap<String, usize>,
 }
 
+impl Objects {
+    /// The entry of key `k`, added (unseen, in no object yet) if new.
+    fn field(&mut self, k: &str) -> &mut (String, Shape, usize) {
+        let i = match self.index.get(k) {
+            Some(&i) => i,
+            None => {
+                self.fields.push((k.to_string(), Shape::default(), 0));
+                self.index.insert(k.to_string(), self.fields.len() - 1);
+                self.fields.len() - 1
+            }
+        };
+        &mut self.fields[i]
+    }
+}
+
 impl Shape {
     fn add(&mut self, v: &Value) {
         match v {
             Value::Null => self.null = true,
             Value::Bool => self.boolean = true,
             Value::String => self.string = true,
-            Value::Int(i) => {
-                let n = self.number.get_or_insert(Numbers {
+            Value::Int(i) => Numbers::merge(
+                &mut self.number,
+                Numbers {
                     integers_only: true,
                     min: *i,
                     max: *i,
-                });
-                n.min = n.min.min(*i);
-                n.max = n.max.max(*i);
-            }
-            Value::Float => {
-                let n = self.number.get_or_insert(Numbers {
+                },
+            ),
+            Value::Float => Numbers::merge(
+                &mut self.number,
+                Numbers {
                     integers_only: false,
                     min: 0,
                     max: 0,
-                });
-                n.integers_only = false;
-            }
+                },
+            ),
             Value::Array(items) => {
                 let slot = self.array.get_or_insert(None);
                 for item in items {
@@ -272,16 +300,9 @@ impl Shape {
                 let o = self.object.get_or_insert_with(Objects::default);
                 o.count += 1;
                 for (k, v) in members {
-                    let i = match o.index.get(k) {
-                        Some(&i) => i,
-                        None => {
-                            o.fields.push((k.clone(), Shape::default(), 0));
-                            o.index.insert(k.clone(), o.fields.len() - 1);
-                            o.fields.len() - 1
-                        }
-                    };
-                    o.fields[i].1.add(v);
-                    o.fields[i].2 += 1;
+                    let f = o.field(k);
+                    f.1.add(v);
+                    f.2 += 1;
                 }
             }
         }
@@ -437,21 +458,8 @@ fn merge(into: &mut Shape, from: &Shape) {
     into.null |= from.null;
     into.boolean |= from.boolean;
     into.string |= from.string;
-    if let Some(n) = &from.number {
-        match &mut into.number {
-            Some(m) => {
-                m.integers_only &= n.integers_only;
-                m.min = m.min.min(n.min);
-                m.max = m.max.max(n.max);
-            }
-            None => {
-                into.number = Some(Numbers {
-                    integers_only: n.integers_only,
-                    min: n.min,
-                    max: n.max,
-                })
-            }
-        }
+    if let Some(n) = from.number {
+        Numbers::merge(&mut into.number, n);
     }
     if let Some(items) = &from.array {
         let slot = into.array.get_or_insert(None);
@@ -463,16 +471,9 @@ fn merge(into: &mut Shape, from: &Shape) {
         let into_o = into.object.get_or_insert_with(Objects::default);
         into_o.count += o.count;
         for (k, shape, present) in &o.fields {
-            let i = match into_o.index.get(k) {
-                Some(&i) => i,
-                None => {
-                    into_o.fields.push((k.clone(), Shape::default(), 0));
-                    into_o.index.insert(k.clone(), into_o.fields.len() - 1);
-                    into_o.fields.len() - 1
-                }
-            };
-            merge(&mut into_o.fields[i].1, shape);
-            into_o.fields[i].2 += present;
+            let f = into_o.field(k);
+            merge(&mut f.1, shape);
+            f.2 += present;
         }
     }
 }

@@ -417,15 +417,10 @@ impl Schema {
         if depth > 8 {
             return "…".to_string();
         }
+        if let Some(name) = PRIMITIVES.get(self.kinds[id] as usize) {
+            return name.to_string();
+        }
         match &self.nodes[id] {
-            Node::Null => "null".into(),
-            Node::Boolean => "boolean".into(),
-            Node::Int => "int".into(),
-            Node::Long => "long".into(),
-            Node::Float => "float".into(),
-            Node::Double => "double".into(),
-            Node::Bytes => "bytes".into(),
-            Node::String => "string".into(),
             Node::Array(i) => format!("array<{}>", self.describe_depth(*i, depth + 1)),
             Node::Map(v) => format!("map<{}>", self.describe_depth(*v, depth + 1)),
             Node::Union(b) => {
@@ -435,6 +430,7 @@ impl Schema {
             Node::Record(r) => format!("record {}", r.name.fullname),
             Node::Enum(e) => format!("enum {}", e.name.fullname),
             Node::Fixed(f) => format!("fixed {}({})", f.name.fullname, f.size),
+            _ => unreachable!("primitives are named above"),
         }
     }
 }
@@ -458,6 +454,9 @@ fn valid_name(s: &str) -> bool {
     matches!(b.next(), Some(c) if c.is_ascii_alphabetic() || c == b'_')
         && b.all(|c| c.is_ascii_alphanumeric() || c == b'_')
 }
+
+/// The primitive types' names, in [`Kind`] order (the first eight kinds).
+pub(crate) const PRIMITIVES: [&str; 8] = ["null", "boolean", "int", "long", "float", "double", "bytes", "string"];
 
 fn primitive(name: &str) -> Option<Node> {
     Some(match name {
