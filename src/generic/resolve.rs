@@ -319,30 +319,14 @@ impl<'s> Resolver<'s> {
         }
         match self.writer.node(node) {
             Node::Null => {}
-            Node::Boolean => {
-                st.boolean()?;
-            }
-            Node::Int => {
-                st.int()?;
-            }
-            Node::Long => {
-                st.long("long")?;
-            }
-            Node::Enum(_) => {
-                st.long("enum index")?;
-            }
-            Node::Float => {
-                st.c.fixed(4, "float")?;
-            }
-            Node::Double => {
-                st.c.fixed(8, "double")?;
-            }
-            Node::Bytes | Node::String => {
-                st.bytes("length")?;
-            }
-            Node::Fixed(f) => {
-                st.c.fixed(f.size, "fixed bytes")?;
-            }
+            Node::Boolean => _ = st.boolean()?,
+            Node::Int => _ = st.int()?,
+            Node::Long => _ = st.long("long")?,
+            Node::Enum(_) => _ = st.long("enum index")?,
+            Node::Float => _ = st.c.fixed(4, "float")?,
+            Node::Double => _ = st.c.fixed(8, "double")?,
+            Node::Bytes | Node::String => _ = st.bytes("length")?,
+            Node::Fixed(f) => _ = st.c.fixed(f.size, "fixed bytes")?,
             Node::Array(item) => {
                 let item = *item;
                 let min = self.writer.min_sizes()[item];
@@ -477,15 +461,9 @@ impl<'s> Compiler<'s> {
     /// "Schema Resolution": the two schemas match (used to pick union branches).
     fn matches(&self, w: NodeId, r: NodeId, exact: bool) -> bool {
         use Node as N;
+        let (wk, rk) = (self.w.kinds()[w], self.r.kinds()[r]);
         match (self.w.node(w), self.r.node(r)) {
-            (N::Null, N::Null)
-            | (N::Boolean, N::Boolean)
-            | (N::Int, N::Int)
-            | (N::Long, N::Long)
-            | (N::Float, N::Float)
-            | (N::Double, N::Double)
-            | (N::Bytes, N::Bytes)
-            | (N::String, N::String) => true,
+            _ if wk == rk && wk.is_primitive() => true,
             (N::Int, N::Long | N::Float | N::Double) | (N::Long, N::Float | N::Double) | (N::Float, N::Double) => {
                 !exact
             }

@@ -65,6 +65,11 @@ macro_rules! nodes {
         }
 
         impl Kind {
+            /// Whether this is one of the eight [`PRIMITIVES`].
+            pub fn is_primitive(self) -> bool {
+                (self as usize) < PRIMITIVES.len()
+            }
+
             /// The variant of `node`.
             pub fn of(node: &Node) -> Kind {
                 match node {
@@ -449,7 +454,7 @@ fn err(path: &str, message: impl Into<String>) -> SchemaError {
 }
 
 /// "Names": `[A-Za-z_][A-Za-z0-9_]*`.
-fn valid_name(s: &str) -> bool {
+pub(crate) fn valid_name(s: &str) -> bool {
     let mut b = s.bytes();
     matches!(b.next(), Some(c) if c.is_ascii_alphabetic() || c == b'_')
         && b.all(|c| c.is_ascii_alphanumeric() || c == b'_')
