@@ -506,10 +506,8 @@ fn put(slot: &mut Datum, v: Datum) {
 
 /// Appends `n` placeholders made by `empty` to `out` (one reservation, none
 /// when `out` has the room) and returns them, for a reader to write the
-/// items into in place. The caller checked `n` against the bytes left.
-/// Filled in one loop after the room is made, each placeholder is stored
-/// straight into the buffer; a `push` per item builds it on the stack and
-/// copies it across, a store-forwarding stall per item.
+/// items into in place (no `push` per item, which builds it on the stack
+/// and copies it across). The caller checked `n` against the bytes left.
 #[inline(always)]
 fn placeholders<T>(out: &mut Vec<T>, n: usize, empty: impl FnMut() -> T) -> &mut [T] {
     let start = out.len();

@@ -128,10 +128,6 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn string(&mut self, expected: &'static str) -> Result<String> {
-        Ok(self.str(expected)?.into_owned())
-    }
-
     /// A string, borrowed from the text unless it has escapes.
     fn str(&mut self, expected: &'static str) -> Result<Cow<'a, str>> {
         let s = self.lx.string(expected).map_err(|e| from_decode("", e))?;
@@ -205,11 +201,9 @@ impl<'a> Reader<'a> {
                 let mut out: Vec<(String, Datum)> = Vec::new();
                 let mut first = true;
                 while decoded(self.lx.next_member(&mut first))? {
-                    let key_at = self.lx.pos;
-                    let key = self.string("object key")?;
+                    let key = self.str("object key")?.into_owned();
                     decoded(self.lx.expect(b':', "':' after object key"))?;
                     let v = self.value(*values, depth + 1).map_err(|e| nest(e, &key))?;
-                    let _ = key_at;
                     out.push((key, v));
                 }
                 check_unique_keys(&out, at)?;
@@ -700,10 +694,9 @@ fn sink_str(out: &mut Sink<'_>, s: &str) {
 /// Whether some byte of `b` is one [`ESCAPE`] marks (below 0x20, `"`,
 /// `\`): every byte read in words of eight, the last word overlapping the
 /// one before it and a string under eight bytes read as a word of its own
-/// bytes repeated, so no byte is tested alone (a loop over a short
-/// string's last bytes was a branch per byte, its exit unpredictable).
-/// The word test is `find_special`'s own (`crate::codec::json::marked`); a
-/// test holds the two to the same answer.
+/// bytes repeated, so no byte is tested alone (no branch per byte). The
+/// word test is `find_special`'s own (`crate::codec::json::marked`); a test
+/// holds the two to the same answer.
 #[inline(always)]
 fn needs_escape(b: &[u8]) -> bool {
     // A byte's top bit set for each marked byte, or (a borrow) one above
