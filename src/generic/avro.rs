@@ -21,9 +21,8 @@
 //! type's smallest encoding), items that encode in zero bytes (`null`, empty
 //! records) draw on a budget of [`ZERO_BYTE_FLOOR`] plus eight per input
 //! byte (so an array of up to 65,536 nulls, a few bytes long, still reads),
-//! nesting is bounded by
-//! [`MAX_DEPTH`]. Reading bytes written with another schema is
-//! [`decode_resolved`] (schema resolution, [`super::resolve`]).
+//! nesting is bounded by [`MAX_DEPTH`]. Reading bytes written with another
+//! schema is [`super::resolve`]'s.
 
 use super::datum::{Datum, Fields, Scalars};
 use super::error::{GenericError, GenericErrorKind, from_decode, mismatch, nest, nest_index};
@@ -58,21 +57,6 @@ pub fn decode(schema: &Schema, bytes: &[u8]) -> Result<Datum> {
     r.value(schema.root(), 0, &mut d)?;
     super::error::finished(&r.c)?;
     Ok(d)
-}
-
-/// Reads a datum written with `writer` as an instance of `reader` (Avro
-/// schema resolution: promotions, defaults, aliases, skipped fields).
-pub fn decode_resolved(writer: &Schema, reader: &Schema, bytes: &[u8]) -> Result<Datum> {
-    super::resolve::read_with(writer, reader, bytes).map_err(|e| {
-        GenericError::at(
-            "",
-            e.at,
-            GenericErrorKind::Unexpected {
-                expected: "data the reader schema resolves".into(),
-                found: e.message,
-            },
-        )
-    })
 }
 
 fn write_len(out: &mut Vec<u8>, n: usize) {
@@ -164,15 +148,7 @@ fn write_node(schema: &Schema, node: NodeId, datum: &Datum, out: &mut Vec<u8>, d
         }
         (Node::Record(r), Datum::Record(fields)) => {
             for (i, f) in r.fields.iter().enumerate() {
-                let v = record_field(fields, i, &f.name).ok_or_else(|| {
-                    GenericError::new(
-                        "",
-                        None,
-                        GenericErrorKind::MissingField {
-                            field: f.name.to_string(),
-                        },
-                    )
-                })?;
+                let v = record_field(fields, i, &f.name).ok_or_else(|| GenericError::missing_field(&*f.name, None))?;
                 write_node(schema, f.ty, v, out, depth + 1).map_err(|e| nest(e, &f.name))?;
             }
         }
@@ -201,14 +177,7 @@ impl<'a> Reader<'a> {
     }
 
     fn range(at: usize, what: &str, v: i64) -> GenericError {
-        GenericError::at(
-            "",
-            at,
-            GenericErrorKind::OutOfRange {
-                what: what.to_string(),
-                value: v.to_string(),
-            },
-        )
+        GenericError::out_of_range(Some(at), what, v.to_string())
     }
 
     /// A length, then that many bytes. Lengths of one or two varint bytes
@@ -391,7 +360,7 @@ impl<'a> Reader<'a> {
                 put(slot, Datum::String(s.to_string()));
                 Ok(())
             }
-            Err(_) => Err(GenericError::at("", at, GenericErrorKind::InvalidUtf8)),
+            Err(_) => Err(GenericError::invalid_utf8(at)),
         }
     }
 
@@ -496,8 +465,8 @@ impl<'a> Reader<'a> {
                     for (key, v) in placeholders(&mut out, count, || (String::new(), Datum::Null)) {
                         let key_at = self.c.pos();
                         let k = self.bytes("map key length")?;
-                        let k = crate::codec::utf8::str_at(key_at, k)
-                            .map_err(|_| GenericError::at("", key_at, GenericErrorKind::InvalidUtf8))?;
+                        let k =
+                            crate::codec::utf8::str_at(key_at, k).map_err(|_| GenericError::invalid_utf8(key_at))?;
                         *key = k.to_string();
                         self.child(*values, depth + 1, v).map_err(|e| nest(e, k))?;
                     }
@@ -537,10 +506,8 @@ fn put(slot: &mut Datum, v: Datum) {
 
 /// Appends `n` placeholders made by `empty` to `out` (one reservation, none
 /// when `out` has the room) and returns them, for a reader to write the
-/// items into in place. The caller checked `n` against the bytes left.
-/// Filled in one loop after the room is made, each placeholder is stored
-/// straight into the buffer; a `push` per item builds it on the stack and
-/// copies it across, a store-forwarding stall per item.
+/// items into in place (no `push` per item, which builds it on the stack
+/// and copies it across). The caller checked `n` against the bytes left.
 #[inline(always)]
 fn placeholders<T>(out: &mut Vec<T>, n: usize, empty: impl FnMut() -> T) -> &mut [T] {
     let start = out.len();
@@ -576,17 +543,6 @@ mod tests {
         assert_eq!(enc(&Datum::Enum(0, "a".into())).unwrap(), [0x00]);
         let e = enc(&Datum::Enum(0, "GONE".into())).unwrap_err();
         assert!(e.to_string().contains("a symbol of S"), "{e}");
-    }
-
-    #[test]
-    fn reads_every_block_form() {
-        let s = Schema::of(r#"{"type":"array","items":"int"}"#);
-        // Two blocks: +1 item; -2 items with a byte size of 2; end.
-        let bytes = [0x02, 0x02, 0x03, 0x04, 0x04, 0x06, 0x00];
-        assert_eq!(
-            decode(&s, &bytes).unwrap(),
-            Datum::Array(vec![Datum::Int(1), Datum::Int(2), Datum::Int(3)])
-        );
     }
 
     fn reader<'a>(s: &'a Schema, bytes: &'a [u8], zero_budget: usize) -> Reader<'a> {
@@ -665,7 +621,7 @@ mod tests {
     #[test]
     fn numeric_arrays_read_unboxed() {
         let ints = Schema::of(r#"{"type":"array","items":"int"}"#);
-        // Two blocks, the second with a byte size: the same items as one.
+        // Every block form: +1 item; -2 items with a byte size of 2; end.
         let d = decode(&ints, &[0x02, 0x02, 0x03, 0x04, 0x04, 0x06, 0x00]).unwrap();
         assert!(
             matches!(&d, Datum::Scalars(Scalars::Int(v)) if v == &[1, 2, 3]),

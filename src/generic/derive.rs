@@ -31,7 +31,7 @@
 //!   message that generated code would spell alike (`user_id`, `userId`,
 //!   `UserId`) are errors naming both.
 
-use super::schema::{Field, Node, NodeId, Schema};
+use super::schema::{Node, NodeId, Schema, valid_name};
 use crate::cli::Args;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
@@ -193,71 +193,14 @@ pub fn branch_name(schema: &Schema, b: NodeId) -> String {
     }
 }
 
-/// Names no derived type may take: scalar types and keywords of proto3 and
-/// of the FlatBuffers schema language.
-pub(super) const RESERVED_TYPE_NAMES: &[&str] = &[
-    "double",
-    "float",
-    "int32",
-    "int64",
-    "uint32",
-    "uint64",
-    "sint32",
-    "sint64",
-    "fixed32",
-    "fixed64",
-    "sfixed32",
-    "sfixed64",
-    "bool",
-    "string",
-    "bytes",
-    "byte",
-    "ubyte",
-    "short",
-    "ushort",
-    "int",
-    "uint",
-    "long",
-    "ulong",
-    "int8",
-    "uint8",
-    "int16",
-    "uint16",
-    "float32",
-    "float64",
-    "message",
-    "enum",
-    "oneof",
-    "map",
-    "optional",
-    "repeated",
-    "reserved",
-    "syntax",
-    "package",
-    "import",
-    "option",
-    "service",
-    "rpc",
-    "returns",
-    "extend",
-    "extensions",
-    "stream",
-    "group",
-    "required",
-    "table",
-    "struct",
-    "union",
-    "namespace",
-    "root_type",
-    "include",
-    "attribute",
-    "file_identifier",
-    "file_extension",
-    "rpc_service",
-    "true",
-    "false",
-    "null",
-];
+/// Names no derived type may take, split at spaces: scalar types and
+/// keywords of proto3 and of the FlatBuffers schema language.
+pub(super) const RESERVED_TYPE_NAMES: &str = "\
+    double float int32 int64 uint32 uint64 sint32 sint64 fixed32 fixed64 sfixed32 sfixed64 bool \
+    string bytes byte ubyte short ushort int uint long ulong int8 uint8 int16 uint16 float32 float64 \
+    message enum oneof map optional repeated reserved syntax package import option service rpc \
+    returns extend extensions stream group required table struct union namespace root_type include \
+    attribute file_identifier file_extension rpc_service true false null";
 
 /// The spelling generated code gives a name, for collision checks: letters
 /// without underscores, case folded (`user_id`, `userId` and `UserId` agree).
@@ -283,12 +226,6 @@ fn pascal(name: &str) -> String {
         }
     }
     if out.is_empty() { "X".into() } else { out }
-}
-
-fn valid_identifier(s: &str) -> bool {
-    let mut b = s.bytes();
-    matches!(b.next(), Some(c) if c.is_ascii_alphabetic() || c == b'_')
-        && b.all(|c| c.is_ascii_alphanumeric() || c == b'_')
 }
 
 /// The name of the message / table that wraps a non-record root: `Root`,
@@ -370,28 +307,20 @@ struct Gen<'s> {
 
 /// One message's / table's fields as derived, with their names for the
 /// collision check.
+#[derive(Default)]
 struct Body {
     lines: String,
     members: Vec<String>,
 }
 
-impl Body {
-    fn new() -> Body {
-        Body {
-            lines: String::new(),
-            members: Vec::new(),
-        }
-    }
-}
-
 impl Gen<'_> {
     fn claim(&mut self, name: &str, what: &str) -> Result<(), String> {
-        if !valid_identifier(name) {
+        if !valid_name(name) {
             return Err(format!(
                 "{what}: {name:?} is not a valid identifier ([A-Za-z_][A-Za-z0-9_]*)"
             ));
         }
-        if RESERVED_TYPE_NAMES.contains(&name) {
+        if RESERVED_TYPE_NAMES.split(' ').any(|r| r == name) {
             return Err(format!(
                 "{what}: the type name {name:?} is a type or keyword of proto3 or FlatBuffers; rename it"
             ));
@@ -414,10 +343,10 @@ impl Gen<'_> {
         match schema.node(id) {
             Node::Record(r) => {
                 self.claim(&name, &format!("record {full}"))?;
-                let mut body = Body::new();
+                let mut body = Body::default();
                 let mut at = 1u32;
                 for f in &r.fields {
-                    self.field(&name, f, at, &mut body)?;
+                    self.typed_field(&name, &f.name, f.ty, at, &mut body)?;
                     at += match self.target {
                         Target::Proto => proto_width(schema, f.ty),
                         Target::Fbs => u32::from(fbs_width(schema, f.ty)),
@@ -445,7 +374,7 @@ impl Gen<'_> {
                         };
                         let _ = writeln!(text, "enum {name}:{ty} {{");
                         for (i, s) in e.symbols.iter().enumerate() {
-                            if !valid_identifier(s) {
+                            if !valid_name(s) {
                                 return Err(format!("enum {full}: symbol {s:?} is not a valid identifier"));
                             }
                             let comma = if i + 1 < e.symbols.len() { "," } else { "" };
@@ -465,7 +394,7 @@ impl Gen<'_> {
     fn finish(&mut self, name: &str, what: &str, body: Body) -> Result<(), String> {
         let mut seen: HashMap<String, &str> = HashMap::new();
         for m in &body.members {
-            if !valid_identifier(m) {
+            if !valid_name(m) {
                 return Err(format!("{what}: field name {m:?} is not a valid identifier"));
             }
             if let Some(other) = seen.insert(spelling(m), m) {
@@ -484,7 +413,7 @@ impl Gen<'_> {
 
     /// A wrapper message / table `name` with one field `field` of type `ty`.
     fn table(&mut self, name: &str, ctx: &str, field: &str, ty: NodeId, what: &str) -> Result<(), String> {
-        let mut body = Body::new();
+        let mut body = Body::default();
         self.typed_field(ctx, field, ty, 1, &mut body)?;
         self.finish(name, what, body)
     }
@@ -512,10 +441,6 @@ impl Gen<'_> {
         };
         self.table(&w, &w, "value", ty, &format!("{kind} {w}"))?;
         Ok(w)
-    }
-
-    fn field(&mut self, ctx: &str, f: &Field, number: u32, body: &mut Body) -> Result<(), String> {
-        self.typed_field(ctx, &f.name, f.ty, number, body)
     }
 
     /// The scalar / named type spelling of a [`Shape::Leaf`] or record.
@@ -624,7 +549,7 @@ impl Gen<'_> {
             Shape::Map(values) => {
                 let w = wrapper("Entry");
                 self.claim(&w, &format!("the entry table of {ctx}.{name}"))?;
-                let mut entry = Body::new();
+                let mut entry = Body::default();
                 entry.lines.push_str("  key:string;\n");
                 entry.members.push("key".into());
                 self.fbs_field(&w, "value", values, &mut entry)?;
@@ -829,8 +754,22 @@ mod tests {
 
     #[test]
     fn reserved_and_colliding_type_names_are_errors() {
-        let s = Schema::of(r#"{"type":"record","name":"table","fields":[]}"#);
-        assert!(derive(&s, Target::Fbs).unwrap_err().contains("keyword"));
+        // Words at the list's line breaks and ends (Avro's own type names aside).
+        for name in [
+            "int32",
+            "bool",
+            "float64",
+            "message",
+            "rpc",
+            "returns",
+            "include",
+            "attribute",
+            "false",
+        ] {
+            let s = Schema::of(&format!(r#"{{"type":"record","name":"{name}","fields":[]}}"#));
+            assert!(derive(&s, Target::Fbs).unwrap_err().contains("keyword"), "{name}");
+        }
+        assert_eq!(RESERVED_TYPE_NAMES.split(' ').count(), 61);
         let s = Schema::of(
             r#"{"type":"record","name":"a.R","fields":[{"name":"x","type":{"type":"record","name":"b.R","fields":[]}}]}"#,
         );

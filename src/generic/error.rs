@@ -57,14 +57,41 @@ pub enum GenericErrorKind {
 impl GenericError {
     /// A record field the datum lacks (its key as the schema spells it).
     #[cold]
-    pub fn missing_field(field: &str, offset: Option<usize>) -> GenericError {
-        GenericError::new(
-            "",
-            offset,
-            GenericErrorKind::MissingField {
-                field: field.to_string(),
-            },
-        )
+    pub fn missing_field(field: impl Into<String>, offset: Option<usize>) -> GenericError {
+        GenericError::new("", offset, GenericErrorKind::MissingField { field: field.into() })
+    }
+
+    /// A union `ty` without a null branch that has no member set.
+    #[cold]
+    pub fn no_member(schema: &Schema, ty: NodeId) -> GenericError {
+        GenericError::missing_field(format!("a member of {}", schema.describe(ty)), None)
+    }
+
+    #[cold]
+    pub fn out_of_range(offset: Option<usize>, what: impl Into<String>, value: impl Into<String>) -> GenericError {
+        let (what, value) = (what.into(), value.into());
+        GenericError::new("", offset, GenericErrorKind::OutOfRange { what, value })
+    }
+
+    #[cold]
+    pub fn duplicate(field: impl Into<String>, offset: usize) -> GenericError {
+        GenericError::at("", offset, GenericErrorKind::DuplicateField { field: field.into() })
+    }
+
+    #[cold]
+    pub fn trailing(offset: usize, count: usize) -> GenericError {
+        GenericError::at("", offset, GenericErrorKind::TrailingBytes { count })
+    }
+
+    #[cold]
+    pub fn library(offset: usize, library: &'static str, e: impl fmt::Display) -> GenericError {
+        let message = e.to_string();
+        GenericError::at("", offset, GenericErrorKind::Library { library, message })
+    }
+
+    #[cold]
+    pub fn invalid_utf8(offset: usize) -> GenericError {
+        GenericError::at("", offset, GenericErrorKind::InvalidUtf8)
     }
 
     #[cold]
@@ -177,11 +204,7 @@ pub fn finished(c: &crate::codec::cursor::Cursor<'_>) -> Result<(), GenericError
     if c.is_empty() {
         return Ok(());
     }
-    Err(GenericError::at(
-        "",
-        c.pos(),
-        GenericErrorKind::TrailingBytes { count: c.remaining() },
-    ))
+    Err(GenericError::trailing(c.pos(), c.remaining()))
 }
 
 /// A result of [`crate::codec`]'s readers (cursor, varints, the JSON lexer)

@@ -22,32 +22,25 @@
 //! union                               _type slot (0 = NONE = null), value slot
 //! ```
 //!
-//! # Presence
+//! **Presence**, as in [`super::protobuf`]: a non-optional scalar equal to
+//! zero by its bits is not written (so `-0.0` is) and reads back as zero; a
+//! nullable scalar (`= null`) is written whenever it is not null; strings,
+//! bytes, vectors and tables are written unless null, and an absent one
+//! reads as its empty value (a record: the record of absent fields).
 //!
-//! As in Protobuf ([`super::protobuf`]): a non-optional scalar equal to
-//! zero by its bits is not written (the builder's default elision, so
-//! `-0.0` is written) and reads back as zero; a nullable scalar is written
-//! whenever it is not null (`= null` in the schema); strings, bytes,
-//! vectors and tables are always written unless null, and an absent one
-//! reads as its empty value (an absent record as the record of absent
-//! fields).
-//!
-//! # Decoding
-//!
-//! Every position is checked by the crate's [`Verifier`] before it is read:
-//! each table's soffset and vtable ([`Verifier::visit_table`]), each field's
-//! vtable entry ([`TableVerifier::deref`]), each scalar, offset and vector
-//! range with its alignment. Reads then slice the input with bounds checks
-//! (no `unsafe`). The verifier's limits bound the work: nesting
-//! ([`MAX_DEPTH`] tables), tables (a quarter of the input's bytes) and the
-//! apparent size ([`APPARENT_FACTOR`] × the input), so shared sub-tables or
-//! strings cannot blow a small buffer up into a large datum. Strings are
-//! checked for UTF-8 and their terminator, enum indexes and union types for
-//! range, `fixed` for its size; errors carry the JSON Pointer and offset.
+//! **Decoding**: the crate's [`Verifier`] checks every position before it is
+//! read (tables and vtables, [`TableVerifier::deref`] for each field, each
+//! scalar, offset and vector range with its alignment); reads slice with
+//! bounds checks (no `unsafe`). Its limits bound the work: [`MAX_DEPTH`]
+//! tables deep, tables up to a quarter of the input's bytes, an apparent
+//! size of [`APPARENT_FACTOR`] × the input (shared sub-tables cannot blow a
+//! small buffer up). Strings are checked for UTF-8 and their terminator,
+//! enum indexes and union types for range, `fixed` for its size; errors
+//! carry the JSON Pointer and offset.
 
 use super::datum::{Datum, Scalars};
 use super::derive::{Fields, Shape, fbs_direct_item, fbs_enum_width, fbs_width, shape};
-use super::error::{GenericError, GenericErrorKind, check_symbol, mismatch, nest, nest_index, symbol_out_of_range};
+use super::error::{GenericError, check_symbol, mismatch, nest, nest_index, symbol_out_of_range};
 use super::schema::{Node, NodeId, Schema};
 use super::walk::{self, branch, field_value};
 use flatbuffers::{
@@ -433,14 +426,7 @@ struct Dec<'a> {
 
 #[cold]
 fn fb_error(at: usize, e: InvalidFlatbuffer) -> GenericError {
-    GenericError::at(
-        "",
-        at,
-        GenericErrorKind::Library {
-            library: "flatbuffers",
-            message: e.to_string(),
-        },
-    )
+    GenericError::library(at, "flatbuffers", e)
 }
 
 impl<'a> Dec<'a> {
@@ -494,11 +480,7 @@ impl<'a> Dec<'a> {
         }
         match std::str::from_utf8(bytes) {
             Ok(s) => Ok(s.to_string()),
-            Err(e) => Err(GenericError::at(
-                "",
-                start + e.valid_up_to(),
-                GenericErrorKind::InvalidUtf8,
-            )),
+            Err(e) => Err(GenericError::invalid_utf8(start + e.valid_up_to())),
         }
     }
 
@@ -669,13 +651,7 @@ impl<'a> Dec<'a> {
                 match (t.0, value_at) {
                     (0, None) => match null {
                         Some(n) => Ok(Datum::Union(n, Box::new(Datum::Null))),
-                        None => Err(GenericError::new(
-                            "",
-                            None,
-                            GenericErrorKind::MissingField {
-                                field: format!("a member of {}", s.describe(ty)),
-                            },
-                        )),
+                        None => Err(GenericError::no_member(s, ty)),
                     },
                     (k, Some(at)) if k != 0 && usize::from(k) <= live => {
                         let k = u32::from(k) - 1;

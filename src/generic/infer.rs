@@ -51,8 +51,8 @@ const RESERVED_EXTRA: &[&str] = &[
 
 fn reserved(name: &str) -> bool {
     super::derive::RESERVED_TYPE_NAMES
-        .iter()
-        .chain(RESERVED_EXTRA)
+        .split(' ')
+        .chain(RESERVED_EXTRA.iter().copied())
         .any(|r| r.eq_ignore_ascii_case(name))
 }
 
@@ -102,19 +102,12 @@ enum Value {
 
 /// Reads any JSON text, bounded, numbers checked against `long`/`double`.
 fn parse(text: &[u8]) -> Result<Value, GenericError> {
-    let text =
-        std::str::from_utf8(text).map_err(|e| GenericError::at("", e.valid_up_to(), GenericErrorKind::InvalidUtf8))?;
+    let text = std::str::from_utf8(text).map_err(|e| GenericError::invalid_utf8(e.valid_up_to()))?;
     let mut lx = Lexer::new(text);
     let v = any(&mut lx, 0)?;
     lx.skip_ws();
     if lx.pos < text.len() {
-        return Err(GenericError::at(
-            "",
-            lx.pos,
-            GenericErrorKind::TrailingBytes {
-                count: text.len() - lx.pos,
-            },
-        ));
+        return Err(GenericError::trailing(lx.pos, text.len() - lx.pos));
     }
     Ok(v)
 }
@@ -154,11 +147,7 @@ fn any(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, GenericError> {
                     None => members.iter().any(|(k, _)| *k == key),
                 };
                 if repeated {
-                    return Err(GenericError::at(
-                        "",
-                        key_at,
-                        GenericErrorKind::DuplicateField { field: key },
-                    ));
+                    return Err(GenericError::duplicate(key, key_at));
                 }
                 decoded(lx.expect(b':', "':' after object key"))?;
                 let v = any(lx, depth + 1).map_err(|e| nest(e, &key))?;
@@ -200,16 +189,7 @@ fn any(lx: &mut Lexer<'_>, depth: usize) -> Result<Value, GenericError> {
             }
             lx.pos = e;
             let t = &lx.text[s..e];
-            let range = |what: &str| {
-                GenericError::at(
-                    "",
-                    s,
-                    GenericErrorKind::OutOfRange {
-                        what: what.to_string(),
-                        value: t.to_string(),
-                    },
-                )
-            };
+            let range = |what: &str| GenericError::out_of_range(Some(s), what, t);
             if integer {
                 t.parse::<i64>().map(Value::Int).map_err(|_| range("long"))
             } else {
@@ -242,11 +222,25 @@ struct Shape {
     object: Option<Objects>,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 struct Numbers {
     integers_only: bool,
     min: i64,
     max: i64,
+}
+
+impl Numbers {
+    /// Adds `n` to what `into` saw.
+    fn merge(into: &mut Option<Numbers>, n: Numbers) {
+        match into {
+            Some(m) => {
+                m.integers_only &= n.integers_only;
+                m.min = m.min.min(n.min);
+                m.max = m.max.max(n.max);
+            }
+            None => *into = Some(n),
+        }
+    }
 }
 
 #[derive(Default, Debug)]
@@ -259,29 +253,43 @@ struct Objects {
     index: HashMap<String, usize>,
 }
 
+impl Objects {
+    /// The entry of key `k`, added (unseen, in no object yet) if new.
+    fn field(&mut self, k: &str) -> &mut (String, Shape, usize) {
+        let i = match self.index.get(k) {
+            Some(&i) => i,
+            None => {
+                self.fields.push((k.to_string(), Shape::default(), 0));
+                self.index.insert(k.to_string(), self.fields.len() - 1);
+                self.fields.len() - 1
+            }
+        };
+        &mut self.fields[i]
+    }
+}
+
 impl Shape {
     fn add(&mut self, v: &Value) {
         match v {
             Value::Null => self.null = true,
             Value::Bool => self.boolean = true,
             Value::String => self.string = true,
-            Value::Int(i) => {
-                let n = self.number.get_or_insert(Numbers {
+            Value::Int(i) => Numbers::merge(
+                &mut self.number,
+                Numbers {
                     integers_only: true,
                     min: *i,
                     max: *i,
-                });
-                n.min = n.min.min(*i);
-                n.max = n.max.max(*i);
-            }
-            Value::Float => {
-                let n = self.number.get_or_insert(Numbers {
+                },
+            ),
+            Value::Float => Numbers::merge(
+                &mut self.number,
+                Numbers {
                     integers_only: false,
                     min: 0,
                     max: 0,
-                });
-                n.integers_only = false;
-            }
+                },
+            ),
             Value::Array(items) => {
                 let slot = self.array.get_or_insert(None);
                 for item in items {
@@ -292,16 +300,9 @@ impl Shape {
                 let o = self.object.get_or_insert_with(Objects::default);
                 o.count += 1;
                 for (k, v) in members {
-                    let i = match o.index.get(k) {
-                        Some(&i) => i,
-                        None => {
-                            o.fields.push((k.clone(), Shape::default(), 0));
-                            o.index.insert(k.clone(), o.fields.len() - 1);
-                            o.fields.len() - 1
-                        }
-                    };
-                    o.fields[i].1.add(v);
-                    o.fields[i].2 += 1;
+                    let f = o.field(k);
+                    f.1.add(v);
+                    f.2 += 1;
                 }
             }
         }
@@ -457,21 +458,8 @@ fn merge(into: &mut Shape, from: &Shape) {
     into.null |= from.null;
     into.boolean |= from.boolean;
     into.string |= from.string;
-    if let Some(n) = &from.number {
-        match &mut into.number {
-            Some(m) => {
-                m.integers_only &= n.integers_only;
-                m.min = m.min.min(n.min);
-                m.max = m.max.max(n.max);
-            }
-            None => {
-                into.number = Some(Numbers {
-                    integers_only: n.integers_only,
-                    min: n.min,
-                    max: n.max,
-                })
-            }
-        }
+    if let Some(n) = from.number {
+        Numbers::merge(&mut into.number, n);
     }
     if let Some(items) = &from.array {
         let slot = into.array.get_or_insert(None);
@@ -483,16 +471,9 @@ fn merge(into: &mut Shape, from: &Shape) {
         let into_o = into.object.get_or_insert_with(Objects::default);
         into_o.count += o.count;
         for (k, shape, present) in &o.fields {
-            let i = match into_o.index.get(k) {
-                Some(&i) => i,
-                None => {
-                    into_o.fields.push((k.clone(), Shape::default(), 0));
-                    into_o.index.insert(k.clone(), into_o.fields.len() - 1);
-                    into_o.fields.len() - 1
-                }
-            };
-            merge(&mut into_o.fields[i].1, shape);
-            into_o.fields[i].2 += present;
+            let f = into_o.field(k);
+            merge(&mut f.1, shape);
+            f.2 += present;
         }
     }
 }

@@ -80,11 +80,3 @@ pub fn decode(format: Format, schema: &Schema, bytes: &[u8]) -> Result<Datum, Ge
         Format::Flatbuffers => flatbuffers::decode(schema, bytes),
     }
 }
-
-/// Whether `format` has a schema-driven codec in this build (all five do).
-pub fn supports(format: Format) -> bool {
-    matches!(
-        format,
-        Format::Json | Format::Msgpack | Format::Avro | Format::Protobuf | Format::Flatbuffers
-    )
-}

@@ -499,7 +499,7 @@ impl<'a> Reader<'a> {
         let m = self.marker(Family::Str, "a str")?;
         let len = self.length(m, Some((0xa0, 0xbf)), Some(0xd9), 0xda, 0xdb)?;
         let b = decoded(self.c.take(len, "str length"))?;
-        crate::codec::utf8::str_at(at, b).map_err(|_| GenericError::at("", at, GenericErrorKind::InvalidUtf8))
+        crate::codec::utf8::str_at(at, b).map_err(|_| GenericError::invalid_utf8(at))
     }
 
     fn bin(&mut self) -> Result<&'a [u8]> {
@@ -549,7 +549,7 @@ impl<'a> Reader<'a> {
                 let b = decoded(self.c.take(u64::from(m - 0xa0), "str length"))?;
                 return match crate::codec::utf8::str_at(at, b) {
                     Ok(s) => Ok(Datum::String(s.to_string())),
-                    Err(_) => Err(GenericError::at("", at, GenericErrorKind::InvalidUtf8)),
+                    Err(_) => Err(GenericError::invalid_utf8(at)),
                 };
             }
             (Node::Boolean, 0xc2 | 0xc3) => {
@@ -593,16 +593,7 @@ impl<'a> Reader<'a> {
                 family_name(f, m),
             ));
         }
-        let range = |what: &str, v: String| {
-            GenericError::at(
-                "",
-                at,
-                GenericErrorKind::OutOfRange {
-                    what: what.to_string(),
-                    value: v,
-                },
-            )
-        };
+        let range = |what: &str, v: String| GenericError::out_of_range(Some(at), what, v);
         Ok(match n {
             Node::Null => {
                 self.c.seek(at + 1);
@@ -734,11 +725,7 @@ impl<'a> Reader<'a> {
                         })?
                     };
                     if fields.has(index) {
-                        return Err(GenericError::at(
-                            "",
-                            key_at,
-                            GenericErrorKind::DuplicateField { field: k.to_string() },
-                        ));
+                        return Err(GenericError::duplicate(k, key_at));
                     }
                     let f = &r.fields[index];
                     fields.put(index, self.value(f.ty, depth + 1).map_err(|e| nest(e, f.key()))?);

@@ -18,30 +18,22 @@
 //! other arrays               one field per item
 //! ```
 //!
-//! # Presence, the proto3 way
+//! **Presence, the proto3 way.** A non-optional boolean, number, string,
+//! bytes or enum equal to its default (false, 0, "", empty, the first
+//! symbol; a float by its bits, so `-0.0` is written) is not written and an
+//! absent one decodes as that default. Records, `optional` values, `oneof`
+//! members and wrappers are written whenever present; an absent record
+//! decodes as the record of absent fields. Null is absence: an absent
+//! `optional` or `oneof` is the union's null branch (without one, an error).
 //!
-//! A non-optional boolean, number, string, bytes or enum equal to its
-//! default (false, 0, "", empty, the first symbol) is not written, and an
-//! absent one decodes as that default, so a datum reads back equal (a float
-//! is omitted only when its bits are zero: `-0.0` is written). Records,
-//! `optional` values, `oneof` members and wrappers are written whenever they
-//! are present, defaults included; an absent record decodes as the record
-//! whose fields are all absent. Null is absence: an absent `optional` or
-//! `oneof` decodes as the union's null branch, and a union without one that
-//! has no member set is an error.
-//!
-//! # Decoding
-//!
-//! As proto3 readers do: fields in any order, the last value of a scalar
-//! wins, a message field seen twice is merged (its segments are read as
-//! one message), the last `oneof` member wins, a map key seen twice keeps
-//! its last value (at its first place), unknown fields are skipped by wire
-//! type. As the catalog decoder does: a wire type other than the field's is
-//! an error, strings must be UTF-8, an enum number must name a symbol and
-//! a `fixed` must have its size. Lengths are compared with the input left
-//! before anything is sliced or allocated, nesting is bounded by
-//! [`MAX_DEPTH`], and every error carries the JSON Pointer of the value and
-//! the byte offset.
+//! **Decoding**, as proto3 readers do: fields in any order, the last scalar
+//! or `oneof` member wins, a message field seen twice is merged, a repeated
+//! map key keeps its last value at its first place, unknown fields are
+//! skipped. As the catalog decoder does: a wire type other than the field's,
+//! invalid UTF-8, an unknown enum number or a `fixed` of another size is an
+//! error. Lengths are checked before anything is sliced or allocated,
+//! nesting is bounded by [`MAX_DEPTH`], and errors carry the JSON Pointer
+//! and the byte offset.
 
 use super::datum::{Datum, Scalars};
 use super::derive::{Fields, Shape, proto_width, shape};
@@ -293,13 +285,7 @@ impl Enc<'_> {
         if default && !present {
             return Ok(());
         }
-        let wire = match s.node(ty) {
-            Node::Float => WireType::ThirtyTwoBit,
-            Node::Double => WireType::SixtyFourBit,
-            Node::String | Node::Bytes | Node::Fixed(_) => WireType::LengthDelimited,
-            _ => WireType::Varint,
-        };
-        encoding::encode_key(n, wire, out);
+        encoding::encode_key(n, wire_of(s.node(ty)), out);
         match d {
             Datum::String(v) => {
                 encoding::encode_varint(v.len() as u64, out);
@@ -398,6 +384,17 @@ fn packed(s: &Schema, items: NodeId, values: &[Datum], out: &mut Vec<u8>) -> Res
     }
 }
 
+/// The wire type of a leaf of type `n`.
+#[inline]
+fn wire_of(n: &Node) -> WireType {
+    match n {
+        Node::Float => WireType::ThirtyTwoBit,
+        Node::Double => WireType::SixtyFourBit,
+        Node::String | Node::Bytes | Node::Fixed(_) => WireType::LengthDelimited,
+        _ => WireType::Varint,
+    }
+}
+
 /// The value of a boolean, number or enum without its key.
 #[inline]
 fn scalar(s: &Schema, ty: NodeId, d: &Datum, out: &mut Vec<u8>) -> Result<(), GenericError> {
@@ -476,14 +473,12 @@ fn wire_error(at: usize, expected: &str, found: WireType) -> GenericError {
 
 #[cold]
 fn prost_error(at: usize, e: prost::DecodeError) -> GenericError {
-    GenericError::at(
-        "",
-        at,
-        GenericErrorKind::Library {
-            library: "prost",
-            message: e.to_string(),
-        },
-    )
+    GenericError::library(at, "prost", e)
+}
+
+/// Skips the value of an unknown field (its key read at `key_at`).
+fn skip(wire: WireType, number: u32, buf: &mut &[u8], key_at: usize) -> Result<(), GenericError> {
+    encoding::skip_field(wire, number, buf, DecodeContext::default()).map_err(|e| prost_error(key_at, e))
 }
 
 impl<'a> Dec<'a> {
@@ -572,8 +567,7 @@ impl<'a> Dec<'a> {
                     fi += 1;
                 }
                 if fi == count {
-                    let ctx = DecodeContext::default();
-                    encoding::skip_field(wire, number, &mut buf, ctx).map_err(|e| prost_error(key_at, e))?;
+                    skip(wire, number, &mut buf, key_at)?;
                     (fi, start) = (0, 1);
                     continue;
                 }
@@ -628,10 +622,7 @@ impl<'a> Dec<'a> {
             key_at,
         } = at;
         match self.shape(ty) {
-            Shape::Null => {
-                let ctx = DecodeContext::default();
-                encoding::skip_field(wire, number, buf, ctx).map_err(|e| prost_error(key_at, e))
-            }
+            Shape::Null => skip(wire, number, buf, key_at),
             Shape::Leaf => {
                 let v = self.leaf(ty, wire, key_at, buf)?;
                 *slot = Slot::Value(0, v);
@@ -643,10 +634,7 @@ impl<'a> Dec<'a> {
                 let b = k + u32::from(null.is_some_and(|x| x <= k));
                 match branches.get(b as usize) {
                     Some(&bt) => self.member(bt, b, wire, key_at, buf, slot),
-                    None => {
-                        let ctx = DecodeContext::default();
-                        encoding::skip_field(wire, number, buf, ctx).map_err(|e| prost_error(key_at, e))
-                    }
+                    None => skip(wire, number, buf, key_at),
                 }
             }
             Shape::Array(items) => {
@@ -680,14 +668,9 @@ impl<'a> Dec<'a> {
                     if let Node::Double | Node::Float = s.node(items) {
                         return self.packed_fixed(items, body, list);
                     }
-                    let item_wire = match s.node(items) {
-                        Node::Float => WireType::ThirtyTwoBit,
-                        Node::Double => WireType::SixtyFourBit,
-                        _ => WireType::Varint,
-                    };
                     while !body.is_empty() {
                         let v = self
-                            .leaf(items, item_wire, key_at, &mut body)
+                            .leaf(items, WireType::Varint, key_at, &mut body)
                             .map_err(|e| nest_index(e, list.len()))?;
                         list.push(v);
                     }
@@ -733,10 +716,7 @@ impl<'a> Dec<'a> {
                         2 => self
                             .member(vt, 0, w, at, &mut body, &mut value)
                             .map_err(|e| nest(e, &key))?,
-                        _ => {
-                            let ctx = DecodeContext::default();
-                            encoding::skip_field(w, n, &mut body, ctx).map_err(|e| prost_error(at, e))?;
-                        }
+                        _ => skip(w, n, &mut body, at)?,
                     }
                 }
                 let v = match value {
@@ -878,12 +858,7 @@ impl<'a> Dec<'a> {
     /// One boolean, number, enum, string, bytes or fixed value.
     fn leaf(&self, ty: NodeId, wire: WireType, key_at: usize, buf: &mut &'a [u8]) -> Result<Datum, GenericError> {
         let s = self.schema;
-        let want = match s.node(ty) {
-            Node::Float => WireType::ThirtyTwoBit,
-            Node::Double => WireType::SixtyFourBit,
-            Node::String | Node::Bytes | Node::Fixed(_) => WireType::LengthDelimited,
-            _ => WireType::Varint,
-        };
+        let want = wire_of(s.node(ty));
         if wire != want {
             return Err(wire_error(key_at, &format!("{want:?} for {}", s.describe(ty)), wire));
         }
@@ -944,7 +919,7 @@ fn slot_branch(slot: &Slot<'_>) -> u32 {
 fn utf8(b: &[u8], at: usize) -> Result<String, GenericError> {
     match crate::codec::utf8::str_at(at, b) {
         Ok(s) => Ok(s.to_string()),
-        Err(e) => Err(GenericError::at("", e.offset, GenericErrorKind::InvalidUtf8)),
+        Err(e) => Err(GenericError::invalid_utf8(e.offset)),
     }
 }
 

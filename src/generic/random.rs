@@ -50,8 +50,7 @@ impl Gen {
     }
 
     fn primitive(&mut self) -> String {
-        let p = ["null", "boolean", "int", "long", "float", "double", "bytes", "string"];
-        format!("\"{}\"", self.rng.pick(&p))
+        format!("\"{}\"", self.rng.pick(&super::schema::PRIMITIVES))
     }
 
     fn ty(&mut self, depth: usize, in_union: bool) -> String {

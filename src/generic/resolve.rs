@@ -109,11 +109,8 @@ impl From<DecodeError> for ResolveError {
 #[derive(Debug)]
 pub struct Resolver<'s> {
     writer: &'s Schema,
-    reader: &'s Schema,
     plans: Vec<Plan>,
     root: PlanId,
-    /// [`min_sizes`] of the writer's types, for skipping arrays and maps.
-    writer_min: Vec<u64>,
 }
 
 struct Compiler<'s> {
@@ -121,10 +118,6 @@ struct Compiler<'s> {
     r: &'s Schema,
     plans: Vec<Plan>,
     records: HashMap<(NodeId, NodeId), PlanId>,
-}
-
-fn kind_name(s: &Schema, n: NodeId) -> String {
-    s.describe(n)
 }
 
 impl<'s> Resolver<'s> {
@@ -140,16 +133,9 @@ impl<'s> Resolver<'s> {
         let root = c.compile(writer.root(), reader.root(), &reader.root_name());
         Resolver {
             writer,
-            reader,
             plans: c.plans,
             root,
-            writer_min: min_sizes(writer),
         }
-    }
-
-    /// The reader schema this resolver produces data for.
-    pub fn reader(&self) -> &'s Schema {
-        self.reader
     }
 
     /// Reads one whole datum (trailing bytes are an error).
@@ -333,38 +319,22 @@ impl<'s> Resolver<'s> {
         }
         match self.writer.node(node) {
             Node::Null => {}
-            Node::Boolean => {
-                st.boolean()?;
-            }
-            Node::Int => {
-                st.int()?;
-            }
-            Node::Long => {
-                st.long("long")?;
-            }
-            Node::Enum(_) => {
-                st.long("enum index")?;
-            }
-            Node::Float => {
-                st.c.fixed(4, "float")?;
-            }
-            Node::Double => {
-                st.c.fixed(8, "double")?;
-            }
-            Node::Bytes | Node::String => {
-                st.bytes("length")?;
-            }
-            Node::Fixed(f) => {
-                st.c.fixed(f.size, "fixed bytes")?;
-            }
+            Node::Boolean => _ = st.boolean()?,
+            Node::Int => _ = st.int()?,
+            Node::Long => _ = st.long("long")?,
+            Node::Enum(_) => _ = st.long("enum index")?,
+            Node::Float => _ = st.c.fixed(4, "float")?,
+            Node::Double => _ = st.c.fixed(8, "double")?,
+            Node::Bytes | Node::String => _ = st.bytes("length")?,
+            Node::Fixed(f) => _ = st.c.fixed(f.size, "fixed bytes")?,
             Node::Array(item) => {
                 let item = *item;
-                let min = self.writer_min[item];
+                let min = self.writer.min_sizes()[item];
                 self.walk_blocks(st, min, |st| self.skip(item, st, depth + 1))?;
             }
             Node::Map(value) => {
                 let value = *value;
-                let min = self.writer_min[value].saturating_add(1);
+                let min = self.writer.min_sizes()[value].saturating_add(1);
                 self.walk_blocks(st, min, |st| {
                     st.bytes("map key length")?;
                     self.skip(value, st, depth + 1)
@@ -382,11 +352,6 @@ impl<'s> Resolver<'s> {
         }
         Ok(())
     }
-}
-
-/// Fewest bytes a value of each writer type takes ([`Schema::min_sizes`]).
-pub(crate) fn min_sizes(s: &Schema) -> Vec<u64> {
-    s.min_sizes().to_vec()
 }
 
 struct State<'a> {
@@ -472,8 +437,8 @@ impl<'s> Compiler<'s> {
     fn error(&mut self, path: &str, w: NodeId, r: NodeId, why: &str) -> PlanId {
         let msg = format!(
             "{path}: writer type {} cannot be read as reader type {}{why}",
-            kind_name(self.w, w),
-            kind_name(self.r, r)
+            self.w.describe(w),
+            self.r.describe(r)
         );
         self.push(Plan::Error(msg))
     }
@@ -496,15 +461,9 @@ impl<'s> Compiler<'s> {
     /// "Schema Resolution": the two schemas match (used to pick union branches).
     fn matches(&self, w: NodeId, r: NodeId, exact: bool) -> bool {
         use Node as N;
+        let (wk, rk) = (self.w.kinds()[w], self.r.kinds()[r]);
         match (self.w.node(w), self.r.node(r)) {
-            (N::Null, N::Null)
-            | (N::Boolean, N::Boolean)
-            | (N::Int, N::Int)
-            | (N::Long, N::Long)
-            | (N::Float, N::Float)
-            | (N::Double, N::Double)
-            | (N::Bytes, N::Bytes)
-            | (N::String, N::String) => true,
+            _ if wk == rk && wk.is_primitive() => true,
             (N::Int, N::Long | N::Float | N::Double) | (N::Long, N::Float | N::Double) | (N::Float, N::Double) => {
                 !exact
             }
@@ -663,14 +622,13 @@ impl<'s> Compiler<'s> {
     }
 }
 
-/// Convenience: parse both schemas, resolve, read one datum.
-pub fn read_with(writer: &Schema, reader: &Schema, bytes: &[u8]) -> Result<Datum, ResolveError> {
-    Resolver::new(writer, reader).read(bytes)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn read_with(writer: &Schema, reader: &Schema, bytes: &[u8]) -> Result<Datum, ResolveError> {
+        Resolver::new(writer, reader).read(bytes)
+    }
 
     fn resolve(w: &str, r: &str, datum: &Datum) -> Result<Datum, ResolveError> {
         let (ws, rs) = (Schema::of(w), Schema::of(r));

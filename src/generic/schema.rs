@@ -65,6 +65,11 @@ macro_rules! nodes {
         }
 
         impl Kind {
+            /// Whether this is one of the eight [`PRIMITIVES`].
+            pub fn is_primitive(self) -> bool {
+                (self as usize) < PRIMITIVES.len()
+            }
+
             /// The variant of `node`.
             pub fn of(node: &Node) -> Kind {
                 match node {
@@ -259,18 +264,18 @@ impl<At: fmt::Debug> std::error::Error for Refusal<At> where Refusal<At>: fmt::D
 pub type SchemaError = Refusal<String>;
 
 impl Schema {
-    /// Parses `.avsc` text.
-    ///
-    /// ```
-    /// let s = wirebench::generic::schema::Schema::parse(br#"{"type":"array","items":"long"}"#).unwrap();
-    /// assert_eq!(s.describe(s.root()), "array<long>");
-    /// ```
     /// A test's schema text, which must parse.
     #[cfg(test)]
     pub(crate) fn of(text: &str) -> Schema {
         Schema::parse(text.as_bytes()).unwrap_or_else(|e| panic!("{e}\n{text}"))
     }
 
+    /// Parses `.avsc` text.
+    ///
+    /// ```
+    /// let s = wirebench::generic::schema::Schema::parse(br#"{"type":"array","items":"long"}"#).unwrap();
+    /// assert_eq!(s.describe(s.root()), "array<long>");
+    /// ```
     pub fn parse(text: &[u8]) -> Result<Schema, SchemaError> {
         let json = value::parse(text).map_err(|e| SchemaError::new("(JSON)".into(), e.to_string()))?;
         let mut p = Parser {
@@ -417,15 +422,10 @@ impl Schema {
         if depth > 8 {
             return "…".to_string();
         }
+        if let Some(name) = PRIMITIVES.get(self.kinds[id] as usize) {
+            return name.to_string();
+        }
         match &self.nodes[id] {
-            Node::Null => "null".into(),
-            Node::Boolean => "boolean".into(),
-            Node::Int => "int".into(),
-            Node::Long => "long".into(),
-            Node::Float => "float".into(),
-            Node::Double => "double".into(),
-            Node::Bytes => "bytes".into(),
-            Node::String => "string".into(),
             Node::Array(i) => format!("array<{}>", self.describe_depth(*i, depth + 1)),
             Node::Map(v) => format!("map<{}>", self.describe_depth(*v, depth + 1)),
             Node::Union(b) => {
@@ -435,6 +435,7 @@ impl Schema {
             Node::Record(r) => format!("record {}", r.name.fullname),
             Node::Enum(e) => format!("enum {}", e.name.fullname),
             Node::Fixed(f) => format!("fixed {}({})", f.name.fullname, f.size),
+            _ => unreachable!("primitives are named above"),
         }
     }
 }
@@ -453,11 +454,14 @@ fn err(path: &str, message: impl Into<String>) -> SchemaError {
 }
 
 /// "Names": `[A-Za-z_][A-Za-z0-9_]*`.
-fn valid_name(s: &str) -> bool {
+pub(crate) fn valid_name(s: &str) -> bool {
     let mut b = s.bytes();
     matches!(b.next(), Some(c) if c.is_ascii_alphabetic() || c == b'_')
         && b.all(|c| c.is_ascii_alphanumeric() || c == b'_')
 }
+
+/// The primitive types' names, in [`Kind`] order (the first eight kinds).
+pub(crate) const PRIMITIVES: [&str; 8] = ["null", "boolean", "int", "long", "float", "double", "bytes", "string"];
 
 fn primitive(name: &str) -> Option<Node> {
     Some(match name {

@@ -7,17 +7,14 @@
 //! `push_prefix` and `push_bytes` (safe functions, one capacity check
 //! each). [`Sink::finish`] keeps what was written; a sink dropped without
 //! it (an encoder's error) restores `out`. A new sink makes room for
-//! [`FIRST_ROOM`] bytes at once, so a document of a few kilobytes written
-//! into an empty vector is not copied through its 8-, 16-, 32-… byte
-//! sizes: on `rpc` (6.7 KB of MessagePack) those were ten reallocations,
-//! 4.6% of an encode's instructions.
+//! [`FIRST_ROOM`] bytes at once: a document of a few kilobytes is not
+//! copied through its 8-, 16-, 32-… byte sizes.
 
 use crate::codec::json::float::text::{ASCII_ZEROS16, digits16};
 use crate::codec::json::{ASCII_ZEROS, digits8};
 use crate::codec::spare::{push_bytes, push_padded, push_prefix};
 
-/// The room a new [`Sink`] makes in its vector: one kilobyte, as a first
-/// allocation that the vector's doubling then grows.
+/// The room a new [`Sink`] makes in its vector.
 pub const FIRST_ROOM: usize = 1024;
 
 /// Appends to `out` (see the module doc).
@@ -30,8 +27,6 @@ pub struct Sink<'a> {
 }
 
 impl<'a> Sink<'a> {
-    /// A sink appending to `out`, with room for at least [`FIRST_ROOM`]
-    /// bytes.
     pub fn new(out: &'a mut Vec<u8>) -> Sink<'a> {
         out.reserve(FIRST_ROOM);
         let start = out.len();
@@ -54,7 +49,6 @@ impl<'a> Sink<'a> {
         self.out.reserve(n);
     }
 
-    /// One byte.
     #[inline(always)]
     pub fn byte(&mut self, b: u8) {
         self.out.push(b);
@@ -67,13 +61,11 @@ impl<'a> Sink<'a> {
         push_prefix(self.out, &bytes, n);
     }
 
-    /// All of `bytes`.
     #[inline(always)]
     pub fn array<const N: usize>(&mut self, bytes: [u8; N]) {
         push_prefix(self.out, &bytes, N);
     }
 
-    /// All of `b`.
     #[inline(always)]
     pub fn bytes(&mut self, b: &[u8]) {
         push_bytes(self.out, b);

@@ -8,26 +8,18 @@
 //!
 //! - a record field absent from the input takes the field's default; without
 //!   one, a field whose type is a union with `null` is `null`; otherwise the
-//!   field is missing ([`GenericErrorKind::MissingField`]);
+//!   field is missing ([`super::error::GenericErrorKind::MissingField`]);
 //! - a datum that is not a [`Datum::Union`] written where the schema has a
 //!   union takes the first branch that accepts it ([`branch_for`]).
 
 use super::datum::{Datum, Fields, Name};
-use super::error::{GenericError, GenericErrorKind, bad_symbol, mismatch};
+use super::error::{GenericError, bad_symbol, mismatch};
 use super::schema::{EnumType, Field, Node, NodeId, Record, Schema};
 use std::borrow::Cow;
 
 /// Deepest nesting of records, arrays, maps and unions in one datum, the same
 /// for every format (the resolving reader's limit).
 pub const MAX_DEPTH: usize = super::resolve::MAX_DATUM_DEPTH;
-
-/// The index of the `null` branch of a union, if it has one.
-pub fn null_branch(schema: &Schema, branches: &[NodeId]) -> Option<u32> {
-    branches
-        .iter()
-        .position(|&b| matches!(schema.node(b), Node::Null))
-        .map(|i| i as u32)
-}
 
 /// What a record field absent from the input reads as: its default, else
 /// `null` for a union with a null branch, else `None` (missing).
@@ -36,7 +28,9 @@ pub fn absent_field(schema: &Schema, field: &Field) -> Option<Datum> {
         return Some(d.clone());
     }
     match schema.node(field.ty) {
-        Node::Union(branches) => null_branch(schema, branches).map(|i| Datum::Union(i, Box::new(Datum::Null))),
+        Node::Union(_) => schema
+            .null_branch(field.ty)
+            .map(|i| Datum::Union(i, Box::new(Datum::Null))),
         Node::Null => Some(Datum::Null),
         _ => None,
     }
@@ -106,15 +100,7 @@ impl<'s> RecordFields<'s> {
     /// null branch is missing (offset `at`, the record's start).
     pub fn finish(mut self, at: Option<usize>) -> Result<Fields, GenericError> {
         let fields = &self.record.fields;
-        let missing = |f: &Field| {
-            GenericError::new(
-                "",
-                at,
-                GenericErrorKind::MissingField {
-                    field: f.key().to_string(),
-                },
-            )
-        };
+        let missing = |f: &Field| GenericError::missing_field(f.key(), at);
         match self.slots.take() {
             None => {
                 for f in &fields[self.out.len()..] {
@@ -197,11 +183,7 @@ pub fn check_unique_keys(entries: &[(String, Datum)], at: usize) -> Result<(), G
     if entries.len() <= 8 {
         for (i, (k, _)) in entries.iter().enumerate() {
             if entries[..i].iter().any(|(j, _)| j == k) {
-                return Err(GenericError::at(
-                    "",
-                    at,
-                    GenericErrorKind::DuplicateField { field: k.clone() },
-                ));
+                return Err(GenericError::duplicate(k.as_str(), at));
             }
         }
         return Ok(());
@@ -213,13 +195,7 @@ pub fn check_unique_keys(entries: &[(String, Datum)], at: usize) -> Result<(), G
     let mut keys: Vec<&str> = entries.iter().map(|(k, _)| k.as_str()).collect();
     keys.sort_unstable();
     match keys.windows(2).find(|w| w[0] == w[1]) {
-        Some(w) => Err(GenericError::at(
-            "",
-            at,
-            GenericErrorKind::DuplicateField {
-                field: w[0].to_string(),
-            },
-        )),
+        Some(w) => Err(GenericError::duplicate(w[0], at)),
         None => Ok(()),
     }
 }
@@ -264,15 +240,9 @@ pub fn field_value<'d>(
 ) -> Result<Cow<'d, Datum>, GenericError> {
     match record_field(fields, i, &f.name) {
         Some(v) => Ok(Cow::Borrowed(v)),
-        None => absent_field(schema, f).map(Cow::Owned).ok_or_else(|| {
-            GenericError::new(
-                "",
-                None,
-                GenericErrorKind::MissingField {
-                    field: f.name.to_string(),
-                },
-            )
-        }),
+        None => absent_field(schema, f)
+            .map(Cow::Owned)
+            .ok_or_else(|| GenericError::missing_field(&*f.name, None)),
     }
 }
 
@@ -324,17 +294,9 @@ pub fn zero(schema: &Schema, ty: NodeId, depth: usize, limit: usize) -> Result<D
             }
             Datum::Record(Fields::new(r.names.clone(), out).expect("a value per field"))
         }
-        Node::Union(branches) => match null_branch(schema, branches) {
+        Node::Union(_) => match schema.null_branch(ty) {
             Some(n) => Datum::Union(n, Box::new(Datum::Null)),
-            None => {
-                return Err(GenericError::new(
-                    "",
-                    None,
-                    GenericErrorKind::MissingField {
-                        field: format!("a member of {}", schema.describe(ty)),
-                    },
-                ));
-            }
+            None => return Err(GenericError::no_member(schema, ty)),
         },
         leaf => zero_leaf(leaf).unwrap_or(Datum::Null),
     })
