@@ -178,3 +178,27 @@ impl From<SCatalog> for Catalog {
         }
     }
 }
+
+/// Our catalog writer's bytes (`ours`) equal a reference writer's
+/// (`theirs`, over the mirror) whatever the buffer's starting capacity (so
+/// growth happens at every point of a product) and after bytes already in
+/// the buffer (it appends): `catalog(200)`, the edge products and random
+/// catalogs 0..50.
+#[allow(dead_code)] // benches/peers.rs includes this file and has no use for it
+pub fn any_capacity_equals(ours: impl Fn(&[Product], &mut Vec<u8>), theirs: impl Fn(&SCatalog) -> Vec<u8>) {
+    use wirebench::fixtures::{catalog, edge_products, random_catalog};
+    let mut catalogs = vec![catalog(200).products, edge_products()];
+    catalogs.extend((0..50).map(|seed| random_catalog(seed).products));
+    for products in catalogs {
+        let c = Catalog { products };
+        let theirs = theirs(&SCatalog::from(&c));
+        for cap in [0, 1, 7, 16, 100, 1000] {
+            let mut out = Vec::with_capacity(cap);
+            ours(&c.products, &mut out);
+            assert!(out == theirs, "capacity {cap}: {}", String::from_utf8_lossy(&out));
+        }
+        let mut out = b"prefix".to_vec();
+        ours(&c.products, &mut out);
+        assert!(out[..6] == *b"prefix" && out[6..] == theirs[..]);
+    }
+}
