@@ -1,7 +1,7 @@
 //! `wirebench ab` on real processes of the built binary, kept short (short
 //! batches, few rounds, two or three rows): two copies of one build flag no
-//! row; the NEW side with `--slow-row` 30% slower flags that row alone (a
-//! catalog row, and a document's with `--data`) and
+//! row; the NEW side with `--slow-row` 30% slower flags that row alone (and a
+//! document's row with `--data`, 100% slower) and
 //! `--fail-over` exits 1; bad arguments exit 2 with an error naming what is
 //! wrong.
 
@@ -150,7 +150,9 @@ fn a_row_made_30_percent_slower_is_flagged_and_fails_the_run() {
         stdout.contains("test hook: NEW runs Memcpy/json/100 30% slower"),
         "{stdout}"
     );
-    // A document's row (`--data`), made slower the same way, is flagged too;
+    // A document's row (`--data`), made slower the same way, is flagged too
+    // (by 100%: a document's debug-build batches spread wider than the
+    // catalog row's, ±72% once on a quiet machine);
     // without --fail-over the run exits 0.
     let out = ab(
         &a,
@@ -161,18 +163,18 @@ fn a_row_made_30_percent_slower_is_flagged_and_fails_the_run() {
             "--rows",
             "^Data/avro/encode$",
             "--rounds",
-            "8",
+            "10",
             "--benchtime",
             "5ms",
             "--slow-row",
-            "Data/avro/encode=30",
+            "Data/avro/encode=100",
         ],
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert!(stdout.contains("codec rows of fixtures/data/events.json"), "{stdout}");
     let (line, flagged) = verdict(&stdout, "Data/avro/encode");
-    assert!(flagged && line.contains(" n=8"), "{line}");
+    assert!(flagged && line.contains(" n=10"), "{line}");
 }
 
 #[test]
